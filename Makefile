@@ -1,0 +1,94 @@
+# picotorch: two commands on a fresh machine.
+#   make lab    create .venv, install the course, open JupyterLab on notebooks/00_tour.ipynb
+#   make test   create .venv, install test dependencies (torch==2.13.0 CPU for comparisons), run everything
+# Also: make exercises [FORCE=1] | make grade [CHAPTER=4] [IMPL=exercises] | make bench | make lint | make clean
+
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+PIP    := $(PY) -m pip
+STAMP_LAB  := $(VENV)/.installed-lab
+STAMP_TEST := $(VENV)/.installed-test
+SANITIZE   := tests/nbval_sanitize.cfg
+XDIST      ?= -n 2 --dist loadscope
+IMPL       ?= exercises
+PORT       ?= 8888
+JUPYTER_PORT ?= $(PORT)
+
+# JupyterLab: no browser where there is no screen (CI, ssh); --allow-root where we are root.
+NO_BROWSER := $(if $(or $(CI),$(and $(if $(DISPLAY),,1),$(if $(filter Darwin,$(shell uname -s)),,1))),--no-browser)
+ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
+
+# Every tool below comes from the venv (jupyter kernels, mpiexec, dot checks...).
+export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
+
+.PHONY: lab test lint exercises grade bench clean distclean dot venv
+
+venv: $(PY)
+
+$(PY):
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
+	  { echo "picotorch needs Python >= 3.11; set PYTHON=/path/to/python3.11 (found: $$($(PYTHON) --version 2>&1))"; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP_LAB): pyproject.toml | $(PY)
+	$(PIP) install -q -e '.[lab]'
+	$(PY) -m picotorch_course install-switch
+	touch $@
+
+# The test stamp covers the lab extras too, so `make lab` after `make test` installs nothing.
+$(STAMP_TEST): pyproject.toml | $(PY)
+	$(PIP) install -q -e '.[test,lab,compare,mpi]'
+	$(PY) -m picotorch_course install-switch
+	touch $@ $(STAMP_LAB)
+
+# graphviz's `dot` renders the graph pictures; the Python package alone cannot.
+dot:
+	@if command -v dot >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "installing graphviz (dot) with apt-get"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq graphviz >/dev/null; \
+	else \
+	  echo "NOTE: graphviz 'dot' is missing; graph pictures cannot be drawn. Install it:"; \
+	  echo "      sudo apt-get install graphviz   (Debian/Ubuntu)   or   brew install graphviz   (macOS)"; \
+	fi
+
+lab: $(STAMP_LAB) dot
+	$(VENV)/bin/jupyter lab --ServerApp.root_dir="$(CURDIR)" --ip=127.0.0.1 --port=$(JUPYTER_PORT) \
+	  $(NO_BROWSER) $(ALLOW_ROOT) notebooks/00_tour.ipynb
+
+test: $(STAMP_TEST) dot
+	@start=$$(date +%s); set -e; export PICOTORCH_IMPL=reference; \
+	echo "== ruff"; $(PY) -m ruff check .; \
+	if [ -f reference/picotorch/codegen/__main__.py ]; then \
+	  echo "== codegen is up to date"; $(PY) -m picotorch.codegen --check; fi; \
+	echo "== exercises/ is up to date"; $(PY) -m picotorch_course exercises --check; \
+	echo "== tests"; $(PY) -m pytest -q $(XDIST) tests; \
+	echo "== notebooks (nbval)"; \
+	$(PY) -m pytest -q $(XDIST) --nbval --nbval-sanitize-with $(SANITIZE) notebooks/*.ipynb; \
+	echo "== exercise proof"; $(PY) -m picotorch_course prove; \
+	echo "make test: all passed in $$(( $$(date +%s) - start ))s"
+
+lint: $(STAMP_TEST)
+	$(PY) -m ruff check .
+
+exercises: $(STAMP_LAB)
+	$(PY) -m picotorch_course exercises $(if $(FORCE),--force)
+
+grade: $(STAMP_TEST)
+	$(PY) -m picotorch_course grade $(if $(CHAPTER),--chapter $(CHAPTER)) --impl $(IMPL) \
+	  --json grade.json --junit grade.xml
+
+bench: $(STAMP_TEST)
+	@set -e; found=0; for f in bench/*.py; do \
+	  [ -f "$$f" ] || continue; case "$$(basename $$f)" in _*) continue;; esac; \
+	  found=1; echo "== $$f"; PICOTORCH_IMPL=reference $(PY) "$$f"; done; \
+	[ $$found = 1 ] || echo "no benchmarks in bench/"
+
+clean:
+	rm -rf .pytest_cache .ruff_cache build dist grade.json grade.xml $(STAMP_LAB) $(STAMP_TEST)
+	find . -path ./$(VENV) -prune -o \( -name __pycache__ -o -name '*.egg-info' \) -type d -print \
+	  | xargs rm -rf
+
+distclean: clean
+	rm -rf $(VENV)

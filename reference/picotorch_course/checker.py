@@ -45,6 +45,8 @@ def verdict(exercise: markers.Exercise, run: runner.Run, impl: str) -> tuple[boo
     """Whether the exercise passed, and the lines to print."""
     head = f"Exercise {exercise.id} ({exercise.task}) [{impl}]"
     passed, total = run.count("passed"), len(run.tests)
+    if run.returncode == 5:
+        return False, f"❌ {head}: no test is marked @pytest.mark.exercise({exercise.id!r}) yet"
     if run.problem and not (run.returncode == 1 and run.tests):
         return False, f"❌ {head}: {run.problem}"
     if run.returncode == 0 and passed:

@@ -81,8 +81,10 @@ def arrays(draw, dtypes=REAL_DTYPES, shapes=SHAPES) -> np.ndarray:
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     if dtype in COMPLEX_DTYPES:
         real_dtype = "float32" if dtype == "complex64" else "float64"
-        values = _float_array(draw, real_dtype, n, rng) + 1j * _float_array(draw, real_dtype, n, rng)
-        return values.astype(dtype).reshape(shape)
+        real, imag = _float_array(draw, real_dtype, n, rng), _float_array(draw, real_dtype, n, rng)
+        values = np.empty(n, dtype=dtype)
+        values.real, values.imag = real, imag
+        return values.reshape(shape)
     if dtype in FLOAT_DTYPES:
         return _float_array(draw, dtype, n, rng).reshape(shape)
     return _int_array(draw, dtype, n, rng).reshape(shape)

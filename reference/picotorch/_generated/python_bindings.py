@@ -24,6 +24,9 @@ TORCH_FUNCTIONS = {
     'addmm': [
         (vt.addmm, 'addmm(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1)', ((('self', 'Tensor', False), ('mat1', 'Tensor', False), ('mat2', 'Tensor', False),), (('beta', 'Scalar', True), ('alpha', 'Scalar', True),))),
     ],
+    'alias': [
+        (vt.alias, 'alias(Tensor input)', ((('self', 'Tensor', False),), ())),
+    ],
     'cat': [
         (vt.cat, 'cat(Tensor[] tensors, int dim=0)', ((('tensors', 'Tensor[]', False), ('dim', 'int', True),), ())),
     ],
@@ -141,6 +144,9 @@ TENSOR_METHODS = {
     ],
     'addmm': [
         (vt.addmm, 'addmm(Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1)', ((('self', 'Tensor', False), ('mat1', 'Tensor', False), ('mat2', 'Tensor', False),), (('beta', 'Scalar', True), ('alpha', 'Scalar', True),))),
+    ],
+    'alias': [
+        (vt.alias, 'alias()', ((('self', 'Tensor', False),), ())),
     ],
     'clone': [
         (vt.clone, 'clone(*, MemoryFormat? memory_format=None)', ((('self', 'Tensor', False),), (('memory_format', 'any', True),))),

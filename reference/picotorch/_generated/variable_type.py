@@ -624,6 +624,18 @@ def _unsafe_view(self, size):
     return result
 
 
+def alias(self):
+    """``alias(Tensor(a) self) -> Tensor(a)``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.AliasBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("alias", device_of(self))(self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 def reshape(self, shape):
     """``reshape(Tensor(a) self, int[] shape) -> Tensor(a)``"""
     return composite.reshape(self, shape)
@@ -988,6 +1000,7 @@ register_kernels("transpose.int", {"CPU": kernels.transpose, "CUDA": kernels.tra
 register_kernels("permute", {"CPU": kernels.permute, "CUDA": kernels.permute})
 register_kernels("view", {"CPU": kernels.view, "CUDA": kernels.view})
 register_kernels("_unsafe_view", {"CPU": kernels._unsafe_view, "CUDA": kernels._unsafe_view})
+register_kernels("alias", {"CPU": kernels.alias, "CUDA": kernels.alias})
 register_kernels("expand", {"CPU": kernels.expand, "CUDA": kernels.expand})
 register_kernels("unsqueeze", {"CPU": kernels.unsqueeze, "CUDA": kernels.unsqueeze})
 register_kernels("squeeze", {"CPU": kernels.squeeze, "CUDA": kernels.squeeze})
@@ -1042,6 +1055,7 @@ register_op("transpose", overloaded("transpose", [(transpose_int, ((('self', 'Te
 register_op("permute", overloaded("permute", [(permute, ((('self', 'Tensor', False), ('dims', 'int[]', False),), ()))]))
 register_op("view", overloaded("view", [(view, ((('self', 'Tensor', False), ('size', 'int[]', False),), ()))]))
 register_op("_unsafe_view", overloaded("_unsafe_view", [(_unsafe_view, ((('self', 'Tensor', False), ('size', 'int[]', False),), ()))]))
+register_op("alias", overloaded("alias", [(alias, ((('self', 'Tensor', False),), ()))]))
 register_op("reshape", overloaded("reshape", [(reshape, ((('self', 'Tensor', False), ('shape', 'int[]', False),), ()))]))
 register_op("expand", overloaded("expand", [(expand, ((('self', 'Tensor', False), ('size', 'int[]', False),), (('implicit', 'any', True),)))]))
 register_op("expand_as", overloaded("expand_as", [(expand_as, ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()))]))

@@ -9,6 +9,7 @@ Kernels whose output is a view share the input's version counter and remember it
 
 from __future__ import annotations
 
+import builtins
 import math
 
 from ..c10 import scalar_type as st
@@ -399,6 +400,10 @@ def addmm(self, mat1, mat2, beta=1, alpha=1):
 # ----------------------------------------------------------------------------- views
 
 
+def alias(self):
+    return view_of(self, self._data)
+
+
 def t(self):
     ndim = self._data.ndim
     if ndim > 2:
@@ -535,13 +540,11 @@ def select(self, dim, index):
     size = self._data.shape[d]
     if not -size <= index < size:
         raise IndexError(f"index {index} is out of bounds for dimension {d} with size {size}")
-    key = (slice(None),) * d + (index,)
+    key = (builtins.slice(None),) * d + (index,)
     return view_of(self, self._data[key])
 
 
 def slice(self, dim=0, start=None, end=None, step=1):
-    import builtins
-
     d = checks.wrap_dim(dim, self._data.ndim)
     if step <= 0:
         raise RuntimeError("slice step must be positive")
@@ -556,8 +559,6 @@ def _zeros(like, shape, dtype=None):
 
 
 def select_backward(grad_output, input_sizes, dim, index):
-    import builtins
-
     data = _zeros(grad_output, input_sizes)
     d = checks.wrap_dim(dim, len(input_sizes))
     data[(builtins.slice(None),) * d + (index,)] = grad_output._data
@@ -565,8 +566,6 @@ def select_backward(grad_output, input_sizes, dim, index):
 
 
 def slice_backward(grad_output, input_sizes, dim, start, end, step):
-    import builtins
-
     data = _zeros(grad_output, input_sizes)
     d = checks.wrap_dim(dim, len(input_sizes))
     data[(builtins.slice(None),) * d + (builtins.slice(start, end, step),)] = grad_output._data
@@ -577,8 +576,6 @@ def slice_backward(grad_output, input_sizes, dim, start, end, step):
 
 
 def _index_key(indices):
-    import builtins
-
     return tuple(builtins.slice(None) if i is None else i._data for i in indices)
 
 

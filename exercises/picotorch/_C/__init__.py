@@ -1,0 +1,121 @@
+"""``picotorch._C``: the stand-in for PyTorch's C extension module ``torch._C``.
+
+Models ``torch/csrc/Module.cpp`` (``initModule``): it creates the tensor base type and attaches the
+generated methods to it (``THPVariable_initModule`` with the ``variable_methods`` table), builds
+``_VariableFunctions`` (the generated functions ``torch/__init__.py`` copies into ``torch``), and
+creates the autograd engine object. ``torch/__init__.py`` then exports every name here that does not
+start with ``_`` nor end with ``Base``.
+"""
+
+from __future__ import annotations
+
+import builtins as _builtins
+import types
+
+from .._generated import python_bindings
+from ..autograd.engine import get_default_engine
+from ..autograd.grad_mode import is_grad_enabled
+from ..c10 import scalar_type as _st
+from ..c10.device import device
+from ..c10.scalar_type import (
+    bool_ as bool, dtype, float16, float32, float64, get_default_dtype, int8, int16, int32, int64,
+    set_default_dtype, uint8,
+)
+from ..c10.size import Size
+from ..native import tensor_impl as _tensor_impl
+from . import _factories, _indexing
+from ._tensor_base import TensorBase
+from .python_arg_parser import PythonArgParser
+
+_TensorBase = TensorBase  # the old name, kept as an alias as PyTorch does
+half, float, double = float16, float32, float64
+short, int, long = int16, int32, int64
+
+
+# ----------------------------------------------------------------------------- generated functions
+
+
+def _make_function(name: str, signatures, method: bool):
+    parser = PythonArgParser(name, signatures, name in python_bindings.NUMBERS_AS_TENSORS, method)
+
+    def function(*args, **kwargs):
+        return parser(args, kwargs)
+
+    function.__name__ = name
+    function.__qualname__ = f"TensorBase.{name}" if method else name
+    function.__doc__ = "\n".join(sig for _, sig, _ in signatures)
+    return function
+
+
+_VariableFunctions = types.SimpleNamespace(**{
+    name: _make_function(name, sigs, method=False) for name, sigs in python_bindings.TORCH_FUNCTIONS.items()
+})
+
+for _name, _sigs in python_bindings.TENSOR_METHODS.items():
+    setattr(TensorBase, _name, _make_function(_name, _sigs, method=True))
+
+
+# ----------------------------------------------------------------------------- Python operators
+
+
+def _binary(name: str):
+    method = getattr(TensorBase, name)
+
+    def op(self, other):
+        if not _is_operand(other):
+            return NotImplemented
+        return method(self, other)
+    op.__name__ = f"__{name}__"
+    return op
+
+
+def _is_operand(value) -> bool:
+    return hasattr(value, "_data") or isinstance(value, (_builtins.int, _builtins.float))
+
+
+TensorBase.__add__ = TensorBase.__radd__ = _binary("add")
+TensorBase.__sub__ = _binary("sub")
+TensorBase.__mul__ = TensorBase.__rmul__ = _binary("mul")
+TensorBase.__truediv__ = _binary("div")
+TensorBase.__matmul__ = _binary("matmul")
+TensorBase.__neg__ = TensorBase.neg
+TensorBase.__getitem__ = _indexing.getitem
+
+
+def _iadd(self, other):
+    return self.add_(other)
+
+
+def _imul(self, other):
+    return self.mul_(other)
+
+
+TensorBase.__iadd__ = _iadd
+TensorBase.__imul__ = _imul
+
+
+# ----------------------------------------------------------------------------- the rest of _C
+
+_ImperativeEngine = type(get_default_engine())
+_engine = get_default_engine()
+
+
+def _set_tensor_class(cls) -> None:
+    """Called by ``picotorch/_tensor.py``: new tensors are instances of ``Tensor``."""
+    _tensor_impl.set_tensor_class(cls)
+
+
+def _get_default_dtype():
+    return _st.get_default_dtype()
+
+
+tensor = _factories.tensor
+zeros, ones, empty, full = _factories.zeros, _factories.ones, _factories.empty, _factories.full
+rand, randn, arange = _factories.rand, _factories.randn, _factories.arange
+zeros_like, ones_like = _factories.zeros_like, _factories.ones_like
+rand_like, randn_like = _factories.rand_like, _factories.randn_like
+from_numpy, manual_seed = _factories.from_numpy, _factories.manual_seed
+is_grad_enabled = is_grad_enabled
+promote_types = _st.promote_types
+
+del types

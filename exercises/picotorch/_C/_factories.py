@@ -1,0 +1,227 @@
+"""Making tensors from Python data and from nothing: ``tensor``, ``zeros``, ``ones``, ``arange``,
+``rand``, ``randn``, ``full``, ``empty``, ``from_numpy``, ``manual_seed``.
+
+Models ``torch/csrc/utils/tensor_new.cpp`` (``torch.tensor``: infer the dtype and shape of nested
+sequences, with PyTorch's errors) and ``aten/src/ATen/native/TensorFactories.cpp``. Random numbers
+come from one NumPy generator seeded by ``manual_seed`` (values differ from PyTorch's generator;
+shapes, dtypes and errors do not).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..c10 import scalar_type as st
+from ..c10.device import device as Device
+from ..c10.size import Size
+from ..native.device import backend
+from ..native.kernels import xp_dtype
+from ..native.tensor_impl import new_tensor
+
+_generator = np.random.default_rng()
+
+
+def manual_seed(seed: int):
+    global _generator
+    _generator = np.random.default_rng(int(seed))
+    return _generator
+
+
+def _sizes(size) -> tuple:
+    if len(size) == 1 and isinstance(size[0], (list, tuple)):
+        size = tuple(size[0])
+    for s in size:
+        if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
+            raise TypeError(f"empty(): argument 'size' (position 1) must be tuple of ints, but found element "
+                            f"of type {type(s).__name__} at pos 0")
+    return tuple(int(s) for s in size)
+
+
+def _check_sizes(name: str, shape) -> None:
+    if any(s < 0 for s in shape):
+        raise RuntimeError(f"{name}: Dimension size must be non-negative.")
+
+
+def _finish(data_np: np.ndarray, dtype, device, requires_grad: bool):
+    dev = Device(device) if device is not None else Device("cpu")
+    target = backend(dev)
+    data = target.xp.asarray(data_np, device=target.array_device(dev.index))
+    t = new_tensor(data, dtype, dev)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _filled(name, size, value, dtype, device, requires_grad):
+    shape = _sizes(size)
+    _check_sizes(name, shape)
+    dtype = dtype or st.get_default_dtype()
+    return _finish(np.full(shape, value, dtype=st.to_numpy_dtype(dtype)), dtype, device, requires_grad)
+
+
+def zeros(*size, dtype=None, device=None, requires_grad=False, out=None, layout=None, pin_memory=False):
+    return _filled("zeros", size, 0, dtype, device, requires_grad)
+
+
+def ones(*size, dtype=None, device=None, requires_grad=False, out=None, layout=None, pin_memory=False):
+    return _filled("ones", size, 1, dtype, device, requires_grad)
+
+
+def empty(*size, dtype=None, device=None, requires_grad=False, out=None, layout=None, pin_memory=False,
+          memory_format=None):
+    return _filled("empty", size, 0, dtype, device, requires_grad)
+
+
+def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=None, layout=None,
+         pin_memory=False):
+    if dtype is None:
+        dtype = st.scalar_dtype(fill_value)
+    return _filled("full", (tuple(size),), fill_value, dtype, device, requires_grad)
+
+
+def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None, layout=None,
+         pin_memory=False):
+    shape = _sizes(size)
+    _check_sizes("rand", shape)
+    dtype = dtype or st.get_default_dtype()
+    _check_float("rand", dtype)
+    return _finish(_generator.random(shape).astype(st.to_numpy_dtype(dtype)), dtype, device, requires_grad)
+
+
+def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None, layout=None,
+          pin_memory=False):
+    shape = _sizes(size)
+    _check_sizes("randn", shape)
+    dtype = dtype or st.get_default_dtype()
+    _check_float("randn", dtype)
+    return _finish(_generator.standard_normal(shape).astype(st.to_numpy_dtype(dtype)), dtype, device,
+                   requires_grad)
+
+
+def _check_float(name: str, dtype) -> None:
+    if not dtype.is_floating_point:
+        kernel = "check_uniform_bounds" if name == "rand" else "normal_kernel_cpu"
+        raise RuntimeError(f'"{kernel}" not implemented for \'{dtype.c10_name}\'')
+
+
+def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False, out=None, layout=None,
+           pin_memory=False):
+    if end is None:
+        start, end = 0, start
+    values = (start, end, step)
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (step > 0 and end < start) or (step < 0 and end > start):
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    if dtype is None:
+        is_float = any(isinstance(v, float) or (hasattr(v, "_dtype") and v._dtype.is_floating_point) for v in values)
+        dtype = st.get_default_dtype() if is_float else st.int64
+    data = np.arange(_num(start), _num(end), _num(step)).astype(st.to_numpy_dtype(dtype))
+    return _finish(data, dtype, device, requires_grad)
+
+
+def _num(v):
+    return v.item() if hasattr(v, "item") else v
+
+
+# ----------------------------------------------------------------------------- torch.tensor
+
+
+def _infer(data):
+    """(shape, dtype) of nested Python data, with ``tensor_new.cpp``'s errors."""
+    if hasattr(data, "_data"):
+        return tuple(data.shape), data._dtype
+    if isinstance(data, np.ndarray):
+        return data.shape, st.from_numpy_dtype(data.dtype)
+    if isinstance(data, (bool, np.bool_)):
+        return (), st.bool_
+    if isinstance(data, (int, np.integer)):
+        return (), st.int64
+    if isinstance(data, (float, np.floating)):
+        return (), st.get_default_dtype()
+    if isinstance(data, (list, tuple)):
+        return _infer_sequence(data)
+    raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+
+
+def _infer_sequence(seq):
+    if len(seq) == 0:
+        return (0,), st.get_default_dtype()
+    shapes, dtypes = zip(*[_infer(item) for item in seq])
+    first = shapes[0]
+    for depth_shape in shapes[1:]:
+        if depth_shape != first:
+            raise ValueError(f"expected sequence of length {first[0] if first else 0} at dim 1 "
+                             f"(got {depth_shape[0] if depth_shape else 0})")
+    dtype = dtypes[0]
+    for d in dtypes[1:]:
+        dtype = _combine(dtype, d)
+    return (len(seq),) + first, dtype
+
+
+def _combine(a, b):
+    """Python data: bool < int < float, the widest kind decides."""
+    if a.category != b.category:
+        return a if a.category > b.category else b
+    return st.promote_types(a, b)
+
+
+def _check_ragged(data, shape, depth=0) -> None:
+    if isinstance(data, (list, tuple)):
+        if len(data) != shape[depth]:
+            raise ValueError(f"expected sequence of length {shape[depth]} at dim {depth} (got {len(data)})")
+        for item in data:
+            _check_ragged(item, shape, depth + 1)
+
+
+def _to_numpy_data(data):
+    if hasattr(data, "_data"):
+        from ..native.device import to_numpy
+
+        return to_numpy(data._data)
+    if isinstance(data, (list, tuple)):
+        return [_to_numpy_data(d) for d in data]
+    return data
+
+
+def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    shape, inferred = _infer(data)
+    dtype = dtype or inferred
+    if requires_grad and not (dtype.is_floating_point or dtype.is_complex):
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+    array = np.array(_to_numpy_data(data), dtype=st.to_numpy_dtype(dtype)).reshape(shape)
+    return _finish(array, dtype, device, requires_grad)
+
+
+def from_numpy(array: np.ndarray):
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
+    dtype = st.from_numpy_dtype(array.dtype)
+    return new_tensor(array, dtype, Device("cpu"))
+
+
+def zeros_like(input, *, dtype=None, device=None, requires_grad=False, layout=None, memory_format=None):
+    return zeros(*input.shape, dtype=dtype or input.dtype, device=device or input.device,
+                 requires_grad=requires_grad)
+
+
+def ones_like(input, *, dtype=None, device=None, requires_grad=False, layout=None, memory_format=None):
+    return ones(*input.shape, dtype=dtype or input.dtype, device=device or input.device,
+                requires_grad=requires_grad)
+
+
+def rand_like(input, *, dtype=None, device=None, requires_grad=False, layout=None, memory_format=None):
+    return rand(*input.shape, dtype=dtype or input.dtype, device=device or input.device,
+                requires_grad=requires_grad)
+
+
+def randn_like(input, *, dtype=None, device=None, requires_grad=False, layout=None, memory_format=None):
+    return randn(*input.shape, dtype=dtype or input.dtype, device=device or input.device,
+                 requires_grad=requires_grad)
+
+
+def xp_dtype_of(dtype, dev):
+    return xp_dtype(backend(dev).xp, dtype)
+
+
+__all__ = ["Size"]

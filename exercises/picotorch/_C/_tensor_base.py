@@ -1,0 +1,310 @@
+"""``torch._C.TensorBase``: the tensor type the extension module defines.
+
+Models ``torch/csrc/autograd/python_variable.cpp`` (the properties: ``grad``, ``grad_fn``,
+``requires_grad``, ``is_leaf``, ``data``, ...) and the hand-written part of
+``python_variable_methods.cpp`` (``item``, ``tolist``, ``numpy``, ``detach``, ``to``, ``size`` ...).
+The generated methods (``add``, ``mul``, ...) are attached by :mod:`picotorch._C` from the tables in
+``_generated/python_bindings.py``, as ``initModule`` attaches ``variable_methods``.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from ..autograd import variable as autograd_meta
+from ..c10 import scalar_type as st
+from ..c10.device import device as Device
+from ..c10.size import Size
+from ..native import checks
+from ..native.device import to_numpy
+from ..native.dispatcher import ops
+
+NON_LEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute won't be "
+    "populated during autograd.backward(). If you indeed want the .grad field to be populated for a non-leaf "
+    "Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor by mistake, make sure "
+    "you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 for more informations. "
+    "(Triggered internally at /pytorch/build/aten/src/ATen/core/TensorBody.h:497.)")
+
+
+class TensorBase:
+    __slots__ = ("_data", "_dtype", "_device", "_version_counter", "_is_wrapped_number", "_requires_grad",
+                 "_grad_fn", "_output_nr", "_grad", "_grad_accumulator", "_hooks", "_retains_grad",
+                 "_post_accumulate_grad_hooks", "_base", "_is_param", "__weakref__", "__dict__")
+
+    # ---- metadata
+    @property
+    def shape(self) -> Size:
+        return Size(self._data.shape)
+
+    def size(self, dim: int | None = None):
+        if dim is None:
+            return Size(self._data.shape)
+        return int(self._data.shape[checks.wrap_dim(dim, self._data.ndim)])
+
+    def dim(self) -> int:
+        return self._data.ndim
+
+    ndimension = dim
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    def numel(self) -> int:
+        return checks.numel(self._data.shape)
+
+    nelement = numel
+
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return int(self._data.shape[0])
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def device(self) -> Device:
+        return self._device
+
+    @property
+    def is_cuda(self) -> bool:
+        return self._device.type == "cuda"
+
+    def is_floating_point(self) -> bool:
+        return self._dtype.is_floating_point
+
+    def element_size(self) -> int:
+        return self._dtype.itemsize
+
+    def stride(self, dim: int | None = None):
+        strides = getattr(self._data, "strides", None)
+        if strides is None:
+            strides = _contiguous_strides(self._data.shape, self._dtype.itemsize)
+        elements = tuple(s // self._dtype.itemsize for s in strides)
+        return elements if dim is None else elements[checks.wrap_dim(dim, self._data.ndim)]
+
+    def is_contiguous(self, memory_format=None) -> bool:
+        expected = _contiguous_strides(self._data.shape, 1)
+        return all(size == 1 or s == e for size, s, e in zip(self._data.shape, self.stride(), expected))
+
+    @property
+    def _version(self) -> int:
+        return self._version_counter.version
+
+    # ---- autograd
+    @property
+    def requires_grad(self) -> bool:
+        return autograd_meta.requires_grad(self)
+
+    @requires_grad.setter
+    def requires_grad(self, value) -> None:
+        self.requires_grad_(value)
+
+    def requires_grad_(self, requires_grad: bool = True):
+        if self._grad_fn is not None and not requires_grad:
+            raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to use a "
+                               "computed variable in a subgraph that doesn't require differentiation use "
+                               "var_no_grad = var.detach().")
+        if requires_grad and not (self._dtype.is_floating_point or self._dtype.is_complex):
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        if self._grad_fn is None:
+            self._requires_grad = bool(requires_grad)
+        return self
+
+    @property
+    def is_leaf(self) -> bool:
+        return self._grad_fn is None
+
+    @property
+    def grad_fn(self):
+        return self._grad_fn
+
+    @property
+    def output_nr(self) -> int:
+        return self._output_nr
+
+    @property
+    def grad(self):
+        if self._grad_fn is not None and not self._retains_grad and self._grad is None:
+            warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value) -> None:
+        if value is not None:
+            _check_grad_assignment(self, value)
+        self._grad = value
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._retains_grad
+
+    def retain_grad(self) -> None:
+        autograd_meta.retain_grad(self)
+
+    @property
+    def data(self):
+        return self.detach_shallow(keep_requires_grad=False)
+
+    @data.setter
+    def data(self, value) -> None:
+        self._data, self._dtype, self._device = value._data, value._dtype, value._device
+
+    def detach(self):
+        """A tensor sharing data and version counter, cut from the graph."""
+        return self.detach_shallow(keep_requires_grad=False)
+
+    def detach_shallow(self, keep_requires_grad: bool):
+        from ..native.tensor_impl import new_tensor
+
+        return new_tensor(self._data, self._dtype, self._device, version=self._version_counter)
+
+    def detach_(self):
+        if self._base is not None:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead. If you are using "
+                               "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is "
+                               "set as True, gradients are views of DDP buckets, and hence detach_() cannot "
+                               "be called on these gradients. To fix this error, please refer to the "
+                               "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.")
+        self._grad_fn = None
+        self._requires_grad = False
+        self._output_nr = 0
+        return self
+
+    @property
+    def _base_tensor(self):
+        return self._base
+
+    def _is_view(self) -> bool:
+        return self._base is not None
+
+    # ---- getting numbers out
+    def item(self):
+        n = self.numel()
+        if n != 1:
+            raise RuntimeError(f"a Tensor with {n} elements cannot be converted to Scalar")
+        return to_numpy(self._data).reshape(()).item()
+
+    def tolist(self):
+        return to_numpy(self._data).tolist()
+
+    def numpy(self, *, force: bool = False):
+        if self.requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                               "instead.")
+        if self._device.type != "cpu" and not force:
+            raise TypeError(f"can't convert {self._device.type}:{self._device.index or 0} device type tensor to "
+                            "numpy. Use Tensor.cpu() to copy the tensor to host memory first.")
+        return to_numpy(self._data)
+
+    def __array__(self, dtype=None, copy=None):
+        array = self.numpy()
+        return array if dtype is None else array.astype(dtype)
+
+    def __bool__(self) -> bool:
+        n = self.numel()
+        if n != 1:
+            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self.item())
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if self._dtype.is_floating_point or self.numel() != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    # ---- conversions (all through _to_copy, so autograd records ToCopyBackward0)
+    def to(self, *args, **kwargs):
+        dtype, device, copy = _parse_to(args, kwargs)
+        if dtype is self._dtype and (device is None or device == self._device) and not copy:
+            return self
+        if (dtype is None or dtype is self._dtype) and (device is None or device == self._device) and not copy:
+            return self
+        return ops._to_copy(self, dtype=dtype if dtype is not self._dtype else None,
+                            device=device if device != self._device else None)
+
+    def cpu(self, memory_format=None):
+        return self.to("cpu")
+
+    def cuda(self, device=None, non_blocking=False, memory_format=None):
+        index = device if isinstance(device, int) else (Device(device).index if device is not None else 0)
+        return self.to(Device("cuda", index or 0))
+
+    def type_as(self, other):
+        return self.to(other.dtype)
+
+    def double(self):
+        return self.to(st.float64)
+
+    def float(self):
+        return self.to(st.float32)
+
+    def half(self):
+        return self.to(st.float16)
+
+    def long(self):
+        return self.to(st.int64)
+
+    def int(self):
+        return self.to(st.int32)
+
+    def bool(self):
+        return self.to(st.bool_)
+
+    # ---- views with Python names
+    @property
+    def T(self):
+        return ops.permute(self, tuple(reversed(range(self._data.ndim))))
+
+    @property
+    def mT(self):
+        return ops.transpose(self, -2, -1)
+
+    def __hash__(self) -> int:
+        return id(self)
+
+
+def _contiguous_strides(shape, itemsize: int) -> tuple:
+    strides, step = [], itemsize
+    for size in reversed(tuple(shape)):
+        strides.append(step)
+        step *= max(int(size), 1)
+    return tuple(reversed(strides))
+
+
+def _check_grad_assignment(self, value) -> None:
+    if not hasattr(value, "_data"):
+        raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
+                        f"{type(value).__name__}")
+    if value._dtype is not self._dtype:
+        raise RuntimeError("assigned grad has data of a different type")
+    if value._device != self._device:
+        raise RuntimeError("assigned grad has data located on a different device")
+    if tuple(value._data.shape) != tuple(self._data.shape):
+        raise RuntimeError("assigned grad has data of a different size")
+
+
+def _parse_to(args, kwargs):
+    """``to(dtype)``, ``to(device, dtype=None)``, ``to(other)`` and keywords, as ``parse_to_conversion``."""
+    dtype, device = kwargs.get("dtype"), kwargs.get("device")
+    copy = kwargs.get("copy", False)
+    for a in args:
+        if isinstance(a, st.dtype):
+            dtype = a
+        elif isinstance(a, (str, Device, int)) and not isinstance(a, bool):
+            device = a
+        elif hasattr(a, "_data"):
+            dtype, device = a._dtype, a._device
+        elif isinstance(a, bool):
+            continue
+        else:
+            raise TypeError(f"to() received an invalid combination of arguments - got ({type(a).__name__}, )")
+    return dtype, (Device(device) if device is not None else None), copy

@@ -1,0 +1,95 @@
+"""Turning a Python call into an operator call: pick the overload, check the arguments.
+
+Models ``torch/csrc/utils/python_arg_parser.cpp``: each Python name has a list of signatures, tried
+in order; the first that accepts the arguments wins. A Python number passed where a ``Tensor`` is
+expected becomes a zero-dim "wrapped number" tensor, for the arithmetic ops that allow it. When no
+signature matches, the error lists what was expected, as PyTorch's does.
+"""
+
+from __future__ import annotations
+
+from ..native.dispatcher import accepts, bind
+from ..native.kernels import scalar_tensor
+
+
+def _type_name(value) -> str:
+    if hasattr(value, "_data"):
+        return "Tensor"
+    if isinstance(value, (list, tuple)):
+        inner = ", ".join(_type_name(v) for v in value)
+        return f"{type(value).__name__} of [{inner}]"
+    return type(value).__name__
+
+
+def _wrap_numbers(values: dict, params) -> dict:
+    kinds = {name: kind for name, kind, _ in list(params[0]) + list(params[1])}
+    for name, value in values.items():
+        if kinds[name].startswith("Tensor") and not kinds[name].endswith("[]") and not hasattr(value, "_data") \
+                and value is not None:
+            values[name] = scalar_tensor(value, None)
+    return values
+
+
+class PythonArgParser:
+    def __init__(self, name: str, signatures, numbers_as_tensors: bool, method: bool) -> None:
+        self.name = name
+        self.signatures = signatures  # (impl, printed signature, params)
+        self.numbers_as_tensors = numbers_as_tensors
+        self.method = method
+
+    def __call__(self, args, kwargs):
+        for impl, _, params in self.signatures:
+            values = bind(params, args, kwargs, self.numbers_as_tensors)
+            if values is not None:
+                if self.numbers_as_tensors:
+                    values = _wrap_numbers(values, params)
+                return impl(**values)
+        raise self._error(args, kwargs)
+
+    def _error(self, args, kwargs) -> TypeError:
+        if len(self.signatures) == 1:
+            message = self._single_error(args, kwargs)
+            if message:
+                return TypeError(message)
+        given = ", ".join([_type_name(a) for a in args[1 if self.method else 0:]] +
+                          [f"{k}={_type_name(v)}" for k, v in kwargs.items()])
+        if self.method and args:
+            given = given  # the method's self is not listed, as in PyTorch
+        expected = "\n".join(f" * ({_printed_params(sig, self.method)})" for _, sig, _ in self.signatures)
+        return TypeError(f"{self.name}() received an invalid combination of arguments - got ({given}), "
+                         f"but expected one of:\n{expected}\n")
+
+    def _single_error(self, args, kwargs) -> str | None:
+        _, sig, (positional, kwarg_only) = self.signatures[0]
+        offset = 1 if self.method else 0
+        for i, ((name, kind, _), value) in enumerate(zip(positional, args)):
+            if i < offset:
+                continue
+            if not accepts(kind, value, self.numbers_as_tensors):
+                shown = "input" if name == "self" else name
+                return (f"{self.name}(): argument '{shown}' (position {i + 1 - offset}) must be "
+                        f"{_kind_text(kind)}, not {type(value).__name__}")
+        every = list(positional) + list(kwarg_only)
+        names = {n for n, _, _ in every}
+        for key in kwargs:
+            if key not in names:
+                return f"{self.name}() got an unexpected keyword argument '{key}'"
+        given = len(args) - offset
+        if given > len(positional) - offset:
+            return (f"{self.name}() takes {len(positional) - offset} positional argument"
+                    f"{'s' if len(positional) - offset != 1 else ''} but {given} were given")
+        for name, _, has_default in every:
+            if name not in kwargs and name not in [p[0] for p in positional[:len(args)]] and not has_default:
+                shown = "input" if name == "self" else name
+                return f"{self.name}() missing 1 required positional arguments: \"{shown}\""
+        return None
+
+
+def _kind_text(kind: str) -> str:
+    return {"Tensor": "Tensor", "Scalar": "Number", "int": "int", "int[]": "tuple of ints",
+            "Tensor[]": "tuple of Tensors"}.get(kind.rstrip("?"), kind)
+
+
+def _printed_params(sig: str, method: bool) -> str:
+    inside = sig[sig.index("(") + 1:-1]
+    return inside.replace("Scalar", "Number").replace("=", " = ")

@@ -1,0 +1,55 @@
+"""picotorch: a small, faithful model of PyTorch's internals, usable as ``import picotorch as torch``.
+
+Models ``torch/__init__.py``: import the extension module ``_C`` (which builds the tensor type, its
+generated methods and the engine), define ``Tensor`` in Python, copy the generated functions of
+``_C._VariableFunctions`` into this namespace, and export every ``_C`` name that does not start with
+``_`` and does not end with ``Base``.
+"""
+
+from __future__ import annotations
+
+import sys as _sys
+
+# NOTE [Generating code must not need generated code]
+# `python -m picotorch.codegen` imports this package before running the generator, and the
+# generator must work even when _generated/ is missing or stale (PyTorch keeps torchgen in its own
+# package for the same reason). So when we are imported for that alone, we stop here.
+if _sys.orig_argv[1:3] == ["-m", "picotorch.codegen"]:
+    raise SystemExit(__import__("picotorch.codegen.gen", fromlist=["main"]).main(_sys.orig_argv[3:]))
+
+from . import _C  # noqa: E402
+from ._C import *  # noqa: E402, F403
+from ._tensor import Tensor
+from ._tensor_str import get_printoptions, printoptions, set_printoptions
+from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .c10.size import Size
+
+__all__ = [name for name in dir(_C) if not name.startswith("_") and not name.endswith("Base")]
+
+for _name in dir(_C._VariableFunctions):
+    if _name.startswith("__"):
+        continue
+    _fn = getattr(_C._VariableFunctions, _name)
+    _fn.__module__ = __name__
+    globals()[_name] = _fn
+    if not _name.startswith("_"):
+        __all__.append(_name)
+
+
+def matmul(input, other):
+    return _C._VariableFunctions.matmul(input, other)
+
+
+def is_tensor(obj) -> bool:
+    return isinstance(obj, Tensor)
+
+
+def numel(input) -> int:
+    return input.numel()
+
+
+from . import autograd, cuda, nn, optim  # noqa: E402
+
+__all__ += ["Tensor", "Size", "autograd", "cuda", "nn", "optim", "no_grad", "enable_grad", "set_grad_enabled",
+            "is_grad_enabled", "set_printoptions", "get_printoptions", "printoptions", "is_tensor", "numel"]
+del _name, _fn

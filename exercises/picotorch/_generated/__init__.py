@@ -1,0 +1,1 @@
+"""Code written by ``picotorch.codegen``; see ``picotorch/codegen/gen.py``."""

@@ -1,0 +1,91 @@
+"""``Tensor``: the Python class every picotorch tensor is an instance of.
+
+Models ``torch/_tensor.py``: ``class Tensor(torch._C.TensorBase)`` adds what PyTorch writes in
+Python — ``__repr__`` (via ``_tensor_str``), ``backward``, ``register_hook``,
+``register_post_accumulate_grad_hook`` and the reflected operators (``2 - x``, ``2 ** x``, ``2 / x``).
+"""
+
+from __future__ import annotations
+
+from . import _C, _tensor_str
+from .autograd.hooks import RemovableHandle
+from .native.dispatcher import ops
+
+
+class Tensor(_C.TensorBase):
+    def __repr__(self, *, tensor_contents=None) -> str:
+        return _tensor_str._str(self, tensor_contents=tensor_contents)
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Compute the gradient of this tensor w.r.t. the graph leaves (``torch.autograd.backward``)."""
+        from . import autograd
+
+        autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def register_hook(self, hook) -> RemovableHandle:
+        """Run ``hook(grad)`` when this tensor's gradient is computed; it may return a new gradient."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._hooks is None:
+            self._hooks = {}
+            if self._grad_fn is not None:
+                self._register_hook_dict()
+        return RemovableHandle.add(self._hooks, hook)
+
+    def _register_hook_dict(self) -> None:
+        from .autograd.hooks import TensorPreHook
+
+        self._grad_fn._tensor_pre_hooks[id(self._hooks)] = TensorPreHook(self._hooks, self._output_nr)
+
+    def register_post_accumulate_grad_hook(self, hook) -> RemovableHandle:
+        """Run ``hook(tensor)`` after the gradient has been accumulated into this leaf's ``.grad``."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        if self._post_accumulate_grad_hooks is None:
+            self._post_accumulate_grad_hooks = {}
+        return RemovableHandle.add(self._post_accumulate_grad_hooks, hook)
+
+    def __rsub__(self, other):
+        return _C._VariableFunctions.rsub(self, other)
+
+    def __rtruediv__(self, other):
+        return self.reciprocal() * other
+
+    __rdiv__ = __rtruediv__
+
+    def __pow__(self, exponent):
+        return self.pow(exponent)
+
+    def __rpow__(self, other):
+        return _C._VariableFunctions.pow(other, self)
+
+    def __format__(self, format_spec) -> str:
+        if self.dim() == 0:
+            return self.item().__format__(format_spec)
+        return object.__format__(self, format_spec)
+
+    def __iter__(self):
+        if self.dim() == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0)) if hasattr(self, "unbind") else (self[i] for i in range(self.shape[0]))
+
+    def __reversed__(self):
+        return reversed(list(self))
+
+    def __deepcopy__(self, memo):
+        if not self.is_leaf:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
+                               "protocol at the moment.  If you were attempting to deepcopy a module, this may "
+                               "be because of a torch.nn.utils.weight_norm usage, see "
+                               "https://github.com/pytorch/pytorch/pull/103001")
+        new = ops.clone(self.detach())
+        new.requires_grad_(self.requires_grad)
+        memo[id(self)] = new
+        return new
+
+    __array_priority__ = 1000
+
+
+_C._set_tensor_class(Tensor)

@@ -1,0 +1,123 @@
+"""``picotorch.autograd``: ``backward`` and ``grad``, the two ways to run the engine.
+
+Models ``torch/autograd/__init__.py`` (``backward``, ``grad``, ``_make_grads``) and
+``torch/csrc/autograd/python_engine.cpp`` (``run_backward``: turning tensors into root edges and
+``inputs`` into output edges).
+"""
+
+from __future__ import annotations
+
+from . import graph
+from .engine import get_default_engine
+from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .graph import Edge, Identity
+from .variable import gradient_edge, requires_grad, try_get_grad_accumulator
+
+__all__ = ["backward", "enable_grad", "grad", "graph", "is_grad_enabled", "no_grad", "set_grad_enabled"]
+
+
+def _tensor_tuple(value, what: str) -> tuple:
+    if value is None:
+        return ()
+    if hasattr(value, "_data"):
+        return (value,)
+    return tuple(value)
+
+
+def _make_grads(outputs, grads, is_grads_batched=False) -> list:
+    from ..native.dispatcher import ops
+
+    new_grads = []
+    for out, grad in zip(outputs, grads):
+        if grad is not None and hasattr(grad, "_data"):
+            if tuple(grad.shape) != tuple(out.shape):
+                raise RuntimeError(f"Mismatch in shape: grad_output[{len(new_grads)}] has a shape of "
+                                   f"{grad.shape} and output[{len(new_grads)}] has a shape of {out.shape}.")
+            if out.dtype.is_floating_point != grad.dtype.is_floating_point:
+                raise RuntimeError(f"For complex Tensors, both grad_output and output are required to have "
+                                   f"the same dtype. Mismatch in dtype: grad_output[{len(new_grads)}] has a "
+                                   f"dtype of {grad.dtype} and output[{len(new_grads)}] has a dtype of {out.dtype}.")
+            new_grads.append(grad)
+        elif grad is None:
+            if out.requires_grad:
+                if out.numel() != 1:
+                    raise RuntimeError("grad can be implicitly created only for scalar outputs")
+                if not out.dtype.is_floating_point:
+                    raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got "
+                                       f"{out.dtype}")
+                new_grads.append(ops.ones_like(out))
+            else:
+                new_grads.append(None)
+        else:
+            raise TypeError(f"gradients can be either Tensors or None, but got {type(grad).__name__}")
+    return new_grads
+
+
+def _root_edges(tensors) -> list[Edge]:
+    edges = []
+    for i, t in enumerate(tensors):
+        if not requires_grad(t):
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+        edges.append(gradient_edge(t))
+    return edges
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None,
+             inputs=None) -> None:
+    """Accumulate d(tensors)/d(leaf) into each leaf's ``.grad`` (or only into ``inputs``)."""
+    tensors = _tensor_tuple(tensors, "tensors")
+    inputs = _tensor_tuple(inputs, "inputs")
+    if inputs is not None and len(inputs) == 0 and isinstance(inputs, tuple) and False:
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    grads = _tensor_tuple(grad_tensors, "grad_tensors") or (None,) * len(tensors)
+    if len(grads) != len(tensors):
+        raise RuntimeError(f"got {len(grads)} gradients for {len(tensors)} outputs")
+    if retain_graph is None:
+        retain_graph = create_graph
+    roots = _root_edges(tensors)
+    grads = _make_grads(tensors, grads)
+    outputs = [_output_edge(t, accumulate=True) for t in inputs] if inputs else None
+    get_default_engine().execute(roots, grads, retain_graph, create_graph, accumulate_grad=True, outputs=outputs)
+
+
+def _output_edge(t, accumulate: bool) -> Edge:
+    if t._grad_fn is not None:
+        if accumulate:
+            t.retain_grad()
+        return Edge(t._grad_fn, t._output_nr)
+    node = try_get_grad_accumulator(t)
+    return Edge(node, 0) if node is not None else Edge(Identity(), 0)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
+         allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """Return d(outputs)/d(inputs) without touching ``.grad``."""
+    outputs = _tensor_tuple(outputs, "outputs")
+    inputs = _tensor_tuple(inputs, "inputs")
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    for t in inputs:
+        if not requires_grad(t):
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    grad_outputs = _tensor_tuple(grad_outputs, "grad_outputs") or (None,) * len(outputs)
+    if retain_graph is None:
+        retain_graph = create_graph
+    roots = _root_edges(outputs)
+    grads = _make_grads(outputs, grad_outputs)
+    edges = [_output_edge(t, accumulate=False) for t in inputs]
+    result = get_default_engine().execute(roots, grads, retain_graph, create_graph, accumulate_grad=False,
+                                          outputs=edges)
+    return tuple(_finish_grad(g, t, allow_unused, materialize_grads) for g, t in zip(result, inputs))
+
+
+def _finish_grad(g, t, allow_unused: bool, materialize: bool):
+    if g is not None:
+        return g
+    if not allow_unused:
+        raise RuntimeError("One of the differentiated Tensors appears to not have been used in the graph. "
+                           "Set allow_unused=True if this is the desired behavior.")
+    if materialize:
+        from ..native.dispatcher import ops
+
+        return ops.zeros_like(t)
+    return None

@@ -1,0 +1,353 @@
+"""The autograd engine: run a graph's nodes in dependency order, highest ``sequence_nr`` first.
+
+Models ``torch/csrc/autograd/engine.cpp`` / ``engine.h`` and ``graph_task.h``: ``GraphTask``
+(dependencies, not-ready input buffers, ``exec_info``, captured gradients), ``ReadyQueue`` (a priority
+queue with PyTorch's comparator), ``InputBuffer`` (adds gradients arriving at one node),
+``compute_dependencies``, ``init_to_execute`` (which nodes ``autograd.grad(inputs=...)`` needs,
+pruned with ``topological_nr``), ``evaluate_function``, ``call_function`` and ``validate_outputs``.
+
+Simplification: PyTorch runs CPU nodes on the calling thread and each GPU's nodes on a worker thread
+with its own ready queue; picotorch runs every node on the calling thread, in the same order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..native.dispatcher import ops
+from .grad_mode import set_grad_enabled
+from .graph import Edge, GraphRoot, Node
+
+
+# ----------------------------------------------------------------------------- input buffers
+
+
+class InputBuffer:
+    """The gradients arriving at one node, one slot per input; a second arrival is added in."""
+
+    def __init__(self, size: int) -> None:
+        self.buffer: list = [None] * size
+
+    def add(self, pos: int, grad) -> None:
+        if grad is None:
+            return
+        old = self.buffer[pos]
+        # NOTE [Why backward formulas and the engine call ops through the dispatcher]
+        self.buffer[pos] = grad if old is None else ops.add(old, grad)
+
+
+# ----------------------------------------------------------------------------- the ready queue
+
+
+@dataclass
+class NodeTask:
+    fn: Node
+    inputs: InputBuffer
+    reentrant_depth: int = 0
+
+
+def _runs_before(t1: NodeTask, t2: NodeTask) -> bool:
+    """``CompareNodeTaskTime``, read as "t2 runs before t1": deeper reentrancy, then higher sequence_nr."""
+    if t1.reentrant_depth == t2.reentrant_depth:
+        return t1.fn._sequence_nr() < t2.fn._sequence_nr()
+    return t1.reentrant_depth < t2.reentrant_depth
+
+
+class ReadyQueue:
+    """A binary max-heap with the exact push/pop steps of C++'s ``std::priority_queue`` (libstdc++).
+
+    Using the same algorithm matters when two ready nodes compare equal (say two AccumulateGrads,
+    which share the maximal sequence_nr): the heap's layout then decides which runs first, and we
+    want the order a learner sees in PyTorch.
+    """
+
+    def __init__(self) -> None:
+        self.heap: list[NodeTask] = []
+
+    def __len__(self) -> int:
+        return len(self.heap)
+
+    def push(self, task: NodeTask) -> None:
+        self.heap.append(task)
+        self._sift_up(len(self.heap) - 1, 0, task)
+
+    def pop(self) -> NodeTask:
+        heap = self.heap
+        top = heap[0]
+        last = heap.pop()
+        if heap:
+            self._adjust_heap(0, len(heap), last)
+        return top
+
+    def _sift_up(self, hole: int, top: int, value: NodeTask) -> None:
+        heap = self.heap
+        parent = (hole - 1) // 2
+        while hole > top and _runs_before(heap[parent], value):
+            heap[hole] = heap[parent]
+            hole = parent
+            parent = (hole - 1) // 2
+        heap[hole] = value
+
+    def _adjust_heap(self, hole: int, length: int, value: NodeTask) -> None:
+        heap = self.heap
+        top = hole
+        child = hole
+        while child < (length - 1) // 2:
+            child = 2 * (child + 1)
+            if _runs_before(heap[child], heap[child - 1]):
+                child -= 1
+            heap[hole] = heap[child]
+            hole = child
+        if length % 2 == 0 and child == (length - 2) // 2:
+            child = 2 * (child + 1)
+            heap[hole] = heap[child - 1]
+            hole = child - 1
+        self._sift_up(hole, top, value)
+
+
+# ----------------------------------------------------------------------------- the graph task
+
+
+@dataclass
+class ExecInfo:
+    needed: bool = False
+    captures: list | None = None  # (input_idx, output_idx) pairs for autograd.grad
+
+    def should_execute(self) -> bool:
+        return self.needed or bool(self.captures)
+
+
+@dataclass
+class GraphTask:
+    keep_graph: bool
+    create_graph: bool
+    dependencies: dict = field(default_factory=dict)
+    not_ready: dict = field(default_factory=dict)
+    exec_info: dict = field(default_factory=dict)
+    captured_vars: list = field(default_factory=list)
+    nodes_in_graph: set = field(default_factory=set)
+    execution_order: list = field(default_factory=list)  # what ran, for the course's pictures
+
+    def init_to_execute(self, graph_root: Node, outputs: list[Edge], accumulate_grad: bool,
+                        min_topo_nr: int) -> None:
+        """Mark the nodes on some path from the root to an output; skip subgraphs too old to reach one."""
+        exec_info = self.exec_info
+        exec_info.setdefault(graph_root, ExecInfo()).needed = True
+        output_idx = 0
+        for edge in outputs:
+            info = exec_info.setdefault(edge.function, ExecInfo())
+            if accumulate_grad:
+                info.needed = True
+            else:
+                info.captures = (info.captures or []) + [(edge.input_nr, output_idx)]
+                output_idx += 1
+        self.captured_vars = [None] * output_idx
+        self._mark_needed(graph_root, min_topo_nr)
+
+    def _mark_needed(self, graph_root: Node, min_topo_nr: int) -> None:
+        def should_execute(fn) -> bool:
+            info = self.exec_info.get(fn)
+            return info is not None and info.should_execute()
+
+        seen = set()
+        stack = [(graph_root, iter(graph_root.next_edges))]
+        while stack:
+            fn, children = stack[-1]
+            child = None
+            for edge in children:
+                if edge.function is None:
+                    continue
+                if edge.function in seen:
+                    if should_execute(edge.function):
+                        self.exec_info.setdefault(fn, ExecInfo()).needed = True
+                    continue
+                seen.add(edge.function)
+                child = edge.function
+                break
+            if child is not None:
+                if child.topological_nr < min_topo_nr:
+                    continue
+                stack.append((child, iter(child.next_edges)))
+            else:
+                stack.pop()
+                if should_execute(fn) and stack:
+                    self.exec_info.setdefault(stack[-1][0], ExecInfo()).needed = True
+
+
+def compute_dependencies(root: Node, task: GraphTask, min_topo_nr: int) -> None:
+    """How many gradients each node must wait for: its number of incoming edges."""
+    queue = [root]
+    deps = task.dependencies
+    while queue:
+        fn = queue.pop()
+        if fn.topological_nr < min_topo_nr:
+            continue
+        for edge in fn.next_edges:
+            nxt = edge.function
+            if nxt is None:
+                continue
+            deps[nxt] = deps.get(nxt, 0) + 1
+            if nxt not in task.nodes_in_graph:
+                task.nodes_in_graph.add(nxt)
+                queue.append(nxt)
+
+
+# ----------------------------------------------------------------------------- running nodes
+
+
+def call_tensor_pre_hooks(fn: Node, inputs: list) -> list:
+    for hook in fn.tensor_pre_hooks():
+        inputs = hook(inputs)
+    for hook in fn.retains_grad_hooks():
+        inputs = hook(inputs)
+    return inputs
+
+
+def call_pre_hooks(fn: Node, inputs: list) -> list:
+    from .hooks import NodePreHook
+
+    for hook in fn.pre_hooks():
+        inputs = NodePreHook(hook)(inputs)
+    return inputs
+
+
+def call_post_hooks(fn: Node, outputs: list, inputs: list) -> list:
+    from .hooks import check_tuple_result
+
+    for hook in fn.post_hooks():
+        result = hook(tuple(outputs), tuple(inputs))
+        outputs = check_tuple_result(outputs, result, hook, "post-hook")
+    return outputs
+
+
+def call_function(task: GraphTask, fn: Node, inputs: InputBuffer) -> list:
+    grads = call_tensor_pre_hooks(fn, inputs.buffer)
+    grads = call_pre_hooks(fn, grads)
+    with set_grad_enabled(task.create_graph):
+        outputs = fn.apply(list(grads))
+        validate_outputs(fn.next_edges, outputs, fn.name())
+    if fn.post_hooks():
+        outputs = call_post_hooks(fn, outputs, grads)
+    return outputs
+
+
+def validate_outputs(edges: list[Edge], grads: list, name: str) -> None:
+    """Check (and fix what may be fixed: broadcast shape, dtype) each gradient against its target."""
+    from ..c10.size import Size
+
+    if len(grads) != len(edges):
+        raise RuntimeError(f"invalid number of gradients - expected {len(edges)}, but got {len(grads)}")
+    for i, (edge, grad) in enumerate(zip(edges, grads)):
+        if edge.function is None or grad is None:
+            continue
+        meta = edge.function.input_metadata[edge.input_nr]
+        shape = tuple(grad._data.shape)
+        if shape != meta.shape:
+            if not _is_expandable_to(meta.shape, shape):
+                raise RuntimeError(f"Function {name} returned an invalid gradient at index {i} - got "
+                                   f"{list(shape)} but expected shape compatible with {list(meta.shape)}")
+            grad = ops.sum_to_size(grad, Size(meta.shape)) if hasattr(ops, "sum_to_size") else _sum_to(grad, meta.shape)
+        if grad._dtype is not meta.dtype:
+            grad = ops._to_copy(grad, dtype=meta.dtype)
+        if grad._device != meta.device:
+            raise RuntimeError(f"Function {name} returned an invalid gradient at index {i} - expected "
+                               f"device {meta.device} but got {grad._device}")
+        grads[i] = grad
+
+
+def _is_expandable_to(shape, desired) -> bool:
+    if len(shape) > len(desired):
+        return False
+    for size, target in zip(reversed(shape), reversed(desired)):
+        if size != target and size != 1:
+            return False
+    return True
+
+
+def _sum_to(grad, shape):
+    from .functions_manual import sum_to
+
+    return sum_to(grad, shape)
+
+
+def evaluate_function(task: GraphTask, fn: Node, inputs: InputBuffer, queue: ReadyQueue) -> None:
+    if task.exec_info:
+        info = task.exec_info.get(fn, ExecInfo())
+        grads = inputs.buffer
+        if not info.needed:
+            grads = call_tensor_pre_hooks(fn, list(grads))  # NOTE [Hooks ordering]: they always fire
+        for input_idx, output_idx in info.captures or []:
+            task.captured_vars[output_idx] = grads[input_idx]
+        if not info.needed:
+            return
+    task.execution_order.append(fn)
+    outputs = call_function(task, fn, inputs)
+    if not task.keep_graph:
+        fn.release_variables()
+    for edge, grad in zip(fn.next_edges, outputs):
+        if edge.function is not None:
+            _pass_gradient(task, edge, grad, queue)
+
+
+def _pass_gradient(task: GraphTask, edge: Edge, grad, queue: ReadyQueue) -> None:
+    nxt = edge.function
+    if nxt not in task.dependencies:
+        raise RuntimeError(f"dependency not found for {nxt.name()}")
+    task.dependencies[nxt] -= 1
+    is_ready = task.dependencies[nxt] == 0
+    if is_ready:
+        del task.dependencies[nxt]
+    buffer = task.not_ready.get(nxt)
+    if buffer is None:
+        if task.exec_info:
+            info = task.exec_info.get(nxt)
+            if info is None or not info.should_execute():
+                return
+        buffer = InputBuffer(nxt.num_inputs)
+        buffer.add(edge.input_nr, grad)
+        if is_ready:
+            queue.push(NodeTask(nxt, buffer))
+        else:
+            task.not_ready[nxt] = buffer
+    else:
+        buffer.add(edge.input_nr, grad)
+        if is_ready:
+            queue.push(NodeTask(nxt, buffer))
+            del task.not_ready[nxt]
+
+
+# ----------------------------------------------------------------------------- the engine
+
+
+class Engine:
+    """``torch._C._EngineBase``: one per process, reached as ``Variable._execution_engine``."""
+
+    def __init__(self) -> None:
+        self.last_graph_task: GraphTask | None = None
+
+    def execute(self, root_edges: list[Edge], root_grads: list, keep_graph: bool, create_graph: bool,
+                accumulate_grad: bool, outputs: list[Edge] | None = None) -> list:
+        task = GraphTask(keep_graph=keep_graph, create_graph=create_graph)
+        if len(root_edges) == 1:
+            graph_root, buffer = root_edges[0].function, InputBuffer(root_edges[0].function.num_inputs)
+            buffer.add(root_edges[0].input_nr, root_grads[0])
+        else:
+            graph_root, buffer = GraphRoot(root_edges, root_grads), InputBuffer(0)
+        min_topo_nr = min((e.function.topological_nr for e in outputs), default=0) if outputs else 0
+        compute_dependencies(graph_root, task, min_topo_nr)
+        if outputs:
+            task.init_to_execute(graph_root, outputs, accumulate_grad, min_topo_nr)
+        self.last_graph_task = task
+        queue = ReadyQueue()
+        queue.push(NodeTask(graph_root, buffer))
+        while queue:
+            item = queue.pop()
+            evaluate_function(task, item.fn, item.inputs, queue)
+        return task.captured_vars
+
+
+_engine = Engine()
+
+
+def get_default_engine() -> Engine:
+    return _engine

@@ -1,0 +1,185 @@
+"""Helpers that backward formulas in ``derivatives.yaml`` call.
+
+Models ``torch/csrc/autograd/FunctionsManual.cpp``. Every helper is built from picotorch ops called
+through the dispatcher (``ops.<name>``), so that backward is itself differentiable when
+``create_graph=True``.
+"""
+
+from __future__ import annotations
+
+from ..native.dispatcher import ops
+
+
+def _is_tensor(x) -> bool:
+    return hasattr(x, "_data")
+
+
+def handle_r_to_c(self_scalar_type, grad):
+    return grad  # picotorch has no complex dtypes; kept to mirror PyTorch's formulas
+
+
+def maybe_multiply(grad, factor):
+    return grad if (not _is_tensor(factor) and factor == 1) else ops.mul(grad, factor)
+
+
+def mul_tensor_backward(grad, other, self_scalar_type):
+    return ops.mul(grad, other)
+
+
+def div_tensor_self_backward(grad, other, self_scalar_type):
+    return ops.div(grad, other)
+
+
+def div_tensor_other_backward(grad, self, other):
+    return ops.neg(ops.mul(grad, ops.div(ops.div(self, other), other)))
+
+
+def pow_backward(grad, self, exponent):
+    """d(self ** e)/dself = e * self ** (e - 1); exactly zero where e == 0."""
+    if exponent == 0:
+        return ops.zeros_like(self)
+    return ops.mul(grad, ops.mul(ops.pow(self, exponent - 1), exponent))
+
+
+def pow_backward_self(grad, self, exponent):
+    from ..native.kernels import wrap
+
+    xp_zero_mask = exponent._data == 0
+    out = ops.mul(grad, ops.mul(exponent, ops.pow(self, ops.sub(exponent, 1))))
+    if bool(xp_zero_mask.any()):
+        keep = wrap(out, ~xp_zero_mask if xp_zero_mask.ndim else ~xp_zero_mask, None)
+        out = ops.mul(out, ops._to_copy(keep, dtype=out.dtype))
+    return out
+
+
+def pow_backward_exponent(grad, self, exponent, result):
+    """d(b ** e)/de = b ** e * log(b) (0 where b == 0 and e >= 0, as PyTorch defines it)."""
+    base = self if _is_tensor(self) else _scalar_like(self, exponent)
+    log_base = ops.log(base)
+    out = ops.mul(grad, ops.mul(result, log_base))
+    return _zero_where_base_zero(out, base, exponent)
+
+
+def _scalar_like(value, like):
+    from ..native.kernels import wrap
+
+    return wrap(like, like._data * 0 + value, like._dtype if like.dtype.is_floating_point else None)
+
+
+def _zero_where_base_zero(out, base, exponent):
+    from ..native.kernels import wrap
+
+    mask = (base._data == 0) & (exponent._data >= 0)
+    if not bool(mask.any()):
+        return out
+    keep = wrap(out, ~mask, None)
+    from ..c10 import scalar_type as st
+
+    keep._dtype = st.bool_
+    return ops.mul(out, ops._to_copy(keep, dtype=out.dtype))
+
+
+def mm_mat1_backward(grad, mat2):
+    return ops.mm(grad, ops.t(mat2))
+
+
+def mm_mat2_backward(grad, mat1):
+    return ops.mm(ops.t(mat1), grad)
+
+
+def sum_to(grad, shape):
+    """Sum ``grad`` down to ``shape`` (undoing broadcasting), as ``at::sum_to`` does."""
+    shape = tuple(shape)
+    grad_shape = tuple(grad.shape)
+    if grad_shape == shape:
+        return grad
+    lead = len(grad_shape) - len(shape)
+    dims = list(range(lead))
+    dims += [lead + i for i, s in enumerate(shape) if s == 1 and grad_shape[lead + i] != 1]
+    if dims:
+        grad = ops.sum(grad, dims, True)
+    if lead > 0 or tuple(grad.shape) != shape:
+        grad = ops.view(grad, shape)
+    return grad
+
+
+def sum_backward(grad, sizes, dims, keepdim):
+    if not keepdim and len(sizes) > 0:
+        for d in sorted(_wrapped_dims(dims, len(sizes))):
+            grad = ops.unsqueeze(grad, d)
+    return ops.expand(grad, sizes)
+
+
+def _wrapped_dims(dims, ndim):
+    if dims is None or (not isinstance(dims, int) and len(dims) == 0):
+        return list(range(ndim))
+    dims = [dims] if isinstance(dims, int) else list(dims)
+    return [d % ndim for d in dims]
+
+
+def mean_backward(grad, sizes, dims, keepdim):
+    count = 1
+    for d in _wrapped_dims(dims, len(sizes)) if len(sizes) else []:
+        count *= sizes[d]
+    return ops.div(sum_backward(grad, sizes, dims, keepdim), count)
+
+
+def permute_backwards(grad, dims):
+    ndim = len(dims)
+    inverse = [0] * ndim
+    for i, d in enumerate(dims):
+        inverse[d % ndim] = i
+    return ops.permute(grad, inverse)
+
+
+def unsqueeze_to(grad, sizes, dims=None):
+    """Put back the size-1 dims that squeeze removed."""
+    ndim = len(sizes)
+    if dims is None:
+        targets = [i for i, s in enumerate(sizes) if s == 1]
+    else:
+        targets = [d % max(ndim, 1) for d in ([dims] if isinstance(dims, int) else dims)]
+        targets = [d for d in targets if ndim and sizes[d] == 1]
+    for d in sorted(targets):
+        grad = ops.unsqueeze(grad, d)
+    return grad
+
+
+def slice_backward_wrapper(grad, sizes, dim, start, end, step):
+    size = sizes[dim]
+    start, end, _ = slice(start, end, step).indices(size)
+    end = max(end, start)
+    return ops.slice_backward(grad, sizes, dim, start, end, step)
+
+
+def index_backward(grad, sizes, options, indices):
+    dtype, device = options
+    zeros = ops.zeros_like(grad, dtype=dtype)
+    from ..native.kernels import _zeros, wrap
+
+    base = wrap(grad, _zeros(grad, sizes, dtype), dtype)
+    del zeros
+    return ops._index_put_impl_(base, indices, grad, True, True)
+
+
+def _to_copy_backward(grad, self_options):
+    dtype, device = self_options
+    return ops._to_copy(grad, dtype=dtype, device=device)
+
+
+def cat_tensors_backward(grad, sizes, dtypes, dim):
+    dim = dim % max(len(grad.shape), 1)
+    grads, offset = [], 0
+    for shape in sizes:
+        if tuple(shape) == (0,):
+            grads.append(None)
+            continue
+        length = shape[dim]
+        grads.append(ops.slice(grad, dim, offset, offset + length, 1))
+        offset += length
+    return grads
+
+
+def stack_tensors_backward(grad, dim, dtypes):
+    dim = dim % len(grad.shape)
+    return [ops.select(grad, dim, i) for i in range(len(dtypes))]

@@ -1,0 +1,69 @@
+"""Whether operations are recorded: ``no_grad``, ``enable_grad``, ``set_grad_enabled``.
+
+Models ``c10/core/GradMode.h`` (a thread-local flag) and ``torch/autograd/grad_mode.py``.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+
+_state = threading.local()
+
+
+def is_grad_enabled() -> bool:
+    return getattr(_state, "enabled", True)
+
+
+def _set_enabled(mode: bool) -> None:
+    _state.enabled = bool(mode)
+
+
+class _GradModeContext:
+    """A context manager that is also a decorator, like torch's ``_DecoratorContextManager``."""
+
+    mode: bool
+
+    def __enter__(self):
+        self.prev = is_grad_enabled()
+        _set_enabled(self.mode)
+        return self
+
+    def __exit__(self, *exc):
+        _set_enabled(self.prev)
+        return False
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with self.__class__():
+                return fn(*args, **kwargs)
+        return wrapper
+
+
+class no_grad(_GradModeContext):
+    mode = False
+
+
+class enable_grad(_GradModeContext):
+    mode = True
+
+
+class set_grad_enabled(_GradModeContext):
+    def __init__(self, mode: bool) -> None:
+        self.prev = is_grad_enabled()
+        self.mode = bool(mode)
+        _set_enabled(self.mode)
+
+    def __enter__(self):
+        return self
+
+    def __call__(self, fn):
+        _set_enabled(self.prev)
+        mode = self.mode
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with set_grad_enabled(mode):
+                return fn(*args, **kwargs)
+        return wrapper

@@ -1,0 +1,208 @@
+"""The autograd graph: ``Node``, ``Edge``, ``GraphRoot`` and ``AccumulateGrad``.
+
+Models ``torch/csrc/autograd/function.h`` (``Node``), ``edge.h`` (``Edge``),
+``functions/basic_ops.h`` (``GraphRoot``), ``functions/accumulate_grad.h`` (``AccumulateGrad``) and the
+Python face of nodes, ``torch/autograd/graph.py``. A node is the backward of one forward op: it takes
+the gradients of the op's outputs and returns the gradients of its inputs, which flow along its
+``next_edges`` (one per input of the forward op) to the nodes that produced those inputs.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import NamedTuple
+
+from .hooks import RemovableHandle
+
+UINT64_MAX = 2**64 - 1
+_thread_state = threading.local()
+
+
+def _next_sequence_nr() -> int:
+    """A thread-local counter: each forward op's node gets the next number.
+
+    NOTE [Sequence Number]
+    The number says when (on this thread) the forward op ran. The engine runs ready nodes with the
+    higher number first, so backward roughly mirrors forward in reverse; AccumulateGrad takes the
+    largest possible number so that leaves' gradients are written (and buffers freed) as early as
+    possible. The number is thread-local: nodes from different threads are not ordered by it.
+    """
+    nr = getattr(_thread_state, "sequence_nr", 0)
+    _thread_state.sequence_nr = nr + 1
+    return nr
+
+
+def _peek_sequence_nr() -> int:
+    return getattr(_thread_state, "sequence_nr", 0)
+
+
+class Edge(NamedTuple):
+    """Where a gradient goes: input ``input_nr`` of ``function`` (``None`` for no edge)."""
+
+    function: Node | None
+    input_nr: int
+
+    def is_valid(self) -> bool:
+        return self.function is not None
+
+
+class InputMetadata(NamedTuple):
+    """What the engine checks a gradient against: shape, dtype and device of a forward output."""
+
+    shape: tuple
+    dtype: object
+    device: object
+
+    @classmethod
+    def of(cls, tensor) -> InputMetadata:
+        return cls(tuple(tensor._data.shape), tensor._dtype, tensor._device)
+
+
+class Node:
+    """The backward of one forward op.
+
+    NOTE [Topological Number]
+    ``topological_nr`` is the length of the longest path from this node to any leaf: 0 for a node
+    with no next edges (AccumulateGrad), else 1 + the largest of its children's. If a node's number
+    is smaller than another's, there can be no path from the first to the second, which lets the
+    engine prune whole subgraphs when ``autograd.grad`` only needs some inputs. The number must not
+    change once some node has read it (``has_parent``): reading it marks the node.
+    """
+
+    _is_accumulate_grad = False
+
+    def __init__(self, next_edges=(), sequence_nr: int | None = None) -> None:
+        self._sequence_nr_value = _next_sequence_nr() if sequence_nr is None else sequence_nr
+        self._topological_nr = 0
+        self._has_parent = False
+        self.next_edges: list[Edge] = []
+        self.input_metadata: list[InputMetadata] = []
+        self._tensor_pre_hooks: dict = {}
+        self._retains_grad_hooks: dict = {}
+        self._pre_hooks: dict = {}
+        self._post_hooks: dict = {}
+        self._metadata: dict | None = None
+        self.set_next_edges(next_edges)
+
+    # ---- the graph
+    def set_next_edges(self, edges) -> None:
+        self.next_edges = [e if isinstance(e, Edge) else Edge(*e) for e in edges]
+        for edge in self.next_edges:
+            self._update_topological_nr(edge)
+
+    def add_next_edge(self, edge: Edge) -> None:
+        self._update_topological_nr(edge)
+        self.next_edges.append(edge)
+
+    def _update_topological_nr(self, edge: Edge) -> None:
+        if self._has_parent:
+            raise RuntimeError("Cannot update a node's topological_nr after it already has a parent. "
+                               "If we allow this, we can no longer guarantee that a parent's topo_nr is "
+                               "always greater than those of all its children")
+        if edge.function is not None:
+            child = edge.function.topological_nr
+            if self._topological_nr <= child:
+                self._topological_nr = child + 1
+
+    @property
+    def topological_nr(self) -> int:
+        self._has_parent = True
+        return self._topological_nr
+
+    def add_input_metadata(self, tensor) -> int:
+        self.input_metadata.append(InputMetadata.of(tensor))
+        return len(self.input_metadata) - 1
+
+    @property
+    def num_inputs(self) -> int:
+        return len(self.input_metadata)
+
+    @property
+    def num_outputs(self) -> int:
+        return len(self.next_edges)
+
+    def should_compute_output(self, index: int) -> bool:
+        return index < len(self.next_edges) and self.next_edges[index].is_valid()
+
+    def should_compute_any_output(self, start: int, count: int) -> bool:
+        return any(self.should_compute_output(i) for i in range(start, start + count))
+
+    # ---- what Python sees (torch.autograd.graph.Node)
+    def name(self) -> str:
+        return type(self).__name__
+
+    @property
+    def next_functions(self) -> tuple:
+        return tuple((e.function, e.input_nr) for e in self.next_edges)
+
+    @property
+    def metadata(self) -> dict:
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
+
+    def _sequence_nr(self) -> int:
+        return self._sequence_nr_value
+
+    def _set_sequence_nr(self, sequence_nr: int) -> None:
+        self._sequence_nr_value = int(sequence_nr)
+
+    def _topological_nr_value(self) -> int:
+        return self._topological_nr
+
+    def register_hook(self, fn) -> RemovableHandle:
+        """A post hook: ``fn(grad_inputs, grad_outputs)`` after the node ran; may return new grad_inputs."""
+        return RemovableHandle.add(self._post_hooks, fn)
+
+    def register_prehook(self, fn) -> RemovableHandle:
+        """A pre hook: ``fn(grad_outputs)`` before the node runs; may return new grad_outputs."""
+        return RemovableHandle.add(self._pre_hooks, fn)
+
+    def tensor_pre_hooks(self) -> list:
+        return list(self._tensor_pre_hooks.values())
+
+    def retains_grad_hooks(self) -> list:
+        return list(self._retains_grad_hooks.values())
+
+    def pre_hooks(self) -> list:
+        return list(self._pre_hooks.values())
+
+    def post_hooks(self) -> list:
+        return list(self._post_hooks.values())
+
+    # ---- running
+    def __call__(self, grads):
+        return self.apply(list(grads))
+
+    def apply(self, grads: list) -> list:
+        raise NotImplementedError(f"{self.name()} has no backward")
+
+    def release_variables(self) -> None:
+        """Free saved tensors after backward (unless ``retain_graph``)."""
+
+    def __repr__(self) -> str:
+        return f"<{self.name()} object at {hex(id(self))}>"
+
+
+class GraphRoot(Node):
+    """The node the engine starts from when backward has several roots: it emits the root gradients."""
+
+    def __init__(self, next_edges, grads) -> None:
+        super().__init__(next_edges)
+        self.outputs = list(grads)
+
+    def name(self) -> str:
+        return "torch::autograd::GraphRoot"
+
+    def apply(self, grads: list) -> list:
+        return list(self.outputs)
+
+
+class Identity(Node):
+    """An edge to nowhere, for a ``backward(inputs=...)`` input that no graph reaches."""
+
+    def name(self) -> str:
+        return "torch::autograd::Identity"
+
+    def apply(self, grads: list) -> list:
+        return grads

@@ -1,0 +1,62 @@
+"""``torch.device``: a device type and an optional index.
+
+Models ``c10/core/Device.h`` and its Python face in ``torch/csrc/Device.cpp``.
+"""
+
+from __future__ import annotations
+
+_TYPES = ("cpu", "cuda")
+
+
+class device:
+    __slots__ = ("type", "index")
+
+    def __init__(self, type, index: int | None = None):
+        if isinstance(type, device):
+            self.type, self.index = type.type, type.index
+            return
+        if isinstance(type, int) and not isinstance(type, bool):
+            type, index = "cuda", type
+        if not isinstance(type, str):
+            raise TypeError(f"device() received an invalid combination of arguments - got ({_typename(type)})")
+        dev_type, dev_index = _parse(type)
+        if index is not None:
+            if dev_index is not None:
+                raise RuntimeError(f"type (string) must not include an index because index was passed "
+                                   f"explicitly: {type}")
+            dev_index = index
+        if dev_index is not None and dev_index < 0:
+            raise RuntimeError(f"Device index must not be negative")
+        self.type, self.index = dev_type, dev_index
+
+    def __str__(self) -> str:
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __repr__(self) -> str:
+        if self.index is None:
+            return f"device(type='{self.type}')"
+        return f"device(type='{self.type}', index={self.index})"
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
+
+    def __hash__(self) -> int:
+        return hash((self.type, self.index))
+
+
+def _parse(text: str) -> tuple[str, int | None]:
+    name, sep, index = text.partition(":")
+    if name not in _TYPES and name not in ("mps", "meta", "xpu"):
+        raise RuntimeError(
+            "Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, "
+            f"xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type at start of device "
+            f"string: {text}")
+    if not sep:
+        return name, None
+    if not index.isdigit():
+        raise RuntimeError(f"Invalid device string: '{text}'")
+    return name, int(index)
+
+
+def _typename(obj) -> str:
+    return type(obj).__name__

@@ -1,0 +1,144 @@
+"""dtypes and type promotion.
+
+Models ``c10/core/ScalarType.h`` (the dtype list and ``promoteTypes``' table) and the category rules of
+``aten/src/ATen/native/TypeProperties.cpp`` (``result_type``: dimensioned tensors beat zero-dim
+tensors, which beat Python numbers, unless a lower priority operand is of a higher *category*:
+bool < integer < floating point).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class dtype:
+    """One scalar type. Prints as ``torch.float32`` because picotorch is used as ``torch``."""
+
+    __slots__ = ("name", "c10_name", "itemsize", "is_floating_point", "is_complex", "is_signed",
+                 "_numpy", "_rank")
+
+    def __init__(self, name: str, numpy_dtype, rank: int, c10_name: str):
+        self.name = name
+        self.c10_name = c10_name  # the ScalarType name C++ error messages use: Float, Long, ...
+        self._numpy = np.dtype(numpy_dtype)
+        self.itemsize = self._numpy.itemsize
+        self.is_floating_point = self._numpy.kind == "f"
+        self.is_complex = self._numpy.kind == "c"
+        self.is_signed = self._numpy.kind != "u" and self._numpy.kind != "b"
+        self._rank = rank
+
+    def __repr__(self) -> str:
+        return f"torch.{self.name}"
+
+    def __reduce__(self):
+        return self.name
+
+    def to_real(self) -> dtype:
+        return self
+
+    @property
+    def category(self) -> int:
+        """0 bool, 1 integer, 2 floating point — the order used by type promotion."""
+        if self is bool_:
+            return 0
+        return 2 if self.is_floating_point else 1
+
+
+uint8 = dtype("uint8", np.uint8, 0, "Byte")
+int8 = dtype("int8", np.int8, 1, "Char")
+int16 = dtype("int16", np.int16, 2, "Short")
+int32 = dtype("int32", np.int32, 3, "Int")
+int64 = dtype("int64", np.int64, 4, "Long")
+float16 = dtype("float16", np.float16, 5, "Half")
+float32 = dtype("float32", np.float32, 6, "Float")
+float64 = dtype("float64", np.float64, 7, "Double")
+bool_ = dtype("bool", np.bool_, -1, "Bool")
+
+ALL_DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64)
+_BY_NUMPY = {d._numpy: d for d in ALL_DTYPES}
+# The names torch also accepts for these dtypes (torch.half, torch.long, ...).
+ALIASES = {"half": float16, "float": float32, "double": float64, "short": int16,
+           "int": int32, "long": int64}
+
+_default_dtype = float32
+
+
+def get_default_dtype() -> dtype:
+    return _default_dtype
+
+
+def set_default_dtype(d: dtype) -> None:
+    global _default_dtype
+    if d not in (float16, float32, float64):
+        raise TypeError(f"only floating-point types are supported as the default type")
+    _default_dtype = d
+
+
+def to_numpy_dtype(d: dtype) -> np.dtype:
+    return d._numpy
+
+
+def from_numpy_dtype(np_dtype) -> dtype:
+    try:
+        return _BY_NUMPY[np.dtype(np_dtype)]
+    except (KeyError, TypeError):
+        raise TypeError(
+            f"can't convert np.ndarray of type {np.dtype(np_dtype)}. The only supported types are: "
+            "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint8, and bool."
+        ) from None
+
+
+def promote_types(a: dtype, b: dtype) -> dtype:
+    """The promotion table of ``c10::promoteTypes`` for the dtypes picotorch has."""
+    if a is b:
+        return a
+    if a is bool_:
+        return b
+    if b is bool_:
+        return a
+    if a.is_floating_point != b.is_floating_point:
+        return a if a.is_floating_point else b
+    if {a, b} == {uint8, int8}:
+        return int16
+    if uint8 in (a, b):
+        return b if a is uint8 else a
+    return a if a._rank > b._rank else b
+
+
+def scalar_dtype(value) -> dtype:
+    """The dtype a Python number would get as a tensor."""
+    if isinstance(value, bool):
+        return bool_
+    if isinstance(value, int):
+        return int64
+    return get_default_dtype()
+
+
+# NOTE [Type promotion categories]
+# An operand takes part in promotion at one of three priorities: a tensor with dimensions, a zero-dim
+# tensor, a Python number ("wrapped number"). The result is the promotion of the highest-priority
+# operands, unless a lower-priority operand has a higher category (bool < int < float): then its
+# dtype (for a Python float: the default dtype) wins that category.
+def result_type(*operands) -> dtype:
+    """``operands`` are ``(dtype, priority)`` pairs; priority 2 dimensioned, 1 zero-dim, 0 number."""
+    state = {}
+    for d, priority in operands:
+        state[priority] = d if priority not in state else promote_types(state[priority], d)
+    result = None
+    for priority in (2, 1, 0):
+        if priority not in state:
+            continue
+        d = state[priority]
+        if result is None:
+            result = d
+        elif d.category > result.category:
+            result = _widen_category(result, d, priority)
+    return result
+
+
+def _widen_category(current: dtype, other: dtype, priority: int) -> dtype:
+    if priority == 0 and other.is_floating_point:
+        return get_default_dtype()
+    if priority == 0 and other is int64:
+        return int64
+    return other

@@ -1,0 +1,252 @@
+"""Read ``derivatives.yaml``: which formula differentiates which input of which op.
+
+Models PyTorch's ``tools/autograd/load_derivatives.py`` (and the data classes of
+``torchgen/api/autograd.py``) in a smaller form. An entry looks like::
+
+    - name: mul.Tensor(Tensor self, Tensor other) -> Tensor
+      self: mul_tensor_backward(grad, other, self.scalar_type())
+      other: mul_tensor_backward(grad, self, other.scalar_type())
+      result: other_t * self_p + self_t * other_p
+
+Keys that name inputs of the op hold backward formulas; other keys (``result``,
+``result0`` ...) hold forward-mode (JVP) formulas. Each entry that has at least one
+backward formula becomes an autograd node class whose name is computed by
+:func:`backward_node_name` — ``MulBackward0`` for ``mul.Tensor``, ``MulBackward1`` for
+``mul.Scalar``.
+
+The node-naming rule, as in ``create_differentiability_info``:
+
+1. take the operator name without its overload (``mul`` for ``mul.Tensor``, ``add_``
+   for ``add_.Tensor``);
+2. split it on ``_``, apply ``str.title()`` to every part and join them (``_to_copy`` ->
+   ``ToCopy``, ``conv2d`` -> ``Conv2D``), then append ``Backward`` and replace
+   ``ForwardBackward`` by ``Backward``;
+3. for a per-dispatch-key formula set other than ``Default`` append the key
+   (``...BackwardAutogradNestedTensor``);
+4. append a counter kept per prefix, counted in yaml order, that only advances for
+   entries which really differentiate some input: an entry whose formulas are all
+   ``non_differentiable`` or forward-mode only gets no node (``op_name`` is ``None``)
+   and does not use up a number.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Collection
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .model import FunctionSchema, load_yaml_with_lines
+
+__all__ = [
+    "Derivative",
+    "DifferentiabilityInfo",
+    "backward_node_name",
+    "backward_node_prefix",
+    "parse_derivatives_yaml",
+]
+
+# Keys of an entry that are not formulas.
+_META_KEYS = ("name", "dispatch", "output_differentiability")
+
+
+@dataclass(frozen=True)
+class Derivative:
+    """One formula and the variables it is for: ``"self, other: foo"`` -> ``('self', 'other')``."""
+
+    var_names: tuple[str, ...]
+    formula: str
+
+
+@dataclass(frozen=True)
+class DifferentiabilityInfo:
+    """One ``- name:`` entry of ``derivatives.yaml``.
+
+    The formula fields describe the ``Default`` formulas; ``dispatch_op_names`` lists
+    ``(dispatch key, node name or None)`` for every key, e.g. ``AutogradNestedTensor``.
+    """
+
+    name: str
+    func: FunctionSchema
+    derivatives: tuple[Derivative, ...]
+    result_formula: str | None
+    output_differentiability: tuple[bool, ...] | None
+    non_differentiable: tuple[str, ...]
+    not_implemented: tuple[str, ...]
+    op_name: str | None
+    loc: tuple[str, int]
+    # Additions beyond the brief's interface (all defaulted):
+    forward_derivatives: tuple[Derivative, ...] = ()
+    output_differentiability_conditions: tuple[str, ...] | None = None
+    dispatch_op_names: tuple[tuple[str, str | None], ...] = ()
+
+    @property
+    def args_with_derivatives(self) -> tuple[str, ...]:
+        """Inputs with a backward formula, in schema order."""
+        names = {n for d in self.derivatives for n in d.var_names}
+        return tuple(a.name for a in self.func.arguments.flat_all() if a.name in names)
+
+
+def backward_node_prefix(op_name: str, dispatch_key: str = "Default") -> str:
+    """``mul`` -> ``MulBackward``; ``_to_copy`` -> ``ToCopyBackward``."""
+    camel = "".join(part.title() for part in op_name.split("_"))
+    prefix = (camel + "Backward").replace("ForwardBackward", "Backward")
+    return prefix if dispatch_key == "Default" else prefix + dispatch_key
+
+
+def backward_node_name(op_name: str, counter: Counter[str], dispatch_key: str = "Default") -> str:
+    """Next node name for ``op_name``, advancing ``counter``: ``MulBackward0``, ``MulBackward1``."""
+    prefix = backward_node_prefix(op_name, dispatch_key)
+    name = f"{prefix}{counter[prefix]}"
+    counter[prefix] += 1
+    return name
+
+
+def _split_names(raw: str) -> tuple[str, ...]:
+    return tuple(part.strip() for part in raw.split(","))
+
+
+def _is_backward_key(names: tuple[str, ...], arg_names: set[str]) -> bool:
+    """torchgen looks at the first name only: an input name means a backward formula."""
+    return names[0] in arg_names
+
+
+@dataclass(frozen=True)
+class _Formulas:
+    backward: tuple[Derivative, ...]
+    forward: tuple[Derivative, ...]
+    non_differentiable: tuple[str, ...]
+    not_implemented: tuple[str, ...]
+
+
+def _sort_formulas(formulas: dict[str, Any], func: FunctionSchema, where: str) -> _Formulas:
+    arg_names = {a.name for a in func.arguments.flat_all()}
+    backward: list[Derivative] = []
+    forward: list[Derivative] = []
+    non_diff: list[str] = []
+    not_impl: list[str] = []
+    for raw, formula in formulas.items():
+        if not isinstance(formula, str):
+            raise ValueError(f"{where}: formula for {raw!r} must be a string, got {formula!r}")
+        names = _split_names(str(raw))
+        if not _is_backward_key(names, arg_names):
+            forward.append(Derivative(names, formula))
+        elif formula.strip().lower() == "non_differentiable":
+            non_diff += names
+        else:
+            backward.append(Derivative(names, formula))
+            if formula.strip().startswith("not_implemented("):
+                not_impl += names
+    _check_names(backward, non_diff, arg_names, where)
+    return _Formulas(tuple(backward), tuple(forward), tuple(non_diff), tuple(not_impl))
+
+
+def _check_names(backward: list[Derivative], non_diff: list[str], args: set[str], where: str) -> None:
+    names = [n for d in backward for n in d.var_names]
+    unknown = sorted(set(names) - args)
+    if unknown:
+        raise ValueError(f"{where}: {unknown} are not arguments of the op")
+    overlap = sorted(set(names) & set(non_diff))
+    if overlap:
+        raise ValueError(f"{where}: {overlap} are both differentiable and non_differentiable")
+
+
+def _parse_output_differentiability(
+    value: list[Any] | None, where: str
+) -> tuple[tuple[bool, ...] | None, tuple[str, ...] | None]:
+    """``[True, False]`` -> flags; ``['cond']`` -> ``(True,)`` plus the condition."""
+    if value is None:
+        return None, None
+    if not isinstance(value, list):
+        raise ValueError(f"{where}: output_differentiability must be a list")
+    if any(isinstance(v, str) for v in value):
+        if len(value) != 1:
+            raise ValueError(f"{where}: a condition is only allowed for a single output")
+        return (True,), (value[0],)
+    return tuple(bool(v) for v in value), None
+
+
+def _per_dispatch_formulas(entry: dict[str, Any], where: str) -> dict[str, dict[str, Any]]:
+    """``{'Default': {...}, 'AutogradNestedTensor': {...}}``; plain entries are ``Default``.
+
+    A ``dispatch:`` entry need not have a ``Default`` key (then ``op_name`` is ``None``).
+    """
+    if "dispatch" not in entry:
+        return {"Default": {k: v for k, v in entry.items() if k not in _META_KEYS}}
+    dispatch = entry["dispatch"]
+    if not isinstance(dispatch, dict) or not dispatch:
+        raise ValueError(f"{where}: 'dispatch:' must map dispatch keys to formulas")
+    if not all(isinstance(v, dict) for v in dispatch.values()):
+        raise ValueError(f"{where}: every dispatch key must map to a mapping of formulas")
+    return dispatch
+
+
+def _op_names(per_key: dict[str, _Formulas], op: str, counter: Counter[str]) -> tuple[tuple[str, str | None], ...]:
+    return tuple(
+        (key, backward_node_name(op, counter, key) if formulas.backward else None) for key, formulas in per_key.items()
+    )
+
+
+def _parse_entry(
+    entry: dict[str, Any],
+    loc: tuple[str, int],
+    schemas: Collection[str] | None,
+    counter: Counter[str],
+) -> DifferentiabilityInfo:
+    where = f"{loc[0]}:{loc[1]}"
+    spec = entry.get("name")
+    if not isinstance(spec, str):
+        raise ValueError(f"{where}: entry has no 'name:' schema")
+    if schemas is not None and spec not in schemas:
+        raise ValueError(f"{where}: no native function has the schema {spec!r}")
+    try:
+        func = FunctionSchema.parse(spec)
+    except ValueError as e:
+        raise ValueError(f"{where}: {e}") from None
+    per_key = {key: _sort_formulas(f, func, where) for key, f in _per_dispatch_formulas(entry, where).items()}
+    names = _op_names(per_key, func.name.name, counter)
+    flags, conditions = _parse_output_differentiability(entry.get("output_differentiability"), where)
+    default = per_key.get("Default", _Formulas((), (), (), ()))
+    result = next((d.formula for d in default.forward if d.var_names == ("result",)), None)
+    return DifferentiabilityInfo(
+        name=spec,
+        func=func,
+        derivatives=default.backward,
+        result_formula=result,
+        output_differentiability=flags,
+        non_differentiable=default.non_differentiable,
+        not_implemented=default.not_implemented,
+        op_name=dict(names).get("Default"),
+        loc=loc,
+        forward_derivatives=default.forward,
+        output_differentiability_conditions=conditions,
+        dispatch_op_names=names,
+    )
+
+
+def parse_derivatives_yaml(
+    path: str | Path, native_schemas: Collection[str] | None = None
+) -> list[DifferentiabilityInfo]:
+    """Parse every entry of a ``derivatives.yaml`` file, in file order.
+
+    ``native_schemas`` (schema strings, e.g. ``{str(f.func) for f in parse_native_yaml(...)}``)
+    is optional; when given, every ``name:`` must be one of them, as upstream requires.
+    """
+    schemas = None if native_schemas is None else frozenset(native_schemas)
+    counter: Counter[str] = Counter()
+    infos = []
+    for entry, line in load_yaml_with_lines(path):
+        infos.append(_parse_entry(entry, (str(path), line), schemas, counter))
+    _check_unique(infos)
+    return infos
+
+
+def _check_unique(infos: list[DifferentiabilityInfo]) -> None:
+    seen: dict[str, int] = {}
+    for info in infos:
+        if info.name in seen:
+            raise ValueError(
+                f"{info.loc[0]}:{info.loc[1]}: {info.name!r} already has derivatives at line {seen[info.name]}"
+            )
+        seen[info.name] = info.loc[1]

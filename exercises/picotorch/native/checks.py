@@ -1,0 +1,71 @@
+"""Argument checks shared by kernels, with PyTorch's error texts.
+
+Models ``c10/core/WrapDimMinimal.h`` (``maybe_wrap_dim``), ``aten/src/ATen/ExpandUtils.cpp``
+(``infer_size``) and ``aten/src/ATen/TensorUtils.cpp`` (device checks).
+"""
+
+from __future__ import annotations
+
+
+def wrap_dim(dim: int, ndim: int) -> int:
+    """A possibly negative dim as an index in ``range(ndim)`` (a 0-dim tensor accepts -1 and 0)."""
+    rank = max(ndim, 1)
+    if not -rank <= dim < rank:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-rank}, {rank - 1}], "
+                         f"but got {dim})")
+    return dim + rank if dim < 0 else dim
+
+
+def broadcast_shapes(a: tuple, b: tuple) -> tuple:
+    """The shape two operands broadcast to, or PyTorch's error naming the first clash."""
+    ndim = max(len(a), len(b))
+    out = []
+    for i in range(ndim):
+        size_a = a[len(a) - ndim + i] if len(a) - ndim + i >= 0 else 1
+        size_b = b[len(b) - ndim + i] if len(b) - ndim + i >= 0 else 1
+        if size_a != size_b and size_a != 1 and size_b != 1:
+            raise RuntimeError(f"The size of tensor a ({size_a}) must match the size of tensor b "
+                               f"({size_b}) at non-singleton dimension {i}")
+        out.append(size_b if size_a == 1 else size_a)
+    return tuple(out)
+
+
+def check_same_device(*tensors) -> None:
+    devices = []
+    for t in tensors:
+        if t is None or t._is_wrapped_number or (t._data.ndim == 0 and t._device.type == "cpu"):
+            continue  # CPU zero-dim tensors may mix with any device, as in PyTorch
+        if t._device not in devices:
+            devices.append(t._device)
+    if len(devices) > 1:
+        raise RuntimeError("Expected all tensors to be on the same device, but found at least two "
+                           f"devices, {devices[0]} and {devices[1]}!")
+
+
+def numel(shape) -> int:
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+def infer_size(shape, numel_: int) -> tuple:
+    """Resolve one ``-1`` in a view/reshape shape (``at::infer_size``)."""
+    shape = tuple(int(s) for s in shape)
+    known, infer_at = 1, None
+    for i, s in enumerate(shape):
+        if s == -1:
+            if infer_at is not None:
+                raise RuntimeError("only one dimension can be inferred")
+            infer_at = i
+        elif s < 0:
+            raise RuntimeError(f"invalid shape dimension {s}")
+        else:
+            known *= s
+    if infer_at is None:
+        if known != numel_:
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel_}")
+        return shape
+    if known == 0 or numel_ % known != 0:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel_}")
+    return shape[:infer_at] + (numel_ // known,) + shape[infer_at + 1:]

@@ -1,0 +1,133 @@
+"""The operator registry: ``ops.<name>`` and the kernel table behind it.
+
+Models ``aten/src/ATen/core/dispatch/Dispatcher.h`` and ``torch.ops.aten``. Generated code registers
+each operator here when ``picotorch._generated`` is imported; anyone below that layer (the autograd
+engine, backward formulas) calls operators by name through :data:`ops` instead of importing upward.
+
+NOTE [Why backward formulas and the engine call ops through the dispatcher]
+Backward formulas must be recorded when ``create_graph=True``, and the engine's input buffers add
+gradients with an op, exactly like PyTorch's formulas (ATen calls) and ``InputBuffer::accumulate``
+(``at::add``). Both live below the generated layer, so they cannot import it; they look the operator
+up by name at call time, which is what PyTorch's dispatcher is: a table filled in by registration.
+"""
+
+from __future__ import annotations
+
+_OPS: dict[str, object] = {}
+_KERNELS: dict[str, dict[str, object]] = {}
+
+
+class _OpNamespace:
+    """``ops.mul(a, b)`` calls the registered (autograd-aware) operator ``mul``."""
+
+    def __getattr__(self, name: str):
+        try:
+            return _OPS[name]
+        except KeyError:
+            raise AttributeError(f"'_OpNamespace' 'aten' object has no attribute '{name}'") from None
+
+    def __dir__(self):
+        return sorted(_OPS)
+
+
+ops = _OpNamespace()
+
+
+def register_op(name: str, fn) -> None:
+    _OPS[name] = fn
+
+
+def register_kernels(overload: str, kernels: dict[str, object]) -> None:
+    _KERNELS[overload] = kernels
+
+
+def dispatch_key(device_type: str) -> str:
+    return {"cpu": "CPU", "cuda": "CUDA"}.get(device_type, device_type.upper())
+
+
+def kernel_for(overload: str, device_type: str):
+    """The kernel of ``overload`` ("mul.Tensor") for tensors on ``device_type``."""
+    table = _KERNELS[overload]
+    key = dispatch_key(device_type)
+    if key not in table:
+        raise NotImplementedError(
+            f"Could not run 'aten::{overload}' with arguments from the '{key}' backend.")
+    return table[key]
+
+
+def device_of(*args) -> str:
+    """The device type a call dispatches on: the first non-CPU tensor's, else ``cpu``."""
+    for a in args:
+        for t in (a if isinstance(a, (list, tuple)) else (a,)):
+            if hasattr(t, "_device") and not getattr(t, "_is_wrapped_number", False) and t._device.type != "cpu":
+                return t._device.type
+    return "cpu"
+
+
+# ----------------------------------------------------------------------------- overload resolution
+
+
+def _is_tensor(value) -> bool:
+    return hasattr(value, "_data")
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float, bool)) or type(value).__module__ == "numpy" and hasattr(value, "item")
+
+
+def accepts(kind: str, value, numbers_as_tensors: bool = False) -> bool:
+    """Whether ``value`` can be passed for a parameter of schema type ``kind``."""
+    if kind.endswith("?") and value is None:
+        return True
+    base = kind.rstrip("?")
+    if base == "Tensor":
+        return _is_tensor(value) or (numbers_as_tensors and _is_number(value))
+    if base == "Scalar":
+        return _is_number(value) or (_is_tensor(value) and value._data.ndim == 0 and False)
+    if base in ("Tensor[]", "Tensor?[]"):
+        return isinstance(value, (list, tuple)) and all(_is_tensor(v) or (v is None and base == "Tensor?[]")
+                                                        for v in value)
+    if base == "int":
+        return isinstance(value, int) and not isinstance(value, bool) or (_is_tensor(value) and value._data.ndim == 0
+                                                                           and not value._dtype.is_floating_point)
+    if base == "int[]":
+        return isinstance(value, int) or (isinstance(value, (list, tuple)) and all(isinstance(v, int) for v in value))
+    return True
+
+
+def bind(params, args, kwargs, numbers_as_tensors: bool = False):
+    """Match a call against ``(positional, kwarg_only)`` param specs; a dict of values or None."""
+    positional, kwarg_only = params
+    if len(args) > len(positional):
+        return None
+    values = {}
+    for (name, kind, has_default), value in zip(positional, args):
+        if not accepts(kind, value, numbers_as_tensors):
+            return None
+        values[name] = value
+    every = list(positional) + list(kwarg_only)
+    known = {name for name, _, _ in every}
+    for name, value in kwargs.items():
+        if name not in known or name in values:
+            return None
+        kind = next(k for n, k, _ in every if n == name)
+        if not accepts(kind, value, numbers_as_tensors):
+            return None
+        values[name] = value
+    for name, _, has_default in every:
+        if name not in values and not has_default:
+            return None
+    return values
+
+
+def overloaded(name: str, candidates):
+    """``ops.<name>``: the first overload whose parameters accept the arguments (C++ overloading)."""
+    def call(*args, **kwargs):
+        for fn, params in candidates:
+            values = bind(params, args, kwargs)
+            if values is not None:
+                return fn(**values)
+        raise TypeError(f"ops.{name}: no overload accepts these arguments")
+    call.__name__ = name
+    call.__qualname__ = name
+    return call

@@ -1,0 +1,35 @@
+"""``nn.Parameter``: a leaf tensor that modules register as trainable. Models ``torch/nn/parameter.py``."""
+
+from __future__ import annotations
+
+from .._tensor import Tensor
+from ..native.tensor_impl import init_tensor
+
+
+class Parameter(Tensor):
+    def __new__(cls, data=None, requires_grad: bool = True):
+        if data is None:
+            from .._C import empty
+
+            data = empty(0)
+        p = object.__new__(cls)
+        # a Parameter shares the data of the tensor it wraps, but starts a new graph as a leaf
+        init_tensor(p, data._data, data._dtype, data._device, version=data._version_counter)
+        p._is_param = True
+        if requires_grad:
+            p.requires_grad_(True)
+        return p
+
+    def __init__(self, data=None, requires_grad: bool = True) -> None:
+        pass
+
+    def __repr__(self) -> str:
+        return "Parameter containing:\n" + super().__repr__()
+
+    def __deepcopy__(self, memo):
+        result = Parameter(self.detach().clone(), self.requires_grad)
+        memo[id(self)] = result
+        return result
+
+    def __reduce_ex__(self, proto):
+        return (Parameter, (self.detach(), self.requires_grad))

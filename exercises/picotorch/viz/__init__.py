@@ -1,0 +1,28 @@
+"""Pictures of autograd graphs, drawn from outside: our own version of torchviz's ``make_dot``.
+
+Models what Python can observe of ``torch/csrc/autograd/function.h`` (``Node``: ``name()``,
+``next_functions`` as ``(node or None, input_nr)`` pairs from ``edge.h``, ``_sequence_nr()``)
+and ``functions/accumulate_grad.h`` (``AccumulateGrad.variable``). Duck-typed on ``grad_fn`` and
+``next_functions``, so the same call draws a real ``torch.Tensor`` and a picotorch tensor; nothing
+here imports torch or picotorch's internals. Every walk is iterative: graphs may be 10,000 deep.
+
+- ``draw_graph(*tensors, ...)`` -> ``graphviz.Digraph`` with stable ids (deterministic DOT source)
+- ``graph_text(*tensors, ...)`` -> the same graph as an indented text tree
+- ``show(*tensors, ...)`` -> a PNG for Jupyter, or the text tree when ``dot`` is missing
+- ``side_by_side(picotorch_tensor, torch_tensor, ...)`` -> both graphs in one row
+"""
+
+from ._dot import DEFAULT_MAX_NODES, draw_graph
+from ._notebook import PNG, SideBySide, show, side_by_side
+from ._text import GraphText, graph_text
+
+__all__ = [
+    "DEFAULT_MAX_NODES",
+    "PNG",
+    "GraphText",
+    "SideBySide",
+    "draw_graph",
+    "graph_text",
+    "show",
+    "side_by_side",
+]

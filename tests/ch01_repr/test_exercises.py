@@ -138,12 +138,12 @@ def test_suffixes_on_the_same_line():
 
 @pytest.mark.exercise("1.3")
 def test_suffix_wraps_at_linewidth():
-    body = "tensor([" + ", ".join(["1.0000"] * 7) + "]"  # 62 characters, counted as 64
-    suffix = "grad_fn=<MulBackward0>"  # 22 characters + ", " -> 88 > 80
+    body = "tensor([" + ", ".join(["1.0000"] * 7) + "]"  # 63 characters, counted as 65
+    suffix = "grad_fn=<MulBackward0>"  # 65 + 22 + len(", ") = 89 > 80
     assert ts._add_suffixes(body, [suffix], 7, False) == body + ",\n       " + suffix + ")"
-    with ts.printoptions(linewidth=88):
+    with ts.printoptions(linewidth=89):
         assert ts._add_suffixes(body, [suffix], 7, False) == body + ", " + suffix + ")"
-    with ts.printoptions(linewidth=87):
+    with ts.printoptions(linewidth=88):
         assert ts._add_suffixes(body, [suffix], 7, False) == body + ",\n       " + suffix + ")"
 
 

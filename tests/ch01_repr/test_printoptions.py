@@ -84,6 +84,8 @@ CALLS = st.fixed_dictionaries(
 @given(calls=st.lists(CALLS, min_size=1, max_size=5))
 def test_state_after_any_calls_matches_torch(calls):
     torch = pytest.importorskip("torch")
+    ts.set_printoptions(profile="default")
+    torch.set_printoptions(profile="default")
     try:
         for kwargs in calls:
             ts.set_printoptions(**kwargs)

@@ -1,9 +1,11 @@
 """``tensor[index]``: how an index expression becomes a chain of view ops.
 
-Models ``torch/csrc/autograd/python_variable_indexing.cpp`` (``THPVariable_getitem``): an integer
-becomes ``select``, a slice ``slice``, ``None`` ``unsqueeze``, ``...`` skips dimensions, and a tensor
-(or a list) switches to advanced indexing with ``index``. That is why ``x[0, 1]`` shows two
-``SelectBackward0`` nodes and ``x[idx]`` an ``IndexBackward0``.
+Models ``torch/csrc/autograd/python_variable_indexing.cpp`` (``THPVariable_getitem`` and
+``applySlicing``): an integer becomes ``select``, a slice ``slice``, ``None`` ``unsqueeze``, ``...``
+skips dimensions, and tensors (or lists) are collected for one advanced-indexing ``index`` call at the
+end. That is why ``x[0, 1]`` shows two ``SelectBackward0`` nodes and ``x[idx]`` an ``IndexBackward0``.
+A lone index takes a short path; in a tuple, full slices (``:``) are skipped, and if nothing at all
+was applied the result is an ``alias`` of the tensor (``x[...]`` shows ``AliasBackward0``).
 """
 
 from __future__ import annotations
@@ -11,66 +13,93 @@ from __future__ import annotations
 from ..native.dispatcher import ops
 
 
-def _count_dims(index) -> int:
-    return sum(1 for i in index if i is not None and i is not Ellipsis and not isinstance(i, bool))
-
-
 def getitem(self, index):
-    if not isinstance(index, tuple):
-        index = (index,)
-    if any(_is_advanced(i) for i in index):
-        return _advanced(self, index)
-    result, dim = self, 0
-    ellipsis_span = self.dim() - _count_dims(index)
-    if ellipsis_span < 0:
-        raise IndexError(f"too many indices for tensor of dimension {self.dim()}")
+    if isinstance(index, tuple):
+        return _apply_slicing(self, index)
+    if index is Ellipsis:
+        return ops.alias(self)
+    if index is None:
+        return ops.unsqueeze(self, 0)
+    if _is_integer(index):
+        return ops.select(self, 0, _as_int(index))
+    if isinstance(index, slice):
+        return _slice(self, 0, index, optimize=False)
+    return _apply_slicing(self, (index,))
+
+
+def _is_integer(item) -> bool:
+    if isinstance(item, bool):
+        return False
+    if isinstance(item, int):
+        return True
+    return hasattr(item, "_data") and item._data.ndim == 0 and not item._dtype.is_floating_point \
+        and item._dtype.name != "bool"
+
+
+def _as_int(item) -> int:
+    return int(item.item()) if hasattr(item, "_data") else int(item)
+
+
+def _count_dims(index) -> int:
+    count = 0
     for item in index:
-        result, dim = _apply_one(result, item, dim, ellipsis_span)
-    if result is self:
-        result = ops.slice(self, 0, 0, None, 1) if self.dim() else _alias(self)
-    return result
+        if item is None or item is Ellipsis or isinstance(item, bool):
+            continue
+        if hasattr(item, "_data") and item._dtype.name == "bool":
+            count += item._data.ndim
+        else:
+            count += 1
+    return count
 
 
-def _alias(self):
-    return ops.view(self, tuple(self.shape))
+def _apply_slicing(self, index):
+    """Apply ints, slices and None as views; gather tensor indices for one ``index`` call."""
+    specified = _count_dims(index)
+    if specified > self.dim():
+        raise IndexError(f"too many indices for tensor of dimension {self.dim()}")
+    result, dim, tensor_indices = self, 0, []
+    for item in index:
+        result, dim = _apply_item(result, item, dim, tensor_indices, self.dim() - specified)
+    if any(i is not None for i in tensor_indices):
+        while tensor_indices[-1] is None:
+            tensor_indices.pop()
+        return ops.index(result, tensor_indices)
+    return ops.alias(self) if result is self else result
 
 
-def _apply_one(result, item, dim, ellipsis_span):
+def _apply_item(result, item, dim, tensor_indices, ellipsis_span):
     if item is Ellipsis:
+        tensor_indices.extend([None] * ellipsis_span)
         return result, dim + ellipsis_span
     if item is None:
+        tensor_indices.append(None)
         return ops.unsqueeze(result, dim), dim + 1
-    if isinstance(item, bool):
-        raise NotImplementedError("picotorch does not index with Python bools")
-    if isinstance(item, int) or (hasattr(item, "__index__") and not hasattr(item, "_data")):
-        return ops.select(result, dim, int(item)), dim
+    if _is_integer(item):
+        return ops.select(result, dim, _as_int(item)), dim
     if isinstance(item, slice):
-        size = result.shape[dim]
-        start, stop, step = item.indices(size) if item.step is None or item.step > 0 else (0, 0, 1)
-        if item.step is not None and item.step <= 0:
-            raise ValueError("step must be greater than zero")
-        if (start, stop, step) == (0, size, 1):
-            return result, dim + 1
-        return ops.slice(result, dim, start, max(stop, start), step), dim + 1
+        tensor_indices.append(None)
+        return _slice(result, dim, item, optimize=True), dim + 1
+    if isinstance(item, (list, tuple)) or hasattr(item, "_data"):
+        tensor_indices.append(_as_index_tensor(item))
+        return result, dim + 1
     raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
                      "valid indices (got " + type(item).__name__ + ")")
 
 
-def _is_advanced(item) -> bool:
-    return hasattr(item, "_data") or isinstance(item, list)
-
-
-def _advanced(self, index):
+def _as_index_tensor(item):
+    if hasattr(item, "_data"):
+        return item
     from ._factories import tensor
 
-    indices = []
-    for item in index:
-        if isinstance(item, list):
-            item = tensor(item)
-        if hasattr(item, "_data"):
-            indices.append(item)
-        elif isinstance(item, slice) and item == slice(None):
-            indices.append(None)
-        else:
-            raise NotImplementedError("picotorch mixes tensor indices only with full slices (`:`)")
-    return ops.index(self, indices)
+    return tensor(item)
+
+
+def _slice(result, dim, item: slice, optimize: bool):
+    if item.step is not None and item.step <= 0:
+        raise ValueError("step must be greater than zero")
+    size = result.shape[dim]
+    start, stop, step = item.indices(size)
+    stop = max(stop, start)
+    if optimize and (start, stop, step) == (0, size, 1):
+        return result
+    return ops.slice(result, dim, start, stop, step)

@@ -30,6 +30,19 @@ def _wrap_numbers(values: dict, params) -> dict:
     return values
 
 
+def _pack_int_list(args, params, method: bool):
+    """``x.view(2, 3)``: a lone ``int[]`` parameter also takes the ints as separate arguments."""
+    positional = params[0]
+    first = 1 if method else 0
+    rest = args[first:]
+    required = [p for p in positional[first:] if not p[2]]
+    if len(rest) < 2 or len(required) != 1 or not required[0][1].startswith("int[]"):
+        return None
+    if positional[first] is not required[0] or not all(isinstance(a, int) for a in rest):
+        return None
+    return tuple(args[:first]) + (tuple(rest),)
+
+
 class PythonArgParser:
     def __init__(self, name: str, signatures, numbers_as_tensors: bool, method: bool) -> None:
         self.name = name
@@ -39,6 +52,11 @@ class PythonArgParser:
 
     def __call__(self, args, kwargs):
         for impl, _, params in self.signatures:
+            packed = _pack_int_list(args, params, self.method)
+            if packed is not None:
+                values = bind(params, packed, kwargs, self.numbers_as_tensors)
+                if values is not None:
+                    return impl(**values)
             values = bind(params, args, kwargs, self.numbers_as_tensors)
             if values is not None:
                 if self.numbers_as_tensors:

@@ -1043,6 +1043,19 @@ class UnsafeViewBackward0(Node):
         return node.self_sizes
 
 
+class AliasBackward0(Node):
+    """Backward of ``alias(Tensor(a) self) -> Tensor(a)``."""
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_any_output(0, 1):
+            grad_inputs[0] = grad
+        return grad_inputs
+
+
 class ExpandBackward0(Node):
     """Backward of ``expand(Tensor(a) self, int[] size, *, bool implicit=False) -> Tensor(a)``."""
 

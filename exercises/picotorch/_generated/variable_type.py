@@ -624,6 +624,18 @@ def _unsafe_view(self, size):
     return result
 
 
+def alias(self):
+    """``alias(Tensor(a) self) -> Tensor(a)``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.AliasBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("alias", device_of(self))(self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 def reshape(self, shape):
     """``reshape(Tensor(a) self, int[] shape) -> Tensor(a)``"""
     return composite.reshape(self, shape)
@@ -949,6 +961,78 @@ def ones_like(self, *, dtype=None, layout=None, device=None, pin_memory=None, me
     return result
 
 
+def eq_Scalar(self, other):
+    """``eq.Scalar(Tensor self, Scalar other) -> Tensor``"""
+    result = kernel_for("eq.Scalar", device_of(self))(self, other)
+    return result
+
+
+def eq_Tensor(self, other):
+    """``eq.Tensor(Tensor self, Tensor other) -> Tensor``"""
+    result = kernel_for("eq.Tensor", device_of(self, other))(self, other)
+    return result
+
+
+def ne_Scalar(self, other):
+    """``ne.Scalar(Tensor self, Scalar other) -> Tensor``"""
+    result = kernel_for("ne.Scalar", device_of(self))(self, other)
+    return result
+
+
+def ne_Tensor(self, other):
+    """``ne.Tensor(Tensor self, Tensor other) -> Tensor``"""
+    result = kernel_for("ne.Tensor", device_of(self, other))(self, other)
+    return result
+
+
+def lt_Scalar(self, other):
+    """``lt.Scalar(Tensor self, Scalar other) -> Tensor``"""
+    result = kernel_for("lt.Scalar", device_of(self))(self, other)
+    return result
+
+
+def lt_Tensor(self, other):
+    """``lt.Tensor(Tensor self, Tensor other) -> Tensor``"""
+    result = kernel_for("lt.Tensor", device_of(self, other))(self, other)
+    return result
+
+
+def le_Scalar(self, other):
+    """``le.Scalar(Tensor self, Scalar other) -> Tensor``"""
+    result = kernel_for("le.Scalar", device_of(self))(self, other)
+    return result
+
+
+def le_Tensor(self, other):
+    """``le.Tensor(Tensor self, Tensor other) -> Tensor``"""
+    result = kernel_for("le.Tensor", device_of(self, other))(self, other)
+    return result
+
+
+def gt_Scalar(self, other):
+    """``gt.Scalar(Tensor self, Scalar other) -> Tensor``"""
+    result = kernel_for("gt.Scalar", device_of(self))(self, other)
+    return result
+
+
+def gt_Tensor(self, other):
+    """``gt.Tensor(Tensor self, Tensor other) -> Tensor``"""
+    result = kernel_for("gt.Tensor", device_of(self, other))(self, other)
+    return result
+
+
+def ge_Scalar(self, other):
+    """``ge.Scalar(Tensor self, Scalar other) -> Tensor``"""
+    result = kernel_for("ge.Scalar", device_of(self))(self, other)
+    return result
+
+
+def ge_Tensor(self, other):
+    """``ge.Tensor(Tensor self, Tensor other) -> Tensor``"""
+    result = kernel_for("ge.Tensor", device_of(self, other))(self, other)
+    return result
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor", {"CPU": kernels.add, "CUDA": cuda.add_cuda})
 register_kernels("add_.Tensor", {"CPU": kernels.add_, "CUDA": kernels.add_})
@@ -988,6 +1072,7 @@ register_kernels("transpose.int", {"CPU": kernels.transpose, "CUDA": kernels.tra
 register_kernels("permute", {"CPU": kernels.permute, "CUDA": kernels.permute})
 register_kernels("view", {"CPU": kernels.view, "CUDA": kernels.view})
 register_kernels("_unsafe_view", {"CPU": kernels._unsafe_view, "CUDA": kernels._unsafe_view})
+register_kernels("alias", {"CPU": kernels.alias, "CUDA": kernels.alias})
 register_kernels("expand", {"CPU": kernels.expand, "CUDA": kernels.expand})
 register_kernels("unsqueeze", {"CPU": kernels.unsqueeze, "CUDA": kernels.unsqueeze})
 register_kernels("squeeze", {"CPU": kernels.squeeze, "CUDA": kernels.squeeze})
@@ -1009,6 +1094,18 @@ register_kernels("cat", {"CPU": kernels.cat, "CUDA": kernels.cat})
 register_kernels("zero_", {"CPU": kernels.zero_, "CUDA": kernels.zero_})
 register_kernels("zeros_like", {"CPU": kernels.zeros_like, "CUDA": kernels.zeros_like})
 register_kernels("ones_like", {"CPU": kernels.ones_like, "CUDA": kernels.ones_like})
+register_kernels("eq.Scalar", {"CPU": kernels.eq, "CUDA": kernels.eq})
+register_kernels("eq.Tensor", {"CPU": kernels.eq, "CUDA": kernels.eq})
+register_kernels("ne.Scalar", {"CPU": kernels.ne, "CUDA": kernels.ne})
+register_kernels("ne.Tensor", {"CPU": kernels.ne, "CUDA": kernels.ne})
+register_kernels("lt.Scalar", {"CPU": kernels.lt, "CUDA": kernels.lt})
+register_kernels("lt.Tensor", {"CPU": kernels.lt, "CUDA": kernels.lt})
+register_kernels("le.Scalar", {"CPU": kernels.le, "CUDA": kernels.le})
+register_kernels("le.Tensor", {"CPU": kernels.le, "CUDA": kernels.le})
+register_kernels("gt.Scalar", {"CPU": kernels.gt, "CUDA": kernels.gt})
+register_kernels("gt.Tensor", {"CPU": kernels.gt, "CUDA": kernels.gt})
+register_kernels("ge.Scalar", {"CPU": kernels.ge, "CUDA": kernels.ge})
+register_kernels("ge.Tensor", {"CPU": kernels.ge, "CUDA": kernels.ge})
 
 
 # ---- operators by name, choosing an overload by the arguments' types (ops.mul -> mul_Tensor)
@@ -1042,6 +1139,7 @@ register_op("transpose", overloaded("transpose", [(transpose_int, ((('self', 'Te
 register_op("permute", overloaded("permute", [(permute, ((('self', 'Tensor', False), ('dims', 'int[]', False),), ()))]))
 register_op("view", overloaded("view", [(view, ((('self', 'Tensor', False), ('size', 'int[]', False),), ()))]))
 register_op("_unsafe_view", overloaded("_unsafe_view", [(_unsafe_view, ((('self', 'Tensor', False), ('size', 'int[]', False),), ()))]))
+register_op("alias", overloaded("alias", [(alias, ((('self', 'Tensor', False),), ()))]))
 register_op("reshape", overloaded("reshape", [(reshape, ((('self', 'Tensor', False), ('shape', 'int[]', False),), ()))]))
 register_op("expand", overloaded("expand", [(expand, ((('self', 'Tensor', False), ('size', 'int[]', False),), (('implicit', 'any', True),)))]))
 register_op("expand_as", overloaded("expand_as", [(expand_as, ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()))]))
@@ -1061,3 +1159,9 @@ register_op("cat", overloaded("cat", [(cat, ((('tensors', 'Tensor[]', False), ('
 register_op("zero_", overloaded("zero_", [(zero_, ((('self', 'Tensor', False),), ()))]))
 register_op("zeros_like", overloaded("zeros_like", [(zeros_like, ((('self', 'Tensor', False),), (('dtype', 'any', True), ('layout', 'any', True), ('device', 'any', True), ('pin_memory', 'any', True), ('memory_format', 'any', True),)))]))
 register_op("ones_like", overloaded("ones_like", [(ones_like, ((('self', 'Tensor', False),), (('dtype', 'any', True), ('layout', 'any', True), ('device', 'any', True), ('pin_memory', 'any', True), ('memory_format', 'any', True),)))]))
+register_op("eq", overloaded("eq", [(eq_Scalar, ((('self', 'Tensor', False), ('other', 'Scalar', False),), ())), (eq_Tensor, ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()))]))
+register_op("ne", overloaded("ne", [(ne_Scalar, ((('self', 'Tensor', False), ('other', 'Scalar', False),), ())), (ne_Tensor, ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()))]))
+register_op("lt", overloaded("lt", [(lt_Scalar, ((('self', 'Tensor', False), ('other', 'Scalar', False),), ())), (lt_Tensor, ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()))]))
+register_op("le", overloaded("le", [(le_Scalar, ((('self', 'Tensor', False), ('other', 'Scalar', False),), ())), (le_Tensor, ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()))]))
+register_op("gt", overloaded("gt", [(gt_Scalar, ((('self', 'Tensor', False), ('other', 'Scalar', False),), ())), (gt_Tensor, ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()))]))
+register_op("ge", overloaded("ge", [(ge_Scalar, ((('self', 'Tensor', False), ('other', 'Scalar', False),), ())), (ge_Tensor, ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()))]))

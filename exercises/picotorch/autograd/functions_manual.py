@@ -9,6 +9,29 @@ from __future__ import annotations
 
 from ..native.dispatcher import ops
 
+__all__ = [  # what `from functions_manual import *` gives the generated nodes
+    "handle_r_to_c",
+    "maybe_multiply",
+    "mul_tensor_backward",
+    "div_tensor_self_backward",
+    "div_tensor_other_backward",
+    "pow_backward",
+    "pow_backward_self",
+    "pow_backward_exponent",
+    "mm_mat1_backward",
+    "mm_mat2_backward",
+    "sum_to",
+    "sum_backward",
+    "mean_backward",
+    "permute_backwards",
+    "unsqueeze_to",
+    "slice_backward_wrapper",
+    "index_backward",
+    "_to_copy_backward",
+    "cat_tensors_backward",
+    "stack_tensors_backward",
+]
+
 
 def _is_tensor(x) -> bool:
     return hasattr(x, "_data")

@@ -75,6 +75,11 @@ def _is_number(value) -> bool:
     return isinstance(value, (int, float, bool)) or type(value).__module__ == "numpy" and hasattr(value, "item")
 
 
+def _is_int(v) -> bool:
+    return (isinstance(v, int) and not isinstance(v, bool)) or (_is_tensor(v) and v._data.ndim == 0
+                                                                and not v._dtype.is_floating_point)
+
+
 def accepts(kind: str, value, numbers_as_tensors: bool = False) -> bool:
     """Whether ``value`` can be passed for a parameter of schema type ``kind``."""
     if kind.endswith("?") and value is None:
@@ -91,8 +96,19 @@ def accepts(kind: str, value, numbers_as_tensors: bool = False) -> bool:
         return isinstance(value, int) and not isinstance(value, bool) or (_is_tensor(value) and value._data.ndim == 0
                                                                            and not value._dtype.is_floating_point)
     if base == "int[]":
-        return isinstance(value, int) or (isinstance(value, (list, tuple)) and all(isinstance(v, int) for v in value))
+        return isinstance(value, int) or (isinstance(value, (list, tuple)) and all(_is_int(v) for v in value))
     return True
+
+
+def _normalize(kind: str, value):
+    """An ``int[]`` parameter given one int (or a 0-dim int tensor) receives a one-element tuple."""
+    if kind.startswith("int[]") and value is not None:
+        if isinstance(value, int):
+            return (value,)
+        return tuple(int(v) for v in value)
+    if kind.startswith("int") and _is_tensor(value):
+        return int(value.item())
+    return value
 
 
 def bind(params, args, kwargs, numbers_as_tensors: bool = False):
@@ -104,7 +120,7 @@ def bind(params, args, kwargs, numbers_as_tensors: bool = False):
     for (name, kind, has_default), value in zip(positional, args):
         if not accepts(kind, value, numbers_as_tensors):
             return None
-        values[name] = value
+        values[name] = _normalize(kind, value)
     every = list(positional) + list(kwarg_only)
     known = {name for name, _, _ in every}
     for name, value in kwargs.items():
@@ -113,7 +129,7 @@ def bind(params, args, kwargs, numbers_as_tensors: bool = False):
         kind = next(k for n, k, _ in every if n == name)
         if not accepts(kind, value, numbers_as_tensors):
             return None
-        values[name] = value
+        values[name] = _normalize(kind, value)
     for name, _, has_default in every:
         if name not in values and not has_default:
             return None

@@ -9,6 +9,7 @@ Kernels whose output is a view share the input's version counter and remember it
 
 from __future__ import annotations
 
+import builtins
 import math
 
 from ..c10 import scalar_type as st
@@ -235,6 +236,39 @@ def tanh_backward(grad_output, output):
     return wrap(grad_output, grad_output._data * (one - output._data * output._data))
 
 
+def _compare(self, other, fn):
+    other = as_operand(other, self)
+    dev = common_device(self, other)
+    dtype = result_type(self, other)
+    checks.broadcast_shapes(shape_of(self), shape_of(other))
+    xp = backend(dev).xp
+    return new_tensor(xp.asarray(fn(xp, cast(self, dtype, xp, dev), cast(other, dtype, xp, dev))), st.bool_, dev)
+
+
+def eq(self, other):
+    return _compare(self, other, lambda xp, a, b: xp.equal(a, b))
+
+
+def ne(self, other):
+    return _compare(self, other, lambda xp, a, b: xp.not_equal(a, b))
+
+
+def lt(self, other):
+    return _compare(self, other, lambda xp, a, b: xp.less(a, b))
+
+
+def le(self, other):
+    return _compare(self, other, lambda xp, a, b: xp.less_equal(a, b))
+
+
+def gt(self, other):
+    return _compare(self, other, lambda xp, a, b: xp.greater(a, b))
+
+
+def ge(self, other):
+    return _compare(self, other, lambda xp, a, b: xp.greater_equal(a, b))
+
+
 # ----------------------------------------------------------------------------- in place
 
 
@@ -399,6 +433,10 @@ def addmm(self, mat1, mat2, beta=1, alpha=1):
 # ----------------------------------------------------------------------------- views
 
 
+def alias(self):
+    return view_of(self, self._data)
+
+
 def t(self):
     ndim = self._data.ndim
     if ndim > 2:
@@ -535,13 +573,11 @@ def select(self, dim, index):
     size = self._data.shape[d]
     if not -size <= index < size:
         raise IndexError(f"index {index} is out of bounds for dimension {d} with size {size}")
-    key = (slice(None),) * d + (index,)
+    key = (builtins.slice(None),) * d + (index,)
     return view_of(self, self._data[key])
 
 
 def slice(self, dim=0, start=None, end=None, step=1):
-    import builtins
-
     d = checks.wrap_dim(dim, self._data.ndim)
     if step <= 0:
         raise RuntimeError("slice step must be positive")
@@ -556,8 +592,6 @@ def _zeros(like, shape, dtype=None):
 
 
 def select_backward(grad_output, input_sizes, dim, index):
-    import builtins
-
     data = _zeros(grad_output, input_sizes)
     d = checks.wrap_dim(dim, len(input_sizes))
     data[(builtins.slice(None),) * d + (index,)] = grad_output._data
@@ -565,8 +599,6 @@ def select_backward(grad_output, input_sizes, dim, index):
 
 
 def slice_backward(grad_output, input_sizes, dim, start, end, step):
-    import builtins
-
     data = _zeros(grad_output, input_sizes)
     d = checks.wrap_dim(dim, len(input_sizes))
     data[(builtins.slice(None),) * d + (builtins.slice(start, end, step),)] = grad_output._data
@@ -577,8 +609,6 @@ def slice_backward(grad_output, input_sizes, dim, start, end, step):
 
 
 def _index_key(indices):
-    import builtins
-
     return tuple(builtins.slice(None) if i is None else i._data for i in indices)
 
 

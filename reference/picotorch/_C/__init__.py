@@ -79,6 +79,9 @@ TensorBase.__mul__ = TensorBase.__rmul__ = _binary("mul")
 TensorBase.__truediv__ = _binary("div")
 TensorBase.__matmul__ = _binary("matmul")
 TensorBase.__neg__ = TensorBase.neg
+TensorBase.__eq__, TensorBase.__ne__ = _binary("eq"), _binary("ne")
+TensorBase.__lt__, TensorBase.__le__ = _binary("lt"), _binary("le")
+TensorBase.__gt__, TensorBase.__ge__ = _binary("gt"), _binary("ge")
 TensorBase.__getitem__ = _indexing.getitem
 
 

@@ -39,14 +39,34 @@ TORCH_FUNCTIONS = {
     'dot': [
         (vt.dot, 'dot(Tensor input, Tensor tensor)', ((('self', 'Tensor', False), ('tensor', 'Tensor', False),), ())),
     ],
+    'eq': [
+        (vt.eq_Tensor, 'eq(Tensor input, Tensor other)', ((('self', 'Tensor', False), ('other', 'Tensor', False),), ())),
+        (vt.eq_Scalar, 'eq(Tensor input, Scalar other)', ((('self', 'Tensor', False), ('other', 'Scalar', False),), ())),
+    ],
     'exp': [
         (vt.exp, 'exp(Tensor input)', ((('self', 'Tensor', False),), ())),
+    ],
+    'ge': [
+        (vt.ge_Tensor, 'ge(Tensor input, Tensor other)', ((('self', 'Tensor', False), ('other', 'Tensor', False),), ())),
+        (vt.ge_Scalar, 'ge(Tensor input, Scalar other)', ((('self', 'Tensor', False), ('other', 'Scalar', False),), ())),
+    ],
+    'gt': [
+        (vt.gt_Tensor, 'gt(Tensor input, Tensor other)', ((('self', 'Tensor', False), ('other', 'Tensor', False),), ())),
+        (vt.gt_Scalar, 'gt(Tensor input, Scalar other)', ((('self', 'Tensor', False), ('other', 'Scalar', False),), ())),
     ],
     'index': [
         (vt.index_Tensor, 'index(Tensor input, Tensor?[] indices)', ((('self', 'Tensor', False), ('indices', 'Tensor?[]', False),), ())),
     ],
+    'le': [
+        (vt.le_Tensor, 'le(Tensor input, Tensor other)', ((('self', 'Tensor', False), ('other', 'Tensor', False),), ())),
+        (vt.le_Scalar, 'le(Tensor input, Scalar other)', ((('self', 'Tensor', False), ('other', 'Scalar', False),), ())),
+    ],
     'log': [
         (vt.log, 'log(Tensor input)', ((('self', 'Tensor', False),), ())),
+    ],
+    'lt': [
+        (vt.lt_Tensor, 'lt(Tensor input, Tensor other)', ((('self', 'Tensor', False), ('other', 'Tensor', False),), ())),
+        (vt.lt_Scalar, 'lt(Tensor input, Scalar other)', ((('self', 'Tensor', False), ('other', 'Scalar', False),), ())),
     ],
     'matmul': [
         (vt.matmul, 'matmul(Tensor input, Tensor other)', ((('self', 'Tensor', False), ('other', 'Tensor', False),), ())),
@@ -63,6 +83,10 @@ TORCH_FUNCTIONS = {
     ],
     'mv': [
         (vt.mv, 'mv(Tensor input, Tensor vec)', ((('self', 'Tensor', False), ('vec', 'Tensor', False),), ())),
+    ],
+    'ne': [
+        (vt.ne_Tensor, 'ne(Tensor input, Tensor other)', ((('self', 'Tensor', False), ('other', 'Tensor', False),), ())),
+        (vt.ne_Scalar, 'ne(Tensor input, Scalar other)', ((('self', 'Tensor', False), ('other', 'Scalar', False),), ())),
     ],
     'neg': [
         (vt.neg, 'neg(Tensor input)', ((('self', 'Tensor', False),), ())),
@@ -157,6 +181,10 @@ TENSOR_METHODS = {
     'dot': [
         (vt.dot, 'dot(Tensor tensor)', ((('self', 'Tensor', False), ('tensor', 'Tensor', False),), ())),
     ],
+    'eq': [
+        (vt.eq_Tensor, 'eq(Tensor other)', ((('self', 'Tensor', False), ('other', 'Tensor', False),), ())),
+        (vt.eq_Scalar, 'eq(Scalar other)', ((('self', 'Tensor', False), ('other', 'Scalar', False),), ())),
+    ],
     'exp': [
         (vt.exp, 'exp()', ((('self', 'Tensor', False),), ())),
     ],
@@ -166,11 +194,27 @@ TENSOR_METHODS = {
     'expand_as': [
         (vt.expand_as, 'expand_as(Tensor other)', ((('self', 'Tensor', False), ('other', 'Tensor', False),), ())),
     ],
+    'ge': [
+        (vt.ge_Tensor, 'ge(Tensor other)', ((('self', 'Tensor', False), ('other', 'Tensor', False),), ())),
+        (vt.ge_Scalar, 'ge(Scalar other)', ((('self', 'Tensor', False), ('other', 'Scalar', False),), ())),
+    ],
+    'gt': [
+        (vt.gt_Tensor, 'gt(Tensor other)', ((('self', 'Tensor', False), ('other', 'Tensor', False),), ())),
+        (vt.gt_Scalar, 'gt(Scalar other)', ((('self', 'Tensor', False), ('other', 'Scalar', False),), ())),
+    ],
     'index': [
         (vt.index_Tensor, 'index(Tensor?[] indices)', ((('self', 'Tensor', False), ('indices', 'Tensor?[]', False),), ())),
     ],
+    'le': [
+        (vt.le_Tensor, 'le(Tensor other)', ((('self', 'Tensor', False), ('other', 'Tensor', False),), ())),
+        (vt.le_Scalar, 'le(Scalar other)', ((('self', 'Tensor', False), ('other', 'Scalar', False),), ())),
+    ],
     'log': [
         (vt.log, 'log()', ((('self', 'Tensor', False),), ())),
+    ],
+    'lt': [
+        (vt.lt_Tensor, 'lt(Tensor other)', ((('self', 'Tensor', False), ('other', 'Tensor', False),), ())),
+        (vt.lt_Scalar, 'lt(Scalar other)', ((('self', 'Tensor', False), ('other', 'Scalar', False),), ())),
     ],
     'matmul': [
         (vt.matmul, 'matmul(Tensor other)', ((('self', 'Tensor', False), ('other', 'Tensor', False),), ())),
@@ -190,6 +234,10 @@ TENSOR_METHODS = {
     ],
     'mv': [
         (vt.mv, 'mv(Tensor vec)', ((('self', 'Tensor', False), ('vec', 'Tensor', False),), ())),
+    ],
+    'ne': [
+        (vt.ne_Tensor, 'ne(Tensor other)', ((('self', 'Tensor', False), ('other', 'Tensor', False),), ())),
+        (vt.ne_Scalar, 'ne(Scalar other)', ((('self', 'Tensor', False), ('other', 'Scalar', False),), ())),
     ],
     'neg': [
         (vt.neg, 'neg()', ((('self', 'Tensor', False),), ())),

@@ -961,6 +961,78 @@ def ones_like(self, *, dtype=None, layout=None, device=None, pin_memory=None, me
     return result
 
 
+def eq_Scalar(self, other):
+    """``eq.Scalar(Tensor self, Scalar other) -> Tensor``"""
+    result = kernel_for("eq.Scalar", device_of(self))(self, other)
+    return result
+
+
+def eq_Tensor(self, other):
+    """``eq.Tensor(Tensor self, Tensor other) -> Tensor``"""
+    result = kernel_for("eq.Tensor", device_of(self, other))(self, other)
+    return result
+
+
+def ne_Scalar(self, other):
+    """``ne.Scalar(Tensor self, Scalar other) -> Tensor``"""
+    result = kernel_for("ne.Scalar", device_of(self))(self, other)
+    return result
+
+
+def ne_Tensor(self, other):
+    """``ne.Tensor(Tensor self, Tensor other) -> Tensor``"""
+    result = kernel_for("ne.Tensor", device_of(self, other))(self, other)
+    return result
+
+
+def lt_Scalar(self, other):
+    """``lt.Scalar(Tensor self, Scalar other) -> Tensor``"""
+    result = kernel_for("lt.Scalar", device_of(self))(self, other)
+    return result
+
+
+def lt_Tensor(self, other):
+    """``lt.Tensor(Tensor self, Tensor other) -> Tensor``"""
+    result = kernel_for("lt.Tensor", device_of(self, other))(self, other)
+    return result
+
+
+def le_Scalar(self, other):
+    """``le.Scalar(Tensor self, Scalar other) -> Tensor``"""
+    result = kernel_for("le.Scalar", device_of(self))(self, other)
+    return result
+
+
+def le_Tensor(self, other):
+    """``le.Tensor(Tensor self, Tensor other) -> Tensor``"""
+    result = kernel_for("le.Tensor", device_of(self, other))(self, other)
+    return result
+
+
+def gt_Scalar(self, other):
+    """``gt.Scalar(Tensor self, Scalar other) -> Tensor``"""
+    result = kernel_for("gt.Scalar", device_of(self))(self, other)
+    return result
+
+
+def gt_Tensor(self, other):
+    """``gt.Tensor(Tensor self, Tensor other) -> Tensor``"""
+    result = kernel_for("gt.Tensor", device_of(self, other))(self, other)
+    return result
+
+
+def ge_Scalar(self, other):
+    """``ge.Scalar(Tensor self, Scalar other) -> Tensor``"""
+    result = kernel_for("ge.Scalar", device_of(self))(self, other)
+    return result
+
+
+def ge_Tensor(self, other):
+    """``ge.Tensor(Tensor self, Tensor other) -> Tensor``"""
+    result = kernel_for("ge.Tensor", device_of(self, other))(self, other)
+    return result
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor", {"CPU": kernels.add, "CUDA": cuda.add_cuda})
 register_kernels("add_.Tensor", {"CPU": kernels.add_, "CUDA": kernels.add_})
@@ -1022,6 +1094,18 @@ register_kernels("cat", {"CPU": kernels.cat, "CUDA": kernels.cat})
 register_kernels("zero_", {"CPU": kernels.zero_, "CUDA": kernels.zero_})
 register_kernels("zeros_like", {"CPU": kernels.zeros_like, "CUDA": kernels.zeros_like})
 register_kernels("ones_like", {"CPU": kernels.ones_like, "CUDA": kernels.ones_like})
+register_kernels("eq.Scalar", {"CPU": kernels.eq, "CUDA": kernels.eq})
+register_kernels("eq.Tensor", {"CPU": kernels.eq, "CUDA": kernels.eq})
+register_kernels("ne.Scalar", {"CPU": kernels.ne, "CUDA": kernels.ne})
+register_kernels("ne.Tensor", {"CPU": kernels.ne, "CUDA": kernels.ne})
+register_kernels("lt.Scalar", {"CPU": kernels.lt, "CUDA": kernels.lt})
+register_kernels("lt.Tensor", {"CPU": kernels.lt, "CUDA": kernels.lt})
+register_kernels("le.Scalar", {"CPU": kernels.le, "CUDA": kernels.le})
+register_kernels("le.Tensor", {"CPU": kernels.le, "CUDA": kernels.le})
+register_kernels("gt.Scalar", {"CPU": kernels.gt, "CUDA": kernels.gt})
+register_kernels("gt.Tensor", {"CPU": kernels.gt, "CUDA": kernels.gt})
+register_kernels("ge.Scalar", {"CPU": kernels.ge, "CUDA": kernels.ge})
+register_kernels("ge.Tensor", {"CPU": kernels.ge, "CUDA": kernels.ge})
 
 
 # ---- operators by name, choosing an overload by the arguments' types (ops.mul -> mul_Tensor)
@@ -1075,3 +1159,9 @@ register_op("cat", overloaded("cat", [(cat, ((('tensors', 'Tensor[]', False), ('
 register_op("zero_", overloaded("zero_", [(zero_, ((('self', 'Tensor', False),), ()))]))
 register_op("zeros_like", overloaded("zeros_like", [(zeros_like, ((('self', 'Tensor', False),), (('dtype', 'any', True), ('layout', 'any', True), ('device', 'any', True), ('pin_memory', 'any', True), ('memory_format', 'any', True),)))]))
 register_op("ones_like", overloaded("ones_like", [(ones_like, ((('self', 'Tensor', False),), (('dtype', 'any', True), ('layout', 'any', True), ('device', 'any', True), ('pin_memory', 'any', True), ('memory_format', 'any', True),)))]))
+register_op("eq", overloaded("eq", [(eq_Scalar, ((('self', 'Tensor', False), ('other', 'Scalar', False),), ())), (eq_Tensor, ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()))]))
+register_op("ne", overloaded("ne", [(ne_Scalar, ((('self', 'Tensor', False), ('other', 'Scalar', False),), ())), (ne_Tensor, ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()))]))
+register_op("lt", overloaded("lt", [(lt_Scalar, ((('self', 'Tensor', False), ('other', 'Scalar', False),), ())), (lt_Tensor, ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()))]))
+register_op("le", overloaded("le", [(le_Scalar, ((('self', 'Tensor', False), ('other', 'Scalar', False),), ())), (le_Tensor, ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()))]))
+register_op("gt", overloaded("gt", [(gt_Scalar, ((('self', 'Tensor', False), ('other', 'Scalar', False),), ())), (gt_Tensor, ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()))]))
+register_op("ge", overloaded("ge", [(ge_Scalar, ((('self', 'Tensor', False), ('other', 'Scalar', False),), ())), (ge_Tensor, ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()))]))

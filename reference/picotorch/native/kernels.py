@@ -236,6 +236,39 @@ def tanh_backward(grad_output, output):
     return wrap(grad_output, grad_output._data * (one - output._data * output._data))
 
 
+def _compare(self, other, fn):
+    other = as_operand(other, self)
+    dev = common_device(self, other)
+    dtype = result_type(self, other)
+    checks.broadcast_shapes(shape_of(self), shape_of(other))
+    xp = backend(dev).xp
+    return new_tensor(xp.asarray(fn(xp, cast(self, dtype, xp, dev), cast(other, dtype, xp, dev))), st.bool_, dev)
+
+
+def eq(self, other):
+    return _compare(self, other, lambda xp, a, b: xp.equal(a, b))
+
+
+def ne(self, other):
+    return _compare(self, other, lambda xp, a, b: xp.not_equal(a, b))
+
+
+def lt(self, other):
+    return _compare(self, other, lambda xp, a, b: xp.less(a, b))
+
+
+def le(self, other):
+    return _compare(self, other, lambda xp, a, b: xp.less_equal(a, b))
+
+
+def gt(self, other):
+    return _compare(self, other, lambda xp, a, b: xp.greater(a, b))
+
+
+def ge(self, other):
+    return _compare(self, other, lambda xp, a, b: xp.greater_equal(a, b))
+
+
 # ----------------------------------------------------------------------------- in place
 
 

@@ -21,6 +21,9 @@ def getitem(self, index):
     if index is None:
         return ops.unsqueeze(self, 0)
     if _is_integer(index):
+        if self.dim() == 0:
+            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                             "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
         return ops.select(self, 0, _as_int(index))
     if isinstance(index, slice):
         return _slice(self, 0, index, optimize=False)

@@ -109,7 +109,7 @@ class TensorBase:
                                "computed variable in a subgraph that doesn't require differentiation use "
                                "var_no_grad = var.detach().")
         if requires_grad and not (self._dtype.is_floating_point or self._dtype.is_complex):
-            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
         if self._grad_fn is None:
             self._requires_grad = bool(requires_grad)
         return self

@@ -107,14 +107,15 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     edges = [_output_edge(t, accumulate=False) for t in inputs]
     result = get_default_engine().execute(roots, grads, retain_graph, create_graph, accumulate_grad=False,
                                           outputs=edges)
-    return tuple(_finish_grad(g, t, allow_unused, materialize_grads) for g, t in zip(result, inputs))
+    return tuple(_finish_grad(i, g, t, allow_unused, materialize_grads)
+                 for i, (g, t) in enumerate(zip(result, inputs)))
 
 
-def _finish_grad(g, t, allow_unused: bool, materialize: bool):
+def _finish_grad(i: int, g, t, allow_unused: bool, materialize: bool):
     if g is not None:
         return g
     if not allow_unused:
-        raise RuntimeError("One of the differentiated Tensors appears to not have been used in the graph. "
+        raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the graph. "
                            "Set allow_unused=True if this is the desired behavior.")
     if materialize:
         from ..native.dispatcher import ops

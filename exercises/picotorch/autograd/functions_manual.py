@@ -112,18 +112,10 @@ def mm_mat2_backward(grad, mat1):
 
 def sum_to(grad, shape):
     """Sum ``grad`` down to ``shape`` (undoing broadcasting), as ``at::sum_to`` does."""
-    shape = tuple(shape)
-    grad_shape = tuple(grad.shape)
-    if grad_shape == shape:
-        return grad
-    lead = len(grad_shape) - len(shape)
-    dims = list(range(lead))
-    dims += [lead + i for i, s in enumerate(shape) if s == 1 and grad_shape[lead + i] != 1]
-    if dims:
-        grad = ops.sum(grad, dims, True)
-    if lead > 0 or tuple(grad.shape) != shape:
-        grad = ops.view(grad, shape)
-    return grad
+    # Worked example: a (3, 1) tensor broadcast to (2, 3, 4) gets a (2, 3, 4) gradient; summing over
+    # dim 0 (a leading dim the tensor did not have) and dim 2 (where it had size 1, keepdim) gives
+    # (1, 3, 1), and a view makes it (3, 1). Use ops.sum(grad, dims, True) and ops.view(grad, shape).
+    raise NotImplementedError("Exercise 0.2: sum grad over the broadcast dimensions so that it has exactly `shape`")
 
 
 def sum_backward(grad, sizes, dims, keepdim):

@@ -18,16 +18,10 @@ def wrap_dim(dim: int, ndim: int) -> int:
 
 def broadcast_shapes(a: tuple, b: tuple) -> tuple:
     """The shape two operands broadcast to, or PyTorch's error naming the first clash."""
-    ndim = max(len(a), len(b))
-    out = []
-    for i in range(ndim):
-        size_a = a[len(a) - ndim + i] if len(a) - ndim + i >= 0 else 1
-        size_b = b[len(b) - ndim + i] if len(b) - ndim + i >= 0 else 1
-        if size_a != size_b and size_a != 1 and size_b != 1:
-            raise RuntimeError(f"The size of tensor a ({size_a}) must match the size of tensor b "
-                               f"({size_b}) at non-singleton dimension {i}")
-        out.append(size_b if size_a == 1 else size_a)
-    return tuple(out)
+    # Worked example of the rule: (2, 1, 4) and (3, 1) line up from the right as
+    #   2 1 4
+    #     3 1   ->  (2, 3, 4): a missing size counts as 1, and a 1 stretches to the other size.
+    raise NotImplementedError("Exercise 0.1: return the broadcast shape of a and b, or raise PyTorch's error for the first clash")
 
 
 def check_same_device(*tensors) -> None:

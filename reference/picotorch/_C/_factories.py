@@ -43,6 +43,8 @@ def _check_sizes(name: str, shape) -> None:
 
 
 def _finish(data_np: np.ndarray, dtype, device, requires_grad: bool):
+    if requires_grad and not (dtype.is_floating_point or dtype.is_complex):
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
     dev = Device(device) if device is not None else Device("cpu")
     target = backend(dev)
     data = target.xp.asarray(data_np, device=target.array_device(dev.index))

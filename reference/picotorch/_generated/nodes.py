@@ -33,14 +33,6 @@ class AddBackward0(Node):
         return grad_inputs
 
     @property
-    def _saved_self_scalar_type(node):
-        return node.self_scalar_type
-
-    @property
-    def _saved_other_scalar_type(node):
-        return node.other_scalar_type
-
-    @property
     def _saved_alpha(node):
         return node.alpha
 
@@ -59,10 +51,6 @@ class AddBackward1(Node):
             self_scalar_type = node.self_scalar_type
             grad_inputs[0] = handle_r_to_c(self_scalar_type, grad)
         return grad_inputs
-
-    @property
-    def _saved_self_scalar_type(node):
-        return node.self_scalar_type
 
 
 class SubBackward0(Node):
@@ -87,14 +75,6 @@ class SubBackward0(Node):
         return grad_inputs
 
     @property
-    def _saved_self_scalar_type(node):
-        return node.self_scalar_type
-
-    @property
-    def _saved_other_scalar_type(node):
-        return node.other_scalar_type
-
-    @property
     def _saved_alpha(node):
         return node.alpha
 
@@ -113,10 +93,6 @@ class SubBackward1(Node):
             self_scalar_type = node.self_scalar_type
             grad_inputs[0] = handle_r_to_c(self_scalar_type, grad)
         return grad_inputs
-
-    @property
-    def _saved_self_scalar_type(node):
-        return node.self_scalar_type
 
 
 class RsubBackward0(Node):
@@ -141,14 +117,6 @@ class RsubBackward0(Node):
         return grad_inputs
 
     @property
-    def _saved_self_scalar_type(node):
-        return node.self_scalar_type
-
-    @property
-    def _saved_other_scalar_type(node):
-        return node.other_scalar_type
-
-    @property
     def _saved_alpha(node):
         return node.alpha
 
@@ -169,10 +137,6 @@ class RsubBackward1(Node):
             alpha = node.alpha
             grad_inputs[0] = handle_r_to_c(self_scalar_type, maybe_multiply(ops.neg(grad), alpha))
         return grad_inputs
-
-    @property
-    def _saved_self_scalar_type(node):
-        return node.self_scalar_type
 
     @property
     def _saved_alpha(node):
@@ -213,16 +177,8 @@ class MulBackward0(Node):
         return None if node.self_ is None else node.self_.unpack(node)
 
     @property
-    def _saved_self_scalar_type(node):
-        return node.self_scalar_type
-
-    @property
     def _saved_other(node):
         return None if node.other_ is None else node.other_.unpack(node)
-
-    @property
-    def _saved_other_scalar_type(node):
-        return node.other_scalar_type
 
 
 class MulBackward1(Node):
@@ -241,10 +197,6 @@ class MulBackward1(Node):
             other = node.other
             grad_inputs[0] = mul_tensor_backward(grad, other, self_scalar_type)
         return grad_inputs
-
-    @property
-    def _saved_self_scalar_type(node):
-        return node.self_scalar_type
 
     @property
     def _saved_other(node):
@@ -284,10 +236,6 @@ class DivBackward0(Node):
         return None if node.self_ is None else node.self_.unpack(node)
 
     @property
-    def _saved_self_scalar_type(node):
-        return node.self_scalar_type
-
-    @property
     def _saved_other(node):
         return None if node.other_ is None else node.other_.unpack(node)
 
@@ -308,10 +256,6 @@ class DivBackward1(Node):
             other = node.other
             grad_inputs[0] = div_tensor_self_backward(grad, other, self_scalar_type)
         return grad_inputs
-
-    @property
-    def _saved_self_scalar_type(node):
-        return node.self_scalar_type
 
     @property
     def _saved_other(node):
@@ -1400,10 +1344,6 @@ class IndexBackward0(Node):
         return grad_inputs
 
     @property
-    def _saved_self_options(node):
-        return node.self_options
-
-    @property
     def _saved_self_sym_sizes(node):
         return node.self_sizes
 
@@ -1439,10 +1379,6 @@ class ToCopyBackward0(Node):
             self_options = node.self_options
             grad_inputs[0] = _to_copy_backward(grad, self_options)
         return grad_inputs
-
-    @property
-    def _saved_self_options(node):
-        return node.self_options
 
 
 class StackBackward0(Node):

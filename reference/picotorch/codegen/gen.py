@@ -291,6 +291,8 @@ def _saved_attr_name(name: str) -> str:
 def _gen_saved_properties(saved: list[Saved]) -> list[str]:
     lines = []
     for s in saved:
+        if s.name.endswith(("_scalar_type", "_options")):
+            continue  # PyTorch does not expose ScalarType / TensorOptions members to Python
         lines.append("    @property")
         lines.append(f"    def {_saved_attr_name(s.name)}(node):")
         if s.kind in ("tensor", "output"):

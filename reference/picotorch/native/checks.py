@@ -18,6 +18,10 @@ def wrap_dim(dim: int, ndim: int) -> int:
 
 def broadcast_shapes(a: tuple, b: tuple) -> tuple:
     """The shape two operands broadcast to, or PyTorch's error naming the first clash."""
+    # Worked example of the rule: (2, 1, 4) and (3, 1) line up from the right as
+    #   2 1 4
+    #     3 1   ->  (2, 3, 4): a missing size counts as 1, and a 1 stretches to the other size.
+    # BEGIN SOLUTION 0.1: return the broadcast shape of a and b, or raise PyTorch's error for the first clash
     ndim = max(len(a), len(b))
     out = []
     for i in range(ndim):
@@ -28,6 +32,7 @@ def broadcast_shapes(a: tuple, b: tuple) -> tuple:
                                f"({size_b}) at non-singleton dimension {i}")
         out.append(size_b if size_a == 1 else size_a)
     return tuple(out)
+    # END SOLUTION
 
 
 def check_same_device(*tensors) -> None:

@@ -16,7 +16,7 @@ from ..c10 import scalar_type as st
 from ..c10.device import device as Device
 from ..c10.size import Size
 from ..native import checks
-from ..native.device import to_numpy
+from ..native.device import normalize, to_numpy
 from ..native.dispatcher import ops
 
 NON_LEAF_GRAD_WARNING = (
@@ -307,4 +307,4 @@ def _parse_to(args, kwargs):
             continue
         else:
             raise TypeError(f"to() received an invalid combination of arguments - got ({type(a).__name__}, )")
-    return dtype, (Device(device) if device is not None else None), copy
+    return dtype, (normalize(device) if device is not None else None), copy

@@ -1,0 +1,88 @@
+"""Device handling without a GPU: the ``cuda`` device type backed by ``array_api_strict``'s devices.
+
+``array_api_strict`` allows only what the Array API standard allows and keeps arrays of different
+devices apart, so every op of the op table that runs here is portable to CuPy, and device mismatches
+surface exactly where PyTorch reports them.
+"""
+
+import numpy as np
+import pytest
+
+import picotorch
+
+xps = pytest.importorskip("array_api_strict")
+
+from picotorch.native.device import use_backend  # noqa: E402
+
+from op_cases import CASES, _graph  # noqa: E402
+
+STRICT_SKIP = {"index", "index_mask"}  # integer-array indexing is outside the Array API standard
+
+
+@pytest.fixture
+def fake_cuda():
+    with use_backend("cuda", xps, [xps.Device("device1"), xps.Device("device2")]):
+        yield
+
+
+def _run_on(device, name):
+    arrays, fn = CASES[name]
+    leaves = [picotorch.tensor(a, dtype=picotorch.float64, device=device, requires_grad=True) for a in arrays]
+    out = fn(picotorch, *leaves)
+    out.backward(picotorch.ones_like(out))
+    return leaves, out
+
+
+@pytest.mark.parametrize("name", sorted(set(CASES) - STRICT_SKIP))
+def test_op_runs_on_another_device_like_on_cpu(fake_cuda, name):
+    cpu_leaves, cpu_out = _run_on("cpu", name)
+    dev_leaves, dev_out = _run_on("cuda", name)
+    assert str(dev_out.device) == "cuda:0"
+    assert _graph(dev_out) == _graph(cpu_out)
+    np.testing.assert_allclose(dev_out.detach().cpu().numpy(), cpu_out.detach().numpy(), rtol=1e-12)
+    for d, c in zip(dev_leaves, cpu_leaves):
+        assert str(d.grad.device) == "cuda:0"
+        np.testing.assert_allclose(d.grad.cpu().numpy(), c.grad.numpy(), rtol=1e-12, atol=1e-15)
+
+
+def test_cuda_copy_is_not_a_leaf_and_grad_flows_back_to_cpu(fake_cuda):
+    x = picotorch.ones(2, 3, requires_grad=True)
+    y = x.cuda()
+    assert y.grad_fn.name() == "ToCopyBackward0" and not y.is_leaf
+    assert repr(y).endswith("device='cuda:0', grad_fn=<ToCopyBackward0>)")
+    (y * 3).sum().backward()
+    assert x.grad.device.type == "cpu" and x.grad.tolist() == [[3.0] * 3] * 2
+
+
+def test_module_cuda_keeps_parameters_leaves(fake_cuda):
+    lin = picotorch.nn.Linear(3, 2).cuda()
+    assert lin.weight.is_leaf and str(lin.weight.device) == "cuda:0"
+    lin(picotorch.ones(4, 3, device="cuda")).sum().backward()
+    assert str(lin.weight.grad.device) == "cuda:0"
+
+
+def test_mixed_devices_raise_like_pytorch(fake_cuda):
+    a = picotorch.ones(2, device="cuda:0")
+    b = picotorch.ones(2, device="cuda:1")
+    with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device, but found at least "
+                                           "two devices, cuda:0 and cuda:1!"):
+        a + b
+    with pytest.raises(RuntimeError, match="cuda:0 and cpu!"):
+        a * picotorch.ones(2)
+
+
+def test_cpu_scalars_mix_with_any_device(fake_cuda):
+    a = picotorch.ones(2, device="cuda")
+    assert str((a + picotorch.tensor(2.0)).device) == "cuda:0"
+    assert str((a * 2).device) == "cuda:0"
+
+
+def test_numpy_of_a_cuda_tensor_is_refused(fake_cuda):
+    with pytest.raises(TypeError, match="can't convert cuda:0 device type tensor to numpy"):
+        picotorch.ones(2, device="cuda").numpy()
+
+
+def test_without_a_gpu_cuda_tensors_raise_and_is_available_is_false():
+    assert picotorch.cuda.is_available() is False
+    with pytest.raises((AssertionError, RuntimeError)):
+        picotorch.ones(2, device="cuda")

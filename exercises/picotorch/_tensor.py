@@ -8,7 +8,7 @@ Python — ``__repr__`` (via ``_tensor_str``), ``backward``, ``register_hook``,
 from __future__ import annotations
 
 from . import _C, _tensor_str
-from .autograd.hooks import RemovableHandle
+from .autograd.hooks import RemovableHandle, new_hooks_dict
 from .native.dispatcher import ops
 
 
@@ -23,28 +23,28 @@ class Tensor(_C.TensorBase):
         autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def register_hook(self, hook) -> RemovableHandle:
-        """Run ``hook(grad)`` when this tensor's gradient is computed; it may return a new gradient."""
+        """Run ``hook(grad)`` each time this tensor's gradient is computed; it may return a new one.
+
+        The hooks live in ``self._backward_hooks``; the first registration hands that dict to the
+        tensor's ``grad_fn`` (``Node._register_hook_dict``), so they run as that node's tensor pre
+        hooks (NOTE [Hooks ordering]). A leaf keeps them itself: its AccumulateGrad reads them.
+        """
         if not self.requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        if self._hooks is None:
-            self._hooks = {}
-            if self._grad_fn is not None:
-                self._register_hook_dict()
-        return RemovableHandle.add(self._hooks, hook)
-
-    def _register_hook_dict(self) -> None:
-        from .autograd.hooks import TensorPreHook
-
-        self._grad_fn._tensor_pre_hooks[id(self._hooks)] = TensorPreHook(self._hooks, self._output_nr)
+        if self._backward_hooks is None:
+            self._backward_hooks = new_hooks_dict()
+            if self.grad_fn is not None:
+                self.grad_fn._register_hook_dict(self)
+        return RemovableHandle.add(self._backward_hooks, hook)
 
     def register_post_accumulate_grad_hook(self, hook) -> RemovableHandle:
-        """Run ``hook(tensor)`` after the gradient has been accumulated into this leaf's ``.grad``."""
+        """Run ``hook(tensor)`` after a gradient has been accumulated into this leaf's ``.grad``."""
         if not self.requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        if self._grad_fn is not None:
+        if self.grad_fn is not None:
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
         if self._post_accumulate_grad_hooks is None:
-            self._post_accumulate_grad_hooks = {}
+            self._post_accumulate_grad_hooks = new_hooks_dict()
         return RemovableHandle.add(self._post_accumulate_grad_hooks, hook)
 
     def __rsub__(self, other):

@@ -66,6 +66,8 @@ def test_gradients_match_finite_differences(name):
     upstream = RNG.standard_normal(tuple(out.shape))
     out.backward(picotorch.tensor(upstream, dtype=out.dtype))
     for i, leaf in enumerate(leaves):
+        if leaf.grad is None:  # an input only compared, never differentiated (where's condition)
+            continue
         numerical = _numerical_grad(name, i, upstream)
         np.testing.assert_allclose(leaf.grad.numpy(), numerical, rtol=1e-5, atol=1e-6)
 

@@ -16,12 +16,24 @@ from .._generated import python_bindings
 from ..autograd.engine import get_default_engine
 from ..autograd.grad_mode import is_grad_enabled
 from ..c10 import scalar_type as _st
-from ..c10.device import device
-from ..c10.scalar_type import (
-    bool_ as bool, dtype, float16, float32, float64, get_default_dtype, int8, int16, int32, int64,
-    set_default_dtype, uint8,
+
+# dtypes, devices and sizes live in c10 (the bottom layer); _C re-exports them, as torch._C does
+from ..c10.device import device  # noqa: F401
+from ..c10.scalar_type import bool_ as bool  # noqa: F401
+from ..c10.scalar_type import (  # noqa: F401
+    dtype,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    int8,
+    int16,
+    int32,
+    int64,
+    set_default_dtype,
+    uint8,
 )
-from ..c10.size import Size
+from ..c10.size import Size  # noqa: F401
 from ..native import tensor_impl as _tensor_impl
 from . import _factories, _indexing
 from ._tensor_base import TensorBase

@@ -14,7 +14,7 @@ import numpy as np
 from ..c10 import scalar_type as st
 from ..c10.device import device as Device
 from ..c10.size import Size
-from ..native.device import backend
+from ..native.device import backend, normalize
 from ..native.kernels import xp_dtype
 from ..native.tensor_impl import new_tensor
 
@@ -45,7 +45,7 @@ def _check_sizes(name: str, shape) -> None:
 def _finish(data_np: np.ndarray, dtype, device, requires_grad: bool):
     if requires_grad and not (dtype.is_floating_point or dtype.is_complex):
         raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
-    dev = Device(device) if device is not None else Device("cpu")
+    dev = normalize(device) if device is not None else Device("cpu")
     target = backend(dev)
     data = target.xp.asarray(data_np, device=target.array_device(dev.index))
     t = new_tensor(data, dtype, dev)

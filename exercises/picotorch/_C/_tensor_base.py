@@ -16,15 +16,21 @@ from ..c10 import scalar_type as st
 from ..c10.device import device as Device
 from ..c10.size import Size
 from ..native import checks
-from ..native.device import to_numpy
+from ..native.device import normalize, to_numpy
 from ..native.dispatcher import ops
 
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute won't be "
     "populated during autograd.backward(). If you indeed want the .grad field to be populated for a non-leaf "
     "Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor by mistake, make sure "
-    "you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 for more informations. "
-    "(Triggered internally at /pytorch/build/aten/src/ATen/core/TensorBody.h:497.)")
+    "you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 for more information. "
+    "(Triggered internally at /__w/pytorch/pytorch/build/aten/src/ATen/core/TensorBody.h:493.)")
+
+# caffe2::TypeMeta names (C++ type names), which some autograd errors print instead of ScalarType names.
+_TYPE_META_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+                    "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+                    "uint8": "unsigned char", "bool": "bool", "complex64": "c10::complex<float>",
+                    "complex128": "c10::complex<double>"}
 
 
 class TensorBase:
@@ -94,28 +100,37 @@ class TensorBase:
     def _version(self) -> int:
         return self._version_counter.version
 
-    # ---- autograd
+    # ---- autograd (python_variable.cpp: THPVariable_get_* / THPVariable_set_*)
     @property
     def requires_grad(self) -> bool:
         return autograd_meta.requires_grad(self)
 
     @requires_grad.setter
     def requires_grad(self, value) -> None:
-        self.requires_grad_(value)
+        if not isinstance(value, bool):
+            raise RuntimeError("requires_grad must be a bool")
+        if self._grad_fn is not None:
+            raise RuntimeError(_requires_grad_leaf_error(value))
+        if value and not _is_differentiable(self._dtype):
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        self._requires_grad = value
 
     def requires_grad_(self, requires_grad: bool = True):
+        """``THPVariable_requires_grad_``: in place, returns self; only leaves may turn it off."""
+        if not isinstance(requires_grad, bool):
+            raise TypeError(f"requires_grad_(): argument 'requires_grad' (position 1) must be bool, not "
+                            f"{type(requires_grad).__name__}")
         if self._grad_fn is not None and not requires_grad:
-            raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to use a "
-                               "computed variable in a subgraph that doesn't require differentiation use "
-                               "var_no_grad = var.detach().")
-        if requires_grad and not (self._dtype.is_floating_point or self._dtype.is_complex):
+            raise RuntimeError(_requires_grad_leaf_error(requires_grad))
+        if requires_grad and not _is_differentiable(self._dtype):
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         if self._grad_fn is None:
-            self._requires_grad = bool(requires_grad)
+            self._requires_grad = requires_grad
         return self
 
     @property
     def is_leaf(self) -> bool:
+        """True for every tensor that does not require grad, and for those the user created."""
         return self._grad_fn is None
 
     @property
@@ -125,6 +140,15 @@ class TensorBase:
     @property
     def output_nr(self) -> int:
         return self._output_nr
+
+    @property
+    def _backward_hooks(self):
+        """The tensor's hooks (an OrderedDict, or None before the first ``register_hook``)."""
+        return self._hooks
+
+    @_backward_hooks.setter
+    def _backward_hooks(self, value) -> None:
+        self._hooks = value
 
     @property
     def grad(self):
@@ -138,6 +162,10 @@ class TensorBase:
             _check_grad_assignment(self, value)
         self._grad = value
 
+    @grad.deleter
+    def grad(self) -> None:
+        self._grad = None
+
     @property
     def retains_grad(self) -> bool:
         return self._retains_grad
@@ -147,20 +175,28 @@ class TensorBase:
 
     @property
     def data(self):
-        return self.detach_shallow(keep_requires_grad=False)
+        """The same storage without autograd history and with a fresh version counter.
+
+        Unlike ``detach()``, changes made through ``.data`` are invisible to the version checks of
+        saved tensors (the historical escape hatch from before tensors and Variables merged).
+        """
+        return self.detach_shallow(keep_requires_grad=False, share_version=False)
 
     @data.setter
     def data(self, value) -> None:
+        if not hasattr(value, "_data"):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
         self._data, self._dtype, self._device = value._data, value._dtype, value._device
 
     def detach(self):
-        """A tensor sharing data and version counter, cut from the graph."""
+        """A new leaf sharing data and version counter, cut from the graph (``requires_grad=False``)."""
         return self.detach_shallow(keep_requires_grad=False)
 
-    def detach_shallow(self, keep_requires_grad: bool):
+    def detach_shallow(self, keep_requires_grad: bool, share_version: bool = True):
         from ..native.tensor_impl import new_tensor
 
-        return new_tensor(self._data, self._dtype, self._device, version=self._version_counter)
+        version = self._version_counter if share_version else None
+        return new_tensor(self._data, self._dtype, self._device, version=version)
 
     def detach_(self):
         if self._base is not None:
@@ -207,7 +243,7 @@ class TensorBase:
     def __bool__(self) -> bool:
         n = self.numel()
         if n != 1:
-            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
         return bool(self.item())
 
     def __float__(self) -> float:
@@ -280,16 +316,48 @@ def _contiguous_strides(shape, itemsize: int) -> tuple:
     return tuple(reversed(strides))
 
 
+def _requires_grad_leaf_error(requires_grad: bool) -> str:
+    message = "you can only change requires_grad flags of leaf variables."
+    if not requires_grad:
+        message += (" If you want to use a computed variable in a subgraph that doesn't require "
+                    "differentiation use var_no_grad = var.detach().")
+    return message
+
+
+def _is_differentiable(dtype) -> bool:
+    return dtype.is_floating_point or dtype.is_complex
+
+
 def _check_grad_assignment(self, value) -> None:
+    """``THPVariable_set_grad``: a gradient must be a tensor like its variable."""
     if not hasattr(value, "_data"):
         raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
                         f"{type(value).__name__}")
+    if value is self:
+        raise RuntimeError("can't assign Variable as its own grad")
     if value._dtype is not self._dtype:
-        raise RuntimeError("assigned grad has data of a different type")
+        raise RuntimeError(
+            f"attempting to assign a gradient with dtype '{_TYPE_META_NAMES[value._dtype.name]}' to a tensor "
+            f"with grad_dtype '{self._dtype.c10_name}'. The gradient must match the tensor's grad_dtype "
+            "(defaults to the tensor's dtype). You can set the tensor's grad_dtype attribute with a specific "
+            "dtype, or None to allow any dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor "
+            "and its gradient may break downstream systems that assume they match.")
+    if value._device.type != self._device.type:
+        raise RuntimeError(f"attempting to assign a gradient with device type '{value._device.type}' to a "
+                           f"tensor with device type '{self._device.type}'. Please ensure that the gradient "
+                           "and the tensor are on the same device")
     if value._device != self._device:
-        raise RuntimeError("assigned grad has data located on a different device")
+        raise RuntimeError(f"attempting to assign a gradient located on device with index "
+                           f"'{value._device.index or 0}' to a tensor located on device with index "
+                           f"'{self._device.index or 0}'. Please ensure that the gradient and the tensor are "
+                           "on the same device")
     if tuple(value._data.shape) != tuple(self._data.shape):
-        raise RuntimeError("assigned grad has data of a different size")
+        raise RuntimeError(f"attempting to assign a gradient of size '{_sizes(value)}' to a tensor of size "
+                           f"'{_sizes(self)}'. Please ensure that the gradient and the tensor are the same size")
+
+
+def _sizes(t) -> str:
+    return "[" + ", ".join(str(int(n)) for n in t._data.shape) + "]"
 
 
 def _parse_to(args, kwargs):
@@ -307,4 +375,4 @@ def _parse_to(args, kwargs):
             continue
         else:
             raise TypeError(f"to() received an invalid combination of arguments - got ({type(a).__name__}, )")
-    return dtype, (Device(device) if device is not None else None), copy
+    return dtype, (normalize(device) if device is not None else None), copy

@@ -1439,6 +1439,33 @@ class CatBackward0(Node):
         return node.dim
 
 
+class WhereBackward0(Node):
+    """Backward of ``where.self(Tensor condition, Tensor self, Tensor other) -> Tensor``."""
+
+    condition_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_any_output(0, 1):
+            condition = node.condition_.unpack(node)
+            grad_inputs[0] = ops.where(condition, grad, ops.zeros_like(grad))
+        if node.should_compute_any_output(1, 1):
+            condition = node.condition_.unpack(node)
+            grad_inputs[1] = ops.where(condition, ops.zeros_like(grad), grad)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.condition_ is not None:
+            node.condition_.reset_data()
+
+    @property
+    def _saved_condition(node):
+        return None if node.condition_ is None else node.condition_.unpack(node)
+
+
 class ZeroBackward0(Node):
     """Backward of ``zero_(Tensor(a!) self) -> Tensor(a!)``."""
 

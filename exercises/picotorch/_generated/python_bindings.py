@@ -151,6 +151,9 @@ TORCH_FUNCTIONS = {
     'unsqueeze': [
         (vt.unsqueeze, 'unsqueeze(Tensor input, int dim)', ((('self', 'Tensor', False), ('dim', 'int', False),), ())),
     ],
+    'where': [
+        (vt.where_self, 'where(Tensor condition, Tensor input, Tensor other)', ((('condition', 'Tensor', False), ('self', 'Tensor', False), ('other', 'Tensor', False),), ())),
+    ],
     'zero_': [
         (vt.zero_, 'zero_(Tensor input)', ((('self', 'Tensor', False),), ())),
     ],
@@ -295,6 +298,9 @@ TENSOR_METHODS = {
     ],
     'view': [
         (vt.view, 'view(int[] size)', ((('self', 'Tensor', False), ('size', 'int[]', False),), ())),
+    ],
+    'where': [
+        (vt.where_self, 'where(Tensor condition, Tensor other)', ((('condition', 'Tensor', False), ('self', 'Tensor', False), ('other', 'Tensor', False),), ())),
     ],
     'zero_': [
         (vt.zero_, 'zero_()', ((('self', 'Tensor', False),), ())),

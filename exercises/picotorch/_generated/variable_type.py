@@ -935,6 +935,20 @@ def cat(tensors, dim=0):
     return result
 
 
+def where_self(condition, self, other):
+    """``where.self(Tensor condition, Tensor self, Tensor other) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = nodes.WhereBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, other))
+        if grad_fn.should_compute_any_output(1, 1) or grad_fn.should_compute_any_output(0, 1):
+            grad_fn.condition_ = SavedVariable(condition)
+    result = kernel_for("where.self", device_of(condition, self, other))(condition, self, other)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 def zero_(self):
     """``zero_(Tensor(a!) self) -> Tensor(a!)``"""
     check_inplace(self)
@@ -1091,6 +1105,7 @@ register_kernels("clone", {"CPU": kernels.clone, "CUDA": kernels.clone})
 register_kernels("_to_copy", {"CPU": kernels._to_copy, "CUDA": kernels._to_copy})
 register_kernels("stack", {"CPU": kernels.stack, "CUDA": kernels.stack})
 register_kernels("cat", {"CPU": kernels.cat, "CUDA": kernels.cat})
+register_kernels("where.self", {"CPU": kernels.where, "CUDA": kernels.where})
 register_kernels("zero_", {"CPU": kernels.zero_, "CUDA": kernels.zero_})
 register_kernels("zeros_like", {"CPU": kernels.zeros_like, "CUDA": kernels.zeros_like})
 register_kernels("ones_like", {"CPU": kernels.ones_like, "CUDA": kernels.ones_like})
@@ -1156,6 +1171,7 @@ register_op("clone", overloaded("clone", [(clone, ((('self', 'Tensor', False),),
 register_op("_to_copy", overloaded("_to_copy", [(_to_copy, ((('self', 'Tensor', False),), (('dtype', 'any', True), ('layout', 'any', True), ('device', 'any', True), ('pin_memory', 'any', True), ('non_blocking', 'any', True), ('memory_format', 'any', True),)))]))
 register_op("stack", overloaded("stack", [(stack, ((('tensors', 'Tensor[]', False), ('dim', 'int', True),), ()))]))
 register_op("cat", overloaded("cat", [(cat, ((('tensors', 'Tensor[]', False), ('dim', 'int', True),), ()))]))
+register_op("where", overloaded("where", [(where_self, ((('condition', 'Tensor', False), ('self', 'Tensor', False), ('other', 'Tensor', False),), ()))]))
 register_op("zero_", overloaded("zero_", [(zero_, ((('self', 'Tensor', False),), ()))]))
 register_op("zeros_like", overloaded("zeros_like", [(zeros_like, ((('self', 'Tensor', False),), (('dtype', 'any', True), ('layout', 'any', True), ('device', 'any', True), ('pin_memory', 'any', True), ('memory_format', 'any', True),)))]))
 register_op("ones_like", overloaded("ones_like", [(ones_like, ((('self', 'Tensor', False),), (('dtype', 'any', True), ('layout', 'any', True), ('device', 'any', True), ('pin_memory', 'any', True), ('memory_format', 'any', True),)))]))

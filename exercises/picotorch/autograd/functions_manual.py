@@ -7,6 +7,8 @@ through the dispatcher (``ops.<name>``), so that backward is itself differentiab
 
 from __future__ import annotations
 
+import math
+
 from ..native.dispatcher import ops
 
 __all__ = [  # what `from functions_manual import *` gives the generated nodes
@@ -65,41 +67,20 @@ def pow_backward(grad, self, exponent):
 
 
 def pow_backward_self(grad, self, exponent):
-    from ..native.kernels import wrap
-
-    xp_zero_mask = exponent._data == 0
-    out = ops.mul(grad, ops.mul(exponent, ops.pow(self, ops.sub(exponent, 1))))
-    if bool(xp_zero_mask.any()):
-        keep = wrap(out, ~xp_zero_mask if xp_zero_mask.ndim else ~xp_zero_mask, None)
-        out = ops.mul(out, ops._to_copy(keep, dtype=out.dtype))
-    return out
+    """d(self ** e)/dself = e * self ** (e - 1), defined as 0 where e == 0."""
+    slope = ops.mul(grad, ops.mul(exponent, ops.pow(self, ops.sub(exponent, 1))))
+    return ops.where(ops.eq(exponent, 0.0), ops.zeros_like(slope), slope)
 
 
 def pow_backward_exponent(grad, self, exponent, result):
-    """d(b ** e)/de = b ** e * log(b) (0 where b == 0 and e >= 0, as PyTorch defines it)."""
-    base = self if _is_tensor(self) else _scalar_like(self, exponent)
-    log_base = ops.log(base)
-    out = ops.mul(grad, ops.mul(result, log_base))
-    return _zero_where_base_zero(out, base, exponent)
-
-
-def _scalar_like(value, like):
-    from ..native.kernels import wrap
-
-    return wrap(like, like._data * 0 + value, like._dtype if like.dtype.is_floating_point else None)
-
-
-def _zero_where_base_zero(out, base, exponent):
-    from ..native.kernels import wrap
-
-    mask = (base._data == 0) & (exponent._data >= 0)
-    if not bool(mask.any()):
-        return out
-    keep = wrap(out, ~mask, None)
-    from ..c10 import scalar_type as st
-
-    keep._dtype = st.bool_
-    return ops.mul(out, ops._to_copy(keep, dtype=out.dtype))
+    """d(b ** e)/de = b ** e * log(b), defined as 0 where b == 0 and e >= 0."""
+    if not _is_tensor(self):
+        if self == 0:
+            return ops.where(ops.ge(exponent, 0), ops.zeros_like(grad), ops.mul(grad, ops.mul(result, -math.inf)))
+        return ops.mul(grad, ops.mul(result, math.log(self)))
+    slope = ops.mul(grad, ops.mul(result, ops.log(self)))
+    at_zero = ops.mul(ops.eq(self, 0), ops.ge(exponent, 0))
+    return ops.where(at_zero, ops.zeros_like(slope), slope)
 
 
 def mm_mat1_backward(grad, mat2):

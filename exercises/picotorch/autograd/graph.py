@@ -10,9 +10,10 @@ the gradients of the op's outputs and returns the gradients of its inputs, which
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from typing import NamedTuple
 
-from .hooks import RemovableHandle
+from .hooks import RemovableHandle, TensorPreHook, new_hooks_dict
 
 UINT64_MAX = 2**64 - 1
 _thread_state = threading.local()
@@ -34,6 +35,16 @@ def _next_sequence_nr() -> int:
 
 def _peek_sequence_nr() -> int:
     return getattr(_thread_state, "sequence_nr", 0)
+
+
+def _as_uint64(value: int) -> int:
+    """What pybind11 accepts for a ``uint64_t`` argument (and the errors it gives)."""
+    value = int(value)
+    if value < 0:
+        raise OverflowError("can't convert negative int to unsigned")
+    if value > UINT64_MAX:
+        raise OverflowError("int too big to convert")
+    return value
 
 
 class Edge(NamedTuple):
@@ -70,6 +81,12 @@ class Node:
     """
 
     _is_accumulate_grad = False
+    # Hook containers are created on first use: most nodes never get a hook.
+    _tensor_pre_hooks: list | None = None  # TensorPreHook per tensor that called register_hook
+    _retains_grad_hooks: dict | None = None  # output_nr -> the retains-grad hook of that output
+    _pre_hooks: OrderedDict | None = None  # Node.register_prehook
+    _post_hooks: OrderedDict | None = None  # Node.register_hook
+    _metadata: dict | None = None
 
     def __init__(self, next_edges=(), sequence_nr: int | None = None) -> None:
         self._sequence_nr_value = _next_sequence_nr() if sequence_nr is None else sequence_nr
@@ -77,12 +94,8 @@ class Node:
         self._has_parent = False
         self.next_edges: list[Edge] = []
         self.input_metadata: list[InputMetadata] = []
-        self._tensor_pre_hooks: dict = {}
-        self._retains_grad_hooks: dict = {}
-        self._pre_hooks: dict = {}
-        self._post_hooks: dict = {}
-        self._metadata: dict | None = None
-        self.set_next_edges(next_edges)
+        if next_edges:
+            self.set_next_edges(next_edges)
 
     # ---- the graph
     def set_next_edges(self, edges) -> None:
@@ -99,14 +112,15 @@ class Node:
             raise RuntimeError("Cannot update a node's topological_nr after it already has a parent. "
                                "If we allow this, we can no longer guarantee that a parent's topo_nr is "
                                "always greater than those of all its children")
-        if edge.function is not None:
-            child = edge.function.topological_nr
-            if self._topological_nr <= child:
-                self._topological_nr = child + 1
+        raise NotImplementedError("Exercise 2.3: make this node's topological_nr one more than the child's, if not already larger")
 
     @property
     def topological_nr(self) -> int:
         self._has_parent = True
+        return self._topological_nr
+
+    def _topological_nr_value(self) -> int:
+        """The number without marking the node as a parent (for drawings)."""
         return self._topological_nr
 
     def add_input_metadata(self, tensor) -> int:
@@ -133,7 +147,12 @@ class Node:
 
     @property
     def next_functions(self) -> tuple:
-        return tuple((e.function, e.input_nr) for e in self.next_edges)
+        """What Python sees of ``next_edges``: a tuple of ``(node or None, input_nr)`` pairs.
+
+        Worked example, the same idea one level down: ``Edge.is_valid`` says whether an edge leads
+        somewhere; ``should_compute_output(i)`` asks it of edge ``i``.
+        """
+        raise NotImplementedError("Exercise 2.1: return one (function, input_nr) tuple per next edge, in order")
 
     @property
     def metadata(self) -> dict:
@@ -145,30 +164,50 @@ class Node:
         return self._sequence_nr_value
 
     def _set_sequence_nr(self, sequence_nr: int) -> None:
-        self._sequence_nr_value = int(sequence_nr)
-
-    def _topological_nr_value(self) -> int:
-        return self._topological_nr
+        """Move this node earlier or later among ready nodes (PyTorch PR 114120): a uint64_t."""
+        self._sequence_nr_value = _as_uint64(sequence_nr)
 
     def register_hook(self, fn) -> RemovableHandle:
         """A post hook: ``fn(grad_inputs, grad_outputs)`` after the node ran; may return new grad_inputs."""
+        if self._post_hooks is None:
+            self._post_hooks = new_hooks_dict()
         return RemovableHandle.add(self._post_hooks, fn)
 
     def register_prehook(self, fn) -> RemovableHandle:
         """A pre hook: ``fn(grad_outputs)`` before the node runs; may return new grad_outputs."""
+        if self._pre_hooks is None:
+            self._pre_hooks = new_hooks_dict()
         return RemovableHandle.add(self._pre_hooks, fn)
 
+    def _register_hook_dict(self, tensor) -> None:
+        """Attach ``tensor``'s hooks dict (``Tensor.register_hook``) to this node, for its output_nr."""
+        self.add_tensor_pre_hook(TensorPreHook(tensor._backward_hooks, tensor._output_nr))
+
+    # ---- hooks, as the engine sees them (function.h)
+    def add_tensor_pre_hook(self, hook) -> None:
+        if self._tensor_pre_hooks is None:
+            self._tensor_pre_hooks = []
+        self._tensor_pre_hooks.append(hook)
+
+    def add_retains_grad_hook(self, hook, output_nr: int) -> None:
+        if self._retains_grad_hooks is None:
+            self._retains_grad_hooks = {}
+        self._retains_grad_hooks[output_nr] = hook
+
+    def pop_retains_grad_hook(self, output_nr: int):
+        return self._retains_grad_hooks.pop(output_nr)
+
     def tensor_pre_hooks(self) -> list:
-        return list(self._tensor_pre_hooks.values())
+        return self._tensor_pre_hooks or []
 
     def retains_grad_hooks(self) -> list:
-        return list(self._retains_grad_hooks.values())
+        return list(self._retains_grad_hooks.values()) if self._retains_grad_hooks else []
 
-    def pre_hooks(self) -> list:
-        return list(self._pre_hooks.values())
+    def pre_hooks(self) -> OrderedDict | None:
+        return self._pre_hooks
 
-    def post_hooks(self) -> list:
-        return list(self._post_hooks.values())
+    def post_hooks(self) -> OrderedDict | None:
+        return self._post_hooks
 
     # ---- running
     def __call__(self, grads):
@@ -181,7 +220,7 @@ class Node:
         """Free saved tensors after backward (unless ``retain_graph``)."""
 
     def __repr__(self) -> str:
-        return f"<{self.name()} object at {hex(id(self))}>"
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
 
 
 class GraphRoot(Node):

@@ -9,9 +9,11 @@ object (see ``native/tensor_impl.py``): ``_requires_grad``, ``_grad_fn``, ``_out
 
 from __future__ import annotations
 
+import re
 import weakref
 
 from .graph import Edge
+from .hooks import legacy_type_string
 
 
 def requires_grad(t) -> bool:
@@ -33,16 +35,17 @@ def grad_accumulator(t):
         raise RuntimeError("grad_accumulator() should be only called on leaf Variables")
     if not t._requires_grad:
         return None
-    node = t._grad_accumulator() if t._grad_accumulator is not None else None
-    if node is None:
-        from .accumulate_grad import AccumulateGrad
+    from .accumulate_grad import AccumulateGrad
 
-        node = AccumulateGrad(t)
-        t._grad_accumulator = weakref.ref(node)
-    return node
+    raise NotImplementedError("Exercise 2.2: return the live cached AccumulateGrad, or create one and cache it weakly")
 
 
 def try_get_grad_accumulator(t):
+    """The cached AccumulateGrad if someone still holds it, else None (worked example for 2.2).
+
+    ``t._grad_accumulator`` is None (never created) or a ``weakref.ref``; calling a weak reference
+    returns the object, or None once it has been garbage collected.
+    """
     return t._grad_accumulator() if t._grad_accumulator is not None else None
 
 
@@ -76,19 +79,32 @@ def set_history(t, grad_fn) -> None:
 
 
 def rebase_history(t, grad_fn) -> None:
-    """After an in-place op: ``t`` now comes out of ``grad_fn``; old tensor hooks stay with the old node."""
-    if t._hooks is not None and not t._retains_grad:
-        t._hooks = None
+    """After an in-place op ``t`` comes out of ``grad_fn``: move what must follow the tensor.
+
+    ``update_tensor_hooks_on_new_gradfn`` in variable.cpp: hooks registered before the in-place op
+    stay with the old node (they see the gradient of the old value); the tensor starts a fresh hooks
+    dict for the new node. The retains-grad hook is the exception: it moves to the new node, so
+    ``.grad`` is the gradient of the tensor's current value.
+    """
+    old_fn, old_output_nr = t._grad_fn, t._output_nr
     set_history(t, grad_fn)
-    if t._retains_grad:
-        t._retains_grad = False
-        retain_grad(t)
+    t._backward_hooks = None
+    if t._retains_grad and old_fn is not None:
+        hook = old_fn.pop_retains_grad_hook(old_output_nr)
+        hook.index = t._output_nr
+        grad_fn.add_retains_grad_hook(hook, t._output_nr)
 
 
 def check_inplace(t) -> None:
+    """``check_inplace`` in VariableTypeUtils.h: a leaf (or a view of one) must not be modified in place."""
     from .grad_mode import is_grad_enabled
 
-    if is_grad_enabled() and t._grad_fn is None and t._requires_grad:
+    if not is_grad_enabled() or not requires_grad(t):
+        return
+    base = t._base
+    if base is not None and t._grad_fn is not None and base._grad_fn is None:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+    if t._grad_fn is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
 
 
@@ -97,30 +113,32 @@ def bump_version(t) -> None:
 
 
 def retain_grad(t) -> None:
-    """Install the retains-grad hook on a non-leaf (``VariableHooks::retain_grad``)."""
+    """``VariableHooks::retain_grad``: install the retains-grad hook on a non-leaf (no-op on a leaf)."""
     if not requires_grad(t):
         raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
     if t._grad_fn is None or t._retains_grad:
         return
-    node, index = t._grad_fn, t._output_nr
-    ref = weakref.ref(t)
-
-    def retains_grad_hook(grads):
-        owner = ref()
-        if owner is not None and grads[index] is not None:
-            owner._grad = _accumulate_retained(owner._grad, grads[index])
-        return grads
-
-    node._retains_grad_hooks[index] = retains_grad_hook
+    t._grad_fn.add_retains_grad_hook(_RetainsGradHook(t, t._output_nr), t._output_nr)
     t._retains_grad = True
 
 
-def _accumulate_retained(old, new):
-    from ..native.dispatcher import ops
+class _RetainsGradHook:
+    """Copies the gradient flowing into output ``index`` of a node into the tensor's ``.grad``.
 
-    if old is None:
-        return ops.clone(new).detach()
-    return ops.add(old, new).detach()
+    Holds the tensor weakly (a node must not keep its output alive). Runs under the engine's grad
+    mode, so with ``create_graph=True`` the copy is recorded (``CloneBackward0``, ``AddBackward0``).
+    """
+
+    def __init__(self, tensor, index: int) -> None:
+        self.owner = weakref.ref(tensor)
+        self.index = index
+
+    def __call__(self, grads: list) -> list:
+        from ..native.dispatcher import ops
+
+        owner, grad = self.owner(), grads[self.index]
+        raise NotImplementedError("Exercise 3.4: if the tensor is alive and grad is not None: .grad = clone(grad), or .grad + grad")
+        return grads
 
 
 # ----------------------------------------------------------------------------- saved tensors
@@ -135,67 +153,78 @@ ERR_BACKWARD_TWICE = (
 class SavedVariable:
     """A tensor a backward formula needs, with the version it had when it was saved.
 
-    Saving an output (``is_output``) must not keep the output's own grad_fn alive (a cycle), so we
-    keep the data and rebuild the link to the node when unpacking, as PyTorch does.
+    ``saved_variable.cpp``: an input (or a leaf) is kept as the tensor itself; an output is kept
+    as its bare data (``tensor_data``: same storage and version counter, no autograd metadata),
+    because keeping the output itself would make the node own the tensor that owns the node. On
+    unpack the link to the node is rebuilt from ``saved_for``, the node doing the unpacking.
     """
 
-    __slots__ = ("data", "saved_version", "was_default", "is_output", "is_leaf", "requires_grad",
-                 "grad_fn_ref", "output_nr", "released", "weak_grad_fn", "_grad_accumulator")
+    __slots__ = ("data", "saved_version", "was_default", "is_output", "is_leaf", "saved_original",
+                 "output_nr", "requires_grad", "grad_accumulator")
 
     def __init__(self, tensor, is_output: bool = False) -> None:
-        self.released = False
         self.was_default = tensor is None
         if tensor is None:
+            self.data = None
             return
-        self.is_output = is_output
         self.saved_version = tensor._version_counter.version
+        self.is_leaf = tensor._grad_fn is None
+        self.is_output = is_output
+        self.saved_original = not is_output or self.is_leaf
         self.output_nr = tensor._output_nr
         self.requires_grad = requires_grad(tensor)
-        self.is_leaf = tensor._grad_fn is None
-        # An output's grad_fn is the node saving it: keep only the data and rebuild on unpack.
-        self.data = tensor if not is_output else _shallow_detached(tensor)
-        self.grad_fn_ref = None if is_output else tensor._grad_fn
+        self.grad_accumulator = None
+        if self.saved_original:
+            self.data = tensor
+            return
+        self.data = tensor_data(tensor)
 
-    def unpack(self, grad_fn=None):
+    def unpack(self, saved_for=None):
         if self.was_default:
             return None
-        if self.released:
+        if self.data is None:
             raise RuntimeError(ERR_BACKWARD_TWICE)
-        current = self.data._version_counter.version
-        if current != self.saved_version:
-            raise RuntimeError(self._version_message(current, grad_fn))
-        if not self.is_output:
+        grad_fn = self.data._grad_fn if self.saved_original else None
+        if not self.is_leaf and grad_fn is None:
+            if saved_for is None:
+                raise RuntimeError(ERR_DETACHED_IN_PLACE)
+            grad_fn = saved_for
+        raise NotImplementedError("Exercise 2.4: raise RuntimeError(version_error(...)) if the data was modified in place since saving")
+        if self.saved_original:
             return self.data
-        if not self.requires_grad:
+        if grad_fn is None and not self.requires_grad:
             return self.data
-        out = _shallow_detached(self.data)
-        out._grad_fn = grad_fn
-        out._output_nr = self.output_nr
+        out = tensor_data(self.data)
+        out._grad_fn, out._output_nr = grad_fn, self.output_nr
         return out
 
-    def _version_message(self, current: int, grad_fn) -> str:
-        t = self.data
-        desc = f"[torch.{_legacy_type(t)} [{', '.join(str(s) for s in t._data.shape)}]]"
-        node = grad_fn if self.is_output else self.grad_fn_ref
-        where = f", which is output {self.output_nr} of {node.name()}," if node is not None else ""
-        return (f"one of the variables needed for gradient computation has been modified by an inplace "
-                f"operation: {desc}{where} is at version {current}; expected version "
-                f"{self.saved_version} instead. Hint: enable anomaly detection to find the operation "
-                "that failed to compute its gradient, with torch.autograd.set_detect_anomaly(True).")
-
     def reset_data(self) -> None:
-        self.released = True
+        """Free the tensor once the node has run (unless ``retain_graph``)."""
         self.data = None
-        self.grad_fn_ref = None
 
 
-def _legacy_type(t) -> str:
-    prefix = "cuda." if t._device.type == "cuda" else ""
-    return f"{prefix}{t._dtype.c10_name}Tensor"
+ERR_DETACHED_IN_PLACE = (
+    "Trying to use a saved tensor that has been detached in-place, i.e. with .detach_().This is not "
+    "supported, please use out-of-place `.detach()` instead")
 
 
-def _shallow_detached(t):
+def version_error(data, current: int, expected: int, output_nr: int, grad_fn) -> str:
+    """The in-place error: which tensor, which node produced it (named after its forward op)."""
+    sizes = ", ".join(str(int(n)) for n in data._data.shape)
+    where = f", which is output {output_nr} of {forward_name(grad_fn)}," if grad_fn is not None else ""
+    return ("one of the variables needed for gradient computation has been modified by an inplace "
+            f"operation: [{legacy_type_string(data)} [{sizes}]]{where} is at version {current}; expected "
+            f"version {expected} instead. Hint: enable anomaly detection to find the operation that "
+            "failed to compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
+
+
+def forward_name(node) -> str:
+    """``MulBackward0`` -> ``Mul``: PyTorch names the forward op in this message (PR 180383)."""
+    return re.sub(r"Backward\d*$", "", node.name())
+
+
+def tensor_data(t):
+    """``Tensor::tensor_data()``: the same data and version counter, with no autograd history."""
     from ..native.tensor_impl import new_tensor
 
-    out = new_tensor(t._data, t._dtype, t._device, version=t._version_counter)
-    return out
+    return new_tensor(t._data, t._dtype, t._device, version=t._version_counter)

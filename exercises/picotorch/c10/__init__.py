@@ -6,8 +6,18 @@ vocabulary that every other layer speaks. It sits below everything and imports n
 
 from .device import device
 from .scalar_type import (
-    bool_, dtype, float16, float32, float64, int8, int16, int32, int64, uint8,
-    get_default_dtype, set_default_dtype,
+    bool_,
+    dtype,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    int8,
+    int16,
+    int32,
+    int64,
+    set_default_dtype,
+    uint8,
 )
 from .size import Size
 

@@ -31,6 +31,14 @@ class Backend:
 _BACKENDS: dict[str, Backend] = {"cpu": Backend(np_xp, None)}
 
 
+def normalize(dev) -> device:
+    """``cuda`` means the current CUDA device (``cuda:0`` here): a tensor always has an index there."""
+    dev = device(dev)
+    if dev.type != "cpu" and dev.index is None:
+        return device(dev.type, 0)
+    return dev
+
+
 def backend(dev: device) -> Backend:
     """The backend of a device, raising what PyTorch raises when the device type is unusable."""
     found = _BACKENDS.get(dev.type)

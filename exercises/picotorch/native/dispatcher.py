@@ -117,7 +117,7 @@ def bind(params, args, kwargs, numbers_as_tensors: bool = False):
     if len(args) > len(positional):
         return None
     values = {}
-    for (name, kind, has_default), value in zip(positional, args):
+    for (name, kind, _), value in zip(positional, args):
         if not accepts(kind, value, numbers_as_tensors):
             return None
         values[name] = _normalize(kind, value)
@@ -130,8 +130,8 @@ def bind(params, args, kwargs, numbers_as_tensors: bool = False):
         if not accepts(kind, value, numbers_as_tensors):
             return None
         values[name] = _normalize(kind, value)
-    for name, _, has_default in every:
-        if name not in values and not has_default:
+    for name, _, optional in every:
+        if name not in values and not optional:
             return None
     return values
 

@@ -15,7 +15,7 @@ import math
 from ..c10 import scalar_type as st
 from ..c10.device import device as Device
 from . import checks
-from .device import backend, to_numpy
+from .device import backend, normalize, to_numpy
 from .tensor_impl import new_tensor
 
 # ----------------------------------------------------------------------------- helpers
@@ -110,8 +110,13 @@ def _check_alpha(dtype, alpha) -> None:
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
 
 
+def const(xp, value, like):
+    """A scalar as an array of ``like``'s dtype on ``like``'s device (arrays of two devices never mix)."""
+    return xp.asarray(value, dtype=like.dtype, device=like.device)
+
+
 def _scaled(xp, b, alpha, dtype):
-    return b if alpha == 1 else xp.multiply(b, xp.asarray(alpha, dtype=xp_dtype(xp, dtype)))
+    return b if alpha == 1 else xp.multiply(b, const(xp, alpha, b))
 
 
 def add(self, other, alpha=1):
@@ -199,12 +204,12 @@ def log(self):
 
 
 def reciprocal(self):
-    return _unary_float(self, lambda xp, a: xp.divide(xp.asarray(1, dtype=a.dtype), a))
+    return _unary_float(self, lambda xp, a: xp.divide(const(xp, 1, a), a))
 
 
 def sigmoid(self):
-    return _unary_float(self, lambda xp, a: xp.divide(xp.asarray(1, dtype=a.dtype),
-                                                      xp.add(xp.asarray(1, dtype=a.dtype), xp.exp(xp.negative(a)))))
+    return _unary_float(self, lambda xp, a: xp.divide(const(xp, 1, a),
+                                                      xp.add(const(xp, 1, a), xp.exp(xp.negative(a)))))
 
 
 def tanh(self):
@@ -226,13 +231,13 @@ def threshold_backward(grad_output, self, threshold):
 
 def sigmoid_backward(grad_output, output):
     xp = xp_of(grad_output)
-    one = xp.asarray(1, dtype=output._data.dtype)
+    one = const(xp, 1, output._data)
     return wrap(grad_output, grad_output._data * (one - output._data) * output._data)
 
 
 def tanh_backward(grad_output, output):
     xp = xp_of(grad_output)
-    one = xp.asarray(1, dtype=output._data.dtype)
+    one = const(xp, 1, output._data)
     return wrap(grad_output, grad_output._data * (one - output._data * output._data))
 
 
@@ -267,6 +272,17 @@ def gt(self, other):
 
 def ge(self, other):
     return _compare(self, other, lambda xp, a, b: xp.greater_equal(a, b))
+
+
+def where(condition, self, other):
+    self, other = as_operand(self, condition), as_operand(other, condition)
+    dev = common_device(condition, self, other)
+    dtype = result_type(self, other)
+    shape = checks.broadcast_shapes(shape_of(condition), checks.broadcast_shapes(shape_of(self), shape_of(other)))
+    del shape
+    xp = backend(dev).xp
+    data = xp.where(cast(condition, st.bool_, xp, dev), cast(self, dtype, xp, dev), cast(other, dtype, xp, dev))
+    return new_tensor(xp.asarray(data), dtype, dev)
 
 
 # ----------------------------------------------------------------------------- in place
@@ -573,7 +589,7 @@ def select(self, dim, index):
     size = self._data.shape[d]
     if not -size <= index < size:
         raise IndexError(f"index {index} is out of bounds for dimension {d} with size {size}")
-    key = (builtins.slice(None),) * d + (index,)
+    key = (builtins.slice(None),) * d + (index, ...)
     return view_of(self, self._data[key])
 
 
@@ -581,7 +597,7 @@ def slice(self, dim=0, start=None, end=None, step=1):
     d = checks.wrap_dim(dim, self._data.ndim)
     if step <= 0:
         raise RuntimeError("slice step must be positive")
-    key = (builtins.slice(None),) * d + (builtins.slice(start, end, step),)
+    key = (builtins.slice(None),) * d + (builtins.slice(start, end, step), ...)
     return view_of(self, self._data[key])
 
 
@@ -594,14 +610,14 @@ def _zeros(like, shape, dtype=None):
 def select_backward(grad_output, input_sizes, dim, index):
     data = _zeros(grad_output, input_sizes)
     d = checks.wrap_dim(dim, len(input_sizes))
-    data[(builtins.slice(None),) * d + (index,)] = grad_output._data
+    data[(builtins.slice(None),) * d + (index, ...)] = grad_output._data
     return wrap(grad_output, data)
 
 
 def slice_backward(grad_output, input_sizes, dim, start, end, step):
     data = _zeros(grad_output, input_sizes)
     d = checks.wrap_dim(dim, len(input_sizes))
-    data[(builtins.slice(None),) * d + (builtins.slice(start, end, step),)] = grad_output._data
+    data[(builtins.slice(None),) * d + (builtins.slice(start, end, step), ...)] = grad_output._data
     return wrap(grad_output, data)
 
 
@@ -655,7 +671,7 @@ def clone(self, memory_format=None):
 def _to_copy(self, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False,
              memory_format=None):
     dtype = dtype or self._dtype
-    device = Device(device) if device is not None else self._device
+    device = normalize(device) if device is not None else self._device
     target = backend(device)
     data = self._data
     if device != self._device:

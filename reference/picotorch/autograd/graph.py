@@ -10,9 +10,8 @@ the gradients of the op's outputs and returns the gradients of its inputs, which
 from __future__ import annotations
 
 import threading
-from typing import NamedTuple
-
 from collections import OrderedDict
+from typing import NamedTuple
 
 from .hooks import RemovableHandle, TensorPreHook, new_hooks_dict
 
@@ -113,14 +112,20 @@ class Node:
             raise RuntimeError("Cannot update a node's topological_nr after it already has a parent. "
                                "If we allow this, we can no longer guarantee that a parent's topo_nr is "
                                "always greater than those of all its children")
+        # BEGIN SOLUTION 2.3: make this node's topological_nr one more than the child's, if not already larger
         if edge.function is not None:
             child = edge.function.topological_nr
             if self._topological_nr <= child:
                 self._topological_nr = child + 1
+        # END SOLUTION
 
     @property
     def topological_nr(self) -> int:
         self._has_parent = True
+        return self._topological_nr
+
+    def _topological_nr_value(self) -> int:
+        """The number without marking the node as a parent (for drawings)."""
         return self._topological_nr
 
     def add_input_metadata(self, tensor) -> int:
@@ -147,7 +152,14 @@ class Node:
 
     @property
     def next_functions(self) -> tuple:
-        return tuple((e.function, e.input_nr) for e in self.next_edges)
+        """What Python sees of ``next_edges``: a tuple of ``(node or None, input_nr)`` pairs.
+
+        Worked example, the same idea one level down: ``Edge.is_valid`` says whether an edge leads
+        somewhere; ``should_compute_output(i)`` asks it of edge ``i``.
+        """
+        # BEGIN SOLUTION 2.1: return one (function, input_nr) tuple per next edge, in order
+        return tuple((edge.function, edge.input_nr) for edge in self.next_edges)
+        # END SOLUTION
 
     @property
     def metadata(self) -> dict:

@@ -72,7 +72,8 @@ def check_variable_result(original, result, name: str) -> None:
 
 
 def check_result(original: tuple, result, fn) -> None:
-    """What a node hook may return instead of a tuple of gradients."""
+    """What a node hook may return instead of a tuple of gradients (see check_single_result above)."""
+    # BEGIN SOLUTION 3.2: a tuple (TypeError), of the same length (RuntimeError), each value checked
     if not isinstance(result, tuple):
         raise TypeError(f"expected tuple, but hook returned '{type(result).__name__}'")
     if len(result) != len(original):
@@ -80,6 +81,7 @@ def check_result(original: tuple, result, fn) -> None:
                            f"{len(result)}, but expected {len(original)})")
     for old, new in zip(original, result):
         check_single_result(old, new, fn)
+    # END SOLUTION
 
 
 def call_hooks(hooks: OrderedDict, args: list) -> bool:
@@ -90,6 +92,7 @@ def call_hooks(hooks: OrderedDict, args: list) -> bool:
     becomes a missing gradient, while a hook returning ``None`` itself changes nothing.
     """
     modified = False
+    # BEGIN SOLUTION 3.1: call every hook on args; a non-None result (checked) replaces args[0]
     for fn in list(hooks.values()):
         result = fn(*args)
         if result is None or result is args[0]:
@@ -100,6 +103,7 @@ def call_hooks(hooks: OrderedDict, args: list) -> bool:
             check_single_result(args[0], result, fn)
         args[0] = result
         modified = True
+    # END SOLUTION
     return modified
 
 

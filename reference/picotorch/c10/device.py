@@ -26,7 +26,7 @@ class device:
                                    f"explicitly: {type}")
             dev_index = index
         if dev_index is not None and dev_index < 0:
-            raise RuntimeError(f"Device index must not be negative")
+            raise RuntimeError("Device index must not be negative")
         self.type, self.index = dev_type, dev_index
 
     def __str__(self) -> str:

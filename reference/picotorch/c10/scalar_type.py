@@ -70,7 +70,7 @@ def get_default_dtype() -> dtype:
 def set_default_dtype(d: dtype) -> None:
     global _default_dtype
     if d not in (float16, float32, float64):
-        raise TypeError(f"only floating-point types are supported as the default type")
+        raise TypeError("only floating-point types are supported as the default type")
     _default_dtype = d
 
 

@@ -285,7 +285,9 @@ def _gen_release(saved: list[Saved]) -> list[str]:
 
 def _saved_attr_name(name: str) -> str:
     """PyTorch's Python name for a saved value: ``_saved_self``, ``_saved_self_sym_sizes``."""
-    return "_saved_" + name.replace("_sizes", "_sym_sizes") if name.endswith("_sizes") and not name.endswith("_args_sizes") else "_saved_" + name
+    if name.endswith("_sizes") and not name.endswith("_args_sizes"):
+        return "_saved_" + name.replace("_sizes", "_sym_sizes")
+    return "_saved_" + name
 
 
 def _gen_saved_properties(saved: list[Saved]) -> list[str]:
@@ -298,7 +300,8 @@ def _gen_saved_properties(saved: list[Saved]) -> list[str]:
         if s.kind in ("tensor", "output"):
             lines.append(f"        return None if node.{s.name}_ is None else node.{s.name}_.unpack(node)")
         elif s.kind == "tensor_list":
-            lines.append(f"        return None if node.{s.name}_ is None else [v.unpack(node) for v in node.{s.name}_]")
+            lines.append(f"        saved = node.{s.name}_")
+            lines.append("        return None if saved is None else [v.unpack(node) for v in saved]")
         else:
             lines.append(f"        return node.{s.name}")
         lines.append("")
@@ -312,7 +315,7 @@ def gen_nodes_file(ops: list[Op]) -> str:
             continue
         seen.add(op.info.op_name)
         classes.append(gen_node(op))
-    head = [f'"""Backward nodes, one class per ``derivatives.yaml`` entry.\n\n'
+    head = ['"""Backward nodes, one class per ``derivatives.yaml`` entry.\n\n'
             'Models the generated ``torch/csrc/autograd/generated/Functions.h`` / ``Functions.cpp``.\n"""',
             "", "# ruff: noqa", HEADER,
             "from picotorch.autograd.functions_manual import *  # the helpers formulas call",
@@ -493,11 +496,15 @@ def gen_bindings_file(ops: list[Op]) -> str:
         if "method" in variants:
             methods.setdefault(op.base, []).append(_binding_entry(op, method=True))
     body = ["TORCH_FUNCTIONS = {"]
-    body += [f"    {name!r}: [\n" + "".join(f"        {e},\n" for e in entries) + "    ]," for name, entries in functions.items()]
+    body += [_table_entry(name, entries) for name, entries in functions.items()]
     body += ["}", "", "TENSOR_METHODS = {"]
-    body += [f"    {name!r}: [\n" + "".join(f"        {e},\n" for e in entries) + "    ]," for name, entries in methods.items()]
+    body += [_table_entry(name, entries) for name, entries in methods.items()]
     body += ["}", "", f"NUMBERS_AS_TENSORS = {sorted(NUMBERS_AS_TENSORS)!r}"]
     return "\n".join(head) + "\n".join(body) + "\n"
+
+
+def _table_entry(name: str, entries: list[str]) -> str:
+    return f"    {name!r}: [\n" + "".join(f"        {e},\n" for e in entries) + "    ],"
 
 
 def _python_overload_order(op: Op) -> tuple:

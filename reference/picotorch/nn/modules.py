@@ -77,7 +77,7 @@ class Module:
     def _apply(self, fn):
         """Convert every parameter in place, under no_grad, so parameters stay leaves (Q2.3)."""
         for module in [self, *self._all_submodules()]:
-            for name, p in module._parameters.items():
+            for p in module._parameters.values():
                 with no_grad():
                     converted = fn(p)
                 p.data = converted

@@ -1,0 +1,1 @@
+"""``picotorch.utils``: small helpers shared by several layers (``torch/utils/``)."""

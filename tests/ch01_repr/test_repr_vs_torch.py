@@ -19,7 +19,7 @@ import picotorch
 
 torch = pytest.importorskip("torch")
 
-AUTOGRAD_MODES = ("plain", "leaf", "mul", "to_float64", "parameter", "frozen_parameter")
+AUTOGRAD_MODES = ("plain", "leaf", "mul", "to_float64", "parameter", "frozen_parameter", "permuted")
 
 
 @contextlib.contextmanager
@@ -40,6 +40,8 @@ def make(module, array: np.ndarray, mode: str):
     """One tensor in ``module`` (picotorch or torch) from ``array``, with its autograd history."""
     if mode == "plain":
         return module.tensor(array)
+    if mode == "plain_permuted":
+        return module.tensor(array).permute(*reversed(range(array.ndim)))
     leaf = module.tensor(array, requires_grad=True)
     if mode == "leaf":
         return leaf
@@ -47,6 +49,8 @@ def make(module, array: np.ndarray, mode: str):
         return leaf * 1
     if mode == "to_float64":
         return leaf.to(module.float64)
+    if mode == "permuted":  # a non-contiguous view with a grad_fn
+        return leaf.permute(*reversed(range(leaf.dim())))
     return module.nn.Parameter(leaf.detach(), requires_grad=(mode == "parameter"))
 
 
@@ -104,7 +108,7 @@ def test_suffix_wrapping_boundaries(width):
        default_dtype=st.sampled_from(["float32", "float32", "float64"]))
 def test_repr_matches_torch(array, options, mode, default_dtype):
     if array.dtype.kind != "f":
-        mode = "plain"
+        mode = "plain" if mode != "permuted" else "plain_permuted"
     with same_settings(options, default_dtype):
         assert_same_repr(array, mode)
 

@@ -218,7 +218,7 @@ def tanh(self):
 
 def relu(self):
     if self._dtype is st.bool_:
-        raise RuntimeError('"clamp_min_cpu" not implemented for \'Bool\'')
+        raise NotImplementedError('"clamp_min_cpu" not implemented for \'Bool\'')
     xp = xp_of(self)
     return wrap(self, xp.where(self._data > 0, self._data, xp.zeros_like(self._data)))
 
@@ -588,7 +588,8 @@ def select(self, dim, index):
     d = checks.wrap_dim(dim, ndim)
     size = self._data.shape[d]
     if not -size <= index < size:
-        raise IndexError(f"index {index} is out of bounds for dimension {d} with size {size}")
+        raise IndexError(f"select(): index {index} out of range for tensor of size {list(shape_of(self))} at "
+                         f"dimension {d}")
     key = (builtins.slice(None),) * d + (index, ...)
     return view_of(self, self._data[key])
 

@@ -1,0 +1,71 @@
+"""Helpers for the chapter 03 differential tests (a copy of ch02_helpers: test folders are not packages): run one program on picotorch and on torch and
+compare what a learner can see of the graphs it built.
+
+``graph_structure`` walks a graph iteratively (graphs may be deeper than Python's recursion limit)
+and describes it by names and edges only, numbering nodes in breadth-first discovery order, so two
+graphs compare equal exactly when they have the same shape, the same names, the same ``input_nr``
+on every edge and the same sharing of nodes.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+import picotorch
+import pytest
+
+torch = pytest.importorskip("torch")
+
+LIBS = (picotorch, torch)
+
+
+def graph_structure(*roots) -> tuple:
+    """``(root ids, [(name, [(child id or None, input_nr), ...]), ...])`` for tensors or nodes."""
+    ids: dict[int, int] = {}
+    order: list = []
+    queue: deque = deque()
+
+    def visit(node):
+        if node is None:
+            return None
+        if id(node) not in ids:
+            ids[id(node)] = len(order)
+            order.append(node)
+            queue.append(node)
+        return ids[id(node)]
+
+    tops = [visit(getattr(r, "grad_fn", r) if hasattr(r, "grad_fn") else r) for r in roots]
+    nodes = []
+    while queue:
+        node = queue.popleft()
+        nodes.append((node.name(), [(visit(fn), int(nr)) for fn, nr in node.next_functions]))
+    return tops, nodes
+
+
+def leaves_of(root, named: dict) -> list:
+    """For every AccumulateGrad reachable from ``root``: the name of its ``.variable`` in ``named``."""
+    found, seen, stack = [], set(), [root.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        if hasattr(node, "variable"):
+            found.append(next((k for k, v in named.items() if v is node.variable), "?"))
+        stack.extend(fn for fn, _ in node.next_functions)
+    return sorted(found)
+
+
+def outcome(prog, lib):
+    """What ``prog(lib)`` returned, or the (type name, message) of what it raised."""
+    try:
+        return prog(lib)
+    except Exception as err:  # the error is part of the observed behaviour
+        return ("raised", type(err).__name__, str(err))
+
+
+def same(prog):
+    """Run ``prog`` on both libraries; assert the outcomes are equal and return picotorch's."""
+    ours, theirs = outcome(prog, picotorch), outcome(prog, torch)
+    assert ours == theirs, f"\npicotorch: {ours}\ntorch:     {theirs}"
+    return ours

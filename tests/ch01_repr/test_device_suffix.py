@@ -35,8 +35,14 @@ def test_cuda_copy_prints_device_and_to_copy(fake_cuda):
     ("make", "expected"),
     [
         (lambda: picotorch.zeros(0, 3, device="cuda"), "tensor([], device='cuda:0', size=(0, 3))"),
-        (lambda: picotorch.zeros(0, device="cuda", dtype=picotorch.int64), "tensor([], device='cuda:0', dtype=torch.int64)"),
-        (lambda: picotorch.tensor([1, 2], dtype=picotorch.int8, device="cuda"), "tensor([1, 2], device='cuda:0', dtype=torch.int8)"),
+        (
+            lambda: picotorch.zeros(0, device="cuda", dtype=picotorch.int64),
+            "tensor([], device='cuda:0', dtype=torch.int64)",
+        ),
+        (
+            lambda: picotorch.tensor([1, 2], dtype=picotorch.int8, device="cuda"),
+            "tensor([1, 2], device='cuda:0', dtype=torch.int8)",
+        ),
         (lambda: picotorch.tensor(3.5, device="cuda:1"), "tensor(3.5000, device='cuda:1')"),
         (lambda: picotorch.tensor([True, False], device="cuda"), "tensor([ True, False], device='cuda:0')"),
         (

@@ -41,7 +41,7 @@ def make(module, array: np.ndarray, mode: str):
     if mode == "plain":
         return module.tensor(array)
     if mode == "plain_permuted":
-        return module.tensor(array).permute(*reversed(range(array.ndim)))
+        return module.tensor(array).permute(*reversed(range(array.ndim))) if array.ndim else module.tensor(array)
     leaf = module.tensor(array, requires_grad=True)
     if mode == "leaf":
         return leaf
@@ -49,8 +49,8 @@ def make(module, array: np.ndarray, mode: str):
         return leaf * 1
     if mode == "to_float64":
         return leaf.to(module.float64)
-    if mode == "permuted":  # a non-contiguous view with a grad_fn
-        return leaf.permute(*reversed(range(leaf.dim())))
+    if mode == "permuted":  # a non-contiguous view with a grad_fn (0-d: nothing to permute)
+        return leaf.permute(*reversed(range(leaf.dim()))) if array.ndim else leaf * 1
     return module.nn.Parameter(leaf.detach(), requires_grad=(mode == "parameter"))
 
 
@@ -64,7 +64,8 @@ def test_the_seed_question():
     x = np.random.default_rng(0).standard_normal((4, 4)).astype(np.float32)
     for mode in ("leaf", "to_float64", "mul", "parameter"):
         assert_same_repr(x, mode)
-    assert repr(picotorch.nn.Parameter(picotorch.ones(2))) == "Parameter containing:\ntensor([1., 1.], requires_grad=True)"
+    expected = "Parameter containing:\ntensor([1., 1.], requires_grad=True)"
+    assert repr(picotorch.nn.Parameter(picotorch.ones(2))) == expected
 
 
 @pytest.mark.parametrize("dtype", REAL_DTYPES)

@@ -57,11 +57,23 @@ def leaves_of(root, named: dict) -> list:
 
 
 def outcome(prog, lib):
-    """What ``prog(lib)`` returned, or the (type name, message) of what it raised."""
+    """What ``prog(lib)`` returned (floats rounded), or the (type name, message) of what it raised."""
     try:
-        return prog(lib)
+        return rounded(prog(lib))
     except Exception as err:  # the error is part of the observed behaviour
         return ("raised", type(err).__name__, str(err))
+
+
+def rounded(value, digits: int = 5):
+    """Floats rounded to ``digits`` significant places, inside lists, tuples and dicts (NumPy and
+    PyTorch may round the last bit differently)."""
+    if isinstance(value, float):
+        return float(f"{value:.{digits}g}")
+    if isinstance(value, (list, tuple)):
+        return type(value)(rounded(v, digits) for v in value)
+    if isinstance(value, dict):
+        return {k: rounded(v, digits) for k, v in value.items()}
+    return value
 
 
 def same(prog):

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from collections import deque
 
-import picotorch
 import pytest
+
+import picotorch
 
 torch = pytest.importorskip("torch")
 

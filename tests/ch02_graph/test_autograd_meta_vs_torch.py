@@ -7,9 +7,10 @@ from __future__ import annotations
 import gc
 import warnings
 
-import picotorch
 import pytest
 from ch02_helpers import LIBS, graph_structure, outcome, same, torch
+
+import picotorch
 
 UINT64_MAX = 2**64 - 1
 
@@ -51,10 +52,11 @@ def test_set_sequence_nr_and_its_range():
         node._set_sequence_nr(12345)
         results = [node._sequence_nr()]
         for bad in (-1, 2**64):
-            results.append(outcome(lambda: node._set_sequence_nr(bad), t))
+            results.append(outcome(lambda _, bad=bad: node._set_sequence_nr(bad), t))
         return results
 
-    assert same(prog)[0] == 12345
+    assert same(prog) == [12345, ("raised", "OverflowError", "can't convert negative int to unsigned"),
+                          ("raised", "OverflowError", "int too big to convert")]
 
 
 def test_topological_nr_is_the_longest_path_to_a_leaf():

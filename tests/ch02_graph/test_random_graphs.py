@@ -18,7 +18,8 @@ BINARY = ["add", "sub", "mul", "div", "stack", "mm"]
 def apply(t, op, x, y):
     ops = {
         "exp": lambda: x.exp(), "tanh": lambda: x.tanh(), "sigmoid": lambda: x.sigmoid(), "relu": lambda: x.relu(),
-        "neg": lambda: -x, "t": lambda: x.t(), "clone": lambda: x.clone(), "sum0": lambda: x.sum(0, keepdim=True).expand(2, 2),
+        "neg": lambda: -x, "t": lambda: x.t(), "clone": lambda: x.clone(),
+        "sum0": lambda: x.sum(0, keepdim=True).expand(2, 2),
         "unsqueeze": lambda: x.unsqueeze(0)[0], "double": lambda: x.double().float(), "mul2": lambda: x * 2,
         "radd": lambda: 1 + x, "add": lambda: x + y, "sub": lambda: x - y, "mul": lambda: x * y,
         "div": lambda: x / (y * y + 1), "stack": lambda: t.stack([x, y]).sum(0), "mm": lambda: x.mm(y),

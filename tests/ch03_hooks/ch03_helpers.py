@@ -1,4 +1,5 @@
-"""Helpers for the chapter 03 differential tests (a copy of ch02_helpers: test folders are not packages): run one program on picotorch and on torch and
+"""Helpers for the chapter 03 differential tests (a copy of
+ch02_helpers: test folders are not packages): run one program on picotorch and on torch and
 compare what a learner can see of the graphs it built.
 
 ``graph_structure`` walks a graph iteratively (graphs may be deeper than Python's recursion limit)
@@ -11,8 +12,9 @@ from __future__ import annotations
 
 from collections import deque
 
-import picotorch
 import pytest
+
+import picotorch
 
 torch = pytest.importorskip("torch")
 

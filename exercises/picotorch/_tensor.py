@@ -12,6 +12,11 @@ from .autograd.hooks import RemovableHandle, new_hooks_dict
 from .native.dispatcher import ops
 
 
+def _is_operand(value) -> bool:
+    """What the reflected operators accept; anything else lets Python raise its own TypeError."""
+    return hasattr(value, "_data") or isinstance(value, (int, float))
+
+
 class Tensor(_C.TensorBase):
     def __repr__(self, *, tensor_contents=None) -> str:
         return _tensor_str._str(self, tensor_contents=tensor_contents)
@@ -48,17 +53,25 @@ class Tensor(_C.TensorBase):
         return RemovableHandle.add(self._post_accumulate_grad_hooks, hook)
 
     def __rsub__(self, other):
+        if not _is_operand(other):
+            return NotImplemented
         return _C._VariableFunctions.rsub(self, other)
 
     def __rtruediv__(self, other):
+        if not _is_operand(other):
+            return NotImplemented
         return self.reciprocal() * other
 
     __rdiv__ = __rtruediv__
 
     def __pow__(self, exponent):
+        if not _is_operand(exponent):
+            return NotImplemented
         return self.pow(exponent)
 
     def __rpow__(self, other):
+        if not _is_operand(other):
+            return NotImplemented
         return _C._VariableFunctions.pow(other, self)
 
     def __format__(self, format_spec) -> str:

@@ -336,10 +336,10 @@ def _tensor_str(self, indent: int) -> str:
 def _add_suffixes(tensor_str: str, suffixes: list[str], indent: int, force_newline: bool) -> str:
     """Append ``, suffix`` after the values, moving a suffix to its own line when it would not fit.
 
-    The length of the last line is measured as in PyTorch, including two columns it does not
-    print: a one-line repr ``tensor([1, 2])`` counts as 16 wide, not 14. A suffix goes to a new
-    line, indented to sit under the first value, when that length + the suffix + ``", "`` would
-    exceed ``linewidth``. The closing ``)`` is never counted.
+    The length of the last line is measured as in PyTorch, two columns longer than it really is
+    (``tensor([1, 2]`` counts as 15, not 13). A suffix goes to a new line, indented to sit under the
+    first value, when that length + ``", "`` + the suffix would exceed ``linewidth``; after a
+    suffix, the count goes on from the end of the suffix. The closing ``)`` is never counted.
     """
     raise NotImplementedError("Exercise 1.3: place each suffix after the values, or on a new indented line if it would pass linewidth")
 
@@ -423,8 +423,8 @@ def _is_parameter(self) -> bool:
 def _str_intern(inp, *, tensor_contents=None) -> str:
     """``tensor(<values>, <suffixes>)``: the prefix, the body, then the suffixes in PyTorch's order.
 
-    Order: ``size=`` (empty tensors not of shape (0,), or ``edgeitems == 0``), ``device=``, ``dtype=``
-    (empty tensors: unless the default float dtype; others: unless a default dtype), then
+    Order: ``device=``, then ``size=`` (empty tensors not of shape (0,), or ``edgeitems == 0``),
+    ``dtype=`` (empty tensors: unless the default float dtype; others: unless a default dtype), then
     ``grad_fn=<...>`` or ``requires_grad=True``. ``tensor_contents`` replaces the body.
     """
     is_plain_tensor = type(inp) in _plain_tensor_types()

@@ -27,14 +27,23 @@ def manual_seed(seed: int):
     return _generator
 
 
-def _sizes(size) -> tuple:
+def _sizes(name: str, size) -> tuple:
+    """The ``*size`` of a factory: ints, or one tuple/list/Size of ints (python_arg_parser's IntArrayRef)."""
     if len(size) == 1 and isinstance(size[0], (list, tuple)):
         size = tuple(size[0])
-    for s in size:
-        if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
-            raise TypeError(f"empty(): argument 'size' (position 1) must be tuple of ints, but found element "
-                            f"of type {type(s).__name__} at pos 0")
+    elif len(size) == 1 and not _is_int(size[0]):
+        raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of ints, not "
+                        f"{type(size[0]).__name__}")
+    for pos, s in enumerate(size):
+        if not _is_int(s):
+            raise TypeError(f"{name}(): argument 'size' failed to unpack the object at pos {pos + 1} with "
+                            f"error \"type must be tuple of ints,but got {type(s).__name__}\"")
     return tuple(int(s) for s in size)
+
+
+def _is_int(value) -> bool:
+    return (isinstance(value, (int, np.integer)) and not isinstance(value, bool)) or (
+        hasattr(value, "_data") and value._data.ndim == 0 and not value._dtype.is_floating_point)
 
 
 def _check_sizes(name: str, shape) -> None:
@@ -55,7 +64,7 @@ def _finish(data_np: np.ndarray, dtype, device, requires_grad: bool):
 
 
 def _filled(name, size, value, dtype, device, requires_grad):
-    shape = _sizes(size)
+    shape = _sizes(name, size)
     _check_sizes(name, shape)
     dtype = dtype or st.get_default_dtype()
     return _finish(np.full(shape, value, dtype=st.to_numpy_dtype(dtype)), dtype, device, requires_grad)
@@ -83,7 +92,7 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=
 
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None, layout=None,
          pin_memory=False):
-    shape = _sizes(size)
+    shape = _sizes("rand", size)
     _check_sizes("rand", shape)
     dtype = dtype or st.get_default_dtype()
     _check_float("rand", dtype)
@@ -92,7 +101,7 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, ou
 
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None, layout=None,
           pin_memory=False):
-    shape = _sizes(size)
+    shape = _sizes("randn", size)
     _check_sizes("randn", shape)
     dtype = dtype or st.get_default_dtype()
     _check_float("randn", dtype)
@@ -103,7 +112,7 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, o
 def _check_float(name: str, dtype) -> None:
     if not dtype.is_floating_point:
         kernel = "check_uniform_bounds" if name == "rand" else "normal_kernel_cpu"
-        raise RuntimeError(f'"{kernel}" not implemented for \'{dtype.c10_name}\'')
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{dtype.c10_name}\'')
 
 
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False, out=None, layout=None,
@@ -143,7 +152,9 @@ def _infer(data):
         return (), st.get_default_dtype()
     if isinstance(data, (list, tuple)):
         return _infer_sequence(data)
-    raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+    if isinstance(data, str):
+        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+    raise RuntimeError(f"Could not infer dtype of {type(data).__name__}")
 
 
 def _infer_sequence(seq):

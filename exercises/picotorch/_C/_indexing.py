@@ -24,7 +24,7 @@ def getitem(self, index):
         if self.dim() == 0:
             raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
                              "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
-        return ops.select(self, 0, _as_int(index))
+        return _select(self, 0, index)
     if isinstance(index, slice):
         return _slice(self, 0, index, optimize=False)
     return _apply_slicing(self, (index,))
@@ -41,6 +41,14 @@ def _is_integer(item) -> bool:
 
 def _as_int(item) -> int:
     return int(item.item()) if hasattr(item, "_data") else int(item)
+
+
+def _select(result, dim: int, item):
+    """An integer index: PyTorch checks the bound here, with indexing's own message."""
+    index, size = _as_int(item), result.shape[dim]
+    if not -size <= index < size:
+        raise IndexError(f"index {index} is out of bounds for dimension {dim} with size {size}")
+    return ops.select(result, dim, index)
 
 
 def _count_dims(index) -> int:
@@ -78,7 +86,7 @@ def _apply_item(result, item, dim, tensor_indices, ellipsis_span):
         tensor_indices.append(None)
         return ops.unsqueeze(result, dim), dim + 1
     if _is_integer(item):
-        return ops.select(result, dim, _as_int(item)), dim
+        return _select(result, dim, item), dim
     if isinstance(item, slice):
         tensor_indices.append(None)
         return _slice(result, dim, item, optimize=True), dim + 1

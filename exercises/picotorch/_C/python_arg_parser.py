@@ -8,6 +8,8 @@ signature matches, the error lists what was expected, as PyTorch's does.
 
 from __future__ import annotations
 
+import re
+
 from ..native.dispatcher import accepts, bind
 from ..native.kernels import scalar_tensor
 
@@ -69,10 +71,9 @@ class PythonArgParser:
             message = self._single_error(args, kwargs)
             if message:
                 return TypeError(message)
-        given = ", ".join([_type_name(a) for a in args[1 if self.method else 0:]] +
-                          [f"{k}={_type_name(v)}" for k, v in kwargs.items()])
-        if self.method and args:
-            given = given  # the method's self is not listed, as in PyTorch
+        given = ", ".join(_type_name(a) for a in args[1 if self.method else 0:])
+        if kwargs:  # PyTorch prints each keyword argument followed by ", "
+            given += (", " if given else "") + "".join(f"{k}={_type_name(v)}, " for k, v in kwargs.items())
         expected = "\n".join(f" * ({_printed_params(sig, self.method)})" for _, sig, _ in self.signatures)
         return TypeError(f"{self.name}() received an invalid combination of arguments - got ({given}), "
                          f"but expected one of:\n{expected}\n")
@@ -108,6 +109,18 @@ def _kind_text(kind: str) -> str:
             "Tensor[]": "tuple of Tensors"}.get(kind.rstrip("?"), kind)
 
 
+# How python_arg_parser.cpp names schema types in its messages.
+_PRINTED_TYPES = [(re.compile(r"\b(?:int|SymInt)\[\d*\]\??"), "tuple of ints"),
+                  (re.compile(r"\bTensor\?\[\]"), "tuple of Tensors"),
+                  (re.compile(r"\bTensor\[\]"), "tuple of Tensors"),
+                  (re.compile(r"\bScalarType\??"), "torch.dtype"),
+                  (re.compile(r"\bScalar\??"), "Number"),
+                  (re.compile(r"\bDevice\??"), "Device"),
+                  (re.compile(r"\b(Tensor|int|float|bool|str|SymInt|Layout|MemoryFormat)\?"), r"\1")]
+
+
 def _printed_params(sig: str, method: bool) -> str:
     inside = sig[sig.index("(") + 1:-1]
-    return inside.replace("Scalar", "Number").replace("=", " = ")
+    for pattern, text in _PRINTED_TYPES:
+        inside = pattern.sub(text, inside)
+    return inside.replace("=", " = ")

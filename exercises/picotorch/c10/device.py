@@ -5,6 +5,8 @@ Models ``c10/core/Device.h`` and its Python face in ``torch/csrc/Device.cpp``.
 
 from __future__ import annotations
 
+import re
+
 _TYPES = ("cpu", "cuda")
 
 
@@ -44,18 +46,22 @@ class device:
         return hash((self.type, self.index))
 
 
+_DEVICE_STRING = re.compile(r"([a-zA-Z_]+)(?::([1-9]\d*|0))?")
+_KNOWN_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga",
+                "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone")
+
+
 def _parse(text: str) -> tuple[str, int | None]:
-    name, sep, index = text.partition(":")
-    if name not in _TYPES and name not in ("mps", "meta", "xpu"):
+    match = _DEVICE_STRING.fullmatch(text)
+    if match is None:
+        raise RuntimeError(f"Invalid device string: '{text}'")
+    name, index = match.group(1), match.group(2)
+    if name not in _KNOWN_TYPES:
         raise RuntimeError(
             "Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, "
             f"xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type at start of device "
             f"string: {text}")
-    if not sep:
-        return name, None
-    if not index.isdigit():
-        raise RuntimeError(f"Invalid device string: '{text}'")
-    return name, int(index)
+    return name, None if index is None else int(index)
 
 
 def _typename(obj) -> str:

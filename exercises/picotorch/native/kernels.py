@@ -54,10 +54,14 @@ def cast(t, dtype, xp, device=None):
 
 
 def scalar_tensor(value, like):
-    """A Python number as a wrapped zero-dim tensor on the CPU (``at::scalar_to_tensor``)."""
-    dtype = st.scalar_dtype(value)
-    return new_tensor(backend(Device("cpu")).xp.asarray(value, dtype=xp_dtype(backend(Device("cpu")).xp, dtype)),
-                      dtype, Device("cpu"), wrapped_number=True)
+    """A Python number as a wrapped zero-dim CPU tensor (``at::scalar_to_tensor`` + ``set_wrapped_number``).
+
+    It stores the number at full precision (float64 / int64 / bool), as PyTorch does; type promotion
+    then treats it as a "wrapped number", which only decides the category (see ``result_type``).
+    """
+    dtype = st.float64 if isinstance(value, float) else st.scalar_dtype(value)
+    cpu = backend(Device("cpu")).xp
+    return new_tensor(cpu.asarray(value, dtype=xp_dtype(cpu, dtype)), dtype, Device("cpu"), wrapped_number=True)
 
 
 def as_operand(value, like):
@@ -71,7 +75,14 @@ def priority(t) -> int:
 
 
 def result_type(*tensors):
-    return st.result_type(*[(t._dtype, priority(t)) for t in tensors])
+    return st.result_type(*[(_promotion_dtype(t), priority(t)) for t in tensors])
+
+
+def _promotion_dtype(t):
+    """A wrapped float number takes part in promotion as the default dtype, not as its float64 storage."""
+    if t._is_wrapped_number and t._dtype.is_floating_point:
+        return st.get_default_dtype()
+    return t._dtype
 
 
 def common_device(*tensors):
@@ -218,7 +229,7 @@ def tanh(self):
 
 def relu(self):
     if self._dtype is st.bool_:
-        raise RuntimeError('"clamp_min_cpu" not implemented for \'Bool\'')
+        raise NotImplementedError('"clamp_min_cpu" not implemented for \'Bool\'')
     xp = xp_of(self)
     return wrap(self, xp.where(self._data > 0, self._data, xp.zeros_like(self._data)))
 
@@ -588,7 +599,8 @@ def select(self, dim, index):
     d = checks.wrap_dim(dim, ndim)
     size = self._data.shape[d]
     if not -size <= index < size:
-        raise IndexError(f"index {index} is out of bounds for dimension {d} with size {size}")
+        raise IndexError(f"select(): index {index} out of range for tensor of size {list(shape_of(self))} at "
+                         f"dimension {d}")
     key = (builtins.slice(None),) * d + (index, ...)
     return view_of(self, self._data[key])
 

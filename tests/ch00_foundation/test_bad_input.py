@@ -83,6 +83,16 @@ PROGRAMS = {
     "permute_dup": lambda T: T.ones(2, 3).permute(0, 0),
     "squeeze_out_of_range": lambda T: T.ones(2, 1).squeeze(-3),
     "select_out_of_range": lambda T: T.ones(2, 3).select(1, 3),
+    "expand_fewer_sizes": lambda T: T.ones(2, 3, dtype=T.float64).expand(3),
+    "permute_length": lambda T: T.ones(2, 3).permute(0),
+    "mv_sizes": lambda T: T.mv(T.ones(2, 3), T.ones(2)),
+    "mv_dims": lambda T: T.mv(T.ones(3), T.ones(2)),
+    "addmm_vector": lambda T: T.addmm(T.ones(3), T.ones(2), T.ones(2, 2)),
+    "t_3d": lambda T: T.ones(3, 4, 5).t(),
+    "cat_ndims": lambda T: T.cat([T.ones(2, 3), T.ones(3)]),
+    "cat_empty": lambda T: T.cat([]),
+    "stack_empty": lambda T: T.stack([]),
+    "sum_repeated_dim": lambda T: T.ones(2, 3).sum((0, -2)),
 }
 
 

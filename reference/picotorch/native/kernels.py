@@ -418,6 +418,7 @@ def _check_mm_shapes(m1, m2) -> None:
 def mv(self, vec):
     if self._data.ndim != 2 or vec._data.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {self._data.ndim}, {vec._data.ndim}")
+    # (PyTorch's message lists the dims of the implicit output, the matrix and the vector)
     if self._data.shape[1] != vec._data.shape[0]:
         raise RuntimeError(f"size mismatch, got input ({self._data.shape[0]}), mat ({self._data.shape[0]}x"
                            f"{self._data.shape[1]}), vec ({vec._data.shape[0]})")
@@ -441,9 +442,9 @@ def dot(self, tensor):
 
 def addmm(self, mat1, mat2, beta=1, alpha=1):
     if mat1._data.ndim != 2:
-        raise RuntimeError("mat1 must be a matrix, got %dD tensor" % mat1._data.ndim)
+        raise RuntimeError(f"mat1 must be a matrix, got {mat1._data.ndim}-D tensor")
     if mat2._data.ndim != 2:
-        raise RuntimeError("mat2 must be a matrix, got %dD tensor" % mat2._data.ndim)
+        raise RuntimeError(f"mat2 must be a matrix, got {mat2._data.ndim}-D tensor")
     _check_mm_shapes(mat1, mat2)
     _check_matmul_dtypes(mat1, mat2, "mat1 and mat2")
     xp = xp_of(mat1)
@@ -523,8 +524,8 @@ def expand(self, size, implicit=False):
     size = tuple(int(s) for s in size)
     current = shape_of(self)
     if len(size) < len(current):
-        raise RuntimeError(f"expand({self._dtype.c10_name.replace('Float', 'torch.FloatTensor')}"
-                           f"{{{list(current)}}}, size={list(size)}): the number of sizes provided "
+        raise RuntimeError(f"expand(torch.{self._dtype.c10_name}Tensor{{{list(current)}}}, size={list(size)}): "
+                           "the number of sizes provided "
                            f"({len(size)}) must be greater or equal to the number of dimensions in the "
                            f"tensor ({len(current)})")
     target = _expanded_shape(current, size)
@@ -713,7 +714,7 @@ def stack(tensors, dim=0):
 
 def cat(tensors, dim=0):
     if len(tensors) == 0:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     ref = next((t for t in tensors if shape_of(t) != (0,)), tensors[0])
     if ref._data.ndim == 0:
         raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")

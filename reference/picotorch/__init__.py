@@ -48,8 +48,8 @@ def numel(input) -> int:
     return input.numel()
 
 
-from . import autograd, cuda, nn, optim  # noqa: E402
+from . import autograd, cuda, nn, optim, utils  # noqa: E402
 
-__all__ += ["Tensor", "Size", "autograd", "cuda", "nn", "optim", "no_grad", "enable_grad", "set_grad_enabled",
+__all__ += ["Tensor", "Size", "autograd", "cuda", "nn", "optim", "utils", "no_grad", "enable_grad", "set_grad_enabled",
             "is_grad_enabled", "set_printoptions", "get_printoptions", "printoptions", "is_tensor", "numel"]
 del _name, _fn

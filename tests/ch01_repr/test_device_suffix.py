@@ -63,7 +63,7 @@ def test_device_suffix_comes_first(fake_cuda, make, expected):
 def test_device_suffix_wraps_like_torch(fake_cuda, linewidth):
     torch = pytest.importorskip("torch")
     values = np.linspace(-1, 1, 6, dtype=np.float32)
-    with picotorch.printoptions(linewidth=linewidth), torch._tensor_str.printoptions(linewidth=linewidth):
+    with picotorch._tensor_str.printoptions(linewidth=linewidth), torch._tensor_str.printoptions(linewidth=linewidth):
         ours = repr(picotorch.tensor(values, requires_grad=True).to("cuda"))
         body = torch._tensor_str._tensor_str(torch.tensor(values), 7)
         expected = torch._tensor_str._add_suffixes(

@@ -29,7 +29,7 @@ def same_settings(options: dict | None = None, default_dtype: str = "float32"):
     try:
         picotorch.set_default_dtype(getattr(picotorch, default_dtype))
         torch.set_default_dtype(getattr(torch, default_dtype))
-        with picotorch.printoptions(**options), torch._tensor_str.printoptions(**options):
+        with picotorch._tensor_str.printoptions(**options), torch._tensor_str.printoptions(**options):
             yield
     finally:
         picotorch.set_default_dtype(picotorch.float32)

@@ -7,6 +7,18 @@ import pytest
 
 import picotorch as torch
 
+
+def raised(fn):
+    """The exception ``fn()`` raised; an exercise stub's NotImplementedError (itself a RuntimeError)
+    is re-raised, so an unsolved exercise fails with its own message."""
+    try:
+        fn()
+    except NotImplementedError:
+        raise
+    except Exception as err:  # the error is what we check
+        return err
+    raise AssertionError("no exception was raised")
+
 # --- 3.1: _call_hooks -------------------------------------------------------------------------------
 
 
@@ -32,8 +44,8 @@ def test_a_tensor_hook_of_another_size_is_refused():
         return torch.ones(3)
 
     b.register_hook(grow)
-    with pytest.raises(RuntimeError, match=r"^hook 'grow' has changed the size of value$"):
-        b.sum().backward()
+    err = raised(lambda: b.sum().backward())
+    assert (type(err), str(err)) == (RuntimeError, "hook 'grow' has changed the size of value")
 
 
 # --- 3.2: check_result for node hooks ---------------------------------------------------------------
@@ -43,8 +55,8 @@ def test_a_tensor_hook_of_another_size_is_refused():
 def test_node_pre_hook_must_return_a_tuple():
     b = torch.ones(2, requires_grad=True) * 2
     b.grad_fn.register_prehook(lambda go: go[0])
-    with pytest.raises(TypeError, match=r"^expected tuple, but hook returned 'Tensor'$"):
-        b.sum().backward()
+    err = raised(lambda: b.sum().backward())
+    assert (type(err), str(err)) == (TypeError, "expected tuple, but hook returned 'Tensor'")
 
 
 @pytest.mark.exercise("3.2")
@@ -55,17 +67,17 @@ def test_node_post_hook_must_return_one_value_per_input():
         return (grad_inputs[0],) * 3
 
     b.grad_fn.register_hook(post)
-    with pytest.raises(RuntimeError, match=r"^hook 'post' has returned an incorrect number of values \(got 3, "
-                                           r"but expected 2\)$"):
-        b.sum().backward()
+    err = raised(lambda: b.sum().backward())
+    assert (type(err), str(err)) == (
+        RuntimeError, "hook 'post' has returned an incorrect number of values (got 3, but expected 2)")
 
 
 @pytest.mark.exercise("3.2")
 def test_node_hook_values_are_checked_one_by_one():
     b = torch.ones(2, requires_grad=True) * 2
     b.grad_fn.register_hook(lambda gi, go: (gi[0], gi[0]))  # the second input needs no gradient
-    with pytest.raises(RuntimeError, match=r"^can't replace a None gradient with a non-None value$"):
-        b.sum().backward()
+    err = raised(lambda: b.sum().backward())
+    assert (type(err), str(err)) == (RuntimeError, "can't replace a None gradient with a non-None value")
 
 
 # --- 3.3: tensor pre hooks, then retains-grad hooks -------------------------------------------------

@@ -105,12 +105,16 @@ def _as_index_tensor(item):
     return tensor(item)
 
 
+INT64_MAX = 2**63 - 1
+
+
 def _slice(result, dim, item: slice, optimize: bool):
+    """``a:b:c`` becomes ``slice(dim, a or 0, b or INT64_MAX, c or 1)``; the kernel clamps the bounds."""
     if item.step is not None and item.step <= 0:
         raise ValueError("step must be greater than zero")
-    size = result.shape[dim]
-    start, stop, step = item.indices(size)
-    stop = max(stop, start)
-    if optimize and (start, stop, step) == (0, size, 1):
+    start = 0 if item.start is None else _as_int(item.start)
+    stop = INT64_MAX if item.stop is None else _as_int(item.stop)
+    step = 1 if item.step is None else _as_int(item.step)
+    if optimize and item.indices(result.shape[dim]) == (0, result.shape[dim], 1):
         return result
     return ops.slice(result, dim, start, stop, step)

@@ -24,12 +24,9 @@ def add_Tensor(self, other, *, alpha=1):
     if is_grad_enabled() and any_requires_grad(self, other):
         grad_fn = nodes.AddBackward0()
         grad_fn.set_next_edges(collect_next_edges(self, other))
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.self_scalar_type = self.dtype
-        if grad_fn.should_compute_any_output(1, 1):
-            grad_fn.other_scalar_type = other.dtype
-        if grad_fn.should_compute_any_output(1, 1):
-            grad_fn.alpha = alpha
+        grad_fn.self_scalar_type = self.dtype
+        grad_fn.other_scalar_type = other.dtype
+        grad_fn.alpha = alpha
     result = kernel_for("add.Tensor", device_of(self, other))(self, other, alpha)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -43,12 +40,9 @@ def add__Tensor(self, other, *, alpha=1):
     if is_grad_enabled() and any_requires_grad(self, other):
         grad_fn = nodes.AddBackward0()
         grad_fn.set_next_edges(collect_next_edges(self, other))
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.self_scalar_type = self.dtype
-        if grad_fn.should_compute_any_output(1, 1):
-            grad_fn.other_scalar_type = other.dtype
-        if grad_fn.should_compute_any_output(1, 1):
-            grad_fn.alpha = alpha
+        grad_fn.self_scalar_type = self.dtype
+        grad_fn.other_scalar_type = other.dtype
+        grad_fn.alpha = alpha
     result = kernel_for("add_.Tensor", device_of(self, other))(self, other, alpha)
     bump_version(self)
     if grad_fn is not None:
@@ -62,8 +56,7 @@ def add_Scalar(self, other, alpha=1):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.AddBackward1()
         grad_fn.set_next_edges(collect_next_edges(self))
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.self_scalar_type = self.dtype
+        grad_fn.self_scalar_type = self.dtype
     result = kernel_for("add.Scalar", device_of(self))(self, other, alpha)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -76,12 +69,9 @@ def sub_Tensor(self, other, *, alpha=1):
     if is_grad_enabled() and any_requires_grad(self, other):
         grad_fn = nodes.SubBackward0()
         grad_fn.set_next_edges(collect_next_edges(self, other))
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.self_scalar_type = self.dtype
-        if grad_fn.should_compute_any_output(1, 1):
-            grad_fn.other_scalar_type = other.dtype
-        if grad_fn.should_compute_any_output(1, 1):
-            grad_fn.alpha = alpha
+        grad_fn.self_scalar_type = self.dtype
+        grad_fn.other_scalar_type = other.dtype
+        grad_fn.alpha = alpha
     result = kernel_for("sub.Tensor", device_of(self, other))(self, other, alpha)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -94,8 +84,7 @@ def sub_Scalar(self, other, alpha=1):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.SubBackward1()
         grad_fn.set_next_edges(collect_next_edges(self))
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.self_scalar_type = self.dtype
+        grad_fn.self_scalar_type = self.dtype
     result = kernel_for("sub.Scalar", device_of(self))(self, other, alpha)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -108,12 +97,9 @@ def rsub_Tensor(self, other, *, alpha=1):
     if is_grad_enabled() and any_requires_grad(self, other):
         grad_fn = nodes.RsubBackward0()
         grad_fn.set_next_edges(collect_next_edges(self, other))
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.self_scalar_type = self.dtype
-        if grad_fn.should_compute_any_output(1, 1):
-            grad_fn.other_scalar_type = other.dtype
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.alpha = alpha
+        grad_fn.self_scalar_type = self.dtype
+        grad_fn.other_scalar_type = other.dtype
+        grad_fn.alpha = alpha
     result = kernel_for("rsub.Tensor", device_of(self, other))(self, other, alpha)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -126,10 +112,8 @@ def rsub_Scalar(self, other, alpha=1):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.RsubBackward1()
         grad_fn.set_next_edges(collect_next_edges(self))
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.self_scalar_type = self.dtype
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.alpha = alpha
+        grad_fn.self_scalar_type = self.dtype
+        grad_fn.alpha = alpha
     result = kernel_for("rsub.Scalar", device_of(self))(self, other, alpha)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -144,12 +128,10 @@ def mul_Tensor(self, other):
         grad_fn.set_next_edges(collect_next_edges(self, other))
         if grad_fn.should_compute_any_output(1, 1):
             grad_fn.self_ = SavedVariable(self)
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.self_scalar_type = self.dtype
+        grad_fn.self_scalar_type = self.dtype
         if grad_fn.should_compute_any_output(0, 1):
             grad_fn.other_ = SavedVariable(other)
-        if grad_fn.should_compute_any_output(1, 1):
-            grad_fn.other_scalar_type = other.dtype
+        grad_fn.other_scalar_type = other.dtype
     result = kernel_for("mul.Tensor", device_of(self, other))(self, other)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -165,12 +147,10 @@ def mul__Tensor(self, other):
         grad_fn.set_next_edges(collect_next_edges(self, other))
         if grad_fn.should_compute_any_output(1, 1):
             grad_fn.self_ = SavedVariable(self.clone().detach())
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.self_scalar_type = self.dtype
+        grad_fn.self_scalar_type = self.dtype
         if grad_fn.should_compute_any_output(0, 1):
             grad_fn.other_ = SavedVariable(other)
-        if grad_fn.should_compute_any_output(1, 1):
-            grad_fn.other_scalar_type = other.dtype
+        grad_fn.other_scalar_type = other.dtype
     result = kernel_for("mul_.Tensor", device_of(self, other))(self, other)
     bump_version(self)
     if grad_fn is not None:
@@ -184,10 +164,8 @@ def mul_Scalar(self, other):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.MulBackward1()
         grad_fn.set_next_edges(collect_next_edges(self))
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.self_scalar_type = self.dtype
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.other = other
+        grad_fn.self_scalar_type = self.dtype
+        grad_fn.other = other
     result = kernel_for("mul.Scalar", device_of(self))(self, other)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -202,8 +180,7 @@ def div_Tensor(self, other):
         grad_fn.set_next_edges(collect_next_edges(self, other))
         if grad_fn.should_compute_any_output(1, 1):
             grad_fn.self_ = SavedVariable(self)
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.self_scalar_type = self.dtype
+        grad_fn.self_scalar_type = self.dtype
         if grad_fn.should_compute_any_output(1, 1) or grad_fn.should_compute_any_output(0, 1):
             grad_fn.other_ = SavedVariable(other)
     result = kernel_for("div.Tensor", device_of(self, other))(self, other)
@@ -218,10 +195,8 @@ def div_Scalar(self, other):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.DivBackward1()
         grad_fn.set_next_edges(collect_next_edges(self))
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.self_scalar_type = self.dtype
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.other = other
+        grad_fn.self_scalar_type = self.dtype
+        grad_fn.other = other
     result = kernel_for("div.Scalar", device_of(self))(self, other)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -276,8 +251,7 @@ def pow_Scalar(self, exponent):
     if is_grad_enabled() and any_requires_grad(exponent):
         grad_fn = nodes.PowBackward2()
         grad_fn.set_next_edges(collect_next_edges(exponent))
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.self = self
+        grad_fn.self = self
         if grad_fn.should_compute_any_output(0, 1):
             grad_fn.exponent_ = SavedVariable(exponent)
     result = kernel_for("pow.Scalar", device_of(exponent))(self, exponent)
@@ -295,8 +269,7 @@ def pow_Tensor_Scalar(self, exponent):
         grad_fn.set_next_edges(collect_next_edges(self))
         if grad_fn.should_compute_any_output(0, 1):
             grad_fn.self_ = SavedVariable(self)
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.exponent = exponent
+        grad_fn.exponent = exponent
     result = kernel_for("pow.Tensor_Scalar", device_of(self))(self, exponent)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -351,8 +324,7 @@ def threshold_backward(grad_output, self, threshold):
         grad_fn.set_next_edges(collect_next_edges(grad_output, self))
         if grad_fn.should_compute_any_output(0, 1):
             grad_fn.self_ = SavedVariable(self)
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.threshold = threshold
+        grad_fn.threshold = threshold
     result = kernel_for("threshold_backward", device_of(grad_output, self))(grad_output, self, threshold)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -423,8 +395,7 @@ def sum(self, *, dtype=None):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.SumBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.self_sizes = tuple(self.shape)
+        grad_fn.self_sizes = tuple(self.shape)
     result = kernel_for("sum", device_of(self))(self, dtype)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -437,12 +408,9 @@ def sum_dim_IntList(self, dim, keepdim=False, *, dtype=None):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.SumBackward1()
         grad_fn.set_next_edges(collect_next_edges(self))
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.self_sizes = tuple(self.shape)
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.dim = dim
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.keepdim = keepdim
+        grad_fn.self_sizes = tuple(self.shape)
+        grad_fn.dim = dim
+        grad_fn.keepdim = keepdim
     result = kernel_for("sum.dim_IntList", device_of(self))(self, dim, keepdim, dtype)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -455,8 +423,8 @@ def mean(self, *, dtype=None):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.MeanBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.self_sizes = tuple(self.shape)
+        grad_fn.self_numel = self.numel()
+        grad_fn.self_sizes = tuple(self.shape)
     result = kernel_for("mean", device_of(self))(self, dtype)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -469,12 +437,10 @@ def mean_dim(self, dim, keepdim=False, *, dtype=None):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.MeanBackward1()
         grad_fn.set_next_edges(collect_next_edges(self))
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.self_sizes = tuple(self.shape)
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.dim = dim
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.keepdim = keepdim
+        grad_fn.self_numel = self.numel()
+        grad_fn.self_sizes = tuple(self.shape)
+        grad_fn.dim = dim
+        grad_fn.keepdim = keepdim
     result = kernel_for("mean.dim", device_of(self))(self, dim, keepdim, dtype)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -539,10 +505,8 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
             grad_fn.mat1_ = SavedVariable(mat1)
         if grad_fn.should_compute_any_output(1, 1):
             grad_fn.mat2_ = SavedVariable(mat2)
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.beta = beta
-        if grad_fn.should_compute_any_output(1, 1) or grad_fn.should_compute_any_output(2, 1):
-            grad_fn.alpha = alpha
+        grad_fn.beta = beta
+        grad_fn.alpha = alpha
     result = kernel_for("addmm", device_of(self, mat1, mat2))(self, mat1, mat2, beta, alpha)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -572,10 +536,8 @@ def transpose_int(self, dim0, dim1):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.TransposeBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.dim0 = dim0
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.dim1 = dim1
+        grad_fn.dim0 = dim0
+        grad_fn.dim1 = dim1
     result = kernel_for("transpose.int", device_of(self))(self, dim0, dim1)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -588,8 +550,7 @@ def permute(self, dims):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.PermuteBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.dims = dims
+        grad_fn.dims = dims
     result = kernel_for("permute", device_of(self))(self, dims)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -602,8 +563,7 @@ def view(self, size):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.ViewBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.self_sizes = tuple(self.shape)
+        grad_fn.self_sizes = tuple(self.shape)
     result = kernel_for("view", device_of(self))(self, size)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -616,8 +576,7 @@ def _unsafe_view(self, size):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.UnsafeViewBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.self_sizes = tuple(self.shape)
+        grad_fn.self_sizes = tuple(self.shape)
     result = kernel_for("_unsafe_view", device_of(self))(self, size)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -647,8 +606,7 @@ def expand(self, size, *, implicit=False):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.ExpandBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.self_sizes = tuple(self.shape)
+        grad_fn.self_sizes = tuple(self.shape)
     result = kernel_for("expand", device_of(self))(self, size, implicit)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -666,8 +624,7 @@ def unsqueeze(self, dim):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.UnsqueezeBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.dim = dim
+        grad_fn.dim = dim
     result = kernel_for("unsqueeze", device_of(self))(self, dim)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -680,8 +637,7 @@ def squeeze(self):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.SqueezeBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.self_sizes = tuple(self.shape)
+        grad_fn.self_sizes = tuple(self.shape)
     result = kernel_for("squeeze", device_of(self))(self)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -694,10 +650,8 @@ def squeeze_dim(self, dim):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.SqueezeBackward1()
         grad_fn.set_next_edges(collect_next_edges(self))
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.self_sizes = tuple(self.shape)
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.dim = dim
+        grad_fn.self_sizes = tuple(self.shape)
+        grad_fn.dim = dim
     result = kernel_for("squeeze.dim", device_of(self))(self, dim)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -711,8 +665,7 @@ def squeeze_(self):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.SqueezeBackward3()
         grad_fn.set_next_edges(collect_next_edges(self))
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.self_sizes = tuple(self.shape)
+        grad_fn.self_sizes = tuple(self.shape)
     result = kernel_for("squeeze_", device_of(self))(self)
     bump_version(self)
     if grad_fn is not None:
@@ -727,10 +680,8 @@ def squeeze__dim(self, dim):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.SqueezeBackward4()
         grad_fn.set_next_edges(collect_next_edges(self))
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.self_sizes = tuple(self.shape)
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.dim = dim
+        grad_fn.self_sizes = tuple(self.shape)
+        grad_fn.dim = dim
     result = kernel_for("squeeze_.dim", device_of(self))(self, dim)
     bump_version(self)
     if grad_fn is not None:
@@ -744,10 +695,8 @@ def squeeze_dims(self, dim):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.SqueezeBackward2()
         grad_fn.set_next_edges(collect_next_edges(self))
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.self_sizes = tuple(self.shape)
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.dim = dim
+        grad_fn.self_sizes = tuple(self.shape)
+        grad_fn.dim = dim
     result = kernel_for("squeeze.dims", device_of(self))(self, dim)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -761,10 +710,8 @@ def squeeze__dims(self, dim):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.SqueezeBackward5()
         grad_fn.set_next_edges(collect_next_edges(self))
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.self_sizes = tuple(self.shape)
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.dim = dim
+        grad_fn.self_sizes = tuple(self.shape)
+        grad_fn.dim = dim
     result = kernel_for("squeeze_.dims", device_of(self))(self, dim)
     bump_version(self)
     if grad_fn is not None:
@@ -778,12 +725,9 @@ def select_int(self, dim, index):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.SelectBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.self_sizes = tuple(self.shape)
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.dim = dim
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.index = index
+        grad_fn.self_sizes = tuple(self.shape)
+        grad_fn.dim = dim
+        grad_fn.index = index
     result = kernel_for("select.int", device_of(self))(self, dim, index)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -796,10 +740,8 @@ def select_backward(grad_output, input_sizes, dim, index):
     if is_grad_enabled() and any_requires_grad(grad_output):
         grad_fn = nodes.SelectBackwardBackward0()
         grad_fn.set_next_edges(collect_next_edges(grad_output))
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.dim = dim
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.index = index
+        grad_fn.dim = dim
+        grad_fn.index = index
     result = kernel_for("select_backward", device_of(grad_output))(grad_output, input_sizes, dim, index)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -812,16 +754,11 @@ def slice_Tensor(self, dim=0, start=None, end=None, step=1):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.SliceBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.self_sizes = tuple(self.shape)
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.dim = dim
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.start = start
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.end = end
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.step = step
+        grad_fn.self_sizes = tuple(self.shape)
+        grad_fn.dim = dim
+        grad_fn.start = start
+        grad_fn.end = end
+        grad_fn.step = step
     result = kernel_for("slice.Tensor", device_of(self))(self, dim, start, end, step)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -834,14 +771,10 @@ def slice_backward(grad_output, input_sizes, dim, start, end, step):
     if is_grad_enabled() and any_requires_grad(grad_output):
         grad_fn = nodes.SliceBackwardBackward0()
         grad_fn.set_next_edges(collect_next_edges(grad_output))
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.dim = dim
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.start = start
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.end = end
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.step = step
+        grad_fn.dim = dim
+        grad_fn.start = start
+        grad_fn.end = end
+        grad_fn.step = step
     result = kernel_for("slice_backward", device_of(grad_output))(grad_output, input_sizes, dim, start, end, step)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -854,12 +787,9 @@ def index_Tensor(self, indices):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.IndexBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.self_options = (self.dtype, self.device)
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.self_sizes = tuple(self.shape)
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.indices = indices
+        grad_fn.self_options = (self.dtype, self.device)
+        grad_fn.self_sizes = tuple(self.shape)
+        grad_fn.indices = indices
     result = kernel_for("index.Tensor", device_of(self, indices))(self, indices)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -891,8 +821,7 @@ def _to_copy(self, *, dtype=None, layout=None, device=None, pin_memory=None, non
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.ToCopyBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.self_options = (self.dtype, self.device)
+        grad_fn.self_options = (self.dtype, self.device)
     result = kernel_for("_to_copy", device_of(self))(self, dtype, layout, device, pin_memory, non_blocking, memory_format)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -906,10 +835,8 @@ def stack(tensors, dim=0):
         grad_fn = nodes.StackBackward0()
         grad_fn.set_next_edges(collect_next_edges(*tensors))
         grad_fn.tensors_size_ = len(tensors)
-        if grad_fn.should_compute_any_output(0, (0 + grad_fn.tensors_size_) - (0)):
-            grad_fn.tensors_args_scalartypes = [t.dtype for t in tensors]
-        if grad_fn.should_compute_any_output(0, (0 + grad_fn.tensors_size_) - (0)):
-            grad_fn.dim = dim
+        grad_fn.tensors_args_scalartypes = [t.dtype for t in tensors]
+        grad_fn.dim = dim
     result = kernel_for("stack", device_of(tensors))(tensors, dim)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -923,12 +850,9 @@ def cat(tensors, dim=0):
         grad_fn = nodes.CatBackward0()
         grad_fn.set_next_edges(collect_next_edges(*tensors))
         grad_fn.tensors_size_ = len(tensors)
-        if grad_fn.should_compute_any_output(0, (0 + grad_fn.tensors_size_) - (0)):
-            grad_fn.tensors_args_scalartypes = [t.dtype for t in tensors]
-        if grad_fn.should_compute_any_output(0, (0 + grad_fn.tensors_size_) - (0)):
-            grad_fn.tensors_args_sizes = [tuple(t.shape) for t in tensors]
-        if grad_fn.should_compute_any_output(0, (0 + grad_fn.tensors_size_) - (0)):
-            grad_fn.dim = dim
+        grad_fn.tensors_args_scalartypes = [t.dtype for t in tensors]
+        grad_fn.tensors_args_sizes = [tuple(t.shape) for t in tensors]
+        grad_fn.dim = dim
     result = kernel_for("cat", device_of(tensors))(tensors, dim)
     if grad_fn is not None:
         set_history(result, grad_fn)

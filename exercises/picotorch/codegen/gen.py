@@ -199,7 +199,7 @@ def _saved_for(name: str, args: dict) -> Saved | None:
             return Saved(name, name, "value", set())
         kind = "tensor" if kind_of(a).startswith("Tensor") else "value"
         return Saved(name, name, kind, set())
-    for suffix, expr in (("_sizes", "tuple({0}.shape)"), ("_scalar_type", "{0}.dtype"),
+    for suffix, expr in (("_sizes", "tuple({0}.shape)"), ("_numel", "{0}.numel()"), ("_scalar_type", "{0}.dtype"),
                          ("_options", "({0}.dtype, {0}.device)"),
                          ("_args_sizes", "[tuple(t.shape) for t in {0}]"),
                          ("_args_scalartypes", "[t.dtype for t in {0}]")):
@@ -287,14 +287,16 @@ def _saved_attr_name(name: str) -> str:
     """PyTorch's Python name for a saved value: ``_saved_self``, ``_saved_self_sym_sizes``."""
     if name.endswith("_sizes") and not name.endswith("_args_sizes"):
         return "_saved_" + name.replace("_sizes", "_sym_sizes")
+    if name.endswith("_numel"):
+        return "_saved_" + name.replace("_numel", "_sym_numel")
     return "_saved_" + name
 
 
 def _gen_saved_properties(saved: list[Saved]) -> list[str]:
     lines = []
     for s in saved:
-        if s.name.endswith(("_scalar_type", "_options")):
-            continue  # PyTorch does not expose ScalarType / TensorOptions members to Python
+        if s.name.endswith(("_scalar_type", "_options", "_args_scalartypes", "_args_sizes")):
+            continue  # PyTorch has no Python getter for ScalarType, TensorOptions or their lists
         lines.append("    @property")
         lines.append(f"    def {_saved_attr_name(s.name)}(node):")
         if s.kind in ("tensor", "output"):
@@ -377,6 +379,10 @@ def _gen_record(op: Op) -> list[str]:
     for s in saved_values(op):
         if s.kind == "output":
             continue
+        if s.kind == "value":  # sizes, dtypes, scalars: cheap, so saved whatever is needed
+            lines.append(f"        {_save_stmt(s, op)}")
+            continue
+        # a tensor is saved only if a gradient that needs it will be computed (gen_variable_type.py)
         cond = " or ".join(_needs(ranges[u]) for u in sorted(s.used_by) if u in ranges) or "True"
         lines.append(f"        if {cond}:")
         lines.append(f"            {_save_stmt(s, op)}")

@@ -688,6 +688,7 @@ class SumBackward1(Node):
 class MeanBackward0(Node):
     """Backward of ``mean(Tensor self, *, ScalarType? dtype=None) -> Tensor``."""
 
+    self_numel = None
     self_sizes = None
 
     def apply(node, grads):
@@ -696,9 +697,14 @@ class MeanBackward0(Node):
         if grad is None:
             return grad_inputs
         if node.should_compute_any_output(0, 1):
+            self_numel = node.self_numel
             self_sizes = node.self_sizes
-            grad_inputs[0] = mean_backward(grad, self_sizes, None, False)
+            grad_inputs[0] = ops.div(ops.expand(grad, self_sizes), self_numel)
         return grad_inputs
+
+    @property
+    def _saved_self_sym_numel(node):
+        return node.self_numel
 
     @property
     def _saved_self_sym_sizes(node):
@@ -708,6 +714,7 @@ class MeanBackward0(Node):
 class MeanBackward1(Node):
     """Backward of ``mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor``."""
 
+    self_numel = None
     self_sizes = None
     dim = None
     keepdim = None
@@ -718,11 +725,16 @@ class MeanBackward1(Node):
         if grad is None:
             return grad_inputs
         if node.should_compute_any_output(0, 1):
+            self_numel = node.self_numel
             self_sizes = node.self_sizes
             dim = node.dim
             keepdim = node.keepdim
-            grad_inputs[0] = mean_backward(grad, self_sizes, dim, keepdim)
+            grad_inputs[0] = mean_backward(grad, self_sizes, dim, self_numel, keepdim)
         return grad_inputs
+
+    @property
+    def _saved_self_sym_numel(node):
+        return node.self_numel
 
     @property
     def _saved_self_sym_sizes(node):
@@ -1399,10 +1411,6 @@ class StackBackward0(Node):
         return grad_inputs
 
     @property
-    def _saved_tensors_args_scalartypes(node):
-        return node.tensors_args_scalartypes
-
-    @property
     def _saved_dim(node):
         return node.dim
 
@@ -1425,14 +1433,6 @@ class CatBackward0(Node):
             dim = node.dim
             grad_inputs[0:0 + node.tensors_size_] = cat_tensors_backward(grad, tensors_args_sizes, tensors_args_scalartypes, dim)
         return grad_inputs
-
-    @property
-    def _saved_tensors_args_scalartypes(node):
-        return node.tensors_args_scalartypes
-
-    @property
-    def _saved_tensors_args_sizes(node):
-        return node.tensors_args_sizes
 
     @property
     def _saved_dim(node):

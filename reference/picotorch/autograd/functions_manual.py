@@ -126,10 +126,14 @@ def _wrapped_dims(dims, ndim):
     return [d % ndim for d in dims]
 
 
-def mean_backward(grad, sizes, dims, keepdim):
-    count = 1
-    for d in _wrapped_dims(dims, len(sizes)) if len(sizes) else []:
-        count *= sizes[d]
+def mean_backward(grad, sizes, dims, numel, keepdim):
+    """Spread the gradient back over the reduced dims, divided by how many elements each mean took."""
+    all_reduced = dims is None or (not isinstance(dims, int) and len(dims) == 0)
+    count = numel
+    if not all_reduced and len(sizes):
+        count = 1
+        for d in _wrapped_dims(dims, len(sizes)):
+            count *= sizes[d]
     return ops.div(sum_backward(grad, sizes, dims, keepdim), count)
 
 

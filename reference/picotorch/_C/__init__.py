@@ -95,6 +95,7 @@ TensorBase.__eq__, TensorBase.__ne__ = _binary("eq"), _binary("ne")
 TensorBase.__lt__, TensorBase.__le__ = _binary("lt"), _binary("le")
 TensorBase.__gt__, TensorBase.__ge__ = _binary("gt"), _binary("ge")
 TensorBase.__getitem__ = _indexing.getitem
+TensorBase.__setitem__ = _indexing.setitem
 
 
 def _iadd(self, other):

@@ -118,3 +118,56 @@ def _slice(result, dim, item: slice, optimize: bool):
     if optimize and item.indices(result.shape[dim]) == (0, result.shape[dim], 1):
         return result
     return ops.slice(result, dim, start, stop, step)
+
+
+# ----------------------------------------------------------------------------- tensor[index] = value
+
+
+def setitem(self, index, value) -> None:
+    """Write ``value`` into the selected elements; record ``CopySlices`` when gradients flow."""
+    from ..autograd import variable as autograd_meta
+    from ..autograd.copy_slices import CopySlices
+    from ..autograd.grad_mode import is_grad_enabled, no_grad
+    from ..autograd.graph import Edge
+
+    value = _as_value(self, value)
+    with no_grad():
+        target = getitem(self, index)
+    if is_grad_enabled() and self._grad_fn is None and self._requires_grad:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+    with no_grad():
+        data = ops.expand(ops._to_copy(value, dtype=self.dtype), tuple(target.shape))._data
+    key = _array_key(self, index)
+    self._data[key] = data
+    self._version_counter.bump()
+    if is_grad_enabled() and (autograd_meta.requires_grad(self) or autograd_meta.requires_grad(value)):
+        base_edge = autograd_meta.gradient_edge(self) if autograd_meta.requires_grad(self) else Edge(None, 0)
+        value_edge = autograd_meta.collect_next_edges(value)[0]
+        node = CopySlices([base_edge, value_edge], index, tuple(value.shape), tuple(self.shape),
+                          lambda grad: _outside_mask(grad, key))
+        autograd_meta.rebase_history(self, node)
+
+
+def _as_value(self, value):
+    if hasattr(value, "_data"):
+        return value
+    if isinstance(value, (bool, int, float)):
+        from ..native.kernels import scalar_tensor
+
+        return scalar_tensor(value, self)
+    raise TypeError(f"can't assign a {type(value).__name__} to a torch.{self.dtype.c10_name}Tensor")
+
+
+def _array_key(self, index):
+    """The same index for the array library (tensors become arrays)."""
+    items = index if isinstance(index, tuple) else (index,)
+    return tuple(i._data if hasattr(i, "_data") else i for i in items)
+
+
+def _outside_mask(grad, key):
+    from ..native.kernels import const, wrap, xp_of
+
+    xp = xp_of(grad)
+    mask = xp.ones(tuple(grad.shape), dtype=grad._data.dtype, device=grad._data.device)
+    mask[key] = const(xp, 0, mask)
+    return wrap(grad, mask)

@@ -8,9 +8,9 @@ import gc
 import warnings
 
 import pytest
-from ch02_helpers import LIBS, graph_structure, outcome, same, torch
 
 import picotorch
+from graph_helpers import LIBS, graph_structure, outcome, same, torch
 
 UINT64_MAX = 2**64 - 1
 

@@ -8,19 +8,8 @@ import gc
 import pytest
 
 import picotorch as torch
+from graph_helpers import raised
 from picotorch.autograd.graph import Edge, Node
-
-
-def raised(fn):
-    """The exception ``fn()`` raised; an exercise stub's NotImplementedError (itself a RuntimeError)
-    is re-raised, so an unsolved exercise fails with its own message."""
-    try:
-        fn()
-    except NotImplementedError:
-        raise
-    except Exception as err:  # the error is what we check
-        return err
-    raise AssertionError("no exception was raised")
 
 # --- 2.1: next_functions ----------------------------------------------------------------------------
 

@@ -8,7 +8,8 @@ the same sharing (one AccumulateGrad per leaf, reached from every use).
 from __future__ import annotations
 
 import pytest
-from ch02_helpers import LIBS, graph_structure, leaves_of, same
+
+from graph_helpers import LIBS, graph_structure, leaves_of, same
 
 BINARY = {
     "add": lambda t, a, b: a + b,

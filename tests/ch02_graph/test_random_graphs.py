@@ -7,9 +7,10 @@ every result (names, edges, input_nr, sharing) and the gradients a backward thro
 
 from __future__ import annotations
 
-from ch02_helpers import graph_structure, same
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from graph_helpers import graph_structure, same
 
 UNARY = ["exp", "tanh", "sigmoid", "relu", "neg", "t", "clone", "sum0", "unsqueeze", "double", "mul2", "radd"]
 BINARY = ["add", "sub", "mul", "div", "stack", "mm"]

@@ -6,18 +6,7 @@ from __future__ import annotations
 import pytest
 
 import picotorch as torch
-
-
-def raised(fn):
-    """The exception ``fn()`` raised; an exercise stub's NotImplementedError (itself a RuntimeError)
-    is re-raised, so an unsolved exercise fails with its own message."""
-    try:
-        fn()
-    except NotImplementedError:
-        raise
-    except Exception as err:  # the error is what we check
-        return err
-    raise AssertionError("no exception was raised")
+from graph_helpers import raised
 
 # --- 3.1: _call_hooks -------------------------------------------------------------------------------
 

@@ -8,9 +8,10 @@ Each program records what fires by appending to a list, in both libraries, and t
 from __future__ import annotations
 
 import pytest
-from ch03_helpers import LIBS, outcome, same
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from graph_helpers import LIBS, outcome, same
 
 # Every hook a learner can register around y = a * 2 (then z = y * 3, loss = z.sum()).
 KINDS = ["y.tensor", "y.tensor_scale", "y.retain", "y.pre", "y.post", "y.post_scale",

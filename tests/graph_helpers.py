@@ -1,5 +1,4 @@
-"""Helpers for the chapter 03 differential tests (a copy of
-ch02_helpers: test folders are not packages): run one program on picotorch and on torch and
+"""Helpers for the differential tests of chapters 02-03: run one program on picotorch and on torch and
 compare what a learner can see of the graphs it built.
 
 ``graph_structure`` walks a graph iteratively (graphs may be deeper than Python's recursion limit)
@@ -83,3 +82,15 @@ def same(prog):
     ours, theirs = outcome(prog, picotorch), outcome(prog, torch)
     assert ours == theirs, f"\npicotorch: {ours}\ntorch:     {theirs}"
     return ours
+
+
+def raised(fn):
+    """The exception ``fn()`` raised; an exercise stub's NotImplementedError (itself a RuntimeError)
+    is re-raised, so an unsolved exercise fails with its own message."""
+    try:
+        fn()
+    except NotImplementedError:
+        raise
+    except Exception as err:  # the error is what we check
+        return err
+    raise AssertionError("no exception was raised")

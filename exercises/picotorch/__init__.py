@@ -20,7 +20,7 @@ if _sys.orig_argv[1:3] == ["-m", "picotorch.codegen"]:
 from . import _C  # noqa: E402
 from ._C import *  # noqa: E402, F403
 from ._tensor import Tensor
-from ._tensor_str import get_printoptions, printoptions, set_printoptions
+from ._tensor_str import set_printoptions
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .c10.size import Size
 
@@ -51,5 +51,5 @@ def numel(input) -> int:
 from . import autograd, cuda, nn, optim, utils  # noqa: E402
 
 __all__ += ["Tensor", "Size", "autograd", "cuda", "nn", "optim", "utils", "no_grad", "enable_grad", "set_grad_enabled",
-            "is_grad_enabled", "set_printoptions", "get_printoptions", "printoptions", "is_tensor", "numel"]
+            "is_grad_enabled", "set_printoptions", "is_tensor", "numel"]
 del _name, _fn

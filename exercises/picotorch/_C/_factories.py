@@ -144,11 +144,13 @@ def _infer(data):
         return tuple(data.shape), data._dtype
     if isinstance(data, np.ndarray):
         return data.shape, st.from_numpy_dtype(data.dtype)
-    if isinstance(data, (bool, np.bool_)):
+    if isinstance(data, np.generic):  # a NumPy scalar keeps its own dtype
+        return (), st.from_numpy_dtype(data.dtype)
+    if isinstance(data, bool):
         return (), st.bool_
-    if isinstance(data, (int, np.integer)):
+    if isinstance(data, int):
         return (), st.int64
-    if isinstance(data, (float, np.floating)):
+    if isinstance(data, float):
         return (), st.get_default_dtype()
     if isinstance(data, (list, tuple)):
         return _infer_sequence(data)

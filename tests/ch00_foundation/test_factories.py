@@ -1,0 +1,56 @@
+"""Creating tensors: dtype and shape inference of ``tensor()``, factories, conversions — against PyTorch."""
+
+import numpy as np
+import pytest
+
+from picotorch_course.difftest import assert_same
+
+pytest.importorskip("torch")
+
+DATA = {
+    "float": 1.5, "int": 3, "bool": True, "list_mixed": [1, 2.5], "nested": [[1, 2], [3, 4]],
+    "bools_ints": [True, 2], "empty": [], "empty_nested": [[], []],
+    "np_float16": np.float16(0), "np_float64": np.float64(1), "np_int32": np.int32(3), "np_bool": np.bool_(True),
+    "np_in_list": [np.float64(1), 2.0], "np_int_in_list": [np.int32(1), 2], "int_and_np_float32": [1, np.float32(2)],
+    "ndarray_int32": np.arange(3, dtype=np.int32), "ndarray_f64": np.ones((2, 2)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DATA))
+def test_tensor_infers_dtype_and_shape(name):
+    data = DATA[name]
+    assert_same(lambda T: (T.tensor(data).dtype, T.tensor(data).shape, T.tensor(data).tolist()))
+
+
+@pytest.mark.parametrize("expr", [
+    "T.zeros(2, 3)", "T.ones((2, 3), dtype=T.int32)", "T.zeros([])", "T.full((2,), 7)", "T.full((2,), 1.5)",
+    "T.full((2,), True)", "T.arange(5)", "T.arange(1, 4, 0.5)", "T.arange(5, dtype=T.float64)",
+    "T.empty(0, 3).shape", "T.ones(2, 3).to(T.int64)", "T.ones(2).double().half()",
+    "T.ones(2, requires_grad=True).detach().requires_grad", "T.ones(2).size(-1)", "T.ones(2, 3).size()",
+    "T.ones(2, 3).stride()", "T.ones(2, 3).t().is_contiguous()", "T.ones(2, 3).numel()",
+    "T.ones(2, 3).element_size()", "T.ones(3).tolist()", "T.tensor(2.5).item()", "int(T.tensor(3))",
+    "float(T.tensor([2.5]))", "T.ones(2, 3).ndim", "T.zeros_like(T.ones(2, dtype=T.int64))",
+    "T.ones_like(T.ones(2), dtype=T.float64)", "T.Size([2, 3])", "T.Size([2, 3]).numel()", "T.device('cuda', 1)",
+    "str(T.device('cuda:1'))", "T.float64.is_floating_point", "T.int8.is_signed", "T.get_default_dtype()",
+])
+def test_factories_and_attributes(expr):
+    assert_same(lambda T: eval(expr))
+
+
+def test_from_numpy_shares_memory():
+    def prog(T):
+        a = np.zeros(3, dtype=np.float32)
+        t = T.from_numpy(a)
+        a[0] = 5
+        return t.tolist(), t.dtype
+    assert_same(prog)
+
+
+def test_manual_seed_makes_rand_repeatable():
+    import picotorch
+
+    picotorch.manual_seed(0)
+    first = picotorch.rand(3).tolist()
+    picotorch.manual_seed(0)
+    assert picotorch.rand(3).tolist() == first
+    assert picotorch.randn(2, 3, dtype=picotorch.float64).dtype == picotorch.float64

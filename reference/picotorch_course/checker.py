@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from picotorch_course import _paths, _switch, markers, runner
+from picotorch_course import _paths, _switch, isolate, markers, runner
 
 
 def chapter_test_dirs(chapter: int) -> list[Path]:
@@ -34,11 +34,18 @@ def known(exercise_id: str) -> markers.Exercise:
 
 
 def run_exercise(exercise_id: str, impl: str | None = None, timeout: float = 120.0) -> runner.Run:
-    """Run the tests marked with ``exercise_id`` under ``impl`` (default: the active one)."""
+    """Run the tests marked with ``exercise_id`` under ``impl`` (default: the active one).
+
+    Against the learner's exercises, every other unsolved exercise is filled in first
+    (:mod:`picotorch_course.isolate`), so only this exercise's own work is judged.
+    """
     known(exercise_id)
     impl = impl or _switch.requested()
     args = ["-q", "--exercise-id", exercise_id, *test_paths_for(exercise_id)]
-    return runner.run_pytest(args, impl, timeout)
+    if impl != "exercises":
+        return runner.run_pytest(args, impl, timeout)
+    with isolate.learner_tree(lambda ex: ex.id == exercise_id) as tree:
+        return runner.run_pytest(args, impl, timeout, isolate.env_for(tree))
 
 
 def verdict(exercise: markers.Exercise, run: runner.Run, impl: str) -> tuple[bool, str]:

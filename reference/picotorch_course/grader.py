@@ -10,13 +10,14 @@ style autograding) and JUnit XML. Exit status 0 only when everything passed.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import xml.etree.ElementTree as ET
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from picotorch_course import _paths, checker, markers, runner
+from picotorch_course import _paths, checker, isolate, markers, runner
 
 
 @dataclass
@@ -73,17 +74,28 @@ def grade_chapter(chapter: int, impl: str, timeout: float, with_notebooks: bool)
         if ex.chapter == chapter:
             run = checker.run_exercise(ex.id, impl, timeout)
             items.append(_item(f"exercise {ex.id}: {ex.task}", "exercise", run))
-    dirs = [str(d) for d in checker.chapter_test_dirs(chapter)]
-    if dirs:
-        run = runner.run_pytest(["-q", "-m", "not exercise", *dirs], impl, timeout)
-        if run.returncode != 5:
-            items.append(_item(f"chapter {chapter:02d} tests", "tests", run))
-    for nb in notebooks(chapter) if with_notebooks else []:
-        args = ["-q", "--nbval", "--nbval-sanitize-with", str(_paths.sanitize_file()), str(nb)]
-        items.append(
-            _item(f"notebook {nb.name}", "notebook", runner.run_pytest(args, impl, timeout))
-        )
+    with _chapter_env(chapter, impl) as env:
+        dirs = [str(d) for d in checker.chapter_test_dirs(chapter)]
+        if dirs:
+            run = runner.run_pytest(["-q", "-m", "not exercise", *dirs], impl, timeout, env)
+            if run.returncode != 5:
+                items.append(_item(f"chapter {chapter:02d} tests", "tests", run))
+        for nb in notebooks(chapter) if with_notebooks else []:
+            args = ["-q", "--nbval", "--nbval-sanitize-with", str(_paths.sanitize_file()), str(nb)]
+            items.append(
+                _item(f"notebook {nb.name}", "notebook", runner.run_pytest(args, impl, timeout, env))
+            )
     return items
+
+
+@contextlib.contextmanager
+def _chapter_env(chapter: int, impl: str):
+    """Against the exercises: other chapters' unsolved exercises filled in (see isolate.py)."""
+    if impl != "exercises":
+        yield {}
+        return
+    with isolate.learner_tree(lambda ex: ex.chapter == chapter) as tree:
+        yield isolate.env_for(tree)
 
 
 def grade(

@@ -245,3 +245,27 @@ class Identity(Node):
 
     def apply(self, grads: list) -> list:
         return grads
+
+
+class GradientEdge(NamedTuple):
+    """``torch.autograd.graph.GradientEdge``: the node a tensor's gradient flows into, and which input."""
+
+    node: Node
+    output_nr: int
+    ownership_token: object = None
+
+
+def get_gradient_edge(tensor) -> GradientEdge:
+    """The edge of ``tensor`` in the graph: its grad_fn, or the AccumulateGrad of a leaf."""
+    from .variable import gradient_edge, requires_grad
+
+    if not requires_grad(tensor):
+        raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does not require "
+                           "gradients")
+    edge = gradient_edge(tensor)
+    return GradientEdge(edge.function, edge.input_nr)
+
+
+def increment_version(tensor) -> None:
+    """Bump a tensor's version counter, as an in-place op would (``torch.autograd.graph.increment_version``)."""
+    tensor._version_counter.bump()

@@ -13,9 +13,7 @@ import numpy as np
 
 from ..c10 import scalar_type as st
 from ..c10.device import device as Device
-from ..c10.size import Size
 from ..native.device import backend, normalize
-from ..native.kernels import xp_dtype
 from ..native.tensor_impl import new_tensor
 
 _generator = np.random.default_rng()
@@ -234,9 +232,3 @@ def randn_like(input, *, dtype=None, device=None, requires_grad=False, layout=No
     return randn(*input.shape, dtype=dtype or input.dtype, device=device or input.device,
                  requires_grad=requires_grad)
 
-
-def xp_dtype_of(dtype, dev):
-    return xp_dtype(backend(dev).xp, dtype)
-
-
-__all__ = ["Size"]

@@ -65,10 +65,10 @@ def _root_edges(tensors) -> list[Edge]:
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None,
              inputs=None) -> None:
     """Accumulate d(tensors)/d(leaf) into each leaf's ``.grad`` (or only into ``inputs``)."""
+    if inputs is not None and len(_tensor_tuple(inputs, "inputs")) == 0:
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     tensors = _tensor_tuple(tensors, "tensors")
     inputs = _tensor_tuple(inputs, "inputs")
-    if inputs is not None and len(inputs) == 0 and isinstance(inputs, tuple) and False:
-        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     grads = _tensor_tuple(grad_tensors, "grad_tensors") or (None,) * len(tensors)
     if len(grads) != len(tensors):
         raise RuntimeError(f"got {len(grads)} gradients for {len(tensors)} outputs")

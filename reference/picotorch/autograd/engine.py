@@ -221,8 +221,6 @@ def call_function(task: GraphTask, fn: Node, inputs: InputBuffer) -> list:
 
 def validate_outputs(edges: list[Edge], grads: list, name: str) -> None:
     """Check (and fix what may be fixed: broadcast shape, dtype) each gradient against its target."""
-    from ..c10.size import Size
-
     if len(grads) != len(edges):
         raise RuntimeError(f"invalid number of gradients - expected {len(edges)}, but got {len(grads)}")
     for i, (edge, grad) in enumerate(zip(edges, grads)):
@@ -234,7 +232,7 @@ def validate_outputs(edges: list[Edge], grads: list, name: str) -> None:
             if not _is_expandable_to(meta.shape, shape):
                 raise RuntimeError(f"Function {name} returned an invalid gradient at index {i} - got "
                                    f"{list(shape)} but expected shape compatible with {list(meta.shape)}")
-            grad = ops.sum_to_size(grad, Size(meta.shape)) if hasattr(ops, "sum_to_size") else _sum_to(grad, meta.shape)
+            grad = _sum_to(grad, meta.shape)
         if grad._dtype is not meta.dtype:
             grad = ops._to_copy(grad, dtype=meta.dtype)
         if grad._device != meta.device:

@@ -166,12 +166,10 @@ def slice_backward_wrapper(grad, sizes, dim, start, end, step):
 
 
 def index_backward(grad, sizes, options, indices):
-    dtype, device = options
-    zeros = ops.zeros_like(grad, dtype=dtype)
     from ..native.kernels import _zeros, wrap
 
+    dtype, _ = options
     base = wrap(grad, _zeros(grad, sizes, dtype), dtype)
-    del zeros
     return ops._index_put_impl_(base, indices, grad, True, True)
 
 

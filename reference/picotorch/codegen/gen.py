@@ -165,7 +165,6 @@ class Saved:
 def saved_values(op: Op) -> list[Saved]:
     info = op.info
     args = {a.name: a for a in op.schema.arguments.flat_non_out()}
-    inputs = [d.var_names[0] for d in info.derivatives if d.formula != "non_differentiable"]
     saved: dict[str, Saved] = {}
     for d in info.derivatives:
         if d.formula == "non_differentiable":
@@ -176,7 +175,6 @@ def saved_values(op: Op) -> list[Saved]:
                 continue
             entry = saved.setdefault(name, entry)
             entry.used_by.add(d.var_names[0])
-    del inputs
     order = [a.name for a in op.schema.arguments.flat_non_out()]
     return sorted(saved.values(), key=lambda s: (s.kind == "output", _arg_rank(s.name, order), s.name))
 
@@ -451,10 +449,6 @@ def _by_base(ops: list[Op]) -> dict[str, list[Op]]:
     for op in ops:
         groups.setdefault(op.base, []).append(op)
     return groups
-
-
-def expand_dispatch(fn: NativeFunction) -> NativeFunction:
-    return fn
 
 
 # ----------------------------------------------------------------------------- python_bindings.py

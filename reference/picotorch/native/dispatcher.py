@@ -88,7 +88,7 @@ def accepts(kind: str, value, numbers_as_tensors: bool = False) -> bool:
     if base == "Tensor":
         return _is_tensor(value) or (numbers_as_tensors and _is_number(value))
     if base == "Scalar":
-        return _is_number(value) or (_is_tensor(value) and value._data.ndim == 0 and False)
+        return _is_number(value)  # a Tensor never converts to a C++ Scalar implicitly
     if base in ("Tensor[]", "Tensor?[]"):
         return isinstance(value, (list, tuple)) and all(_is_tensor(v) or (v is None and base == "Tensor?[]")
                                                         for v in value)

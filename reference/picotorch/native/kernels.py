@@ -104,7 +104,7 @@ def float_dtype(dtype):
 # ----------------------------------------------------------------------------- elementwise
 
 
-def _binary(self, other, compute, *, name, to_float=False):
+def _binary(self, other, compute, *, to_float=False):
     other = as_operand(other, self)
     dev = common_device(self, other)
     dtype = result_type(self, other)
@@ -136,7 +136,7 @@ def add(self, other, alpha=1):
         if dtype is st.bool_:
             return xp.logical_or(a, b)
         return xp.add(a, _scaled(xp, b, alpha, dtype))
-    return _binary(self, other, compute, name="add")
+    return _binary(self, other, compute)
 
 
 def _check_bool_sub(self, other) -> None:
@@ -154,7 +154,7 @@ def sub(self, other, alpha=1):
     def compute(xp, a, b, dtype):
         _check_alpha(dtype, alpha)
         return xp.subtract(a, _scaled(xp, b, alpha, dtype))
-    return _binary(self, other, compute, name="sub")
+    return _binary(self, other, compute)
 
 
 def rsub(self, other, alpha=1):
@@ -164,17 +164,17 @@ def rsub(self, other, alpha=1):
     def compute(xp, a, b, dtype):
         _check_alpha(dtype, alpha)
         return xp.subtract(b, _scaled(xp, a, alpha, dtype))
-    return _binary(self, other, compute, name="rsub")
+    return _binary(self, other, compute)
 
 
 def mul(self, other):
     def compute(xp, a, b, dtype):
         return xp.logical_and(a, b) if dtype is st.bool_ else xp.multiply(a, b)
-    return _binary(self, other, compute, name="mul")
+    return _binary(self, other, compute)
 
 
 def div(self, other):
-    return _binary(self, other, lambda xp, a, b, dtype: xp.divide(a, b), name="div", to_float=True)
+    return _binary(self, other, lambda xp, a, b, dtype: xp.divide(a, b), to_float=True)
 
 
 def _pow_compute(xp, a, b, dtype):
@@ -184,13 +184,13 @@ def _pow_compute(xp, a, b, dtype):
 
 
 def pow(self, exponent):
-    return _binary(self, exponent, _pow_compute, name="pow")
+    return _binary(self, exponent, _pow_compute)
 
 
 def pow_scalar_base(self, exponent):
     """``pow.Scalar``: a Python number raised to a tensor (what ``2 ** x`` calls)."""
     base = scalar_tensor(self, exponent)
-    return _binary(base, exponent, _pow_compute, name="pow")
+    return _binary(base, exponent, _pow_compute)
 
 
 def _unary_float(self, fn):
@@ -289,8 +289,7 @@ def where(condition, self, other):
     self, other = as_operand(self, condition), as_operand(other, condition)
     dev = common_device(condition, self, other)
     dtype = result_type(self, other)
-    shape = checks.broadcast_shapes(shape_of(condition), checks.broadcast_shapes(shape_of(self), shape_of(other)))
-    del shape
+    checks.broadcast_shapes(shape_of(condition), checks.broadcast_shapes(shape_of(self), shape_of(other)))
     xp = backend(dev).xp
     data = xp.where(cast(condition, st.bool_, xp, dev), cast(self, dtype, xp, dev), cast(other, dtype, xp, dev))
     return new_tensor(xp.asarray(data), dtype, dev)

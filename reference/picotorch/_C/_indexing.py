@@ -126,7 +126,7 @@ def _slice(result, dim, item: slice, optimize: bool):
 def setitem(self, index, value) -> None:
     """Write ``value`` into the selected elements; record ``CopySlices`` when gradients flow."""
     from ..autograd import variable as autograd_meta
-    from ..autograd.copy_slices import CopySlices
+    from ..autograd.copy_slices import SetItemSlices
     from ..autograd.grad_mode import is_grad_enabled, no_grad
     from ..autograd.graph import Edge
 
@@ -143,8 +143,7 @@ def setitem(self, index, value) -> None:
     if is_grad_enabled() and (autograd_meta.requires_grad(self) or autograd_meta.requires_grad(value)):
         base_edge = autograd_meta.gradient_edge(self) if autograd_meta.requires_grad(self) else Edge(None, 0)
         value_edge = autograd_meta.collect_next_edges(value)[0]
-        node = CopySlices([base_edge, value_edge], index, tuple(value.shape), tuple(self.shape),
-                          lambda grad: _outside_mask(grad, key))
+        node = SetItemSlices([base_edge, value_edge], index, tuple(value.shape), lambda grad: _outside_mask(grad, key))
         autograd_meta.rebase_history(self, node)
 
 

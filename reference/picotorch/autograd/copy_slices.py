@@ -1,26 +1,103 @@
-"""``CopySlices``: what ``x[key] = value`` records when gradients flow through ``x``.
+"""In-place writes into part of a tensor: ``CopySlices`` and ``AsStridedBackward0``.
 
-Models ``torch/csrc/autograd/functions/tensor.h`` / ``tensor.cpp`` (``CopySlices``, which wraps the
-backward of the in-place op applied to a view of the base). Writing into part of a tensor replaces
-those elements, so the base's gradient is the incoming gradient with that region zeroed, and the
-value's gradient is the incoming gradient of that region (summed back if the value was broadcast).
+Models ``torch/csrc/autograd/functions/tensor.h`` / ``tensor.cpp`` (``CopySlices``) and the view
+branch of ``rebase_history`` in ``variable.cpp``. When an in-place op modifies a *view*, the base's
+values change too, so the base's history must change: the base gets a ``CopySlices`` node, which
+wraps the in-place op's own node and applies it to the region of the gradient that the view covers.
+The view itself is then re-derived from the new base (``AsStridedBackward0``).
 
-Simplification: PyTorch builds this for any in-place op on any view; picotorch builds it for
-``__setitem__`` only, and in-place methods on views (``x[0].add_(1)``) are not modelled.
+``x[key] = value`` is the same story with ``copy_`` as the in-place op: PyTorch records it as
+``CopySlices`` whose wrapped function is the copy's backward (zero for the old values, the region of
+the gradient for ``value``); :class:`SetItemSlices` is that case.
 """
 
 from __future__ import annotations
 
 from ..native.dispatcher import ops
-from .graph import Node
+from .graph import Edge, Node
+
+
+class Region:
+    """Where a view sits inside its base's storage: sizes, strides and offset, in elements."""
+
+    def __init__(self, view, base) -> None:
+        from ..native.kernels import strided_geometry
+
+        self.sizes, self.strides, self.offset = strided_geometry(view, base)
+        self.base_shape = tuple(base.shape)
+
+    def of(self, tensor):
+        """The region of a base-shaped tensor, as a strided view sharing its data."""
+        from ..native.kernels import as_strided_view
+
+        return as_strided_view(tensor, self.sizes, self.strides, self.offset)
 
 
 class CopySlices(Node):
-    def __init__(self, next_edges, index, value_shape, base_shape, mask_fn) -> None:
+    """The base's node after an in-place op ``fn`` on one of its views."""
+
+    def __init__(self, base_edge: Edge, region: Region, fn: Node) -> None:
+        super().__init__([base_edge, *fn.next_edges[1:]])
+        self.region = region
+        self.fn = fn
+
+    def name(self) -> str:
+        return "torch::autograd::CopySlices"
+
+    def apply(self, grads: list) -> list:
+        grad = grads[0]
+        if grad is None:
+            return [None] * len(self.next_edges)
+        result = ops.clone(grad)
+        region = self.region.of(result)
+        from_fn = self.fn.apply([ops.clone(region)])
+        if from_fn[0] is not None:
+            region._data[...] = from_fn[0]._data
+        else:
+            region._data[...] = 0
+        return [result, *from_fn[1:]]
+
+    def release_variables(self) -> None:
+        self.fn.release_variables()
+
+
+class AsStridedBackward0(Node):
+    """The view's node after the in-place op: its gradient goes to its region of the base."""
+
+    def __init__(self, copy_slices: CopySlices, region: Region) -> None:
+        super().__init__([Edge(copy_slices, 0)])
+        self.region = region
+
+    def apply(self, grads: list) -> list:
+        from ..native.kernels import _zeros, wrap
+
+        grad = grads[0]
+        if grad is None:
+            return [None]
+        base_grad = wrap(grad, _zeros(grad, self.region.base_shape))
+        self.region.of(base_grad)._data[...] = grad._data
+        return [base_grad]
+
+
+def rebase_view_history(view, fn: Node) -> None:
+    """The view branch of ``rebase_history``: the base gets CopySlices(fn), the view AsStridedBackward0."""
+    from .variable import gradient_edge, requires_grad, set_history
+
+    base = view._base
+    region = Region(view, base)
+    base_edge = gradient_edge(base) if requires_grad(base) else Edge(None, 0)
+    copy_slices = CopySlices(base_edge, region, fn)
+    set_history(base, copy_slices)
+    set_history(view, AsStridedBackward0(copy_slices, region))
+
+
+class SetItemSlices(Node):
+    """``x[key] = value``: CopySlices around a copy (old values get no gradient, value gets the region)."""
+
+    def __init__(self, next_edges, index, value_shape, mask_fn) -> None:
         super().__init__(next_edges)
         self.index = index
         self.value_shape = value_shape
-        self.base_shape = base_shape
         self.mask_fn = mask_fn  # makes a tensor like the gradient: 0 inside the written region, 1 outside
 
     def name(self) -> str:

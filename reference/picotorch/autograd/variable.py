@@ -93,7 +93,12 @@ def rebase_history(t, grad_fn) -> None:
     ``.grad`` is the gradient of the tensor's current value.
     """
     old_fn, old_output_nr = t._grad_fn, t._output_nr
-    set_history(t, grad_fn)
+    if t._base is not None:
+        from .copy_slices import rebase_view_history
+
+        rebase_view_history(t, grad_fn)
+    else:
+        set_history(t, grad_fn)
     t._backward_hooks = None
     if t._retains_grad and old_fn is not None:
         hook = old_fn.pop_retains_grad_hook(old_output_nr)

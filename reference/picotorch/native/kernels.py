@@ -460,6 +460,36 @@ def addmm(self, mat1, mat2, beta=1, alpha=1):
 # ----------------------------------------------------------------------------- views
 
 
+def strided_geometry(view, base) -> tuple:
+    """(sizes, strides, offset) of ``view`` inside ``base``'s storage, in elements (NumPy / CuPy)."""
+    itemsize = view._dtype.itemsize
+    try:
+        offset = _address(view._data) - _address(base._data)
+    except AttributeError:
+        raise NotImplementedError("in-place ops on views need NumPy or CuPy arrays (strides and addresses); "
+                                  f"this device's arrays are {type(view._data).__module__}") from None
+    strides = tuple(s // itemsize for s in view._data.strides)
+    return tuple(view._data.shape), strides, offset // itemsize
+
+
+def _address(array) -> int:
+    if hasattr(array, "__array_interface__"):
+        return array.__array_interface__["data"][0]
+    return array.data.ptr  # CuPy
+
+
+def as_strided_view(t, sizes, strides, offset):
+    """A tensor viewing ``t``'s (contiguous) data with the given geometry (``Tensor.as_strided``)."""
+    data = t._data
+    itemsize = t._dtype.itemsize
+    flat = xp_of(t).reshape(data, (-1,))[offset:]
+    if type(data).__module__.startswith("cupy"):
+        from cupy.lib.stride_tricks import as_strided
+    else:
+        from numpy.lib.stride_tricks import as_strided
+    return view_of(t, as_strided(flat, shape=sizes, strides=tuple(s * itemsize for s in strides)))
+
+
 def alias(self):
     return view_of(self, self._data)
 

@@ -55,3 +55,16 @@ def test_leaf_that_requires_grad_refuses_a_write_and_stays_usable():
         (y * 2).sum().backward()
         return message, y.grad
     assert_same(prog)
+
+
+@pytest.mark.parametrize("key", ["y > 2", "[0]", "(T.tensor([0, 1]), 1)", "(slice(None), [0, 2])"])
+def test_advanced_index_writes(key):
+    def prog(T):
+        x = T.arange(6.0).view(2, 3).requires_grad_()
+        w = T.tensor(5.0, requires_grad=True)
+        y = x * 1
+        y[eval(key)] = w
+        names = (y.grad_fn.name(), _edges(y.grad_fn))
+        (y * T.arange(6.0).view(2, 3)).sum().backward()
+        return names, y, x.grad, w.grad
+    assert_same(prog)

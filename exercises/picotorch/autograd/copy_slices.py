@@ -94,14 +94,16 @@ def rebase_view_history(view, fn: Node) -> None:
 class SetItemSlices(Node):
     """``x[key] = value``: CopySlices around a copy (old values get no gradient, value gets the region)."""
 
-    def __init__(self, next_edges, index, value_shape, mask_fn) -> None:
+    def __init__(self, next_edges, index, value_shape, mask_fn, on_view: bool = True) -> None:
         super().__init__(next_edges)
         self.index = index
         self.value_shape = value_shape
         self.mask_fn = mask_fn  # makes a tensor like the gradient: 0 inside the written region, 1 outside
+        self.on_view = on_view
 
     def name(self) -> str:
-        return "torch::autograd::CopySlices"
+        # Indexing only with tensors writes straight into the tensor (index_put_): no view, no CopySlices.
+        return "torch::autograd::CopySlices" if self.on_view else "IndexPutBackward0"
 
     def apply(self, grads: list) -> list:
         from .._C._indexing import getitem

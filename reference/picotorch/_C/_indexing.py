@@ -143,8 +143,27 @@ def setitem(self, index, value) -> None:
     if is_grad_enabled() and (autograd_meta.requires_grad(self) or autograd_meta.requires_grad(value)):
         base_edge = autograd_meta.gradient_edge(self) if autograd_meta.requires_grad(self) else Edge(None, 0)
         value_edge = autograd_meta.collect_next_edges(value)[0]
-        node = SetItemSlices([base_edge, value_edge], index, tuple(value.shape), lambda grad: _outside_mask(grad, key))
+        node = SetItemSlices([base_edge, value_edge], index, tuple(value.shape),
+                             lambda grad: _outside_mask(grad, key), on_view=_makes_a_view_first(self, index))
         autograd_meta.rebase_history(self, node)
+
+
+def _makes_a_view_first(self, index) -> bool:
+    """Whether ``self[index]`` applies a view op before any tensor index (then a write is CopySlices)."""
+    items = index if isinstance(index, tuple) else (index,)
+    if not any(_is_advanced(i) for i in items):
+        return True
+    for item in items:
+        if item is Ellipsis or _is_advanced(item):
+            continue
+        if isinstance(item, slice) and item.indices(1 << 62) == slice(None).indices(1 << 62):
+            continue
+        return True
+    return False
+
+
+def _is_advanced(item) -> bool:
+    return isinstance(item, (list, tuple)) or (hasattr(item, "_data") and not _is_integer(item))
 
 
 def _as_value(self, value):

@@ -38,7 +38,20 @@ def register_op(name: str, fn) -> None:
 
 
 def register_kernels(overload: str, kernels: dict[str, object]) -> None:
-    _KERNELS[overload] = kernels
+    _KERNELS[overload] = {key: _quiet(kernel) for key, kernel in kernels.items()}
+
+
+def _quiet(kernel):
+    """Run a kernel without NumPy's floating-point warnings: PyTorch gives inf/nan silently."""
+    import functools
+
+    import numpy as np
+
+    @functools.wraps(kernel)
+    def run(*args, **kwargs):
+        with np.errstate(all="ignore"):
+            return kernel(*args, **kwargs)
+    return run
 
 
 def dispatch_key(device_type: str) -> str:

@@ -23,14 +23,14 @@ def broadcast_shapes(a: tuple, b: tuple) -> tuple:
     #     3 1   ->  (2, 3, 4): a missing size counts as 1, and a 1 stretches to the other size.
     # BEGIN SOLUTION 0.1: return the broadcast shape of a and b, or raise PyTorch's error for the first clash
     ndim = max(len(a), len(b))
-    out = []
-    for i in range(ndim):
+    out = [0] * ndim
+    for i in reversed(range(ndim)):  # from the last dim, as at::infer_size: the rightmost clash is reported
         size_a = a[len(a) - ndim + i] if len(a) - ndim + i >= 0 else 1
         size_b = b[len(b) - ndim + i] if len(b) - ndim + i >= 0 else 1
         if size_a != size_b and size_a != 1 and size_b != 1:
             raise RuntimeError(f"The size of tensor a ({size_a}) must match the size of tensor b "
                                f"({size_b}) at non-singleton dimension {i}")
-        out.append(size_b if size_a == 1 else size_a)
+        out[i] = size_b if size_a == 1 else size_a
     return tuple(out)
     # END SOLUTION
 

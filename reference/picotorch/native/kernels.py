@@ -140,10 +140,11 @@ def add(self, other, alpha=1):
 
 
 def _check_bool_sub(self, other) -> None:
-    if self._dtype is st.bool_ and getattr(other, "_dtype", None) is st.bool_:
+    other_is_bool = isinstance(other, bool) or getattr(other, "_dtype", None) is st.bool_
+    if self._dtype is st.bool_ and other_is_bool:
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
                            "Use the `^` or `logical_xor()` operator instead.")
-    if self._dtype is st.bool_ or getattr(other, "_dtype", None) is st.bool_ or isinstance(other, bool):
+    if self._dtype is st.bool_ or other_is_bool:
         raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
                            "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
 
@@ -341,7 +342,7 @@ def _reduce_dims(self, dim) -> tuple:
     for d in set(wrapped):
         if wrapped.count(d) > 1:
             raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
-    return wrapped
+    return wrapped if ndim else ()  # a zero-dim tensor accepts dim 0 / -1 and has nothing to reduce
 
 
 def _sum_dtype(self, dtype):
@@ -589,6 +590,8 @@ def unsqueeze(self, dim):
 
 def _squeezed(self, dims):
     shape = shape_of(self)
+    if not shape:
+        return self._data  # a zero-dim tensor has nothing to squeeze
     axes = tuple(d for d in dims if shape[d] == 1)
     return xp_of(self).squeeze(self._data, axis=axes) if axes else self._data
 

@@ -104,3 +104,34 @@ def test_matmul_shapes(a, b, c, transpose):
         y = T.ones(c, b) if transpose else T.ones(b, c)
         return x @ (y.t() if transpose else y)
     same(fn)
+
+
+@st.composite
+def broadcastable_pair(draw):
+    out = draw(st.lists(st.integers(1, 3), min_size=0, max_size=3))
+    def operand():
+        keep = draw(st.integers(0, len(out)))
+        return tuple(1 if draw(st.booleans()) else s for s in out[len(out) - keep:])
+    return operand(), operand()
+
+
+@SETTINGS
+@given(shapes=broadcastable_pair(), op=st.sampled_from(["add", "sub", "mul", "div", "pow", "where", "matmul_sum"]),
+       seed=st.integers(0, 2**16))
+def test_gradients_of_broadcast_operands(shapes, op, seed):
+    rng = np.random.default_rng(seed)
+    a_values, b_values = rng.uniform(0.5, 2, shapes[0]), rng.uniform(0.5, 2, shapes[1])
+
+    def grads(T):
+        a = T.tensor(a_values, dtype=T.float64, requires_grad=True)
+        b = T.tensor(b_values, dtype=T.float64, requires_grad=True)
+        if op == "where":
+            out = T.where(a > 1, a, b)
+        elif op == "matmul_sum":
+            out = (a * b).sum() * (a.sum() + b.mean())
+        else:
+            out = getattr(T, op)(a, b)
+        out.backward(T.ones_like(out))
+        return out.grad_fn.name(), a.grad.numpy().round(8).tolist(), b.grad.numpy().round(8).tolist()
+
+    assert grads(picotorch) == grads(torch)

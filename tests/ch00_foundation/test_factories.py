@@ -37,6 +37,13 @@ def test_factories_and_attributes(expr):
     assert_same(lambda T: eval(expr))
 
 
+@pytest.mark.parametrize("dtype, values", [("uint8", [-1.3]), ("uint8", [300]), ("uint8", [-1]), ("int32", [1e10]),
+                                           ("int32", [2**40]), ("float16", [1e5]), ("int8", [200]), ("int64", [1e30]),
+                                           ("bool", [5]), ("int8", [-1.5]), ("int8", [[1, -2], [3, 4]])])
+def test_tensor_checks_integer_overflow(dtype, values):
+    assert_same(lambda T: T.tensor(values, dtype=getattr(T, dtype)))
+
+
 def test_from_numpy_shares_memory():
     def prog(T):
         a = np.zeros(3, dtype=np.float32)

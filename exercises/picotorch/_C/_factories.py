@@ -197,13 +197,50 @@ def _to_numpy_data(data):
     return data
 
 
+def _python_numbers(data):
+    """Every Python number in nested lists/tuples, iteratively."""
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (list, tuple)):
+            stack.extend(item)
+        elif isinstance(item, (int, float)) and not isinstance(item, bool):
+            yield item
+
+
+def _check_overflow(data, dtype) -> None:
+    """``c10::checked_convert``: a Python number must fit an integer dtype (unsigned ones wrap negatives)."""
+    if dtype.is_floating_point or dtype is st.bool_:
+        return
+    info = np.iinfo(st.to_numpy_dtype(dtype))
+    for value in _python_numbers(data):
+        if isinstance(value, float):
+            fits = value == value and info.min <= value <= info.max
+        elif info.min == 0:
+            fits = value <= info.max and -value <= info.max
+        else:
+            fits = info.min <= value <= info.max
+        if not fits:
+            raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
+
+
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     shape, inferred = _infer(data)
     dtype = dtype or inferred
+    _check_overflow(data, dtype)
     if requires_grad and not (dtype.is_floating_point or dtype.is_complex):
         raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
-    array = np.array(_to_numpy_data(data), dtype=st.to_numpy_dtype(dtype)).reshape(shape)
+    with np.errstate(all="ignore"):
+        array = _to_array(_to_numpy_data(data), dtype).reshape(shape)
     return _finish(array, dtype, device, requires_grad)
+
+
+def _to_array(data, dtype) -> np.ndarray:
+    """NumPy refuses out-of-range Python ints for unsigned types; wrap them as C++ does (-1 -> 255)."""
+    np_dtype = st.to_numpy_dtype(dtype)
+    if dtype.is_floating_point or dtype is st.bool_:
+        return np.array(data, dtype=np_dtype)
+    return np.array(data).astype(np.int64).astype(np_dtype)  # floats truncate, negatives wrap
 
 
 def from_numpy(array: np.ndarray):

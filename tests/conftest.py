@@ -16,3 +16,13 @@ if importlib.util.find_spec("picotorch_course") is None:  # not installed: use t
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reference"))
 
 pytest_plugins = ["picotorch_course.pytest_plugin"]
+
+# Hypothesis explores new random examples on every local run (to find new mismatches with PyTorch),
+# but CI must be repeatable: there the examples are derived from each test's name.
+import os  # noqa: E402
+
+from hypothesis import settings  # noqa: E402
+
+settings.register_profile("ci", derandomize=True, print_blob=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")

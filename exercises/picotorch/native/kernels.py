@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import builtins
 import math
+import warnings
 
 from ..c10 import scalar_type as st
 from ..c10.device import device as Device
@@ -379,7 +380,9 @@ def mean_dim(self, dim, keepdim=False, dtype=None):
     out_dtype = _mean_dtype(self, dtype)
     xp = xp_of(self)
     axes = _reduce_dims(self, dim)
-    data = xp.mean(cast(self, out_dtype, xp), axis=axes, keepdims=keepdim)
+    with warnings.catch_warnings():  # NumPy warns on an empty mean; PyTorch quietly returns nan
+        warnings.simplefilter("ignore", RuntimeWarning)
+        data = xp.mean(cast(self, out_dtype, xp), axis=axes, keepdims=keepdim)
     return new_tensor(xp.asarray(data), out_dtype, self._device)
 
 

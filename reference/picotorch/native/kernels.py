@@ -17,6 +17,7 @@ from ..c10 import scalar_type as st
 from ..c10.device import device as Device
 from . import checks
 from .device import backend, normalize, to_numpy
+from .layout import follow_inputs
 from .tensor_impl import new_tensor
 
 # ----------------------------------------------------------------------------- helpers
@@ -114,7 +115,7 @@ def _binary(self, other, compute, *, to_float=False):
     checks.broadcast_shapes(shape_of(self), shape_of(other))
     xp = backend(dev).xp
     data = compute(xp, cast(self, dtype, xp, dev), cast(other, dtype, xp, dev), dtype)
-    return new_tensor(xp.asarray(data), dtype, dev)
+    return new_tensor(follow_inputs(xp, xp.asarray(data), [self._data, other._data]), dtype, dev)
 
 
 def _check_alpha(dtype, alpha) -> None:
@@ -198,14 +199,16 @@ def pow_scalar_base(self, exponent):
 def _unary_float(self, fn):
     dtype = float_dtype(self._dtype)
     xp = xp_of(self)
-    return new_tensor(xp.asarray(fn(xp, cast(self, dtype, xp))), dtype, self._device)
+    return new_tensor(follow_inputs(xp, xp.asarray(fn(xp, cast(self, dtype, xp))), [self._data]), dtype,
+                      self._device)
 
 
 def neg(self):
     if self._dtype is st.bool_:
         raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are "
                            "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
-    return wrap(self, xp_of(self).negative(self._data))
+    xp = xp_of(self)
+    return wrap(self, follow_inputs(xp, xp.negative(self._data), [self._data]))
 
 
 def exp(self):
@@ -233,13 +236,14 @@ def relu(self):
     if self._dtype is st.bool_:
         raise NotImplementedError('"clamp_min_cpu" not implemented for \'Bool\'')
     xp = xp_of(self)
-    return wrap(self, xp.where(self._data > 0, self._data, xp.zeros_like(self._data)))
+    return wrap(self, follow_inputs(xp, xp.where(self._data > 0, self._data, xp.zeros_like(self._data)), [self._data]))
 
 
 def threshold_backward(grad_output, self, threshold):
     xp = xp_of(grad_output)
     keep = self._data > threshold
-    return wrap(grad_output, xp.where(keep, grad_output._data, xp.zeros_like(grad_output._data)))
+    data = xp.where(keep, grad_output._data, xp.zeros_like(grad_output._data))
+    return wrap(grad_output, follow_inputs(xp, data, [grad_output._data, self._data]))
 
 
 def sigmoid_backward(grad_output, output):
@@ -260,7 +264,8 @@ def _compare(self, other, fn):
     dtype = result_type(self, other)
     checks.broadcast_shapes(shape_of(self), shape_of(other))
     xp = backend(dev).xp
-    return new_tensor(xp.asarray(fn(xp, cast(self, dtype, xp, dev), cast(other, dtype, xp, dev))), st.bool_, dev)
+    data = xp.asarray(fn(xp, cast(self, dtype, xp, dev), cast(other, dtype, xp, dev)))
+    return new_tensor(follow_inputs(xp, data, [self._data, other._data]), st.bool_, dev)
 
 
 def eq(self, other):
@@ -291,10 +296,10 @@ def where(condition, self, other):
     self, other = as_operand(self, condition), as_operand(other, condition)
     dev = common_device(condition, self, other)
     dtype = result_type(self, other)
-    checks.broadcast_shapes(shape_of(condition), checks.broadcast_shapes(shape_of(self), shape_of(other)))
+    checks.broadcast_shapes(checks.broadcast_shapes(shape_of(condition), shape_of(self)), shape_of(other))
     xp = backend(dev).xp
     data = xp.where(cast(condition, st.bool_, xp, dev), cast(self, dtype, xp, dev), cast(other, dtype, xp, dev))
-    return new_tensor(xp.asarray(data), dtype, dev)
+    return new_tensor(follow_inputs(xp, xp.asarray(data), [condition._data, self._data, other._data]), dtype, dev)
 
 
 # ----------------------------------------------------------------------------- in place

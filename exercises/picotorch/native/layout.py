@@ -1,0 +1,93 @@
+"""The memory layout of an elementwise op's output.
+
+Models ``TensorIteratorBase::reorder_dimensions`` and the output allocation in
+``aten/src/ATen/TensorIterator.cpp``: PyTorch does not always make outputs contiguous. It sorts the
+dimensions by the inputs' strides (the first input that tells two dimensions apart decides; a
+broadcast dimension, stride 0, tells nothing; equal strides put the smaller size innermost) and lays
+the output out in that order. So ``exp(x.t())`` is transposed like its input, and whether a later
+``reshape`` can be a view (``ViewBackward0``) or must copy (``CloneBackward0`` + ``UnsafeViewBackward0``)
+depends on it. Array libraries without strides (the Array API has none) keep their own layout.
+"""
+
+from __future__ import annotations
+
+
+def _element_strides(array, out_shape: tuple) -> tuple | None:
+    """An operand's strides in elements, aligned to the output shape; broadcast dims get 0."""
+    strides = getattr(array, "strides", None)
+    if strides is None:
+        return None
+    itemsize = array.itemsize
+    offset = len(out_shape) - array.ndim
+    aligned = [0] * len(out_shape)
+    for i, size in enumerate(array.shape):
+        aligned[offset + i] = 0 if size == 1 and out_shape[offset + i] != 1 else strides[i] // itemsize
+    return tuple(aligned)
+
+
+def _should_swap(dim0: int, dim1: int, operands: list[tuple], shape: tuple) -> int:
+    for strides in operands:
+        s0, s1 = strides[dim0], strides[dim1]
+        if s0 == 0 or s1 == 0:
+            continue  # a broadcast dimension says nothing about the order
+        if s0 < s1:
+            return -1
+        if s0 > s1:
+            return 1
+        if shape[dim0] > shape[dim1]:
+            return 1
+    return 0
+
+
+def innermost_first(shape: tuple, operands: list[tuple]) -> list[int]:
+    """TensorIterator's ``perm_``: the dimensions from fastest- to slowest-moving (insertion sort)."""
+    ndim = len(shape)
+    perm = list(reversed(range(ndim)))
+    for i in range(1, ndim):
+        dim1 = i
+        for dim0 in range(i - 1, -1, -1):
+            comparison = _should_swap(perm[dim0], perm[dim1], operands, shape)
+            if comparison > 0:
+                perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
+                dim1 = dim0
+            elif comparison < 0:
+                break
+    return perm
+
+
+def follow_inputs(xp, result, inputs: list):
+    """``result`` (an elementwise op's output) laid out in memory as PyTorch would allocate it."""
+    shape = tuple(result.shape)
+    if len(shape) < 2 or getattr(result, "strides", None) is None:
+        return result
+    operands = [s for s in (_element_strides(a, shape) for a in inputs if a.ndim) if s is not None]
+    if not operands:
+        return result
+    order = list(reversed(innermost_first(shape, operands)))  # slowest- to fastest-moving
+    return _relaid(xp, result, order)
+
+
+def _is_c_contiguous(array) -> bool:
+    flags = getattr(array, "flags", None)
+    return bool(flags is None or flags["C_CONTIGUOUS"])
+
+
+def _relaid(xp, result, order: list[int]):
+    """The same values, stored with ``order[0]`` slowest and ``order[-1]`` fastest."""
+    inverse = [0] * len(order)
+    for position, dim in enumerate(order):
+        inverse[dim] = position
+    laid = _c_contiguous(xp.permute_dims(result, tuple(order)))
+    return xp.permute_dims(laid, tuple(inverse))
+
+
+def _c_contiguous(array):
+    if _is_c_contiguous(array):
+        return array
+    if type(array).__module__.startswith("cupy"):
+        import cupy
+
+        return cupy.ascontiguousarray(array)
+    import numpy
+
+    return numpy.ascontiguousarray(array)

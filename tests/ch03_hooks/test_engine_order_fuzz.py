@@ -64,9 +64,9 @@ def test_backward_runs_nodes_in_pytorchs_order(program, n_leaves):
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(program=steps, n_leaves=st.integers(1, 3), new_numbers=st.lists(st.integers(0, 10**6), min_size=1, max_size=6))
+@given(program=steps, n_leaves=st.integers(1, 3), new_numbers=st.lists(st.integers(0, 20), min_size=1, max_size=8))
 def test_set_sequence_nr_reorders_like_pytorch(program, n_leaves, new_numbers):
-    """PR 114120's ``_set_sequence_nr``: give some nodes new numbers, then compare the order."""
+    """PR 114120's ``_set_sequence_nr``: give the nodes new numbers, then compare the order."""
     def order(T):
         root = _build(T, program, n_leaves)
         index, queue, fired = {}, [root.grad_fn], []
@@ -77,9 +77,10 @@ def test_set_sequence_nr_reorders_like_pytorch(program, n_leaves, new_numbers):
             index[node] = len(index)
             node.register_prehook(lambda grads, k=index[node]: fired.append(k))
             queue.extend(n for n, _ in node.next_functions)
-        nodes = sorted(index, key=index.get)
-        for i, number in enumerate(new_numbers):
-            nodes[(i * 7) % len(nodes)]._set_sequence_nr(number)
+        # every node gets a new number, so the order cannot depend on how many nodes this process made
+        # before (the counters of the two libraries differ); repeated numbers exercise the tie-breaking
+        for i, node in enumerate(sorted(index, key=index.get)):
+            node._set_sequence_nr(new_numbers[i % len(new_numbers)])
         root.backward()
         return fired
     assert order(picotorch) == order(torch)

@@ -7,10 +7,8 @@ benchmark, not a test: nothing fails when it is slow.
 
 from __future__ import annotations
 
-import statistics
-import time
-
 import numpy as np
+from _timing import median_seconds
 
 import picotorch
 
@@ -21,16 +19,6 @@ except ImportError:  # the comparison is optional
 
 BATCH, IN, HIDDEN, OUT = 64, 32, 64, 1
 REPEATS = 30
-
-
-def _median_seconds(fn, repeats: int = REPEATS) -> float:
-    fn()  # warm up
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def mlp_step(T):
@@ -90,11 +78,11 @@ def report(name: str, ours: float, theirs: float | None, numpy_time: float | Non
 
 def main() -> None:
     print(f"medians of {REPEATS} runs; torch {'absent' if torch is None else torch.__version__}")
-    ours = _median_seconds(mlp_step(picotorch))
-    theirs = _median_seconds(mlp_step(torch)) if torch else None
-    report(f"MLP step {BATCH}x{IN}-{HIDDEN}-{OUT}", ours, theirs, _median_seconds(numpy_mlp_step()))
-    ours = _median_seconds(deep_chain(picotorch), repeats=5)
-    theirs = _median_seconds(deep_chain(torch), repeats=5) if torch else None
+    ours = median_seconds(mlp_step(picotorch), REPEATS)
+    theirs = median_seconds(mlp_step(torch), REPEATS) if torch else None
+    report(f"MLP step {BATCH}x{IN}-{HIDDEN}-{OUT}", ours, theirs, median_seconds(numpy_mlp_step(), REPEATS))
+    ours = median_seconds(deep_chain(picotorch), 5)
+    theirs = median_seconds(deep_chain(torch), 5) if torch else None
     report("2000-op chain fwd+bwd", ours, theirs, None)
 
 

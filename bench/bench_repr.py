@@ -12,10 +12,9 @@ timings depend on the machine, so nothing here fails.
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 
 import numpy as np
+from _timing import median_seconds
 
 import picotorch
 
@@ -32,16 +31,6 @@ CASES = {
     "3x4 float32 (small)": lambda: np.random.default_rng(3).standard_normal((3, 4)).astype(np.float32),
     "30x30 float32 (900 shown)": lambda: np.random.default_rng(4).standard_normal((30, 30)).astype(np.float32),
 }
-
-
-def median_seconds(fn, repeats: int) -> float:
-    fn()  # warm up (imports, caches)
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def bench_case(array: np.ndarray, repeats: int) -> dict[str, float]:

@@ -42,7 +42,13 @@ def _build(T, program, n_leaves):
     return sum(v.sum() for v in values[n_leaves:])
 
 
-def _order(T, program, n_leaves):
+def _order(T, program, n_leaves, new_numbers=None):
+    """Which nodes (numbered breadth-first from the root) ran, in order; optionally renumbered first.
+
+    With ``new_numbers`` every node gets a new sequence_nr, so the order cannot depend on how many
+    nodes this process made before (the two libraries' counters differ); repeated numbers exercise
+    the tie-breaking of the ready queue.
+    """
     root = _build(T, program, n_leaves)
     index, queue, fired = {}, [root.grad_fn], []
     while queue:
@@ -52,6 +58,8 @@ def _order(T, program, n_leaves):
         index[node] = len(index)
         node.register_prehook(lambda grads, k=index[node]: fired.append(k))
         queue.extend(n for n, _ in node.next_functions)
+    for i, node in enumerate(sorted(index, key=index.get) if new_numbers else ()):
+        node._set_sequence_nr(new_numbers[i % len(new_numbers)])
     root.backward()
     names = {k: n.name() for n, k in index.items()}
     return [(k, names[k]) for k in fired]
@@ -67,20 +75,4 @@ def test_backward_runs_nodes_in_pytorchs_order(program, n_leaves):
 @given(program=steps, n_leaves=st.integers(1, 3), new_numbers=st.lists(st.integers(0, 20), min_size=1, max_size=8))
 def test_set_sequence_nr_reorders_like_pytorch(program, n_leaves, new_numbers):
     """PR 114120's ``_set_sequence_nr``: give the nodes new numbers, then compare the order."""
-    def order(T):
-        root = _build(T, program, n_leaves)
-        index, queue, fired = {}, [root.grad_fn], []
-        while queue:
-            node = queue.pop(0)
-            if node is None or node in index:
-                continue
-            index[node] = len(index)
-            node.register_prehook(lambda grads, k=index[node]: fired.append(k))
-            queue.extend(n for n, _ in node.next_functions)
-        # every node gets a new number, so the order cannot depend on how many nodes this process made
-        # before (the counters of the two libraries differ); repeated numbers exercise the tie-breaking
-        for i, node in enumerate(sorted(index, key=index.get)):
-            node._set_sequence_nr(new_numbers[i % len(new_numbers)])
-        root.backward()
-        return fired
-    assert order(picotorch) == order(torch)
+    assert _order(picotorch, program, n_leaves, new_numbers) == _order(torch, program, n_leaves, new_numbers)

@@ -80,6 +80,12 @@ def test_cpu_scalars_mix_with_any_device(fake_cuda):
     assert str((a * 2).device) == "cuda:0"
 
 
+def test_like_factories_follow_the_input_or_the_device_argument(fake_cuda):
+    x = picotorch.ones(2, 3, device="cuda:1")
+    assert str(picotorch.zeros_like(x).device) == "cuda:1"
+    assert str(picotorch.ones_like(x, device="cpu").device) == "cpu"
+
+
 def test_numpy_of_a_cuda_tensor_is_refused(fake_cuda):
     with pytest.raises(TypeError, match="can't convert cuda:0 device type tensor to numpy"):
         picotorch.ones(2, device="cuda").numpy()

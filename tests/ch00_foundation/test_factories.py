@@ -30,7 +30,9 @@ def test_tensor_infers_dtype_and_shape(name):
     "T.ones(2, 3).stride()", "T.ones(2, 3).t().is_contiguous()", "T.ones(2, 3).numel()",
     "T.ones(2, 3).element_size()", "T.ones(3).tolist()", "T.tensor(2.5).item()", "int(T.tensor(3))",
     "float(T.tensor([2.5]))", "T.ones(2, 3).ndim", "T.zeros_like(T.ones(2, dtype=T.int64))",
-    "T.ones_like(T.ones(2), dtype=T.float64)", "T.Size([2, 3])", "T.Size([2, 3]).numel()", "T.device('cuda', 1)",
+    "T.ones_like(T.ones(2), dtype=T.float64)", "T.zeros_like(T.ones(2), requires_grad=True)",
+    "T.ones_like(T.ones(2, dtype=T.int64), requires_grad=True)", "T.zeros_like(T.ones(2), device='cpu')",
+    "T.Size([2, 3])", "T.Size([2, 3]).numel()", "T.device('cuda', 1)",
     "str(T.device('cuda:1'))", "T.float64.is_floating_point", "T.int8.is_signed", "T.get_default_dtype()",
 ])
 def test_factories_and_attributes(expr):

@@ -128,7 +128,6 @@ def _get_default_dtype():
 tensor = _factories.tensor
 zeros, ones, empty, full = _factories.zeros, _factories.ones, _factories.empty, _factories.full
 rand, randn, arange = _factories.rand, _factories.randn, _factories.arange
-zeros_like, ones_like = _factories.zeros_like, _factories.ones_like
 rand_like, randn_like = _factories.rand_like, _factories.randn_like
 from_numpy, manual_seed = _factories.from_numpy, _factories.manual_seed
 is_grad_enabled = is_grad_enabled

@@ -170,9 +170,9 @@ def _as_value(self, value):
     if hasattr(value, "_data"):
         return value
     if isinstance(value, (bool, int, float)):
-        from ..native.kernels import scalar_tensor
+        from ..native.kernels import as_operand
 
-        return scalar_tensor(value, self)
+        return as_operand(value)
     raise TypeError(f"can't assign a {type(value).__name__} to a torch.{self.dtype.c10_name}Tensor")
 
 

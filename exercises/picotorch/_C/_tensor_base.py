@@ -180,7 +180,7 @@ class TensorBase:
         Unlike ``detach()``, changes made through ``.data`` are invisible to the version checks of
         saved tensors (the historical escape hatch from before tensors and Variables merged).
         """
-        return self.detach_shallow(keep_requires_grad=False, share_version=False)
+        return self.detach_shallow(share_version=False)
 
     @data.setter
     def data(self, value) -> None:
@@ -190,9 +190,9 @@ class TensorBase:
 
     def detach(self):
         """A new leaf sharing data and version counter, cut from the graph (``requires_grad=False``)."""
-        return self.detach_shallow(keep_requires_grad=False)
+        return self.detach_shallow()
 
-    def detach_shallow(self, keep_requires_grad: bool, share_version: bool = True):
+    def detach_shallow(self, share_version: bool = True):
         from ..native.tensor_impl import new_tensor
 
         version = self._version_counter if share_version else None

@@ -28,7 +28,7 @@ def _wrap_numbers(values: dict, params) -> dict:
     for name, value in values.items():
         if kinds[name].startswith("Tensor") and not kinds[name].endswith("[]") and not hasattr(value, "_data") \
                 and value is not None:
-            values[name] = scalar_tensor(value, None)
+            values[name] = scalar_tensor(value)
     return values
 
 
@@ -45,14 +45,29 @@ def _pack_int_list(args, params, method: bool):
     return tuple(args[:first]) + (tuple(rest),)
 
 
+def _check_requires_grad(tensor) -> None:
+    if not (tensor.dtype.is_floating_point or tensor.dtype.is_complex):
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+
+
 class PythonArgParser:
     def __init__(self, name: str, signatures, numbers_as_tensors: bool, method: bool) -> None:
         self.name = name
         self.signatures = signatures  # (impl, printed signature, params)
         self.numbers_as_tensors = numbers_as_tensors
         self.method = method
+        # ops with TensorOptions arguments (dtype, layout, device, pin_memory) also take requires_grad
+        self.tensor_options = any({"layout", "device"} <= {n for n, _, _ in sig[2][1]} for sig in signatures)
 
     def __call__(self, args, kwargs):
+        requires_grad = kwargs.pop("requires_grad", False) if self.tensor_options else False
+        result = self._parse_and_call(args, kwargs)
+        if requires_grad:  # what the generated binding of a factory-like op adds (set_requires_grad)
+            _check_requires_grad(result)
+            result.requires_grad_()
+        return result
+
+    def _parse_and_call(self, args, kwargs):
         for impl, _, params in self.signatures:
             packed = _pack_int_list(args, params, self.method)
             if packed is not None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..native.dispatcher import ops
+from .functions_manual import sum_to
 from .grad_mode import set_grad_enabled
 from .graph import Edge, GraphRoot, Node
 from .hooks import call_node_hooks
@@ -226,7 +227,7 @@ def validate_outputs(edges: list[Edge], grads: list, name: str) -> None:
             if not _is_expandable_to(meta.shape, shape):
                 raise RuntimeError(f"Function {name} returned an invalid gradient at index {i} - got "
                                    f"{list(shape)} but expected shape compatible with {list(meta.shape)}")
-            grad = _sum_to(grad, meta.shape)
+            grad = sum_to(grad, meta.shape)
         if grad._dtype is not meta.dtype:
             grad = ops._to_copy(grad, dtype=meta.dtype)
         if grad._device != meta.device:
@@ -242,12 +243,6 @@ def _is_expandable_to(shape, desired) -> bool:
         if size != target and size != 1:
             return False
     return True
-
-
-def _sum_to(grad, shape):
-    from .functions_manual import sum_to
-
-    return sum_to(grad, shape)
 
 
 def evaluate_function(task: GraphTask, fn: Node, inputs: InputBuffer, queue: ReadyQueue) -> None:

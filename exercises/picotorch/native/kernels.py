@@ -55,7 +55,7 @@ def cast(t, dtype, xp, device=None):
     return xp.astype(data, xp_dtype(xp, dtype))
 
 
-def scalar_tensor(value, like):
+def scalar_tensor(value):
     """A Python number as a wrapped zero-dim CPU tensor (``at::scalar_to_tensor`` + ``set_wrapped_number``).
 
     It stores the number at full precision (float64 / int64 / bool), as PyTorch does; type promotion
@@ -66,8 +66,8 @@ def scalar_tensor(value, like):
     return new_tensor(cpu.asarray(value, dtype=xp_dtype(cpu, dtype)), dtype, Device("cpu"), wrapped_number=True)
 
 
-def as_operand(value, like):
-    return value if hasattr(value, "_data") else scalar_tensor(value, like)
+def as_operand(value):
+    return value if hasattr(value, "_data") else scalar_tensor(value)
 
 
 def priority(t) -> int:
@@ -106,15 +106,23 @@ def float_dtype(dtype):
 # ----------------------------------------------------------------------------- elementwise
 
 
-def _binary(self, other, compute, *, to_float=False):
-    other = as_operand(other, self)
+def binary_operands(self, other, *, to_float=False):
+    """What every binary elementwise kernel starts with (TensorIterator's set-up): the other operand as
+    a tensor, the common device, the promoted dtype, the broadcast shape (or PyTorch's error), the
+    namespace, and both arrays cast to that dtype on that device."""
+    other = as_operand(other)
     dev = common_device(self, other)
     dtype = result_type(self, other)
     if to_float:
         dtype = float_dtype(dtype)
-    checks.broadcast_shapes(shape_of(self), shape_of(other))
+    shape = checks.broadcast_shapes(shape_of(self), shape_of(other))
     xp = backend(dev).xp
-    data = compute(xp, cast(self, dtype, xp, dev), cast(other, dtype, xp, dev), dtype)
+    return other, dev, dtype, shape, xp, cast(self, dtype, xp, dev), cast(other, dtype, xp, dev)
+
+
+def _binary(self, other, compute, *, to_float=False):
+    other, dev, dtype, _, xp, a, b = binary_operands(self, other, to_float=to_float)
+    data = compute(xp, a, b, dtype)
     return new_tensor(follow_inputs(xp, xp.asarray(data), [self._data, other._data]), dtype, dev)
 
 
@@ -192,7 +200,7 @@ def pow(self, exponent):
 
 def pow_scalar_base(self, exponent):
     """``pow.Scalar``: a Python number raised to a tensor (what ``2 ** x`` calls)."""
-    base = scalar_tensor(self, exponent)
+    base = scalar_tensor(self)
     return _binary(base, exponent, _pow_compute)
 
 
@@ -259,13 +267,8 @@ def tanh_backward(grad_output, output):
 
 
 def _compare(self, other, fn):
-    other = as_operand(other, self)
-    dev = common_device(self, other)
-    dtype = result_type(self, other)
-    checks.broadcast_shapes(shape_of(self), shape_of(other))
-    xp = backend(dev).xp
-    data = xp.asarray(fn(xp, cast(self, dtype, xp, dev), cast(other, dtype, xp, dev)))
-    return new_tensor(follow_inputs(xp, data, [self._data, other._data]), st.bool_, dev)
+    other, dev, _, _, xp, a, b = binary_operands(self, other)
+    return new_tensor(follow_inputs(xp, xp.asarray(fn(xp, a, b)), [self._data, other._data]), st.bool_, dev)
 
 
 def eq(self, other):
@@ -293,7 +296,7 @@ def ge(self, other):
 
 
 def where(condition, self, other):
-    self, other = as_operand(self, condition), as_operand(other, condition)
+    self, other = as_operand(self), as_operand(other)
     dev = common_device(condition, self, other)
     dtype = result_type(self, other)
     checks.broadcast_shapes(checks.broadcast_shapes(shape_of(condition), shape_of(self)), shape_of(other))
@@ -780,13 +783,19 @@ def _check_cat_shape(ref, t, d, i) -> None:
                                f"but got size {b} for tensor number {i} in the list.")
 
 
-def zeros_like(self, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+def _filled_like(self, value, dtype, device):
+    """A new tensor shaped like ``self``, filled with ``value``, on ``device`` (default: ``self``'s)."""
     dtype = dtype or self._dtype
-    return new_tensor(_zeros(self, shape_of(self), dtype), dtype, self._device)
+    device = normalize(device) if device is not None else self._device
+    target = backend(device)
+    data = target.xp.full(shape_of(self), value, dtype=xp_dtype(target.xp, dtype),
+                          device=target.array_device(device.index))
+    return new_tensor(data, dtype, device)
+
+
+def zeros_like(self, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    return _filled_like(self, 0, dtype, device)
 
 
 def ones_like(self, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
-    dtype = dtype or self._dtype
-    xp = xp_of(self)
-    return new_tensor(xp.ones(shape_of(self), dtype=xp_dtype(xp, dtype), device=self._data.device), dtype,
-                      self._device)
+    return _filled_like(self, 1, dtype, device)

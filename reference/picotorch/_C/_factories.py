@@ -250,16 +250,6 @@ def from_numpy(array: np.ndarray):
     return new_tensor(array, dtype, Device("cpu"))
 
 
-def zeros_like(input, *, dtype=None, device=None, requires_grad=False, layout=None, memory_format=None):
-    return zeros(*input.shape, dtype=dtype or input.dtype, device=device or input.device,
-                 requires_grad=requires_grad)
-
-
-def ones_like(input, *, dtype=None, device=None, requires_grad=False, layout=None, memory_format=None):
-    return ones(*input.shape, dtype=dtype or input.dtype, device=device or input.device,
-                requires_grad=requires_grad)
-
-
 def rand_like(input, *, dtype=None, device=None, requires_grad=False, layout=None, memory_format=None):
     return rand(*input.shape, dtype=dtype or input.dtype, device=device or input.device,
                 requires_grad=requires_grad)

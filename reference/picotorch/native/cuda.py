@@ -21,16 +21,10 @@ def _is_cupy(*tensors) -> bool:
 
 def _raw_operands(self, other):
     """Broadcast and cast both operands to one shape and dtype, or None when the raw path can't run."""
-    other = kernels.as_operand(other, self)
-    dev = kernels.common_device(self, other)
-    dtype = kernels.result_type(self, other)
+    _, dev, dtype, shape, xp, a, b = kernels.binary_operands(self, other)
     if dtype.name not in _RAW_DTYPES or not _is_cupy(self):
         return None
-    shape = kernels.checks.broadcast_shapes(kernels.shape_of(self), kernels.shape_of(other))
-    xp = kernels.xp_of(self)
-    a = xp.broadcast_to(kernels.cast(self, dtype, xp, dev), shape)
-    b = xp.broadcast_to(kernels.cast(other, dtype, xp, dev), shape)
-    return a, b, dtype, dev
+    return xp.broadcast_to(a, shape), xp.broadcast_to(b, shape), dtype, dev
 
 
 def add_cuda(self, other, alpha=1):

@@ -127,7 +127,6 @@ class GraphTask:
     exec_info: dict = field(default_factory=dict)
     captured_vars: list = field(default_factory=list)
     nodes_in_graph: set = field(default_factory=set)
-    execution_order: list = field(default_factory=list)  # what ran, for the course's pictures
 
     def init_to_execute(self, graph_root: Node, outputs: list[Edge], accumulate_grad: bool,
                         min_topo_nr: int) -> None:
@@ -255,7 +254,6 @@ def evaluate_function(task: GraphTask, fn: Node, inputs: InputBuffer, queue: Rea
             task.captured_vars[output_idx] = grads[input_idx]
         if not info.needed:
             return
-    task.execution_order.append(fn)
     outputs = call_function(task, fn, inputs)
     if not task.keep_graph:
         fn.release_variables()
@@ -297,9 +295,6 @@ def _pass_gradient(task: GraphTask, edge: Edge, grad, queue: ReadyQueue) -> None
 class Engine:
     """``torch._C._EngineBase``: one per process, reached as ``Variable._execution_engine``."""
 
-    def __init__(self) -> None:
-        self.last_graph_task: GraphTask | None = None
-
     def execute(self, root_edges: list[Edge], root_grads: list, keep_graph: bool, create_graph: bool,
                 accumulate_grad: bool, outputs: list[Edge] | None = None) -> list:
         task = GraphTask(keep_graph=keep_graph, create_graph=create_graph)
@@ -312,7 +307,6 @@ class Engine:
         compute_dependencies(graph_root, task, min_topo_nr)
         if outputs:
             task.init_to_execute(graph_root, outputs, accumulate_grad, min_topo_nr)
-        self.last_graph_task = task
         queue = ReadyQueue()
         queue.push(NodeTask(graph_root, buffer))
         # The whole backward (nodes and hooks) runs with grad mode = create_graph, as the GraphTask's

@@ -33,10 +33,6 @@ def _next_sequence_nr() -> int:
     return nr
 
 
-def _peek_sequence_nr() -> int:
-    return getattr(_thread_state, "sequence_nr", 0)
-
-
 def _as_uint64(value: int) -> int:
     """What pybind11 accepts for a ``uint64_t`` argument (and the errors it gives)."""
     value = int(value)
@@ -80,7 +76,6 @@ class Node:
     change once some node has read it (``has_parent``): reading it marks the node.
     """
 
-    _is_accumulate_grad = False
     # Hook containers are created on first use: most nodes never get a hook.
     _tensor_pre_hooks: list | None = None  # TensorPreHook per tensor that called register_hook
     _retains_grad_hooks: dict | None = None  # output_nr -> the retains-grad hook of that output
@@ -130,10 +125,6 @@ class Node:
     @property
     def num_inputs(self) -> int:
         return len(self.input_metadata)
-
-    @property
-    def num_outputs(self) -> int:
-        return len(self.next_edges)
 
     def should_compute_output(self, index: int) -> bool:
         return index < len(self.next_edges) and self.next_edges[index].is_valid()

@@ -210,10 +210,6 @@ class TensorBase:
         self._output_nr = 0
         return self
 
-    @property
-    def _base_tensor(self):
-        return self._base
-
     def _is_view(self) -> bool:
         return self._base is not None
 

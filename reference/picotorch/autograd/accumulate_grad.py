@@ -18,8 +18,6 @@ from .hooks import TensorPreHook
 
 
 class AccumulateGrad(Node):
-    _is_accumulate_grad = True
-
     def __init__(self, variable) -> None:
         super().__init__(sequence_nr=UINT64_MAX)
         self.variable = variable

@@ -33,9 +33,6 @@ class dtype:
     def __reduce__(self):
         return self.name
 
-    def to_real(self) -> dtype:
-        return self
-
     @property
     def category(self) -> int:
         """0 bool, 1 integer, 2 floating point — the order used by type promotion."""

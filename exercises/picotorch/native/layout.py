@@ -60,6 +60,9 @@ def follow_inputs(xp, result, inputs: list):
     shape = tuple(result.shape)
     if len(shape) < 2 or getattr(result, "strides", None) is None:
         return result
+    if _is_c_contiguous(result) and all(a.ndim == 0 or (tuple(a.shape) == shape and _is_c_contiguous(a))
+                                        for a in inputs):
+        return result  # TensorIterator's fast set-up: contiguous inputs of one shape, contiguous output
     operands = [s for s in (_element_strides(a, shape) for a in inputs if a.ndim) if s is not None]
     if not operands:
         return result

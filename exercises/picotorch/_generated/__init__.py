@@ -1,1 +1,0 @@
-"""Code written by ``picotorch.codegen``; see ``picotorch/codegen/gen.py``."""

@@ -1,1 +1,0 @@
-"""``picotorch.utils``: small helpers shared by several layers (``torch/utils/``)."""

@@ -14,6 +14,7 @@ import picotorch
     ((4, 1), (1, 5), (4, 5)),
 ])
 def test_broadcast_shapes(a, b, expected):
+    """Shapes line up from the right; a missing size counts as 1 and a 1 stretches to the other size."""
     from picotorch.native.checks import broadcast_shapes
 
     assert broadcast_shapes(a, b) == expected
@@ -21,6 +22,7 @@ def test_broadcast_shapes(a, b, expected):
 
 @pytest.mark.exercise("0.1")
 def test_broadcast_error_names_the_first_clash():
+    """Sizes that differ and are both not 1 raise PyTorch's error, naming the rightmost clash."""
     try:
         picotorch.ones(2, 3) + picotorch.ones(4)
     except NotImplementedError:
@@ -37,6 +39,7 @@ def test_broadcast_error_names_the_first_clash():
 @pytest.mark.parametrize("shape, leaf_shape", [((2, 3, 4), (3, 1)), ((2, 3), (3,)), ((2, 3), ()),
                                               ((5, 1, 2), (1, 1, 2))])
 def test_broadcast_gradient_is_summed_back(shape, leaf_shape):
+    """The gradient of a broadcast operand is summed over the broadcast dims and has the operand's shape."""
     leaf = picotorch.ones(*leaf_shape, requires_grad=True)
     big = picotorch.ones(*shape)
     (leaf * big).sum().backward()

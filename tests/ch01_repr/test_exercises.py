@@ -40,11 +40,13 @@ def _default_printoptions():
     ],
 )
 def test_sci_mode_rule(values, expected):
+    """Scientific notation when max/min > 1000, max > 1e8 or min < 1e-4 (non-zero finite values only)."""
     assert ts._is_sci_mode(np.array(values)) is expected
 
 
 @pytest.mark.exercise("1.1")
 def test_sci_mode_rule_in_float16_does_not_overflow():
+    """The ratio max/min is computed without overflowing float16."""
     assert ts._is_sci_mode(np.array([60000.0, 1.0], dtype=np.float16)) is True
 
 
@@ -60,6 +62,7 @@ def test_sci_mode_rule_in_float16_does_not_overflow():
     ],
 )
 def test_sci_mode_in_the_body(values, expected):
+    """The sci-mode decision shows in the printed tensor."""
     assert ts._array_str(np.array(values, dtype=np.float32), 7) == expected
 
 
@@ -73,11 +76,13 @@ def test_forced_sci_mode_skips_the_rule():  # not an exercise test: the rule is 
 
 @pytest.mark.exercise("1.2")
 def test_summarized_vector():
+    """A summarised 1-D tensor keeps its first and last edgeitems values."""
     np.testing.assert_array_equal(ts.get_summarized_data(np.arange(10_000)), [0, 1, 2, 9997, 9998, 9999])
 
 
 @pytest.mark.exercise("1.2")
 def test_summarized_keeps_short_dimensions_whole():
+    """A dimension no longer than 2 * edgeitems is kept whole."""
     data = np.arange(5 * 2000).reshape(5, 2000)
     summary = ts.get_summarized_data(data)
     assert summary.shape == (5, 6)
@@ -86,6 +91,7 @@ def test_summarized_keeps_short_dimensions_whole():
 
 @pytest.mark.exercise("1.2")
 def test_summarized_cuts_every_long_dimension():
+    """Every dimension longer than 2 * edgeitems is cut, not just the first."""
     data = np.arange(1000 * 1000).reshape(1000, 1000)
     summary = ts.get_summarized_data(data)
     assert summary.shape == (6, 6)
@@ -95,6 +101,7 @@ def test_summarized_cuts_every_long_dimension():
 
 @pytest.mark.exercise("1.2")
 def test_summarized_follows_edgeitems():
+    """The number of kept entries per side follows PRINT_OPTS.edgeitems."""
     with ts.printoptions(edgeitems=1):
         assert ts.get_summarized_data(np.zeros((3, 2, 7))).shape == (2, 2, 2)
         assert ts.get_summarized_data(np.zeros((2, 2))).shape == (2, 2)
@@ -102,6 +109,7 @@ def test_summarized_follows_edgeitems():
 
 @pytest.mark.exercise("1.2")
 def test_summarised_body():
+    """The summarised print matches PyTorch's, with '...' where entries were left out."""
     with ts.printoptions(threshold=10, edgeitems=1):
         assert ts._array_str(np.arange(60).reshape(3, 4, 5), 7) == (
             "[[[ 0,  ...,  4],\n"
@@ -118,6 +126,7 @@ def test_summarised_body():
 
 @pytest.mark.exercise("1.2")
 def test_hidden_elements_do_not_change_the_format():
+    """Only the elements that are printed decide the format."""
     data = np.ones(2001)
     data[1000] = 1e20  # hidden in the middle: must not switch the print to scientific notation
     assert ts._array_str(data, 7) == "[1., 1., 1.,  ..., 1., 1., 1.]"
@@ -128,6 +137,7 @@ def test_hidden_elements_do_not_change_the_format():
 
 @pytest.mark.exercise("1.3")
 def test_suffixes_on_the_same_line():
+    """Suffixes follow the values as ', suffix' when the line stays within linewidth."""
     assert ts._add_suffixes("tensor([1, 2]", [], 7, False) == "tensor([1, 2])"
     assert ts._add_suffixes("tensor([1, 2]", ["dtype=torch.int8"], 7, False) == "tensor([1, 2], dtype=torch.int8)"
     assert (
@@ -138,6 +148,7 @@ def test_suffixes_on_the_same_line():
 
 @pytest.mark.exercise("1.3")
 def test_suffix_wraps_at_linewidth():
+    """A suffix that would pass linewidth starts a new line, indented under the first value."""
     body = "tensor([" + ", ".join(["1.0000"] * 7) + "]"  # 63 characters, counted as 65
     suffix = "grad_fn=<MulBackward0>"  # 65 + 22 + len(", ") = 89 > 80
     assert ts._add_suffixes(body, [suffix], 7, False) == body + ",\n       " + suffix + ")"
@@ -149,12 +160,14 @@ def test_suffix_wraps_at_linewidth():
 
 @pytest.mark.exercise("1.3")
 def test_suffix_measures_the_last_line_only():
+    """Only the last line of the body counts towards linewidth."""
     body = "tensor([[1., 2.],\n        [3., 4.]]"
     assert ts._add_suffixes(body, ["dtype=torch.float64"], 7, False) == body + ", dtype=torch.float64)"
 
 
 @pytest.mark.exercise("1.3")
 def test_suffix_after_a_wrapped_suffix_counts_from_the_indent():
+    """After a wrapped suffix, the next one is measured from the indent."""
     body = "tensor([" + ", ".join(["1.0000"] * 9) + "]"
     with ts.printoptions(linewidth=40):
         out = ts._add_suffixes(body, ["dtype=torch.float16", "requires_grad=True"], 7, False)
@@ -163,6 +176,7 @@ def test_suffix_after_a_wrapped_suffix_counts_from_the_indent():
 
 @pytest.mark.exercise("1.3")
 def test_force_newline_applies_to_the_first_suffix():
+    """force_newline puts the first suffix on its own line."""
     assert ts._add_suffixes("tensor([1]", ["a=1", "b=2"], 7, True) == "tensor([1],\n       a=1, b=2)"
 
 
@@ -176,20 +190,24 @@ def _fake(grad_fn_name=None, requires_grad=False):
 
 @pytest.mark.exercise("1.4")
 def test_leaf_without_grad_has_no_suffix():
+    """A tensor that needs no gradient prints neither grad_fn= nor requires_grad=True."""
     assert ts._autograd_suffix(_fake()) is None
 
 
 @pytest.mark.exercise("1.4")
 def test_leaf_requiring_grad():
+    """A leaf that requires grad prints requires_grad=True."""
     assert ts._autograd_suffix(_fake(requires_grad=True)) == "requires_grad=True"
 
 
 @pytest.mark.exercise("1.4")
 def test_computed_tensor_shows_grad_fn_only():
+    """A computed tensor prints grad_fn=<Name> and never requires_grad=True."""
     assert ts._autograd_suffix(_fake("MulBackward0", requires_grad=True)) == "grad_fn=<MulBackward0>"
     assert ts._autograd_suffix(_fake("ToCopyBackward0", requires_grad=True)) == "grad_fn=<ToCopyBackward0>"
 
 
 @pytest.mark.exercise("1.4")
 def test_cpp_style_names_are_shortened():
+    """A C++-style node name (torch::autograd::X) prints as its last part."""
     assert ts._autograd_suffix(_fake("torch::autograd::CopySlices", True)) == "grad_fn=<CopySlices>"

@@ -13,6 +13,7 @@ from graph_helpers import raised
 
 @pytest.mark.exercise("3.1")
 def test_each_tensor_hook_sees_what_the_previous_returned():
+    """Hooks run in registration order; a returned tensor replaces the gradient, None keeps it."""
     log = []
     a = torch.ones(2, requires_grad=True)
     b = a * 1
@@ -26,6 +27,7 @@ def test_each_tensor_hook_sees_what_the_previous_returned():
 
 @pytest.mark.exercise("3.1")
 def test_a_tensor_hook_of_another_size_is_refused():
+    """A hook's result is checked: another size raises PyTorch's error naming the hook."""
     a = torch.ones(2, requires_grad=True)
     b = a * 2
 
@@ -42,6 +44,7 @@ def test_a_tensor_hook_of_another_size_is_refused():
 
 @pytest.mark.exercise("3.2")
 def test_node_pre_hook_must_return_a_tuple():
+    """A node hook must return a tuple: anything else is a TypeError."""
     b = torch.ones(2, requires_grad=True) * 2
     b.grad_fn.register_prehook(lambda go: go[0])
     err = raised(lambda: b.sum().backward())
@@ -50,6 +53,7 @@ def test_node_pre_hook_must_return_a_tuple():
 
 @pytest.mark.exercise("3.2")
 def test_node_post_hook_must_return_one_value_per_input():
+    """A node hook must return as many values as it received."""
     b = torch.ones(2, requires_grad=True) * 2
 
     def post(grad_inputs, grad_outputs):
@@ -63,6 +67,7 @@ def test_node_post_hook_must_return_one_value_per_input():
 
 @pytest.mark.exercise("3.2")
 def test_node_hook_values_are_checked_one_by_one():
+    """Each value of a node hook's tuple is checked; a None slot cannot become a tensor."""
     b = torch.ones(2, requires_grad=True) * 2
     b.grad_fn.register_hook(lambda gi, go: (gi[0], gi[0]))  # the second input needs no gradient
     err = raised(lambda: b.sum().backward())
@@ -74,6 +79,7 @@ def test_node_hook_values_are_checked_one_by_one():
 
 @pytest.mark.exercise("3.3")
 def test_retained_grad_reflects_tensor_hooks_registered_later():
+    """Tensor hooks run before the retains-grad hook, whatever the registration order."""
     a = torch.ones(2, requires_grad=True)
     b = a * 2
     b.retain_grad()
@@ -85,6 +91,7 @@ def test_retained_grad_reflects_tensor_hooks_registered_later():
 
 @pytest.mark.exercise("3.3")
 def test_tensor_hooks_fire_for_a_captured_input_of_autograd_grad():
+    """autograd.grad(inputs=) still runs the tensor hooks of a captured input, not its node's hooks."""
     log = []
     a = torch.ones(2, requires_grad=True)
     b = a * 2
@@ -100,6 +107,7 @@ def test_tensor_hooks_fire_for_a_captured_input_of_autograd_grad():
 
 @pytest.mark.exercise("3.4")
 def test_retained_grad_is_a_copy_and_accumulates():
+    """retain_grad stores a clone the first time and adds later gradients to it."""
     a = torch.ones(2, requires_grad=True)
     b = a * 2
     b.retain_grad()
@@ -112,6 +120,7 @@ def test_retained_grad_is_a_copy_and_accumulates():
 
 @pytest.mark.exercise("3.4")
 def test_retain_grad_follows_the_tensor_through_an_in_place_op():
+    """After an in-place op, .grad holds the gradient of the tensor's new value."""
     a = torch.ones(2, requires_grad=True)
     b = a * 2
     b.retain_grad()

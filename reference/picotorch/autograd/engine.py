@@ -201,6 +201,8 @@ def call_tensor_pre_hooks(fn: Node, inputs: list) -> list:
     Each hook takes the list of gradients and returns the (possibly new) list; ``hooks.call_node_hooks``
     is the worked example of passing gradients through a series of hooks.
     """
+    if not fn.tensor_pre_hooks() and not fn.retains_grad_hooks():
+        return inputs  # most nodes have none; so a backward without hooks never reaches exercise 3.3
     # BEGIN SOLUTION 3.3: run fn.tensor_pre_hooks() then fn.retains_grad_hooks(), each on the previous result
     for hook in fn.tensor_pre_hooks():
         inputs = hook(inputs)

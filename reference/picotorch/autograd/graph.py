@@ -107,12 +107,10 @@ class Node:
             raise RuntimeError("Cannot update a node's topological_nr after it already has a parent. "
                                "If we allow this, we can no longer guarantee that a parent's topo_nr is "
                                "always greater than those of all its children")
-        # BEGIN SOLUTION 2.3: make this node's topological_nr one more than the child's, if not already larger
         if edge.function is not None:
             child = edge.function.topological_nr
             if self._topological_nr <= child:
                 self._topological_nr = child + 1
-        # END SOLUTION
 
     @property
     def topological_nr(self) -> int:

@@ -37,17 +37,15 @@ def grad_accumulator(t):
         return None
     from .accumulate_grad import AccumulateGrad
 
-    # BEGIN SOLUTION 2.2: return the live cached AccumulateGrad, or create one and cache it weakly
     node = try_get_grad_accumulator(t)
     if node is None:
         node = AccumulateGrad(t)
         t._grad_accumulator = weakref.ref(node)
     return node
-    # END SOLUTION
 
 
 def try_get_grad_accumulator(t):
-    """The cached AccumulateGrad if someone still holds it, else None (worked example for 2.2).
+    """The cached AccumulateGrad if someone still holds it, else None.
 
     ``t._grad_accumulator`` is None (never created) or a ``weakref.ref``; calling a weak reference
     returns the object, or None once it has been garbage collected.
@@ -203,11 +201,9 @@ class SavedVariable:
             if saved_for is None:
                 raise RuntimeError(ERR_DETACHED_IN_PLACE)
             grad_fn = saved_for
-        # BEGIN SOLUTION 2.4: raise RuntimeError(version_error(...)) if the data was modified in place since saving
         current = self.data._version_counter.version
         if current != self.saved_version:
             raise RuntimeError(version_error(self.data, current, self.saved_version, self.output_nr, grad_fn))
-        # END SOLUTION
         if self.saved_original:
             return self.data
         if grad_fn is None and not self.requires_grad:
@@ -227,13 +223,22 @@ ERR_DETACHED_IN_PLACE = (
 
 
 def version_error(data, current: int, expected: int, output_nr: int, grad_fn) -> str:
-    """The in-place error: which tensor, which node produced it (named after its forward op)."""
+    """The in-place error: which tensor, which node produced it (named after its forward op).
+
+    ``[torch.FloatTensor [2, 3]], which is output 0 of Mul, is at version 1; expected version 0``:
+    the saved tensor's legacy type string and sizes, the output of the node that made it (the
+    ``which is …`` part only when there is such a node; ``forward_name`` below turns
+    ``MulBackward0`` into ``Mul``), then the two versions. Worked example of the same kind of
+    message: ``ERR_BACKWARD_TWICE`` above, and ``legacy_type_string`` for the type.
+    """
+    # BEGIN SOLUTION 2.3: the in-place error: type and sizes, which output of which forward op, both versions
     sizes = ", ".join(str(int(n)) for n in data._data.shape)
     where = f", which is output {output_nr} of {forward_name(grad_fn)}," if grad_fn is not None else ""
     return ("one of the variables needed for gradient computation has been modified by an inplace "
             f"operation: [{legacy_type_string(data)} [{sizes}]]{where} is at version {current}; expected "
             f"version {expected} instead. Hint: enable anomaly detection to find the operation that "
             "failed to compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
+    # END SOLUTION
 
 
 def forward_name(node) -> str:

@@ -45,7 +45,15 @@ def next_edges(node: Any) -> list[tuple[Any, int]]:
 
 
 def collect(roots: tuple[Any, ...], max_nodes: int | None) -> Graph:
-    """Breadth-first walk from the roots; keeps every Node alive so ``id()`` stays unique."""
+    """Breadth-first walk from the roots; keeps every Node alive so ``id()`` stays unique.
+
+    The roots are numbered first (the loop just below is the worked example: a node is numbered by
+    ``_add`` once, when first seen, then queued). Then, until the queue is empty: take the oldest
+    node, and for each ``(next node, input_nr)`` of ``next_edges`` number and queue the next node
+    if it is new (``_add`` returns False when ``max_nodes`` is reached: skip that node and its
+    edge), and record the edge ``(next node's id, node's id, input_nr)``. A loop over a queue, never
+    recursion: graphs may be 10,000 nodes deep.
+    """
     graph = Graph()
     queue: deque[Any] = deque()
     for i, obj in enumerate(roots):
@@ -54,6 +62,7 @@ def collect(roots: tuple[Any, ...], max_nodes: int | None) -> Graph:
         node = root_node(obj)
         if node is not None and id(node) not in graph.ids and _add(graph, node, max_nodes):
             queue.append(node)
+    # BEGIN SOLUTION 2.2: breadth first: number each new next node once and queue it; record every edge
     while queue:
         node = queue.popleft()
         for nxt, nr in next_edges(node):
@@ -62,6 +71,7 @@ def collect(roots: tuple[Any, ...], max_nodes: int | None) -> Graph:
                     continue
                 queue.append(nxt)
             graph.edges.append((graph.node_id(nxt), graph.node_id(node), nr))
+    # END SOLUTION
     return graph
 
 

@@ -1,7 +1,9 @@
 """Command line of the course tooling: ``python -m picotorch_course <command>``.
 
-exercises [--force] [--check]   write (or check) exercises/picotorch from the reference
-prove                           stubs fail with their own NotImplementedError, reference passes
+exercises [--force] [--check]   write or update your exercises/picotorch (--check: test the generator)
+update [--force]                bring a course update into exercises/, keeping your solutions
+reset ID                        put exercise ID's stub back (your file is backed up first)
+prove [--no-chapter-order]      stubs fail with their own error, reference passes; notebooks live in chapter order
 grade [--chapter N] [--impl exercises] [--json F] [--junit F] [--timeout S] [--no-notebooks]
 check ID                        run one exercise's tests and print ✅ / ❌
 doctor [--stable]               what this machine has for the course
@@ -17,35 +19,31 @@ from picotorch_course import _paths, _switch, markers
 
 
 def cmd_exercises(args: argparse.Namespace) -> int:
-    from picotorch_course import generate
+    """Generate or update the learner's exercises/ (``update`` too); ``--check`` tests the generator."""
+    from picotorch_course import generate, update
 
     reference, out = _paths.reference_dir(), _paths.exercises_dir()
-    if args.check:
-        problems = generate.check(reference, out)
+    if getattr(args, "check", False):
+        problems = generate.self_check(reference)
         for problem in problems:
-            print(f"exercises/{problem}", file=sys.stderr)
-        if problems:
-            print(
-                "exercises/ is out of date: run `python -m picotorch_course exercises`",
-                file=sys.stderr,
-            )
-            return 1
-        print(f"exercises/ is up to date ({_count(reference)} exercises)")
-        return 0
-    result = generate.generate(reference, out, force=args.force)
-    print(
-        f"exercises: {len(result.written)} written, {len(result.unchanged)} unchanged, "
-        f"{len(result.removed)} removed ({_count(reference)} exercises) in {out}"
-    )
-    if result.protected:
-        print(
-            "left alone because you changed them since they were generated "
-            "(use --force to overwrite):",
-            file=sys.stderr,
-        )
-        for rel in result.protected:
-            print(f"  {out / rel}", file=sys.stderr)
-        return 1
+            print(f"exercise generator: {problem}", file=sys.stderr)
+        if not problems:
+            print(f"exercise generator: OK ({_count(reference)} exercises; checked in a temporary folder)")
+        return 1 if problems else 0
+    result = update.update(reference, out, force=args.force)
+    print("\n".join(update.summary(result, out, _count(reference))))
+    return 0
+
+
+def cmd_reset(args: argparse.Namespace) -> int:
+    from picotorch_course import update
+
+    done = update.reset(_paths.reference_dir(), _paths.exercises_dir(), args.id)
+    if done.backup is None:
+        print(f"exercise {args.id} is a stub in {done.path}: nothing to reset")
+    else:
+        print(f"exercise {args.id}: stub restored in {done.path}")
+        print(f"  your file as it was: {done.backup / done.path.relative_to(_paths.exercises_dir())}")
     return 0
 
 
@@ -62,7 +60,15 @@ def cmd_prove(args: argparse.Namespace) -> int:
         print(f"problem: {problem}")
     ok = ok and bool(rows)
     print(f"exercise proof: {'OK' if ok else 'FAILED'} ({len(rows)} exercises)")
-    return 0 if ok else 1
+    if args.no_chapter_order:
+        return 0 if ok else 1
+    from picotorch_course import chapter_order
+
+    runs = chapter_order.prove(timeout=args.notebook_timeout)
+    print(chapter_order.table(runs))
+    in_order = all(run.problem is None for run in runs)
+    print(f"chapter order: {'OK' if in_order else 'FAILED'} ({len(runs)} notebook runs in exercises mode)")
+    return 0 if ok and in_order else 1
 
 
 def cmd_grade(args: argparse.Namespace) -> int:
@@ -102,11 +108,21 @@ def parser() -> argparse.ArgumentParser:
     )
     sub = top.add_subparsers(dest="command", required=True)
     ex = sub.add_parser("exercises", help="generate exercises/ from the reference")
-    ex.add_argument("--force", action="store_true", help="overwrite files you changed")
-    ex.add_argument("--check", action="store_true", help="only check that exercises/ is current")
+    ex.add_argument("--force", action="store_true", help="overwrite files you changed (after a backup)")
+    ex.add_argument(
+        "--check", action="store_true", help="check the generator in a temporary folder (not your copy)"
+    )
     ex.set_defaults(func=cmd_exercises)
+    up = sub.add_parser("update", help="bring a course update into exercises/, keeping your solutions")
+    up.add_argument("--force", action="store_true", help="overwrite files you changed (after a backup)")
+    up.set_defaults(func=cmd_exercises)
+    rs = sub.add_parser("reset", help="put one exercise's stub back (after a backup)")
+    rs.add_argument("id")
+    rs.set_defaults(func=cmd_reset)
     pr = sub.add_parser("prove", help="prove every exercise: stub fails, reference passes")
     pr.add_argument("--timeout", type=float, default=900.0)
+    pr.add_argument("--no-chapter-order", action="store_true", help="skip running notebooks in chapter order")
+    pr.add_argument("--notebook-timeout", type=float, default=180.0, help="seconds per notebook cell")
     pr.set_defaults(func=cmd_prove)
     gr = sub.add_parser("grade", help="grade a chapter (or all) per exercise")
     gr.add_argument("--chapter", type=int, default=None)

@@ -45,17 +45,20 @@ def stub_error_id(test: dict) -> str | None:
 
 
 def prove(timeout: float = 900.0) -> tuple[bool, list[Row], list[str]]:
-    """Run the proof; returns (ok, rows, problems that concern no single exercise)."""
+    """Run the proof; returns (ok, rows, problems that concern no single exercise).
+
+    The stubs come from a fresh generation into a temporary folder, never from the learner's
+    ``exercises/``: a learner's edits must not change what the course proves.
+    """
     reference = _paths.reference_dir()
     exercises = markers.discover(reference / "picotorch")
-    problems = [
-        f"exercises/ is not up to date: {p}"
-        for p in generate.check(reference, _paths.exercises_dir())
-    ]
     rows = {ex_id: Row(ex) for ex_id, ex in exercises.items()}
     args = ["-q", "-m", "exercise", str(_paths.tests_dir())]
-    ref_run = runner.run_pytest(args, "reference", timeout)
-    stub_run = runner.run_pytest(args, "exercises", timeout)
+    problems: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="picotorch-stubs-") as tmp:
+        write_tree(Path(tmp), generate.expected_files(reference))
+        ref_run = runner.run_pytest(args, "reference", timeout)
+        stub_run = runner.run_pytest(args, "exercises", timeout, {"PICOTORCH_EXERCISES_DIR": tmp})
     for run, name in ((ref_run, "reference"), (stub_run, "exercises")):
         if run.problem and not (run.returncode == 1 and run.tests):
             problems.append(f"{name} run: {run.problem}")
@@ -65,6 +68,14 @@ def prove(timeout: float = 900.0) -> tuple[bool, list[Row], list[str]]:
         _isolated(rows[ex_id], nodeids, exercises, timeout)
     ok = not problems and all(row.ok for row in rows.values())
     return ok, [rows[k] for k in sorted(rows, key=markers.id_key)], problems
+
+
+def write_tree(folder: Path, files: dict[str, bytes]) -> None:
+    """Write generated files (relative path -> bytes) under ``folder``."""
+    for rel, data in files.items():
+        target = folder / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
 
 
 def _score_reference(rows: dict[str, Row], tests: list[dict]) -> None:
@@ -105,10 +116,7 @@ def _isolated(row: Row, nodeids: list[str], exercises: dict, timeout: float) -> 
     keep = frozenset(exercises) - {row.exercise.id}
     files = generate.expected_files(_paths.reference_dir(), keep)
     with tempfile.TemporaryDirectory(prefix="picotorch-prove-") as tmp:
-        for rel, data in files.items():
-            target = Path(tmp) / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
+        write_tree(Path(tmp), files)
         run = runner.run_pytest(
             ["-q", *nodeids], "exercises", timeout, {"PICOTORCH_EXERCISES_DIR": tmp}
         )

@@ -1,23 +1,31 @@
-"""The exercise generator: ``reference/picotorch`` → ``exercises/picotorch`` with the solutions removed.
+"""The exercise generator: ``reference/picotorch`` → a ``picotorch`` package with the solutions removed.
 
 Every file of the reference package is copied (Python sources, YAML, ``_generated/``...); in the
 Python files each solution block becomes ``raise NotImplementedError("Exercise <id>: <task>")``.
 
-A manifest (``exercises/.manifest.json``) records the sha256 of every file the generator wrote. A
-file whose current hash differs from the manifest was edited by a learner: it is never overwritten
-or deleted unless ``force`` is given, and the run reports it and fails.
+This module says *what* the generator produces (:func:`expected_files`) and checks it
+(:func:`self_check`, which ``make test`` runs on a temporary folder). Bringing a learner's copy in
+``exercises/`` up to date without touching their work is :mod:`picotorch_course.update`'s job; it
+keeps, next to the learner's package, what it last generated:
+
+- ``exercises/.base/picotorch/...``  the files exactly as generated (the base of a three-way merge)
+- ``exercises/.manifest.json``       the sha256 of each of those files
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field
+import os
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 from picotorch_course import markers
 
 MANIFEST = ".manifest.json"
+BASE = ".base"
 PACKAGE = "picotorch"
 
 
@@ -44,18 +52,12 @@ def expected_files(reference: Path, keep: frozenset[str] | None = None) -> dict[
     return files
 
 
-@dataclass
-class Result:
-    """What a generator run did, and what it refused to do."""
-
-    written: list[str] = field(default_factory=list)
-    removed: list[str] = field(default_factory=list)
-    unchanged: list[str] = field(default_factory=list)
-    protected: list[str] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        return not self.protected
+def write_tree(files: dict[str, bytes], dest: Path) -> None:
+    """Write ``files`` (relative path → content) under ``dest``."""
+    for rel, data in files.items():
+        target = dest / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
 
 
 def load_manifest(out: Path) -> dict[str, str]:
@@ -65,75 +67,55 @@ def load_manifest(out: Path) -> dict[str, str]:
     return dict(json.loads(path.read_text(encoding="utf-8")).get("files", {}))
 
 
-def _save_manifest(out: Path, files: dict[str, str]) -> None:
+def save_manifest(out: Path, files: dict[str, str]) -> None:
     body = {
-        "note": "written by `python -m picotorch_course exercises`; sha256 of each generated file",
+        "note": "written by `python -m picotorch_course exercises`; sha256 of each file as generated "
+        f"(the files themselves are in {BASE}/)",
         "files": dict(sorted(files.items())),
     }
+    out.mkdir(parents=True, exist_ok=True)
     (out / MANIFEST).write_text(json.dumps(body, indent=1) + "\n", encoding="utf-8")
+
+
+def self_check(reference: Path) -> list[str]:
+    """Generate into a temporary folder and report what is wrong with the result; empty when sound.
+
+    Sound means: every exercise's stub line is in its file exactly once, no solution marker and no
+    whole solution block is left in any file, and the stubbed package imports. The learner's
+    ``exercises/`` is never looked at.
+    """
+    files = expected_files(reference)
+    exercises = markers.discover(reference / PACKAGE)
+    problems = []
+    for ex in exercises.values():
+        rel = ex.path.relative_to(reference).as_posix()
+        count = files[rel].decode("utf-8").count(ex.stub)
+        if count != 1:
+            problems.append(f"{rel}: the stub of exercise {ex.id} appears {count} times")
+    problems += _leaks(reference, {rel: data.decode("utf-8") for rel, data in files.items() if rel.endswith(".py")})
+    with tempfile.TemporaryDirectory(prefix="picotorch-generate-") as tmp:
+        write_tree(files, Path(tmp))
+        problems += _import_problems(Path(tmp))
+    return problems
+
+
+def _import_problems(tree: Path) -> list[str]:
+    """``import picotorch`` from a generated tree, in a child process (every exercise still a stub)."""
+    env = {**os.environ, "PICOTORCH_IMPL": "exercises", "PICOTORCH_EXERCISES_DIR": str(tree)}
+    code = "import picotorch, sys; sys.exit(0 if picotorch.__file__.startswith(sys.argv[1]) else 3)"
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tree)], env=env, capture_output=True, text=True, timeout=120
+    )
+    if done.returncode == 0:
+        return []
+    if done.returncode == 3:
+        return ["the generated package was not the one imported (is the switch installed?)"]
+    tail = " | ".join(done.stderr.strip().splitlines()[-3:])
+    return [f"the generated package does not import with every exercise stubbed: {tail}"]
 
 
 def _current_hash(path: Path) -> str | None:
     return sha256(path.read_bytes()) if path.is_file() else None
-
-
-def _learner_changed(current: str | None, recorded: str | None) -> bool:
-    """True when a file exists and is not what the generator last wrote there."""
-    return current is not None and current != recorded
-
-
-def generate(reference: Path, out: Path, force: bool = False) -> Result:
-    """Write ``out/picotorch`` from ``reference/picotorch``, protecting files a learner changed."""
-    expected = expected_files(reference)
-    manifest = load_manifest(out)
-    result = Result()
-    new_manifest: dict[str, str] = {}
-    for rel, data in expected.items():
-        _write_one(out / rel, rel, data, manifest.get(rel), force, result, new_manifest)
-    for rel in sorted(set(manifest) - set(expected)):
-        _remove_one(out / rel, rel, manifest[rel], force, result, new_manifest)
-    out.mkdir(parents=True, exist_ok=True)
-    _save_manifest(out, new_manifest)
-    _prune_empty_dirs(out / PACKAGE)
-    return result
-
-
-def _write_one(target, rel, data, recorded, force, result, new_manifest) -> None:
-    wanted = sha256(data)
-    current = _current_hash(target)
-    if current == wanted:
-        result.unchanged.append(rel)
-        new_manifest[rel] = wanted
-    elif _learner_changed(current, recorded) and not force:
-        result.protected.append(rel)
-        if recorded is not None:
-            new_manifest[rel] = recorded
-    else:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
-        result.written.append(rel)
-        new_manifest[rel] = wanted
-
-
-def _remove_one(target, rel, recorded, force, result, new_manifest) -> None:
-    current = _current_hash(target)
-    if _learner_changed(current, recorded) and not force:
-        result.protected.append(rel)
-        new_manifest[rel] = recorded
-        return
-    if current is not None:
-        target.unlink()
-    result.removed.append(rel)
-
-
-def _prune_empty_dirs(top: Path) -> None:
-    if not top.is_dir():
-        return
-    for folder in sorted((p for p in top.rglob("*") if p.is_dir()), reverse=True):
-        if folder.name == "__pycache__":
-            continue
-        if not any(folder.iterdir()):
-            folder.rmdir()
 
 
 def check(reference: Path, out: Path) -> list[str]:
@@ -149,7 +131,8 @@ def check(reference: Path, out: Path) -> list[str]:
             differing.append(rel)
     extra = sorted(_actual_files(out) - set(expected))
     problems += [f"{rel}: not in the reference" for rel in extra]
-    problems += _leaks(reference, out, differing + extra)
+    suspects = [rel for rel in differing + extra if rel.endswith(".py")]
+    problems += _leaks(reference, {rel: (out / rel).read_text(encoding="utf-8", errors="replace") for rel in suspects})
     if load_manifest(out) != {rel: sha256(d) for rel, d in expected.items()}:
         problems.append(f"{MANIFEST}: does not match the generated files")
     return problems
@@ -166,12 +149,11 @@ def _actual_files(out: Path) -> set[str]:
     }
 
 
-def _leaks(reference: Path, out: Path, suspects: list[str]) -> list[str]:
-    """Solution markers or whole solution blocks found in files that are not as generated."""
+def _leaks(reference: Path, texts: dict[str, str]) -> list[str]:
+    """Solution markers or whole solution blocks found in ``texts`` (relative path → file text)."""
     found = []
     blocks = markers.discover(reference / PACKAGE).values()
-    for rel in (s for s in suspects if s.endswith(".py")):
-        text = (out / rel).read_text(encoding="utf-8", errors="replace")
+    for rel, text in texts.items():
         if markers.BEGIN in text or markers.END in text:
             found.append(f"{rel}: contains a solution marker")
         found += [

@@ -1,75 +1,95 @@
-"""The exercise generator: copies, stubs, manifest, learner-edit protection, --force, --check."""
+"""The exercise generator: copies, stubs, base and manifest, learner-edit protection, --force, --check."""
 
 import json
 
 from picotorch_course import generate
 from picotorch_course.__main__ import main
 
+STUB_11 = 'raise NotImplementedError("Exercise 1.1: return twice x")'
+
 
 def run_cli(*args: str) -> int:
     return main(["exercises", *args])
 
 
-def test_writes_stubbed_copy_with_all_files(project):
+def test_writes_stubbed_copy_base_and_manifest(project):
     assert run_cli() == 0
     pkg = project / "exercises/picotorch"
     assert (pkg / "data/ops.yaml").read_text() == "- func: double(Tensor x) -> Tensor\n"
-    assert 'raise NotImplementedError("Exercise 1.1: return twice x")' in (pkg / "ops.py").read_text()
+    assert STUB_11 in (pkg / "ops.py").read_text()
+    assert (project / "exercises/.base/picotorch/ops.py").read_text() == (pkg / "ops.py").read_text()
     manifest = json.loads((project / "exercises/.manifest.json").read_text())["files"]
     assert set(manifest) == {"picotorch/__init__.py", "picotorch/ops.py", "picotorch/data/ops.yaml"}
-    assert run_cli("--check") == 0
+    assert manifest["picotorch/ops.py"] == generate.sha256((pkg / "ops.py").read_bytes())
 
 
-def test_second_run_changes_nothing(project):
+def test_second_run_changes_nothing(project, capsys):
     run_cli()
-    result = generate.generate(project / "reference", project / "exercises")
-    assert result.written == [] and result.protected == [] and len(result.unchanged) == 3
+    capsys.readouterr()
+    assert run_cli() == 0
+    assert "0 written, 3 unchanged" in capsys.readouterr().out
 
 
-def test_learner_edits_are_protected_until_force(project, capsys):
+def test_an_edited_file_is_kept_when_the_course_did_not_change_it(project, capsys):
     run_cli()
     ops = project / "exercises/picotorch/ops.py"
-    ops.write_text(ops.read_text().replace('raise NotImplementedError("Exercise 1.1: return twice x")', "return 2 * x"))
+    ops.write_text(ops.read_text().replace(STUB_11, "return 2 * x") + "\n# my note\n")
     edited = ops.read_text()
-    (project / "reference/picotorch/ops.py").write_text(
-        (project / "reference/picotorch/ops.py").read_text() + "\n\nNEW = 1\n"
-    )
-    assert run_cli() == 1
-    assert "exercises/picotorch/ops.py" in capsys.readouterr().err
+    capsys.readouterr()
+    assert run_cli() == 0  # the normal outcome, not an error
     assert ops.read_text() == edited
-    assert run_cli() == 1  # still protected on the next run
+    assert "1 kept as you edited them" in capsys.readouterr().out
+
+
+def test_force_overwrites_after_a_backup(project, capsys):
+    run_cli()
+    ops = project / "exercises/picotorch/ops.py"
+    ops.write_text(ops.read_text().replace(STUB_11, "return 2 * x") + "\n# my note\n")
+    edited = ops.read_text()
     assert run_cli("--force") == 0
-    assert "NEW = 1" in ops.read_text() and "return 2 * x" not in ops.read_text()
+    assert STUB_11 in ops.read_text()
+    backups = list((project / "exercises/.backup").rglob("ops.py"))
+    assert [b.read_text() for b in backups] == [edited]
+    assert str(backups[0].parents[1]) in capsys.readouterr().out
 
 
-def test_removed_reference_files_go_unless_edited(project):
+def test_removed_reference_files_go_unless_edited(project, capsys):
     run_cli()
     (project / "reference/picotorch/data/ops.yaml").unlink()
     assert run_cli() == 0
     assert not (project / "exercises/picotorch/data").exists()
+    assert not (project / "exercises/.base/picotorch/data").exists()
 
     extra = project / "reference/picotorch/extra.py"
     extra.write_text("A = 1\n")
     run_cli()
     extra.unlink()
     (project / "exercises/picotorch/extra.py").write_text("A = 2  # mine\n")
-    assert run_cli() == 1
-    assert (project / "exercises/picotorch/extra.py").exists()
+    capsys.readouterr()
+    assert run_cli() == 0
+    assert (project / "exercises/picotorch/extra.py").read_text() == "A = 2  # mine\n"
+    assert "extra.py is no longer part of the course" in capsys.readouterr().out
 
 
-def test_check_reports_differences_and_leaks(project, capsys):
-    assert run_cli("--check") == 1  # never generated
+def test_check_tests_the_generator_in_a_temporary_folder_not_the_learner_copy(project, capsys):
+    assert run_cli("--check") == 0  # never generated into exercises/: irrelevant to the check
+    assert not (project / "exercises").exists()
     run_cli()
     ops = project / "exercises/picotorch/ops.py"
-    ops.write_text(ops.read_text() + "# BEGIN SOLUTION 1.1: x\n        return 3 * x\n# END SOLUTION\n")
+    ops.write_text(ops.read_text().replace(STUB_11, "return 2 * x") + "import os\n")
     (project / "exercises/picotorch/stray.py").write_text("")
-    capsys.readouterr()
+    assert run_cli("--check") == 0  # a learner's edits never make it fail
+    assert "exercise generator: OK (2 exercises" in capsys.readouterr().out
+
+
+def test_check_reports_a_generator_that_leaks_or_breaks_the_import(project, capsys):
+    ops = project / "reference/picotorch/ops.py"
+    ops.write_text(ops.read_text() + '\nNOTE = """\n    y = x + x\n    return y\n"""\n')
+    (project / "reference/picotorch/__init__.py").write_text("from picotorch.ops import double\ndouble(1)\n")
     assert run_cli("--check") == 1
     err = capsys.readouterr().err
-    assert "ops.py: differs" in err
-    assert "ops.py: contains a solution marker" in err
-    assert "ops.py: contains the solution of exercise 1.2" in err
-    assert "stray.py: not in the reference" in err
+    assert "ops.py: contains the solution of exercise 1.1" in err
+    assert "does not import with every exercise stubbed" in err and "Exercise 1.1" in err
 
 
 def test_malformed_marker_is_a_clear_cli_error(project, capsys):

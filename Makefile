@@ -1,7 +1,8 @@
 # picotorch: two commands on a fresh machine.
 #   make lab    create .venv, install the course, open JupyterLab on notebooks/00_tour.ipynb
 #   make test   create .venv, install test dependencies (torch==2.13.0 CPU for comparisons), run everything
-# Also: make exercises [FORCE=1] | make grade [CHAPTER=4] [IMPL=exercises] | make bench | make lint | make clean
+# Also: make exercises | make update [FORCE=1] | make reset ID=2.1 | make grade [CHAPTER=2] [TIMEOUT=10]
+#       make doctor | make bench | make lint | make clean
 
 PYTHON ?= python3
 VENV   := .venv
@@ -9,6 +10,8 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 STAMP_LAB  := $(VENV)/.installed-lab
 STAMP_TEST := $(VENV)/.installed-test
+# The learner's copy of the exercises (untracked): generated when missing, never overwritten.
+LEARNER    := exercises/picotorch
 SANITIZE   := tests/nbval_sanitize.cfg
 XDIST      ?= -n 2 --dist loadscope
 IMPL       ?= exercises
@@ -22,7 +25,7 @@ ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 # Every tool below comes from the venv (jupyter kernels, mpiexec, dot checks...).
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: lab test lint exercises grade bench clean distclean dot venv
+.PHONY: lab test lint exercises update reset grade doctor bench clean distclean dot venv
 
 venv: $(PY)
 
@@ -31,10 +34,15 @@ $(PY):
 	  { echo "picotorch needs Python >= 3.11; set PYTHON=/path/to/python3.11 (found: $$($(PYTHON) --version 2>&1))"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
 
+# The lab extra is the learner's whole setup: JupyterLab plus what check, grade and nbval run.
 $(STAMP_LAB): pyproject.toml | $(PY)
 	$(PIP) install -q -e '.[lab]'
 	$(PY) -m picotorch_course install-switch
+	@[ -d $(LEARNER) ] || $(PY) -m picotorch_course exercises
 	touch $@
+
+$(LEARNER): | $(STAMP_LAB)
+	$(PY) -m picotorch_course exercises
 
 # The test stamp covers the lab extras too, so `make lab` after `make test` installs nothing.
 $(STAMP_TEST): pyproject.toml | $(PY)
@@ -53,7 +61,7 @@ dot:
 	  echo "      sudo apt-get install graphviz   (Debian/Ubuntu)   or   brew install graphviz   (macOS)"; \
 	fi
 
-lab: $(STAMP_LAB) dot
+lab: $(STAMP_LAB) $(LEARNER) dot
 	$(VENV)/bin/jupyter lab --ServerApp.root_dir="$(CURDIR)" --ip=127.0.0.1 --port=$(JUPYTER_PORT) \
 	  $(NO_BROWSER) $(ALLOW_ROOT) notebooks/00_tour.ipynb
 
@@ -62,7 +70,8 @@ test: $(STAMP_TEST) dot
 	echo "== ruff"; $(PY) -m ruff check .; \
 	if [ -f reference/picotorch/codegen/__main__.py ]; then \
 	  echo "== codegen is up to date"; $(PY) -m picotorch.codegen --check; fi; \
-	echo "== exercises/ is up to date"; $(PY) -m picotorch_course exercises --check; \
+	echo "== exercise generator (into a temporary folder; your exercises/ is not read)"; \
+	$(PY) -m picotorch_course exercises --check; \
 	echo "== tests"; $(PY) -m pytest -q $(XDIST) tests; \
 	echo "== notebooks (nbval)"; \
 	$(PY) -m pytest -q $(XDIST) --nbval --nbval-sanitize-with $(SANITIZE) notebooks/*.ipynb; \
@@ -72,12 +81,21 @@ test: $(STAMP_TEST) dot
 lint: $(STAMP_TEST)
 	$(PY) -m ruff check .
 
-exercises: $(STAMP_LAB)
-	$(PY) -m picotorch_course exercises $(if $(FORCE),--force)
+# Write exercises/picotorch, or bring a course update into it: your solutions are kept (see README).
+exercises update: $(STAMP_LAB)
+	$(PY) -m picotorch_course $@ $(if $(FORCE),--force)
 
-grade: $(STAMP_TEST)
+reset: $(STAMP_LAB)
+	@[ -n "$(ID)" ] || { echo "usage: make reset ID=2.1   (puts exercise 2.1's stub back, after a backup)"; exit 2; }
+	$(PY) -m picotorch_course reset $(ID)
+
+doctor: $(STAMP_LAB)
+	$(PY) -m picotorch_course doctor
+
+# TIMEOUT: seconds per test (a hanging solution costs its own exercise only).
+grade: $(STAMP_LAB) $(LEARNER)
 	$(PY) -m picotorch_course grade $(if $(CHAPTER),--chapter $(CHAPTER)) --impl $(IMPL) \
-	  --json grade.json --junit grade.xml
+	  $(if $(TIMEOUT),--timeout $(TIMEOUT)) --json grade.json --junit grade.xml
 
 bench: $(STAMP_TEST)
 	@set -e; found=0; for f in bench/*.py; do \

@@ -1,4 +1,9 @@
-"""``python -m picotorch_course doctor``: what this machine has, for the course.
+"""``python -m picotorch_course doctor``: what this machine has, for the course, and how far you are.
+
+Each part is a line: what ``check``, ``grade`` and the notebook checks need (pytest, nbval, the
+switch hook), what widens what the course can show (torch for live comparisons — without it the
+notebooks show PyTorch's recorded output —, graphviz's ``dot``, MPI, a GPU), and the exercises
+solved so far. For every part that is missing the report ends with the one line that installs it.
 
 Never raises: a missing GPU, driver, ``dot`` or MPI is a line of the report, not an error.
 ``facts(stable=True)`` gives booleans only (no versions or paths), for notebook output that must
@@ -14,9 +19,25 @@ import sys
 import sysconfig
 from pathlib import Path
 
-from picotorch_course import _paths, _switch, generate
+from picotorch_course import _paths, _switch, update
 
 PTH_NAME = "zz_picotorch_impl.pth"
+RECORDED_TORCH = "2.13.0"
+LAB = "pip install -e '.[lab]'   (or: make lab)"
+
+# What to run when a part is missing; optional parts only widen what the course can show.
+FIXES = {
+    "pytest (check, grade)": LAB,
+    "nbval (notebook checks)": LAB,
+    "torch (for comparisons)": "optional, for live comparisons: pip install torch==2.13.0 --index-url "
+    "https://download.pytorch.org/whl/cpu   (the CPU build: 190 MB download, 750 MB installed)",
+    "graphviz dot": "sudo apt-get install graphviz   (Debian/Ubuntu)   or   brew install graphviz   (macOS)",
+    "mpi4py": "optional, for chapter 07: pip install -e '.[mpi]'",
+    "mpiexec": "optional, for chapter 07: pip install -e '.[mpi]'",
+    "GPU (cupy)": "optional, needs an NVIDIA GPU: pip install -e '.[gpu]'",
+    "switch hook (.pth)": "python -m picotorch_course install-switch",
+    "exercises/": "make exercises   (python -m picotorch_course exercises)",
+}
 
 
 def _version(dist: str) -> str | None:
@@ -51,11 +72,19 @@ def gpu_status() -> str:
 
 
 def exercises_status() -> str:
+    """The learner's progress: "solved 5 of 14: 0.1 0.2 1.1 ..." (stub lines gone; no test is run)."""
     try:
-        problems = generate.check(_paths.reference_dir(), _paths.exercises_dir())
+        return update.progress(_paths.reference_dir(), _paths.exercises_dir()).line()
     except Exception as err:  # doctor reports, never raises
-        return f"cannot check: {err}"
-    return "up to date" if not problems else f"{len(problems)} difference(s), e.g. {problems[0]}"
+        return f"cannot tell: {err}"
+
+
+def torch_status() -> str:
+    """Whether the notebooks compare with PyTorch live or show its recorded output."""
+    version = _version("torch")
+    if version is not None:
+        return f"live (torch {version})"
+    return f"recorded: the notebooks show PyTorch {RECORDED_TORCH}'s output saved with the course"
 
 
 def implementation_status() -> str:
@@ -78,7 +107,9 @@ def facts(stable: bool = False) -> dict[str, str | bool]:
     full = {
         "python": platform.python_version(),
         "numpy": _version("numpy"),
-        "torch (for comparisons)": _version("torch"),
+        "pytest (check, grade)": _version("pytest"),
+        "nbval (notebook checks)": _version("nbval"),
+        "torch (for comparisons)": torch_status(),
         "graphviz dot": _which("dot"),
         "mpi4py": _version("mpi4py"),
         "mpiexec": _which("mpiexec"),
@@ -96,14 +127,23 @@ def _yes(key: str, value: str | None) -> bool:
     if key == "GPU (cupy)":
         return value is not None and value.startswith("available")
     if key == "exercises/":
-        return value == "up to date"
+        return value is not None and value.startswith("solved")
+    if key == "torch (for comparisons)":
+        return value is not None and value.startswith("live")
     return value is not None
 
 
 def report(stable: bool = False) -> str:
+    """One line per part; then, unless ``stable``, the one-line fix for each part that is missing."""
     rows = facts(stable)
     width = max(len(k) for k in rows)
-    return "\n".join(f"{k:<{width}}  {_show(v)}" for k, v in rows.items())
+    lines = [f"{k:<{width}}  {_show(v)}" for k, v in rows.items()]
+    if stable:
+        return "\n".join(lines)
+    missing = [key for key, ok in facts(stable=True).items() if not ok and key in FIXES]
+    if missing:
+        lines += ["", "to fix:"] + [f"  {key}: {FIXES[key]}" for key in missing]
+    return "\n".join(lines)
 
 
 def _show(value: str | bool) -> str:

@@ -98,3 +98,18 @@ def test_malformed_marker_is_a_clear_cli_error(project, capsys):
     assert run_cli() == 2
     assert "bad.py:1:" in capsys.readouterr().err
     assert not (project / "exercises").exists()
+
+
+def test_make_tests_generator_step_stays_green_with_a_broken_learner_copy(tmp_path, monkeypatch, capsys):
+    """`make test` runs `exercises --check` on the real course; a learner's edits must not fail it."""
+    from picotorch_course import _paths
+
+    for var in ("PICOTORCH_ROOT", "PICOTORCH_REFERENCE_DIR", "PICOTORCH_IMPL"):
+        monkeypatch.delenv(var, raising=False)
+    learner = tmp_path / "exercises"
+    generate.write_tree(generate.expected_files(_paths.reference_dir()), learner)
+    (learner / "picotorch/native/checks.py").write_text("def broadcast_shapes(a, b:\n")  # mid-edit
+    (learner / "picotorch/mine.py").write_text("")
+    monkeypatch.setenv("PICOTORCH_EXERCISES_DIR", str(learner))
+    assert run_cli("--check") == 0
+    assert "exercise generator: OK" in capsys.readouterr().out

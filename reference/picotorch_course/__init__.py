@@ -39,8 +39,11 @@ def implementation() -> Implementation:
     return Implementation(name, Path(origin).resolve().parent if origin else None)
 
 
-def check(exercise_id: str, *, timeout: float = 120.0) -> None:
-    """Run exercise ``exercise_id``'s tests against the active implementation and print ✅ or ❌."""
+def check(exercise_id: str, *, timeout: float = 10.0) -> None:
+    """Run exercise ``exercise_id``'s tests against the active implementation and print ✅ or ❌.
+
+    ``timeout``: seconds per test. In a notebook it also says when the kernel runs an older copy of
+    your code than the file on disk (restart the kernel then)."""
     from picotorch_course.checker import check as _check
 
     _check(exercise_id, timeout=timeout)

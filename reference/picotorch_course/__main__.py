@@ -129,12 +129,17 @@ def parser() -> argparse.ArgumentParser:
     gr.add_argument("--impl", choices=_switch.IMPLS, default="exercises")
     gr.add_argument("--json", default=None, metavar="FILE")
     gr.add_argument("--junit", default=None, metavar="FILE")
-    gr.add_argument("--timeout", type=float, default=300.0, help="seconds per item")
+    gr.add_argument(
+        "--timeout", type=float, default=10.0,
+        help="seconds per test (an exercise gets max(60, 6×) in all, other tests and a notebook max(600, 60×))",
+    )
     gr.add_argument("--no-notebooks", action="store_true")
     gr.set_defaults(func=cmd_grade)
     ch = sub.add_parser("check", help="run one exercise's tests")
     ch.add_argument("id")
-    ch.add_argument("--timeout", type=float, default=120.0)
+    ch.add_argument(
+        "--timeout", type=float, default=10.0, help="seconds per test (the exercise gets max(60, 6×) in all)"
+    )
     ch.set_defaults(func=cmd_check)
     do = sub.add_parser("doctor", help="what this machine has for the course")
     do.add_argument("--stable", action="store_true", help="yes/no only")

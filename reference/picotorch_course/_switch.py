@@ -15,9 +15,11 @@ picotorch itself never imports this module: the arrow points from the course to 
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sys
 from importlib.abc import MetaPathFinder
+from importlib.machinery import PathFinder
 
 from picotorch_course import _paths
 
@@ -57,6 +59,25 @@ class _Refuse(MetaPathFinder):
         return None
 
 
+class _RecordImports(MetaPathFinder):
+    """Notes the file and contents hash of every ``picotorch`` module when it is first imported.
+
+    ``check()`` compares them with the files on disk to tell a notebook kernel that it still runs
+    an older copy of the learner's code. It finds nothing itself: the normal finders import.
+    """
+
+    def find_spec(self, name, path=None, target=None):
+        if name == "picotorch" or name.startswith("picotorch."):  # first import, or a reload
+            spec = PathFinder.find_spec(name, path)
+            if spec is not None and spec.origin and os.path.isfile(spec.origin):
+                with open(spec.origin, "rb") as source:
+                    imported_files[name] = (spec.origin, hashlib.sha1(source.read()).hexdigest())
+        return None
+
+
+imported_files: dict[str, tuple[str, str]] = {}  # module name -> (file, sha1 at import)
+
+
 def apply() -> str | None:
     """Put the chosen implementation first on ``sys.path``; return its name (None when refused)."""
     try:
@@ -71,6 +92,8 @@ def apply() -> str | None:
             "generate it with: python -m picotorch_course exercises"
         )
         return None
+    if not any(isinstance(f, _RecordImports) for f in sys.meta_path):
+        sys.meta_path.insert(0, _RecordImports())
     if impl == "exercises" or parent not in sys.path:
         if parent in sys.path:
             sys.path.remove(parent)

@@ -1,15 +1,37 @@
 """``check("4.2")``: run one exercise's tests from a notebook cell and print a short verdict.
 
 The tests run in a child process against the implementation this kernel uses (``PICOTORCH_IMPL``),
-so a learner's edits to ``exercises/picotorch`` are picked up without restarting the kernel, and a
-hanging solution only costs the time limit.
+so a learner's edits to ``exercises/picotorch`` are judged as they are on disk. Time limits: each
+test gets ``timeout`` seconds (default 10), the whole exercise ``exercise_limit(timeout)``
+(max(60 s, 6 × timeout)); a hang or a crash costs only that exercise, and the verdict says which
+test and where in the learner's code.
+
+Against the learner's exercises the tests see a prepared copy (:mod:`picotorch_course.isolate`):
+other unsolved exercises filled in from the reference, and a learner file that does not compile or
+import replaced by its generated version when it does not hold the exercise being checked — so a
+syntax error in ``variable.py`` fails the exercises in ``variable.py`` with "SyntaxError in …", not
+every exercise of the course.
+
+A notebook kernel keeps the modules it imported. When the learner's file on disk is newer than
+what this kernel imported, the verdict says to restart the kernel (``stale_modules``).
 """
 
 from __future__ import annotations
 
+import hashlib
+import sys
 from pathlib import Path
 
 from picotorch_course import _paths, _switch, isolate, markers, runner
+
+DEFAULT_TIMEOUT = 10.0
+RESTART = "restart the kernel to use your edit in this notebook: Kernel → Restart"
+IMPORT_RETRIES = 3
+
+
+def exercise_limit(test_timeout: float) -> float:
+    """The time limit of one exercise's whole run, for a given per-test limit."""
+    return max(60.0, 6.0 * test_timeout)
 
 
 def chapter_test_dirs(chapter: int) -> list[Path]:
@@ -33,41 +55,84 @@ def known(exercise_id: str) -> markers.Exercise:
     return exercises[exercise_id]
 
 
-def run_exercise(exercise_id: str, impl: str | None = None, timeout: float = 120.0) -> runner.Run:
+def run_exercise(exercise_id: str, impl: str | None = None, timeout: float = DEFAULT_TIMEOUT) -> runner.Run:
     """Run the tests marked with ``exercise_id`` under ``impl`` (default: the active one).
 
-    Against the learner's exercises, every other unsolved exercise is filled in first
-    (:mod:`picotorch_course.isolate`), so only this exercise's own work is judged.
+    ``timeout`` is the per-test limit. Against the learner's exercises, the run sees a prepared
+    copy (see the module docstring); when a test module fails to import because of another file
+    of the learner's, that file is replaced by its generated version and the run repeated.
     """
-    known(exercise_id)
+    exercise = known(exercise_id)
     impl = impl or _switch.requested()
     args = ["-q", "--exercise-id", exercise_id, *test_paths_for(exercise_id)]
+    limit = exercise_limit(timeout)
     if impl != "exercises":
-        return runner.run_pytest(args, impl, timeout)
-    with isolate.learner_tree(lambda ex: ex.id == exercise_id) as tree:
-        return runner.run_pytest(args, impl, timeout, isolate.env_for(tree))
+        return runner.run_pytest(args, impl, limit, test_timeout=timeout)
+    replace: set[str] = set()
+    for _ in range(IMPORT_RETRIES + 1):
+        with isolate.learner_tree(lambda ex: ex.id == exercise_id, replace=replace) as tree:
+            run = runner.run_pytest(args, impl, limit, isolate.env_for(tree), test_timeout=timeout)
+        broken = import_error_file(run)
+        if broken is None or broken in replace or broken == isolate.file_of(exercise):
+            return run
+        replace.add(broken)
+    return run
+
+
+def import_error_file(run: runner.Run) -> str | None:
+    """The learner's file (relative to the package) that made a test module fail to import."""
+    for test in run.tests:
+        if test.get("collection") and test.get("where"):
+            return test["where"]["file"]
+    return None
 
 
 def verdict(exercise: markers.Exercise, run: runner.Run, impl: str) -> tuple[bool, str]:
     """Whether the exercise passed, and the lines to print."""
     head = f"Exercise {exercise.id} ({exercise.task}) [{impl}]"
-    passed, total = run.count("passed"), len(run.tests)
+    passed, total = run.count("passed"), run.total
     if run.returncode == 5:
         return False, f"❌ {head}: no test is marked @pytest.mark.exercise({exercise.id!r}) yet"
-    if run.problem and not (run.returncode == 1 and run.tests):
-        return False, f"❌ {head}: {run.problem}"
-    if run.returncode == 0 and passed:
+    if run.returncode == 0 and passed and not run.died:
         return True, f"✅ {head}: {passed}/{total} tests pass"
-    return (
-        False,
-        f"❌ {head}: {total - passed} of {total} tests fail\n   {runner.first_failure(run.tests)}",
-    )
+    failure = run.failure()
+    if run.died or run.collection_error() is not None or not run.tests:
+        summary = f"{passed} of {total} tests pass" if run.died and total else ""
+        lines = failure.lines() if failure else [run.problem or "failed"]
+        if failure and failure.test and lines[0].startswith(failure.test + ": "):
+            lines[0] = lines[0][len(failure.test) + 2 :]
+        text = f"❌ {head}: {lines[0]}" + (f" ({summary})" if summary else "")
+        return False, "\n".join([text, *[f"   {line}" for line in lines[1:]]])
+    lines = failure.lines() if failure else []
+    return False, "\n".join([f"❌ {head}: {total - passed} of {total} tests fail", *[f"   {line}" for line in lines]])
 
 
-def check(exercise_id: str, timeout: float = 120.0) -> bool:
+def check(exercise_id: str, timeout: float = DEFAULT_TIMEOUT) -> bool:
     """Run and print; returns whether every test of the exercise passed."""
     exercise = known(exercise_id)
     impl = _switch.requested()
     ok, text = verdict(exercise, run_exercise(exercise_id, impl, timeout), impl)
+    if impl == "exercises" and stale_modules():
+        text += f"\n   {RESTART}"
     print(text)
     return ok
+
+
+def stale_modules() -> list[str]:
+    """Loaded ``picotorch`` modules of the learner's package whose file changed since this process imported it."""
+    package = (_paths.exercises_dir() / "picotorch").resolve()
+    stale = []
+    for name, module in list(sys.modules.items()):
+        if not (name == "picotorch" or name.startswith("picotorch.")):
+            continue
+        recorded = _switch.imported_files.get(name)
+        filename = getattr(module, "__file__", None)
+        if recorded is None or not filename:
+            continue
+        path = Path(filename).resolve()
+        if not path.is_relative_to(package) or Path(recorded[0]).resolve() != path:
+            continue
+        current = hashlib.sha1(path.read_bytes()).hexdigest() if path.is_file() else None
+        if current != recorded[1]:
+            stale.append(name)
+    return sorted(stale)

@@ -2,9 +2,14 @@
 
 ``python -m picotorch_course grade --chapter 4 --impl exercises --json grade.json --junit grade.xml``
 
-Each exercise runs in its own pytest process with a time limit, so a solution that hangs or crashes
+Each exercise runs in its own pytest process with a per-test time limit (``--timeout``, default
+10 s) and one for the whole exercise (max(60 s, 6 × timeout)), so a solution that hangs or crashes
 the interpreter costs that exercise only. Then the chapter's unmarked tests, then its notebook(s)
-under nbval. Results: a terminal table, JSON (with ``score``/``max_score``, for GitHub Classroom
+under nbval (each limited to max(600 s, 60 × timeout) in all), against the learner's work with
+every failed exercise put back to its stub: what reaches it fails at once, reported as "needs 2.2
+first". Each failure names the learner's file and line, the exception, and a hint.
+
+Results: a terminal table, JSON (with ``score``/``max_score``, for GitHub Classroom
 style autograding) and JUnit XML. Exit status 0 only when everything passed.
 """
 
@@ -14,10 +19,10 @@ import contextlib
 import json
 import re
 import xml.etree.ElementTree as ET
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from picotorch_course import _paths, checker, isolate, markers, runner
+from picotorch_course import _paths, checker, isolate, markers, prove, runner
 
 
 @dataclass
@@ -31,6 +36,14 @@ class Item:
     total: int
     message: str
     seconds: float
+    where: str = ""  # the learner's file:line (function) of the first failure
+    hint: str = ""  # what the first failing test checks
+    needs: list[str] = field(default_factory=list)  # failed exercises this item's failures reach
+
+
+def chapter_limit(test_timeout: float) -> float:
+    """The time limit of a chapter's other tests, or of one notebook, for a given per-test limit."""
+    return max(600.0, 60.0 * test_timeout)
 
 
 def chapters() -> list[int]:
@@ -53,55 +66,89 @@ def notebooks(chapter: int) -> list[Path]:
 
 
 def _item(name: str, kind: str, run: runner.Run) -> Item:
-    passed, total = run.count("passed"), len(run.tests)
+    passed, total = run.count("passed"), run.total
     skipped = run.count("skipped")
-    if run.problem and not (run.returncode == 1 and run.tests):
-        status, message = "error", run.problem
-    elif run.returncode == 0 and passed:
-        status, message = "pass", ""
-    elif run.returncode == 0 and skipped == total:
-        status, message = "pass", "all tests skipped"
+    failure = run.failure()
+    if run.died or run.timed_out or (run.problem and not run.tests):
+        status = "error"
+    elif run.returncode == 0 and (passed or skipped == total):
+        status, failure = "pass", None
     else:
-        status, message = "fail", runner.first_failure(run.tests)
-    return Item(name, kind, status, passed, total, message, round(run.seconds, 2))
+        status = "fail"
+    message = ("all tests skipped" if total and skipped == total else "") if failure is None else _text(failure)
+    return Item(name, kind, status, passed, total, message, round(run.seconds, 2),
+                failure.where if failure else "", failure.hint if failure else "")
+
+
+def _text(failure: runner.Failure) -> str:
+    """The failure without its location and hint (the item has those as fields)."""
+    return "\n".join(failure.summary())
+
+
+def _needs(item: Item, run: runner.Run, failed: list[str]) -> Item:
+    """Say "needs 2.2 first" when the item's first failure is the stub of an exercise that failed above."""
+    first = next((t for t in run.tests if t["outcome"] in ("failed", "error")), None)
+    if item.status == "pass" or first is None or prove.stub_error_id(first) not in failed:
+        return item
+    reached = {prove.stub_error_id(t) for t in run.tests} & set(failed)
+    item.needs = sorted(reached, key=markers.id_key)
+    names = " and ".join(item.needs)
+    count = sum(prove.stub_error_id(t) in reached for t in run.tests)
+    item.status = "fail"
+    item.message = (
+        f"needs {names} first: {count} of {item.total} {'cells' if item.kind == 'notebook' else 'tests'} "
+        f"reach the code of exercise {names}, which failed above"
+    )
+    item.where = ""
+    item.hint = f"make exercise {names} pass (python -m picotorch_course check {item.needs[0]}), then grade again"
+    return item
 
 
 def grade_chapter(chapter: int, impl: str, timeout: float, with_notebooks: bool) -> list[Item]:
-    """Grade one chapter: each exercise, then the other tests, then the notebook(s)."""
+    """Grade one chapter: each exercise, then the other tests, then the notebook(s).
+
+    ``timeout`` is the per-test limit. The other tests and the notebook run against the learner's
+    work with every exercise that failed above put back to its stub (see :mod:`isolate`), so they
+    fail at once with "needs 2.2 first" instead of hanging or crashing on it again.
+    """
     exercises = markers.discover(_paths.reference_dir() / "picotorch")
-    items = []
+    items, failed, broken = [], [], set()
     for ex in sorted(exercises.values(), key=lambda e: markers.id_key(e.id)):
         if ex.chapter == chapter:
             run = checker.run_exercise(ex.id, impl, timeout)
             items.append(_item(f"exercise {ex.id}: {ex.task}", "exercise", run))
-    with _chapter_env(chapter, impl) as env:
+            if items[-1].status != "pass":
+                failed.append(ex.id)
+                if (rel := checker.import_error_file(run)) is not None:
+                    broken.add(rel)
+    limit = chapter_limit(timeout)
+    with _chapter_env(chapter, impl, failed, broken) as env:
         dirs = [str(d) for d in checker.chapter_test_dirs(chapter)]
         if dirs:
-            run = runner.run_pytest(["-q", "-m", "not exercise", *dirs], impl, timeout, env)
+            run = runner.run_pytest(["-q", "-m", "not exercise", *dirs], impl, limit, env, timeout)
             if run.returncode != 5:
-                items.append(_item(f"chapter {chapter:02d} tests", "tests", run))
+                items.append(_needs(_item(f"chapter {chapter:02d} tests", "tests", run), run, failed))
         for nb in notebooks(chapter) if with_notebooks else []:
             args = ["-q", "--nbval", "--nbval-sanitize-with", str(_paths.sanitize_file()), str(nb)]
-            items.append(
-                _item(f"notebook {nb.name}", "notebook", runner.run_pytest(args, impl, timeout, env))
-            )
+            run = runner.run_pytest(args, impl, limit, env, timeout)
+            items.append(_needs(_item(f"notebook {nb.name}", "notebook", run), run, failed))
     return items
 
 
 @contextlib.contextmanager
-def _chapter_env(chapter: int, impl: str):
-    """Against the exercises: other chapters' unsolved exercises filled in (see isolate.py)."""
+def _chapter_env(chapter: int, impl: str, failed: list[str], broken: set[str]):
+    """Against the exercises: other chapters' unsolved exercises filled in, failed ones stubbed."""
     if impl != "exercises":
         yield {}
         return
-    with isolate.learner_tree(lambda ex: ex.chapter == chapter) as tree:
+    with isolate.learner_tree(lambda ex: ex.chapter == chapter, stubbed=failed, replace=broken) as tree:
         yield isolate.env_for(tree)
 
 
 def grade(
-    chapter: int | None, impl: str, timeout: float = 300.0, with_notebooks: bool = True
+    chapter: int | None, impl: str, timeout: float = checker.DEFAULT_TIMEOUT, with_notebooks: bool = True
 ) -> list[Item]:
-    """Grade one chapter, or every chapter when ``chapter`` is None."""
+    """Grade one chapter, or every chapter when ``chapter`` is None; ``timeout`` is per test."""
     todo = [chapter] if chapter is not None else chapters()
     return [item for ch in todo for item in grade_chapter(ch, impl, timeout, with_notebooks)]
 
@@ -115,7 +162,12 @@ def table(items: list[Item]) -> str:
             f"{marks[i.status]} {i.name:<{width}}  {i.passed:>3}/{i.total:<3}  {i.seconds:>6.1f}s"
         )
         if i.message:
-            lines.append(f"   {i.status}: {i.message}")
+            first, *rest = i.message.splitlines()
+            lines += [f"   {i.status}: {first}", *[f"     {line}" for line in rest]]
+        if i.where and i.where not in i.message:
+            lines.append(f"     at {i.where}")
+        if i.hint:
+            lines.append(f"     hint: {i.hint}")
     score = sum(i.status == "pass" for i in items)
     lines.append(f"score: {score}/{len(items)}")
     return "\n".join(lines)
@@ -146,7 +198,8 @@ def to_junit(items: list[Item], impl: str) -> ET.ElementTree:
         )
         if i.status != "pass":
             tag = "failure" if i.status == "fail" else "error"
-            ET.SubElement(case, tag, message=i.message).text = i.message
+            detail = "\n".join([i.message] + [f"at {i.where}"] * bool(i.where) + [f"hint: {i.hint}"] * bool(i.hint))
+            ET.SubElement(case, tag, message=i.message.splitlines()[0] if i.message else "").text = detail
     ET.indent(suite)
     return ET.ElementTree(suite)
 

@@ -1,10 +1,21 @@
-"""Grading one exercise (or one chapter) at a time.
+"""Grading one exercise (or one chapter) at a time, against a temporary copy of the learner's tree.
 
 Exercises are parts of picotorch itself, so an unsolved exercise in chapter 2 breaks tests of
 chapter 0 that happen to run a backward pass. To grade only what is being graded, the checker and
-the grader run against a copy of the learner's tree in which every *other* exercise that still has
-its stub line gets the reference solution (the reference ships with the course anyway). Exercises
-the learner has already written are left exactly as they are.
+the grader run against a copy of the learner's ``exercises/picotorch`` prepared in three steps:
+
+1. **Files that cannot be used.** A learner file that does not compile (a syntax error), or that
+   failed to import (named in ``replace``), is replaced by its *generated* version, unless it holds
+   an exercise being judged: an exercise is not judged against a file it could not have broken, and
+   the exercise whose file it is gets the error itself ("SyntaxError in exercises/picotorch/…").
+   This is sound because the file is unusable as it stands: nothing the learner wrote in it can run.
+2. **Failed exercises** (``stubbed``, for the chapter's tests and notebook after an exercise failed,
+   hung or crashed): the learner's body is replaced by the exercise's stub, so whatever reaches it
+   fails at once with that exercise's ``NotImplementedError`` ("needs 2.2 first") instead of hanging.
+   The learner's other edits in the file stay (see :func:`stub_back`).
+3. **Other unsolved exercises** (``learner_keeps`` rejects them and their stub line is still there)
+   get the reference solution (the reference ships with the course anyway). Exercises the learner
+   has written are left exactly as they are.
 """
 
 from __future__ import annotations
@@ -12,10 +23,10 @@ from __future__ import annotations
 import contextlib
 import shutil
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
-from picotorch_course import _paths, markers
+from picotorch_course import _paths, blocks, generate, markers
 
 
 def _solution_lines(ex: markers.Exercise) -> list[str]:
@@ -24,33 +35,112 @@ def _solution_lines(ex: markers.Exercise) -> list[str]:
     return lines[ex.begin : ex.end - 1]
 
 
+def reference_exercises() -> dict[str, markers.Exercise]:
+    return markers.discover(_paths.reference_dir() / "picotorch")
+
+
+def file_of(ex: markers.Exercise) -> str:
+    """The exercise's file relative to the package folder (``autograd/variable.py``)."""
+    return ex.path.relative_to(_paths.reference_dir() / "picotorch").as_posix()
+
+
 def fill_stubs(package: Path, learner_keeps: Callable[[markers.Exercise], bool]) -> list[str]:
     """Replace, in ``package``, each stub whose exercise ``learner_keeps`` rejects; returns their ids."""
-    exercises = markers.discover(_paths.reference_dir() / "picotorch")
+    exercises = reference_exercises()
     stubs = {ex.stub: ex for ex in exercises.values() if not learner_keeps(ex)}
     filled = []
     for path in sorted(package.rglob("*.py")):
         lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
-        out = []
+        out, here = [], []
         for line in lines:
             ex = stubs.get(line if line.endswith("\n") else line + "\n")
             if ex is None:
                 out.append(line)
             else:
                 out.extend(_solution_lines(ex))
-                filled.append(ex.id)
-        if len(out) != len(lines) or filled:
+                here.append(ex.id)
+        if here:
             path.write_text("".join(out), encoding="utf-8")
+            filled += here
     return sorted(filled, key=markers.id_key)
 
 
+def compiles(text: str, filename: str) -> bool:
+    try:
+        compile(text, filename, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+def unusable_files(package: Path, generated: dict[str, bytes]) -> list[str]:
+    """Files (relative to ``package``) that differ from the generated version and do not compile."""
+    found = []
+    for rel, data in generated.items():
+        path = package / rel
+        if not rel.endswith(".py") or not path.is_file():
+            continue
+        current = path.read_bytes()
+        if current != data and not compiles(current.decode("utf-8", errors="replace"), str(path)):
+            found.append(rel)
+    return found
+
+
+def stub_back(learner: str, generated: str, ex: markers.Exercise) -> str:
+    """The learner's file with ``ex``'s body replaced by its stub line.
+
+    Where the learner's body occurs exactly once in their file, only those lines are replaced, so
+    their edits outside the exercises (an import, a helper) stay. Otherwise the file is rebuilt
+    from the generated one with the learner's other bodies put back (``blocks.put_bodies``).
+    """
+    bodies = blocks.learner_bodies(generated, learner).bodies
+    body = bodies.get(ex.id)
+    if body is None or body == [ex.stub]:
+        return learner
+    lines = learner.splitlines(keepends=True)
+    starts = [i for i in range(len(lines) - len(body) + 1) if lines[i : i + len(body)] == body]
+    if len(starts) == 1:
+        i = starts[0]
+        return "".join(lines[:i] + [ex.stub] + lines[i + len(body) :])
+    return blocks.put_bodies(generated, {k: v for k, v in bodies.items() if k != ex.id})
+
+
+def prepare(
+    package: Path,
+    learner_keeps: Callable[[markers.Exercise], bool],
+    stubbed: Iterable[str] = (),
+    replace: Iterable[str] = (),
+) -> None:
+    """Steps 1–3 of the module docstring, in place on a copy of the learner's package."""
+    exercises = reference_exercises()
+    stubbed = set(stubbed)
+    generated = {
+        rel.removeprefix("picotorch/"): data
+        for rel, data in generate.expected_files(_paths.reference_dir()).items()
+    }
+    judged_files = {file_of(ex) for ex in exercises.values() if learner_keeps(ex) and ex.id not in stubbed}
+    for rel in set(replace) | set(unusable_files(package, generated)):
+        if rel not in judged_files and rel in generated:
+            (package / rel).write_bytes(generated[rel])
+    for ex_id in sorted(stubbed, key=markers.id_key):
+        path = package / file_of(exercises[ex_id])
+        base = generated[file_of(exercises[ex_id])].decode("utf-8")
+        text = path.read_text(encoding="utf-8")
+        path.write_text(stub_back(text, base, exercises[ex_id]), encoding="utf-8")
+    fill_stubs(package, learner_keeps)
+
+
 @contextlib.contextmanager
-def learner_tree(learner_keeps: Callable[[markers.Exercise], bool]) -> Iterator[Path]:
-    """A temporary copy of ``exercises/`` with the other exercises filled in; yields its folder."""
+def learner_tree(
+    learner_keeps: Callable[[markers.Exercise], bool],
+    stubbed: Iterable[str] = (),
+    replace: Iterable[str] = (),
+) -> Iterator[Path]:
+    """A temporary copy of ``exercises/`` prepared for grading (see the module docstring); yields its folder."""
     source = _paths.exercises_dir() / "picotorch"
     with tempfile.TemporaryDirectory(prefix="picotorch-grade-") as tmp:
         shutil.copytree(source, Path(tmp) / "picotorch", ignore=shutil.ignore_patterns("__pycache__"))
-        fill_stubs(Path(tmp) / "picotorch", learner_keeps)
+        prepare(Path(tmp) / "picotorch", learner_keeps, stubbed, replace)
         yield Path(tmp)
 
 

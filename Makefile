@@ -108,5 +108,6 @@ clean:
 	find . -path ./$(VENV) -prune -o \( -name __pycache__ -o -name '*.egg-info' \) -type d -print \
 	  | xargs rm -rf
 
+# Your exercises/ stays: it is your work (delete it yourself to start over).
 distclean: clean
-	rm -rf $(VENV)
+	rm -rf $(VENV) .venv-lab-test

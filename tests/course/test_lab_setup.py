@@ -1,8 +1,9 @@
 """The learner's setup is enough: a venv built the way the README's `make lab` builds it checks exercises.
 
 ``make lab`` runs ``pip install -e '.[lab]'`` (no test extras, no torch) and ``install-switch``. The
-slow test below does exactly that in a fresh ``python -m venv`` and runs ``python -m picotorch_course
-check`` there on a solved exercise (✅) and an unsolved one (❌ with its own NotImplementedError).
+slow tests below do exactly that in a fresh ``python -m venv`` and runs ``python -m picotorch_course
+check`` there on a solved exercise (✅) and an unsolved one (❌ with its own NotImplementedError),
+and validates every notebook with nbval there (no torch: PyTorch's side comes from the recording).
 
 Building the venv takes about a minute, so it is kept in ``.venv-lab-test/<hash>`` (gitignored),
 keyed by a hash of ``pyproject.toml`` and of this recipe: it is rebuilt only when they change.
@@ -111,3 +112,17 @@ def test_check_works_in_the_learners_own_environment(lab_python, tmp_path):
     assert unsolved.returncode == 1, unsolved.stdout + unsolved.stderr
     assert unsolved.stdout.startswith(f"❌ Exercise {UNSOLVED} ")
     assert "NotImplementedError" in unsolved.stdout and f"Exercise {UNSOLVED}:" in unsolved.stdout
+
+
+def test_notebooks_validate_in_the_learners_environment(lab_python):
+    """Every notebook gives its committed outputs without torch (PyTorch's side is the recording)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PICOTORCH_", "VIRTUAL_ENV"))}
+    env["PICOTORCH_IMPL"] = "reference"
+    notebooks = sorted(str(p) for p in (ROOT / "notebooks").glob("*.ipynb"))
+    done = subprocess.run(
+        [str(lab_python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval",
+         "--nbval-sanitize-with", str(ROOT / "tests/nbval_sanitize.cfg"), *notebooks],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=1200,
+    )
+    failed = [line for line in done.stdout.splitlines() if line.startswith("FAILED")]
+    assert done.returncode == 0, "\n".join(failed) or done.stdout[-3000:] + done.stderr[-3000:]

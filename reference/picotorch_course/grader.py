@@ -2,10 +2,10 @@
 
 ``python -m picotorch_course grade --chapter 4 --impl exercises --json grade.json --junit grade.xml``
 
-Each exercise runs in its own pytest process with a per-test time limit (``--timeout``, default
+Each exercise runs in its own pytest process (a few at a time) with a per-test time limit (``--timeout``, default
 10 s) and one for the whole exercise (max(60 s, 6 × timeout)), so a solution that hangs or crashes
 the interpreter costs that exercise only. Then the chapter's unmarked tests, then its notebook(s)
-under nbval (each limited to max(600 s, 60 × timeout) in all), against the learner's work with
+under nbval (6 × timeout per test or cell, max(600 s, 60 × timeout) in all), against the learner's work with
 every failed exercise put back to its stub: what reaches it fails at once, reported as "needs 2.2
 first". Each failure names the learner's file and line, the exception, and a hint.
 
@@ -15,8 +15,10 @@ style autograding) and JUnit XML. Exit status 0 only when everything passed.
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import json
+import os
 import re
 import xml.etree.ElementTree as ET
 from dataclasses import asdict, dataclass, field
@@ -41,9 +43,18 @@ class Item:
     needs: list[str] = field(default_factory=list)  # failed exercises this item's failures reach
 
 
+JOBS = min(4, os.cpu_count() or 1)  # pytest processes at a time (exercises, then tests and notebooks)
+
+
 def chapter_limit(test_timeout: float) -> float:
     """The time limit of a chapter's other tests, or of one notebook, for a given per-test limit."""
     return max(600.0, 60.0 * test_timeout)
+
+
+def chapter_test_limit(test_timeout: float) -> float:
+    """The per-test (per-cell) limit of the chapter's other tests and notebooks: comparisons with
+    PyTorch over many generated examples take longer than an exercise's test (16 s is seen)."""
+    return 6.0 * test_timeout
 
 
 def chapters() -> list[int]:
@@ -111,28 +122,40 @@ def grade_chapter(chapter: int, impl: str, timeout: float, with_notebooks: bool)
     work with every exercise that failed above put back to its stub (see :mod:`isolate`), so they
     fail at once with "needs 2.2 first" instead of hanging or crashing on it again.
     """
-    exercises = markers.discover(_paths.reference_dir() / "picotorch")
+    todo = sorted(
+        (ex for ex in markers.discover(_paths.reference_dir() / "picotorch").values() if ex.chapter == chapter),
+        key=lambda e: markers.id_key(e.id),
+    )
+    runs = _in_parallel([lambda ex=ex: checker.run_exercise(ex.id, impl, timeout) for ex in todo])
     items, failed, broken = [], [], set()
-    for ex in sorted(exercises.values(), key=lambda e: markers.id_key(e.id)):
-        if ex.chapter == chapter:
-            run = checker.run_exercise(ex.id, impl, timeout)
-            items.append(_item(f"exercise {ex.id}: {ex.task}", "exercise", run))
-            if items[-1].status != "pass":
-                failed.append(ex.id)
-                if (rel := checker.import_error_file(run)) is not None:
-                    broken.add(rel)
-    limit = chapter_limit(timeout)
+    for ex, run in zip(todo, runs, strict=True):
+        items.append(_item(f"exercise {ex.id}: {ex.task}", "exercise", run))
+        if items[-1].status != "pass":
+            failed.append(ex.id)
+            if (rel := checker.import_error_file(run)) is not None:
+                broken.add(rel)
+    limit, per_test = chapter_limit(timeout), chapter_test_limit(timeout)
     with _chapter_env(chapter, impl, failed, broken) as env:
+        jobs = []
         dirs = [str(d) for d in checker.chapter_test_dirs(chapter)]
         if dirs:
-            run = runner.run_pytest(["-q", "-m", "not exercise", *dirs], impl, limit, env, timeout)
-            if run.returncode != 5:
-                items.append(_needs(_item(f"chapter {chapter:02d} tests", "tests", run), run, failed))
+            args = ["-q", "-m", "not exercise", *dirs]
+            jobs.append((f"chapter {chapter:02d} tests", "tests", args))
         for nb in notebooks(chapter) if with_notebooks else []:
             args = ["-q", "--nbval", "--nbval-sanitize-with", str(_paths.sanitize_file()), str(nb)]
-            run = runner.run_pytest(args, impl, limit, env, timeout)
-            items.append(_needs(_item(f"notebook {nb.name}", "notebook", run), run, failed))
+            jobs.append((f"notebook {nb.name}", "notebook", args))
+        runs = _in_parallel([lambda a=args: runner.run_pytest(a, impl, limit, env, per_test) for *_, args in jobs])
+    for (name, kind, _), run in zip(jobs, runs, strict=True):
+        if kind != "tests" or run.returncode != 5:
+            items.append(_needs(_item(name, kind, run), run, failed))
     return items
+
+
+def _in_parallel(calls: list) -> list:
+    """Results of ``calls`` (each starts one pytest process), a few at a time, in order."""
+    workers = max(1, min(JOBS, len(calls)))
+    with concurrent.futures.ThreadPoolExecutor(workers) as pool:
+        return list(pool.map(lambda call: call(), calls))
 
 
 @contextlib.contextmanager

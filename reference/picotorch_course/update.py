@@ -54,7 +54,6 @@ class Updater:
         self.manifest = generate.load_manifest(out)
         self.new_manifest: dict[str, str] = {}
         self.result = Result()
-        self.stamp = time.strftime("%Y%m%d-%H%M%S")
 
     def base(self, rel: str) -> bytes | None:
         path = self.out / generate.BASE / rel
@@ -76,8 +75,14 @@ class Updater:
     def write(self, rel: str, data: bytes, backup_first: bool) -> None:
         target = self.out / rel
         if backup_first and target.is_file():
-            self.result.backup = backup(self.out, rel, target.read_bytes(), self.stamp)
+            self.backup(rel, target.read_bytes())
         generate.write_tree({rel: data}, self.out)
+
+    def backup(self, rel: str, data: bytes) -> None:
+        """Copy a learner's file into this run's backup folder (one folder per run)."""
+        if self.result.backup is None:
+            self.result.backup = backup_folder(self.out)
+        generate.write_tree({rel: data}, self.result.backup)
 
     def one(self, rel: str, new: bytes) -> None:
         target = self.out / rel
@@ -129,7 +134,7 @@ class Updater:
         else:
             if target.is_file():
                 if self.edited(rel, target.read_bytes()):
-                    self.result.backup = backup(self.out, rel, target.read_bytes(), self.stamp)
+                    self.backup(rel, target.read_bytes())
                 target.unlink()
             self.result.removed.append(rel)
         if base_copy.is_file():
@@ -181,10 +186,14 @@ def _stub_lines(text: str) -> dict[str, str]:
     return {ex_id: lines[index] for ex_id, index in blocks.stub_ids(text).items()}
 
 
-def backup(out: Path, rel: str, data: bytes, stamp: str) -> Path:
-    """Copy ``data`` to ``out/.backup/<stamp>/<rel>``; returns the backup folder."""
-    folder = out / BACKUP / stamp
-    generate.write_tree({rel: data}, folder)
+def backup_folder(out: Path) -> Path:
+    """A new, empty ``out/.backup/<date-time>`` folder (never one an earlier run wrote into)."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    folder, n = out / BACKUP / stamp, 1
+    while folder.exists():
+        n += 1
+        folder = out / BACKUP / f"{stamp}-{n}"
+    folder.mkdir(parents=True)
     return folder
 
 
@@ -267,7 +276,8 @@ def reset(reference: Path, out: Path, exercise_id: str) -> Reset:
     text = _without_body(base, learner, exercise_id, target)
     if text == learner:
         return Reset(exercise_id, target, None)
-    folder = backup(out, rel, learner.encode("utf-8"), time.strftime("%Y%m%d-%H%M%S"))
+    folder = backup_folder(out)
+    generate.write_tree({rel: learner.encode("utf-8")}, folder)
     target.write_text(text, encoding="utf-8")
     return Reset(exercise_id, target, folder)
 

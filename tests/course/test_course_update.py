@@ -124,3 +124,16 @@ def test_progress_counts_exercises_whose_stub_line_is_gone(project):
     assert update.progress(reference, out).line() == "solved 1 of 2: 1.2"
     solve_11(ops)
     assert update.progress(reference, out).line() == "solved 2 of 2: 1.1 1.2"
+
+
+def test_two_resets_in_the_same_second_keep_both_backups(project):
+    ops = generated(project)
+    solve_11(ops)
+    first = ops.read_text()
+    main(["reset", "1.1"])
+    solve_11(ops)
+    ops.write_text(ops.read_text().replace(MINE_11, "    return x + x  # second try\n"))
+    second = ops.read_text()
+    main(["reset", "1.1"])
+    backups = sorted(b.read_text() for b in (project / "exercises/.backup").rglob("ops.py"))
+    assert backups == sorted([first, second])

@@ -162,8 +162,10 @@ def test_each_failure_costs_only_its_own_exercise_and_grading_is_quick(graded):
 
 def test_a_hang_names_the_test_and_the_learners_line(learner, graded):
     item = graded[0]["exercise 1.3"]
-    where = line_of(learner, "loops.py", "while True")
-    assert item.message == f"test_spin: timed out after 2s, stuck in {where} (spin)"
+    loop = line_of(learner, "loops.py", "while True")  # the dump catches the loop at either of its lines
+    stuck = {f"{loop} (spin)", f"{loop[:-1]}{int(loop[-1]) + 1} (spin)"}
+    assert item.message.startswith("test_spin: timed out after 2s, stuck in ")
+    assert item.message.removeprefix("test_spin: timed out after 2s, stuck in ") in stuck
     assert item.hint == "spin(n) counts n steps down to zero."
     assert item.seconds < 30
 

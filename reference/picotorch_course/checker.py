@@ -22,7 +22,7 @@ import hashlib
 import sys
 from pathlib import Path
 
-from picotorch_course import _paths, _switch, isolate, markers, runner
+from picotorch_course import _paths, _switch, blocks, isolate, markers, runner
 
 DEFAULT_TIMEOUT = 10.0
 RESTART = "restart the kernel to use your edit in this notebook: Kernel → Restart"
@@ -96,6 +96,31 @@ def import_error_file(run: runner.Run) -> str | None:
     return None
 
 
+def exercise_location(exercise: markers.Exercise) -> str:
+    """Where the learner's code for ``exercise`` starts (``exercises/picotorch/ops.py:7``), or ""."""
+    rel = isolate.file_of(exercise)
+    path = _paths.exercises_dir() / "picotorch" / rel
+    generated = isolate.generated_files().get(rel)
+    if generated is None or not path.is_file():
+        return ""
+    learner = path.read_text(encoding="utf-8")
+    body = blocks.learner_bodies(generated.decode("utf-8"), learner).bodies.get(exercise.id) or []
+    lines = learner.splitlines(keepends=True)
+    starts = [i for i in range(len(lines) - len(body) + 1) if body and lines[i : i + len(body)] == body]
+    if len(starts) != 1:
+        return ""
+    return f"{runner.shown_package('exercises')}/{rel}:{starts[0] + 1} (your code for {exercise.id})"
+
+
+def failure_of(exercise: markers.Exercise, run: runner.Run) -> runner.Failure | None:
+    """The run's first failure; when no frame of it is in the learner's package (a wrong value is
+    returned, then asserted in the test), it points at the learner's code for the exercise."""
+    failure = run.failure()
+    if failure is not None and not failure.where and run.impl == "exercises" and run.collection_error() is None:
+        failure.where = exercise_location(exercise)
+    return failure
+
+
 def verdict(exercise: markers.Exercise, run: runner.Run, impl: str) -> tuple[bool, str]:
     """Whether the exercise passed, and the lines to print."""
     head = f"Exercise {exercise.id} ({exercise.task}) [{impl}]"
@@ -104,7 +129,7 @@ def verdict(exercise: markers.Exercise, run: runner.Run, impl: str) -> tuple[boo
         return False, f"❌ {head}: no test is marked @pytest.mark.exercise({exercise.id!r}) yet"
     if run.returncode == 0 and passed and not run.died:
         return True, f"✅ {head}: {passed}/{total} tests pass"
-    failure = run.failure()
+    failure = failure_of(exercise, run)
     if run.died or run.collection_error() is not None or not run.tests:
         summary = f"{passed} of {total} tests pass" if run.died and total else ""
         lines = failure.lines() if failure else [run.problem or "failed"]

@@ -76,10 +76,10 @@ def notebooks(chapter: int) -> list[Path]:
     return sorted(_paths.notebooks_dir().glob(f"{chapter:02d}_*.ipynb"))
 
 
-def _item(name: str, kind: str, run: runner.Run) -> Item:
+def _item(name: str, kind: str, run: runner.Run, exercise: markers.Exercise | None = None) -> Item:
     passed, total = run.count("passed"), run.total
     skipped = run.count("skipped")
-    failure = run.failure()
+    failure = run.failure() if exercise is None else checker.failure_of(exercise, run)
     if run.died or run.timed_out or (run.problem and not run.tests):
         status = "error"
     elif run.returncode == 0 and (passed or skipped == total):
@@ -129,7 +129,7 @@ def grade_chapter(chapter: int, impl: str, timeout: float, with_notebooks: bool)
     runs = _in_parallel([lambda ex=ex: checker.run_exercise(ex.id, impl, timeout) for ex in todo])
     items, failed, broken = [], [], set()
     for ex, run in zip(todo, runs, strict=True):
-        items.append(_item(f"exercise {ex.id}: {ex.task}", "exercise", run))
+        items.append(_item(f"exercise {ex.id}: {ex.task}", "exercise", run, ex))
         if items[-1].status != "pass":
             failed.append(ex.id)
             if (rel := checker.import_error_file(run)) is not None:

@@ -65,6 +65,14 @@ def fill_stubs(package: Path, learner_keeps: Callable[[markers.Exercise], bool])
     return sorted(filled, key=markers.id_key)
 
 
+def generated_files() -> dict[str, bytes]:
+    """The package's files as generated from the current reference, relative to the package folder."""
+    return {
+        rel.removeprefix("picotorch/"): data
+        for rel, data in generate.expected_files(_paths.reference_dir()).items()
+    }
+
+
 def compiles(text: str, filename: str) -> bool:
     try:
         compile(text, filename, "exec", dont_inherit=True)
@@ -114,10 +122,7 @@ def prepare(
     """Steps 1–3 of the module docstring, in place on a copy of the learner's package."""
     exercises = reference_exercises()
     stubbed = set(stubbed)
-    generated = {
-        rel.removeprefix("picotorch/"): data
-        for rel, data in generate.expected_files(_paths.reference_dir()).items()
-    }
+    generated = generated_files()
     judged_files = {file_of(ex) for ex in exercises.values() if learner_keeps(ex) and ex.id not in stubbed}
     for rel in set(replace) | set(unusable_files(package, generated)):
         if rel not in judged_files and rel in generated:

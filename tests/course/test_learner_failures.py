@@ -185,10 +185,11 @@ def test_a_syntax_error_is_named_with_its_file_and_line(learner, graded):
     assert item.message == f"SyntaxError in {line_of(learner, 'broken.py', 'return -x +')}: invalid syntax"
 
 
-def test_a_wrong_value_shows_expected_and_got(graded):
+def test_a_wrong_value_shows_expected_and_got(learner, graded):
     item = graded[0]["exercise 1.1"]
     assert item.message.startswith("test_double: AssertionError: assert 5 == 4")
     assert "0x" not in item.message and "Use -v" not in item.message
+    assert item.where == f"{line_of(learner, 'ops.py', 'return x + x + 1')} (your code for 1.1)"
 
 
 def test_chapter_tests_need_the_failed_exercise_first(graded):

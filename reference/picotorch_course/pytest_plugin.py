@@ -40,7 +40,7 @@ from picotorch_course import _paths, _switch, markers
 _ADDRESS = re.compile(r"<([\w.]+(?: [\w.]+)*) at 0x[0-9a-fA-F]+>")
 _BARE_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
-_NOISE = ("Use -v to get more diff", "Use -v to get the full diff", "Omitting ")
+_NOISE = re.compile(r"use -v|use '-vv'|^\s*Omitting \d+ identical items", re.I)  # pytest's advice, not the learner's
 MESSAGE_LINES = 14
 NOTEBOOK_GRACE = 60.0  # a notebook cell's limit also covers starting and interrupting the kernel
 
@@ -156,7 +156,7 @@ def explanation(excinfo: pytest.ExceptionInfo) -> str:
     """``Type: message`` with pytest's assertion explanation, addresses and "use -v" noise removed."""
     text = _ANSI.sub("", excinfo.exconly())
     lines = [line.rstrip() for line in sanitize(text).splitlines()]
-    lines = [line for line in lines if line.strip() and not line.strip().startswith(_NOISE)]
+    lines = [line for line in lines if line.strip() and not _NOISE.search(line)]
     if len(lines) > MESSAGE_LINES:
         lines = lines[:MESSAGE_LINES] + ["…"]
     return "\n".join(lines)
@@ -214,11 +214,12 @@ def _notebook_failure(item: pytest.Item, exc: BaseException) -> dict:
         chain = [{"type": "CellOutputsDiffer" if "differ" in str(exc) else type(exc).__name__,
                   "message": str(exc)}]
         detail = _ANSI.sub("", str(getattr(exc, "inner_traceback", "") or ""))
-        text = "\n".join([str(exc), *[ln for ln in detail.splitlines() if ln.strip()][:MESSAGE_LINES]])
+        shown = [ln for ln in detail.splitlines() if ln.strip() and not _NOISE.search(ln)]
+        text = "\n".join([str(exc), *shown[:MESSAGE_LINES]])
         trace = ""
     return {
         "exceptions": chain,
-        "explanation": sanitize(f"cell {getattr(item, 'cell_num', '?')} `{first}`: {text}"),
+        "explanation": sanitize(f"`{first}`: {text}"),
         "where": _frame_in_text(trace, package_dir()),
         "hint": f"the notebook cell starting `{first}` must run without an error and print what it printed before",
     }

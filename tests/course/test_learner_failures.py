@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from conftest import OPS, TESTS, write
-from picotorch_course import checker, grader
+from picotorch_course import checker, grader, runner
 from picotorch_course.__main__ import main
 
 TEST_TIMEOUT = 2.0
@@ -206,3 +206,19 @@ def test_check_of_another_file_is_not_broken_by_the_syntax_error(learner, capsys
     assert "✅ Exercise 1.2 (return three times x) [exercises]: 1/1 tests pass" in out
     where = line_of(learner, "broken.py", "-x +")
     assert f"❌ Exercise 1.6 (return minus x) [exercises]: SyntaxError in {where}: invalid syntax" in out
+
+
+def test_a_failing_notebook_cell_names_its_first_line_and_the_exception(project):
+    import nbformat
+
+    assert main(["exercises"]) == 0
+    cell = nbformat.v4.new_code_cell("from picotorch import ops\nops.double(2)", execution_count=1)
+    cell.outputs = [nbformat.v4.new_output("execute_result", {"text/plain": "4"}, execution_count=1)]
+    notebook = project / "notebooks/01_ops.ipynb"
+    notebook.parent.mkdir()
+    nbformat.write(nbformat.v4.new_notebook(cells=[cell]), notebook)
+    run = runner.run_pytest(["-q", "--nbval", str(notebook)], "exercises", 120, test_timeout=TEST_TIMEOUT)
+    failure = run.failure()
+    assert failure.summary() == [
+        "Cell 0: `from picotorch import ops`: NotImplementedError: Exercise 1.1: return twice x"]
+    assert failure.where == f"{line_of(project, 'ops.py', 'Exercise 1.1')} (double)"

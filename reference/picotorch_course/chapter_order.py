@@ -29,7 +29,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from picotorch_course import _paths, _switch, generate, markers
-from picotorch_course.prove import write_tree
 
 
 @dataclass
@@ -53,7 +52,7 @@ def write_learner_tree(folder: Path, solved_upto: int) -> list[str]:
     reference = _paths.reference_dir()
     exercises = markers.discover(reference / "picotorch")
     solved = frozenset(ex_id for ex_id, ex in exercises.items() if ex.chapter <= solved_upto)
-    write_tree(folder, generate.expected_files(reference, solved))
+    generate.write_tree(generate.expected_files(reference, solved), folder)
     return sorted(set(exercises) - solved, key=markers.id_key)
 
 

@@ -56,7 +56,7 @@ def prove(timeout: float = 900.0) -> tuple[bool, list[Row], list[str]]:
     args = ["-q", "-m", "exercise", str(_paths.tests_dir())]
     problems: list[str] = []
     with tempfile.TemporaryDirectory(prefix="picotorch-stubs-") as tmp:
-        write_tree(Path(tmp), generate.expected_files(reference))
+        generate.write_tree(generate.expected_files(reference), Path(tmp))
         ref_run = runner.run_pytest(args, "reference", timeout)
         stub_run = runner.run_pytest(args, "exercises", timeout, {"PICOTORCH_EXERCISES_DIR": tmp})
     for run, name in ((ref_run, "reference"), (stub_run, "exercises")):
@@ -68,14 +68,6 @@ def prove(timeout: float = 900.0) -> tuple[bool, list[Row], list[str]]:
         _isolated(rows[ex_id], nodeids, exercises, timeout)
     ok = not problems and all(row.ok for row in rows.values())
     return ok, [rows[k] for k in sorted(rows, key=markers.id_key)], problems
-
-
-def write_tree(folder: Path, files: dict[str, bytes]) -> None:
-    """Write generated files (relative path -> bytes) under ``folder``."""
-    for rel, data in files.items():
-        target = folder / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
 
 
 def _score_reference(rows: dict[str, Row], tests: list[dict]) -> None:
@@ -116,7 +108,7 @@ def _isolated(row: Row, nodeids: list[str], exercises: dict, timeout: float) -> 
     keep = frozenset(exercises) - {row.exercise.id}
     files = generate.expected_files(_paths.reference_dir(), keep)
     with tempfile.TemporaryDirectory(prefix="picotorch-prove-") as tmp:
-        write_tree(Path(tmp), files)
+        generate.write_tree(files, Path(tmp))
         run = runner.run_pytest(
             ["-q", *nodeids], "exercises", timeout, {"PICOTORCH_EXERCISES_DIR": tmp}
         )

@@ -8,7 +8,7 @@ import gc
 import pytest
 
 import picotorch as torch
-from graph_helpers import raised
+from exercise_helpers import raised
 from picotorch.autograd.graph import Edge, Node
 from picotorch.viz._walk import collect
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 import picotorch as torch
-from graph_helpers import raised
+from exercise_helpers import raised
 
 # --- 3.1: _call_hooks -------------------------------------------------------------------------------
 

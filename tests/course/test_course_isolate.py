@@ -1,12 +1,11 @@
 """Grading one exercise alone: the other unsolved exercises are filled in from the reference."""
 
-import shutil
-
-from picotorch_course import _paths, checker, isolate, markers
+from picotorch_course import _paths, checker, generate, isolate, markers
 
 
 def _copy_exercises(tmp_path):
-    shutil.copytree(_paths.exercises_dir() / "picotorch", tmp_path / "picotorch")
+    """A fresh learner copy (never the learner's own exercises/, which they may have edited)."""
+    generate.write_tree(generate.expected_files(_paths.reference_dir()), tmp_path)
     return tmp_path / "picotorch"
 
 

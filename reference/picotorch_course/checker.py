@@ -125,6 +125,8 @@ def verdict(exercise: markers.Exercise, run: runner.Run, impl: str) -> tuple[boo
     """Whether the exercise passed, and the lines to print."""
     head = f"Exercise {exercise.id} ({exercise.task}) [{impl}]"
     passed, total = run.count("passed"), run.total
+    if run.returncode == 5 and run.skipped_modules:
+        return False, f"❌ {head}: its test files were skipped: {'; '.join(run.skipped_modules)}"
     if run.returncode == 5:
         return False, f"❌ {head}: no test is marked @pytest.mark.exercise({exercise.id!r}) yet"
     if run.returncode == 0 and passed and not run.died:

@@ -350,6 +350,9 @@ class _Recorder:
             self._write("test", **entry)
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.skipped:  # a whole module skipped, e.g. pytest.importorskip("torch") at its top
+            reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+            self._write("skipped_module", nodeid=report.nodeid, reason=reason.removeprefix("Skipped: "))
         if report.failed:
             found = getattr(report, "picotorch_failure", {})
             self._write(

@@ -71,6 +71,7 @@ class Run:
     timed_out: bool = False
     collected: list[str] = field(default_factory=list)
     hints: dict[str, str] = field(default_factory=dict)  # test id -> what it checks
+    skipped_modules: list[str] = field(default_factory=list)  # "file: reason" of test files skipped whole
     running: str | None = None  # the test that was running when the process ended early
     finished: bool = False  # the plugin saw the session end
     stack: str = ""  # faulthandler's dump (a timeout or a crash)
@@ -98,6 +99,8 @@ class Run:
             return str(self.death())
         if self.timed_out:
             return f"timed out after {self.seconds:.0f}s"
+        if self.returncode == 5 and self.skipped_modules:
+            return f"test files skipped whole: {'; '.join(self.skipped_modules)}"
         if self.returncode == 5 or (self.returncode in (0, 1) and not self.tests):
             return "no tests collected"
         collection = self.collection_error()
@@ -284,6 +287,8 @@ def _read_report(run: Run, report: Path) -> None:
             run.tests.append(event)
             if event["nodeid"] == run.running:
                 run.running = None
+        elif kind == "skipped_module":
+            run.skipped_modules.append(f"{event['nodeid']}: {event['reason']}")
         elif kind == "finish":
             run.finished, run.running = True, None
 

@@ -21,12 +21,14 @@ the grader run against a copy of the learner's ``exercises/picotorch`` prepared 
 from __future__ import annotations
 
 import contextlib
+import difflib
+import json
 import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
-from picotorch_course import _paths, blocks, generate, markers
+from picotorch_course import _paths, blocks, generate, markers, runner
 
 
 def _solution_lines(ex: markers.Exercise) -> list[str]:
@@ -135,6 +137,35 @@ def prepare(
     fill_stubs(package, learner_keeps)
 
 
+LINE_MAP = runner.LINE_MAP  # beside the package in a prepared tree; read by the runner
+
+
+def line_map(learner: str, prepared: str) -> list[int]:
+    """For each line of ``prepared`` (1-based, at index n-1), the learner's line it comes from.
+
+    Filling a stub with a reference solution of several lines shifts everything below it; messages
+    must still name the line in the learner's own file. Lines that are not the learner's map to
+    the learner's line where they were put in (the stub's line).
+    """
+    old, new = learner.splitlines(), prepared.splitlines()
+    mapping = [0] * len(new)
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    for tag, i1, _, j1, j2 in matcher.get_opcodes():
+        for j in range(j1, j2):
+            mapping[j] = (i1 + (j - j1) if tag == "equal" else min(i1, max(len(old) - 1, 0))) + 1
+    return mapping
+
+
+def write_line_maps(package: Path, original: dict[str, str]) -> None:
+    """Record, beside ``package``, how the lines of every file that preparing changed map back."""
+    maps = {}
+    for rel, text in original.items():
+        now = (package / rel).read_text(encoding="utf-8")
+        if now != text:
+            maps[rel] = line_map(text, now)
+    (package.parent / LINE_MAP).write_text(json.dumps(maps), encoding="utf-8")
+
+
 @contextlib.contextmanager
 def learner_tree(
     learner_keeps: Callable[[markers.Exercise], bool],
@@ -144,8 +175,13 @@ def learner_tree(
     """A temporary copy of ``exercises/`` prepared for grading (see the module docstring); yields its folder."""
     source = _paths.exercises_dir() / "picotorch"
     with tempfile.TemporaryDirectory(prefix="picotorch-grade-") as tmp:
-        shutil.copytree(source, Path(tmp) / "picotorch", ignore=shutil.ignore_patterns("__pycache__"))
-        prepare(Path(tmp) / "picotorch", learner_keeps, stubbed, replace)
+        package = Path(tmp) / "picotorch"
+        shutil.copytree(source, package, ignore=shutil.ignore_patterns("__pycache__"))
+        original = {
+            p.relative_to(package).as_posix(): p.read_text(encoding="utf-8") for p in markers.python_files(package)
+        }
+        prepare(package, learner_keeps, stubbed, replace)
+        write_line_maps(package, original)
         yield Path(tmp)
 
 

@@ -30,6 +30,7 @@ from pathlib import Path
 from picotorch_course import _paths, _switch
 
 PLUGIN = "picotorch_course.pytest_plugin"
+LINE_MAP = "picotorch-lines.json"  # written by isolate.learner_tree beside the package it prepares
 ABORT_GRACE = 3.0  # seconds between SIGABRT (stacks dumped) and SIGKILL at the overall limit
 
 
@@ -72,6 +73,7 @@ class Run:
     collected: list[str] = field(default_factory=list)
     hints: dict[str, str] = field(default_factory=dict)  # test id -> what it checks
     skipped_modules: list[str] = field(default_factory=list)  # "file: reason" of test files skipped whole
+    line_maps: dict[str, list[int]] = field(default_factory=dict)  # prepared copy's lines -> the learner's
     running: str | None = None  # the test that was running when the process ended early
     finished: bool = False  # the plugin saw the session end
     stack: str = ""  # faulthandler's dump (a timeout or a crash)
@@ -138,12 +140,19 @@ class Run:
         return self.hints.get(nodeid or "", "")
 
     def where(self, frame: dict | None) -> str:
-        """``exercises/picotorch/ops.py:12 (triple)`` for a recorded frame, or ""."""
+        """``exercises/picotorch/ops.py:12 (triple)`` for a recorded frame, or "".
+
+        The line is the learner's: in a prepared copy (see :mod:`isolate`) lines may have moved.
+        """
         if not frame:
             return ""
         path = shown_package(self.impl) + "/" + frame["file"]
         function = f" ({frame['function']})" if frame.get("function") else ""
-        return f"{path}:{frame['line']}{function}"
+        moved = self.line_maps.get(frame["file"])
+        line = frame["line"]
+        if moved and 1 <= line <= len(moved):
+            line = moved[line - 1]
+        return f"{path}:{line}{function}"
 
     def collection_error(self) -> Failure | None:
         """A test module that could not be imported (say, a SyntaxError in the learner's package)."""
@@ -256,6 +265,8 @@ def run_pytest(
         run = Run(returncode, [], time.monotonic() - start, output, timed_out,
                   package=_package_in(env, impl), impl=impl, test_timeout=test_timeout)
         _read_report(run, report)
+        moved = run.package.parent / LINE_MAP
+        run.line_maps = json.loads(moved.read_text(encoding="utf-8")) if moved.exists() else {}
         stack = Path(tmp) / "report.jsonl.stack"
         run.stack = stack.read_text(encoding="utf-8", errors="replace") if stack.exists() else ""
     return run

@@ -222,3 +222,15 @@ def test_a_failing_notebook_cell_names_its_first_line_and_the_exception(project)
     assert failure.summary() == [
         "Cell 0: `from picotorch import ops`: NotImplementedError: Exercise 1.1: return twice x"]
     assert failure.where == f"{line_of(project, 'ops.py', 'Exercise 1.1')} (double)"
+
+
+def test_lines_are_the_learners_although_other_stubs_above_were_filled(project, monkeypatch, capsys):
+    assert main(["exercises"]) == 0
+    monkeypatch.setenv("PICOTORCH_IMPL", "exercises")
+    ops = project / "exercises/picotorch/ops.py"  # 1.1 stays a stub: filled with two reference lines
+    ops.write_text(ops.read_text().replace('raise NotImplementedError("Exercise 1.2: return three times x")',
+                                           "import sys\n        sys.exit(4)"))
+    assert checker.check("1.2", timeout=TEST_TIMEOUT) is False
+    out = capsys.readouterr().out
+    assert "test_triple: your code called sys.exit(4)" in out
+    assert f"at {line_of(project, 'ops.py', 'sys.exit(4)')} (triple)" in out

@@ -38,7 +38,7 @@ import pytest
 from picotorch_course import _paths, _switch, markers
 
 _ADDRESS = re.compile(r"<([\w.]+(?: [\w.]+)*) at 0x[0-9a-fA-F]+>")
-_BARE_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+_BARE_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+|(?<=\.\.\.)[0-9a-fA-F]{4,}(?=>)")  # also a cut-off "...a3f0>"
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _NOISE = re.compile(r"use -v|use '-vv'|^\s*Omitting \d+ identical items", re.I)  # pytest's advice, not the learner's
 MESSAGE_LINES = 14
@@ -157,6 +157,9 @@ def explanation(excinfo: pytest.ExceptionInfo) -> str:
     text = _ANSI.sub("", excinfo.exconly())
     lines = [line.rstrip() for line in sanitize(text).splitlines()]
     lines = [line for line in lines if line.strip() and not _NOISE.search(line)]
+    full = next((i for i, line in enumerate(lines) if line.strip().startswith("Full diff:")), None)
+    if full is not None and full > 1:  # pytest said where they differ: its line-by-line dump adds nothing
+        lines = lines[:full]
     if len(lines) > MESSAGE_LINES:
         lines = lines[:MESSAGE_LINES] + ["…"]
     return "\n".join(lines)

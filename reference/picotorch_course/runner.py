@@ -259,6 +259,7 @@ def run_pytest(
     with tempfile.TemporaryDirectory(prefix="picotorch-run-") as tmp:
         report = Path(tmp) / "report.jsonl"
         cmd = [sys.executable, "-m", "pytest", "-p", PLUGIN, "-p", "no:cacheprovider",
+               "-o", "verbosity_assertions=2",  # whole values in assertion messages, not "(...a3f0>, 0)"
                "--exercise-report", str(report), *args]
         start = time.monotonic()
         returncode, output, timed_out = _run(cmd, env, timeout, Path(tmp) / "output.txt")

@@ -131,7 +131,7 @@ def parser() -> argparse.ArgumentParser:
     gr.add_argument("--junit", default=None, metavar="FILE")
     gr.add_argument(
         "--timeout", type=float, default=10.0,
-        help="seconds per test (an exercise gets max(60, 6×) in all, other tests and a notebook max(600, 60×))",
+        help="seconds per test (an exercise gets max(60, 6×) in all; other tests and notebook cells 6× each)",
     )
     gr.add_argument("--no-notebooks", action="store_true")
     gr.set_defaults(func=cmd_grade)

@@ -118,7 +118,7 @@ class Run:
     def death(self) -> Failure:
         """Why the process ended in the middle of test ``running``, and where the learner's code was."""
         name = short_name(self.running or "")
-        frame = stack_frame(self.stack, self.package)
+        frame = stack_frame(self.stack or self.output, self.package)  # without a time limit: on stderr
         where = self.where(frame)
         stuck = f", stuck in {where}" if where else ""
         if "Timeout (" in self.stack and not self.timed_out:

@@ -241,3 +241,14 @@ def test_object_addresses_never_reach_a_message():
 
     text = "assert (<AccumulateGrad object at 0x7f3e1a2b>, (...c3935750>, 0)) is <function f at 0x7f00>"
     assert sanitize(text) == "assert (<AccumulateGrad object>, (...>, 0)) is <function f>"
+
+
+def test_the_whole_run_limit_still_says_where_the_code_was(project):
+    assert main(["exercises"]) == 0
+    ops = project / "exercises/picotorch/ops.py"
+    ops.write_text(ops.read_text().replace('raise NotImplementedError("Exercise 1.2: return three times x")',
+                                           "import time\n        time.sleep(60)"))
+    run = runner.run_pytest(["-q", "--exercise-id", "1.2", str(project / "tests")], "exercises", timeout=4)
+    assert run.timed_out and run.running.endswith("::test_triple")
+    where = line_of(project, "ops.py", "time.sleep(60)")
+    assert str(run.failure()).startswith(f"test_triple: the whole run timed out after 4s, stuck in {where} (triple)")

@@ -179,7 +179,7 @@ class Comparison:
     key: str
     ours: str
     theirs: str | None  # None: no live torch and no recording of this key
-    stale: str | None = None  # live torch's text when it differs from the recording (same version)
+    stale: str | None = None  # live torch's text when the recording lacks it or differs (same version)
 
     @property
     def same(self) -> bool:
@@ -302,14 +302,18 @@ def record_notebook(path: Path, timeout: float = 600.0) -> tuple[Path, list[str]
         if cell.cell_type == "code" and CHECK_CALL in cell.source:
             cell.source = "pass  # check cell skipped while recording"
     out = recording_path(path.stem)
-    if out.exists():
-        out.unlink()  # keys the notebook no longer uses must go
+    old = out.read_bytes() if out.exists() else None
+    out.unlink(missing_ok=True)  # keys the notebook no longer uses must go
     env = {"PICOTORCH_COMPARE": "record", "PICOTORCH_IMPL": "reference"}
     saved = {k: os.environ.get(k) for k in env}
     os.environ.update(env)
     try:
         nbclient.NotebookClient(nb, timeout=timeout, kernel_name="python3",
                                 resources={"metadata": {"path": str(path.parent)}}).execute()
+    except BaseException:
+        if old is not None:  # a failed run leaves the committed recording as it was
+            out.write_bytes(old)
+        raise
     finally:
         for k, v in saved.items():
             if v is None:
@@ -331,8 +335,9 @@ def _failures(nb: Any) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if len(args) < 2 or args[0] != "record":
-        print(__doc__.split("(Re)recording")[1].split("``tests/")[0].strip(), file=sys.stderr)
-        print("usage: python -m picotorch_course.compare record NOTEBOOK.ipynb [...]", file=sys.stderr)
+        print("usage: python -m picotorch_course.compare record NOTEBOOK.ipynb [...]\n"
+              "  runs each notebook on the reference with live torch (check cells skipped) and writes\n"
+              f"  its PyTorch outputs anew into {_shown(recorded_dir())}/<notebook>.json", file=sys.stderr)
         return 2
     status_code = 0
     for name in args[1:]:

@@ -96,20 +96,33 @@ def _text(failure: runner.Failure) -> str:
     return "\n".join(failure.summary())
 
 
+def stub_reached(test: dict, failed: list[str]) -> str | None:
+    """The failed exercise whose stub made ``test`` fail: raised, or caught and shown in an assertion."""
+    if test["outcome"] not in ("failed", "error"):
+        return None
+    raised = prove.stub_error_id(test)
+    if raised in failed:
+        return raised
+    shown = test.get("explanation") or ""
+    return next((ex_id for ex_id in failed if f"Exercise {ex_id}: " in shown and "NotImplementedError" in shown), None)
+
+
 def _needs(item: Item, run: runner.Run, failed: list[str]) -> Item:
     """Say "needs 2.2 first" when the item's first failure is the stub of an exercise that failed above."""
     first = next((t for t in run.tests if t["outcome"] in ("failed", "error")), None)
-    if item.status == "pass" or first is None or prove.stub_error_id(first) not in failed:
+    if item.status == "pass" or first is None or stub_reached(first, failed) is None:
         return item
-    reached = {prove.stub_error_id(t) for t in run.tests} & set(failed)
-    item.needs = sorted(reached, key=markers.id_key)
-    names = " and ".join(item.needs)
-    count = sum(prove.stub_error_id(t) in reached for t in run.tests)
+    hits = [ex_id for t in run.tests if (ex_id := stub_reached(t, failed)) is not None]
+    item.needs = sorted(set(hits), key=markers.id_key)
+    names = " and ".join([", ".join(item.needs[:-1]), item.needs[-1]] if len(item.needs) > 1 else item.needs)
     item.status = "fail"
     item.message = (
-        f"needs {names} first: {count} of {item.total} {'cells' if item.kind == 'notebook' else 'tests'} "
+        f"needs {names} first: {len(hits)} of {item.total} {'cells' if item.kind == 'notebook' else 'tests'} "
         f"reach the code of exercise {names}, which failed above"
     )
+    others = len([t for t in run.tests if t["outcome"] in ("failed", "error")]) - len(hits)
+    if others:
+        item.message += f"; {others} more {'fails' if others == 1 else 'fail'} for other reasons"
     item.where = ""
     item.hint = f"make exercise {names} pass (python -m picotorch_course check {item.needs[0]}), then grade again"
     return item

@@ -61,6 +61,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="write per-test outcomes with exercise ids, exceptions and learner frames (JSON lines)",
     )
     group.addoption(
+        "--exercise-collect-timeout",
+        metavar="SECONDS",
+        type=float,
+        default=0.0,
+        help="with --exercise-timeout: the limit for collecting (importing) the tests (default 3x)",
+    )
+    group.addoption(
         "--exercise-timeout",
         metavar="SECONDS",
         type=float,
@@ -81,7 +88,8 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(_Recorder(path), "picotorch-exercise-report")
     timeout = config.getoption("exercise_timeout")
     if timeout and timeout > 0:
-        config.pluginmanager.register(_TimeLimit(timeout, path), "picotorch-exercise-timeout")
+        collect = config.getoption("exercise_collect_timeout") or 3 * timeout
+        config.pluginmanager.register(_TimeLimit(timeout, collect, path), "picotorch-exercise-timeout")
 
 
 def pytest_report_header(config: pytest.Config) -> str:
@@ -278,13 +286,22 @@ def pytest_exception_interact(node, call: pytest.CallInfo, report) -> None:
 class _TimeLimit:
     """Arms ``faulthandler`` around every test: past the limit it dumps all stacks and ends the process."""
 
-    def __init__(self, seconds: float, report: str | None) -> None:
-        self.seconds = seconds
+    def __init__(self, seconds: float, collect: float, report: str | None) -> None:
+        self.seconds, self.collect = seconds, collect
         self.file = open(stack_file(report), "w") if report else sys.stderr  # noqa: SIM115 (kept open)
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         faulthandler.enable(file=self.file)  # crashes (os.abort(), segfaults) dump here too
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_collection(self, session: pytest.Session):
+        """Importing the tests imports picotorch: a learner's module-level loop must not hang it."""
+        faulthandler.dump_traceback_later(self.collect, exit=True, file=self.file)
+        try:
+            yield
+        finally:
+            faulthandler.cancel_dump_traceback_later()
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem):

@@ -31,6 +31,7 @@ from picotorch_course import _paths, _switch
 
 PLUGIN = "picotorch_course.pytest_plugin"
 LINE_MAP = "picotorch-lines.json"  # written by isolate.learner_tree beside the package it prepares
+COLLECTION_FACTOR = 3.0  # importing the tests (and picotorch, maybe torch) may take this many per-test limits
 ABORT_GRACE = 3.0  # seconds between SIGABRT (stacks dumped) and SIGKILL at the overall limit
 
 
@@ -99,8 +100,11 @@ class Run:
         """Why the run as a whole is unusable (timeout, crash, nothing collected), else None."""
         if self.died:
             return str(self.death())
-        if self.timed_out:
-            return f"timed out after {self.seconds:.0f}s"
+        if self.timed_out or (not self.finished and "Timeout (" in self.stack):
+            where = self.where(stack_frame(self.stack or self.output, self.package))
+            stuck = f", stuck in {where}" if where else ""
+            limit = self.seconds if self.timed_out else self.test_timeout * COLLECTION_FACTOR
+            return f"timed out after {limit:.0f}s before any test ran (importing the tests and picotorch){stuck}"
         if self.returncode == 5 and self.skipped_modules:
             return f"test files skipped whole: {'; '.join(self.skipped_modules)}"
         if self.returncode == 5 or (self.returncode in (0, 1) and not self.tests):
@@ -174,7 +178,9 @@ class Run:
                 return Failure(short_name(test["nodeid"]), failure_text(test),
                                self.where(test.get("where")), test.get("hint", ""))
         problem = self.problem
-        return Failure("", problem) if problem else None
+        if problem is None:
+            return None
+        return Failure("", problem, self.where(stack_frame(self.stack or self.output, self.package)))
 
 
 def short_name(nodeid: str) -> str:
@@ -255,7 +261,8 @@ def run_pytest(
     elif test_timeout:
         args = ["--nbval-cell-timeout", f"{test_timeout:g}", *args]
     if test_timeout:
-        args = ["--exercise-timeout", f"{test_timeout:g}", *args]
+        args = ["--exercise-timeout", f"{test_timeout:g}", "--exercise-collect-timeout",
+                f"{test_timeout * COLLECTION_FACTOR:g}", *args]
     with tempfile.TemporaryDirectory(prefix="picotorch-run-") as tmp:
         report = Path(tmp) / "report.jsonl"
         cmd = [sys.executable, "-m", "pytest", "-p", PLUGIN, "-p", "no:cacheprovider",

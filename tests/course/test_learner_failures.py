@@ -118,6 +118,11 @@ def line_of(project: Path, name: str, text: str) -> str:
     return f"exercises/picotorch/{name}:{next(i for i, line in enumerate(lines, 1) if text in line)}"
 
 
+def next_line(where: str) -> str:
+    path, line = where.rsplit(":", 1)
+    return f"{path}:{int(line) + 1}"
+
+
 @pytest.fixture(scope="module")
 def learner(tmp_path_factory):
     """The project with the learner's tree described in the module docstring, and the environment set."""
@@ -163,7 +168,7 @@ def test_each_failure_costs_only_its_own_exercise_and_grading_is_quick(graded):
 def test_a_hang_names_the_test_and_the_learners_line(learner, graded):
     item = graded[0]["exercise 1.3"]
     loop = line_of(learner, "loops.py", "while True")  # the dump catches the loop at either of its lines
-    stuck = {f"{loop} (spin)", f"{loop[:-1]}{int(loop[-1]) + 1} (spin)"}
+    stuck = {f"{at} (spin)" for at in (loop, next_line(loop))}
     assert item.message.startswith("test_spin: timed out after 2s, stuck in ")
     assert item.message.removeprefix("test_spin: timed out after 2s, stuck in ") in stuck
     assert item.hint == "spin(n) counts n steps down to zero."
@@ -252,3 +257,16 @@ def test_the_whole_run_limit_still_says_where_the_code_was(project):
     assert run.timed_out and run.running.endswith("::test_triple")
     where = line_of(project, "ops.py", "time.sleep(60)")
     assert str(run.failure()).startswith(f"test_triple: the whole run timed out after 4s, stuck in {where} (triple)")
+
+
+def test_a_loop_at_import_time_is_caught_while_collecting(project, monkeypatch, capsys):
+    assert main(["exercises"]) == 0
+    monkeypatch.setenv("PICOTORCH_IMPL", "exercises")
+    ops = project / "exercises/picotorch/ops.py"
+    ops.write_text(ops.read_text() + "\nwhile True:\n    pass\n")
+    assert checker.check("1.1", timeout=1) is False
+    out = capsys.readouterr().out
+    assert "timed out after 3s before any test ran (importing the tests and picotorch), stuck in " in out
+    loop = line_of(project, "ops.py", "while True")  # the dump catches the loop at either of its lines
+    assert f"{loop} (<module>)" in out or f"{next_line(loop)} (<module>)" in out
+    assert "your code for" not in out

@@ -65,15 +65,19 @@ def outcome(prog, lib):
         return ("raised", type(err).__name__, str(err))
 
 
-def close(ours, theirs, rel: float = 1e-5) -> bool:
-    """Equal, except that floats may differ in the last bits (NumPy and PyTorch round differently)."""
+def close(ours, theirs, rel: float = 1e-5, atol: float = 1e-5) -> bool:
+    """Equal, except that floats may differ in the last bits (NumPy and PyTorch round differently).
+
+    ``atol`` covers values near zero made by cancellation (float32 ``a - b`` inside an ``mm``), whose
+    last-bit differences are large relative to the value itself.
+    """
     if isinstance(ours, float) and isinstance(theirs, float):
-        return ours == theirs or abs(ours - theirs) <= rel * max(abs(ours), abs(theirs), 1e-6)
+        return ours == theirs or abs(ours - theirs) <= atol + rel * max(abs(ours), abs(theirs))
     if isinstance(ours, (list, tuple)) and isinstance(theirs, (list, tuple)):
         return type(ours) is type(theirs) and len(ours) == len(theirs) and all(
-            close(a, b, rel) for a, b in zip(ours, theirs))
+            close(a, b, rel, atol) for a, b in zip(ours, theirs))
     if isinstance(ours, dict) and isinstance(theirs, dict):
-        return ours.keys() == theirs.keys() and all(close(ours[k], theirs[k], rel) for k in ours)
+        return ours.keys() == theirs.keys() and all(close(ours[k], theirs[k], rel, atol) for k in ours)
     return ours == theirs
 
 

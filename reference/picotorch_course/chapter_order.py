@@ -19,8 +19,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -28,7 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from picotorch_course import _paths, _switch, generate, markers
+from picotorch_course import _paths, _switch, generate, markers, runner
 
 
 @dataclass
@@ -63,7 +61,8 @@ def execute(notebook: Path, tree: Path, solved_upto: int, out_dir: Path, timeout
            f"--ExecutePreprocessor.timeout={int(timeout)}", "--output", str(output), str(notebook)]
     env = _switch.subprocess_env("exercises", {**os.environ, "PICOTORCH_EXERCISES_DIR": str(tree)})
     start = time.monotonic()
-    returncode, text, timed_out = _run(cmd, env, timeout * 4)
+    log = out_dir / f"{notebook.stem}.upto{solved_upto}.log"
+    returncode, text, timed_out = runner.run_process(cmd, env, timeout * 4, log)
     seconds = time.monotonic() - start
     if timed_out:
         problem = f"timed out after {seconds:.0f}s"
@@ -72,18 +71,6 @@ def execute(notebook: Path, tree: Path, solved_upto: int, out_dir: Path, timeout
     else:
         problem = _failed_checks(output)
     return NotebookRun(notebook.name, solved_upto, problem, seconds)
-
-
-def _run(cmd: list[str], env: dict, timeout: float) -> tuple[int | None, str, bool]:
-    """Run ``cmd`` in its own process group (the kernel too), killed whole on timeout."""
-    proc = subprocess.Popen(cmd, cwd=_paths.root(), env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True, start_new_session=True)
-    try:
-        output = proc.communicate(timeout=timeout)[0]
-        return proc.returncode, output, False
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        return None, proc.communicate()[0] or "", True
 
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")

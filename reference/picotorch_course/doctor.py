@@ -19,7 +19,7 @@ import sys
 import sysconfig
 from pathlib import Path
 
-from picotorch_course import _paths, _switch, update
+from picotorch_course import _paths, _switch, compare, update
 
 PTH_NAME = "zz_picotorch_impl.pth"
 RECORDED_TORCH = "2.13.0"
@@ -80,10 +80,13 @@ def exercises_status() -> str:
 
 
 def torch_status() -> str:
-    """Whether the notebooks compare with PyTorch live or show its recorded output."""
-    version = _version("torch")
-    if version is not None:
-        return f"live (torch {version})"
+    """Whether the notebooks compare with PyTorch live or show its recorded output (``compare`` decides)."""
+    try:
+        torch = compare.live_torch()
+    except Exception as err:  # a bad PICOTORCH_COMPARE: doctor reports, never raises
+        return f"cannot tell: {err}"
+    if torch is not None:
+        return f"live (torch {torch.__version__})"
     return f"recorded: the notebooks show PyTorch {RECORDED_TORCH}'s output saved with the course"
 
 

@@ -269,7 +269,7 @@ def run_pytest(
                "-o", "verbosity_assertions=2",  # whole values in assertion messages, not "(...a3f0>, 0)"
                "--exercise-report", str(report), *args]
         start = time.monotonic()
-        returncode, output, timed_out = _run(cmd, env, timeout, Path(tmp) / "output.txt")
+        returncode, output, timed_out = run_process(cmd, env, timeout, Path(tmp) / "output.txt")
         run = Run(returncode, [], time.monotonic() - start, output, timed_out,
                   package=_package_in(env, impl), impl=impl, test_timeout=test_timeout)
         _read_report(run, report)
@@ -312,7 +312,7 @@ def _read_report(run: Run, report: Path) -> None:
             run.finished, run.running = True, None
 
 
-def _run(cmd: list[str], env: dict, timeout: float, log: Path) -> tuple[int | None, str, bool]:
+def run_process(cmd: list[str], env: dict, timeout: float, log: Path) -> tuple[int | None, str, bool]:
     """Run ``cmd`` in its own process group; on timeout dump its stacks, then kill the group.
 
     The output goes to a file, not a pipe: a notebook kernel left behind by a killed pytest keeps a

@@ -114,41 +114,6 @@ def _import_problems(tree: Path) -> list[str]:
     return [f"the generated package does not import with every exercise stubbed: {tail}"]
 
 
-def _current_hash(path: Path) -> str | None:
-    return sha256(path.read_bytes()) if path.is_file() else None
-
-
-def check(reference: Path, out: Path) -> list[str]:
-    """Problems that make ``out`` differ from a fresh generation; empty when up to date."""
-    expected = expected_files(reference)
-    problems, differing = [], []
-    for rel, data in expected.items():
-        current = _current_hash(out / rel)
-        if current is None:
-            problems.append(f"{rel}: missing")
-        elif current != sha256(data):
-            problems.append(f"{rel}: differs from the generated version")
-            differing.append(rel)
-    extra = sorted(_actual_files(out) - set(expected))
-    problems += [f"{rel}: not in the reference" for rel in extra]
-    suspects = [rel for rel in differing + extra if rel.endswith(".py")]
-    problems += _leaks(reference, {rel: (out / rel).read_text(encoding="utf-8", errors="replace") for rel in suspects})
-    if load_manifest(out) != {rel: sha256(d) for rel, d in expected.items()}:
-        problems.append(f"{MANIFEST}: does not match the generated files")
-    return problems
-
-
-def _actual_files(out: Path) -> set[str]:
-    package = out / PACKAGE
-    if not package.is_dir():
-        return set()
-    return {
-        p.relative_to(out).as_posix()
-        for p in package.rglob("*")
-        if p.is_file() and not _skipped(p.relative_to(out))
-    }
-
-
 def _leaks(reference: Path, texts: dict[str, str]) -> list[str]:
     """Solution markers or whole solution blocks found in ``texts`` (relative path → file text)."""
     found = []

@@ -7,14 +7,10 @@ Python — ``__repr__`` (via ``_tensor_str``), ``backward``, ``register_hook``,
 
 from __future__ import annotations
 
-from . import _C, _tensor_str
+from . import _C, _tensor_str, autograd
+from ._C import _is_operand
 from .autograd.hooks import RemovableHandle, new_hooks_dict
 from .native.dispatcher import ops
-
-
-def _is_operand(value) -> bool:
-    """What the reflected operators accept; anything else lets Python raise its own TypeError."""
-    return hasattr(value, "_data") or isinstance(value, (int, float))
 
 
 class Tensor(_C.TensorBase):
@@ -23,8 +19,6 @@ class Tensor(_C.TensorBase):
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Compute the gradient of this tensor w.r.t. the graph leaves (``torch.autograd.backward``)."""
-        from . import autograd
-
         autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def register_hook(self, hook) -> RemovableHandle:

@@ -39,6 +39,7 @@ from array_api_compat import array_namespace
 
 from .autograd.grad_mode import no_grad
 from .c10 import scalar_type
+from .native import tensor_impl
 from .native.device import to_numpy
 
 # ---------------------------------------------------------------------------------------------------
@@ -431,23 +432,20 @@ def _has_default_dtype(self) -> bool:
     return self.dtype in defaults
 
 
-def _plain_tensor_types() -> tuple[type, ...]:
-    """The classes that print as ``tensor(``; a subclass prints its own name instead."""
-    from ._tensor import Tensor
+def _is_plain_tensor(self) -> bool:
+    """``Tensor`` and ``nn.Parameter`` print as ``tensor(``; their subclasses print their own name.
 
-    try:
-        from .nn import Parameter
-    except ImportError:
-        return (Tensor,)
-    return (Tensor, Parameter)
+    Both classes are defined above this module, so it knows them by what they declare: ``Tensor`` is
+    the class registered for new tensors, and ``nn.Parameter`` sets ``_is_param`` in its own class
+    body (a subclass inherits the flag, but not the body).
+    """
+    cls = type(self)
+    return cls is tensor_impl.tensor_class() or "_is_param" in vars(cls)
 
 
 def _is_parameter(self) -> bool:
-    try:
-        from .nn import Parameter
-    except ImportError:
-        return False
-    return isinstance(self, Parameter)
+    """``isinstance(self, nn.Parameter)``, told by the flag every Parameter carries."""
+    return getattr(self, "_is_param", False)
 
 
 def _str_intern(inp, *, tensor_contents=None) -> str:
@@ -457,7 +455,7 @@ def _str_intern(inp, *, tensor_contents=None) -> str:
     ``dtype=`` (empty tensors: unless the default float dtype; others: unless a default dtype), then
     ``grad_fn=<...>`` or ``requires_grad=True``. ``tensor_contents`` replaces the body.
     """
-    is_plain_tensor = type(inp) in _plain_tensor_types()
+    is_plain_tensor = _is_plain_tensor(inp)
     prefix = "tensor(" if is_plain_tensor else f"{type(inp).__name__}("
     indent = len(prefix)
     suffixes = []

@@ -35,6 +35,7 @@ from ..c10.scalar_type import (  # noqa: F401
 )
 from ..c10.size import Size  # noqa: F401
 from ..native import tensor_impl as _tensor_impl
+from ..native.tensor_impl import TensorImpl as _TensorImpl
 from . import _factories, _indexing
 from ._tensor_base import TensorBase
 from .python_arg_parser import PythonArgParser
@@ -82,7 +83,8 @@ def _binary(name: str):
 
 
 def _is_operand(value) -> bool:
-    return hasattr(value, "_data") or isinstance(value, (_builtins.int, _builtins.float))
+    """What the binary operators accept; anything else lets Python raise its own TypeError."""
+    return isinstance(value, _TensorImpl) or isinstance(value, (_builtins.int, _builtins.float))
 
 
 TensorBase.__add__ = TensorBase.__radd__ = _binary("add")

@@ -13,8 +13,9 @@ import numpy as np
 
 from ..c10 import scalar_type as st
 from ..c10.device import device as Device
-from ..native.device import backend, normalize
-from ..native.tensor_impl import new_tensor
+from ..native.device import backend, normalize, to_numpy
+from ..native.tensor_impl import TensorImpl, new_tensor
+from .python_arg_parser import check_requires_grad
 
 _generator = np.random.default_rng()
 
@@ -41,7 +42,7 @@ def _sizes(name: str, size) -> tuple:
 
 def _is_int(value) -> bool:
     return (isinstance(value, (int, np.integer)) and not isinstance(value, bool)) or (
-        hasattr(value, "_data") and value._data.ndim == 0 and not value._dtype.is_floating_point)
+        isinstance(value, TensorImpl) and value._data.ndim == 0 and not value._dtype.is_floating_point)
 
 
 def _check_sizes(name: str, shape) -> None:
@@ -50,8 +51,8 @@ def _check_sizes(name: str, shape) -> None:
 
 
 def _finish(data_np: np.ndarray, dtype, device, requires_grad: bool):
-    if requires_grad and not (dtype.is_floating_point or dtype.is_complex):
-        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+    if requires_grad:
+        check_requires_grad(dtype)
     dev = normalize(device) if device is not None else Device("cpu")
     target = backend(dev)
     data = target.xp.asarray(data_np, device=target.array_device(dev.index))
@@ -138,7 +139,7 @@ def _num(v):
 
 def _infer(data):
     """(shape, dtype) of nested Python data, with ``tensor_new.cpp``'s errors."""
-    if hasattr(data, "_data"):
+    if isinstance(data, TensorImpl):
         return tuple(data.shape), data._dtype
     if isinstance(data, np.ndarray):
         return data.shape, st.from_numpy_dtype(data.dtype)
@@ -188,9 +189,7 @@ def _check_ragged(data, shape, depth=0) -> None:
 
 
 def _to_numpy_data(data):
-    if hasattr(data, "_data"):
-        from ..native.device import to_numpy
-
+    if isinstance(data, TensorImpl):
         return to_numpy(data._data)
     if isinstance(data, (list, tuple)):
         return [_to_numpy_data(d) for d in data]
@@ -228,8 +227,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     shape, inferred = _infer(data)
     dtype = dtype or inferred
     _check_overflow(data, dtype)
-    if requires_grad and not (dtype.is_floating_point or dtype.is_complex):
-        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+    if requires_grad:
+        check_requires_grad(dtype)
     with np.errstate(all="ignore"):
         array = _to_array(_to_numpy_data(data), dtype).reshape(shape)
     return _finish(array, dtype, device, requires_grad)

@@ -10,7 +10,13 @@ was applied the result is an ``alias`` of the tensor (``x[...]`` shows ``AliasBa
 
 from __future__ import annotations
 
+from ..autograd import variable as autograd_meta
+from ..autograd.copy_slices import SetItemSlices
+from ..autograd.grad_mode import is_grad_enabled, no_grad
+from ..autograd.graph import Edge
 from ..native.dispatcher import ops
+from ..native.tensor_impl import TensorImpl
+from ._factories import tensor
 
 
 def getitem(self, index):
@@ -35,12 +41,12 @@ def _is_integer(item) -> bool:
         return False
     if isinstance(item, int):
         return True
-    return hasattr(item, "_data") and item._data.ndim == 0 and not item._dtype.is_floating_point \
+    return isinstance(item, TensorImpl) and item._data.ndim == 0 and not item._dtype.is_floating_point \
         and item._dtype.name != "bool"
 
 
 def _as_int(item) -> int:
-    return int(item.item()) if hasattr(item, "_data") else int(item)
+    return int(item.item()) if isinstance(item, TensorImpl) else int(item)
 
 
 def _select(result, dim: int, item):
@@ -56,7 +62,7 @@ def _count_dims(index) -> int:
     for item in index:
         if item is None or item is Ellipsis or isinstance(item, bool):
             continue
-        if hasattr(item, "_data") and item._dtype.name == "bool":
+        if isinstance(item, TensorImpl) and item._dtype.name == "bool":
             count += item._data.ndim
         else:
             count += 1
@@ -90,7 +96,7 @@ def _apply_item(result, item, dim, tensor_indices, ellipsis_span):
     if isinstance(item, slice):
         tensor_indices.append(None)
         return _slice(result, dim, item, optimize=True), dim + 1
-    if isinstance(item, (list, tuple)) or hasattr(item, "_data"):
+    if isinstance(item, (list, tuple)) or isinstance(item, TensorImpl):
         tensor_indices.append(_as_index_tensor(item))
         return result, dim + 1
     raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
@@ -98,10 +104,8 @@ def _apply_item(result, item, dim, tensor_indices, ellipsis_span):
 
 
 def _as_index_tensor(item):
-    if hasattr(item, "_data"):
+    if isinstance(item, TensorImpl):
         return item
-    from ._factories import tensor
-
     return tensor(item)
 
 
@@ -125,11 +129,6 @@ def _slice(result, dim, item: slice, optimize: bool):
 
 def setitem(self, index, value) -> None:
     """Write ``value`` into the selected elements; record ``CopySlices`` when gradients flow."""
-    from ..autograd import variable as autograd_meta
-    from ..autograd.copy_slices import SetItemSlices
-    from ..autograd.grad_mode import is_grad_enabled, no_grad
-    from ..autograd.graph import Edge
-
     value = _as_value(self, value)
     with no_grad():
         target = getitem(self, index)
@@ -143,8 +142,8 @@ def setitem(self, index, value) -> None:
     if is_grad_enabled() and (autograd_meta.requires_grad(self) or autograd_meta.requires_grad(value)):
         base_edge = autograd_meta.gradient_edge(self) if autograd_meta.requires_grad(self) else Edge(None, 0)
         value_edge = autograd_meta.collect_next_edges(value)[0]
-        node = SetItemSlices([base_edge, value_edge], index, tuple(value.shape),
-                             lambda grad: _outside_mask(grad, key), on_view=_makes_a_view_first(self, index))
+        node = SetItemSlices([base_edge, value_edge], tuple(value.shape), region_of=lambda grad: getitem(grad, index),
+                             mask_fn=lambda grad: _outside_mask(grad, key), on_view=_makes_a_view_first(self, index))
         autograd_meta.rebase_history(self, node)
 
 
@@ -163,11 +162,11 @@ def _makes_a_view_first(self, index) -> bool:
 
 
 def _is_advanced(item) -> bool:
-    return isinstance(item, (list, tuple)) or (hasattr(item, "_data") and not _is_integer(item))
+    return isinstance(item, (list, tuple)) or (isinstance(item, TensorImpl) and not _is_integer(item))
 
 
 def _as_value(self, value):
-    if hasattr(value, "_data"):
+    if isinstance(value, TensorImpl):
         return value
     if isinstance(value, (bool, int, float)):
         from ..native.kernels import as_operand
@@ -179,7 +178,7 @@ def _as_value(self, value):
 def _array_key(self, index):
     """The same index for the array library (tensors become arrays)."""
     items = index if isinstance(index, tuple) else (index,)
-    return tuple(i._data if hasattr(i, "_data") else i for i in items)
+    return tuple(i._data if isinstance(i, TensorImpl) else i for i in items)
 
 
 def _outside_mask(grad, key):

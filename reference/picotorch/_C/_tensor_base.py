@@ -14,10 +14,12 @@ import warnings
 from ..autograd import variable as autograd_meta
 from ..c10 import scalar_type as st
 from ..c10.device import device as Device
+from ..c10.scalar_type import is_differentiable_type
 from ..c10.size import Size
 from ..native import checks
 from ..native.device import normalize, to_numpy
 from ..native.dispatcher import ops
+from ..native.tensor_impl import TensorImpl, new_tensor
 
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute won't be "
@@ -33,10 +35,14 @@ _TYPE_META_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Ha
                     "complex128": "c10::complex<double>"}
 
 
-class TensorBase:
-    __slots__ = ("_data", "_dtype", "_device", "_version_counter", "_is_wrapped_number", "_requires_grad",
-                 "_grad_fn", "_output_nr", "_grad", "_grad_accumulator", "_hooks", "_retains_grad",
-                 "_post_accumulate_grad_hooks", "_base", "_is_param", "__weakref__", "__dict__")
+class TensorBase(TensorImpl):
+    """The tensor type of the extension module: a ``TensorImpl`` with Python's view of it.
+
+    ``TensorImpl`` declares the fields; this class adds the properties and hand-written methods.
+    It adds no fields of its own (``Tensor``, the Python subclass, gets a ``__dict__`` as in PyTorch).
+    """
+
+    __slots__ = ()
 
     # ---- metadata
     @property
@@ -111,7 +117,7 @@ class TensorBase:
             raise RuntimeError("requires_grad must be a bool")
         if self._grad_fn is not None:
             raise RuntimeError(_requires_grad_leaf_error(value))
-        if value and not _is_differentiable(self._dtype):
+        if value and not is_differentiable_type(self._dtype):
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
         self._requires_grad = value
 
@@ -122,7 +128,7 @@ class TensorBase:
                             f"{type(requires_grad).__name__}")
         if self._grad_fn is not None and not requires_grad:
             raise RuntimeError(_requires_grad_leaf_error(requires_grad))
-        if requires_grad and not _is_differentiable(self._dtype):
+        if requires_grad and not is_differentiable_type(self._dtype):
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         if self._grad_fn is None:
             self._requires_grad = requires_grad
@@ -140,15 +146,6 @@ class TensorBase:
     @property
     def output_nr(self) -> int:
         return self._output_nr
-
-    @property
-    def _backward_hooks(self):
-        """The tensor's hooks (an OrderedDict, or None before the first ``register_hook``)."""
-        return self._hooks
-
-    @_backward_hooks.setter
-    def _backward_hooks(self, value) -> None:
-        self._hooks = value
 
     @property
     def grad(self):
@@ -184,7 +181,7 @@ class TensorBase:
 
     @data.setter
     def data(self, value) -> None:
-        if not hasattr(value, "_data"):
+        if not isinstance(value, TensorImpl):
             raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
         self._data, self._dtype, self._device = value._data, value._dtype, value._device
 
@@ -193,8 +190,6 @@ class TensorBase:
         return self.detach_shallow()
 
     def detach_shallow(self, share_version: bool = True):
-        from ..native.tensor_impl import new_tensor
-
         version = self._version_counter if share_version else None
         return new_tensor(self._data, self._dtype, self._device, version=version)
 
@@ -320,13 +315,9 @@ def _requires_grad_leaf_error(requires_grad: bool) -> str:
     return message
 
 
-def _is_differentiable(dtype) -> bool:
-    return dtype.is_floating_point or dtype.is_complex
-
-
 def _check_grad_assignment(self, value) -> None:
     """``THPVariable_set_grad``: a gradient must be a tensor like its variable."""
-    if not hasattr(value, "_data"):
+    if not isinstance(value, TensorImpl):
         raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
                         f"{type(value).__name__}")
     if value is self:
@@ -365,7 +356,7 @@ def _parse_to(args, kwargs):
             dtype = a
         elif isinstance(a, (str, Device, int)) and not isinstance(a, bool):
             device = a
-        elif hasattr(a, "_data"):
+        elif isinstance(a, TensorImpl):
             dtype, device = a._dtype, a._device
         elif isinstance(a, bool):
             continue

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import re
 
+from ..c10.scalar_type import is_differentiable_type
 from ..native.dispatcher import accepts, bind
 from ..native.kernels import scalar_tensor
+from ..native.tensor_impl import TensorImpl
 
 
 def _type_name(value) -> str:
-    if hasattr(value, "_data"):
+    if isinstance(value, TensorImpl):
         return "Tensor"
     if isinstance(value, (list, tuple)):
         inner = ", ".join(_type_name(v) for v in value)
@@ -26,7 +28,7 @@ def _type_name(value) -> str:
 def _wrap_numbers(values: dict, params) -> dict:
     kinds = {name: kind for name, kind, _ in list(params[0]) + list(params[1])}
     for name, value in values.items():
-        if kinds[name].startswith("Tensor") and not kinds[name].endswith("[]") and not hasattr(value, "_data") \
+        if kinds[name].startswith("Tensor") and not kinds[name].endswith("[]") and not isinstance(value, TensorImpl) \
                 and value is not None:
             values[name] = scalar_tensor(value)
     return values
@@ -45,8 +47,9 @@ def _pack_int_list(args, params, method: bool):
     return tuple(args[:first]) + (tuple(rest),)
 
 
-def _check_requires_grad(tensor) -> None:
-    if not (tensor.dtype.is_floating_point or tensor.dtype.is_complex):
+def check_requires_grad(dtype) -> None:
+    """The check behind every ``requires_grad=True`` argument (factories and ops alike)."""
+    if not is_differentiable_type(dtype):
         raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
 
 
@@ -63,7 +66,7 @@ class PythonArgParser:
         requires_grad = kwargs.pop("requires_grad", False) if self.tensor_options else False
         result = self._parse_and_call(args, kwargs)
         if requires_grad:  # what the generated binding of a factory-like op adds (set_requires_grad)
-            _check_requires_grad(result)
+            check_requires_grad(result._dtype)
             result.requires_grad_()
         return result
 

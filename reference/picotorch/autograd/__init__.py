@@ -7,7 +7,9 @@ Models ``torch/autograd/__init__.py`` (``backward``, ``grad``, ``_make_grads``) 
 
 from __future__ import annotations
 
-from . import graph
+from ..native.dispatcher import ops
+from ..native.tensor_impl import TensorImpl
+from . import accumulate_grad, graph  # noqa: F401  (accumulate_grad: NOTE [Who makes a leaf's AccumulateGrad])
 from .engine import get_default_engine
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .graph import Edge, Identity
@@ -19,17 +21,15 @@ __all__ = ["backward", "enable_grad", "grad", "graph", "is_grad_enabled", "no_gr
 def _tensor_tuple(value, what: str) -> tuple:
     if value is None:
         return ()
-    if hasattr(value, "_data"):
+    if isinstance(value, TensorImpl):
         return (value,)
     return tuple(value)
 
 
 def _make_grads(outputs, grads, is_grads_batched=False) -> list:
-    from ..native.dispatcher import ops
-
     new_grads = []
     for out, grad in zip(outputs, grads):
-        if grad is not None and hasattr(grad, "_data"):
+        if isinstance(grad, TensorImpl):
             if tuple(grad.shape) != tuple(out.shape):
                 raise RuntimeError(f"Mismatch in shape: grad_output[{len(new_grads)}] has a shape of "
                                    f"{grad.shape} and output[{len(new_grads)}] has a shape of {out.shape}.")
@@ -118,7 +118,5 @@ def _finish_grad(i: int, g, t, allow_unused: bool, materialize: bool):
         raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the graph. "
                            "Set allow_unused=True if this is the desired behavior.")
     if materialize:
-        from ..native.dispatcher import ops
-
         return ops.zeros_like(t)
     return None

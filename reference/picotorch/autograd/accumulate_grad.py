@@ -7,14 +7,18 @@ Models ``torch/csrc/autograd/functions/accumulate_grad.h`` / ``.cpp`` (``Accumul
 A leaf that requires grad appears in every graph that uses it as one ``AccumulateGrad`` node with
 no next edges (so its ``topological_nr`` is 0) and the largest possible ``sequence_nr`` (so it runs
 as soon as it is ready, NOTE [Sequence Number]). The leaf holds its node only weakly (see
-``variable.grad_accumulator``); the graphs that use the leaf own it.
+``variable.grad_accumulator``, which makes this node: NOTE [Who makes a leaf's AccumulateGrad]);
+the graphs that use the leaf own it.
 """
 
 from __future__ import annotations
 
+from ..native.dispatcher import ops
+from . import variable
 from .grad_mode import is_grad_enabled
 from .graph import UINT64_MAX, Node
 from .hooks import TensorPreHook
+from .variable import collect_next_edges, requires_grad, set_history
 
 
 class AccumulateGrad(Node):
@@ -52,8 +56,6 @@ def accumulate_grad(variable, new_grad) -> None:
     (``AddBackward0``). Without it, the first gradient is a detached copy (PyTorch may steal the
     buffer when nobody else holds it; a copy is always safe) and later ones are added in place.
     """
-    from ..native.dispatcher import ops
-
     old = variable._grad
     if old is None:
         variable._grad = copy_with_history(new_grad) if is_grad_enabled() else ops.clone(new_grad).detach()
@@ -76,10 +78,10 @@ class CopyBackwards(Node):
 
 def copy_with_history(grad):
     """``clone_obey_contract`` under grad mode: a copy whose ``grad_fn`` is ``CopyBackwards``."""
-    from ..native.dispatcher import ops
-    from .variable import collect_next_edges, requires_grad, set_history
-
     copy = ops.clone(grad).detach()
     if requires_grad(grad):
         set_history(copy, CopyBackwards(collect_next_edges(grad)))
     return copy
+
+
+variable.set_accumulate_grad_class(AccumulateGrad)  # NOTE [Who makes a leaf's AccumulateGrad]

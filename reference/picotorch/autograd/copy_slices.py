@@ -1,10 +1,11 @@
 """In-place writes into part of a tensor: ``CopySlices`` and ``AsStridedBackward0``.
 
-Models ``torch/csrc/autograd/functions/tensor.h`` / ``tensor.cpp`` (``CopySlices``) and the view
-branch of ``rebase_history`` in ``variable.cpp``. When an in-place op modifies a *view*, the base's
-values change too, so the base's history must change: the base gets a ``CopySlices`` node, which
-wraps the in-place op's own node and applies it to the region of the gradient that the view covers.
-The view itself is then re-derived from the new base (``AsStridedBackward0``).
+Models ``torch/csrc/autograd/functions/tensor.h`` / ``tensor.cpp`` (``CopySlices``). When an in-place
+op modifies a *view*, the base's values change too, so the base's history must change: the base gets
+a ``CopySlices`` node, which wraps the in-place op's own node and applies it to the region of the
+gradient that the view covers. The view itself is then re-derived from the new base
+(``AsStridedBackward0``). The view branch of ``rebase_history`` that makes these nodes is in
+``variable.py``, as in ``variable.cpp``.
 
 ``x[key] = value`` is the same story with ``copy_`` as the in-place op: PyTorch records it as
 ``CopySlices`` whose wrapped function is the copy's backward (zero for the old values, the region of
@@ -14,6 +15,7 @@ the gradient for ``value``); :class:`SetItemSlices` is that case.
 from __future__ import annotations
 
 from ..native.dispatcher import ops
+from .functions_manual import sum_to
 from .graph import Edge, Node
 
 
@@ -79,25 +81,14 @@ class AsStridedBackward0(Node):
         return [base_grad]
 
 
-def rebase_view_history(view, fn: Node) -> None:
-    """The view branch of ``rebase_history``: the base gets CopySlices(fn), the view AsStridedBackward0."""
-    from .variable import gradient_edge, requires_grad, set_history
-
-    base = view._base
-    region = Region(view, base)
-    base_edge = gradient_edge(base) if requires_grad(base) else Edge(None, 0)
-    copy_slices = CopySlices(base_edge, region, fn)
-    set_history(base, copy_slices)
-    set_history(view, AsStridedBackward0(copy_slices, region))
-
-
 class SetItemSlices(Node):
     """``x[key] = value``: CopySlices around a copy (old values get no gradient, value gets the region)."""
 
-    def __init__(self, next_edges, index, value_shape, mask_fn, on_view: bool = True) -> None:
+    def __init__(self, next_edges, value_shape, *, region_of, mask_fn, on_view: bool = True) -> None:
         super().__init__(next_edges)
-        self.index = index
         self.value_shape = value_shape
+        # Both come from the indexing code above (python_variable_indexing), which knows the index:
+        self.region_of = region_of  # grad -> grad[index], the part of the gradient that reached value
         self.mask_fn = mask_fn  # makes a tensor like the gradient: 0 inside the written region, 1 outside
         self.on_view = on_view
 
@@ -106,14 +97,11 @@ class SetItemSlices(Node):
         return "torch::autograd::CopySlices" if self.on_view else "IndexPutBackward0"
 
     def apply(self, grads: list) -> list:
-        from .._C._indexing import getitem
-        from .functions_manual import sum_to
-
         grad = grads[0]
         if grad is None:
             return [None, None]
         base_grad = ops.mul(grad, self.mask_fn(grad)) if self.should_compute_output(0) else None
         value_grad = None
         if self.should_compute_output(1):
-            value_grad = sum_to(getitem(grad, self.index), self.value_shape)
+            value_grad = sum_to(self.region_of(grad), self.value_shape)
         return [base_grad, value_grad]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 from ..native.dispatcher import ops
+from ..native.tensor_impl import TensorImpl
 
 __all__ = [  # what `from functions_manual import *` gives the generated nodes
     "handle_r_to_c",
@@ -35,16 +36,12 @@ __all__ = [  # what `from functions_manual import *` gives the generated nodes
 ]
 
 
-def _is_tensor(x) -> bool:
-    return hasattr(x, "_data")
-
-
 def handle_r_to_c(self_scalar_type, grad):
     return grad  # picotorch has no complex dtypes; kept to mirror PyTorch's formulas
 
 
 def maybe_multiply(grad, factor):
-    return grad if (not _is_tensor(factor) and factor == 1) else ops.mul(grad, factor)
+    return grad if (not isinstance(factor, TensorImpl) and factor == 1) else ops.mul(grad, factor)
 
 
 def mul_tensor_backward(grad, other, self_scalar_type):
@@ -74,7 +71,7 @@ def pow_backward_self(grad, self, exponent):
 
 def pow_backward_exponent(grad, self, exponent, result):
     """d(b ** e)/de = b ** e * log(b), defined as 0 where b == 0 and e >= 0."""
-    if not _is_tensor(self):
+    if not isinstance(self, TensorImpl):
         if self == 0:
             return ops.where(ops.ge(exponent, 0), ops.zeros_like(grad), ops.mul(grad, ops.mul(result, -math.inf)))
         return ops.mul(grad, ops.mul(result, math.log(self)))

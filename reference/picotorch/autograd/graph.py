@@ -1,8 +1,9 @@
-"""The autograd graph: ``Node``, ``Edge``, ``GraphRoot`` and ``AccumulateGrad``.
+"""The autograd graph: ``Node``, ``Edge`` and ``GraphRoot``.
 
 Models ``torch/csrc/autograd/function.h`` (``Node``), ``edge.h`` (``Edge``),
-``functions/basic_ops.h`` (``GraphRoot``), ``functions/accumulate_grad.h`` (``AccumulateGrad``) and the
-Python face of nodes, ``torch/autograd/graph.py``. A node is the backward of one forward op: it takes
+``functions/basic_ops.h`` (``GraphRoot``) and the Python face of nodes, ``torch/autograd/graph.py``
+(``GradientEdge``, ``get_gradient_edge``). The node at the end of every path, ``AccumulateGrad``, is
+in ``accumulate_grad.py``. A node is the backward of one forward op: it takes
 the gradients of the op's outputs and returns the gradients of its inputs, which flow along its
 ``next_edges`` (one per input of the forward op) to the nodes that produced those inputs.
 """
@@ -13,6 +14,8 @@ import threading
 from collections import OrderedDict
 from typing import NamedTuple
 
+from ..native.dispatcher import ops
+from .grad_mode import enable_grad
 from .hooks import RemovableHandle, TensorPreHook, new_hooks_dict
 
 UINT64_MAX = 2**64 - 1
@@ -252,14 +255,19 @@ class GradientEdge(NamedTuple):
 
 
 def get_gradient_edge(tensor) -> GradientEdge:
-    """The edge of ``tensor`` in the graph: its grad_fn, or the AccumulateGrad of a leaf."""
-    from .variable import gradient_edge, requires_grad
+    """The edge of ``tensor`` in the graph: its grad_fn, or the AccumulateGrad of a leaf.
 
-    if not requires_grad(tensor):
+    A leaf's AccumulateGrad is reached as ``torch/autograd/graph.py`` reaches it: as the next
+    function of a throw-away view's node (the graph layer never makes one itself).
+    """
+    if not tensor.requires_grad:
         raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does not require "
                            "gradients")
-    edge = gradient_edge(tensor)
-    return GradientEdge(edge.function, edge.input_nr)
+    node = tensor.grad_fn
+    if node is None:
+        with enable_grad():
+            node = ops.view(tensor, tuple(tensor.shape)).grad_fn.next_edges[0].function
+    return GradientEdge(node, tensor.output_nr)
 
 
 def increment_version(tensor) -> None:

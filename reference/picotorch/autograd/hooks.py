@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
+from ..native.tensor_impl import TensorImpl
 from ..utils.hooks import RemovableHandle
 
 __all__ = ["RemovableHandle", "TensorPreHook", "call_node_hooks", "check_single_result", "new_hooks_dict"]
@@ -48,17 +49,13 @@ def legacy_type_string(t) -> str:
     return f"{prefix}{t._dtype.c10_name}Tensor"
 
 
-def _is_tensor(obj) -> bool:
-    return hasattr(obj, "_data") and hasattr(obj, "_version_counter")
-
-
 def check_single_result(original, result, fn) -> None:
     """What one returned value may be: None (keep), or a tensor of the same type and size."""
     if result is None:
         return
     if original is None:
         raise RuntimeError("can't replace a None gradient with a non-None value")
-    if not _is_tensor(result):
+    if not isinstance(result, TensorImpl):
         raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
     check_variable_result(original, result, hook_name(fn))
 

@@ -1,10 +1,11 @@
 """A tensor's autograd metadata and how ops attach tensors to the graph.
 
 Models ``torch/csrc/autograd/variable.h`` / ``variable.cpp`` (``gradient_edge``, ``set_history``,
-``grad_accumulator``, ``retain_grad``), ``saved_variable.h`` / ``saved_variable.cpp`` (saved tensors
-with version checks) and ``functions/utils.h`` (``collect_next_edges``). Fields live on the tensor
-object (see ``native/tensor_impl.py``): ``_requires_grad``, ``_grad_fn``, ``_output_nr``, ``_grad``,
-``_grad_accumulator`` (a weak reference), ``_hooks``, ``_retains_grad``, ``_version_counter``.
+``grad_accumulator``, ``retain_grad``, ``rebase_history`` with its view branch), ``saved_variable.h`` /
+``saved_variable.cpp`` (saved tensors with version checks) and ``functions/utils.h``
+(``collect_next_edges``). The fields live on the tensor itself (``native/tensor_impl.py``,
+``TensorImpl``): ``_requires_grad``, ``_grad_fn``, ``_output_nr``, ``_grad``, ``_grad_accumulator``
+(a weak reference), ``_backward_hooks``, ``_retains_grad``, ``_base``, ``_version_counter``.
 """
 
 from __future__ import annotations
@@ -12,7 +13,11 @@ from __future__ import annotations
 import re
 import weakref
 
-from .graph import Edge
+from ..native.dispatcher import ops
+from ..native.tensor_impl import TensorImpl, new_tensor
+from .copy_slices import AsStridedBackward0, CopySlices, Region
+from .grad_mode import is_grad_enabled
+from .graph import Edge, Node
 from .hooks import legacy_type_string
 
 
@@ -35,13 +40,24 @@ def grad_accumulator(t):
         raise RuntimeError("grad_accumulator() should be only called on leaf Variables")
     if not t._requires_grad:
         return None
-    from .accumulate_grad import AccumulateGrad
-
     node = try_get_grad_accumulator(t)
     if node is None:
-        node = AccumulateGrad(t)
+        node = _accumulate_grad_class(t)
         t._grad_accumulator = weakref.ref(node)
     return node
+
+
+# NOTE [Who makes a leaf's AccumulateGrad]
+# ``accumulate_grad.py`` builds on this module (under create_graph its copy of the gradient gets a
+# history, with ``set_history``), so this module cannot import it. It hands its node class down when
+# it is imported (``picotorch.autograd`` imports it), as ``_tensor.py`` hands ``Tensor`` to
+# ``tensor_impl``. In PyTorch, C++ headers break the same circle.
+_accumulate_grad_class: type | None = None
+
+
+def set_accumulate_grad_class(cls: type) -> None:
+    global _accumulate_grad_class
+    _accumulate_grad_class = cls
 
 
 def try_get_grad_accumulator(t):
@@ -64,7 +80,7 @@ def collect_next_edges(*tensors) -> list[Edge]:
     """One edge per input of a forward op (``Edge(None, 0)`` for inputs that need no gradient)."""
     edges = []
     for t in tensors:
-        if t is None or not hasattr(t, "_data") or not requires_grad(t):
+        if not isinstance(t, TensorImpl) or not requires_grad(t):
             edges.append(Edge(None, 0))
         else:
             edges.append(gradient_edge(t))
@@ -72,7 +88,7 @@ def collect_next_edges(*tensors) -> list[Edge]:
 
 
 def any_requires_grad(*tensors) -> bool:
-    return any(t is not None and hasattr(t, "_data") and requires_grad(t) for t in tensors)
+    return any(isinstance(t, TensorImpl) and requires_grad(t) for t in tensors)
 
 
 def set_history(t, grad_fn) -> None:
@@ -92,8 +108,6 @@ def rebase_history(t, grad_fn) -> None:
     """
     old_fn, old_output_nr = t._grad_fn, t._output_nr
     if t._base is not None:
-        from .copy_slices import rebase_view_history
-
         rebase_view_history(t, grad_fn)
     else:
         set_history(t, grad_fn)
@@ -104,10 +118,22 @@ def rebase_history(t, grad_fn) -> None:
         grad_fn.add_retains_grad_hook(hook, t._output_nr)
 
 
+def rebase_view_history(view, fn: Node) -> None:
+    """The view branch of ``rebase_history``: the base gets CopySlices(fn), the view AsStridedBackward0.
+
+    An in-place op on a view changes the base's values too, so the base's history changes: its new
+    node applies ``fn`` to the region of the gradient the view covers (``copy_slices.py``).
+    """
+    base = view._base
+    region = Region(view, base)
+    base_edge = gradient_edge(base) if requires_grad(base) else Edge(None, 0)
+    copy_slices = CopySlices(base_edge, region, fn)
+    set_history(base, copy_slices)
+    set_history(view, AsStridedBackward0(copy_slices, region))
+
+
 def check_inplace(t) -> None:
     """``check_inplace`` in VariableTypeUtils.h: a leaf (or a view of one) must not be modified in place."""
-    from .grad_mode import is_grad_enabled
-
     if not is_grad_enabled() or not requires_grad(t):
         return
     base = t._base
@@ -143,8 +169,6 @@ class _RetainsGradHook:
         self.index = index
 
     def __call__(self, grads: list) -> list:
-        from ..native.dispatcher import ops
-
         owner, grad = self.owner(), grads[self.index]
         # BEGIN SOLUTION 3.4: if the tensor is alive and grad is not None: .grad = clone(grad), or .grad + grad
         if owner is not None and grad is not None:
@@ -248,6 +272,4 @@ def forward_name(node) -> str:
 
 def tensor_data(t):
     """``Tensor::tensor_data()``: the same data and version counter, with no autograd history."""
-    from ..native.tensor_impl import new_tensor
-
     return new_tensor(t._data, t._dtype, t._device, version=t._version_counter)

@@ -60,6 +60,11 @@ ALIASES = {"half": float16, "float": float32, "double": float64, "short": int16,
 _default_dtype = float32
 
 
+def is_differentiable_type(d: dtype) -> bool:
+    """``isDifferentiableType``: only floating point and complex tensors may require gradients."""
+    return d.is_floating_point or d.is_complex
+
+
 def get_default_dtype() -> dtype:
     return _default_dtype
 

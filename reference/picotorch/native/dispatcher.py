@@ -13,6 +13,12 @@ up by name at call time, which is what PyTorch's dispatcher is: a table filled i
 
 from __future__ import annotations
 
+import functools
+
+import numpy as np
+
+from .tensor_impl import TensorImpl
+
 _OPS: dict[str, object] = {}
 _KERNELS: dict[str, dict[str, object]] = {}
 
@@ -43,10 +49,6 @@ def register_kernels(overload: str, kernels: dict[str, object]) -> None:
 
 def _quiet(kernel):
     """Run a kernel without NumPy's floating-point warnings: PyTorch gives inf/nan silently."""
-    import functools
-
-    import numpy as np
-
     @functools.wraps(kernel)
     def run(*args, **kwargs):
         with np.errstate(all="ignore"):
@@ -80,16 +82,12 @@ def device_of(*args) -> str:
 # ----------------------------------------------------------------------------- overload resolution
 
 
-def _is_tensor(value) -> bool:
-    return hasattr(value, "_data")
-
-
 def _is_number(value) -> bool:
     return isinstance(value, (int, float, bool)) or type(value).__module__ == "numpy" and hasattr(value, "item")
 
 
 def _is_int(v) -> bool:
-    return (isinstance(v, int) and not isinstance(v, bool)) or (_is_tensor(v) and v._data.ndim == 0
+    return (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, TensorImpl) and v._data.ndim == 0
                                                                 and not v._dtype.is_floating_point)
 
 
@@ -99,15 +97,14 @@ def accepts(kind: str, value, numbers_as_tensors: bool = False) -> bool:
         return True
     base = kind.rstrip("?")
     if base == "Tensor":
-        return _is_tensor(value) or (numbers_as_tensors and _is_number(value))
+        return isinstance(value, TensorImpl) or (numbers_as_tensors and _is_number(value))
     if base == "Scalar":
         return _is_number(value)  # a Tensor never converts to a C++ Scalar implicitly
     if base in ("Tensor[]", "Tensor?[]"):
-        return isinstance(value, (list, tuple)) and all(_is_tensor(v) or (v is None and base == "Tensor?[]")
-                                                        for v in value)
+        return isinstance(value, (list, tuple)) and all(
+            isinstance(v, TensorImpl) or (v is None and base == "Tensor?[]") for v in value)
     if base == "int":
-        return isinstance(value, int) and not isinstance(value, bool) or (_is_tensor(value) and value._data.ndim == 0
-                                                                           and not value._dtype.is_floating_point)
+        return _is_int(value)
     if base == "int[]":
         return isinstance(value, int) or (isinstance(value, (list, tuple)) and all(_is_int(v) for v in value))
     return True
@@ -119,7 +116,7 @@ def _normalize(kind: str, value):
         if isinstance(value, int):
             return (value,)
         return tuple(int(v) for v in value)
-    if kind.startswith("int") and _is_tensor(value):
+    if kind.startswith("int") and isinstance(value, TensorImpl):
         return int(value.item())
     return value
 

@@ -1,19 +1,34 @@
-"""What a tensor is below autograd: data, dtype, device and a version counter.
+"""What a tensor is below autograd: ``TensorImpl``, its fields, and the version counter.
 
-Models ``c10/core/TensorImpl.h`` (storage + metadata) and ``c10/core/impl/VariableVersion`` (the
-version counter shared by a tensor and its views and ``detach()``-ed aliases). The Python class of new
-tensors is registered from above (``picotorch/_tensor.py``), as ``THPVariableClass`` is in PyTorch,
-so this layer never imports the layers that build on it.
+Models ``c10/core/TensorImpl.h`` (storage + metadata) with the ``AutogradMeta`` fields of
+``torch/csrc/autograd/variable.h`` folded in, and ``c10/core/impl/VariableVersion`` (the version
+counter shared by a tensor and its views and ``detach()``-ed aliases).
+
+Every picotorch tensor *is* a ``TensorImpl``: ``_C.TensorBase`` derives from it (PyTorch's
+``THPVariable`` wraps one), ``Tensor`` derives from ``TensorBase``. So ``isinstance(x, TensorImpl)``
+is how any layer asks "is this a tensor?" without importing the layers above. The fields are
+declared once, in ``TensorImpl.__slots__``, and set once, in ``TensorImpl.__init__``:
+
+======================================  =========================================================
+``_data``                               the storage: an Array-API array (NumPy, CuPy, ...)
+``_dtype``, ``_device``                 ``c10.scalar_type.dtype``, ``c10.device.device``
+``_version_counter``                    a :class:`VersionCounter`, shared with views and aliases
+``_is_wrapped_number``                  a Python number passed where a tensor was expected
+``_requires_grad``                      set by the user on a leaf (``requires_grad_()``)
+``_grad_fn``, ``_output_nr``            the node that made this tensor, and which of its outputs
+``_grad``                               the accumulated gradient (leaves, or ``retain_grad()``)
+``_grad_accumulator``                   a weak reference to the leaf's ``AccumulateGrad`` node
+``_backward_hooks``                     ``register_hook`` hooks (an OrderedDict, or None)
+``_retains_grad``                       ``retain_grad()`` was called on this non-leaf
+``_post_accumulate_grad_hooks``         hooks run after the leaf's ``.grad`` was written
+``_base``                               the tensor this one is a view of, or None
+======================================  =========================================================
+
+The Python class of new tensors is registered from above (``picotorch/_tensor.py``), as
+``THPVariableClass`` is in PyTorch, so this layer never imports the layers that build on it.
 """
 
 from __future__ import annotations
-
-_tensor_class = None
-
-
-def set_tensor_class(cls) -> None:
-    global _tensor_class
-    _tensor_class = cls
 
 
 class VersionCounter:
@@ -28,27 +43,46 @@ class VersionCounter:
         self.version += 1
 
 
+class TensorImpl:
+    """A tensor's data and metadata; autograd and every kernel read these fields."""
+
+    __slots__ = ("_data", "_dtype", "_device", "_version_counter", "_is_wrapped_number",
+                 "_requires_grad", "_grad_fn", "_output_nr", "_grad", "_grad_accumulator",
+                 "_backward_hooks", "_retains_grad", "_post_accumulate_grad_hooks", "_base", "__weakref__")
+
+    def __init__(self, data, dtype, device, *, version: VersionCounter | None = None,
+                 wrapped_number: bool = False) -> None:
+        self._data = data
+        self._dtype = dtype
+        self._device = device
+        self._version_counter = version if version is not None else VersionCounter()
+        self._is_wrapped_number = wrapped_number
+        self._requires_grad = False
+        self._grad_fn = None
+        self._output_nr = 0
+        self._grad = None
+        self._grad_accumulator = None
+        self._backward_hooks = None
+        self._retains_grad = False
+        self._post_accumulate_grad_hooks = None
+        self._base = None
+
+
 def new_tensor(data, dtype, device, *, version=None, wrapped_number=False):
-    """A fresh tensor (``requires_grad=False``, no ``grad_fn``) around an array."""
+    """A fresh tensor of the registered class (``requires_grad=False``, no ``grad_fn``) around an array."""
     t = object.__new__(_tensor_class)
-    init_tensor(t, data, dtype, device, version=version)
-    t._is_wrapped_number = wrapped_number
+    TensorImpl.__init__(t, data, dtype, device, version=version, wrapped_number=wrapped_number)
     return t
 
 
-def init_tensor(t, data, dtype, device, *, version=None) -> None:
-    t._data = data
-    t._dtype = dtype
-    t._device = device
-    t._version_counter = version if version is not None else VersionCounter()
-    t._is_wrapped_number = False
-    t._requires_grad = False
-    t._grad_fn = None
-    t._output_nr = 0
-    t._grad = None
-    t._grad_accumulator = None
-    t._hooks = None
-    t._retains_grad = False
-    t._post_accumulate_grad_hooks = None
-    t._base = None
-    t._is_param = False
+_tensor_class: type = TensorImpl
+
+
+def tensor_class() -> type:
+    return _tensor_class
+
+
+def set_tensor_class(cls: type) -> None:
+    """Called once by ``picotorch/_tensor.py``: new tensors are instances of ``Tensor``."""
+    global _tensor_class
+    _tensor_class = cls

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import math
 
+from .._C import rand
 from ..autograd.grad_mode import no_grad
 
 
 def uniform_(tensor, a: float = 0.0, b: float = 1.0):
-    from .._C import rand
-
     with no_grad():
         values = rand(*tensor.shape, dtype=tensor.dtype)
         tensor._data[...] = (values._data * (b - a) + a)

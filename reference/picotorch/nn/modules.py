@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from collections import OrderedDict
 
+from .._C import empty
 from ..autograd.grad_mode import no_grad
 from . import functional as F
 from . import init
@@ -133,8 +134,6 @@ class Module:
 class Linear(Module):
     def __init__(self, in_features: int, out_features: int, bias: bool = True, device=None, dtype=None) -> None:
         super().__init__()
-        from .._C import empty
-
         self.in_features = in_features
         self.out_features = out_features
         self.weight = Parameter(empty(out_features, in_features, dtype=dtype, device=device))

@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
+from .._C import empty
 from .._tensor import Tensor
-from ..native.tensor_impl import init_tensor
+from ..native.tensor_impl import TensorImpl
 
 
 class Parameter(Tensor):
+    # Read by _tensor_str (below nn, so it cannot import this class): a Parameter prints as
+    # ``Parameter containing:`` and, like plain tensors, as ``tensor(`` (PyTorch sets ``_is_param``
+    # for the same kind of check, in ``_ParameterMeta.__instancecheck__``).
+    _is_param = True
+
     def __new__(cls, data=None, requires_grad: bool = True):
         if data is None:
-            from .._C import empty
-
             data = empty(0)
         p = object.__new__(cls)
         # a Parameter shares the data of the tensor it wraps, but starts a new graph as a leaf
-        init_tensor(p, data._data, data._dtype, data._device, version=data._version_counter)
-        p._is_param = True
+        TensorImpl.__init__(p, data._data, data._dtype, data._device, version=data._version_counter)
         if requires_grad:
             p.requires_grad_(True)
         return p

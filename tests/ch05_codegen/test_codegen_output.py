@@ -4,7 +4,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from picotorch.codegen.gen import PACKAGE, generate, load_ops, main
+from picotorchgen.gen import PACKAGE, generate, load_ops, main
 
 
 def test_regenerating_into_a_temp_dir_changes_nothing(tmp_path):
@@ -22,7 +22,7 @@ def test_check_mode_fails_on_a_stale_file(tmp_path, capsys):
 
 
 def test_module_entry_point_runs_without_importing_generated_code(tmp_path):
-    out = subprocess.run([sys.executable, "-m", "picotorch.codegen", "--out", str(tmp_path)],
+    out = subprocess.run([sys.executable, "-m", "picotorchgen", "--out", str(tmp_path)],
                          capture_output=True, text=True, check=True).stdout
     assert "wrote 4 files" in out
     assert (tmp_path / "nodes.py").exists()

@@ -68,8 +68,7 @@ lab: $(STAMP_LAB) $(LEARNER) dot
 test: $(STAMP_TEST) dot
 	@start=$$(date +%s); set -e; export PICOTORCH_IMPL=reference; \
 	echo "== ruff"; $(PY) -m ruff check .; \
-	if [ -f reference/picotorch/codegen/__main__.py ]; then \
-	  echo "== codegen is up to date"; $(PY) -m picotorch.codegen --check; fi; \
+	echo "== generated code is up to date (picotorchgen)"; $(PY) -m picotorchgen --check; \
 	echo "== exercise generator (into a temporary folder; your exercises/ is not read)"; \
 	$(PY) -m picotorch_course exercises --check; \
 	echo "== tests"; $(PY) -m pytest -q $(XDIST) tests; \

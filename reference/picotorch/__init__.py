@@ -8,17 +8,8 @@ generated methods and the engine), define ``Tensor`` in Python, copy the generat
 
 from __future__ import annotations
 
-import sys as _sys
-
-# NOTE [Generating code must not need generated code]
-# `python -m picotorch.codegen` imports this package before running the generator, and the
-# generator must work even when _generated/ is missing or stale (PyTorch keeps torchgen in its own
-# package for the same reason). So when we are imported for that alone, we stop here.
-if _sys.orig_argv[1:3] == ["-m", "picotorch.codegen"]:
-    raise SystemExit(__import__("picotorch.codegen.gen", fromlist=["main"]).main(_sys.orig_argv[3:]))
-
-from . import _C  # noqa: E402
-from ._C import *  # noqa: E402, F403
+from . import _C
+from ._C import *  # noqa: F403
 from ._tensor import Tensor
 from ._tensor_str import set_printoptions
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled

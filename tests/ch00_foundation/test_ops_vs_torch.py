@@ -74,7 +74,7 @@ def test_gradients_match_finite_differences(name):
 
 def test_every_op_in_the_yaml_is_covered():
     """Each op of native_functions.yaml appears in some case above (directly or as what a case calls)."""
-    from picotorch.codegen.gen import load_ops
+    from picotorchgen.gen import load_ops
 
     seen = set()
     for name in CASES:

@@ -1,5 +1,5 @@
 """Chapter 05: the schema grammar (``torchgen/model.py``) and ``derivatives.yaml`` loading
-(``tools/autograd/load_derivatives.py``), as modelled by ``picotorch.codegen``.
+(``tools/autograd/load_derivatives.py``), as modelled by ``picotorchgen``.
 
 The upstream yaml files are test data kept beside the repository in ``../shared/pytorch``
 (never copied into it); the tests that need them skip when that folder is absent.
@@ -16,16 +16,16 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 try:
-    import picotorch.codegen.model  # noqa: F401
+    import picotorchgen.model  # noqa: F401
 except ImportError:  # not installed: use the implementation the switch selects
     sys.path.insert(0, str(ROOT / os.environ.get("PICOTORCH_IMPL", "reference")))
 
-from picotorch.codegen.load_derivatives import (  # noqa: E402
+from picotorchgen.load_derivatives import (  # noqa: E402
     DifferentiabilityInfo,
     backward_node_name,
     parse_derivatives_yaml,
 )
-from picotorch.codegen.model import (  # noqa: E402
+from picotorchgen.model import (  # noqa: E402
     Annotation,
     Argument,
     Arguments,

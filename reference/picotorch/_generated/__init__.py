@@ -1,1 +1,1 @@
-"""Code written by ``picotorch.codegen``; see ``picotorch/codegen/gen.py``."""
+"""Code written by ``picotorchgen``; see ``picotorchgen/gen.py``."""

@@ -1,7 +1,0 @@
-"""``python -m picotorch.codegen [--check] [--out DIR]``."""
-
-import sys
-
-from .gen import main
-
-sys.exit(main())

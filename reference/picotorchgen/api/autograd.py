@@ -1,0 +1,162 @@
+"""An op as the autograd generators see it: its derivatives entry, the inputs that get an edge, what to save.
+
+Models ``torchgen/api/autograd.py`` (``NativeFunctionWithDifferentiabilityInfo``,
+``match_differentiability_info``, ``SavedAttribute``). Both ``nodes.py`` (a node reads its saved
+values back) and ``variable_type.py`` (the forward saves them) are written from the facts here.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..load_derivatives import DifferentiabilityInfo
+from ..model import Argument, FunctionSchema, NativeFunction
+from .python import argument_kind
+
+__all__ = ["Op", "Saved", "differentiable_inputs", "edge_count", "edge_ranges", "formula_names",
+           "match_differentiability_info", "saved_values"]
+
+
+@dataclass
+class Op:
+    """One native function and, when it has one, its derivatives entry."""
+
+    fn: NativeFunction
+    info: DifferentiabilityInfo | None
+
+    @property
+    def schema(self) -> FunctionSchema:
+        return self.fn.func
+
+    @property
+    def overload(self) -> str:
+        return str(self.schema.name)
+
+    @property
+    def py_name(self) -> str:
+        """The Python function in variable_type.py: ``mul_Tensor``, ``squeeze__dim``."""
+        name = self.schema.name
+        return f"{name.name}_{name.overload_name}" if name.overload_name else name.name
+
+    @property
+    def base(self) -> str:
+        return self.schema.name.name
+
+    @property
+    def is_inplace(self) -> bool:
+        return self.schema.name.inplace
+
+    @property
+    def composite(self) -> bool:
+        return "CompositeImplicitAutograd" in self.fn.dispatch
+
+    @property
+    def has_node(self) -> bool:
+        """Whether some input is differentiated, so the op builds a backward node."""
+        return self.info is not None and self.info.op_name is not None
+
+
+def match_differentiability_info(functions: list[NativeFunction], infos: list[DifferentiabilityInfo]) -> list[Op]:
+    """Pair each function with its entry: by schema, or, for an in-place op, its out-of-place entry."""
+    by_schema = {str(i.func): i for i in infos}
+    by_signature = {i.func.signature(): i for i in infos}
+    ops = []
+    for fn in functions:
+        info = by_schema.get(str(fn.func))
+        if info is None and fn.func.name.inplace:
+            info = by_signature.get(fn.func.signature())
+        ops.append(Op(fn, info))
+    return ops
+
+
+def differentiable_inputs(op: Op) -> list[Argument]:
+    """The forward inputs that get an edge, in schema order (``args_with_derivatives``)."""
+    names = set(op.info.args_with_derivatives) - set(op.info.non_differentiable)
+    return [a for a in op.schema.arguments.flat_non_out() if a.name in names]
+
+
+def edge_ranges(inputs: list[Argument]) -> list[tuple[str, str, bool]]:
+    """(input name, the Python index or slice of its edges, is a list): a ``Tensor[]`` takes a run of edges."""
+    out, offset = [], "0"
+    for a in inputs:
+        if argument_kind(a) == "Tensor[]":
+            out.append((a.name, f"{offset}:{offset} + node.{a.name}_size_", True))
+            offset = f"{offset} + node.{a.name}_size_"
+        else:
+            out.append((a.name, offset, False))
+            offset = str(int(offset) + 1) if offset.isdigit() else f"{offset} + 1"
+    return out
+
+
+def edge_count(where: str, is_list: bool) -> str:
+    if not is_list:
+        return "1"
+    start, end = where.split(":")
+    return f"({end}) - ({start})"
+
+
+_IDENTIFIER = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*\b")
+
+
+def formula_names(formula: str) -> set[str]:
+    """The names a formula reads, leaving out attributes (``ops.mul`` reads ``ops``)."""
+    return set(_IDENTIFIER.findall(re.sub(r"\.\s*[A-Za-z_]\w*", "", formula)))
+
+
+@dataclass
+class Saved:
+    """A value the forward saves on the node because a formula reads it (``SavedAttribute``)."""
+
+    name: str          # the name formulas use: self, other, self_sizes, result, alpha ...
+    source: str        # how the forward computes it
+    kind: str          # 'tensor', 'tensor_list', 'value', 'output'
+    used_by: set       # which grad outputs (edge ranges) need it
+
+
+def saved_values(op: Op) -> list[Saved]:
+    """What the formulas of ``op`` read: inputs first in schema order, ``result`` last."""
+    args = {a.name: a for a in op.schema.arguments.flat_non_out()}
+    saved: dict[str, Saved] = {}
+    for d in op.info.derivatives:
+        if d.formula == "non_differentiable":
+            continue
+        for name in sorted(formula_names(d.formula)):
+            entry = _saved_for(name, args)
+            if entry is None:
+                continue
+            entry = saved.setdefault(name, entry)
+            entry.used_by.add(d.var_names[0])
+    order = list(args)
+    return sorted(saved.values(), key=lambda s: (s.kind == "output", _arg_rank(s.name, order), s.name))
+
+
+def _arg_rank(name: str, order: list[str]) -> int:
+    for i, arg in enumerate(order):
+        if name == arg or name.startswith(arg + "_"):
+            return i
+    return len(order)
+
+
+# What a formula may say about an input besides its value: ``self_sizes`` is ``tuple(self.shape)``.
+_DERIVED = (("_sizes", "tuple({0}.shape)"), ("_numel", "{0}.numel()"), ("_scalar_type", "{0}.dtype"),
+            ("_options", "({0}.dtype, {0}.device)"),
+            ("_args_sizes", "[tuple(t.shape) for t in {0}]"),
+            ("_args_scalartypes", "[t.dtype for t in {0}]"))
+
+
+def _saved_for(name: str, args: dict[str, Argument]) -> Saved | None:
+    if name == "result":
+        return Saved(name, "result", "output", set())
+    if name in args:
+        kind = argument_kind(args[name])
+        if kind == "Tensor[]":
+            return Saved(name, name, "tensor_list", set())
+        if kind.startswith("Tensor?[]"):
+            return Saved(name, name, "value", set())
+        return Saved(name, name, "tensor" if kind.startswith("Tensor") else "value", set())
+    for suffix, expr in _DERIVED:
+        base = name[: -len(suffix)] if name.endswith(suffix) else None
+        if base in args:
+            return Saved(name, expr.format(base), "value", set())
+    return None

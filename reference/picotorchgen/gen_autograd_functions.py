@@ -1,0 +1,171 @@
+'''Write ``_generated/nodes.py``: one backward ``Node`` subclass per ``derivatives.yaml`` entry.
+
+Models ``tools/autograd/gen_autograd_functions.py``, which writes ``Functions.h`` / ``Functions.cpp``
+from the templates beside it. A node holds what the forward saved for its formulas (nothing more: a
+formula that does not read ``self`` does not keep ``self`` alive), and its ``apply`` computes the
+gradient of each input whose edge needs one. The templates come first, the code filling them after.
+'''
+
+from __future__ import annotations
+
+from .api.autograd import Op, Saved, differentiable_inputs, edge_count, edge_ranges, formula_names, saved_values
+from .code_template import CodeTemplate
+
+NODES_PY = CodeTemplate('''\
+"""Backward nodes, one class per ``derivatives.yaml`` entry.
+
+Models the generated ``torch/csrc/autograd/generated/Functions.h`` / ``Functions.cpp``.
+"""
+
+# ruff: noqa
+${generated_comment}
+
+from picotorch.autograd.functions_manual import *  # the helpers formulas call
+from picotorch.autograd.graph import Node
+from picotorch.native.dispatcher import ops
+
+${node_classes}
+''')
+
+NODE = CodeTemplate('''\
+class ${op_name}(Node):
+    """Backward of ``${schema}``."""
+    ${saved_slots}
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        ${grad_inputs}
+        return grad_inputs
+    ${release_variables}
+    ${saved_getters}
+''')
+
+# One input's gradient (a Tensor[] input's gradients fill a slice of grad_inputs).
+GRAD_INPUT = CodeTemplate('''\
+if node.should_compute_any_output(${first_edge}, ${edge_count}):
+    ${unpack_saved}
+    grad_inputs[${edges}] = ${formula}
+''')
+
+UNPACK_SAVED = {
+    "tensor": CodeTemplate("${name} = node.${name}_.unpack(node)"),
+    "output": CodeTemplate("${name} = node.${name}_.unpack(node)"),
+    "tensor_list": CodeTemplate("${name} = [v.unpack(node) for v in node.${name}_]"),
+    "value": CodeTemplate("${name} = node.${name}"),
+}
+
+RELEASE_VARIABLES = CodeTemplate('''\
+def release_variables(node):
+    ${reset_saved}
+''')
+
+RESET_SAVED_TENSOR = CodeTemplate('''\
+if node.${name}_ is not None:
+    node.${name}_.reset_data()
+''')
+
+RESET_SAVED = {
+    "tensor": RESET_SAVED_TENSOR,
+    "output": RESET_SAVED_TENSOR,
+    "tensor_list": CodeTemplate('''\
+if node.${name}_ is not None:
+    for v in node.${name}_:
+        v.reset_data()
+'''),
+}
+
+# The Python getters torch gives a node for its saved values (``grad_fn._saved_self``).
+SAVED_GETTER = CodeTemplate('''\
+@property
+def ${attribute}(node):
+    ${body}
+''')
+
+GETTER_BODY = {
+    "tensor": CodeTemplate("return None if node.${name}_ is None else node.${name}_.unpack(node)"),
+    "output": CodeTemplate("return None if node.${name}_ is None else node.${name}_.unpack(node)"),
+    "tensor_list": CodeTemplate('''\
+saved = node.${name}_
+return None if saved is None else [v.unpack(node) for v in saved]
+'''),
+    "value": CodeTemplate("return node.${name}"),
+}
+
+# PyTorch has no Python getter for a ScalarType, a TensorOptions or lists of them.
+NO_GETTER = ("_scalar_type", "_options", "_args_scalartypes", "_args_sizes")
+
+
+def gen_nodes_file(ops: list[Op], generated_comment: str) -> str:
+    """One class per entry: the in-place variant of an op shares its out-of-place op's node."""
+    first_op_of_node: dict[str, Op] = {}
+    for op in ops:
+        if op.has_node:
+            first_op_of_node.setdefault(op.info.op_name, op)
+    classes = [gen_node(op) for op in first_op_of_node.values()]  # each ends with a newline, so:
+    two_blank_lines_between = "\n\n".join(classes)
+    return NODES_PY.substitute(generated_comment=generated_comment, node_classes=two_blank_lines_between)
+
+
+def gen_node(op: Op) -> str:
+    saved = saved_values(op)
+    return NODE.substitute(
+        op_name=op.info.op_name,
+        schema=op.info.name,
+        saved_slots=_section(f"{_slot(s)} = None" for s in saved),
+        grad_inputs=_grad_inputs(op, saved),
+        release_variables=_section(_release_variables(saved)),
+        saved_getters=_saved_getters(saved),
+    )
+
+
+def _section(lines) -> list[str]:
+    """An optional part of a class: a blank line then its lines, or nothing at all."""
+    lines = list(lines)
+    return ["", *lines] if lines else []
+
+
+def _slot(s: Saved) -> str:
+    """Where the node keeps a saved value: a ``SavedVariable`` in ``<name>_``, a plain value in ``<name>``."""
+    return s.name if s.kind == "value" else f"{s.name}_"
+
+
+def _grad_inputs(op: Op, saved: list[Saved]) -> list[str]:
+    formulas = {d.var_names[0]: d.formula for d in op.info.derivatives}
+    blocks = []
+    for name, edges, is_list in edge_ranges(differentiable_inputs(op)):
+        reads = formula_names(formulas[name])
+        blocks.append(GRAD_INPUT.substitute(
+            first_edge=edges.split(":")[0],
+            edge_count=edge_count(edges, is_list),
+            unpack_saved=[UNPACK_SAVED[s.kind].substitute(name=s.name) for s in saved if s.name in reads],
+            edges=edges,
+            formula=formulas[name],
+        ))
+    return blocks
+
+
+def _release_variables(saved: list[Saved]) -> list[str]:
+    resets = [RESET_SAVED[s.kind].substitute(name=s.name) for s in saved if s.kind in RESET_SAVED]
+    return [RELEASE_VARIABLES.substitute(reset_saved=resets)] if resets else []
+
+
+def _saved_getters(saved: list[Saved]) -> list[str]:
+    """Each getter after a blank line."""
+    return [line for s in saved if not s.name.endswith(NO_GETTER) for line in ("", _getter(s))]
+
+
+def _getter(s: Saved) -> str:
+    body = GETTER_BODY[s.kind].substitute(name=s.name)
+    return SAVED_GETTER.substitute(attribute=saved_attribute_name(s.name), body=body)
+
+
+def saved_attribute_name(name: str) -> str:
+    """PyTorch's Python name for a saved value: ``_saved_self``, ``_saved_self_sym_sizes``."""
+    if name.endswith("_sizes") and not name.endswith("_args_sizes"):
+        return "_saved_" + name.replace("_sizes", "_sym_sizes")
+    if name.endswith("_numel"):
+        return "_saved_" + name.replace("_numel", "_sym_numel")
+    return "_saved_" + name

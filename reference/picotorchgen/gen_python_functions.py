@@ -1,0 +1,88 @@
+'''Write ``_generated/python_bindings.py``: which overloads ``picotorch.<name>`` and ``Tensor.<name>`` try.
+
+Models ``tools/autograd/gen_python_functions.py``, which writes ``python_torch_functions_*.cpp`` and
+``python_variable_methods.cpp``. For each Python name it lists the overloads in the order the
+argument parser tries them, each with its autograd kernel, the signature torch prints in its
+messages and the parameter table the parser matches. The template comes first, the code filling it after.
+'''
+
+from __future__ import annotations
+
+import re
+
+from .api.autograd import Op
+from .api.python import parameter_table, python_signature
+from .code_template import CodeTemplate
+
+PYTHON_BINDINGS_PY = CodeTemplate('''\
+"""Python signature tables for ``picotorch.<fn>`` and ``Tensor.<method>``.
+
+Models the generated ``torch/csrc/autograd/generated/python_torch_functions_*.cpp`` and
+``python_variable_methods.cpp``: for each Python name, the overloads the argument parser tries,
+in order. ``picotorch._C`` builds the functions and methods from these tables.
+"""
+
+# ruff: noqa
+${generated_comment}
+
+from . import variable_type as vt
+
+TORCH_FUNCTIONS = {
+    ${torch_functions}
+}
+
+TENSOR_METHODS = {
+    ${tensor_methods}
+}
+
+NUMBERS_AS_TENSORS = ${numbers_as_tensors}
+''')
+
+PYTHON_NAME = CodeTemplate('''\
+${name}: [
+    ${overloads}
+],
+''')
+
+OVERLOAD = CodeTemplate("(vt.${py_name}, ${signature}, ${parameters}),")
+
+# Bindings PyTorch leaves out (its SKIP_PYTHON_BINDINGS lists): the Scalar overloads of arithmetic
+# (a Python number becomes a zero-dim tensor for the Tensor overload) and the *_backward ops.
+SKIP_PYTHON_SIGNATURES = {"add.Scalar", "sub.Scalar", "mul.Scalar", "div.Scalar"}
+SKIP_PYTHON_PATTERNS = (re.compile(r".*_backward$"), re.compile(r"_index_put_impl_"))
+
+# Ops whose Tensor arguments also accept Python numbers (python_arg_parser.cpp).
+NUMBERS_AS_TENSORS = {"add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_"}
+
+
+def gen_python_bindings_file(ops: list[Op], generated_comment: str) -> str:
+    functions: dict[str, list[str]] = {}
+    methods: dict[str, list[str]] = {}
+    for op in sorted(filter(bound_in_python, ops), key=_overload_order):
+        if "function" in op.fn.variants:
+            functions.setdefault(op.base, []).append(_overload(op, method=False))
+        if "method" in op.fn.variants:
+            methods.setdefault(op.base, []).append(_overload(op, method=True))
+    return PYTHON_BINDINGS_PY.substitute(
+        generated_comment=generated_comment,
+        torch_functions=[PYTHON_NAME.substitute(name=repr(name), overloads=o) for name, o in functions.items()],
+        tensor_methods=[PYTHON_NAME.substitute(name=repr(name), overloads=o) for name, o in methods.items()],
+        numbers_as_tensors=repr(sorted(NUMBERS_AS_TENSORS)),
+    )
+
+
+def bound_in_python(op: Op) -> bool:
+    if op.overload in SKIP_PYTHON_SIGNATURES:
+        return False
+    return not any(p.fullmatch(op.base) for p in SKIP_PYTHON_PATTERNS)
+
+
+def _overload_order(op: Op) -> tuple[str, int]:
+    """Tensor overloads before Scalar ones of the same name (as ``sort_overloads`` orders them)."""
+    scalars = sum(1 for a in op.schema.arguments.flat_non_out() if a.type.base == "Scalar" and not a.default)
+    return (op.base, scalars)
+
+
+def _overload(op: Op, method: bool) -> str:
+    signature = repr(python_signature(op.schema, method))
+    return OVERLOAD.substitute(py_name=op.py_name, signature=signature, parameters=parameter_table(op.schema))

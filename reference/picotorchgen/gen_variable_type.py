@@ -1,0 +1,204 @@
+'''Write ``_generated/variable_type.py``: the autograd kernel of every op, and the dispatcher's tables.
+
+Models ``tools/autograd/gen_variable_type.py``, which writes ``VariableType_*.cpp``. The autograd
+kernel of an op builds its backward node when some input requires grad, saves what the formulas
+read (a tensor only when a gradient that reads it will be computed), runs the device kernel the
+dispatcher picks, and sets the output's history. The end of the file registers, for each op, the
+kernel of each dispatch key (``dispatch:`` in ``native_functions.yaml``) and ``ops.<name>``, which
+chooses an overload by the arguments' types. The templates come first, the code filling them after.
+'''
+
+from __future__ import annotations
+
+from .api.autograd import Op, Saved, differentiable_inputs, edge_count, edge_ranges, saved_values
+from .api.python import argument_kind, call_arguments, formals, parameter_table
+from .code_template import CodeTemplate
+
+VARIABLE_TYPE_PY = CodeTemplate('''\
+"""The autograd kernel of every op: build the node, save inputs, run the kernel, link the output.
+
+Models the generated ``torch/csrc/autograd/generated/VariableType_*.cpp``. Each function is
+registered with the dispatcher (``ops.<name>``) at the end of this file.
+"""
+
+# ruff: noqa
+${generated_comment}
+
+from picotorch.autograd.grad_mode import is_grad_enabled
+from picotorch.autograd.variable import (
+    SavedVariable, any_requires_grad, bump_version, check_inplace, collect_next_edges,
+    rebase_history, set_history,
+)
+from picotorch.native import composite, cuda, kernels
+from picotorch.native.dispatcher import device_of, kernel_for, register_kernels, register_op, overloaded
+
+from . import nodes
+
+${autograd_kernels}
+
+
+# ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
+${kernel_tables}
+
+
+# ---- operators by name, choosing an overload by the arguments' types (ops.mul -> mul_Tensor)
+${operators_by_name}
+''')
+
+
+def kernel_reference(dispatch_key: str, kernel: str) -> str:
+    """How the generated code names a kernel of ``dispatch:``, through the ``picotorch.native`` import above.
+
+    This and that import line are the one place that knows which module holds which kernel:
+    ``*_cuda`` kernels are the hand-written CUDA ones, the rest serve every device.
+    """
+    if dispatch_key == "CompositeImplicitAutograd":
+        return f"composite.{kernel}"
+    return f"cuda.{kernel}" if kernel.endswith("_cuda") else f"kernels.{kernel}"
+
+
+AUTOGRAD_KERNEL = CodeTemplate('''\
+def ${py_name}(${formals}):
+    """``${schema}``"""
+    ${record_grad_fn}
+    result = kernel_for("${overload}", device_of(${tensor_arguments}))(${arguments})
+    ${set_history}
+    return ${returns}
+''')
+
+# A CompositeImplicitAutograd op has no autograd kernel of its own: the ops it calls record the graph.
+COMPOSITE_KERNEL = CodeTemplate('''\
+def ${py_name}(${formals}):
+    """``${schema}``"""
+    return ${kernel}(${arguments})
+''')
+
+RECORD_GRAD_FN = CodeTemplate('''\
+${check_inplace}
+grad_fn = None
+if is_grad_enabled() and any_requires_grad(${edge_arguments}):
+    grad_fn = nodes.${op_name}()
+    grad_fn.set_next_edges(collect_next_edges(${edge_arguments}))
+    ${save_inputs}
+''')
+
+SAVE_IF_NEEDED = CodeTemplate('''\
+if ${needed}:
+    ${save}
+''')
+
+SAVE = {
+    "tensor": CodeTemplate("grad_fn.${name}_ = SavedVariable(${source})"),
+    "tensor_list": CodeTemplate("grad_fn.${name}_ = [SavedVariable(t) for t in ${source}]"),
+    "value": CodeTemplate("grad_fn.${name} = ${source}"),
+}
+
+SET_HISTORY = CodeTemplate('''\
+if grad_fn is not None:
+    set_history(result, grad_fn)
+    ${save_result}
+''')
+
+REBASE_HISTORY = CodeTemplate('''\
+bump_version(self)
+if grad_fn is not None:
+    rebase_history(self, grad_fn)
+    ${save_result}
+''')
+
+SAVE_RESULT = "grad_fn.result_ = SavedVariable(result, is_output=True)"
+
+REGISTER_KERNELS = CodeTemplate('register_kernels("${overload}", {${kernels}})')
+
+REGISTER_OP = CodeTemplate('register_op("${name}", overloaded("${name}", [${overloads}]))')
+
+
+def gen_variable_type_file(ops: list[Op], generated_comment: str) -> str:
+    return VARIABLE_TYPE_PY.substitute(
+        generated_comment=generated_comment,
+        autograd_kernels="\n\n".join(gen_autograd_kernel(op) for op in ops),  # two blank lines between
+        kernel_tables=[_register_kernels(op) for op in ops if not op.composite],
+        operators_by_name=[_register_op(name, group) for name, group in _by_name(ops).items()],
+    )
+
+
+def gen_autograd_kernel(op: Op) -> str:
+    schema = op.schema
+    common = {"py_name": op.py_name, "formals": formals(schema), "schema": schema,
+              "arguments": ", ".join(call_arguments(schema))}
+    if op.composite:
+        kernel = kernel_reference("CompositeImplicitAutograd", op.fn.dispatch["CompositeImplicitAutograd"])
+        return COMPOSITE_KERNEL.substitute(common, kernel=kernel)
+    tensors = [a.name for a in schema.arguments.flat_non_out() if argument_kind(a).startswith("Tensor")]
+    return AUTOGRAD_KERNEL.substitute(
+        common,
+        record_grad_fn=_record_grad_fn(op) if op.has_node else [],
+        overload=op.overload,
+        tensor_arguments=", ".join(tensors),
+        set_history=_set_history(op),
+        returns="self" if op.is_inplace else "result",
+    )
+
+
+def _record_grad_fn(op: Op) -> str:
+    inputs = differentiable_inputs(op)
+    list_sizes = [f"grad_fn.{a.name}_size_ = len({a.name})" for a in inputs if argument_kind(a) == "Tensor[]"]
+    return RECORD_GRAD_FN.substitute(
+        check_inplace=["check_inplace(self)"] if op.is_inplace else [],
+        edge_arguments=", ".join(f"*{a.name}" if argument_kind(a) == "Tensor[]" else a.name for a in inputs),
+        op_name=op.info.op_name,
+        save_inputs=list_sizes + _save_inputs(op, inputs),
+    )
+
+
+def _save_inputs(op: Op, inputs) -> list[str]:
+    """Sizes, dtypes and scalars are cheap and always saved; a tensor only if a gradient reads it."""
+    edges = {name: (where, is_list) for name, where, is_list in edge_ranges(inputs)}
+    saves = []
+    for s in saved_values(op):
+        if s.kind == "output":
+            continue
+        save = _save(s, op)
+        if s.kind == "value":
+            saves.append(save)
+            continue
+        needed = " or ".join(_gradient_needed(*edges[name]) for name in sorted(s.used_by) if name in edges)
+        saves.append(SAVE_IF_NEEDED.substitute(needed=needed or "True", save=save))
+    return saves
+
+
+def _gradient_needed(where: str, is_list: bool) -> str:
+    first, count = where.split(":")[0], edge_count(where, is_list)
+    return f"grad_fn.should_compute_any_output({first}, {count})".replace("node.", "grad_fn.")
+
+
+def _save(s: Saved, op: Op) -> str:
+    source = s.source
+    if s.kind == "tensor" and op.is_inplace and s.name == "self":
+        source = "self.clone().detach()"  # the value before the in-place op
+    return SAVE[s.kind].substitute(name=s.name, source=source)
+
+
+def _set_history(op: Op) -> list[str]:
+    if not op.has_node:
+        return ["bump_version(self)"] if op.is_inplace else []
+    saves_result = any(s.kind == "output" for s in saved_values(op))
+    history = REBASE_HISTORY if op.is_inplace else SET_HISTORY
+    return [history.substitute(save_result=[SAVE_RESULT] if saves_result else [])]
+
+
+def _register_kernels(op: Op) -> str:
+    kernels = [f'"{key}": {kernel_reference(key, name)}' for key, name in sorted(op.fn.dispatch.items())]
+    return REGISTER_KERNELS.substitute(overload=op.overload, kernels=kernels)
+
+
+def _register_op(name: str, group: list[Op]) -> str:
+    return REGISTER_OP.substitute(name=name, overloads=[f"({op.py_name}, {parameter_table(op.schema)})"
+                                                        for op in group])
+
+
+def _by_name(ops: list[Op]) -> dict[str, list[Op]]:
+    groups: dict[str, list[Op]] = {}
+    for op in ops:
+        groups.setdefault(op.base, []).append(op)
+    return groups

@@ -1,10 +1,18 @@
 """The autograd engine: run a graph's nodes in dependency order, highest ``sequence_nr`` first.
 
-Models ``torch/csrc/autograd/engine.cpp`` / ``engine.h`` and ``graph_task.h``: ``GraphTask``
-(dependencies, not-ready input buffers, ``exec_info``, captured gradients), ``ReadyQueue`` (a priority
-queue with PyTorch's comparator), ``InputBuffer`` (adds gradients arriving at one node),
-``compute_dependencies``, ``init_to_execute`` (which nodes ``autograd.grad(inputs=...)`` needs,
-pruned with ``topological_nr``), ``evaluate_function``, ``call_function`` and ``validate_outputs``.
+Models ``torch/csrc/autograd/engine.cpp`` / ``engine.h`` and ``graph_task.h``. The file reads in the
+order a backward runs:
+
+- ``Engine.execute``: build the ``GraphTask``, count dependencies, then pop ready nodes until none is left;
+- ``evaluate_function``: run one node (or only capture its gradients for ``autograd.grad``), then pass
+  each output gradient along its edge; a node becomes ready when its last gradient arrives;
+- ``call_function`` (hooks before, the node, hooks after) and ``validate_outputs`` (each gradient checked
+  against the input it flows to);
+- ``GraphTask`` (dependencies, not-ready input buffers, ``exec_info``, captured gradients),
+  ``init_to_execute`` (which nodes ``autograd.grad(inputs=...)`` needs, pruned with ``topological_nr``)
+  and ``compute_dependencies``;
+- ``InputBuffer``, the gradients arriving at one node; the ready queue that orders the ready nodes is in
+  ``ready_queue.py``.
 
 Simplification: PyTorch runs CPU nodes on the calling thread and each GPU's nodes on a worker thread
 with its own ready queue; picotorch runs every node on the calling thread, in the same order.
@@ -19,180 +27,107 @@ from .functions_manual import sum_to
 from .grad_mode import set_grad_enabled
 from .graph import Edge, GraphRoot, Node
 from .hooks import call_node_hooks
+from .ready_queue import NodeTask, ReadyQueue
 
-# ----------------------------------------------------------------------------- input buffers
+# ----------------------------------------------------------------------------- the engine
 
 
-class InputBuffer:
-    """The gradients arriving at one node, one slot per input; a second arrival is added in."""
+class Engine:
+    """``torch._C._EngineBase``: one per process, reached as ``Variable._execution_engine``."""
 
-    def __init__(self, size: int) -> None:
-        self.buffer: list = [None] * size
+    def execute(self, root_edges: list[Edge], root_grads: list, keep_graph: bool, create_graph: bool,
+                accumulate_grad: bool, outputs: list[Edge] | None = None) -> list:
+        """Run the graph behind ``root_edges``; return the gradients captured for ``outputs`` (autograd.grad)."""
+        task = GraphTask(keep_graph=keep_graph)
+        graph_root, root_buffer = _graph_root(root_edges, root_grads)
+        min_topo_nr = compute_min_topological_nr(outputs)
+        compute_dependencies(graph_root, task, min_topo_nr)
+        if outputs:
+            task.init_to_execute(graph_root, outputs, accumulate_grad, min_topo_nr)
+        queue = ReadyQueue()
+        queue.push(NodeTask(graph_root, root_buffer))
+        # The whole backward (nodes and hooks) runs with grad mode = create_graph, as the GraphTask's
+        # thread-local state does in engine.cpp.
+        with set_grad_enabled(create_graph):
+            while queue:
+                item = queue.pop()
+                evaluate_function(task, item.fn, item.inputs, queue)
+        return task.captured_vars
 
-    def add(self, pos: int, grad) -> None:
-        if grad is None:
+
+_engine = Engine()
+
+
+def get_default_engine() -> Engine:
+    return _engine
+
+
+def _graph_root(root_edges: list[Edge], root_grads: list) -> tuple[Node, InputBuffer]:
+    """One root edge: start at its node, holding its gradient. Several: a ``GraphRoot`` emits them all."""
+    if len(root_edges) == 1:
+        edge = root_edges[0]
+        buffer = InputBuffer(edge.function.num_inputs)
+        buffer.add(edge.input_nr, root_grads[0])
+        return edge.function, buffer
+    return GraphRoot(root_edges, root_grads), InputBuffer(0)
+
+
+# ----------------------------------------------------------------------------- running one node
+
+
+def evaluate_function(task: GraphTask, fn: Node, inputs: InputBuffer, queue: ReadyQueue) -> None:
+    """Run one ready node, then pass each of its output gradients on along its edge."""
+    if task.exec_info and not _capture_gradients(task, fn, inputs):
+        return
+    outputs = call_function(fn, inputs)
+    if not task.keep_graph:
+        fn.release_variables()
+    for edge, grad in zip(fn.next_edges, outputs):
+        if edge.function is not None:
+            _pass_gradient(task, edge, grad, queue)
+
+
+def _capture_gradients(task: GraphTask, fn: Node, inputs: InputBuffer) -> bool:
+    """``autograd.grad``: keep the gradients ``fn`` received for a requested input; say whether ``fn`` runs."""
+    info = task.exec_info.get(fn, ExecInfo())
+    grads = inputs.buffer
+    if not info.needed:
+        grads = call_tensor_pre_hooks(fn, list(grads))  # NOTE [Hooks ordering]: they always fire
+    for input_idx, output_idx in info.captures or []:
+        task.captured_vars[output_idx] = grads[input_idx]
+    return info.needed
+
+
+def _pass_gradient(task: GraphTask, edge: Edge, grad, queue: ReadyQueue) -> None:
+    """Add ``grad`` to the next node's input buffer; queue the node once it has all its gradients."""
+    fn = edge.function
+    remaining = task.dependencies.get(fn)
+    if remaining is None:
+        raise RuntimeError(f"dependency not found for {fn.name()}")
+    is_ready = remaining == 1
+    if is_ready:
+        del task.dependencies[fn]
+    else:
+        task.dependencies[fn] = remaining - 1
+    buffer = task.not_ready.pop(fn, None)
+    if buffer is None:
+        if not task.should_execute(fn):
             return
-        old = self.buffer[pos]
-        # NOTE [Why backward formulas and the engine call ops through the dispatcher]
-        self.buffer[pos] = grad if old is None else ops.add(old, grad)
+        buffer = InputBuffer(fn.num_inputs)
+    buffer.add(edge.input_nr, grad)
+    if is_ready:
+        queue.push(NodeTask(fn, buffer))
+    else:
+        task.not_ready[fn] = buffer
 
 
-# ----------------------------------------------------------------------------- the ready queue
-
-
-@dataclass
-class NodeTask:
-    fn: Node
-    inputs: InputBuffer
-    reentrant_depth: int = 0
-
-
-def _runs_before(t1: NodeTask, t2: NodeTask) -> bool:
-    """``CompareNodeTaskTime``, read as "t2 runs before t1": deeper reentrancy, then higher sequence_nr."""
-    if t1.reentrant_depth == t2.reentrant_depth:
-        return t1.fn._sequence_nr() < t2.fn._sequence_nr()
-    return t1.reentrant_depth < t2.reentrant_depth
-
-
-class ReadyQueue:
-    """A binary max-heap with the exact push/pop steps of C++'s ``std::priority_queue`` (libstdc++).
-
-    Using the same algorithm matters when two ready nodes compare equal (say two AccumulateGrads,
-    which share the maximal sequence_nr): the heap's layout then decides which runs first, and we
-    want the order a learner sees in PyTorch.
-    """
-
-    def __init__(self) -> None:
-        self.heap: list[NodeTask] = []
-
-    def __len__(self) -> int:
-        return len(self.heap)
-
-    def push(self, task: NodeTask) -> None:
-        self.heap.append(task)
-        self._sift_up(len(self.heap) - 1, 0, task)
-
-    def pop(self) -> NodeTask:
-        heap = self.heap
-        top = heap[0]
-        last = heap.pop()
-        if heap:
-            self._adjust_heap(0, len(heap), last)
-        return top
-
-    def _sift_up(self, hole: int, top: int, value: NodeTask) -> None:
-        heap = self.heap
-        parent = (hole - 1) // 2
-        while hole > top and _runs_before(heap[parent], value):
-            heap[hole] = heap[parent]
-            hole = parent
-            parent = (hole - 1) // 2
-        heap[hole] = value
-
-    def _adjust_heap(self, hole: int, length: int, value: NodeTask) -> None:
-        heap = self.heap
-        top = hole
-        child = hole
-        while child < (length - 1) // 2:
-            child = 2 * (child + 1)
-            if _runs_before(heap[child], heap[child - 1]):
-                child -= 1
-            heap[hole] = heap[child]
-            hole = child
-        if length % 2 == 0 and child == (length - 2) // 2:
-            child = 2 * (child + 1)
-            heap[hole] = heap[child - 1]
-            hole = child - 1
-        self._sift_up(hole, top, value)
-
-
-# ----------------------------------------------------------------------------- the graph task
-
-
-@dataclass
-class ExecInfo:
-    needed: bool = False
-    captures: list | None = None  # (input_idx, output_idx) pairs for autograd.grad
-
-    def should_execute(self) -> bool:
-        return self.needed or bool(self.captures)
-
-
-@dataclass
-class GraphTask:
-    keep_graph: bool
-    create_graph: bool
-    dependencies: dict = field(default_factory=dict)
-    not_ready: dict = field(default_factory=dict)
-    exec_info: dict = field(default_factory=dict)
-    captured_vars: list = field(default_factory=list)
-    nodes_in_graph: set = field(default_factory=set)
-
-    def init_to_execute(self, graph_root: Node, outputs: list[Edge], accumulate_grad: bool,
-                        min_topo_nr: int) -> None:
-        """Mark the nodes on some path from the root to an output; skip subgraphs too old to reach one."""
-        exec_info = self.exec_info
-        exec_info.setdefault(graph_root, ExecInfo()).needed = True
-        output_idx = 0
-        for edge in outputs:
-            info = exec_info.setdefault(edge.function, ExecInfo())
-            if accumulate_grad:
-                info.needed = True
-            else:
-                info.captures = (info.captures or []) + [(edge.input_nr, output_idx)]
-                output_idx += 1
-        self.captured_vars = [None] * output_idx
-        self._mark_needed(graph_root, min_topo_nr)
-
-    def _mark_needed(self, graph_root: Node, min_topo_nr: int) -> None:
-        def should_execute(fn) -> bool:
-            info = self.exec_info.get(fn)
-            return info is not None and info.should_execute()
-
-        seen = set()
-        stack = [(graph_root, iter(graph_root.next_edges))]
-        while stack:
-            fn, children = stack[-1]
-            child = None
-            for edge in children:
-                if edge.function is None:
-                    continue
-                if edge.function in seen:
-                    if should_execute(edge.function):
-                        self.exec_info.setdefault(fn, ExecInfo()).needed = True
-                    continue
-                seen.add(edge.function)
-                child = edge.function
-                break
-            if child is not None:
-                if child.topological_nr < min_topo_nr:
-                    continue
-                stack.append((child, iter(child.next_edges)))
-            else:
-                stack.pop()
-                if should_execute(fn) and stack:
-                    self.exec_info.setdefault(stack[-1][0], ExecInfo()).needed = True
-
-
-def compute_dependencies(root: Node, task: GraphTask, min_topo_nr: int) -> None:
-    """How many gradients each node must wait for: its number of incoming edges."""
-    queue = [root]
-    deps = task.dependencies
-    while queue:
-        fn = queue.pop()
-        if fn.topological_nr < min_topo_nr:
-            continue
-        for edge in fn.next_edges:
-            nxt = edge.function
-            if nxt is None:
-                continue
-            deps[nxt] = deps.get(nxt, 0) + 1
-            if nxt not in task.nodes_in_graph:
-                task.nodes_in_graph.add(nxt)
-                queue.append(nxt)
-
-
-# ----------------------------------------------------------------------------- running nodes
+def call_function(fn: Node, inputs: InputBuffer) -> list:
+    """Hooks before, the node, hooks after (``call_function`` in engine.cpp)."""
+    grads = call_tensor_pre_hooks(fn, inputs.buffer)
+    grads = call_node_hooks("pre", fn.pre_hooks(), grads)
+    outputs = fn.apply(list(grads))
+    validate_outputs(fn.next_edges, outputs, fn.name())
+    return call_node_hooks("post", fn.post_hooks(), outputs, grads)
 
 
 def call_tensor_pre_hooks(fn: Node, inputs: list) -> list:
@@ -210,15 +145,6 @@ def call_tensor_pre_hooks(fn: Node, inputs: list) -> list:
         inputs = hook(inputs)
     return inputs
     # END SOLUTION
-
-
-def call_function(task: GraphTask, fn: Node, inputs: InputBuffer) -> list:
-    """Hooks before, the node, hooks after (``call_function`` in engine.cpp)."""
-    grads = call_tensor_pre_hooks(fn, inputs.buffer)
-    grads = call_node_hooks("pre", fn.pre_hooks(), grads)
-    outputs = fn.apply(list(grads))
-    validate_outputs(fn.next_edges, outputs, fn.name())
-    return call_node_hooks("post", fn.post_hooks(), outputs, grads)
 
 
 def validate_outputs(edges: list[Edge], grads: list, name: str) -> None:
@@ -252,82 +178,114 @@ def _is_expandable_to(shape, desired) -> bool:
     return True
 
 
-def evaluate_function(task: GraphTask, fn: Node, inputs: InputBuffer, queue: ReadyQueue) -> None:
-    if task.exec_info:
-        info = task.exec_info.get(fn, ExecInfo())
-        grads = inputs.buffer
-        if not info.needed:
-            grads = call_tensor_pre_hooks(fn, list(grads))  # NOTE [Hooks ordering]: they always fire
-        for input_idx, output_idx in info.captures or []:
-            task.captured_vars[output_idx] = grads[input_idx]
-        if not info.needed:
+# ----------------------------------------------------------------------------- the graph task
+
+
+@dataclass
+class GraphTask:
+    """The state of one backward: what each node still waits for, and what ``autograd.grad`` needs."""
+
+    keep_graph: bool
+    dependencies: dict = field(default_factory=dict)  # node -> number of gradients still to arrive
+    not_ready: dict = field(default_factory=dict)  # node -> its InputBuffer, while gradients are missing
+    exec_info: dict = field(default_factory=dict)  # node -> ExecInfo; empty for backward(): run everything
+    captured_vars: list = field(default_factory=list)
+    nodes_in_graph: set = field(default_factory=set)
+
+    def should_execute(self, fn: Node) -> bool:
+        if not self.exec_info:
+            return True
+        info = self.exec_info.get(fn)
+        return info is not None and info.should_execute()
+
+    def init_to_execute(self, graph_root: Node, outputs: list[Edge], accumulate_grad: bool,
+                        min_topo_nr: int) -> None:
+        """Mark the nodes on some path from the root to an output; skip subgraphs too old to reach one."""
+        exec_info = self.exec_info
+        exec_info.setdefault(graph_root, ExecInfo()).needed = True
+        output_idx = 0
+        for edge in outputs:
+            info = exec_info.setdefault(edge.function, ExecInfo())
+            if accumulate_grad:
+                info.needed = True
+            else:
+                info.captures = (info.captures or []) + [(edge.input_nr, output_idx)]
+                output_idx += 1
+        self.captured_vars = [None] * output_idx
+        self._mark_needed(graph_root, min_topo_nr)
+
+    def _mark_needed(self, graph_root: Node, min_topo_nr: int) -> None:
+        seen = set()
+        stack = [(graph_root, iter(graph_root.next_edges))]
+        while stack:
+            fn, children = stack[-1]
+            child = None
+            for edge in children:
+                if edge.function is None:
+                    continue
+                if edge.function in seen:
+                    if self.should_execute(edge.function):
+                        self.exec_info.setdefault(fn, ExecInfo()).needed = True
+                    continue
+                seen.add(edge.function)
+                child = edge.function
+                break
+            if child is not None:
+                if child.topological_nr < min_topo_nr:
+                    continue
+                stack.append((child, iter(child.next_edges)))
+            else:
+                stack.pop()
+                if self.should_execute(fn) and stack:
+                    self.exec_info.setdefault(stack[-1][0], ExecInfo()).needed = True
+
+
+@dataclass
+class ExecInfo:
+    needed: bool = False
+    captures: list | None = None  # (input_idx, output_idx) pairs for autograd.grad
+
+    def should_execute(self) -> bool:
+        return self.needed or bool(self.captures)
+
+
+def compute_min_topological_nr(outputs: list[Edge] | None) -> int:
+    """The lowest ``topological_nr`` among the outputs' nodes: no older subgraph can reach one of them."""
+    if not outputs:
+        return 0
+    return min(edge.function.topological_nr for edge in outputs)
+
+
+def compute_dependencies(root: Node, task: GraphTask, min_topo_nr: int) -> None:
+    """How many gradients each node must wait for: its number of incoming edges."""
+    queue = [root]
+    deps = task.dependencies
+    while queue:
+        fn = queue.pop()
+        if fn.topological_nr < min_topo_nr:
+            continue
+        for edge in fn.next_edges:
+            nxt = edge.function
+            if nxt is None:
+                continue
+            deps[nxt] = deps.get(nxt, 0) + 1
+            if nxt not in task.nodes_in_graph:
+                task.nodes_in_graph.add(nxt)
+                queue.append(nxt)
+
+
+# ----------------------------------------------------------------------------- input buffers
+
+
+class InputBuffer:
+    """The gradients arriving at one node, one slot per input; a second arrival is added in."""
+
+    def __init__(self, size: int) -> None:
+        self.buffer: list = [None] * size
+
+    def add(self, pos: int, grad) -> None:
+        if grad is None:
             return
-    outputs = call_function(task, fn, inputs)
-    if not task.keep_graph:
-        fn.release_variables()
-    for edge, grad in zip(fn.next_edges, outputs):
-        if edge.function is not None:
-            _pass_gradient(task, edge, grad, queue)
-
-
-def _pass_gradient(task: GraphTask, edge: Edge, grad, queue: ReadyQueue) -> None:
-    nxt = edge.function
-    if nxt not in task.dependencies:
-        raise RuntimeError(f"dependency not found for {nxt.name()}")
-    task.dependencies[nxt] -= 1
-    is_ready = task.dependencies[nxt] == 0
-    if is_ready:
-        del task.dependencies[nxt]
-    buffer = task.not_ready.get(nxt)
-    if buffer is None:
-        if task.exec_info:
-            info = task.exec_info.get(nxt)
-            if info is None or not info.should_execute():
-                return
-        buffer = InputBuffer(nxt.num_inputs)
-        buffer.add(edge.input_nr, grad)
-        if is_ready:
-            queue.push(NodeTask(nxt, buffer))
-        else:
-            task.not_ready[nxt] = buffer
-    else:
-        buffer.add(edge.input_nr, grad)
-        if is_ready:
-            queue.push(NodeTask(nxt, buffer))
-            del task.not_ready[nxt]
-
-
-# ----------------------------------------------------------------------------- the engine
-
-
-class Engine:
-    """``torch._C._EngineBase``: one per process, reached as ``Variable._execution_engine``."""
-
-    def execute(self, root_edges: list[Edge], root_grads: list, keep_graph: bool, create_graph: bool,
-                accumulate_grad: bool, outputs: list[Edge] | None = None) -> list:
-        task = GraphTask(keep_graph=keep_graph, create_graph=create_graph)
-        if len(root_edges) == 1:
-            graph_root, buffer = root_edges[0].function, InputBuffer(root_edges[0].function.num_inputs)
-            buffer.add(root_edges[0].input_nr, root_grads[0])
-        else:
-            graph_root, buffer = GraphRoot(root_edges, root_grads), InputBuffer(0)
-        min_topo_nr = min((e.function.topological_nr for e in outputs), default=0) if outputs else 0
-        compute_dependencies(graph_root, task, min_topo_nr)
-        if outputs:
-            task.init_to_execute(graph_root, outputs, accumulate_grad, min_topo_nr)
-        queue = ReadyQueue()
-        queue.push(NodeTask(graph_root, buffer))
-        # The whole backward (nodes and hooks) runs with grad mode = create_graph, as the GraphTask's
-        # thread-local state does in engine.cpp.
-        with set_grad_enabled(create_graph):
-            while queue:
-                item = queue.pop()
-                evaluate_function(task, item.fn, item.inputs, queue)
-        return task.captured_vars
-
-
-_engine = Engine()
-
-
-def get_default_engine() -> Engine:
-    return _engine
+        old = self.buffer[pos]
+        # NOTE [Why backward formulas and the engine call ops through the dispatcher]
+        self.buffer[pos] = grad if old is None else ops.add(old, grad)

@@ -3,7 +3,8 @@
 Models ``tools/autograd/gen_python_functions.py``, which writes ``python_torch_functions_*.cpp`` and
 ``python_variable_methods.cpp``. For each Python name it lists the overloads in the order the
 argument parser tries them, each with its autograd kernel, the signature torch prints in its
-messages and the parameter table the parser matches. The template comes first, the code filling it after.
+messages and the parameter table the parser matches (written once, in ``variable_type.py``). The
+template comes first, the code filling it after.
 '''
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import re
 
 from .api.autograd import Op
-from .api.python import parameter_table, python_signature
+from .api.python import python_signature
 from .code_template import CodeTemplate
 
 PYTHON_BINDINGS_PY = CodeTemplate('''\
@@ -44,7 +45,7 @@ ${name}: [
 ],
 ''')
 
-OVERLOAD = CodeTemplate("(vt.${py_name}, ${signature}, ${parameters}),")
+OVERLOAD = CodeTemplate("(vt.${py_name}, ${signature}, vt.PARAMETERS['${py_name}']),")
 
 # Bindings PyTorch leaves out (its SKIP_PYTHON_BINDINGS lists): the Scalar overloads of arithmetic
 # (a Python number becomes a zero-dim tensor for the Tensor overload) and the *_backward ops.
@@ -85,4 +86,4 @@ def _overload_order(op: Op) -> tuple[str, int]:
 
 def _overload(op: Op, method: bool) -> str:
     signature = repr(python_signature(op.schema, method))
-    return OVERLOAD.substitute(py_name=op.py_name, signature=signature, parameters=parameter_table(op.schema))
+    return OVERLOAD.substitute(py_name=op.py_name, signature=signature)

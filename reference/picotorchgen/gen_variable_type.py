@@ -41,6 +41,13 @@ ${autograd_kernels}
 ${kernel_tables}
 
 
+# ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
+# ops.<name> below and the Python argument parser (python_bindings.py) both match arguments against them
+PARAMETERS = {
+    ${parameter_tables}
+}
+
+
 # ---- operators by name, choosing an overload by the arguments' types (ops.mul -> mul_Tensor)
 ${operators_by_name}
 ''')
@@ -110,6 +117,8 @@ SAVE_RESULT = "grad_fn.result_ = SavedVariable(result, is_output=True)"
 
 REGISTER_KERNELS = CodeTemplate('register_kernels("${overload}", {${kernels}})')
 
+PARAMETER_TABLE = CodeTemplate('"${py_name}": ${parameters},')
+
 REGISTER_OP = CodeTemplate('register_op("${name}", overloaded("${name}", [${overloads}]))')
 
 
@@ -118,6 +127,8 @@ def gen_variable_type_file(ops: list[Op], generated_comment: str) -> str:
         generated_comment=generated_comment,
         autograd_kernels="\n\n".join(gen_autograd_kernel(op) for op in ops),  # two blank lines between
         kernel_tables=[_register_kernels(op) for op in ops if not op.composite],
+        parameter_tables=[PARAMETER_TABLE.substitute(py_name=op.py_name, parameters=parameter_table(op.schema))
+                          for op in ops],
         operators_by_name=[_register_op(name, group) for name, group in _by_name(ops).items()],
     )
 
@@ -193,7 +204,7 @@ def _register_kernels(op: Op) -> str:
 
 
 def _register_op(name: str, group: list[Op]) -> str:
-    return REGISTER_OP.substitute(name=name, overloads=[f"({op.py_name}, {parameter_table(op.schema)})"
+    return REGISTER_OP.substitute(name=name, overloads=[f'({op.py_name}, PARAMETERS["{op.py_name}"])'
                                                         for op in group])
 
 

@@ -13,297 +13,297 @@ from . import variable_type as vt
 
 TORCH_FUNCTIONS = {
     '_to_copy': [
-        (vt._to_copy, '_to_copy(Tensor input, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None)', ((('self', 'Tensor', False),), (('dtype', 'any', True), ('layout', 'any', True), ('device', 'any', True), ('pin_memory', 'any', True), ('non_blocking', 'any', True), ('memory_format', 'any', True),))),
+        (vt._to_copy, '_to_copy(Tensor input, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None)', vt.PARAMETERS['_to_copy']),
     ],
     '_unsafe_view': [
-        (vt._unsafe_view, '_unsafe_view(Tensor input, int[] size)', ((('self', 'Tensor', False), ('size', 'int[]', False),), ())),
+        (vt._unsafe_view, '_unsafe_view(Tensor input, int[] size)', vt.PARAMETERS['_unsafe_view']),
     ],
     'add': [
-        (vt.add_Tensor, 'add(Tensor input, Tensor other, *, Scalar alpha=1)', ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('alpha', 'Scalar', True),))),
+        (vt.add_Tensor, 'add(Tensor input, Tensor other, *, Scalar alpha=1)', vt.PARAMETERS['add_Tensor']),
     ],
     'addmm': [
-        (vt.addmm, 'addmm(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1)', ((('self', 'Tensor', False), ('mat1', 'Tensor', False), ('mat2', 'Tensor', False),), (('beta', 'Scalar', True), ('alpha', 'Scalar', True),))),
+        (vt.addmm, 'addmm(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1)', vt.PARAMETERS['addmm']),
     ],
     'alias': [
-        (vt.alias, 'alias(Tensor input)', ((('self', 'Tensor', False),), ())),
+        (vt.alias, 'alias(Tensor input)', vt.PARAMETERS['alias']),
     ],
     'cat': [
-        (vt.cat, 'cat(Tensor[] tensors, int dim=0)', ((('tensors', 'Tensor[]', False), ('dim', 'int', True),), ())),
+        (vt.cat, 'cat(Tensor[] tensors, int dim=0)', vt.PARAMETERS['cat']),
     ],
     'clone': [
-        (vt.clone, 'clone(Tensor input, *, MemoryFormat? memory_format=None)', ((('self', 'Tensor', False),), (('memory_format', 'any', True),))),
+        (vt.clone, 'clone(Tensor input, *, MemoryFormat? memory_format=None)', vt.PARAMETERS['clone']),
     ],
     'div': [
-        (vt.div_Tensor, 'div(Tensor input, Tensor other)', ((('self', 'Tensor', False), ('other', 'Tensor', False),), ())),
+        (vt.div_Tensor, 'div(Tensor input, Tensor other)', vt.PARAMETERS['div_Tensor']),
     ],
     'dot': [
-        (vt.dot, 'dot(Tensor input, Tensor tensor)', ((('self', 'Tensor', False), ('tensor', 'Tensor', False),), ())),
+        (vt.dot, 'dot(Tensor input, Tensor tensor)', vt.PARAMETERS['dot']),
     ],
     'eq': [
-        (vt.eq_Tensor, 'eq(Tensor input, Tensor other)', ((('self', 'Tensor', False), ('other', 'Tensor', False),), ())),
-        (vt.eq_Scalar, 'eq(Tensor input, Scalar other)', ((('self', 'Tensor', False), ('other', 'Scalar', False),), ())),
+        (vt.eq_Tensor, 'eq(Tensor input, Tensor other)', vt.PARAMETERS['eq_Tensor']),
+        (vt.eq_Scalar, 'eq(Tensor input, Scalar other)', vt.PARAMETERS['eq_Scalar']),
     ],
     'exp': [
-        (vt.exp, 'exp(Tensor input)', ((('self', 'Tensor', False),), ())),
+        (vt.exp, 'exp(Tensor input)', vt.PARAMETERS['exp']),
     ],
     'ge': [
-        (vt.ge_Tensor, 'ge(Tensor input, Tensor other)', ((('self', 'Tensor', False), ('other', 'Tensor', False),), ())),
-        (vt.ge_Scalar, 'ge(Tensor input, Scalar other)', ((('self', 'Tensor', False), ('other', 'Scalar', False),), ())),
+        (vt.ge_Tensor, 'ge(Tensor input, Tensor other)', vt.PARAMETERS['ge_Tensor']),
+        (vt.ge_Scalar, 'ge(Tensor input, Scalar other)', vt.PARAMETERS['ge_Scalar']),
     ],
     'gt': [
-        (vt.gt_Tensor, 'gt(Tensor input, Tensor other)', ((('self', 'Tensor', False), ('other', 'Tensor', False),), ())),
-        (vt.gt_Scalar, 'gt(Tensor input, Scalar other)', ((('self', 'Tensor', False), ('other', 'Scalar', False),), ())),
+        (vt.gt_Tensor, 'gt(Tensor input, Tensor other)', vt.PARAMETERS['gt_Tensor']),
+        (vt.gt_Scalar, 'gt(Tensor input, Scalar other)', vt.PARAMETERS['gt_Scalar']),
     ],
     'index': [
-        (vt.index_Tensor, 'index(Tensor input, Tensor?[] indices)', ((('self', 'Tensor', False), ('indices', 'Tensor?[]', False),), ())),
+        (vt.index_Tensor, 'index(Tensor input, Tensor?[] indices)', vt.PARAMETERS['index_Tensor']),
     ],
     'le': [
-        (vt.le_Tensor, 'le(Tensor input, Tensor other)', ((('self', 'Tensor', False), ('other', 'Tensor', False),), ())),
-        (vt.le_Scalar, 'le(Tensor input, Scalar other)', ((('self', 'Tensor', False), ('other', 'Scalar', False),), ())),
+        (vt.le_Tensor, 'le(Tensor input, Tensor other)', vt.PARAMETERS['le_Tensor']),
+        (vt.le_Scalar, 'le(Tensor input, Scalar other)', vt.PARAMETERS['le_Scalar']),
     ],
     'log': [
-        (vt.log, 'log(Tensor input)', ((('self', 'Tensor', False),), ())),
+        (vt.log, 'log(Tensor input)', vt.PARAMETERS['log']),
     ],
     'lt': [
-        (vt.lt_Tensor, 'lt(Tensor input, Tensor other)', ((('self', 'Tensor', False), ('other', 'Tensor', False),), ())),
-        (vt.lt_Scalar, 'lt(Tensor input, Scalar other)', ((('self', 'Tensor', False), ('other', 'Scalar', False),), ())),
+        (vt.lt_Tensor, 'lt(Tensor input, Tensor other)', vt.PARAMETERS['lt_Tensor']),
+        (vt.lt_Scalar, 'lt(Tensor input, Scalar other)', vt.PARAMETERS['lt_Scalar']),
     ],
     'matmul': [
-        (vt.matmul, 'matmul(Tensor input, Tensor other)', ((('self', 'Tensor', False), ('other', 'Tensor', False),), ())),
+        (vt.matmul, 'matmul(Tensor input, Tensor other)', vt.PARAMETERS['matmul']),
     ],
     'mean': [
-        (vt.mean, 'mean(Tensor input, *, ScalarType? dtype=None)', ((('self', 'Tensor', False),), (('dtype', 'any', True),))),
-        (vt.mean_dim, 'mean(Tensor input, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None)', ((('self', 'Tensor', False), ('dim', 'int[]?', False), ('keepdim', 'any', True),), (('dtype', 'any', True),))),
+        (vt.mean, 'mean(Tensor input, *, ScalarType? dtype=None)', vt.PARAMETERS['mean']),
+        (vt.mean_dim, 'mean(Tensor input, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None)', vt.PARAMETERS['mean_dim']),
     ],
     'mm': [
-        (vt.mm, 'mm(Tensor input, Tensor mat2)', ((('self', 'Tensor', False), ('mat2', 'Tensor', False),), ())),
+        (vt.mm, 'mm(Tensor input, Tensor mat2)', vt.PARAMETERS['mm']),
     ],
     'mul': [
-        (vt.mul_Tensor, 'mul(Tensor input, Tensor other)', ((('self', 'Tensor', False), ('other', 'Tensor', False),), ())),
+        (vt.mul_Tensor, 'mul(Tensor input, Tensor other)', vt.PARAMETERS['mul_Tensor']),
     ],
     'mv': [
-        (vt.mv, 'mv(Tensor input, Tensor vec)', ((('self', 'Tensor', False), ('vec', 'Tensor', False),), ())),
+        (vt.mv, 'mv(Tensor input, Tensor vec)', vt.PARAMETERS['mv']),
     ],
     'ne': [
-        (vt.ne_Tensor, 'ne(Tensor input, Tensor other)', ((('self', 'Tensor', False), ('other', 'Tensor', False),), ())),
-        (vt.ne_Scalar, 'ne(Tensor input, Scalar other)', ((('self', 'Tensor', False), ('other', 'Scalar', False),), ())),
+        (vt.ne_Tensor, 'ne(Tensor input, Tensor other)', vt.PARAMETERS['ne_Tensor']),
+        (vt.ne_Scalar, 'ne(Tensor input, Scalar other)', vt.PARAMETERS['ne_Scalar']),
     ],
     'neg': [
-        (vt.neg, 'neg(Tensor input)', ((('self', 'Tensor', False),), ())),
+        (vt.neg, 'neg(Tensor input)', vt.PARAMETERS['neg']),
     ],
     'ones_like': [
-        (vt.ones_like, 'ones_like(Tensor input, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None)', ((('self', 'Tensor', False),), (('dtype', 'any', True), ('layout', 'any', True), ('device', 'any', True), ('pin_memory', 'any', True), ('memory_format', 'any', True),))),
+        (vt.ones_like, 'ones_like(Tensor input, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None)', vt.PARAMETERS['ones_like']),
     ],
     'permute': [
-        (vt.permute, 'permute(Tensor input, int[] dims)', ((('self', 'Tensor', False), ('dims', 'int[]', False),), ())),
+        (vt.permute, 'permute(Tensor input, int[] dims)', vt.PARAMETERS['permute']),
     ],
     'pow': [
-        (vt.pow_Tensor_Tensor, 'pow(Tensor input, Tensor exponent)', ((('self', 'Tensor', False), ('exponent', 'Tensor', False),), ())),
-        (vt.pow_Scalar, 'pow(Scalar input, Tensor exponent)', ((('self', 'Scalar', False), ('exponent', 'Tensor', False),), ())),
-        (vt.pow_Tensor_Scalar, 'pow(Tensor input, Scalar exponent)', ((('self', 'Tensor', False), ('exponent', 'Scalar', False),), ())),
+        (vt.pow_Tensor_Tensor, 'pow(Tensor input, Tensor exponent)', vt.PARAMETERS['pow_Tensor_Tensor']),
+        (vt.pow_Scalar, 'pow(Scalar input, Tensor exponent)', vt.PARAMETERS['pow_Scalar']),
+        (vt.pow_Tensor_Scalar, 'pow(Tensor input, Scalar exponent)', vt.PARAMETERS['pow_Tensor_Scalar']),
     ],
     'reciprocal': [
-        (vt.reciprocal, 'reciprocal(Tensor input)', ((('self', 'Tensor', False),), ())),
+        (vt.reciprocal, 'reciprocal(Tensor input)', vt.PARAMETERS['reciprocal']),
     ],
     'relu': [
-        (vt.relu, 'relu(Tensor input)', ((('self', 'Tensor', False),), ())),
+        (vt.relu, 'relu(Tensor input)', vt.PARAMETERS['relu']),
     ],
     'reshape': [
-        (vt.reshape, 'reshape(Tensor input, int[] shape)', ((('self', 'Tensor', False), ('shape', 'int[]', False),), ())),
+        (vt.reshape, 'reshape(Tensor input, int[] shape)', vt.PARAMETERS['reshape']),
     ],
     'rsub': [
-        (vt.rsub_Tensor, 'rsub(Tensor input, Tensor other, *, Scalar alpha=1)', ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('alpha', 'Scalar', True),))),
-        (vt.rsub_Scalar, 'rsub(Tensor input, Scalar other, Scalar alpha=1)', ((('self', 'Tensor', False), ('other', 'Scalar', False), ('alpha', 'Scalar', True),), ())),
+        (vt.rsub_Tensor, 'rsub(Tensor input, Tensor other, *, Scalar alpha=1)', vt.PARAMETERS['rsub_Tensor']),
+        (vt.rsub_Scalar, 'rsub(Tensor input, Scalar other, Scalar alpha=1)', vt.PARAMETERS['rsub_Scalar']),
     ],
     'select': [
-        (vt.select_int, 'select(Tensor input, int dim, int index)', ((('self', 'Tensor', False), ('dim', 'int', False), ('index', 'int', False),), ())),
+        (vt.select_int, 'select(Tensor input, int dim, int index)', vt.PARAMETERS['select_int']),
     ],
     'sigmoid': [
-        (vt.sigmoid, 'sigmoid(Tensor input)', ((('self', 'Tensor', False),), ())),
+        (vt.sigmoid, 'sigmoid(Tensor input)', vt.PARAMETERS['sigmoid']),
     ],
     'slice': [
-        (vt.slice_Tensor, 'slice(Tensor input, int dim=0, int? start=None, int? end=None, int step=1)', ((('self', 'Tensor', False), ('dim', 'int', True), ('start', 'int?', True), ('end', 'int?', True), ('step', 'int', True),), ())),
+        (vt.slice_Tensor, 'slice(Tensor input, int dim=0, int? start=None, int? end=None, int step=1)', vt.PARAMETERS['slice_Tensor']),
     ],
     'squeeze': [
-        (vt.squeeze, 'squeeze(Tensor input)', ((('self', 'Tensor', False),), ())),
-        (vt.squeeze_dim, 'squeeze(Tensor input, int dim)', ((('self', 'Tensor', False), ('dim', 'int', False),), ())),
-        (vt.squeeze_dims, 'squeeze(Tensor input, int[] dim)', ((('self', 'Tensor', False), ('dim', 'int[]', False),), ())),
+        (vt.squeeze, 'squeeze(Tensor input)', vt.PARAMETERS['squeeze']),
+        (vt.squeeze_dim, 'squeeze(Tensor input, int dim)', vt.PARAMETERS['squeeze_dim']),
+        (vt.squeeze_dims, 'squeeze(Tensor input, int[] dim)', vt.PARAMETERS['squeeze_dims']),
     ],
     'stack': [
-        (vt.stack, 'stack(Tensor[] tensors, int dim=0)', ((('tensors', 'Tensor[]', False), ('dim', 'int', True),), ())),
+        (vt.stack, 'stack(Tensor[] tensors, int dim=0)', vt.PARAMETERS['stack']),
     ],
     'sub': [
-        (vt.sub_Tensor, 'sub(Tensor input, Tensor other, *, Scalar alpha=1)', ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('alpha', 'Scalar', True),))),
+        (vt.sub_Tensor, 'sub(Tensor input, Tensor other, *, Scalar alpha=1)', vt.PARAMETERS['sub_Tensor']),
     ],
     'sum': [
-        (vt.sum, 'sum(Tensor input, *, ScalarType? dtype=None)', ((('self', 'Tensor', False),), (('dtype', 'any', True),))),
-        (vt.sum_dim_IntList, 'sum(Tensor input, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None)', ((('self', 'Tensor', False), ('dim', 'int[]?', False), ('keepdim', 'any', True),), (('dtype', 'any', True),))),
+        (vt.sum, 'sum(Tensor input, *, ScalarType? dtype=None)', vt.PARAMETERS['sum']),
+        (vt.sum_dim_IntList, 'sum(Tensor input, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None)', vt.PARAMETERS['sum_dim_IntList']),
     ],
     't': [
-        (vt.t, 't(Tensor input)', ((('self', 'Tensor', False),), ())),
+        (vt.t, 't(Tensor input)', vt.PARAMETERS['t']),
     ],
     'tanh': [
-        (vt.tanh, 'tanh(Tensor input)', ((('self', 'Tensor', False),), ())),
+        (vt.tanh, 'tanh(Tensor input)', vt.PARAMETERS['tanh']),
     ],
     'transpose': [
-        (vt.transpose_int, 'transpose(Tensor input, int dim0, int dim1)', ((('self', 'Tensor', False), ('dim0', 'int', False), ('dim1', 'int', False),), ())),
+        (vt.transpose_int, 'transpose(Tensor input, int dim0, int dim1)', vt.PARAMETERS['transpose_int']),
     ],
     'unsqueeze': [
-        (vt.unsqueeze, 'unsqueeze(Tensor input, int dim)', ((('self', 'Tensor', False), ('dim', 'int', False),), ())),
+        (vt.unsqueeze, 'unsqueeze(Tensor input, int dim)', vt.PARAMETERS['unsqueeze']),
     ],
     'where': [
-        (vt.where_self, 'where(Tensor condition, Tensor input, Tensor other)', ((('condition', 'Tensor', False), ('self', 'Tensor', False), ('other', 'Tensor', False),), ())),
+        (vt.where_self, 'where(Tensor condition, Tensor input, Tensor other)', vt.PARAMETERS['where_self']),
     ],
     'zero_': [
-        (vt.zero_, 'zero_(Tensor input)', ((('self', 'Tensor', False),), ())),
+        (vt.zero_, 'zero_(Tensor input)', vt.PARAMETERS['zero_']),
     ],
     'zeros_like': [
-        (vt.zeros_like, 'zeros_like(Tensor input, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None)', ((('self', 'Tensor', False),), (('dtype', 'any', True), ('layout', 'any', True), ('device', 'any', True), ('pin_memory', 'any', True), ('memory_format', 'any', True),))),
+        (vt.zeros_like, 'zeros_like(Tensor input, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None)', vt.PARAMETERS['zeros_like']),
     ],
 }
 
 TENSOR_METHODS = {
     'add': [
-        (vt.add_Tensor, 'add(Tensor other, *, Scalar alpha=1)', ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('alpha', 'Scalar', True),))),
+        (vt.add_Tensor, 'add(Tensor other, *, Scalar alpha=1)', vt.PARAMETERS['add_Tensor']),
     ],
     'add_': [
-        (vt.add__Tensor, 'add_(Tensor other, *, Scalar alpha=1)', ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('alpha', 'Scalar', True),))),
+        (vt.add__Tensor, 'add_(Tensor other, *, Scalar alpha=1)', vt.PARAMETERS['add__Tensor']),
     ],
     'addmm': [
-        (vt.addmm, 'addmm(Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1)', ((('self', 'Tensor', False), ('mat1', 'Tensor', False), ('mat2', 'Tensor', False),), (('beta', 'Scalar', True), ('alpha', 'Scalar', True),))),
+        (vt.addmm, 'addmm(Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1)', vt.PARAMETERS['addmm']),
     ],
     'alias': [
-        (vt.alias, 'alias()', ((('self', 'Tensor', False),), ())),
+        (vt.alias, 'alias()', vt.PARAMETERS['alias']),
     ],
     'clone': [
-        (vt.clone, 'clone(*, MemoryFormat? memory_format=None)', ((('self', 'Tensor', False),), (('memory_format', 'any', True),))),
+        (vt.clone, 'clone(*, MemoryFormat? memory_format=None)', vt.PARAMETERS['clone']),
     ],
     'div': [
-        (vt.div_Tensor, 'div(Tensor other)', ((('self', 'Tensor', False), ('other', 'Tensor', False),), ())),
+        (vt.div_Tensor, 'div(Tensor other)', vt.PARAMETERS['div_Tensor']),
     ],
     'dot': [
-        (vt.dot, 'dot(Tensor tensor)', ((('self', 'Tensor', False), ('tensor', 'Tensor', False),), ())),
+        (vt.dot, 'dot(Tensor tensor)', vt.PARAMETERS['dot']),
     ],
     'eq': [
-        (vt.eq_Tensor, 'eq(Tensor other)', ((('self', 'Tensor', False), ('other', 'Tensor', False),), ())),
-        (vt.eq_Scalar, 'eq(Scalar other)', ((('self', 'Tensor', False), ('other', 'Scalar', False),), ())),
+        (vt.eq_Tensor, 'eq(Tensor other)', vt.PARAMETERS['eq_Tensor']),
+        (vt.eq_Scalar, 'eq(Scalar other)', vt.PARAMETERS['eq_Scalar']),
     ],
     'exp': [
-        (vt.exp, 'exp()', ((('self', 'Tensor', False),), ())),
+        (vt.exp, 'exp()', vt.PARAMETERS['exp']),
     ],
     'expand': [
-        (vt.expand, 'expand(int[] size, *, bool implicit=False)', ((('self', 'Tensor', False), ('size', 'int[]', False),), (('implicit', 'any', True),))),
+        (vt.expand, 'expand(int[] size, *, bool implicit=False)', vt.PARAMETERS['expand']),
     ],
     'expand_as': [
-        (vt.expand_as, 'expand_as(Tensor other)', ((('self', 'Tensor', False), ('other', 'Tensor', False),), ())),
+        (vt.expand_as, 'expand_as(Tensor other)', vt.PARAMETERS['expand_as']),
     ],
     'ge': [
-        (vt.ge_Tensor, 'ge(Tensor other)', ((('self', 'Tensor', False), ('other', 'Tensor', False),), ())),
-        (vt.ge_Scalar, 'ge(Scalar other)', ((('self', 'Tensor', False), ('other', 'Scalar', False),), ())),
+        (vt.ge_Tensor, 'ge(Tensor other)', vt.PARAMETERS['ge_Tensor']),
+        (vt.ge_Scalar, 'ge(Scalar other)', vt.PARAMETERS['ge_Scalar']),
     ],
     'gt': [
-        (vt.gt_Tensor, 'gt(Tensor other)', ((('self', 'Tensor', False), ('other', 'Tensor', False),), ())),
-        (vt.gt_Scalar, 'gt(Scalar other)', ((('self', 'Tensor', False), ('other', 'Scalar', False),), ())),
+        (vt.gt_Tensor, 'gt(Tensor other)', vt.PARAMETERS['gt_Tensor']),
+        (vt.gt_Scalar, 'gt(Scalar other)', vt.PARAMETERS['gt_Scalar']),
     ],
     'index': [
-        (vt.index_Tensor, 'index(Tensor?[] indices)', ((('self', 'Tensor', False), ('indices', 'Tensor?[]', False),), ())),
+        (vt.index_Tensor, 'index(Tensor?[] indices)', vt.PARAMETERS['index_Tensor']),
     ],
     'le': [
-        (vt.le_Tensor, 'le(Tensor other)', ((('self', 'Tensor', False), ('other', 'Tensor', False),), ())),
-        (vt.le_Scalar, 'le(Scalar other)', ((('self', 'Tensor', False), ('other', 'Scalar', False),), ())),
+        (vt.le_Tensor, 'le(Tensor other)', vt.PARAMETERS['le_Tensor']),
+        (vt.le_Scalar, 'le(Scalar other)', vt.PARAMETERS['le_Scalar']),
     ],
     'log': [
-        (vt.log, 'log()', ((('self', 'Tensor', False),), ())),
+        (vt.log, 'log()', vt.PARAMETERS['log']),
     ],
     'lt': [
-        (vt.lt_Tensor, 'lt(Tensor other)', ((('self', 'Tensor', False), ('other', 'Tensor', False),), ())),
-        (vt.lt_Scalar, 'lt(Scalar other)', ((('self', 'Tensor', False), ('other', 'Scalar', False),), ())),
+        (vt.lt_Tensor, 'lt(Tensor other)', vt.PARAMETERS['lt_Tensor']),
+        (vt.lt_Scalar, 'lt(Scalar other)', vt.PARAMETERS['lt_Scalar']),
     ],
     'matmul': [
-        (vt.matmul, 'matmul(Tensor other)', ((('self', 'Tensor', False), ('other', 'Tensor', False),), ())),
+        (vt.matmul, 'matmul(Tensor other)', vt.PARAMETERS['matmul']),
     ],
     'mean': [
-        (vt.mean, 'mean(*, ScalarType? dtype=None)', ((('self', 'Tensor', False),), (('dtype', 'any', True),))),
-        (vt.mean_dim, 'mean(int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None)', ((('self', 'Tensor', False), ('dim', 'int[]?', False), ('keepdim', 'any', True),), (('dtype', 'any', True),))),
+        (vt.mean, 'mean(*, ScalarType? dtype=None)', vt.PARAMETERS['mean']),
+        (vt.mean_dim, 'mean(int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None)', vt.PARAMETERS['mean_dim']),
     ],
     'mm': [
-        (vt.mm, 'mm(Tensor mat2)', ((('self', 'Tensor', False), ('mat2', 'Tensor', False),), ())),
+        (vt.mm, 'mm(Tensor mat2)', vt.PARAMETERS['mm']),
     ],
     'mul': [
-        (vt.mul_Tensor, 'mul(Tensor other)', ((('self', 'Tensor', False), ('other', 'Tensor', False),), ())),
+        (vt.mul_Tensor, 'mul(Tensor other)', vt.PARAMETERS['mul_Tensor']),
     ],
     'mul_': [
-        (vt.mul__Tensor, 'mul_(Tensor other)', ((('self', 'Tensor', False), ('other', 'Tensor', False),), ())),
+        (vt.mul__Tensor, 'mul_(Tensor other)', vt.PARAMETERS['mul__Tensor']),
     ],
     'mv': [
-        (vt.mv, 'mv(Tensor vec)', ((('self', 'Tensor', False), ('vec', 'Tensor', False),), ())),
+        (vt.mv, 'mv(Tensor vec)', vt.PARAMETERS['mv']),
     ],
     'ne': [
-        (vt.ne_Tensor, 'ne(Tensor other)', ((('self', 'Tensor', False), ('other', 'Tensor', False),), ())),
-        (vt.ne_Scalar, 'ne(Scalar other)', ((('self', 'Tensor', False), ('other', 'Scalar', False),), ())),
+        (vt.ne_Tensor, 'ne(Tensor other)', vt.PARAMETERS['ne_Tensor']),
+        (vt.ne_Scalar, 'ne(Scalar other)', vt.PARAMETERS['ne_Scalar']),
     ],
     'neg': [
-        (vt.neg, 'neg()', ((('self', 'Tensor', False),), ())),
+        (vt.neg, 'neg()', vt.PARAMETERS['neg']),
     ],
     'permute': [
-        (vt.permute, 'permute(int[] dims)', ((('self', 'Tensor', False), ('dims', 'int[]', False),), ())),
+        (vt.permute, 'permute(int[] dims)', vt.PARAMETERS['permute']),
     ],
     'pow': [
-        (vt.pow_Tensor_Tensor, 'pow(Tensor exponent)', ((('self', 'Tensor', False), ('exponent', 'Tensor', False),), ())),
-        (vt.pow_Tensor_Scalar, 'pow(Scalar exponent)', ((('self', 'Tensor', False), ('exponent', 'Scalar', False),), ())),
+        (vt.pow_Tensor_Tensor, 'pow(Tensor exponent)', vt.PARAMETERS['pow_Tensor_Tensor']),
+        (vt.pow_Tensor_Scalar, 'pow(Scalar exponent)', vt.PARAMETERS['pow_Tensor_Scalar']),
     ],
     'reciprocal': [
-        (vt.reciprocal, 'reciprocal()', ((('self', 'Tensor', False),), ())),
+        (vt.reciprocal, 'reciprocal()', vt.PARAMETERS['reciprocal']),
     ],
     'relu': [
-        (vt.relu, 'relu()', ((('self', 'Tensor', False),), ())),
+        (vt.relu, 'relu()', vt.PARAMETERS['relu']),
     ],
     'reshape': [
-        (vt.reshape, 'reshape(int[] shape)', ((('self', 'Tensor', False), ('shape', 'int[]', False),), ())),
+        (vt.reshape, 'reshape(int[] shape)', vt.PARAMETERS['reshape']),
     ],
     'select': [
-        (vt.select_int, 'select(int dim, int index)', ((('self', 'Tensor', False), ('dim', 'int', False), ('index', 'int', False),), ())),
+        (vt.select_int, 'select(int dim, int index)', vt.PARAMETERS['select_int']),
     ],
     'sigmoid': [
-        (vt.sigmoid, 'sigmoid()', ((('self', 'Tensor', False),), ())),
+        (vt.sigmoid, 'sigmoid()', vt.PARAMETERS['sigmoid']),
     ],
     'squeeze': [
-        (vt.squeeze, 'squeeze()', ((('self', 'Tensor', False),), ())),
-        (vt.squeeze_dim, 'squeeze(int dim)', ((('self', 'Tensor', False), ('dim', 'int', False),), ())),
-        (vt.squeeze_dims, 'squeeze(int[] dim)', ((('self', 'Tensor', False), ('dim', 'int[]', False),), ())),
+        (vt.squeeze, 'squeeze()', vt.PARAMETERS['squeeze']),
+        (vt.squeeze_dim, 'squeeze(int dim)', vt.PARAMETERS['squeeze_dim']),
+        (vt.squeeze_dims, 'squeeze(int[] dim)', vt.PARAMETERS['squeeze_dims']),
     ],
     'squeeze_': [
-        (vt.squeeze_, 'squeeze_()', ((('self', 'Tensor', False),), ())),
-        (vt.squeeze__dim, 'squeeze_(int dim)', ((('self', 'Tensor', False), ('dim', 'int', False),), ())),
-        (vt.squeeze__dims, 'squeeze_(int[] dim)', ((('self', 'Tensor', False), ('dim', 'int[]', False),), ())),
+        (vt.squeeze_, 'squeeze_()', vt.PARAMETERS['squeeze_']),
+        (vt.squeeze__dim, 'squeeze_(int dim)', vt.PARAMETERS['squeeze__dim']),
+        (vt.squeeze__dims, 'squeeze_(int[] dim)', vt.PARAMETERS['squeeze__dims']),
     ],
     'sub': [
-        (vt.sub_Tensor, 'sub(Tensor other, *, Scalar alpha=1)', ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('alpha', 'Scalar', True),))),
+        (vt.sub_Tensor, 'sub(Tensor other, *, Scalar alpha=1)', vt.PARAMETERS['sub_Tensor']),
     ],
     'sum': [
-        (vt.sum, 'sum(*, ScalarType? dtype=None)', ((('self', 'Tensor', False),), (('dtype', 'any', True),))),
-        (vt.sum_dim_IntList, 'sum(int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None)', ((('self', 'Tensor', False), ('dim', 'int[]?', False), ('keepdim', 'any', True),), (('dtype', 'any', True),))),
+        (vt.sum, 'sum(*, ScalarType? dtype=None)', vt.PARAMETERS['sum']),
+        (vt.sum_dim_IntList, 'sum(int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None)', vt.PARAMETERS['sum_dim_IntList']),
     ],
     't': [
-        (vt.t, 't()', ((('self', 'Tensor', False),), ())),
+        (vt.t, 't()', vt.PARAMETERS['t']),
     ],
     'tanh': [
-        (vt.tanh, 'tanh()', ((('self', 'Tensor', False),), ())),
+        (vt.tanh, 'tanh()', vt.PARAMETERS['tanh']),
     ],
     'transpose': [
-        (vt.transpose_int, 'transpose(int dim0, int dim1)', ((('self', 'Tensor', False), ('dim0', 'int', False), ('dim1', 'int', False),), ())),
+        (vt.transpose_int, 'transpose(int dim0, int dim1)', vt.PARAMETERS['transpose_int']),
     ],
     'unsqueeze': [
-        (vt.unsqueeze, 'unsqueeze(int dim)', ((('self', 'Tensor', False), ('dim', 'int', False),), ())),
+        (vt.unsqueeze, 'unsqueeze(int dim)', vt.PARAMETERS['unsqueeze']),
     ],
     'view': [
-        (vt.view, 'view(int[] size)', ((('self', 'Tensor', False), ('size', 'int[]', False),), ())),
+        (vt.view, 'view(int[] size)', vt.PARAMETERS['view']),
     ],
     'where': [
-        (vt.where_self, 'where(Tensor condition, Tensor other)', ((('condition', 'Tensor', False), ('self', 'Tensor', False), ('other', 'Tensor', False),), ())),
+        (vt.where_self, 'where(Tensor condition, Tensor other)', vt.PARAMETERS['where_self']),
     ],
     'zero_': [
-        (vt.zero_, 'zero_()', ((('self', 'Tensor', False),), ())),
+        (vt.zero_, 'zero_()', vt.PARAMETERS['zero_']),
     ],
 }
 

@@ -1047,61 +1047,143 @@ register_kernels("ge.Scalar", {"CPU": kernels.ge, "CUDA": kernels.ge})
 register_kernels("ge.Tensor", {"CPU": kernels.ge, "CUDA": kernels.ge})
 
 
+# ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
+# ops.<name> below and the Python argument parser (python_bindings.py) both match arguments against them
+PARAMETERS = {
+    "add_Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('alpha', 'Scalar', True),)),
+    "add__Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('alpha', 'Scalar', True),)),
+    "add_Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False), ('alpha', 'Scalar', True),), ()),
+    "sub_Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('alpha', 'Scalar', True),)),
+    "sub_Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False), ('alpha', 'Scalar', True),), ()),
+    "rsub_Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('alpha', 'Scalar', True),)),
+    "rsub_Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False), ('alpha', 'Scalar', True),), ()),
+    "mul_Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "mul__Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "mul_Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "div_Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "div_Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "neg": ((('self', 'Tensor', False),), ()),
+    "reciprocal": ((('self', 'Tensor', False),), ()),
+    "pow_Tensor_Tensor": ((('self', 'Tensor', False), ('exponent', 'Tensor', False),), ()),
+    "pow_Scalar": ((('self', 'Scalar', False), ('exponent', 'Tensor', False),), ()),
+    "pow_Tensor_Scalar": ((('self', 'Tensor', False), ('exponent', 'Scalar', False),), ()),
+    "exp": ((('self', 'Tensor', False),), ()),
+    "log": ((('self', 'Tensor', False),), ()),
+    "relu": ((('self', 'Tensor', False),), ()),
+    "threshold_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False), ('threshold', 'Scalar', False),), ()),
+    "sigmoid": ((('self', 'Tensor', False),), ()),
+    "sigmoid_backward": ((('grad_output', 'Tensor', False), ('output', 'Tensor', False),), ()),
+    "tanh": ((('self', 'Tensor', False),), ()),
+    "tanh_backward": ((('grad_output', 'Tensor', False), ('output', 'Tensor', False),), ()),
+    "sum": ((('self', 'Tensor', False),), (('dtype', 'any', True),)),
+    "sum_dim_IntList": ((('self', 'Tensor', False), ('dim', 'int[]?', False), ('keepdim', 'any', True),), (('dtype', 'any', True),)),
+    "mean": ((('self', 'Tensor', False),), (('dtype', 'any', True),)),
+    "mean_dim": ((('self', 'Tensor', False), ('dim', 'int[]?', False), ('keepdim', 'any', True),), (('dtype', 'any', True),)),
+    "mm": ((('self', 'Tensor', False), ('mat2', 'Tensor', False),), ()),
+    "mv": ((('self', 'Tensor', False), ('vec', 'Tensor', False),), ()),
+    "dot": ((('self', 'Tensor', False), ('tensor', 'Tensor', False),), ()),
+    "addmm": ((('self', 'Tensor', False), ('mat1', 'Tensor', False), ('mat2', 'Tensor', False),), (('beta', 'Scalar', True), ('alpha', 'Scalar', True),)),
+    "matmul": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "t": ((('self', 'Tensor', False),), ()),
+    "transpose_int": ((('self', 'Tensor', False), ('dim0', 'int', False), ('dim1', 'int', False),), ()),
+    "permute": ((('self', 'Tensor', False), ('dims', 'int[]', False),), ()),
+    "view": ((('self', 'Tensor', False), ('size', 'int[]', False),), ()),
+    "_unsafe_view": ((('self', 'Tensor', False), ('size', 'int[]', False),), ()),
+    "alias": ((('self', 'Tensor', False),), ()),
+    "reshape": ((('self', 'Tensor', False), ('shape', 'int[]', False),), ()),
+    "expand": ((('self', 'Tensor', False), ('size', 'int[]', False),), (('implicit', 'any', True),)),
+    "expand_as": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "unsqueeze": ((('self', 'Tensor', False), ('dim', 'int', False),), ()),
+    "squeeze": ((('self', 'Tensor', False),), ()),
+    "squeeze_dim": ((('self', 'Tensor', False), ('dim', 'int', False),), ()),
+    "squeeze_": ((('self', 'Tensor', False),), ()),
+    "squeeze__dim": ((('self', 'Tensor', False), ('dim', 'int', False),), ()),
+    "squeeze_dims": ((('self', 'Tensor', False), ('dim', 'int[]', False),), ()),
+    "squeeze__dims": ((('self', 'Tensor', False), ('dim', 'int[]', False),), ()),
+    "select_int": ((('self', 'Tensor', False), ('dim', 'int', False), ('index', 'int', False),), ()),
+    "select_backward": ((('grad_output', 'Tensor', False), ('input_sizes', 'int[]', False), ('dim', 'int', False), ('index', 'int', False),), ()),
+    "slice_Tensor": ((('self', 'Tensor', False), ('dim', 'int', True), ('start', 'int?', True), ('end', 'int?', True), ('step', 'int', True),), ()),
+    "slice_backward": ((('grad_output', 'Tensor', False), ('input_sizes', 'int[]', False), ('dim', 'int', False), ('start', 'int', False), ('end', 'int', False), ('step', 'int', False),), ()),
+    "index_Tensor": ((('self', 'Tensor', False), ('indices', 'Tensor?[]', False),), ()),
+    "_index_put_impl_": ((('self', 'Tensor', False), ('indices', 'Tensor?[]', False), ('values', 'Tensor', False), ('accumulate', 'any', True), ('unsafe', 'any', True),), ()),
+    "clone": ((('self', 'Tensor', False),), (('memory_format', 'any', True),)),
+    "_to_copy": ((('self', 'Tensor', False),), (('dtype', 'any', True), ('layout', 'any', True), ('device', 'any', True), ('pin_memory', 'any', True), ('non_blocking', 'any', True), ('memory_format', 'any', True),)),
+    "stack": ((('tensors', 'Tensor[]', False), ('dim', 'int', True),), ()),
+    "cat": ((('tensors', 'Tensor[]', False), ('dim', 'int', True),), ()),
+    "where_self": ((('condition', 'Tensor', False), ('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "zero_": ((('self', 'Tensor', False),), ()),
+    "zeros_like": ((('self', 'Tensor', False),), (('dtype', 'any', True), ('layout', 'any', True), ('device', 'any', True), ('pin_memory', 'any', True), ('memory_format', 'any', True),)),
+    "ones_like": ((('self', 'Tensor', False),), (('dtype', 'any', True), ('layout', 'any', True), ('device', 'any', True), ('pin_memory', 'any', True), ('memory_format', 'any', True),)),
+    "eq_Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "eq_Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "ne_Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "ne_Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "lt_Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "lt_Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "le_Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "le_Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "gt_Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "gt_Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "ge_Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "ge_Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+}
+
+
 # ---- operators by name, choosing an overload by the arguments' types (ops.mul -> mul_Tensor)
-register_op("add", overloaded("add", [(add_Tensor, ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('alpha', 'Scalar', True),))), (add_Scalar, ((('self', 'Tensor', False), ('other', 'Scalar', False), ('alpha', 'Scalar', True),), ()))]))
-register_op("add_", overloaded("add_", [(add__Tensor, ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('alpha', 'Scalar', True),)))]))
-register_op("sub", overloaded("sub", [(sub_Tensor, ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('alpha', 'Scalar', True),))), (sub_Scalar, ((('self', 'Tensor', False), ('other', 'Scalar', False), ('alpha', 'Scalar', True),), ()))]))
-register_op("rsub", overloaded("rsub", [(rsub_Tensor, ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('alpha', 'Scalar', True),))), (rsub_Scalar, ((('self', 'Tensor', False), ('other', 'Scalar', False), ('alpha', 'Scalar', True),), ()))]))
-register_op("mul", overloaded("mul", [(mul_Tensor, ((('self', 'Tensor', False), ('other', 'Tensor', False),), ())), (mul_Scalar, ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()))]))
-register_op("mul_", overloaded("mul_", [(mul__Tensor, ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()))]))
-register_op("div", overloaded("div", [(div_Tensor, ((('self', 'Tensor', False), ('other', 'Tensor', False),), ())), (div_Scalar, ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()))]))
-register_op("neg", overloaded("neg", [(neg, ((('self', 'Tensor', False),), ()))]))
-register_op("reciprocal", overloaded("reciprocal", [(reciprocal, ((('self', 'Tensor', False),), ()))]))
-register_op("pow", overloaded("pow", [(pow_Tensor_Tensor, ((('self', 'Tensor', False), ('exponent', 'Tensor', False),), ())), (pow_Scalar, ((('self', 'Scalar', False), ('exponent', 'Tensor', False),), ())), (pow_Tensor_Scalar, ((('self', 'Tensor', False), ('exponent', 'Scalar', False),), ()))]))
-register_op("exp", overloaded("exp", [(exp, ((('self', 'Tensor', False),), ()))]))
-register_op("log", overloaded("log", [(log, ((('self', 'Tensor', False),), ()))]))
-register_op("relu", overloaded("relu", [(relu, ((('self', 'Tensor', False),), ()))]))
-register_op("threshold_backward", overloaded("threshold_backward", [(threshold_backward, ((('grad_output', 'Tensor', False), ('self', 'Tensor', False), ('threshold', 'Scalar', False),), ()))]))
-register_op("sigmoid", overloaded("sigmoid", [(sigmoid, ((('self', 'Tensor', False),), ()))]))
-register_op("sigmoid_backward", overloaded("sigmoid_backward", [(sigmoid_backward, ((('grad_output', 'Tensor', False), ('output', 'Tensor', False),), ()))]))
-register_op("tanh", overloaded("tanh", [(tanh, ((('self', 'Tensor', False),), ()))]))
-register_op("tanh_backward", overloaded("tanh_backward", [(tanh_backward, ((('grad_output', 'Tensor', False), ('output', 'Tensor', False),), ()))]))
-register_op("sum", overloaded("sum", [(sum, ((('self', 'Tensor', False),), (('dtype', 'any', True),))), (sum_dim_IntList, ((('self', 'Tensor', False), ('dim', 'int[]?', False), ('keepdim', 'any', True),), (('dtype', 'any', True),)))]))
-register_op("mean", overloaded("mean", [(mean, ((('self', 'Tensor', False),), (('dtype', 'any', True),))), (mean_dim, ((('self', 'Tensor', False), ('dim', 'int[]?', False), ('keepdim', 'any', True),), (('dtype', 'any', True),)))]))
-register_op("mm", overloaded("mm", [(mm, ((('self', 'Tensor', False), ('mat2', 'Tensor', False),), ()))]))
-register_op("mv", overloaded("mv", [(mv, ((('self', 'Tensor', False), ('vec', 'Tensor', False),), ()))]))
-register_op("dot", overloaded("dot", [(dot, ((('self', 'Tensor', False), ('tensor', 'Tensor', False),), ()))]))
-register_op("addmm", overloaded("addmm", [(addmm, ((('self', 'Tensor', False), ('mat1', 'Tensor', False), ('mat2', 'Tensor', False),), (('beta', 'Scalar', True), ('alpha', 'Scalar', True),)))]))
-register_op("matmul", overloaded("matmul", [(matmul, ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()))]))
-register_op("t", overloaded("t", [(t, ((('self', 'Tensor', False),), ()))]))
-register_op("transpose", overloaded("transpose", [(transpose_int, ((('self', 'Tensor', False), ('dim0', 'int', False), ('dim1', 'int', False),), ()))]))
-register_op("permute", overloaded("permute", [(permute, ((('self', 'Tensor', False), ('dims', 'int[]', False),), ()))]))
-register_op("view", overloaded("view", [(view, ((('self', 'Tensor', False), ('size', 'int[]', False),), ()))]))
-register_op("_unsafe_view", overloaded("_unsafe_view", [(_unsafe_view, ((('self', 'Tensor', False), ('size', 'int[]', False),), ()))]))
-register_op("alias", overloaded("alias", [(alias, ((('self', 'Tensor', False),), ()))]))
-register_op("reshape", overloaded("reshape", [(reshape, ((('self', 'Tensor', False), ('shape', 'int[]', False),), ()))]))
-register_op("expand", overloaded("expand", [(expand, ((('self', 'Tensor', False), ('size', 'int[]', False),), (('implicit', 'any', True),)))]))
-register_op("expand_as", overloaded("expand_as", [(expand_as, ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()))]))
-register_op("unsqueeze", overloaded("unsqueeze", [(unsqueeze, ((('self', 'Tensor', False), ('dim', 'int', False),), ()))]))
-register_op("squeeze", overloaded("squeeze", [(squeeze, ((('self', 'Tensor', False),), ())), (squeeze_dim, ((('self', 'Tensor', False), ('dim', 'int', False),), ())), (squeeze_dims, ((('self', 'Tensor', False), ('dim', 'int[]', False),), ()))]))
-register_op("squeeze_", overloaded("squeeze_", [(squeeze_, ((('self', 'Tensor', False),), ())), (squeeze__dim, ((('self', 'Tensor', False), ('dim', 'int', False),), ())), (squeeze__dims, ((('self', 'Tensor', False), ('dim', 'int[]', False),), ()))]))
-register_op("select", overloaded("select", [(select_int, ((('self', 'Tensor', False), ('dim', 'int', False), ('index', 'int', False),), ()))]))
-register_op("select_backward", overloaded("select_backward", [(select_backward, ((('grad_output', 'Tensor', False), ('input_sizes', 'int[]', False), ('dim', 'int', False), ('index', 'int', False),), ()))]))
-register_op("slice", overloaded("slice", [(slice_Tensor, ((('self', 'Tensor', False), ('dim', 'int', True), ('start', 'int?', True), ('end', 'int?', True), ('step', 'int', True),), ()))]))
-register_op("slice_backward", overloaded("slice_backward", [(slice_backward, ((('grad_output', 'Tensor', False), ('input_sizes', 'int[]', False), ('dim', 'int', False), ('start', 'int', False), ('end', 'int', False), ('step', 'int', False),), ()))]))
-register_op("index", overloaded("index", [(index_Tensor, ((('self', 'Tensor', False), ('indices', 'Tensor?[]', False),), ()))]))
-register_op("_index_put_impl_", overloaded("_index_put_impl_", [(_index_put_impl_, ((('self', 'Tensor', False), ('indices', 'Tensor?[]', False), ('values', 'Tensor', False), ('accumulate', 'any', True), ('unsafe', 'any', True),), ()))]))
-register_op("clone", overloaded("clone", [(clone, ((('self', 'Tensor', False),), (('memory_format', 'any', True),)))]))
-register_op("_to_copy", overloaded("_to_copy", [(_to_copy, ((('self', 'Tensor', False),), (('dtype', 'any', True), ('layout', 'any', True), ('device', 'any', True), ('pin_memory', 'any', True), ('non_blocking', 'any', True), ('memory_format', 'any', True),)))]))
-register_op("stack", overloaded("stack", [(stack, ((('tensors', 'Tensor[]', False), ('dim', 'int', True),), ()))]))
-register_op("cat", overloaded("cat", [(cat, ((('tensors', 'Tensor[]', False), ('dim', 'int', True),), ()))]))
-register_op("where", overloaded("where", [(where_self, ((('condition', 'Tensor', False), ('self', 'Tensor', False), ('other', 'Tensor', False),), ()))]))
-register_op("zero_", overloaded("zero_", [(zero_, ((('self', 'Tensor', False),), ()))]))
-register_op("zeros_like", overloaded("zeros_like", [(zeros_like, ((('self', 'Tensor', False),), (('dtype', 'any', True), ('layout', 'any', True), ('device', 'any', True), ('pin_memory', 'any', True), ('memory_format', 'any', True),)))]))
-register_op("ones_like", overloaded("ones_like", [(ones_like, ((('self', 'Tensor', False),), (('dtype', 'any', True), ('layout', 'any', True), ('device', 'any', True), ('pin_memory', 'any', True), ('memory_format', 'any', True),)))]))
-register_op("eq", overloaded("eq", [(eq_Scalar, ((('self', 'Tensor', False), ('other', 'Scalar', False),), ())), (eq_Tensor, ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()))]))
-register_op("ne", overloaded("ne", [(ne_Scalar, ((('self', 'Tensor', False), ('other', 'Scalar', False),), ())), (ne_Tensor, ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()))]))
-register_op("lt", overloaded("lt", [(lt_Scalar, ((('self', 'Tensor', False), ('other', 'Scalar', False),), ())), (lt_Tensor, ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()))]))
-register_op("le", overloaded("le", [(le_Scalar, ((('self', 'Tensor', False), ('other', 'Scalar', False),), ())), (le_Tensor, ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()))]))
-register_op("gt", overloaded("gt", [(gt_Scalar, ((('self', 'Tensor', False), ('other', 'Scalar', False),), ())), (gt_Tensor, ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()))]))
-register_op("ge", overloaded("ge", [(ge_Scalar, ((('self', 'Tensor', False), ('other', 'Scalar', False),), ())), (ge_Tensor, ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()))]))
+register_op("add", overloaded("add", [(add_Tensor, PARAMETERS["add_Tensor"]), (add_Scalar, PARAMETERS["add_Scalar"])]))
+register_op("add_", overloaded("add_", [(add__Tensor, PARAMETERS["add__Tensor"])]))
+register_op("sub", overloaded("sub", [(sub_Tensor, PARAMETERS["sub_Tensor"]), (sub_Scalar, PARAMETERS["sub_Scalar"])]))
+register_op("rsub", overloaded("rsub", [(rsub_Tensor, PARAMETERS["rsub_Tensor"]), (rsub_Scalar, PARAMETERS["rsub_Scalar"])]))
+register_op("mul", overloaded("mul", [(mul_Tensor, PARAMETERS["mul_Tensor"]), (mul_Scalar, PARAMETERS["mul_Scalar"])]))
+register_op("mul_", overloaded("mul_", [(mul__Tensor, PARAMETERS["mul__Tensor"])]))
+register_op("div", overloaded("div", [(div_Tensor, PARAMETERS["div_Tensor"]), (div_Scalar, PARAMETERS["div_Scalar"])]))
+register_op("neg", overloaded("neg", [(neg, PARAMETERS["neg"])]))
+register_op("reciprocal", overloaded("reciprocal", [(reciprocal, PARAMETERS["reciprocal"])]))
+register_op("pow", overloaded("pow", [(pow_Tensor_Tensor, PARAMETERS["pow_Tensor_Tensor"]), (pow_Scalar, PARAMETERS["pow_Scalar"]), (pow_Tensor_Scalar, PARAMETERS["pow_Tensor_Scalar"])]))
+register_op("exp", overloaded("exp", [(exp, PARAMETERS["exp"])]))
+register_op("log", overloaded("log", [(log, PARAMETERS["log"])]))
+register_op("relu", overloaded("relu", [(relu, PARAMETERS["relu"])]))
+register_op("threshold_backward", overloaded("threshold_backward", [(threshold_backward, PARAMETERS["threshold_backward"])]))
+register_op("sigmoid", overloaded("sigmoid", [(sigmoid, PARAMETERS["sigmoid"])]))
+register_op("sigmoid_backward", overloaded("sigmoid_backward", [(sigmoid_backward, PARAMETERS["sigmoid_backward"])]))
+register_op("tanh", overloaded("tanh", [(tanh, PARAMETERS["tanh"])]))
+register_op("tanh_backward", overloaded("tanh_backward", [(tanh_backward, PARAMETERS["tanh_backward"])]))
+register_op("sum", overloaded("sum", [(sum, PARAMETERS["sum"]), (sum_dim_IntList, PARAMETERS["sum_dim_IntList"])]))
+register_op("mean", overloaded("mean", [(mean, PARAMETERS["mean"]), (mean_dim, PARAMETERS["mean_dim"])]))
+register_op("mm", overloaded("mm", [(mm, PARAMETERS["mm"])]))
+register_op("mv", overloaded("mv", [(mv, PARAMETERS["mv"])]))
+register_op("dot", overloaded("dot", [(dot, PARAMETERS["dot"])]))
+register_op("addmm", overloaded("addmm", [(addmm, PARAMETERS["addmm"])]))
+register_op("matmul", overloaded("matmul", [(matmul, PARAMETERS["matmul"])]))
+register_op("t", overloaded("t", [(t, PARAMETERS["t"])]))
+register_op("transpose", overloaded("transpose", [(transpose_int, PARAMETERS["transpose_int"])]))
+register_op("permute", overloaded("permute", [(permute, PARAMETERS["permute"])]))
+register_op("view", overloaded("view", [(view, PARAMETERS["view"])]))
+register_op("_unsafe_view", overloaded("_unsafe_view", [(_unsafe_view, PARAMETERS["_unsafe_view"])]))
+register_op("alias", overloaded("alias", [(alias, PARAMETERS["alias"])]))
+register_op("reshape", overloaded("reshape", [(reshape, PARAMETERS["reshape"])]))
+register_op("expand", overloaded("expand", [(expand, PARAMETERS["expand"])]))
+register_op("expand_as", overloaded("expand_as", [(expand_as, PARAMETERS["expand_as"])]))
+register_op("unsqueeze", overloaded("unsqueeze", [(unsqueeze, PARAMETERS["unsqueeze"])]))
+register_op("squeeze", overloaded("squeeze", [(squeeze, PARAMETERS["squeeze"]), (squeeze_dim, PARAMETERS["squeeze_dim"]), (squeeze_dims, PARAMETERS["squeeze_dims"])]))
+register_op("squeeze_", overloaded("squeeze_", [(squeeze_, PARAMETERS["squeeze_"]), (squeeze__dim, PARAMETERS["squeeze__dim"]), (squeeze__dims, PARAMETERS["squeeze__dims"])]))
+register_op("select", overloaded("select", [(select_int, PARAMETERS["select_int"])]))
+register_op("select_backward", overloaded("select_backward", [(select_backward, PARAMETERS["select_backward"])]))
+register_op("slice", overloaded("slice", [(slice_Tensor, PARAMETERS["slice_Tensor"])]))
+register_op("slice_backward", overloaded("slice_backward", [(slice_backward, PARAMETERS["slice_backward"])]))
+register_op("index", overloaded("index", [(index_Tensor, PARAMETERS["index_Tensor"])]))
+register_op("_index_put_impl_", overloaded("_index_put_impl_", [(_index_put_impl_, PARAMETERS["_index_put_impl_"])]))
+register_op("clone", overloaded("clone", [(clone, PARAMETERS["clone"])]))
+register_op("_to_copy", overloaded("_to_copy", [(_to_copy, PARAMETERS["_to_copy"])]))
+register_op("stack", overloaded("stack", [(stack, PARAMETERS["stack"])]))
+register_op("cat", overloaded("cat", [(cat, PARAMETERS["cat"])]))
+register_op("where", overloaded("where", [(where_self, PARAMETERS["where_self"])]))
+register_op("zero_", overloaded("zero_", [(zero_, PARAMETERS["zero_"])]))
+register_op("zeros_like", overloaded("zeros_like", [(zeros_like, PARAMETERS["zeros_like"])]))
+register_op("ones_like", overloaded("ones_like", [(ones_like, PARAMETERS["ones_like"])]))
+register_op("eq", overloaded("eq", [(eq_Scalar, PARAMETERS["eq_Scalar"]), (eq_Tensor, PARAMETERS["eq_Tensor"])]))
+register_op("ne", overloaded("ne", [(ne_Scalar, PARAMETERS["ne_Scalar"]), (ne_Tensor, PARAMETERS["ne_Tensor"])]))
+register_op("lt", overloaded("lt", [(lt_Scalar, PARAMETERS["lt_Scalar"]), (lt_Tensor, PARAMETERS["lt_Tensor"])]))
+register_op("le", overloaded("le", [(le_Scalar, PARAMETERS["le_Scalar"]), (le_Tensor, PARAMETERS["le_Tensor"])]))
+register_op("gt", overloaded("gt", [(gt_Scalar, PARAMETERS["gt_Scalar"]), (gt_Tensor, PARAMETERS["gt_Tensor"])]))
+register_op("ge", overloaded("ge", [(ge_Scalar, PARAMETERS["ge_Scalar"]), (ge_Tensor, PARAMETERS["ge_Tensor"])]))

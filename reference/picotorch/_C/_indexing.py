@@ -11,6 +11,7 @@ was applied the result is an ``alias`` of the tensor (``x[...]`` shows ``AliasBa
 from __future__ import annotations
 
 from ..native.dispatcher import ops
+from ..native.helpers import as_operand, const, wrap, xp_of
 
 
 def getitem(self, index):
@@ -170,8 +171,6 @@ def _as_value(self, value):
     if hasattr(value, "_data"):
         return value
     if isinstance(value, (bool, int, float)):
-        from ..native.kernels import as_operand
-
         return as_operand(value)
     raise TypeError(f"can't assign a {type(value).__name__} to a torch.{self.dtype.c10_name}Tensor")
 
@@ -183,8 +182,6 @@ def _array_key(self, index):
 
 
 def _outside_mask(grad, key):
-    from ..native.kernels import const, wrap, xp_of
-
     xp = xp_of(grad)
     mask = xp.ones(tuple(grad.shape), dtype=grad._data.dtype, device=grad._data.device)
     mask[key] = const(xp, 0, mask)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from ..native.dispatcher import accepts, bind
-from ..native.kernels import scalar_tensor
+from ..native.helpers import scalar_tensor
 
 
 def _type_name(value) -> str:

@@ -421,7 +421,7 @@ def gen_variable_type_file(ops: list[Op]) -> str:
             "    SavedVariable, any_requires_grad, bump_version, check_inplace, collect_next_edges,",
             "    rebase_history, set_history,",
             ")",
-            "from picotorch.native import composite, cuda, kernels",
+            "from picotorch import native", "from picotorch.native import composite",
             "from picotorch.native.dispatcher import device_of, kernel_for, register_kernels, register_op, overloaded",
             "",
             "from . import nodes", "", ""]
@@ -430,18 +430,13 @@ def gen_variable_type_file(ops: list[Op]) -> str:
     for op in ops:
         if op.composite:
             continue
-        table = ", ".join(f'"{k}": {_kernel_module(v)}.{v}' for k, v in sorted(op.fn.dispatch.items()))
+        table = ", ".join(f'"{k}": native.{v}' for k, v in sorted(op.fn.dispatch.items()))
         tail.append(f'register_kernels("{op.overload}", {{{table}}})')
     tail += ["", "", "# ---- operators by name, choosing an overload by the arguments' types (ops.mul -> mul_Tensor)"]
     for base, group in _by_base(ops).items():
         entries = ", ".join(f"({o.py_name}, {_param_spec(o.schema)})" for o in group)
         tail.append(f'register_op("{base}", overloaded("{base}", [{entries}]))')
     return "\n".join(head) + "\n\n\n".join(body) + "\n" + "\n".join(tail) + "\n"
-
-
-def _kernel_module(kernel: str) -> str:
-    """Kernels named ``*_cuda`` are the hand-written CUDA ones in native/cuda.py; the rest are generic."""
-    return "cuda" if kernel.endswith("_cuda") else "kernels"
 
 
 def _by_base(ops: list[Op]) -> dict[str, list[Op]]:

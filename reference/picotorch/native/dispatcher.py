@@ -13,6 +13,10 @@ up by name at call time, which is what PyTorch's dispatcher is: a table filled i
 
 from __future__ import annotations
 
+import functools
+
+import numpy as np
+
 _OPS: dict[str, object] = {}
 _KERNELS: dict[str, dict[str, object]] = {}
 
@@ -43,10 +47,6 @@ def register_kernels(overload: str, kernels: dict[str, object]) -> None:
 
 def _quiet(kernel):
     """Run a kernel without NumPy's floating-point warnings: PyTorch gives inf/nan silently."""
-    import functools
-
-    import numpy as np
-
     @functools.wraps(kernel)
     def run(*args, **kwargs):
         with np.errstate(all="ignore"):

@@ -112,10 +112,11 @@ def common_device(*tensors):
 
 
 def result_type(*tensors):
-    return st.result_type(*[(_promotion_dtype(t), priority(t)) for t in tensors])
+    return st.result_type(*[(_promotion_dtype(t), _priority(t)) for t in tensors])
 
 
-def priority(t) -> int:
+def _priority(t) -> int:
+    """How strongly ``t`` takes part in promotion: wrapped number < zero-dim tensor < tensor."""
     if t._is_wrapped_number:
         return 0
     return 1 if t._data.ndim == 0 else 2

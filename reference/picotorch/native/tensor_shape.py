@@ -9,7 +9,7 @@ decides what autograd records (``ViewBackward0``, and ``CopySlices`` when a view
 
 from __future__ import annotations
 
-import builtins
+import builtins  # this file defines a `slice` kernel; the built-in is builtins.slice
 import math
 
 from ..c10 import scalar_type as st
@@ -175,6 +175,9 @@ def slice(self, dim=0, start=None, end=None, step=1):
     return view_of(self, self._data[key])
 
 
+# ----------------------------------------------------------------------------- backward of views
+
+
 def select_backward(grad_output, input_sizes, dim, index):
     data = zeros_array(grad_output, input_sizes)
     d = checks.wrap_dim(dim, len(input_sizes))
@@ -187,6 +190,9 @@ def slice_backward(grad_output, input_sizes, dim, start, end, step):
     d = checks.wrap_dim(dim, len(input_sizes))
     data[(builtins.slice(None),) * d + (builtins.slice(start, end, step), ...)] = grad_output._data
     return wrap(grad_output, data)
+
+
+# ----------------------------------------------------------------------------- joins
 
 
 def stack(tensors, dim=0):

@@ -40,6 +40,7 @@ from array_api_compat import array_namespace
 from .autograd.grad_mode import no_grad
 from .c10 import scalar_type
 from .native import tensor_impl
+from .native.cuda import current_device
 from .native.device import to_numpy
 
 # ---------------------------------------------------------------------------------------------------
@@ -389,9 +390,7 @@ def _device_suffix(self) -> str | None:
 
 
 def _current_cuda_device() -> int:
-    from . import cuda
-
-    return cuda.current_device()
+    return current_device()
 
 
 def _grad_fn_name(self) -> str | None:

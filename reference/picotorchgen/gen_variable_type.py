@@ -29,7 +29,8 @@ from picotorch.autograd.variable import (
     SavedVariable, any_requires_grad, bump_version, check_inplace, collect_next_edges,
     rebase_history, set_history,
 )
-from picotorch.native import composite, cuda, kernels
+from picotorch import native
+from picotorch.native import composite
 from picotorch.native.dispatcher import device_of, kernel_for, register_kernels, register_op, overloaded
 
 from . import nodes
@@ -56,12 +57,13 @@ ${operators_by_name}
 def kernel_reference(dispatch_key: str, kernel: str) -> str:
     """How the generated code names a kernel of ``dispatch:``, through the ``picotorch.native`` import above.
 
-    This and that import line are the one place that knows which module holds which kernel:
-    ``*_cuda`` kernels are the hand-written CUDA ones, the rest serve every device.
+    ``picotorch.native`` is the flat ``at::native`` namespace: every kernel the YAML names, whichever
+    of ATen's files (``binary_ops.py``, ``cuda/elementwise.py``, ...) defines it. Composite kernels,
+    written with other ops, are in ``native/composite.py``.
     """
     if dispatch_key == "CompositeImplicitAutograd":
         return f"composite.{kernel}"
-    return f"cuda.{kernel}" if kernel.endswith("_cuda") else f"kernels.{kernel}"
+    return f"native.{kernel}"
 
 
 AUTOGRAD_KERNEL = CodeTemplate('''\

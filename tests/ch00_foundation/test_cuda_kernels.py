@@ -1,4 +1,4 @@
-"""The CUDA layer: raw kernels (``picotorch/native/cuda_kernels.py``) and ``picotorch.cuda``.
+"""The CUDA layer: raw kernels (``picotorch/native/cuda/raw_kernels.py``) and ``picotorch.cuda``.
 
 What runs where:
 
@@ -28,10 +28,10 @@ _PACKAGE_EXISTS = (_REFERENCE / "picotorch" / "__init__.py").exists()
 
 
 def _import_kernels():
-    """``picotorch.native.cuda_kernels``; by file path while the package does not exist yet."""
+    """``picotorch.native.cuda.raw_kernels``; by file path while the package does not exist yet."""
     if _PACKAGE_EXISTS:
-        return importlib.import_module("picotorch.native.cuda_kernels")
-    path = _REFERENCE / "picotorch" / "native" / "cuda_kernels.py"
+        return importlib.import_module("picotorch.native.cuda.raw_kernels")
+    path = _REFERENCE / "picotorch" / "native" / "cuda" / "raw_kernels.py"
     spec = importlib.util.spec_from_file_location("_cuda_kernels_by_path", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -240,7 +240,7 @@ def pcuda(fresh_probe):
     if not _PACKAGE_EXISTS:
         pytest.skip("the picotorch package does not exist yet")
     module = importlib.import_module("picotorch.cuda")
-    fresh_probe.setattr(module, "_initialized", False)
+    fresh_probe.setattr(importlib.import_module("picotorch.native.cuda"), "_initialized", False)  # its state
     return module
 
 

@@ -15,6 +15,7 @@ from ..autograd.copy_slices import SetItemSlices
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..autograd.graph import Edge
 from ..native.dispatcher import ops
+from ..native.helpers import as_operand, const, wrap, xp_of
 from ..native.tensor_impl import TensorImpl
 from ._factories import tensor
 
@@ -169,8 +170,6 @@ def _as_value(self, value):
     if isinstance(value, TensorImpl):
         return value
     if isinstance(value, (bool, int, float)):
-        from ..native.kernels import as_operand
-
         return as_operand(value)
     raise TypeError(f"can't assign a {type(value).__name__} to a torch.{self.dtype.c10_name}Tensor")
 
@@ -182,8 +181,6 @@ def _array_key(self, index):
 
 
 def _outside_mask(grad, key):
-    from ..native.kernels import const, wrap, xp_of
-
     xp = xp_of(grad)
     mask = xp.ones(tuple(grad.shape), dtype=grad._data.dtype, device=grad._data.device)
     mask[key] = const(xp, 0, mask)

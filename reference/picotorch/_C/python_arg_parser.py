@@ -12,7 +12,7 @@ import re
 
 from ..c10.scalar_type import is_differentiable_type
 from ..native.dispatcher import accepts, bind
-from ..native.kernels import scalar_tensor
+from ..native.helpers import scalar_tensor
 from ..native.tensor_impl import TensorImpl
 
 

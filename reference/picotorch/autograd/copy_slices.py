@@ -15,6 +15,7 @@ the gradient for ``value``); :class:`SetItemSlices` is that case.
 from __future__ import annotations
 
 from ..native.dispatcher import ops
+from ..native.helpers import as_strided_view, strided_geometry, wrap, zeros_array
 from .functions_manual import sum_to
 from .graph import Edge, Node
 
@@ -23,15 +24,11 @@ class Region:
     """Where a view sits inside its base's storage: sizes, strides and offset, in elements."""
 
     def __init__(self, view, base) -> None:
-        from ..native.kernels import strided_geometry
-
         self.sizes, self.strides, self.offset = strided_geometry(view, base)
         self.base_shape = tuple(base.shape)
 
     def of(self, tensor):
         """The region of a base-shaped tensor, as a strided view sharing its data."""
-        from ..native.kernels import as_strided_view
-
         return as_strided_view(tensor, self.sizes, self.strides, self.offset)
 
 
@@ -71,12 +68,10 @@ class AsStridedBackward0(Node):
         self.region = region
 
     def apply(self, grads: list) -> list:
-        from ..native.kernels import _zeros, wrap
-
         grad = grads[0]
         if grad is None:
             return [None]
-        base_grad = wrap(grad, _zeros(grad, self.region.base_shape))
+        base_grad = wrap(grad, zeros_array(grad, self.region.base_shape))
         self.region.of(base_grad)._data[...] = grad._data
         return [base_grad]
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 from ..native.dispatcher import ops
+from ..native.helpers import wrap, zeros_array
 from ..native.tensor_impl import TensorImpl
 
 __all__ = [  # what `from functions_manual import *` gives the generated nodes
@@ -163,10 +164,8 @@ def slice_backward_wrapper(grad, sizes, dim, start, end, step):
 
 
 def index_backward(grad, sizes, options, indices):
-    from ..native.kernels import _zeros, wrap
-
     dtype, _ = options
-    base = wrap(grad, _zeros(grad, sizes, dtype), dtype)
+    base = wrap(grad, zeros_array(grad, sizes, dtype), dtype)
     return ops._index_put_impl_(base, indices, grad, True, True)
 
 

@@ -23,32 +23,31 @@ Which error, when (measured on torch 2.13.0+cpu; the RuntimeErrors are from PyTo
 The messages say ``torch``, not ``picotorch``, as every message of picotorch does: the learner
 should meet exactly the text PyTorch would show. ``is_available()`` and ``device_count()`` never
 raise, as in PyTorch.
+
+``_lazy_init``, ``is_initialized`` and ``current_device`` live one layer down, in
+``picotorch.native.cuda`` (the kernels' device lookup needs them, and a lower layer never imports a
+higher one); this module re-exports them, as ``torch.cuda`` exposes what ``torch._C`` provides.
 """
 
 from __future__ import annotations
 
 from ..c10.device import device as _device
-from ..native import cuda_kernels
+from ..native.cuda import current_device, is_initialized
+from ..native.cuda import lazy_init as _lazy_init
+from ..native.cuda.raw_kernels import cupy_available as _cupy_available
+from ..native.cuda.raw_kernels import cupy_installed as _cupy_installed
 
-_NOT_COMPILED = "Torch not compiled with CUDA enabled"
 _NO_SET_DEVICE = "module 'torch._C' has no attribute '_cuda_setDevice'"
-_NO_DRIVER = (
-    "Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and "
-    "installed a driver from http://www.nvidia.com/Download/index.aspx"
-)
-_NO_GPUS = "No CUDA GPUs are available"
-
-_initialized = False
 
 
 def _is_compiled() -> bool:
     """Whether picotorch has CUDA support at all, i.e. whether CuPy can be imported."""
-    return cuda_kernels.cupy_installed()
+    return _cupy_installed()
 
 
 def is_available() -> bool:
     """Whether a CUDA GPU can be used now. Never raises."""
-    return cuda_kernels.cupy_available()
+    return _cupy_available()
 
 
 def device_count() -> int:
@@ -63,44 +62,9 @@ def device_count() -> int:
         return 0
 
 
-def is_initialized() -> bool:
-    """Whether CUDA has been initialised (by the first thing that needed it)."""
-    return _initialized
-
-
 def init() -> None:
     """Initialise CUDA now rather than on first use; raises if it cannot be used."""
     _lazy_init()
-
-
-def _lazy_init() -> None:
-    """Make CUDA usable, or raise what PyTorch raises (see the module docstring)."""
-    global _initialized
-    if _initialized:
-        return
-    if not _is_compiled():
-        raise AssertionError(_NOT_COMPILED)
-    if not is_available():
-        raise RuntimeError(_NO_GPUS if _driver_version() > 0 else _NO_DRIVER)
-    _initialized = True
-
-
-def _driver_version() -> int:
-    """The CUDA driver's version number, 0 when there is no driver (as ``cudaDriverGetVersion``)."""
-    try:
-        import cupy
-
-        return int(cupy.cuda.runtime.driverGetVersion())
-    except Exception:
-        return 0
-
-
-def current_device() -> int:
-    """The index of the current GPU."""
-    _lazy_init()
-    import cupy
-
-    return int(cupy.cuda.runtime.getDevice())
 
 
 def set_device(device) -> None:

@@ -4,4 +4,82 @@ Models ``aten/src/ATen/native/`` (the kernels, one per op and device type) and
 ``aten/src/ATen/core/dispatch/Dispatcher.h`` (the table that picks a kernel for a call). Kernels take
 and return tensors without autograd: they read ``tensor._data`` (an Array-API array) and build new
 tensors with :func:`tensor_impl.new_tensor`.
+
+The files are ATen's, one module per ``.cpp``:
+
+- ``binary_ops.py`` (``BinaryOps.cpp``), ``unary_ops.py`` (``UnaryOps.cpp``), ``activation.py``
+  (``Activation.cpp``), ``reduce_ops.py`` (``ReduceOps.cpp``), ``linear_algebra.py``
+  (``LinearAlgebra.cpp``), ``tensor_shape.py`` (``TensorShape.cpp``), ``indexing.py``
+  (``TensorAdvancedIndexing.cpp``), ``tensor_factories.py`` (``TensorFactories.cpp``);
+- ``composite.py``: the ``CompositeImplicitAutograd`` kernels, built from other ops;
+- ``cuda/``: CUDA's lazy initialisation and the kernels that launch hand-written CUDA C;
+- ``helpers.py``: what the kernel files share (and the only kernel-side names the layers above use);
+- ``checks.py``, ``layout.py``, ``device.py``, ``tensor_impl.py``, ``dispatcher.py``: argument
+  checks, output layout, backends, the tensor's fields, the operator table.
+
+This package's namespace is ATen's flat ``at::native``: every kernel that a ``dispatch:`` entry of
+``native_functions.yaml`` names is importable from here, and the generated code refers to it as
+``native.<name>``, whichever file defines it.
 """
+
+from .activation import relu, threshold_backward
+from .binary_ops import (
+    add,
+    add_,
+    div,
+    eq,
+    ge,
+    gt,
+    le,
+    lt,
+    mul,
+    mul_,
+    ne,
+    pow,
+    pow_scalar_base,
+    rsub,
+    sigmoid_backward,
+    sub,
+    tanh_backward,
+    where,
+)
+from .composite import expand_as, matmul, reshape
+from .cuda.elementwise import add_cuda, mul_cuda, relu_cuda, threshold_backward_cuda
+from .indexing import _index_put_impl_, index
+from .linear_algebra import addmm, dot, mm, mv
+from .reduce_ops import mean, mean_dim, sum, sum_dim
+from .tensor_factories import _to_copy, clone, ones_like, zero_, zeros_like
+from .tensor_shape import (
+    _unsafe_view,
+    alias,
+    cat,
+    expand,
+    permute,
+    select,
+    select_backward,
+    slice,
+    slice_backward,
+    squeeze,
+    squeeze_,
+    squeeze_dim,
+    squeeze_dim_,
+    squeeze_dims,
+    squeeze_dims_,
+    stack,
+    t,
+    transpose,
+    unsqueeze,
+    view,
+)
+from .unary_ops import exp, log, neg, reciprocal, sigmoid, tanh
+
+__all__ = [
+    "_index_put_impl_", "_to_copy", "_unsafe_view", "add", "add_", "add_cuda", "addmm", "alias", "cat", "clone",
+    "div", "dot", "eq", "exp", "expand", "expand_as", "ge", "gt", "index", "le", "log", "lt", "matmul", "mean",
+    "mean_dim", "mm", "mul", "mul_", "mul_cuda", "mv", "ne", "neg", "ones_like", "permute", "pow",
+    "pow_scalar_base", "reciprocal", "relu", "relu_cuda", "reshape", "rsub", "select", "select_backward",
+    "sigmoid", "sigmoid_backward", "slice", "slice_backward", "squeeze", "squeeze_", "squeeze_dim",
+    "squeeze_dim_", "squeeze_dims", "squeeze_dims_", "stack", "sub", "sum", "sum_dim", "t", "tanh",
+    "tanh_backward", "threshold_backward", "threshold_backward_cuda", "transpose", "unsqueeze", "view", "where",
+    "zero_", "zeros_like",
+]

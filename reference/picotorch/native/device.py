@@ -15,6 +15,7 @@ import numpy as np
 from array_api_compat import numpy as np_xp
 
 from ..c10.device import device
+from .cuda import lazy_init
 
 
 @dataclass
@@ -50,10 +51,8 @@ def backend(dev: device) -> Backend:
 
 
 def _cupy_backend() -> Backend:
-    from ..cuda import _lazy_init
-
-    _lazy_init()  # raises the no-GPU error PyTorch raises
-    import cupy
+    lazy_init()  # raises the no-GPU error PyTorch raises
+    import cupy  # only now: without a GPU, picotorch never imports CuPy
     from array_api_compat import cupy as cp_xp
 
     found = Backend(cp_xp, [cupy.cuda.Device(i) for i in range(cupy.cuda.runtime.getDeviceCount())])

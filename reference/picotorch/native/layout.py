@@ -11,6 +11,8 @@ depends on it. Array libraries without strides (the Array API has none) keep the
 
 from __future__ import annotations
 
+import numpy
+
 
 def _element_strides(array, out_shape: tuple) -> tuple | None:
     """An operand's strides in elements, aligned to the output shape; broadcast dims get 0."""
@@ -88,9 +90,7 @@ def _c_contiguous(array):
     if _is_c_contiguous(array):
         return array
     if type(array).__module__.startswith("cupy"):
-        import cupy
+        import cupy  # CuPy is imported only when a CUDA tensor exists
 
         return cupy.ascontiguousarray(array)
-    import numpy
-
     return numpy.ascontiguousarray(array)

@@ -25,6 +25,8 @@ from __future__ import annotations
 import functools
 import importlib
 
+import numpy
+
 # ---------------------------------------------------------------------------------------------
 # The CUDA sources.
 #
@@ -200,7 +202,7 @@ def cupy_available() -> bool:
 @functools.cache
 def _compiled_kernel(name: str, dtype: str):
     """``cupy.RawKernel`` for kernel ``name`` and ``dtype``, compiled (by NVRTC) on first use."""
-    import cupy
+    import cupy  # only here and in _launch: importing this module must not need CuPy
 
     return cupy.RawKernel(KERNEL_SOURCES[name], f"{name}_{dtype}")
 
@@ -232,8 +234,7 @@ def _launch(name: str, inputs: list, scalars: list):
     The kernel's arguments are: the inputs, the scalars (cast to the inputs' dtype, because a
     Python float would be passed as a C ``double``), the output, and the element count ``n``.
     """
-    import cupy
-    import numpy
+    import cupy  # see _compiled_kernel
 
     kernel = _kernel_for(name, *inputs)
     inputs = [cupy.ascontiguousarray(a) for a in inputs]

@@ -1,0 +1,186 @@
+"""What every kernel file shares: the array namespace, operands, promotion, new tensors and views.
+
+ATen spreads these facts over several files, none of them an op file: ``TensorIterator.cpp`` (the
+common device, the broadcast shape and the cast operands a binary op starts from),
+``TypeProperties.cpp`` (``result_type``), ``ScalarOps.h`` (``scalar_to_tensor``, a Python number as a
+wrapped zero-dim tensor) and ``TensorShape.cpp`` (``as_strided``). picotorch keeps them in this one
+module so each op file (``binary_ops.py``, ``tensor_shape.py``, ...) reads as its ops alone.
+
+Public names are the ones used from outside a kernel file: the op files, ``native/cuda/``, and the
+layers above (autograd's view and formula helpers, ``_C``'s indexing and argument parser) — those
+reach kernels only through the dispatcher or through these helpers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..c10 import scalar_type as st
+from ..c10.device import device as Device
+from . import checks
+from .device import backend, to_numpy
+from .tensor_impl import new_tensor
+
+# ----------------------------------------------------------------------------- arrays and tensors
+
+
+def xp_of(t):
+    """The Array-API namespace of ``t``'s device (NumPy on cpu, CuPy on cuda)."""
+    return backend(t._device).xp
+
+
+def xp_dtype(xp, dtype):
+    return getattr(xp, dtype.name)
+
+
+def shape_of(t) -> tuple:
+    return tuple(t._data.shape)
+
+
+def wrap(t_like, data, dtype=None):
+    """A new tensor on ``t_like``'s device around ``data``."""
+    xp = xp_of(t_like)
+    return new_tensor(xp.asarray(data), dtype or t_like._dtype, t_like._device)
+
+
+def zeros_array(like, shape, dtype=None):
+    """An array of zeros of ``shape`` on ``like``'s device, in ``dtype`` (default: ``like``'s)."""
+    xp = xp_of(like)
+    dtype = dtype or like._dtype
+    return xp.zeros(tuple(shape), dtype=xp_dtype(xp, dtype), device=like._data.device)
+
+
+def const(xp, value, like):
+    """A scalar as an array of ``like``'s dtype on ``like``'s device (arrays of two devices never mix)."""
+    return xp.asarray(value, dtype=like.dtype, device=like.device)
+
+
+def scaled(xp, b, alpha):
+    """``alpha * b``, skipping the multiplication when ``alpha`` is 1."""
+    return b if alpha == 1 else xp.multiply(b, const(xp, alpha, b))
+
+
+def cast(t, dtype, xp, device=None):
+    """``t``'s array in ``dtype`` on ``device`` (CPU zero-dim operands move to the device)."""
+    data = t._data
+    if device is not None and t._device != device:
+        value = to_numpy(data).item()
+        return xp.asarray(value, dtype=xp_dtype(xp, dtype), device=backend(device).array_device(device.index))
+    if t._dtype is dtype:
+        return data
+    return xp.astype(data, xp_dtype(xp, dtype))
+
+
+# ----------------------------------------------------------------------------- operands and promotion
+
+
+def scalar_tensor(value):
+    """A Python number as a wrapped zero-dim CPU tensor (``at::scalar_to_tensor`` + ``set_wrapped_number``).
+
+    It stores the number at full precision (float64 / int64 / bool), as PyTorch does; type promotion
+    then treats it as a "wrapped number", which only decides the category (see ``result_type``).
+    """
+    dtype = st.float64 if isinstance(value, float) else st.scalar_dtype(value)
+    cpu = backend(Device("cpu")).xp
+    return new_tensor(cpu.asarray(value, dtype=xp_dtype(cpu, dtype)), dtype, Device("cpu"), wrapped_number=True)
+
+
+def as_operand(value):
+    return value if hasattr(value, "_data") else scalar_tensor(value)
+
+
+def binary_operands(self, other, *, to_float=False):
+    """What every binary elementwise kernel starts with (TensorIterator's set-up): the other operand as
+    a tensor, the common device, the promoted dtype, the broadcast shape (or PyTorch's error), the
+    namespace, and both arrays cast to that dtype on that device."""
+    other = as_operand(other)
+    dev = common_device(self, other)
+    dtype = result_type(self, other)
+    if to_float:
+        dtype = float_dtype(dtype)
+    shape = checks.broadcast_shapes(shape_of(self), shape_of(other))
+    xp = backend(dev).xp
+    return other, dev, dtype, shape, xp, cast(self, dtype, xp, dev), cast(other, dtype, xp, dev)
+
+
+def common_device(*tensors):
+    checks.check_same_device(*tensors)
+    for t in tensors:
+        if not t._is_wrapped_number and t._device.type != "cpu":
+            return t._device
+    return tensors[0]._device
+
+
+def result_type(*tensors):
+    return st.result_type(*[(_promotion_dtype(t), _priority(t)) for t in tensors])
+
+
+def _priority(t) -> int:
+    """How strongly ``t`` takes part in promotion: wrapped number < zero-dim tensor < tensor."""
+    if t._is_wrapped_number:
+        return 0
+    return 1 if t._data.ndim == 0 else 2
+
+
+def _promotion_dtype(t):
+    """A wrapped float number takes part in promotion as the default dtype, not as its float64 storage."""
+    if t._is_wrapped_number and t._dtype.is_floating_point:
+        return st.get_default_dtype()
+    return t._dtype
+
+
+def float_dtype(dtype):
+    return dtype if dtype.is_floating_point else st.get_default_dtype()
+
+
+def reduce_dims(self, dim) -> tuple:
+    """The dims a reduction (or ``squeeze(dims)``) works on: all for None or ``()``, else ``dim`` wrapped."""
+    ndim = self._data.ndim
+    if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0):
+        return tuple(range(ndim))
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    wrapped = tuple(checks.wrap_dim(d, ndim) for d in dims)
+    for d in set(wrapped):
+        if wrapped.count(d) > 1:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    return wrapped if ndim else ()  # a zero-dim tensor accepts dim 0 / -1 and has nothing to reduce
+
+
+# ----------------------------------------------------------------------------- views
+
+
+def view_of(base, data):
+    """A tensor that views ``base``'s data: same version counter, ``_base`` set."""
+    out = new_tensor(data, base._dtype, base._device, version=base._version_counter)
+    out._base = base._base if base._base is not None else base
+    return out
+
+
+def strided_geometry(view, base) -> tuple:
+    """(sizes, strides, offset) of ``view`` inside ``base``'s storage, in elements (NumPy / CuPy)."""
+    itemsize = view._dtype.itemsize
+    try:
+        offset = _address(view._data) - _address(base._data)
+    except AttributeError:
+        raise NotImplementedError("in-place ops on views need NumPy or CuPy arrays (strides and addresses); "
+                                  f"this device's arrays are {type(view._data).__module__}") from None
+    strides = tuple(s // itemsize for s in view._data.strides)
+    return tuple(view._data.shape), strides, offset // itemsize
+
+
+def _address(array) -> int:
+    if hasattr(array, "__array_interface__"):
+        return array.__array_interface__["data"][0]
+    return array.data.ptr  # CuPy
+
+
+def as_strided_view(t, sizes, strides, offset):
+    """A tensor viewing ``t``'s (contiguous) data with the given geometry (``Tensor.as_strided``)."""
+    data = t._data
+    itemsize = t._dtype.itemsize
+    flat = xp_of(t).reshape(data, (-1,))[offset:]
+    if type(data).__module__.startswith("cupy"):
+        from cupy.lib.stride_tricks import as_strided  # CuPy is imported only when a CUDA tensor exists
+    else:
+        as_strided = np.lib.stride_tricks.as_strided
+    return view_of(t, as_strided(flat, shape=sizes, strides=tuple(s * itemsize for s in strides)))

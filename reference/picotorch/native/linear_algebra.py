@@ -1,0 +1,85 @@
+"""Matrix products: ``mm``, ``mv``, ``dot`` and ``addmm``.
+
+Models ``aten/src/ATen/native/LinearAlgebra.cpp`` (``mm``, ``addmm``) and its neighbour ``Blas.cpp``
+(``mv``, ``dot``). They check the operands' dimensions, shapes and dtypes with PyTorch's messages and
+leave the arithmetic to the array library's ``matmul``; they never promote (``float @ double`` is an
+error, as in PyTorch). ``matmul`` itself is a composite of these (:mod:`picotorch.native.composite`).
+"""
+
+from __future__ import annotations
+
+from . import checks
+from .helpers import cast, common_device, scaled, shape_of, xp_of
+from .tensor_impl import new_tensor
+
+
+def mm(self, mat2):
+    if self._data.ndim != 2:
+        raise RuntimeError("self must be a matrix")
+    if mat2._data.ndim != 2:
+        raise RuntimeError("mat2 must be a matrix")
+    _check_mm_shapes(self, mat2)
+    _check_matmul_dtypes(self, mat2)
+    dev = common_device(self, mat2)
+    return new_tensor(xp_of(self).matmul(self._data, mat2._data), self._dtype, dev)
+
+
+def _check_mm_shapes(m1, m2) -> None:
+    (a, b), (c, d) = m1._data.shape, m2._data.shape
+    if b != c:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a}x{b} and {c}x{d})")
+
+
+def mv(self, vec):
+    if self._data.ndim != 2 or vec._data.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {self._data.ndim}, {vec._data.ndim}")
+    # (PyTorch's message lists the dims of the implicit output, the matrix and the vector)
+    if self._data.shape[1] != vec._data.shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({self._data.shape[0]}), mat ({self._data.shape[0]}x"
+                           f"{self._data.shape[1]}), vec ({vec._data.shape[0]})")
+    _check_matmul_dtypes(self, vec)
+    return new_tensor(xp_of(self).matmul(self._data, vec._data), self._dtype, common_device(self, vec))
+
+
+def dot(self, tensor):
+    if self._data.ndim != 1 or tensor._data.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {self._data.ndim}D and {tensor._data.ndim}D tensors")
+    if self._dtype is not tensor._dtype:
+        raise RuntimeError("dot : expected both vectors to have same dtype, but found "
+                           f"{self._dtype.c10_name} and {tensor._dtype.c10_name}")
+    n, m = self._data.shape[0], tensor._data.shape[0]
+    if n != m:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the "
+                           f"same number of elements, but got {n} and {m} elements respectively")
+    xp = xp_of(self)
+    return new_tensor(xp.asarray(xp.vecdot(self._data, tensor._data)), self._dtype, common_device(self, tensor))
+
+
+def addmm(self, mat1, mat2, beta=1, alpha=1):
+    if mat1._data.ndim != 2:
+        raise RuntimeError(f"mat1 must be a matrix, got {mat1._data.ndim}-D tensor")
+    if mat2._data.ndim != 2:
+        raise RuntimeError(f"mat2 must be a matrix, got {mat2._data.ndim}-D tensor")
+    _check_mm_shapes(mat1, mat2)
+    _check_matmul_dtypes(mat1, mat2, "mat1 and mat2")
+    xp = xp_of(mat1)
+    product = xp.matmul(mat1._data, mat2._data)
+    out_shape = tuple(product.shape)
+    if checks.broadcast_shapes(shape_of(self), out_shape) != out_shape:
+        raise RuntimeError(f"The expanded size of the tensor ({out_shape[-1]}) must match the existing "
+                           f"size ({shape_of(self)[-1]}) at non-singleton dimension 1.  Target sizes: "
+                           f"{list(out_shape)}.  Tensor sizes: {list(shape_of(self))}")
+    data = scaled(xp, product, alpha) + scaled(xp, cast(self, mat1._dtype, xp), beta)
+    return new_tensor(xp.asarray(data), mat1._dtype, common_device(self, mat1, mat2))
+
+
+def _check_matmul_dtypes(a, b, what="m1 and m2") -> None:
+    if a._dtype is not b._dtype:
+        raise RuntimeError(f"expected {what} to have the same dtype, but got: "
+                           f"{_cpp_name(a._dtype)} != {_cpp_name(b._dtype)}")
+
+
+def _cpp_name(dtype) -> str:
+    return {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
+            "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+            "bool": "bool"}[dtype.name]

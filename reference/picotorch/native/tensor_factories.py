@@ -1,0 +1,53 @@
+"""New tensors from a tensor: ``zeros_like``, ``ones_like``, ``clone``, ``_to_copy``, ``zero_``.
+
+Models ``aten/src/ATen/native/TensorFactories.cpp`` (``zeros_like``, ``ones_like``, ``clone``) with
+two neighbours: ``_to_copy`` (what ``.to(dtype, device)`` calls; ATen's ``TensorConversions.cpp``),
+and ``zero_`` (ATen's ``Fill.cpp``). The factories that make a tensor from nothing (``torch.zeros``,
+``torch.tensor``) are ``picotorch/_C/_factories.py``.
+"""
+
+from __future__ import annotations
+
+from .device import backend, normalize, to_numpy
+from .helpers import shape_of, wrap, xp_dtype, xp_of
+from .tensor_impl import new_tensor
+
+
+def zeros_like(self, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    return _filled_like(self, 0, dtype, device)
+
+
+def ones_like(self, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    return _filled_like(self, 1, dtype, device)
+
+
+def _filled_like(self, value, dtype, device):
+    """A new tensor shaped like ``self``, filled with ``value``, on ``device`` (default: ``self``'s)."""
+    dtype = dtype or self._dtype
+    device = normalize(device) if device is not None else self._device
+    target = backend(device)
+    data = target.xp.full(shape_of(self), value, dtype=xp_dtype(target.xp, dtype),
+                          device=target.array_device(device.index))
+    return new_tensor(data, dtype, device)
+
+
+def clone(self, memory_format=None):
+    return wrap(self, xp_of(self).asarray(self._data, copy=True))
+
+
+def _to_copy(self, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False,
+             memory_format=None):
+    dtype = dtype or self._dtype
+    device = normalize(device) if device is not None else self._device
+    target = backend(device)
+    data = self._data
+    if device != self._device:
+        data = target.xp.asarray(to_numpy(data), device=target.array_device(device.index))
+    data = target.xp.astype(data, xp_dtype(target.xp, dtype), copy=True)
+    return new_tensor(data, dtype, device)
+
+
+def zero_(self):
+    xp = xp_of(self)
+    self._data[...] = xp.zeros_like(self._data)
+    return self

@@ -1,0 +1,242 @@
+"""The shape kernels: views (``view``, ``transpose``, ``expand``, ``select``, ...), their backward, and joins.
+
+Models ``aten/src/ATen/native/TensorShape.cpp``. A view kernel returns a tensor that shares its
+input's data and version counter and remembers its base (:func:`helpers.view_of`); which views exist
+decides what autograd records (``ViewBackward0``, and ``CopySlices`` when a view is written in place).
+``select_backward`` and ``slice_backward`` scatter a gradient back into zeros of the input's shape;
+``stack`` and ``cat`` join tensors into a new one (not a view).
+"""
+
+from __future__ import annotations
+
+import builtins  # this file defines a `slice` kernel; the built-in is builtins.slice
+import math
+
+from ..c10 import scalar_type as st
+from . import checks
+from .helpers import cast, common_device, reduce_dims, shape_of, view_of, wrap, xp_of, zeros_array
+from .tensor_impl import new_tensor
+
+# ----------------------------------------------------------------------------- views
+
+
+def alias(self):
+    return view_of(self, self._data)
+
+
+def t(self):
+    ndim = self._data.ndim
+    if ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {ndim}D")
+    return transpose(self, 0, 1) if ndim == 2 else view_of(self, self._data)
+
+
+def transpose(self, dim0, dim1):
+    ndim = self._data.ndim
+    d0, d1 = checks.wrap_dim(dim0, ndim), checks.wrap_dim(dim1, ndim)
+    if ndim == 0:
+        return view_of(self, self._data)
+    axes = list(range(ndim))
+    axes[d0], axes[d1] = axes[d1], axes[d0]
+    return view_of(self, xp_of(self).permute_dims(self._data, tuple(axes)))
+
+
+def permute(self, dims):
+    ndim = self._data.ndim
+    if len(dims) != ndim:
+        raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match "
+                           f"the length of the desired ordering of dimensions i.e. input.dim() = {ndim} "
+                           f"is not equal to len(dims) = {len(dims)}")
+    wrapped = tuple(checks.wrap_dim(d, ndim) for d in dims)
+    if len(set(wrapped)) != ndim:
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    return view_of(self, xp_of(self).permute_dims(self._data, wrapped))
+
+
+def view(self, size):
+    shape = checks.infer_size(size, math.prod(shape_of(self)))
+    xp = xp_of(self)
+    try:
+        data = xp.reshape(self._data, shape, copy=False)
+    except (ValueError, AttributeError, TypeError):
+        raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
+                           "dimension spans across two contiguous subspaces). Use .reshape(...) instead.") from None
+    return view_of(self, data)
+
+
+def can_view(self, size) -> bool:
+    """Whether ``view(size)`` would succeed without a copy (``at::detail::computeStride``)."""
+    shape = checks.infer_size(size, math.prod(shape_of(self)))
+    try:
+        xp_of(self).reshape(self._data, shape, copy=False)
+    except (ValueError, AttributeError, TypeError):
+        return False
+    return True
+
+
+def _unsafe_view(self, size):
+    shape = checks.infer_size(size, math.prod(shape_of(self)))
+    return wrap(self, xp_of(self).reshape(self._data, shape))
+
+
+def expand(self, size, implicit=False):
+    size = tuple(int(s) for s in size)
+    current = shape_of(self)
+    if len(size) < len(current):
+        raise RuntimeError(f"expand(torch.{self._dtype.c10_name}Tensor{{{list(current)}}}, size={list(size)}): "
+                           "the number of sizes provided "
+                           f"({len(size)}) must be greater or equal to the number of dimensions in the "
+                           f"tensor ({len(current)})")
+    target = _expanded_shape(current, size)
+    return view_of(self, xp_of(self).broadcast_to(self._data, target))
+
+
+def _expanded_shape(current, size):
+    offset = len(size) - len(current)
+    out = []
+    for i, s in enumerate(size):
+        existing = current[i - offset] if i >= offset else None
+        if existing is None:
+            if s < 0:
+                raise RuntimeError(f"The expanded size of the tensor ({s}) isn't allowed in a leading, "
+                                   "non-existing dimension 0")
+            out.append(s)
+        elif s == -1:
+            out.append(existing)
+        elif existing != s and existing != 1:
+            raise RuntimeError(f"The expanded size of the tensor ({s}) must match the existing size "
+                               f"({existing}) at non-singleton dimension {i}.  Target sizes: {list(size)}.  "
+                               f"Tensor sizes: {list(current)}")
+        else:
+            out.append(s)
+    return tuple(out)
+
+
+def unsqueeze(self, dim):
+    d = checks.wrap_dim(dim, self._data.ndim + 1)
+    return view_of(self, xp_of(self).expand_dims(self._data, axis=d))
+
+
+def squeeze(self):
+    return view_of(self, _squeezed(self, range(self._data.ndim)))
+
+
+def squeeze_dim(self, dim):
+    return view_of(self, _squeezed(self, (checks.wrap_dim(dim, self._data.ndim),)))
+
+
+def squeeze_dims(self, dim):
+    return view_of(self, _squeezed(self, reduce_dims(self, dim) if len(dim) else ()))
+
+
+def squeeze_(self):
+    return _squeeze_inplace(self, _squeezed(self, range(self._data.ndim)))
+
+
+def squeeze_dim_(self, dim):
+    return _squeeze_inplace(self, _squeezed(self, (checks.wrap_dim(dim, self._data.ndim),)))
+
+
+def squeeze_dims_(self, dim):
+    return _squeeze_inplace(self, _squeezed(self, reduce_dims(self, dim) if len(dim) else ()))
+
+
+def _squeezed(self, dims):
+    shape = shape_of(self)
+    if not shape:
+        return self._data  # a zero-dim tensor has nothing to squeeze
+    axes = tuple(d for d in dims if shape[d] == 1)
+    return xp_of(self).squeeze(self._data, axis=axes) if axes else self._data
+
+
+def _squeeze_inplace(self, data):
+    self._data = data
+    return self
+
+
+def select(self, dim, index):
+    ndim = self._data.ndim
+    if ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = checks.wrap_dim(dim, ndim)
+    size = self._data.shape[d]
+    if not -size <= index < size:
+        raise IndexError(f"select(): index {index} out of range for tensor of size {list(shape_of(self))} at "
+                         f"dimension {d}")
+    key = (builtins.slice(None),) * d + (index, ...)
+    return view_of(self, self._data[key])
+
+
+def slice(self, dim=0, start=None, end=None, step=1):
+    d = checks.wrap_dim(dim, self._data.ndim)
+    if step <= 0:
+        raise RuntimeError("slice step must be positive")
+    key = (builtins.slice(None),) * d + (builtins.slice(start, end, step), ...)
+    return view_of(self, self._data[key])
+
+
+# ----------------------------------------------------------------------------- backward of views
+
+
+def select_backward(grad_output, input_sizes, dim, index):
+    data = zeros_array(grad_output, input_sizes)
+    d = checks.wrap_dim(dim, len(input_sizes))
+    data[(builtins.slice(None),) * d + (index, ...)] = grad_output._data
+    return wrap(grad_output, data)
+
+
+def slice_backward(grad_output, input_sizes, dim, start, end, step):
+    data = zeros_array(grad_output, input_sizes)
+    d = checks.wrap_dim(dim, len(input_sizes))
+    data[(builtins.slice(None),) * d + (builtins.slice(start, end, step), ...)] = grad_output._data
+    return wrap(grad_output, data)
+
+
+# ----------------------------------------------------------------------------- joins
+
+
+def stack(tensors, dim=0):
+    if len(tensors) == 0:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    first = shape_of(tensors[0])
+    for i, t in enumerate(tensors):
+        if shape_of(t) != first:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(first)} at entry 0 "
+                               f"and {list(shape_of(t))} at entry {i}")
+    d = checks.wrap_dim(dim, len(first) + 1)
+    dtype = _join_dtype(tensors)
+    xp = xp_of(tensors[0])
+    dev = common_device(*tensors)
+    return new_tensor(xp.stack([cast(t, dtype, xp) for t in tensors], axis=d), dtype, dev)
+
+
+def cat(tensors, dim=0):
+    if len(tensors) == 0:
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    ref = next((t for t in tensors if shape_of(t) != (0,)), tensors[0])
+    if ref._data.ndim == 0:
+        raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
+    d = checks.wrap_dim(dim, ref._data.ndim)
+    parts = [t for t in tensors if shape_of(t) != (0,)]
+    for i, t in enumerate(tensors):
+        _check_cat_shape(ref, t, d, i)
+    dtype = _join_dtype(tensors)
+    xp = xp_of(ref)
+    dev = common_device(*tensors)
+    return new_tensor(xp.concat([cast(t, dtype, xp) for t in parts], axis=d), dtype, dev)
+
+
+def _join_dtype(tensors):
+    return st.result_type(*[(t._dtype, 2) for t in tensors])
+
+
+def _check_cat_shape(ref, t, d, i) -> None:
+    if shape_of(t) == (0,) and ref is not t:
+        return
+    if t._data.ndim != ref._data.ndim:
+        raise RuntimeError(f"Tensors must have same number of dimensions: got {ref._data.ndim} and "
+                           f"{t._data.ndim}")
+    for k, (a, b) in enumerate(zip(shape_of(ref), shape_of(t))):
+        if k != d and a != b:
+            raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size {a} "
+                               f"but got size {b} for tensor number {i} in the list.")

@@ -74,7 +74,7 @@ def device_of(*args) -> str:
     """The device type a call dispatches on: the first non-CPU tensor's, else ``cpu``."""
     for a in args:
         for t in (a if isinstance(a, (list, tuple)) else (a,)):
-            if hasattr(t, "_device") and not getattr(t, "_is_wrapped_number", False) and t._device.type != "cpu":
+            if isinstance(t, TensorImpl) and not t._is_wrapped_number and t._device.type != "cpu":
                 return t._device.type
     return "cpu"
 

@@ -19,7 +19,7 @@ from ..c10 import scalar_type as st
 from ..c10.device import device as Device
 from . import checks
 from .device import backend, to_numpy
-from .tensor_impl import new_tensor
+from .tensor_impl import TensorImpl, new_tensor
 
 # ----------------------------------------------------------------------------- arrays and tensors
 
@@ -86,7 +86,7 @@ def scalar_tensor(value):
 
 
 def as_operand(value):
-    return value if hasattr(value, "_data") else scalar_tensor(value)
+    return value if isinstance(value, TensorImpl) else scalar_tensor(value)
 
 
 def binary_operands(self, other, *, to_float=False):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 
 
@@ -20,7 +21,7 @@ class Optimizer:
 
     def add_param_group(self, group: dict) -> None:
         group = dict(group)
-        group["params"] = list(group["params"]) if not hasattr(group["params"], "_data") else [group["params"]]
+        group["params"] = [group["params"]] if isinstance(group["params"], Tensor) else list(group["params"])
         for p in group["params"]:
             if not p.is_leaf:
                 raise ValueError("can't optimize a non-leaf Tensor")

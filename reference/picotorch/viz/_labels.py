@@ -31,8 +31,7 @@ _NODE_TENSOR_HOOKS = (
     ("retains_grad_hooks", "retains_grad hooks"),
 )
 _TENSOR_HOOKS = (
-    ("_backward_hooks", "tensor hooks"),  # torch.Tensor
-    ("_hooks", "tensor hooks"),  # picotorch's name for the same dict (variable.h's hooks_)
+    ("_backward_hooks", "tensor hooks"),  # the same field in torch.Tensor and picotorch's TensorImpl
     ("_post_accumulate_grad_hooks", "post-accumulate-grad hooks"),
 )
 

@@ -4,7 +4,8 @@ Each module of ``reference/picotorch`` belongs to the layer of the most specific
 (docs/CONTRIBUTING_INTERNALS.md, "Layout and layers"). An import may go to the same layer or down,
 never up; no set of modules may import each other in a circle (counting imports inside functions,
 which only hide a circle); an import inside a function carries a comment saying why. The generator
-(``reference/picotorchgen``) and the package never import each other.
+(``reference/picotorchgen``) and the package never import each other; above ``native/``, nothing
+imports ATen's kernel files directly.
 """
 
 from __future__ import annotations
@@ -183,6 +184,20 @@ def test_imports_inside_functions_are_few_and_explained():
     unexplained = [f"{imp.source}:{imp.line} imports {imp.target}" for imp in inside if not imp.has_reason]
     assert not unexplained, "imports inside functions without a comment saying why:\n" + "\n".join(unexplained)
     assert len(inside) <= MAX_FUNCTION_LEVEL_IMPORTS, [f"{imp.source}:{imp.line}" for imp in inside]
+
+
+# ATen's kernel files: the layers above reach them through the dispatcher (ops.<name>), the flat
+# ``picotorch.native`` namespace (generated code) or native/helpers.py, never directly.
+KERNEL_FILES = {"activation", "binary_ops", "composite", "indexing", "linear_algebra", "reduce_ops",
+                "tensor_factories", "tensor_shape", "unary_ops", "cuda.elementwise", "cuda.raw_kernels"}
+
+
+def test_kernel_files_are_reached_only_from_native():
+    kernels = {f"picotorch.native.{name}" for name in KERNEL_FILES}
+    assert kernels <= set(modules()), sorted(kernels - set(modules()))
+    reaching = [f"{imp.source}:{imp.line} imports {imp.target}" for imp in package_imports()
+                if imp.target in kernels and not imp.source.startswith("picotorch.native")]
+    assert reaching == [], "go through ops.<name> or native/helpers.py:\n" + "\n".join(reaching)
 
 
 def test_generator_and_package_do_not_import_each_other():

@@ -30,7 +30,6 @@ from picotorch.autograd.variable import (
     rebase_history, set_history,
 )
 from picotorch import native
-from picotorch.native import composite
 from picotorch.native.dispatcher import device_of, kernel_for, register_kernels, register_op, overloaded
 
 from . import nodes
@@ -54,15 +53,12 @@ ${operators_by_name}
 ''')
 
 
-def kernel_reference(dispatch_key: str, kernel: str) -> str:
+def kernel_reference(kernel: str) -> str:
     """How the generated code names a kernel of ``dispatch:``, through the ``picotorch.native`` import above.
 
     ``picotorch.native`` is the flat ``at::native`` namespace: every kernel the YAML names, whichever
-    of ATen's files (``binary_ops.py``, ``cuda/elementwise.py``, ...) defines it. Composite kernels,
-    written with other ops, are in ``native/composite.py``.
+    of ATen's files (``binary_ops.py``, ``cuda/elementwise.py``, ``composite.py``, ...) defines it.
     """
-    if dispatch_key == "CompositeImplicitAutograd":
-        return f"composite.{kernel}"
     return f"native.{kernel}"
 
 
@@ -140,7 +136,7 @@ def gen_autograd_kernel(op: Op) -> str:
     common = {"py_name": op.py_name, "formals": formals(schema), "schema": schema,
               "arguments": ", ".join(call_arguments(schema))}
     if op.composite:
-        kernel = kernel_reference("CompositeImplicitAutograd", op.fn.dispatch["CompositeImplicitAutograd"])
+        kernel = kernel_reference(op.fn.dispatch["CompositeImplicitAutograd"])
         return COMPOSITE_KERNEL.substitute(common, kernel=kernel)
     tensors = [a.name for a in schema.arguments.flat_non_out() if argument_kind(a).startswith("Tensor")]
     return AUTOGRAD_KERNEL.substitute(
@@ -201,7 +197,7 @@ def _set_history(op: Op) -> list[str]:
 
 
 def _register_kernels(op: Op) -> str:
-    kernels = [f'"{key}": {kernel_reference(key, name)}' for key, name in sorted(op.fn.dispatch.items())]
+    kernels = [f'"{key}": {kernel_reference(name)}' for key, name in sorted(op.fn.dispatch.items())]
     return REGISTER_KERNELS.substitute(overload=op.overload, kernels=kernels)
 
 

@@ -14,7 +14,6 @@ from picotorch.autograd.variable import (
     rebase_history, set_history,
 )
 from picotorch import native
-from picotorch.native import composite
 from picotorch.native.dispatcher import device_of, kernel_for, register_kernels, register_op, overloaded
 
 from . import nodes
@@ -516,7 +515,7 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
 
 def matmul(self, other):
     """``matmul(Tensor self, Tensor other) -> Tensor``"""
-    return composite.matmul(self, other)
+    return native.matmul(self, other)
 
 
 def t(self):
@@ -598,7 +597,7 @@ def alias(self):
 
 def reshape(self, shape):
     """``reshape(Tensor(a) self, int[] shape) -> Tensor(a)``"""
-    return composite.reshape(self, shape)
+    return native.reshape(self, shape)
 
 
 def expand(self, size, *, implicit=False):
@@ -616,7 +615,7 @@ def expand(self, size, *, implicit=False):
 
 def expand_as(self, other):
     """``expand_as(Tensor(a) self, Tensor other) -> Tensor(a)``"""
-    return composite.expand_as(self, other)
+    return native.expand_as(self, other)
 
 
 def unsqueeze(self, dim):

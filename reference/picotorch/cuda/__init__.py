@@ -32,10 +32,10 @@ higher one); this module re-exports them, as ``torch.cuda`` exposes what ``torch
 from __future__ import annotations
 
 from ..c10.device import device as _device
+from ..native.cuda import cupy_available as _cupy_available
+from ..native.cuda import cupy_installed as _cupy_installed
 from ..native.cuda import current_device, is_initialized
 from ..native.cuda import lazy_init as _lazy_init
-from ..native.cuda.raw_kernels import cupy_available as _cupy_available
-from ..native.cuda.raw_kernels import cupy_installed as _cupy_installed
 
 _NO_SET_DEVICE = "module 'torch._C' has no attribute '_cuda_setDevice'"
 

@@ -54,7 +54,7 @@ def device_count() -> int:
     """The number of GPUs (0 without CuPy, a driver or a GPU). Never raises."""
     if not is_available():
         return 0
-    import cupy
+    import cupy  # only once is_available() said CuPy works: without a GPU it is never imported
 
     try:
         return int(cupy.cuda.runtime.getDeviceCount())
@@ -75,7 +75,7 @@ def set_device(device) -> None:
     if not _is_compiled():
         raise AttributeError(_NO_SET_DEVICE)
     _lazy_init()
-    import cupy
+    import cupy  # after _lazy_init(): CuPy is installed and has a GPU
 
     if index >= device_count():
         raise RuntimeError("CUDA error: invalid device ordinal")
@@ -85,7 +85,7 @@ def set_device(device) -> None:
 def synchronize(device=None) -> None:
     """Wait until every kernel queued on ``device`` (default: the current GPU) has finished."""
     _lazy_init()
-    import cupy
+    import cupy  # after _lazy_init(): CuPy is installed and has a GPU
 
     index = _get_device_index(device, optional=True)
     with cupy.cuda.Device(index):

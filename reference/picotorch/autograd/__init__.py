@@ -33,7 +33,7 @@ def _make_grads(outputs, grads, is_grads_batched=False) -> list:
             if tuple(grad.shape) != tuple(out.shape):
                 raise RuntimeError(f"Mismatch in shape: grad_output[{len(new_grads)}] has a shape of "
                                    f"{grad.shape} and output[{len(new_grads)}] has a shape of {out.shape}.")
-            if out.dtype.is_floating_point != grad.dtype.is_floating_point:
+            if out.dtype.is_complex != grad.dtype.is_complex:
                 raise RuntimeError(f"For complex Tensors, both grad_output and output are required to have "
                                    f"the same dtype. Mismatch in dtype: grad_output[{len(new_grads)}] has a "
                                    f"dtype of {grad.dtype} and output[{len(new_grads)}] has a dtype of {out.dtype}.")
@@ -53,7 +53,15 @@ def _make_grads(outputs, grads, is_grads_batched=False) -> list:
     return new_grads
 
 
-def _root_edges(tensors) -> list[Edge]:
+def _grads_tuple(grads, count: int) -> tuple:
+    """``_tensor_or_tensors_to_tuple``: None means one None per output; a lone tensor is a 1-tuple."""
+    return (None,) * count if grads is None else _tensor_tuple(grads, "grad_tensors")
+
+
+def _root_edges(tensors, grads) -> list[Edge]:
+    """``run_backward`` in python_engine.cpp: one gradient per tensor, each tensor in the graph."""
+    if len(grads) != len(tensors):
+        raise RuntimeError(f"got {len(tensors)} tensors and {len(grads)} gradients")
     edges = []
     for i, t in enumerate(tensors):
         if not requires_grad(t):
@@ -69,13 +77,10 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     tensors = _tensor_tuple(tensors, "tensors")
     inputs = _tensor_tuple(inputs, "inputs")
-    grads = _tensor_tuple(grad_tensors, "grad_tensors") or (None,) * len(tensors)
-    if len(grads) != len(tensors):
-        raise RuntimeError(f"got {len(grads)} gradients for {len(tensors)} outputs")
+    grads = _make_grads(tensors, _grads_tuple(grad_tensors, len(tensors)))
     if retain_graph is None:
         retain_graph = create_graph
-    roots = _root_edges(tensors)
-    grads = _make_grads(tensors, grads)
+    roots = _root_edges(tensors, grads)
     outputs = [_output_edge(t, accumulate=True) for t in inputs] if inputs else None
     get_default_engine().execute(roots, grads, retain_graph, create_graph, accumulate_grad=True, outputs=outputs)
 
@@ -99,11 +104,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     for t in inputs:
         if not requires_grad(t):
             raise RuntimeError("One of the differentiated Tensors does not require grad")
-    grad_outputs = _tensor_tuple(grad_outputs, "grad_outputs") or (None,) * len(outputs)
+    grads = _make_grads(outputs, _grads_tuple(grad_outputs, len(outputs)))
     if retain_graph is None:
         retain_graph = create_graph
-    roots = _root_edges(outputs)
-    grads = _make_grads(outputs, grad_outputs)
+    roots = _root_edges(outputs, grads)
     edges = [_output_edge(t, accumulate=False) for t in inputs]
     result = get_default_engine().execute(roots, grads, retain_graph, create_graph, accumulate_grad=False,
                                           outputs=edges)

@@ -7,6 +7,8 @@ same source runs on picotorch and on torch (``difftest.assert_same``).
 
 from __future__ import annotations
 
+import warnings
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -239,6 +241,38 @@ def test_mark_non_differentiable():
         a, b = F.apply(x)
         print(b.requires_grad, b.grad_fn, b.output_nr, a.output_nr)
         a.sum().backward()
+        return x, got
+
+    assert_same(prog)
+
+
+def test_integer_output_gets_zeros_and_ctx_attributes():
+    def prog(T):
+        got = []
+
+        class F(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x * 2, x.to(T.int64)
+
+            @staticmethod
+            def backward(ctx, g1, g2):
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    n = len(ctx.saved_variables)
+                got.append((g2.tolist(), str(g2.dtype), n, [str(w.message) for w in caught]))
+                got.append((len(ctx._raw_saved_tensors), ctx.metadata, ctx.to_save, ctx.dirty_tensors))
+                return g1
+
+        x = T.tensor([1.5, 2.0], requires_grad=True)
+        a, b = F.apply(x)
+        print(b, b.requires_grad, b.grad_fn)
+        a.sum().backward()
+        try:
+            a.grad_fn._raw_saved_tensors
+        except RuntimeError as err:
+            got.append(str(err))
         return x, got
 
     assert_same(prog)
@@ -635,8 +669,6 @@ def legacy_call(T):
     class F(T.autograd.Function):
         def forward(self, x):
             return x
-
-    import warnings
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

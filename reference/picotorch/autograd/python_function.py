@@ -54,10 +54,10 @@ class PyNode(Node):
     non_differentiable = None
     dirty_tensors = None
     saved_for_forward = None
+    needs_input_grad = None  # one bool per forward argument: did it require grad when apply was called
 
     def __init__(self) -> None:
         super().__init__()
-        self._needs_input_grad = None
         self.is_variable_input: list[bool] = []  # one per forward argument
         self.output_info: list[InputMetadata | None] = []  # one per forward output; None: not a tensor
         self._saved_variables: list[SavedVariable] = []
@@ -69,15 +69,6 @@ class PyNode(Node):
 
     # ---- what forward and backward read on ctx
     @property
-    def needs_input_grad(self):
-        """One bool per forward argument: did it require grad when ``apply`` was called."""
-        return self._needs_input_grad
-
-    @needs_input_grad.setter
-    def needs_input_grad(self, value) -> None:
-        self._needs_input_grad = value
-
-    @property
     def saved_tensors(self) -> tuple:
         if self.saved_for_forward is not None:
             return self.saved_for_forward
@@ -87,6 +78,13 @@ class PyNode(Node):
     def saved_variables(self) -> tuple:
         warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning, stacklevel=2)
         return unpack_saved_variables(self)
+
+    @property
+    def _raw_saved_tensors(self) -> tuple:
+        """The ``SavedVariable`` objects themselves (not unpacked, no version check)."""
+        if self.has_freed_buffers:
+            raise RuntimeError(ERR_BACKWARD_TWICE)
+        return tuple(self._saved_variables)
 
     @property
     def materialize_grads(self):

@@ -895,3 +895,70 @@ def test_engine_order_with_custom_and_built_in_nodes():
        st.lists(st.integers(0, 20), min_size=1, max_size=3))
 def test_engine_order_on_random_graphs_with_custom_functions(ops, roots):
     assert_same(order_program(ops, roots))
+
+
+# ----------------------------------------------------------------------------- newer class options
+
+
+def test_clear_saved_tensors_on_access():
+    def prog(T):
+        got = []
+
+        class F(T.autograd.Function):
+            clear_saved_tensors_on_access = True
+
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                (x,) = ctx.saved_tensors
+                try:
+                    ctx.saved_tensors
+                except RuntimeError as err:
+                    got.append(str(err))
+                return g * x
+
+        class G(T.autograd.Function):
+            clear_saved_tensors_on_access = 1
+
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+        x = T.tensor([1.0, 2.0], requires_grad=True)
+        F.apply(x).sum().backward()
+        try:
+            G.apply(x)
+        except RuntimeError as err:
+            got.append(str(err))
+        return x, got
+
+    assert_same(prog)
+
+
+def test_boxed_grads_call():
+    def prog(T):
+        got = []
+
+        class B(T.autograd.Function):
+            boxed_grads_call = True
+
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2, x * 3
+
+            @staticmethod
+            def backward(ctx, grads):
+                got.append((type(grads).__name__, len(grads)))
+                return grads.pop()
+
+        x = T.tensor([1.0, 2.0], requires_grad=True)
+        y = B.apply(x)
+        (y[0] + y[1] * 2).sum().backward()
+        direct = y[0].grad_fn.apply(T.ones(2), T.zeros(2))
+        return x, got, direct
+
+    assert_same(prog)

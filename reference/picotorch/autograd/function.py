@@ -108,7 +108,13 @@ class BackwardCFunction(PyNode, FunctionCtx, _HookMixin):
         """
         if len(args) == 1 and type(args[0]) is list:
             return PyNode.apply(self, args[0])
+        if self._forward_cls.boxed_grads_call:
+            args = (list(args),)
         return self._get_user_fn()(self, *args)
+
+    def apply_boxed(self, grads: list):
+        """``boxed_grads_call``: backward receives the gradients as one list it may empty to free memory."""
+        return self._get_user_fn()(self, grads)
 
     def apply_jvp(self, *args):
         return self._forward_cls.jvp(self, *args)
@@ -141,6 +147,12 @@ class _SingleLevelFunction(FunctionCtx, _HookMixin, metaclass=FunctionMeta):
                                   "autograd.Function to use it with backward mode AD.")
 
     vjp = backward
+
+    # After one access, ``ctx.saved_tensors`` forgets the tensors (they may be freed as soon as backward
+    # drops them); a second access is an error.
+    clear_saved_tensors_on_access = False
+    # backward(ctx, grads) receives one list instead of one argument per gradient.
+    boxed_grads_call = False
 
     @staticmethod
     def jvp(ctx, *grad_inputs):

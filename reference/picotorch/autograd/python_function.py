@@ -64,12 +64,17 @@ class PyNode(Node):
         self.has_freed_buffers = False
         self._materialize_grads = True
         self._materialize_non_diff_grads = True
+        self.clear_saved_tensors_on_access = False  # copied from the Function class by function_apply
+        self.saved_tensors_accessed_and_cleared = False
+        self.boxed_grads_call = False  # backward receives one list of gradients it may empty as it goes
 
     __repr__ = object.__repr__  # PyTorch's ctx prints as a plain Python object
 
     # ---- what forward and backward read on ctx
     @property
     def saved_tensors(self) -> tuple:
+        if self.saved_tensors_accessed_and_cleared:
+            raise RuntimeError(ERR_SAVED_TENSORS_CLEARED)
         if self.saved_for_forward is not None:
             return self.saved_for_forward
         return unpack_saved_variables(self)
@@ -77,6 +82,8 @@ class PyNode(Node):
     @property
     def saved_variables(self) -> tuple:
         warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning, stacklevel=2)
+        if self.saved_tensors_accessed_and_cleared:
+            raise RuntimeError(ERR_SAVED_TENSORS_CLEARED)
         return unpack_saved_variables(self)
 
     @property
@@ -104,7 +111,8 @@ class PyNode(Node):
     # ---- what the engine calls
     def apply(self, grads: list) -> list:
         """``PyNode::apply``: call the Python ``apply`` (the user's backward) and check what it returned."""
-        result = self.apply(*self.to_py_args(grads))
+        args = self.to_py_args(grads)
+        result = self.apply_boxed(args) if self.boxed_grads_call else self.apply(*args)
         result = result if isinstance(result, tuple) else (result,)  # ensure_tuple
         result = check_num_gradients(self.name(), result, len(self.is_variable_input))
         return to_variable_list(self.name(), result, self.is_variable_input)
@@ -173,7 +181,16 @@ def unpack_saved_variables(ctx: PyNode) -> tuple:
     """``ctx.saved_tensors``: each saved tensor, checked against the version it had when saved."""
     if ctx.has_freed_buffers:
         raise RuntimeError(ERR_BACKWARD_TWICE)
-    return tuple(saved.unpack(ctx) for saved in ctx._saved_variables)
+    result = tuple(saved.unpack(ctx) for saved in ctx._saved_variables)
+    if ctx.clear_saved_tensors_on_access:
+        ctx._saved_variables = []
+        ctx.saved_tensors_accessed_and_cleared = True
+    return result
+
+
+ERR_SAVED_TENSORS_CLEARED = (
+    "saved_tensors can only be accessed once when clear_saved_tensors_on_access=True is set on the "
+    "autograd.Function. Either access saved_tensors only once, or set clear_saved_tensors_on_access=False.")
 
 
 # ----------------------------------------------------------------------------- forward: apply
@@ -194,6 +211,8 @@ def function_apply(cls, args: tuple, kwargs: dict, overridden_setup_context: boo
     ctx.set_next_edges(flags.next_edges)
     ctx.needs_input_grad = flags.needs_input_grad
     ctx.is_variable_input = flags.is_variable_input
+    ctx.clear_saved_tensors_on_access = _bool_attribute(cls, "clear_saved_tensors_on_access")
+    ctx.boxed_grads_call = _bool_attribute(cls, "boxed_grads_call")
     with no_grad():
         if overridden_setup_context:
             output = cls.forward(*args)
@@ -201,6 +220,13 @@ def function_apply(cls, args: tuple, kwargs: dict, overridden_setup_context: boo
         else:
             output = cls.forward(ctx, *args)
     return process_outputs(ctx, input_vars, output, flags.is_executable, overridden_setup_context)
+
+
+def _bool_attribute(cls, name: str) -> bool:
+    value = getattr(cls, name)
+    if not isinstance(value, bool):
+        raise RuntimeError(f"{name} must be a bool, got {type(value).__name__}")
+    return value
 
 
 def unpack_input(args: tuple) -> tuple[list, InputFlags]:

@@ -106,7 +106,7 @@ class BackwardCFunction(PyNode, FunctionCtx, _HookMixin):
         list of input gradients back (``PyNode.apply``, which calls this method again with the
         gradients as arguments); Python code (``y.grad_fn.apply(g)``) gets backward's raw result.
         """
-        if len(args) == 1 and type(args[0]) is list:
+        if _is_engine_call(args):
             return PyNode.apply(self, args[0])
         if self._forward_cls.boxed_grads_call:
             args = (list(args),)
@@ -118,6 +118,11 @@ class BackwardCFunction(PyNode, FunctionCtx, _HookMixin):
 
     def apply_jvp(self, *args):
         return self._forward_cls.jvp(self, *args)
+
+
+def _is_engine_call(args: tuple) -> bool:
+    """The engine (and CopySlices) call a node's ``apply`` with one list; Python code passes gradients."""
+    return len(args) == 1 and type(args[0]) is list
 
 
 class FunctionMeta(type):

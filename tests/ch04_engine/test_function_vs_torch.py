@@ -962,3 +962,21 @@ def test_boxed_grads_call():
         return x, got, direct
 
     assert_same(prog)
+
+
+def test_grad_with_inputs_prunes_around_custom_nodes():
+    def prog(T):
+        log = []
+        f = mul_k(T)
+        a = T.tensor([1.0, 2.0], requires_grad=True)
+        b = T.tensor([3.0, 4.0], requires_grad=True)
+        u = f.apply(a, 2.0)
+        v = f.apply(b, 3.0)
+        w = u * v
+        for t, name in ((u, "u"), (v, "v"), (w, "w")):
+            t.grad_fn.register_prehook(lambda go, name=name: log.append(name))
+        (ga,) = T.autograd.grad(w.sum(), a, retain_graph=True)
+        gb = T.autograd.grad(w.sum(), [b, u])
+        return ga, gb, log
+
+    assert_same(prog)

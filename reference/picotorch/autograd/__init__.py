@@ -11,11 +11,13 @@ from ..native.dispatcher import ops
 from ..native.tensor_impl import TensorImpl
 from . import accumulate_grad, graph  # noqa: F401  (accumulate_grad: NOTE [Who makes a leaf's AccumulateGrad])
 from .engine import get_default_engine
+from .function import Function
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .graph import Edge, Identity
 from .variable import gradient_edge, requires_grad, try_get_grad_accumulator
 
-__all__ = ["backward", "enable_grad", "grad", "graph", "is_grad_enabled", "no_grad", "set_grad_enabled"]
+__all__ = ["Function", "backward", "enable_grad", "function", "grad", "graph", "is_grad_enabled", "no_grad",
+           "set_grad_enabled"]
 
 
 def _tensor_tuple(value, what: str) -> tuple:

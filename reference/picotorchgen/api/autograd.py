@@ -150,10 +150,8 @@ def _saved_for(name: str, args: dict[str, Argument]) -> Saved | None:
         return Saved(name, "result", "output", set())
     if name in args:
         kind = argument_kind(args[name])
-        if kind == "Tensor[]":
+        if kind == "Tensor[]" or kind.startswith("Tensor?[]"):
             return Saved(name, name, "tensor_list", set())
-        if kind.startswith("Tensor?[]"):
-            return Saved(name, name, "value", set())
         return Saved(name, name, "tensor" if kind.startswith("Tensor") else "value", set())
     for suffix, expr in _DERIVED:
         base = name[: -len(suffix)] if name.endswith(suffix) else None

@@ -190,9 +190,11 @@ def _getter(s: Saved) -> str:
 
 
 def saved_attribute_name(name: str) -> str:
-    """PyTorch's Python name for a saved value: ``_saved_self``, ``_saved_self_sym_sizes``."""
+    """PyTorch's Python name for a saved value: ``_saved_self``, ``_saved_self_sym_sizes``, ``..._sym_strides``."""
     if name.endswith("_sizes") and not name.endswith("_args_sizes"):
         return "_saved_" + name.replace("_sizes", "_sym_sizes")
+    if name.endswith("_strides"):
+        return "_saved_" + name.replace("_strides", "_sym_strides")
     if name.endswith("_numel"):
         return "_saved_" + name.replace("_numel", "_sym_numel")
     return "_saved_" + name

@@ -121,6 +121,11 @@ PROGRAMS = {
     "mean": lambda t: leaf(t, 2, 3).mean(),
     "mean_dim": lambda t: leaf(t, 2, 3).mean([0, 1]),
     "mv": lambda t: leaf(t, 2, 3).mv(leaf(t, 3)),
+    "mm": lambda t: leaf(t, 2, 3).mm(leaf(t, 3, 2)),
+    "mm_constant_transposed": lambda t: t.ones(2, 3).t().mm(leaf(t, 2, 3).t().t()),
+    "addmm": lambda t: t.addmm(leaf(t, 2, 2), leaf(t, 2, 3), leaf(t, 3, 2), beta=2, alpha=3),
+    "addmm_constant_mat2": lambda t: t.addmm(leaf(t, 2, 2), leaf(t, 2, 3), t.ones(3, 2)),
+    "matmul": lambda t: leaf(t, 2, 3) @ leaf(t, 3, 2),
     "dot": lambda t: leaf(t, 3).dot(leaf(t, 3)),
     "t": lambda t: leaf(t, 2, 3).t(),
     "transpose": lambda t: leaf(t, 2, 3).transpose(0, 1),
@@ -148,14 +153,6 @@ PROGRAMS = {
     "tanh_backward": lambda t: _double(t, lambda a: a.tanh()),
 }
 
-# mm and addmm save their inputs' sizes and strides in PyTorch (mm_mat1_backward's arguments);
-# picotorch's formulas do not read them yet.
-NOT_YET = {
-    "mm": lambda t: leaf(t, 2, 3).mm(leaf(t, 3, 2)),
-    "addmm": lambda t: t.addmm(leaf(t, 2, 2), leaf(t, 2, 3), leaf(t, 3, 2), beta=2, alpha=3),
-}
-
-
 def saved_attributes(t, out) -> dict:
     """Every ``*saved*`` attribute of ``out.grad_fn``: a value, or a (type, repr) for SavedTensors."""
     node = out.grad_fn
@@ -168,18 +165,15 @@ def saved_attributes(t, out) -> dict:
     return found
 
 
-@pytest.mark.parametrize("name", sorted(PROGRAMS) + [pytest.param(n, marks=pytest.mark.xfail(
-    reason="sizes and strides of mm's inputs are not saved yet", strict=True)) for n in sorted(NOT_YET)])
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_saved_attributes_of_each_node(name):
-    program = {**PROGRAMS, **NOT_YET}[name]
-
     def prog(t):
-        return saved_attributes(t, program(t))
+        return saved_attributes(t, PROGRAMS[name](t))
 
     assert_same(prog, rtol=1e-5)
 
 
-@pytest.mark.parametrize("name", ["mul", "exp", "index", "pow_tensor", "threshold_backward"])
+@pytest.mark.parametrize("name", ["mul", "exp", "index", "pow_tensor", "threshold_backward", "addmm"])
 def test_saved_attributes_after_backward_frees_them(name):
     def prog(t):
         out = PROGRAMS[name](t)

@@ -838,7 +838,11 @@ class MmBackward0(Node):
     """Backward of ``mm(Tensor self, Tensor mat2) -> Tensor``."""
 
     self_ = None
+    self_sizes = None
+    self_strides = None
     mat2_ = None
+    mat2_sizes = None
+    mat2_strides = None
 
     def apply(node, grads):
         grad = grads[0]
@@ -846,11 +850,15 @@ class MmBackward0(Node):
         if grad is None:
             return grad_inputs
         if node.should_compute_any_output(0, 1):
+            self_sizes = node.self_sizes
+            self_strides = node.self_strides
             mat2 = node.mat2_.unpack(node)
-            grad_inputs[0] = mm_mat1_backward(grad, mat2)
+            grad_inputs[0] = mm_mat1_backward(grad, mat2, self_sizes, self_strides, 1)
         if node.should_compute_any_output(1, 1):
             self = node.self_.unpack(node)
-            grad_inputs[1] = mm_mat2_backward(grad, self)
+            mat2_sizes = node.mat2_sizes
+            mat2_strides = node.mat2_strides
+            grad_inputs[1] = mm_mat2_backward(grad, self, mat2_sizes, mat2_strides, 1)
         return grad_inputs
 
     def release_variables(node):
@@ -868,12 +876,28 @@ class MmBackward0(Node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
     @property
+    def _saved_self_sym_sizes(node):
+        return node.self_sizes
+
+    @property
+    def _saved_self_sym_strides(node):
+        return node.self_strides
+
+    @property
     def _saved_mat2(node):
         return None if node.mat2_ is None else node.mat2_.unpack(node)
 
     @property
     def _raw_saved_mat2(node):
         return SavedVariable(None) if node.mat2_ is None else node.mat2_
+
+    @property
+    def _saved_mat2_sym_sizes(node):
+        return node.mat2_sizes
+
+    @property
+    def _saved_mat2_sym_strides(node):
+        return node.mat2_strides
 
 
 class MvBackward0(Node):
@@ -964,7 +988,11 @@ class AddmmBackward0(Node):
     """Backward of ``addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor``."""
 
     mat1_ = None
+    mat1_sizes = None
+    mat1_strides = None
     mat2_ = None
+    mat2_sizes = None
+    mat2_strides = None
     beta = None
     alpha = None
 
@@ -977,13 +1005,17 @@ class AddmmBackward0(Node):
             beta = node.beta
             grad_inputs[0] = maybe_multiply(grad, beta)
         if node.should_compute_any_output(1, 1):
+            mat1_sizes = node.mat1_sizes
+            mat1_strides = node.mat1_strides
             mat2 = node.mat2_.unpack(node)
             alpha = node.alpha
-            grad_inputs[1] = maybe_multiply(mm_mat1_backward(grad, mat2), alpha)
+            grad_inputs[1] = mm_mat1_backward(grad, mat2, mat1_sizes, mat1_strides, alpha)
         if node.should_compute_any_output(2, 1):
             mat1 = node.mat1_.unpack(node)
+            mat2_sizes = node.mat2_sizes
+            mat2_strides = node.mat2_strides
             alpha = node.alpha
-            grad_inputs[2] = maybe_multiply(mm_mat2_backward(grad, mat1), alpha)
+            grad_inputs[2] = mm_mat2_backward(grad, mat1, mat2_sizes, mat2_strides, alpha)
         return grad_inputs
 
     def release_variables(node):
@@ -1001,12 +1033,28 @@ class AddmmBackward0(Node):
         return SavedVariable(None) if node.mat1_ is None else node.mat1_
 
     @property
+    def _saved_mat1_sym_sizes(node):
+        return node.mat1_sizes
+
+    @property
+    def _saved_mat1_sym_strides(node):
+        return node.mat1_strides
+
+    @property
     def _saved_mat2(node):
         return None if node.mat2_ is None else node.mat2_.unpack(node)
 
     @property
     def _raw_saved_mat2(node):
         return SavedVariable(None) if node.mat2_ is None else node.mat2_
+
+    @property
+    def _saved_mat2_sym_sizes(node):
+        return node.mat2_sizes
+
+    @property
+    def _saved_mat2_sym_strides(node):
+        return node.mat2_strides
 
     @property
     def _saved_beta(node):

@@ -444,8 +444,12 @@ def mm(self, mat2):
         grad_fn.set_next_edges(collect_next_edges(self, mat2))
         if grad_fn.should_compute_any_output(1, 1):
             grad_fn.self_ = SavedVariable(self)
+        grad_fn.self_sizes = tuple(self.shape)
+        grad_fn.self_strides = tuple(self.stride()) if any_requires_grad(self) else ()
         if grad_fn.should_compute_any_output(0, 1):
             grad_fn.mat2_ = SavedVariable(mat2)
+        grad_fn.mat2_sizes = tuple(mat2.shape)
+        grad_fn.mat2_strides = tuple(mat2.stride()) if any_requires_grad(mat2) else ()
     result = kernel_for("mm", device_of(self, mat2))(self, mat2)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -492,8 +496,12 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
         grad_fn.set_next_edges(collect_next_edges(self, mat1, mat2))
         if grad_fn.should_compute_any_output(2, 1):
             grad_fn.mat1_ = SavedVariable(mat1)
+        grad_fn.mat1_sizes = tuple(mat1.shape)
+        grad_fn.mat1_strides = tuple(mat1.stride()) if any_requires_grad(mat1) else ()
         if grad_fn.should_compute_any_output(1, 1):
             grad_fn.mat2_ = SavedVariable(mat2)
+        grad_fn.mat2_sizes = tuple(mat2.shape)
+        grad_fn.mat2_strides = tuple(mat2.stride()) if any_requires_grad(mat2) else ()
         grad_fn.beta = beta
         grad_fn.alpha = alpha
     result = kernel_for("addmm", device_of(self, mat1, mat2))(self, mat1, mat2, beta, alpha)

@@ -94,12 +94,16 @@ class set_detect_anomaly:
 
 # ----------------------------------------------------------------------------- forward: what a node remembers
 
-_thread_state = threading.local()
+class _ThreadState(threading.local):
+    node = None  # the node whose backward is running on this thread (PyTorch's current_evaluating_node)
+
+
+_thread_state = _ThreadState()
 
 
 def current_node():
     """``get_current_node()``: the node whose backward is running on this thread, or None."""
-    return getattr(_thread_state, "node", None)
+    return _thread_state.node
 
 
 def store_stack(node) -> None:

@@ -14,38 +14,42 @@ import threading
 
 from ..native.tensor_impl import TensorImpl
 
-_state = threading.local()
+
+class _State(threading.local):
+    """Per thread: the stack of (pack_hook, unpack_hook) pairs, and the message that disables pushing.
+
+    Defaults live on the class, so reading them never goes through a failed lookup (each tensor a
+    forward op saves asks ``get_default_hooks()``: it must stay cheap when no hooks are pushed).
+    """
+
+    disabled_error_message: str | None = None
+
+    def __init__(self) -> None:
+        self.stack: list = []
 
 
-def _stack() -> list:
-    stack = getattr(_state, "stack", None)
-    if stack is None:
-        stack = _state.stack = []
-    return stack
+_state = _State()
 
 
 def push_hooks(pack_hook, unpack_hook) -> None:
     """``_push_saved_tensors_default_hooks``: the innermost pair is the one used."""
-    message = getattr(_state, "disabled_error_message", None)
-    if message is not None:
-        raise RuntimeError(message)
-    _stack().append((pack_hook, unpack_hook))
+    if _state.disabled_error_message is not None:
+        raise RuntimeError(_state.disabled_error_message)
+    _state.stack.append((pack_hook, unpack_hook))
 
 
 def pop_hooks() -> None:
-    _stack().pop()
+    _state.stack.pop()
 
 
 def get_default_hooks() -> PySavedVariableHooks | None:
     """The hooks a tensor saved now gets: a fresh holder for the innermost pair, or None."""
-    stack = getattr(_state, "stack", None)
-    if not stack:
-        return None
-    return PySavedVariableHooks(*stack[-1])
+    stack = _state.stack
+    return PySavedVariableHooks(*stack[-1]) if stack else None
 
 
 def get_disabled_error_message() -> str | None:
-    return getattr(_state, "disabled_error_message", None)
+    return _state.disabled_error_message
 
 
 def set_disabled_error_message(message: str | None) -> None:

@@ -212,19 +212,18 @@ class SavedVariable:
             raise RuntimeError("Trying to create a SavedTensor object from Python is forbidden.")
         self.was_default = tensor is None
         self.hooks = None
-        self.data_ = None
         if tensor is None:
+            self.data_ = None
             return
         self.saved_version = tensor._version_counter.version
         self.is_leaf = tensor._grad_fn is None
         self.is_output = is_output
-        self.saved_original = False
         self.output_nr = tensor._output_nr
         self.requires_grad = requires_grad(tensor)
         self.grad_accumulator = None
-        self.grad_fn = None
         hooks = get_default_hooks()
         if hooks is not None and not tensor._is_wrapped_number:  # chapter 4: saved_tensors_hooks
+            self.saved_original, self.data_, self.grad_fn = False, None, None
             self.save_metadata(tensor)
             self.set_hooks_and_pack_data(hooks, tensor)
             return
@@ -304,7 +303,7 @@ class SavedVariable:
         if self.data_ is None:
             raise RuntimeError(ERR_REGISTER_HOOKS_FREED if not self.was_default else
                                "Calling register_hooks on a saved tensor with value None is forbidden")
-        data, self.data_ = self.data_, None
+        data, self.data_, self.grad_fn = self.data_, None, None
         if self.saved_original:  # the pack hook gets it detached, as the graph keeps no link through it
             self.save_metadata(data)
             data = tensor_data(data)

@@ -2,8 +2,9 @@
 
 Models ``torch/csrc/autograd/function.h`` (``Node``), ``edge.h`` (``Edge``),
 ``functions/basic_ops.h`` (``GraphRoot``) and the Python face of nodes, ``torch/autograd/graph.py``
-(``GradientEdge``, ``get_gradient_edge``). The node at the end of every path, ``AccumulateGrad``, is
-in ``accumulate_grad.py``. A node is the backward of one forward op: it takes
+(``GradientEdge``, ``get_gradient_edge``; at the end, chapter 4's ``saved_tensors_hooks``,
+``save_on_cpu``, ``disable_saved_tensors_hooks``). The node at the end of every path,
+``AccumulateGrad``, is in ``accumulate_grad.py``. A node is the backward of one forward op: it takes
 the gradients of the op's outputs and returns the gradients of its inputs, which flow along its
 ``next_edges`` (one per input of the forward op) to the nodes that produced those inputs.
 """

@@ -22,6 +22,7 @@ ${generated_comment}
 
 from picotorch.autograd.functions_manual import *  # the helpers formulas call
 from picotorch.autograd.graph import Node
+from picotorch.autograd.variable import ERR_BACKWARD_TWICE, SavedVariable
 from picotorch.native.dispatcher import ops
 
 ${node_classes}
@@ -74,6 +75,7 @@ RESET_SAVED = {
 if node.${name}_ is not None:
     for v in node.${name}_:
         v.reset_data()
+node.${name}_released_ = True
 '''),
 }
 
@@ -88,10 +90,24 @@ GETTER_BODY = {
     "tensor": CodeTemplate("return None if node.${name}_ is None else node.${name}_.unpack(node)"),
     "output": CodeTemplate("return None if node.${name}_ is None else node.${name}_.unpack(node)"),
     "tensor_list": CodeTemplate('''\
+if node.${name}_released_:
+    raise RuntimeError(ERR_BACKWARD_TWICE)
 saved = node.${name}_
-return None if saved is None else [v.unpack(node) for v in saved]
+return None if saved is None else tuple(v.unpack(node) for v in saved)
 '''),
     "value": CodeTemplate("return node.${name}"),
+}
+
+# ``grad_fn._raw_saved_self``: the SavedVariable itself (``torch._C._autograd.SavedTensor``); an empty
+# one where nothing was saved, as a C++ node's member SavedVariable is default-constructed.
+RAW_GETTER_BODY = {
+    "tensor": CodeTemplate("return SavedVariable(None) if node.${name}_ is None else node.${name}_"),
+    "output": CodeTemplate("return SavedVariable(None) if node.${name}_ is None else node.${name}_"),
+    "tensor_list": CodeTemplate('''\
+if node.${name}_released_:
+    raise RuntimeError(ERR_BACKWARD_TWICE)
+return () if node.${name}_ is None else tuple(node.${name}_)
+'''),
 }
 
 # PyTorch has no Python getter for a ScalarType, a TensorOptions or lists of them.
@@ -114,7 +130,7 @@ def gen_node(op: Op) -> str:
     return NODE.substitute(
         op_name=op.info.op_name,
         schema=op.info.name,
-        saved_slots=_section(f"{_slot(s)} = None" for s in saved),
+        saved_slots=_section(line for s in saved for line in _slots(s)),
         grad_inputs=_grad_inputs(op, saved),
         release_variables=_section(_release_variables(saved)),
         saved_getters=_saved_getters(saved),
@@ -125,6 +141,12 @@ def _section(lines) -> list[str]:
     """An optional part of a class: a blank line then its lines, or nothing at all."""
     lines = list(lines)
     return ["", *lines] if lines else []
+
+
+def _slots(s: Saved) -> list[str]:
+    """A saved list also says whether backward freed it: then even its SavedVariables are gone."""
+    released = [f"{s.name}_released_ = False"] if s.kind == "tensor_list" else []
+    return [f"{_slot(s)} = None", *released]
 
 
 def _slot(s: Saved) -> str:
@@ -159,13 +181,20 @@ def _saved_getters(saved: list[Saved]) -> list[str]:
 
 def _getter(s: Saved) -> str:
     body = GETTER_BODY[s.kind].substitute(name=s.name)
-    return SAVED_GETTER.substitute(attribute=saved_attribute_name(s.name), body=body)
+    getter = SAVED_GETTER.substitute(attribute=saved_attribute_name(s.name), body=body)
+    if s.kind not in RAW_GETTER_BODY:
+        return getter
+    raw = SAVED_GETTER.substitute(attribute="_raw" + saved_attribute_name(s.name),
+                                  body=RAW_GETTER_BODY[s.kind].substitute(name=s.name))
+    return getter + "\n" + raw
 
 
 def saved_attribute_name(name: str) -> str:
-    """PyTorch's Python name for a saved value: ``_saved_self``, ``_saved_self_sym_sizes``."""
+    """PyTorch's Python name for a saved value: ``_saved_self``, ``_saved_self_sym_sizes``, ``..._sym_strides``."""
     if name.endswith("_sizes") and not name.endswith("_args_sizes"):
         return "_saved_" + name.replace("_sizes", "_sym_sizes")
+    if name.endswith("_strides"):
+        return "_saved_" + name.replace("_strides", "_sym_strides")
     if name.endswith("_numel"):
         return "_saved_" + name.replace("_numel", "_sym_numel")
     return "_saved_" + name

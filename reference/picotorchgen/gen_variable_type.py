@@ -168,12 +168,24 @@ def _save_inputs(op: Op, inputs) -> list[str]:
         if s.kind == "output":
             continue
         save = _save(s, op)
-        if s.kind == "value":
-            saves.append(save)
-            continue
-        needed = " or ".join(_gradient_needed(*edges[name]) for name in sorted(s.used_by) if name in edges)
-        saves.append(SAVE_IF_NEEDED.substitute(needed=needed or "True", save=save))
+        guard = _guard_for(s, op, inputs, edges)
+        saves.append(save if guard is None else SAVE_IF_NEEDED.substitute(needed=guard, save=save))
     return saves
+
+
+def _guard_for(s: Saved, op: Op, inputs, edges) -> str | None:
+    """``guard_for`` in PyTorch's gen_variable_type.py: when the save can wait on one edge being needed.
+
+    Only a plain tensor read by exactly one formula of an op with several differentiable inputs is
+    guarded; a ``*_backward`` op (PyTorch found the guards useless there) and an op with a ``Tensor[]``
+    input never are. Which tensors a node holds shows in ``grad_fn._saved_self``.
+    """
+    if s.kind != "tensor" or "backward" in op.base or len(inputs) <= 1 or len(s.used_by) != 1:
+        return None
+    if any(argument_kind(a) == "Tensor[]" for a in op.schema.arguments.flat_non_out()):
+        return None
+    (name,) = s.used_by
+    return _gradient_needed(*edges[name]) if name in edges else None
 
 
 def _gradient_needed(where: str, is_list: bool) -> str:

@@ -13,8 +13,15 @@ import builtins as _builtins
 import types
 
 from .._generated import python_bindings
+from ..autograd.anomaly_mode import (  # noqa: F401  (torch._C's, exported as torch.is_anomaly_enabled ...)
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
+    set_anomaly_enabled,
+)
 from ..autograd.engine import get_default_engine
 from ..autograd.grad_mode import is_grad_enabled
+from ..autograd.saved_variable_hooks import pop_hooks, push_hooks
+from ..autograd.variable import SavedVariable
 from ..c10 import scalar_type as _st
 
 # dtypes, devices and sizes live in c10 (the bottom layer); _C re-exports them, as torch._C does
@@ -41,6 +48,9 @@ from ._tensor_base import TensorBase
 from .python_arg_parser import PythonArgParser
 
 _TensorBase = TensorBase  # the old name, kept as an alias as PyTorch does
+# torch._C._autograd (torch/csrc/autograd/init.cpp): what Python sees of saved tensors and their hooks
+_autograd = types.SimpleNamespace(SavedTensor=SavedVariable, _push_saved_tensors_default_hooks=push_hooks,
+                                  _pop_saved_tensors_default_hooks=pop_hooks)
 half, float, double = float16, float32, float64
 short, int, long = int16, int32, int64
 

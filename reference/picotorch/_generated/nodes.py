@@ -9,6 +9,7 @@ Models the generated ``torch/csrc/autograd/generated/Functions.h`` / ``Functions
 
 from picotorch.autograd.functions_manual import *  # the helpers formulas call
 from picotorch.autograd.graph import Node
+from picotorch.autograd.variable import ERR_BACKWARD_TWICE, SavedVariable
 from picotorch.native.dispatcher import ops
 
 class AddBackward0(Node):
@@ -177,8 +178,16 @@ class MulBackward0(Node):
         return None if node.self_ is None else node.self_.unpack(node)
 
     @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
     def _saved_other(node):
         return None if node.other_ is None else node.other_.unpack(node)
+
+    @property
+    def _raw_saved_other(node):
+        return SavedVariable(None) if node.other_ is None else node.other_
 
 
 class MulBackward1(Node):
@@ -236,8 +245,16 @@ class DivBackward0(Node):
         return None if node.self_ is None else node.self_.unpack(node)
 
     @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
     def _saved_other(node):
         return None if node.other_ is None else node.other_.unpack(node)
+
+    @property
+    def _raw_saved_other(node):
+        return SavedVariable(None) if node.other_ is None else node.other_
 
 
 class DivBackward1(Node):
@@ -298,6 +315,10 @@ class ReciprocalBackward0(Node):
     def _saved_result(node):
         return None if node.result_ is None else node.result_.unpack(node)
 
+    @property
+    def _raw_saved_result(node):
+        return SavedVariable(None) if node.result_ is None else node.result_
+
 
 class PowBackward1(Node):
     """Backward of ``pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor``."""
@@ -335,12 +356,24 @@ class PowBackward1(Node):
         return None if node.self_ is None else node.self_.unpack(node)
 
     @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
     def _saved_exponent(node):
         return None if node.exponent_ is None else node.exponent_.unpack(node)
 
     @property
+    def _raw_saved_exponent(node):
+        return SavedVariable(None) if node.exponent_ is None else node.exponent_
+
+    @property
     def _saved_result(node):
         return None if node.result_ is None else node.result_.unpack(node)
+
+    @property
+    def _raw_saved_result(node):
+        return SavedVariable(None) if node.result_ is None else node.result_
 
 
 class PowBackward2(Node):
@@ -377,8 +410,16 @@ class PowBackward2(Node):
         return None if node.exponent_ is None else node.exponent_.unpack(node)
 
     @property
+    def _raw_saved_exponent(node):
+        return SavedVariable(None) if node.exponent_ is None else node.exponent_
+
+    @property
     def _saved_result(node):
         return None if node.result_ is None else node.result_.unpack(node)
+
+    @property
+    def _raw_saved_result(node):
+        return SavedVariable(None) if node.result_ is None else node.result_
 
 
 class PowBackward0(Node):
@@ -405,6 +446,10 @@ class PowBackward0(Node):
     @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
 
     @property
     def _saved_exponent(node):
@@ -434,6 +479,10 @@ class ExpBackward0(Node):
     def _saved_result(node):
         return None if node.result_ is None else node.result_.unpack(node)
 
+    @property
+    def _raw_saved_result(node):
+        return SavedVariable(None) if node.result_ is None else node.result_
+
 
 class LogBackward0(Node):
     """Backward of ``log(Tensor self) -> Tensor``."""
@@ -458,6 +507,10 @@ class LogBackward0(Node):
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
 
 class ReluBackward0(Node):
     """Backward of ``relu(Tensor self) -> Tensor``."""
@@ -481,6 +534,10 @@ class ReluBackward0(Node):
     @property
     def _saved_result(node):
         return None if node.result_ is None else node.result_.unpack(node)
+
+    @property
+    def _raw_saved_result(node):
+        return SavedVariable(None) if node.result_ is None else node.result_
 
 
 class ThresholdBackwardBackward0(Node):
@@ -511,6 +568,10 @@ class ThresholdBackwardBackward0(Node):
         return None if node.self_ is None else node.self_.unpack(node)
 
     @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
     def _saved_threshold(node):
         return node.threshold
 
@@ -537,6 +598,10 @@ class SigmoidBackward0(Node):
     @property
     def _saved_result(node):
         return None if node.result_ is None else node.result_.unpack(node)
+
+    @property
+    def _raw_saved_result(node):
+        return SavedVariable(None) if node.result_ is None else node.result_
 
 
 class SigmoidBackwardBackward0(Node):
@@ -570,8 +635,16 @@ class SigmoidBackwardBackward0(Node):
         return None if node.grad_output_ is None else node.grad_output_.unpack(node)
 
     @property
+    def _raw_saved_grad_output(node):
+        return SavedVariable(None) if node.grad_output_ is None else node.grad_output_
+
+    @property
     def _saved_output(node):
         return None if node.output_ is None else node.output_.unpack(node)
+
+    @property
+    def _raw_saved_output(node):
+        return SavedVariable(None) if node.output_ is None else node.output_
 
 
 class TanhBackward0(Node):
@@ -596,6 +669,10 @@ class TanhBackward0(Node):
     @property
     def _saved_result(node):
         return None if node.result_ is None else node.result_.unpack(node)
+
+    @property
+    def _raw_saved_result(node):
+        return SavedVariable(None) if node.result_ is None else node.result_
 
 
 class TanhBackwardBackward0(Node):
@@ -629,8 +706,16 @@ class TanhBackwardBackward0(Node):
         return None if node.grad_output_ is None else node.grad_output_.unpack(node)
 
     @property
+    def _raw_saved_grad_output(node):
+        return SavedVariable(None) if node.grad_output_ is None else node.grad_output_
+
+    @property
     def _saved_output(node):
         return None if node.output_ is None else node.output_.unpack(node)
+
+    @property
+    def _raw_saved_output(node):
+        return SavedVariable(None) if node.output_ is None else node.output_
 
 
 class SumBackward0(Node):
@@ -753,7 +838,11 @@ class MmBackward0(Node):
     """Backward of ``mm(Tensor self, Tensor mat2) -> Tensor``."""
 
     self_ = None
+    self_sizes = None
+    self_strides = None
     mat2_ = None
+    mat2_sizes = None
+    mat2_strides = None
 
     def apply(node, grads):
         grad = grads[0]
@@ -761,11 +850,15 @@ class MmBackward0(Node):
         if grad is None:
             return grad_inputs
         if node.should_compute_any_output(0, 1):
+            self_sizes = node.self_sizes
+            self_strides = node.self_strides
             mat2 = node.mat2_.unpack(node)
-            grad_inputs[0] = mm_mat1_backward(grad, mat2)
+            grad_inputs[0] = mm_mat1_backward(grad, mat2, self_sizes, self_strides, 1)
         if node.should_compute_any_output(1, 1):
             self = node.self_.unpack(node)
-            grad_inputs[1] = mm_mat2_backward(grad, self)
+            mat2_sizes = node.mat2_sizes
+            mat2_strides = node.mat2_strides
+            grad_inputs[1] = mm_mat2_backward(grad, self, mat2_sizes, mat2_strides, 1)
         return grad_inputs
 
     def release_variables(node):
@@ -779,8 +872,32 @@ class MmBackward0(Node):
         return None if node.self_ is None else node.self_.unpack(node)
 
     @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_self_sym_sizes(node):
+        return node.self_sizes
+
+    @property
+    def _saved_self_sym_strides(node):
+        return node.self_strides
+
+    @property
     def _saved_mat2(node):
         return None if node.mat2_ is None else node.mat2_.unpack(node)
+
+    @property
+    def _raw_saved_mat2(node):
+        return SavedVariable(None) if node.mat2_ is None else node.mat2_
+
+    @property
+    def _saved_mat2_sym_sizes(node):
+        return node.mat2_sizes
+
+    @property
+    def _saved_mat2_sym_strides(node):
+        return node.mat2_strides
 
 
 class MvBackward0(Node):
@@ -813,8 +930,16 @@ class MvBackward0(Node):
         return None if node.self_ is None else node.self_.unpack(node)
 
     @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
     def _saved_vec(node):
         return None if node.vec_ is None else node.vec_.unpack(node)
+
+    @property
+    def _raw_saved_vec(node):
+        return SavedVariable(None) if node.vec_ is None else node.vec_
 
 
 class DotBackward0(Node):
@@ -847,15 +972,27 @@ class DotBackward0(Node):
         return None if node.self_ is None else node.self_.unpack(node)
 
     @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
     def _saved_tensor(node):
         return None if node.tensor_ is None else node.tensor_.unpack(node)
+
+    @property
+    def _raw_saved_tensor(node):
+        return SavedVariable(None) if node.tensor_ is None else node.tensor_
 
 
 class AddmmBackward0(Node):
     """Backward of ``addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor``."""
 
     mat1_ = None
+    mat1_sizes = None
+    mat1_strides = None
     mat2_ = None
+    mat2_sizes = None
+    mat2_strides = None
     beta = None
     alpha = None
 
@@ -868,13 +1005,17 @@ class AddmmBackward0(Node):
             beta = node.beta
             grad_inputs[0] = maybe_multiply(grad, beta)
         if node.should_compute_any_output(1, 1):
+            mat1_sizes = node.mat1_sizes
+            mat1_strides = node.mat1_strides
             mat2 = node.mat2_.unpack(node)
             alpha = node.alpha
-            grad_inputs[1] = maybe_multiply(mm_mat1_backward(grad, mat2), alpha)
+            grad_inputs[1] = mm_mat1_backward(grad, mat2, mat1_sizes, mat1_strides, alpha)
         if node.should_compute_any_output(2, 1):
             mat1 = node.mat1_.unpack(node)
+            mat2_sizes = node.mat2_sizes
+            mat2_strides = node.mat2_strides
             alpha = node.alpha
-            grad_inputs[2] = maybe_multiply(mm_mat2_backward(grad, mat1), alpha)
+            grad_inputs[2] = mm_mat2_backward(grad, mat1, mat2_sizes, mat2_strides, alpha)
         return grad_inputs
 
     def release_variables(node):
@@ -888,8 +1029,32 @@ class AddmmBackward0(Node):
         return None if node.mat1_ is None else node.mat1_.unpack(node)
 
     @property
+    def _raw_saved_mat1(node):
+        return SavedVariable(None) if node.mat1_ is None else node.mat1_
+
+    @property
+    def _saved_mat1_sym_sizes(node):
+        return node.mat1_sizes
+
+    @property
+    def _saved_mat1_sym_strides(node):
+        return node.mat1_strides
+
+    @property
     def _saved_mat2(node):
         return None if node.mat2_ is None else node.mat2_.unpack(node)
+
+    @property
+    def _raw_saved_mat2(node):
+        return SavedVariable(None) if node.mat2_ is None else node.mat2_
+
+    @property
+    def _saved_mat2_sym_sizes(node):
+        return node.mat2_sizes
+
+    @property
+    def _saved_mat2_sym_strides(node):
+        return node.mat2_strides
 
     @property
     def _saved_beta(node):
@@ -1341,7 +1506,8 @@ class IndexBackward0(Node):
 
     self_options = None
     self_sizes = None
-    indices = None
+    indices_ = None
+    indices_released_ = False
 
     def apply(node, grads):
         grad = grads[0]
@@ -1351,9 +1517,15 @@ class IndexBackward0(Node):
         if node.should_compute_any_output(0, 1):
             self_options = node.self_options
             self_sizes = node.self_sizes
-            indices = node.indices
+            indices = [v.unpack(node) for v in node.indices_]
             grad_inputs[0] = index_backward(grad, self_sizes, self_options, indices)
         return grad_inputs
+
+    def release_variables(node):
+        if node.indices_ is not None:
+            for v in node.indices_:
+                v.reset_data()
+        node.indices_released_ = True
 
     @property
     def _saved_self_sym_sizes(node):
@@ -1361,7 +1533,16 @@ class IndexBackward0(Node):
 
     @property
     def _saved_indices(node):
-        return node.indices
+        if node.indices_released_:
+            raise RuntimeError(ERR_BACKWARD_TWICE)
+        saved = node.indices_
+        return None if saved is None else tuple(v.unpack(node) for v in saved)
+
+    @property
+    def _raw_saved_indices(node):
+        if node.indices_released_:
+            raise RuntimeError(ERR_BACKWARD_TWICE)
+        return () if node.indices_ is None else tuple(node.indices_)
 
 
 class CloneBackward0(Node):
@@ -1464,6 +1645,10 @@ class WhereBackward0(Node):
     @property
     def _saved_condition(node):
         return None if node.condition_ is None else node.condition_.unpack(node)
+
+    @property
+    def _raw_saved_condition(node):
+        return SavedVariable(None) if node.condition_ is None else node.condition_
 
 
 class ZeroBackward0(Node):

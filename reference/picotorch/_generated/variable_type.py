@@ -181,8 +181,7 @@ def div_Tensor(self, other):
         if grad_fn.should_compute_any_output(1, 1):
             grad_fn.self_ = SavedVariable(self)
         grad_fn.self_scalar_type = self.dtype
-        if grad_fn.should_compute_any_output(1, 1) or grad_fn.should_compute_any_output(0, 1):
-            grad_fn.other_ = SavedVariable(other)
+        grad_fn.other_ = SavedVariable(other)
     result = kernel_for("div.Tensor", device_of(self, other))(self, other)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -234,10 +233,8 @@ def pow_Tensor_Tensor(self, exponent):
     if is_grad_enabled() and any_requires_grad(self, exponent):
         grad_fn = nodes.PowBackward1()
         grad_fn.set_next_edges(collect_next_edges(self, exponent))
-        if grad_fn.should_compute_any_output(1, 1) or grad_fn.should_compute_any_output(0, 1):
-            grad_fn.self_ = SavedVariable(self)
-        if grad_fn.should_compute_any_output(1, 1) or grad_fn.should_compute_any_output(0, 1):
-            grad_fn.exponent_ = SavedVariable(exponent)
+        grad_fn.self_ = SavedVariable(self)
+        grad_fn.exponent_ = SavedVariable(exponent)
     result = kernel_for("pow.Tensor_Tensor", device_of(self, exponent))(self, exponent)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -252,8 +249,7 @@ def pow_Scalar(self, exponent):
         grad_fn = nodes.PowBackward2()
         grad_fn.set_next_edges(collect_next_edges(exponent))
         grad_fn.self = self
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.exponent_ = SavedVariable(exponent)
+        grad_fn.exponent_ = SavedVariable(exponent)
     result = kernel_for("pow.Scalar", device_of(exponent))(self, exponent)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -267,8 +263,7 @@ def pow_Tensor_Scalar(self, exponent):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.PowBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.self_ = SavedVariable(self)
+        grad_fn.self_ = SavedVariable(self)
         grad_fn.exponent = exponent
     result = kernel_for("pow.Tensor_Scalar", device_of(self))(self, exponent)
     if grad_fn is not None:
@@ -295,8 +290,7 @@ def log(self):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.LogBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.self_ = SavedVariable(self)
+        grad_fn.self_ = SavedVariable(self)
     result = kernel_for("log", device_of(self))(self)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -322,8 +316,7 @@ def threshold_backward(grad_output, self, threshold):
     if is_grad_enabled() and any_requires_grad(grad_output, self):
         grad_fn = nodes.ThresholdBackwardBackward0()
         grad_fn.set_next_edges(collect_next_edges(grad_output, self))
-        if grad_fn.should_compute_any_output(0, 1):
-            grad_fn.self_ = SavedVariable(self)
+        grad_fn.self_ = SavedVariable(self)
         grad_fn.threshold = threshold
     result = kernel_for("threshold_backward", device_of(grad_output, self))(grad_output, self, threshold)
     if grad_fn is not None:
@@ -350,10 +343,8 @@ def sigmoid_backward(grad_output, output):
     if is_grad_enabled() and any_requires_grad(grad_output, output):
         grad_fn = nodes.SigmoidBackwardBackward0()
         grad_fn.set_next_edges(collect_next_edges(grad_output, output))
-        if grad_fn.should_compute_any_output(1, 1):
-            grad_fn.grad_output_ = SavedVariable(grad_output)
-        if grad_fn.should_compute_any_output(0, 1) or grad_fn.should_compute_any_output(1, 1):
-            grad_fn.output_ = SavedVariable(output)
+        grad_fn.grad_output_ = SavedVariable(grad_output)
+        grad_fn.output_ = SavedVariable(output)
     result = kernel_for("sigmoid_backward", device_of(grad_output, output))(grad_output, output)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -379,10 +370,8 @@ def tanh_backward(grad_output, output):
     if is_grad_enabled() and any_requires_grad(grad_output, output):
         grad_fn = nodes.TanhBackwardBackward0()
         grad_fn.set_next_edges(collect_next_edges(grad_output, output))
-        if grad_fn.should_compute_any_output(1, 1):
-            grad_fn.grad_output_ = SavedVariable(grad_output)
-        if grad_fn.should_compute_any_output(0, 1) or grad_fn.should_compute_any_output(1, 1):
-            grad_fn.output_ = SavedVariable(output)
+        grad_fn.grad_output_ = SavedVariable(grad_output)
+        grad_fn.output_ = SavedVariable(output)
     result = kernel_for("tanh_backward", device_of(grad_output, output))(grad_output, output)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -455,8 +444,12 @@ def mm(self, mat2):
         grad_fn.set_next_edges(collect_next_edges(self, mat2))
         if grad_fn.should_compute_any_output(1, 1):
             grad_fn.self_ = SavedVariable(self)
+        grad_fn.self_sizes = tuple(self.shape)
+        grad_fn.self_strides = tuple(self.stride()) if any_requires_grad(self) else ()
         if grad_fn.should_compute_any_output(0, 1):
             grad_fn.mat2_ = SavedVariable(mat2)
+        grad_fn.mat2_sizes = tuple(mat2.shape)
+        grad_fn.mat2_strides = tuple(mat2.stride()) if any_requires_grad(mat2) else ()
     result = kernel_for("mm", device_of(self, mat2))(self, mat2)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -503,8 +496,12 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
         grad_fn.set_next_edges(collect_next_edges(self, mat1, mat2))
         if grad_fn.should_compute_any_output(2, 1):
             grad_fn.mat1_ = SavedVariable(mat1)
+        grad_fn.mat1_sizes = tuple(mat1.shape)
+        grad_fn.mat1_strides = tuple(mat1.stride()) if any_requires_grad(mat1) else ()
         if grad_fn.should_compute_any_output(1, 1):
             grad_fn.mat2_ = SavedVariable(mat2)
+        grad_fn.mat2_sizes = tuple(mat2.shape)
+        grad_fn.mat2_strides = tuple(mat2.stride()) if any_requires_grad(mat2) else ()
         grad_fn.beta = beta
         grad_fn.alpha = alpha
     result = kernel_for("addmm", device_of(self, mat1, mat2))(self, mat1, mat2, beta, alpha)
@@ -789,7 +786,7 @@ def index_Tensor(self, indices):
         grad_fn.set_next_edges(collect_next_edges(self))
         grad_fn.self_options = (self.dtype, self.device)
         grad_fn.self_sizes = tuple(self.shape)
-        grad_fn.indices = indices
+        grad_fn.indices_ = [SavedVariable(t) for t in indices]
     result = kernel_for("index.Tensor", device_of(self, indices))(self, indices)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -865,8 +862,7 @@ def where_self(condition, self, other):
     if is_grad_enabled() and any_requires_grad(self, other):
         grad_fn = nodes.WhereBackward0()
         grad_fn.set_next_edges(collect_next_edges(self, other))
-        if grad_fn.should_compute_any_output(1, 1) or grad_fn.should_compute_any_output(0, 1):
-            grad_fn.condition_ = SavedVariable(condition)
+        grad_fn.condition_ = SavedVariable(condition)
     result = kernel_for("where.self", device_of(condition, self, other))(condition, self, other)
     if grad_fn is not None:
         set_history(result, grad_fn)

@@ -23,6 +23,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..native.dispatcher import ops
+from . import anomaly_mode
+from .anomaly_mode import AnomalyMode
 from .functions_manual import sum_to
 from .grad_mode import set_grad_enabled
 from .graph import Edge, GraphRoot, Node
@@ -51,7 +53,10 @@ class Engine:
         with set_grad_enabled(create_graph):
             while queue:
                 item = queue.pop()
-                evaluate_function(task, item.fn, item.inputs, queue)
+                if AnomalyMode.enabled:  # chapter 4: the node is the current node; an error warns its stack
+                    anomaly_mode.evaluate_guarded(evaluate_function, task, item.fn, item.inputs, queue)
+                else:
+                    evaluate_function(task, item.fn, item.inputs, queue)
         return task.captured_vars
 
 
@@ -82,6 +87,8 @@ def evaluate_function(task: GraphTask, fn: Node, inputs: InputBuffer, queue: Rea
     outputs = call_function(fn, inputs)
     if not task.keep_graph:
         fn.release_variables()
+    if AnomalyMode.enabled and AnomalyMode.check_nan:  # chapter 4: never on a plain backward's path
+        anomaly_mode.check_nan(fn.name(), outputs)
     for edge, grad in zip(fn.next_edges, outputs):
         if edge.function is not None:
             _pass_gradient(task, edge, grad, queue)

@@ -81,12 +81,15 @@ def pow_backward_exponent(grad, self, exponent, result):
     return ops.where(at_zero, ops.zeros_like(slope), slope)
 
 
-def mm_mat1_backward(grad, mat2):
-    return ops.mm(grad, ops.t(mat2))
+def mm_mat1_backward(grad, mat2, mat1_sizes, mat1_strides, alpha):
+    """``grad @ mat2.T`` times alpha. PyTorch also reads mat1's sizes and strides (so the node saves
+    them: ``_saved_self_sym_strides``) to give the gradient mat1's memory layout; picotorch does not."""
+    return maybe_multiply(ops.mm(grad, ops.t(mat2)), alpha)
 
 
-def mm_mat2_backward(grad, mat1):
-    return ops.mm(ops.t(mat1), grad)
+def mm_mat2_backward(grad, mat1, mat2_sizes, mat2_strides, alpha):
+    """``mat1.T @ grad`` times alpha (mat2's sizes and strides: as in ``mm_mat1_backward``)."""
+    return maybe_multiply(ops.mm(ops.t(mat1), grad), alpha)
 
 
 def sum_to(grad, shape):

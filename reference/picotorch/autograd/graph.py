@@ -2,19 +2,23 @@
 
 Models ``torch/csrc/autograd/function.h`` (``Node``), ``edge.h`` (``Edge``),
 ``functions/basic_ops.h`` (``GraphRoot``) and the Python face of nodes, ``torch/autograd/graph.py``
-(``GradientEdge``, ``get_gradient_edge``). The node at the end of every path, ``AccumulateGrad``, is
-in ``accumulate_grad.py``. A node is the backward of one forward op: it takes
+(``GradientEdge``, ``get_gradient_edge``; at the end, chapter 4's ``saved_tensors_hooks``,
+``save_on_cpu``, ``disable_saved_tensors_hooks``). The node at the end of every path,
+``AccumulateGrad``, is in ``accumulate_grad.py``. A node is the backward of one forward op: it takes
 the gradients of the op's outputs and returns the gradients of its inputs, which flow along its
 ``next_edges`` (one per input of the forward op) to the nodes that produced those inputs.
 """
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections import OrderedDict
 from typing import NamedTuple
 
 from ..native.dispatcher import ops
+from . import anomaly_mode, saved_variable_hooks
+from .anomaly_mode import AnomalyMode
 from .grad_mode import enable_grad
 from .hooks import RemovableHandle, TensorPreHook, new_hooks_dict
 
@@ -94,6 +98,9 @@ class Node:
         self.input_metadata: list[InputMetadata] = []
         if next_edges:
             self.set_next_edges(next_edges)
+        if AnomalyMode.enabled:  # chapter 4: remember where the forward made this node
+            anomaly_mode.store_stack(self)
+            anomaly_mode.assign_parent(self)
 
     # ---- the graph
     def set_next_edges(self, edges) -> None:
@@ -273,3 +280,55 @@ def get_gradient_edge(tensor) -> GradientEdge:
 def increment_version(tensor) -> None:
     """Bump a tensor's version counter, as an in-place op would (``torch.autograd.graph.increment_version``)."""
     tensor._version_counter.bump()
+
+
+# ----------------------------------------------------------------------------- saved tensors hooks (chapter 4)
+
+
+class saved_tensors_hooks:
+    """Inside the block, every tensor a forward op saves for backward goes through ``pack_hook``.
+
+    The node keeps what ``pack_hook(tensor)`` returns; backward (or ``grad_fn._saved_self``) gets the
+    tensor back as ``unpack_hook(packed)``. Blocks nest: the innermost pair is used. A Python number
+    passed as a tensor is saved as it is. ``SavedVariable`` in ``variable.py`` calls the hooks.
+    """
+
+    def __init__(self, pack_hook, unpack_hook) -> None:
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self) -> None:
+        saved_variable_hooks.push_hooks(self.pack_hook, self.unpack_hook)
+
+    def __exit__(self, *args: object) -> None:
+        saved_variable_hooks.pop_hooks()
+
+
+class save_on_cpu(saved_tensors_hooks):
+    """Saved tensors wait on the CPU for backward, then go back to their device (GPU memory for time).
+
+    ``pin_memory=True`` packs a copy (in pinned memory when a GPU is there: picotorch has none to pin).
+    """
+
+    def __init__(self, pin_memory: bool = False, device_type: str = "cuda") -> None:
+        def pack_to_cpu(tensor):
+            if not pin_memory:
+                return (tensor.device, tensor.cpu())
+            return (tensor.device, tensor.detach().cpu().clone())
+
+        def unpack_from_cpu(packed):
+            device, tensor = packed
+            return tensor.to(device, non_blocking=pin_memory)
+
+        super().__init__(pack_to_cpu, unpack_from_cpu)
+
+
+@contextlib.contextmanager
+def disable_saved_tensors_hooks(error_message: str):
+    """Inside the block, entering ``saved_tensors_hooks`` raises ``RuntimeError(error_message)``."""
+    previous = saved_variable_hooks.get_disabled_error_message()
+    try:
+        saved_variable_hooks.set_disabled_error_message(error_message)
+        yield
+    finally:
+        saved_variable_hooks.set_disabled_error_message(previous)

@@ -15,10 +15,12 @@ import weakref
 
 from ..native.dispatcher import ops
 from ..native.tensor_impl import TensorImpl, new_tensor
+from .anomaly_mode import AnomalyMode
 from .copy_slices import AsStridedBackward0, CopySlices, Region
-from .grad_mode import is_grad_enabled
+from .grad_mode import is_grad_enabled, no_grad
 from .graph import Edge, Node
 from .hooks import legacy_type_string
+from .saved_variable_hooks import PySavedVariableHooks, get_default_hooks
 
 
 def requires_grad(t) -> bool:
@@ -186,6 +188,9 @@ ERR_BACKWARD_TWICE = (
     "graph a second time or if you need to access saved tensors after calling backward.")
 
 
+_FROM_PYTHON = object()  # ``torch._C._autograd.SavedTensor()``: called with no tensor
+
+
 class SavedVariable:
     """A tensor a backward formula needs, with the version it had when it was saved.
 
@@ -193,52 +198,160 @@ class SavedVariable:
     as its bare data (``tensor_data``: same storage and version counter, no autograd metadata),
     because keeping the output itself would make the node own the tensor that owns the node. On
     unpack the link to the node is rebuilt from ``saved_for``, the node doing the unpacking.
+
+    Under ``saved_tensors_hooks`` (chapter 4) the tensor is handed to the pack hook instead and only
+    what it returned is kept (``hooks.data``); unpacking calls the unpack hook. Python sees this
+    object as ``torch._C._autograd.SavedTensor`` (``grad_fn._raw_saved_self``).
     """
 
-    __slots__ = ("data", "saved_version", "was_default", "is_output", "is_leaf", "saved_original",
-                 "output_nr", "requires_grad", "grad_accumulator")
+    __slots__ = ("data_", "saved_version", "was_default", "is_output", "is_leaf", "saved_original",
+                 "output_nr", "requires_grad", "grad_accumulator", "grad_fn", "hooks")
 
-    def __init__(self, tensor, is_output: bool = False) -> None:
+    def __init__(self, tensor=_FROM_PYTHON, is_output: bool = False) -> None:
+        if tensor is _FROM_PYTHON:
+            raise RuntimeError("Trying to create a SavedTensor object from Python is forbidden.")
         self.was_default = tensor is None
+        self.hooks = None
         if tensor is None:
-            self.data = None
+            self.data_ = None
             return
         self.saved_version = tensor._version_counter.version
         self.is_leaf = tensor._grad_fn is None
         self.is_output = is_output
-        self.saved_original = not is_output or self.is_leaf
         self.output_nr = tensor._output_nr
         self.requires_grad = requires_grad(tensor)
         self.grad_accumulator = None
-        if self.saved_original:
-            self.data = tensor
+        hooks = get_default_hooks()
+        if hooks is not None and not tensor._is_wrapped_number:  # chapter 4: saved_tensors_hooks
+            self.saved_original, self.data_, self.grad_fn = False, None, None
+            self.save_metadata(tensor)
+            self.set_hooks_and_pack_data(hooks, tensor)
             return
-        self.data = tensor_data(tensor)
+        self.saved_original = not is_output or self.is_leaf
+        self.data_ = tensor if self.saved_original else tensor_data(tensor)
 
     def unpack(self, saved_for=None):
         if self.was_default:
             return None
-        if self.data is None:
+        if self.data_ is None and self.hooks is None:
             raise RuntimeError(ERR_BACKWARD_TWICE)
-        grad_fn = self.data._grad_fn if self.saved_original else None
+        if self.hooks is not None:
+            grad_fn = self.grad_fn
+        else:
+            grad_fn = self.data_._grad_fn if self.saved_original else None
         if not self.is_leaf and grad_fn is None:
             if saved_for is None:
                 raise RuntimeError(ERR_DETACHED_IN_PLACE)
             grad_fn = saved_for
-        current = self.data._version_counter.version
-        if current != self.saved_version:
-            raise RuntimeError(version_error(self.data, current, self.saved_version, self.output_nr, grad_fn))
-        if self.saved_original:
-            return self.data
-        if grad_fn is None and not self.requires_grad:
-            return self.data
-        out = tensor_data(self.data)
-        out._grad_fn, out._output_nr = grad_fn, self.output_nr
+        if self.hooks is None:  # with hooks the version cannot be followed through them
+            current = self.data_._version_counter.version
+            if current != self.saved_version:
+                raise RuntimeError(_with_anomaly_hint(
+                    version_error(self.data_, current, self.saved_version, self.output_nr, grad_fn)))
+            if self.saved_original:
+                return self.data_
+        data = self.data_ if self.hooks is None else self.hooks.call_unpack_hook()
+        if grad_fn is None and not self.requires_grad and not requires_grad(data):
+            return data
+        out = tensor_data(data)
+        if grad_fn is not None:
+            out._grad_fn, out._output_nr = grad_fn, self.output_nr
+        else:
+            out._requires_grad, out._grad_accumulator = self.requires_grad, self.grad_accumulator
         return out
 
     def reset_data(self) -> None:
         """Free the tensor once the node has run (unless ``retain_graph``)."""
-        self.data = None
+        self.hooks = None
+        self.grad_fn = None
+        self.data_ = None
+
+    # ---- saved_tensors_hooks (chapter 4)
+    def save_metadata(self, tensor) -> None:
+        """What unpacking needs once only the packed object is kept: the leaf's accumulator or the grad_fn."""
+        if self.is_leaf:
+            node = grad_accumulator(tensor)
+            self.grad_accumulator = weakref.ref(node) if node is not None else None
+        elif not self.is_output:
+            self.grad_fn = tensor._grad_fn
+
+    def set_hooks_and_pack_data(self, hooks, tensor) -> None:
+        """Hand ``tensor`` to the pack hook (``hooks.call_pack_hook``), which runs with grad mode off and
+        must not modify the tensor in place: its version counter tells (``ERR_PACK_HOOK_IN_PLACE``).
+
+        Worked example of calling a hook and checking what happened: ``call_unpack_hook`` in
+        ``saved_variable_hooks.py``.
+        """
+        self.hooks = hooks
+        # BEGIN SOLUTION 4.5: under no_grad() call hooks.call_pack_hook(tensor); raise if the tensor's version moved
+        version = tensor._version_counter.version
+        with no_grad():
+            hooks.call_pack_hook(tensor)
+        if tensor._version_counter.version != version:
+            raise RuntimeError(ERR_PACK_HOOK_IN_PLACE)
+        # END SOLUTION
+
+    # ---- what Python sees: torch._C._autograd.SavedTensor
+    def register_hooks(self, *hooks) -> None:
+        """``SavedTensor.register_hooks(pack_hook, unpack_hook)``: pack this saved tensor now; one pair only."""
+        if len(hooks) != 2 or not all(callable(h) for h in hooks):
+            raise TypeError(_register_hooks_type_error(self, *hooks))
+        pack_hook, unpack_hook = hooks
+        if self.hooks is not None:
+            raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have already been set. "
+                               "Hint: only one pair of hooks is allowed at a time.")
+        if self.data_ is None:
+            raise RuntimeError(ERR_REGISTER_HOOKS_FREED if not self.was_default else
+                               "Calling register_hooks on a saved tensor with value None is forbidden")
+        data, self.data_, self.grad_fn = self.data_, None, None
+        if self.saved_original:  # the pack hook gets it detached, as the graph keeps no link through it
+            self.save_metadata(data)
+            data = tensor_data(data)
+        self.set_hooks_and_pack_data(PySavedVariableHooks(pack_hook, unpack_hook), data)
+
+    @property
+    def data(self):
+        """The saved tensor as stored, or what the pack hook returned; None once freed."""
+        return self.hooks.data if self.hooks is not None else self.data_
+
+    @property
+    def unpack_hook(self):
+        return self.hooks.unpack_hook if self.hooks is not None else None
+
+    def __repr__(self) -> str:
+        return f"<torch._C._autograd.SavedTensor object at {hex(id(self))}>"
+
+
+ERR_PACK_HOOK_IN_PLACE = (
+    "A saved tensor pack hook is modifying its input in place. Tensors provided as input to pack hook cannot be "
+    "modified by in-place operations as this can lead to unexpected side-effects. Please open an issue if you "
+    "need to perform in-place operations on the input to a pack hook.")
+
+ERR_REGISTER_HOOKS_FREED = (
+    "Calling register_hooks on a saved tensor after it has been freed. Saved intermediate values of the graph "
+    "are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward "
+    "through the graph a second time or if you need to access saved variables after calling backward.")
+
+
+def _register_hooks_type_error(saved, *args) -> str:
+    """pybind11's text when an argument is not callable."""
+    given = ", ".join(repr(a) for a in (saved, *args))
+    return ("register_hooks(): incompatible function arguments. The following argument types are supported:\n"
+            "    1. (self: torch._C._autograd.SavedTensor, arg0: collections.abc.Callable, arg1: "
+            f"collections.abc.Callable) -> None\n\nInvoked with: {given}")
+
+
+ANOMALY_HINT_OFF = (" Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
+                    "with torch.autograd.set_detect_anomaly(True, check_nan=False).")
+ANOMALY_HINT_ON = (" Hint: the backtrace further above shows the operation that failed to compute its gradient. "
+                   "The variable in question was changed in there or anywhere later. Good luck!")
+
+
+def _with_anomaly_hint(message: str) -> str:
+    """In anomaly mode the in-place error points at the warning printed above it instead."""
+    if AnomalyMode.enabled and message.endswith(ANOMALY_HINT_OFF):
+        return message[: -len(ANOMALY_HINT_OFF)] + ANOMALY_HINT_ON
+    return message
 
 
 ERR_DETACHED_IN_PLACE = (

@@ -138,8 +138,10 @@ def _arg_rank(name: str, order: list[str]) -> int:
     return len(order)
 
 
-# What a formula may say about an input besides its value: ``self_sizes`` is ``tuple(self.shape)``.
-_DERIVED = (("_sizes", "tuple({0}.shape)"), ("_numel", "{0}.numel()"), ("_scalar_type", "{0}.dtype"),
+# What a formula may say about an input besides its value: ``self_sizes`` is ``tuple(self.shape)``;
+# its strides are kept only for an input that needs a gradient (``strides_or_error`` in PyTorch).
+_DERIVED = (("_sizes", "tuple({0}.shape)"), ("_strides", "tuple({0}.stride()) if any_requires_grad({0}) else ()"),
+            ("_numel", "{0}.numel()"), ("_scalar_type", "{0}.dtype"),
             ("_options", "({0}.dtype, {0}.device)"),
             ("_args_sizes", "[tuple(t.shape) for t in {0}]"),
             ("_args_scalartypes", "[t.dtype for t in {0}]"))
@@ -150,10 +152,8 @@ def _saved_for(name: str, args: dict[str, Argument]) -> Saved | None:
         return Saved(name, "result", "output", set())
     if name in args:
         kind = argument_kind(args[name])
-        if kind == "Tensor[]":
+        if kind == "Tensor[]" or kind.startswith("Tensor?[]"):
             return Saved(name, name, "tensor_list", set())
-        if kind.startswith("Tensor?[]"):
-            return Saved(name, name, "value", set())
         return Saved(name, name, "tensor" if kind.startswith("Tensor") else "value", set())
     for suffix, expr in _DERIVED:
         base = name[: -len(suffix)] if name.endswith(suffix) else None

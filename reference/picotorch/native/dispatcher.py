@@ -135,6 +135,9 @@ def bind(params, args, kwargs, numbers_as_tensors: bool = False):
         return None
     values = {}
     for (name, kind, _), value in zip(positional, args):
+        if kind == "Tensor" and isinstance(value, TensorImpl):
+            values[name] = value  # most arguments: accepted and normalized as they are, without two calls
+            continue
         if not accepts(kind, value, numbers_as_tensors):
             return None
         values[name] = _normalize(kind, value)

@@ -26,25 +26,50 @@ def _type_name(value) -> str:
 
 
 def _wrap_numbers(values: dict, params) -> dict:
-    kinds = {name: kind for name, kind, _ in list(params[0]) + list(params[1])}
+    tensor_params = _tensor_params(params)
     for name, value in values.items():
-        if kinds[name].startswith("Tensor") and not kinds[name].endswith("[]") and not isinstance(value, TensorImpl) \
-                and value is not None:
+        if name in tensor_params and not isinstance(value, TensorImpl) and value is not None:
             values[name] = scalar_tensor(value)
     return values
 
 
 def _pack_int_list(args, params, method: bool):
     """``x.view(2, 3)``: a lone ``int[]`` parameter also takes the ints as separate arguments."""
-    positional = params[0]
     first = 1 if method else 0
-    rest = args[first:]
-    required = [p for p in positional[first:] if not p[2]]
-    if len(rest) < 2 or len(required) != 1 or not required[0][1].startswith("int[]"):
+    if len(args) - first < 2 or not _takes_lone_int_list(params, first):
         return None
-    if positional[first] is not required[0] or not all(isinstance(a, int) for a in rest):
+    rest = args[first:]
+    if not all(isinstance(a, int) for a in rest):
         return None
     return tuple(args[:first]) + (tuple(rest),)
+
+
+# What each signature's parameters allow, computed once per signature (params are hashable tuples):
+# the parser asks on every call, and rebuilding lists and dicts each time was a third of its cost.
+_SIGNATURE_FACTS: dict = {}
+
+
+def _tensor_params(params) -> frozenset:
+    """The names of the (single) ``Tensor`` parameters: where a Python number becomes a wrapped tensor."""
+    key = ("tensors", params)
+    found = _SIGNATURE_FACTS.get(key)
+    if found is None:
+        found = _SIGNATURE_FACTS[key] = frozenset(
+            name for name, kind, _ in list(params[0]) + list(params[1])
+            if kind.startswith("Tensor") and not kind.endswith("[]"))
+    return found
+
+
+def _takes_lone_int_list(params, first: int) -> bool:
+    """The first parameter after ``self`` is an ``int[]`` and the only one without a default."""
+    key = ("int_list", params, first)
+    found = _SIGNATURE_FACTS.get(key)
+    if found is None:
+        positional = params[0]
+        required = [p for p in positional[first:] if not p[2]]
+        found = _SIGNATURE_FACTS[key] = (len(required) == 1 and required[0][1].startswith("int[]")
+                                         and len(positional) > first and positional[first] is required[0])
+    return found
 
 
 def check_requires_grad(dtype) -> None:

@@ -140,10 +140,16 @@ class Node:
         return len(self.input_metadata)
 
     def should_compute_output(self, index: int) -> bool:
-        return index < len(self.next_edges) and self.next_edges[index].is_valid()
+        edges = self.next_edges
+        return index < len(edges) and edges[index].function is not None  # Edge.is_valid, inlined
 
     def should_compute_any_output(self, start: int, count: int) -> bool:
-        return any(self.should_compute_output(i) for i in range(start, start + count))
+        # A loop rather than any(<generator>): generated kernels and formulas ask this once per input
+        # of every op, and the generator doubled its cost.
+        for i in range(start, start + count):
+            if self.should_compute_output(i):
+                return True
+        return False
 
     # ---- what Python sees (torch.autograd.graph.Node)
     def name(self) -> str:

@@ -80,17 +80,19 @@ def gradient_edge(t) -> Edge:
 
 def collect_next_edges(*tensors) -> list[Edge]:
     """One edge per input of a forward op (``Edge(None, 0)`` for inputs that need no gradient)."""
-    edges = []
-    for t in tensors:
-        if not isinstance(t, TensorImpl) or not requires_grad(t):
-            edges.append(Edge(None, 0))
-        else:
-            edges.append(gradient_edge(t))
-    return edges
+    return [gradient_edge(t) if isinstance(t, TensorImpl) and requires_grad(t) else _NO_EDGE for t in tensors]
+
+
+# Edges are immutable, so every "no gradient here" edge can be this one: an op on a Python number (a
+# wrapped-number input) then allocates nothing for it, and the cyclic GC has one object less to scan.
+_NO_EDGE = Edge(None, 0)
 
 
 def any_requires_grad(*tensors) -> bool:
-    return any(isinstance(t, TensorImpl) and requires_grad(t) for t in tensors)
+    for t in tensors:  # a loop, not any(<generator>): asked on every op, and a generator costs twice as much
+        if isinstance(t, TensorImpl) and (t._requires_grad or t._grad_fn is not None):
+            return True
+    return False
 
 
 def set_history(t, grad_fn) -> None:

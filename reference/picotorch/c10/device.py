@@ -40,6 +40,8 @@ class device:
         return f"device(type='{self.type}', index={self.index})"
 
     def __eq__(self, other) -> bool:
+        if other is self:
+            return True  # most comparisons are of a tensor's device with itself or a shared one
         return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
 
     def __hash__(self) -> int:

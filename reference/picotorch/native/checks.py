@@ -36,15 +36,15 @@ def broadcast_shapes(a: tuple, b: tuple) -> tuple:
 
 
 def check_same_device(*tensors) -> None:
-    devices = []
+    first = None  # no list: this runs on every op, and the first two distinct devices are all we report
     for t in tensors:
         if t is None or t._is_wrapped_number or (t._data.ndim == 0 and t._device.type == "cpu"):
             continue  # CPU zero-dim tensors may mix with any device, as in PyTorch
-        if t._device not in devices:
-            devices.append(t._device)
-    if len(devices) > 1:
-        raise RuntimeError("Expected all tensors to be on the same device, but found at least two "
-                           f"devices, {devices[0]} and {devices[1]}!")
+        if first is None:
+            first = t._device
+        elif t._device is not first and t._device != first:
+            raise RuntimeError("Expected all tensors to be on the same device, but found at least two "
+                               f"devices, {first} and {t._device}!")
 
 
 def numel(shape) -> int:

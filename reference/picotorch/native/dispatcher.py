@@ -56,8 +56,11 @@ def _quiet(kernel):
     return run
 
 
+_DISPATCH_KEYS = {"cpu": "CPU", "cuda": "CUDA"}  # built once: every op asks
+
+
 def dispatch_key(device_type: str) -> str:
-    return {"cpu": "CPU", "cuda": "CUDA"}.get(device_type, device_type.upper())
+    return _DISPATCH_KEYS.get(device_type) or device_type.upper()
 
 
 def kernel_for(overload: str, device_type: str):
@@ -93,6 +96,8 @@ def _is_int(v) -> bool:
 
 def accepts(kind: str, value, numbers_as_tensors: bool = False) -> bool:
     """Whether ``value`` can be passed for a parameter of schema type ``kind``."""
+    if kind == "Tensor" and isinstance(value, TensorImpl):
+        return True  # the most common case, answered before any string work
     if kind.endswith("?") and value is None:
         return True
     base = kind.rstrip("?")
@@ -112,6 +117,8 @@ def accepts(kind: str, value, numbers_as_tensors: bool = False) -> bool:
 
 def _normalize(kind: str, value):
     """An ``int[]`` parameter given one int (or a 0-dim int tensor) receives a one-element tuple."""
+    if kind == "Tensor" or kind == "Scalar":
+        return value  # nothing to normalize, and these are most arguments: no string work
     if kind.startswith("int[]") and value is not None:
         if isinstance(value, int):
             return (value,)
@@ -128,22 +135,37 @@ def bind(params, args, kwargs, numbers_as_tensors: bool = False):
         return None
     values = {}
     for (name, kind, _), value in zip(positional, args):
+        if kind == "Tensor" and isinstance(value, TensorImpl):
+            values[name] = value  # most arguments: accepted and normalized as they are, without two calls
+            continue
         if not accepts(kind, value, numbers_as_tensors):
             return None
         values[name] = _normalize(kind, value)
-    every = list(positional) + list(kwarg_only)
-    known = {name for name, _, _ in every}
+    kinds, required = _param_table(params)
     for name, value in kwargs.items():
-        if name not in known or name in values:
+        kind = kinds.get(name)
+        if kind is None or name in values:
             return None
-        kind = next(k for n, k, _ in every if n == name)
         if not accepts(kind, value, numbers_as_tensors):
             return None
         values[name] = _normalize(kind, value)
-    for name, _, optional in every:
-        if name not in values and not optional:
-            return None
+    if len(values) < len(required) or not required.issubset(values):
+        return None
     return values
+
+
+_PARAM_TABLES: dict = {}
+
+
+def _param_table(params) -> tuple[dict, frozenset]:
+    """Each parameter's kind by name, and the names without a default: computed once per signature
+    (params are tuples, so hashable), which spares every call two list copies and a set."""
+    table = _PARAM_TABLES.get(params)
+    if table is None:
+        every = list(params[0]) + list(params[1])
+        table = ({name: kind for name, kind, _ in every}, frozenset(name for name, _, opt in every if not opt))
+        _PARAM_TABLES[params] = table
+    return table
 
 
 def overloaded(name: str, candidates):

@@ -81,8 +81,14 @@ def scalar_tensor(value):
     then treats it as a "wrapped number", which only decides the category (see ``result_type``).
     """
     dtype = st.float64 if isinstance(value, float) else st.scalar_dtype(value)
-    cpu = backend(Device("cpu")).xp
-    return new_tensor(cpu.asarray(value, dtype=xp_dtype(cpu, dtype)), dtype, Device("cpu"), wrapped_number=True)
+    cpu = backend(_CPU).xp
+    return new_tensor(cpu.asarray(value, dtype=xp_dtype(cpu, dtype)), dtype, _CPU, wrapped_number=True)
+
+
+# One device object shared by every wrapped number: parsing "cpu" on each Python number an op
+# receives cost as much as the rest of this function, and left one more object per saved number
+# for the cyclic GC to scan.
+_CPU = Device("cpu")
 
 
 def as_operand(value):
@@ -112,6 +118,13 @@ def common_device(*tensors):
 
 
 def result_type(*tensors):
+    if len(tensors) == 2:  # a binary op's common cases, answered without building the promotion state
+        a, b = tensors
+        if not a._is_wrapped_number:
+            if b._is_wrapped_number and a._dtype.is_floating_point:
+                return a._dtype  # a Python number never widens a floating tensor: float is the top category
+            if b._dtype is a._dtype and not b._is_wrapped_number:
+                return a._dtype
     return st.result_type(*[(_promotion_dtype(t), _priority(t)) for t in tensors])
 
 

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from ..native.dispatcher import ops
 from ..native.tensor_impl import TensorImpl
-from . import accumulate_grad, graph  # noqa: F401  (accumulate_grad: NOTE [Who makes a leaf's AccumulateGrad])
+from . import accumulate_grad, graph, profiler  # noqa: F401  (accumulate_grad: NOTE [Who makes a leaf's AccumulateGrad])
 from .engine import get_default_engine
-from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled, set_multithreading_enabled
 from .graph import Edge, Identity
 from .variable import gradient_edge, requires_grad, try_get_grad_accumulator
 
-__all__ = ["backward", "enable_grad", "grad", "graph", "is_grad_enabled", "no_grad", "set_grad_enabled"]
+__all__ = ["backward", "enable_grad", "grad", "graph", "is_grad_enabled", "no_grad", "profiler", "set_grad_enabled",
+           "set_multithreading_enabled"]
 
 
 def _tensor_tuple(value, what: str) -> tuple:

@@ -3,26 +3,33 @@
 Models ``torch/csrc/autograd/engine.cpp`` / ``engine.h`` and ``graph_task.h``. The file reads in the
 order a backward runs:
 
-- ``Engine.execute``: build the ``GraphTask``, count dependencies, then pop ready nodes until none is left;
+- ``Engine.execute``: build the ``GraphTask``, count dependencies, then pop ready nodes until none is left:
+  on the plain CPU path in ``_execute_on_caller``; with threads in ``execute_with_graph_task`` and
+  ``thread_main`` (the methods after it: which queue a node goes to, the device threads, reentrance);
 - ``evaluate_function``: run one node (or only capture its gradients for ``autograd.grad``), then pass
   each output gradient along its edge; a node becomes ready when its last gradient arrives;
 - ``call_function`` (hooks before, the node, hooks after) and ``validate_outputs`` (each gradient checked
   against the input it flows to);
-- ``GraphTask`` (dependencies, not-ready input buffers, ``exec_info``, captured gradients),
-  ``init_to_execute`` (which nodes ``autograd.grad(inputs=...)`` needs, pruned with ``topological_nr``)
-  and ``compute_dependencies``;
+- ``GraphTask`` (dependencies, not-ready input buffers, ``exec_info``, captured gradients, and for the
+  threads its outstanding-task count and future), ``init_to_execute`` (which nodes
+  ``autograd.grad(inputs=...)`` needs, pruned with ``topological_nr``) and ``compute_dependencies``;
 - ``InputBuffer``, the gradients arriving at one node; the ready queue that orders the ready nodes is in
-  ``ready_queue.py``;
-- the threads (last section): the calling thread runs the CPU nodes; each accelerator device index has
-  a worker thread with its own ready queue (``device_ready_queues``), started the first time a node of
-  that device is ready; a node goes to the queue of its device (``Node.device``); a backward called from
-  inside a node (reentrant) runs on the same thread, deeper, until ``MAX_DEPTH``, then on a new thread.
+  ``ready_queue.py``; last, the threads' own state (``WorkerState``, engine.cpp's thread-locals).
 
-The plain CPU path (no accelerator in the graph, no reentrance, no profiler) runs the same loop on
-the calling thread without locks or outstanding-task counts: what the threads would do there, faster.
-Simplification: device threads start one by one, when first needed (PyTorch starts all at the first
-backward); a reentrant backward started from that plain loop gets a queue of its own (its nodes rank
-above the outer ones anyway); thread-local state other than grad mode is not carried to the workers.
+Threads as in PyTorch: the thread that calls backward runs the CPU nodes; each accelerator device index
+has a worker thread (``pt_autograd_<index>``) with its own ready queue (``device_ready_queues``); a node
+goes to the queue of its device (``Node.device``: the device of the gradients it receives); tasks cross
+threads as ``NodeTask``s, and the GraphTask's outstanding-task count and future tell the caller when
+the backward is done (or failed: the worker's exception is raised in the caller). A backward called
+from inside a node (reentrant) runs on the same thread one level deeper, and past ``MAX_DEPTH`` levels
+on a new thread (NOTE [Reentrant backwards]).
+
+When no node needs another thread (no accelerator in the graph, no reentrance, no profile recording),
+the caller runs the same loop without locks, counts or future: the plain CPU path, which every
+backward of chapters 00-03 takes, costs what it cost before the threads existed.
+Simplification: a device thread starts when its first node is ready (PyTorch starts them all at the
+first backward); a reentrant backward started from the plain loop gets a ready queue of its own (its
+nodes would rank above the outer ones anyway); only grad mode is carried to the worker threads.
 """
 
 from __future__ import annotations
@@ -70,6 +77,7 @@ class Engine:
         if _worker.device == NO_DEVICE and self._runs_on_caller_alone(task, graph_root):
             return self._execute_on_caller(task, graph_root, root_buffer)
         self.init_local_ready_queue()
+        task.mutex = threading.Lock()
         task.reentrant_depth = 0 if _worker.device == NO_DEVICE else _worker.total_depth + 1
         task.cpu_ready_queue = _worker.local_ready_queue
         task.ready_queues = GraphTaskQueues(self, task.cpu_ready_queue)
@@ -255,10 +263,17 @@ def evaluate_function(task: GraphTask, fn: Node, inputs: InputBuffer, queue: Rea
     outputs = call_function(fn, inputs)
     if not task.keep_graph:
         fn.release_variables()
-    with task.mutex:  # other threads may pass gradients into this GraphTask at the same time
-        for edge, grad in zip(fn.next_edges, outputs):
-            if edge.function is not None:
-                _pass_gradient(task, edge, grad, queue)
+    if task.mutex is None:  # the plain CPU path: no other thread touches this GraphTask, no lock to pay
+        _pass_gradients(task, fn, outputs, queue)
+    else:
+        with task.mutex:  # device threads may pass gradients into the same nodes at the same time
+            _pass_gradients(task, fn, outputs, queue)
+
+
+def _pass_gradients(task: GraphTask, fn: Node, outputs: list, queue: ReadyQueue) -> None:
+    for edge, grad in zip(fn.next_edges, outputs):
+        if edge.function is not None:
+            _pass_gradient(task, edge, grad, queue)
 
 
 def _capture_gradients(task: GraphTask, fn: Node, inputs: InputBuffer) -> bool:
@@ -366,7 +381,7 @@ class GraphTask:
     exec_info: dict = field(default_factory=dict)  # node -> ExecInfo; empty for backward(): run everything
     captured_vars: list = field(default_factory=list)
     nodes_in_graph: set = field(default_factory=set)
-    mutex: threading.Lock = field(default_factory=threading.Lock)
+    mutex: threading.Lock | None = None  # made when the threads are in play (Engine.execute)
     # The threads' state (set by Engine.execute when the threads are in play; see the last section):
     reentrant_depth: int = 0
     owner: int = -2  # NO_DEVICE; the worker device of the thread that waits for this backward

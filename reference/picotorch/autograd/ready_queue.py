@@ -63,10 +63,9 @@ class ReadyQueue:
     want the order a learner sees in PyTorch.
     """
 
-    compare = staticmethod(compare_sequence_nr)
-
-    def __init__(self) -> None:
+    def __init__(self, compare=compare_sequence_nr) -> None:
         self.heap: list[NodeTask] = []
+        self.compare = compare  # an instance attribute: as cheap to read as a global
 
     def __len__(self) -> int:
         return len(self.heap)
@@ -86,7 +85,7 @@ class ReadyQueue:
     def _sift_up(self, hole: int, top: int, value: NodeTask) -> None:
         """libstdc++'s ``__push_heap``: move the hole up while ``value`` should run before its parent."""
         heap = self.heap
-        compare = self.compare  # looked up once per push, not once per comparison
+        compare = self.compare
         parent = (hole - 1) // 2
         while hole > top and compare(heap[parent], value):
             heap[hole] = heap[parent]
@@ -120,10 +119,8 @@ class ThreadSafeReadyQueue(ReadyQueue):
     it off (``Engine.thread_main``), and the backward is complete when the count is back to 0.
     """
 
-    compare = staticmethod(compare_node_task_time)
-
     def __init__(self) -> None:
-        super().__init__()
+        super().__init__(compare_node_task_time)
         self.mutex = threading.Lock()
         self.not_empty = threading.Condition(self.mutex)
 

@@ -37,7 +37,7 @@ def current_profile() -> profile | None:
     return _current
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Span:
     """Something that ran from ``start_ns`` to ``end_ns`` (``time.perf_counter_ns``) on one thread."""
 

@@ -263,17 +263,18 @@ def evaluate_function(task: GraphTask, fn: Node, inputs: InputBuffer, queue: Rea
     outputs = call_function(fn, inputs)
     if not task.keep_graph:
         fn.release_variables()
-    if task.mutex is None:  # the plain CPU path: no other thread touches this GraphTask, no lock to pay
-        _pass_gradients(task, fn, outputs, queue)
-    else:
-        with task.mutex:  # device threads may pass gradients into the same nodes at the same time
-            _pass_gradients(task, fn, outputs, queue)
-
-
-def _pass_gradients(task: GraphTask, fn: Node, outputs: list, queue: ReadyQueue) -> None:
-    for edge, grad in zip(fn.next_edges, outputs):
-        if edge.function is not None:
-            _pass_gradient(task, edge, grad, queue)
+    # With threads, several may pass gradients into the same nodes: the GraphTask's mutex (lock_guard in
+    # engine.cpp) guards its counts and buffers. The plain CPU path has no mutex and pays for no lock.
+    mutex = task.mutex
+    if mutex is not None:
+        mutex.acquire()
+    try:
+        for edge, grad in zip(fn.next_edges, outputs):
+            if edge.function is not None:
+                _pass_gradient(task, edge, grad, queue)
+    finally:
+        if mutex is not None:
+            mutex.release()
 
 
 def _capture_gradients(task: GraphTask, fn: Node, inputs: InputBuffer) -> bool:

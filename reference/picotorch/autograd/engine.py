@@ -22,7 +22,7 @@ goes to the queue of its device (``Node.device``: the device of the gradients it
 threads as ``NodeTask``s, and the GraphTask's outstanding-task count and future tell the caller when
 the backward is done (or failed: the worker's exception is raised in the caller). A backward called
 from inside a node (reentrant) runs on the same thread one level deeper, and past ``MAX_DEPTH`` levels
-on a new thread (NOTE [Reentrant backwards]).
+on a new thread (Note [Reentrant backwards]).
 
 When no node needs another thread (no accelerator in the graph, no reentrance, no profile recording),
 the caller runs the same loop without locks, counts or future: the plain CPU path, which every
@@ -108,7 +108,7 @@ class Engine:
             _worker.device = NO_DEVICE
         return task.captured_vars
 
-    # ---- the threads: NOTE [Reentrant backwards], Note [Allocating GPUs to autograd threads]
+    # ---- the threads: Note [Reentrant backwards], Note [Allocating GPUs to autograd threads]
 
     def execute_with_graph_task(self, graph_task: GraphTask, graph_root: Node,
                                  input_buffer: InputBuffer) -> Future:
@@ -131,7 +131,7 @@ class Engine:
         return graph_task.future_result
 
     def execute_reentrant(self, graph_task: GraphTask) -> None:
-        """NOTE [Reentrant backwards]: a backward started inside a node, on a thread already running one.
+        """Note [Reentrant backwards]: a backward started inside a node, on a thread already running one.
 
         Blocking here would deadlock (this thread must keep running its queue), so the thread runs
         ``thread_main`` for the new backward itself, one level deeper, then comes back. Past

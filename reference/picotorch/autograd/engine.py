@@ -3,33 +3,56 @@
 Models ``torch/csrc/autograd/engine.cpp`` / ``engine.h`` and ``graph_task.h``. The file reads in the
 order a backward runs:
 
-- ``Engine.execute``: build the ``GraphTask``, count dependencies, then pop ready nodes until none is left;
+- ``Engine.execute``: build the ``GraphTask``, count dependencies, then pop ready nodes until none is left:
+  on the plain CPU path in ``_execute_on_caller``; with threads in ``execute_with_graph_task`` and
+  ``thread_main`` (the methods after it: which queue a node goes to, the device threads, reentrance);
 - ``evaluate_function``: run one node (or only capture its gradients for ``autograd.grad``), then pass
   each output gradient along its edge; a node becomes ready when its last gradient arrives;
 - ``call_function`` (hooks before, the node, hooks after) and ``validate_outputs`` (each gradient checked
   against the input it flows to);
-- ``GraphTask`` (dependencies, not-ready input buffers, ``exec_info``, captured gradients),
-  ``init_to_execute`` (which nodes ``autograd.grad(inputs=...)`` needs, pruned with ``topological_nr``)
-  and ``compute_dependencies``;
+- ``GraphTask`` (dependencies, not-ready input buffers, ``exec_info``, captured gradients, and for the
+  threads its outstanding-task count and future), ``init_to_execute`` (which nodes
+  ``autograd.grad(inputs=...)`` needs, pruned with ``topological_nr``) and ``compute_dependencies``;
 - ``InputBuffer``, the gradients arriving at one node; the ready queue that orders the ready nodes is in
-  ``ready_queue.py``.
+  ``ready_queue.py``; last, the threads' own state (``WorkerState``, engine.cpp's thread-locals).
 
-Simplification: PyTorch runs CPU nodes on the calling thread and each GPU's nodes on a worker thread
-with its own ready queue; picotorch runs every node on the calling thread, in the same order.
+Threads as in PyTorch: the thread that calls backward runs the CPU nodes; each accelerator device index
+has a worker thread (``pt_autograd_<index>``) with its own ready queue (``device_ready_queues``); a node
+goes to the queue of its device (``Node.device``: the device of the gradients it receives); tasks cross
+threads as ``NodeTask``s, and the GraphTask's outstanding-task count and future tell the caller when
+the backward is done (or failed: the worker's exception is raised in the caller). A backward called
+from inside a node (reentrant) runs on the same thread one level deeper, and past ``MAX_DEPTH`` levels
+on a new thread (Note [Reentrant backwards]).
+
+When no node needs another thread (no accelerator in the graph, no reentrance, no profile recording),
+the caller runs the same loop without locks, counts or future: the plain CPU path, which every
+backward of chapters 00-03 takes, costs what it cost before the threads existed.
+Simplification: a device thread starts when its first node is ready (PyTorch starts them all at the
+first backward); a reentrant backward started from the plain loop gets a ready queue of its own (its
+nodes would rank above the outer ones anyway); only grad mode is carried to the worker threads.
 """
 
 from __future__ import annotations
 
+import itertools
+import threading
+import time
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 
+from ..native.device import has_accelerator
 from ..native.dispatcher import ops
-from . import anomaly_mode
+from . import anomaly_mode, profiler
 from .anomaly_mode import AnomalyMode
 from .functions_manual import sum_to
-from .grad_mode import set_grad_enabled
+from .grad_mode import is_multithreading_enabled, set_grad_enabled
 from .graph import Edge, GraphRoot, Node
 from .hooks import call_node_hooks
-from .ready_queue import NodeTask, ReadyQueue
+from .ready_queue import NodeTask, ReadyQueue, ThreadSafeReadyQueue
+
+NO_DEVICE = -2  # a thread that is not running a backward
+CPU_DEVICE = -1  # the thread that called backward, running its CPU nodes
+MAX_DEPTH = 60  # engine.h: reentrant backwards nested on one thread before a new thread takes over
 
 # ----------------------------------------------------------------------------- the engine
 
@@ -37,34 +60,195 @@ from .ready_queue import NodeTask, ReadyQueue
 class Engine:
     """``torch._C._EngineBase``: one per process, reached as ``Variable._execution_engine``."""
 
+    def __init__(self) -> None:
+        self.max_recursion_depth = MAX_DEPTH
+        self.device_ready_queues: dict[int, ThreadSafeReadyQueue] = {}  # device index -> its worker's queue
+        self.device_threads_lock = threading.Lock()
+        self.thread_pool_shared = ThreadPoolShared()
+
     def execute(self, root_edges: list[Edge], root_grads: list, keep_graph: bool, create_graph: bool,
                 accumulate_grad: bool, outputs: list[Edge] | None = None) -> list:
         """Run the graph behind ``root_edges``; return the gradients captured for ``outputs`` (autograd.grad)."""
-        task = GraphTask(keep_graph=keep_graph)
+        task = GraphTask(keep_graph=keep_graph, grad_mode=create_graph)
         graph_root, root_buffer = _graph_root(root_edges, root_grads)
         min_topo_nr = compute_min_topological_nr(outputs)
         compute_dependencies(graph_root, task, min_topo_nr)
         if outputs:
             task.init_to_execute(graph_root, outputs, accumulate_grad, min_topo_nr)
+        if _worker.device == NO_DEVICE and self._runs_on_caller_alone(task, graph_root):
+            return self._execute_on_caller(task, graph_root, root_buffer)
+        self.init_local_ready_queue()
+        task.mutex = threading.Lock()
+        task.reentrant_depth = 0 if _worker.device == NO_DEVICE else _worker.total_depth + 1
+        task.cpu_ready_queue = _worker.local_ready_queue
+        task.ready_queues = GraphTaskQueues(self, task.cpu_ready_queue)
+        task.profile = profiler.current_profile()
+        return self.execute_with_graph_task(task, graph_root, root_buffer).result()
+
+    def _runs_on_caller_alone(self, task: GraphTask, graph_root: Node) -> bool:
+        """The plain CPU path: no profiler, and no node that a device thread would run (checked once)."""
+        if profiler.current_profile() is not None:
+            return False
+        if not has_accelerator() or not is_multithreading_enabled():
+            return True
+        return all(fn.device().type == "cpu" for fn in itertools.chain((graph_root,), task.nodes_in_graph))
+
+    def _execute_on_caller(self, task: GraphTask, graph_root: Node, root_buffer: InputBuffer) -> list:
+        """``thread_main`` on the calling thread, when every node is a CPU node: pop, run, until none is left."""
         queue = ReadyQueue()
         queue.push(NodeTask(graph_root, root_buffer))
-        # The whole backward (nodes and hooks) runs with grad mode = create_graph, as the GraphTask's
-        # thread-local state does in engine.cpp.
-        with set_grad_enabled(create_graph):
-            while queue:
-                item = queue.pop()
-                if AnomalyMode.enabled:  # chapter 4: the node is the current node; an error warns its stack
-                    anomaly_mode.evaluate_guarded(evaluate_function, task, item.fn, item.inputs, queue)
-                else:
-                    evaluate_function(task, item.fn, item.inputs, queue)
+        _worker.device = CPU_DEVICE  # so that a backward called from inside a node knows it is reentrant
+        try:
+            # The whole backward (nodes and hooks) runs with grad mode = create_graph, as the GraphTask's
+            # thread-local state does in engine.cpp.
+            with set_grad_enabled(task.grad_mode):
+                while queue:
+                    item = queue.pop()
+                    if AnomalyMode.enabled:  # chapter 4: the node is the current node; an error warns its stack
+                        anomaly_mode.evaluate_guarded(evaluate_function, task, item.fn, item.inputs, queue)
+                    else:
+                        evaluate_function(task, item.fn, item.inputs, queue)
+        finally:
+            _worker.device = NO_DEVICE
         return task.captured_vars
 
+    # ---- the threads: Note [Reentrant backwards], Note [Allocating GPUs to autograd threads]
 
-_engine = Engine()
+    def execute_with_graph_task(self, graph_task: GraphTask, graph_root: Node,
+                                 input_buffer: InputBuffer) -> Future:
+        """Queue the root, then drive: the caller runs its CPU nodes until the future completes."""
+        graph_task.outstanding_tasks = AtomicCounter()
+        graph_task.future_result = Future()
+        queue = self.ready_queue(graph_task.cpu_ready_queue, graph_root.device())
+        if _worker.device == NO_DEVICE:
+            _worker.device = CPU_DEVICE
+            graph_task.owner = CPU_DEVICE
+            queue.push(NodeTask(graph_root, input_buffer, graph_task))
+            try:
+                self.thread_main(graph_task)
+            finally:
+                _worker.device = NO_DEVICE
+        else:
+            graph_task.owner = _worker.device
+            queue.push(NodeTask(graph_root, input_buffer, graph_task))
+            self.execute_reentrant(graph_task)
+        return graph_task.future_result
 
+    def execute_reentrant(self, graph_task: GraphTask) -> None:
+        """Note [Reentrant backwards]: a backward started inside a node, on a thread already running one.
 
-def get_default_engine() -> Engine:
-    return _engine
+        Blocking here would deadlock (this thread must keep running its queue), so the thread runs
+        ``thread_main`` for the new backward itself, one level deeper, then comes back. Past
+        ``max_recursion_depth`` levels it hands the backward to a pool thread instead and waits.
+        The worked example of keeping the counts is the caller's own branch just above: set, run, reset.
+        """
+        # BEGIN SOLUTION 4.2: from max_recursion_depth on, add_thread_pool_task; else thread_main one level deeper
+        if _worker.current_depth >= self.max_recursion_depth:
+            self.add_thread_pool_task(graph_task)
+            return
+        _worker.total_depth += 1
+        _worker.current_depth += 1
+        try:
+            self.thread_main(graph_task)
+        finally:
+            _worker.current_depth -= 1
+            _worker.total_depth -= 1
+        # END SOLUTION
+
+    def thread_main(self, graph_task: GraphTask | None) -> None:
+        """Pop a task, run it, count it off; until ``graph_task`` completes (forever for a device thread)."""
+        queue = _worker.local_ready_queue
+        while graph_task is None or not graph_task.future_result.done():
+            task = queue.pop()
+            local_graph_task = task.base
+            if task.fn is not None and not local_graph_task.has_error:
+                try:
+                    self.run_task(local_graph_task, task)
+                except Exception as error:  # noqa: BLE001  (it goes to the thread waiting for this backward)
+                    local_graph_task.set_exception(error, task.fn)
+            local_graph_task.outstanding_tasks.decrement()
+            if local_graph_task.completed():
+                local_graph_task.mark_as_completed_and_run_post_processing()
+                # The owner may be asleep in pop(): an empty task wakes it up to see that it is done.
+                if _worker.device != local_graph_task.owner:
+                    owner_queue = self.ready_queue_by_index(local_graph_task.cpu_ready_queue, local_graph_task.owner)
+                    owner_queue.push(NodeTask(None, None, local_graph_task))
+
+    def run_task(self, graph_task: GraphTask, task: NodeTask) -> None:
+        """``evaluate_function`` under the backward's grad mode; one span per node when a profile records."""
+        prof = graph_task.profile
+        start = time.perf_counter_ns() if prof is not None else 0
+        try:
+            with set_grad_enabled(graph_task.grad_mode):
+                if AnomalyMode.enabled:  # chapter 4: the node is the current node; an error warns its stack
+                    anomaly_mode.evaluate_guarded(evaluate_function, graph_task, task.fn, task.inputs,
+                                                  graph_task.ready_queues)
+                else:
+                    evaluate_function(graph_task, task.fn, task.inputs, graph_task.ready_queues)
+        finally:
+            if prof is not None:
+                prof.add_span(profiler.ENGINE_SPAN_PREFIX + task.fn.name(), start, time.perf_counter_ns(), "cpu_op")
+
+    def ready_queue(self, cpu_ready_queue: ThreadSafeReadyQueue, device) -> ThreadSafeReadyQueue:
+        """The queue a node of ``device`` goes to: the backward's CPU queue, or the device's worker thread."""
+        if not is_multithreading_enabled() or should_run_in_cpu_ready_queue(device.type):
+            return cpu_ready_queue
+        # BEGIN SOLUTION 4.1: device_ready_queues[device.index]; the first time, make it and start_device_thread
+        with self.device_threads_lock:
+            queue = self.device_ready_queues.get(device.index)
+            if queue is None:
+                queue = self.device_ready_queues[device.index] = ThreadSafeReadyQueue()
+                self.start_device_thread(device.index, queue)
+        return queue
+        # END SOLUTION
+
+    def ready_queue_by_index(self, cpu_ready_queue: ThreadSafeReadyQueue, device_index: int):
+        """The worked example for ``ready_queue``: the queue of a worker device number (CPU_DEVICE: the caller's)."""
+        if device_index == CPU_DEVICE:
+            return cpu_ready_queue
+        return self.device_ready_queues[device_index]
+
+    def start_device_thread(self, device_index: int, queue: ThreadSafeReadyQueue) -> None:
+        """One thread per device index, named as PyTorch names it; a daemon, so it never holds up exit."""
+        name = f"pt_autograd_{device_index}"
+        threading.Thread(target=self.thread_init, args=(device_index, queue), name=name, daemon=True).start()
+
+    def thread_init(self, device_index: int, queue: ThreadSafeReadyQueue) -> None:
+        """A device thread: it works for ``device_index`` and runs its queue for the life of the process."""
+        _worker.device = device_index
+        _worker.local_ready_queue = queue
+        self.thread_main(None)
+
+    def init_local_ready_queue(self) -> None:
+        """The calling thread's CPU queue: made once per thread, shared by its backwards (reentrant ones too)."""
+        if _worker.local_ready_queue is None:
+            _worker.local_ready_queue = ThreadSafeReadyQueue()
+
+    def add_thread_pool_task(self, graph_task: GraphTask) -> None:
+        """Give a too-deep reentrant backward to a waiting pool thread, starting one if none is free."""
+        pool = self.thread_pool_shared
+        with pool.work:
+            create_thread = pool.num_workers <= len(pool.graphtasks_queue)
+            pool.graphtasks_queue.append(graph_task)
+            if create_thread:
+                pool.threads_started += 1
+                name = f"pt_autograd_reentrant_{pool.threads_started}"
+                threading.Thread(target=self.reentrant_thread_init, name=name, daemon=True).start()
+            pool.work.notify()
+
+    def reentrant_thread_init(self) -> None:
+        """A pool thread: take a GraphTask, run it on its owner's queue from depth 0 of this thread, repeat."""
+        pool = self.thread_pool_shared
+        while True:
+            with pool.work:
+                pool.num_workers += 1
+                pool.work.wait_for(lambda: pool.graphtasks_queue)
+                pool.num_workers -= 1
+                graph_task = pool.graphtasks_queue.pop(0)
+            _worker.device = graph_task.owner
+            _worker.local_ready_queue = self.ready_queue_by_index(graph_task.cpu_ready_queue, graph_task.owner)
+            _worker.total_depth = graph_task.reentrant_depth
+            self.thread_main(graph_task)
 
 
 def _graph_root(root_edges: list[Edge], root_grads: list) -> tuple[Node, InputBuffer]:
@@ -89,9 +273,18 @@ def evaluate_function(task: GraphTask, fn: Node, inputs: InputBuffer, queue: Rea
         fn.release_variables()
     if AnomalyMode.enabled and AnomalyMode.check_nan:  # chapter 4: never on a plain backward's path
         anomaly_mode.check_nan(fn.name(), outputs)
-    for edge, grad in zip(fn.next_edges, outputs):
-        if edge.function is not None:
-            _pass_gradient(task, edge, grad, queue)
+    # With threads, several may pass gradients into the same nodes: the GraphTask's mutex (lock_guard in
+    # engine.cpp) guards its counts and buffers. The plain CPU path has no mutex and pays for no lock.
+    mutex = task.mutex
+    if mutex is not None:
+        mutex.acquire()
+    try:
+        for edge, grad in zip(fn.next_edges, outputs):
+            if edge.function is not None:
+                _pass_gradient(task, edge, grad, queue)
+    finally:
+        if mutex is not None:
+            mutex.release()
 
 
 def _capture_gradients(task: GraphTask, fn: Node, inputs: InputBuffer) -> bool:
@@ -123,7 +316,7 @@ def _pass_gradient(task: GraphTask, edge: Edge, grad, queue: ReadyQueue) -> None
         buffer = InputBuffer(fn.num_inputs)
     buffer.add(edge.input_nr, grad)
     if is_ready:
-        queue.push(NodeTask(fn, buffer))
+        queue.push(NodeTask(fn, buffer, task))
     else:
         task.not_ready[fn] = buffer
 
@@ -193,11 +386,44 @@ class GraphTask:
     """The state of one backward: what each node still waits for, and what ``autograd.grad`` needs."""
 
     keep_graph: bool
+    grad_mode: bool = False  # create_graph: the grad mode every node runs under
     dependencies: dict = field(default_factory=dict)  # node -> number of gradients still to arrive
     not_ready: dict = field(default_factory=dict)  # node -> its InputBuffer, while gradients are missing
     exec_info: dict = field(default_factory=dict)  # node -> ExecInfo; empty for backward(): run everything
     captured_vars: list = field(default_factory=list)
     nodes_in_graph: set = field(default_factory=set)
+    mutex: threading.Lock | None = None  # made when the threads are in play (Engine.execute)
+    # The threads' state (set by Engine.execute when the threads are in play; see the last section):
+    reentrant_depth: int = 0
+    owner: int = -2  # NO_DEVICE; the worker device of the thread that waits for this backward
+    cpu_ready_queue: ThreadSafeReadyQueue | None = None
+    ready_queues: GraphTaskQueues | None = None
+    outstanding_tasks: AtomicCounter | None = None
+    future_result: Future | None = None
+    future_completed: bool = False
+    has_error: bool = False
+    profile: profiler.profile | None = None
+
+    def completed(self) -> bool:
+        """Every task pushed for this backward has run (or been skipped after an error)."""
+        return self.outstanding_tasks.value == 0
+
+    def mark_as_completed_and_run_post_processing(self) -> None:
+        """Complete the future with the captured gradients; only the first thread to get here does."""
+        with self.mutex:
+            if self.future_completed:
+                return
+            self.future_completed = True
+        self.future_result.set_result(self.captured_vars)
+
+    def set_exception(self, error: BaseException, fn: Node) -> None:
+        """The first error wins: later tasks of this backward are skipped, the caller gets ``error``."""
+        with self.mutex:
+            self.has_error = True
+            if self.future_completed:
+                return
+            self.future_completed = True
+        self.future_result.set_exception(error)
 
     def should_execute(self, fn: Node) -> bool:
         if not self.exec_info:
@@ -296,3 +522,66 @@ class InputBuffer:
         old = self.buffer[pos]
         # NOTE [Why backward formulas and the engine call ops through the dispatcher]
         self.buffer[pos] = grad if old is None else ops.add(old, grad)
+
+
+# ----------------------------------------------------------------------------- the threads' state
+
+
+class WorkerState(threading.local):
+    """engine.cpp's thread-locals: what this thread works for, and how deep in reentrant backwards it is."""
+
+    device = NO_DEVICE  # worker_device
+    current_depth = 0  # reentrant backwards nested on this thread
+    total_depth = 0  # reentrant depth of the backward this thread runs, counting other threads
+    local_ready_queue: ThreadSafeReadyQueue | None = None
+
+
+_worker = WorkerState()
+
+
+def should_run_in_cpu_ready_queue(device_type: str) -> bool:
+    return device_type in ("cpu", "meta", "lazy")
+
+
+class AtomicCounter:
+    """``std::atomic<uint64_t>``: ``outstanding_tasks`` is counted up and down by different threads."""
+
+    def __init__(self) -> None:
+        self.value = 0
+        self._lock = threading.Lock()
+
+    def increment(self) -> None:
+        with self._lock:
+            self.value += 1
+
+    def decrement(self) -> None:
+        with self._lock:
+            self.value -= 1
+
+
+@dataclass
+class GraphTaskQueues:
+    """Where ``evaluate_function`` pushes a ready node when threads are in play: its device's queue."""
+
+    engine: Engine
+    cpu_ready_queue: ThreadSafeReadyQueue
+
+    def push(self, task: NodeTask) -> None:
+        self.engine.ready_queue(self.cpu_ready_queue, task.fn.device()).push(task)
+
+
+@dataclass
+class ThreadPoolShared:
+    """The threads that take over reentrant backwards nested deeper than ``MAX_DEPTH``."""
+
+    num_workers: int = 0  # threads waiting for a GraphTask
+    work: threading.Condition = field(default_factory=threading.Condition)
+    graphtasks_queue: list = field(default_factory=list)
+    threads_started: int = 0
+
+
+_engine = Engine()
+
+
+def get_default_engine() -> Engine:
+    return _engine

@@ -1,6 +1,7 @@
 """Whether operations are recorded: ``no_grad``, ``enable_grad``, ``set_grad_enabled``.
 
-Models ``c10/core/GradMode.h`` (a thread-local flag) and ``torch/autograd/grad_mode.py``.
+Models ``c10/core/GradMode.h`` (a thread-local flag), ``c10/core/AutogradState.h`` (multithreading) and
+``torch/autograd/grad_mode.py``.
 """
 
 from __future__ import annotations
@@ -67,3 +68,24 @@ class set_grad_enabled(_GradModeContext):
             with set_grad_enabled(mode):
                 return fn(*args, **kwargs)
         return wrapper
+
+
+def is_multithreading_enabled() -> bool:
+    """``torch._C._is_multithreading_enabled``: may backward use the device threads (thread-local)."""
+    return getattr(_state, "multithreading", True)
+
+
+class set_multithreading_enabled(_GradModeContext):
+    """Off: backward runs every node on the calling thread, whatever its device (``ready_queue`` in engine.cpp)."""
+
+    def __init__(self, mode: bool) -> None:
+        self.prev = is_multithreading_enabled()
+        self.mode = bool(mode)
+        _state.multithreading = self.mode
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        _state.multithreading = self.prev
+        return False

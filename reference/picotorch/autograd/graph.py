@@ -16,6 +16,7 @@ import threading
 from collections import OrderedDict
 from typing import NamedTuple
 
+from ..c10.device import device as Device
 from ..native.dispatcher import ops
 from . import anomaly_mode, saved_variable_hooks
 from .anomaly_mode import AnomalyMode
@@ -23,6 +24,7 @@ from .grad_mode import enable_grad
 from .hooks import RemovableHandle, TensorPreHook, new_hooks_dict
 
 UINT64_MAX = 2**64 - 1
+CPU = Device("cpu")
 _thread_state = threading.local()
 
 
@@ -139,6 +141,13 @@ class Node:
     def num_inputs(self) -> int:
         return len(self.input_metadata)
 
+    def device(self) -> Device:
+        """Which device's thread runs this node (``Node::device``): its first non-CPU input's, else the CPU."""
+        for meta in self.input_metadata:
+            if meta.device.type != "cpu":
+                return meta.device
+        return CPU
+
     def should_compute_output(self, index: int) -> bool:
         edges = self.next_edges
         return index < len(edges) and edges[index].function is not None  # Edge.is_valid, inlined
@@ -244,6 +253,13 @@ class GraphRoot(Node):
 
     def name(self) -> str:
         return "torch::autograd::GraphRoot"
+
+    def device(self) -> Device:
+        """PyTorch's GraphRoot records its gradients as input metadata; the first non-CPU one decides."""
+        for grad in self.outputs:
+            if grad is not None and grad._device.type != "cpu":
+                return grad._device
+        return CPU
 
     def apply(self, grads: list) -> list:
         return list(self.outputs)

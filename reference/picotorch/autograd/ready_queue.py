@@ -5,13 +5,17 @@ Models the ready queue of ``torch/csrc/autograd/engine.h`` / ``engine.cpp`` (``N
 gradient has arrived (``_pass_gradient`` in ``engine.py``); the engine always pops the node with the
 highest ``sequence_nr``, the one whose forward op ran last (NOTE [Sequence Number] in ``graph.py``).
 
-Simplification: PyTorch's comparator ranks shutdown tasks first, then empty tasks, then the task of the
-deeper reentrant backward; picotorch has no worker threads to shut down, and a backward started inside a
-node runs on its own queue to the end before the outer one goes on, so only ``sequence_nr`` is compared.
+Two queues share the heap: ``ReadyQueue``, the caller's own loop on the plain CPU path, and
+``ThreadSafeReadyQueue``, the queue of a device's worker thread (and of the caller once threads are in
+play), with PyTorch's mutex, ``not_empty`` condition and whole comparator (empty tasks first, then the
+deeper reentrant backward, then ``sequence_nr``). On the plain CPU path every task belongs to one
+``GraphTask`` and none is empty, so comparing ``sequence_nr`` alone gives the same order.
+Simplification: no shutdown tasks; the worker threads are daemons that live as long as the process.
 """
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 from .graph import Node
@@ -19,15 +23,36 @@ from .graph import Node
 
 @dataclass(slots=True)
 class NodeTask:
-    """A node whose gradients have all arrived, with those gradients."""
+    """A node whose gradients have all arrived, with those gradients (and the GraphTask it belongs to)."""
 
-    fn: Node
+    fn: Node | None  # None: an empty task, pushed only to wake the thread that owns ``base``
     inputs: object  # the node's InputBuffer (engine.py); the queue never looks inside
+    base: object = None  # the GraphTask (engine.py)
+
+    def get_reentrant_depth(self) -> int:
+        return self.base.reentrant_depth
+
+
+def compare_sequence_nr(t1: NodeTask, t2: NodeTask) -> bool:
+    """True when t2 should run before t1: t2's node has the higher sequence_nr."""
+    return t1.fn._sequence_nr() < t2.fn._sequence_nr()
 
 
 def compare_node_task_time(t1: NodeTask, t2: NodeTask) -> bool:
-    """``CompareNodeTaskTime``: true when t2 should run before t1 (t2's node has the higher sequence_nr)."""
-    return t1.fn._sequence_nr() < t2.fn._sequence_nr()
+    """``CompareNodeTaskTime``: true when t2 should run before t1.
+
+    An empty task first (it wakes a thread whose backward has finished), then the task of the deeper
+    reentrant backward (the inner backward must finish before the node that started it can), then
+    the higher ``sequence_nr``.
+    """
+    if t1.fn is None:
+        return False
+    if t2.fn is None:
+        return True
+    depth1, depth2 = t1.get_reentrant_depth(), t2.get_reentrant_depth()
+    if depth1 == depth2:
+        return t1.fn._sequence_nr() < t2.fn._sequence_nr()
+    return depth1 < depth2
 
 
 class ReadyQueue:
@@ -38,8 +63,9 @@ class ReadyQueue:
     want the order a learner sees in PyTorch.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, compare=compare_sequence_nr) -> None:
         self.heap: list[NodeTask] = []
+        self.compare = compare  # an instance attribute: as cheap to read as a global
 
     def __len__(self) -> int:
         return len(self.heap)
@@ -59,8 +85,9 @@ class ReadyQueue:
     def _sift_up(self, hole: int, top: int, value: NodeTask) -> None:
         """libstdc++'s ``__push_heap``: move the hole up while ``value`` should run before its parent."""
         heap = self.heap
+        compare = self.compare
         parent = (hole - 1) // 2
-        while hole > top and compare_node_task_time(heap[parent], value):
+        while hole > top and compare(heap[parent], value):
             heap[hole] = heap[parent]
             hole = parent
             parent = (hole - 1) // 2
@@ -69,11 +96,12 @@ class ReadyQueue:
     def _adjust_heap(self, hole: int, length: int, value: NodeTask) -> None:
         """libstdc++'s ``__adjust_heap``: sink the hole to a leaf along the earlier child, then sift up."""
         heap = self.heap
+        compare = self.compare
         top = hole
         child = hole
         while child < (length - 1) // 2:
             child = 2 * (child + 1)
-            if compare_node_task_time(heap[child], heap[child - 1]):
+            if compare(heap[child], heap[child - 1]):
                 child -= 1
             heap[hole] = heap[child]
             hole = child
@@ -82,3 +110,28 @@ class ReadyQueue:
             heap[hole] = heap[child - 1]
             hole = child - 1
         self._sift_up(hole, top, value)
+
+
+class ThreadSafeReadyQueue(ReadyQueue):
+    """The ready queue threads share (``ReadyQueue`` in engine.h): a mutex, and ``pop`` waits for a task.
+
+    Pushing a task counts it in its GraphTask's ``outstanding_tasks``; the thread that runs it counts
+    it off (``Engine.thread_main``), and the backward is complete when the count is back to 0.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(compare_node_task_time)
+        self.mutex = threading.Lock()
+        self.not_empty = threading.Condition(self.mutex)
+
+    def push(self, task: NodeTask, increment_outstanding_tasks: bool = True) -> None:
+        with self.mutex:
+            if increment_outstanding_tasks:
+                task.base.outstanding_tasks.increment()
+            super().push(task)
+            self.not_empty.notify()
+
+    def pop(self) -> NodeTask:
+        with self.mutex:
+            self.not_empty.wait_for(self.__len__)
+            return super().pop()

@@ -32,6 +32,11 @@ class Backend:
 _BACKENDS: dict[str, Backend] = {"cpu": Backend(np_xp, None)}
 
 
+def has_accelerator() -> bool:
+    """Is any device type besides ``cpu`` backed (CuPy found a GPU, or a test's ``use_backend``)?"""
+    return len(_BACKENDS) > 1
+
+
 def normalize(dev) -> device:
     """``cuda`` means the current CUDA device (``cuda:0`` here): a tensor always has an index there."""
     dev = device(dev)

@@ -10,11 +10,14 @@ here imports torch or picotorch's internals. Every walk is iterative: graphs may
 - ``graph_text(*tensors, ...)`` -> the same graph as an indented text tree
 - ``show(*tensors, ...)`` -> a PNG for Jupyter, or the text tree when ``dot`` is missing
 - ``side_by_side(picotorch_tensor, torch_tensor, ...)`` -> both graphs in one row
+- ``draw_timeline(trace)`` -> a Gantt chart (matplotlib) of a Chrome trace, one row per thread
+  (``picotorch.autograd.profiler.profile``, ``torch.profiler``, Horovod's timeline)
 """
 
 from ._dot import DEFAULT_MAX_NODES, draw_graph
 from ._notebook import PNG, SideBySide, show, side_by_side
 from ._text import GraphText, graph_text
+from ._timeline import draw_timeline
 
 __all__ = [
     "DEFAULT_MAX_NODES",
@@ -22,6 +25,7 @@ __all__ = [
     "GraphText",
     "SideBySide",
     "draw_graph",
+    "draw_timeline",
     "graph_text",
     "show",
     "side_by_side",

@@ -15,9 +15,9 @@ from picotorch.native.dispatcher import ops
 class AddBackward0(Node):
     """Backward of ``add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor``."""
 
-    self_scalar_type = None
-    other_scalar_type = None
     alpha = None
+    other_scalar_type = None
+    self_scalar_type = None
 
     def apply(node, grads):
         grad = grads[0]
@@ -28,8 +28,8 @@ class AddBackward0(Node):
             self_scalar_type = node.self_scalar_type
             grad_inputs[0] = handle_r_to_c(self_scalar_type, grad)
         if node.should_compute_any_output(1, 1):
-            other_scalar_type = node.other_scalar_type
             alpha = node.alpha
+            other_scalar_type = node.other_scalar_type
             grad_inputs[1] = handle_r_to_c(other_scalar_type, maybe_multiply(grad, alpha))
         return grad_inputs
 
@@ -57,9 +57,9 @@ class AddBackward1(Node):
 class SubBackward0(Node):
     """Backward of ``sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor``."""
 
-    self_scalar_type = None
-    other_scalar_type = None
     alpha = None
+    other_scalar_type = None
+    self_scalar_type = None
 
     def apply(node, grads):
         grad = grads[0]
@@ -70,8 +70,8 @@ class SubBackward0(Node):
             self_scalar_type = node.self_scalar_type
             grad_inputs[0] = handle_r_to_c(self_scalar_type, grad)
         if node.should_compute_any_output(1, 1):
-            other_scalar_type = node.other_scalar_type
             alpha = node.alpha
+            other_scalar_type = node.other_scalar_type
             grad_inputs[1] = handle_r_to_c(other_scalar_type, maybe_multiply(ops.neg(grad), alpha))
         return grad_inputs
 
@@ -99,9 +99,9 @@ class SubBackward1(Node):
 class RsubBackward0(Node):
     """Backward of ``rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor``."""
 
-    self_scalar_type = None
-    other_scalar_type = None
     alpha = None
+    other_scalar_type = None
+    self_scalar_type = None
 
     def apply(node, grads):
         grad = grads[0]
@@ -109,8 +109,8 @@ class RsubBackward0(Node):
         if grad is None:
             return grad_inputs
         if node.should_compute_any_output(0, 1):
-            self_scalar_type = node.self_scalar_type
             alpha = node.alpha
+            self_scalar_type = node.self_scalar_type
             grad_inputs[0] = handle_r_to_c(self_scalar_type, maybe_multiply(ops.neg(grad), alpha))
         if node.should_compute_any_output(1, 1):
             other_scalar_type = node.other_scalar_type
@@ -125,8 +125,8 @@ class RsubBackward0(Node):
 class RsubBackward1(Node):
     """Backward of ``rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor``."""
 
-    self_scalar_type = None
     alpha = None
+    self_scalar_type = None
 
     def apply(node, grads):
         grad = grads[0]
@@ -134,8 +134,8 @@ class RsubBackward1(Node):
         if grad is None:
             return grad_inputs
         if node.should_compute_any_output(0, 1):
-            self_scalar_type = node.self_scalar_type
             alpha = node.alpha
+            self_scalar_type = node.self_scalar_type
             grad_inputs[0] = handle_r_to_c(self_scalar_type, maybe_multiply(ops.neg(grad), alpha))
         return grad_inputs
 
@@ -147,10 +147,10 @@ class RsubBackward1(Node):
 class MulBackward0(Node):
     """Backward of ``mul.Tensor(Tensor self, Tensor other) -> Tensor``."""
 
-    self_ = None
-    self_scalar_type = None
     other_ = None
     other_scalar_type = None
+    self_ = None
+    self_scalar_type = None
 
     def apply(node, grads):
         grad = grads[0]
@@ -158,28 +158,20 @@ class MulBackward0(Node):
         if grad is None:
             return grad_inputs
         if node.should_compute_any_output(0, 1):
-            self_scalar_type = node.self_scalar_type
             other = node.other_.unpack(node)
+            self_scalar_type = node.self_scalar_type
             grad_inputs[0] = mul_tensor_backward(grad, other, self_scalar_type)
         if node.should_compute_any_output(1, 1):
-            self = node.self_.unpack(node)
             other_scalar_type = node.other_scalar_type
+            self = node.self_.unpack(node)
             grad_inputs[1] = mul_tensor_backward(grad, self, other_scalar_type)
         return grad_inputs
 
     def release_variables(node):
-        if node.self_ is not None:
-            node.self_.reset_data()
         if node.other_ is not None:
             node.other_.reset_data()
-
-    @property
-    def _saved_self(node):
-        return None if node.self_ is None else node.self_.unpack(node)
-
-    @property
-    def _raw_saved_self(node):
-        return SavedVariable(None) if node.self_ is None else node.self_
+        if node.self_ is not None:
+            node.self_.reset_data()
 
     @property
     def _saved_other(node):
@@ -189,12 +181,20 @@ class MulBackward0(Node):
     def _raw_saved_other(node):
         return SavedVariable(None) if node.other_ is None else node.other_
 
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
 
 class MulBackward1(Node):
     """Backward of ``mul.Scalar(Tensor self, Scalar other) -> Tensor``."""
 
-    self_scalar_type = None
     other = None
+    self_scalar_type = None
 
     def apply(node, grads):
         grad = grads[0]
@@ -202,8 +202,8 @@ class MulBackward1(Node):
         if grad is None:
             return grad_inputs
         if node.should_compute_any_output(0, 1):
-            self_scalar_type = node.self_scalar_type
             other = node.other
+            self_scalar_type = node.self_scalar_type
             grad_inputs[0] = mul_tensor_backward(grad, other, self_scalar_type)
         return grad_inputs
 
@@ -215,9 +215,9 @@ class MulBackward1(Node):
 class DivBackward0(Node):
     """Backward of ``div.Tensor(Tensor self, Tensor other) -> Tensor``."""
 
+    other_ = None
     self_ = None
     self_scalar_type = None
-    other_ = None
 
     def apply(node, grads):
         grad = grads[0]
@@ -225,28 +225,20 @@ class DivBackward0(Node):
         if grad is None:
             return grad_inputs
         if node.should_compute_any_output(0, 1):
-            self_scalar_type = node.self_scalar_type
             other = node.other_.unpack(node)
+            self_scalar_type = node.self_scalar_type
             grad_inputs[0] = div_tensor_self_backward(grad, other, self_scalar_type)
         if node.should_compute_any_output(1, 1):
-            self = node.self_.unpack(node)
             other = node.other_.unpack(node)
+            self = node.self_.unpack(node)
             grad_inputs[1] = div_tensor_other_backward(grad, self, other)
         return grad_inputs
 
     def release_variables(node):
-        if node.self_ is not None:
-            node.self_.reset_data()
         if node.other_ is not None:
             node.other_.reset_data()
-
-    @property
-    def _saved_self(node):
-        return None if node.self_ is None else node.self_.unpack(node)
-
-    @property
-    def _raw_saved_self(node):
-        return SavedVariable(None) if node.self_ is None else node.self_
+        if node.self_ is not None:
+            node.self_.reset_data()
 
     @property
     def _saved_other(node):
@@ -256,12 +248,20 @@ class DivBackward0(Node):
     def _raw_saved_other(node):
         return SavedVariable(None) if node.other_ is None else node.other_
 
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
 
 class DivBackward1(Node):
     """Backward of ``div.Scalar(Tensor self, Scalar other) -> Tensor``."""
 
-    self_scalar_type = None
     other = None
+    self_scalar_type = None
 
     def apply(node, grads):
         grad = grads[0]
@@ -269,8 +269,8 @@ class DivBackward1(Node):
         if grad is None:
             return grad_inputs
         if node.should_compute_any_output(0, 1):
-            self_scalar_type = node.self_scalar_type
             other = node.other
+            self_scalar_type = node.self_scalar_type
             grad_inputs[0] = div_tensor_self_backward(grad, other, self_scalar_type)
         return grad_inputs
 
@@ -323,8 +323,8 @@ class ReciprocalBackward0(Node):
 class PowBackward1(Node):
     """Backward of ``pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor``."""
 
-    self_ = None
     exponent_ = None
+    self_ = None
     result_ = None
 
     def apply(node, grads):
@@ -333,31 +333,23 @@ class PowBackward1(Node):
         if grad is None:
             return grad_inputs
         if node.should_compute_any_output(0, 1):
-            self = node.self_.unpack(node)
             exponent = node.exponent_.unpack(node)
+            self = node.self_.unpack(node)
             grad_inputs[0] = pow_backward_self(grad, self, exponent)
         if node.should_compute_any_output(1, 1):
-            self = node.self_.unpack(node)
             exponent = node.exponent_.unpack(node)
+            self = node.self_.unpack(node)
             result = node.result_.unpack(node)
             grad_inputs[1] = pow_backward_exponent(grad, self, exponent, result)
         return grad_inputs
 
     def release_variables(node):
-        if node.self_ is not None:
-            node.self_.reset_data()
         if node.exponent_ is not None:
             node.exponent_.reset_data()
+        if node.self_ is not None:
+            node.self_.reset_data()
         if node.result_ is not None:
             node.result_.reset_data()
-
-    @property
-    def _saved_self(node):
-        return None if node.self_ is None else node.self_.unpack(node)
-
-    @property
-    def _raw_saved_self(node):
-        return SavedVariable(None) if node.self_ is None else node.self_
 
     @property
     def _saved_exponent(node):
@@ -366,6 +358,14 @@ class PowBackward1(Node):
     @property
     def _raw_saved_exponent(node):
         return SavedVariable(None) if node.exponent_ is None else node.exponent_
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
 
     @property
     def _saved_result(node):
@@ -379,8 +379,8 @@ class PowBackward1(Node):
 class PowBackward2(Node):
     """Backward of ``pow.Scalar(Scalar self, Tensor exponent) -> Tensor``."""
 
-    self = None
     exponent_ = None
+    self = None
     result_ = None
 
     def apply(node, grads):
@@ -389,8 +389,8 @@ class PowBackward2(Node):
         if grad is None:
             return grad_inputs
         if node.should_compute_any_output(0, 1):
-            self = node.self
             exponent = node.exponent_.unpack(node)
+            self = node.self
             result = node.result_.unpack(node)
             grad_inputs[0] = pow_backward_exponent(grad, self, exponent, result)
         return grad_inputs
@@ -402,16 +402,16 @@ class PowBackward2(Node):
             node.result_.reset_data()
 
     @property
-    def _saved_self(node):
-        return node.self
-
-    @property
     def _saved_exponent(node):
         return None if node.exponent_ is None else node.exponent_.unpack(node)
 
     @property
     def _raw_saved_exponent(node):
         return SavedVariable(None) if node.exponent_ is None else node.exponent_
+
+    @property
+    def _saved_self(node):
+        return node.self
 
     @property
     def _saved_result(node):
@@ -425,8 +425,8 @@ class PowBackward2(Node):
 class PowBackward0(Node):
     """Backward of ``pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor``."""
 
-    self_ = None
     exponent = None
+    self_ = None
 
     def apply(node, grads):
         grad = grads[0]
@@ -434,8 +434,8 @@ class PowBackward0(Node):
         if grad is None:
             return grad_inputs
         if node.should_compute_any_output(0, 1):
-            self = node.self_.unpack(node)
             exponent = node.exponent
+            self = node.self_.unpack(node)
             grad_inputs[0] = pow_backward(grad, self, exponent)
         return grad_inputs
 
@@ -444,16 +444,16 @@ class PowBackward0(Node):
             node.self_.reset_data()
 
     @property
+    def _saved_exponent(node):
+        return node.exponent
+
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
     @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
-
-    @property
-    def _saved_exponent(node):
-        return node.exponent
 
 
 class ExpBackward0(Node):
@@ -741,9 +741,9 @@ class SumBackward0(Node):
 class SumBackward1(Node):
     """Backward of ``sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor``."""
 
-    self_sizes = None
     dim = None
     keepdim = None
+    self_sizes = None
 
     def apply(node, grads):
         grad = grads[0]
@@ -751,15 +751,11 @@ class SumBackward1(Node):
         if grad is None:
             return grad_inputs
         if node.should_compute_any_output(0, 1):
-            self_sizes = node.self_sizes
             dim = node.dim
             keepdim = node.keepdim
+            self_sizes = node.self_sizes
             grad_inputs[0] = sum_backward(grad, self_sizes, dim, keepdim)
         return grad_inputs
-
-    @property
-    def _saved_self_sym_sizes(node):
-        return node.self_sizes
 
     @property
     def _saved_dim(node):
@@ -768,6 +764,10 @@ class SumBackward1(Node):
     @property
     def _saved_keepdim(node):
         return node.keepdim
+
+    @property
+    def _saved_self_sym_sizes(node):
+        return node.self_sizes
 
 
 class MeanBackward0(Node):
@@ -799,10 +799,10 @@ class MeanBackward0(Node):
 class MeanBackward1(Node):
     """Backward of ``mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor``."""
 
-    self_numel = None
-    self_sizes = None
     dim = None
     keepdim = None
+    self_numel = None
+    self_sizes = None
 
     def apply(node, grads):
         grad = grads[0]
@@ -810,20 +810,12 @@ class MeanBackward1(Node):
         if grad is None:
             return grad_inputs
         if node.should_compute_any_output(0, 1):
-            self_numel = node.self_numel
-            self_sizes = node.self_sizes
             dim = node.dim
             keepdim = node.keepdim
+            self_numel = node.self_numel
+            self_sizes = node.self_sizes
             grad_inputs[0] = mean_backward(grad, self_sizes, dim, self_numel, keepdim)
         return grad_inputs
-
-    @property
-    def _saved_self_sym_numel(node):
-        return node.self_numel
-
-    @property
-    def _saved_self_sym_sizes(node):
-        return node.self_sizes
 
     @property
     def _saved_dim(node):
@@ -833,16 +825,24 @@ class MeanBackward1(Node):
     def _saved_keepdim(node):
         return node.keepdim
 
+    @property
+    def _saved_self_sym_numel(node):
+        return node.self_numel
+
+    @property
+    def _saved_self_sym_sizes(node):
+        return node.self_sizes
+
 
 class MmBackward0(Node):
     """Backward of ``mm(Tensor self, Tensor mat2) -> Tensor``."""
 
-    self_ = None
-    self_sizes = None
-    self_strides = None
     mat2_ = None
     mat2_sizes = None
     mat2_strides = None
+    self_ = None
+    self_sizes = None
+    self_strides = None
 
     def apply(node, grads):
         grad = grads[0]
@@ -850,38 +850,22 @@ class MmBackward0(Node):
         if grad is None:
             return grad_inputs
         if node.should_compute_any_output(0, 1):
+            mat2 = node.mat2_.unpack(node)
             self_sizes = node.self_sizes
             self_strides = node.self_strides
-            mat2 = node.mat2_.unpack(node)
             grad_inputs[0] = mm_mat1_backward(grad, mat2, self_sizes, self_strides, 1)
         if node.should_compute_any_output(1, 1):
-            self = node.self_.unpack(node)
             mat2_sizes = node.mat2_sizes
             mat2_strides = node.mat2_strides
+            self = node.self_.unpack(node)
             grad_inputs[1] = mm_mat2_backward(grad, self, mat2_sizes, mat2_strides, 1)
         return grad_inputs
 
     def release_variables(node):
-        if node.self_ is not None:
-            node.self_.reset_data()
         if node.mat2_ is not None:
             node.mat2_.reset_data()
-
-    @property
-    def _saved_self(node):
-        return None if node.self_ is None else node.self_.unpack(node)
-
-    @property
-    def _raw_saved_self(node):
-        return SavedVariable(None) if node.self_ is None else node.self_
-
-    @property
-    def _saved_self_sym_sizes(node):
-        return node.self_sizes
-
-    @property
-    def _saved_self_sym_strides(node):
-        return node.self_strides
+        if node.self_ is not None:
+            node.self_.reset_data()
 
     @property
     def _saved_mat2(node):
@@ -898,6 +882,22 @@ class MmBackward0(Node):
     @property
     def _saved_mat2_sym_strides(node):
         return node.mat2_strides
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_self_sym_sizes(node):
+        return node.self_sizes
+
+    @property
+    def _saved_self_sym_strides(node):
+        return node.self_strides
 
 
 class MvBackward0(Node):
@@ -987,14 +987,14 @@ class DotBackward0(Node):
 class AddmmBackward0(Node):
     """Backward of ``addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor``."""
 
+    alpha = None
+    beta = None
     mat1_ = None
     mat1_sizes = None
     mat1_strides = None
     mat2_ = None
     mat2_sizes = None
     mat2_strides = None
-    beta = None
-    alpha = None
 
     def apply(node, grads):
         grad = grads[0]
@@ -1005,16 +1005,16 @@ class AddmmBackward0(Node):
             beta = node.beta
             grad_inputs[0] = maybe_multiply(grad, beta)
         if node.should_compute_any_output(1, 1):
+            alpha = node.alpha
             mat1_sizes = node.mat1_sizes
             mat1_strides = node.mat1_strides
             mat2 = node.mat2_.unpack(node)
-            alpha = node.alpha
             grad_inputs[1] = mm_mat1_backward(grad, mat2, mat1_sizes, mat1_strides, alpha)
         if node.should_compute_any_output(2, 1):
+            alpha = node.alpha
             mat1 = node.mat1_.unpack(node)
             mat2_sizes = node.mat2_sizes
             mat2_strides = node.mat2_strides
-            alpha = node.alpha
             grad_inputs[2] = mm_mat2_backward(grad, mat1, mat2_sizes, mat2_strides, alpha)
         return grad_inputs
 
@@ -1023,6 +1023,14 @@ class AddmmBackward0(Node):
             node.mat1_.reset_data()
         if node.mat2_ is not None:
             node.mat2_.reset_data()
+
+    @property
+    def _saved_alpha(node):
+        return node.alpha
+
+    @property
+    def _saved_beta(node):
+        return node.beta
 
     @property
     def _saved_mat1(node):
@@ -1055,14 +1063,6 @@ class AddmmBackward0(Node):
     @property
     def _saved_mat2_sym_strides(node):
         return node.mat2_strides
-
-    @property
-    def _saved_beta(node):
-        return node.beta
-
-    @property
-    def _saved_alpha(node):
-        return node.alpha
 
 
 class TBackward0(Node):
@@ -1240,8 +1240,8 @@ class SqueezeBackward0(Node):
 class SqueezeBackward1(Node):
     """Backward of ``squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)``."""
 
-    self_sizes = None
     dim = None
+    self_sizes = None
 
     def apply(node, grads):
         grad = grads[0]
@@ -1249,18 +1249,18 @@ class SqueezeBackward1(Node):
         if grad is None:
             return grad_inputs
         if node.should_compute_any_output(0, 1):
-            self_sizes = node.self_sizes
             dim = node.dim
+            self_sizes = node.self_sizes
             grad_inputs[0] = unsqueeze_to(grad, self_sizes, dim)
         return grad_inputs
 
     @property
-    def _saved_self_sym_sizes(node):
-        return node.self_sizes
-
-    @property
     def _saved_dim(node):
         return node.dim
+
+    @property
+    def _saved_self_sym_sizes(node):
+        return node.self_sizes
 
 
 class SqueezeBackward3(Node):
@@ -1286,8 +1286,8 @@ class SqueezeBackward3(Node):
 class SqueezeBackward4(Node):
     """Backward of ``squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)``."""
 
-    self_sizes = None
     dim = None
+    self_sizes = None
 
     def apply(node, grads):
         grad = grads[0]
@@ -1295,25 +1295,25 @@ class SqueezeBackward4(Node):
         if grad is None:
             return grad_inputs
         if node.should_compute_any_output(0, 1):
-            self_sizes = node.self_sizes
             dim = node.dim
+            self_sizes = node.self_sizes
             grad_inputs[0] = unsqueeze_to(grad, self_sizes, dim)
         return grad_inputs
 
     @property
-    def _saved_self_sym_sizes(node):
-        return node.self_sizes
-
-    @property
     def _saved_dim(node):
         return node.dim
+
+    @property
+    def _saved_self_sym_sizes(node):
+        return node.self_sizes
 
 
 class SqueezeBackward2(Node):
     """Backward of ``squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)``."""
 
-    self_sizes = None
     dim = None
+    self_sizes = None
 
     def apply(node, grads):
         grad = grads[0]
@@ -1321,25 +1321,25 @@ class SqueezeBackward2(Node):
         if grad is None:
             return grad_inputs
         if node.should_compute_any_output(0, 1):
-            self_sizes = node.self_sizes
             dim = node.dim
+            self_sizes = node.self_sizes
             grad_inputs[0] = unsqueeze_to(grad, self_sizes, dim)
         return grad_inputs
 
     @property
-    def _saved_self_sym_sizes(node):
-        return node.self_sizes
-
-    @property
     def _saved_dim(node):
         return node.dim
+
+    @property
+    def _saved_self_sym_sizes(node):
+        return node.self_sizes
 
 
 class SqueezeBackward5(Node):
     """Backward of ``squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!)``."""
 
-    self_sizes = None
     dim = None
+    self_sizes = None
 
     def apply(node, grads):
         grad = grads[0]
@@ -1347,26 +1347,26 @@ class SqueezeBackward5(Node):
         if grad is None:
             return grad_inputs
         if node.should_compute_any_output(0, 1):
-            self_sizes = node.self_sizes
             dim = node.dim
+            self_sizes = node.self_sizes
             grad_inputs[0] = unsqueeze_to(grad, self_sizes, dim)
         return grad_inputs
-
-    @property
-    def _saved_self_sym_sizes(node):
-        return node.self_sizes
 
     @property
     def _saved_dim(node):
         return node.dim
 
+    @property
+    def _saved_self_sym_sizes(node):
+        return node.self_sizes
+
 
 class SelectBackward0(Node):
     """Backward of ``select.int(Tensor(a) self, int dim, int index) -> Tensor(a)``."""
 
-    self_sizes = None
     dim = None
     index = None
+    self_sizes = None
 
     def apply(node, grads):
         grad = grads[0]
@@ -1374,15 +1374,11 @@ class SelectBackward0(Node):
         if grad is None:
             return grad_inputs
         if node.should_compute_any_output(0, 1):
-            self_sizes = node.self_sizes
             dim = node.dim
             index = node.index
+            self_sizes = node.self_sizes
             grad_inputs[0] = ops.select_backward(grad, self_sizes, dim, index)
         return grad_inputs
-
-    @property
-    def _saved_self_sym_sizes(node):
-        return node.self_sizes
 
     @property
     def _saved_dim(node):
@@ -1391,6 +1387,10 @@ class SelectBackward0(Node):
     @property
     def _saved_index(node):
         return node.index
+
+    @property
+    def _saved_self_sym_sizes(node):
+        return node.self_sizes
 
 
 class SelectBackwardBackward0(Node):
@@ -1422,10 +1422,10 @@ class SelectBackwardBackward0(Node):
 class SliceBackward0(Node):
     """Backward of ``slice.Tensor(Tensor(a) self, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor(a)``."""
 
-    self_sizes = None
     dim = None
-    start = None
     end = None
+    self_sizes = None
+    start = None
     step = None
 
     def apply(node, grads):
@@ -1434,29 +1434,29 @@ class SliceBackward0(Node):
         if grad is None:
             return grad_inputs
         if node.should_compute_any_output(0, 1):
-            self_sizes = node.self_sizes
             dim = node.dim
-            start = node.start
             end = node.end
+            self_sizes = node.self_sizes
+            start = node.start
             step = node.step
             grad_inputs[0] = slice_backward_wrapper(grad, self_sizes, dim, start, end, step)
         return grad_inputs
-
-    @property
-    def _saved_self_sym_sizes(node):
-        return node.self_sizes
 
     @property
     def _saved_dim(node):
         return node.dim
 
     @property
-    def _saved_start(node):
-        return node.start
-
-    @property
     def _saved_end(node):
         return node.end
+
+    @property
+    def _saved_self_sym_sizes(node):
+        return node.self_sizes
+
+    @property
+    def _saved_start(node):
+        return node.start
 
     @property
     def _saved_step(node):
@@ -1467,8 +1467,8 @@ class SliceBackwardBackward0(Node):
     """Backward of ``slice_backward(Tensor grad_output, int[] input_sizes, int dim, int start, int end, int step) -> Tensor``."""
 
     dim = None
-    start = None
     end = None
+    start = None
     step = None
 
     def apply(node, grads):
@@ -1478,8 +1478,8 @@ class SliceBackwardBackward0(Node):
             return grad_inputs
         if node.should_compute_any_output(0, 1):
             dim = node.dim
-            start = node.start
             end = node.end
+            start = node.start
             step = node.step
             grad_inputs[0] = ops.slice(grad, dim, start, end, step)
         return grad_inputs
@@ -1489,12 +1489,12 @@ class SliceBackwardBackward0(Node):
         return node.dim
 
     @property
-    def _saved_start(node):
-        return node.start
-
-    @property
     def _saved_end(node):
         return node.end
+
+    @property
+    def _saved_start(node):
+        return node.start
 
     @property
     def _saved_step(node):
@@ -1504,10 +1504,10 @@ class SliceBackwardBackward0(Node):
 class IndexBackward0(Node):
     """Backward of ``index.Tensor(Tensor self, Tensor?[] indices) -> Tensor``."""
 
-    self_options = None
-    self_sizes = None
     indices_ = None
     indices_released_ = False
+    self_options = None
+    self_sizes = None
 
     def apply(node, grads):
         grad = grads[0]
@@ -1515,9 +1515,9 @@ class IndexBackward0(Node):
         if grad is None:
             return grad_inputs
         if node.should_compute_any_output(0, 1):
+            indices = [v.unpack(node) for v in node.indices_]
             self_options = node.self_options
             self_sizes = node.self_sizes
-            indices = [v.unpack(node) for v in node.indices_]
             grad_inputs[0] = index_backward(grad, self_sizes, self_options, indices)
         return grad_inputs
 
@@ -1526,10 +1526,6 @@ class IndexBackward0(Node):
             for v in node.indices_:
                 v.reset_data()
         node.indices_released_ = True
-
-    @property
-    def _saved_self_sym_sizes(node):
-        return node.self_sizes
 
     @property
     def _saved_indices(node):
@@ -1543,6 +1539,10 @@ class IndexBackward0(Node):
         if node.indices_released_:
             raise RuntimeError(ERR_BACKWARD_TWICE)
         return () if node.indices_ is None else tuple(node.indices_)
+
+    @property
+    def _saved_self_sym_sizes(node):
+        return node.self_sizes
 
 
 class CloneBackward0(Node):
@@ -1577,8 +1577,8 @@ class ToCopyBackward0(Node):
 class StackBackward0(Node):
     """Backward of ``stack(Tensor[] tensors, int dim=0) -> Tensor``."""
 
-    tensors_args_scalartypes = None
     dim = None
+    tensors_args_scalartypes = None
 
     def apply(node, grads):
         grad = grads[0]
@@ -1586,8 +1586,8 @@ class StackBackward0(Node):
         if grad is None:
             return grad_inputs
         if node.should_compute_any_output(0, (0 + node.tensors_size_) - (0)):
-            tensors_args_scalartypes = node.tensors_args_scalartypes
             dim = node.dim
+            tensors_args_scalartypes = node.tensors_args_scalartypes
             grad_inputs[0:0 + node.tensors_size_] = stack_tensors_backward(grad, dim, tensors_args_scalartypes)
         return grad_inputs
 
@@ -1599,9 +1599,9 @@ class StackBackward0(Node):
 class CatBackward0(Node):
     """Backward of ``cat(Tensor[] tensors, int dim=0) -> Tensor``."""
 
+    dim = None
     tensors_args_scalartypes = None
     tensors_args_sizes = None
-    dim = None
 
     def apply(node, grads):
         grad = grads[0]
@@ -1609,9 +1609,9 @@ class CatBackward0(Node):
         if grad is None:
             return grad_inputs
         if node.should_compute_any_output(0, (0 + node.tensors_size_) - (0)):
+            dim = node.dim
             tensors_args_scalartypes = node.tensors_args_scalartypes
             tensors_args_sizes = node.tensors_args_sizes
-            dim = node.dim
             grad_inputs[0:0 + node.tensors_size_] = cat_tensors_backward(grad, tensors_args_sizes, tensors_args_scalartypes, dim)
         return grad_inputs
 

@@ -24,9 +24,9 @@ def add_Tensor(self, other, *, alpha=1):
     if is_grad_enabled() and any_requires_grad(self, other):
         grad_fn = nodes.AddBackward0()
         grad_fn.set_next_edges(collect_next_edges(self, other))
-        grad_fn.self_scalar_type = self.dtype
-        grad_fn.other_scalar_type = other.dtype
         grad_fn.alpha = alpha
+        grad_fn.other_scalar_type = other.dtype
+        grad_fn.self_scalar_type = self.dtype
     result = kernel_for("add.Tensor", device_of(self, other))(self, other, alpha)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -40,9 +40,9 @@ def add__Tensor(self, other, *, alpha=1):
     if is_grad_enabled() and any_requires_grad(self, other):
         grad_fn = nodes.AddBackward0()
         grad_fn.set_next_edges(collect_next_edges(self, other))
-        grad_fn.self_scalar_type = self.dtype
-        grad_fn.other_scalar_type = other.dtype
         grad_fn.alpha = alpha
+        grad_fn.other_scalar_type = other.dtype
+        grad_fn.self_scalar_type = self.dtype
     result = kernel_for("add_.Tensor", device_of(self, other))(self, other, alpha)
     bump_version(self)
     if grad_fn is not None:
@@ -69,9 +69,9 @@ def sub_Tensor(self, other, *, alpha=1):
     if is_grad_enabled() and any_requires_grad(self, other):
         grad_fn = nodes.SubBackward0()
         grad_fn.set_next_edges(collect_next_edges(self, other))
-        grad_fn.self_scalar_type = self.dtype
-        grad_fn.other_scalar_type = other.dtype
         grad_fn.alpha = alpha
+        grad_fn.other_scalar_type = other.dtype
+        grad_fn.self_scalar_type = self.dtype
     result = kernel_for("sub.Tensor", device_of(self, other))(self, other, alpha)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -97,9 +97,9 @@ def rsub_Tensor(self, other, *, alpha=1):
     if is_grad_enabled() and any_requires_grad(self, other):
         grad_fn = nodes.RsubBackward0()
         grad_fn.set_next_edges(collect_next_edges(self, other))
-        grad_fn.self_scalar_type = self.dtype
-        grad_fn.other_scalar_type = other.dtype
         grad_fn.alpha = alpha
+        grad_fn.other_scalar_type = other.dtype
+        grad_fn.self_scalar_type = self.dtype
     result = kernel_for("rsub.Tensor", device_of(self, other))(self, other, alpha)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -112,8 +112,8 @@ def rsub_Scalar(self, other, alpha=1):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.RsubBackward1()
         grad_fn.set_next_edges(collect_next_edges(self))
-        grad_fn.self_scalar_type = self.dtype
         grad_fn.alpha = alpha
+        grad_fn.self_scalar_type = self.dtype
     result = kernel_for("rsub.Scalar", device_of(self))(self, other, alpha)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -126,12 +126,12 @@ def mul_Tensor(self, other):
     if is_grad_enabled() and any_requires_grad(self, other):
         grad_fn = nodes.MulBackward0()
         grad_fn.set_next_edges(collect_next_edges(self, other))
-        if grad_fn.should_compute_any_output(1, 1):
-            grad_fn.self_ = SavedVariable(self)
-        grad_fn.self_scalar_type = self.dtype
         if grad_fn.should_compute_any_output(0, 1):
             grad_fn.other_ = SavedVariable(other)
         grad_fn.other_scalar_type = other.dtype
+        if grad_fn.should_compute_any_output(1, 1):
+            grad_fn.self_ = SavedVariable(self)
+        grad_fn.self_scalar_type = self.dtype
     result = kernel_for("mul.Tensor", device_of(self, other))(self, other)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -145,12 +145,12 @@ def mul__Tensor(self, other):
     if is_grad_enabled() and any_requires_grad(self, other):
         grad_fn = nodes.MulBackward0()
         grad_fn.set_next_edges(collect_next_edges(self, other))
-        if grad_fn.should_compute_any_output(1, 1):
-            grad_fn.self_ = SavedVariable(self.clone().detach())
-        grad_fn.self_scalar_type = self.dtype
         if grad_fn.should_compute_any_output(0, 1):
             grad_fn.other_ = SavedVariable(other)
         grad_fn.other_scalar_type = other.dtype
+        if grad_fn.should_compute_any_output(1, 1):
+            grad_fn.self_ = SavedVariable(self.clone().detach())
+        grad_fn.self_scalar_type = self.dtype
     result = kernel_for("mul_.Tensor", device_of(self, other))(self, other)
     bump_version(self)
     if grad_fn is not None:
@@ -164,8 +164,8 @@ def mul_Scalar(self, other):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.MulBackward1()
         grad_fn.set_next_edges(collect_next_edges(self))
-        grad_fn.self_scalar_type = self.dtype
         grad_fn.other = other
+        grad_fn.self_scalar_type = self.dtype
     result = kernel_for("mul.Scalar", device_of(self))(self, other)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -178,10 +178,10 @@ def div_Tensor(self, other):
     if is_grad_enabled() and any_requires_grad(self, other):
         grad_fn = nodes.DivBackward0()
         grad_fn.set_next_edges(collect_next_edges(self, other))
+        grad_fn.other_ = SavedVariable(other)
         if grad_fn.should_compute_any_output(1, 1):
             grad_fn.self_ = SavedVariable(self)
         grad_fn.self_scalar_type = self.dtype
-        grad_fn.other_ = SavedVariable(other)
     result = kernel_for("div.Tensor", device_of(self, other))(self, other)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -194,8 +194,8 @@ def div_Scalar(self, other):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.DivBackward1()
         grad_fn.set_next_edges(collect_next_edges(self))
-        grad_fn.self_scalar_type = self.dtype
         grad_fn.other = other
+        grad_fn.self_scalar_type = self.dtype
     result = kernel_for("div.Scalar", device_of(self))(self, other)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -233,8 +233,8 @@ def pow_Tensor_Tensor(self, exponent):
     if is_grad_enabled() and any_requires_grad(self, exponent):
         grad_fn = nodes.PowBackward1()
         grad_fn.set_next_edges(collect_next_edges(self, exponent))
-        grad_fn.self_ = SavedVariable(self)
         grad_fn.exponent_ = SavedVariable(exponent)
+        grad_fn.self_ = SavedVariable(self)
     result = kernel_for("pow.Tensor_Tensor", device_of(self, exponent))(self, exponent)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -248,8 +248,8 @@ def pow_Scalar(self, exponent):
     if is_grad_enabled() and any_requires_grad(exponent):
         grad_fn = nodes.PowBackward2()
         grad_fn.set_next_edges(collect_next_edges(exponent))
-        grad_fn.self = self
         grad_fn.exponent_ = SavedVariable(exponent)
+        grad_fn.self = self
     result = kernel_for("pow.Scalar", device_of(exponent))(self, exponent)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -263,8 +263,8 @@ def pow_Tensor_Scalar(self, exponent):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.PowBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
-        grad_fn.self_ = SavedVariable(self)
         grad_fn.exponent = exponent
+        grad_fn.self_ = SavedVariable(self)
     result = kernel_for("pow.Tensor_Scalar", device_of(self))(self, exponent)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -397,9 +397,9 @@ def sum_dim_IntList(self, dim, keepdim=False, *, dtype=None):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.SumBackward1()
         grad_fn.set_next_edges(collect_next_edges(self))
-        grad_fn.self_sizes = tuple(self.shape)
         grad_fn.dim = dim
         grad_fn.keepdim = keepdim
+        grad_fn.self_sizes = tuple(self.shape)
     result = kernel_for("sum.dim_IntList", device_of(self))(self, dim, keepdim, dtype)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -426,10 +426,10 @@ def mean_dim(self, dim, keepdim=False, *, dtype=None):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.MeanBackward1()
         grad_fn.set_next_edges(collect_next_edges(self))
-        grad_fn.self_numel = self.numel()
-        grad_fn.self_sizes = tuple(self.shape)
         grad_fn.dim = dim
         grad_fn.keepdim = keepdim
+        grad_fn.self_numel = self.numel()
+        grad_fn.self_sizes = tuple(self.shape)
     result = kernel_for("mean.dim", device_of(self))(self, dim, keepdim, dtype)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -442,14 +442,14 @@ def mm(self, mat2):
     if is_grad_enabled() and any_requires_grad(self, mat2):
         grad_fn = nodes.MmBackward0()
         grad_fn.set_next_edges(collect_next_edges(self, mat2))
-        if grad_fn.should_compute_any_output(1, 1):
-            grad_fn.self_ = SavedVariable(self)
-        grad_fn.self_sizes = tuple(self.shape)
-        grad_fn.self_strides = tuple(self.stride()) if any_requires_grad(self) else ()
         if grad_fn.should_compute_any_output(0, 1):
             grad_fn.mat2_ = SavedVariable(mat2)
         grad_fn.mat2_sizes = tuple(mat2.shape)
         grad_fn.mat2_strides = tuple(mat2.stride()) if any_requires_grad(mat2) else ()
+        if grad_fn.should_compute_any_output(1, 1):
+            grad_fn.self_ = SavedVariable(self)
+        grad_fn.self_sizes = tuple(self.shape)
+        grad_fn.self_strides = tuple(self.stride()) if any_requires_grad(self) else ()
     result = kernel_for("mm", device_of(self, mat2))(self, mat2)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -494,6 +494,8 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     if is_grad_enabled() and any_requires_grad(self, mat1, mat2):
         grad_fn = nodes.AddmmBackward0()
         grad_fn.set_next_edges(collect_next_edges(self, mat1, mat2))
+        grad_fn.alpha = alpha
+        grad_fn.beta = beta
         if grad_fn.should_compute_any_output(2, 1):
             grad_fn.mat1_ = SavedVariable(mat1)
         grad_fn.mat1_sizes = tuple(mat1.shape)
@@ -502,8 +504,6 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
             grad_fn.mat2_ = SavedVariable(mat2)
         grad_fn.mat2_sizes = tuple(mat2.shape)
         grad_fn.mat2_strides = tuple(mat2.stride()) if any_requires_grad(mat2) else ()
-        grad_fn.beta = beta
-        grad_fn.alpha = alpha
     result = kernel_for("addmm", device_of(self, mat1, mat2))(self, mat1, mat2, beta, alpha)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -647,8 +647,8 @@ def squeeze_dim(self, dim):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.SqueezeBackward1()
         grad_fn.set_next_edges(collect_next_edges(self))
-        grad_fn.self_sizes = tuple(self.shape)
         grad_fn.dim = dim
+        grad_fn.self_sizes = tuple(self.shape)
     result = kernel_for("squeeze.dim", device_of(self))(self, dim)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -677,8 +677,8 @@ def squeeze__dim(self, dim):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.SqueezeBackward4()
         grad_fn.set_next_edges(collect_next_edges(self))
-        grad_fn.self_sizes = tuple(self.shape)
         grad_fn.dim = dim
+        grad_fn.self_sizes = tuple(self.shape)
     result = kernel_for("squeeze_.dim", device_of(self))(self, dim)
     bump_version(self)
     if grad_fn is not None:
@@ -692,8 +692,8 @@ def squeeze_dims(self, dim):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.SqueezeBackward2()
         grad_fn.set_next_edges(collect_next_edges(self))
-        grad_fn.self_sizes = tuple(self.shape)
         grad_fn.dim = dim
+        grad_fn.self_sizes = tuple(self.shape)
     result = kernel_for("squeeze.dims", device_of(self))(self, dim)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -707,8 +707,8 @@ def squeeze__dims(self, dim):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.SqueezeBackward5()
         grad_fn.set_next_edges(collect_next_edges(self))
-        grad_fn.self_sizes = tuple(self.shape)
         grad_fn.dim = dim
+        grad_fn.self_sizes = tuple(self.shape)
     result = kernel_for("squeeze_.dims", device_of(self))(self, dim)
     bump_version(self)
     if grad_fn is not None:
@@ -722,9 +722,9 @@ def select_int(self, dim, index):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.SelectBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
-        grad_fn.self_sizes = tuple(self.shape)
         grad_fn.dim = dim
         grad_fn.index = index
+        grad_fn.self_sizes = tuple(self.shape)
     result = kernel_for("select.int", device_of(self))(self, dim, index)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -751,10 +751,10 @@ def slice_Tensor(self, dim=0, start=None, end=None, step=1):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.SliceBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
-        grad_fn.self_sizes = tuple(self.shape)
         grad_fn.dim = dim
-        grad_fn.start = start
         grad_fn.end = end
+        grad_fn.self_sizes = tuple(self.shape)
+        grad_fn.start = start
         grad_fn.step = step
     result = kernel_for("slice.Tensor", device_of(self))(self, dim, start, end, step)
     if grad_fn is not None:
@@ -769,8 +769,8 @@ def slice_backward(grad_output, input_sizes, dim, start, end, step):
         grad_fn = nodes.SliceBackwardBackward0()
         grad_fn.set_next_edges(collect_next_edges(grad_output))
         grad_fn.dim = dim
-        grad_fn.start = start
         grad_fn.end = end
+        grad_fn.start = start
         grad_fn.step = step
     result = kernel_for("slice_backward", device_of(grad_output))(grad_output, input_sizes, dim, start, end, step)
     if grad_fn is not None:
@@ -784,9 +784,9 @@ def index_Tensor(self, indices):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.IndexBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.indices_ = [SavedVariable(t) for t in indices]
         grad_fn.self_options = (self.dtype, self.device)
         grad_fn.self_sizes = tuple(self.shape)
-        grad_fn.indices_ = [SavedVariable(t) for t in indices]
     result = kernel_for("index.Tensor", device_of(self, indices))(self, indices)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -832,8 +832,8 @@ def stack(tensors, dim=0):
         grad_fn = nodes.StackBackward0()
         grad_fn.set_next_edges(collect_next_edges(*tensors))
         grad_fn.tensors_size_ = len(tensors)
-        grad_fn.tensors_args_scalartypes = [t.dtype for t in tensors]
         grad_fn.dim = dim
+        grad_fn.tensors_args_scalartypes = [t.dtype for t in tensors]
     result = kernel_for("stack", device_of(tensors))(tensors, dim)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -847,9 +847,9 @@ def cat(tensors, dim=0):
         grad_fn = nodes.CatBackward0()
         grad_fn.set_next_edges(collect_next_edges(*tensors))
         grad_fn.tensors_size_ = len(tensors)
+        grad_fn.dim = dim
         grad_fn.tensors_args_scalartypes = [t.dtype for t in tensors]
         grad_fn.tensors_args_sizes = [tuple(t.shape) for t in tensors]
-        grad_fn.dim = dim
     result = kernel_for("cat", device_of(tensors))(tensors, dim)
     if grad_fn is not None:
         set_history(result, grad_fn)

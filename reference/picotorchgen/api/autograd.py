@@ -115,7 +115,11 @@ class Saved:
 
 
 def saved_values(op: Op) -> list[Saved]:
-    """What the formulas of ``op`` read: inputs first in schema order, ``result`` last."""
+    """What the formulas of ``op`` read, in the order PyTorch saves them: by name, ``result`` last.
+
+    The order is observable (``saved_tensors_hooks`` packs them in it: ``mul`` packs ``other`` before
+    ``self``); torchgen sorts the saved inputs by name for a deterministic output, and so do we.
+    """
     args = {a.name: a for a in op.schema.arguments.flat_non_out()}
     saved: dict[str, Saved] = {}
     for d in op.info.derivatives:
@@ -127,8 +131,7 @@ def saved_values(op: Op) -> list[Saved]:
                 continue
             entry = saved.setdefault(name, entry)
             entry.used_by.add(d.var_names[0])
-    order = list(args)
-    return sorted(saved.values(), key=lambda s: (s.kind == "output", _arg_rank(s.name, order), s.name))
+    return sorted(saved.values(), key=lambda s: (s.kind == "output", s.name))
 
 
 def _arg_rank(name: str, order: list[str]) -> int:

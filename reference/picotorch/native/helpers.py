@@ -69,6 +69,8 @@ def cast(t, dtype, xp, device=None):
         return xp.asarray(value, dtype=xp_dtype(xp, dtype), device=backend(device).array_device(device.index))
     if t._dtype is dtype:
         return data
+    if xp is np_xp:  # what array-api-compat's astype calls, without its wrapper (half the cost of a cast)
+        return data.astype(xp_dtype(xp, dtype), copy=True)
     return xp.astype(data, xp_dtype(xp, dtype))
 
 

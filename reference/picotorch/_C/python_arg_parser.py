@@ -44,32 +44,36 @@ def _pack_int_list(args, params, method: bool):
     return tuple(args[:first]) + (tuple(rest),)
 
 
-# What each signature's parameters allow, computed once per signature (params are hashable tuples):
-# the parser asks on every call, and rebuilding lists and dicts each time was a third of its cost.
+# What each signature's parameters allow, computed once per signature: the parser asks on every call,
+# and rebuilding lists and dicts each time was a third of its cost. Keyed by the signature's identity
+# (checked against the stored signature): hashing its nested tuples on every call cost as much again.
 _SIGNATURE_FACTS: dict = {}
+
+
+def _fact(kind: str, params, first: int, compute):
+    entry = _SIGNATURE_FACTS.get((kind, id(params), first))
+    if entry is not None and entry[0] is params:
+        return entry[1]
+    found = compute()
+    _SIGNATURE_FACTS[(kind, id(params), first)] = (params, found)
+    return found
 
 
 def _tensor_params(params) -> frozenset:
     """The names of the (single) ``Tensor`` parameters: where a Python number becomes a wrapped tensor."""
-    key = ("tensors", params)
-    found = _SIGNATURE_FACTS.get(key)
-    if found is None:
-        found = _SIGNATURE_FACTS[key] = frozenset(
-            name for name, kind, _ in list(params[0]) + list(params[1])
-            if kind.startswith("Tensor") and not kind.endswith("[]"))
-    return found
+    return _fact("tensors", params, 0, lambda: frozenset(
+        name for name, kind, _ in list(params[0]) + list(params[1])
+        if kind.startswith("Tensor") and not kind.endswith("[]")))
 
 
 def _takes_lone_int_list(params, first: int) -> bool:
     """The first parameter after ``self`` is an ``int[]`` and the only one without a default."""
-    key = ("int_list", params, first)
-    found = _SIGNATURE_FACTS.get(key)
-    if found is None:
+    def compute():
         positional = params[0]
         required = [p for p in positional[first:] if not p[2]]
-        found = _SIGNATURE_FACTS[key] = (len(required) == 1 and required[0][1].startswith("int[]")
-                                         and len(positional) > first and positional[first] is required[0])
-    return found
+        return (len(required) == 1 and required[0][1].startswith("int[]")
+                and len(positional) > first and positional[first] is required[0])
+    return _fact("int_list", params, first, compute)
 
 
 def check_requires_grad(dtype) -> None:

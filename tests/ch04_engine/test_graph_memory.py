@@ -82,9 +82,18 @@ def test_dropped_graph_is_freed_by_refcounting(no_cyclic_gc, retain):
     assert x.grad_fn is None and picotorch.autograd.variable.try_get_grad_accumulator(x) is None
 
 
+def _collect_until_clean() -> None:
+    """Earlier tests may leave cyclic garbage (their hooks close over nodes) that one pass does not finish:
+    in a shared pytest worker a single ``gc.collect()`` was seen to find more on each of 14 passes."""
+    for _ in range(100):
+        if gc.collect() == 0:
+            return
+    pytest.fail("the cyclic GC never came to rest before the test")
+
+
 def test_no_garbage_left_for_the_cyclic_gc():
     """Building, running and dropping graphs leaves nothing for ``gc.collect`` to find."""
-    gc.collect()
+    _collect_until_clean()
     gc.disable()
     try:
         for retain in (None, False, True):

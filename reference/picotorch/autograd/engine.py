@@ -173,6 +173,8 @@ class Engine:
                 if _worker.device != local_graph_task.owner:
                     owner_queue = self.ready_queue_by_index(local_graph_task.cpu_ready_queue, local_graph_task.owner)
                     owner_queue.push(NodeTask(None, None, local_graph_task))
+            # A device thread then waits in pop() for a long time: it must not keep this graph alive meanwhile.
+            del task, local_graph_task
 
     def run_task(self, graph_task: GraphTask, task: NodeTask) -> None:
         """``evaluate_function`` under the backward's grad mode; one span per node when a profile records."""
@@ -249,6 +251,7 @@ class Engine:
             _worker.local_ready_queue = self.ready_queue_by_index(graph_task.cpu_ready_queue, graph_task.owner)
             _worker.total_depth = graph_task.reentrant_depth
             self.thread_main(graph_task)
+            del graph_task  # the pool thread waits next; it must not keep the finished graph alive
 
 
 def _graph_root(root_edges: list[Edge], root_grads: list) -> tuple[Node, InputBuffer]:

@@ -13,7 +13,6 @@ from __future__ import annotations
 from ..autograd import variable as autograd_meta
 from ..autograd.copy_slices import SetItemSlices
 from ..autograd.grad_mode import is_grad_enabled, no_grad
-from ..autograd.graph import Edge
 from ..native.dispatcher import ops
 from ..native.helpers import as_operand, const, wrap, xp_of
 from ..native.tensor_impl import TensorImpl
@@ -141,8 +140,7 @@ def setitem(self, index, value) -> None:
     self._data[key] = data
     self._version_counter.bump()
     if is_grad_enabled() and (autograd_meta.requires_grad(self) or autograd_meta.requires_grad(value)):
-        base_edge = autograd_meta.gradient_edge(self) if autograd_meta.requires_grad(self) else Edge(None, 0)
-        value_edge = autograd_meta.collect_next_edges(value)[0]
+        base_edge, value_edge = autograd_meta.collect_next_edges(self, value)
         node = SetItemSlices([base_edge, value_edge], tuple(value.shape), region_of=lambda grad: getitem(grad, index),
                              mask_fn=lambda grad: _outside_mask(grad, key), on_view=_makes_a_view_first(self, index))
         autograd_meta.rebase_history(self, node)

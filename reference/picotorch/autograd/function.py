@@ -31,14 +31,12 @@ import functools
 import inspect
 import itertools
 import warnings
-from collections import OrderedDict
 
 from ..native.tensor_impl import TensorImpl
 from .grad_mode import is_grad_enabled, no_grad
 from .graph import Node
-from .hooks import RemovableHandle
 from .python_function import PyNode, function_apply
-from .variable import any_requires_grad, collect_next_edges, requires_grad, set_history, tensor_data
+from .variable import any_requires_grad, collect_next_edges, set_history, tensor_data
 
 __all__ = ["FunctionCtx", "BackwardCFunction", "FunctionMeta", "Function", "once_differentiable", "InplaceFunction"]
 
@@ -76,17 +74,7 @@ class FunctionCtx:
         self.materialize_grads = value
 
 
-class _HookMixin:
-    @staticmethod
-    def _register_hook(backward_hooks, hook):
-        if backward_hooks is None:
-            backward_hooks = OrderedDict()
-        handle = RemovableHandle(backward_hooks)
-        backward_hooks[handle.id] = hook
-        return backward_hooks, handle
-
-
-class BackwardCFunction(PyNode, FunctionCtx, _HookMixin):
+class BackwardCFunction(PyNode, FunctionCtx):
     """The class of a custom Function's ``ctx``, which is its node: ``MyFnBackward`` derives from it."""
 
     _forward_cls: type
@@ -135,7 +123,7 @@ class FunctionMeta(type):
         super().__init__(name, bases, attrs)
 
 
-class _SingleLevelFunction(FunctionCtx, _HookMixin, metaclass=FunctionMeta):
+class _SingleLevelFunction(FunctionCtx, metaclass=FunctionMeta):
     @staticmethod
     def forward(*args, **kwargs):
         """``forward(ctx, *args)``, or ``forward(*args)`` with a ``setup_context(ctx, inputs, output)``."""
@@ -183,10 +171,16 @@ class Function(_SingleLevelFunction):
         """Run forward and, when some input requires grad, record one node for this call."""
         is_setup_ctx_defined = _is_setup_context_defined(cls.setup_context)
         if is_setup_ctx_defined:
-            bound = inspect.signature(cls.forward).bind(*args, **kwargs)
+            bound = _forward_signature(cls.forward).bind(*args, **kwargs)
             bound.apply_defaults()
             args, kwargs = bound.args, bound.kwargs
         return function_apply(cls, args, kwargs, is_setup_ctx_defined)
+
+
+@functools.cache
+def _forward_signature(forward) -> inspect.Signature:
+    """``inspect.signature`` takes tens of microseconds: read it once per ``forward``, not per ``apply``."""
+    return inspect.signature(forward)
 
 
 def _is_setup_context_defined(fn) -> bool:
@@ -216,7 +210,7 @@ def once_differentiable(fn):
             outputs = fn(ctx, *args, **kwargs)
         if not is_grad_enabled():
             return outputs
-        if not any(isinstance(arg, TensorImpl) and requires_grad(arg) for arg in args):
+        if not any_requires_grad(*args):
             return outputs
         outputs_ = outputs if isinstance(outputs, tuple) else (outputs,)
         err_fn = DelayedError(b"trying to differentiate twice a function that was marked with @once_differentiable",

@@ -37,8 +37,8 @@ from ..native.dispatcher import ops
 from ..native.helpers import xp_dtype
 from ..native.tensor_impl import TensorImpl, new_tensor
 from .grad_mode import is_grad_enabled, no_grad
-from .graph import Edge, InputMetadata, Node
-from .variable import ERR_BACKWARD_TWICE, SavedVariable, gradient_edge, rebase_history, requires_grad, tensor_data
+from .graph import InputMetadata, Node
+from .variable import ERR_BACKWARD_TWICE, SavedVariable, collect_next_edges, rebase_history, requires_grad, tensor_data
 
 # ``Node::undefined_input()``: the slot of an output that is not a differentiable tensor (an int, or
 # a tensor passed to mark_non_differentiable). No edge ever points at it.
@@ -121,9 +121,8 @@ class PyNode(Node):
         """The gradients backward receives: a missing one becomes zeros shaped like its output."""
         args = []
         for i, grad in enumerate(grads):
-            undefined_slot = self.input_metadata[i] is UNDEFINED_INPUT
             if grad is not None or not self._materialize_grads or (
-                    undefined_slot and not self._materialize_non_diff_grads):
+                    not self._materialize_non_diff_grads and self.input_metadata[i] is UNDEFINED_INPUT):
                 args.append(grad)
             else:
                 args.append(zeros(self.output_info[i]))
@@ -234,7 +233,7 @@ def unpack_input(args: tuple) -> tuple[list, InputFlags]:
     input_vars = [arg for arg in args if isinstance(arg, TensorImpl)]
     needs_input_grad = tuple(isinstance(arg, TensorImpl) and requires_grad(arg) for arg in args)
     is_executable = is_grad_enabled() and any(needs_input_grad)
-    next_edges = [gradient_edge(t) if requires_grad(t) else Edge(None, 0) for t in input_vars] if is_executable else []
+    next_edges = collect_next_edges(*input_vars) if is_executable else []
     return input_vars, InputFlags(is_executable, next_edges, needs_input_grad,
                                   [isinstance(arg, TensorImpl) for arg in args])
 

@@ -130,7 +130,7 @@ def rebase_view_history(view, fn: Node) -> None:
     """
     base = view._base
     region = Region(view, base)
-    base_edge = gradient_edge(base) if requires_grad(base) else Edge(None, 0)
+    base_edge, = collect_next_edges(base)
     copy_slices = CopySlices(base_edge, region, fn)
     set_history(base, copy_slices)
     set_history(view, AsStridedBackward0(copy_slices, region))

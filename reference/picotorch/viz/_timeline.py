@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from os import PathLike
 
-ENGINE_PREFIX = "autograd::engine::evaluate_function: "
+ENGINE_PREFIX = "autograd::engine::evaluate_function: "  # the engine's span names (viz imports no picotorch)
 
 
 def trace_events(trace) -> list[dict]:

@@ -75,23 +75,23 @@ class Engine:
         compute_dependencies(graph_root, task, min_topo_nr)
         if outputs:
             task.init_to_execute(graph_root, outputs, accumulate_grad, min_topo_nr)
-        if _worker.device == NO_DEVICE and self._runs_on_caller_alone(task, graph_root):
+        prof = profiler.current_profile()
+        if _worker.device == NO_DEVICE and prof is None and self._runs_on_caller_alone(task, graph_root):
             return self._execute_on_caller(task, graph_root, root_buffer)
         self.init_local_ready_queue()
         task.mutex = threading.Lock()
         task.reentrant_depth = 0 if _worker.device == NO_DEVICE else _worker.total_depth + 1
         task.cpu_ready_queue = _worker.local_ready_queue
         task.ready_queues = GraphTaskQueues(self, task.cpu_ready_queue)
-        task.profile = profiler.current_profile()
+        task.profile = prof
         return self.execute_with_graph_task(task, graph_root, root_buffer).result()
 
     def _runs_on_caller_alone(self, task: GraphTask, graph_root: Node) -> bool:
-        """The plain CPU path: no profiler, and no node that a device thread would run (checked once)."""
-        if profiler.current_profile() is not None:
-            return False
+        """The plain CPU path: no node that a device thread would run (checked once per backward)."""
         if not has_accelerator() or not is_multithreading_enabled():
             return True
-        return all(fn.device().type == "cpu" for fn in itertools.chain((graph_root,), task.nodes_in_graph))
+        return all(should_run_in_cpu_ready_queue(fn.device().type)
+                   for fn in itertools.chain((graph_root,), task.nodes_in_graph))
 
     def _execute_on_caller(self, task: GraphTask, graph_root: Node, root_buffer: InputBuffer) -> list:
         """``thread_main`` on the calling thread, when every node is a CPU node: pop, run, until none is left."""
@@ -104,10 +104,7 @@ class Engine:
             with set_grad_enabled(task.grad_mode):
                 while queue:
                     item = queue.pop()
-                    if AnomalyMode.enabled:  # chapter 4: the node is the current node; an error warns its stack
-                        anomaly_mode.evaluate_guarded(evaluate_function, task, item.fn, item.inputs, queue)
-                    else:
-                        evaluate_function(task, item.fn, item.inputs, queue)
+                    _evaluate(task, item.fn, item.inputs, queue)
         finally:
             _worker.device = NO_DEVICE
         return task.captured_vars
@@ -182,11 +179,7 @@ class Engine:
         start = time.perf_counter_ns() if prof is not None else 0
         try:
             with set_grad_enabled(graph_task.grad_mode):
-                if AnomalyMode.enabled:  # chapter 4: the node is the current node; an error warns its stack
-                    anomaly_mode.evaluate_guarded(evaluate_function, graph_task, task.fn, task.inputs,
-                                                  graph_task.ready_queues)
-                else:
-                    evaluate_function(graph_task, task.fn, task.inputs, graph_task.ready_queues)
+                _evaluate(graph_task, task.fn, task.inputs, graph_task.ready_queues)
         finally:
             if prof is not None:
                 prof.add_span(profiler.ENGINE_SPAN_PREFIX + task.fn.name(), start, time.perf_counter_ns(), "cpu_op")
@@ -265,6 +258,14 @@ def _graph_root(root_edges: list[Edge], root_grads: list) -> tuple[Node, InputBu
 
 
 # ----------------------------------------------------------------------------- running one node
+
+
+def _evaluate(task: GraphTask, fn: Node, inputs: InputBuffer, queue: ReadyQueue) -> None:
+    """``evaluate_function``, guarded in anomaly mode (chapter 4: an error warns the node's forward stack)."""
+    if AnomalyMode.enabled:
+        anomaly_mode.evaluate_guarded(evaluate_function, task, fn, inputs, queue)
+    else:
+        evaluate_function(task, fn, inputs, queue)
 
 
 def evaluate_function(task: GraphTask, fn: Node, inputs: InputBuffer, queue: ReadyQueue) -> None:
@@ -402,7 +403,7 @@ class GraphTask:
     mutex: threading.Lock | None = None  # made when the threads are in play (Engine.execute)
     # The threads' state (set by Engine.execute when the threads are in play; see the last section):
     reentrant_depth: int = 0
-    owner: int = -2  # NO_DEVICE; the worker device of the thread that waits for this backward
+    owner: int = NO_DEVICE  # the worker device of the thread that waits for this backward
     cpu_ready_queue: ThreadSafeReadyQueue | None = None
     ready_queues: GraphTaskQueues | None = None
     outstanding_tasks: AtomicCounter | None = None

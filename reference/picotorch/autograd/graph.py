@@ -143,10 +143,7 @@ class Node:
 
     def device(self) -> Device:
         """Which device's thread runs this node (``Node::device``): its first non-CPU input's, else the CPU."""
-        for meta in self.input_metadata:
-            if meta.device.type != "cpu":
-                return meta.device
-        return CPU
+        return first_non_cpu(meta.device for meta in self.input_metadata)
 
     def should_compute_output(self, index: int) -> bool:
         edges = self.next_edges
@@ -256,10 +253,7 @@ class GraphRoot(Node):
 
     def device(self) -> Device:
         """PyTorch's GraphRoot records its gradients as input metadata; the first non-CPU one decides."""
-        for grad in self.outputs:
-            if grad is not None and grad._device.type != "cpu":
-                return grad._device
-        return CPU
+        return first_non_cpu(grad._device for grad in self.outputs if grad is not None)
 
     def apply(self, grads: list) -> list:
         return list(self.outputs)
@@ -273,6 +267,11 @@ class Identity(Node):
 
     def apply(self, grads: list) -> list:
         return grads
+
+
+def first_non_cpu(devices) -> Device:
+    """The device whose thread runs a node: the first that is not the CPU, else the CPU."""
+    return next((device for device in devices if device.type != "cpu"), CPU)
 
 
 class GradientEdge(NamedTuple):

@@ -51,7 +51,7 @@ def compare_node_task_time(t1: NodeTask, t2: NodeTask) -> bool:
         return True
     depth1, depth2 = t1.get_reentrant_depth(), t2.get_reentrant_depth()
     if depth1 == depth2:
-        return t1.fn._sequence_nr() < t2.fn._sequence_nr()
+        return compare_sequence_nr(t1, t2)
     return depth1 < depth2
 
 
@@ -124,10 +124,9 @@ class ThreadSafeReadyQueue(ReadyQueue):
         self.mutex = threading.Lock()
         self.not_empty = threading.Condition(self.mutex)
 
-    def push(self, task: NodeTask, increment_outstanding_tasks: bool = True) -> None:
+    def push(self, task: NodeTask) -> None:
         with self.mutex:
-            if increment_outstanding_tasks:
-                task.base.outstanding_tasks.increment()
+            task.base.outstanding_tasks.increment()
             super().push(task)
             self.not_empty.notify()
 

@@ -8,7 +8,7 @@ gradient of each input whose edge needs one. The templates come first, the code 
 
 from __future__ import annotations
 
-from .api.autograd import Op, Saved, differentiable_inputs, edge_count, edge_ranges, formula_names, saved_values
+from .api.autograd import Op, Saved, differentiable_inputs, edge_ranges, formula_names, saved_values, should_compute
 from .code_template import CodeTemplate
 
 NODES_PY = CodeTemplate('''\
@@ -46,7 +46,7 @@ class ${op_name}(Node):
 
 # One input's gradient (a Tensor[] input's gradients fill a slice of grad_inputs).
 GRAD_INPUT = CodeTemplate('''\
-if node.should_compute_any_output(${first_edge}, ${edge_count}):
+if ${should_compute}:
     ${unpack_saved}
     grad_inputs[${edges}] = ${formula}
 ''')
@@ -160,8 +160,7 @@ def _grad_inputs(op: Op, saved: list[Saved]) -> list[str]:
     for name, edges, is_list in edge_ranges(differentiable_inputs(op)):
         reads = formula_names(formulas[name])
         blocks.append(GRAD_INPUT.substitute(
-            first_edge=edges.split(":")[0],
-            edge_count=edge_count(edges, is_list),
+            should_compute=should_compute("node", edges, is_list),
             unpack_saved=[UNPACK_SAVED[s.kind].substitute(name=s.name) for s in saved if s.name in reads],
             edges=edges,
             formula=formulas[name],

@@ -10,7 +10,7 @@ chooses an overload by the arguments' types. The templates come first, the code 
 
 from __future__ import annotations
 
-from .api.autograd import Op, Saved, differentiable_inputs, edge_count, edge_ranges, saved_values
+from .api.autograd import Op, Saved, differentiable_inputs, edge_ranges, saved_values, should_compute
 from .api.python import argument_kind, call_arguments, formals, parameter_table
 from .code_template import CodeTemplate
 
@@ -189,8 +189,7 @@ def _guard_for(s: Saved, op: Op, inputs, edges) -> str | None:
 
 
 def _gradient_needed(where: str, is_list: bool) -> str:
-    first, count = where.split(":")[0], edge_count(where, is_list)
-    return f"grad_fn.should_compute_any_output({first}, {count})".replace("node.", "grad_fn.")
+    return should_compute("grad_fn", where, is_list).replace("node.", "grad_fn.")
 
 
 def _save(s: Saved, op: Op) -> str:

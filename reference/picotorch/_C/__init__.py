@@ -45,7 +45,7 @@ from ..native import tensor_impl as _tensor_impl
 from ..native.tensor_impl import TensorImpl as _TensorImpl
 from . import _factories, _indexing
 from ._tensor_base import TensorBase
-from .python_arg_parser import PythonArgParser
+from .python_arg_parser import NOT_TENSORS, PythonArgParser
 
 _TensorBase = TensorBase  # the old name, kept as an alias as PyTorch does
 # torch._C._autograd (torch/csrc/autograd/init.cpp): what Python sees of saved tensors and their hooks
@@ -60,8 +60,13 @@ short, int, long = int16, int32, int64
 
 def _make_function(name: str, signatures, method: bool):
     parser = PythonArgParser(name, signatures, name in python_bindings.NUMBERS_AS_TENSORS, method)
+    arity, call_with_tensors = parser.tensors_only_arity, parser.call_with_tensors
 
     def function(*args, **kwargs):
+        if not kwargs and len(args) == arity:
+            result = call_with_tensors(args)
+            if result is not NOT_TENSORS:
+                return result
         return parser(args, kwargs)
 
     function.__name__ = name
@@ -85,16 +90,19 @@ def _binary(name: str):
     method = getattr(TensorBase, name)
 
     def op(self, other):
-        if not _is_operand(other):
+        if not isinstance(other, _OPERANDS):  # _is_operand, inlined: every a * b asks
             return NotImplemented
         return method(self, other)
     op.__name__ = f"__{name}__"
     return op
 
 
+_OPERANDS = (_TensorImpl, _builtins.int, _builtins.float)
+
+
 def _is_operand(value) -> bool:
     """What the binary operators accept; anything else lets Python raise its own TypeError."""
-    return isinstance(value, _TensorImpl) or isinstance(value, (_builtins.int, _builtins.float))
+    return isinstance(value, _OPERANDS)
 
 
 TensorBase.__add__ = TensorBase.__radd__ = _binary("add")

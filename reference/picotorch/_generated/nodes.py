@@ -24,10 +24,10 @@ class AddBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             self_scalar_type = node.self_scalar_type
             grad_inputs[0] = handle_r_to_c(self_scalar_type, grad)
-        if node.should_compute_any_output(1, 1):
+        if node.should_compute_output(1):
             alpha = node.alpha
             other_scalar_type = node.other_scalar_type
             grad_inputs[1] = handle_r_to_c(other_scalar_type, maybe_multiply(grad, alpha))
@@ -48,7 +48,7 @@ class AddBackward1(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             self_scalar_type = node.self_scalar_type
             grad_inputs[0] = handle_r_to_c(self_scalar_type, grad)
         return grad_inputs
@@ -66,10 +66,10 @@ class SubBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             self_scalar_type = node.self_scalar_type
             grad_inputs[0] = handle_r_to_c(self_scalar_type, grad)
-        if node.should_compute_any_output(1, 1):
+        if node.should_compute_output(1):
             alpha = node.alpha
             other_scalar_type = node.other_scalar_type
             grad_inputs[1] = handle_r_to_c(other_scalar_type, maybe_multiply(ops.neg(grad), alpha))
@@ -90,7 +90,7 @@ class SubBackward1(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             self_scalar_type = node.self_scalar_type
             grad_inputs[0] = handle_r_to_c(self_scalar_type, grad)
         return grad_inputs
@@ -108,11 +108,11 @@ class RsubBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             alpha = node.alpha
             self_scalar_type = node.self_scalar_type
             grad_inputs[0] = handle_r_to_c(self_scalar_type, maybe_multiply(ops.neg(grad), alpha))
-        if node.should_compute_any_output(1, 1):
+        if node.should_compute_output(1):
             other_scalar_type = node.other_scalar_type
             grad_inputs[1] = handle_r_to_c(other_scalar_type, grad)
         return grad_inputs
@@ -133,7 +133,7 @@ class RsubBackward1(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             alpha = node.alpha
             self_scalar_type = node.self_scalar_type
             grad_inputs[0] = handle_r_to_c(self_scalar_type, maybe_multiply(ops.neg(grad), alpha))
@@ -157,11 +157,11 @@ class MulBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             other = node.other_.unpack(node)
             self_scalar_type = node.self_scalar_type
             grad_inputs[0] = mul_tensor_backward(grad, other, self_scalar_type)
-        if node.should_compute_any_output(1, 1):
+        if node.should_compute_output(1):
             other_scalar_type = node.other_scalar_type
             self = node.self_.unpack(node)
             grad_inputs[1] = mul_tensor_backward(grad, self, other_scalar_type)
@@ -201,7 +201,7 @@ class MulBackward1(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             other = node.other
             self_scalar_type = node.self_scalar_type
             grad_inputs[0] = mul_tensor_backward(grad, other, self_scalar_type)
@@ -224,11 +224,11 @@ class DivBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             other = node.other_.unpack(node)
             self_scalar_type = node.self_scalar_type
             grad_inputs[0] = div_tensor_self_backward(grad, other, self_scalar_type)
-        if node.should_compute_any_output(1, 1):
+        if node.should_compute_output(1):
             other = node.other_.unpack(node)
             self = node.self_.unpack(node)
             grad_inputs[1] = div_tensor_other_backward(grad, self, other)
@@ -268,7 +268,7 @@ class DivBackward1(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             other = node.other
             self_scalar_type = node.self_scalar_type
             grad_inputs[0] = div_tensor_self_backward(grad, other, self_scalar_type)
@@ -287,7 +287,7 @@ class NegBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             grad_inputs[0] = ops.neg(grad)
         return grad_inputs
 
@@ -302,7 +302,7 @@ class ReciprocalBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             result = node.result_.unpack(node)
             grad_inputs[0] = ops.mul(ops.neg(grad), ops.mul(result, result))
         return grad_inputs
@@ -332,11 +332,11 @@ class PowBackward1(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             exponent = node.exponent_.unpack(node)
             self = node.self_.unpack(node)
             grad_inputs[0] = pow_backward_self(grad, self, exponent)
-        if node.should_compute_any_output(1, 1):
+        if node.should_compute_output(1):
             exponent = node.exponent_.unpack(node)
             self = node.self_.unpack(node)
             result = node.result_.unpack(node)
@@ -388,7 +388,7 @@ class PowBackward2(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             exponent = node.exponent_.unpack(node)
             self = node.self
             result = node.result_.unpack(node)
@@ -433,7 +433,7 @@ class PowBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             exponent = node.exponent
             self = node.self_.unpack(node)
             grad_inputs[0] = pow_backward(grad, self, exponent)
@@ -466,7 +466,7 @@ class ExpBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             result = node.result_.unpack(node)
             grad_inputs[0] = ops.mul(grad, result)
         return grad_inputs
@@ -494,7 +494,7 @@ class LogBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             self = node.self_.unpack(node)
             grad_inputs[0] = ops.div(grad, self)
         return grad_inputs
@@ -522,7 +522,7 @@ class ReluBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             result = node.result_.unpack(node)
             grad_inputs[0] = ops.threshold_backward(grad, result, 0)
         return grad_inputs
@@ -551,11 +551,11 @@ class ThresholdBackwardBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             self = node.self_.unpack(node)
             threshold = node.threshold
             grad_inputs[0] = ops.threshold_backward(grad, self, threshold)
-        if node.should_compute_any_output(1, 1):
+        if node.should_compute_output(1):
             grad_inputs[1] = ops.zeros_like(grad)
         return grad_inputs
 
@@ -586,7 +586,7 @@ class SigmoidBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             result = node.result_.unpack(node)
             grad_inputs[0] = ops.sigmoid_backward(grad, result)
         return grad_inputs
@@ -615,10 +615,10 @@ class SigmoidBackwardBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             output = node.output_.unpack(node)
             grad_inputs[0] = ops.sigmoid_backward(grad, output)
-        if node.should_compute_any_output(1, 1):
+        if node.should_compute_output(1):
             grad_output = node.grad_output_.unpack(node)
             output = node.output_.unpack(node)
             grad_inputs[1] = ops.mul(ops.mul(grad, grad_output), ops.rsub(ops.mul(output, 2), 1))
@@ -657,7 +657,7 @@ class TanhBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             result = node.result_.unpack(node)
             grad_inputs[0] = ops.tanh_backward(grad, result)
         return grad_inputs
@@ -686,10 +686,10 @@ class TanhBackwardBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             output = node.output_.unpack(node)
             grad_inputs[0] = ops.tanh_backward(grad, output)
-        if node.should_compute_any_output(1, 1):
+        if node.should_compute_output(1):
             grad_output = node.grad_output_.unpack(node)
             output = node.output_.unpack(node)
             grad_inputs[1] = ops.mul(ops.mul(ops.mul(output, -2), grad_output), grad)
@@ -728,7 +728,7 @@ class SumBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             self_sizes = node.self_sizes
             grad_inputs[0] = ops.expand(grad, self_sizes)
         return grad_inputs
@@ -750,7 +750,7 @@ class SumBackward1(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             dim = node.dim
             keepdim = node.keepdim
             self_sizes = node.self_sizes
@@ -781,7 +781,7 @@ class MeanBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             self_numel = node.self_numel
             self_sizes = node.self_sizes
             grad_inputs[0] = ops.div(ops.expand(grad, self_sizes), self_numel)
@@ -809,7 +809,7 @@ class MeanBackward1(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             dim = node.dim
             keepdim = node.keepdim
             self_numel = node.self_numel
@@ -849,12 +849,12 @@ class MmBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             mat2 = node.mat2_.unpack(node)
             self_sizes = node.self_sizes
             self_strides = node.self_strides
             grad_inputs[0] = mm_mat1_backward(grad, mat2, self_sizes, self_strides, 1)
-        if node.should_compute_any_output(1, 1):
+        if node.should_compute_output(1):
             mat2_sizes = node.mat2_sizes
             mat2_strides = node.mat2_strides
             self = node.self_.unpack(node)
@@ -911,10 +911,10 @@ class MvBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             vec = node.vec_.unpack(node)
             grad_inputs[0] = ops.mm(ops.unsqueeze(grad, 1), ops.unsqueeze(vec, 0))
-        if node.should_compute_any_output(1, 1):
+        if node.should_compute_output(1):
             self = node.self_.unpack(node)
             grad_inputs[1] = ops.mv(ops.t(self), grad)
         return grad_inputs
@@ -953,10 +953,10 @@ class DotBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             tensor = node.tensor_.unpack(node)
             grad_inputs[0] = ops.mul(grad, tensor)
-        if node.should_compute_any_output(1, 1):
+        if node.should_compute_output(1):
             self = node.self_.unpack(node)
             grad_inputs[1] = ops.mul(grad, self)
         return grad_inputs
@@ -1001,16 +1001,16 @@ class AddmmBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             beta = node.beta
             grad_inputs[0] = maybe_multiply(grad, beta)
-        if node.should_compute_any_output(1, 1):
+        if node.should_compute_output(1):
             alpha = node.alpha
             mat1_sizes = node.mat1_sizes
             mat1_strides = node.mat1_strides
             mat2 = node.mat2_.unpack(node)
             grad_inputs[1] = mm_mat1_backward(grad, mat2, mat1_sizes, mat1_strides, alpha)
-        if node.should_compute_any_output(2, 1):
+        if node.should_compute_output(2):
             alpha = node.alpha
             mat1 = node.mat1_.unpack(node)
             mat2_sizes = node.mat2_sizes
@@ -1073,7 +1073,7 @@ class TBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             grad_inputs[0] = ops.t(grad)
         return grad_inputs
 
@@ -1089,7 +1089,7 @@ class TransposeBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             dim0 = node.dim0
             dim1 = node.dim1
             grad_inputs[0] = ops.transpose(grad, dim0, dim1)
@@ -1114,7 +1114,7 @@ class PermuteBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             dims = node.dims
             grad_inputs[0] = permute_backwards(grad, dims)
         return grad_inputs
@@ -1134,7 +1134,7 @@ class ViewBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             self_sizes = node.self_sizes
             grad_inputs[0] = ops.reshape(grad, self_sizes)
         return grad_inputs
@@ -1154,7 +1154,7 @@ class UnsafeViewBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             self_sizes = node.self_sizes
             grad_inputs[0] = ops.reshape(grad, self_sizes)
         return grad_inputs
@@ -1172,7 +1172,7 @@ class AliasBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             grad_inputs[0] = grad
         return grad_inputs
 
@@ -1187,7 +1187,7 @@ class ExpandBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             self_sizes = node.self_sizes
             grad_inputs[0] = sum_to(grad, self_sizes)
         return grad_inputs
@@ -1207,7 +1207,7 @@ class UnsqueezeBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             dim = node.dim
             grad_inputs[0] = ops.squeeze(grad, dim)
         return grad_inputs
@@ -1227,7 +1227,7 @@ class SqueezeBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             self_sizes = node.self_sizes
             grad_inputs[0] = unsqueeze_to(grad, self_sizes)
         return grad_inputs
@@ -1248,7 +1248,7 @@ class SqueezeBackward1(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             dim = node.dim
             self_sizes = node.self_sizes
             grad_inputs[0] = unsqueeze_to(grad, self_sizes, dim)
@@ -1273,7 +1273,7 @@ class SqueezeBackward3(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             self_sizes = node.self_sizes
             grad_inputs[0] = unsqueeze_to(grad, self_sizes)
         return grad_inputs
@@ -1294,7 +1294,7 @@ class SqueezeBackward4(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             dim = node.dim
             self_sizes = node.self_sizes
             grad_inputs[0] = unsqueeze_to(grad, self_sizes, dim)
@@ -1320,7 +1320,7 @@ class SqueezeBackward2(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             dim = node.dim
             self_sizes = node.self_sizes
             grad_inputs[0] = unsqueeze_to(grad, self_sizes, dim)
@@ -1346,7 +1346,7 @@ class SqueezeBackward5(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             dim = node.dim
             self_sizes = node.self_sizes
             grad_inputs[0] = unsqueeze_to(grad, self_sizes, dim)
@@ -1373,7 +1373,7 @@ class SelectBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             dim = node.dim
             index = node.index
             self_sizes = node.self_sizes
@@ -1404,7 +1404,7 @@ class SelectBackwardBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             dim = node.dim
             index = node.index
             grad_inputs[0] = ops.select(grad, dim, index)
@@ -1433,7 +1433,7 @@ class SliceBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             dim = node.dim
             end = node.end
             self_sizes = node.self_sizes
@@ -1476,7 +1476,7 @@ class SliceBackwardBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             dim = node.dim
             end = node.end
             start = node.start
@@ -1514,7 +1514,7 @@ class IndexBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             indices = [v.unpack(node) for v in node.indices_]
             self_options = node.self_options
             self_sizes = node.self_sizes
@@ -1553,7 +1553,7 @@ class CloneBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             grad_inputs[0] = grad
         return grad_inputs
 
@@ -1568,7 +1568,7 @@ class ToCopyBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             self_options = node.self_options
             grad_inputs[0] = _to_copy_backward(grad, self_options)
         return grad_inputs
@@ -1630,10 +1630,10 @@ class WhereBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             condition = node.condition_.unpack(node)
             grad_inputs[0] = ops.where(condition, grad, ops.zeros_like(grad))
-        if node.should_compute_any_output(1, 1):
+        if node.should_compute_output(1):
             condition = node.condition_.unpack(node)
             grad_inputs[1] = ops.where(condition, ops.zeros_like(grad), grad)
         return grad_inputs
@@ -1659,6 +1659,6 @@ class ZeroBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             grad_inputs[0] = ops.zeros_like(grad)
         return grad_inputs

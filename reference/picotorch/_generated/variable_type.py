@@ -126,10 +126,10 @@ def mul_Tensor(self, other):
     if is_grad_enabled() and any_requires_grad(self, other):
         grad_fn = nodes.MulBackward0()
         grad_fn.set_next_edges(collect_next_edges(self, other))
-        if grad_fn.should_compute_any_output(0, 1):
+        if grad_fn.should_compute_output(0):
             grad_fn.other_ = SavedVariable(other)
         grad_fn.other_scalar_type = other.dtype
-        if grad_fn.should_compute_any_output(1, 1):
+        if grad_fn.should_compute_output(1):
             grad_fn.self_ = SavedVariable(self)
         grad_fn.self_scalar_type = self.dtype
     result = kernel_for("mul.Tensor", device_of(self, other))(self, other)
@@ -145,10 +145,10 @@ def mul__Tensor(self, other):
     if is_grad_enabled() and any_requires_grad(self, other):
         grad_fn = nodes.MulBackward0()
         grad_fn.set_next_edges(collect_next_edges(self, other))
-        if grad_fn.should_compute_any_output(0, 1):
+        if grad_fn.should_compute_output(0):
             grad_fn.other_ = SavedVariable(other)
         grad_fn.other_scalar_type = other.dtype
-        if grad_fn.should_compute_any_output(1, 1):
+        if grad_fn.should_compute_output(1):
             grad_fn.self_ = SavedVariable(self.clone().detach())
         grad_fn.self_scalar_type = self.dtype
     result = kernel_for("mul_.Tensor", device_of(self, other))(self, other)
@@ -179,7 +179,7 @@ def div_Tensor(self, other):
         grad_fn = nodes.DivBackward0()
         grad_fn.set_next_edges(collect_next_edges(self, other))
         grad_fn.other_ = SavedVariable(other)
-        if grad_fn.should_compute_any_output(1, 1):
+        if grad_fn.should_compute_output(1):
             grad_fn.self_ = SavedVariable(self)
         grad_fn.self_scalar_type = self.dtype
     result = kernel_for("div.Tensor", device_of(self, other))(self, other)
@@ -442,11 +442,11 @@ def mm(self, mat2):
     if is_grad_enabled() and any_requires_grad(self, mat2):
         grad_fn = nodes.MmBackward0()
         grad_fn.set_next_edges(collect_next_edges(self, mat2))
-        if grad_fn.should_compute_any_output(0, 1):
+        if grad_fn.should_compute_output(0):
             grad_fn.mat2_ = SavedVariable(mat2)
         grad_fn.mat2_sizes = tuple(mat2.shape)
         grad_fn.mat2_strides = tuple(mat2.stride()) if any_requires_grad(mat2) else ()
-        if grad_fn.should_compute_any_output(1, 1):
+        if grad_fn.should_compute_output(1):
             grad_fn.self_ = SavedVariable(self)
         grad_fn.self_sizes = tuple(self.shape)
         grad_fn.self_strides = tuple(self.stride()) if any_requires_grad(self) else ()
@@ -462,9 +462,9 @@ def mv(self, vec):
     if is_grad_enabled() and any_requires_grad(self, vec):
         grad_fn = nodes.MvBackward0()
         grad_fn.set_next_edges(collect_next_edges(self, vec))
-        if grad_fn.should_compute_any_output(1, 1):
+        if grad_fn.should_compute_output(1):
             grad_fn.self_ = SavedVariable(self)
-        if grad_fn.should_compute_any_output(0, 1):
+        if grad_fn.should_compute_output(0):
             grad_fn.vec_ = SavedVariable(vec)
     result = kernel_for("mv", device_of(self, vec))(self, vec)
     if grad_fn is not None:
@@ -478,9 +478,9 @@ def dot(self, tensor):
     if is_grad_enabled() and any_requires_grad(self, tensor):
         grad_fn = nodes.DotBackward0()
         grad_fn.set_next_edges(collect_next_edges(self, tensor))
-        if grad_fn.should_compute_any_output(1, 1):
+        if grad_fn.should_compute_output(1):
             grad_fn.self_ = SavedVariable(self)
-        if grad_fn.should_compute_any_output(0, 1):
+        if grad_fn.should_compute_output(0):
             grad_fn.tensor_ = SavedVariable(tensor)
     result = kernel_for("dot", device_of(self, tensor))(self, tensor)
     if grad_fn is not None:
@@ -496,11 +496,11 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
         grad_fn.set_next_edges(collect_next_edges(self, mat1, mat2))
         grad_fn.alpha = alpha
         grad_fn.beta = beta
-        if grad_fn.should_compute_any_output(2, 1):
+        if grad_fn.should_compute_output(2):
             grad_fn.mat1_ = SavedVariable(mat1)
         grad_fn.mat1_sizes = tuple(mat1.shape)
         grad_fn.mat1_strides = tuple(mat1.stride()) if any_requires_grad(mat1) else ()
-        if grad_fn.should_compute_any_output(1, 1):
+        if grad_fn.should_compute_output(1):
             grad_fn.mat2_ = SavedVariable(mat2)
         grad_fn.mat2_sizes = tuple(mat2.shape)
         grad_fn.mat2_strides = tuple(mat2.stride()) if any_requires_grad(mat2) else ()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..native.dispatcher import ops
 from ..native.tensor_impl import TensorImpl
-from . import accumulate_grad, anomaly_mode, graph, profiler  # noqa: F401  (accumulate_grad: NOTE [Who makes a leaf's AccumulateGrad])
+from . import accumulate_grad, anomaly_mode, gc_policy, graph, profiler  # noqa: F401  (accumulate_grad: NOTE [Who makes a leaf's AccumulateGrad]; gc_policy: NOTE [The cyclic GC and big graphs])
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .engine import get_default_engine
 from .function import Function

@@ -42,6 +42,11 @@ def _next_sequence_nr() -> int:
     return nr
 
 
+def peek_sequence_nr() -> int:
+    """The number the next node made on this thread will get (nothing is taken)."""
+    return getattr(_thread_state, "sequence_nr", 0)
+
+
 def _as_uint64(value: int) -> int:
     """What pybind11 accepts for a ``uint64_t`` argument (and the errors it gives)."""
     value = int(value)
@@ -106,9 +111,19 @@ class Node:
 
     # ---- the graph
     def set_next_edges(self, edges) -> None:
-        self.next_edges = [e if isinstance(e, Edge) else Edge(*e) for e in edges]
-        for edge in self.next_edges:
-            self._update_topological_nr(edge)
+        if type(edges) is not list:  # collect_next_edges already gives a fresh list of Edges
+            edges = [e if isinstance(e, Edge) else Edge(*e) for e in edges]
+        if edges and self._has_parent:
+            self._update_topological_nr(edges[0])  # raises
+        self.next_edges = edges
+        # _update_topological_nr for each edge, inlined: every forward op calls this once per input
+        number = self._topological_nr
+        for function, _ in edges:
+            if function is not None:
+                child = function.topological_nr
+                if number <= child:
+                    number = child + 1
+        self._topological_nr = number
 
     def add_next_edge(self, edge: Edge) -> None:
         self._update_topological_nr(edge)

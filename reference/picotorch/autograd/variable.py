@@ -80,7 +80,8 @@ def gradient_edge(t) -> Edge:
 
 def collect_next_edges(*tensors) -> list[Edge]:
     """One edge per input of a forward op (``Edge(None, 0)`` for inputs that need no gradient)."""
-    return [gradient_edge(t) if isinstance(t, TensorImpl) and requires_grad(t) else _NO_EDGE for t in tensors]
+    return [gradient_edge(t) if isinstance(t, TensorImpl) and (t._requires_grad or t._grad_fn is not None)
+            else _NO_EDGE for t in tensors]
 
 
 # Edges are immutable, so every "no gradient here" edge can be this one: an op on a Python number (a
@@ -221,7 +222,7 @@ class SavedVariable:
         self.is_leaf = tensor._grad_fn is None
         self.is_output = is_output
         self.output_nr = tensor._output_nr
-        self.requires_grad = requires_grad(tensor)
+        self.requires_grad = tensor._requires_grad or tensor._grad_fn is not None  # requires_grad(), inlined
         self.grad_accumulator = None
         hooks = get_default_hooks()
         if hooks is not None and not tensor._is_wrapped_number:  # chapter 4: saved_tensors_hooks

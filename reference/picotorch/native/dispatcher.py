@@ -114,6 +114,13 @@ def kernel_for(overload: str, device_type: str):
 def device_of(*args) -> str:
     """The device type a call dispatches on: the first non-CPU tensor's, else ``cpu``."""
     for a in args:
+        if not isinstance(a, TensorImpl):
+            break
+        if a._device.type != "cpu" and not a._is_wrapped_number:
+            break
+    else:
+        return "cpu"  # only CPU tensors (most calls): answered without the general walk below
+    for a in args:
         for t in (a if isinstance(a, (list, tuple)) else (a,)):
             if isinstance(t, TensorImpl) and not t._is_wrapped_number and t._device.type != "cpu":
                 return t._device.type

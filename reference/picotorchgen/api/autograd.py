@@ -14,7 +14,7 @@ from ..load_derivatives import DifferentiabilityInfo
 from ..model import Argument, FunctionSchema, NativeFunction
 from .python import argument_kind
 
-__all__ = ["Op", "Saved", "differentiable_inputs", "edge_count", "edge_ranges", "formula_names",
+__all__ = ["Op", "Saved", "differentiable_inputs", "edge_ranges", "formula_names", "should_compute",
            "match_differentiability_info", "saved_values"]
 
 
@@ -89,11 +89,12 @@ def edge_ranges(inputs: list[Argument]) -> list[tuple[str, str, bool]]:
     return out
 
 
-def edge_count(where: str, is_list: bool) -> str:
+def should_compute(node: str, where: str, is_list: bool) -> str:
+    """The guard "is this input's gradient needed?": one edge's, or any edge of a ``Tensor[]`` input's."""
     if not is_list:
-        return "1"
+        return f"{node}.should_compute_output({where})"
     start, end = where.split(":")
-    return f"({end}) - ({start})"
+    return f"{node}.should_compute_any_output({start}, ({end}) - ({start}))"
 
 
 _IDENTIFIER = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*\b")

@@ -10,7 +10,6 @@ import weakref
 import pytest
 
 import picotorch
-
 from picotorch.autograd import gc_policy
 
 STEPS = 3 * 10**4  # 6e4 nodes: enough for the full collections to repeat

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from ..c10.scalar_type import is_differentiable_type
-from ..native.dispatcher import accepts, bind
+from ..native.dispatcher import accepts, bind, leading_tensors
 from ..native.helpers import scalar_tensor
 from ..native.tensor_impl import TensorImpl
 
@@ -83,12 +83,9 @@ _PLAIN_NUMBERS = (int, float)  # exactly these types: a bool, a NumPy scalar... 
 def _tensors_only_signature(signature) -> tuple:
     """``(impl, n)`` when the first ``n`` parameters of ``signature`` are required ``Tensor``s and every
     other parameter has a default: a call with ``n`` tensors binds them in order. Else ``(None, -1)``."""
-    impl, _, (positional, kwarg_only) = signature
-    n = 0
-    while n < len(positional) and positional[n][1] == "Tensor" and not positional[n][2]:
-        n += 1
-    rest_optional = all(opt for _, _, opt in positional[n:]) and all(opt for _, _, opt in kwarg_only)
-    return (impl, n) if n and rest_optional else (None, -1)
+    impl, _, params = signature
+    n = leading_tensors(params)
+    return (impl, n) if n > 0 else (None, -1)
 
 
 def check_requires_grad(dtype) -> None:

@@ -328,9 +328,12 @@ def _pass_gradient(task: GraphTask, edge: Edge, grad, queue: ReadyQueue) -> None
 def call_function(fn: Node, inputs: InputBuffer) -> list:
     """Hooks before, the node, hooks after (``call_function`` in engine.cpp)."""
     grads = call_tensor_pre_hooks(fn, inputs.buffer)
-    grads = call_node_hooks("pre", fn.pre_hooks(), grads)
+    if fn._pre_hooks:  # asked here, not in call_node_hooks: most nodes have none, and it saves a call
+        grads = call_node_hooks("pre", fn.pre_hooks(), grads)
     outputs = fn.apply(list(grads))
     validate_outputs(fn.next_edges, outputs, fn)
+    if not fn._post_hooks:
+        return outputs
     return call_node_hooks("post", fn.post_hooks(), outputs, grads)
 
 

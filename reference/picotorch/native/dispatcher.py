@@ -223,9 +223,30 @@ def _param_table(params) -> tuple[dict, frozenset, int]:
     return table
 
 
+def leading_tensors(params) -> int:
+    """How many leading required ``Tensor`` parameters ``params`` has when every other one has a
+    default (a call with that many tensors binds them in order); else -1."""
+    positional, kwarg_only = params
+    n = 0
+    while n < len(positional) and positional[n][1] == "Tensor" and not positional[n][2]:
+        n += 1
+    rest_optional = all(opt for _, _, opt in positional[n:]) and all(opt for _, _, opt in kwarg_only)
+    return n if n and rest_optional else -1
+
+
 def overloaded(name: str, candidates):
     """``ops.<name>``: the first overload whose parameters accept the arguments (C++ overloading)."""
+    first, tensors = candidates[0][0], leading_tensors(candidates[0][1])
+
     def call(*args, **kwargs):
+        if not kwargs and len(args) == tensors:
+            # Only tensors, in the first overload's leading Tensor slots (``ops.mul(grad, other)`` in a
+            # backward formula): it takes them as they are; binding would find the same.
+            for a in args:
+                if not isinstance(a, TensorImpl):
+                    break
+            else:
+                return first(*args)
         for fn, params in candidates:
             values = bind(params, args, kwargs)
             if values is not None:

@@ -102,7 +102,7 @@ class Engine:
             # The whole backward (nodes and hooks) runs with grad mode = create_graph, as the GraphTask's
             # thread-local state does in engine.cpp.
             with set_grad_enabled(task.grad_mode):
-                while queue:
+                while queue.heap:
                     item = queue.pop()
                     _evaluate(task, item.fn, item.inputs, queue)
         finally:
@@ -366,8 +366,9 @@ def validate_outputs(edges: list[Edge], grads: list, fn: Node) -> None:
         if edge.function is None or grad is None:
             continue
         meta = edge.function.input_metadata[edge.input_nr]
-        shape = tuple(grad._data.shape)
+        shape = grad._data.shape  # a tuple in every Array API namespace
         if shape != meta.shape:
+            shape = tuple(shape)
             if not _is_expandable_to(meta.shape, shape):
                 raise RuntimeError(f"Function {fn.name()} returned an invalid gradient at index {i} - got "
                                    f"{list(shape)} but expected shape compatible with {list(meta.shape)}")

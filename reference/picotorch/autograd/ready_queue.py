@@ -71,8 +71,10 @@ class ReadyQueue:
         return len(self.heap)
 
     def push(self, task: NodeTask) -> None:
-        self.heap.append(task)
-        self._sift_up(len(self.heap) - 1, 0, task)
+        heap = self.heap
+        heap.append(task)
+        if len(heap) > 1:  # a lone task is the top already (a chain's backward: every push)
+            self._sift_up(len(heap) - 1, 0, task)
 
     def pop(self) -> NodeTask:
         heap = self.heap

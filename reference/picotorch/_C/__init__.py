@@ -45,7 +45,7 @@ from ..native import tensor_impl as _tensor_impl
 from ..native.tensor_impl import TensorImpl as _TensorImpl
 from . import _factories, _indexing
 from ._tensor_base import TensorBase
-from .python_arg_parser import NOT_TENSORS, PythonArgParser
+from .python_arg_parser import NOT_SIMPLE, PythonArgParser
 
 _TensorBase = TensorBase  # the old name, kept as an alias as PyTorch does
 # torch._C._autograd (torch/csrc/autograd/init.cpp): what Python sees of saved tensors and their hooks
@@ -60,12 +60,12 @@ short, int, long = int16, int32, int64
 
 def _make_function(name: str, signatures, method: bool):
     parser = PythonArgParser(name, signatures, name in python_bindings.NUMBERS_AS_TENSORS, method)
-    arity, call_with_tensors = parser.tensors_only_arity, parser.call_with_tensors
+    fewest, most, call_simply = parser.simple_fewest, len(parser.simple_kinds), parser.call_simply
 
     def function(*args, **kwargs):
-        if not kwargs and len(args) == arity:
-            result = call_with_tensors(args)
-            if result is not NOT_TENSORS:
+        if not kwargs and fewest <= len(args) <= most:
+            result = call_simply(args)
+            if result is not NOT_SIMPLE:
                 return result
         return parser(args, kwargs)
 

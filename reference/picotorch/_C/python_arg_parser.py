@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from ..c10.scalar_type import is_differentiable_type
-from ..native.dispatcher import accepts, bind, leading_tensors
+from ..native.dispatcher import accepts, bind, binds_simply, simple_signature
 from ..native.helpers import scalar_tensor
 from ..native.tensor_impl import TensorImpl
 
@@ -76,16 +76,8 @@ def _takes_lone_int_list(params, first: int) -> bool:
     return _fact("int_list", params, first, compute)
 
 
-NOT_TENSORS = object()
+NOT_SIMPLE = object()
 _PLAIN_NUMBERS = (int, float)  # exactly these types: a bool, a NumPy scalar... take the general path
-
-
-def _tensors_only_signature(signature) -> tuple:
-    """``(impl, n)`` when the first ``n`` parameters of ``signature`` are required ``Tensor``s and every
-    other parameter has a default: a call with ``n`` tensors binds them in order. Else ``(None, -1)``."""
-    impl, _, params = signature
-    n = leading_tensors(params)
-    return (impl, n) if n > 0 else (None, -1)
 
 
 def check_requires_grad(dtype) -> None:
@@ -102,7 +94,9 @@ class PythonArgParser:
         self.method = method
         # ops with TensorOptions arguments (dtype, layout, device, pin_memory) also take requires_grad
         self.tensor_options = any({"layout", "device"} <= {n for n, _, _ in sig[2][1]} for sig in signatures)
-        self.tensors_only_impl, self.tensors_only_arity = _tensors_only_signature(signatures[0])
+        simple = simple_signature(signatures[0][2])
+        self.simple_impl = signatures[0][0]
+        self.simple_fewest, self.simple_kinds = simple or (1, ())  # calls with that many to len(kinds) values
 
     def __call__(self, args, kwargs):
         requires_grad = kwargs.pop("requires_grad", False) if self.tensor_options else False
@@ -112,27 +106,21 @@ class PythonArgParser:
             result.requires_grad_()
         return result
 
-    def call_with_tensors(self, args):
-        """The common call (``a * b``, ``y * 0.5``, ``x.t()``): ``tensors_only_arity`` positional tensors
-        (Python numbers too, for the arithmetic ops), which the first signature binds as they are.
-        Answered without building the dict of values: a third of the parser's cost on a small op.
-        Anything else returns ``NOT_TENSORS`` and takes the general path (``__call__``)."""
-        for a in args:
-            if not isinstance(a, TensorImpl):
-                break
-        else:
-            return self.tensors_only_impl(*args)
+    def call_simply(self, args):
+        """NOTE [Binding without the dict] (``native/dispatcher.py``): plain positional values for the first
+        signature's leading parameters go straight to it; for the arithmetic ops a Python number in a
+        ``Tensor`` slot becomes its wrapped-number tensor first. Anything else returns ``NOT_SIMPLE`` and
+        takes the general path (``__call__``)."""
+        kinds = self.simple_kinds
+        if binds_simply(kinds, args):
+            return self.simple_impl(*args)
         if not self.numbers_as_tensors:
-            return NOT_TENSORS
-        operands = []
-        for a in args:
-            if isinstance(a, TensorImpl):
-                operands.append(a)
-            elif type(a) in _PLAIN_NUMBERS:
-                operands.append(scalar_tensor(a))
-            else:
-                return NOT_TENSORS
-        return self.tensors_only_impl(*operands)
+            return NOT_SIMPLE
+        operands = [scalar_tensor(a) if kind == "Tensor" and type(a) in _PLAIN_NUMBERS else a
+                    for kind, a in zip(kinds, args)]
+        if binds_simply(kinds, operands):
+            return self.simple_impl(*operands)
+        return NOT_SIMPLE
 
     def _parse_and_call(self, args, kwargs):
         for impl, _, params in self.signatures:

@@ -19,8 +19,9 @@ it as soon as the last tensor goes. So the policy below watches the collector (`
 - after a full collection that freed almost nothing while the calling thread built many nodes since the
   previous one, it raises the third threshold (how many second-generation collections come before a
   full one) four times, up to ``MAX_THRESHOLD2``;
-- once nodes stop being built, or a full collection finds real garbage, or the program set thresholds
-  of its own, it puts back the thresholds it found (and never touches the user's own).
+- once no node has been built for ten second-generation collections in a row (a backward builds none,
+  so it does not count), or a full collection finds real garbage, or the program set thresholds of its
+  own, it puts back the thresholds it found (and never touches the program's own).
 
 Young cycles (a hook whose closure holds its tensor) are still found by the first two generations,
 which keep their thresholds; old ones by the full collections, which still run, less often while the
@@ -34,6 +35,7 @@ import gc
 from .graph import peek_sequence_nr
 
 MAX_THRESHOLD2 = 640  # full collections at most every 640 second-generation ones (default 10)
+IDLE_COLLECTIONS = 10  # that many second-generation collections without a new node: step back
 MIN_NODES_BUILT = 1_000  # fewer nodes between two full collections: not a big graph, leave the GC alone
 
 
@@ -43,6 +45,7 @@ class _State:
     raised: tuple | None = None  # what the policy set (if the program sets others, hands off)
     nodes_at_last_check = 0  # the sequence number at the last second-generation or full collection
     nodes_at_last_full = 0  # ... at the last full collection
+    idle_collections = 0  # second-generation collections in a row with no node built in between
 
 
 def set_enabled(enabled: bool) -> None:
@@ -64,8 +67,9 @@ def _on_collection(phase: str, info: dict) -> None:
     nodes = peek_sequence_nr()
     built_lately, _State.nodes_at_last_check = nodes - _State.nodes_at_last_check, nodes
     if info["generation"] == 1:
-        if built_lately == 0:
-            _restore()  # no graph is being built any more
+        _State.idle_collections = 0 if built_lately else _State.idle_collections + 1
+        if _State.idle_collections >= IDLE_COLLECTIONS:
+            _restore()  # no graph has been built for a while (a backward builds none: it may take a few)
         return
     built, _State.nodes_at_last_full = nodes - _State.nodes_at_last_full, nodes
     if built >= MIN_NODES_BUILT and info["collected"] + info["uncollectable"] < built // 100:

@@ -38,6 +38,13 @@ def compare_sequence_nr(t1: NodeTask, t2: NodeTask) -> bool:
     return t1.fn._sequence_nr() < t2.fn._sequence_nr()
 
 
+def compare_node_sequence_nr(t1: NodeTask, t2: NodeTask) -> bool:
+    """``compare_sequence_nr`` for picotorch's own nodes, reading the field behind ``_sequence_nr()``: the
+    engine's heap compares tens of thousands of times in a wide backward, and two method calls per
+    comparison were most of its cost. (The course replays PyTorch's nodes with ``compare_sequence_nr``.)"""
+    return t1.fn._sequence_nr_value < t2.fn._sequence_nr_value
+
+
 def compare_node_task_time(t1: NodeTask, t2: NodeTask) -> bool:
     """``CompareNodeTaskTime``: true when t2 should run before t1.
 
@@ -51,7 +58,7 @@ def compare_node_task_time(t1: NodeTask, t2: NodeTask) -> bool:
         return True
     depth1, depth2 = t1.get_reentrant_depth(), t2.get_reentrant_depth()
     if depth1 == depth2:
-        return compare_sequence_nr(t1, t2)
+        return compare_node_sequence_nr(t1, t2)
     return depth1 < depth2
 
 

@@ -13,7 +13,13 @@ the graphs that use the leaf own it.
 
 from __future__ import annotations
 
+import sys
+
+import numpy
+
 from ..native.dispatcher import ops
+from ..native.helpers import np_xp, xp_of
+from ..native.tensor_impl import new_tensor
 from . import variable
 from .grad_mode import is_grad_enabled
 from .graph import UINT64_MAX, Node
@@ -41,29 +47,101 @@ class AccumulateGrad(Node):
         if new_grad is None:
             return []
         variable = self.variable
-        accumulate_grad(variable, new_grad)
+        # The references the engine's call holds: ``grads``, ``new_grad``, and the inputs list that
+        # call_function keeps for post hooks when this node has some (``1 + !post_hooks().empty()``).
+        accumulate_grad(variable, new_grad, 2 + bool(self._post_hooks))
         hooks = variable._post_accumulate_grad_hooks
         for hook in list(hooks.values()) if hooks else ():
             hook(variable)
         return []
 
 
-def accumulate_grad(variable, new_grad) -> None:
+def accumulate_grad(variable, new_grad, num_expected_refs: int) -> None:
     """``accumulateGrad``: ``.grad = new_grad`` the first time, then ``.grad += new_grad``.
 
-    Under ``create_graph=True`` (grad mode on) the result stays connected to the graph: the first
-    gradient is copied by a ``CopyBackwards`` node, later ones are added out of place
-    (``AddBackward0``). Without it, the first gradient is a detached copy (PyTorch may steal the
-    buffer when nobody else holds it; a copy is always safe) and later ones are added in place.
+    The first time, without grad mode, the gradient itself becomes ``.grad`` (stolen, no copy) when
+    nobody else holds it (``num_expected_refs``: the references the engine's own call holds) and its
+    strides are the variable's (NOTE [Gradient Layout Contract]); else ``.grad`` is a copy with the
+    variable's strides. So a gradient that is a view of the tensor given to ``backward`` shares its
+    memory, as in PyTorch. Under ``create_graph=True`` (grad mode on) the copy stays connected to the
+    graph by a ``CopyBackwards`` node, and later gradients are added out of place (``AddBackward0``);
+    without it they are added in place.
     """
     old = variable._grad
     if old is None:
-        variable._grad = copy_with_history(new_grad) if is_grad_enabled() else ops.clone(new_grad).detach()
+        if is_grad_enabled():
+            variable._grad = copy_with_history(new_grad, variable)
+        elif sys.getrefcount(new_grad) - 2 <= num_expected_refs and obeys_layout_contract(new_grad, variable):
+            # (getrefcount counts its own argument and this frame's parameter)
+            variable._grad = variable_detach(new_grad)
+        else:
+            variable._grad = new_tensor(clone_obey_contract(new_grad, variable), new_grad._dtype, new_grad._device)
     elif is_grad_enabled():
         variable._grad = ops.add(old, new_grad)
     else:
         old._data[...] = ops.add(old, new_grad)._data
         old._version_counter.bump()
+
+
+# NOTE [Gradient Layout Contract]
+# A leaf's ``.grad`` has the leaf's strides when the leaf is non-overlapping and dense (else it is
+# contiguous), whatever layout the backward formulas produced: an optimizer's in-place update then walks
+# both the same way. A gradient that already has those strides is kept; any other is copied into them.
+# (Dimensions of size 1 may have any stride, but not 0: that is a broadcast view.)
+
+
+def obeys_layout_contract(grad, variable) -> bool:
+    grad_strides, variable_strides = element_strides(grad._data), element_strides(variable._data)
+    shape = grad._data.shape
+    if grad_strides is None or variable_strides is None:
+        return True  # an array library without strides keeps its own layout
+    if not non_overlapping_and_dense(variable._data.shape, variable_strides):
+        return grad_strides == contiguous_strides(shape)
+    for size, stride, wanted in zip(shape, grad_strides, variable_strides):
+        if (size != 1 and stride != wanted) or (size == 1 and stride == 0):
+            return False
+    return True
+
+
+def clone_obey_contract(grad, variable):
+    """A copy of ``grad``'s array laid out as ``variable``'s when that is dense, else contiguous."""
+    xp = xp_of(grad)
+    if element_strides(variable._data) is not None and non_overlapping_and_dense(
+            variable._data.shape, element_strides(variable._data)):
+        out = xp.empty_like(variable._data)  # NumPy keeps the prototype's layout (order="K")
+        out[...] = grad._data
+        return out
+    return xp.asarray(numpy.ascontiguousarray(grad._data)) if xp is np_xp else xp.asarray(grad._data, copy=True)
+
+
+def non_overlapping_and_dense(shape, strides) -> bool:
+    """Every element at its own address, no gap: the strides, sorted, are the running sizes' products."""
+    expected = 1
+    for size, stride in sorted(zip(shape, strides), key=lambda pair: pair[1]):
+        if size == 1:
+            continue
+        if stride != expected:
+            return False
+        expected *= size
+    return True
+
+
+def contiguous_strides(shape) -> tuple:
+    strides, step = [], 1
+    for size in reversed(shape):
+        strides.append(step)
+        step *= max(size, 1)
+    return tuple(reversed(strides))
+
+
+def element_strides(array) -> tuple | None:
+    strides = getattr(array, "strides", None)
+    return None if strides is None else tuple(s // array.itemsize for s in strides)
+
+
+def variable_detach(grad):
+    """``new_grad.detach()``: the same array and version counter, no history."""
+    return variable.tensor_data(grad)
 
 
 class CopyBackwards(Node):
@@ -76,9 +154,9 @@ class CopyBackwards(Node):
         return [grads[0] if self.should_compute_output(0) else None]
 
 
-def copy_with_history(grad):
+def copy_with_history(grad, variable):
     """``clone_obey_contract`` under grad mode: a copy whose ``grad_fn`` is ``CopyBackwards``."""
-    copy = ops.clone(grad).detach()
+    copy = new_tensor(clone_obey_contract(grad, variable), grad._dtype, grad._device)
     if requires_grad(grad):
         set_history(copy, CopyBackwards(collect_next_edges(grad)))
     return copy

@@ -327,13 +327,15 @@ def _pass_gradient(task: GraphTask, edge: Edge, grad, queue: ReadyQueue) -> None
 
 def call_function(fn: Node, inputs: InputBuffer) -> list:
     """Hooks before, the node, hooks after (``call_function`` in engine.cpp)."""
-    grads = call_tensor_pre_hooks(fn, inputs.buffer)
+    grads = call_tensor_pre_hooks(fn, inputs.variables())
     if fn._pre_hooks:  # asked here, not in call_node_hooks: most nodes have none, and it saves a call
         grads = call_node_hooks("pre", fn.pre_hooks(), grads)
-    outputs = fn.apply(list(grads))
-    validate_outputs(fn.next_edges, outputs, fn)
-    if not fn._post_hooks:
+    if not fn._post_hooks:  # the node gets the gradients themselves (AccumulateGrad may keep one as .grad)
+        outputs = fn.apply(grads)
+        validate_outputs(fn.next_edges, outputs, fn)
         return outputs
+    outputs = fn.apply(list(grads))  # post hooks see the inputs too: the node gets a copy of the list
+    validate_outputs(fn.next_edges, outputs, fn)
     return call_node_hooks("post", fn.post_hooks(), outputs, grads)
 
 
@@ -527,6 +529,11 @@ class InputBuffer:
 
     def __init__(self, size: int) -> None:
         self.buffer: list = [None] * size
+
+    def variables(self) -> list:
+        """``InputBuffer::variables(std::move(buffer))``: the gradients, moved out (the buffer keeps none)."""
+        buffer, self.buffer = self.buffer, []
+        return buffer
 
     def add(self, pos: int, grad) -> None:
         if grad is None:

@@ -82,14 +82,23 @@ def pow_backward_exponent(grad, self, exponent, result):
 
 
 def mm_mat1_backward(grad, mat2, mat1_sizes, mat1_strides, alpha):
-    """``grad @ mat2.T`` times alpha. PyTorch also reads mat1's sizes and strides (so the node saves
-    them: ``_saved_self_sym_strides``) to give the gradient mat1's memory layout; picotorch does not."""
+    """``grad @ mat2.T`` times alpha; for a column-major ``mat1`` computed as ``(mat2 @ grad.T).T``, so the
+    gradient comes out in ``mat1``'s layout (and an accumulator can keep it without a copy)."""
+    if _column_major(mat1_sizes, mat1_strides):
+        return maybe_multiply(ops.t(ops.mm(mat2, ops.t(grad))), alpha)
     return maybe_multiply(ops.mm(grad, ops.t(mat2)), alpha)
 
 
 def mm_mat2_backward(grad, mat1, mat2_sizes, mat2_strides, alpha):
-    """``mat1.T @ grad`` times alpha (mat2's sizes and strides: as in ``mm_mat1_backward``)."""
+    """``mat1.T @ grad`` times alpha; for a column-major ``mat2`` (``nn.Linear``'s ``weight.t()``) computed as
+    ``(grad.T @ mat1).T``, in ``mat2``'s layout (the weight's gradient is then contiguous, as the weight)."""
+    if _column_major(mat2_sizes, mat2_strides):
+        return maybe_multiply(ops.t(ops.mm(ops.t(grad), mat1)), alpha)
     return maybe_multiply(ops.mm(ops.t(mat1), grad), alpha)
+
+
+def _column_major(sizes, strides) -> bool:
+    return strides[0] == 1 and strides[1] == sizes[0]
 
 
 def sum_to(grad, shape):

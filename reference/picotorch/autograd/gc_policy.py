@@ -18,7 +18,7 @@ it as soon as the last tensor goes. So the policy below watches the collector (`
 
 - after a full collection that freed almost nothing while the calling thread built many nodes since the
   previous one, it raises the third threshold (how many second-generation collections come before a
-  full one) four times, up to ``MAX_THRESHOLD2``;
+  full one) to ``MAX_THRESHOLD2``: the first full collection of a big graph is the only one it pays;
 - once no node has been built for ten second-generation collections in a row (a backward builds none,
   so it does not count), or a full collection finds real garbage, or the program set thresholds of its
   own, it puts back the thresholds it found (and never touches the program's own).
@@ -81,7 +81,7 @@ def _on_collection(phase: str, info: dict) -> None:
 def _raise(current: tuple) -> None:
     if _State.found is None:
         _State.found = current
-    raised = (current[0], current[1], min(current[2] * 4, max(MAX_THRESHOLD2, _State.found[2])))
+    raised = (current[0], current[1], max(MAX_THRESHOLD2, _State.found[2]))
     _State.raised = raised
     gc.set_threshold(*raised)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from ..c10.scalar_type import is_differentiable_type
-from ..native.dispatcher import accepts, bind, binds_simply, simple_signature
+from ..native.dispatcher import accepts, bind, bound_simply, simple_signature
 from ..native.helpers import scalar_tensor
 from ..native.tensor_impl import TensorImpl
 
@@ -112,14 +112,16 @@ class PythonArgParser:
         ``Tensor`` slot becomes its wrapped-number tensor first. Anything else returns ``NOT_SIMPLE`` and
         takes the general path (``__call__``)."""
         kinds = self.simple_kinds
-        if binds_simply(kinds, args):
-            return self.simple_impl(*args)
+        values = bound_simply(kinds, args)
+        if values is not None:
+            return self.simple_impl(*values)
         if not self.numbers_as_tensors:
             return NOT_SIMPLE
         operands = [scalar_tensor(a) if kind == "Tensor" and type(a) in _PLAIN_NUMBERS else a
                     for kind, a in zip(kinds, args)]
-        if binds_simply(kinds, operands):
-            return self.simple_impl(*operands)
+        values = bound_simply(kinds, operands)
+        if values is not None:
+            return self.simple_impl(*values)
         return NOT_SIMPLE
 
     def _parse_and_call(self, args, kwargs):

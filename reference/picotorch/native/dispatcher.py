@@ -230,7 +230,7 @@ def _param_table(params) -> tuple[dict, frozenset, int]:
 # they are; the exact-type test below proves that in a few comparisons, and the call goes straight to
 # the overload. Anything else (keywords, lists, None, NumPy scalars, bools for ints...) takes the full
 # path, which gives the same answer more slowly. In a small op, binding was a third of the cost.
-_SIMPLE_KINDS = ("Tensor", "int", "Scalar", "bool")
+_SIMPLE_KINDS = ("Tensor", "int", "int?", "int[]", "int[]?", "Scalar", "any")
 
 
 def simple_signature(params) -> tuple | None:
@@ -250,21 +250,31 @@ def simple_signature(params) -> tuple | None:
     return (fewest, tuple(kinds)) if kinds else None
 
 
-def binds_simply(kinds: tuple, args) -> bool:
-    """Whether each value is exactly what its parameter takes unchanged (a bool is no int here)."""
-    for kind, value in zip(kinds, args):
+def bound_simply(kinds: tuple, args) -> tuple | None:
+    """The values as the overload receives them when each is exactly what its parameter takes (an int
+    list becomes a tuple, as binding makes it); None for anything else (a bool is no int here)."""
+    values = args
+    for i, (kind, value) in enumerate(zip(kinds, args)):
         if kind == "Tensor":
             if not isinstance(value, TensorImpl):
-                return False
-        elif kind == "int":
-            if type(value) is not int:
-                return False
+                return None
         elif kind == "Scalar":
             if type(value) is not float and type(value) is not int:
-                return False
-        elif type(value) is not bool:
-            return False
-    return True
+                return None
+        elif kind == "int" or kind == "int?":
+            if type(value) is not int and not (value is None and kind == "int?"):
+                return None
+        elif kind != "any":  # an int list
+            if value is None and kind == "int[]?":
+                continue
+            if type(value) is int:
+                value = (value,)
+            elif (type(value) is not tuple and type(value) is not list) or any(type(v) is not int for v in value):
+                return None
+            if values is args:
+                values = list(args)
+            values[i] = tuple(value)
+    return values
 
 
 def overloaded(name: str, candidates):
@@ -273,8 +283,10 @@ def overloaded(name: str, candidates):
     fewest, kinds = simple or (1, ())
 
     def call(*args, **kwargs):
-        if not kwargs and fewest <= len(args) <= len(kinds) and binds_simply(kinds, args):
-            return first(*args)  # NOTE [Binding without the dict]
+        if not kwargs and fewest <= len(args) <= len(kinds):
+            values = bound_simply(kinds, args)
+            if values is not None:
+                return first(*values)  # NOTE [Binding without the dict]
         for fn, params in candidates:
             values = bind(params, args, kwargs)
             if values is not None:

@@ -8,8 +8,10 @@ error, as in PyTorch). ``matmul`` itself is a composite of these (:mod:`picotorc
 
 from __future__ import annotations
 
+import numpy as np
+
 from . import checks
-from .helpers import cast, common_device, scaled, shape_of, xp_of
+from .helpers import cast, common_device, matmul, np_xp, scaled, shape_of, xp_of
 from .tensor_impl import new_tensor
 
 
@@ -21,7 +23,7 @@ def mm(self, mat2):
     _check_mm_shapes(self, mat2)
     _check_matmul_dtypes(self, mat2)
     dev = common_device(self, mat2)
-    return new_tensor(xp_of(self).matmul(self._data, mat2._data), self._dtype, dev)
+    return new_tensor(matmul(xp_of(self), self._data, mat2._data), self._dtype, dev)
 
 
 def _check_mm_shapes(m1, m2) -> None:
@@ -63,14 +65,18 @@ def addmm(self, mat1, mat2, beta=1, alpha=1):
     _check_mm_shapes(mat1, mat2)
     _check_matmul_dtypes(mat1, mat2, "mat1 and mat2")
     xp = xp_of(mat1)
-    product = xp.matmul(mat1._data, mat2._data)
+    product = matmul(xp, mat1._data, mat2._data)
     out_shape = tuple(product.shape)
     if checks.broadcast_shapes(shape_of(self), out_shape) != out_shape:
         raise RuntimeError(f"The expanded size of the tensor ({out_shape[-1]}) must match the existing "
                            f"size ({shape_of(self)[-1]}) at non-singleton dimension 1.  Target sizes: "
                            f"{list(out_shape)}.  Tensor sizes: {list(shape_of(self))}")
-    data = scaled(xp, product, alpha) + scaled(xp, cast(self, mat1._dtype, xp), beta)
-    return new_tensor(xp.asarray(data), mat1._dtype, common_device(self, mat1, mat2))
+    bias = scaled(xp, cast(self, mat1._dtype, xp), beta)
+    if xp is np_xp and alpha == 1:
+        data = np.add(product, bias, out=product)  # the product is ours: add the bias in place, one array fewer
+    else:
+        data = xp.asarray(scaled(xp, product, alpha) + bias)
+    return new_tensor(data, mat1._dtype, common_device(self, mat1, mat2))
 
 
 def _check_matmul_dtypes(a, b, what="m1 and m2") -> None:

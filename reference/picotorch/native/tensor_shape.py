@@ -14,7 +14,7 @@ import math
 
 from ..c10 import scalar_type as st
 from . import checks
-from .helpers import cast, common_device, reduce_dims, shape_of, view_of, wrap, xp_of, zeros_array
+from .helpers import cast, common_device, permute_dims, reduce_dims, shape_of, view_of, wrap, xp_of, zeros_array
 from .tensor_impl import new_tensor
 
 # ----------------------------------------------------------------------------- views
@@ -38,7 +38,7 @@ def transpose(self, dim0, dim1):
         return view_of(self, self._data)
     axes = list(range(ndim))
     axes[d0], axes[d1] = axes[d1], axes[d0]
-    return view_of(self, xp_of(self).permute_dims(self._data, tuple(axes)))
+    return view_of(self, permute_dims(xp_of(self), self._data, tuple(axes)))
 
 
 def permute(self, dims):
@@ -50,7 +50,7 @@ def permute(self, dims):
     wrapped = tuple(checks.wrap_dim(d, ndim) for d in dims)
     if len(set(wrapped)) != ndim:
         raise RuntimeError("permute(): duplicate dims are not allowed.")
-    return view_of(self, xp_of(self).permute_dims(self._data, wrapped))
+    return view_of(self, permute_dims(xp_of(self), self._data, wrapped))
 
 
 def view(self, size):

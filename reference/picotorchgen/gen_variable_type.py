@@ -113,7 +113,7 @@ if grad_fn is not None:
 
 SAVE_RESULT = "grad_fn.result_ = SavedVariable(result, is_output=True)"
 
-REGISTER_KERNELS = CodeTemplate('register_kernels("${overload}", {${kernels}})')
+REGISTER_KERNELS = CodeTemplate('register_kernels("${overload}", {${kernels}}${view})')
 
 PARAMETER_TABLE = CodeTemplate('"${py_name}": ${parameters},')
 
@@ -209,7 +209,14 @@ def _set_history(op: Op) -> list[str]:
 
 def _register_kernels(op: Op) -> str:
     kernels = [f'"{key}": {kernel_reference(name)}' for key, name in sorted(op.fn.dispatch.items())]
-    return REGISTER_KERNELS.substitute(overload=op.overload, kernels=kernels)
+    view = ", computes=False" if _is_view(op) else ""
+    return REGISTER_KERNELS.substitute(overload=op.overload, kernels=kernels, view=view)
+
+
+def _is_view(op: Op) -> bool:
+    """Returns an alias of an input (``Tensor(a)``) without writing it: a view, which computes nothing."""
+    returns = op.schema.returns
+    return bool(returns) and all(r.annotation is not None and not r.annotation.is_write for r in returns)
 
 
 def _register_op(name: str, group: list[Op]) -> str:

@@ -48,8 +48,9 @@ def register_op(name: str, fn) -> None:
     _OPS[name] = fn
 
 
-def register_kernels(overload: str, kernels: dict[str, object]) -> None:
-    _KERNELS[overload] = {key: _quiet(kernel) for key, kernel in kernels.items()}
+def register_kernels(overload: str, kernels: dict[str, object], computes: bool = True) -> None:
+    """``computes=False``: a view (``Tensor(a)``), no arithmetic, so no floating-point warning to silence."""
+    _KERNELS[overload] = {key: _quiet(kernel) if computes else kernel for key, kernel in kernels.items()}
 
 
 def _quiet(kernel):

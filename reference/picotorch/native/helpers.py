@@ -117,7 +117,8 @@ def binary_operands(self, other, *, to_float=False):
     """What every binary elementwise kernel starts with (TensorIterator's set-up): the other operand as
     a tensor, the common device, the promoted dtype, the broadcast shape (or PyTorch's error), the
     namespace, and both arrays cast to that dtype on that device."""
-    other = as_operand(other)
+    if not isinstance(other, TensorImpl):  # as_operand(), inlined
+        other = scalar_tensor(other)
     if other._is_wrapped_number and not self._is_wrapped_number and self._dtype.is_floating_point:
         # A floating tensor and a Python number (``y * 0.5``): the general steps below would find the
         # tensor's device, dtype and shape (a number never widens a float, broadcasts, or pins a

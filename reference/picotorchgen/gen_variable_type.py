@@ -30,6 +30,7 @@ from picotorch.autograd.variable import (
     rebase_history, set_history,
 )
 from picotorch import native
+from picotorch.autograd import variable_type_manual as manual
 from picotorch.native.dispatcher import device_of, kernel_for, register_kernels, register_op, overloaded
 
 from . import nodes
@@ -77,6 +78,11 @@ def ${py_name}(${formals}):
     """``${schema}``"""
     return ${kernel}(${arguments})
 ''')
+
+# Ops whose autograd kernel is written by hand (PyTorch's MANUAL_AUTOGRAD): VariableTypeManual.cpp.
+MANUAL_AUTOGRAD = {"copy_"}
+
+MANUAL_KERNEL = CodeTemplate('${py_name} = manual.${name}  # ``${schema}``, hand-written')
 
 RECORD_GRAD_FN = CodeTemplate('''\
 ${check_inplace}
@@ -135,6 +141,8 @@ def gen_autograd_kernel(op: Op) -> str:
     schema = op.schema
     common = {"py_name": op.py_name, "formals": formals(schema), "schema": schema,
               "arguments": ", ".join(call_arguments(schema))}
+    if op.overload in MANUAL_AUTOGRAD:
+        return MANUAL_KERNEL.substitute(py_name=op.py_name, name=op.base, schema=schema)
     if op.composite:
         kernel = kernel_reference(op.fn.dispatch["CompositeImplicitAutograd"])
         return COMPOSITE_KERNEL.substitute(common, kernel=kernel)

@@ -121,6 +121,31 @@ def _imul(self, other):
 TensorBase.__iadd__ = _iadd
 TensorBase.__imul__ = _imul
 
+# ---- issue 10, group A: the other arithmetic and bitwise operators, and their in-place forms. Each
+# in-place operator calls the method behind it and returns ``self`` (``w -= lr * g`` keeps ``w``).
+# ``@=`` has none, as in PyTorch: Python falls back to ``w = w @ m``, a new tensor.
+TensorBase.__floordiv__ = _binary("floor_divide")
+TensorBase.__mod__ = _binary("remainder")
+TensorBase.__and__ = TensorBase.__rand__ = _binary("bitwise_and")
+TensorBase.__or__ = TensorBase.__ror__ = _binary("bitwise_or")
+
+
+def _inplace(method_name: str):
+    def op(self, other):
+        return getattr(self, method_name)(other)
+    op.__name__ = f"__i{method_name.rstrip('_')}__"
+    return op
+
+
+TensorBase.__isub__ = _inplace("sub_")
+TensorBase.__itruediv__ = TensorBase.__idiv__ = _inplace("div_")
+TensorBase.__ipow__ = _inplace("pow_")
+TensorBase.__ifloordiv__ = _inplace("floor_divide_")
+TensorBase.__imod__ = _inplace("remainder_")
+TensorBase.__iand__ = _inplace("bitwise_and_")
+TensorBase.__ior__ = _inplace("bitwise_or_")
+# ---- end of group A
+
 
 # ----------------------------------------------------------------------------- the rest of _C
 
@@ -144,5 +169,6 @@ rand_like, randn_like = _factories.rand_like, _factories.randn_like
 from_numpy, manual_seed = _factories.from_numpy, _factories.manual_seed
 is_grad_enabled = is_grad_enabled
 promote_types = _st.promote_types
+can_cast = _st.can_cast
 
 del types

@@ -1,7 +1,9 @@
 """The binary elementwise kernels: arithmetic, comparisons, and the backward of sigmoid and tanh.
 
-Models ``aten/src/ATen/native/BinaryOps.cpp`` (``add``, ``sub``, ``rsub``, ``mul``, ``div``, the
-comparisons, the in-place ``add_``/``mul_``, ``sigmoid_backward``, ``tanh_backward``). Two neighbours
+Models ``aten/src/ATen/native/BinaryOps.cpp`` (``add``, ``sub``, ``rsub``, ``mul``, ``div``,
+``floor_divide``, ``remainder``, ``bitwise_and``/``bitwise_or``, ``minimum``/``maximum``, the
+comparisons, the in-place forms ``add_``, ``sub_``, ``mul_``, ``div_`` ..., ``sigmoid_backward``,
+``tanh_backward``). Two neighbours
 sit here too, because they are binary elementwise ops built the same way: ``pow`` (ATen's ``Pow.cpp``)
 and ``where`` (ATen's ``TensorCompare.cpp``).
 
@@ -85,6 +87,49 @@ def pow_scalar_base(self, exponent):
     return _binary(base, exponent, _pow_compute)
 
 
+def floor_divide(self, other):
+    return _binary(self, other, _integer_division_by_zero_checked(lambda xp, a, b: xp.floor_divide(a, b)))
+
+
+def remainder(self, other):
+    """The remainder of floor division: the sign of ``other``, as Python's ``%``."""
+    return _binary(self, other, _integer_division_by_zero_checked(lambda xp, a, b: xp.remainder(a, b)))
+
+
+def _integer_division_by_zero_checked(fn):
+    def compute(xp, a, b, dtype):
+        if not dtype.is_floating_point and bool(xp.any(b == const(xp, 0, b))):
+            raise RuntimeError("ZeroDivisionError")
+        with np.errstate(all="ignore"):  # a float divided by zero is inf or nan, silently, as in PyTorch
+            return fn(xp, a, b)
+    return compute
+
+
+def bitwise_and(self, other):
+    return _binary(self, other, _bitwise("bitwise_and", lambda xp, a, b: xp.bitwise_and(a, b)))
+
+
+def bitwise_or(self, other):
+    return _binary(self, other, _bitwise("bitwise_or", lambda xp, a, b: xp.bitwise_or(a, b)))
+
+
+def _bitwise(name, fn):
+    def compute(xp, a, b, dtype):
+        if dtype.is_floating_point:
+            raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{dtype.c10_name}'")
+        return fn(xp, a, b)
+    return compute
+
+
+def minimum(self, other):
+    """The smaller element of the two (NaN if either is NaN)."""
+    return _binary(self, other, lambda xp, a, b, dtype: xp.minimum(a, b))
+
+
+def maximum(self, other):
+    return _binary(self, other, lambda xp, a, b, dtype: xp.maximum(a, b))
+
+
 def _binary(self, other, compute, *, to_float=False):
     other, dev, dtype, _, xp, a, b = binary_operands(self, other, to_float=to_float)
     data = compute(xp, a, b, dtype)
@@ -118,18 +163,53 @@ def _pow_compute(xp, a, b, dtype):
 
 
 def add_(self, other, alpha=1):
-    _write(self, add(self, other, alpha))
+    write_inplace(self, add(self, other, alpha))
+    return self
+
+
+def sub_(self, other, alpha=1):
+    write_inplace(self, sub(self, other, alpha))
     return self
 
 
 def mul_(self, other):
-    _write(self, mul(self, other))
+    write_inplace(self, mul(self, other))
     return self
 
 
-def _write(self, result) -> None:
+def div_(self, other):
+    write_inplace(self, div(self, other))
+    return self
+
+
+def pow_(self, exponent):
+    write_inplace(self, pow(self, exponent))
+    return self
+
+
+def floor_divide_(self, other):
+    write_inplace(self, floor_divide(self, other))
+    return self
+
+
+def remainder_(self, other):
+    write_inplace(self, remainder(self, other))
+    return self
+
+
+def bitwise_and_(self, other):
+    write_inplace(self, bitwise_and(self, other))
+    return self
+
+
+def bitwise_or_(self, other):
+    write_inplace(self, bitwise_or(self, other))
+    return self
+
+
+def write_inplace(self, result, type_meta_names=False) -> None:
     """Copy an out-of-place result into ``self``, with PyTorch's checks for an in-place op."""
-    _check_inplace_dtype(self, result._dtype)
+    _check_inplace_dtype(self, result._dtype, type_meta_names)
     if tuple(result._data.shape) != shape_of(self):
         raise RuntimeError(f"output with shape {list(shape_of(self))} doesn't match the broadcast shape "
                            f"{list(result._data.shape)}")
@@ -137,10 +217,20 @@ def _write(self, result) -> None:
     self._data[...] = xp.astype(result._data, xp_dtype(xp, self._dtype))
 
 
-def _check_inplace_dtype(self, dtype) -> None:
-    if st.promote_types(dtype, self._dtype) is not self._dtype:
-        raise RuntimeError(f"result type {dtype.c10_name} can't be cast to the desired output type "
-                           f"{self._dtype.c10_name}")
+def _check_inplace_dtype(self, dtype, type_meta_names=False) -> None:
+    """TensorIterator's check of an in-place result: ``can_cast`` (float64 into float32 yes, float into int no).
+
+    Structured kernels that check the output themselves (``clamp_``) name it by its C++ type instead.
+    """
+    if not st.can_cast(dtype, self._dtype):
+        target = _TYPE_META_NAMES[self._dtype.name] if type_meta_names else self._dtype.c10_name
+        raise RuntimeError(f"result type {dtype.c10_name} can't be cast to the desired output type {target}")
+
+
+# caffe2::TypeMeta names (C++ type names), which some checks print instead of ScalarType names.
+_TYPE_META_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+                    "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+                    "uint8": "unsigned char", "bool": "bool"}
 
 
 # ----------------------------------------------------------------------------- comparisons

@@ -1901,46 +1901,6 @@ class CosBackward0(Node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
 
-class ClampBackward1(Node):
-    """Backward of ``clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor``."""
-
-    max = None
-    min = None
-    self_ = None
-
-    def apply(node, grads):
-        grad = grads[0]
-        grad_inputs = [None] * len(node.next_edges)
-        if grad is None:
-            return grad_inputs
-        if node.should_compute_any_output(0, 1):
-            max = node.max
-            min = node.min
-            self = node.self_.unpack(node)
-            grad_inputs[0] = clamp_backward(grad, self, min, max)
-        return grad_inputs
-
-    def release_variables(node):
-        if node.self_ is not None:
-            node.self_.reset_data()
-
-    @property
-    def _saved_max(node):
-        return node.max
-
-    @property
-    def _saved_min(node):
-        return node.min
-
-    @property
-    def _saved_self(node):
-        return None if node.self_ is None else node.self_.unpack(node)
-
-    @property
-    def _raw_saved_self(node):
-        return SavedVariable(None) if node.self_ is None else node.self_
-
-
 class ClampBackward0(Node):
     """Backward of ``clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor``."""
 
@@ -1993,6 +1953,46 @@ class ClampBackward0(Node):
     @property
     def _raw_saved_min(node):
         return SavedVariable(None) if node.min_ is None else node.min_
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class ClampBackward1(Node):
+    """Backward of ``clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor``."""
+
+    max = None
+    min = None
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_any_output(0, 1):
+            max = node.max
+            min = node.min
+            self = node.self_.unpack(node)
+            grad_inputs[0] = clamp_backward(grad, self, min, max)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_max(node):
+        return node.max
+
+    @property
+    def _saved_min(node):
+        return node.min
 
     @property
     def _saved_self(node):

@@ -42,12 +42,12 @@ TORCH_FUNCTIONS = {
         (vt.cat, 'cat(Tensor[] tensors, int dim=0)', vt.PARAMETERS['cat']),
     ],
     'clamp': [
-        (vt.clamp, 'clamp(Tensor input, Scalar? min=None, Scalar? max=None)', vt.PARAMETERS['clamp']),
         (vt.clamp_Tensor, 'clamp(Tensor input, Tensor? min=None, Tensor? max=None)', vt.PARAMETERS['clamp_Tensor']),
+        (vt.clamp, 'clamp(Tensor input, Scalar? min=None, Scalar? max=None)', vt.PARAMETERS['clamp']),
     ],
     'clamp_': [
-        (vt.clamp_, 'clamp_(Tensor input, Scalar? min=None, Scalar? max=None)', vt.PARAMETERS['clamp_']),
         (vt.clamp__Tensor, 'clamp_(Tensor input, Tensor? min=None, Tensor? max=None)', vt.PARAMETERS['clamp__Tensor']),
+        (vt.clamp_, 'clamp_(Tensor input, Scalar? min=None, Scalar? max=None)', vt.PARAMETERS['clamp_']),
     ],
     'clamp_max': [
         (vt.clamp_max_Tensor, 'clamp_max(Tensor input, Tensor max)', vt.PARAMETERS['clamp_max_Tensor']),
@@ -276,12 +276,12 @@ TENSOR_METHODS = {
         (vt.bitwise_or__Scalar, 'bitwise_or_(Scalar other)', vt.PARAMETERS['bitwise_or__Scalar']),
     ],
     'clamp': [
-        (vt.clamp, 'clamp(Scalar? min=None, Scalar? max=None)', vt.PARAMETERS['clamp']),
         (vt.clamp_Tensor, 'clamp(Tensor? min=None, Tensor? max=None)', vt.PARAMETERS['clamp_Tensor']),
+        (vt.clamp, 'clamp(Scalar? min=None, Scalar? max=None)', vt.PARAMETERS['clamp']),
     ],
     'clamp_': [
-        (vt.clamp_, 'clamp_(Scalar? min=None, Scalar? max=None)', vt.PARAMETERS['clamp_']),
         (vt.clamp__Tensor, 'clamp_(Tensor? min=None, Tensor? max=None)', vt.PARAMETERS['clamp__Tensor']),
+        (vt.clamp_, 'clamp_(Scalar? min=None, Scalar? max=None)', vt.PARAMETERS['clamp_']),
     ],
     'clamp_max': [
         (vt.clamp_max_Tensor, 'clamp_max(Tensor max)', vt.PARAMETERS['clamp_max_Tensor']),

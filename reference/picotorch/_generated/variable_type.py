@@ -1084,21 +1084,6 @@ def cos(self):
     return result
 
 
-def clamp(self, min=None, max=None):
-    """``clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor``"""
-    grad_fn = None
-    if is_grad_enabled() and any_requires_grad(self):
-        grad_fn = nodes.ClampBackward1()
-        grad_fn.set_next_edges(collect_next_edges(self))
-        grad_fn.max = max
-        grad_fn.min = min
-        grad_fn.self_ = SavedVariable(self)
-    result = kernel_for("clamp", device_of(self))(self, min, max)
-    if grad_fn is not None:
-        set_history(result, grad_fn)
-    return result
-
-
 def clamp_Tensor(self, min=None, max=None):
     """``clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor``"""
     grad_fn = None
@@ -1114,21 +1099,19 @@ def clamp_Tensor(self, min=None, max=None):
     return result
 
 
-def clamp_(self, min=None, max=None):
-    """``clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)``"""
-    check_inplace(self)
+def clamp(self, min=None, max=None):
+    """``clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor``"""
     grad_fn = None
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.ClampBackward1()
         grad_fn.set_next_edges(collect_next_edges(self))
         grad_fn.max = max
         grad_fn.min = min
-        grad_fn.self_ = SavedVariable(self.clone().detach())
-    result = kernel_for("clamp_", device_of(self))(self, min, max)
-    bump_version(self)
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("clamp", device_of(self))(self, min, max)
     if grad_fn is not None:
-        rebase_history(self, grad_fn)
-    return self
+        set_history(result, grad_fn)
+    return result
 
 
 def clamp__Tensor(self, min=None, max=None):
@@ -1142,6 +1125,23 @@ def clamp__Tensor(self, min=None, max=None):
         grad_fn.min_ = SavedVariable(min)
         grad_fn.self_ = SavedVariable(self.clone().detach())
     result = kernel_for("clamp_.Tensor", device_of(self, min, max))(self, min, max)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def clamp_(self, min=None, max=None):
+    """``clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)``"""
+    check_inplace(self)
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.ClampBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.max = max
+        grad_fn.min = min
+        grad_fn.self_ = SavedVariable(self.clone().detach())
+    result = kernel_for("clamp_", device_of(self))(self, min, max)
     bump_version(self)
     if grad_fn is not None:
         rebase_history(self, grad_fn)
@@ -1667,10 +1667,10 @@ register_kernels("log2", {"CPU": native.log2, "CUDA": native.log2})
 register_kernels("log1p", {"CPU": native.log1p, "CUDA": native.log1p})
 register_kernels("sin", {"CPU": native.sin, "CUDA": native.sin})
 register_kernels("cos", {"CPU": native.cos, "CUDA": native.cos})
-register_kernels("clamp", {"CPU": native.clamp, "CUDA": native.clamp})
 register_kernels("clamp.Tensor", {"CPU": native.clamp_tensor, "CUDA": native.clamp_tensor})
-register_kernels("clamp_", {"CPU": native.clamp_, "CUDA": native.clamp_})
+register_kernels("clamp", {"CPU": native.clamp, "CUDA": native.clamp})
 register_kernels("clamp_.Tensor", {"CPU": native.clamp_tensor_, "CUDA": native.clamp_tensor_})
+register_kernels("clamp_", {"CPU": native.clamp_, "CUDA": native.clamp_})
 register_kernels("clamp_max", {"CPU": native.clamp_max, "CUDA": native.clamp_max})
 register_kernels("clamp_max.Tensor", {"CPU": native.clamp_max, "CUDA": native.clamp_max})
 register_kernels("clamp_max_", {"CPU": native.clamp_max_, "CUDA": native.clamp_max_})
@@ -1798,10 +1798,10 @@ PARAMETERS = {
     "log1p": ((('self', 'Tensor', False),), ()),
     "sin": ((('self', 'Tensor', False),), ()),
     "cos": ((('self', 'Tensor', False),), ()),
-    "clamp": ((('self', 'Tensor', False), ('min', 'Scalar?', True), ('max', 'Scalar?', True),), ()),
     "clamp_Tensor": ((('self', 'Tensor', False), ('min', 'Tensor?', True), ('max', 'Tensor?', True),), ()),
-    "clamp_": ((('self', 'Tensor', False), ('min', 'Scalar?', True), ('max', 'Scalar?', True),), ()),
+    "clamp": ((('self', 'Tensor', False), ('min', 'Scalar?', True), ('max', 'Scalar?', True),), ()),
     "clamp__Tensor": ((('self', 'Tensor', False), ('min', 'Tensor?', True), ('max', 'Tensor?', True),), ()),
+    "clamp_": ((('self', 'Tensor', False), ('min', 'Scalar?', True), ('max', 'Scalar?', True),), ()),
     "clamp_max": ((('self', 'Tensor', False), ('max', 'Scalar', False),), ()),
     "clamp_max_Tensor": ((('self', 'Tensor', False), ('max', 'Tensor', False),), ()),
     "clamp_max_": ((('self', 'Tensor', False), ('max', 'Scalar', False),), ()),
@@ -1909,8 +1909,8 @@ register_op("log2", overloaded("log2", [(log2, PARAMETERS["log2"])]))
 register_op("log1p", overloaded("log1p", [(log1p, PARAMETERS["log1p"])]))
 register_op("sin", overloaded("sin", [(sin, PARAMETERS["sin"])]))
 register_op("cos", overloaded("cos", [(cos, PARAMETERS["cos"])]))
-register_op("clamp", overloaded("clamp", [(clamp, PARAMETERS["clamp"]), (clamp_Tensor, PARAMETERS["clamp_Tensor"])]))
-register_op("clamp_", overloaded("clamp_", [(clamp_, PARAMETERS["clamp_"]), (clamp__Tensor, PARAMETERS["clamp__Tensor"])]))
+register_op("clamp", overloaded("clamp", [(clamp_Tensor, PARAMETERS["clamp_Tensor"]), (clamp, PARAMETERS["clamp"])]))
+register_op("clamp_", overloaded("clamp_", [(clamp__Tensor, PARAMETERS["clamp__Tensor"]), (clamp_, PARAMETERS["clamp_"])]))
 register_op("clamp_max", overloaded("clamp_max", [(clamp_max, PARAMETERS["clamp_max"]), (clamp_max_Tensor, PARAMETERS["clamp_max_Tensor"])]))
 register_op("clamp_max_", overloaded("clamp_max_", [(clamp_max_, PARAMETERS["clamp_max_"]), (clamp_max__Tensor, PARAMETERS["clamp_max__Tensor"])]))
 register_op("clamp_min", overloaded("clamp_min", [(clamp_min, PARAMETERS["clamp_min"]), (clamp_min_Tensor, PARAMETERS["clamp_min_Tensor"])]))

@@ -88,16 +88,19 @@ def pow_scalar_base(self, exponent):
 
 
 def floor_divide(self, other):
-    return _binary(self, other, _integer_division_by_zero_checked(lambda xp, a, b: xp.floor_divide(a, b)))
+    return _binary(self, other, _division("div_floor_cpu", lambda xp, a, b: xp.floor_divide(a, b)))
 
 
 def remainder(self, other):
     """The remainder of floor division: the sign of ``other``, as Python's ``%``."""
-    return _binary(self, other, _integer_division_by_zero_checked(lambda xp, a, b: xp.remainder(a, b)))
+    return _binary(self, other, _division("remainder_cpu", lambda xp, a, b: xp.remainder(a, b)))
 
 
-def _integer_division_by_zero_checked(fn):
+def _division(kernel, fn):
+    """A division-like ``compute``: no bools, and an integer divided by zero raises as PyTorch does."""
     def compute(xp, a, b, dtype):
+        if dtype is st.bool_:
+            raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
         if not dtype.is_floating_point and bool(xp.any(b == const(xp, 0, b))):
             raise RuntimeError("ZeroDivisionError")
         with np.errstate(all="ignore"):  # a float divided by zero is inf or nan, silently, as in PyTorch

@@ -39,11 +39,14 @@ def abs(self):
 
 
 def sign(self):
-    """-1, 0 or 1 in ``self``'s dtype (a bool stays itself; NaN stays NaN)."""
+    """``(0 < x) - (x < 0)`` in ``self``'s dtype, as PyTorch computes it: NaN and -0.0 give 0."""
     xp = xp_of(self)
     if self._dtype is st.bool_:
         return wrap(self, xp.asarray(self._data, copy=True))
-    return wrap(self, follow_inputs(xp, xp.asarray(xp.sign(self._data)), [self._data]))
+    zero = const(xp, 0, self._data)
+    dtype = self._data.dtype
+    data = xp.subtract(xp.astype(xp.greater(self._data, zero), dtype), xp.astype(xp.less(self._data, zero), dtype))
+    return wrap(self, follow_inputs(xp, xp.asarray(data), [self._data]))
 
 
 def exp(self):

@@ -25,6 +25,7 @@ from .helpers import (
     cast,
     common_device,
     const,
+    float_dtype,
     result_type,
     scalar_tensor,
     scaled,
@@ -78,6 +79,9 @@ def div(self, other):
 
 
 def pow(self, exponent):
+    if self._dtype is st.bool_ and getattr(exponent, "_dtype", None) is st.bool_:
+        # a bool number exponent is 0 or 1, which PyTorch answers without the kernel (a fill or a copy)
+        raise NotImplementedError("\"pow\" not implemented for 'Bool'")
     return _binary(self, exponent, _pow_compute)
 
 
@@ -166,48 +170,64 @@ def _pow_compute(xp, a, b, dtype):
 
 
 def add_(self, other, alpha=1):
+    check_inplace_operands(self, other)
     write_inplace(self, add(self, other, alpha))
     return self
 
 
 def sub_(self, other, alpha=1):
+    _check_bool_sub(self, other)
+    check_inplace_operands(self, other)
     write_inplace(self, sub(self, other, alpha))
     return self
 
 
 def mul_(self, other):
+    check_inplace_operands(self, other)
     write_inplace(self, mul(self, other))
     return self
 
 
 def div_(self, other):
+    check_inplace_operands(self, other, to_float=True)
     write_inplace(self, div(self, other))
     return self
 
 
 def pow_(self, exponent):
+    check_inplace_operands(self, exponent)
     write_inplace(self, pow(self, exponent))
     return self
 
 
 def floor_divide_(self, other):
+    check_inplace_operands(self, other)
     write_inplace(self, floor_divide(self, other))
     return self
 
 
 def remainder_(self, other):
+    check_inplace_operands(self, other)
     write_inplace(self, remainder(self, other))
     return self
 
 
 def bitwise_and_(self, other):
+    check_inplace_operands(self, other)
     write_inplace(self, bitwise_and(self, other))
     return self
 
 
 def bitwise_or_(self, other):
+    check_inplace_operands(self, other)
     write_inplace(self, bitwise_or(self, other))
     return self
+
+
+def check_inplace_operands(self, *others, to_float=False, type_meta_names=False) -> None:
+    """TensorIterator's set-up of an in-place op, before any kernel runs: the promoted dtype must cast to ``self``'s."""
+    dtype = result_type(self, *[as_operand(o) for o in others])
+    _check_inplace_dtype(self, float_dtype(dtype) if to_float else dtype, type_meta_names)
 
 
 def write_inplace(self, result, type_meta_names=False) -> None:

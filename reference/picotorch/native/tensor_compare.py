@@ -1,5 +1,8 @@
 """``clamp`` and its one-sided forms, with numbers or tensors for the bounds.
 
+The in-place forms with number bounds are structured kernels that check their output themselves:
+their cast error names the C++ type (``long int``), the tensor forms' the ScalarType (``Long``).
+
 Models ``aten/src/ATen/native/TensorCompare.cpp`` (``clamp``, ``clamp.Tensor``, ``clamp_min``,
 ``clamp_max`` and their in-place forms). The result has the promoted dtype of the input and the
 bounds (an int tensor clamped to ``0.5`` is float); a NaN anywhere gives NaN.
@@ -8,7 +11,7 @@ bounds (an int tensor clamped to ``0.5`` is float); a NaN anywhere gives NaN.
 from __future__ import annotations
 
 from . import checks
-from .binary_ops import write_inplace
+from .binary_ops import check_inplace_operands, write_inplace
 from .device import backend
 from .helpers import as_operand, cast, common_device, result_type, shape_of
 from .layout import follow_inputs
@@ -40,22 +43,26 @@ def clamp_max(self, max):
 
 
 def clamp_(self, min=None, max=None):
-    write_inplace(self, clamp(self, min, max), type_meta_names=True)
+    check_inplace_operands(self, *[b for b in (min, max) if b is not None], type_meta_names=True)
+    write_inplace(self, clamp(self, min, max))
     return self
 
 
 def clamp_tensor_(self, min=None, max=None):
-    write_inplace(self, clamp_tensor(self, min, max), type_meta_names=True)
+    check_inplace_operands(self, *[b for b in (min, max) if b is not None])
+    write_inplace(self, clamp_tensor(self, min, max))
     return self
 
 
 def clamp_min_(self, min):
-    write_inplace(self, clamp_min(self, min), type_meta_names=True)
+    check_inplace_operands(self, min, type_meta_names=not _is_tensor(min))
+    write_inplace(self, clamp_min(self, min))
     return self
 
 
 def clamp_max_(self, max):
-    write_inplace(self, clamp_max(self, max), type_meta_names=True)
+    check_inplace_operands(self, max, type_meta_names=not _is_tensor(max))
+    write_inplace(self, clamp_max(self, max))
     return self
 
 

@@ -308,3 +308,11 @@ def test_fuzzed_inplace_graphs_and_gradients(shape, trailing, op):
         (z * z).sum().backward()
         return z, x.grad, y.grad, z._version
     assert_same(prog, rtol=1e-9, atol=1e-12)
+
+
+def test_can_cast_is_the_rule_in_place_ops_follow():
+    names = ["float64", "float32", "float16", "int64", "int32", "int16", "int8", "uint8", "bool"]
+
+    def prog(T):
+        return [[T.can_cast(getattr(T, a), getattr(T, b)) for b in names] for a in names]
+    assert_same(prog)

@@ -86,6 +86,13 @@ EDGE_CASES = {
     "rsqrt_edges": lambda T: T.rsqrt(T.tensor([0.0, -0.0, -1.0, float("inf")])),
     "log1p_edges": lambda T: T.log1p(T.tensor([-1.0, -2.0])),
     "sin_no_argument": lambda T: T.sin(),
+    "reflected_floordiv": lambda T: (7 // T.tensor([2, 3]), 7.5 // T.tensor([2.0, -3.0]), 2 // T.tensor(0.0)),
+    "reflected_mod": lambda T: (7 % T.tensor([2, 3]), 7.5 % T.tensor([2, -3]), -1 % T.tensor([0.0])),
+    "reflected_and_or": lambda T: (6 & T.tensor([3, 5]), True | T.tensor([False, True])),
+    "floor_divide_numbers_as_tensors": lambda T: (T.floor_divide(7, T.tensor([2, 3])), T.tensor([7]).floor_divide(2.0)),
+    "floor_divide_not_implemented_backward": lambda T: _backward_through(T, lambda y: y // 2),
+    "rmod_not_implemented_backward": lambda T: _backward_through(T, lambda y: 7 % y),
+    "inplace_floor_divide_graph": lambda T: _backward_through(T, lambda y: (y * 1).floor_divide_(T.ones(2))),
     "clamp_three_arguments": lambda T: T.ones(2).clamp(1, 2, 3),
 }
 
@@ -93,6 +100,13 @@ EDGE_CASES = {
 @pytest.mark.parametrize("name", sorted(EDGE_CASES))
 def test_binary_and_unary_edge_cases(name):
     assert_same(EDGE_CASES[name])
+
+
+def _backward_through(T, fn):
+    y = T.tensor([1.5, 2.0], requires_grad=True)
+    z = fn(y)
+    print(z.grad_fn.name(), [n.name() if n else None for n, _ in z.grad_fn.next_functions], z.requires_grad)
+    z.sum().backward()
 
 
 # ----------------------------------------------------------------------------- clamp's overloads

@@ -214,6 +214,7 @@ FILL_PROGRAMS = {
     "one_dim_tensor": lambda T: T.zeros(3).fill_(T.zeros(2)),
     "function": lambda T: T.fill_(T.zeros(3), 4.0),
     "empty": lambda T: T.zeros(0, 3).fill_(1),
+    "copy_a_number": lambda T: T.zeros(2, dtype=T.int32).copy_(2.5),
 }
 
 

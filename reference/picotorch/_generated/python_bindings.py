@@ -179,6 +179,7 @@ TORCH_FUNCTIONS = {
     'remainder': [
         (vt.remainder_Tensor, 'remainder(Tensor input, Tensor other)', vt.PARAMETERS['remainder_Tensor']),
         (vt.remainder_Scalar, 'remainder(Tensor input, Scalar other)', vt.PARAMETERS['remainder_Scalar']),
+        (vt.remainder_Scalar_Tensor, 'remainder(Scalar input, Tensor other)', vt.PARAMETERS['remainder_Scalar_Tensor']),
     ],
     'reshape': [
         (vt.reshape, 'reshape(Tensor input, int[] shape)', vt.PARAMETERS['reshape']),
@@ -500,4 +501,4 @@ TENSOR_METHODS = {
     ],
 }
 
-NUMBERS_AS_TENSORS = ['add', 'add_', 'div', 'div_', 'mul', 'mul_', 'sub', 'sub_']
+NUMBERS_AS_TENSORS = ['add', 'add_', 'copy_', 'div', 'div_', 'floor_divide', 'floor_divide_', 'mul', 'mul_', 'sub', 'sub_']

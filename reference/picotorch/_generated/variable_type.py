@@ -1366,27 +1366,49 @@ def pow__Tensor(self, exponent):
 
 def floor_divide(self, other):
     """``floor_divide(Tensor self, Tensor other) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = manual.NotImplemented("aten::floor_divide", self, other)
     result = kernel_for("floor_divide", device_of(self, other))(self, other)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
     return result
 
 
 def floor_divide__Tensor(self, other):
     """``floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
+    check_inplace(self)
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = manual.NotImplemented("aten::floor_divide_", self, other)
     result = kernel_for("floor_divide_.Tensor", device_of(self, other))(self, other)
     bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
     return self
 
 
 def floor_divide_Scalar(self, other):
     """``floor_divide.Scalar(Tensor self, Scalar other) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = manual.NotImplemented("aten::floor_divide", self)
     result = kernel_for("floor_divide.Scalar", device_of(self))(self, other)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
     return result
 
 
 def floor_divide__Scalar(self, other):
     """``floor_divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)``"""
+    check_inplace(self)
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = manual.NotImplemented("aten::floor_divide_", self)
     result = kernel_for("floor_divide_.Scalar", device_of(self))(self, other)
     bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
     return self
 
 
@@ -1448,6 +1470,17 @@ def remainder__Tensor(self, other):
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return self
+
+
+def remainder_Scalar_Tensor(self, other):
+    """``remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(other):
+        grad_fn = manual.NotImplemented("aten::remainder", other)
+    result = kernel_for("remainder.Scalar_Tensor", device_of(other))(self, other)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
 
 
 def bitwise_and_Scalar(self, other):
@@ -1693,6 +1726,7 @@ register_kernels("remainder.Scalar", {"CPU": native.remainder, "CUDA": native.re
 register_kernels("remainder_.Scalar", {"CPU": native.remainder_, "CUDA": native.remainder_})
 register_kernels("remainder.Tensor", {"CPU": native.remainder, "CUDA": native.remainder})
 register_kernels("remainder_.Tensor", {"CPU": native.remainder_, "CUDA": native.remainder_})
+register_kernels("remainder.Scalar_Tensor", {"CPU": native.remainder_scalar_tensor, "CUDA": native.remainder_scalar_tensor})
 register_kernels("bitwise_and.Scalar", {"CPU": native.bitwise_and, "CUDA": native.bitwise_and})
 register_kernels("bitwise_and.Tensor", {"CPU": native.bitwise_and, "CUDA": native.bitwise_and})
 register_kernels("bitwise_and_.Scalar", {"CPU": native.bitwise_and_, "CUDA": native.bitwise_and_})
@@ -1824,6 +1858,7 @@ PARAMETERS = {
     "remainder__Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
     "remainder_Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
     "remainder__Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "remainder_Scalar_Tensor": ((('self', 'Scalar', False), ('other', 'Tensor', False),), ()),
     "bitwise_and_Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
     "bitwise_and_Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
     "bitwise_and__Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
@@ -1922,7 +1957,7 @@ register_op("div_", overloaded("div_", [(div__Tensor, PARAMETERS["div__Tensor"])
 register_op("pow_", overloaded("pow_", [(pow__Scalar, PARAMETERS["pow__Scalar"]), (pow__Tensor, PARAMETERS["pow__Tensor"])]))
 register_op("floor_divide", overloaded("floor_divide", [(floor_divide, PARAMETERS["floor_divide"]), (floor_divide_Scalar, PARAMETERS["floor_divide_Scalar"])]))
 register_op("floor_divide_", overloaded("floor_divide_", [(floor_divide__Tensor, PARAMETERS["floor_divide__Tensor"]), (floor_divide__Scalar, PARAMETERS["floor_divide__Scalar"])]))
-register_op("remainder", overloaded("remainder", [(remainder_Scalar, PARAMETERS["remainder_Scalar"]), (remainder_Tensor, PARAMETERS["remainder_Tensor"])]))
+register_op("remainder", overloaded("remainder", [(remainder_Scalar, PARAMETERS["remainder_Scalar"]), (remainder_Tensor, PARAMETERS["remainder_Tensor"]), (remainder_Scalar_Tensor, PARAMETERS["remainder_Scalar_Tensor"])]))
 register_op("remainder_", overloaded("remainder_", [(remainder__Scalar, PARAMETERS["remainder__Scalar"]), (remainder__Tensor, PARAMETERS["remainder__Tensor"])]))
 register_op("bitwise_and", overloaded("bitwise_and", [(bitwise_and_Scalar, PARAMETERS["bitwise_and_Scalar"]), (bitwise_and_Tensor, PARAMETERS["bitwise_and_Tensor"])]))
 register_op("bitwise_and_", overloaded("bitwise_and_", [(bitwise_and__Scalar, PARAMETERS["bitwise_and__Scalar"]), (bitwise_and__Tensor, PARAMETERS["bitwise_and__Tensor"])]))

@@ -1,19 +1,30 @@
-"""The autograd kernels PyTorch writes by hand instead of generating: ``copy_`` and its ``CopyBackwards``.
+"""Autograd pieces PyTorch writes by hand instead of generating: ``copy_``, ``CopyBackwards``, ``NotImplemented``.
 
-Models ``torch/csrc/autograd/VariableTypeManual.cpp`` (``copy_``) and ``CopyBackwards`` of
-``torch/csrc/autograd/functions/tensor.cpp``. ``copy_`` is in ``MANUAL_AUTOGRAD`` of the generator:
-``_generated/variable_type.py`` takes this function as the op's autograd kernel. A copy overwrites
-``self``, so ``self``'s old value gets a zero gradient and ``src`` the gradient, converted back to
-``src``'s dtype and device (the engine then sums it down to ``src``'s shape).
+Models ``torch/csrc/autograd/VariableTypeManual.cpp`` (``copy_``), ``CopyBackwards`` of
+``torch/csrc/autograd/functions/tensor.cpp`` and ``NotImplemented`` of ``functions/basic_ops.h``.
+``copy_`` is in ``MANUAL_AUTOGRAD`` of the generator: ``_generated/variable_type.py`` takes this
+function as the op's autograd kernel. A copy overwrites ``self``, so ``self``'s old value gets a
+zero gradient and ``src`` the gradient, converted back to ``src``'s dtype and device (the engine
+then sums it down to ``src``'s shape). The generated kernel of an op without a formula records a
+``NotImplemented`` node (``NOT_IMPLEMENTED_DERIVATIVES`` of the generator).
 """
 
 from __future__ import annotations
 
 from ..c10.scalar_type import is_differentiable_type
 from ..native.dispatcher import device_of, kernel_for, ops
+from ..native.tensor_impl import TensorImpl
 from .grad_mode import is_grad_enabled
 from .graph import Node
-from .variable import any_requires_grad, bump_version, check_inplace, collect_next_edges, rebase_history
+from .variable import (
+    any_requires_grad,
+    bump_version,
+    check_inplace,
+    collect_next_edges,
+    gradient_edge,
+    rebase_history,
+    requires_grad,
+)
 
 
 class CopyBackwards(Node):
@@ -50,3 +61,21 @@ def copy_(self, src, non_blocking=False):
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return self
+
+
+class NotImplemented(Node):  # noqa: A001  (PyTorch's name for the node)
+    """The node of an op without a derivative formula (``floor_divide``): backward through it raises.
+
+    The generated kernel of such an op still records it, so the output requires grad as in PyTorch;
+    its edges lead only to the inputs that require grad.
+    """
+
+    def __init__(self, op: str, *inputs) -> None:
+        super().__init__([gradient_edge(t) for t in inputs if isinstance(t, TensorImpl) and requires_grad(t)])
+        self.msg = f"derivative for {op} is not implemented"
+
+    def name(self) -> str:
+        return "torch::autograd::NotImplemented"
+
+    def apply(self, grads: list) -> list:
+        raise RuntimeError(self.msg)

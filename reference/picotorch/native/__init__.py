@@ -51,6 +51,7 @@ from .binary_ops import (
     pow_scalar_base,
     remainder,
     remainder_,
+    remainder_scalar_tensor,
     rsub,
     sigmoid_backward,
     sub,
@@ -104,5 +105,5 @@ __all__ = [
     "abs", "bitwise_and", "bitwise_and_", "bitwise_or", "bitwise_or_", "clamp", "clamp_", "clamp_max", "clamp_max_",
     "clamp_min", "clamp_min_", "clamp_tensor", "clamp_tensor_", "copy_", "cos", "div_", "exp2", "expm1", "fill",
     "fill_", "floor_divide", "floor_divide_", "log1p", "log2", "maximum", "minimum", "normal_", "pow_", "remainder",
-    "remainder_", "rsqrt", "sign", "sin", "sub_", "uniform_",
+    "remainder_", "remainder_scalar_tensor", "rsqrt", "sign", "sin", "sub_", "uniform_",
 ]

@@ -100,6 +100,11 @@ def remainder(self, other):
     return _binary(self, other, _division("remainder_cpu", lambda xp, a, b: xp.remainder(a, b)))
 
 
+def remainder_scalar_tensor(self, other):
+    """``remainder.Scalar_Tensor``: a Python number modulo a tensor (what ``7 % x`` calls)."""
+    return remainder(scalar_tensor(self), other)
+
+
 def _division(kernel, fn):
     """A division-like ``compute``: no bools, and an integer divided by zero raises as PyTorch does."""
     def compute(xp, a, b, dtype):

@@ -317,3 +317,26 @@ def test_can_cast_is_the_rule_in_place_ops_follow():
     def prog(T):
         return [[T.can_cast(getattr(T, a), getattr(T, b)) for b in names] for a in names]
     assert_same(prog)
+
+
+@pytest.mark.parametrize("op", ["-=", "/=", "**=", "clamp_", "fill_", "normal_"])
+def test_inplace_on_a_view_rewrites_the_base_history(op):
+    def prog(T):
+        x = T.tensor([[1.5, -2.0, 3.0], [0.5, 1.0, -1.0]], dtype=T.float64, requires_grad=True)
+        base = x * 2
+        view = base[1]
+        if op == "-=":
+            view -= x[0]
+        elif op == "/=":
+            view /= 4
+        elif op == "**=":
+            view **= 2
+        elif op == "clamp_":
+            view.clamp_(0.0, 1.5)
+        elif op == "fill_":
+            view.fill_(x[0, 0])
+        else:
+            view.normal_().mul_(0)
+        (base * T.arange(6.0, dtype=T.float64).reshape(2, 3)).sum().backward()
+        return base, view.grad_fn.name(), base._version, x.grad
+    assert_same(prog)

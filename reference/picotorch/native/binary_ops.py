@@ -3,9 +3,8 @@
 Models ``aten/src/ATen/native/BinaryOps.cpp`` (``add``, ``sub``, ``rsub``, ``mul``, ``div``,
 ``floor_divide``, ``remainder``, ``bitwise_and``/``bitwise_or``, ``minimum``/``maximum``, the
 comparisons, the in-place forms ``add_``, ``sub_``, ``mul_``, ``div_`` ..., ``sigmoid_backward``,
-``tanh_backward``). Two neighbours
-sit here too, because they are binary elementwise ops built the same way: ``pow`` (ATen's ``Pow.cpp``)
-and ``where`` (ATen's ``TensorCompare.cpp``).
+``tanh_backward``). Two neighbours sit here too, because they are binary elementwise ops built the
+same way: ``pow`` (ATen's ``Pow.cpp``) and ``where`` (ATen's ``TensorCompare.cpp``).
 
 Every kernel starts as TensorIterator does (:func:`helpers.binary_operands`: the common device, the
 promoted dtype, the broadcast shape, both arrays cast), computes with the device's array library and
@@ -231,13 +230,14 @@ def bitwise_or_(self, other):
 
 def check_inplace_operands(self, *others, to_float=False, type_meta_names=False) -> None:
     """TensorIterator's set-up of an in-place op, before any kernel runs: the promoted dtype must cast to ``self``'s."""
+    if len(others) == 1 and getattr(others[0], "_dtype", None) is self._dtype and not to_float:
+        return  # the common case (``w.add_(g)``, same dtypes) casts to itself: no promotion to compute
     dtype = result_type(self, *[as_operand(o) for o in others])
     _check_inplace_dtype(self, float_dtype(dtype) if to_float else dtype, type_meta_names)
 
 
-def write_inplace(self, result, type_meta_names=False) -> None:
-    """Copy an out-of-place result into ``self``, with PyTorch's checks for an in-place op."""
-    _check_inplace_dtype(self, result._dtype, type_meta_names)
+def write_inplace(self, result) -> None:
+    """Copy an out-of-place result into ``self`` (its dtype checked before: ``check_inplace_operands``)."""
     if tuple(result._data.shape) != shape_of(self):
         raise RuntimeError(f"output with shape {list(shape_of(self))} doesn't match the broadcast shape "
                            f"{list(result._data.shape)}")

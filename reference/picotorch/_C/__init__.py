@@ -130,20 +130,17 @@ TensorBase.__and__ = TensorBase.__rand__ = _binary("bitwise_and")
 TensorBase.__or__ = TensorBase.__ror__ = _binary("bitwise_or")
 
 
-def _inplace(method_name: str):
+def _inplace(dunder: str, method_name: str):
     def op(self, other):
         return getattr(self, method_name)(other)
-    op.__name__ = f"__i{method_name.rstrip('_')}__"
-    return op
+    op.__name__ = dunder
+    setattr(TensorBase, dunder, op)
 
 
-TensorBase.__isub__ = _inplace("sub_")
-TensorBase.__itruediv__ = TensorBase.__idiv__ = _inplace("div_")
-TensorBase.__ipow__ = _inplace("pow_")
-TensorBase.__ifloordiv__ = _inplace("floor_divide_")
-TensorBase.__imod__ = _inplace("remainder_")
-TensorBase.__iand__ = _inplace("bitwise_and_")
-TensorBase.__ior__ = _inplace("bitwise_or_")
+for _dunder, _method in [("__isub__", "sub_"), ("__itruediv__", "div_"), ("__idiv__", "div_"), ("__ipow__", "pow_"),
+                         ("__ifloordiv__", "floor_divide_"), ("__imod__", "remainder_"),
+                         ("__iand__", "bitwise_and_"), ("__ior__", "bitwise_or_")]:
+    _inplace(_dunder, _method)
 # ---- end of group A
 
 

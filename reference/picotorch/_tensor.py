@@ -2,7 +2,8 @@
 
 Models ``torch/_tensor.py``: ``class Tensor(torch._C.TensorBase)`` adds what PyTorch writes in
 Python — ``__repr__`` (via ``_tensor_str``), ``backward``, ``register_hook``,
-``register_post_accumulate_grad_hook`` and the reflected operators (``2 - x``, ``2 ** x``, ``2 / x``).
+``register_post_accumulate_grad_hook`` and the reflected operators (``2 - x``, ``2 ** x``, ``2 / x``,
+``2 // x``, ``2 % x``).
 """
 
 from __future__ import annotations
@@ -57,6 +58,16 @@ class Tensor(_C.TensorBase):
         return self.reciprocal() * other
 
     __rdiv__ = __rtruediv__
+
+    def __rfloordiv__(self, other):
+        if not _is_operand(other):
+            return NotImplemented
+        return _C._VariableFunctions.floor_divide(other, self)
+
+    def __rmod__(self, other):
+        if not _is_operand(other):
+            return NotImplemented
+        return _C._VariableFunctions.remainder(other, self)
 
     def __pow__(self, exponent):
         if not _is_operand(exponent):

@@ -53,7 +53,8 @@ SKIP_PYTHON_SIGNATURES = {"add.Scalar", "sub.Scalar", "mul.Scalar", "div.Scalar"
 SKIP_PYTHON_PATTERNS = (re.compile(r".*_backward$"), re.compile(r"_index_put_impl_"))
 
 # Ops whose Tensor arguments also accept Python numbers (python_arg_parser.cpp).
-NUMBERS_AS_TENSORS = {"add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_"}
+NUMBERS_AS_TENSORS = {"add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "floor_divide", "floor_divide_",
+                      "copy_"}
 
 
 def gen_python_bindings_file(ops: list[Op], generated_comment: str) -> str:

@@ -30,6 +30,7 @@ from picotorch.autograd.variable import (
     rebase_history, set_history,
 )
 from picotorch import native
+from picotorch.autograd import variable_type_manual as manual
 from picotorch.native.dispatcher import device_of, kernel_for, register_kernels, register_op, overloaded
 
 from . import nodes
@@ -76,6 +77,22 @@ COMPOSITE_KERNEL = CodeTemplate('''\
 def ${py_name}(${formals}):
     """``${schema}``"""
     return ${kernel}(${arguments})
+''')
+
+# Ops whose autograd kernel is written by hand (PyTorch's MANUAL_AUTOGRAD): VariableTypeManual.cpp.
+MANUAL_AUTOGRAD = {"copy_"}
+
+MANUAL_KERNEL = CodeTemplate('${py_name} = manual.${name}  # ``${schema}``, hand-written')
+
+# Ops with differentiable inputs but no formula (not in derivatives.yaml, nor in PyTorch's
+# DONT_REQUIRE_DERIVATIVE): their output requires grad through a NotImplemented node.
+NOT_IMPLEMENTED_DERIVATIVES = {"floor_divide", "floor_divide_", "remainder"}
+
+RECORD_NOT_IMPLEMENTED = CodeTemplate('''\
+${check_inplace}
+grad_fn = None
+if is_grad_enabled() and any_requires_grad(${arguments}):
+    grad_fn = manual.NotImplemented("aten::${name}", ${arguments})
 ''')
 
 RECORD_GRAD_FN = CodeTemplate('''\
@@ -135,18 +152,32 @@ def gen_autograd_kernel(op: Op) -> str:
     schema = op.schema
     common = {"py_name": op.py_name, "formals": formals(schema), "schema": schema,
               "arguments": ", ".join(call_arguments(schema))}
+    if op.overload in MANUAL_AUTOGRAD:
+        return MANUAL_KERNEL.substitute(py_name=op.py_name, name=op.base, schema=schema)
     if op.composite:
         kernel = kernel_reference(op.fn.dispatch["CompositeImplicitAutograd"])
         return COMPOSITE_KERNEL.substitute(common, kernel=kernel)
     tensors = [a.name for a in schema.arguments.flat_non_out() if argument_kind(a).startswith("Tensor")]
     return AUTOGRAD_KERNEL.substitute(
         common,
-        record_grad_fn=_record_grad_fn(op) if op.has_node else [],
+        record_grad_fn=_record_grad_fn(op) if op.has_node else _record_not_implemented(op),
         overload=op.overload,
         tensor_arguments=", ".join(tensors),
         set_history=_set_history(op),
         returns="self" if op.is_inplace else "result",
     )
+
+
+def _not_implemented(op: Op) -> bool:
+    return op.info is None and op.base in NOT_IMPLEMENTED_DERIVATIVES
+
+
+def _record_not_implemented(op: Op) -> list[str]:
+    if not _not_implemented(op):
+        return []
+    tensors = [a.name for a in op.schema.arguments.flat_non_out() if argument_kind(a) == "Tensor"]
+    return [RECORD_NOT_IMPLEMENTED.substitute(check_inplace=["check_inplace(self)"] if op.is_inplace else [],
+                                              arguments=", ".join(tensors), name=op.base)]
 
 
 def _record_grad_fn(op: Op) -> str:
@@ -200,6 +231,8 @@ def _save(s: Saved, op: Op) -> str:
 
 
 def _set_history(op: Op) -> list[str]:
+    if _not_implemented(op):
+        return [(REBASE_HISTORY if op.is_inplace else SET_HISTORY).substitute(save_result=[])]
     if not op.has_node:
         return ["bump_version(self)"] if op.is_inplace else []
     saves_result = any(s.kind == "output" for s in saved_values(op))

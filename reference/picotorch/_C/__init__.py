@@ -129,6 +129,28 @@ def _imul(self, other):
 TensorBase.__iadd__ = _iadd
 TensorBase.__imul__ = _imul
 
+# ---- issue 10, group A: the other arithmetic and bitwise operators, and their in-place forms. Each
+# in-place operator calls the method behind it and returns ``self`` (``w -= lr * g`` keeps ``w``).
+# ``@=`` has none, as in PyTorch: Python falls back to ``w = w @ m``, a new tensor.
+TensorBase.__floordiv__ = _binary("floor_divide")
+TensorBase.__mod__ = _binary("remainder")
+TensorBase.__and__ = TensorBase.__rand__ = _binary("bitwise_and")
+TensorBase.__or__ = TensorBase.__ror__ = _binary("bitwise_or")
+
+
+def _inplace(dunder: str, method_name: str):
+    def op(self, other):
+        return getattr(self, method_name)(other)
+    op.__name__ = dunder
+    setattr(TensorBase, dunder, op)
+
+
+for _dunder, _method in [("__isub__", "sub_"), ("__itruediv__", "div_"), ("__idiv__", "div_"), ("__ipow__", "pow_"),
+                         ("__ifloordiv__", "floor_divide_"), ("__imod__", "remainder_"),
+                         ("__iand__", "bitwise_and_"), ("__ior__", "bitwise_or_")]:
+    _inplace(_dunder, _method)
+# ---- end of group A
+
 
 # ----------------------------------------------------------------------------- the rest of _C
 
@@ -152,5 +174,6 @@ rand_like, randn_like = _factories.rand_like, _factories.randn_like
 from_numpy, manual_seed = _factories.from_numpy, _factories.manual_seed
 is_grad_enabled = is_grad_enabled
 promote_types = _st.promote_types
+can_cast = _st.can_cast
 
 del types

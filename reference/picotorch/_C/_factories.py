@@ -13,16 +13,19 @@ import numpy as np
 
 from ..c10 import scalar_type as st
 from ..c10.device import device as Device
+from ..native import distributions
 from ..native.device import backend, normalize, to_numpy
 from ..native.tensor_impl import TensorImpl, new_tensor
 from .python_arg_parser import check_requires_grad
 
 _generator = np.random.default_rng()
+distributions.set_default_generator(_generator)  # normal_ / uniform_ draw from it too
 
 
 def manual_seed(seed: int):
     global _generator
     _generator = np.random.default_rng(int(seed))
+    distributions.set_default_generator(_generator)
     return _generator
 
 

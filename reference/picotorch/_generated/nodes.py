@@ -1662,3 +1662,723 @@ class ZeroBackward0(Node):
         if node.should_compute_output(0):
             grad_inputs[0] = ops.zeros_like(grad)
         return grad_inputs
+
+
+class AbsBackward0(Node):
+    """Backward of ``abs(Tensor self) -> Tensor``."""
+
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_any_output(0, 1):
+            self = node.self_.unpack(node)
+            grad_inputs[0] = ops.mul(grad, ops.sign(self))
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class SignBackward0(Node):
+    """Backward of ``sign(Tensor self) -> Tensor``."""
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_any_output(0, 1):
+            grad_inputs[0] = ops.zeros_like(grad)
+        return grad_inputs
+
+
+class RsqrtBackward0(Node):
+    """Backward of ``rsqrt(Tensor self) -> Tensor``."""
+
+    result_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_any_output(0, 1):
+            result = node.result_.unpack(node)
+            grad_inputs[0] = ops.mul(ops.mul(grad, -0.5), ops.pow(result, 3))
+        return grad_inputs
+
+    def release_variables(node):
+        if node.result_ is not None:
+            node.result_.reset_data()
+
+    @property
+    def _saved_result(node):
+        return None if node.result_ is None else node.result_.unpack(node)
+
+    @property
+    def _raw_saved_result(node):
+        return SavedVariable(None) if node.result_ is None else node.result_
+
+
+class Exp2Backward0(Node):
+    """Backward of ``exp2(Tensor self) -> Tensor``."""
+
+    result_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_any_output(0, 1):
+            result = node.result_.unpack(node)
+            grad_inputs[0] = ops.mul(ops.mul(grad, result), 0.6931471805599453)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.result_ is not None:
+            node.result_.reset_data()
+
+    @property
+    def _saved_result(node):
+        return None if node.result_ is None else node.result_.unpack(node)
+
+    @property
+    def _raw_saved_result(node):
+        return SavedVariable(None) if node.result_ is None else node.result_
+
+
+class Expm1Backward0(Node):
+    """Backward of ``expm1(Tensor self) -> Tensor``."""
+
+    result_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_any_output(0, 1):
+            result = node.result_.unpack(node)
+            grad_inputs[0] = ops.mul(grad, ops.add(result, 1))
+        return grad_inputs
+
+    def release_variables(node):
+        if node.result_ is not None:
+            node.result_.reset_data()
+
+    @property
+    def _saved_result(node):
+        return None if node.result_ is None else node.result_.unpack(node)
+
+    @property
+    def _raw_saved_result(node):
+        return SavedVariable(None) if node.result_ is None else node.result_
+
+
+class Log2Backward0(Node):
+    """Backward of ``log2(Tensor self) -> Tensor``."""
+
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_any_output(0, 1):
+            self = node.self_.unpack(node)
+            grad_inputs[0] = ops.div(grad, ops.mul(self, 0.6931471805599453))
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class Log1PBackward0(Node):
+    """Backward of ``log1p(Tensor self) -> Tensor``."""
+
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_any_output(0, 1):
+            self = node.self_.unpack(node)
+            grad_inputs[0] = ops.div(grad, ops.add(self, 1))
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class SinBackward0(Node):
+    """Backward of ``sin(Tensor self) -> Tensor``."""
+
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_any_output(0, 1):
+            self = node.self_.unpack(node)
+            grad_inputs[0] = ops.mul(grad, ops.cos(self))
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class CosBackward0(Node):
+    """Backward of ``cos(Tensor self) -> Tensor``."""
+
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_any_output(0, 1):
+            self = node.self_.unpack(node)
+            grad_inputs[0] = ops.mul(grad, ops.neg(ops.sin(self)))
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class ClampBackward0(Node):
+    """Backward of ``clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor``."""
+
+    max_ = None
+    min_ = None
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_any_output(0, 1):
+            max = node.max_.unpack(node)
+            min = node.min_.unpack(node)
+            self = node.self_.unpack(node)
+            grad_inputs[0] = clamp_backward(grad, self, min, max)
+        if node.should_compute_any_output(1, 1):
+            max = node.max_.unpack(node)
+            min = node.min_.unpack(node)
+            self = node.self_.unpack(node)
+            grad_inputs[1] = clamp_backward_min(grad, self, min, max)
+        if node.should_compute_any_output(2, 1):
+            max = node.max_.unpack(node)
+            min = node.min_.unpack(node)
+            self = node.self_.unpack(node)
+            grad_inputs[2] = clamp_backward_max(grad, self, min, max)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.max_ is not None:
+            node.max_.reset_data()
+        if node.min_ is not None:
+            node.min_.reset_data()
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_max(node):
+        return None if node.max_ is None else node.max_.unpack(node)
+
+    @property
+    def _raw_saved_max(node):
+        return SavedVariable(None) if node.max_ is None else node.max_
+
+    @property
+    def _saved_min(node):
+        return None if node.min_ is None else node.min_.unpack(node)
+
+    @property
+    def _raw_saved_min(node):
+        return SavedVariable(None) if node.min_ is None else node.min_
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class ClampBackward1(Node):
+    """Backward of ``clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor``."""
+
+    max = None
+    min = None
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_any_output(0, 1):
+            max = node.max
+            min = node.min
+            self = node.self_.unpack(node)
+            grad_inputs[0] = clamp_backward(grad, self, min, max)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_max(node):
+        return node.max
+
+    @property
+    def _saved_min(node):
+        return node.min
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class ClampMaxBackward0(Node):
+    """Backward of ``clamp_max(Tensor self, Scalar max) -> Tensor``."""
+
+    max = None
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_any_output(0, 1):
+            max = node.max
+            self = node.self_.unpack(node)
+            grad_inputs[0] = ops.where(ops.le(self, max), grad, scalar_zero(grad))
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_max(node):
+        return node.max
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class ClampMaxBackward1(Node):
+    """Backward of ``clamp_max.Tensor(Tensor self, Tensor max) -> Tensor``."""
+
+    max_ = None
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_any_output(0, 1):
+            max = node.max_.unpack(node)
+            self = node.self_.unpack(node)
+            grad_inputs[0] = ops.where(ops.le(self, max), grad, scalar_zero(grad))
+        if node.should_compute_any_output(1, 1):
+            max = node.max_.unpack(node)
+            self = node.self_.unpack(node)
+            grad_inputs[1] = ops.where(ops.gt(self, max), grad, scalar_zero(grad))
+        return grad_inputs
+
+    def release_variables(node):
+        if node.max_ is not None:
+            node.max_.reset_data()
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_max(node):
+        return None if node.max_ is None else node.max_.unpack(node)
+
+    @property
+    def _raw_saved_max(node):
+        return SavedVariable(None) if node.max_ is None else node.max_
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class ClampMinBackward0(Node):
+    """Backward of ``clamp_min(Tensor self, Scalar min) -> Tensor``."""
+
+    min = None
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_any_output(0, 1):
+            min = node.min
+            self = node.self_.unpack(node)
+            grad_inputs[0] = ops.where(ops.ge(self, min), grad, scalar_zero(grad))
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_min(node):
+        return node.min
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class ClampMinBackward1(Node):
+    """Backward of ``clamp_min.Tensor(Tensor self, Tensor min) -> Tensor``."""
+
+    min_ = None
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_any_output(0, 1):
+            min = node.min_.unpack(node)
+            self = node.self_.unpack(node)
+            grad_inputs[0] = ops.where(ops.ge(self, min), grad, scalar_zero(grad))
+        if node.should_compute_any_output(1, 1):
+            min = node.min_.unpack(node)
+            self = node.self_.unpack(node)
+            grad_inputs[1] = ops.where(ops.lt(self, min), grad, scalar_zero(grad))
+        return grad_inputs
+
+    def release_variables(node):
+        if node.min_ is not None:
+            node.min_.reset_data()
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_min(node):
+        return None if node.min_ is None else node.min_.unpack(node)
+
+    @property
+    def _raw_saved_min(node):
+        return SavedVariable(None) if node.min_ is None else node.min_
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class MaximumBackward0(Node):
+    """Backward of ``maximum(Tensor self, Tensor other) -> Tensor``."""
+
+    other_ = None
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_any_output(0, 1):
+            other = node.other_.unpack(node)
+            self = node.self_.unpack(node)
+            grad_inputs[0] = max_min_backward(grad, self, other, ops.lt)
+        if node.should_compute_any_output(1, 1):
+            other = node.other_.unpack(node)
+            self = node.self_.unpack(node)
+            grad_inputs[1] = max_min_backward(grad, self, other, ops.gt)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.other_ is not None:
+            node.other_.reset_data()
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_other(node):
+        return None if node.other_ is None else node.other_.unpack(node)
+
+    @property
+    def _raw_saved_other(node):
+        return SavedVariable(None) if node.other_ is None else node.other_
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class MinimumBackward0(Node):
+    """Backward of ``minimum(Tensor self, Tensor other) -> Tensor``."""
+
+    other_ = None
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_any_output(0, 1):
+            other = node.other_.unpack(node)
+            self = node.self_.unpack(node)
+            grad_inputs[0] = max_min_backward(grad, self, other, ops.gt)
+        if node.should_compute_any_output(1, 1):
+            other = node.other_.unpack(node)
+            self = node.self_.unpack(node)
+            grad_inputs[1] = max_min_backward(grad, self, other, ops.lt)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.other_ is not None:
+            node.other_.reset_data()
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_other(node):
+        return None if node.other_ is None else node.other_.unpack(node)
+
+    @property
+    def _raw_saved_other(node):
+        return SavedVariable(None) if node.other_ is None else node.other_
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class RemainderBackward0(Node):
+    """Backward of ``remainder.Scalar(Tensor self, Scalar other) -> Tensor``."""
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_any_output(0, 1):
+            grad_inputs[0] = grad
+        return grad_inputs
+
+
+class RemainderBackward1(Node):
+    """Backward of ``remainder.Tensor(Tensor self, Tensor other) -> Tensor``."""
+
+    other_ = None
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_any_output(0, 1):
+            grad_inputs[0] = grad
+        if node.should_compute_any_output(1, 1):
+            other = node.other_.unpack(node)
+            self = node.self_.unpack(node)
+            grad_inputs[1] = ops.mul(ops.neg(grad), ops.floor_divide(self, other))
+        return grad_inputs
+
+    def release_variables(node):
+        if node.other_ is not None:
+            node.other_.reset_data()
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_other(node):
+        return None if node.other_ is None else node.other_.unpack(node)
+
+    @property
+    def _raw_saved_other(node):
+        return SavedVariable(None) if node.other_ is None else node.other_
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class FillBackward0(Node):
+    """Backward of ``fill.Scalar(Tensor self, Scalar value) -> Tensor``."""
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_any_output(0, 1):
+            grad_inputs[0] = ops.zeros_like(grad)
+        return grad_inputs
+
+
+class FillBackward1(Node):
+    """Backward of ``fill.Tensor(Tensor self, Tensor value) -> Tensor``."""
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_any_output(0, 1):
+            grad_inputs[0] = ops.zeros_like(grad)
+        if node.should_compute_any_output(1, 1):
+            grad_inputs[1] = ops.sum(grad)
+        return grad_inputs
+
+
+class FillBackward2(Node):
+    """Backward of ``fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)``."""
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_any_output(0, 1):
+            grad_inputs[0] = ops.zeros_like(grad)
+        return grad_inputs
+
+
+class FillBackward3(Node):
+    """Backward of ``fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)``."""
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_any_output(0, 1):
+            grad_inputs[0] = ops.zeros_like(grad)
+        if node.should_compute_any_output(1, 1):
+            grad_inputs[1] = ops.sum(grad)
+        return grad_inputs
+
+
+class NormalBackward0(Node):
+    """Backward of ``normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor(a!)``."""
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_any_output(0, 1):
+            grad_inputs[0] = ops.zeros_like(grad)
+        return grad_inputs
+
+
+class UniformBackward0(Node):
+    """Backward of ``uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!)``."""
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_any_output(0, 1):
+            grad_inputs[0] = ops.zeros_like(grad)
+        return grad_inputs

@@ -18,6 +18,9 @@ TORCH_FUNCTIONS = {
     '_unsafe_view': [
         (vt._unsafe_view, '_unsafe_view(Tensor input, int[] size)', vt.PARAMETERS['_unsafe_view']),
     ],
+    'abs': [
+        (vt.abs, 'abs(Tensor input)', vt.PARAMETERS['abs']),
+    ],
     'add': [
         (vt.add_Tensor, 'add(Tensor input, Tensor other, *, Scalar alpha=1)', vt.PARAMETERS['add_Tensor']),
     ],
@@ -27,11 +30,46 @@ TORCH_FUNCTIONS = {
     'alias': [
         (vt.alias, 'alias(Tensor input)', vt.PARAMETERS['alias']),
     ],
+    'bitwise_and': [
+        (vt.bitwise_and_Tensor, 'bitwise_and(Tensor input, Tensor other)', vt.PARAMETERS['bitwise_and_Tensor']),
+        (vt.bitwise_and_Scalar, 'bitwise_and(Tensor input, Scalar other)', vt.PARAMETERS['bitwise_and_Scalar']),
+    ],
+    'bitwise_or': [
+        (vt.bitwise_or_Tensor, 'bitwise_or(Tensor input, Tensor other)', vt.PARAMETERS['bitwise_or_Tensor']),
+        (vt.bitwise_or_Scalar, 'bitwise_or(Tensor input, Scalar other)', vt.PARAMETERS['bitwise_or_Scalar']),
+    ],
     'cat': [
         (vt.cat, 'cat(Tensor[] tensors, int dim=0)', vt.PARAMETERS['cat']),
     ],
+    'clamp': [
+        (vt.clamp_Tensor, 'clamp(Tensor input, Tensor? min=None, Tensor? max=None)', vt.PARAMETERS['clamp_Tensor']),
+        (vt.clamp, 'clamp(Tensor input, Scalar? min=None, Scalar? max=None)', vt.PARAMETERS['clamp']),
+    ],
+    'clamp_': [
+        (vt.clamp__Tensor, 'clamp_(Tensor input, Tensor? min=None, Tensor? max=None)', vt.PARAMETERS['clamp__Tensor']),
+        (vt.clamp_, 'clamp_(Tensor input, Scalar? min=None, Scalar? max=None)', vt.PARAMETERS['clamp_']),
+    ],
+    'clamp_max': [
+        (vt.clamp_max_Tensor, 'clamp_max(Tensor input, Tensor max)', vt.PARAMETERS['clamp_max_Tensor']),
+        (vt.clamp_max, 'clamp_max(Tensor input, Scalar max)', vt.PARAMETERS['clamp_max']),
+    ],
+    'clamp_max_': [
+        (vt.clamp_max__Tensor, 'clamp_max_(Tensor input, Tensor max)', vt.PARAMETERS['clamp_max__Tensor']),
+        (vt.clamp_max_, 'clamp_max_(Tensor input, Scalar max)', vt.PARAMETERS['clamp_max_']),
+    ],
+    'clamp_min': [
+        (vt.clamp_min_Tensor, 'clamp_min(Tensor input, Tensor min)', vt.PARAMETERS['clamp_min_Tensor']),
+        (vt.clamp_min, 'clamp_min(Tensor input, Scalar min)', vt.PARAMETERS['clamp_min']),
+    ],
+    'clamp_min_': [
+        (vt.clamp_min__Tensor, 'clamp_min_(Tensor input, Tensor min)', vt.PARAMETERS['clamp_min__Tensor']),
+        (vt.clamp_min_, 'clamp_min_(Tensor input, Scalar min)', vt.PARAMETERS['clamp_min_']),
+    ],
     'clone': [
         (vt.clone, 'clone(Tensor input, *, MemoryFormat? memory_format=None)', vt.PARAMETERS['clone']),
+    ],
+    'cos': [
+        (vt.cos, 'cos(Tensor input)', vt.PARAMETERS['cos']),
     ],
     'div': [
         (vt.div_Tensor, 'div(Tensor input, Tensor other)', vt.PARAMETERS['div_Tensor']),
@@ -45,6 +83,24 @@ TORCH_FUNCTIONS = {
     ],
     'exp': [
         (vt.exp, 'exp(Tensor input)', vt.PARAMETERS['exp']),
+    ],
+    'exp2': [
+        (vt.exp2, 'exp2(Tensor input)', vt.PARAMETERS['exp2']),
+    ],
+    'expm1': [
+        (vt.expm1, 'expm1(Tensor input)', vt.PARAMETERS['expm1']),
+    ],
+    'fill': [
+        (vt.fill_Tensor, 'fill(Tensor input, Tensor value)', vt.PARAMETERS['fill_Tensor']),
+        (vt.fill_Scalar, 'fill(Tensor input, Scalar value)', vt.PARAMETERS['fill_Scalar']),
+    ],
+    'fill_': [
+        (vt.fill__Tensor, 'fill_(Tensor input, Tensor value)', vt.PARAMETERS['fill__Tensor']),
+        (vt.fill__Scalar, 'fill_(Tensor input, Scalar value)', vt.PARAMETERS['fill__Scalar']),
+    ],
+    'floor_divide': [
+        (vt.floor_divide, 'floor_divide(Tensor input, Tensor other)', vt.PARAMETERS['floor_divide']),
+        (vt.floor_divide_Scalar, 'floor_divide(Tensor input, Scalar other)', vt.PARAMETERS['floor_divide_Scalar']),
     ],
     'ge': [
         (vt.ge_Tensor, 'ge(Tensor input, Tensor other)', vt.PARAMETERS['ge_Tensor']),
@@ -64,6 +120,12 @@ TORCH_FUNCTIONS = {
     'log': [
         (vt.log, 'log(Tensor input)', vt.PARAMETERS['log']),
     ],
+    'log1p': [
+        (vt.log1p, 'log1p(Tensor input)', vt.PARAMETERS['log1p']),
+    ],
+    'log2': [
+        (vt.log2, 'log2(Tensor input)', vt.PARAMETERS['log2']),
+    ],
     'lt': [
         (vt.lt_Tensor, 'lt(Tensor input, Tensor other)', vt.PARAMETERS['lt_Tensor']),
         (vt.lt_Scalar, 'lt(Tensor input, Scalar other)', vt.PARAMETERS['lt_Scalar']),
@@ -71,9 +133,15 @@ TORCH_FUNCTIONS = {
     'matmul': [
         (vt.matmul, 'matmul(Tensor input, Tensor other)', vt.PARAMETERS['matmul']),
     ],
+    'maximum': [
+        (vt.maximum, 'maximum(Tensor input, Tensor other)', vt.PARAMETERS['maximum']),
+    ],
     'mean': [
         (vt.mean, 'mean(Tensor input, *, ScalarType? dtype=None)', vt.PARAMETERS['mean']),
         (vt.mean_dim, 'mean(Tensor input, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None)', vt.PARAMETERS['mean_dim']),
+    ],
+    'minimum': [
+        (vt.minimum, 'minimum(Tensor input, Tensor other)', vt.PARAMETERS['minimum']),
     ],
     'mm': [
         (vt.mm, 'mm(Tensor input, Tensor mat2)', vt.PARAMETERS['mm']),
@@ -108,8 +176,16 @@ TORCH_FUNCTIONS = {
     'relu': [
         (vt.relu, 'relu(Tensor input)', vt.PARAMETERS['relu']),
     ],
+    'remainder': [
+        (vt.remainder_Tensor, 'remainder(Tensor input, Tensor other)', vt.PARAMETERS['remainder_Tensor']),
+        (vt.remainder_Scalar, 'remainder(Tensor input, Scalar other)', vt.PARAMETERS['remainder_Scalar']),
+        (vt.remainder_Scalar_Tensor, 'remainder(Scalar input, Tensor other)', vt.PARAMETERS['remainder_Scalar_Tensor']),
+    ],
     'reshape': [
         (vt.reshape, 'reshape(Tensor input, int[] shape)', vt.PARAMETERS['reshape']),
+    ],
+    'rsqrt': [
+        (vt.rsqrt, 'rsqrt(Tensor input)', vt.PARAMETERS['rsqrt']),
     ],
     'rsub': [
         (vt.rsub_Tensor, 'rsub(Tensor input, Tensor other, *, Scalar alpha=1)', vt.PARAMETERS['rsub_Tensor']),
@@ -120,6 +196,12 @@ TORCH_FUNCTIONS = {
     ],
     'sigmoid': [
         (vt.sigmoid, 'sigmoid(Tensor input)', vt.PARAMETERS['sigmoid']),
+    ],
+    'sign': [
+        (vt.sign, 'sign(Tensor input)', vt.PARAMETERS['sign']),
+    ],
+    'sin': [
+        (vt.sin, 'sin(Tensor input)', vt.PARAMETERS['sin']),
     ],
     'slice': [
         (vt.slice_Tensor, 'slice(Tensor input, int dim=0, int? start=None, int? end=None, int step=1)', vt.PARAMETERS['slice_Tensor']),
@@ -163,6 +245,9 @@ TORCH_FUNCTIONS = {
 }
 
 TENSOR_METHODS = {
+    'abs': [
+        (vt.abs, 'abs()', vt.PARAMETERS['abs']),
+    ],
     'add': [
         (vt.add_Tensor, 'add(Tensor other, *, Scalar alpha=1)', vt.PARAMETERS['add_Tensor']),
     ],
@@ -175,11 +260,60 @@ TENSOR_METHODS = {
     'alias': [
         (vt.alias, 'alias()', vt.PARAMETERS['alias']),
     ],
+    'bitwise_and': [
+        (vt.bitwise_and_Tensor, 'bitwise_and(Tensor other)', vt.PARAMETERS['bitwise_and_Tensor']),
+        (vt.bitwise_and_Scalar, 'bitwise_and(Scalar other)', vt.PARAMETERS['bitwise_and_Scalar']),
+    ],
+    'bitwise_and_': [
+        (vt.bitwise_and__Tensor, 'bitwise_and_(Tensor other)', vt.PARAMETERS['bitwise_and__Tensor']),
+        (vt.bitwise_and__Scalar, 'bitwise_and_(Scalar other)', vt.PARAMETERS['bitwise_and__Scalar']),
+    ],
+    'bitwise_or': [
+        (vt.bitwise_or_Tensor, 'bitwise_or(Tensor other)', vt.PARAMETERS['bitwise_or_Tensor']),
+        (vt.bitwise_or_Scalar, 'bitwise_or(Scalar other)', vt.PARAMETERS['bitwise_or_Scalar']),
+    ],
+    'bitwise_or_': [
+        (vt.bitwise_or__Tensor, 'bitwise_or_(Tensor other)', vt.PARAMETERS['bitwise_or__Tensor']),
+        (vt.bitwise_or__Scalar, 'bitwise_or_(Scalar other)', vt.PARAMETERS['bitwise_or__Scalar']),
+    ],
+    'clamp': [
+        (vt.clamp_Tensor, 'clamp(Tensor? min=None, Tensor? max=None)', vt.PARAMETERS['clamp_Tensor']),
+        (vt.clamp, 'clamp(Scalar? min=None, Scalar? max=None)', vt.PARAMETERS['clamp']),
+    ],
+    'clamp_': [
+        (vt.clamp__Tensor, 'clamp_(Tensor? min=None, Tensor? max=None)', vt.PARAMETERS['clamp__Tensor']),
+        (vt.clamp_, 'clamp_(Scalar? min=None, Scalar? max=None)', vt.PARAMETERS['clamp_']),
+    ],
+    'clamp_max': [
+        (vt.clamp_max_Tensor, 'clamp_max(Tensor max)', vt.PARAMETERS['clamp_max_Tensor']),
+        (vt.clamp_max, 'clamp_max(Scalar max)', vt.PARAMETERS['clamp_max']),
+    ],
+    'clamp_max_': [
+        (vt.clamp_max__Tensor, 'clamp_max_(Tensor max)', vt.PARAMETERS['clamp_max__Tensor']),
+        (vt.clamp_max_, 'clamp_max_(Scalar max)', vt.PARAMETERS['clamp_max_']),
+    ],
+    'clamp_min': [
+        (vt.clamp_min_Tensor, 'clamp_min(Tensor min)', vt.PARAMETERS['clamp_min_Tensor']),
+        (vt.clamp_min, 'clamp_min(Scalar min)', vt.PARAMETERS['clamp_min']),
+    ],
+    'clamp_min_': [
+        (vt.clamp_min__Tensor, 'clamp_min_(Tensor min)', vt.PARAMETERS['clamp_min__Tensor']),
+        (vt.clamp_min_, 'clamp_min_(Scalar min)', vt.PARAMETERS['clamp_min_']),
+    ],
     'clone': [
         (vt.clone, 'clone(*, MemoryFormat? memory_format=None)', vt.PARAMETERS['clone']),
     ],
+    'copy_': [
+        (vt.copy_, 'copy_(Tensor src, bool non_blocking=False)', vt.PARAMETERS['copy_']),
+    ],
+    'cos': [
+        (vt.cos, 'cos()', vt.PARAMETERS['cos']),
+    ],
     'div': [
         (vt.div_Tensor, 'div(Tensor other)', vt.PARAMETERS['div_Tensor']),
+    ],
+    'div_': [
+        (vt.div__Tensor, 'div_(Tensor other)', vt.PARAMETERS['div__Tensor']),
     ],
     'dot': [
         (vt.dot, 'dot(Tensor tensor)', vt.PARAMETERS['dot']),
@@ -191,11 +325,29 @@ TENSOR_METHODS = {
     'exp': [
         (vt.exp, 'exp()', vt.PARAMETERS['exp']),
     ],
+    'exp2': [
+        (vt.exp2, 'exp2()', vt.PARAMETERS['exp2']),
+    ],
     'expand': [
         (vt.expand, 'expand(int[] size, *, bool implicit=False)', vt.PARAMETERS['expand']),
     ],
     'expand_as': [
         (vt.expand_as, 'expand_as(Tensor other)', vt.PARAMETERS['expand_as']),
+    ],
+    'expm1': [
+        (vt.expm1, 'expm1()', vt.PARAMETERS['expm1']),
+    ],
+    'fill_': [
+        (vt.fill__Tensor, 'fill_(Tensor value)', vt.PARAMETERS['fill__Tensor']),
+        (vt.fill__Scalar, 'fill_(Scalar value)', vt.PARAMETERS['fill__Scalar']),
+    ],
+    'floor_divide': [
+        (vt.floor_divide, 'floor_divide(Tensor other)', vt.PARAMETERS['floor_divide']),
+        (vt.floor_divide_Scalar, 'floor_divide(Scalar other)', vt.PARAMETERS['floor_divide_Scalar']),
+    ],
+    'floor_divide_': [
+        (vt.floor_divide__Tensor, 'floor_divide_(Tensor other)', vt.PARAMETERS['floor_divide__Tensor']),
+        (vt.floor_divide__Scalar, 'floor_divide_(Scalar other)', vt.PARAMETERS['floor_divide__Scalar']),
     ],
     'ge': [
         (vt.ge_Tensor, 'ge(Tensor other)', vt.PARAMETERS['ge_Tensor']),
@@ -215,6 +367,12 @@ TENSOR_METHODS = {
     'log': [
         (vt.log, 'log()', vt.PARAMETERS['log']),
     ],
+    'log1p': [
+        (vt.log1p, 'log1p()', vt.PARAMETERS['log1p']),
+    ],
+    'log2': [
+        (vt.log2, 'log2()', vt.PARAMETERS['log2']),
+    ],
     'lt': [
         (vt.lt_Tensor, 'lt(Tensor other)', vt.PARAMETERS['lt_Tensor']),
         (vt.lt_Scalar, 'lt(Scalar other)', vt.PARAMETERS['lt_Scalar']),
@@ -222,9 +380,15 @@ TENSOR_METHODS = {
     'matmul': [
         (vt.matmul, 'matmul(Tensor other)', vt.PARAMETERS['matmul']),
     ],
+    'maximum': [
+        (vt.maximum, 'maximum(Tensor other)', vt.PARAMETERS['maximum']),
+    ],
     'mean': [
         (vt.mean, 'mean(*, ScalarType? dtype=None)', vt.PARAMETERS['mean']),
         (vt.mean_dim, 'mean(int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None)', vt.PARAMETERS['mean_dim']),
+    ],
+    'minimum': [
+        (vt.minimum, 'minimum(Tensor other)', vt.PARAMETERS['minimum']),
     ],
     'mm': [
         (vt.mm, 'mm(Tensor mat2)', vt.PARAMETERS['mm']),
@@ -245,6 +409,9 @@ TENSOR_METHODS = {
     'neg': [
         (vt.neg, 'neg()', vt.PARAMETERS['neg']),
     ],
+    'normal_': [
+        (vt.normal_, 'normal_(float mean=0, float std=1, *, Generator? generator=None)', vt.PARAMETERS['normal_']),
+    ],
     'permute': [
         (vt.permute, 'permute(int[] dims)', vt.PARAMETERS['permute']),
     ],
@@ -252,20 +419,41 @@ TENSOR_METHODS = {
         (vt.pow_Tensor_Tensor, 'pow(Tensor exponent)', vt.PARAMETERS['pow_Tensor_Tensor']),
         (vt.pow_Tensor_Scalar, 'pow(Scalar exponent)', vt.PARAMETERS['pow_Tensor_Scalar']),
     ],
+    'pow_': [
+        (vt.pow__Tensor, 'pow_(Tensor exponent)', vt.PARAMETERS['pow__Tensor']),
+        (vt.pow__Scalar, 'pow_(Scalar exponent)', vt.PARAMETERS['pow__Scalar']),
+    ],
     'reciprocal': [
         (vt.reciprocal, 'reciprocal()', vt.PARAMETERS['reciprocal']),
     ],
     'relu': [
         (vt.relu, 'relu()', vt.PARAMETERS['relu']),
     ],
+    'remainder': [
+        (vt.remainder_Tensor, 'remainder(Tensor other)', vt.PARAMETERS['remainder_Tensor']),
+        (vt.remainder_Scalar, 'remainder(Scalar other)', vt.PARAMETERS['remainder_Scalar']),
+    ],
+    'remainder_': [
+        (vt.remainder__Tensor, 'remainder_(Tensor other)', vt.PARAMETERS['remainder__Tensor']),
+        (vt.remainder__Scalar, 'remainder_(Scalar other)', vt.PARAMETERS['remainder__Scalar']),
+    ],
     'reshape': [
         (vt.reshape, 'reshape(int[] shape)', vt.PARAMETERS['reshape']),
+    ],
+    'rsqrt': [
+        (vt.rsqrt, 'rsqrt()', vt.PARAMETERS['rsqrt']),
     ],
     'select': [
         (vt.select_int, 'select(int dim, int index)', vt.PARAMETERS['select_int']),
     ],
     'sigmoid': [
         (vt.sigmoid, 'sigmoid()', vt.PARAMETERS['sigmoid']),
+    ],
+    'sign': [
+        (vt.sign, 'sign()', vt.PARAMETERS['sign']),
+    ],
+    'sin': [
+        (vt.sin, 'sin()', vt.PARAMETERS['sin']),
     ],
     'squeeze': [
         (vt.squeeze, 'squeeze()', vt.PARAMETERS['squeeze']),
@@ -280,6 +468,9 @@ TENSOR_METHODS = {
     'sub': [
         (vt.sub_Tensor, 'sub(Tensor other, *, Scalar alpha=1)', vt.PARAMETERS['sub_Tensor']),
     ],
+    'sub_': [
+        (vt.sub__Tensor, 'sub_(Tensor other, *, Scalar alpha=1)', vt.PARAMETERS['sub__Tensor']),
+    ],
     'sum': [
         (vt.sum, 'sum(*, ScalarType? dtype=None)', vt.PARAMETERS['sum']),
         (vt.sum_dim_IntList, 'sum(int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None)', vt.PARAMETERS['sum_dim_IntList']),
@@ -292,6 +483,9 @@ TENSOR_METHODS = {
     ],
     'transpose': [
         (vt.transpose_int, 'transpose(int dim0, int dim1)', vt.PARAMETERS['transpose_int']),
+    ],
+    'uniform_': [
+        (vt.uniform_, 'uniform_(float from=0, float to=1, *, Generator? generator=None)', vt.PARAMETERS['uniform_']),
     ],
     'unsqueeze': [
         (vt.unsqueeze, 'unsqueeze(int dim)', vt.PARAMETERS['unsqueeze']),
@@ -307,4 +501,4 @@ TENSOR_METHODS = {
     ],
 }
 
-NUMBERS_AS_TENSORS = ['add', 'add_', 'div', 'div_', 'mul', 'mul_', 'sub', 'sub_']
+NUMBERS_AS_TENSORS = ['add', 'add_', 'copy_', 'div', 'div_', 'floor_divide', 'floor_divide_', 'mul', 'mul_', 'sub', 'sub_']

@@ -14,6 +14,7 @@ from picotorch.autograd.variable import (
     rebase_history, set_history,
 )
 from picotorch import native
+from picotorch.autograd import variable_type_manual as manual
 from picotorch.native.dispatcher import device_of, kernel_for, register_kernels, register_op, overloaded
 
 from . import nodes
@@ -967,6 +968,655 @@ def ge_Tensor(self, other):
     return result
 
 
+def abs(self):
+    """``abs(Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.AbsBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("abs", device_of(self))(self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def sign(self):
+    """``sign(Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.SignBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("sign", device_of(self))(self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def rsqrt(self):
+    """``rsqrt(Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.RsqrtBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("rsqrt", device_of(self))(self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return result
+
+
+def exp2(self):
+    """``exp2(Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.Exp2Backward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("exp2", device_of(self))(self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return result
+
+
+def expm1(self):
+    """``expm1(Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.Expm1Backward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("expm1", device_of(self))(self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return result
+
+
+def log2(self):
+    """``log2(Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.Log2Backward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("log2", device_of(self))(self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def log1p(self):
+    """``log1p(Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.Log1PBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("log1p", device_of(self))(self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def sin(self):
+    """``sin(Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.SinBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("sin", device_of(self))(self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def cos(self):
+    """``cos(Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.CosBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("cos", device_of(self))(self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def clamp_Tensor(self, min=None, max=None):
+    """``clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, min, max):
+        grad_fn = nodes.ClampBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, min, max))
+        grad_fn.max_ = SavedVariable(max)
+        grad_fn.min_ = SavedVariable(min)
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("clamp.Tensor", device_of(self, min, max))(self, min, max)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def clamp(self, min=None, max=None):
+    """``clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.ClampBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.max = max
+        grad_fn.min = min
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("clamp", device_of(self))(self, min, max)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def clamp__Tensor(self, min=None, max=None):
+    """``clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)``"""
+    check_inplace(self)
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, min, max):
+        grad_fn = nodes.ClampBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, min, max))
+        grad_fn.max_ = SavedVariable(max)
+        grad_fn.min_ = SavedVariable(min)
+        grad_fn.self_ = SavedVariable(self.clone().detach())
+    result = kernel_for("clamp_.Tensor", device_of(self, min, max))(self, min, max)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def clamp_(self, min=None, max=None):
+    """``clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)``"""
+    check_inplace(self)
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.ClampBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.max = max
+        grad_fn.min = min
+        grad_fn.self_ = SavedVariable(self.clone().detach())
+    result = kernel_for("clamp_", device_of(self))(self, min, max)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def clamp_max(self, max):
+    """``clamp_max(Tensor self, Scalar max) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.ClampMaxBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.max = max
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("clamp_max", device_of(self))(self, max)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def clamp_max_Tensor(self, max):
+    """``clamp_max.Tensor(Tensor self, Tensor max) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, max):
+        grad_fn = nodes.ClampMaxBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self, max))
+        grad_fn.max_ = SavedVariable(max)
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("clamp_max.Tensor", device_of(self, max))(self, max)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def clamp_max_(self, max):
+    """``clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)``"""
+    check_inplace(self)
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.ClampMaxBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.max = max
+        grad_fn.self_ = SavedVariable(self.clone().detach())
+    result = kernel_for("clamp_max_", device_of(self))(self, max)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def clamp_max__Tensor(self, max):
+    """``clamp_max_.Tensor(Tensor(a!) self, Tensor max) -> Tensor(a!)``"""
+    check_inplace(self)
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, max):
+        grad_fn = nodes.ClampMaxBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self, max))
+        grad_fn.max_ = SavedVariable(max)
+        grad_fn.self_ = SavedVariable(self.clone().detach())
+    result = kernel_for("clamp_max_.Tensor", device_of(self, max))(self, max)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def clamp_min(self, min):
+    """``clamp_min(Tensor self, Scalar min) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.ClampMinBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.min = min
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("clamp_min", device_of(self))(self, min)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def clamp_min_Tensor(self, min):
+    """``clamp_min.Tensor(Tensor self, Tensor min) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, min):
+        grad_fn = nodes.ClampMinBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self, min))
+        grad_fn.min_ = SavedVariable(min)
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("clamp_min.Tensor", device_of(self, min))(self, min)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def clamp_min_(self, min):
+    """``clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)``"""
+    check_inplace(self)
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.ClampMinBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.min = min
+        grad_fn.self_ = SavedVariable(self.clone().detach())
+    result = kernel_for("clamp_min_", device_of(self))(self, min)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def clamp_min__Tensor(self, min):
+    """``clamp_min_.Tensor(Tensor(a!) self, Tensor min) -> Tensor(a!)``"""
+    check_inplace(self)
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, min):
+        grad_fn = nodes.ClampMinBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self, min))
+        grad_fn.min_ = SavedVariable(min)
+        grad_fn.self_ = SavedVariable(self.clone().detach())
+    result = kernel_for("clamp_min_.Tensor", device_of(self, min))(self, min)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def maximum(self, other):
+    """``maximum(Tensor self, Tensor other) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = nodes.MaximumBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, other))
+        grad_fn.other_ = SavedVariable(other)
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("maximum", device_of(self, other))(self, other)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def minimum(self, other):
+    """``minimum(Tensor self, Tensor other) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = nodes.MinimumBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, other))
+        grad_fn.other_ = SavedVariable(other)
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("minimum", device_of(self, other))(self, other)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def sub__Tensor(self, other, *, alpha=1):
+    """``sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)``"""
+    check_inplace(self)
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = nodes.SubBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, other))
+        grad_fn.alpha = alpha
+        grad_fn.other_scalar_type = other.dtype
+        grad_fn.self_scalar_type = self.dtype
+    result = kernel_for("sub_.Tensor", device_of(self, other))(self, other, alpha)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def div__Tensor(self, other):
+    """``div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
+    check_inplace(self)
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = nodes.DivBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, other))
+        grad_fn.other_ = SavedVariable(other)
+        if grad_fn.should_compute_any_output(1, 1):
+            grad_fn.self_ = SavedVariable(self.clone().detach())
+        grad_fn.self_scalar_type = self.dtype
+    result = kernel_for("div_.Tensor", device_of(self, other))(self, other)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def pow__Scalar(self, exponent):
+    """``pow_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)``"""
+    check_inplace(self)
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.PowBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.exponent = exponent
+        grad_fn.self_ = SavedVariable(self.clone().detach())
+    result = kernel_for("pow_.Scalar", device_of(self))(self, exponent)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def pow__Tensor(self, exponent):
+    """``pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)``"""
+    check_inplace(self)
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, exponent):
+        grad_fn = nodes.PowBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self, exponent))
+        grad_fn.exponent_ = SavedVariable(exponent)
+        grad_fn.self_ = SavedVariable(self.clone().detach())
+    result = kernel_for("pow_.Tensor", device_of(self, exponent))(self, exponent)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return self
+
+
+def floor_divide(self, other):
+    """``floor_divide(Tensor self, Tensor other) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = manual.NotImplemented("aten::floor_divide", self, other)
+    result = kernel_for("floor_divide", device_of(self, other))(self, other)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def floor_divide__Tensor(self, other):
+    """``floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
+    check_inplace(self)
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = manual.NotImplemented("aten::floor_divide_", self, other)
+    result = kernel_for("floor_divide_.Tensor", device_of(self, other))(self, other)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def floor_divide_Scalar(self, other):
+    """``floor_divide.Scalar(Tensor self, Scalar other) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = manual.NotImplemented("aten::floor_divide", self)
+    result = kernel_for("floor_divide.Scalar", device_of(self))(self, other)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def floor_divide__Scalar(self, other):
+    """``floor_divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)``"""
+    check_inplace(self)
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = manual.NotImplemented("aten::floor_divide_", self)
+    result = kernel_for("floor_divide_.Scalar", device_of(self))(self, other)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def remainder_Scalar(self, other):
+    """``remainder.Scalar(Tensor self, Scalar other) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.RemainderBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("remainder.Scalar", device_of(self))(self, other)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def remainder__Scalar(self, other):
+    """``remainder_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)``"""
+    check_inplace(self)
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.RemainderBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("remainder_.Scalar", device_of(self))(self, other)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def remainder_Tensor(self, other):
+    """``remainder.Tensor(Tensor self, Tensor other) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = nodes.RemainderBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self, other))
+        if grad_fn.should_compute_any_output(1, 1):
+            grad_fn.other_ = SavedVariable(other)
+        if grad_fn.should_compute_any_output(1, 1):
+            grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("remainder.Tensor", device_of(self, other))(self, other)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def remainder__Tensor(self, other):
+    """``remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
+    check_inplace(self)
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = nodes.RemainderBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self, other))
+        if grad_fn.should_compute_any_output(1, 1):
+            grad_fn.other_ = SavedVariable(other)
+        if grad_fn.should_compute_any_output(1, 1):
+            grad_fn.self_ = SavedVariable(self.clone().detach())
+    result = kernel_for("remainder_.Tensor", device_of(self, other))(self, other)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def remainder_Scalar_Tensor(self, other):
+    """``remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(other):
+        grad_fn = manual.NotImplemented("aten::remainder", other)
+    result = kernel_for("remainder.Scalar_Tensor", device_of(other))(self, other)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def bitwise_and_Scalar(self, other):
+    """``bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor``"""
+    result = kernel_for("bitwise_and.Scalar", device_of(self))(self, other)
+    return result
+
+
+def bitwise_and_Tensor(self, other):
+    """``bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor``"""
+    result = kernel_for("bitwise_and.Tensor", device_of(self, other))(self, other)
+    return result
+
+
+def bitwise_and__Scalar(self, other):
+    """``bitwise_and_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)``"""
+    result = kernel_for("bitwise_and_.Scalar", device_of(self))(self, other)
+    bump_version(self)
+    return self
+
+
+def bitwise_and__Tensor(self, other):
+    """``bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
+    result = kernel_for("bitwise_and_.Tensor", device_of(self, other))(self, other)
+    bump_version(self)
+    return self
+
+
+def bitwise_or_Scalar(self, other):
+    """``bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor``"""
+    result = kernel_for("bitwise_or.Scalar", device_of(self))(self, other)
+    return result
+
+
+def bitwise_or_Tensor(self, other):
+    """``bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor``"""
+    result = kernel_for("bitwise_or.Tensor", device_of(self, other))(self, other)
+    return result
+
+
+def bitwise_or__Scalar(self, other):
+    """``bitwise_or_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)``"""
+    result = kernel_for("bitwise_or_.Scalar", device_of(self))(self, other)
+    bump_version(self)
+    return self
+
+
+def bitwise_or__Tensor(self, other):
+    """``bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
+    result = kernel_for("bitwise_or_.Tensor", device_of(self, other))(self, other)
+    bump_version(self)
+    return self
+
+
+copy_ = manual.copy_  # ``copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)``, hand-written
+
+def fill_Scalar(self, value):
+    """``fill.Scalar(Tensor self, Scalar value) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.FillBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("fill.Scalar", device_of(self))(self, value)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def fill_Tensor(self, value):
+    """``fill.Tensor(Tensor self, Tensor value) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, value):
+        grad_fn = nodes.FillBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self, value))
+    result = kernel_for("fill.Tensor", device_of(self, value))(self, value)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def fill__Scalar(self, value):
+    """``fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)``"""
+    check_inplace(self)
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.FillBackward2()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("fill_.Scalar", device_of(self))(self, value)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def fill__Tensor(self, value):
+    """``fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)``"""
+    check_inplace(self)
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, value):
+        grad_fn = nodes.FillBackward3()
+        grad_fn.set_next_edges(collect_next_edges(self, value))
+    result = kernel_for("fill_.Tensor", device_of(self, value))(self, value)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def normal_(self, mean=0, std=1, *, generator=None):
+    """``normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor(a!)``"""
+    check_inplace(self)
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.NormalBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("normal_", device_of(self))(self, mean, std, generator)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def uniform_(self, from_=0, to=1, *, generator=None):
+    """``uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!)``"""
+    check_inplace(self)
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.UniformBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("uniform_", device_of(self))(self, from_, to, generator)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor", {"CPU": native.add, "CUDA": native.add_cuda})
 register_kernels("add_.Tensor", {"CPU": native.add_, "CUDA": native.add_})
@@ -1041,6 +1691,57 @@ register_kernels("gt.Scalar", {"CPU": native.gt, "CUDA": native.gt})
 register_kernels("gt.Tensor", {"CPU": native.gt, "CUDA": native.gt})
 register_kernels("ge.Scalar", {"CPU": native.ge, "CUDA": native.ge})
 register_kernels("ge.Tensor", {"CPU": native.ge, "CUDA": native.ge})
+register_kernels("abs", {"CPU": native.abs, "CUDA": native.abs})
+register_kernels("sign", {"CPU": native.sign, "CUDA": native.sign})
+register_kernels("rsqrt", {"CPU": native.rsqrt, "CUDA": native.rsqrt})
+register_kernels("exp2", {"CPU": native.exp2, "CUDA": native.exp2})
+register_kernels("expm1", {"CPU": native.expm1, "CUDA": native.expm1})
+register_kernels("log2", {"CPU": native.log2, "CUDA": native.log2})
+register_kernels("log1p", {"CPU": native.log1p, "CUDA": native.log1p})
+register_kernels("sin", {"CPU": native.sin, "CUDA": native.sin})
+register_kernels("cos", {"CPU": native.cos, "CUDA": native.cos})
+register_kernels("clamp.Tensor", {"CPU": native.clamp_tensor, "CUDA": native.clamp_tensor})
+register_kernels("clamp", {"CPU": native.clamp, "CUDA": native.clamp})
+register_kernels("clamp_.Tensor", {"CPU": native.clamp_tensor_, "CUDA": native.clamp_tensor_})
+register_kernels("clamp_", {"CPU": native.clamp_, "CUDA": native.clamp_})
+register_kernels("clamp_max", {"CPU": native.clamp_max, "CUDA": native.clamp_max})
+register_kernels("clamp_max.Tensor", {"CPU": native.clamp_max, "CUDA": native.clamp_max})
+register_kernels("clamp_max_", {"CPU": native.clamp_max_, "CUDA": native.clamp_max_})
+register_kernels("clamp_max_.Tensor", {"CPU": native.clamp_max_, "CUDA": native.clamp_max_})
+register_kernels("clamp_min", {"CPU": native.clamp_min, "CUDA": native.clamp_min})
+register_kernels("clamp_min.Tensor", {"CPU": native.clamp_min, "CUDA": native.clamp_min})
+register_kernels("clamp_min_", {"CPU": native.clamp_min_, "CUDA": native.clamp_min_})
+register_kernels("clamp_min_.Tensor", {"CPU": native.clamp_min_, "CUDA": native.clamp_min_})
+register_kernels("maximum", {"CPU": native.maximum, "CUDA": native.maximum})
+register_kernels("minimum", {"CPU": native.minimum, "CUDA": native.minimum})
+register_kernels("sub_.Tensor", {"CPU": native.sub_, "CUDA": native.sub_})
+register_kernels("div_.Tensor", {"CPU": native.div_, "CUDA": native.div_})
+register_kernels("pow_.Scalar", {"CPU": native.pow_, "CUDA": native.pow_})
+register_kernels("pow_.Tensor", {"CPU": native.pow_, "CUDA": native.pow_})
+register_kernels("floor_divide", {"CPU": native.floor_divide, "CUDA": native.floor_divide})
+register_kernels("floor_divide_.Tensor", {"CPU": native.floor_divide_, "CUDA": native.floor_divide_})
+register_kernels("floor_divide.Scalar", {"CPU": native.floor_divide, "CUDA": native.floor_divide})
+register_kernels("floor_divide_.Scalar", {"CPU": native.floor_divide_, "CUDA": native.floor_divide_})
+register_kernels("remainder.Scalar", {"CPU": native.remainder, "CUDA": native.remainder})
+register_kernels("remainder_.Scalar", {"CPU": native.remainder_, "CUDA": native.remainder_})
+register_kernels("remainder.Tensor", {"CPU": native.remainder, "CUDA": native.remainder})
+register_kernels("remainder_.Tensor", {"CPU": native.remainder_, "CUDA": native.remainder_})
+register_kernels("remainder.Scalar_Tensor", {"CPU": native.remainder_scalar_tensor, "CUDA": native.remainder_scalar_tensor})
+register_kernels("bitwise_and.Scalar", {"CPU": native.bitwise_and, "CUDA": native.bitwise_and})
+register_kernels("bitwise_and.Tensor", {"CPU": native.bitwise_and, "CUDA": native.bitwise_and})
+register_kernels("bitwise_and_.Scalar", {"CPU": native.bitwise_and_, "CUDA": native.bitwise_and_})
+register_kernels("bitwise_and_.Tensor", {"CPU": native.bitwise_and_, "CUDA": native.bitwise_and_})
+register_kernels("bitwise_or.Scalar", {"CPU": native.bitwise_or, "CUDA": native.bitwise_or})
+register_kernels("bitwise_or.Tensor", {"CPU": native.bitwise_or, "CUDA": native.bitwise_or})
+register_kernels("bitwise_or_.Scalar", {"CPU": native.bitwise_or_, "CUDA": native.bitwise_or_})
+register_kernels("bitwise_or_.Tensor", {"CPU": native.bitwise_or_, "CUDA": native.bitwise_or_})
+register_kernels("copy_", {"CPU": native.copy_, "CUDA": native.copy_})
+register_kernels("fill.Scalar", {"CPU": native.fill, "CUDA": native.fill})
+register_kernels("fill.Tensor", {"CPU": native.fill, "CUDA": native.fill})
+register_kernels("fill_.Scalar", {"CPU": native.fill_, "CUDA": native.fill_})
+register_kernels("fill_.Tensor", {"CPU": native.fill_, "CUDA": native.fill_})
+register_kernels("normal_", {"CPU": native.normal_, "CUDA": native.normal_})
+register_kernels("uniform_", {"CPU": native.uniform_, "CUDA": native.uniform_})
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -1122,6 +1823,57 @@ PARAMETERS = {
     "gt_Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
     "ge_Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
     "ge_Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "abs": ((('self', 'Tensor', False),), ()),
+    "sign": ((('self', 'Tensor', False),), ()),
+    "rsqrt": ((('self', 'Tensor', False),), ()),
+    "exp2": ((('self', 'Tensor', False),), ()),
+    "expm1": ((('self', 'Tensor', False),), ()),
+    "log2": ((('self', 'Tensor', False),), ()),
+    "log1p": ((('self', 'Tensor', False),), ()),
+    "sin": ((('self', 'Tensor', False),), ()),
+    "cos": ((('self', 'Tensor', False),), ()),
+    "clamp_Tensor": ((('self', 'Tensor', False), ('min', 'Tensor?', True), ('max', 'Tensor?', True),), ()),
+    "clamp": ((('self', 'Tensor', False), ('min', 'Scalar?', True), ('max', 'Scalar?', True),), ()),
+    "clamp__Tensor": ((('self', 'Tensor', False), ('min', 'Tensor?', True), ('max', 'Tensor?', True),), ()),
+    "clamp_": ((('self', 'Tensor', False), ('min', 'Scalar?', True), ('max', 'Scalar?', True),), ()),
+    "clamp_max": ((('self', 'Tensor', False), ('max', 'Scalar', False),), ()),
+    "clamp_max_Tensor": ((('self', 'Tensor', False), ('max', 'Tensor', False),), ()),
+    "clamp_max_": ((('self', 'Tensor', False), ('max', 'Scalar', False),), ()),
+    "clamp_max__Tensor": ((('self', 'Tensor', False), ('max', 'Tensor', False),), ()),
+    "clamp_min": ((('self', 'Tensor', False), ('min', 'Scalar', False),), ()),
+    "clamp_min_Tensor": ((('self', 'Tensor', False), ('min', 'Tensor', False),), ()),
+    "clamp_min_": ((('self', 'Tensor', False), ('min', 'Scalar', False),), ()),
+    "clamp_min__Tensor": ((('self', 'Tensor', False), ('min', 'Tensor', False),), ()),
+    "maximum": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "minimum": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "sub__Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('alpha', 'Scalar', True),)),
+    "div__Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "pow__Scalar": ((('self', 'Tensor', False), ('exponent', 'Scalar', False),), ()),
+    "pow__Tensor": ((('self', 'Tensor', False), ('exponent', 'Tensor', False),), ()),
+    "floor_divide": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "floor_divide__Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "floor_divide_Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "floor_divide__Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "remainder_Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "remainder__Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "remainder_Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "remainder__Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "remainder_Scalar_Tensor": ((('self', 'Scalar', False), ('other', 'Tensor', False),), ()),
+    "bitwise_and_Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "bitwise_and_Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "bitwise_and__Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "bitwise_and__Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "bitwise_or_Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "bitwise_or_Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "bitwise_or__Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "bitwise_or__Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "copy_": ((('self', 'Tensor', False), ('src', 'Tensor', False), ('non_blocking', 'any', True),), ()),
+    "fill_Scalar": ((('self', 'Tensor', False), ('value', 'Scalar', False),), ()),
+    "fill_Tensor": ((('self', 'Tensor', False), ('value', 'Tensor', False),), ()),
+    "fill__Scalar": ((('self', 'Tensor', False), ('value', 'Scalar', False),), ()),
+    "fill__Tensor": ((('self', 'Tensor', False), ('value', 'Tensor', False),), ()),
+    "normal_": ((('self', 'Tensor', False), ('mean', 'any', True), ('std', 'any', True),), (('generator', 'any', True),)),
+    "uniform_": ((('self', 'Tensor', False), ('from_', 'any', True), ('to', 'any', True),), (('generator', 'any', True),)),
 }
 
 
@@ -1183,3 +1935,36 @@ register_op("lt", overloaded("lt", [(lt_Scalar, PARAMETERS["lt_Scalar"]), (lt_Te
 register_op("le", overloaded("le", [(le_Scalar, PARAMETERS["le_Scalar"]), (le_Tensor, PARAMETERS["le_Tensor"])]))
 register_op("gt", overloaded("gt", [(gt_Scalar, PARAMETERS["gt_Scalar"]), (gt_Tensor, PARAMETERS["gt_Tensor"])]))
 register_op("ge", overloaded("ge", [(ge_Scalar, PARAMETERS["ge_Scalar"]), (ge_Tensor, PARAMETERS["ge_Tensor"])]))
+register_op("abs", overloaded("abs", [(abs, PARAMETERS["abs"])]))
+register_op("sign", overloaded("sign", [(sign, PARAMETERS["sign"])]))
+register_op("rsqrt", overloaded("rsqrt", [(rsqrt, PARAMETERS["rsqrt"])]))
+register_op("exp2", overloaded("exp2", [(exp2, PARAMETERS["exp2"])]))
+register_op("expm1", overloaded("expm1", [(expm1, PARAMETERS["expm1"])]))
+register_op("log2", overloaded("log2", [(log2, PARAMETERS["log2"])]))
+register_op("log1p", overloaded("log1p", [(log1p, PARAMETERS["log1p"])]))
+register_op("sin", overloaded("sin", [(sin, PARAMETERS["sin"])]))
+register_op("cos", overloaded("cos", [(cos, PARAMETERS["cos"])]))
+register_op("clamp", overloaded("clamp", [(clamp_Tensor, PARAMETERS["clamp_Tensor"]), (clamp, PARAMETERS["clamp"])]))
+register_op("clamp_", overloaded("clamp_", [(clamp__Tensor, PARAMETERS["clamp__Tensor"]), (clamp_, PARAMETERS["clamp_"])]))
+register_op("clamp_max", overloaded("clamp_max", [(clamp_max, PARAMETERS["clamp_max"]), (clamp_max_Tensor, PARAMETERS["clamp_max_Tensor"])]))
+register_op("clamp_max_", overloaded("clamp_max_", [(clamp_max_, PARAMETERS["clamp_max_"]), (clamp_max__Tensor, PARAMETERS["clamp_max__Tensor"])]))
+register_op("clamp_min", overloaded("clamp_min", [(clamp_min, PARAMETERS["clamp_min"]), (clamp_min_Tensor, PARAMETERS["clamp_min_Tensor"])]))
+register_op("clamp_min_", overloaded("clamp_min_", [(clamp_min_, PARAMETERS["clamp_min_"]), (clamp_min__Tensor, PARAMETERS["clamp_min__Tensor"])]))
+register_op("maximum", overloaded("maximum", [(maximum, PARAMETERS["maximum"])]))
+register_op("minimum", overloaded("minimum", [(minimum, PARAMETERS["minimum"])]))
+register_op("sub_", overloaded("sub_", [(sub__Tensor, PARAMETERS["sub__Tensor"])]))
+register_op("div_", overloaded("div_", [(div__Tensor, PARAMETERS["div__Tensor"])]))
+register_op("pow_", overloaded("pow_", [(pow__Scalar, PARAMETERS["pow__Scalar"]), (pow__Tensor, PARAMETERS["pow__Tensor"])]))
+register_op("floor_divide", overloaded("floor_divide", [(floor_divide, PARAMETERS["floor_divide"]), (floor_divide_Scalar, PARAMETERS["floor_divide_Scalar"])]))
+register_op("floor_divide_", overloaded("floor_divide_", [(floor_divide__Tensor, PARAMETERS["floor_divide__Tensor"]), (floor_divide__Scalar, PARAMETERS["floor_divide__Scalar"])]))
+register_op("remainder", overloaded("remainder", [(remainder_Scalar, PARAMETERS["remainder_Scalar"]), (remainder_Tensor, PARAMETERS["remainder_Tensor"]), (remainder_Scalar_Tensor, PARAMETERS["remainder_Scalar_Tensor"])]))
+register_op("remainder_", overloaded("remainder_", [(remainder__Scalar, PARAMETERS["remainder__Scalar"]), (remainder__Tensor, PARAMETERS["remainder__Tensor"])]))
+register_op("bitwise_and", overloaded("bitwise_and", [(bitwise_and_Scalar, PARAMETERS["bitwise_and_Scalar"]), (bitwise_and_Tensor, PARAMETERS["bitwise_and_Tensor"])]))
+register_op("bitwise_and_", overloaded("bitwise_and_", [(bitwise_and__Scalar, PARAMETERS["bitwise_and__Scalar"]), (bitwise_and__Tensor, PARAMETERS["bitwise_and__Tensor"])]))
+register_op("bitwise_or", overloaded("bitwise_or", [(bitwise_or_Scalar, PARAMETERS["bitwise_or_Scalar"]), (bitwise_or_Tensor, PARAMETERS["bitwise_or_Tensor"])]))
+register_op("bitwise_or_", overloaded("bitwise_or_", [(bitwise_or__Scalar, PARAMETERS["bitwise_or__Scalar"]), (bitwise_or__Tensor, PARAMETERS["bitwise_or__Tensor"])]))
+register_op("copy_", overloaded("copy_", [(copy_, PARAMETERS["copy_"])]))
+register_op("fill", overloaded("fill", [(fill_Scalar, PARAMETERS["fill_Scalar"]), (fill_Tensor, PARAMETERS["fill_Tensor"])]))
+register_op("fill_", overloaded("fill_", [(fill__Scalar, PARAMETERS["fill__Scalar"]), (fill__Tensor, PARAMETERS["fill__Tensor"])]))
+register_op("normal_", overloaded("normal_", [(normal_, PARAMETERS["normal_"])]))
+register_op("uniform_", overloaded("uniform_", [(uniform_, PARAMETERS["uniform_"])]))

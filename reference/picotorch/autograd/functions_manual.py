@@ -34,6 +34,11 @@ __all__ = [  # what `from functions_manual import *` gives the generated nodes
     "_to_copy_backward",
     "cat_tensors_backward",
     "stack_tensors_backward",
+    "scalar_zero",
+    "clamp_backward",
+    "clamp_backward_min",
+    "clamp_backward_max",
+    "max_min_backward",
 ]
 
 
@@ -202,3 +207,44 @@ def cat_tensors_backward(grad, sizes, dtypes, dim):
 def stack_tensors_backward(grad, dim, dtypes):
     dim = dim % len(grad.shape)
     return [ops.select(grad, dim, i) for i in range(len(dtypes))]
+
+
+def scalar_zero(grad):
+    """``at::scalar_tensor(0., grad.options())``: a zero-dim zero of ``grad``'s dtype and device."""
+    return wrap(grad, zeros_array(grad, ()))
+
+
+def clamp_backward(grad, self, min, max):
+    """The gradient passes where ``self`` lies inside the bounds (ends included), else 0."""
+    if min is None and max is None:
+        return grad
+    if min is not None and max is not None:
+        inside = ops.mul(ops.ge(self, min), ops.le(self, max))
+    else:
+        inside = ops.ge(self, min) if min is not None else ops.le(self, max)
+    return ops.where(inside, grad, scalar_zero(grad))
+
+
+def clamp_backward_min(grad, self, min, max):
+    """``min``'s half of ``clamp_backward_min_max``: where ``self`` was raised to ``min`` (and ``min < max``)."""
+    below = ops.lt(self, min)
+    if max is not None:
+        below = ops.mul(below, ops.lt(min, max))
+    return ops.where(below, grad, scalar_zero(grad))
+
+
+def clamp_backward_max(grad, self, min, max):
+    """``max``'s half: where ``self`` was lowered to ``max``, or everywhere ``max < min`` (max wins)."""
+    above = ops.gt(self, max)
+    if min is not None:
+        above = ops.add(above, ops.lt(max, min))
+    return ops.where(above, grad, scalar_zero(grad))
+
+
+def max_min_backward(grad, self, other, loses):
+    """``maximum``/``minimum``: the whole gradient to the chosen side, half each on a tie, 0 to the loser.
+
+    PyTorch writes ``where(self == other, grad / 2, grad).masked_fill_(loses(self, other), 0)``.
+    """
+    shared = ops.where(ops.eq(self, other), ops.div(grad, 2), grad)
+    return ops.where(loses(self, other), scalar_zero(grad), shared)

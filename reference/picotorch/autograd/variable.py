@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 import weakref
 
+from ..c10.scalar_type import is_differentiable_type
 from ..native.dispatcher import ops
 from ..native.tensor_impl import TensorImpl, new_tensor
 from .anomaly_mode import AnomalyMode
@@ -97,7 +98,13 @@ def any_requires_grad(*tensors) -> bool:
 
 
 def set_history(t, grad_fn) -> None:
-    """Make ``t`` the next output of ``grad_fn`` (its gradient will be that node's input)."""
+    """Make ``t`` the next output of ``grad_fn`` (its gradient will be that node's input).
+
+    An integer or bool output never joins the graph (``x.long()``, ``int_tensor.copy_(x)``): PyTorch
+    states it per op (``output_differentiability: ["!dtype || isDifferentiableType(*dtype)"]``).
+    """
+    if not is_differentiable_type(t._dtype):
+        return
     t._output_nr = grad_fn.add_input_metadata(t)
     t._grad_fn = grad_fn
     t._requires_grad = False

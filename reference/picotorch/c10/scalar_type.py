@@ -90,6 +90,19 @@ def from_numpy_dtype(np_dtype) -> dtype:
         ) from None
 
 
+def can_cast(from_: dtype, to: dtype) -> bool:
+    """``c10::canCast``: the casts an in-place op may do to its result (a category never goes down).
+
+    Float into an integer and anything but bool into bool are refused; within a category any size works
+    (float64 into float32 is allowed).
+    """
+    if from_.is_complex and not to.is_complex:
+        return False
+    if from_.is_floating_point and not (to.is_floating_point or to.is_complex):
+        return False
+    return from_ is bool_ or to is not bool_
+
+
 def promote_types(a: dtype, b: dtype) -> dtype:
     """The promotion table of ``c10::promoteTypes`` for the dtypes picotorch has."""
     if a is b:

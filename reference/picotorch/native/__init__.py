@@ -11,6 +11,8 @@ The files are ATen's, one module per ``.cpp``:
   (``Activation.cpp``), ``reduce_ops.py`` (``ReduceOps.cpp``), ``linear_algebra.py``
   (``LinearAlgebra.cpp``), ``tensor_shape.py`` (``TensorShape.cpp``), ``indexing.py``
   (``TensorAdvancedIndexing.cpp``), ``tensor_factories.py`` (``TensorFactories.cpp``);
+- ``tensor_compare.py`` (``TensorCompare.cpp``: ``clamp``), ``copy.py`` (``Copy.cpp``),
+  ``distributions.py`` (``Distributions.cpp``: ``normal_``, ``uniform_``);
 - ``composite.py``: the ``CompositeImplicitAutograd`` kernels, built from other ops;
 - ``cuda/``: CUDA's lazy initialisation and the kernels that launch hand-written CUDA C;
 - ``helpers.py``: what the kernel files share (and the only kernel-side names the layers above use);
@@ -26,29 +28,46 @@ from .activation import relu, threshold_backward
 from .binary_ops import (
     add,
     add_,
+    bitwise_and,
+    bitwise_and_,
+    bitwise_or,
+    bitwise_or_,
     div,
+    div_,
     eq,
+    floor_divide,
+    floor_divide_,
     ge,
     gt,
     le,
     lt,
+    maximum,
+    minimum,
     mul,
     mul_,
     ne,
     pow,
+    pow_,
     pow_scalar_base,
+    remainder,
+    remainder_,
+    remainder_scalar_tensor,
     rsub,
     sigmoid_backward,
     sub,
+    sub_,
     tanh_backward,
     where,
 )
 from .composite import expand_as, matmul, reshape
+from .copy import copy_
 from .cuda.elementwise import add_cuda, mul_cuda, relu_cuda, threshold_backward_cuda
+from .distributions import normal_, uniform_
 from .indexing import _index_put_impl_, index
 from .linear_algebra import addmm, dot, mm, mv
 from .reduce_ops import mean, mean_dim, sum, sum_dim
-from .tensor_factories import _to_copy, clone, ones_like, zero_, zeros_like
+from .tensor_compare import clamp, clamp_, clamp_max, clamp_max_, clamp_min, clamp_min_, clamp_tensor, clamp_tensor_
+from .tensor_factories import _to_copy, clone, fill, fill_, ones_like, zero_, zeros_like
 from .tensor_shape import (
     _unsafe_view,
     alias,
@@ -71,7 +90,7 @@ from .tensor_shape import (
     unsqueeze,
     view,
 )
-from .unary_ops import exp, log, neg, reciprocal, sigmoid, tanh
+from .unary_ops import abs, cos, exp, exp2, expm1, log, log1p, log2, neg, reciprocal, rsqrt, sigmoid, sign, sin, tanh
 
 __all__ = [
     "_index_put_impl_", "_to_copy", "_unsafe_view", "add", "add_", "add_cuda", "addmm", "alias", "cat", "clone",
@@ -82,4 +101,9 @@ __all__ = [
     "squeeze_dim_", "squeeze_dims", "squeeze_dims_", "stack", "sub", "sum", "sum_dim", "t", "tanh",
     "tanh_backward", "threshold_backward", "threshold_backward_cuda", "transpose", "unsqueeze", "view", "where",
     "zero_", "zeros_like",
+    # issue 10, group A
+    "abs", "bitwise_and", "bitwise_and_", "bitwise_or", "bitwise_or_", "clamp", "clamp_", "clamp_max", "clamp_max_",
+    "clamp_min", "clamp_min_", "clamp_tensor", "clamp_tensor_", "copy_", "cos", "div_", "exp2", "expm1", "fill",
+    "fill_", "floor_divide", "floor_divide_", "log1p", "log2", "maximum", "minimum", "normal_", "pow_", "remainder",
+    "remainder_", "remainder_scalar_tensor", "rsqrt", "sign", "sin", "sub_", "uniform_",
 ]

@@ -1,9 +1,10 @@
 """The binary elementwise kernels: arithmetic, comparisons, and the backward of sigmoid and tanh.
 
-Models ``aten/src/ATen/native/BinaryOps.cpp`` (``add``, ``sub``, ``rsub``, ``mul``, ``div``, the
-comparisons, the in-place ``add_``/``mul_``, ``sigmoid_backward``, ``tanh_backward``). Two neighbours
-sit here too, because they are binary elementwise ops built the same way: ``pow`` (ATen's ``Pow.cpp``)
-and ``where`` (ATen's ``TensorCompare.cpp``).
+Models ``aten/src/ATen/native/BinaryOps.cpp`` (``add``, ``sub``, ``rsub``, ``mul``, ``div``,
+``floor_divide``, ``remainder``, ``bitwise_and``/``bitwise_or``, ``minimum``/``maximum``, the
+comparisons, the in-place forms ``add_``, ``sub_``, ``mul_``, ``div_`` ..., ``sigmoid_backward``,
+``tanh_backward``). Two neighbours sit here too, because they are binary elementwise ops built the
+same way: ``pow`` (ATen's ``Pow.cpp``) and ``where`` (ATen's ``TensorCompare.cpp``).
 
 Every kernel starts as TensorIterator does (:func:`helpers.binary_operands`: the common device, the
 promoted dtype, the broadcast shape, both arrays cast), computes with the device's array library and
@@ -23,6 +24,7 @@ from .helpers import (
     cast,
     common_device,
     const,
+    float_dtype,
     result_type,
     scalar_tensor,
     scaled,
@@ -76,6 +78,9 @@ def div(self, other):
 
 
 def pow(self, exponent):
+    if self._dtype is st.bool_ and getattr(exponent, "_dtype", None) is st.bool_:
+        # a bool number exponent is 0 or 1, which PyTorch answers without the kernel (a fill or a copy)
+        raise NotImplementedError("\"pow\" not implemented for 'Bool'")
     return _binary(self, exponent, _pow_compute)
 
 
@@ -83,6 +88,57 @@ def pow_scalar_base(self, exponent):
     """``pow.Scalar``: a Python number raised to a tensor (what ``2 ** x`` calls)."""
     base = scalar_tensor(self)
     return _binary(base, exponent, _pow_compute)
+
+
+def floor_divide(self, other):
+    return _binary(self, other, _division("div_floor_cpu", lambda xp, a, b: xp.floor_divide(a, b)))
+
+
+def remainder(self, other):
+    """The remainder of floor division: the sign of ``other``, as Python's ``%``."""
+    return _binary(self, other, _division("remainder_cpu", lambda xp, a, b: xp.remainder(a, b)))
+
+
+def remainder_scalar_tensor(self, other):
+    """``remainder.Scalar_Tensor``: a Python number modulo a tensor (what ``7 % x`` calls)."""
+    return remainder(scalar_tensor(self), other)
+
+
+def _division(kernel, fn):
+    """A division-like ``compute``: no bools, and an integer divided by zero raises as PyTorch does."""
+    def compute(xp, a, b, dtype):
+        if dtype is st.bool_:
+            raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+        if not dtype.is_floating_point and bool(xp.any(b == const(xp, 0, b))):
+            raise RuntimeError("ZeroDivisionError")
+        with np.errstate(all="ignore"):  # a float divided by zero is inf or nan, silently, as in PyTorch
+            return fn(xp, a, b)
+    return compute
+
+
+def bitwise_and(self, other):
+    return _binary(self, other, _bitwise("bitwise_and", lambda xp, a, b: xp.bitwise_and(a, b)))
+
+
+def bitwise_or(self, other):
+    return _binary(self, other, _bitwise("bitwise_or", lambda xp, a, b: xp.bitwise_or(a, b)))
+
+
+def _bitwise(name, fn):
+    def compute(xp, a, b, dtype):
+        if dtype.is_floating_point:
+            raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{dtype.c10_name}'")
+        return fn(xp, a, b)
+    return compute
+
+
+def minimum(self, other):
+    """The smaller element of the two (NaN if either is NaN)."""
+    return _binary(self, other, lambda xp, a, b, dtype: xp.minimum(a, b))
+
+
+def maximum(self, other):
+    return _binary(self, other, lambda xp, a, b, dtype: xp.maximum(a, b))
 
 
 def _binary(self, other, compute, *, to_float=False):
@@ -118,18 +174,70 @@ def _pow_compute(xp, a, b, dtype):
 
 
 def add_(self, other, alpha=1):
-    _write(self, add(self, other, alpha))
+    check_inplace_operands(self, other)
+    write_inplace(self, add(self, other, alpha))
+    return self
+
+
+def sub_(self, other, alpha=1):
+    _check_bool_sub(self, other)
+    check_inplace_operands(self, other)
+    write_inplace(self, sub(self, other, alpha))
     return self
 
 
 def mul_(self, other):
-    _write(self, mul(self, other))
+    check_inplace_operands(self, other)
+    write_inplace(self, mul(self, other))
     return self
 
 
-def _write(self, result) -> None:
-    """Copy an out-of-place result into ``self``, with PyTorch's checks for an in-place op."""
-    _check_inplace_dtype(self, result._dtype)
+def div_(self, other):
+    check_inplace_operands(self, other, to_float=True)
+    write_inplace(self, div(self, other))
+    return self
+
+
+def pow_(self, exponent):
+    check_inplace_operands(self, exponent)
+    write_inplace(self, pow(self, exponent))
+    return self
+
+
+def floor_divide_(self, other):
+    check_inplace_operands(self, other)
+    write_inplace(self, floor_divide(self, other))
+    return self
+
+
+def remainder_(self, other):
+    check_inplace_operands(self, other)
+    write_inplace(self, remainder(self, other))
+    return self
+
+
+def bitwise_and_(self, other):
+    check_inplace_operands(self, other)
+    write_inplace(self, bitwise_and(self, other))
+    return self
+
+
+def bitwise_or_(self, other):
+    check_inplace_operands(self, other)
+    write_inplace(self, bitwise_or(self, other))
+    return self
+
+
+def check_inplace_operands(self, *others, to_float=False, type_meta_names=False) -> None:
+    """TensorIterator's set-up of an in-place op, before any kernel runs: the promoted dtype must cast to ``self``'s."""
+    if len(others) == 1 and getattr(others[0], "_dtype", None) is self._dtype and not to_float:
+        return  # the common case (``w.add_(g)``, same dtypes) casts to itself: no promotion to compute
+    dtype = result_type(self, *[as_operand(o) for o in others])
+    _check_inplace_dtype(self, float_dtype(dtype) if to_float else dtype, type_meta_names)
+
+
+def write_inplace(self, result) -> None:
+    """Copy an out-of-place result into ``self`` (its dtype checked before: ``check_inplace_operands``)."""
     if tuple(result._data.shape) != shape_of(self):
         raise RuntimeError(f"output with shape {list(shape_of(self))} doesn't match the broadcast shape "
                            f"{list(result._data.shape)}")
@@ -137,10 +245,20 @@ def _write(self, result) -> None:
     self._data[...] = xp.astype(result._data, xp_dtype(xp, self._dtype))
 
 
-def _check_inplace_dtype(self, dtype) -> None:
-    if st.promote_types(dtype, self._dtype) is not self._dtype:
-        raise RuntimeError(f"result type {dtype.c10_name} can't be cast to the desired output type "
-                           f"{self._dtype.c10_name}")
+def _check_inplace_dtype(self, dtype, type_meta_names=False) -> None:
+    """TensorIterator's check of an in-place result: ``can_cast`` (float64 into float32 yes, float into int no).
+
+    Structured kernels that check the output themselves (``clamp_``) name it by its C++ type instead.
+    """
+    if not st.can_cast(dtype, self._dtype):
+        target = _TYPE_META_NAMES[self._dtype.name] if type_meta_names else self._dtype.c10_name
+        raise RuntimeError(f"result type {dtype.c10_name} can't be cast to the desired output type {target}")
+
+
+# caffe2::TypeMeta names (C++ type names), which some checks print instead of ScalarType names.
+_TYPE_META_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+                    "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+                    "uint8": "unsigned char", "bool": "bool"}
 
 
 # ----------------------------------------------------------------------------- comparisons

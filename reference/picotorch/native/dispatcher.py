@@ -149,8 +149,9 @@ def accepts(kind: str, value, numbers_as_tensors: bool = False) -> bool:
     base = kind.rstrip("?")
     if base == "Tensor":
         return isinstance(value, TensorImpl) or (numbers_as_tensors and _is_number(value))
-    if base == "Scalar":
-        return _is_number(value)  # a Tensor never converts to a C++ Scalar implicitly
+    if base == "Scalar":  # a number, or a zero-dim tensor that needs no gradient (python_arg_parser.cpp)
+        return _is_number(value) or (isinstance(value, TensorImpl) and value._data.ndim == 0
+                                     and not value._requires_grad and value._grad_fn is None)
     if base in ("Tensor[]", "Tensor?[]"):
         return isinstance(value, (list, tuple)) and all(
             isinstance(v, TensorImpl) or (v is None and base == "Tensor?[]") for v in value)
@@ -163,8 +164,10 @@ def accepts(kind: str, value, numbers_as_tensors: bool = False) -> bool:
 
 def _normalize(kind: str, value):
     """An ``int[]`` parameter given one int (or a 0-dim int tensor) receives a one-element tuple."""
-    if kind == "Tensor" or kind == "Scalar":
+    if kind == "Tensor":
         return value  # nothing to normalize, and these are most arguments: no string work
+    if kind.startswith("Scalar") and isinstance(value, TensorImpl):
+        return value.item()  # a zero-dim tensor passed for a Scalar becomes its number
     if kind.startswith("int[]") and value is not None:
         if isinstance(value, int):
             return (value,)

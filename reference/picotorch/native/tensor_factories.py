@@ -1,16 +1,16 @@
 """New tensors from a tensor: ``zeros_like``, ``ones_like``, ``clone``, ``_to_copy``, ``zero_``.
 
 Models ``aten/src/ATen/native/TensorFactories.cpp`` (``zeros_like``, ``ones_like``, ``clone``) with
-two neighbours: ``_to_copy`` (what ``.to(dtype, device)`` calls; ATen's ``TensorConversions.cpp``),
-and ``zero_`` (ATen's ``Fill.cpp``). The factories that make a tensor from nothing (``torch.zeros``,
-``torch.tensor``) are ``picotorch/_C/_factories.py``.
+neighbours: ``_to_copy`` (what ``.to(dtype, device)`` calls; ATen's ``TensorConversions.cpp``),
+and ``zero_``, ``fill_``, ``fill`` (ATen's ``Fill.cpp``). The factories that make a tensor from
+nothing (``torch.zeros``, ``torch.tensor``) are ``picotorch/_C/_factories.py``.
 """
 
 from __future__ import annotations
 
 from .device import backend, normalize, to_numpy
 from .helpers import shape_of, wrap, xp_dtype, xp_of
-from .tensor_impl import new_tensor
+from .tensor_impl import TensorImpl, new_tensor
 
 
 def zeros_like(self, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
@@ -51,3 +51,20 @@ def zero_(self):
     xp = xp_of(self)
     self._data[...] = xp.zeros_like(self._data)
     return self
+
+
+def fill_(self, value):
+    """Every element set to ``value`` (a number, or a zero-dim tensor: ``fill_.Tensor``) in ``self``'s dtype."""
+    if isinstance(value, TensorImpl):
+        if value._data.ndim != 0:
+            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
+                               f"{value._data.ndim} dimensions.")
+        value = to_numpy(value._data).item()
+    xp = xp_of(self)
+    self._data[...] = xp.asarray(value, dtype=xp_dtype(xp, self._dtype), device=self._data.device)
+    return self
+
+
+def fill(self, value):
+    """``torch.fill``: a new tensor like ``self``, filled with ``value``."""
+    return fill_(clone(self), value)

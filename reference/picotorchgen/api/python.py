@@ -8,6 +8,7 @@ it is built here, once.
 
 from __future__ import annotations
 
+import keyword
 import re
 
 from ..model import Argument, FunctionSchema
@@ -26,7 +27,12 @@ def formals(schema: FunctionSchema) -> str:
 
 def call_arguments(schema: FunctionSchema) -> list[str]:
     """The names a generated function passes on to its kernel, in schema order (no ``out=``)."""
-    return [a.name for a in schema.arguments.flat_non_out()]
+    return [python_name(a) for a in schema.arguments.flat_non_out()]
+
+
+def python_name(a: Argument) -> str:
+    """An argument's name in generated Python: a keyword gets a trailing ``_`` (``uniform_``'s ``from``)."""
+    return a.name + "_" if keyword.iskeyword(a.name) else a.name
 
 
 def python_signature(schema: FunctionSchema, method: bool) -> str:
@@ -49,7 +55,7 @@ def parameter_table(schema: FunctionSchema) -> str:
 
 
 def _row(arguments: tuple[Argument, ...]) -> str:
-    entries = "".join(f"({a.name!r}, {argument_kind(a)!r}, {a.default is not None}), " for a in arguments)
+    entries = "".join(f"({python_name(a)!r}, {argument_kind(a)!r}, {a.default is not None}), " for a in arguments)
     return f"({entries[:-1]})" if entries else "()"
 
 
@@ -70,7 +76,8 @@ def argument_kind(a: Argument) -> str:
 
 
 def _formal(a: Argument) -> str:
-    return a.name if a.default is None else f"{a.name}={python_default(a.default)}"
+    name = python_name(a)
+    return name if a.default is None else f"{name}={python_default(a.default)}"
 
 
 def python_default(text: str) -> str:

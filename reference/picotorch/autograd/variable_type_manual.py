@@ -1,0 +1,81 @@
+"""Autograd pieces PyTorch writes by hand instead of generating: ``copy_``, ``CopyBackwards``, ``NotImplemented``.
+
+Models ``torch/csrc/autograd/VariableTypeManual.cpp`` (``copy_``), ``CopyBackwards`` of
+``torch/csrc/autograd/functions/tensor.cpp`` and ``NotImplemented`` of ``functions/basic_ops.h``.
+``copy_`` is in ``MANUAL_AUTOGRAD`` of the generator: ``_generated/variable_type.py`` takes this
+function as the op's autograd kernel. A copy overwrites ``self``, so ``self``'s old value gets a
+zero gradient and ``src`` the gradient, converted back to ``src``'s dtype and device (the engine
+then sums it down to ``src``'s shape). The generated kernel of an op without a formula records a
+``NotImplemented`` node (``NOT_IMPLEMENTED_DERIVATIVES`` of the generator).
+"""
+
+from __future__ import annotations
+
+from ..c10.scalar_type import is_differentiable_type
+from ..native.dispatcher import device_of, kernel_for, ops
+from ..native.tensor_impl import TensorImpl
+from .grad_mode import is_grad_enabled
+from .graph import Node
+from .variable import (
+    any_requires_grad,
+    bump_version,
+    check_inplace,
+    collect_next_edges,
+    gradient_edge,
+    rebase_history,
+    requires_grad,
+)
+
+
+class CopyBackwards(Node):
+    def __init__(self, next_edges, src_options) -> None:
+        super().__init__(next_edges)
+        self.src_options = src_options  # (dtype, device) of src
+
+    def name(self) -> str:
+        return "torch::autograd::CopyBackwards"  # a hand-written node: its C++ name, namespace included
+
+    def apply(self, grads: list) -> list:
+        grad = grads[0]
+        if grad is None:
+            return [None, None]
+        self_grad = ops.zeros_like(grad) if self.should_compute_output(0) else None
+        src_grad = None
+        if self.should_compute_output(1):
+            dtype, device = self.src_options
+            same = dtype is grad._dtype and device == grad._device  # Tensor.to: no copy when nothing changes
+            src_grad = grad if same else ops._to_copy(grad, dtype=dtype, device=device)
+        return [self_grad, src_grad]
+
+
+def copy_(self, src, non_blocking=False):
+    """``copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)``"""
+    requires_grad = is_grad_enabled() and any_requires_grad(self, src) and is_differentiable_type(self._dtype)
+    if requires_grad:
+        check_inplace(self)
+    grad_fn = None
+    if requires_grad:
+        grad_fn = CopyBackwards(collect_next_edges(self, src), (src._dtype, src._device))
+    kernel_for("copy_", device_of(self, src))(self, src, non_blocking)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+class NotImplemented(Node):  # noqa: A001  (PyTorch's name for the node)
+    """The node of an op without a derivative formula (``floor_divide``): backward through it raises.
+
+    The generated kernel of such an op still records it, so the output requires grad as in PyTorch;
+    its edges lead only to the inputs that require grad.
+    """
+
+    def __init__(self, op: str, *inputs) -> None:
+        super().__init__([gradient_edge(t) for t in inputs if isinstance(t, TensorImpl) and requires_grad(t)])
+        self.msg = f"derivative for {op} is not implemented"
+
+    def name(self) -> str:
+        return "torch::autograd::NotImplemented"
+
+    def apply(self, grads: list) -> list:
+        raise RuntimeError(self.msg)

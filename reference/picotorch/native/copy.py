@@ -1,0 +1,26 @@
+"""``copy_``: write another tensor's values into this one, broadcast and cast.
+
+Models ``aten/src/ATen/native/Copy.cpp``: ``src`` broadcasts to ``self``'s shape (never the other
+way), any dtype converts to ``self``'s (float into int truncates, anything into bool tests for
+non-zero), and a tensor of another device is moved first. Its autograd (``CopyBackwards``) is
+hand-written: ``autograd/variable_type_manual.py``.
+"""
+
+from __future__ import annotations
+
+from . import checks
+from .device import to_numpy
+from .helpers import shape_of, xp_dtype, xp_of
+
+
+def copy_(self, src, non_blocking=False):
+    shape = shape_of(self)
+    if checks.broadcast_shapes(shape, shape_of(src)) != shape:
+        raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape "
+                           f"{list(checks.broadcast_shapes(shape, shape_of(src)))}")
+    xp = xp_of(self)
+    data = src._data
+    if src._device != self._device:
+        data = to_numpy(data)
+    self._data[...] = xp.asarray(data, dtype=xp_dtype(xp, self._dtype), device=self._data.device)
+    return self

@@ -1,0 +1,90 @@
+"""``clamp`` and its one-sided forms, with numbers or tensors for the bounds.
+
+The in-place forms with number bounds are structured kernels that check their output themselves:
+their cast error names the C++ type (``long int``), the tensor forms' the ScalarType (``Long``).
+
+Models ``aten/src/ATen/native/TensorCompare.cpp`` (``clamp``, ``clamp.Tensor``, ``clamp_min``,
+``clamp_max`` and their in-place forms). The result has the promoted dtype of the input and the
+bounds (an int tensor clamped to ``0.5`` is float); a NaN anywhere gives NaN.
+"""
+
+from __future__ import annotations
+
+from . import checks
+from .binary_ops import check_inplace_operands, write_inplace
+from .device import backend
+from .helpers import as_operand, cast, common_device, result_type, shape_of
+from .layout import follow_inputs
+from .tensor_impl import new_tensor
+
+_NO_BOUND = "torch.clamp: At least one of 'min' or 'max' must not be None"
+
+
+def clamp(self, min=None, max=None):
+    if min is None and max is None:
+        raise RuntimeError(_NO_BOUND)
+    kernel = "clamp_scalar_cpu" if min is not None and max is not None else (
+        "clamp_min_scalar_cpu" if min is not None else "clamp_max_scalar_cpu")
+    return _clamp(self, min, max, kernel)
+
+
+def clamp_tensor(self, min=None, max=None):
+    if min is None and max is None:
+        raise RuntimeError(_NO_BOUND)
+    return _clamp(self, min, max, "clamp_cpu")
+
+
+def clamp_min(self, min):
+    return _clamp(self, min, None, "clamp_min_scalar_cpu" if not _is_tensor(min) else "clamp_min_cpu")
+
+
+def clamp_max(self, max):
+    return _clamp(self, None, max, "clamp_max_scalar_cpu" if not _is_tensor(max) else "clamp_max_cpu")
+
+
+def clamp_(self, min=None, max=None):
+    check_inplace_operands(self, *[b for b in (min, max) if b is not None], type_meta_names=True)
+    write_inplace(self, clamp(self, min, max))
+    return self
+
+
+def clamp_tensor_(self, min=None, max=None):
+    check_inplace_operands(self, *[b for b in (min, max) if b is not None])
+    write_inplace(self, clamp_tensor(self, min, max))
+    return self
+
+
+def clamp_min_(self, min):
+    check_inplace_operands(self, min, type_meta_names=not _is_tensor(min))
+    write_inplace(self, clamp_min(self, min))
+    return self
+
+
+def clamp_max_(self, max):
+    check_inplace_operands(self, max, type_meta_names=not _is_tensor(max))
+    write_inplace(self, clamp_max(self, max))
+    return self
+
+
+def _is_tensor(value) -> bool:
+    return getattr(value, "_is_wrapped_number", True) is False
+
+
+def _clamp(self, min, max, kernel):
+    bounds = [as_operand(b) for b in (min, max) if b is not None]
+    dev = common_device(self, *bounds)
+    dtype = result_type(self, *bounds)
+    if dtype.c10_name == "Bool":
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+    shape = shape_of(self)
+    for b in bounds:
+        shape = checks.broadcast_shapes(shape, shape_of(b))
+    xp = backend(dev).xp
+    data = cast(self, dtype, xp, dev)
+    if min is not None:
+        data = xp.maximum(data, cast(as_operand(min), dtype, xp, dev))
+    if max is not None:
+        data = xp.minimum(data, cast(as_operand(max), dtype, xp, dev))
+    data = xp.broadcast_to(xp.asarray(data), shape)
+    return new_tensor(follow_inputs(xp, xp.asarray(data, copy=True), [self._data] + [b._data for b in bounds]),
+                      dtype, dev)

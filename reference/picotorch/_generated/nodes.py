@@ -1674,7 +1674,7 @@ class AbsBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             self = node.self_.unpack(node)
             grad_inputs[0] = ops.mul(grad, ops.sign(self))
         return grad_inputs
@@ -1700,7 +1700,7 @@ class SignBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             grad_inputs[0] = ops.zeros_like(grad)
         return grad_inputs
 
@@ -1715,7 +1715,7 @@ class RsqrtBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             result = node.result_.unpack(node)
             grad_inputs[0] = ops.mul(ops.mul(grad, -0.5), ops.pow(result, 3))
         return grad_inputs
@@ -1743,7 +1743,7 @@ class Exp2Backward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             result = node.result_.unpack(node)
             grad_inputs[0] = ops.mul(ops.mul(grad, result), 0.6931471805599453)
         return grad_inputs
@@ -1771,7 +1771,7 @@ class Expm1Backward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             result = node.result_.unpack(node)
             grad_inputs[0] = ops.mul(grad, ops.add(result, 1))
         return grad_inputs
@@ -1799,7 +1799,7 @@ class Log2Backward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             self = node.self_.unpack(node)
             grad_inputs[0] = ops.div(grad, ops.mul(self, 0.6931471805599453))
         return grad_inputs
@@ -1827,7 +1827,7 @@ class Log1PBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             self = node.self_.unpack(node)
             grad_inputs[0] = ops.div(grad, ops.add(self, 1))
         return grad_inputs
@@ -1855,7 +1855,7 @@ class SinBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             self = node.self_.unpack(node)
             grad_inputs[0] = ops.mul(grad, ops.cos(self))
         return grad_inputs
@@ -1883,7 +1883,7 @@ class CosBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             self = node.self_.unpack(node)
             grad_inputs[0] = ops.mul(grad, ops.neg(ops.sin(self)))
         return grad_inputs
@@ -1913,17 +1913,17 @@ class ClampBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             max = node.max_.unpack(node)
             min = node.min_.unpack(node)
             self = node.self_.unpack(node)
             grad_inputs[0] = clamp_backward(grad, self, min, max)
-        if node.should_compute_any_output(1, 1):
+        if node.should_compute_output(1):
             max = node.max_.unpack(node)
             min = node.min_.unpack(node)
             self = node.self_.unpack(node)
             grad_inputs[1] = clamp_backward_min(grad, self, min, max)
-        if node.should_compute_any_output(2, 1):
+        if node.should_compute_output(2):
             max = node.max_.unpack(node)
             min = node.min_.unpack(node)
             self = node.self_.unpack(node)
@@ -1975,7 +1975,7 @@ class ClampBackward1(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             max = node.max
             min = node.min
             self = node.self_.unpack(node)
@@ -2014,7 +2014,7 @@ class ClampMaxBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             max = node.max
             self = node.self_.unpack(node)
             grad_inputs[0] = ops.where(ops.le(self, max), grad, scalar_zero(grad))
@@ -2048,11 +2048,11 @@ class ClampMaxBackward1(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             max = node.max_.unpack(node)
             self = node.self_.unpack(node)
             grad_inputs[0] = ops.where(ops.le(self, max), grad, scalar_zero(grad))
-        if node.should_compute_any_output(1, 1):
+        if node.should_compute_output(1):
             max = node.max_.unpack(node)
             self = node.self_.unpack(node)
             grad_inputs[1] = ops.where(ops.gt(self, max), grad, scalar_zero(grad))
@@ -2092,7 +2092,7 @@ class ClampMinBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             min = node.min
             self = node.self_.unpack(node)
             grad_inputs[0] = ops.where(ops.ge(self, min), grad, scalar_zero(grad))
@@ -2126,11 +2126,11 @@ class ClampMinBackward1(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             min = node.min_.unpack(node)
             self = node.self_.unpack(node)
             grad_inputs[0] = ops.where(ops.ge(self, min), grad, scalar_zero(grad))
-        if node.should_compute_any_output(1, 1):
+        if node.should_compute_output(1):
             min = node.min_.unpack(node)
             self = node.self_.unpack(node)
             grad_inputs[1] = ops.where(ops.lt(self, min), grad, scalar_zero(grad))
@@ -2170,11 +2170,11 @@ class MaximumBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             other = node.other_.unpack(node)
             self = node.self_.unpack(node)
             grad_inputs[0] = max_min_backward(grad, self, other, ops.lt)
-        if node.should_compute_any_output(1, 1):
+        if node.should_compute_output(1):
             other = node.other_.unpack(node)
             self = node.self_.unpack(node)
             grad_inputs[1] = max_min_backward(grad, self, other, ops.gt)
@@ -2214,11 +2214,11 @@ class MinimumBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             other = node.other_.unpack(node)
             self = node.self_.unpack(node)
             grad_inputs[0] = max_min_backward(grad, self, other, ops.gt)
-        if node.should_compute_any_output(1, 1):
+        if node.should_compute_output(1):
             other = node.other_.unpack(node)
             self = node.self_.unpack(node)
             grad_inputs[1] = max_min_backward(grad, self, other, ops.lt)
@@ -2255,7 +2255,7 @@ class RemainderBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             grad_inputs[0] = grad
         return grad_inputs
 
@@ -2271,9 +2271,9 @@ class RemainderBackward1(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             grad_inputs[0] = grad
-        if node.should_compute_any_output(1, 1):
+        if node.should_compute_output(1):
             other = node.other_.unpack(node)
             self = node.self_.unpack(node)
             grad_inputs[1] = ops.mul(ops.neg(grad), ops.floor_divide(self, other))
@@ -2310,7 +2310,7 @@ class FillBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             grad_inputs[0] = ops.zeros_like(grad)
         return grad_inputs
 
@@ -2323,9 +2323,9 @@ class FillBackward1(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             grad_inputs[0] = ops.zeros_like(grad)
-        if node.should_compute_any_output(1, 1):
+        if node.should_compute_output(1):
             grad_inputs[1] = ops.sum(grad)
         return grad_inputs
 
@@ -2338,7 +2338,7 @@ class FillBackward2(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             grad_inputs[0] = ops.zeros_like(grad)
         return grad_inputs
 
@@ -2351,9 +2351,9 @@ class FillBackward3(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             grad_inputs[0] = ops.zeros_like(grad)
-        if node.should_compute_any_output(1, 1):
+        if node.should_compute_output(1):
             grad_inputs[1] = ops.sum(grad)
         return grad_inputs
 
@@ -2366,7 +2366,7 @@ class NormalBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             grad_inputs[0] = ops.zeros_like(grad)
         return grad_inputs
 
@@ -2379,6 +2379,6 @@ class UniformBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, 1):
+        if node.should_compute_output(0):
             grad_inputs[0] = ops.zeros_like(grad)
         return grad_inputs

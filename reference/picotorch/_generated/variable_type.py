@@ -1321,7 +1321,7 @@ def div__Tensor(self, other):
         grad_fn = nodes.DivBackward0()
         grad_fn.set_next_edges(collect_next_edges(self, other))
         grad_fn.other_ = SavedVariable(other)
-        if grad_fn.should_compute_any_output(1, 1):
+        if grad_fn.should_compute_output(1):
             grad_fn.self_ = SavedVariable(self.clone().detach())
         grad_fn.self_scalar_type = self.dtype
     result = kernel_for("div_.Tensor", device_of(self, other))(self, other)
@@ -1444,9 +1444,9 @@ def remainder_Tensor(self, other):
     if is_grad_enabled() and any_requires_grad(self, other):
         grad_fn = nodes.RemainderBackward1()
         grad_fn.set_next_edges(collect_next_edges(self, other))
-        if grad_fn.should_compute_any_output(1, 1):
+        if grad_fn.should_compute_output(1):
             grad_fn.other_ = SavedVariable(other)
-        if grad_fn.should_compute_any_output(1, 1):
+        if grad_fn.should_compute_output(1):
             grad_fn.self_ = SavedVariable(self)
     result = kernel_for("remainder.Tensor", device_of(self, other))(self, other)
     if grad_fn is not None:
@@ -1461,9 +1461,9 @@ def remainder__Tensor(self, other):
     if is_grad_enabled() and any_requires_grad(self, other):
         grad_fn = nodes.RemainderBackward1()
         grad_fn.set_next_edges(collect_next_edges(self, other))
-        if grad_fn.should_compute_any_output(1, 1):
+        if grad_fn.should_compute_output(1):
             grad_fn.other_ = SavedVariable(other)
-        if grad_fn.should_compute_any_output(1, 1):
+        if grad_fn.should_compute_output(1):
             grad_fn.self_ = SavedVariable(self.clone().detach())
     result = kernel_for("remainder_.Tensor", device_of(self, other))(self, other)
     bump_version(self)

@@ -73,6 +73,10 @@ from .tensor_shape import (
 )
 from .unary_ops import exp, log, neg, reciprocal, sigmoid, tanh
 
+# issue 10, helper E: sqrt and the optimizers' in-place ops
+from .pointwise_ops import addcdiv_, addcmul_, lerp_  # noqa: I001
+from .unary_ops import sqrt
+
 __all__ = [
     "_index_put_impl_", "_to_copy", "_unsafe_view", "add", "add_", "add_cuda", "addmm", "alias", "cat", "clone",
     "div", "dot", "eq", "exp", "expand", "expand_as", "ge", "gt", "index", "le", "log", "lt", "matmul", "mean",
@@ -83,3 +87,4 @@ __all__ = [
     "tanh_backward", "threshold_backward", "threshold_backward_cuda", "transpose", "unsqueeze", "view", "where",
     "zero_", "zeros_like",
 ]
+__all__ += ["addcdiv_", "addcmul_", "lerp_", "sqrt"]  # issue 10, helper E

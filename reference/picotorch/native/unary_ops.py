@@ -47,3 +47,8 @@ def _unary_float(self, fn):
     xp = xp_of(self)
     return new_tensor(follow_inputs(xp, xp.asarray(fn(xp, cast(self, dtype, xp))), [self._data]), dtype,
                       self._device)
+
+
+# --- issue 10, helper E: sqrt (the optimizers' denominator) ---
+def sqrt(self):
+    return _unary_float(self, lambda xp, a: xp.sqrt(a))

@@ -77,6 +77,13 @@ CASES = {
     "where": ([data(2, 3), data(2, 3), data(3)], lambda T, c, a, b: T.where(c > 0, a, b)),
     "mlp": ([data(4, 3), data(5, 3), data(5), data(1, 5)],
             lambda T, x, w, b, v: (T.nn.functional.linear(x, w, b).relu() @ v.t()).sigmoid().mean()),
+    # issue 10, helper E: sqrt and the optimizers' in-place ops
+    "sqrt": ([data(2, 3, positive=True)], lambda T, a: a.sqrt()),
+    "inplace_addcmul": ([data(2, 3), data(2, 3), data(3)], lambda T, a, b, c: (a * 2).addcmul_(b, c, value=0.5)),
+    "inplace_addcdiv": ([data(2, 3), data(2, 3), data(2, 3, positive=True)],
+                        lambda T, a, b, c: (a * 2).addcdiv_(b, c, value=-1.5)),
+    "inplace_lerp_small": ([data(2, 3), data(2, 3)], lambda T, a, b: (a * 2).lerp_(b, 0.25)),
+    "inplace_lerp_large": ([data(2, 3), data(2, 3)], lambda T, a, b: (a * 2).lerp_(b, 0.75)),
 }
 
 

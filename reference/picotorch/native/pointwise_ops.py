@@ -1,19 +1,21 @@
 """The optimizers' in-place pointwise kernels: ``addcmul_``, ``addcdiv_``, ``lerp_``.
 
 Models ``aten/src/ATen/native/PointwiseOps.cpp`` (``addcmul``, ``addcdiv``) and
-``aten/src/ATen/native/Lerp.cpp``. Each is a chain of the binary kernels in PyTorch's order of
-operations, so a float32 tensor rounds after each step as PyTorch's scalar loop does:
-``self + (value * tensor1) * tensor2``, ``self + (value * tensor1) / tensor2`` and, for ``lerp``,
-``self + weight * (end - self)`` when ``|weight| < 0.5``, else ``end - (end - self) * (1 - weight)``.
+``aten/src/ATen/native/Lerp.cpp``, in PyTorch's order of operations and roundings on the CPU:
+``addcmul`` is ``(value * tensor1) * tensor2 + self`` with the last multiply-add fused;
+``addcdiv`` is ``self + (value * tensor1) / tensor2``; ``lerp`` fuses ``weight * (end - self) + self``
+when ``|weight| < 0.5``, else ``(weight - 1) * (end - self) + end`` (PyTorch's ``lerp_vec``).
 """
 
 from __future__ import annotations
 
 from .binary_ops import _write, add, div, mul, sub
+from .helpers import const, fused_multiply_add, wrap, xp_of
 
 
 def addcmul_(self, tensor1, tensor2, value=1):
-    _write(self, add(self, mul(mul(tensor1, value), tensor2)))
+    scaled = mul(tensor1, value)
+    _write(self, _fma(self, scaled, tensor2, self))
     return self
 
 
@@ -25,7 +27,18 @@ def addcdiv_(self, tensor1, tensor2, value=1):
 def lerp_(self, end, weight):
     diff = sub(end, self)
     if abs(weight) < 0.5:
-        _write(self, add(self, mul(diff, weight)))
+        _write(self, _fma(self, diff, weight, self))
     else:
-        _write(self, sub(end, mul(diff, 1 - weight)))
+        _write(self, _fma(self, diff, weight - 1, end))
     return self
+
+
+def _fma(like, a, b, c):
+    """``a * b + c`` (tensors, or a Python number for ``b``) in ``like``'s dtype, rounded once."""
+    xp = xp_of(like)
+    dtype = xp.float32 if str(like.dtype) == "torch.float32" else None
+    a_data = a._data
+    if dtype is None or a_data.dtype != dtype:
+        return add(mul(a, b), c)
+    b_data = const(xp, b, a_data) if not hasattr(b, "_data") else b._data
+    return wrap(like, fused_multiply_add(xp, a_data, b_data, c._data))

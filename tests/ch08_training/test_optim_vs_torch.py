@@ -53,7 +53,12 @@ def test_updates_match_torch_step_for_step(name, dtype):
     for p_step, t_step in zip(p_hist, t_hist):
         for p, t in zip(p_step, t_step):
             assert p.dtype == t.dtype
-            np.testing.assert_allclose(p, t, rtol=rtol, atol=rtol)
+            if name.startswith("sgd") and dtype == "float32":
+                # bit for bit: every add/mul rounds as PyTorch's CPU kernel does, its fused multiply-adds included
+                np.testing.assert_array_equal(p, t)
+            else:
+                # Adam's sqrt: PyTorch's float32 CPU sqrt is one ulp off the correctly rounded one on some inputs
+                np.testing.assert_allclose(p, t, rtol=rtol, atol=rtol)
     p_sd, t_sd = p_opt.state_dict(), t_opt.state_dict()
     assert p_sd["param_groups"] == t_sd["param_groups"]
     assert list(p_sd["state"]) == list(t_sd["state"])

@@ -40,7 +40,10 @@ def numel(input) -> int:
 
 
 from . import autograd, cuda, nn, optim, utils  # noqa: E402
+from .autograd import inference_mode  # noqa: E402  (issue 10, helper E)
+from .utils import data as _utils_data  # noqa: E402, F401  (loads picotorch.utils.data, as torch does)
+from .utils.serialization import load, save  # noqa: E402
 
 __all__ += ["Tensor", "Size", "autograd", "cuda", "nn", "optim", "utils", "no_grad", "enable_grad", "set_grad_enabled",
-            "is_grad_enabled", "set_printoptions", "is_tensor", "numel"]
+            "is_grad_enabled", "set_printoptions", "is_tensor", "numel", "inference_mode", "load", "save"]
 del _name, _fn

@@ -113,6 +113,13 @@ CASES = {
     "fill_tensor": ([data(2, 3), data(3)], lambda T, a, b: T.fill(a, b[0]) * a),
     "inplace_normal": ([data(2, 3)], lambda T, a: (a * 1).normal_() * 0 + a),
     "inplace_uniform": ([data(2, 3)], lambda T, a: (a * 1).uniform_(-1, 1) * 0 + a),
+    # issue 10, helper E: sqrt and the optimizers' in-place ops
+    "sqrt": ([data(2, 3, positive=True)], lambda T, a: a.sqrt()),
+    "inplace_addcmul": ([data(2, 3), data(2, 3), data(3)], lambda T, a, b, c: (a * 2).addcmul_(b, c, value=0.5)),
+    "inplace_addcdiv": ([data(2, 3), data(2, 3), data(2, 3, positive=True)],
+                        lambda T, a, b, c: (a * 2).addcdiv_(b, c, value=-1.5)),
+    "inplace_lerp_small": ([data(2, 3), data(2, 3)], lambda T, a, b: (a * 2).lerp_(b, 0.25)),
+    "inplace_lerp_large": ([data(2, 3), data(2, 3)], lambda T, a, b: (a * 2).lerp_(b, 0.75)),
 }
 
 

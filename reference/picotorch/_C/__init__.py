@@ -43,7 +43,7 @@ from ..c10.scalar_type import (  # noqa: F401
 from ..c10.size import Size  # noqa: F401
 from ..native import tensor_impl as _tensor_impl
 from ..native.tensor_impl import TensorImpl as _TensorImpl
-from . import _factories, _indexing
+from . import _factories, _generator, _indexing
 from ._tensor_base import TensorBase
 from .python_arg_parser import NOT_SIMPLE, PythonArgParser
 
@@ -172,6 +172,7 @@ zeros, ones, empty, full = _factories.zeros, _factories.ones, _factories.empty, 
 rand, randn, arange = _factories.rand, _factories.randn, _factories.arange
 rand_like, randn_like = _factories.rand_like, _factories.randn_like
 from_numpy, manual_seed = _factories.from_numpy, _factories.manual_seed
+Generator, randperm = _generator.Generator, _generator.randperm  # issue 10, helper E
 is_grad_enabled = is_grad_enabled
 promote_types = _st.promote_types
 can_cast = _st.can_cast

@@ -2382,3 +2382,157 @@ class UniformBackward0(Node):
         if node.should_compute_output(0):
             grad_inputs[0] = ops.zeros_like(grad)
         return grad_inputs
+
+
+class SqrtBackward0(Node):
+    """Backward of ``sqrt(Tensor self) -> Tensor``."""
+
+    result_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            result = node.result_.unpack(node)
+            grad_inputs[0] = ops.div(grad, ops.mul(result, 2))
+        return grad_inputs
+
+    def release_variables(node):
+        if node.result_ is not None:
+            node.result_.reset_data()
+
+    @property
+    def _saved_result(node):
+        return None if node.result_ is None else node.result_.unpack(node)
+
+    @property
+    def _raw_saved_result(node):
+        return SavedVariable(None) if node.result_ is None else node.result_
+
+
+class AddcmulBackward0(Node):
+    """Backward of ``addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)``."""
+
+    tensor1_ = None
+    tensor2_ = None
+    value = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            grad_inputs[0] = grad
+        if node.should_compute_output(1):
+            tensor2 = node.tensor2_.unpack(node)
+            value = node.value
+            grad_inputs[1] = ops.mul(grad, ops.mul(tensor2, value))
+        if node.should_compute_output(2):
+            tensor1 = node.tensor1_.unpack(node)
+            value = node.value
+            grad_inputs[2] = ops.mul(grad, ops.mul(tensor1, value))
+        return grad_inputs
+
+    def release_variables(node):
+        if node.tensor1_ is not None:
+            node.tensor1_.reset_data()
+        if node.tensor2_ is not None:
+            node.tensor2_.reset_data()
+
+    @property
+    def _saved_tensor1(node):
+        return None if node.tensor1_ is None else node.tensor1_.unpack(node)
+
+    @property
+    def _raw_saved_tensor1(node):
+        return SavedVariable(None) if node.tensor1_ is None else node.tensor1_
+
+    @property
+    def _saved_tensor2(node):
+        return None if node.tensor2_ is None else node.tensor2_.unpack(node)
+
+    @property
+    def _raw_saved_tensor2(node):
+        return SavedVariable(None) if node.tensor2_ is None else node.tensor2_
+
+    @property
+    def _saved_value(node):
+        return node.value
+
+
+class AddcdivBackward0(Node):
+    """Backward of ``addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)``."""
+
+    tensor1_ = None
+    tensor2_ = None
+    value = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            grad_inputs[0] = grad
+        if node.should_compute_output(1):
+            tensor2 = node.tensor2_.unpack(node)
+            value = node.value
+            grad_inputs[1] = ops.div(ops.mul(grad, value), tensor2)
+        if node.should_compute_output(2):
+            tensor1 = node.tensor1_.unpack(node)
+            tensor2 = node.tensor2_.unpack(node)
+            value = node.value
+            grad_inputs[2] = ops.neg(ops.div(ops.mul(ops.mul(grad, value), tensor1), ops.mul(tensor2, tensor2)))
+        return grad_inputs
+
+    def release_variables(node):
+        if node.tensor1_ is not None:
+            node.tensor1_.reset_data()
+        if node.tensor2_ is not None:
+            node.tensor2_.reset_data()
+
+    @property
+    def _saved_tensor1(node):
+        return None if node.tensor1_ is None else node.tensor1_.unpack(node)
+
+    @property
+    def _raw_saved_tensor1(node):
+        return SavedVariable(None) if node.tensor1_ is None else node.tensor1_
+
+    @property
+    def _saved_tensor2(node):
+        return None if node.tensor2_ is None else node.tensor2_.unpack(node)
+
+    @property
+    def _raw_saved_tensor2(node):
+        return SavedVariable(None) if node.tensor2_ is None else node.tensor2_
+
+    @property
+    def _saved_value(node):
+        return node.value
+
+
+class LerpBackward0(Node):
+    """Backward of ``lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)``."""
+
+    weight = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            weight = node.weight
+            grad_inputs[0] = ops.mul(grad, 1 - weight)
+        if node.should_compute_output(1):
+            weight = node.weight
+            grad_inputs[1] = ops.mul(grad, weight)
+        return grad_inputs
+
+    @property
+    def _saved_weight(node):
+        return node.weight

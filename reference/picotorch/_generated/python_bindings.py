@@ -206,6 +206,9 @@ TORCH_FUNCTIONS = {
     'slice': [
         (vt.slice_Tensor, 'slice(Tensor input, int dim=0, int? start=None, int? end=None, int step=1)', vt.PARAMETERS['slice_Tensor']),
     ],
+    'sqrt': [
+        (vt.sqrt, 'sqrt(Tensor input)', vt.PARAMETERS['sqrt']),
+    ],
     'squeeze': [
         (vt.squeeze, 'squeeze(Tensor input)', vt.PARAMETERS['squeeze']),
         (vt.squeeze_dim, 'squeeze(Tensor input, int dim)', vt.PARAMETERS['squeeze_dim']),
@@ -253,6 +256,12 @@ TENSOR_METHODS = {
     ],
     'add_': [
         (vt.add__Tensor, 'add_(Tensor other, *, Scalar alpha=1)', vt.PARAMETERS['add__Tensor']),
+    ],
+    'addcdiv_': [
+        (vt.addcdiv_, 'addcdiv_(Tensor tensor1, Tensor tensor2, *, Scalar value=1)', vt.PARAMETERS['addcdiv_']),
+    ],
+    'addcmul_': [
+        (vt.addcmul_, 'addcmul_(Tensor tensor1, Tensor tensor2, *, Scalar value=1)', vt.PARAMETERS['addcmul_']),
     ],
     'addmm': [
         (vt.addmm, 'addmm(Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1)', vt.PARAMETERS['addmm']),
@@ -364,6 +373,9 @@ TENSOR_METHODS = {
         (vt.le_Tensor, 'le(Tensor other)', vt.PARAMETERS['le_Tensor']),
         (vt.le_Scalar, 'le(Scalar other)', vt.PARAMETERS['le_Scalar']),
     ],
+    'lerp_': [
+        (vt.lerp__Scalar, 'lerp_(Tensor end, Scalar weight)', vt.PARAMETERS['lerp__Scalar']),
+    ],
     'log': [
         (vt.log, 'log()', vt.PARAMETERS['log']),
     ],
@@ -454,6 +466,9 @@ TENSOR_METHODS = {
     ],
     'sin': [
         (vt.sin, 'sin()', vt.PARAMETERS['sin']),
+    ],
+    'sqrt': [
+        (vt.sqrt, 'sqrt()', vt.PARAMETERS['sqrt']),
     ],
     'squeeze': [
         (vt.squeeze, 'squeeze()', vt.PARAMETERS['squeeze']),

@@ -1617,6 +1617,71 @@ def uniform_(self, from_=0, to=1, *, generator=None):
     return self
 
 
+def sqrt(self):
+    """``sqrt(Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.SqrtBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("sqrt", device_of(self))(self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return result
+
+
+def addcmul_(self, tensor1, tensor2, *, value=1):
+    """``addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)``"""
+    check_inplace(self)
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, tensor1, tensor2):
+        grad_fn = nodes.AddcmulBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, tensor1, tensor2))
+        if grad_fn.should_compute_output(2):
+            grad_fn.tensor1_ = SavedVariable(tensor1)
+        if grad_fn.should_compute_output(1):
+            grad_fn.tensor2_ = SavedVariable(tensor2)
+        grad_fn.value = value
+    result = kernel_for("addcmul_", device_of(self, tensor1, tensor2))(self, tensor1, tensor2, value)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def addcdiv_(self, tensor1, tensor2, *, value=1):
+    """``addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)``"""
+    check_inplace(self)
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, tensor1, tensor2):
+        grad_fn = nodes.AddcdivBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, tensor1, tensor2))
+        if grad_fn.should_compute_output(2):
+            grad_fn.tensor1_ = SavedVariable(tensor1)
+        grad_fn.tensor2_ = SavedVariable(tensor2)
+        grad_fn.value = value
+    result = kernel_for("addcdiv_", device_of(self, tensor1, tensor2))(self, tensor1, tensor2, value)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def lerp__Scalar(self, end, weight):
+    """``lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)``"""
+    check_inplace(self)
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, end):
+        grad_fn = nodes.LerpBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, end))
+        grad_fn.weight = weight
+    result = kernel_for("lerp_.Scalar", device_of(self, end))(self, end, weight)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor", {"CPU": native.add, "CUDA": native.add_cuda})
 register_kernels("add_.Tensor", {"CPU": native.add_, "CUDA": native.add_})
@@ -1742,6 +1807,10 @@ register_kernels("fill_.Scalar", {"CPU": native.fill_, "CUDA": native.fill_})
 register_kernels("fill_.Tensor", {"CPU": native.fill_, "CUDA": native.fill_})
 register_kernels("normal_", {"CPU": native.normal_, "CUDA": native.normal_})
 register_kernels("uniform_", {"CPU": native.uniform_, "CUDA": native.uniform_})
+register_kernels("sqrt", {"CPU": native.sqrt, "CUDA": native.sqrt})
+register_kernels("addcmul_", {"CPU": native.addcmul_, "CUDA": native.addcmul_})
+register_kernels("addcdiv_", {"CPU": native.addcdiv_, "CUDA": native.addcdiv_})
+register_kernels("lerp_.Scalar", {"CPU": native.lerp_, "CUDA": native.lerp_})
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -1874,6 +1943,10 @@ PARAMETERS = {
     "fill__Tensor": ((('self', 'Tensor', False), ('value', 'Tensor', False),), ()),
     "normal_": ((('self', 'Tensor', False), ('mean', 'any', True), ('std', 'any', True),), (('generator', 'any', True),)),
     "uniform_": ((('self', 'Tensor', False), ('from_', 'any', True), ('to', 'any', True),), (('generator', 'any', True),)),
+    "sqrt": ((('self', 'Tensor', False),), ()),
+    "addcmul_": ((('self', 'Tensor', False), ('tensor1', 'Tensor', False), ('tensor2', 'Tensor', False),), (('value', 'Scalar', True),)),
+    "addcdiv_": ((('self', 'Tensor', False), ('tensor1', 'Tensor', False), ('tensor2', 'Tensor', False),), (('value', 'Scalar', True),)),
+    "lerp__Scalar": ((('self', 'Tensor', False), ('end', 'Tensor', False), ('weight', 'Scalar', False),), ()),
 }
 
 
@@ -1968,3 +2041,7 @@ register_op("fill", overloaded("fill", [(fill_Scalar, PARAMETERS["fill_Scalar"])
 register_op("fill_", overloaded("fill_", [(fill__Scalar, PARAMETERS["fill__Scalar"]), (fill__Tensor, PARAMETERS["fill__Tensor"])]))
 register_op("normal_", overloaded("normal_", [(normal_, PARAMETERS["normal_"])]))
 register_op("uniform_", overloaded("uniform_", [(uniform_, PARAMETERS["uniform_"])]))
+register_op("sqrt", overloaded("sqrt", [(sqrt, PARAMETERS["sqrt"])]))
+register_op("addcmul_", overloaded("addcmul_", [(addcmul_, PARAMETERS["addcmul_"])]))
+register_op("addcdiv_", overloaded("addcdiv_", [(addcdiv_, PARAMETERS["addcdiv_"])]))
+register_op("lerp_", overloaded("lerp_", [(lerp__Scalar, PARAMETERS["lerp__Scalar"])]))

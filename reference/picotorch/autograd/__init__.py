@@ -13,12 +13,20 @@ from . import accumulate_grad, anomaly_mode, gc_policy, graph, profiler  # noqa:
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .engine import get_default_engine
 from .function import Function
-from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled, set_multithreading_enabled
+from .grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    no_grad,
+    set_grad_enabled,
+    set_multithreading_enabled,
+)
 from .graph import Edge, Identity
 from .variable import gradient_edge, requires_grad, try_get_grad_accumulator
 
 __all__ = ["Function", "backward", "detect_anomaly", "enable_grad", "function", "grad", "graph", "is_grad_enabled",
-           "no_grad", "profiler", "set_detect_anomaly", "set_grad_enabled", "set_multithreading_enabled"]
+           "no_grad", "profiler", "set_detect_anomaly", "set_grad_enabled", "set_multithreading_enabled",
+           "inference_mode"]
 
 
 def _tensor_tuple(value, what: str) -> tuple:

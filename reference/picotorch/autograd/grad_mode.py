@@ -89,3 +89,15 @@ class set_multithreading_enabled(_GradModeContext):
     def __exit__(self, *exc):
         _state.multithreading = self.prev
         return False
+
+
+# issue 10, helper E
+class inference_mode(_GradModeContext):
+    """``torch.inference_mode``: here grad mode off, as ``no_grad``.
+
+    PyTorch also marks the tensors made inside as inference tensors (``is_inference()``), which later
+    refuse to be saved for backward; picotorch keeps no such mark.
+    """
+
+    def __init__(self, mode: bool = True) -> None:
+        self.mode = not mode

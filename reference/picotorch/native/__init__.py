@@ -65,6 +65,9 @@ from .cuda.elementwise import add_cuda, mul_cuda, relu_cuda, threshold_backward_
 from .distributions import normal_, uniform_
 from .indexing import _index_put_impl_, index
 from .linear_algebra import addmm, dot, mm, mv
+
+# issue 10, helper E: sqrt and the optimizers' in-place ops
+from .pointwise_ops import addcdiv_, addcmul_, lerp_  # noqa: I001
 from .reduce_ops import mean, mean_dim, sum, sum_dim
 from .tensor_compare import clamp, clamp_, clamp_max, clamp_max_, clamp_min, clamp_min_, clamp_tensor, clamp_tensor_
 from .tensor_factories import _to_copy, clone, fill, fill_, ones_like, zero_, zeros_like
@@ -90,7 +93,24 @@ from .tensor_shape import (
     unsqueeze,
     view,
 )
-from .unary_ops import abs, cos, exp, exp2, expm1, log, log1p, log2, neg, reciprocal, rsqrt, sigmoid, sign, sin, tanh
+from .unary_ops import (
+    abs,
+    cos,
+    exp,
+    exp2,
+    expm1,
+    log,
+    log1p,
+    log2,
+    neg,
+    reciprocal,
+    rsqrt,
+    sigmoid,
+    sign,
+    sin,
+    sqrt,
+    tanh,
+)
 
 __all__ = [
     "_index_put_impl_", "_to_copy", "_unsafe_view", "add", "add_", "add_cuda", "addmm", "alias", "cat", "clone",
@@ -107,3 +127,4 @@ __all__ = [
     "fill_", "floor_divide", "floor_divide_", "log1p", "log2", "maximum", "minimum", "normal_", "pow_", "remainder",
     "remainder_", "remainder_scalar_tensor", "rsqrt", "sign", "sin", "sub_", "uniform_",
 ]
+__all__ += ["addcdiv_", "addcmul_", "lerp_", "sqrt"]  # issue 10, helper E

@@ -25,6 +25,7 @@ from .helpers import (
     common_device,
     const,
     float_dtype,
+    fused_multiply_add,
     result_type,
     scalar_tensor,
     scaled,
@@ -44,6 +45,8 @@ def add(self, other, alpha=1):
         _check_alpha(dtype, alpha)
         if dtype is st.bool_:
             return xp.logical_or(a, b)
+        if alpha != 1 and dtype is st.float32:  # PyTorch's kernel: fmadd(other, alpha, self)
+            return fused_multiply_add(xp, b, const(xp, alpha, b), a)
         return xp.add(a, scaled(xp, b, alpha))
     return _binary(self, other, compute)
 
@@ -53,6 +56,8 @@ def sub(self, other, alpha=1):
 
     def compute(xp, a, b, dtype):
         _check_alpha(dtype, alpha)
+        if alpha != 1 and dtype is st.float32:  # PyTorch's sub is add with -alpha, so fused as well
+            return fused_multiply_add(xp, b, const(xp, -alpha, b), a)
         return xp.subtract(a, scaled(xp, b, alpha))
     return _binary(self, other, compute)
 

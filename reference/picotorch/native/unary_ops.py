@@ -121,3 +121,8 @@ def _widened(xp, a):
 
 def _rounded(xp, a, dtype):
     return a if a.dtype == dtype else xp.astype(a, dtype)
+
+
+# sqrt: the optimizers' denominator
+def sqrt(self):
+    return _unary_float(self, lambda xp, a: xp.sqrt(a))

@@ -1,0 +1,95 @@
+"""Adam and AdamW. Models ``torch/optim/adam.py`` (``Adam``, ``_single_tensor_adam``) and ``torch/optim/adamw.py``.
+
+Per parameter the state holds ``step`` (a float32 zero-dim tensor, as PyTorch keeps it), ``exp_avg``,
+``exp_avg_sq`` and, with ``amsgrad``, ``max_exp_avg_sq``. One step, in PyTorch's order of operations:
+``step += 1``; weight decay (AdamW: ``param *= 1 - lr * weight_decay``; Adam: ``grad + weight_decay * param``);
+``exp_avg.lerp_(grad, 1 - beta1)``; ``exp_avg_sq * beta2 + (1 - beta2) * grad * grad``; the bias
+corrections in Python floats from ``step.item()``; ``denom = sqrt(exp_avg_sq) / sqrt(bc2) + eps``;
+``param += -(lr / bc1) * exp_avg / denom``.
+"""
+
+from __future__ import annotations
+
+from .. import _C
+from ..autograd.grad_mode import no_grad
+from ..c10 import scalar_type as st
+from .optimizer import Optimizer
+
+_VF = _C._VariableFunctions
+
+
+class Adam(Optimizer):
+    def __init__(self, params, lr: float = 1e-3, betas=(0.9, 0.999), eps: float = 1e-8, weight_decay: float = 0,
+                 amsgrad: bool = False, *, foreach=None, maximize: bool = False, capturable: bool = False,
+                 differentiable: bool = False, fused=None, decoupled_weight_decay: bool = False) -> None:
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad, maximize=maximize,
+                        foreach=foreach, capturable=capturable, differentiable=differentiable, fused=fused,
+                        decoupled_weight_decay=decoupled_weight_decay)
+        super().__init__(params, defaults)
+
+    @no_grad()
+    def step(self, closure=None):
+        loss = closure() if closure is not None else None
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is not None:
+                    self._update(p, self._state_of(p, group), group)
+        return loss
+
+    def _state_of(self, param, group) -> dict:
+        state = self.state.setdefault(param, {})
+        if len(state) == 0:
+            state["step"] = _C.tensor(0.0, dtype=st.float32)
+            state["exp_avg"] = _VF.zeros_like(param)
+            state["exp_avg_sq"] = _VF.zeros_like(param)
+            if group["amsgrad"]:
+                state["max_exp_avg_sq"] = _VF.zeros_like(param)
+        return state
+
+    def _update(self, param, state, group) -> None:
+        grad = param.grad if not group["maximize"] else -param.grad
+        lr, weight_decay, eps = group["lr"], group["weight_decay"], group["eps"]
+        beta1, beta2 = group["betas"]
+        exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+        state["step"].add_(1)
+        if weight_decay != 0:
+            if group["decoupled_weight_decay"]:
+                param.mul_(1 - lr * weight_decay)
+            else:
+                grad = grad.add(param, alpha=weight_decay)
+        exp_avg.lerp_(grad, 1 - beta1)
+        exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+        step = state["step"].item()
+        bias_correction1 = 1 - beta1 ** step
+        bias_correction2 = 1 - beta2 ** step
+        step_size = lr / bias_correction1
+        bias_correction2_sqrt = bias_correction2 ** 0.5
+        if group["amsgrad"]:
+            largest = state["max_exp_avg_sq"]
+            bigger = _VF.where(largest.ge(exp_avg_sq), largest, exp_avg_sq)
+            largest.zero_().add_(bigger)
+            denom = (largest.sqrt() / bias_correction2_sqrt).add_(eps)
+        else:
+            denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
+        param.addcdiv_(exp_avg, denom, value=-step_size)
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay (``torch/optim/adamw.py``): ``Adam`` with its flag set."""
+
+    def __init__(self, params, lr: float = 1e-3, betas=(0.9, 0.999), eps: float = 1e-8, weight_decay: float = 1e-2,
+                 amsgrad: bool = False, *, maximize: bool = False, foreach=None, capturable: bool = False,
+                 differentiable: bool = False, fused=None) -> None:
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach, maximize=maximize,
+                         capturable=capturable, differentiable=differentiable, fused=fused,
+                         decoupled_weight_decay=True)

@@ -1,0 +1,89 @@
+"""Learning-rate schedulers: ``StepLR`` and ``CosineAnnealingLR``. Models ``torch/optim/lr_scheduler.py``.
+
+A scheduler stores each group's ``initial_lr`` and its ``base_lrs``, then steps once at construction
+(``last_epoch`` goes from -1 to 0). Each ``step()`` writes the new rates into the optimizer's groups
+using PyTorch's recursive ("chainable") formulas, which read the group's current ``lr``.
+``state_dict()`` is every attribute but the optimizer, with PyTorch's names.
+"""
+
+from __future__ import annotations
+
+import math
+
+
+class LRScheduler:
+    def __init__(self, optimizer, last_epoch: int = -1) -> None:
+        self.optimizer = optimizer
+        if last_epoch == -1:
+            for group in optimizer.param_groups:
+                group.setdefault("initial_lr", group["lr"])
+        else:
+            for i, group in enumerate(optimizer.param_groups):
+                if "initial_lr" not in group:
+                    raise KeyError(f"param 'initial_lr' is not specified in param_groups[{i}] when resuming "
+                                   "scheduler with last_epoch >= 0.\nThis typically happens when:\n"
+                                   "1. You're trying to resume training from a checkpoint but haven't "
+                                   "properly loaded the optimizer state\n2. You're using last_epoch >= 0 for "
+                                   "a fresh training run (not recommended)")
+        self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
+        self.last_epoch = last_epoch
+        self._step_count = 0
+        self._is_initial = True
+        self._get_lr_called_within_step = False
+        self.step()
+        self._is_initial = False
+
+    def get_last_lr(self) -> list:
+        return self._last_lr
+
+    def get_lr(self) -> list:
+        raise NotImplementedError
+
+    def step(self, epoch=None) -> None:
+        self._step_count += 1
+        self.last_epoch += 1
+        self._get_lr_called_within_step = True
+        values = self.get_lr()
+        self._get_lr_called_within_step = False
+        for group, lr in zip(self.optimizer.param_groups, values):
+            group["lr"] = lr
+        self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
+
+    def state_dict(self) -> dict:
+        return {key: value for key, value in self.__dict__.items() if key != "optimizer"}
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        self.__dict__.update(state_dict)
+
+
+class StepLR(LRScheduler):
+    def __init__(self, optimizer, step_size: int, gamma: float = 0.1, last_epoch: int = -1) -> None:
+        self.step_size = step_size
+        self.gamma = gamma
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list:
+        if self.last_epoch == 0 or self.last_epoch % self.step_size != 0:
+            return [group["lr"] for group in self.optimizer.param_groups]
+        return [group["lr"] * self.gamma for group in self.optimizer.param_groups]
+
+
+class CosineAnnealingLR(LRScheduler):
+    def __init__(self, optimizer, T_max: int, eta_min: float = 0.0, last_epoch: int = -1) -> None:
+        self.T_max = T_max
+        self.eta_min = eta_min
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list:
+        groups, eta_min, t_max = self.optimizer.param_groups, self.eta_min, self.T_max
+        if self._is_initial:
+            return [group["lr"] for group in groups]
+        if self._step_count == 1 and self.last_epoch > 0:
+            return [eta_min + (base_lr - eta_min) * (1 + math.cos(self.last_epoch * math.pi / t_max)) / 2
+                    for base_lr in self.base_lrs]
+        if (self.last_epoch - 1 - t_max) % (2 * t_max) == 0:
+            return [group["lr"] + (base_lr - eta_min) * (1 - math.cos(math.pi / t_max)) / 2
+                    for base_lr, group in zip(self.base_lrs, groups)]
+        return [(1 + math.cos(math.pi * self.last_epoch / t_max)) / (1 + math.cos(math.pi * (self.last_epoch - 1)
+                                                                                  / t_max))
+                * (group["lr"] - eta_min) + eta_min for group in groups]

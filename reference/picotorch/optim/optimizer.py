@@ -1,0 +1,151 @@
+"""The ``Optimizer`` base class. Models ``torch/optim/optimizer.py``.
+
+An optimizer holds ``param_groups`` (dicts: ``params`` plus every hyper-parameter, the constructor's
+``defaults`` filling what a group leaves out) and ``state``, per-parameter buffers keyed by the
+parameter itself. ``state_dict()`` replaces each parameter by its index in the order the groups list
+them, as PyTorch does, so a saved state can be loaded into a fresh optimizer over new tensors.
+"""
+
+from __future__ import annotations
+
+from .._tensor import Tensor
+
+
+class _RequiredParameter:
+    """The marker for a hyper-parameter with no default (PyTorch's ``required``)."""
+
+    def __repr__(self) -> str:
+        return "<required parameter>"
+
+
+required = _RequiredParameter()
+
+
+_TENSOR_TYPES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+                 "bfloat16": "BFloat16Tensor", "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor",
+                 "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor"}
+
+
+def _typename(obj) -> str:
+    """``torch.typename``: ``torch.FloatTensor`` for a float32 CPU tensor, else the class's dotted name."""
+    if isinstance(obj, Tensor):
+        return "torch." + _TENSOR_TYPES.get(str(obj.dtype).removeprefix("torch."), "Tensor")
+    module, name = type(obj).__module__, type(obj).__qualname__
+    return name if module in ("", "builtins") else f"{module}.{name}"
+
+
+class Optimizer:
+    def __init__(self, params, defaults: dict) -> None:
+        if isinstance(params, Tensor):
+            raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, "
+                            f"but got {_typename(params)}")
+        self.defaults = defaults
+        self.state: dict = {}
+        self.param_groups: list[dict] = []
+        param_groups = list(params)
+        if len(param_groups) == 0:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(param_groups[0], dict):
+            param_groups = [{"params": param_groups}]
+        for group in param_groups:
+            self.add_param_group(group)
+
+    def __repr__(self) -> str:
+        text = self.__class__.__name__ + " ("
+        for i, group in enumerate(self.param_groups):
+            text += f"\nParameter Group {i}\n"
+            for key in sorted(group):
+                if key != "params":
+                    text += f"    {key}: {group[key]}\n"
+        return text + ")"
+
+    def add_param_group(self, param_group: dict) -> None:
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group).__name__}")
+        params = param_group["params"]
+        if isinstance(params, Tensor):
+            param_group["params"] = [params]
+        elif isinstance(params, set):
+            raise TypeError("optimizer parameters need to be organized in ordered collections, but the ordering "
+                            "of tensors in sets will change between runs. Please use a list instead.")
+        else:
+            param_group["params"] = list(params)
+        for param in param_group["params"]:
+            if not isinstance(param, Tensor):
+                raise TypeError(f"optimizer can only optimize Tensors, but one of the params is {_typename(param)}")
+            if not param.is_leaf:
+                raise ValueError("can't optimize a non-leaf Tensor")
+        for name, default in self.defaults.items():
+            if default is required and name not in param_group:
+                raise ValueError(f"parameter group didn't specify a value of required optimization parameter {name}")
+            param_group.setdefault(name, default)
+        seen = {id(p) for group in self.param_groups for p in group["params"]}
+        if any(id(p) in seen for p in param_group["params"]):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(param_group)
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                if set_to_none:
+                    p.grad = None
+                else:
+                    if p.grad.grad_fn is not None:
+                        p.grad.detach_()
+                    else:
+                        p.grad.requires_grad_(False)
+                    p.grad.zero_()
+
+    # ------------------------------------------------------------------ state_dict
+
+    def state_dict(self) -> dict:
+        index: dict[int, int] = {}
+        groups = []
+        for group in self.param_groups:
+            for p in group["params"]:
+                index.setdefault(id(p), len(index))
+            packed = {k: v for k, v in group.items() if k != "params"}
+            packed["params"] = [index[id(p)] for p in group["params"]]
+            groups.append(packed)
+        state = {(index[id(k)] if isinstance(k, Tensor) else k): v for k, v in self.state.items()}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        groups = self.param_groups
+        saved_groups = state_dict["param_groups"]
+        if len(groups) != len(saved_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved_groups)):
+            raise ValueError("loaded state dict contains a parameter group that doesn't match the size of "
+                             "optimizer's group")
+        id_map = {saved_id: p for g, s in zip(groups, saved_groups) for saved_id, p in zip(s["params"], g["params"])}
+        state: dict = {}
+        for key, value in state_dict["state"].items():
+            if key in id_map:
+                param = id_map[key]
+                state[param] = {k: _cast_like(param, v, k) for k, v in value.items()}
+            else:
+                state[key] = _copy(value)
+        self.state = state
+        self.param_groups = [{**_copy(s), "params": g["params"]} for g, s in zip(groups, saved_groups)]
+
+
+def _cast_like(param, value, key):
+    """A loaded buffer in the parameter's dtype and device; ``step`` keeps its own (PyTorch's policy)."""
+    if not isinstance(value, Tensor):
+        return _copy(value)
+    if key != "step" and param.is_floating_point():
+        return value.to(dtype=param.dtype, device=param.device).clone()
+    return value.to(device=param.device).clone() if key != "step" else value.clone()
+
+
+def _copy(value):
+    if isinstance(value, Tensor):
+        return value.clone()
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    return value

@@ -1,0 +1,9 @@
+"""``picotorch.utils.data``: data sets, samplers, ``DataLoader``. Models ``torch/utils/data/``."""
+
+from . import datasets
+from ._collate import default_collate, default_convert
+from .dataloader import BatchSampler, DataLoader, RandomSampler, SequentialSampler
+from .dataset import Dataset, Subset, TensorDataset, random_split
+
+__all__ = ["BatchSampler", "DataLoader", "Dataset", "RandomSampler", "SequentialSampler", "Subset", "TensorDataset",
+           "datasets", "default_collate", "default_convert", "random_split"]

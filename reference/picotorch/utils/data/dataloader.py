@@ -1,0 +1,123 @@
+"""``DataLoader`` and its samplers. Models ``torch/utils/data/dataloader.py`` and ``torch/utils/data/sampler.py``.
+
+Single-process only. The index order comes from a sampler (``SequentialSampler``, or ``RandomSampler``
+when ``shuffle=True``: one ``randperm`` of the data set per epoch, drawn from ``generator`` or, without
+one, from a fresh ``Generator`` seeded from the global stream, as PyTorch does); ``BatchSampler`` cuts it
+into lists of ``batch_size`` indices, dropping a short last batch with ``drop_last``; ``collate_fn``
+(``default_collate``) turns each list of samples into a batch.
+"""
+
+from __future__ import annotations
+
+from ..._C import Generator, randperm
+from ._collate import default_collate, default_convert
+
+
+class SequentialSampler:
+    def __init__(self, data_source) -> None:
+        self.data_source = data_source
+
+    def __iter__(self):
+        return iter(range(len(self.data_source)))
+
+    def __len__(self) -> int:
+        return len(self.data_source)
+
+
+class RandomSampler:
+    def __init__(self, data_source, replacement: bool = False, num_samples=None, generator=None) -> None:
+        self.data_source = data_source
+        self.replacement = replacement
+        self._num_samples = num_samples
+        self.generator = generator
+        if not isinstance(self.replacement, bool):
+            raise TypeError(f"replacement should be a boolean value, but got replacement={self.replacement}")
+        if not isinstance(self.num_samples, int) or self.num_samples <= 0:
+            raise ValueError(f"num_samples should be a positive integer value, but got num_samples={self.num_samples}")
+
+    @property
+    def num_samples(self) -> int:
+        return len(self.data_source) if self._num_samples is None else self._num_samples
+
+    def __iter__(self):
+        generator = self.generator
+        if generator is None:
+            generator = Generator()
+            generator.seed()
+        n = len(self.data_source)
+        for _ in range(self.num_samples // n):
+            yield from randperm(n, generator=generator).tolist()
+        yield from randperm(n, generator=generator).tolist()[:self.num_samples % n]
+
+    def __len__(self) -> int:
+        return self.num_samples
+
+
+class BatchSampler:
+    def __init__(self, sampler, batch_size: int, drop_last: bool) -> None:
+        if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:
+            raise ValueError(f"batch_size should be a positive integer value, but got batch_size={batch_size}")
+        if not isinstance(drop_last, bool):
+            raise ValueError(f"drop_last should be a boolean value, but got drop_last={drop_last}")
+        self.sampler = sampler
+        self.batch_size = batch_size
+        self.drop_last = drop_last
+
+    def __iter__(self):
+        batch = []
+        for index in self.sampler:
+            batch.append(index)
+            if len(batch) == self.batch_size:
+                yield batch
+                batch = []
+        if batch and not self.drop_last:
+            yield batch
+
+    def __len__(self) -> int:
+        if self.drop_last:
+            return len(self.sampler) // self.batch_size
+        return (len(self.sampler) + self.batch_size - 1) // self.batch_size
+
+
+class DataLoader:
+    def __init__(self, dataset, batch_size: int | None = 1, shuffle: bool | None = None, sampler=None,
+                 batch_sampler=None, num_workers: int = 0, collate_fn=None, pin_memory: bool = False,
+                 drop_last: bool = False, timeout: float = 0, worker_init_fn=None, *, generator=None) -> None:
+        if num_workers < 0:
+            raise ValueError("num_workers option should be non-negative; use num_workers=0 to disable "
+                             "multiprocessing.")
+        if sampler is not None and shuffle:
+            raise ValueError("sampler option is mutually exclusive with shuffle")
+        if batch_sampler is not None:
+            if batch_size != 1 or shuffle or sampler is not None or drop_last:
+                raise ValueError("batch_sampler option is mutually exclusive with batch_size, shuffle, sampler, "
+                                 "and drop_last")
+            batch_size, drop_last = None, False
+        elif batch_size is None and drop_last:
+            raise ValueError("batch_size=None option disables auto-batching and is mutually exclusive with "
+                             "drop_last")
+        if sampler is None:
+            sampler = RandomSampler(dataset, generator=generator) if shuffle else SequentialSampler(dataset)
+        if batch_size is not None and batch_sampler is None:
+            batch_sampler = BatchSampler(sampler, batch_size, drop_last)
+        self.dataset = dataset
+        self.batch_size = batch_size
+        self.drop_last = drop_last
+        self.sampler = sampler
+        self.batch_sampler = batch_sampler
+        self.num_workers = num_workers
+        self.generator = generator
+        self.collate_fn = collate_fn if collate_fn is not None else (
+            default_collate if batch_sampler is not None else default_convert)
+
+    def __iter__(self):
+        if self.batch_sampler is None:
+            for index in self.sampler:
+                yield self.collate_fn(self.dataset[index])
+            return
+        for indices in self.batch_sampler:
+            yield self.collate_fn([self.dataset[i] for i in indices])
+
+    def __len__(self) -> int:
+        return len(self.batch_sampler if self.batch_sampler is not None else self.sampler)
+

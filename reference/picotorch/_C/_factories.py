@@ -46,8 +46,12 @@ def _is_int(value) -> bool:
 
 
 def _check_sizes(name: str, shape) -> None:
-    if any(s < 0 for s in shape):
-        raise RuntimeError(f"{name}: Dimension size must be non-negative.")
+    """``zeros`` checks its sizes itself; every other factory goes through ``check_size_nonnegative``."""
+    for s in shape:
+        if s < 0 and name == "zeros":
+            raise RuntimeError(f"{name}: Dimension size must be non-negative.")
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: [{', '.join(map(str, shape))}]")
 
 
 def _finish(data_np: np.ndarray, dtype, device, requires_grad: bool):
@@ -122,7 +126,7 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (step > 0 and end < start) or (step < 0 and end > start):
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if dtype is None:
         is_float = any(isinstance(v, float) or (hasattr(v, "_dtype") and v._dtype.is_floating_point) for v in values)
         dtype = st.get_default_dtype() if is_float else st.int64

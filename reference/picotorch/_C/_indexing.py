@@ -134,6 +134,8 @@ def setitem(self, index, value) -> None:
         target = getitem(self, index)
     if is_grad_enabled() and self._grad_fn is None and self._requires_grad:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+    if self._creation_meta != "DEFAULT":
+        _check_view_write(self, index, target, value)
     with no_grad():
         data = ops.expand(ops._to_copy(value, dtype=self.dtype), tuple(target.shape))._data
     key = _array_key(self, index)
@@ -144,6 +146,20 @@ def setitem(self, index, value) -> None:
         node = SetItemSlices([base_edge, value_edge], tuple(value.shape), region_of=lambda grad: getitem(grad, index),
                              mask_fn=lambda grad: _outside_mask(grad, key), on_view=_makes_a_view_first(self, index))
         autograd_meta.rebase_history(self, node)
+
+
+def _check_view_write(self, index, target, value) -> None:
+    """The write is ``copy_`` into the view ``self[index]`` (made in grad mode) or ``index_put_`` on ``self``:
+    either way, the in-place check of a view that must not be modified in place (NOTE [ View + Inplace
+    detection ] in autograd/variable.py)."""
+    if not is_grad_enabled():
+        return
+    if isinstance(index, slice):  # setitem skips a full slice, as in a tuple (getitem does not)
+        written = _slice(self, 0, index, optimize=True)
+    else:
+        written = getitem(self, index) if target._base is not None and target is not self else self
+    any_requires_grad = autograd_meta.requires_grad(self) or autograd_meta.requires_grad(value)
+    autograd_meta.check_inplace(written, any_requires_grad)
 
 
 def _makes_a_view_first(self, index) -> bool:

@@ -10,7 +10,7 @@ registered with the dispatcher (``ops.<name>``) at the end of this file.
 
 from picotorch.autograd.grad_mode import is_grad_enabled
 from picotorch.autograd.variable import (
-    SavedVariable, any_requires_grad, bump_version, check_inplace, collect_next_edges,
+    SavedVariable, any_requires_grad, as_view, bump_version, check_inplace, collect_next_edges,
     rebase_history, set_history,
 )
 from picotorch import native
@@ -35,7 +35,7 @@ def add_Tensor(self, other, *, alpha=1):
 
 def add__Tensor(self, other, *, alpha=1):
     """``add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)``"""
-    check_inplace(self)
+    check_inplace(self, any_requires_grad(self, other))
     grad_fn = None
     if is_grad_enabled() and any_requires_grad(self, other):
         grad_fn = nodes.AddBackward0()
@@ -140,7 +140,7 @@ def mul_Tensor(self, other):
 
 def mul__Tensor(self, other):
     """``mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
-    check_inplace(self)
+    check_inplace(self, any_requires_grad(self, other))
     grad_fn = None
     if is_grad_enabled() and any_requires_grad(self, other):
         grad_fn = nodes.MulBackward0()
@@ -522,6 +522,7 @@ def t(self):
         grad_fn = nodes.TBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
     result = kernel_for("t", device_of(self))(self)
+    as_view(self, result)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -536,6 +537,7 @@ def transpose_int(self, dim0, dim1):
         grad_fn.dim0 = dim0
         grad_fn.dim1 = dim1
     result = kernel_for("transpose.int", device_of(self))(self, dim0, dim1)
+    as_view(self, result)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -549,6 +551,7 @@ def permute(self, dims):
         grad_fn.set_next_edges(collect_next_edges(self))
         grad_fn.dims = dims
     result = kernel_for("permute", device_of(self))(self, dims)
+    as_view(self, result)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -562,6 +565,7 @@ def view(self, size):
         grad_fn.set_next_edges(collect_next_edges(self))
         grad_fn.self_sizes = tuple(self.shape)
     result = kernel_for("view", device_of(self))(self, size)
+    as_view(self, result)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -587,6 +591,7 @@ def alias(self):
         grad_fn = nodes.AliasBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
     result = kernel_for("alias", device_of(self))(self)
+    as_view(self, result)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -605,6 +610,7 @@ def expand(self, size, *, implicit=False):
         grad_fn.set_next_edges(collect_next_edges(self))
         grad_fn.self_sizes = tuple(self.shape)
     result = kernel_for("expand", device_of(self))(self, size, implicit)
+    as_view(self, result)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -623,6 +629,7 @@ def unsqueeze(self, dim):
         grad_fn.set_next_edges(collect_next_edges(self))
         grad_fn.dim = dim
     result = kernel_for("unsqueeze", device_of(self))(self, dim)
+    as_view(self, result)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -636,6 +643,7 @@ def squeeze(self):
         grad_fn.set_next_edges(collect_next_edges(self))
         grad_fn.self_sizes = tuple(self.shape)
     result = kernel_for("squeeze", device_of(self))(self)
+    as_view(self, result)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -650,6 +658,7 @@ def squeeze_dim(self, dim):
         grad_fn.dim = dim
         grad_fn.self_sizes = tuple(self.shape)
     result = kernel_for("squeeze.dim", device_of(self))(self, dim)
+    as_view(self, result)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -657,7 +666,7 @@ def squeeze_dim(self, dim):
 
 def squeeze_(self):
     """``squeeze_(Tensor(a!) self) -> Tensor(a!)``"""
-    check_inplace(self)
+    check_inplace(self, any_requires_grad(self))
     grad_fn = None
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.SqueezeBackward3()
@@ -672,7 +681,7 @@ def squeeze_(self):
 
 def squeeze__dim(self, dim):
     """``squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)``"""
-    check_inplace(self)
+    check_inplace(self, any_requires_grad(self))
     grad_fn = None
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.SqueezeBackward4()
@@ -695,6 +704,7 @@ def squeeze_dims(self, dim):
         grad_fn.dim = dim
         grad_fn.self_sizes = tuple(self.shape)
     result = kernel_for("squeeze.dims", device_of(self))(self, dim)
+    as_view(self, result)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -702,7 +712,7 @@ def squeeze_dims(self, dim):
 
 def squeeze__dims(self, dim):
     """``squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!)``"""
-    check_inplace(self)
+    check_inplace(self, any_requires_grad(self))
     grad_fn = None
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.SqueezeBackward5()
@@ -726,6 +736,7 @@ def select_int(self, dim, index):
         grad_fn.index = index
         grad_fn.self_sizes = tuple(self.shape)
     result = kernel_for("select.int", device_of(self))(self, dim, index)
+    as_view(self, result)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -757,6 +768,7 @@ def slice_Tensor(self, dim=0, start=None, end=None, step=1):
         grad_fn.start = start
         grad_fn.step = step
     result = kernel_for("slice.Tensor", device_of(self))(self, dim, start, end, step)
+    as_view(self, result)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -869,9 +881,24 @@ def where_self(condition, self, other):
     return result
 
 
+def where_ScalarSelf(condition, self, other):
+    """``where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor``"""
+    return native.where_scalar_self(condition, self, other)
+
+
+def where_ScalarOther(condition, self, other):
+    """``where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor``"""
+    return native.where_scalar_other(condition, self, other)
+
+
+def where_Scalar(condition, self, other):
+    """``where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor``"""
+    return native.where_scalars(condition, self, other)
+
+
 def zero_(self):
     """``zero_(Tensor(a!) self) -> Tensor(a!)``"""
-    check_inplace(self)
+    check_inplace(self, any_requires_grad(self))
     grad_fn = None
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.ZeroBackward0()
@@ -1107,6 +1134,9 @@ PARAMETERS = {
     "stack": ((('tensors', 'Tensor[]', False), ('dim', 'int', True),), ()),
     "cat": ((('tensors', 'Tensor[]', False), ('dim', 'int', True),), ()),
     "where_self": ((('condition', 'Tensor', False), ('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "where_ScalarSelf": ((('condition', 'Tensor', False), ('self', 'Scalar', False), ('other', 'Tensor', False),), ()),
+    "where_ScalarOther": ((('condition', 'Tensor', False), ('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "where_Scalar": ((('condition', 'Tensor', False), ('self', 'Scalar', False), ('other', 'Scalar', False),), ()),
     "zero_": ((('self', 'Tensor', False),), ()),
     "zeros_like": ((('self', 'Tensor', False),), (('dtype', 'any', True), ('layout', 'any', True), ('device', 'any', True), ('pin_memory', 'any', True), ('memory_format', 'any', True),)),
     "ones_like": ((('self', 'Tensor', False),), (('dtype', 'any', True), ('layout', 'any', True), ('device', 'any', True), ('pin_memory', 'any', True), ('memory_format', 'any', True),)),
@@ -1173,7 +1203,7 @@ register_op("clone", overloaded("clone", [(clone, PARAMETERS["clone"])]))
 register_op("_to_copy", overloaded("_to_copy", [(_to_copy, PARAMETERS["_to_copy"])]))
 register_op("stack", overloaded("stack", [(stack, PARAMETERS["stack"])]))
 register_op("cat", overloaded("cat", [(cat, PARAMETERS["cat"])]))
-register_op("where", overloaded("where", [(where_self, PARAMETERS["where_self"])]))
+register_op("where", overloaded("where", [(where_self, PARAMETERS["where_self"]), (where_ScalarSelf, PARAMETERS["where_ScalarSelf"]), (where_ScalarOther, PARAMETERS["where_ScalarOther"]), (where_Scalar, PARAMETERS["where_Scalar"])]))
 register_op("zero_", overloaded("zero_", [(zero_, PARAMETERS["zero_"])]))
 register_op("zeros_like", overloaded("zeros_like", [(zeros_like, PARAMETERS["zeros_like"])]))
 register_op("ones_like", overloaded("ones_like", [(ones_like, PARAMETERS["ones_like"])]))

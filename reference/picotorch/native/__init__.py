@@ -43,7 +43,7 @@ from .binary_ops import (
     tanh_backward,
     where,
 )
-from .composite import expand_as, matmul, reshape
+from .composite import expand_as, matmul, reshape, where_scalar_other, where_scalar_self, where_scalars
 from .cuda.elementwise import add_cuda, mul_cuda, relu_cuda, threshold_backward_cuda
 from .indexing import _index_put_impl_, index
 from .linear_algebra import addmm, dot, mm, mv
@@ -82,4 +82,6 @@ __all__ = [
     "squeeze_dim_", "squeeze_dims", "squeeze_dims_", "stack", "sub", "sum", "sum_dim", "t", "tanh",
     "tanh_backward", "threshold_backward", "threshold_backward_cuda", "transpose", "unsqueeze", "view", "where",
     "zero_", "zeros_like",
+    # group i10-F (learner rules)
+    "where_scalar_other", "where_scalar_self", "where_scalars",
 ]

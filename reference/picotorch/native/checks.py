@@ -64,7 +64,7 @@ def infer_size(shape, numel_: int) -> tuple:
                 raise RuntimeError("only one dimension can be inferred")
             infer_at = i
         elif s < 0:
-            raise RuntimeError(f"invalid shape dimension {s}")
+            raise RuntimeError(f"invalid shape dimension {s} at index {i} of shape [{', '.join(map(str, shape))}]")
         else:
             known *= s
     if infer_at is None:

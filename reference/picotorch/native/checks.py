@@ -71,6 +71,9 @@ def infer_size(shape, numel_: int) -> tuple:
         if known != numel_:
             raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel_}")
         return shape
+    if known == 0 and numel_ == 0:
+        raise RuntimeError(f"cannot reshape tensor of 0 elements into shape {list(shape)} because the unspecified "
+                           "dimension size -1 can be any value and is ambiguous")
     if known == 0 or numel_ % known != 0:
         raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel_}")
     return shape[:infer_at] + (numel_ // known,) + shape[infer_at + 1:]

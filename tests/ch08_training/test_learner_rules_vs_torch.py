@@ -81,6 +81,24 @@ def test_where_uint8_condition_warns():
     assert_same(_warned(lambda T: T.where(T.tensor([1, 0], dtype=T.uint8), T.tensor([1.0, 2.0]), 0.0)))
 
 
+small_shapes = st.lists(st.integers(0, 3), min_size=0, max_size=3).map(tuple)
+
+
+@given(cond_shape=small_shapes, shape=small_shapes, dtype=st.sampled_from(DTYPES),
+       scalar=st.sampled_from(SCALARS), scalar_first=st.booleans(), seed=st.integers(0, 2**16))
+@SETTINGS
+def test_where_scalar_fuzzed(cond_shape, shape, dtype, scalar, scalar_first, seed):
+    """Broadcasting (or its error), promotion with the Python number, either side."""
+    rng = np.random.default_rng(seed)
+    cond = (rng.random(cond_shape) > 0.5).tolist()
+    values = rng.integers(-3, 4, size=shape).tolist()
+
+    def prog(T):
+        c, x = T.tensor(cond, dtype=T.bool), T.tensor(values, dtype=getattr(T, dtype))
+        return T.where(c, scalar, x) if scalar_first else T.where(c, x, scalar)
+    assert_same(prog)
+
+
 def test_where_broadcast_error():
     assert_same(lambda T: T.where(T.tensor([True, False]), T.ones(3), 0.0))
 

@@ -26,7 +26,7 @@ ${generated_comment}
 
 from picotorch.autograd.grad_mode import is_grad_enabled
 from picotorch.autograd.variable import (
-    SavedVariable, any_requires_grad, bump_version, check_inplace, collect_next_edges,
+    SavedVariable, any_requires_grad, as_view, bump_version, check_inplace, collect_next_edges,
     rebase_history, set_history,
 )
 from picotorch import native
@@ -68,6 +68,7 @@ def ${py_name}(${formals}):
     """``${schema}``"""
     ${record_grad_fn}
     result = kernel_for("${overload}", device_of(${tensor_arguments}))(${arguments})
+    ${as_view}
     ${set_history}
     return ${returns}
 ''')
@@ -164,6 +165,7 @@ def gen_autograd_kernel(op: Op) -> str:
         overload=op.overload,
         tensor_arguments=", ".join(tensors),
         set_history=_set_history(op),
+        as_view=_as_view(op),
         returns="self" if op.is_inplace else "result",
     )
 
@@ -183,9 +185,10 @@ def _record_not_implemented(op: Op) -> list[str]:
 def _record_grad_fn(op: Op) -> str:
     inputs = differentiable_inputs(op)
     list_sizes = [f"grad_fn.{a.name}_size_ = len({a.name})" for a in inputs if argument_kind(a) == "Tensor[]"]
+    edge_arguments = ", ".join(f"*{a.name}" if argument_kind(a) == "Tensor[]" else a.name for a in inputs)
     return RECORD_GRAD_FN.substitute(
-        check_inplace=["check_inplace(self)"] if op.is_inplace else [],
-        edge_arguments=", ".join(f"*{a.name}" if argument_kind(a) == "Tensor[]" else a.name for a in inputs),
+        check_inplace=[f"check_inplace(self, any_requires_grad({edge_arguments}))"] if op.is_inplace else [],
+        edge_arguments=edge_arguments,
         op_name=op.info.op_name,
         save_inputs=list_sizes + _save_inputs(op, inputs),
     )
@@ -228,6 +231,16 @@ def _save(s: Saved, op: Op) -> str:
     if s.kind == "tensor" and op.is_inplace and s.name == "self":
         source = "self.clone().detach()"  # the value before the in-place op
     return SAVE[s.kind].substitute(name=s.name, source=source)
+
+
+def _as_view(op: Op) -> list[str]:
+    """A view op's output remembers how it was made (``as_view`` in the ADInplaceOrView kernels)."""
+    returns = op.schema.returns
+    if len(returns) != 1 or returns[0].annotation is None or returns[0].is_write:
+        return []
+    if str(returns[0].type) == "Tensor[]":
+        return ["for view in result:", "    as_view(self, view, multi_output=True)"]
+    return ["as_view(self, result)"]
 
 
 def _set_history(op: Op) -> list[str]:

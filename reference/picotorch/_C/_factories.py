@@ -9,6 +9,9 @@ shapes, dtypes and errors do not).
 
 from __future__ import annotations
 
+import math
+import warnings
+
 import numpy as np
 
 from ..c10 import scalar_type as st
@@ -49,8 +52,12 @@ def _is_int(value) -> bool:
 
 
 def _check_sizes(name: str, shape) -> None:
-    if any(s < 0 for s in shape):
-        raise RuntimeError(f"{name}: Dimension size must be non-negative.")
+    """``zeros`` checks its sizes itself; every other factory goes through ``check_size_nonnegative``."""
+    for s in shape:
+        if s < 0 and name == "zeros":
+            raise RuntimeError(f"{name}: Dimension size must be non-negative.")
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: [{', '.join(map(str, shape))}]")
 
 
 def _finish(data_np: np.ndarray, dtype, device, requires_grad: bool):
@@ -124,8 +131,10 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     values = (start, end, step)
     if step == 0:
         raise RuntimeError("step must be nonzero")
+    if not (math.isfinite(_num(start)) and math.isfinite(_num(end))):
+        raise RuntimeError(f"unsupported range: {_num(start):g} -> {_num(end):g}")
     if (step > 0 and end < start) or (step < 0 and end > start):
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if dtype is None:
         is_float = any(isinstance(v, float) or (hasattr(v, "_dtype") and v._dtype.is_floating_point) for v in values)
         dtype = st.get_default_dtype() if is_float else st.int64
@@ -227,6 +236,10 @@ def _check_overflow(data, dtype) -> None:
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    if isinstance(data, TensorImpl):  # ``internal_new_from_data`` in tensor_new.cpp
+        warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+                      "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).",
+                      UserWarning, stacklevel=3)
     shape, inferred = _infer(data)
     dtype = dtype or inferred
     _check_overflow(data, dtype)

@@ -49,11 +49,12 @@ def _as_int(item) -> int:
     return int(item.item()) if isinstance(item, TensorImpl) else int(item)
 
 
-def _select(result, dim: int, item):
-    """An integer index: PyTorch checks the bound here, with indexing's own message."""
+def _select(result, dim: int, item, real_dim: int = 0):
+    """An integer index: PyTorch checks the bound here, with indexing's own message. ``real_dim`` counts
+    the index's items before this one (an ellipsis or a None counts one), as ``applySlicing`` does."""
     index, size = _as_int(item), result.shape[dim]
     if not -size <= index < size:
-        raise IndexError(f"index {index} is out of bounds for dimension {dim} with size {size}")
+        raise IndexError(f"index {index} is out of bounds for dimension {real_dim} with size {size}")
     return ops.select(result, dim, index)
 
 
@@ -62,7 +63,7 @@ def _count_dims(index) -> int:
     for item in index:
         if item is None or item is Ellipsis or isinstance(item, bool):
             continue
-        if isinstance(item, TensorImpl) and item._dtype.name == "bool":
+        if isinstance(item, TensorImpl) and item._dtype.name in ("bool", "uint8"):  # uint8: a (deprecated) mask
             count += item._data.ndim
         else:
             count += 1
@@ -75,8 +76,8 @@ def _apply_slicing(self, index):
     if specified > self.dim():
         raise IndexError(f"too many indices for tensor of dimension {self.dim()}")
     result, dim, tensor_indices = self, 0, []
-    for item in index:
-        result, dim = _apply_item(result, item, dim, tensor_indices, self.dim() - specified)
+    for real_dim, item in enumerate(index):  # real_dim: where an error says an integer index is
+        result, dim = _apply_item(result, item, dim, tensor_indices, self.dim() - specified, real_dim)
     if any(i is not None for i in tensor_indices):
         while tensor_indices[-1] is None:
             tensor_indices.pop()
@@ -84,7 +85,7 @@ def _apply_slicing(self, index):
     return ops.alias(self) if result is self else result
 
 
-def _apply_item(result, item, dim, tensor_indices, ellipsis_span):
+def _apply_item(result, item, dim, tensor_indices, ellipsis_span, real_dim):
     if item is Ellipsis:
         tensor_indices.extend([None] * ellipsis_span)
         return result, dim + ellipsis_span
@@ -92,13 +93,14 @@ def _apply_item(result, item, dim, tensor_indices, ellipsis_span):
         tensor_indices.append(None)
         return ops.unsqueeze(result, dim), dim + 1
     if _is_integer(item):
-        return _select(result, dim, item), dim
+        return _select(result, dim, item, real_dim), dim
     if isinstance(item, slice):
         tensor_indices.append(None)
         return _slice(result, dim, item, optimize=True), dim + 1
     if isinstance(item, (list, tuple)) or isinstance(item, TensorImpl):
-        tensor_indices.append(_as_index_tensor(item))
-        return result, dim + 1
+        index = _as_index_tensor(item)
+        tensor_indices.append(index)
+        return result, dim + (index._data.ndim if index._dtype.name in ("bool", "uint8") else 1)
     raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
                      "valid indices (got " + type(item).__name__ + ")")
 
@@ -130,10 +132,18 @@ def _slice(result, dim, item: slice, optimize: bool):
 def setitem(self, index, value) -> None:
     """Write ``value`` into the selected elements; record ``CopySlices`` when gradients flow."""
     value = _as_value(self, value)
+    if isinstance(index, TensorImpl) and index._dtype.name == "uint8" and value.numel() == 1:
+        # THPVariable_setitem: one mask and one value is masked_fill_, which takes bool masks only
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype unsigned char")
     with no_grad():
         target = getitem(self, index)
     if is_grad_enabled() and self._grad_fn is None and self._requires_grad:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+    if self._creation_meta != "DEFAULT":
+        _check_view_write(self, index, target, value)
+    value = _without_leading_ones(value)
+    if target._base is None:  # advanced indexing: the write is index_put_, with its own message
+        _check_index_put_shape(value, target)
     with no_grad():
         data = ops.expand(ops._to_copy(value, dtype=self.dtype), tuple(target.shape))._data
     key = _array_key(self, index)
@@ -144,6 +154,38 @@ def setitem(self, index, value) -> None:
         node = SetItemSlices([base_edge, value_edge], tuple(value.shape), region_of=lambda grad: getitem(grad, index),
                              mask_fn=lambda grad: _outside_mask(grad, key), on_view=_makes_a_view_first(self, index))
         autograd_meta.rebase_history(self, node)
+
+
+def _without_leading_ones(value):
+    """``slicePrefix1sSize``: the value's leading size-1 dimensions are dropped before the write."""
+    shape = tuple(value.shape)
+    kept = 0
+    while kept < len(shape) and shape[kept] == 1:
+        kept += 1
+    return ops.view(value, shape[kept:]) if kept else value
+
+
+def _check_index_put_shape(value, target) -> None:
+    value_shape, target_shape = tuple(value.shape), tuple(target.shape)
+    fits = len(value_shape) <= len(target_shape) and all(
+        v in (1, t) for v, t in zip(value_shape[::-1], target_shape[::-1]))
+    if not fits:
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(value_shape)} cannot be broadcast to "
+                           f"indexing result of shape {list(target_shape)}")
+
+
+def _check_view_write(self, index, target, value) -> None:
+    """The write is ``copy_`` into the view ``self[index]`` (made in grad mode) or ``index_put_`` on ``self``:
+    either way, the in-place check of a view that must not be modified in place (NOTE [ View + Inplace
+    detection ] in autograd/variable.py)."""
+    if not is_grad_enabled():
+        return
+    if isinstance(index, slice):  # setitem skips a full slice, as in a tuple (getitem does not)
+        written = _slice(self, 0, index, optimize=True)
+    else:
+        written = getitem(self, index) if target._base is not None and target is not self else self
+    any_requires_grad = autograd_meta.requires_grad(self) or autograd_meta.requires_grad(value)
+    autograd_meta.check_inplace(written, any_requires_grad)
 
 
 def _makes_a_view_first(self, index) -> bool:
@@ -175,7 +217,14 @@ def _as_value(self, value):
 def _array_key(self, index):
     """The same index for the array library (tensors become arrays)."""
     items = index if isinstance(index, tuple) else (index,)
-    return tuple(i._data if isinstance(i, TensorImpl) else i for i in items)
+    return tuple(_array_item(i) if isinstance(i, TensorImpl) else i for i in items)
+
+
+def _array_item(index):
+    """A uint8 index is a mask (``getitem`` above has warned about it already)."""
+    if index._dtype.name != "uint8":
+        return index._data
+    return xp_of(index).astype(index._data, xp_of(index).bool)
 
 
 def _outside_mask(grad, key):

@@ -234,14 +234,22 @@ class TensorBase(TensorImpl):
     def __bool__(self) -> bool:
         n = self.numel()
         if n != 1:
-            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+            raise RuntimeError(f"Boolean value of Tensor with {'no values' if n == 0 else 'more than one value'} "
+                               "is ambiguous")
         return bool(self.item())
 
     def __float__(self) -> float:
+        self._check_one_element()
         return float(self.item())
 
     def __int__(self) -> int:
+        self._check_one_element()
         return int(self.item())
+
+    def _check_one_element(self) -> None:
+        """``float(t)``/``int(t)`` (python_variable_methods.cpp) word the error unlike ``item()``."""
+        if self.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
 
     def __index__(self) -> int:
         if self._dtype.is_floating_point or self.numel() != 1:

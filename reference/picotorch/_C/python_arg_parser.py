@@ -86,15 +86,25 @@ def check_requires_grad(dtype) -> None:
         raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
 
 
+def _self_first(params):
+    """``x.where(cond, y)`` binds ``x`` to ``self``, though ``where``'s schema lists ``condition`` first."""
+    positional, kwarg_only = params
+    selfs = [p for p in positional if p[0] == "self"]
+    return (tuple(selfs) + tuple(p for p in positional if p[0] != "self"), kwarg_only)
+
+
 class PythonArgParser:
     def __init__(self, name: str, signatures, numbers_as_tensors: bool, method: bool) -> None:
         self.name = name
-        self.signatures = signatures  # (impl, printed signature, params)
+        # (impl, printed signature, params); a method receives the tensor first, whatever the schema's order
+        self.signatures = [(impl, sig, _self_first(params)) for impl, sig, params in signatures] if method \
+            else signatures
         self.numbers_as_tensors = numbers_as_tensors
         self.method = method
         # ops with TensorOptions arguments (dtype, layout, device, pin_memory) also take requires_grad
         self.tensor_options = any({"layout", "device"} <= {n for n, _, _ in sig[2][1]} for sig in signatures)
-        simple = simple_signature(signatures[0][2])
+        # the direct call passes values in the schema's order: not for a method whose self moved first
+        simple = simple_signature(signatures[0][2]) if self.signatures[0][2] == signatures[0][2] else None
         self.simple_impl = signatures[0][0]
         self.simple_fewest, self.simple_kinds = simple or (1, ())  # calls with that many to len(kinds) values
 

@@ -238,6 +238,9 @@ TORCH_FUNCTIONS = {
     ],
     'where': [
         (vt.where_self, 'where(Tensor condition, Tensor input, Tensor other)', vt.PARAMETERS['where_self']),
+        (vt.where_ScalarSelf, 'where(Tensor condition, Scalar input, Tensor other)', vt.PARAMETERS['where_ScalarSelf']),
+        (vt.where_ScalarOther, 'where(Tensor condition, Tensor input, Scalar other)', vt.PARAMETERS['where_ScalarOther']),
+        (vt.where_Scalar, 'where(Tensor condition, Scalar input, Scalar other)', vt.PARAMETERS['where_Scalar']),
     ],
     'zero_': [
         (vt.zero_, 'zero_(Tensor input)', vt.PARAMETERS['zero_']),
@@ -510,6 +513,7 @@ TENSOR_METHODS = {
     ],
     'where': [
         (vt.where_self, 'where(Tensor condition, Tensor other)', vt.PARAMETERS['where_self']),
+        (vt.where_ScalarOther, 'where(Tensor condition, Scalar other)', vt.PARAMETERS['where_ScalarOther']),
     ],
     'zero_': [
         (vt.zero_, 'zero_()', vt.PARAMETERS['zero_']),

@@ -10,7 +10,7 @@ registered with the dispatcher (``ops.<name>``) at the end of this file.
 
 from picotorch.autograd.grad_mode import is_grad_enabled
 from picotorch.autograd.variable import (
-    SavedVariable, any_requires_grad, bump_version, check_inplace, collect_next_edges,
+    SavedVariable, any_requires_grad, as_view, bump_version, check_inplace, collect_next_edges,
     rebase_history, set_history,
 )
 from picotorch import native
@@ -36,7 +36,7 @@ def add_Tensor(self, other, *, alpha=1):
 
 def add__Tensor(self, other, *, alpha=1):
     """``add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)``"""
-    check_inplace(self)
+    check_inplace(self, any_requires_grad(self, other))
     grad_fn = None
     if is_grad_enabled() and any_requires_grad(self, other):
         grad_fn = nodes.AddBackward0()
@@ -141,7 +141,7 @@ def mul_Tensor(self, other):
 
 def mul__Tensor(self, other):
     """``mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
-    check_inplace(self)
+    check_inplace(self, any_requires_grad(self, other))
     grad_fn = None
     if is_grad_enabled() and any_requires_grad(self, other):
         grad_fn = nodes.MulBackward0()
@@ -523,6 +523,7 @@ def t(self):
         grad_fn = nodes.TBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
     result = kernel_for("t", device_of(self))(self)
+    as_view(self, result)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -537,6 +538,7 @@ def transpose_int(self, dim0, dim1):
         grad_fn.dim0 = dim0
         grad_fn.dim1 = dim1
     result = kernel_for("transpose.int", device_of(self))(self, dim0, dim1)
+    as_view(self, result)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -550,6 +552,7 @@ def permute(self, dims):
         grad_fn.set_next_edges(collect_next_edges(self))
         grad_fn.dims = dims
     result = kernel_for("permute", device_of(self))(self, dims)
+    as_view(self, result)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -563,6 +566,7 @@ def view(self, size):
         grad_fn.set_next_edges(collect_next_edges(self))
         grad_fn.self_sizes = tuple(self.shape)
     result = kernel_for("view", device_of(self))(self, size)
+    as_view(self, result)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -588,6 +592,7 @@ def alias(self):
         grad_fn = nodes.AliasBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
     result = kernel_for("alias", device_of(self))(self)
+    as_view(self, result)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -606,6 +611,7 @@ def expand(self, size, *, implicit=False):
         grad_fn.set_next_edges(collect_next_edges(self))
         grad_fn.self_sizes = tuple(self.shape)
     result = kernel_for("expand", device_of(self))(self, size, implicit)
+    as_view(self, result)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -624,6 +630,7 @@ def unsqueeze(self, dim):
         grad_fn.set_next_edges(collect_next_edges(self))
         grad_fn.dim = dim
     result = kernel_for("unsqueeze", device_of(self))(self, dim)
+    as_view(self, result)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -637,6 +644,7 @@ def squeeze(self):
         grad_fn.set_next_edges(collect_next_edges(self))
         grad_fn.self_sizes = tuple(self.shape)
     result = kernel_for("squeeze", device_of(self))(self)
+    as_view(self, result)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -651,6 +659,7 @@ def squeeze_dim(self, dim):
         grad_fn.dim = dim
         grad_fn.self_sizes = tuple(self.shape)
     result = kernel_for("squeeze.dim", device_of(self))(self, dim)
+    as_view(self, result)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -658,7 +667,7 @@ def squeeze_dim(self, dim):
 
 def squeeze_(self):
     """``squeeze_(Tensor(a!) self) -> Tensor(a!)``"""
-    check_inplace(self)
+    check_inplace(self, any_requires_grad(self))
     grad_fn = None
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.SqueezeBackward3()
@@ -673,7 +682,7 @@ def squeeze_(self):
 
 def squeeze__dim(self, dim):
     """``squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)``"""
-    check_inplace(self)
+    check_inplace(self, any_requires_grad(self))
     grad_fn = None
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.SqueezeBackward4()
@@ -696,6 +705,7 @@ def squeeze_dims(self, dim):
         grad_fn.dim = dim
         grad_fn.self_sizes = tuple(self.shape)
     result = kernel_for("squeeze.dims", device_of(self))(self, dim)
+    as_view(self, result)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -703,7 +713,7 @@ def squeeze_dims(self, dim):
 
 def squeeze__dims(self, dim):
     """``squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!)``"""
-    check_inplace(self)
+    check_inplace(self, any_requires_grad(self))
     grad_fn = None
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.SqueezeBackward5()
@@ -727,6 +737,7 @@ def select_int(self, dim, index):
         grad_fn.index = index
         grad_fn.self_sizes = tuple(self.shape)
     result = kernel_for("select.int", device_of(self))(self, dim, index)
+    as_view(self, result)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -758,6 +769,7 @@ def slice_Tensor(self, dim=0, start=None, end=None, step=1):
         grad_fn.start = start
         grad_fn.step = step
     result = kernel_for("slice.Tensor", device_of(self))(self, dim, start, end, step)
+    as_view(self, result)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -870,9 +882,24 @@ def where_self(condition, self, other):
     return result
 
 
+def where_ScalarSelf(condition, self, other):
+    """``where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor``"""
+    return native.where_scalar_self(condition, self, other)
+
+
+def where_ScalarOther(condition, self, other):
+    """``where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor``"""
+    return native.where_scalar_other(condition, self, other)
+
+
+def where_Scalar(condition, self, other):
+    """``where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor``"""
+    return native.where_scalars(condition, self, other)
+
+
 def zero_(self):
     """``zero_(Tensor(a!) self) -> Tensor(a!)``"""
-    check_inplace(self)
+    check_inplace(self, any_requires_grad(self))
     grad_fn = None
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.ZeroBackward0()
@@ -1116,7 +1143,7 @@ def clamp(self, min=None, max=None):
 
 def clamp__Tensor(self, min=None, max=None):
     """``clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)``"""
-    check_inplace(self)
+    check_inplace(self, any_requires_grad(self, min, max))
     grad_fn = None
     if is_grad_enabled() and any_requires_grad(self, min, max):
         grad_fn = nodes.ClampBackward0()
@@ -1133,7 +1160,7 @@ def clamp__Tensor(self, min=None, max=None):
 
 def clamp_(self, min=None, max=None):
     """``clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)``"""
-    check_inplace(self)
+    check_inplace(self, any_requires_grad(self))
     grad_fn = None
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.ClampBackward1()
@@ -1178,7 +1205,7 @@ def clamp_max_Tensor(self, max):
 
 def clamp_max_(self, max):
     """``clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)``"""
-    check_inplace(self)
+    check_inplace(self, any_requires_grad(self))
     grad_fn = None
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.ClampMaxBackward0()
@@ -1194,7 +1221,7 @@ def clamp_max_(self, max):
 
 def clamp_max__Tensor(self, max):
     """``clamp_max_.Tensor(Tensor(a!) self, Tensor max) -> Tensor(a!)``"""
-    check_inplace(self)
+    check_inplace(self, any_requires_grad(self, max))
     grad_fn = None
     if is_grad_enabled() and any_requires_grad(self, max):
         grad_fn = nodes.ClampMaxBackward1()
@@ -1238,7 +1265,7 @@ def clamp_min_Tensor(self, min):
 
 def clamp_min_(self, min):
     """``clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)``"""
-    check_inplace(self)
+    check_inplace(self, any_requires_grad(self))
     grad_fn = None
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.ClampMinBackward0()
@@ -1254,7 +1281,7 @@ def clamp_min_(self, min):
 
 def clamp_min__Tensor(self, min):
     """``clamp_min_.Tensor(Tensor(a!) self, Tensor min) -> Tensor(a!)``"""
-    check_inplace(self)
+    check_inplace(self, any_requires_grad(self, min))
     grad_fn = None
     if is_grad_enabled() and any_requires_grad(self, min):
         grad_fn = nodes.ClampMinBackward1()
@@ -1298,7 +1325,7 @@ def minimum(self, other):
 
 def sub__Tensor(self, other, *, alpha=1):
     """``sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)``"""
-    check_inplace(self)
+    check_inplace(self, any_requires_grad(self, other))
     grad_fn = None
     if is_grad_enabled() and any_requires_grad(self, other):
         grad_fn = nodes.SubBackward0()
@@ -1315,7 +1342,7 @@ def sub__Tensor(self, other, *, alpha=1):
 
 def div__Tensor(self, other):
     """``div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
-    check_inplace(self)
+    check_inplace(self, any_requires_grad(self, other))
     grad_fn = None
     if is_grad_enabled() and any_requires_grad(self, other):
         grad_fn = nodes.DivBackward0()
@@ -1333,7 +1360,7 @@ def div__Tensor(self, other):
 
 def pow__Scalar(self, exponent):
     """``pow_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)``"""
-    check_inplace(self)
+    check_inplace(self, any_requires_grad(self))
     grad_fn = None
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.PowBackward0()
@@ -1349,7 +1376,7 @@ def pow__Scalar(self, exponent):
 
 def pow__Tensor(self, exponent):
     """``pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)``"""
-    check_inplace(self)
+    check_inplace(self, any_requires_grad(self, exponent))
     grad_fn = None
     if is_grad_enabled() and any_requires_grad(self, exponent):
         grad_fn = nodes.PowBackward1()
@@ -1426,7 +1453,7 @@ def remainder_Scalar(self, other):
 
 def remainder__Scalar(self, other):
     """``remainder_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)``"""
-    check_inplace(self)
+    check_inplace(self, any_requires_grad(self))
     grad_fn = None
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.RemainderBackward0()
@@ -1456,7 +1483,7 @@ def remainder_Tensor(self, other):
 
 def remainder__Tensor(self, other):
     """``remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
-    check_inplace(self)
+    check_inplace(self, any_requires_grad(self, other))
     grad_fn = None
     if is_grad_enabled() and any_requires_grad(self, other):
         grad_fn = nodes.RemainderBackward1()
@@ -1563,7 +1590,7 @@ def fill_Tensor(self, value):
 
 def fill__Scalar(self, value):
     """``fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)``"""
-    check_inplace(self)
+    check_inplace(self, any_requires_grad(self))
     grad_fn = None
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.FillBackward2()
@@ -1577,7 +1604,7 @@ def fill__Scalar(self, value):
 
 def fill__Tensor(self, value):
     """``fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)``"""
-    check_inplace(self)
+    check_inplace(self, any_requires_grad(self, value))
     grad_fn = None
     if is_grad_enabled() and any_requires_grad(self, value):
         grad_fn = nodes.FillBackward3()
@@ -1591,7 +1618,7 @@ def fill__Tensor(self, value):
 
 def normal_(self, mean=0, std=1, *, generator=None):
     """``normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor(a!)``"""
-    check_inplace(self)
+    check_inplace(self, any_requires_grad(self))
     grad_fn = None
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.NormalBackward0()
@@ -1605,7 +1632,7 @@ def normal_(self, mean=0, std=1, *, generator=None):
 
 def uniform_(self, from_=0, to=1, *, generator=None):
     """``uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!)``"""
-    check_inplace(self)
+    check_inplace(self, any_requires_grad(self))
     grad_fn = None
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.UniformBackward0()
@@ -1632,7 +1659,7 @@ def sqrt(self):
 
 def addcmul_(self, tensor1, tensor2, *, value=1):
     """``addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)``"""
-    check_inplace(self)
+    check_inplace(self, any_requires_grad(self, tensor1, tensor2))
     grad_fn = None
     if is_grad_enabled() and any_requires_grad(self, tensor1, tensor2):
         grad_fn = nodes.AddcmulBackward0()
@@ -1651,7 +1678,7 @@ def addcmul_(self, tensor1, tensor2, *, value=1):
 
 def addcdiv_(self, tensor1, tensor2, *, value=1):
     """``addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)``"""
-    check_inplace(self)
+    check_inplace(self, any_requires_grad(self, tensor1, tensor2))
     grad_fn = None
     if is_grad_enabled() and any_requires_grad(self, tensor1, tensor2):
         grad_fn = nodes.AddcdivBackward0()
@@ -1669,7 +1696,7 @@ def addcdiv_(self, tensor1, tensor2, *, value=1):
 
 def lerp__Scalar(self, end, weight):
     """``lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)``"""
-    check_inplace(self)
+    check_inplace(self, any_requires_grad(self, end))
     grad_fn = None
     if is_grad_enabled() and any_requires_grad(self, end):
         grad_fn = nodes.LerpBackward0()
@@ -1877,6 +1904,9 @@ PARAMETERS = {
     "stack": ((('tensors', 'Tensor[]', False), ('dim', 'int', True),), ()),
     "cat": ((('tensors', 'Tensor[]', False), ('dim', 'int', True),), ()),
     "where_self": ((('condition', 'Tensor', False), ('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "where_ScalarSelf": ((('condition', 'Tensor', False), ('self', 'Scalar', False), ('other', 'Tensor', False),), ()),
+    "where_ScalarOther": ((('condition', 'Tensor', False), ('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "where_Scalar": ((('condition', 'Tensor', False), ('self', 'Scalar', False), ('other', 'Scalar', False),), ()),
     "zero_": ((('self', 'Tensor', False),), ()),
     "zeros_like": ((('self', 'Tensor', False),), (('dtype', 'any', True), ('layout', 'any', True), ('device', 'any', True), ('pin_memory', 'any', True), ('memory_format', 'any', True),)),
     "ones_like": ((('self', 'Tensor', False),), (('dtype', 'any', True), ('layout', 'any', True), ('device', 'any', True), ('pin_memory', 'any', True), ('memory_format', 'any', True),)),
@@ -1998,7 +2028,7 @@ register_op("clone", overloaded("clone", [(clone, PARAMETERS["clone"])]))
 register_op("_to_copy", overloaded("_to_copy", [(_to_copy, PARAMETERS["_to_copy"])]))
 register_op("stack", overloaded("stack", [(stack, PARAMETERS["stack"])]))
 register_op("cat", overloaded("cat", [(cat, PARAMETERS["cat"])]))
-register_op("where", overloaded("where", [(where_self, PARAMETERS["where_self"])]))
+register_op("where", overloaded("where", [(where_self, PARAMETERS["where_self"]), (where_ScalarSelf, PARAMETERS["where_ScalarSelf"]), (where_ScalarOther, PARAMETERS["where_ScalarOther"]), (where_Scalar, PARAMETERS["where_Scalar"])]))
 register_op("zero_", overloaded("zero_", [(zero_, PARAMETERS["zero_"])]))
 register_op("zeros_like", overloaded("zeros_like", [(zeros_like, PARAMETERS["zeros_like"])]))
 register_op("ones_like", overloaded("ones_like", [(ones_like, PARAMETERS["ones_like"])]))

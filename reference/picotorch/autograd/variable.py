@@ -25,7 +25,8 @@ from .saved_variable_hooks import PySavedVariableHooks, get_default_hooks
 
 
 def requires_grad(t) -> bool:
-    return t._requires_grad or t._grad_fn is not None
+    """``DifferentiableViewMeta::requires_grad``: a view also requires grad when its base does."""
+    return t._requires_grad or t._grad_fn is not None or (t._base is not None and requires_grad(t._base))
 
 
 def is_leaf(t) -> bool:
@@ -92,7 +93,8 @@ _NO_EDGE = Edge(None, 0)
 
 def any_requires_grad(*tensors) -> bool:
     for t in tensors:  # a loop, not any(<generator>): asked on every op, and a generator costs twice as much
-        if isinstance(t, TensorImpl) and (t._requires_grad or t._grad_fn is not None):
+        if isinstance(t, TensorImpl) and (t._requires_grad or t._grad_fn is not None
+                                          or (t._base is not None and requires_grad(t._base))):
             return True
     return False
 
@@ -144,15 +146,69 @@ def rebase_view_history(view, fn: Node) -> None:
     set_history(view, AsStridedBackward0(copy_slices, region))
 
 
-def check_inplace(t) -> None:
-    """``check_inplace`` in VariableTypeUtils.h: a leaf (or a view of one) must not be modified in place."""
-    if not is_grad_enabled() or not requires_grad(t):
+def check_inplace(t, any_input_requires_grad: bool | None = None) -> None:
+    """``check_inplace`` in VariableTypeUtils.h: a leaf (or a view of one) must not be modified in place,
+    nor a view whose creation forbids it (``handle_view_on_rebase``). ``any_input_requires_grad``: whether
+    any input of the op requires grad (the other operand counts too); by default ``t``'s own."""
+    if any_input_requires_grad is None:
+        any_input_requires_grad = requires_grad(t)
+    if not is_grad_enabled() or not any_input_requires_grad:
         return
     base = t._base
-    if base is not None and t._grad_fn is not None and base._grad_fn is None:
-        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
-    if t._grad_fn is None:
+    if base is not None:
+        handle_view_on_rebase(t)
+        if requires_grad(t) and base._grad_fn is None:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+    if requires_grad(t) and t._grad_fn is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+
+
+# ----------------------------------------------------------------------------- views and in-place ops
+# NOTE [ View + Inplace detection ]
+# An in-place op on a view rewrites the base's history (CopySlices). PyTorch forbids it when it cannot
+# do that right: the view was made with grad mode off (was the in-place op meant to be tracked?), or it
+# is one of several views one op returned (``unbind``, ``split``: one CopySlices cannot cover them all).
+# Every view remembers which case it is, its CreationMeta, set when it is made (``as_view``).
+
+_NO_GRAD_ADVICE = (
+    " Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving "
+    "both the view and the inplace either both inside the no_grad block (if you don't want the inplace to be "
+    "tracked) or both outside (if you want the inplace to be tracked).")
+_MULTI_OUTPUT_ADVICE = (
+    " This view is the output of a function that returns multiple views. Such functions do not allow the output "
+    "views to be modified inplace. You should replace the inplace operation by an out-of-place one.")
+
+
+def as_view(base, view, multi_output: bool = False) -> None:
+    """Record ``view``'s CreationMeta; a view of a view keeps its base's unless it is made in grad mode."""
+    if not is_grad_enabled():
+        meta = "NO_GRAD_MODE"
+    else:
+        meta = "MULTI_OUTPUT_NODE" if multi_output else "DEFAULT"
+    if meta == "DEFAULT" and base._base is not None:
+        meta = base._creation_meta
+    view._creation_meta = meta
+
+
+def handle_view_on_rebase(view) -> None:
+    """``handle_view_on_rebase`` in variable.cpp: the error for a view that must not be modified in place."""
+    meta = view._creation_meta
+    if meta == "DEFAULT":
+        return
+    grad_fn = view._grad_fn
+    where = f"Output {view._output_nr} of {_forward_op_name(grad_fn)}" if grad_fn is not None else None
+    if meta == "NO_GRAD_MODE" or grad_fn is None:
+        prefix = f"{where} is a view of a view which was created in" if where else "A view was created in"
+        message = f"{prefix} no_grad mode and is being modified inplace with grad mode enabled."
+    else:
+        message = f"{where} is a view and is being modified inplace."
+    advice = _MULTI_OUTPUT_ADVICE if meta == "MULTI_OUTPUT_NODE" else _NO_GRAD_ADVICE
+    raise RuntimeError(message + advice)
+
+
+def _forward_op_name(node) -> str:
+    """``Node::forward_op_name``: the node's name without ``Backward`` and its number (``Select``)."""
+    return re.sub(r"Backward\d*$", "", node.name())
 
 
 def bump_version(t) -> None:

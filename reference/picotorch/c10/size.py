@@ -3,10 +3,12 @@
 Models ``torch/csrc/Size.cpp``.
 """
 
+import operator
+
 
 class Size(tuple):
     def __new__(cls, sizes=()):
-        return super().__new__(cls, (int(s) for s in sizes))
+        return super().__new__(cls, (_as_size(i, s) for i, s in enumerate(sizes)))
 
     def __repr__(self) -> str:
         return f"torch.Size([{', '.join(str(s) for s in self)}])"
@@ -25,3 +27,12 @@ class Size(tuple):
 
     def __add__(self, other):
         return Size(tuple(self) + tuple(other))
+
+
+def _as_size(position: int, value) -> int:
+    """``THPSize_pynew``: every item must be an integer (anything with ``__index__``), never a float."""
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"torch.Size() takes an iterable of 'int' (item {position} is '{type(value).__name__}')") \
+            from None

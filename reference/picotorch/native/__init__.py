@@ -59,15 +59,13 @@ from .binary_ops import (
     tanh_backward,
     where,
 )
-from .composite import expand_as, matmul, reshape
+from .composite import expand_as, matmul, reshape, where_scalar_other, where_scalar_self, where_scalars
 from .copy import copy_
 from .cuda.elementwise import add_cuda, mul_cuda, relu_cuda, threshold_backward_cuda
 from .distributions import normal_, uniform_
 from .indexing import _index_put_impl_, index
 from .linear_algebra import addmm, dot, mm, mv
-
-# issue 10, helper E: sqrt and the optimizers' in-place ops
-from .pointwise_ops import addcdiv_, addcmul_, lerp_  # noqa: I001
+from .pointwise_ops import addcdiv_, addcmul_, lerp_
 from .reduce_ops import mean, mean_dim, sum, sum_dim
 from .tensor_compare import clamp, clamp_, clamp_max, clamp_max_, clamp_min, clamp_min_, clamp_tensor, clamp_tensor_
 from .tensor_factories import _to_copy, clone, fill, fill_, ones_like, zero_, zeros_like
@@ -121,10 +119,9 @@ __all__ = [
     "squeeze_dim_", "squeeze_dims", "squeeze_dims_", "stack", "sub", "sum", "sum_dim", "t", "tanh",
     "tanh_backward", "threshold_backward", "threshold_backward_cuda", "transpose", "unsqueeze", "view", "where",
     "zero_", "zeros_like",
-    # issue 10, group A
     "abs", "bitwise_and", "bitwise_and_", "bitwise_or", "bitwise_or_", "clamp", "clamp_", "clamp_max", "clamp_max_",
     "clamp_min", "clamp_min_", "clamp_tensor", "clamp_tensor_", "copy_", "cos", "div_", "exp2", "expm1", "fill",
     "fill_", "floor_divide", "floor_divide_", "log1p", "log2", "maximum", "minimum", "normal_", "pow_", "remainder",
     "remainder_", "remainder_scalar_tensor", "rsqrt", "sign", "sin", "sub_", "uniform_",
+    "where_scalar_other", "where_scalar_self", "where_scalars", "addcdiv_", "addcmul_", "lerp_", "sqrt",
 ]
-__all__ += ["addcdiv_", "addcmul_", "lerp_", "sqrt"]  # issue 10, helper E

@@ -13,6 +13,8 @@ lays the output out as PyTorch would (:func:`layout.follow_inputs`).
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ..c10 import scalar_type as st
@@ -299,6 +301,7 @@ def _compare(self, other, fn):
 
 
 def where(condition, self, other):
+    _check_where_condition(condition)
     self, other = as_operand(self), as_operand(other)
     dev = common_device(condition, self, other)
     dtype = result_type(self, other)
@@ -306,6 +309,17 @@ def where(condition, self, other):
     xp = backend(dev).xp
     data = xp.where(cast(condition, st.bool_, xp, dev), cast(self, dtype, xp, dev), cast(other, dtype, xp, dev))
     return new_tensor(follow_inputs(xp, xp.asarray(data), [condition._data, self._data, other._data]), dtype, dev)
+
+
+def _check_where_condition(condition) -> None:
+    """``where_kernel_impl`` in TensorCompare.cpp: a bool condition; uint8 still works, with a warning."""
+    if condition._dtype is st.uint8:
+        warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and will be removed in a "
+                      "future version of PyTorch. Use a boolean condition instead. (Triggered internally at "
+                      "/__w/pytorch/pytorch/aten/src/ATen/native/TensorCompare.cpp:621.)", UserWarning, stacklevel=2)
+    elif condition._dtype is not st.bool_:
+        raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor with dtype "
+                           f"{condition._dtype.c10_name}")
 
 
 # ----------------------------------------------------------------------------- backward of unary ops

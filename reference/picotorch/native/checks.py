@@ -64,13 +64,16 @@ def infer_size(shape, numel_: int) -> tuple:
                 raise RuntimeError("only one dimension can be inferred")
             infer_at = i
         elif s < 0:
-            raise RuntimeError(f"invalid shape dimension {s}")
+            raise RuntimeError(f"invalid shape dimension {s} at index {i} of shape [{', '.join(map(str, shape))}]")
         else:
             known *= s
     if infer_at is None:
         if known != numel_:
             raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel_}")
         return shape
+    if known == 0 and numel_ == 0:
+        raise RuntimeError(f"cannot reshape tensor of 0 elements into shape {list(shape)} because the unspecified "
+                           "dimension size -1 can be any value and is ambiguous")
     if known == 0 or numel_ % known != 0:
         raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel_}")
     return shape[:infer_at] + (numel_ // known,) + shape[infer_at + 1:]

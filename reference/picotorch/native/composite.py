@@ -9,6 +9,7 @@ this is why ``a @ b`` on matrices shows ``MmBackward0`` and ``reshape`` shows ``
 from __future__ import annotations
 
 from .dispatcher import ops
+from .helpers import scalar_tensor
 from .tensor_shape import can_view
 
 
@@ -49,3 +50,20 @@ def _fold_into_mm(self, other):
     if other.dim() == 1:
         return ops._unsafe_view(ops.mv(folded, other), batch)
     return ops._unsafe_view(ops.mm(folded, other), batch + (other.shape[-1],))
+
+
+# ----------------------------------------------------------------------------- where with Python scalars
+# TensorCompare.cpp: a Python number is a wrapped zero-dim tensor, so it takes part in type promotion
+# only by its category (``torch.where(c, x16, 0.5)`` stays float16), and gradients flow to the tensor.
+
+
+def where_scalar_self(condition, self, other):
+    return ops.where(condition, scalar_tensor(self), other)
+
+
+def where_scalar_other(condition, self, other):
+    return ops.where(condition, self, scalar_tensor(other))
+
+
+def where_scalars(condition, self, other):
+    return ops.where(condition, scalar_tensor(self), scalar_tensor(other))

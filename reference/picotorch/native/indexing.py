@@ -8,10 +8,13 @@ up (``index_put_(..., accumulate=True)``, and the backward of ``index``).
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ..c10 import scalar_type as st
-from .helpers import wrap
+from .device import to_numpy
+from .helpers import wrap, xp_of
 
 
 def index(self, indices):
@@ -40,10 +43,88 @@ def _index_put_impl_(self, indices, values, accumulate=False, unsafe=False):
 
 
 def _index_key(indices):
-    return tuple(slice(None) if i is None else i._data for i in indices)
+    return tuple(slice(None) if i is None else _as_key(i) for i in indices)
+
+
+def _as_key(i):
+    if i._dtype is not st.uint8:
+        return i._data
+    warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead. "
+                  "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/IndexingUtils.h:37.)",
+                  UserWarning, stacklevel=6)
+    return xp_of(i).astype(i._data, xp_of(i).bool)
 
 
 def _check_indices(self, indices) -> None:
+    """PyTorch's checks, in its order: index dtypes and mask shapes (``expandTensors``), then that the
+    indices broadcast together, then each index's bound (the index kernel); never NumPy's "axis" text."""
     for i in indices:
         if i is not None and i._dtype not in (st.int64, st.int32, st.bool_, st.uint8, st.int8, st.int16):
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    _check_mask_shapes(self, indices)
+    expanded = _expanded_indices(self, indices)
+    _check_broadcast(expanded)
+    _check_bounds(expanded)
+
+
+def _is_mask(i) -> bool:
+    return i._dtype is st.bool_ or i._dtype is st.uint8
+
+
+def _check_mask_shapes(self, indices) -> None:
+    dim, shape = 0, tuple(self._data.shape)
+    for i in indices:
+        if i is not None and _is_mask(i):
+            mask_shape = tuple(i._data.shape)
+            for k, size in enumerate(mask_shape):
+                if size != shape[dim + k]:
+                    raise IndexError(f"The shape of the mask {_listed(mask_shape)} at index {k} does not match the "
+                                     f"shape of the indexed tensor {_listed(shape)} at index {dim + k}")
+        dim += 1 if i is None or not _is_mask(i) else i._data.ndim
+
+
+def _expanded_indices(self, indices) -> list[tuple]:
+    """``(index array, size of the dimension it indexes, namespace)`` for each index, a mask becoming one per dimension
+    it covers (the positions of its True elements, as ``nonzero`` gives them)."""
+    expanded, dim = [], 0
+    for i in indices:
+        if i is None:
+            dim += 1
+        elif _is_mask(i):
+            positions = xp_of(i).nonzero(i._data) if i._data.ndim else ()
+            expanded += [(p, self._data.shape[dim + k], xp_of(i)) for k, p in enumerate(positions)]
+            dim += i._data.ndim
+        else:
+            expanded.append((i._data, self._data.shape[dim], xp_of(i)))
+            dim += 1
+    return expanded
+
+
+def _check_broadcast(expanded) -> None:
+    shapes = [tuple(a.shape) for a, _, _ in expanded]
+    try:
+        np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise IndexError("shape mismatch: indexing tensors could not be broadcast together with shapes "
+                         + ", ".join(_listed(s) for s in shapes)) from None
+
+
+def _check_bounds(expanded) -> None:
+    """The first out-of-range index in the kernel's order (element by element, index by index); its
+    dimension is its position among the (expanded) index tensors."""
+    if not any(_any_out_of_range(xp, a, size) for a, size, xp in expanded):
+        return
+    arrays = np.broadcast_arrays(*(to_numpy(a) for a, _, _ in expanded))
+    for position in range(arrays[0].size):
+        for j, (array, (_, size, _)) in enumerate(zip(arrays, expanded)):
+            value = int(array.flat[position])
+            if not -size <= value < size:
+                raise IndexError(f"index {value} is out of bounds for dimension {j} with size {size}")
+
+
+def _any_out_of_range(xp, array, size: int) -> bool:
+    return bool(xp.any((array < -size) | (array >= size)))
+
+
+def _listed(shape) -> str:
+    return f"[{', '.join(str(s) for s in shape)}]"

@@ -48,7 +48,8 @@ class TensorImpl:
 
     __slots__ = ("_data", "_dtype", "_device", "_version_counter", "_is_wrapped_number",
                  "_requires_grad", "_grad_fn", "_output_nr", "_grad", "_grad_accumulator",
-                 "_backward_hooks", "_retains_grad", "_post_accumulate_grad_hooks", "_base", "__weakref__")
+                 "_backward_hooks", "_retains_grad", "_post_accumulate_grad_hooks", "_base", "_creation_meta",
+                 "__weakref__")
 
     def __init__(self, data, dtype, device, *, version: VersionCounter | None = None,
                  wrapped_number: bool = False) -> None:
@@ -66,6 +67,7 @@ class TensorImpl:
         self._retains_grad = False
         self._post_accumulate_grad_hooks = None
         self._base = None
+        self._creation_meta = "DEFAULT"  # a view's CreationMeta (autograd/variable.py: as_view)
 
 
 def new_tensor(data, dtype, device, *, version=None, wrapped_number=False):

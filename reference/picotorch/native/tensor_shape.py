@@ -92,23 +92,21 @@ def expand(self, size, implicit=False):
 
 
 def _expanded_shape(current, size):
+    """``inferExpandGeometry``: from the last dimension back, so the last bad one is reported."""
     offset = len(size) - len(current)
-    out = []
-    for i, s in enumerate(size):
-        existing = current[i - offset] if i >= offset else None
+    out = list(size)
+    for i in reversed(range(len(size))):
+        s, existing = size[i], current[i - offset] if i >= offset else None
         if existing is None:
             if s < 0:
                 raise RuntimeError(f"The expanded size of the tensor ({s}) isn't allowed in a leading, "
-                                   "non-existing dimension 0")
-            out.append(s)
+                                   f"non-existing dimension {i}")
         elif s == -1:
-            out.append(existing)
+            out[i] = existing
         elif existing != s and existing != 1:
             raise RuntimeError(f"The expanded size of the tensor ({s}) must match the existing size "
                                f"({existing}) at non-singleton dimension {i}.  Target sizes: {list(size)}.  "
                                f"Tensor sizes: {list(current)}")
-        else:
-            out.append(s)
     return tuple(out)
 
 

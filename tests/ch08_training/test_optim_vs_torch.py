@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import picotorch
+from picotorch_course.difftest import assert_same
 
 torch = pytest.importorskip("torch")
 
@@ -159,3 +160,20 @@ def test_schedulers_follow_torch(name):
     assert p_groups == t_groups and list(p_keys) == list(t_keys)
     assert list(p_sd) == list(t_sd)
     assert {k: v for k, v in p_sd.items() if k != "_last_lr"} == {k: v for k, v in t_sd.items() if k != "_last_lr"}
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW"])
+def test_step_with_a_closure_runs_it_with_grad_mode_on(name):
+    """opt.step(closure): the closure's forward and backward build a graph; its loss is returned."""
+    def prog(T):
+        w = T.tensor([1.0, -2.0, 3.0], requires_grad=True)
+        opt = getattr(T.optim, name)([w], lr=0.1)
+
+        def closure():
+            opt.zero_grad()
+            loss = (w * w).sum()
+            loss.backward()
+            return loss
+        losses = [opt.step(closure) for _ in range(3)]
+        return losses, w
+    assert_same(prog)

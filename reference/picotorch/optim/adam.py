@@ -11,7 +11,6 @@ corrections in Python floats from ``step.item()``; ``denom = sqrt(exp_avg_sq) / 
 from __future__ import annotations
 
 from .. import _C
-from ..autograd.grad_mode import no_grad
 from ..c10 import scalar_type as st
 from .optimizer import Optimizer
 
@@ -37,15 +36,6 @@ class Adam(Optimizer):
                         decoupled_weight_decay=decoupled_weight_decay)
         super().__init__(params, defaults)
 
-    @no_grad()
-    def step(self, closure=None):
-        loss = closure() if closure is not None else None
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is not None:
-                    self._update(p, self._state_of(p, group), group)
-        return loss
-
     def _state_of(self, param, group) -> dict:
         state = self.state.setdefault(param, {})
         if len(state) == 0:
@@ -56,7 +46,8 @@ class Adam(Optimizer):
                 state["max_exp_avg_sq"] = _VF.zeros_like(param)
         return state
 
-    def _update(self, param, state, group) -> None:
+    def _update(self, param, group) -> None:
+        state = self._state_of(param, group)
         grad = param.grad if not group["maximize"] else -param.grad
         lr, weight_decay, eps = group["lr"], group["weight_decay"], group["eps"]
         beta1, beta2 = group["betas"]

@@ -9,6 +9,7 @@ them, as PyTorch does, so a saved state can be loaded into a fresh optimizer ove
 from __future__ import annotations
 
 from .._tensor import Tensor
+from ..autograd.grad_mode import enable_grad, no_grad
 
 
 class _RequiredParameter:
@@ -83,6 +84,25 @@ class Optimizer:
         if any(id(p) in seen for p in param_group["params"]):
             raise ValueError("some parameters appear in more than one parameter group")
         self.param_groups.append(param_group)
+
+    def step(self, closure=None):
+        """Update every parameter that has a gradient (``_update``: PyTorch's ``_single_tensor_*`` for one).
+
+        The closure re-evaluates the model, so it runs with grad mode on; the update itself without.
+        """
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        with no_grad():
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is not None:
+                        self._update(p, group)
+        return loss
+
+    def _update(self, param, group) -> None:
+        raise NotImplementedError
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         for group in self.param_groups:

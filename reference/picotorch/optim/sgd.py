@@ -7,7 +7,6 @@ Nesterov's ``grad + momentum * buf``, then ``param - lr * grad``.
 
 from __future__ import annotations
 
-from ..autograd.grad_mode import no_grad
 from .optimizer import Optimizer
 
 
@@ -27,15 +26,6 @@ class SGD(Optimizer):
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, defaults)
-
-    @no_grad()
-    def step(self, closure=None):
-        loss = closure() if closure is not None else None
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is not None:
-                    self._update(p, group)
-        return loss
 
     def _update(self, param, group) -> None:
         grad = param.grad if not group["maximize"] else -param.grad

@@ -27,6 +27,9 @@ TORCH_FUNCTIONS = {
     'alias': [
         (vt.alias, 'alias(Tensor input)', vt.PARAMETERS['alias']),
     ],
+    'bmm': [
+        (vt.bmm, 'bmm(Tensor input, Tensor mat2)', vt.PARAMETERS['bmm']),
+    ],
     'cat': [
         (vt.cat, 'cat(Tensor[] tensors, int dim=0)', vt.PARAMETERS['cat']),
     ],
@@ -174,6 +177,9 @@ TENSOR_METHODS = {
     ],
     'alias': [
         (vt.alias, 'alias()', vt.PARAMETERS['alias']),
+    ],
+    'bmm': [
+        (vt.bmm, 'bmm(Tensor mat2)', vt.PARAMETERS['bmm']),
     ],
     'clone': [
         (vt.clone, 'clone(*, MemoryFormat? memory_format=None)', vt.PARAMETERS['clone']),

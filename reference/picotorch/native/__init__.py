@@ -46,7 +46,7 @@ from .binary_ops import (
 from .composite import expand_as, matmul, reshape
 from .cuda.elementwise import add_cuda, mul_cuda, relu_cuda, threshold_backward_cuda
 from .indexing import _index_put_impl_, index
-from .linear_algebra import addmm, dot, mm, mv
+from .linear_algebra import addmm, bmm, dot, mm, mv
 from .reduce_ops import mean, mean_dim, sum, sum_dim
 from .tensor_factories import _to_copy, clone, ones_like, zero_, zeros_like
 from .tensor_shape import (
@@ -74,7 +74,7 @@ from .tensor_shape import (
 from .unary_ops import exp, log, neg, reciprocal, sigmoid, tanh
 
 __all__ = [
-    "_index_put_impl_", "_to_copy", "_unsafe_view", "add", "add_", "add_cuda", "addmm", "alias", "cat", "clone",
+    "_index_put_impl_", "_to_copy", "_unsafe_view", "add", "add_", "add_cuda", "addmm", "alias", "bmm", "cat", "clone",
     "div", "dot", "eq", "exp", "expand", "expand_as", "ge", "gt", "index", "le", "log", "lt", "matmul", "mean",
     "mean_dim", "mm", "mul", "mul_", "mul_cuda", "mv", "ne", "neg", "ones_like", "permute", "pow",
     "pow_scalar_base", "reciprocal", "relu", "relu_cuda", "reshape", "rsub", "select", "select_backward",

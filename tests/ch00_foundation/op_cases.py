@@ -47,6 +47,7 @@ CASES = {
     "matmul_3d_2d": ([data(4, 2, 3), data(3, 5)], lambda T, a, b: a @ b),
     "dot": ([data(3), data(3)], lambda T, a, b: T.dot(a, b)),
     "mv": ([data(2, 3), data(3)], lambda T, a, b: T.mv(a, b)),
+    "bmm": ([data(2, 3, 4), data(2, 4, 2)], lambda T, a, b: T.bmm(a, b)),  # group C (issue 10)
     "addmm": ([data(4), data(2, 3), data(3, 4)], lambda T, a, b, c: T.addmm(a, b, c, beta=0.5, alpha=2)),
     "t": ([data(2, 3)], lambda T, a: a.t()),
     "transpose": ([data(2, 3, 4)], lambda T, a: a.transpose(0, 2)),

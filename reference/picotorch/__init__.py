@@ -40,7 +40,7 @@ def numel(input) -> int:
 
 
 from . import autograd, cuda, nn, optim, utils  # noqa: E402
-from .autograd import inference_mode  # noqa: E402  (issue 10, helper E)
+from .autograd import inference_mode  # noqa: E402
 from .utils import data as _utils_data  # noqa: E402, F401  (loads picotorch.utils.data, as torch does)
 from .utils.serialization import load, save  # noqa: E402
 

@@ -47,6 +47,7 @@ CASES = {
     "matmul_3d_2d": ([data(4, 2, 3), data(3, 5)], lambda T, a, b: a @ b),
     "dot": ([data(3), data(3)], lambda T, a, b: T.dot(a, b)),
     "mv": ([data(2, 3), data(3)], lambda T, a, b: T.mv(a, b)),
+    "bmm": ([data(2, 3, 4), data(2, 4, 2)], lambda T, a, b: T.bmm(a, b)),
     "addmm": ([data(4), data(2, 3), data(3, 4)], lambda T, a, b, c: T.addmm(a, b, c, beta=0.5, alpha=2)),
     "t": ([data(2, 3)], lambda T, a: a.t()),
     "transpose": ([data(2, 3, 4)], lambda T, a: a.transpose(0, 2)),
@@ -77,7 +78,7 @@ CASES = {
     "where": ([data(2, 3), data(2, 3), data(3)], lambda T, c, a, b: T.where(c > 0, a, b)),
     "mlp": ([data(4, 3), data(5, 3), data(5), data(1, 5)],
             lambda T, x, w, b, v: (T.nn.functional.linear(x, w, b).relu() @ v.t()).sigmoid().mean()),
-    # ---- issue 10, group A: elementwise ops and in-place forms
+    # elementwise ops and in-place forms
     "abs": ([data(2, 3)], lambda T, a: a.abs()),
     "sign": ([data(2, 3)], lambda T, a: T.sign(a) * a),
     "rsqrt": ([data(2, 3, positive=True)], lambda T, a: a.rsqrt()),
@@ -113,7 +114,7 @@ CASES = {
     "fill_tensor": ([data(2, 3), data(3)], lambda T, a, b: T.fill(a, b[0]) * a),
     "inplace_normal": ([data(2, 3)], lambda T, a: (a * 1).normal_() * 0 + a),
     "inplace_uniform": ([data(2, 3)], lambda T, a: (a * 1).uniform_(-1, 1) * 0 + a),
-    # issue 10, helper E: sqrt and the optimizers' in-place ops
+    # sqrt and the optimizers' in-place ops
     "sqrt": ([data(2, 3, positive=True)], lambda T, a: a.sqrt()),
     "inplace_addcmul": ([data(2, 3), data(2, 3), data(3)], lambda T, a, b, c: (a * 2).addcmul_(b, c, value=0.5)),
     "inplace_addcdiv": ([data(2, 3), data(2, 3), data(2, 3, positive=True)],

@@ -1,4 +1,4 @@
-"""Elementwise ops of issue 10 against PyTorch: values, dtypes, graphs, gradients and bad input.
+"""Elementwise ops against PyTorch: values, dtypes, graphs, gradients and bad input.
 
 Covers ``abs sign rsqrt exp2 expm1 log2 log1p sin cos clamp clamp_min clamp_max minimum maximum``
 (and ``remainder``/``floor_divide``/``bitwise_and``/``bitwise_or``, which the in-place operators

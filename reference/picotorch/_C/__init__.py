@@ -129,7 +129,7 @@ def _imul(self, other):
 TensorBase.__iadd__ = _iadd
 TensorBase.__imul__ = _imul
 
-# ---- issue 10, group A: the other arithmetic and bitwise operators, and their in-place forms. Each
+# ---- the other arithmetic and bitwise operators, and their in-place forms. Each
 # in-place operator calls the method behind it and returns ``self`` (``w -= lr * g`` keeps ``w``).
 # ``@=`` has none, as in PyTorch: Python falls back to ``w = w @ m``, a new tensor.
 TensorBase.__floordiv__ = _binary("floor_divide")
@@ -149,7 +149,6 @@ for _dunder, _method in [("__isub__", "sub_"), ("__itruediv__", "div_"), ("__idi
                          ("__ifloordiv__", "floor_divide_"), ("__imod__", "remainder_"),
                          ("__iand__", "bitwise_and_"), ("__ior__", "bitwise_or_")]:
     _inplace(_dunder, _method)
-# ---- end of group A
 
 
 # ----------------------------------------------------------------------------- the rest of _C
@@ -172,7 +171,7 @@ zeros, ones, empty, full = _factories.zeros, _factories.ones, _factories.empty, 
 rand, randn, arange = _factories.rand, _factories.randn, _factories.arange
 rand_like, randn_like = _factories.rand_like, _factories.randn_like
 from_numpy, manual_seed = _factories.from_numpy, _factories.manual_seed
-Generator, randperm = _generator.Generator, _generator.randperm  # issue 10, helper E
+Generator, randperm = _generator.Generator, _generator.randperm
 is_grad_enabled = is_grad_enabled
 promote_types = _st.promote_types
 can_cast = _st.can_cast

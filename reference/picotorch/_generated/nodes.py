@@ -1065,6 +1065,48 @@ class AddmmBackward0(Node):
         return node.mat2_strides
 
 
+class BmmBackward0(Node):
+    """Backward of ``bmm(Tensor self, Tensor mat2) -> Tensor``."""
+
+    mat2_ = None
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            mat2 = node.mat2_.unpack(node)
+            grad_inputs[0] = ops.bmm(grad, ops.transpose(mat2, 1, 2))
+        if node.should_compute_output(1):
+            self = node.self_.unpack(node)
+            grad_inputs[1] = ops.bmm(ops.transpose(self, 1, 2), grad)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.mat2_ is not None:
+            node.mat2_.reset_data()
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_mat2(node):
+        return None if node.mat2_ is None else node.mat2_.unpack(node)
+
+    @property
+    def _raw_saved_mat2(node):
+        return SavedVariable(None) if node.mat2_ is None else node.mat2_
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
 class TBackward0(Node):
     """Backward of ``t(Tensor(a) self) -> Tensor(a)``."""
 

@@ -38,6 +38,9 @@ TORCH_FUNCTIONS = {
         (vt.bitwise_or_Tensor, 'bitwise_or(Tensor input, Tensor other)', vt.PARAMETERS['bitwise_or_Tensor']),
         (vt.bitwise_or_Scalar, 'bitwise_or(Tensor input, Scalar other)', vt.PARAMETERS['bitwise_or_Scalar']),
     ],
+    'bmm': [
+        (vt.bmm, 'bmm(Tensor input, Tensor mat2)', vt.PARAMETERS['bmm']),
+    ],
     'cat': [
         (vt.cat, 'cat(Tensor[] tensors, int dim=0)', vt.PARAMETERS['cat']),
     ],
@@ -287,6 +290,9 @@ TENSOR_METHODS = {
     'bitwise_or_': [
         (vt.bitwise_or__Tensor, 'bitwise_or_(Tensor other)', vt.PARAMETERS['bitwise_or__Tensor']),
         (vt.bitwise_or__Scalar, 'bitwise_or_(Scalar other)', vt.PARAMETERS['bitwise_or__Scalar']),
+    ],
+    'bmm': [
+        (vt.bmm, 'bmm(Tensor mat2)', vt.PARAMETERS['bmm']),
     ],
     'clamp': [
         (vt.clamp_Tensor, 'clamp(Tensor? min=None, Tensor? max=None)', vt.PARAMETERS['clamp_Tensor']),

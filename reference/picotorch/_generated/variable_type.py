@@ -511,6 +511,22 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     return result
 
 
+def bmm(self, mat2):
+    """``bmm(Tensor self, Tensor mat2) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, mat2):
+        grad_fn = nodes.BmmBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, mat2))
+        if grad_fn.should_compute_output(0):
+            grad_fn.mat2_ = SavedVariable(mat2)
+        if grad_fn.should_compute_output(1):
+            grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("bmm", device_of(self, mat2))(self, mat2)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 def matmul(self, other):
     """``matmul(Tensor self, Tensor other) -> Tensor``"""
     return native.matmul(self, other)
@@ -1743,6 +1759,7 @@ register_kernels("mm", {"CPU": native.mm, "CUDA": native.mm})
 register_kernels("mv", {"CPU": native.mv, "CUDA": native.mv})
 register_kernels("dot", {"CPU": native.dot, "CUDA": native.dot})
 register_kernels("addmm", {"CPU": native.addmm, "CUDA": native.addmm})
+register_kernels("bmm", {"CPU": native.bmm, "CUDA": native.bmm})
 register_kernels("t", {"CPU": native.t, "CUDA": native.t}, computes=False)
 register_kernels("transpose.int", {"CPU": native.transpose, "CUDA": native.transpose}, computes=False)
 register_kernels("permute", {"CPU": native.permute, "CUDA": native.permute}, computes=False)
@@ -1876,6 +1893,7 @@ PARAMETERS = {
     "mv": ((('self', 'Tensor', False), ('vec', 'Tensor', False),), ()),
     "dot": ((('self', 'Tensor', False), ('tensor', 'Tensor', False),), ()),
     "addmm": ((('self', 'Tensor', False), ('mat1', 'Tensor', False), ('mat2', 'Tensor', False),), (('beta', 'Scalar', True), ('alpha', 'Scalar', True),)),
+    "bmm": ((('self', 'Tensor', False), ('mat2', 'Tensor', False),), ()),
     "matmul": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
     "t": ((('self', 'Tensor', False),), ()),
     "transpose_int": ((('self', 'Tensor', False), ('dim0', 'int', False), ('dim1', 'int', False),), ()),
@@ -2005,6 +2023,7 @@ register_op("mm", overloaded("mm", [(mm, PARAMETERS["mm"])]))
 register_op("mv", overloaded("mv", [(mv, PARAMETERS["mv"])]))
 register_op("dot", overloaded("dot", [(dot, PARAMETERS["dot"])]))
 register_op("addmm", overloaded("addmm", [(addmm, PARAMETERS["addmm"])]))
+register_op("bmm", overloaded("bmm", [(bmm, PARAMETERS["bmm"])]))
 register_op("matmul", overloaded("matmul", [(matmul, PARAMETERS["matmul"])]))
 register_op("t", overloaded("t", [(t, PARAMETERS["t"])]))
 register_op("transpose", overloaded("transpose", [(transpose_int, PARAMETERS["transpose_int"])]))

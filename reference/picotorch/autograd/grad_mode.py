@@ -91,7 +91,6 @@ class set_multithreading_enabled(_GradModeContext):
         return False
 
 
-# issue 10, helper E
 class inference_mode(_GradModeContext):
     """``torch.inference_mode``: here grad mode off, as ``no_grad``.
 

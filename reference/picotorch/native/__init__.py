@@ -64,7 +64,7 @@ from .copy import copy_
 from .cuda.elementwise import add_cuda, mul_cuda, relu_cuda, threshold_backward_cuda
 from .distributions import normal_, uniform_
 from .indexing import _index_put_impl_, index
-from .linear_algebra import addmm, dot, mm, mv
+from .linear_algebra import addmm, bmm, dot, mm, mv
 from .pointwise_ops import addcdiv_, addcmul_, lerp_
 from .reduce_ops import mean, mean_dim, sum, sum_dim
 from .tensor_compare import clamp, clamp_, clamp_max, clamp_max_, clamp_min, clamp_min_, clamp_tensor, clamp_tensor_
@@ -111,7 +111,7 @@ from .unary_ops import (
 )
 
 __all__ = [
-    "_index_put_impl_", "_to_copy", "_unsafe_view", "add", "add_", "add_cuda", "addmm", "alias", "cat", "clone",
+    "_index_put_impl_", "_to_copy", "_unsafe_view", "add", "add_", "add_cuda", "addmm", "alias", "bmm", "cat", "clone",
     "div", "dot", "eq", "exp", "expand", "expand_as", "ge", "gt", "index", "le", "log", "lt", "matmul", "mean",
     "mean_dim", "mm", "mul", "mul_", "mul_cuda", "mv", "ne", "neg", "ones_like", "permute", "pow",
     "pow_scalar_base", "reciprocal", "relu", "relu_cuda", "reshape", "rsub", "select", "select_backward",

@@ -39,8 +39,54 @@ def matmul(self, other):
         return ops.mm(self, other)
     if dim1 >= 3 and dim2 in (1, 2):
         return _fold_into_mm(self, other)
-    raise NotImplementedError("picotorch's matmul supports operands of at most 2 dimensions, or a batch "
-                              "of matrices times a matrix or vector")
+    if dim2 >= 3 and dim1 in (1, 2) and (self.requires_grad or other.numel() == 0):
+        # PyTorch folds these through ``other.mT``; picotorch does not model that path yet
+        raise NotImplementedError("picotorch's matmul does not fold a 1-D or 2-D tensor that requires grad "
+                                  "times a batch")
+    if dim1 >= 3 and dim2 >= 3 and (_batch_is_ones(self) or _batch_is_ones(other)):
+        # PyTorch 2.13 squeezes a batch of ones away and folds into mm; not modelled yet
+        raise NotImplementedError("picotorch's matmul does not handle a batch of size 1 times a batch yet")
+    return _broadcast_into_bmm(self, other)
+
+
+def _batch_is_ones(t):
+    return all(size == 1 for size in t.shape[:-2])
+
+
+def _broadcast_into_bmm(self, other):
+    """Expand both batches to their broadcast shape, flatten them into one, ``bmm``, unfold."""
+    dim1, dim2 = self.dim(), other.dim()
+    n = self.shape[-2] if dim1 > 1 else 1
+    m1 = self.shape[-1]
+    m2 = other.shape[-2] if dim2 > 1 else other.shape[0]
+    p = other.shape[-1] if dim2 > 1 else 1
+    batch = _broadcast_batches(tuple(self.shape[:max(dim1 - 2, 0)]), tuple(other.shape[:max(dim2 - 2, 0)]))
+    flat = 1
+    for size in batch:
+        flat *= size
+    left = ops.reshape(ops.expand(self, batch + (n, m1)), (flat, n, m1))
+    if dim2 == 1:
+        right = ops.unsqueeze(ops.reshape(ops.expand(other, batch + (m2,)), (flat, m2)), 2)
+    else:
+        right = ops.reshape(ops.expand(other, batch + (m2, p)), (flat, m2, p))
+    out_shape = batch + ((n,) if dim1 > 1 else ()) + ((p,) if dim2 > 1 else ())
+    product = ops.bmm(left, right)
+    if dim2 == 1:
+        product = ops.squeeze(product, -1)
+    return ops._unsafe_view(product, out_shape)
+
+
+def _broadcast_batches(a, b):
+    """``infer_size`` on the batch dimensions, with PyTorch's message when they disagree."""
+    ndim = max(len(a), len(b))
+    a, b = (1,) * (ndim - len(a)) + a, (1,) * (ndim - len(b)) + b
+    out = []
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y and x != 1 and y != 1:
+            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
+                               f"non-singleton dimension {i}")
+        out.append(y if x == 1 else x)
+    return tuple(out)
 
 
 def _fold_into_mm(self, other):

@@ -232,7 +232,6 @@ def as_strided_view(t, sizes, strides, offset):
     return view_of(t, as_strided(flat, shape=sizes, strides=tuple(s * itemsize for s in strides)))
 
 
-# issue 10, helper E
 def fused_multiply_add(xp, a, b, c):
     """``a * b + c`` rounded once, as the FMA instruction of PyTorch's vectorised CPU kernels does.
 

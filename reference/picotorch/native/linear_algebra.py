@@ -26,6 +26,20 @@ def mm(self, mat2):
     return new_tensor(matmul(xp_of(self), self._data, mat2._data), self._dtype, dev)
 
 
+def bmm(self, mat2):
+    """A batch of matrix products: (b, n, m) @ (b, m, p) -> (b, n, p)."""
+    if self._data.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if mat2._data.ndim != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    (b, _, m), (b2, m2, _) = self._data.shape, mat2._data.shape
+    if (b2, m2) != (b, m):
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{b}, {m}] "
+                           f"but got: [{b2}, {m2}].")
+    _check_matmul_dtypes(self, mat2)
+    return new_tensor(xp_of(self).matmul(self._data, mat2._data), self._dtype, common_device(self, mat2))
+
+
 def _check_mm_shapes(m1, m2) -> None:
     (a, b), (c, d) = m1._data.shape, m2._data.shape
     if b != c:

@@ -116,6 +116,12 @@ CASES = {
     "inplace_uniform": ([data(2, 3)], lambda T, a: (a * 1).uniform_(-1, 1) * 0 + a),
     # sqrt and the optimizers' in-place ops
     "sqrt": ([data(2, 3, positive=True)], lambda T, a: a.sqrt()),
+    "softmax": ([data(2, 3)], lambda T, a: a.softmax(1)),
+    "log_softmax": ([data(3, 2)], lambda T, a: T.log_softmax(a, 0)),
+    "softmax_grad_of_grad": ([data(2, 3), data(2, 3)], lambda T, a, w: T.autograd.grad(
+        (T.softmax(a, -1) * w).sum(), a, create_graph=True)[0]),
+    "log_softmax_grad_of_grad": ([data(2, 3), data(2, 3)], lambda T, a, w: T.autograd.grad(
+        (T.log_softmax(a, 0) * w).sum(), a, create_graph=True)[0]),
     "inplace_addcmul": ([data(2, 3), data(2, 3), data(3)], lambda T, a, b, c: (a * 2).addcmul_(b, c, value=0.5)),
     "inplace_addcdiv": ([data(2, 3), data(2, 3), data(2, 3, positive=True)],
                         lambda T, a, b, c: (a * 2).addcdiv_(b, c, value=-1.5)),

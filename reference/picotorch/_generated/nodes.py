@@ -2578,3 +2578,181 @@ class LerpBackward0(Node):
     @property
     def _saved_weight(node):
         return node.weight
+
+
+class SoftmaxBackward0(Node):
+    """Backward of ``_softmax(Tensor self, int dim, bool half_to_float) -> Tensor``."""
+
+    dim = None
+    self_scalar_type = None
+    result_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            dim = node.dim
+            self_scalar_type = node.self_scalar_type
+            result = node.result_.unpack(node)
+            grad_inputs[0] = ops._softmax_backward_data(grad, result, dim, self_scalar_type)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.result_ is not None:
+            node.result_.reset_data()
+
+    @property
+    def _saved_dim(node):
+        return node.dim
+
+    @property
+    def _saved_result(node):
+        return None if node.result_ is None else node.result_.unpack(node)
+
+    @property
+    def _raw_saved_result(node):
+        return SavedVariable(None) if node.result_ is None else node.result_
+
+
+class SoftmaxBackwardDataBackward0(Node):
+    """Backward of ``_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor``."""
+
+    dim = None
+    grad_output_ = None
+    input_dtype = None
+    output_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            dim = node.dim
+            input_dtype = node.input_dtype
+            output = node.output_.unpack(node)
+            grad_inputs[0] = ops._softmax_backward_data(grad, output, dim, input_dtype)
+        if node.should_compute_output(1):
+            dim = node.dim
+            grad_output = node.grad_output_.unpack(node)
+            output = node.output_.unpack(node)
+            grad_inputs[1] = softmax_double_backward(grad, grad_output, dim, output)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.grad_output_ is not None:
+            node.grad_output_.reset_data()
+        if node.output_ is not None:
+            node.output_.reset_data()
+
+    @property
+    def _saved_dim(node):
+        return node.dim
+
+    @property
+    def _saved_grad_output(node):
+        return None if node.grad_output_ is None else node.grad_output_.unpack(node)
+
+    @property
+    def _raw_saved_grad_output(node):
+        return SavedVariable(None) if node.grad_output_ is None else node.grad_output_
+
+    @property
+    def _saved_input_dtype(node):
+        return node.input_dtype
+
+    @property
+    def _saved_output(node):
+        return None if node.output_ is None else node.output_.unpack(node)
+
+    @property
+    def _raw_saved_output(node):
+        return SavedVariable(None) if node.output_ is None else node.output_
+
+
+class LogSoftmaxBackward0(Node):
+    """Backward of ``_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor``."""
+
+    dim = None
+    self_scalar_type = None
+    result_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            dim = node.dim
+            self_scalar_type = node.self_scalar_type
+            result = node.result_.unpack(node)
+            grad_inputs[0] = ops._log_softmax_backward_data(grad, result, dim, self_scalar_type)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.result_ is not None:
+            node.result_.reset_data()
+
+    @property
+    def _saved_dim(node):
+        return node.dim
+
+    @property
+    def _saved_result(node):
+        return None if node.result_ is None else node.result_.unpack(node)
+
+    @property
+    def _raw_saved_result(node):
+        return SavedVariable(None) if node.result_ is None else node.result_
+
+
+class LogSoftmaxBackwardDataBackward0(Node):
+    """Backward of ``_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor``."""
+
+    dim = None
+    grad_output_ = None
+    output_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            dim = node.dim
+            output = node.output_.unpack(node)
+            grad_inputs[0] = ops.sub(grad, ops.sum(ops.mul(grad, ops.exp(output)), [dim], True))
+        if node.should_compute_output(1):
+            dim = node.dim
+            grad_output = node.grad_output_.unpack(node)
+            output = node.output_.unpack(node)
+            grad_inputs[1] = ops.mul(ops.mul(ops.neg(ops.sum(grad_output, [dim], True)), ops.exp(output)), grad)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.grad_output_ is not None:
+            node.grad_output_.reset_data()
+        if node.output_ is not None:
+            node.output_.reset_data()
+
+    @property
+    def _saved_dim(node):
+        return node.dim
+
+    @property
+    def _saved_grad_output(node):
+        return None if node.grad_output_ is None else node.grad_output_.unpack(node)
+
+    @property
+    def _raw_saved_grad_output(node):
+        return SavedVariable(None) if node.grad_output_ is None else node.grad_output_
+
+    @property
+    def _saved_output(node):
+        return None if node.output_ is None else node.output_.unpack(node)
+
+    @property
+    def _raw_saved_output(node):
+        return SavedVariable(None) if node.output_ is None else node.output_

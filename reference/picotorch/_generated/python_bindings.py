@@ -12,6 +12,18 @@ in order. ``picotorch._C`` builds the functions and methods from these tables.
 from . import variable_type as vt
 
 TORCH_FUNCTIONS = {
+    '_log_softmax': [
+        (vt._log_softmax, '_log_softmax(Tensor input, int dim, bool half_to_float)', vt.PARAMETERS['_log_softmax']),
+    ],
+    '_log_softmax_backward_data': [
+        (vt._log_softmax_backward_data, '_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype)', vt.PARAMETERS['_log_softmax_backward_data']),
+    ],
+    '_softmax': [
+        (vt._softmax, '_softmax(Tensor input, int dim, bool half_to_float)', vt.PARAMETERS['_softmax']),
+    ],
+    '_softmax_backward_data': [
+        (vt._softmax_backward_data, '_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype)', vt.PARAMETERS['_softmax_backward_data']),
+    ],
     '_to_copy': [
         (vt._to_copy, '_to_copy(Tensor input, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None)', vt.PARAMETERS['_to_copy']),
     ],
@@ -129,6 +141,9 @@ TORCH_FUNCTIONS = {
     'log2': [
         (vt.log2, 'log2(Tensor input)', vt.PARAMETERS['log2']),
     ],
+    'log_softmax': [
+        (vt.log_softmax_int, 'log_softmax(Tensor input, int dim, ScalarType? dtype=None)', vt.PARAMETERS['log_softmax_int']),
+    ],
     'lt': [
         (vt.lt_Tensor, 'lt(Tensor input, Tensor other)', vt.PARAMETERS['lt_Tensor']),
         (vt.lt_Scalar, 'lt(Tensor input, Scalar other)', vt.PARAMETERS['lt_Scalar']),
@@ -208,6 +223,9 @@ TORCH_FUNCTIONS = {
     ],
     'slice': [
         (vt.slice_Tensor, 'slice(Tensor input, int dim=0, int? start=None, int? end=None, int step=1)', vt.PARAMETERS['slice_Tensor']),
+    ],
+    'softmax': [
+        (vt.softmax_int, 'softmax(Tensor input, int dim, ScalarType? dtype=None)', vt.PARAMETERS['softmax_int']),
     ],
     'sqrt': [
         (vt.sqrt, 'sqrt(Tensor input)', vt.PARAMETERS['sqrt']),
@@ -394,6 +412,9 @@ TENSOR_METHODS = {
     'log2': [
         (vt.log2, 'log2()', vt.PARAMETERS['log2']),
     ],
+    'log_softmax': [
+        (vt.log_softmax_int, 'log_softmax(int dim, ScalarType? dtype=None)', vt.PARAMETERS['log_softmax_int']),
+    ],
     'lt': [
         (vt.lt_Tensor, 'lt(Tensor other)', vt.PARAMETERS['lt_Tensor']),
         (vt.lt_Scalar, 'lt(Scalar other)', vt.PARAMETERS['lt_Scalar']),
@@ -475,6 +496,9 @@ TENSOR_METHODS = {
     ],
     'sin': [
         (vt.sin, 'sin()', vt.PARAMETERS['sin']),
+    ],
+    'softmax': [
+        (vt.softmax_int, 'softmax(int dim, ScalarType? dtype=None)', vt.PARAMETERS['softmax_int']),
     ],
     'sqrt': [
         (vt.sqrt, 'sqrt()', vt.PARAMETERS['sqrt']),

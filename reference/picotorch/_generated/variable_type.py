@@ -1725,6 +1725,77 @@ def lerp__Scalar(self, end, weight):
     return self
 
 
+def softmax_int(self, dim, dtype=None):
+    """``softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor``"""
+    return native.softmax(self, dim, dtype)
+
+
+def _softmax(self, dim, half_to_float):
+    """``_softmax(Tensor self, int dim, bool half_to_float) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.SoftmaxBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim = dim
+        grad_fn.self_scalar_type = self.dtype
+    result = kernel_for("_softmax", device_of(self))(self, dim, half_to_float)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return result
+
+
+def _softmax_backward_data(grad_output, output, dim, input_dtype):
+    """``_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(grad_output, output):
+        grad_fn = nodes.SoftmaxBackwardDataBackward0()
+        grad_fn.set_next_edges(collect_next_edges(grad_output, output))
+        grad_fn.dim = dim
+        grad_fn.grad_output_ = SavedVariable(grad_output)
+        grad_fn.input_dtype = input_dtype
+        grad_fn.output_ = SavedVariable(output)
+    result = kernel_for("_softmax_backward_data", device_of(grad_output, output))(grad_output, output, dim, input_dtype)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def log_softmax_int(self, dim, dtype=None):
+    """``log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor``"""
+    return native.log_softmax(self, dim, dtype)
+
+
+def _log_softmax(self, dim, half_to_float):
+    """``_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.LogSoftmaxBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim = dim
+        grad_fn.self_scalar_type = self.dtype
+    result = kernel_for("_log_softmax", device_of(self))(self, dim, half_to_float)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return result
+
+
+def _log_softmax_backward_data(grad_output, output, dim, input_dtype):
+    """``_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(grad_output, output):
+        grad_fn = nodes.LogSoftmaxBackwardDataBackward0()
+        grad_fn.set_next_edges(collect_next_edges(grad_output, output))
+        grad_fn.dim = dim
+        grad_fn.grad_output_ = SavedVariable(grad_output)
+        grad_fn.output_ = SavedVariable(output)
+    result = kernel_for("_log_softmax_backward_data", device_of(grad_output, output))(grad_output, output, dim, input_dtype)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor", {"CPU": native.add, "CUDA": native.add_cuda})
 register_kernels("add_.Tensor", {"CPU": native.add_, "CUDA": native.add_})
@@ -1855,6 +1926,10 @@ register_kernels("sqrt", {"CPU": native.sqrt, "CUDA": native.sqrt})
 register_kernels("addcmul_", {"CPU": native.addcmul_, "CUDA": native.addcmul_})
 register_kernels("addcdiv_", {"CPU": native.addcdiv_, "CUDA": native.addcdiv_})
 register_kernels("lerp_.Scalar", {"CPU": native.lerp_, "CUDA": native.lerp_})
+register_kernels("_softmax", {"CPU": native._softmax, "CUDA": native._softmax})
+register_kernels("_softmax_backward_data", {"CPU": native._softmax_backward_data, "CUDA": native._softmax_backward_data})
+register_kernels("_log_softmax", {"CPU": native._log_softmax, "CUDA": native._log_softmax})
+register_kernels("_log_softmax_backward_data", {"CPU": native._log_softmax_backward_data, "CUDA": native._log_softmax_backward_data})
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -1995,6 +2070,12 @@ PARAMETERS = {
     "addcmul_": ((('self', 'Tensor', False), ('tensor1', 'Tensor', False), ('tensor2', 'Tensor', False),), (('value', 'Scalar', True),)),
     "addcdiv_": ((('self', 'Tensor', False), ('tensor1', 'Tensor', False), ('tensor2', 'Tensor', False),), (('value', 'Scalar', True),)),
     "lerp__Scalar": ((('self', 'Tensor', False), ('end', 'Tensor', False), ('weight', 'Scalar', False),), ()),
+    "softmax_int": ((('self', 'Tensor', False), ('dim', 'int', False), ('dtype', 'any', True),), ()),
+    "_softmax": ((('self', 'Tensor', False), ('dim', 'int', False), ('half_to_float', 'any', False),), ()),
+    "_softmax_backward_data": ((('grad_output', 'Tensor', False), ('output', 'Tensor', False), ('dim', 'int', False), ('input_dtype', 'any', False),), ()),
+    "log_softmax_int": ((('self', 'Tensor', False), ('dim', 'int', False), ('dtype', 'any', True),), ()),
+    "_log_softmax": ((('self', 'Tensor', False), ('dim', 'int', False), ('half_to_float', 'any', False),), ()),
+    "_log_softmax_backward_data": ((('grad_output', 'Tensor', False), ('output', 'Tensor', False), ('dim', 'int', False), ('input_dtype', 'any', False),), ()),
 }
 
 
@@ -2094,3 +2175,9 @@ register_op("sqrt", overloaded("sqrt", [(sqrt, PARAMETERS["sqrt"])]))
 register_op("addcmul_", overloaded("addcmul_", [(addcmul_, PARAMETERS["addcmul_"])]))
 register_op("addcdiv_", overloaded("addcdiv_", [(addcdiv_, PARAMETERS["addcdiv_"])]))
 register_op("lerp_", overloaded("lerp_", [(lerp__Scalar, PARAMETERS["lerp__Scalar"])]))
+register_op("softmax", overloaded("softmax", [(softmax_int, PARAMETERS["softmax_int"])]))
+register_op("_softmax", overloaded("_softmax", [(_softmax, PARAMETERS["_softmax"])]))
+register_op("_softmax_backward_data", overloaded("_softmax_backward_data", [(_softmax_backward_data, PARAMETERS["_softmax_backward_data"])]))
+register_op("log_softmax", overloaded("log_softmax", [(log_softmax_int, PARAMETERS["log_softmax_int"])]))
+register_op("_log_softmax", overloaded("_log_softmax", [(_log_softmax, PARAMETERS["_log_softmax"])]))
+register_op("_log_softmax_backward_data", overloaded("_log_softmax_backward_data", [(_log_softmax_backward_data, PARAMETERS["_log_softmax_backward_data"])]))

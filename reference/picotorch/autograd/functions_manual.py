@@ -16,6 +16,7 @@ from ..native.tensor_impl import TensorImpl
 __all__ = [  # what `from functions_manual import *` gives the generated nodes
     "handle_r_to_c",
     "maybe_multiply",
+    "softmax_double_backward",
     "mul_tensor_backward",
     "div_tensor_self_backward",
     "div_tensor_other_backward",
@@ -104,6 +105,14 @@ def mm_mat2_backward(grad, mat1, mat2_sizes, mat2_strides, alpha):
 
 def _column_major(sizes, strides) -> bool:
     return strides[0] == 1 and strides[1] == sizes[0]
+
+
+def softmax_double_backward(grad, grad_output, dim, output):
+    """How ``_softmax_backward_data``'s result moves with the saved output (for a second derivative)."""
+    first = ops.mul(grad_output, grad)
+    second = ops.mul(ops.sum(ops.mul(output, grad_output), [dim], True), grad)
+    third = ops.mul(grad_output, ops.sum(ops.mul(output, grad), [dim], True))
+    return ops.sub(ops.sub(first, second), third)
 
 
 def sum_to(grad, shape):

@@ -67,6 +67,7 @@ from .indexing import _index_put_impl_, index
 from .linear_algebra import addmm, bmm, dot, mm, mv
 from .pointwise_ops import addcdiv_, addcmul_, lerp_
 from .reduce_ops import mean, mean_dim, sum, sum_dim
+from .softmax import _log_softmax, _log_softmax_backward_data, _softmax, _softmax_backward_data, log_softmax, softmax
 from .tensor_compare import clamp, clamp_, clamp_max, clamp_max_, clamp_min, clamp_min_, clamp_tensor, clamp_tensor_
 from .tensor_factories import _to_copy, clone, fill, fill_, ones_like, zero_, zeros_like
 from .tensor_shape import (
@@ -124,4 +125,5 @@ __all__ = [
     "fill_", "floor_divide", "floor_divide_", "log1p", "log2", "maximum", "minimum", "normal_", "pow_", "remainder",
     "remainder_", "remainder_scalar_tensor", "rsqrt", "sign", "sin", "sub_", "uniform_",
     "where_scalar_other", "where_scalar_self", "where_scalars", "addcdiv_", "addcmul_", "lerp_", "sqrt",
+    "_log_softmax", "_log_softmax_backward_data", "_softmax", "_softmax_backward_data", "log_softmax", "softmax",
 ]

@@ -1,9 +1,11 @@
-"""``nn.functional``: ``linear`` and ``relu``. Models ``torch/nn/functional.py`` and ``at::linear``
-(``aten/src/ATen/native/Linear.cpp``), which picks ``addmm`` for 2-D input with a bias and otherwise
+"""``nn.functional``: ``linear``, ``relu``, ``softmax``, ``log_softmax``. Models ``torch/nn/functional.py``
+and ``at::linear`` (``aten/src/ATen/native/Linear.cpp``), which picks ``addmm`` for 2-D input with a bias and otherwise
 ``matmul`` (+ ``add_``), so ``grad_fn`` names match PyTorch's (``AddmmBackward0``, ``ViewBackward0`` ...).
 """
 
 from __future__ import annotations
+
+import warnings
 
 from ..native.dispatcher import ops
 
@@ -32,3 +34,22 @@ def _flattened_linear(input, weight, bias):
 
 def relu(input, inplace: bool = False):
     return ops.relu(input)
+
+
+def softmax(input, dim=None, _stacklevel: int = 3, dtype=None):
+    if dim is None:
+        dim = _get_softmax_dim("softmax", input.dim(), _stacklevel)
+    return ops.softmax(input, dim, dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel: int = 3, dtype=None):
+    if dim is None:
+        dim = _get_softmax_dim("log_softmax", input.dim(), _stacklevel)
+    return ops.log_softmax(input, dim, dtype)
+
+
+def _get_softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
+    """The old implicit choice, with PyTorch's deprecation warning: dim 0 for 0-, 1- and 3-D input, else 1."""
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X "
+                  "as an argument.", stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1

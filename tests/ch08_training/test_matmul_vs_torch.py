@@ -11,27 +11,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import picotorch
+from graph_helpers import graph_structure
 from picotorch_course.difftest import assert_same
 
 torch = pytest.importorskip("torch")
 
 RNG = np.random.default_rng(10)
-
-
-def _graph(t) -> list:
-    """The graph under t as (name, [(child index or None, input_nr)]) in DFS order."""
-    if t.grad_fn is None:
-        return []
-    order, index, stack = [], {}, [t.grad_fn]
-    while stack:
-        node = stack.pop()
-        if node in index:
-            continue
-        index[node] = len(order)
-        order.append(node)
-        stack.extend(reversed([n for n, _ in node.next_functions if n is not None]))
-    return [(n.name(), [(index.get(c) if c is not None else None, nr) for c, nr in n.next_functions])
-            for n in order]
 
 
 def _check_against_torch(shape_a, shape_b, op="matmul", grad_a=True, grad_b=True):
@@ -43,7 +28,7 @@ def _check_against_torch(shape_a, shape_b, op="matmul", grad_a=True, grad_b=True
         out = getattr(T, op)(x, y)
         upstream = T.tensor(np.linspace(-1, 1, max(out.numel(), 1)).reshape(tuple(out.shape)), dtype=T.float64)
         out.backward(upstream)
-        results.append((out, _graph(out), x.grad, y.grad))
+        results.append((out, graph_structure(out), x.grad, y.grad))
     (p_out, p_graph, p_ga, p_gb), (t_out, t_graph, t_ga, t_gb) = results
     assert tuple(p_out.shape) == tuple(t_out.shape)
     np.testing.assert_allclose(p_out.detach().numpy(), t_out.detach().numpy(), rtol=1e-12)

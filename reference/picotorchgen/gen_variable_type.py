@@ -87,7 +87,7 @@ MANUAL_KERNEL = CodeTemplate('${py_name} = manual.${name}  # ``${schema}``, hand
 
 # Ops with differentiable inputs but no formula (not in derivatives.yaml, nor in PyTorch's
 # DONT_REQUIRE_DERIVATIVE): their output requires grad through a NotImplemented node.
-NOT_IMPLEMENTED_DERIVATIVES = {"floor_divide", "floor_divide_", "remainder"}
+NOT_IMPLEMENTED_DERIVATIVES = {"floor_divide", "floor_divide_", "remainder", "native_layer_norm_backward"}
 
 RECORD_NOT_IMPLEMENTED = CodeTemplate('''\
 ${check_inplace}
@@ -122,6 +122,15 @@ if grad_fn is not None:
     ${save_result}
 ''')
 
+# An op with several outputs (``native_layer_norm``): each joins the graph as the node's next output.
+SET_HISTORY_OUTPUTS = CodeTemplate('''\
+if grad_fn is not None:
+    for output in result:
+        if output is not None:  # an undefined output (a gradient output_mask left out)
+            set_history(output, grad_fn)
+    ${save_result}
+''')
+
 REBASE_HISTORY = CodeTemplate('''\
 bump_version(self)
 if grad_fn is not None:
@@ -129,7 +138,7 @@ if grad_fn is not None:
     ${save_result}
 ''')
 
-SAVE_RESULT = "grad_fn.result_ = SavedVariable(result, is_output=True)"
+SAVE_RESULT = CodeTemplate("grad_fn.${name}_ = SavedVariable(${source}, is_output=True)")
 
 REGISTER_KERNELS = CodeTemplate('register_kernels("${overload}", {${kernels}}${view})')
 
@@ -245,12 +254,14 @@ def _as_view(op: Op) -> list[str]:
 
 def _set_history(op: Op) -> list[str]:
     if _not_implemented(op):
-        return [(REBASE_HISTORY if op.is_inplace else SET_HISTORY).substitute(save_result=[])]
+        several = len(op.schema.returns) > 1
+        return [(REBASE_HISTORY if op.is_inplace else SET_HISTORY_OUTPUTS if several else SET_HISTORY)
+                .substitute(save_result=[])]
     if not op.has_node:
         return ["bump_version(self)"] if op.is_inplace else []
-    saves_result = any(s.kind == "output" for s in saved_values(op))
-    history = REBASE_HISTORY if op.is_inplace else SET_HISTORY
-    return [history.substitute(save_result=[SAVE_RESULT] if saves_result else [])]
+    save_result = [SAVE_RESULT.substitute(name=s.name, source=s.source) for s in saved_values(op) if s.kind == "output"]
+    history = REBASE_HISTORY if op.is_inplace else SET_HISTORY_OUTPUTS if len(op.schema.returns) > 1 else SET_HISTORY
+    return [history.substitute(save_result=save_result)]
 
 
 def _register_kernels(op: Op) -> str:

@@ -10,8 +10,8 @@ registered with the dispatcher (``ops.<name>``) at the end of this file.
 
 from picotorch.autograd.grad_mode import is_grad_enabled
 from picotorch.autograd.variable import (
-    SavedVariable, any_requires_grad, as_view, bump_version, check_inplace, collect_next_edges,
-    rebase_history, set_history,
+    SavedVariable, any_requires_grad, as_view, bump_version, check_inplace, check_no_requires_grad,
+    collect_next_edges, rebase_history, set_history,
 )
 from picotorch import native
 from picotorch.autograd import variable_type_manual as manual
@@ -1886,9 +1886,8 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
         grad_fn.weight_ = SavedVariable(weight)
     result = kernel_for("native_layer_norm", device_of(input, weight, bias))(input, normalized_shape, weight, bias, eps)
     if grad_fn is not None:
-        for output in result:
-            if output is not None:  # an undefined output (a gradient output_mask left out)
-                set_history(output, grad_fn)
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
         grad_fn.result1_ = SavedVariable(result[1], is_output=True)
         grad_fn.result2_ = SavedVariable(result[2], is_output=True)
     return result
@@ -1901,9 +1900,12 @@ def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, we
         grad_fn = manual.NotImplemented("aten::native_layer_norm_backward", grad_out, input, mean, rstd)
     result = kernel_for("native_layer_norm_backward", device_of(grad_out, input, mean, rstd, weight, bias))(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)
     if grad_fn is not None:
-        for output in result:
-            if output is not None:  # an undefined output (a gradient output_mask left out)
-                set_history(output, grad_fn)
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
+        if result[1] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[1], grad_fn)
+        if result[2] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[2], grad_fn)
     return result
 
 
@@ -1964,15 +1966,15 @@ def native_dropout(input, p, train):
         grad_fn.train = train
     result = kernel_for("native_dropout", device_of(input))(input, p, train)
     if grad_fn is not None:
-        for output in result:
-            if output is not None:  # an undefined output (a gradient output_mask left out)
-                set_history(output, grad_fn)
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
         grad_fn.result1_ = SavedVariable(result[1], is_output=True)
     return result
 
 
 def native_dropout_backward(grad_output, mask, scale):
     """``native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor``"""
+    check_no_requires_grad(mask, "mask", "native_dropout_backward")
     grad_fn = None
     if is_grad_enabled() and any_requires_grad(grad_output):
         grad_fn = nodes.NativeDropoutBackwardBackward0()
@@ -2026,6 +2028,8 @@ def masked_fill_Scalar(self, mask, value):
 
 def binary_cross_entropy_with_logits(self, target, weight=None, pos_weight=None, reduction=0):
     """``binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor``"""
+    check_no_requires_grad(weight, "weight", "binary_cross_entropy_with_logits")
+    check_no_requires_grad(pos_weight, "pos_weight", "binary_cross_entropy_with_logits")
     grad_fn = None
     if is_grad_enabled() and any_requires_grad(self, target):
         grad_fn = nodes.BinaryCrossEntropyWithLogitsBackward0()
@@ -2095,6 +2099,7 @@ def nll_loss(self, target, weight=None, reduction=0, ignore_index=-100):
 
 def nll_loss_forward(self, target, weight, reduction, ignore_index):
     """``nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index) -> (Tensor output, Tensor total_weight)``"""
+    check_no_requires_grad(weight, "weight", "nll_loss_forward")
     grad_fn = None
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.NllLossBackward0()
@@ -2106,15 +2111,16 @@ def nll_loss_forward(self, target, weight, reduction, ignore_index):
         grad_fn.weight_ = SavedVariable(weight)
     result = kernel_for("nll_loss_forward", device_of(self, target, weight))(self, target, weight, reduction, ignore_index)
     if grad_fn is not None:
-        for output in result:
-            if output is not None:  # an undefined output (a gradient output_mask left out)
-                set_history(output, grad_fn)
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
         grad_fn.total_weight_ = SavedVariable(result[1], is_output=True)
     return result
 
 
 def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
     """``nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight) -> Tensor``"""
+    check_no_requires_grad(weight, "weight", "nll_loss_backward")
+    check_no_requires_grad(total_weight, "total_weight", "nll_loss_backward")
     grad_fn = None
     if is_grad_enabled() and any_requires_grad(grad_output, self):
         grad_fn = nodes.NllLossBackwardBackward0()
@@ -2136,6 +2142,7 @@ def nll_loss2d(self, target, weight=None, reduction=0, ignore_index=-100):
 
 def nll_loss2d_forward(self, target, weight, reduction, ignore_index):
     """``nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index) -> (Tensor output, Tensor total_weight)``"""
+    check_no_requires_grad(weight, "weight", "nll_loss2d_forward")
     grad_fn = None
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.NllLoss2DBackward0()
@@ -2147,15 +2154,16 @@ def nll_loss2d_forward(self, target, weight, reduction, ignore_index):
         grad_fn.weight_ = SavedVariable(weight)
     result = kernel_for("nll_loss2d_forward", device_of(self, target, weight))(self, target, weight, reduction, ignore_index)
     if grad_fn is not None:
-        for output in result:
-            if output is not None:  # an undefined output (a gradient output_mask left out)
-                set_history(output, grad_fn)
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
         grad_fn.total_weight_ = SavedVariable(result[1], is_output=True)
     return result
 
 
 def nll_loss2d_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
     """``nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight) -> Tensor``"""
+    check_no_requires_grad(weight, "weight", "nll_loss2d_backward")
+    check_no_requires_grad(total_weight, "total_weight", "nll_loss2d_backward")
     grad_fn = None
     if is_grad_enabled() and any_requires_grad(grad_output, self):
         grad_fn = nodes.NllLoss2DBackwardBackward0()

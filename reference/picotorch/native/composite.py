@@ -160,7 +160,7 @@ def _dropout_impl(input, p, train, multiply):
     if p == 1:
         return multiply(input, ops.zeros_like(scalar_tensor(0.0), dtype=input.dtype, device=input.device))
     noise = ops.bernoulli_(ops.zeros_like(input), 1 - p)
-    noise = ops.div_(noise, 1 - p)
+    noise = ops.div_(noise, scalar_tensor(1 - p))
     return multiply(input, noise)
 
 

@@ -18,21 +18,28 @@ from .tensor_impl import new_tensor
 def native_dropout(input, p, train):
     xp = xp_of(input)
     if input.numel() == 0:
-        return _like(input, xp, input._data), _bools(input, xp, xp.zeros(tuple(input._data.shape), dtype=xp.bool))
+        return _like(input, xp, input._data), _bools(input, xp, _filled(xp, input, False))
     if train is None or train:
         keep = 1.0 - p
         scale = 0.0 if keep == 0 else 1.0 / keep
-        mask = bernoulli_(_bools(input, xp, xp.zeros(tuple(input._data.shape), dtype=xp.bool)), keep)
+        mask = bernoulli_(_bools(input, xp, _filled(xp, input, False)), keep)
         kept = input._data * xp.astype(mask._data, input._data.dtype)
-        return _like(input, xp, kept * xp.asarray(scale, dtype=input._data.dtype)), mask
-    return _like(input, xp, xp.asarray(input._data, copy=True)), _bools(input, xp, xp.ones(tuple(input._data.shape),
-                                                                                           dtype=xp.bool))
+        return _like(input, xp, kept * _scalar(xp, scale, input._data)), mask
+    return _like(input, xp, xp.asarray(input._data, copy=True)), _bools(input, xp, _filled(xp, input, True))
 
 
 def native_dropout_backward(grad_output, mask, scale):
     xp = xp_of(grad_output)
     g = grad_output._data
-    return _like(grad_output, xp, g * xp.astype(mask._data, g.dtype) * xp.asarray(scale, dtype=g.dtype))
+    return _like(grad_output, xp, g * xp.astype(mask._data, g.dtype) * _scalar(xp, scale, g))
+
+
+def _filled(xp, like, value: bool):
+    return xp.full(tuple(like._data.shape), value, dtype=xp.bool, device=like._data.device)
+
+
+def _scalar(xp, value, like):
+    return xp.asarray(value, dtype=like.dtype, device=like.device)
 
 
 def _bools(like, xp, data):

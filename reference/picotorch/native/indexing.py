@@ -139,12 +139,13 @@ def masked_fill_(self, mask, value):
     if mask._dtype is not st.bool_:
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
                            f"{_TYPE_META_NAMES[mask._dtype.name]}")
+    checks.check_same_device(self, mask)
     shape = tuple(self._data.shape)
     broadcast = checks.broadcast_shapes(shape, tuple(mask._data.shape))
     if broadcast != shape:
         raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape {list(broadcast)}")
     xp = xp_of(self)
-    fill = xp.asarray(_converted(value, self._dtype), dtype=self._data.dtype)
+    fill = xp.asarray(_converted(value, self._dtype), dtype=self._data.dtype, device=self._data.device)
     self._data[...] = xp.where(xp.broadcast_to(mask._data, shape), fill, self._data)
     return self
 

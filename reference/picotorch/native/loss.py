@@ -27,7 +27,7 @@ def mse_loss_backward(grad_output, self, target, reduction):
     xp, dtype, a, b = _operands("mse_backward_cpu", self, target)
     norm = 2.0 / self.numel() if reduction == _MEAN else 2.0
     g = cast(grad_output, dtype, xp)
-    data = xp.broadcast_to(xp.asarray(norm, dtype=a.dtype) * (a - b) * g, shape_of(self))
+    data = xp.broadcast_to(xp.asarray(norm, dtype=a.dtype, device=a.device) * (a - b) * g, shape_of(self))
     return new_tensor(xp.asarray(data, copy=True), dtype, common_device(self, target))
 
 
@@ -76,7 +76,7 @@ def _operands(kernel, self, target, float64=False):
 
 def _reduce(self, target, xp, dtype, loss, reduction):
     if reduction == _MEAN:
-        loss = xp.mean(_as_float64(xp, loss)) if loss.size else xp.asarray(float("nan"))
+        loss = xp.mean(_as_float64(xp, loss)) if loss.size else xp.asarray(float("nan"), device=loss.device)
     elif reduction != _NONE:
         loss = xp.sum(_as_float64(xp, loss))
     return new_tensor(xp.astype(xp.asarray(loss), xp_dtype(xp, dtype)), dtype, common_device(self, target))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 from ..native.dispatcher import ops
-from ..native.helpers import wrap, zeros_array
+from ..native.helpers import scalar_tensor, wrap, zeros_array
 from ..native.tensor_impl import TensorImpl
 from .grad_mode import is_grad_enabled
 
@@ -321,7 +321,8 @@ def _gelu_tanh_double_backward(ggI, gO, self):
 def infinitely_differentiable_silu_backward(grad_output, input):
     """``grad * sigmoid(x) * (1 + x * (1 - sigmoid(x)))``, built from ops so it differentiates again."""
     sigmoid = ops.sigmoid(input)
-    return ops.mul(ops.mul(grad_output, sigmoid), ops.add(ops.mul(input, ops.rsub(sigmoid, 1)), 1))
+    one_minus_sigmoid = ops.sub(scalar_tensor(1), sigmoid)  # C++'s ``1 - sigmoid``: a Tensor minus a tensor
+    return ops.mul(ops.mul(grad_output, sigmoid), ops.add(ops.mul(input, one_minus_sigmoid), 1))
 
 
 def dropout_scale(p, train):

@@ -62,8 +62,7 @@ def relu_(input):
     return _VF.relu_(input)
 
 
-def gelu(input, approximate: str = "none"):
-    return _nn.gelu(input, approximate=approximate)
+gelu = _nn.gelu  # the op itself, as in PyTorch: ``approximate`` is keyword-only
 
 
 def silu(input, inplace: bool = False):

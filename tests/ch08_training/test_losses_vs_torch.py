@@ -66,7 +66,7 @@ def test_regression_losses_broadcast_with_pytorchs_warning(name):
         x = T.tensor(LOGITS, requires_grad=True)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            loss = getattr(T.nn.functional, name)(x, T.tensor(LOGITS[0]))
+            getattr(T.nn.functional, name)(x, T.tensor(LOGITS[0]))
         assert [str(w.message) for w in caught] == [
             "Using a target size (torch.Size([5])) that is different to the input size (torch.Size([4, 5])). "
             "This will likely lead to incorrect results due to broadcasting. Please ensure they have the same size."]

@@ -372,9 +372,15 @@ class Module:
             yield buf
 
     def apply(self, fn):
-        """``fn`` on every submodule (children first, as PyTorch's recursion), then on ``self``."""
-        for module in reversed(list(self.modules(remove_duplicate=False))):
-            fn(module)
+        """``fn`` on every submodule, each child's subtree before the child, and ``self`` last (post-order)."""
+        stack = [(self, False)]
+        while stack:
+            module, children_done = stack.pop()
+            if children_done:
+                fn(module)
+            else:
+                stack.append((module, True))
+                stack.extend((child, False) for child in reversed(list(module.children())))
         return self
 
     # ------------------------------------------------------------------------- modes and gradients

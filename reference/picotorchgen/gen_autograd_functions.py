@@ -51,6 +51,21 @@ if ${should_compute}:
     grad_inputs[${edges}] = ${formula}
 ''')
 
+# One formula for several inputs (``input, weight, bias: native_layer_norm_backward(...)``): it returns a
+# tuple, computed once if any of them needs a gradient; ``grad_input_mask`` says which do.
+GRAD_INPUTS = CodeTemplate('''\
+if ${any_should_compute}:
+    ${unpack_saved}
+    grad_input_mask = [${should_compute}]
+    grad_result = ${formula}
+    ${copy_results}
+''')
+
+COPY_RESULT = CodeTemplate('''\
+if grad_input_mask[${i}]:
+    grad_inputs[${edges}] = grad_result[${i}]
+''')
+
 UNPACK_SAVED = {
     "tensor": CodeTemplate("${name} = node.${name}_.unpack(node)"),
     "output": CodeTemplate("${name} = node.${name}_.unpack(node)"),
@@ -155,15 +170,21 @@ def _slot(s: Saved) -> str:
 
 
 def _grad_inputs(op: Op, saved: list[Saved]) -> list[str]:
-    formulas = {d.var_names[0]: d.formula for d in op.info.derivatives}
+    edges = {name: (where, is_list) for name, where, is_list in edge_ranges(differentiable_inputs(op))}
     blocks = []
-    for name, edges, is_list in edge_ranges(differentiable_inputs(op)):
-        reads = formula_names(formulas[name])
-        blocks.append(GRAD_INPUT.substitute(
-            should_compute=should_compute("node", edges, is_list),
-            unpack_saved=[UNPACK_SAVED[s.kind].substitute(name=s.name) for s in saved if s.name in reads],
-            edges=edges,
-            formula=formulas[name],
+    for d in sorted(op.info.derivatives, key=lambda d: list(edges).index(d.var_names[0])):
+        reads = formula_names(d.formula)
+        unpack = [UNPACK_SAVED[s.kind].substitute(name=s.name) for s in saved if s.name in reads]
+        if len(d.var_names) == 1:
+            where, is_list = edges[d.var_names[0]]
+            blocks.append(GRAD_INPUT.substitute(should_compute=should_compute("node", where, is_list),
+                                                unpack_saved=unpack, edges=where, formula=d.formula))
+            continue
+        checks = [should_compute("node", *edges[name]) for name in d.var_names]
+        blocks.append(GRAD_INPUTS.substitute(
+            any_should_compute=" or ".join(checks), unpack_saved=unpack, should_compute=", ".join(checks),
+            formula=d.formula,
+            copy_results=[COPY_RESULT.substitute(i=i, edges=edges[name][0]) for i, name in enumerate(d.var_names)],
         ))
     return blocks
 

@@ -32,6 +32,11 @@ TORCH_FUNCTIONS = {
     ${torch_functions}
 }
 
+# ``python_module: nn`` ops: ``torch._C._nn.<name>``, which ``torch.nn.functional`` calls
+TORCH_NN_FUNCTIONS = {
+    ${torch_nn_functions}
+}
+
 TENSOR_METHODS = {
     ${tensor_methods}
 }
@@ -59,15 +64,18 @@ NUMBERS_AS_TENSORS = {"add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_"
 
 def gen_python_bindings_file(ops: list[Op], generated_comment: str) -> str:
     functions: dict[str, list[str]] = {}
+    nn_functions: dict[str, list[str]] = {}
     methods: dict[str, list[str]] = {}
     for op in sorted(filter(bound_in_python, ops), key=_overload_order):
         if "function" in op.fn.variants:
-            functions.setdefault(op.base, []).append(_overload(op, method=False))
+            table = nn_functions if op.fn.python_module == "nn" else functions
+            table.setdefault(op.base, []).append(_overload(op, method=False))
         if "method" in op.fn.variants:
             methods.setdefault(op.base, []).append(_overload(op, method=True))
     return PYTHON_BINDINGS_PY.substitute(
         generated_comment=generated_comment,
         torch_functions=[PYTHON_NAME.substitute(name=repr(name), overloads=o) for name, o in functions.items()],
+        torch_nn_functions=[PYTHON_NAME.substitute(name=repr(name), overloads=o) for name, o in nn_functions.items()],
         tensor_methods=[PYTHON_NAME.substitute(name=repr(name), overloads=o) for name, o in methods.items()],
         numbers_as_tensors=repr(sorted(NUMBERS_AS_TENSORS)),
     )

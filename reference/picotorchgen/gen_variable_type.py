@@ -10,7 +10,15 @@ chooses an overload by the arguments' types. The templates come first, the code 
 
 from __future__ import annotations
 
-from .api.autograd import Op, Saved, differentiable_inputs, edge_ranges, saved_values, should_compute
+from .api.autograd import (
+    Op,
+    Saved,
+    differentiable_inputs,
+    edge_ranges,
+    formula_names,
+    saved_values,
+    should_compute,
+)
 from .api.python import argument_kind, call_arguments, formals, parameter_table
 from .code_template import CodeTemplate
 
@@ -26,8 +34,8 @@ ${generated_comment}
 
 from picotorch.autograd.grad_mode import is_grad_enabled
 from picotorch.autograd.variable import (
-    SavedVariable, any_requires_grad, as_view, bump_version, check_inplace, collect_next_edges,
-    rebase_history, set_history,
+    SavedVariable, any_requires_grad, as_view, bump_version, check_inplace, check_no_requires_grad,
+    collect_next_edges, rebase_history, set_history,
 )
 from picotorch import native
 from picotorch.autograd import variable_type_manual as manual
@@ -66,6 +74,7 @@ def kernel_reference(kernel: str) -> str:
 AUTOGRAD_KERNEL = CodeTemplate('''\
 def ${py_name}(${formals}):
     """``${schema}``"""
+    ${check_no_requires_grad}
     ${record_grad_fn}
     result = kernel_for("${overload}", device_of(${tensor_arguments}))(${arguments})
     ${as_view}
@@ -87,7 +96,7 @@ MANUAL_KERNEL = CodeTemplate('${py_name} = manual.${name}  # ``${schema}``, hand
 
 # Ops with differentiable inputs but no formula (not in derivatives.yaml, nor in PyTorch's
 # DONT_REQUIRE_DERIVATIVE): their output requires grad through a NotImplemented node.
-NOT_IMPLEMENTED_DERIVATIVES = {"floor_divide", "floor_divide_", "remainder"}
+NOT_IMPLEMENTED_DERIVATIVES = {"floor_divide", "floor_divide_", "remainder", "native_layer_norm_backward"}
 
 RECORD_NOT_IMPLEMENTED = CodeTemplate('''\
 ${check_inplace}
@@ -122,6 +131,18 @@ if grad_fn is not None:
     ${save_result}
 ''')
 
+# An op with several outputs (``native_layer_norm``): its differentiable outputs join the graph, in order.
+SET_HISTORY_OUTPUTS = CodeTemplate('''\
+if grad_fn is not None:
+    ${set_outputs}
+    ${save_result}
+''')
+
+SET_OUTPUT_HISTORY = CodeTemplate('''\
+if result[${i}] is not None:  # undefined when a gradient output_mask left it out
+    set_history(result[${i}], grad_fn)
+''')
+
 REBASE_HISTORY = CodeTemplate('''\
 bump_version(self)
 if grad_fn is not None:
@@ -129,7 +150,7 @@ if grad_fn is not None:
     ${save_result}
 ''')
 
-SAVE_RESULT = "grad_fn.result_ = SavedVariable(result, is_output=True)"
+SAVE_RESULT = CodeTemplate("grad_fn.${name}_ = SavedVariable(${source}, is_output=True)")
 
 REGISTER_KERNELS = CodeTemplate('register_kernels("${overload}", {${kernels}}${view})')
 
@@ -161,6 +182,7 @@ def gen_autograd_kernel(op: Op) -> str:
     tensors = [a.name for a in schema.arguments.flat_non_out() if argument_kind(a).startswith("Tensor")]
     return AUTOGRAD_KERNEL.substitute(
         common,
+        check_no_requires_grad=_check_no_requires_grad(op),
         record_grad_fn=_record_grad_fn(op) if op.has_node else _record_not_implemented(op),
         overload=op.overload,
         tensor_arguments=", ".join(tensors),
@@ -168,6 +190,18 @@ def gen_autograd_kernel(op: Op) -> str:
         as_view=_as_view(op),
         returns="self" if op.is_inplace else "result",
     )
+
+
+def _check_no_requires_grad(op: Op) -> list[str]:
+    """A tensor input the op has no formula for, and does not call non-differentiable, must not require
+    grad (``check_no_requires_grad`` in PyTorch's generated kernels: ``nll_loss``'s class ``weight``)."""
+    if not op.has_node:
+        return []
+    info = op.info
+    covered = {a.name for a in differentiable_inputs(op)} | set(info.non_differentiable)
+    return [f'check_no_requires_grad({a.name}, "{a.name}", "{info.func.name.name}")'
+            for a in op.schema.arguments.flat_non_out()
+            if argument_kind(a) in ("Tensor", "Tensor?") and a.name not in covered]
 
 
 def _not_implemented(op: Op) -> bool:
@@ -245,12 +279,30 @@ def _as_view(op: Op) -> list[str]:
 
 def _set_history(op: Op) -> list[str]:
     if _not_implemented(op):
-        return [(REBASE_HISTORY if op.is_inplace else SET_HISTORY).substitute(save_result=[])]
+        return [_history(op, range(len(op.schema.returns)), [])]
     if not op.has_node:
         return ["bump_version(self)"] if op.is_inplace else []
-    saves_result = any(s.kind == "output" for s in saved_values(op))
-    history = REBASE_HISTORY if op.is_inplace else SET_HISTORY
-    return [history.substitute(save_result=[SAVE_RESULT] if saves_result else [])]
+    save_result = [SAVE_RESULT.substitute(name=s.name, source=s.source) for s in saved_values(op) if s.kind == "output"]
+    return [_history(op, _differentiable_outputs(op), save_result)]
+
+
+def _history(op: Op, outputs, save_result) -> str:
+    if op.is_inplace:
+        return REBASE_HISTORY.substitute(save_result=save_result)
+    if len(op.schema.returns) == 1:
+        return SET_HISTORY.substitute(save_result=save_result)
+    return SET_HISTORY_OUTPUTS.substitute(set_outputs=[SET_OUTPUT_HISTORY.substitute(i=i) for i in outputs],
+                                          save_result=save_result)
+
+
+def _differentiable_outputs(op: Op) -> list[int]:
+    """Which outputs get a gradient edge (``gen_differentiable_outputs`` in torchgen): those flagged by
+    ``output_differentiability``, else all, but only the first when the formulas read ``grad`` and never
+    ``grads`` (``native_layer_norm``'s mean and rstd, ``nll_loss_forward``'s total_weight get none)."""
+    flags = op.info.output_differentiability
+    outputs = [i for i in range(len(op.schema.returns)) if flags is None or flags[i]]
+    uses_grads = any("grads" in formula_names(d.formula) for d in op.info.derivatives)
+    return outputs if uses_grads else outputs[:1]
 
 
 def _register_kernels(op: Op) -> str:

@@ -116,17 +116,39 @@ CASES = {
     "inplace_uniform": ([data(2, 3)], lambda T, a: (a * 1).uniform_(-1, 1) * 0 + a),
     # sqrt and the optimizers' in-place ops
     "sqrt": ([data(2, 3, positive=True)], lambda T, a: a.sqrt()),
-    "softmax": ([data(2, 3)], lambda T, a: a.softmax(1)),
-    "log_softmax": ([data(3, 2)], lambda T, a: T.log_softmax(a, 0)),
-    "softmax_grad_of_grad": ([data(2, 3), data(2, 3)], lambda T, a, w: T.autograd.grad(
-        (T.softmax(a, -1) * w).sum(), a, create_graph=True)[0]),
-    "log_softmax_grad_of_grad": ([data(2, 3), data(2, 3)], lambda T, a, w: T.autograd.grad(
-        (T.log_softmax(a, 0) * w).sum(), a, create_graph=True)[0]),
     "inplace_addcmul": ([data(2, 3), data(2, 3), data(3)], lambda T, a, b, c: (a * 2).addcmul_(b, c, value=0.5)),
     "inplace_addcdiv": ([data(2, 3), data(2, 3), data(2, 3, positive=True)],
                         lambda T, a, b, c: (a * 2).addcdiv_(b, c, value=-1.5)),
     "inplace_lerp_small": ([data(2, 3), data(2, 3)], lambda T, a, b: (a * 2).lerp_(b, 0.25)),
     "inplace_lerp_large": ([data(2, 3), data(2, 3)], lambda T, a, b: (a * 2).lerp_(b, 0.75)),
+    # torch.nn: softmax, activations, layer_norm, dropout, losses
+    "softmax": ([data(3, 4)], lambda T, a: a.softmax(1)),
+    "log_softmax": ([data(3, 4)], lambda T, a: T.log_softmax(a, -1)),
+    "softmax_double_backward": ([data(3, 4), data(3, 4)], lambda T, a, w: T.autograd.grad(
+        (a.softmax(0) * w).sum(), a, create_graph=True)[0]),
+    "log_softmax_double_backward": ([data(3, 4), data(3, 4)], lambda T, a, w: T.autograd.grad(
+        (a.log_softmax(1) * w).sum(), a, create_graph=True)[0]),
+    "gelu": ([data(3, 4)], lambda T, a: T.nn.functional.gelu(a)),
+    "gelu_tanh": ([data(3, 4)], lambda T, a: T.nn.functional.gelu(a, approximate="tanh")),
+    "silu": ([data(3, 4)], lambda T, a: T.nn.functional.silu(a)),
+    "relu_inplace": ([data(3, 4)], lambda T, a: T.nn.functional.relu(a * 1, inplace=True)),
+    "layer_norm": ([data(2, 3, 4), data(4), data(4)], lambda T, x, w, b: T.nn.functional.layer_norm(x, (4,), w, b)),
+    "bernoulli": ([data(2, 3)], lambda T, a: T.bernoulli(a * 0) + a),
+    "inplace_bernoulli_tensor": ([data(2, 3)], lambda T, a: (a * 1).bernoulli_(T.ones(2, 3)) * a),
+    "inplace_bernoulli_scalar": ([data(2, 3)], lambda T, a: (a * 1).bernoulli_(1.0) * a),
+    "native_dropout_eval": ([data(2, 3)], lambda T, a: T.native_dropout(a, 0.5, False)[0]),
+    "masked_fill": ([data(2, 3)], lambda T, a: a.masked_fill(a > 0, 2.0)),
+    "inplace_masked_fill": ([data(2, 3)], lambda T, a: (a * 1).masked_fill_(a < 0, -1.0)),
+    "mse_loss": ([data(3, 4), data(3, 4)], lambda T, a, b: T.nn.functional.mse_loss(a, b)),
+    "l1_loss_sum": ([data(3, 4), data(3, 4)], lambda T, a, b: T.nn.functional.l1_loss(a, b, reduction="sum")),
+    "nll_loss": ([data(4, 5)], lambda T, a: T.nn.functional.nll_loss(a, T.tensor([1, 0, 4, 2]))),
+    "nll_loss2d": ([data(2, 3, 2, 2)], lambda T, a: T.nn.functional.nll_loss(
+        a, T.tensor([[[0, 1], [2, 0]], [[1, 1], [2, 2]]]), reduction="sum")),
+    "cross_entropy": ([data(4, 5)], lambda T, a: T.nn.functional.cross_entropy(a, T.tensor([1, 0, 4, 2]))),
+    "cross_entropy_smoothing": ([data(4, 5)], lambda T, a: T.nn.functional.cross_entropy(
+        a, T.tensor([1, 0, 4, 2], device=a.device), ignore_index=0, label_smoothing=0.2)),
+    "bce_with_logits": ([data(3, 4), data(3, 4)], lambda T, a, b: T.nn.functional.binary_cross_entropy_with_logits(
+        a, b.sigmoid(), pos_weight=T.tensor([0.5, 1.0, 2.0, 3.0], dtype=a.dtype, device=a.device))),
 }
 
 

@@ -79,6 +79,10 @@ _VariableFunctions = types.SimpleNamespace(**{
     name: _make_function(name, sigs, method=False) for name, sigs in python_bindings.TORCH_FUNCTIONS.items()
 })
 
+_nn = types.SimpleNamespace(**{  # torch._C._nn: the ``python_module: nn`` ops torch.nn.functional calls
+    name: _make_function(name, sigs, method=False) for name, sigs in python_bindings.TORCH_NN_FUNCTIONS.items()
+})
+
 for _name, _sigs in python_bindings.TENSOR_METHODS.items():
     setattr(TensorBase, _name, _make_function(_name, _sigs, method=True))
 

@@ -99,6 +99,8 @@ class TensorBase(TensorImpl):
         return elements if dim is None else elements[checks.wrap_dim(dim, self._data.ndim)]
 
     def is_contiguous(self, memory_format=None) -> bool:
+        if 0 in self._data.shape:
+            return True  # an empty tensor is contiguous whatever its strides (``compute_contiguous``)
         expected = _contiguous_strides(self._data.shape, 1)
         return all(size == 1 or s == e for size, s, e in zip(self._data.shape, self.stride(), expected))
 

@@ -2633,12 +2633,12 @@ class SoftmaxBackwardDataBackward0(Node):
             dim = node.dim
             input_dtype = node.input_dtype
             output = node.output_.unpack(node)
-            grad_inputs[0] = ops._softmax_backward_data(grad, output, dim, input_dtype)
+            grad_inputs[0] = ops._softmax_backward_data(to_dtype_of(grad, output), output, dim, input_dtype)
         if node.should_compute_output(1):
             dim = node.dim
             grad_output = node.grad_output_.unpack(node)
             output = node.output_.unpack(node)
-            grad_inputs[1] = softmax_double_backward(grad, grad_output, dim, output)
+            grad_inputs[1] = softmax_double_backward(to_dtype_of(grad, output), grad_output, dim, output)
         return grad_inputs
 
     def release_variables(node):
@@ -2723,12 +2723,12 @@ class LogSoftmaxBackwardDataBackward0(Node):
         if node.should_compute_output(0):
             dim = node.dim
             output = node.output_.unpack(node)
-            grad_inputs[0] = ops.sub(grad, ops.sum(ops.mul(grad, ops.exp(output)), [dim], True))
+            grad_inputs[0] = log_softmax_double_backward_grad_output(to_dtype_of(grad, output), output, dim)
         if node.should_compute_output(1):
             dim = node.dim
             grad_output = node.grad_output_.unpack(node)
             output = node.output_.unpack(node)
-            grad_inputs[1] = ops.mul(ops.mul(ops.neg(ops.sum(grad_output, [dim], True)), ops.exp(output)), grad)
+            grad_inputs[1] = log_softmax_double_backward_output(to_dtype_of(grad, output), grad_output, output, dim)
         return grad_inputs
 
     def release_variables(node):
@@ -2756,3 +2756,830 @@ class LogSoftmaxBackwardDataBackward0(Node):
     @property
     def _raw_saved_output(node):
         return SavedVariable(None) if node.output_ is None else node.output_
+
+
+class GeluBackward0(Node):
+    """Backward of ``gelu(Tensor self, *, str approximate='none') -> Tensor``."""
+
+    approximate = None
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            approximate = node.approximate
+            self = node.self_.unpack(node)
+            grad_inputs[0] = ops.gelu_backward(grad, self, approximate=approximate)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_approximate(node):
+        return node.approximate
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class GeluBackwardBackward0(Node):
+    """Backward of ``gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor``."""
+
+    approximate = None
+    grad_output_ = None
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            approximate = node.approximate
+            self = node.self_.unpack(node)
+            grad_inputs[0] = ops.gelu_backward(grad, self, approximate=approximate)
+        if node.should_compute_output(1):
+            approximate = node.approximate
+            grad_output = node.grad_output_.unpack(node)
+            self = node.self_.unpack(node)
+            grad_inputs[1] = gelu_double_backward(grad, grad_output, self, approximate)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.grad_output_ is not None:
+            node.grad_output_.reset_data()
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_approximate(node):
+        return node.approximate
+
+    @property
+    def _saved_grad_output(node):
+        return None if node.grad_output_ is None else node.grad_output_.unpack(node)
+
+    @property
+    def _raw_saved_grad_output(node):
+        return SavedVariable(None) if node.grad_output_ is None else node.grad_output_
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class SiluBackward0(Node):
+    """Backward of ``silu(Tensor self) -> Tensor``."""
+
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            self = node.self_.unpack(node)
+            grad_inputs[0] = infinitely_differentiable_silu_backward(grad, self) if is_grad_enabled() else ops.silu_backward(grad, self)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class NativeLayerNormBackward0(Node):
+    """Backward of ``native_layer_norm(Tensor input, int[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)``."""
+
+    bias_ = None
+    input_ = None
+    normalized_shape = None
+    weight_ = None
+    result1_ = None
+    result2_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0) or node.should_compute_output(1) or node.should_compute_output(2):
+            bias = node.bias_.unpack(node)
+            input = node.input_.unpack(node)
+            normalized_shape = node.normalized_shape
+            weight = node.weight_.unpack(node)
+            result1 = node.result1_.unpack(node)
+            result2 = node.result2_.unpack(node)
+            grad_input_mask = [node.should_compute_output(0), node.should_compute_output(1), node.should_compute_output(2)]
+            grad_result = ops.native_layer_norm_backward(grad, input, normalized_shape, result1, result2, weight, bias, grad_input_mask)
+            if grad_input_mask[0]:
+                grad_inputs[0] = grad_result[0]
+            if grad_input_mask[1]:
+                grad_inputs[1] = grad_result[1]
+            if grad_input_mask[2]:
+                grad_inputs[2] = grad_result[2]
+        return grad_inputs
+
+    def release_variables(node):
+        if node.bias_ is not None:
+            node.bias_.reset_data()
+        if node.input_ is not None:
+            node.input_.reset_data()
+        if node.weight_ is not None:
+            node.weight_.reset_data()
+        if node.result1_ is not None:
+            node.result1_.reset_data()
+        if node.result2_ is not None:
+            node.result2_.reset_data()
+
+    @property
+    def _saved_bias(node):
+        return None if node.bias_ is None else node.bias_.unpack(node)
+
+    @property
+    def _raw_saved_bias(node):
+        return SavedVariable(None) if node.bias_ is None else node.bias_
+
+    @property
+    def _saved_input(node):
+        return None if node.input_ is None else node.input_.unpack(node)
+
+    @property
+    def _raw_saved_input(node):
+        return SavedVariable(None) if node.input_ is None else node.input_
+
+    @property
+    def _saved_normalized_shape(node):
+        return node.normalized_shape
+
+    @property
+    def _saved_weight(node):
+        return None if node.weight_ is None else node.weight_.unpack(node)
+
+    @property
+    def _raw_saved_weight(node):
+        return SavedVariable(None) if node.weight_ is None else node.weight_
+
+    @property
+    def _saved_result1(node):
+        return None if node.result1_ is None else node.result1_.unpack(node)
+
+    @property
+    def _raw_saved_result1(node):
+        return SavedVariable(None) if node.result1_ is None else node.result1_
+
+    @property
+    def _saved_result2(node):
+        return None if node.result2_ is None else node.result2_.unpack(node)
+
+    @property
+    def _raw_saved_result2(node):
+        return SavedVariable(None) if node.result2_ is None else node.result2_
+
+
+class BernoulliBackward0(Node):
+    """Backward of ``bernoulli(Tensor self, *, Generator? generator=None) -> Tensor``."""
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            grad_inputs[0] = ops.zeros_like(grad)
+        return grad_inputs
+
+
+class BernoulliBackward1(Node):
+    """Backward of ``bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> Tensor(a!)``."""
+
+    p_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            grad_inputs[0] = ops.zeros_like(grad)
+        if node.should_compute_output(1):
+            p = node.p_.unpack(node)
+            grad_inputs[1] = ops.zeros_like(p)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.p_ is not None:
+            node.p_.reset_data()
+
+    @property
+    def _saved_p(node):
+        return None if node.p_ is None else node.p_.unpack(node)
+
+    @property
+    def _raw_saved_p(node):
+        return SavedVariable(None) if node.p_ is None else node.p_
+
+
+class BernoulliBackward2(Node):
+    """Backward of ``bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)``."""
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            grad_inputs[0] = ops.zeros_like(grad)
+        return grad_inputs
+
+
+class NativeDropoutBackward0(Node):
+    """Backward of ``native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)``."""
+
+    p = None
+    train = None
+    result1_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            p = node.p
+            train = node.train
+            result1 = node.result1_.unpack(node)
+            grad_inputs[0] = infinitely_differentiable_native_dropout_backward(grad, result1, dropout_scale(p, train)) if is_grad_enabled() else ops.native_dropout_backward(grad, result1, dropout_scale(p, train))
+        return grad_inputs
+
+    def release_variables(node):
+        if node.result1_ is not None:
+            node.result1_.reset_data()
+
+    @property
+    def _saved_p(node):
+        return node.p
+
+    @property
+    def _saved_train(node):
+        return node.train
+
+    @property
+    def _saved_result1(node):
+        return None if node.result1_ is None else node.result1_.unpack(node)
+
+    @property
+    def _raw_saved_result1(node):
+        return SavedVariable(None) if node.result1_ is None else node.result1_
+
+
+class NativeDropoutBackwardBackward0(Node):
+    """Backward of ``native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor``."""
+
+    grad_output_ = None
+    mask_ = None
+    scale = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            grad_output = node.grad_output_.unpack(node)
+            mask = node.mask_.unpack(node)
+            scale = node.scale
+            grad_inputs[0] = native_dropout_double_backward(grad, grad_output, mask, scale)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.grad_output_ is not None:
+            node.grad_output_.reset_data()
+        if node.mask_ is not None:
+            node.mask_.reset_data()
+
+    @property
+    def _saved_grad_output(node):
+        return None if node.grad_output_ is None else node.grad_output_.unpack(node)
+
+    @property
+    def _raw_saved_grad_output(node):
+        return SavedVariable(None) if node.grad_output_ is None else node.grad_output_
+
+    @property
+    def _saved_mask(node):
+        return None if node.mask_ is None else node.mask_.unpack(node)
+
+    @property
+    def _raw_saved_mask(node):
+        return SavedVariable(None) if node.mask_ is None else node.mask_
+
+    @property
+    def _saved_scale(node):
+        return node.scale
+
+
+class MaskedFillBackward0(Node):
+    """Backward of ``masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor``."""
+
+    mask_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            mask = node.mask_.unpack(node)
+            grad_inputs[0] = ops.masked_fill(grad, mask, 0)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.mask_ is not None:
+            node.mask_.reset_data()
+
+    @property
+    def _saved_mask(node):
+        return None if node.mask_ is None else node.mask_.unpack(node)
+
+    @property
+    def _raw_saved_mask(node):
+        return SavedVariable(None) if node.mask_ is None else node.mask_
+
+
+class BinaryCrossEntropyWithLogitsBackward0(Node):
+    """Backward of ``binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor``."""
+
+    pos_weight_ = None
+    reduction = None
+    self_ = None
+    target_ = None
+    weight_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            pos_weight = node.pos_weight_.unpack(node)
+            reduction = node.reduction
+            self = node.self_.unpack(node)
+            target = node.target_.unpack(node)
+            weight = node.weight_.unpack(node)
+            grad_inputs[0] = ops.binary_cross_entropy_with_logits_backward(grad, self, target, weight, pos_weight, reduction)
+        if node.should_compute_output(1):
+            pos_weight = node.pos_weight_.unpack(node)
+            reduction = node.reduction
+            self = node.self_.unpack(node)
+            target = node.target_.unpack(node)
+            weight = node.weight_.unpack(node)
+            grad_inputs[1] = binary_cross_entropy_with_logits_target_backward(grad, self, target, weight, pos_weight, reduction)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.pos_weight_ is not None:
+            node.pos_weight_.reset_data()
+        if node.self_ is not None:
+            node.self_.reset_data()
+        if node.target_ is not None:
+            node.target_.reset_data()
+        if node.weight_ is not None:
+            node.weight_.reset_data()
+
+    @property
+    def _saved_pos_weight(node):
+        return None if node.pos_weight_ is None else node.pos_weight_.unpack(node)
+
+    @property
+    def _raw_saved_pos_weight(node):
+        return SavedVariable(None) if node.pos_weight_ is None else node.pos_weight_
+
+    @property
+    def _saved_reduction(node):
+        return node.reduction
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_target(node):
+        return None if node.target_ is None else node.target_.unpack(node)
+
+    @property
+    def _raw_saved_target(node):
+        return SavedVariable(None) if node.target_ is None else node.target_
+
+    @property
+    def _saved_weight(node):
+        return None if node.weight_ is None else node.weight_.unpack(node)
+
+    @property
+    def _raw_saved_weight(node):
+        return SavedVariable(None) if node.weight_ is None else node.weight_
+
+
+class MseLossBackward0(Node):
+    """Backward of ``mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor``."""
+
+    reduction = None
+    self_ = None
+    target_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            reduction = node.reduction
+            self = node.self_.unpack(node)
+            target = node.target_.unpack(node)
+            grad_inputs[0] = ops.mse_loss_backward(grad, self, target, reduction)
+        if node.should_compute_output(1):
+            reduction = node.reduction
+            self = node.self_.unpack(node)
+            target = node.target_.unpack(node)
+            grad_inputs[1] = ops.mse_loss_backward(grad, target, self, reduction)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+        if node.target_ is not None:
+            node.target_.reset_data()
+
+    @property
+    def _saved_reduction(node):
+        return node.reduction
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_target(node):
+        return None if node.target_ is None else node.target_.unpack(node)
+
+    @property
+    def _raw_saved_target(node):
+        return SavedVariable(None) if node.target_ is None else node.target_
+
+
+class MseLossBackwardBackward0(Node):
+    """Backward of ``mse_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor``."""
+
+    grad_output_ = None
+    reduction = None
+    self_ = None
+    target_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            grad_output = node.grad_output_.unpack(node)
+            reduction = node.reduction
+            self = node.self_.unpack(node)
+            target = node.target_.unpack(node)
+            grad_inputs[0] = mse_loss_double_backward_grad_output(grad, grad_output, self, target, reduction)
+        if node.should_compute_output(1):
+            grad_output = node.grad_output_.unpack(node)
+            reduction = node.reduction
+            self = node.self_.unpack(node)
+            grad_inputs[1] = mse_loss_double_backward(ops.mul(grad, grad_output), self, reduction)
+        if node.should_compute_output(2):
+            grad_output = node.grad_output_.unpack(node)
+            reduction = node.reduction
+            target = node.target_.unpack(node)
+            grad_inputs[2] = ops.neg(mse_loss_double_backward(ops.mul(grad, grad_output), target, reduction))
+        return grad_inputs
+
+    def release_variables(node):
+        if node.grad_output_ is not None:
+            node.grad_output_.reset_data()
+        if node.self_ is not None:
+            node.self_.reset_data()
+        if node.target_ is not None:
+            node.target_.reset_data()
+
+    @property
+    def _saved_grad_output(node):
+        return None if node.grad_output_ is None else node.grad_output_.unpack(node)
+
+    @property
+    def _raw_saved_grad_output(node):
+        return SavedVariable(None) if node.grad_output_ is None else node.grad_output_
+
+    @property
+    def _saved_reduction(node):
+        return node.reduction
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_target(node):
+        return None if node.target_ is None else node.target_.unpack(node)
+
+    @property
+    def _raw_saved_target(node):
+        return SavedVariable(None) if node.target_ is None else node.target_
+
+
+class NllLossBackward0(Node):
+    """Backward of ``nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index) -> (Tensor output, Tensor total_weight)``."""
+
+    ignore_index = None
+    reduction = None
+    self_ = None
+    target_ = None
+    weight_ = None
+    total_weight_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            ignore_index = node.ignore_index
+            reduction = node.reduction
+            self = node.self_.unpack(node)
+            target = node.target_.unpack(node)
+            weight = node.weight_.unpack(node)
+            total_weight = node.total_weight_.unpack(node)
+            grad_inputs[0] = ops.nll_loss_backward(grad, self, target, weight, reduction, ignore_index, total_weight)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+        if node.target_ is not None:
+            node.target_.reset_data()
+        if node.weight_ is not None:
+            node.weight_.reset_data()
+        if node.total_weight_ is not None:
+            node.total_weight_.reset_data()
+
+    @property
+    def _saved_ignore_index(node):
+        return node.ignore_index
+
+    @property
+    def _saved_reduction(node):
+        return node.reduction
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_target(node):
+        return None if node.target_ is None else node.target_.unpack(node)
+
+    @property
+    def _raw_saved_target(node):
+        return SavedVariable(None) if node.target_ is None else node.target_
+
+    @property
+    def _saved_weight(node):
+        return None if node.weight_ is None else node.weight_.unpack(node)
+
+    @property
+    def _raw_saved_weight(node):
+        return SavedVariable(None) if node.weight_ is None else node.weight_
+
+    @property
+    def _saved_total_weight(node):
+        return None if node.total_weight_ is None else node.total_weight_.unpack(node)
+
+    @property
+    def _raw_saved_total_weight(node):
+        return SavedVariable(None) if node.total_weight_ is None else node.total_weight_
+
+
+class NllLossBackwardBackward0(Node):
+    """Backward of ``nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight) -> Tensor``."""
+
+    ignore_index = None
+    reduction = None
+    target_ = None
+    weight_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            ignore_index = node.ignore_index
+            reduction = node.reduction
+            target = node.target_.unpack(node)
+            weight = node.weight_.unpack(node)
+            grad_inputs[0] = ops.nll_loss(grad, target, weight, reduction, ignore_index)
+        if node.should_compute_output(1):
+            grad_inputs[1] = ops.zeros_like(grad)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.target_ is not None:
+            node.target_.reset_data()
+        if node.weight_ is not None:
+            node.weight_.reset_data()
+
+    @property
+    def _saved_ignore_index(node):
+        return node.ignore_index
+
+    @property
+    def _saved_reduction(node):
+        return node.reduction
+
+    @property
+    def _saved_target(node):
+        return None if node.target_ is None else node.target_.unpack(node)
+
+    @property
+    def _raw_saved_target(node):
+        return SavedVariable(None) if node.target_ is None else node.target_
+
+    @property
+    def _saved_weight(node):
+        return None if node.weight_ is None else node.weight_.unpack(node)
+
+    @property
+    def _raw_saved_weight(node):
+        return SavedVariable(None) if node.weight_ is None else node.weight_
+
+
+class NllLoss2DBackward0(Node):
+    """Backward of ``nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index) -> (Tensor output, Tensor total_weight)``."""
+
+    ignore_index = None
+    reduction = None
+    self_ = None
+    target_ = None
+    weight_ = None
+    total_weight_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            ignore_index = node.ignore_index
+            reduction = node.reduction
+            self = node.self_.unpack(node)
+            target = node.target_.unpack(node)
+            weight = node.weight_.unpack(node)
+            total_weight = node.total_weight_.unpack(node)
+            grad_inputs[0] = ops.nll_loss2d_backward(grad, self, target, weight, reduction, ignore_index, total_weight)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+        if node.target_ is not None:
+            node.target_.reset_data()
+        if node.weight_ is not None:
+            node.weight_.reset_data()
+        if node.total_weight_ is not None:
+            node.total_weight_.reset_data()
+
+    @property
+    def _saved_ignore_index(node):
+        return node.ignore_index
+
+    @property
+    def _saved_reduction(node):
+        return node.reduction
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_target(node):
+        return None if node.target_ is None else node.target_.unpack(node)
+
+    @property
+    def _raw_saved_target(node):
+        return SavedVariable(None) if node.target_ is None else node.target_
+
+    @property
+    def _saved_weight(node):
+        return None if node.weight_ is None else node.weight_.unpack(node)
+
+    @property
+    def _raw_saved_weight(node):
+        return SavedVariable(None) if node.weight_ is None else node.weight_
+
+    @property
+    def _saved_total_weight(node):
+        return None if node.total_weight_ is None else node.total_weight_.unpack(node)
+
+    @property
+    def _raw_saved_total_weight(node):
+        return SavedVariable(None) if node.total_weight_ is None else node.total_weight_
+
+
+class NllLoss2DBackwardBackward0(Node):
+    """Backward of ``nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight) -> Tensor``."""
+
+    ignore_index = None
+    reduction = None
+    target_ = None
+    weight_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            ignore_index = node.ignore_index
+            reduction = node.reduction
+            target = node.target_.unpack(node)
+            weight = node.weight_.unpack(node)
+            grad_inputs[0] = ops.nll_loss2d(grad, target, weight, reduction, ignore_index)
+        if node.should_compute_output(1):
+            grad_inputs[1] = ops.zeros_like(grad)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.target_ is not None:
+            node.target_.reset_data()
+        if node.weight_ is not None:
+            node.weight_.reset_data()
+
+    @property
+    def _saved_ignore_index(node):
+        return node.ignore_index
+
+    @property
+    def _saved_reduction(node):
+        return node.reduction
+
+    @property
+    def _saved_target(node):
+        return None if node.target_ is None else node.target_.unpack(node)
+
+    @property
+    def _raw_saved_target(node):
+        return SavedVariable(None) if node.target_ is None else node.target_
+
+    @property
+    def _saved_weight(node):
+        return None if node.weight_ is None else node.weight_.unpack(node)
+
+    @property
+    def _raw_saved_weight(node):
+        return SavedVariable(None) if node.weight_ is None else node.weight_

@@ -42,6 +42,12 @@ TORCH_FUNCTIONS = {
     'alias': [
         (vt.alias, 'alias(Tensor input)', vt.PARAMETERS['alias']),
     ],
+    'bernoulli': [
+        (vt.bernoulli, 'bernoulli(Tensor input, *, Generator? generator=None)', vt.PARAMETERS['bernoulli']),
+    ],
+    'binary_cross_entropy_with_logits': [
+        (vt.binary_cross_entropy_with_logits, 'binary_cross_entropy_with_logits(Tensor input, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean)', vt.PARAMETERS['binary_cross_entropy_with_logits']),
+    ],
     'bitwise_and': [
         (vt.bitwise_and_Tensor, 'bitwise_and(Tensor input, Tensor other)', vt.PARAMETERS['bitwise_and_Tensor']),
         (vt.bitwise_and_Scalar, 'bitwise_and(Tensor input, Scalar other)', vt.PARAMETERS['bitwise_and_Scalar']),
@@ -92,6 +98,12 @@ TORCH_FUNCTIONS = {
     'dot': [
         (vt.dot, 'dot(Tensor input, Tensor tensor)', vt.PARAMETERS['dot']),
     ],
+    'dropout': [
+        (vt.dropout, 'dropout(Tensor input, float p, bool train)', vt.PARAMETERS['dropout']),
+    ],
+    'dropout_': [
+        (vt.dropout_, 'dropout_(Tensor input, float p, bool train)', vt.PARAMETERS['dropout_']),
+    ],
     'eq': [
         (vt.eq_Tensor, 'eq(Tensor input, Tensor other)', vt.PARAMETERS['eq_Tensor']),
         (vt.eq_Scalar, 'eq(Tensor input, Scalar other)', vt.PARAMETERS['eq_Scalar']),
@@ -128,6 +140,9 @@ TORCH_FUNCTIONS = {
     'index': [
         (vt.index_Tensor, 'index(Tensor input, Tensor?[] indices)', vt.PARAMETERS['index_Tensor']),
     ],
+    'layer_norm': [
+        (vt.layer_norm, 'layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True)', vt.PARAMETERS['layer_norm']),
+    ],
     'le': [
         (vt.le_Tensor, 'le(Tensor input, Tensor other)', vt.PARAMETERS['le_Tensor']),
         (vt.le_Scalar, 'le(Tensor input, Scalar other)', vt.PARAMETERS['le_Scalar']),
@@ -147,6 +162,9 @@ TORCH_FUNCTIONS = {
     'lt': [
         (vt.lt_Tensor, 'lt(Tensor input, Tensor other)', vt.PARAMETERS['lt_Tensor']),
         (vt.lt_Scalar, 'lt(Tensor input, Scalar other)', vt.PARAMETERS['lt_Scalar']),
+    ],
+    'masked_fill': [
+        (vt.masked_fill_Scalar, 'masked_fill(Tensor input, Tensor mask, Scalar value)', vt.PARAMETERS['masked_fill_Scalar']),
     ],
     'matmul': [
         (vt.matmul, 'matmul(Tensor input, Tensor other)', vt.PARAMETERS['matmul']),
@@ -169,6 +187,12 @@ TORCH_FUNCTIONS = {
     ],
     'mv': [
         (vt.mv, 'mv(Tensor input, Tensor vec)', vt.PARAMETERS['mv']),
+    ],
+    'native_dropout': [
+        (vt.native_dropout, 'native_dropout(Tensor input, float p, bool? train)', vt.PARAMETERS['native_dropout']),
+    ],
+    'native_layer_norm': [
+        (vt.native_layer_norm, 'native_layer_norm(Tensor input, int[] normalized_shape, Tensor? weight, Tensor? bias, float eps)', vt.PARAMETERS['native_layer_norm']),
     ],
     'ne': [
         (vt.ne_Tensor, 'ne(Tensor input, Tensor other)', vt.PARAMETERS['ne_Tensor']),
@@ -193,6 +217,9 @@ TORCH_FUNCTIONS = {
     ],
     'relu': [
         (vt.relu, 'relu(Tensor input)', vt.PARAMETERS['relu']),
+    ],
+    'relu_': [
+        (vt.relu_, 'relu_(Tensor input)', vt.PARAMETERS['relu_']),
     ],
     'remainder': [
         (vt.remainder_Tensor, 'remainder(Tensor input, Tensor other)', vt.PARAMETERS['remainder_Tensor']),
@@ -271,6 +298,43 @@ TORCH_FUNCTIONS = {
     ],
 }
 
+# ``python_module: nn`` ops: ``torch._C._nn.<name>``, which ``torch.nn.functional`` calls
+TORCH_NN_FUNCTIONS = {
+    'cross_entropy_loss': [
+        (vt.cross_entropy_loss, 'cross_entropy_loss(Tensor input, Tensor target, Tensor? weight=None, int reduction=Mean, int ignore_index=-100, float label_smoothing=0.0)', vt.PARAMETERS['cross_entropy_loss']),
+    ],
+    'gelu': [
+        (vt.gelu, "gelu(Tensor input, *, str approximate='none')", vt.PARAMETERS['gelu']),
+    ],
+    'l1_loss': [
+        (vt.l1_loss, 'l1_loss(Tensor input, Tensor target, int reduction=Mean)', vt.PARAMETERS['l1_loss']),
+    ],
+    'mse_loss': [
+        (vt.mse_loss, 'mse_loss(Tensor input, Tensor target, int reduction=Mean)', vt.PARAMETERS['mse_loss']),
+    ],
+    'nll_loss': [
+        (vt.nll_loss, 'nll_loss(Tensor input, Tensor target, Tensor? weight=None, int reduction=Mean, int ignore_index=-100)', vt.PARAMETERS['nll_loss']),
+    ],
+    'nll_loss2d': [
+        (vt.nll_loss2d, 'nll_loss2d(Tensor input, Tensor target, Tensor? weight=None, int reduction=Mean, int ignore_index=-100)', vt.PARAMETERS['nll_loss2d']),
+    ],
+    'nll_loss2d_forward': [
+        (vt.nll_loss2d_forward, 'nll_loss2d_forward(Tensor input, Tensor target, Tensor? weight, int reduction, int ignore_index)', vt.PARAMETERS['nll_loss2d_forward']),
+    ],
+    'nll_loss_forward': [
+        (vt.nll_loss_forward, 'nll_loss_forward(Tensor input, Tensor target, Tensor? weight, int reduction, int ignore_index)', vt.PARAMETERS['nll_loss_forward']),
+    ],
+    'nll_loss_nd': [
+        (vt.nll_loss_nd, 'nll_loss_nd(Tensor input, Tensor target, Tensor? weight=None, int reduction=Mean, int ignore_index=-100)', vt.PARAMETERS['nll_loss_nd']),
+    ],
+    'silu': [
+        (vt.silu, 'silu(Tensor input)', vt.PARAMETERS['silu']),
+    ],
+    'silu_': [
+        (vt.silu_, 'silu_(Tensor input)', vt.PARAMETERS['silu_']),
+    ],
+}
+
 TENSOR_METHODS = {
     'abs': [
         (vt.abs, 'abs()', vt.PARAMETERS['abs']),
@@ -292,6 +356,13 @@ TENSOR_METHODS = {
     ],
     'alias': [
         (vt.alias, 'alias()', vt.PARAMETERS['alias']),
+    ],
+    'bernoulli': [
+        (vt.bernoulli, 'bernoulli(*, Generator? generator=None)', vt.PARAMETERS['bernoulli']),
+    ],
+    'bernoulli_': [
+        (vt.bernoulli__Tensor, 'bernoulli_(Tensor p, *, Generator? generator=None)', vt.PARAMETERS['bernoulli__Tensor']),
+        (vt.bernoulli__float, 'bernoulli_(float p=0.5, *, Generator? generator=None)', vt.PARAMETERS['bernoulli__float']),
     ],
     'bitwise_and': [
         (vt.bitwise_and_Tensor, 'bitwise_and(Tensor other)', vt.PARAMETERS['bitwise_and_Tensor']),
@@ -419,6 +490,12 @@ TENSOR_METHODS = {
         (vt.lt_Tensor, 'lt(Tensor other)', vt.PARAMETERS['lt_Tensor']),
         (vt.lt_Scalar, 'lt(Scalar other)', vt.PARAMETERS['lt_Scalar']),
     ],
+    'masked_fill': [
+        (vt.masked_fill_Scalar, 'masked_fill(Tensor mask, Scalar value)', vt.PARAMETERS['masked_fill_Scalar']),
+    ],
+    'masked_fill_': [
+        (vt.masked_fill__Scalar, 'masked_fill_(Tensor mask, Scalar value)', vt.PARAMETERS['masked_fill__Scalar']),
+    ],
     'matmul': [
         (vt.matmul, 'matmul(Tensor other)', vt.PARAMETERS['matmul']),
     ],
@@ -470,6 +547,9 @@ TENSOR_METHODS = {
     ],
     'relu': [
         (vt.relu, 'relu()', vt.PARAMETERS['relu']),
+    ],
+    'relu_': [
+        (vt.relu_, 'relu_()', vt.PARAMETERS['relu_']),
     ],
     'remainder': [
         (vt.remainder_Tensor, 'remainder(Tensor other)', vt.PARAMETERS['remainder_Tensor']),

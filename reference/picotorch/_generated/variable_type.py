@@ -10,8 +10,8 @@ registered with the dispatcher (``ops.<name>``) at the end of this file.
 
 from picotorch.autograd.grad_mode import is_grad_enabled
 from picotorch.autograd.variable import (
-    SavedVariable, any_requires_grad, as_view, bump_version, check_inplace, collect_next_edges,
-    rebase_history, set_history,
+    SavedVariable, any_requires_grad, as_view, bump_version, check_inplace, check_no_requires_grad,
+    collect_next_edges, rebase_history, set_history,
 )
 from picotorch import native
 from picotorch.autograd import variable_type_manual as manual
@@ -1725,11 +1725,6 @@ def lerp__Scalar(self, end, weight):
     return self
 
 
-def softmax_int(self, dim, dtype=None):
-    """``softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor``"""
-    return native.softmax(self, dim, dtype)
-
-
 def _softmax(self, dim, half_to_float):
     """``_softmax(Tensor self, int dim, bool half_to_float) -> Tensor``"""
     grad_fn = None
@@ -1761,9 +1756,9 @@ def _softmax_backward_data(grad_output, output, dim, input_dtype):
     return result
 
 
-def log_softmax_int(self, dim, dtype=None):
-    """``log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor``"""
-    return native.log_softmax(self, dim, dtype)
+def softmax_int(self, dim, dtype=None):
+    """``softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor``"""
+    return native.softmax(self, dim, dtype)
 
 
 def _log_softmax(self, dim, half_to_float):
@@ -1794,6 +1789,398 @@ def _log_softmax_backward_data(grad_output, output, dim, input_dtype):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def log_softmax_int(self, dim, dtype=None):
+    """``log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor``"""
+    return native.log_softmax(self, dim, dtype)
+
+
+def relu_(self):
+    """``relu_(Tensor(a!) self) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.ReluBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("relu_", device_of(self))(self)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return self
+
+
+def gelu(self, *, approximate='none'):
+    """``gelu(Tensor self, *, str approximate='none') -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.GeluBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.approximate = approximate
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("gelu", device_of(self))(self, approximate)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def gelu_backward(grad_output, self, *, approximate='none'):
+    """``gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(grad_output, self):
+        grad_fn = nodes.GeluBackwardBackward0()
+        grad_fn.set_next_edges(collect_next_edges(grad_output, self))
+        grad_fn.approximate = approximate
+        grad_fn.grad_output_ = SavedVariable(grad_output)
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("gelu_backward", device_of(grad_output, self))(grad_output, self, approximate)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def silu(self):
+    """``silu(Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.SiluBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("silu", device_of(self))(self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def silu_(self):
+    """``silu_(Tensor(a!) self) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.SiluBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self.clone().detach())
+    result = kernel_for("silu_", device_of(self))(self)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def silu_backward(grad_output, self):
+    """``silu_backward(Tensor grad_output, Tensor self) -> Tensor``"""
+    result = kernel_for("silu_backward", device_of(grad_output, self))(grad_output, self)
+    return result
+
+
+def native_layer_norm(input, normalized_shape, weight, bias, eps):
+    """``native_layer_norm(Tensor input, int[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(input, weight, bias):
+        grad_fn = nodes.NativeLayerNormBackward0()
+        grad_fn.set_next_edges(collect_next_edges(input, weight, bias))
+        grad_fn.bias_ = SavedVariable(bias)
+        grad_fn.input_ = SavedVariable(input)
+        grad_fn.normalized_shape = normalized_shape
+        grad_fn.weight_ = SavedVariable(weight)
+    result = kernel_for("native_layer_norm", device_of(input, weight, bias))(input, normalized_shape, weight, bias, eps)
+    if grad_fn is not None:
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
+        grad_fn.result1_ = SavedVariable(result[1], is_output=True)
+        grad_fn.result2_ = SavedVariable(result[2], is_output=True)
+    return result
+
+
+def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask):
+    """``native_layer_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(grad_out, input, mean, rstd):
+        grad_fn = manual.NotImplemented("aten::native_layer_norm_backward", grad_out, input, mean, rstd)
+    result = kernel_for("native_layer_norm_backward", device_of(grad_out, input, mean, rstd, weight, bias))(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)
+    if grad_fn is not None:
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
+        if result[1] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[1], grad_fn)
+        if result[2] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[2], grad_fn)
+    return result
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
+    """``layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor``"""
+    return native.layer_norm(input, normalized_shape, weight, bias, eps, cudnn_enable)
+
+
+def bernoulli(self, *, generator=None):
+    """``bernoulli(Tensor self, *, Generator? generator=None) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.BernoulliBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("bernoulli", device_of(self))(self, generator)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def bernoulli__Tensor(self, p, *, generator=None):
+    """``bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self, p))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, p):
+        grad_fn = nodes.BernoulliBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self, p))
+        if grad_fn.should_compute_output(1):
+            grad_fn.p_ = SavedVariable(p)
+    result = kernel_for("bernoulli_.Tensor", device_of(self, p))(self, p, generator)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def bernoulli__float(self, p=0.5, *, generator=None):
+    """``bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.BernoulliBackward2()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("bernoulli_.float", device_of(self))(self, p, generator)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def native_dropout(input, p, train):
+    """``native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(input):
+        grad_fn = nodes.NativeDropoutBackward0()
+        grad_fn.set_next_edges(collect_next_edges(input))
+        grad_fn.p = p
+        grad_fn.train = train
+    result = kernel_for("native_dropout", device_of(input))(input, p, train)
+    if grad_fn is not None:
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
+        grad_fn.result1_ = SavedVariable(result[1], is_output=True)
+    return result
+
+
+def native_dropout_backward(grad_output, mask, scale):
+    """``native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor``"""
+    check_no_requires_grad(mask, "mask", "native_dropout_backward")
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(grad_output):
+        grad_fn = nodes.NativeDropoutBackwardBackward0()
+        grad_fn.set_next_edges(collect_next_edges(grad_output))
+        grad_fn.grad_output_ = SavedVariable(grad_output)
+        grad_fn.mask_ = SavedVariable(mask)
+        grad_fn.scale = scale
+    result = kernel_for("native_dropout_backward", device_of(grad_output, mask))(grad_output, mask, scale)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def dropout(input, p, train):
+    """``dropout(Tensor input, float p, bool train) -> Tensor``"""
+    return native.dropout(input, p, train)
+
+
+def dropout_(self, p, train):
+    """``dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)``"""
+    return native.dropout_(self, p, train)
+
+
+def masked_fill__Scalar(self, mask, value):
+    """``masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.MaskedFillBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.mask_ = SavedVariable(mask)
+    result = kernel_for("masked_fill_.Scalar", device_of(self, mask))(self, mask, value)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def masked_fill_Scalar(self, mask, value):
+    """``masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.MaskedFillBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.mask_ = SavedVariable(mask)
+    result = kernel_for("masked_fill.Scalar", device_of(self, mask))(self, mask, value)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def binary_cross_entropy_with_logits(self, target, weight=None, pos_weight=None, reduction=0):
+    """``binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor``"""
+    check_no_requires_grad(weight, "weight", "binary_cross_entropy_with_logits")
+    check_no_requires_grad(pos_weight, "pos_weight", "binary_cross_entropy_with_logits")
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, target):
+        grad_fn = nodes.BinaryCrossEntropyWithLogitsBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, target))
+        grad_fn.pos_weight_ = SavedVariable(pos_weight)
+        grad_fn.reduction = reduction
+        grad_fn.self_ = SavedVariable(self)
+        grad_fn.target_ = SavedVariable(target)
+        grad_fn.weight_ = SavedVariable(weight)
+    result = kernel_for("binary_cross_entropy_with_logits", device_of(self, target, weight, pos_weight))(self, target, weight, pos_weight, reduction)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def binary_cross_entropy_with_logits_backward(grad_output, self, target, weight=None, pos_weight=None, reduction=0):
+    """``binary_cross_entropy_with_logits_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor``"""
+    result = kernel_for("binary_cross_entropy_with_logits_backward", device_of(grad_output, self, target, weight, pos_weight))(grad_output, self, target, weight, pos_weight, reduction)
+    return result
+
+
+def mse_loss(self, target, reduction=0):
+    """``mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, target):
+        grad_fn = nodes.MseLossBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, target))
+        grad_fn.reduction = reduction
+        grad_fn.self_ = SavedVariable(self)
+        grad_fn.target_ = SavedVariable(target)
+    result = kernel_for("mse_loss", device_of(self, target))(self, target, reduction)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def mse_loss_backward(grad_output, self, target, reduction):
+    """``mse_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(grad_output, self, target):
+        grad_fn = nodes.MseLossBackwardBackward0()
+        grad_fn.set_next_edges(collect_next_edges(grad_output, self, target))
+        grad_fn.grad_output_ = SavedVariable(grad_output)
+        grad_fn.reduction = reduction
+        grad_fn.self_ = SavedVariable(self)
+        grad_fn.target_ = SavedVariable(target)
+    result = kernel_for("mse_loss_backward", device_of(grad_output, self, target))(grad_output, self, target, reduction)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def l1_loss(self, target, reduction=0):
+    """``l1_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor``"""
+    return native.l1_loss(self, target, reduction)
+
+
+def nll_loss_nd(self, target, weight=None, reduction=0, ignore_index=-100):
+    """``nll_loss_nd(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, int ignore_index=-100) -> Tensor``"""
+    return native.nll_loss_nd(self, target, weight, reduction, ignore_index)
+
+
+def nll_loss(self, target, weight=None, reduction=0, ignore_index=-100):
+    """``nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, int ignore_index=-100) -> Tensor``"""
+    return native.nll_loss(self, target, weight, reduction, ignore_index)
+
+
+def nll_loss_forward(self, target, weight, reduction, ignore_index):
+    """``nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index) -> (Tensor output, Tensor total_weight)``"""
+    check_no_requires_grad(weight, "weight", "nll_loss_forward")
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.NllLossBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.ignore_index = ignore_index
+        grad_fn.reduction = reduction
+        grad_fn.self_ = SavedVariable(self)
+        grad_fn.target_ = SavedVariable(target)
+        grad_fn.weight_ = SavedVariable(weight)
+    result = kernel_for("nll_loss_forward", device_of(self, target, weight))(self, target, weight, reduction, ignore_index)
+    if grad_fn is not None:
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
+        grad_fn.total_weight_ = SavedVariable(result[1], is_output=True)
+    return result
+
+
+def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    """``nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight) -> Tensor``"""
+    check_no_requires_grad(weight, "weight", "nll_loss_backward")
+    check_no_requires_grad(total_weight, "total_weight", "nll_loss_backward")
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(grad_output, self):
+        grad_fn = nodes.NllLossBackwardBackward0()
+        grad_fn.set_next_edges(collect_next_edges(grad_output, self))
+        grad_fn.ignore_index = ignore_index
+        grad_fn.reduction = reduction
+        grad_fn.target_ = SavedVariable(target)
+        grad_fn.weight_ = SavedVariable(weight)
+    result = kernel_for("nll_loss_backward", device_of(grad_output, self, target, weight, total_weight))(grad_output, self, target, weight, reduction, ignore_index, total_weight)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def nll_loss2d(self, target, weight=None, reduction=0, ignore_index=-100):
+    """``nll_loss2d(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, int ignore_index=-100) -> Tensor``"""
+    return native.nll_loss2d(self, target, weight, reduction, ignore_index)
+
+
+def nll_loss2d_forward(self, target, weight, reduction, ignore_index):
+    """``nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index) -> (Tensor output, Tensor total_weight)``"""
+    check_no_requires_grad(weight, "weight", "nll_loss2d_forward")
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.NllLoss2DBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.ignore_index = ignore_index
+        grad_fn.reduction = reduction
+        grad_fn.self_ = SavedVariable(self)
+        grad_fn.target_ = SavedVariable(target)
+        grad_fn.weight_ = SavedVariable(weight)
+    result = kernel_for("nll_loss2d_forward", device_of(self, target, weight))(self, target, weight, reduction, ignore_index)
+    if grad_fn is not None:
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
+        grad_fn.total_weight_ = SavedVariable(result[1], is_output=True)
+    return result
+
+
+def nll_loss2d_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    """``nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight) -> Tensor``"""
+    check_no_requires_grad(weight, "weight", "nll_loss2d_backward")
+    check_no_requires_grad(total_weight, "total_weight", "nll_loss2d_backward")
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(grad_output, self):
+        grad_fn = nodes.NllLoss2DBackwardBackward0()
+        grad_fn.set_next_edges(collect_next_edges(grad_output, self))
+        grad_fn.ignore_index = ignore_index
+        grad_fn.reduction = reduction
+        grad_fn.target_ = SavedVariable(target)
+        grad_fn.weight_ = SavedVariable(weight)
+    result = kernel_for("nll_loss2d_backward", device_of(grad_output, self, target, weight, total_weight))(grad_output, self, target, weight, reduction, ignore_index, total_weight)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def cross_entropy_loss(self, target, weight=None, reduction=0, ignore_index=-100, label_smoothing=0.0):
+    """``cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, int ignore_index=-100, float label_smoothing=0.0) -> Tensor``"""
+    return native.cross_entropy_loss(self, target, weight, reduction, ignore_index, label_smoothing)
 
 
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
@@ -1930,6 +2317,29 @@ register_kernels("_softmax", {"CPU": native._softmax, "CUDA": native._softmax})
 register_kernels("_softmax_backward_data", {"CPU": native._softmax_backward_data, "CUDA": native._softmax_backward_data})
 register_kernels("_log_softmax", {"CPU": native._log_softmax, "CUDA": native._log_softmax})
 register_kernels("_log_softmax_backward_data", {"CPU": native._log_softmax_backward_data, "CUDA": native._log_softmax_backward_data})
+register_kernels("relu_", {"CPU": native.relu_, "CUDA": native.relu_})
+register_kernels("gelu", {"CPU": native.gelu, "CUDA": native.gelu})
+register_kernels("gelu_backward", {"CPU": native.gelu_backward, "CUDA": native.gelu_backward})
+register_kernels("silu", {"CPU": native.silu, "CUDA": native.silu})
+register_kernels("silu_", {"CPU": native.silu_, "CUDA": native.silu_})
+register_kernels("silu_backward", {"CPU": native.silu_backward, "CUDA": native.silu_backward})
+register_kernels("native_layer_norm", {"CPU": native.native_layer_norm, "CUDA": native.native_layer_norm})
+register_kernels("native_layer_norm_backward", {"CPU": native.native_layer_norm_backward, "CUDA": native.native_layer_norm_backward})
+register_kernels("bernoulli", {"CPU": native.bernoulli, "CUDA": native.bernoulli})
+register_kernels("bernoulli_.Tensor", {"CPU": native.bernoulli_, "CUDA": native.bernoulli_})
+register_kernels("bernoulli_.float", {"CPU": native.bernoulli_, "CUDA": native.bernoulli_})
+register_kernels("native_dropout", {"CPU": native.native_dropout, "CUDA": native.native_dropout})
+register_kernels("native_dropout_backward", {"CPU": native.native_dropout_backward, "CUDA": native.native_dropout_backward})
+register_kernels("masked_fill_.Scalar", {"CPU": native.masked_fill_, "CUDA": native.masked_fill_})
+register_kernels("masked_fill.Scalar", {"CPU": native.masked_fill, "CUDA": native.masked_fill})
+register_kernels("binary_cross_entropy_with_logits", {"CPU": native.binary_cross_entropy_with_logits, "CUDA": native.binary_cross_entropy_with_logits})
+register_kernels("binary_cross_entropy_with_logits_backward", {"CPU": native.binary_cross_entropy_with_logits_backward, "CUDA": native.binary_cross_entropy_with_logits_backward})
+register_kernels("mse_loss", {"CPU": native.mse_loss, "CUDA": native.mse_loss})
+register_kernels("mse_loss_backward", {"CPU": native.mse_loss_backward, "CUDA": native.mse_loss_backward})
+register_kernels("nll_loss_forward", {"CPU": native.nll_loss_forward, "CUDA": native.nll_loss_forward})
+register_kernels("nll_loss_backward", {"CPU": native.nll_loss_backward, "CUDA": native.nll_loss_backward})
+register_kernels("nll_loss2d_forward", {"CPU": native.nll_loss2d_forward, "CUDA": native.nll_loss2d_forward})
+register_kernels("nll_loss2d_backward", {"CPU": native.nll_loss2d_backward, "CUDA": native.nll_loss2d_backward})
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -2070,12 +2480,43 @@ PARAMETERS = {
     "addcmul_": ((('self', 'Tensor', False), ('tensor1', 'Tensor', False), ('tensor2', 'Tensor', False),), (('value', 'Scalar', True),)),
     "addcdiv_": ((('self', 'Tensor', False), ('tensor1', 'Tensor', False), ('tensor2', 'Tensor', False),), (('value', 'Scalar', True),)),
     "lerp__Scalar": ((('self', 'Tensor', False), ('end', 'Tensor', False), ('weight', 'Scalar', False),), ()),
-    "softmax_int": ((('self', 'Tensor', False), ('dim', 'int', False), ('dtype', 'any', True),), ()),
     "_softmax": ((('self', 'Tensor', False), ('dim', 'int', False), ('half_to_float', 'any', False),), ()),
     "_softmax_backward_data": ((('grad_output', 'Tensor', False), ('output', 'Tensor', False), ('dim', 'int', False), ('input_dtype', 'any', False),), ()),
-    "log_softmax_int": ((('self', 'Tensor', False), ('dim', 'int', False), ('dtype', 'any', True),), ()),
+    "softmax_int": ((('self', 'Tensor', False), ('dim', 'int', False), ('dtype', 'any', True),), ()),
     "_log_softmax": ((('self', 'Tensor', False), ('dim', 'int', False), ('half_to_float', 'any', False),), ()),
     "_log_softmax_backward_data": ((('grad_output', 'Tensor', False), ('output', 'Tensor', False), ('dim', 'int', False), ('input_dtype', 'any', False),), ()),
+    "log_softmax_int": ((('self', 'Tensor', False), ('dim', 'int', False), ('dtype', 'any', True),), ()),
+    "relu_": ((('self', 'Tensor', False),), ()),
+    "gelu": ((('self', 'Tensor', False),), (('approximate', 'any', True),)),
+    "gelu_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False),), (('approximate', 'any', True),)),
+    "silu": ((('self', 'Tensor', False),), ()),
+    "silu_": ((('self', 'Tensor', False),), ()),
+    "silu_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False),), ()),
+    "native_layer_norm": ((('input', 'Tensor', False), ('normalized_shape', 'int[]', False), ('weight', 'Tensor?', False), ('bias', 'Tensor?', False), ('eps', 'any', False),), ()),
+    "native_layer_norm_backward": ((('grad_out', 'Tensor', False), ('input', 'Tensor', False), ('normalized_shape', 'int[]', False), ('mean', 'Tensor', False), ('rstd', 'Tensor', False), ('weight', 'Tensor?', False), ('bias', 'Tensor?', False), ('output_mask', 'any', False),), ()),
+    "layer_norm": ((('input', 'Tensor', False), ('normalized_shape', 'int[]', False), ('weight', 'Tensor?', True), ('bias', 'Tensor?', True), ('eps', 'any', True), ('cudnn_enable', 'any', True),), ()),
+    "bernoulli": ((('self', 'Tensor', False),), (('generator', 'any', True),)),
+    "bernoulli__Tensor": ((('self', 'Tensor', False), ('p', 'Tensor', False),), (('generator', 'any', True),)),
+    "bernoulli__float": ((('self', 'Tensor', False), ('p', 'any', True),), (('generator', 'any', True),)),
+    "native_dropout": ((('input', 'Tensor', False), ('p', 'any', False), ('train', 'any', False),), ()),
+    "native_dropout_backward": ((('grad_output', 'Tensor', False), ('mask', 'Tensor', False), ('scale', 'any', False),), ()),
+    "dropout": ((('input', 'Tensor', False), ('p', 'any', False), ('train', 'any', False),), ()),
+    "dropout_": ((('self', 'Tensor', False), ('p', 'any', False), ('train', 'any', False),), ()),
+    "masked_fill__Scalar": ((('self', 'Tensor', False), ('mask', 'Tensor', False), ('value', 'Scalar', False),), ()),
+    "masked_fill_Scalar": ((('self', 'Tensor', False), ('mask', 'Tensor', False), ('value', 'Scalar', False),), ()),
+    "binary_cross_entropy_with_logits": ((('self', 'Tensor', False), ('target', 'Tensor', False), ('weight', 'Tensor?', True), ('pos_weight', 'Tensor?', True), ('reduction', 'int', True),), ()),
+    "binary_cross_entropy_with_logits_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False), ('target', 'Tensor', False), ('weight', 'Tensor?', True), ('pos_weight', 'Tensor?', True), ('reduction', 'int', True),), ()),
+    "mse_loss": ((('self', 'Tensor', False), ('target', 'Tensor', False), ('reduction', 'int', True),), ()),
+    "mse_loss_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False), ('target', 'Tensor', False), ('reduction', 'int', False),), ()),
+    "l1_loss": ((('self', 'Tensor', False), ('target', 'Tensor', False), ('reduction', 'int', True),), ()),
+    "nll_loss_nd": ((('self', 'Tensor', False), ('target', 'Tensor', False), ('weight', 'Tensor?', True), ('reduction', 'int', True), ('ignore_index', 'int', True),), ()),
+    "nll_loss": ((('self', 'Tensor', False), ('target', 'Tensor', False), ('weight', 'Tensor?', True), ('reduction', 'int', True), ('ignore_index', 'int', True),), ()),
+    "nll_loss_forward": ((('self', 'Tensor', False), ('target', 'Tensor', False), ('weight', 'Tensor?', False), ('reduction', 'int', False), ('ignore_index', 'int', False),), ()),
+    "nll_loss_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False), ('target', 'Tensor', False), ('weight', 'Tensor?', False), ('reduction', 'int', False), ('ignore_index', 'int', False), ('total_weight', 'Tensor', False),), ()),
+    "nll_loss2d": ((('self', 'Tensor', False), ('target', 'Tensor', False), ('weight', 'Tensor?', True), ('reduction', 'int', True), ('ignore_index', 'int', True),), ()),
+    "nll_loss2d_forward": ((('self', 'Tensor', False), ('target', 'Tensor', False), ('weight', 'Tensor?', False), ('reduction', 'int', False), ('ignore_index', 'int', False),), ()),
+    "nll_loss2d_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False), ('target', 'Tensor', False), ('weight', 'Tensor?', False), ('reduction', 'int', False), ('ignore_index', 'int', False), ('total_weight', 'Tensor', False),), ()),
+    "cross_entropy_loss": ((('self', 'Tensor', False), ('target', 'Tensor', False), ('weight', 'Tensor?', True), ('reduction', 'int', True), ('ignore_index', 'int', True), ('label_smoothing', 'any', True),), ()),
 }
 
 
@@ -2175,9 +2616,39 @@ register_op("sqrt", overloaded("sqrt", [(sqrt, PARAMETERS["sqrt"])]))
 register_op("addcmul_", overloaded("addcmul_", [(addcmul_, PARAMETERS["addcmul_"])]))
 register_op("addcdiv_", overloaded("addcdiv_", [(addcdiv_, PARAMETERS["addcdiv_"])]))
 register_op("lerp_", overloaded("lerp_", [(lerp__Scalar, PARAMETERS["lerp__Scalar"])]))
-register_op("softmax", overloaded("softmax", [(softmax_int, PARAMETERS["softmax_int"])]))
 register_op("_softmax", overloaded("_softmax", [(_softmax, PARAMETERS["_softmax"])]))
 register_op("_softmax_backward_data", overloaded("_softmax_backward_data", [(_softmax_backward_data, PARAMETERS["_softmax_backward_data"])]))
-register_op("log_softmax", overloaded("log_softmax", [(log_softmax_int, PARAMETERS["log_softmax_int"])]))
+register_op("softmax", overloaded("softmax", [(softmax_int, PARAMETERS["softmax_int"])]))
 register_op("_log_softmax", overloaded("_log_softmax", [(_log_softmax, PARAMETERS["_log_softmax"])]))
 register_op("_log_softmax_backward_data", overloaded("_log_softmax_backward_data", [(_log_softmax_backward_data, PARAMETERS["_log_softmax_backward_data"])]))
+register_op("log_softmax", overloaded("log_softmax", [(log_softmax_int, PARAMETERS["log_softmax_int"])]))
+register_op("relu_", overloaded("relu_", [(relu_, PARAMETERS["relu_"])]))
+register_op("gelu", overloaded("gelu", [(gelu, PARAMETERS["gelu"])]))
+register_op("gelu_backward", overloaded("gelu_backward", [(gelu_backward, PARAMETERS["gelu_backward"])]))
+register_op("silu", overloaded("silu", [(silu, PARAMETERS["silu"])]))
+register_op("silu_", overloaded("silu_", [(silu_, PARAMETERS["silu_"])]))
+register_op("silu_backward", overloaded("silu_backward", [(silu_backward, PARAMETERS["silu_backward"])]))
+register_op("native_layer_norm", overloaded("native_layer_norm", [(native_layer_norm, PARAMETERS["native_layer_norm"])]))
+register_op("native_layer_norm_backward", overloaded("native_layer_norm_backward", [(native_layer_norm_backward, PARAMETERS["native_layer_norm_backward"])]))
+register_op("layer_norm", overloaded("layer_norm", [(layer_norm, PARAMETERS["layer_norm"])]))
+register_op("bernoulli", overloaded("bernoulli", [(bernoulli, PARAMETERS["bernoulli"])]))
+register_op("bernoulli_", overloaded("bernoulli_", [(bernoulli__Tensor, PARAMETERS["bernoulli__Tensor"]), (bernoulli__float, PARAMETERS["bernoulli__float"])]))
+register_op("native_dropout", overloaded("native_dropout", [(native_dropout, PARAMETERS["native_dropout"])]))
+register_op("native_dropout_backward", overloaded("native_dropout_backward", [(native_dropout_backward, PARAMETERS["native_dropout_backward"])]))
+register_op("dropout", overloaded("dropout", [(dropout, PARAMETERS["dropout"])]))
+register_op("dropout_", overloaded("dropout_", [(dropout_, PARAMETERS["dropout_"])]))
+register_op("masked_fill_", overloaded("masked_fill_", [(masked_fill__Scalar, PARAMETERS["masked_fill__Scalar"])]))
+register_op("masked_fill", overloaded("masked_fill", [(masked_fill_Scalar, PARAMETERS["masked_fill_Scalar"])]))
+register_op("binary_cross_entropy_with_logits", overloaded("binary_cross_entropy_with_logits", [(binary_cross_entropy_with_logits, PARAMETERS["binary_cross_entropy_with_logits"])]))
+register_op("binary_cross_entropy_with_logits_backward", overloaded("binary_cross_entropy_with_logits_backward", [(binary_cross_entropy_with_logits_backward, PARAMETERS["binary_cross_entropy_with_logits_backward"])]))
+register_op("mse_loss", overloaded("mse_loss", [(mse_loss, PARAMETERS["mse_loss"])]))
+register_op("mse_loss_backward", overloaded("mse_loss_backward", [(mse_loss_backward, PARAMETERS["mse_loss_backward"])]))
+register_op("l1_loss", overloaded("l1_loss", [(l1_loss, PARAMETERS["l1_loss"])]))
+register_op("nll_loss_nd", overloaded("nll_loss_nd", [(nll_loss_nd, PARAMETERS["nll_loss_nd"])]))
+register_op("nll_loss", overloaded("nll_loss", [(nll_loss, PARAMETERS["nll_loss"])]))
+register_op("nll_loss_forward", overloaded("nll_loss_forward", [(nll_loss_forward, PARAMETERS["nll_loss_forward"])]))
+register_op("nll_loss_backward", overloaded("nll_loss_backward", [(nll_loss_backward, PARAMETERS["nll_loss_backward"])]))
+register_op("nll_loss2d", overloaded("nll_loss2d", [(nll_loss2d, PARAMETERS["nll_loss2d"])]))
+register_op("nll_loss2d_forward", overloaded("nll_loss2d_forward", [(nll_loss2d_forward, PARAMETERS["nll_loss2d_forward"])]))
+register_op("nll_loss2d_backward", overloaded("nll_loss2d_backward", [(nll_loss2d_backward, PARAMETERS["nll_loss2d_backward"])]))
+register_op("cross_entropy_loss", overloaded("cross_entropy_loss", [(cross_entropy_loss, PARAMETERS["cross_entropy_loss"])]))

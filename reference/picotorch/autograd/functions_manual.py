@@ -10,13 +10,13 @@ from __future__ import annotations
 import math
 
 from ..native.dispatcher import ops
-from ..native.helpers import wrap, zeros_array
+from ..native.helpers import scalar_tensor, wrap, zeros_array
 from ..native.tensor_impl import TensorImpl
+from .grad_mode import is_grad_enabled
 
 __all__ = [  # what `from functions_manual import *` gives the generated nodes
     "handle_r_to_c",
     "maybe_multiply",
-    "softmax_double_backward",
     "mul_tensor_backward",
     "div_tensor_self_backward",
     "div_tensor_other_backward",
@@ -40,6 +40,20 @@ __all__ = [  # what `from functions_manual import *` gives the generated nodes
     "clamp_backward_min",
     "clamp_backward_max",
     "max_min_backward",
+    # torch.nn (group D)
+    "is_grad_enabled",
+    "to_dtype_of",
+    "softmax_double_backward",
+    "log_softmax_double_backward_grad_output",
+    "log_softmax_double_backward_output",
+    "gelu_double_backward",
+    "infinitely_differentiable_silu_backward",
+    "dropout_scale",
+    "infinitely_differentiable_native_dropout_backward",
+    "native_dropout_double_backward",
+    "binary_cross_entropy_with_logits_target_backward",
+    "mse_loss_double_backward",
+    "mse_loss_double_backward_grad_output",
 ]
 
 
@@ -105,14 +119,6 @@ def mm_mat2_backward(grad, mat1, mat2_sizes, mat2_strides, alpha):
 
 def _column_major(sizes, strides) -> bool:
     return strides[0] == 1 and strides[1] == sizes[0]
-
-
-def softmax_double_backward(grad, grad_output, dim, output):
-    """How ``_softmax_backward_data``'s result moves with the saved output (for a second derivative)."""
-    first = ops.mul(grad_output, grad)
-    second = ops.mul(ops.sum(ops.mul(output, grad_output), [dim], True), grad)
-    third = ops.mul(grad_output, ops.sum(ops.mul(output, grad), [dim], True))
-    return ops.sub(ops.sub(first, second), third)
 
 
 def sum_to(grad, shape):
@@ -257,3 +263,108 @@ def max_min_backward(grad, self, other, loses):
     """
     shared = ops.where(ops.eq(self, other), ops.div(grad, 2), grad)
     return ops.where(loses(self, other), scalar_zero(grad), shared)
+
+
+# ----------------------------------------------------------------------------- torch.nn (group D)
+# Reductions as ``at::Reduction``: 0 none, 1 mean, 2 sum.
+_MEAN = 1
+
+
+def to_dtype_of(grad, output):
+    """``grad.to(output.dtype())``."""
+    return grad if grad.dtype is output.dtype else ops._to_copy(grad, dtype=output.dtype)
+
+
+def softmax_double_backward(grad, grad_output, dim, output):
+    """d/d(output) of ``_softmax_backward_data``: ``go*g - sum(y*go)*g - go*sum(y*g)``."""
+    return ops.sub(ops.sub(ops.mul(grad_output, grad), ops.mul(ops.sum(ops.mul(output, grad_output), dim, True), grad)),
+                   ops.mul(grad_output, ops.sum(ops.mul(output, grad), dim, True)))
+
+
+def log_softmax_double_backward_grad_output(grad, output, dim):
+    """``grad - (grad * output.exp()).sum(dim, true)``."""
+    return ops.sub(grad, ops.sum(ops.mul(grad, ops.exp(output)), dim, True))
+
+
+def log_softmax_double_backward_output(grad, grad_output, output, dim):
+    """``-grad_output.sum(dim, true) * output.exp() * grad``."""
+    return ops.mul(ops.mul(ops.neg(ops.sum(grad_output, dim, True)), ops.exp(output)), grad)
+
+
+def gelu_double_backward(ggI, gO, self, approximate):
+    """The derivative of ``gelu_backward`` with respect to ``self`` (both approximations)."""
+    if approximate == "tanh":
+        return _gelu_tanh_double_backward(ggI, gO, self)
+    m_2_sqrtpi, sqrt1_2 = 2 / math.sqrt(math.pi), math.sqrt(0.5)
+    kBeta = m_2_sqrtpi * sqrt1_2 * 0.5
+    pdf = ops.mul(ops.exp(ops.mul(ops.mul(self, self), -0.5)), kBeta)
+    # d/dx (x * pdf(x) + cdf(x)) = 2 pdf(x) - x^2 pdf(x)
+    dgrad = ops.mul(pdf, ops.rsub(ops.mul(self, self), 2))
+    return ops.mul(ops.mul(ggI, gO), dgrad)
+
+
+def _gelu_tanh_double_backward(ggI, gO, self):
+    kBeta, kKappa = math.sqrt(2) * (2 / math.sqrt(math.pi)) * 0.5, 0.044715
+    x_sq = ops.mul(self, self)
+    inner = ops.mul(ops.add(self, ops.mul(ops.mul(x_sq, self), kKappa)), kBeta)
+    t = ops.tanh(inner)
+    dinner = ops.mul(ops.add(ops.mul(x_sq, 3 * kKappa), 1), kBeta)
+    ddinner = ops.mul(self, 6 * kKappa * kBeta)
+    sech2 = ops.rsub(ops.mul(t, t), 1)
+    # f(x) = 0.5 x (1 + t); f' = 0.5 (1 + t) + 0.5 x sech2 dinner; f'' below
+    f2 = ops.add(ops.mul(sech2, dinner),
+                 ops.mul(ops.mul(self, 0.5), ops.sub(ops.mul(sech2, ddinner),
+                                                     ops.mul(ops.mul(ops.mul(t, sech2), ops.mul(dinner, dinner)), 2))))
+    return ops.mul(ops.mul(ggI, gO), f2)
+
+
+def infinitely_differentiable_silu_backward(grad_output, input):
+    """``grad * sigmoid(x) * (1 + x * (1 - sigmoid(x)))``, built from ops so it differentiates again."""
+    sigmoid = ops.sigmoid(input)
+    one_minus_sigmoid = ops.sub(scalar_tensor(1), sigmoid)  # C++'s ``1 - sigmoid``: a Tensor minus a tensor
+    return ops.mul(ops.mul(grad_output, sigmoid), ops.add(ops.mul(input, one_minus_sigmoid), 1))
+
+
+def dropout_scale(p, train):
+    """What a kept element is multiplied by: ``1 / (1 - p)`` in training, 0 when ``p == 1``, else 1."""
+    if not train:
+        return 1.0
+    return 0.0 if p == 1 else 1.0 / (1.0 - p)
+
+
+def infinitely_differentiable_native_dropout_backward(grad, mask, scale):
+    return ops.mul(ops.mul(grad, mask), scale)
+
+
+def native_dropout_double_backward(ggI, grad, mask, scale):
+    return ops.mul(ops.mul(ggI, ops._to_copy(mask, dtype=ggI.dtype)), scale)
+
+
+def binary_cross_entropy_with_logits_target_backward(grad_output, self, target, weight, pos_weight, reduction):
+    if pos_weight is not None:
+        grad_target = ops.mul(ops.sub(_log_sigmoid(ops.neg(self)), ops.mul(_log_sigmoid(self), pos_weight)),
+                              grad_output)
+    else:
+        grad_target = ops.mul(ops.neg(self), grad_output)
+    if weight is not None:
+        grad_target = ops.mul(grad_target, weight)
+    if reduction == _MEAN:
+        grad_target = ops.div(grad_target, target.numel())
+    return grad_target
+
+
+def _log_sigmoid(x):
+    """``log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|))``, which neither overflows nor loses small values."""
+    return ops.sub(ops.clamp_max(x, 0), ops.log1p(ops.exp(ops.neg(ops.abs(x)))))
+
+
+def mse_loss_double_backward(grad, input, reduction):
+    grad_input = ops.mul(grad, 2)
+    return ops.div(grad_input, input.numel()) if reduction == _MEAN else grad_input
+
+
+def mse_loss_double_backward_grad_output(grad, grad_output, input, target, reduction):
+    if reduction == 0:
+        return ops.mse_loss_backward(grad, input, target, reduction)
+    r = ops.mse_loss_backward(ops.ones_like(grad_output), input, target, reduction)
+    return ops.sum(ops.mul(r, grad))

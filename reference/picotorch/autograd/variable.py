@@ -452,3 +452,11 @@ def forward_name(node) -> str:
 def tensor_data(t):
     """``Tensor::tensor_data()``: the same data and version counter, with no autograd history."""
     return new_tensor(t._data, t._dtype, t._device, version=t._version_counter)
+
+
+def check_no_requires_grad(tensor, name: str, fn_name: str) -> None:
+    """An input an op has no derivative for must not require grad (``check_no_requires_grad`` in
+    ``torch/csrc/autograd/FunctionsManual.cpp``), rather than silently getting no gradient."""
+    if tensor is not None and requires_grad(tensor):
+        raise RuntimeError(f"The function '{fn_name}' is not differentiable with respect to argument '{name}'. "
+                           "This input cannot have requires_grad True.")

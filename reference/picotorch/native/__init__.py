@@ -8,7 +8,9 @@ tensors with :func:`tensor_impl.new_tensor`.
 The files are ATen's, one module per ``.cpp``:
 
 - ``binary_ops.py`` (``BinaryOps.cpp``), ``unary_ops.py`` (``UnaryOps.cpp``), ``activation.py``
-  (``Activation.cpp``), ``reduce_ops.py`` (``ReduceOps.cpp``), ``linear_algebra.py``
+  (``Activation.cpp``), ``soft_max.py`` (``SoftMax.cpp``), ``layer_norm_kernel.py`` (``layer_norm.cpp``),
+  ``fused_dropout.py`` (``Dropout.cpp``: ``native_dropout``), ``loss.py`` (``Loss.cpp``),
+  ``loss_nll.py`` (``LossNLL.cpp``, ``LossNLL2d.cpp``), ``reduce_ops.py`` (``ReduceOps.cpp``), ``linear_algebra.py``
   (``LinearAlgebra.cpp``), ``tensor_shape.py`` (``TensorShape.cpp``), ``indexing.py``
   (``TensorAdvancedIndexing.cpp``), ``tensor_factories.py`` (``TensorFactories.cpp``);
 - ``tensor_compare.py`` (``TensorCompare.cpp``: ``clamp``), ``copy.py`` (``Copy.cpp``),
@@ -24,7 +26,7 @@ This package's namespace is ATen's flat ``at::native``: every kernel that a ``di
 ``native.<name>``, whichever file defines it.
 """
 
-from .activation import relu, threshold_backward
+from .activation import gelu, gelu_backward, relu, relu_, silu, silu_, silu_backward, threshold_backward
 from .binary_ops import (
     add,
     add_,
@@ -59,15 +61,41 @@ from .binary_ops import (
     tanh_backward,
     where,
 )
-from .composite import expand_as, matmul, reshape, where_scalar_other, where_scalar_self, where_scalars
+from .composite import (
+    cross_entropy_loss,
+    dropout,
+    dropout_,
+    expand_as,
+    l1_loss,
+    layer_norm,
+    log_softmax,
+    matmul,
+    nll_loss,
+    nll_loss2d,
+    nll_loss_nd,
+    reshape,
+    softmax,
+    where_scalar_other,
+    where_scalar_self,
+    where_scalars,
+)
 from .copy import copy_
 from .cuda.elementwise import add_cuda, mul_cuda, relu_cuda, threshold_backward_cuda
-from .distributions import normal_, uniform_
-from .indexing import _index_put_impl_, index
+from .distributions import bernoulli, bernoulli_, normal_, uniform_
+from .fused_dropout import native_dropout, native_dropout_backward
+from .indexing import _index_put_impl_, index, masked_fill, masked_fill_
+from .layer_norm_kernel import native_layer_norm, native_layer_norm_backward
 from .linear_algebra import addmm, bmm, dot, mm, mv
+from .loss import (
+    binary_cross_entropy_with_logits,
+    binary_cross_entropy_with_logits_backward,
+    mse_loss,
+    mse_loss_backward,
+)
+from .loss_nll import nll_loss2d_backward, nll_loss2d_forward, nll_loss_backward, nll_loss_forward
 from .pointwise_ops import addcdiv_, addcmul_, lerp_
 from .reduce_ops import mean, mean_dim, sum, sum_dim
-from .softmax import _log_softmax, _log_softmax_backward_data, _softmax, _softmax_backward_data, log_softmax, softmax
+from .soft_max import _log_softmax, _log_softmax_backward_data, _softmax, _softmax_backward_data
 from .tensor_compare import clamp, clamp_, clamp_max, clamp_max_, clamp_min, clamp_min_, clamp_tensor, clamp_tensor_
 from .tensor_factories import _to_copy, clone, fill, fill_, ones_like, zero_, zeros_like
 from .tensor_shape import (
@@ -125,5 +153,11 @@ __all__ = [
     "fill_", "floor_divide", "floor_divide_", "log1p", "log2", "maximum", "minimum", "normal_", "pow_", "remainder",
     "remainder_", "remainder_scalar_tensor", "rsqrt", "sign", "sin", "sub_", "uniform_",
     "where_scalar_other", "where_scalar_self", "where_scalars", "addcdiv_", "addcmul_", "lerp_", "sqrt",
-    "_log_softmax", "_log_softmax_backward_data", "_softmax", "_softmax_backward_data", "log_softmax", "softmax",
+    # torch.nn (group D)
+    "_log_softmax", "_log_softmax_backward_data", "_softmax", "_softmax_backward_data", "bernoulli", "bernoulli_",
+    "binary_cross_entropy_with_logits", "binary_cross_entropy_with_logits_backward", "cross_entropy_loss", "dropout",
+    "dropout_", "gelu", "gelu_backward", "l1_loss", "layer_norm", "log_softmax", "masked_fill", "masked_fill_",
+    "mse_loss", "mse_loss_backward", "native_dropout", "native_dropout_backward", "native_layer_norm",
+    "native_layer_norm_backward", "nll_loss", "nll_loss2d", "nll_loss2d_backward", "nll_loss2d_forward",
+    "nll_loss_backward", "nll_loss_forward", "nll_loss_nd", "relu_", "silu", "silu_", "silu_backward", "softmax",
 ]

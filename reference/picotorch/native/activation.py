@@ -1,13 +1,20 @@
-"""``relu`` and its gradient.
+"""``relu``, ``gelu``, ``silu`` and their gradients.
 
-Models ``aten/src/ATen/native/Activation.cpp`` (``relu``, ``threshold_backward``). The CUDA versions
-that launch hand-written CUDA C are in :mod:`picotorch.native.cuda.elementwise`.
+Models ``aten/src/ATen/native/Activation.cpp`` (``relu``, ``relu_``, ``threshold_backward``, ``gelu``,
+``gelu_backward``, ``silu``, ``silu_backward``). The CUDA versions of ``relu`` that launch hand-written
+CUDA C are in :mod:`picotorch.native.cuda.elementwise`. ``gelu`` and ``silu`` compute a float32 input
+in float64 and round once (NOTE [Rounding float32 functions as PyTorch does] in ``unary_ops.py``).
 """
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
+
 from ..c10 import scalar_type as st
-from .helpers import np_xp, wrap, xp_of
+from .device import to_numpy
+from .helpers import np_xp, wrap, xp_dtype, xp_of
 from .layout import follow_inputs
 
 
@@ -36,3 +43,96 @@ def _zero(xp, like):
     if xp is np_xp:
         return like.dtype.type(0)
     return xp.zeros((), dtype=like.dtype, device=like.device)
+
+
+def relu_(self):
+    """In place: the same ``x < 0 ? 0 : x``, so ``-0.`` stays ``-0.`` (the version bump is autograd's)."""
+    if self._dtype is st.bool_:
+        raise NotImplementedError('"clamp_min_cpu" not implemented for \'Bool\'')
+    xp = xp_of(self)
+    data = self._data
+    data[...] = xp.where(data < 0, _zero(xp, data), data)
+    return self
+
+
+# ----------------------------------------------------------------------------- gelu and silu
+# GELU(x) = x * Phi(x), Phi the standard normal CDF; approximate='tanh' replaces Phi(x) by
+# 0.5 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))). SiLU(x) = x * sigmoid(x).
+_KAPPA = 0.044715
+_BETA = math.sqrt(2) * (2 / math.sqrt(math.pi)) * 0.5  # sqrt(2 / pi)
+_INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
+
+
+def gelu(self, approximate="none"):
+    _check_approximate(approximate)
+    _check_floating(self, "GeluKernelImpl")
+    xp, x = _float64(self)
+    if approximate == "tanh":
+        return _rounded(self, xp, 0.5 * x * (1 + xp.tanh(_BETA * (x + _KAPPA * x * x * x))))
+    return _rounded(self, xp, x * 0.5 * (1 + _erf(xp, x * math.sqrt(0.5))))
+
+
+def gelu_backward(grad_output, self, approximate="none"):
+    _check_approximate(approximate)
+    _check_floating(self, "GeluBackwardKernelImpl")
+    xp, x = _float64(self)
+    _, grad = _float64(grad_output)
+    if approximate == "tanh":
+        inner = xp.tanh(_BETA * (x + _KAPPA * x * x * x))
+        left_derivative = 0.5 * (1 + inner)
+        right_derivative = 0.5 * x * (1 - inner * inner) * _BETA * (1 + 3 * _KAPPA * x * x)
+        return _rounded(self, xp, grad * (left_derivative + right_derivative))
+    cdf = 0.5 * (1 + _erf(xp, x * math.sqrt(0.5)))
+    pdf = xp.exp(-0.5 * x * x) * _INV_SQRT_2PI
+    return _rounded(self, xp, grad * (cdf + x * pdf))
+
+
+def silu(self):
+    _check_floating(self, "silu_cpu")
+    xp, x = _float64(self)
+    return _rounded(self, xp, x / (1 + xp.exp(-x)))
+
+
+def silu_(self):
+    result = silu(self)
+    self._data[...] = result._data
+    return self
+
+
+def silu_backward(grad_output, self):
+    _check_floating(self, "silu_backward_cpu")
+    xp, x = _float64(self)
+    _, grad = _float64(grad_output)
+    sigmoid = 1 / (1 + xp.exp(-x))
+    return _rounded(self, xp, grad * sigmoid * (1 + x * (1 - sigmoid)))
+
+
+def _check_approximate(approximate) -> None:
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+
+
+def _check_floating(self, kernel: str) -> None:
+    if not self._dtype.is_floating_point:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{self._dtype.c10_name}'")
+
+
+def _float64(t):
+    xp = xp_of(t)
+    data = t._data
+    return xp, data if data.dtype == xp.float64 else xp.astype(data, xp.float64)
+
+
+def _rounded(like, xp, data):
+    data = xp.astype(data, xp_dtype(xp, like._dtype))
+    return wrap(like, follow_inputs(xp, data, [like._data]))
+
+
+_ERF = np.frompyfunc(math.erf, 1, 1)
+
+
+def _erf(xp, x):
+    """The error function of a float64 array: the Array API has none, so C's ``erf`` (``math.erf``) on NumPy's
+    copy of the values, moved back to ``x``'s device."""
+    values = np.asarray(_ERF(x if xp is np_xp else to_numpy(x)), dtype=np.float64)
+    return values if xp is np_xp else xp.asarray(values, device=x.device)

@@ -113,3 +113,177 @@ def where_scalar_other(condition, self, other):
 
 def where_scalars(condition, self, other):
     return ops.where(condition, scalar_tensor(self), scalar_tensor(other))
+
+
+# ----------------------------------------------------------------------------- torch.nn's composites
+# SoftMax.cpp, layer_norm.cpp, Dropout.cpp, Loss.cpp and LossNLL.cpp: what torch.nn.functional calls.
+# ``reduction`` is at::Reduction: 0 none, 1 mean, 2 sum.
+_NONE, _MEAN, _SUM = 0, 1, 2
+
+
+def softmax(self, dim, dtype=None):
+    """A cast first when ``dtype`` is given (``ToCopyBackward0`` below ``SoftmaxBackward0``)."""
+    return ops._softmax(_to_dtype(self, dtype), dim, False)
+
+
+def log_softmax(self, dim, dtype=None):
+    return ops._log_softmax(_to_dtype(self, dtype), dim, False)
+
+
+def _to_dtype(self, dtype):
+    """``self.toType(dtype)``: ``self`` itself when it has that dtype already."""
+    return self if dtype is None or dtype is self.dtype else ops._to_copy(self, dtype=dtype)
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
+    return ops.native_layer_norm(input, normalized_shape, weight, bias, eps)[0]
+
+
+def dropout(input, p, train):
+    """On an accelerator the fused ``native_dropout``; on the CPU ``input * noise`` (``_dropout_impl``)."""
+    if train and input.device.type != "cpu" and 0 < p < 1 and input.numel() > 0:
+        return ops.native_dropout(input, p, train)[0]
+    return _dropout_impl(input, p, train, ops.mul)
+
+
+def dropout_(self, p, train):
+    return _dropout_impl(self, p, train, ops.mul_)
+
+
+def _dropout_impl(input, p, train, multiply):
+    """Identity (the same tensor) when nothing drops; all dropped times a zero when ``p == 1``; else the
+    input times a noise of ``0`` and ``1 / (1 - p)``, made outside autograd's view (it needs no gradient)."""
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if p == 0 or not train or input.numel() == 0:
+        return input
+    if p == 1:
+        return multiply(input, ops.zeros_like(scalar_tensor(0.0), dtype=input.dtype, device=input.device))
+    noise = ops.bernoulli_(ops.zeros_like(input), 1 - p)
+    noise = ops.div_(noise, scalar_tensor(1 - p))
+    return multiply(input, noise)
+
+
+def l1_loss(self, target, reduction=_MEAN):
+    return _apply_loss_reduction(ops.abs(ops.sub(self, target)), reduction)
+
+
+def _apply_loss_reduction(unreduced, reduction):
+    if reduction == _MEAN:
+        return ops.mean(unreduced)
+    if reduction == _SUM:
+        return ops.sum(unreduced)
+    return unreduced
+
+
+def nll_loss(self, target, weight=None, reduction=_MEAN, ignore_index=-100):
+    return ops.nll_loss_forward(self, target, weight, reduction, ignore_index)[0]
+
+
+def nll_loss2d(self, target, weight=None, reduction=_MEAN, ignore_index=-100):
+    return ops.nll_loss2d_forward(self, target, weight, reduction, ignore_index)[0]
+
+
+def nll_loss_nd(self, target, weight=None, reduction=_MEAN, ignore_index=-100):
+    """Any number of dims: ``(C)`` and ``(N, C)`` go to ``nll_loss``, ``(N, C, H, W)`` to ``nll_loss2d``, and
+    ``(N, C, d1, ...)`` is viewed as ``(N, C, 1, d1 * ...)`` for ``nll_loss2d`` (the output viewed back)."""
+    if self.dim() < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {self.dim()})")
+    if self.dim() != 1 and target.dim() > 0 and self.shape[0] != target.shape[0]:
+        raise ValueError(f"Expected input batch_size ({self.shape[0]}) to match target batch_size "
+                         f"({target.shape[0]}).")
+    if self.dim() in (1, 2):
+        return ops.nll_loss(self, target, weight, reduction, ignore_index)
+    if self.dim() == 4:
+        return ops.nll_loss2d(self, target, weight, reduction, ignore_index)
+    n, c = self.shape[0], self.shape[1]
+    out_size = (n,) + tuple(self.shape[2:])
+    if tuple(target.shape[1:]) != tuple(self.shape[2:]):
+        raise RuntimeError(f"Expected target size {list(out_size)}, got {list(target.shape)}")
+    input_ = ops.reshape(_contiguous(self), (n, c, 1, -1) if self.numel() > 0 else (n, c, 0, 0))
+    target_ = ops.reshape(_contiguous(target), (n, 1, -1) if target.numel() > 0 else (n, 0, 0))
+    out = ops.nll_loss2d(input_, target_, weight, reduction, ignore_index)
+    return out if reduction != _NONE else ops.view(out, out_size)
+
+
+def _contiguous(t):
+    """``t.contiguous()``: ``t`` itself, or a copy (``CloneBackward0``) when its strides are not row-major."""
+    return t if t.is_contiguous() else ops.clone(t)
+
+
+def cross_entropy_loss(self, target, weight=None, reduction=_MEAN, ignore_index=-100, label_smoothing=0.0):
+    """``nll_loss_nd(log_softmax(x))`` for class indices; targets shaped like the input are probabilities."""
+    class_dim = 0 if self.dim() == 1 else 1
+    if tuple(self.shape) == tuple(target.shape):
+        if not target.dtype.is_floating_point:
+            raise RuntimeError(f"Expected floating point type for target with class probabilities, got "
+                               f"{target.dtype.c10_name}")
+        if ignore_index >= 0:
+            raise RuntimeError("ignore_index is not supported for floating point target")
+        return _cross_entropy_prob_target(self, target, weight, reduction, label_smoothing)
+    if label_smoothing > 0.0:
+        _check_label_smoothing(label_smoothing)
+        return _cross_entropy_label_smoothing(self, target, weight, reduction, ignore_index, label_smoothing)
+    return ops.nll_loss_nd(ops.log_softmax(self, class_dim, self.dtype), target, weight, reduction, ignore_index)
+
+
+def _check_label_smoothing(label_smoothing) -> None:
+    if label_smoothing > 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing:g}")
+
+
+def _cross_entropy_prob_target(self, target, weight, reduction, label_smoothing):
+    """``-(log_softmax(x) * target [* weight]).sum()`` over the classes, reduced over the batch."""
+    class_dim = 0 if self.dim() == 1 else 1
+    n_classes = self.shape[class_dim]
+    if weight is not None and (weight.dim() != 1 or weight.numel() != n_classes):
+        raise RuntimeError(f"cross_entropy: weight tensor should be defined either for all {n_classes} classes or "
+                           f"no classes but got weight tensor of shape: {list(weight.shape)}")
+    input = ops.log_softmax(self, class_dim, self.dtype)
+    if label_smoothing > 0.0:
+        _check_label_smoothing(label_smoothing)
+        target = ops.add(ops.mul(target, 1 - label_smoothing), label_smoothing / n_classes)
+    product = ops.mul(input, target)
+    if weight is not None:
+        product = ops.mul(product, _class_weight_view(weight, input.dim(), 1))
+    if reduction == _MEAN:
+        if input.numel() == 0:
+            return ops.fill_(ops.neg(ops.sum(product)), float("nan"))
+        return ops.div(ops.neg(ops.sum(product)), input.numel() // n_classes)
+    if reduction == _SUM:
+        return ops.neg(ops.sum(product))
+    return ops.neg(ops.sum(product, class_dim))
+
+
+def _cross_entropy_label_smoothing(self, target, weight, reduction, ignore_index, label_smoothing):
+    """``(1 - s) * nll + s / C * smooth``, ``smooth`` the loss against the uniform distribution."""
+    class_dim = 0 if self.dim() == 1 else 1
+    input = ops.log_softmax(self, class_dim, self.dtype)
+    nllloss = ops.nll_loss_nd(input, target, weight, reduction, ignore_index)
+    n_classes = input.shape[class_dim]
+    if weight is not None:
+        smooth_loss = ops.neg(ops.sum(ops.mul(input, _class_weight_view(weight, input.dim(), class_dim)), class_dim))
+    else:
+        smooth_loss = ops.neg(ops.sum(input, class_dim))
+    ignore_mask = ops.eq(target, ignore_index)
+    smooth_loss = ops.masked_fill_(smooth_loss, ignore_mask, 0.0)
+    if reduction == _MEAN:
+        kept = ops.ne(target, ignore_index)
+        if weight is not None:
+            # weight.gather(0, target[kept]).sum(): no gradient flows here, so read the weights directly
+            denominator = ops.sum(ops.index(weight, [ops.index(target, [kept])]))
+        else:
+            denominator = ops.sum(kept)
+        ret = ops.div(ops.sum(smooth_loss), denominator)
+    elif reduction == _SUM:
+        ret = ops.sum(smooth_loss)
+    else:
+        ret = smooth_loss
+    return ops.add(ops.mul(nllloss, 1 - label_smoothing), ops.mul(ret, label_smoothing / n_classes))
+
+
+def _class_weight_view(weight, ndim, class_dim):
+    """``weight`` viewed as ``(1, C, 1, ...)`` to broadcast along the class dim."""
+    shape = [1] * ndim
+    shape[class_dim] = weight.shape[0]
+    return ops.view(weight, shape)

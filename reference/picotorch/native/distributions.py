@@ -1,4 +1,4 @@
-"""The random in-place fills ``normal_`` and ``uniform_``.
+"""The random in-place fills ``normal_``, ``uniform_`` and ``bernoulli_``, and ``bernoulli``.
 
 Models ``aten/src/ATen/native/Distributions.cpp`` (the argument checks) with NumPy's generator in
 place of PyTorch's Philox/MT19937: the values differ from PyTorch's, the shapes, dtypes, checks
@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .device import to_numpy
 from .helpers import shape_of, xp_dtype, xp_of
+from .tensor_impl import TensorImpl, new_tensor
 
 _default = {"rng": np.random.default_rng()}
 
@@ -55,3 +57,34 @@ def _fill_from(self, values: np.ndarray) -> None:
     xp = xp_of(self)
     self._data[...] = xp.asarray(values.astype(np.dtype(self._dtype.name)), dtype=xp_dtype(xp, self._dtype),
                                  device=self._data.device)
+
+
+# ----------------------------------------------------------------------------- bernoulli (dropout's mask)
+
+
+def bernoulli(self, generator=None):
+    """A new tensor of ``self``'s dtype: 1 with probability ``self[i]``, else 0."""
+    p = _probabilities(self)
+    if ((p < 0) | (p > 1)).any():
+        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message "
+                           "be improved?  If so, please report an enhancement request to PyTorch.)")
+    xp = xp_of(self)
+    values = (_rng(generator).random(p.shape) < p).astype(np.dtype(self._dtype.name))
+    data = xp.asarray(values, dtype=xp_dtype(xp, self._dtype), device=self._data.device)
+    return new_tensor(data, self._dtype, self._device)
+
+
+def bernoulli_(self, p=0.5, generator=None):
+    """In place: each element becomes 1 with probability ``p`` (a number, or a tensor broadcast to ``self``)."""
+    if isinstance(p, TensorImpl):
+        probabilities = np.broadcast_to(_probabilities(p), shape_of(self))
+    else:
+        if not 0 <= p <= 1:
+            raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
+        probabilities = p
+    _fill_from(self, _rng(generator).random(shape_of(self)) < probabilities)
+    return self
+
+
+def _probabilities(t) -> np.ndarray:
+    return np.asarray(to_numpy(t._data), dtype=np.float64)

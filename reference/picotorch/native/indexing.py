@@ -1,6 +1,6 @@
 """Advanced indexing: ``x[idx]`` with tensor indices, and writing through them.
 
-Models ``aten/src/ATen/native/TensorAdvancedIndexing.cpp`` (``index``, ``_index_put_impl_``). The
+Models ``aten/src/ATen/native/TensorAdvancedIndexing.cpp`` (``index``, ``_index_put_impl_``, ``masked_fill_``). The
 Python indexing that turns ``x[1:, mask]`` into these calls is ``picotorch/_C/_indexing.py``
 (``torch/csrc/autograd/python_variable_indexing.cpp``). With ``accumulate=True`` repeated indices add
 up (``index_put_(..., accumulate=True)``, and the backward of ``index``).
@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 
 from ..c10 import scalar_type as st
+from . import checks
 from .device import to_numpy
 from .helpers import wrap, xp_of
 
@@ -128,3 +129,42 @@ def _any_out_of_range(xp, array, size: int) -> bool:
 
 def _listed(shape) -> str:
     return f"[{', '.join(str(s) for s in shape)}]"
+
+
+# ----------------------------------------------------------------------------- masked_fill (TensorAdvancedIndexing.cpp)
+
+
+def masked_fill_(self, mask, value):
+    """Write ``value`` (converted to ``self``'s dtype) where the bool ``mask``, broadcast to ``self``, is true."""
+    if mask._dtype is not st.bool_:
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{_TYPE_META_NAMES[mask._dtype.name]}")
+    checks.check_same_device(self, mask)
+    shape = tuple(self._data.shape)
+    broadcast = checks.broadcast_shapes(shape, tuple(mask._data.shape))
+    if broadcast != shape:
+        raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape {list(broadcast)}")
+    xp = xp_of(self)
+    fill = xp.asarray(_converted(value, self._dtype), dtype=self._data.dtype, device=self._data.device)
+    self._data[...] = xp.where(xp.broadcast_to(mask._data, shape), fill, self._data)
+    return self
+
+
+def masked_fill(self, mask, value):
+    """Out of place: ``self`` expanded to the broadcast shape with ``mask``, copied, then filled."""
+    xp = xp_of(self)
+    shape = checks.broadcast_shapes(tuple(self._data.shape), tuple(mask._data.shape))
+    result = wrap(self, xp.asarray(xp.broadcast_to(self._data, shape), copy=True))
+    return masked_fill_(result, mask, value)
+
+
+def _converted(value, dtype):
+    """A Python number as ``dtype`` would store it (``2.5`` into an integer tensor is ``2``)."""
+    if dtype is st.bool_:
+        return bool(value)
+    return value if dtype.is_floating_point else int(value)
+
+
+_TYPE_META_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+                    "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+                    "uint8": "unsigned char", "bool": "bool"}

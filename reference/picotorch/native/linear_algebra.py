@@ -72,12 +72,12 @@ def dot(self, tensor):
 
 
 def addmm(self, mat1, mat2, beta=1, alpha=1):
+    _check_addmm_dtypes(self, mat1, mat2)
     if mat1._data.ndim != 2:
         raise RuntimeError(f"mat1 must be a matrix, got {mat1._data.ndim}-D tensor")
     if mat2._data.ndim != 2:
         raise RuntimeError(f"mat2 must be a matrix, got {mat2._data.ndim}-D tensor")
     _check_mm_shapes(mat1, mat2)
-    _check_matmul_dtypes(mat1, mat2, "mat1 and mat2")
     xp = xp_of(mat1)
     product = matmul(xp, mat1._data, mat2._data)
     out_shape = tuple(product.shape)
@@ -91,6 +91,14 @@ def addmm(self, mat1, mat2, beta=1, alpha=1):
     else:
         data = xp.asarray(scaled(xp, product, alpha) + bias)
     return new_tensor(data, mat1._dtype, common_device(self, mat1, mat2))
+
+
+def _check_addmm_dtypes(self, mat1, mat2) -> None:
+    """addmm's meta function checks dtypes before anything else (``nn.Linear`` on float64 input lands here)."""
+    for name, t in (("self", self), ("mat1", mat1)):
+        if t._dtype is not mat2._dtype:
+            raise RuntimeError(f"{name} and mat2 must have the same dtype, but got {t._dtype.c10_name} and "
+                               f"{mat2._dtype.c10_name}")
 
 
 def _check_matmul_dtypes(a, b, what="m1 and m2") -> None:

@@ -1,11 +1,38 @@
-"""``picotorch.nn``: ``Parameter``, ``Module``, ``Linear``, ``ReLU``, ``Sequential`` and ``functional``.
+"""``picotorch.nn``: ``Parameter``, ``Module`` and the layers, losses, ``functional`` and ``init``.
 
-Models ``torch/nn/parameter.py``, ``torch/nn/modules/module.py``, ``linear.py``, ``activation.py``,
-``container.py`` — only what the course needs.
+Models ``torch/nn/__init__.py``: ``torch/nn/parameter.py``, ``torch/nn/modules/`` (one file per kind of
+layer), ``torch/nn/functional.py`` and ``torch/nn/init.py`` — what a first training loop needs.
 """
 
 from . import functional, init
-from .modules import Linear, Module, ReLU, Sequential
+from .modules import (
+    GELU,
+    BCEWithLogitsLoss,
+    CrossEntropyLoss,
+    Dropout,
+    Embedding,
+    Flatten,
+    Identity,
+    L1Loss,
+    LayerNorm,
+    Linear,
+    LogSoftmax,
+    Module,
+    ModuleDict,
+    ModuleList,
+    MSELoss,
+    NLLLoss,
+    ReLU,
+    Sequential,
+    Sigmoid,
+    SiLU,
+    Softmax,
+    Tanh,
+)
 from .parameter import Parameter
 
-__all__ = ["Linear", "Module", "Parameter", "ReLU", "Sequential", "functional", "init"]
+__all__ = [
+    "BCEWithLogitsLoss", "CrossEntropyLoss", "Dropout", "Embedding", "Flatten", "GELU", "Identity", "L1Loss",
+    "LayerNorm", "Linear", "LogSoftmax", "MSELoss", "Module", "ModuleDict", "ModuleList", "NLLLoss", "Parameter",
+    "ReLU", "Sequential", "SiLU", "Sigmoid", "Softmax", "Tanh", "functional", "init",
+]

@@ -1,5 +1,11 @@
-"""``nn.functional``: ``linear``, ``relu``, ``softmax``, ``log_softmax``. Models ``torch/nn/functional.py``
-and ``at::linear`` (``aten/src/ATen/native/Linear.cpp``), which picks ``addmm`` for 2-D input with a bias and otherwise
+"""``torch.nn.functional``: activations, ``linear``, ``dropout``, ``layer_norm``, ``embedding`` and the losses.
+
+Models ``torch/nn/functional.py``, which mostly checks Python-level arguments and calls an op
+(``torch.<op>`` or ``torch._C._nn.<op>``); the op decides what the graph shows. So ``F.cross_entropy`` is
+``NllLossBackward0`` over ``LogSoftmaxBackward0``, ``F.l1_loss`` is ``MeanBackward0`` over
+``AbsBackward0`` over ``SubBackward0`` (torch 2.13 records the ops it is made of) and ``F.dropout`` on the
+CPU is ``MulBackward0`` (the input times a noise tensor). ``linear`` models ``at::linear``
+(``aten/src/ATen/native/Linear.cpp``), which picks ``addmm`` for 2-D input with a bias and otherwise
 ``matmul`` (+ ``add_``), so ``grad_fn`` names match PyTorch's (``AddmmBackward0``, ``ViewBackward0`` ...).
 """
 
@@ -7,7 +13,18 @@ from __future__ import annotations
 
 import warnings
 
+from .._C import _nn
+from .._C import _VariableFunctions as _VF
+from ..native.checks import broadcast_shapes
 from ..native.dispatcher import ops
+from . import _reduction
+
+__all__ = ["binary_cross_entropy_with_logits", "cross_entropy", "dropout", "embedding", "gelu", "l1_loss",
+           "layer_norm", "linear", "log_softmax", "mse_loss", "nll_loss", "relu", "relu_", "sigmoid", "silu",
+           "softmax", "tanh"]
+
+
+# ----------------------------------------------------------------------------- linear
 
 
 def linear(input, weight, bias=None):
@@ -32,24 +49,158 @@ def _flattened_linear(input, weight, bias):
     return ops.view(out, sizes[:-1] + (out.shape[-1],))
 
 
+# ----------------------------------------------------------------------------- activations
+
+
 def relu(input, inplace: bool = False):
-    return ops.relu(input)
+    """``inplace=True`` writes into ``input`` (``relu_``): its version goes up, and a leaf that requires grad
+    refuses, as for any in-place op."""
+    return _VF.relu_(input) if inplace else _VF.relu(input)
+
+
+def relu_(input):
+    return _VF.relu_(input)
+
+
+gelu = _nn.gelu  # the op itself, as in PyTorch: ``approximate`` is keyword-only
+
+
+def silu(input, inplace: bool = False):
+    return _nn.silu_(input) if inplace else _nn.silu(input)
+
+
+def sigmoid(input):
+    return input.sigmoid()
+
+
+def tanh(input):
+    return input.tanh()
+
+
+def _get_softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as "
+                  "an argument.", stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
 
 
 def softmax(input, dim=None, _stacklevel: int = 3, dtype=None):
     if dim is None:
         dim = _get_softmax_dim("softmax", input.dim(), _stacklevel)
-    return ops.softmax(input, dim, dtype)
+    return input.softmax(dim) if dtype is None else input.softmax(dim, dtype=dtype)
 
 
 def log_softmax(input, dim=None, _stacklevel: int = 3, dtype=None):
     if dim is None:
         dim = _get_softmax_dim("log_softmax", input.dim(), _stacklevel)
-    return ops.log_softmax(input, dim, dtype)
+    return input.log_softmax(dim) if dtype is None else input.log_softmax(dim, dtype=dtype)
 
 
-def _get_softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
-    """The old implicit choice, with PyTorch's deprecation warning: dim 0 for 0-, 1- and 3-D input, else 1."""
-    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X "
-                  "as an argument.", stacklevel=stacklevel)
-    return 0 if ndim in (0, 1, 3) else 1
+# ----------------------------------------------------------------------------- dropout, normalisation, lookup
+
+
+def dropout(input, p: float = 0.5, training: bool = True, inplace: bool = False):
+    """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)``; the identity (the same
+    tensor) when not ``training``."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    return _VF.dropout_(input, p, training) if inplace else _VF.dropout(input, p, training)
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps: float = 1e-05):
+    return _VF.layer_norm(input, normalized_shape, weight, bias, eps, True)
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type: float = 2.0,
+              scale_grad_by_freq: bool = False, sparse: bool = False):
+    """Rows of ``weight`` picked by the integer ``input``; ``padding_idx``'s row gets no gradient."""
+    if padding_idx is not None:
+        if padding_idx > 0 and padding_idx >= weight.size(0):
+            raise AssertionError("Padding_idx must be within num_embeddings")
+        if padding_idx < 0:
+            if padding_idx < -weight.size(0):
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            padding_idx = weight.size(0) + padding_idx
+    else:
+        padding_idx = -1
+    if max_norm is not None:
+        raise NotImplementedError("picotorch's embedding does not renormalise rows (max_norm)")
+    return _VF.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
+
+
+# ----------------------------------------------------------------------------- losses
+
+
+def _legacy_reduction(size_average, reduce, reduction: str) -> str:
+    if size_average is not None or reduce is not None:
+        return _reduction.legacy_get_string(size_average, reduce)
+    return reduction
+
+
+def _broadcast_tensors(input, target):
+    """``torch.broadcast_tensors`` of two: a tensor already of the common shape is returned as it is."""
+    shape = broadcast_shapes(tuple(input.shape), tuple(target.shape))
+    return tuple(t if tuple(t.shape) == shape else ops.expand(t, shape) for t in (input, target))
+
+
+def _warn_size_mismatch(input, target) -> None:
+    if target.size() != input.size():
+        warnings.warn(f"Using a target size ({target.size()}) that is different to the input size ({input.size()}). "
+                      "This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
+                      "same size.", stacklevel=3)
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction: str = "mean", weight=None):
+    _warn_size_mismatch(input, target)
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    expanded_input, expanded_target = _broadcast_tensors(input, target)
+    if weight is None:
+        return _nn.mse_loss(expanded_input, expanded_target, _reduction.get_enum(reduction))
+    return _weighted(ops.pow(ops.sub(expanded_input, expanded_target), 2), input, weight, reduction)
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction: str = "mean", weight=None):
+    _warn_size_mismatch(input, target)
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    expanded_input, expanded_target = _broadcast_tensors(input, target)
+    if weight is None:
+        return _nn.l1_loss(expanded_input, expanded_target, _reduction.get_enum(reduction))
+    return _weighted(ops.abs(ops.sub(expanded_input, expanded_target)), input, weight, reduction)
+
+
+def _weighted(errors, input, weight, reduction: str):
+    if weight.size() != input.size():
+        raise ValueError("Weights and input must have the same size.")
+    weighted = ops.mul(errors, weight)
+    if reduction == "none":
+        return weighted
+    if reduction == "sum":
+        return ops.sum(weighted)
+    if reduction == "mean":
+        return ops.div(ops.sum(weighted), ops.sum(weight))
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
+             reduction: str = "mean"):
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    return _nn.nll_loss_nd(input, target, weight, _reduction.get_enum(reduction), ignore_index)
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
+                  reduction: str = "mean", label_smoothing: float = 0.0):
+    """``nll_loss(log_softmax(input, 1), target)`` for class indices; a target shaped like ``input`` holds
+    class probabilities. ``label_smoothing`` mixes the target with the uniform distribution."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    return _nn.cross_entropy_loss(input, target, weight, _reduction.get_enum(reduction), ignore_index,
+                                  label_smoothing)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
+                                     reduction: str = "mean", pos_weight=None):
+    if size_average is not None or reduce is not None:
+        reduction_enum = _reduction.legacy_get_enum(size_average, reduce)
+    else:
+        reduction_enum = _reduction.get_enum(reduction)
+    if not target.size() == input.size():
+        raise ValueError(f"Target size ({target.size()}) must be the same as input size ({input.size()})")
+    return _VF.binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction_enum)

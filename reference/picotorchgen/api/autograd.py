@@ -122,16 +122,17 @@ def saved_values(op: Op) -> list[Saved]:
     ``self``); torchgen sorts the saved inputs by name for a deterministic output, and so do we.
     """
     args = {a.name: a for a in op.schema.arguments.flat_non_out()}
+    outputs = {r.name: i for i, r in enumerate(op.schema.returns) if r.name} if len(op.schema.returns) > 1 else {}
     saved: dict[str, Saved] = {}
     for d in op.info.derivatives:
         if d.formula == "non_differentiable":
             continue
         for name in sorted(formula_names(d.formula)):
-            entry = _saved_for(name, args)
+            entry = _saved_for(name, args, outputs)
             if entry is None:
                 continue
             entry = saved.setdefault(name, entry)
-            entry.used_by.add(d.var_names[0])
+            entry.used_by.update(d.var_names)
     return sorted(saved.values(), key=lambda s: (s.kind == "output", s.name))
 
 
@@ -151,9 +152,16 @@ _DERIVED = (("_sizes", "tuple({0}.shape)"), ("_strides", "tuple({0}.stride()) if
             ("_args_scalartypes", "[t.dtype for t in {0}]"))
 
 
-def _saved_for(name: str, args: dict[str, Argument]) -> Saved | None:
+_NTH_RESULT = re.compile(r"result(\d+)")
+
+
+def _saved_for(name: str, args: dict[str, Argument], outputs: dict[str, int]) -> Saved | None:
+    """``outputs``: the named returns of an op with several (``nll_loss_forward``'s ``total_weight``)."""
     if name == "result":
         return Saved(name, "result", "output", set())
+    nth = _NTH_RESULT.fullmatch(name)
+    if nth or name in outputs:  # one output of an op that returns several (``native_layer_norm``'s ``result1``)
+        return Saved(name, f"result[{nth.group(1) if nth else outputs[name]}]", "output", set())
     if name in args:
         kind = argument_kind(args[name])
         if kind == "Tensor[]" or kind.startswith("Tensor?[]"):

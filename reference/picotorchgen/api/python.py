@@ -81,8 +81,18 @@ def _formal(a: Argument) -> str:
 
 
 def python_default(text: str) -> str:
-    """A schema default as Python source: ``[]`` -> ``()``, ``[0,1]`` -> ``(0,1,)``, ``mean`` -> ``'mean'``."""
+    """A schema default as Python source: ``[]`` -> ``()``, ``[0,1]`` -> ``(0,1,)``, ``mean`` -> ``'mean'``,
+    ``'none'`` stays ``'none'``, and ``Mean`` (``int reduction=Mean``) -> ``0``.
+
+    ``0``, not ``at::Reduction::Mean`` (1): PyTorch's Python argument parser reads an int default with
+    ``atol``, which gives 0 for ``Mean``, so ``torch._C._nn.mse_loss(x, y)`` does not reduce (``F.mse_loss``
+    always passes the reduction).
+    """
     if text in ("None", "True", "False"):
+        return text
+    if text == "Mean":
+        return "0"
+    if text[:1] in "'\"":
         return text
     if text == "[]":
         return "()"

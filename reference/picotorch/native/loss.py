@@ -1,0 +1,90 @@
+"""``mse_loss`` and ``binary_cross_entropy_with_logits``, with their backwards.
+
+Models ``aten/src/ATen/native/Loss.cpp``. ``reduction`` is ``at::Reduction``: 0 none, 1 mean, 2 sum
+(``torch/nn/_reduction.py`` turns ``'mean'`` into 1). The binary cross entropy works on logits through
+``log_sigmoid(x) = min(x, 0) - log1p(exp(-|x|))``, which neither overflows for a large ``|x|`` nor loses
+``log(1 - sigmoid(x))`` to rounding, as PyTorch's kernel does. Reductions add up in float64 and round
+once (PyTorch's float32 sum is a cascade of partial sums, far closer to that than to a plain loop).
+"""
+
+from __future__ import annotations
+
+from . import checks
+from .helpers import cast, common_device, result_type, shape_of, xp_dtype, xp_of
+from .tensor_impl import new_tensor
+
+_NONE, _MEAN = 0, 1
+
+
+def mse_loss(self, target, reduction=_MEAN):
+    xp, dtype, a, b = _operands("mse_cpu", self, target)
+    diff = a - b
+    return _reduce(self, target, xp, dtype, diff * diff, reduction)
+
+
+def mse_loss_backward(grad_output, self, target, reduction):
+    """``norm * (self - target) * grad`` with ``norm = 2 / numel`` for ``mean``, else 2: shaped as ``self``."""
+    xp, dtype, a, b = _operands("mse_backward_cpu", self, target)
+    norm = 2.0 / self.numel() if reduction == _MEAN else 2.0
+    g = cast(grad_output, dtype, xp)
+    data = xp.broadcast_to(xp.asarray(norm, dtype=a.dtype, device=a.device) * (a - b) * g, shape_of(self))
+    return new_tensor(xp.asarray(data, copy=True), dtype, common_device(self, target))
+
+
+def binary_cross_entropy_with_logits(self, target, weight=None, pos_weight=None, reduction=_MEAN):
+    """``(1 - t) * x - log_sigmoid(x) * (1 + (pos_weight - 1) * t)``, times ``weight``, reduced."""
+    xp, dtype, x, t = _operands("log_sigmoid_cpu", self, target, float64=True)
+    log_sigmoid = xp.minimum(x, 0.0) - xp.log1p(xp.exp(-xp.abs(x)))
+    if pos_weight is not None:
+        log_sigmoid = log_sigmoid * ((_float64(xp, pos_weight) - 1) * t + 1)
+    loss = (1 - t) * x - log_sigmoid
+    if weight is not None:
+        loss = loss * _float64(xp, weight)
+    return _reduce(self, target, xp, dtype, loss, reduction)
+
+
+def binary_cross_entropy_with_logits_backward(grad_output, self, target, weight=None, pos_weight=None,
+                                              reduction=_MEAN):
+    """``(sigmoid(x) - t) * grad`` (``((pw * t + 1 - t) * sigmoid(x) - pw * t) * grad`` with ``pos_weight``)."""
+    xp, dtype, x, t = _operands("sigmoid_cpu", self, target, float64=True)
+    sigmoid = 1 / (1 + xp.exp(-x))
+    g = _float64(xp, grad_output)
+    if pos_weight is not None:
+        pw_t = _float64(xp, pos_weight) * t
+        grad = ((pw_t + 1 - t) * sigmoid - pw_t) * g
+    else:
+        grad = (sigmoid - t) * g
+    if weight is not None:
+        grad = grad * _float64(xp, weight)
+    if reduction == _MEAN:
+        grad = grad / self.numel()
+    return new_tensor(xp.astype(grad, xp_dtype(xp, dtype)), dtype, common_device(self, target))
+
+
+def _operands(kernel, self, target, float64=False):
+    """TensorIterator's set-up of a binary loss: the promoted dtype (floating, or PyTorch's error), both
+    arrays broadcast, in that dtype or in float64."""
+    dtype = result_type(self, target)
+    checks.broadcast_shapes(shape_of(self), shape_of(target))
+    if not dtype.is_floating_point:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{dtype.c10_name}'")
+    xp = xp_of(self)
+    if float64:
+        return xp, dtype, _float64(xp, self), _float64(xp, target)
+    return xp, dtype, cast(self, dtype, xp), cast(target, dtype, xp)
+
+
+def _reduce(self, target, xp, dtype, loss, reduction):
+    if reduction == _MEAN:
+        loss = xp.mean(_as_float64(xp, loss)) if loss.size else xp.asarray(float("nan"), device=loss.device)
+    elif reduction != _NONE:
+        loss = xp.sum(_as_float64(xp, loss))
+    return new_tensor(xp.astype(xp.asarray(loss), xp_dtype(xp, dtype)), dtype, common_device(self, target))
+
+
+def _float64(xp, t):
+    return _as_float64(xp, t._data)
+
+
+def _as_float64(xp, a):
+    return a if a.dtype == xp.float64 else xp.astype(a, xp.float64)

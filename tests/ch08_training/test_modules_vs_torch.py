@@ -19,7 +19,6 @@ from picotorch_course.difftest import assert_same
 
 torch = pytest.importorskip("torch")
 
-HAS_FLATTEN = hasattr(picotorch.Tensor, "flatten")
 HAS_EMBEDDING = hasattr(picotorch, "embedding")
 
 
@@ -301,7 +300,6 @@ def test_layers_forward_like_torch():
     assert_same(prog, rtol=1e-10, atol=1e-12)
 
 
-@pytest.mark.skipif(not HAS_FLATTEN, reason="Tensor.flatten comes from another branch of issue #10 (item 1)")
 def test_flatten_module():
     def prog(T):
         x = T.ones(2, 3, 4, requires_grad=True)

@@ -125,6 +125,9 @@ TORCH_FUNCTIONS = {
         (vt.fill__Tensor, 'fill_(Tensor input, Tensor value)', vt.PARAMETERS['fill__Tensor']),
         (vt.fill__Scalar, 'fill_(Tensor input, Scalar value)', vt.PARAMETERS['fill__Scalar']),
     ],
+    'flatten': [
+        (vt.flatten_using_ints, 'flatten(Tensor input, int start_dim=0, int end_dim=-1)', vt.PARAMETERS['flatten_using_ints']),
+    ],
     'floor_divide': [
         (vt.floor_divide, 'floor_divide(Tensor input, Tensor other)', vt.PARAMETERS['floor_divide']),
         (vt.floor_divide_Scalar, 'floor_divide(Tensor input, Scalar other)', vt.PARAMETERS['floor_divide_Scalar']),
@@ -447,6 +450,9 @@ TENSOR_METHODS = {
     'fill_': [
         (vt.fill__Tensor, 'fill_(Tensor value)', vt.PARAMETERS['fill__Tensor']),
         (vt.fill__Scalar, 'fill_(Scalar value)', vt.PARAMETERS['fill__Scalar']),
+    ],
+    'flatten': [
+        (vt.flatten_using_ints, 'flatten(int start_dim=0, int end_dim=-1)', vt.PARAMETERS['flatten_using_ints']),
     ],
     'floor_divide': [
         (vt.floor_divide, 'floor_divide(Tensor other)', vt.PARAMETERS['floor_divide']),

@@ -614,6 +614,11 @@ def alias(self):
     return result
 
 
+def flatten_using_ints(self, start_dim=0, end_dim=-1):
+    """``flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)``"""
+    return native.flatten(self, start_dim, end_dim)
+
+
 def reshape(self, shape):
     """``reshape(Tensor(a) self, int[] shape) -> Tensor(a)``"""
     return native.reshape(self, shape)
@@ -2386,6 +2391,7 @@ PARAMETERS = {
     "view": ((('self', 'Tensor', False), ('size', 'int[]', False),), ()),
     "_unsafe_view": ((('self', 'Tensor', False), ('size', 'int[]', False),), ()),
     "alias": ((('self', 'Tensor', False),), ()),
+    "flatten_using_ints": ((('self', 'Tensor', False), ('start_dim', 'int', True), ('end_dim', 'int', True),), ()),
     "reshape": ((('self', 'Tensor', False), ('shape', 'int[]', False),), ()),
     "expand": ((('self', 'Tensor', False), ('size', 'int[]', False),), (('implicit', 'any', True),)),
     "expand_as": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
@@ -2553,6 +2559,7 @@ register_op("permute", overloaded("permute", [(permute, PARAMETERS["permute"])])
 register_op("view", overloaded("view", [(view, PARAMETERS["view"])]))
 register_op("_unsafe_view", overloaded("_unsafe_view", [(_unsafe_view, PARAMETERS["_unsafe_view"])]))
 register_op("alias", overloaded("alias", [(alias, PARAMETERS["alias"])]))
+register_op("flatten", overloaded("flatten", [(flatten_using_ints, PARAMETERS["flatten_using_ints"])]))
 register_op("reshape", overloaded("reshape", [(reshape, PARAMETERS["reshape"])]))
 register_op("expand", overloaded("expand", [(expand, PARAMETERS["expand"])]))
 register_op("expand_as", overloaded("expand_as", [(expand_as, PARAMETERS["expand_as"])]))

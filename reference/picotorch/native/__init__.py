@@ -66,6 +66,7 @@ from .composite import (
     dropout,
     dropout_,
     expand_as,
+    flatten,
     l1_loss,
     layer_norm,
     log_softmax,
@@ -141,6 +142,7 @@ from .unary_ops import (
 
 __all__ = [
     "_index_put_impl_", "_to_copy", "_unsafe_view", "add", "add_", "add_cuda", "addmm", "alias", "bmm", "cat", "clone",
+    "flatten",
     "div", "dot", "eq", "exp", "expand", "expand_as", "ge", "gt", "index", "le", "log", "lt", "matmul", "mean",
     "mean_dim", "mm", "mul", "mul_", "mul_cuda", "mv", "ne", "neg", "ones_like", "permute", "pow",
     "pow_scalar_base", "reciprocal", "relu", "relu_cuda", "reshape", "rsub", "select", "select_backward",

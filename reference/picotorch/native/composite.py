@@ -8,9 +8,28 @@ this is why ``a @ b`` on matrices shows ``MmBackward0`` and ``reshape`` shows ``
 
 from __future__ import annotations
 
+from . import checks
 from .dispatcher import ops
 from .helpers import scalar_tensor
 from .tensor_shape import can_view
+
+
+def flatten(self, start_dim=0, end_dim=-1):
+    """Dims ``start_dim`` to ``end_dim`` folded into one (``TensorShape.cpp``): a ``reshape``, so a view when the
+    strides allow; the tensor itself when the range is one dim; a zero-dim tensor becomes one element."""
+    ndim = self._data.ndim
+    start, end = checks.wrap_dim(start_dim, ndim), checks.wrap_dim(end_dim, ndim)
+    if ndim == 0:
+        return ops.reshape(self, (1,))
+    if start > end:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if start == end:
+        return self
+    sizes = tuple(self._data.shape)
+    folded = 1
+    for size in sizes[start:end + 1]:
+        folded *= size
+    return ops.reshape(self, sizes[:start] + (folded,) + sizes[end + 1:])
 
 
 def reshape(self, shape):

@@ -15,6 +15,8 @@ from ._tensor_str import set_printoptions
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .c10.size import Size
 
+__version__ = "0.1.0"  # the course's version (pyproject.toml); torch.__version__ names PyTorch's release
+
 __all__ = [name for name in dir(_C) if not name.startswith("_") and not name.endswith("Base")]
 
 for _name in dir(_C._VariableFunctions):

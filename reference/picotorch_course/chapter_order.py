@@ -101,15 +101,21 @@ def _failed_checks(executed: Path) -> str | None:
 
 
 def prove(timeout: float = 300.0, workers: int = 2) -> list[NotebookRun]:
-    """Execute every notebook P ≤ N for every chapter N that has a notebook."""
+    """Execute every notebook P ≤ N for every chapter N that has a notebook.
+
+    A chapter without exercises leaves the learner tree as it was: for it only its own notebooks
+    (and any between) run, the earlier ones having run in the very same tree already."""
     chapters = chapters_with_notebooks()
     notebooks = {ch: sorted(_paths.notebooks_dir().glob(f"{ch:02d}_*.ipynb")) for ch in chapters}
     with tempfile.TemporaryDirectory(prefix="picotorch-order-") as tmp:
-        jobs = []
+        jobs, proven_upto, stubbed_before = [], -1, None
         for n in chapters:
             tree = Path(tmp) / f"upto{n}"
-            write_learner_tree(tree, n)
-            jobs += [(nb, tree, n) for p in chapters if p <= n for nb in notebooks[p]]
+            stubbed = write_learner_tree(tree, n)
+            # The same stubs as the previous N: notebooks up to it already ran in an identical tree.
+            first = proven_upto + 1 if stubbed == stubbed_before else 0
+            jobs += [(nb, tree, n) for p in chapters if first <= p <= n for nb in notebooks[p]]
+            proven_upto, stubbed_before = n, stubbed
         with ThreadPoolExecutor(max_workers=workers) as pool:
             futures = [pool.submit(execute, nb, tree, n, Path(tmp), timeout) for nb, tree, n in jobs]
             return [f.result() for f in futures]

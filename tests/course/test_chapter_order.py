@@ -33,6 +33,7 @@ def test_notebooks_run_in_exercises_mode_in_chapter_order(project):
     notebook(project / "notebooks/02_triple.ipynb", "from picotorch import ops\nprint(ops.triple(2))")
     notebook(project / "notebooks/01_too_early.ipynb", "from picotorch import ops\n\nprint(ops.triple(2))")
     notebook(project / "notebooks/01_cross.ipynb", "print('❌ Exercise 1.1 [exercises]: 1 of 1 tests fail')")
+    notebook(project / "notebooks/03_no_exercises.ipynb", "from picotorch import ops\nprint(ops.triple(3))")
 
     runs = {(r.notebook, r.solved_upto): r.problem for r in chapter_order.prove(timeout=60)}
 
@@ -43,5 +44,8 @@ def test_notebooks_run_in_exercises_mode_in_chapter_order(project):
     assert runs[("01_too_early.ipynb", 2)] is None
     assert runs[("01_cross.ipynb", 1)] == "check cell shows: ❌ Exercise 1.1 [exercises]: 1 of 1 tests fail"
     assert ("02_triple.ipynb", 1) not in runs
+    # chapter 3 has no exercise: its tree is chapter 2's, so only its own notebook runs again
+    assert runs[("03_no_exercises.ipynb", 3)] is None
+    assert [key for key in runs if key[1] == 3] == [("03_no_exercises.ipynb", 3)]
     table = chapter_order.table(list(chapter_order.NotebookRun(nb, n, p, 0) for (nb, n), p in runs.items()))
     assert "chapters ≤ 1 solved:" in table and "01_too_early.ipynb with chapters ≤ 1 solved" in table

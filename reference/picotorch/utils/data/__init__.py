@@ -2,8 +2,8 @@
 
 from . import datasets
 from ._collate import default_collate, default_convert
-from .dataloader import BatchSampler, DataLoader, RandomSampler, SequentialSampler
+from .dataloader import BatchSampler, DataLoader, RandomSampler, Sampler, SequentialSampler
 from .dataset import Dataset, Subset, TensorDataset, random_split
 
-__all__ = ["BatchSampler", "DataLoader", "Dataset", "RandomSampler", "SequentialSampler", "Subset", "TensorDataset",
-           "datasets", "default_collate", "default_convert", "random_split"]
+__all__ = ["BatchSampler", "DataLoader", "Dataset", "RandomSampler", "Sampler", "SequentialSampler", "Subset",
+           "TensorDataset", "datasets", "default_collate", "default_convert", "random_split"]

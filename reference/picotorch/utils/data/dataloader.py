@@ -13,7 +13,17 @@ from ..._C import Generator, randperm
 from ._collate import default_collate, default_convert
 
 
-class SequentialSampler:
+class Sampler:
+    """The base of every sampler: an iterable of data set indices (``__len__`` optional, as in PyTorch)."""
+
+    def __init__(self, data_source=None) -> None:
+        pass
+
+    def __iter__(self):
+        raise NotImplementedError
+
+
+class SequentialSampler(Sampler):
     def __init__(self, data_source) -> None:
         self.data_source = data_source
 
@@ -24,7 +34,7 @@ class SequentialSampler:
         return len(self.data_source)
 
 
-class RandomSampler:
+class RandomSampler(Sampler):
     def __init__(self, data_source, replacement: bool = False, num_samples=None, generator=None) -> None:
         self.data_source = data_source
         self.replacement = replacement
@@ -53,7 +63,7 @@ class RandomSampler:
         return self.num_samples
 
 
-class BatchSampler:
+class BatchSampler(Sampler):
     def __init__(self, sampler, batch_size: int, drop_last: bool) -> None:
         if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:
             raise ValueError(f"batch_size should be a positive integer value, but got batch_size={batch_size}")

@@ -29,6 +29,7 @@ LAB = "pip install -e '.[lab]'   (or: make lab)"
 FIXES = {
     "pytest (check, grade)": LAB,
     "nbval (notebook checks)": LAB,
+    "scikit-learn (the digits, chapter 08)": LAB,
     "torch (for comparisons)": "optional, for live comparisons: pip install torch==2.13.0 --index-url "
     "https://download.pytorch.org/whl/cpu   (the CPU build: 190 MB download, 750 MB installed)",
     "graphviz dot": "sudo apt-get install graphviz   (Debian/Ubuntu)   or   brew install graphviz   (macOS)",
@@ -112,6 +113,7 @@ def facts(stable: bool = False) -> dict[str, str | bool]:
         "numpy": _version("numpy"),
         "pytest (check, grade)": _version("pytest"),
         "nbval (notebook checks)": _version("nbval"),
+        "scikit-learn (the digits, chapter 08)": _version("scikit-learn"),
         "torch (for comparisons)": torch_status(),
         "graphviz dot": _which("dot"),
         "mpi4py": _version("mpi4py"),

@@ -280,10 +280,7 @@ def _cross_entropy_label_smoothing(self, target, weight, reduction, ignore_index
     input = ops.log_softmax(self, class_dim, self.dtype)
     nllloss = ops.nll_loss_nd(input, target, weight, reduction, ignore_index)
     n_classes = input.shape[class_dim]
-    if weight is not None:
-        smooth_loss = ops.neg(ops.sum(ops.mul(input, _class_weight_view(weight, input.dim(), class_dim)), class_dim))
-    else:
-        smooth_loss = ops.neg(ops.sum(input, class_dim))
+    smooth_loss = _smoothing_term(input, weight, class_dim)
     ignore_mask = ops.eq(target, ignore_index)
     smooth_loss = ops.masked_fill_(smooth_loss, ignore_mask, 0.0)
     if reduction == _MEAN:
@@ -299,6 +296,18 @@ def _cross_entropy_label_smoothing(self, target, weight, reduction, ignore_index
     else:
         ret = smooth_loss
     return ops.add(ops.mul(nllloss, 1 - label_smoothing), ops.mul(ret, label_smoothing / n_classes))
+
+
+def _smoothing_term(log_probs, weight, class_dim):
+    """The loss of each sample against the uniform target: minus the sum of its log-probabilities over
+    ``class_dim``, each class's term times its ``weight`` when one is given (``weight`` has one entry per
+    class: ``_class_weight_view`` makes it broadcast). ``_cross_entropy_prob_target`` above is the
+    worked example: there the log-probabilities are multiplied by the target probabilities."""
+    # BEGIN SOLUTION 8.2: -sum(log_probs [* weight per class]) over class_dim: one loss per sample
+    if weight is not None:
+        log_probs = ops.mul(log_probs, _class_weight_view(weight, log_probs.dim(), class_dim))
+    return ops.neg(ops.sum(log_probs, class_dim))
+    # END SOLUTION
 
 
 def _class_weight_view(weight, ndim, class_dim):

@@ -84,6 +84,19 @@ class CosineAnnealingLR(LRScheduler):
         if (self.last_epoch - 1 - t_max) % (2 * t_max) == 0:
             return [group["lr"] + (base_lr - eta_min) * (1 - math.cos(math.pi / t_max)) / 2
                     for base_lr, group in zip(self.base_lrs, groups)]
-        return [(1 + math.cos(math.pi * self.last_epoch / t_max)) / (1 + math.cos(math.pi * (self.last_epoch - 1)
-                                                                                  / t_max))
-                * (group["lr"] - eta_min) + eta_min for group in groups]
+        return [self.chained_cosine_lr(group["lr"]) for group in groups]
+
+    def chained_cosine_lr(self, lr: float) -> float:
+        """One ordinary step of the schedule from the group's current ``lr`` (PyTorch's chainable form).
+
+        On the closed-form curve ``eta_min + (base_lr - eta_min) * (1 + cos(pi * t / T_max)) / 2`` the
+        distance to ``eta_min`` at step t is the distance at step t - 1 times the ratio of the two
+        ``1 + cos`` factors: so this needs only ``lr``, ``eta_min``, ``T_max`` and ``last_epoch`` (= t),
+        and follows any change someone made to ``lr`` in between. ``StepLR.get_lr`` above is the worked
+        example: a step computed from the current ``lr`` alone.
+        """
+        t, t_max, eta_min = self.last_epoch, self.T_max, self.eta_min
+        # BEGIN SOLUTION 8.1: scale (lr - eta_min) by (1 + cos(pi*t/T_max)) / (1 + cos(pi*(t-1)/T_max)), add eta_min
+        ratio = (1 + math.cos(math.pi * t / t_max)) / (1 + math.cos(math.pi * (t - 1) / t_max))
+        return ratio * (lr - eta_min) + eta_min
+        # END SOLUTION

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from . import _C
 from ._C import *  # noqa: F403
-from ._tensor import Tensor
+from ._tensor import Tensor, norm
 from ._tensor_str import set_printoptions
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .c10.size import Size
@@ -31,6 +31,9 @@ def matmul(input, other):
     return _C._VariableFunctions.matmul(input, other)
 
 
+return_types = _C._return_types  # torch.return_types: the named tuples of max(dim=...) and friends
+
+
 def is_tensor(obj) -> bool:
     return isinstance(obj, Tensor)
 
@@ -45,5 +48,5 @@ from .utils import data as _utils_data  # noqa: E402, F401  (loads picotorch.uti
 from .utils.serialization import load, save  # noqa: E402
 
 __all__ += ["Tensor", "Size", "autograd", "cuda", "nn", "optim", "utils", "no_grad", "enable_grad", "set_grad_enabled",
-            "is_grad_enabled", "set_printoptions", "is_tensor", "numel", "inference_mode", "load", "save"]
+            "is_grad_enabled", "set_printoptions", "is_tensor", "numel", "norm", "inference_mode", "load", "save"]
 del _name, _fn

@@ -158,7 +158,7 @@ def accepts(kind: str, value, numbers_as_tensors: bool = False) -> bool:
     if base == "int":
         return _is_int(value)
     if base == "int[]":
-        return isinstance(value, int) or (isinstance(value, (list, tuple)) and all(_is_int(v) for v in value))
+        return _is_int(value) or (isinstance(value, (list, tuple)) and all(_is_int(v) for v in value))
     return True
 
 

@@ -123,7 +123,7 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
         if p != "fro" or not (dim is None or isinstance(dim, int) or len(dim) <= 2):
             raise NotImplementedError(f"picotorch: torch.norm with p={p!r} (a matrix norm) is not in the subset")
         p = 2
-    return _C._VariableFunctions.linalg_vector_norm(input, 2.0 if p is None else p, dims, keepdim, dtype=dtype)
+    return _C._linalg.linalg_vector_norm(input, 2.0 if p is None else p, dims, keepdim, dtype=dtype)
 
 
 _C._set_tensor_class(Tensor)

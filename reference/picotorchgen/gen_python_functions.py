@@ -37,6 +37,11 @@ TORCH_NN_FUNCTIONS = {
     ${torch_nn_functions}
 }
 
+# ``python_module: linalg`` ops: ``torch._C._linalg.<name>``, which ``torch.linalg`` exposes
+TORCH_LINALG_FUNCTIONS = {
+    ${torch_linalg_functions}
+}
+
 TENSOR_METHODS = {
     ${tensor_methods}
 }
@@ -73,17 +78,20 @@ NUMBERS_AS_TENSORS = {"add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_"
 def gen_python_bindings_file(ops: list[Op], generated_comment: str) -> str:
     functions: dict[str, list[str]] = {}
     nn_functions: dict[str, list[str]] = {}
+    linalg_functions: dict[str, list[str]] = {}
     methods: dict[str, list[str]] = {}
+    tables = {None: functions, "nn": nn_functions, "linalg": linalg_functions}
     for op in sorted(filter(bound_in_python, ops), key=_overload_order):
         if "function" in op.fn.variants:
-            table = nn_functions if op.fn.python_module == "nn" else functions
-            table.setdefault(op.base, []).append(_overload(op, method=False))
+            tables[op.fn.python_module].setdefault(op.base, []).append(_overload(op, method=False))
         if "method" in op.fn.variants:
             methods.setdefault(op.base, []).append(_overload(op, method=True))
     return PYTHON_BINDINGS_PY.substitute(
         generated_comment=generated_comment,
         torch_functions=[PYTHON_NAME.substitute(name=repr(name), overloads=o) for name, o in functions.items()],
         torch_nn_functions=[PYTHON_NAME.substitute(name=repr(name), overloads=o) for name, o in nn_functions.items()],
+        torch_linalg_functions=[PYTHON_NAME.substitute(name=repr(name), overloads=o)
+                                for name, o in linalg_functions.items()],
         tensor_methods=[PYTHON_NAME.substitute(name=repr(name), overloads=o) for name, o in methods.items()],
         numbers_as_tensors=repr(sorted(NUMBERS_AS_TENSORS)),
         return_types=[RETURN_TYPE.substitute(py_name=repr(op.py_name), name=repr(op.base),

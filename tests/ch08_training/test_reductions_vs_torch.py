@@ -290,6 +290,21 @@ def test_norm_defaults_dtype_and_float32():
     assert_same(prog)
 
 
+def test_linalg_vector_norm():
+    """torch.linalg.vector_norm is the op itself (its keyword names: ord, dim, keepdim, dtype)."""
+    def prog(T):
+        x = T.tensor([[3.0, -4.0], [1.0, 2.0]], requires_grad=True)
+        out = T.linalg.vector_norm(x, ord=1, dim=(0, 1), keepdim=True)
+        out.backward(T.ones(1, 1))
+        return out, T.linalg.vector_norm(x), T.linalg.vector_norm(x, math.inf, -1, dtype=T.float64), x.grad
+    assert_same(prog)
+
+
+def test_zero_dim_integer_tensors_as_dims():
+    assert_same(lambda T: (T.ones(2, 3).std(T.tensor(1)), T.ones(2, 3).amax((T.tensor(0), 1)),
+                           T.ones(2, 3).max(T.tensor(-1))))
+
+
 def test_norm_of_zero_has_zero_gradient_and_order_zero_none():
     """The 2-norm at 0 gives 0, not nan (masked); order 0 counts and has no gradient at all."""
     def prog(T):
@@ -320,6 +335,8 @@ BAD_INPUT = {
     "argmax of empty": lambda T: T.zeros(0, 2).argmax(),
     "argmin along an empty dim": lambda T: T.zeros(0, 2).argmin(-2),
     "argmax dim out of range": lambda T: T.ones(2, 3).argmax(2),
+    "argmax of bools": lambda T: T.zeros(0, dtype=T.bool).argmax(),
+    "argmin of bools": lambda T: T.tensor([True, False]).argmin(0),
     "logsumexp dim out of range": lambda T: T.ones(2, 3).logsumexp(2),
     "logsumexp without dim": lambda T: T.ones(2, 3).logsumexp(),
     "logsumexp of no dims": lambda T: T.ones(2, 3).logsumexp([]),
@@ -397,6 +414,36 @@ def test_gradients_match_finite_differences(name):
                               * upstream).sum())
         numerical[idx] = (sides[0] - sides[1]) / (2 * eps)
     np.testing.assert_allclose(x.grad.numpy(), numerical, rtol=1e-5, atol=1e-6)
+
+
+# ----------------------------------------------------------------------------- double backward
+
+SECOND_ORDER = {
+    "max dim": lambda T, x: x.max(1).values ** 2,
+    "max": lambda T, x: x.max() * x,
+    "amax": lambda T, x: x.amax(0) * x,
+    "logsumexp": lambda T, x: x.logsumexp(1) ** 2,
+    "var": lambda T, x: x.var(0) ** 2,
+    "var all": lambda T, x: x.var() * x,
+    "std": lambda T, x: x.std(1) ** 2,
+    "norm": lambda T, x: x.norm(dim=1) ** 2,
+    "norm 3": lambda T, x: x.norm(3) * x,
+    "norm 1": lambda T, x: x.norm(1, 0) * x,
+    "norm inf": lambda T, x: x.norm(math.inf, 0) * x,
+    "norm 0.5": lambda T, x: x.norm(0.5) * x,
+}
+
+
+@pytest.mark.parametrize("name", sorted(SECOND_ORDER))
+def test_gradient_of_gradient(name):
+    """create_graph=True records the backward formulas: second derivatives and the first gradient's node match
+    (for max.dim PyTorch scatters, picotorch selects with where until it has scatter: only the name differs)."""
+    def prog(T):
+        x = T.tensor([[0.3, -1.2, 0.5], [0.7, 2.0, -0.4]], dtype=T.float64, requires_grad=True)
+        (g,) = T.autograd.grad(SECOND_ORDER[name](T, x).sum(), x, create_graph=True)
+        (h,) = T.autograd.grad((g * g).sum(), x)
+        return (None if name == "max dim" else g.grad_fn.name()), g.detach(), h
+    assert_same(prog)
 
 
 # ----------------------------------------------------------------------------- fuzz

@@ -97,6 +97,10 @@ _nn = types.SimpleNamespace(**{  # torch._C._nn: the ``python_module: nn`` ops t
     name: _make_function(name, sigs, method=False) for name, sigs in python_bindings.TORCH_NN_FUNCTIONS.items()
 })
 
+_linalg = types.SimpleNamespace(**{  # torch._C._linalg: the ``python_module: linalg`` ops torch.linalg exposes
+    name: _make_function(name, sigs, method=False) for name, sigs in python_bindings.TORCH_LINALG_FUNCTIONS.items()
+})
+
 for _name, _sigs in python_bindings.TENSOR_METHODS.items():
     setattr(TensorBase, _name, _make_function(_name, _sigs, method=True))
 

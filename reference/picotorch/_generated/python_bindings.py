@@ -162,9 +162,6 @@ TORCH_FUNCTIONS = {
         (vt.le_Tensor, 'le(Tensor input, Tensor other)', vt.PARAMETERS['le_Tensor']),
         (vt.le_Scalar, 'le(Tensor input, Scalar other)', vt.PARAMETERS['le_Scalar']),
     ],
-    'linalg_vector_norm': [
-        (vt.linalg_vector_norm, 'linalg_vector_norm(Tensor input, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None)', vt.PARAMETERS['linalg_vector_norm']),
-    ],
     'log': [
         (vt.log, 'log(Tensor input)', vt.PARAMETERS['log']),
     ],
@@ -373,6 +370,13 @@ TORCH_NN_FUNCTIONS = {
     ],
     'silu_': [
         (vt.silu_, 'silu_(Tensor input)', vt.PARAMETERS['silu_']),
+    ],
+}
+
+# ``python_module: linalg`` ops: ``torch._C._linalg.<name>``, which ``torch.linalg`` exposes
+TORCH_LINALG_FUNCTIONS = {
+    'linalg_vector_norm': [
+        (vt.linalg_vector_norm, 'linalg_vector_norm(Tensor input, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None)', vt.PARAMETERS['linalg_vector_norm']),
     ],
 }
 

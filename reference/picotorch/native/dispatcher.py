@@ -171,6 +171,8 @@ def _normalize(kind: str, value):
     if kind.startswith("int[]") and value is not None:
         if isinstance(value, int):
             return (value,)
+        if isinstance(value, TensorImpl):  # a zero-dim integer tensor, as one dim
+            return (int(value.item()),)
         return tuple(int(v) for v in value)
     if kind.startswith("int") and isinstance(value, TensorImpl):
         return int(value.item())

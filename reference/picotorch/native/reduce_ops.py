@@ -90,7 +90,7 @@ def _check_nonempty_reduction(self, dim, name):
 
 # ----------------------------------------------------------------------------- argmax, argmin
 # The index (int64) of the first largest (smallest) element, or of the first NaN; without a dim, in the
-# flattened tensor.
+# flattened tensor. Not for bool (max and amax are).
 
 
 def argmax(self, dim=None, keepdim=False):
@@ -102,6 +102,8 @@ def argmin(self, dim=None, keepdim=False):
 
 
 def _arg_extreme(self, dim, keepdim, name):
+    if self._dtype is st.bool_:
+        raise RuntimeError(f"{name}(): does not support bool input")
     xp = xp_of(self)
     ndim = self._data.ndim
     if dim is None:

@@ -316,6 +316,39 @@ def test_norm_of_zero_has_zero_gradient_and_order_zero_none():
     assert_same(prog)
 
 
+# ----------------------------------------------------------------------------- NaN, inf and zeros
+
+NAN_INF = [[1.0, math.nan, 3.0], [math.inf, 2.0, -math.inf]]
+EDGE_VALUES = {
+    "amax": (lambda T, x: x.amax(1), NAN_INF),
+    "amin": (lambda T, x: x.amin(0), NAN_INF),
+    "max dim": (lambda T, x: x.max(1).values, NAN_INF),
+    "max": (lambda T, x: x.max(), NAN_INF),
+    "logsumexp": (lambda T, x: x.logsumexp(1), NAN_INF),
+    "logsumexp of infinities": (lambda T, x: x.logsumexp(0), [[math.inf, -math.inf, 1.0], [math.inf, -math.inf, 2.0]]),
+    "var": (lambda T, x: x.var(1), NAN_INF),
+    "std of equal values": (lambda T, x: x.std(1), [[1.0, 1.0, 1.0], [1.0, 2.0, 3.0]]),
+    "norm": (lambda T, x: x.norm(dim=1), NAN_INF),
+    "inf norm": (lambda T, x: x.norm(math.inf, dim=1), NAN_INF),
+    "3-norm of zeros": (lambda T, x: x.norm(3, dim=1), [[0.0, 0.0], [1.0, -2.0]]),
+    "0.5-norm of zeros": (lambda T, x: x.norm(0.5, dim=1), [[0.0, 0.0], [1.0, 0.0]]),
+    "-1-norm with a zero": (lambda T, x: x.norm(-1, dim=1), [[0.0, 1.0], [1.0, 3.0]]),
+    "1-norm with a zero": (lambda T, x: x.norm(1), [[0.0, 1.0], [-1.0, 3.0]]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(EDGE_VALUES))
+def test_nan_inf_and_zeros_values_and_gradients(case):
+    fn, data = EDGE_VALUES[case]
+
+    def prog(T):
+        x = T.tensor(data, requires_grad=True)
+        out = fn(T, x)
+        out.sum().backward()
+        return out, x.grad
+    assert_same(prog)
+
+
 # ----------------------------------------------------------------------------- bad input
 
 BAD_INPUT = {

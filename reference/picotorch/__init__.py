@@ -8,9 +8,11 @@ generated methods and the engine), define ``Tensor`` in Python, copy the generat
 
 from __future__ import annotations
 
+import types as _types
+
 from . import _C
 from ._C import *  # noqa: F403
-from ._tensor import Tensor
+from ._tensor import Tensor, norm
 from ._tensor_str import set_printoptions
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .c10.size import Size
@@ -33,6 +35,10 @@ def matmul(input, other):
     return _C._VariableFunctions.matmul(input, other)
 
 
+return_types = _C._return_types  # torch.return_types: the named tuples of max(dim=...) and friends
+linalg = _types.SimpleNamespace(vector_norm=_C._linalg.linalg_vector_norm)  # torch.linalg (a module in torch)
+
+
 def is_tensor(obj) -> bool:
     return isinstance(obj, Tensor)
 
@@ -47,5 +53,6 @@ from .utils import data as _utils_data  # noqa: E402, F401  (loads picotorch.uti
 from .utils.serialization import load, save  # noqa: E402
 
 __all__ += ["Tensor", "Size", "autograd", "cuda", "nn", "optim", "utils", "no_grad", "enable_grad", "set_grad_enabled",
-            "is_grad_enabled", "set_printoptions", "is_tensor", "numel", "inference_mode", "load", "save"]
+            "is_grad_enabled", "set_printoptions", "is_tensor", "numel", "inference_mode", "load", "save",
+            "norm", "linalg", "return_types"]
 del _name, _fn

@@ -3,7 +3,7 @@
 Models ``torch/_tensor.py``: ``class Tensor(torch._C.TensorBase)`` adds what PyTorch writes in
 Python — ``__repr__`` (via ``_tensor_str``), ``backward``, ``register_hook``,
 ``register_post_accumulate_grad_hook`` and the reflected operators (``2 - x``, ``2 ** x``, ``2 / x``,
-``2 // x``, ``2 % x``).
+``2 // x``, ``2 % x``). Also ``torch.norm`` of ``torch/functional.py``, which ``Tensor.norm`` calls.
 """
 
 from __future__ import annotations
@@ -103,7 +103,27 @@ class Tensor(_C.TensorBase):
         memo[id(self)] = new
         return new
 
+    def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
+        """See :func:`norm`."""
+        return norm(self, p, dim, keepdim, dtype=dtype)
+
     __array_priority__ = 1000
+
+
+def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
+    """``torch.norm`` (``torch/functional.py``): for a number ``p`` (or ``"fro"`` over at most two dims, which
+    is the 2-norm of the elements) it is ``linalg.vector_norm``, whose node is ``LinalgVectorNormBackward0``.
+
+    picotorch has no matrix norms (``"nuc"``, ``"fro"`` over more dims) and no ``out=``.
+    """
+    if out is not None:
+        raise NotImplementedError("picotorch: torch.norm(..., out=) is not in the subset")
+    dims = [dim] if isinstance(dim, int) else dim
+    if isinstance(p, str):
+        if p != "fro" or not (dim is None or isinstance(dim, int) or len(dim) <= 2):
+            raise NotImplementedError(f"picotorch: torch.norm with p={p!r} (a matrix norm) is not in the subset")
+        p = 2
+    return _C._linalg.linalg_vector_norm(input, 2.0 if p is None else p, dims, keepdim, dtype=dtype)
 
 
 _C._set_tensor_class(Tensor)

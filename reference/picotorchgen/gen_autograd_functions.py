@@ -111,6 +111,10 @@ saved = node.${name}_
 return None if saved is None else tuple(v.unpack(node) for v in saved)
 '''),
     "value": CodeTemplate("return node.${name}"),
+    # an int or int[] argument: PyTorch's getter makes each int an unsigned 64-bit Python int
+    # (PyLong_FromUnsignedLong), so a dim of -1 reads as 18446744073709551615
+    "int": CodeTemplate("return None if node.${name} is None else node.${name} % 2**64"),
+    "int_list": CodeTemplate("return None if node.${name} is None else tuple(d % 2**64 for d in node.${name})"),
 }
 
 # ``grad_fn._raw_saved_self``: the SavedVariable itself (``torch._C._autograd.SavedTensor``); an empty
@@ -148,8 +152,14 @@ def gen_node(op: Op) -> str:
         saved_slots=_section(line for s in saved for line in _slots(s)),
         grad_inputs=_grad_inputs(op, saved),
         release_variables=_section(_release_variables(saved)),
-        saved_getters=_saved_getters(saved),
+        saved_getters=_saved_getters(saved, _ints(op)),
     )
+
+
+def _ints(op: Op) -> dict[str, str]:
+    """The int and int[] arguments (``SymInt`` too), whose getters read as unsigned ints."""
+    return {a.name: "int_list" if a.type.is_list else "int" for a in op.schema.arguments.flat_non_out()
+            if a.type.base in ("int", "SymInt")}
 
 
 def _section(lines) -> list[str]:
@@ -194,13 +204,14 @@ def _release_variables(saved: list[Saved]) -> list[str]:
     return [RELEASE_VARIABLES.substitute(reset_saved=resets)] if resets else []
 
 
-def _saved_getters(saved: list[Saved]) -> list[str]:
+def _saved_getters(saved: list[Saved], ints: dict[str, str]) -> list[str]:
     """Each getter after a blank line."""
-    return [line for s in saved if not s.name.endswith(NO_GETTER) for line in ("", _getter(s))]
+    return [line for s in saved if not s.name.endswith(NO_GETTER) for line in ("", _getter(s, ints))]
 
 
-def _getter(s: Saved) -> str:
-    body = GETTER_BODY[s.kind].substitute(name=s.name)
+def _getter(s: Saved, ints: dict[str, str]) -> str:
+    kind = ints.get(s.name, s.kind) if s.kind == "value" else s.kind
+    body = GETTER_BODY[kind].substitute(name=s.name)
     getter = SAVED_GETTER.substitute(attribute=saved_attribute_name(s.name), body=body)
     if s.kind not in RAW_GETTER_BODY:
         return getter

@@ -37,11 +37,22 @@ TORCH_NN_FUNCTIONS = {
     ${torch_nn_functions}
 }
 
+# ``python_module: linalg`` ops: ``torch._C._linalg.<name>``, which ``torch.linalg`` exposes
+TORCH_LINALG_FUNCTIONS = {
+    ${torch_linalg_functions}
+}
+
 TENSOR_METHODS = {
     ${tensor_methods}
 }
 
 NUMBERS_AS_TENSORS = ${numbers_as_tensors}
+
+# Overloads whose results all have names: their Python binding returns ``torch.return_types.<name>``
+# (python_return_types.cpp), a named tuple with those fields.
+RETURN_TYPES = {
+    ${return_types}
+}
 ''')
 
 PYTHON_NAME = CodeTemplate('''\
@@ -51,6 +62,8 @@ ${name}: [
 ''')
 
 OVERLOAD = CodeTemplate("(vt.${py_name}, ${signature}, vt.PARAMETERS['${py_name}']),")
+
+RETURN_TYPE = CodeTemplate("${py_name}: (${name}, ${fields}),")
 
 # Bindings PyTorch leaves out (its SKIP_PYTHON_BINDINGS lists): the Scalar overloads of arithmetic
 # (a Python number becomes a zero-dim tensor for the Tensor overload) and the *_backward ops.
@@ -65,20 +78,32 @@ NUMBERS_AS_TENSORS = {"add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_"
 def gen_python_bindings_file(ops: list[Op], generated_comment: str) -> str:
     functions: dict[str, list[str]] = {}
     nn_functions: dict[str, list[str]] = {}
+    linalg_functions: dict[str, list[str]] = {}
     methods: dict[str, list[str]] = {}
+    tables = {None: functions, "nn": nn_functions, "linalg": linalg_functions}
     for op in sorted(filter(bound_in_python, ops), key=_overload_order):
         if "function" in op.fn.variants:
-            table = nn_functions if op.fn.python_module == "nn" else functions
-            table.setdefault(op.base, []).append(_overload(op, method=False))
+            tables[op.fn.python_module].setdefault(op.base, []).append(_overload(op, method=False))
         if "method" in op.fn.variants:
             methods.setdefault(op.base, []).append(_overload(op, method=True))
     return PYTHON_BINDINGS_PY.substitute(
         generated_comment=generated_comment,
         torch_functions=[PYTHON_NAME.substitute(name=repr(name), overloads=o) for name, o in functions.items()],
         torch_nn_functions=[PYTHON_NAME.substitute(name=repr(name), overloads=o) for name, o in nn_functions.items()],
+        torch_linalg_functions=[PYTHON_NAME.substitute(name=repr(name), overloads=o)
+                                for name, o in linalg_functions.items()],
         tensor_methods=[PYTHON_NAME.substitute(name=repr(name), overloads=o) for name, o in methods.items()],
         numbers_as_tensors=repr(sorted(NUMBERS_AS_TENSORS)),
+        return_types=[RETURN_TYPE.substitute(py_name=repr(op.py_name), name=repr(op.base),
+                                             fields=repr(tuple(r.name for r in op.schema.returns)))
+                      for op in ops if bound_in_python(op) and _has_named_returns(op)],
     )
+
+
+def _has_named_returns(op: Op) -> bool:
+    """``structseq`` results in PyTorch: two or more returns, every one named, none written in place."""
+    returns = op.schema.returns
+    return len(returns) > 1 and all(r.name and not (r.annotation and r.annotation.is_write) for r in returns)
 
 
 def bound_in_python(op: Op) -> bool:

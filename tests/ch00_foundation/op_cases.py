@@ -149,6 +149,19 @@ CASES = {
         a, T.tensor([1, 0, 4, 2], device=a.device), ignore_index=0, label_smoothing=0.2)),
     "bce_with_logits": ([data(3, 4), data(3, 4)], lambda T, a, b: T.nn.functional.binary_cross_entropy_with_logits(
         a, b.sigmoid(), pos_weight=T.tensor([0.5, 1.0, 2.0, 3.0], dtype=a.dtype, device=a.device))),
+    # reductions (group G)
+    "max_all": ([data(3, 4)], lambda T, a: a.max()),
+    "min_all": ([data(3, 4)], lambda T, a: T.min(a)),
+    "max_dim": ([data(3, 4)], lambda T, a: a.max(1).values),
+    "min_dim_keepdim": ([data(3, 4)], lambda T, a: T.min(a, 0, keepdim=True)[0]),
+    "max_other": ([data(2, 3), data(3)], lambda T, a, b: T.max(a, b)),
+    "amax": ([data(2, 3, 4)], lambda T, a: a.amax((0, -1))),
+    "amin": ([data(2, 3, 4)], lambda T, a: T.amin(a, 1, keepdim=True)),
+    "logsumexp": ([data(3, 4)], lambda T, a: a.logsumexp(1)),
+    "var": ([data(3, 4)], lambda T, a: a.var(0)),
+    "std": ([data(3, 4)], lambda T, a: T.std(a, dim=1, correction=0, keepdim=True)),
+    "norm": ([data(3, 4)], lambda T, a: a.norm(dim=1)),
+    "norm_p3": ([data(3, 4)], lambda T, a: T.norm(a, 3)),
 }
 
 

@@ -43,7 +43,7 @@ from ..c10.scalar_type import (  # noqa: F401
 from ..c10.size import Size  # noqa: F401
 from ..native import tensor_impl as _tensor_impl
 from ..native.tensor_impl import TensorImpl as _TensorImpl
-from . import _factories, _generator, _indexing
+from . import _factories, _generator, _indexing, _return_types
 from ._tensor_base import TensorBase
 from .python_arg_parser import NOT_SIMPLE, PythonArgParser
 
@@ -59,6 +59,7 @@ short, int, long = int16, int32, int64
 
 
 def _make_function(name: str, signatures, method: bool):
+    signatures = [(_with_return_type(impl), sig, params) for impl, sig, params in signatures]
     parser = PythonArgParser(name, signatures, name in python_bindings.NUMBERS_AS_TENSORS, method)
     fewest, most, call_simply = parser.simple_fewest, len(parser.simple_kinds), parser.call_simply
 
@@ -75,6 +76,19 @@ def _make_function(name: str, signatures, method: bool):
     return function
 
 
+def _with_return_type(impl):
+    """An overload whose results have names returns them as ``torch.return_types.<name>``."""
+    named = python_bindings.RETURN_TYPES.get(impl.__name__)
+    if named is None:
+        return impl
+    return_type = _return_types.return_type(*named)
+
+    def with_names(*args, **kwargs):
+        return return_type(impl(*args, **kwargs))
+    with_names.__name__ = impl.__name__
+    return with_names
+
+
 _VariableFunctions = types.SimpleNamespace(**{
     name: _make_function(name, sigs, method=False) for name, sigs in python_bindings.TORCH_FUNCTIONS.items()
 })
@@ -83,8 +97,14 @@ _nn = types.SimpleNamespace(**{  # torch._C._nn: the ``python_module: nn`` ops t
     name: _make_function(name, sigs, method=False) for name, sigs in python_bindings.TORCH_NN_FUNCTIONS.items()
 })
 
+_linalg = types.SimpleNamespace(**{  # torch._C._linalg: the ``python_module: linalg`` ops torch.linalg exposes
+    name: _make_function(name, sigs, method=False) for name, sigs in python_bindings.TORCH_LINALG_FUNCTIONS.items()
+})
+
 for _name, _sigs in python_bindings.TENSOR_METHODS.items():
     setattr(TensorBase, _name, _make_function(_name, _sigs, method=True))
+
+_return_types = _return_types.namespace()  # torch._C._return_types: the types made above
 
 
 # ----------------------------------------------------------------------------- Python operators

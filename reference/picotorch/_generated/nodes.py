@@ -759,7 +759,7 @@ class SumBackward1(Node):
 
     @property
     def _saved_dim(node):
-        return node.dim
+        return None if node.dim is None else tuple(d % 2**64 for d in node.dim)
 
     @property
     def _saved_keepdim(node):
@@ -819,7 +819,7 @@ class MeanBackward1(Node):
 
     @property
     def _saved_dim(node):
-        return node.dim
+        return None if node.dim is None else tuple(d % 2**64 for d in node.dim)
 
     @property
     def _saved_keepdim(node):
@@ -1139,11 +1139,11 @@ class TransposeBackward0(Node):
 
     @property
     def _saved_dim0(node):
-        return node.dim0
+        return None if node.dim0 is None else node.dim0 % 2**64
 
     @property
     def _saved_dim1(node):
-        return node.dim1
+        return None if node.dim1 is None else node.dim1 % 2**64
 
 
 class PermuteBackward0(Node):
@@ -1163,7 +1163,7 @@ class PermuteBackward0(Node):
 
     @property
     def _saved_dims(node):
-        return node.dims
+        return None if node.dims is None else tuple(d % 2**64 for d in node.dims)
 
 
 class ViewBackward0(Node):
@@ -1256,7 +1256,7 @@ class UnsqueezeBackward0(Node):
 
     @property
     def _saved_dim(node):
-        return node.dim
+        return None if node.dim is None else node.dim % 2**64
 
 
 class SqueezeBackward0(Node):
@@ -1298,7 +1298,7 @@ class SqueezeBackward1(Node):
 
     @property
     def _saved_dim(node):
-        return node.dim
+        return None if node.dim is None else node.dim % 2**64
 
     @property
     def _saved_self_sym_sizes(node):
@@ -1344,7 +1344,7 @@ class SqueezeBackward4(Node):
 
     @property
     def _saved_dim(node):
-        return node.dim
+        return None if node.dim is None else node.dim % 2**64
 
     @property
     def _saved_self_sym_sizes(node):
@@ -1370,7 +1370,7 @@ class SqueezeBackward2(Node):
 
     @property
     def _saved_dim(node):
-        return node.dim
+        return None if node.dim is None else tuple(d % 2**64 for d in node.dim)
 
     @property
     def _saved_self_sym_sizes(node):
@@ -1396,7 +1396,7 @@ class SqueezeBackward5(Node):
 
     @property
     def _saved_dim(node):
-        return node.dim
+        return None if node.dim is None else tuple(d % 2**64 for d in node.dim)
 
     @property
     def _saved_self_sym_sizes(node):
@@ -1424,11 +1424,11 @@ class SelectBackward0(Node):
 
     @property
     def _saved_dim(node):
-        return node.dim
+        return None if node.dim is None else node.dim % 2**64
 
     @property
     def _saved_index(node):
-        return node.index
+        return None if node.index is None else node.index % 2**64
 
     @property
     def _saved_self_sym_sizes(node):
@@ -1454,11 +1454,11 @@ class SelectBackwardBackward0(Node):
 
     @property
     def _saved_dim(node):
-        return node.dim
+        return None if node.dim is None else node.dim % 2**64
 
     @property
     def _saved_index(node):
-        return node.index
+        return None if node.index is None else node.index % 2**64
 
 
 class SliceBackward0(Node):
@@ -1486,11 +1486,11 @@ class SliceBackward0(Node):
 
     @property
     def _saved_dim(node):
-        return node.dim
+        return None if node.dim is None else node.dim % 2**64
 
     @property
     def _saved_end(node):
-        return node.end
+        return None if node.end is None else node.end % 2**64
 
     @property
     def _saved_self_sym_sizes(node):
@@ -1498,11 +1498,11 @@ class SliceBackward0(Node):
 
     @property
     def _saved_start(node):
-        return node.start
+        return None if node.start is None else node.start % 2**64
 
     @property
     def _saved_step(node):
-        return node.step
+        return None if node.step is None else node.step % 2**64
 
 
 class SliceBackwardBackward0(Node):
@@ -1528,19 +1528,19 @@ class SliceBackwardBackward0(Node):
 
     @property
     def _saved_dim(node):
-        return node.dim
+        return None if node.dim is None else node.dim % 2**64
 
     @property
     def _saved_end(node):
-        return node.end
+        return None if node.end is None else node.end % 2**64
 
     @property
     def _saved_start(node):
-        return node.start
+        return None if node.start is None else node.start % 2**64
 
     @property
     def _saved_step(node):
-        return node.step
+        return None if node.step is None else node.step % 2**64
 
 
 class IndexBackward0(Node):
@@ -1635,7 +1635,7 @@ class StackBackward0(Node):
 
     @property
     def _saved_dim(node):
-        return node.dim
+        return None if node.dim is None else node.dim % 2**64
 
 
 class CatBackward0(Node):
@@ -1659,7 +1659,7 @@ class CatBackward0(Node):
 
     @property
     def _saved_dim(node):
-        return node.dim
+        return None if node.dim is None else node.dim % 2**64
 
 
 class WhereBackward0(Node):
@@ -2605,7 +2605,7 @@ class SoftmaxBackward0(Node):
 
     @property
     def _saved_dim(node):
-        return node.dim
+        return None if node.dim is None else node.dim % 2**64
 
     @property
     def _saved_result(node):
@@ -2649,7 +2649,7 @@ class SoftmaxBackwardDataBackward0(Node):
 
     @property
     def _saved_dim(node):
-        return node.dim
+        return None if node.dim is None else node.dim % 2**64
 
     @property
     def _saved_grad_output(node):
@@ -2697,7 +2697,7 @@ class LogSoftmaxBackward0(Node):
 
     @property
     def _saved_dim(node):
-        return node.dim
+        return None if node.dim is None else node.dim % 2**64
 
     @property
     def _saved_result(node):
@@ -2739,7 +2739,7 @@ class LogSoftmaxBackwardDataBackward0(Node):
 
     @property
     def _saved_dim(node):
-        return node.dim
+        return None if node.dim is None else node.dim % 2**64
 
     @property
     def _saved_grad_output(node):
@@ -2932,7 +2932,7 @@ class NativeLayerNormBackward0(Node):
 
     @property
     def _saved_normalized_shape(node):
-        return node.normalized_shape
+        return None if node.normalized_shape is None else tuple(d % 2**64 for d in node.normalized_shape)
 
     @property
     def _saved_weight(node):
@@ -3179,7 +3179,7 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
 
     @property
     def _saved_reduction(node):
-        return node.reduction
+        return None if node.reduction is None else node.reduction % 2**64
 
     @property
     def _saved_self(node):
@@ -3238,7 +3238,7 @@ class MseLossBackward0(Node):
 
     @property
     def _saved_reduction(node):
-        return node.reduction
+        return None if node.reduction is None else node.reduction % 2**64
 
     @property
     def _saved_self(node):
@@ -3306,7 +3306,7 @@ class MseLossBackwardBackward0(Node):
 
     @property
     def _saved_reduction(node):
-        return node.reduction
+        return None if node.reduction is None else node.reduction % 2**64
 
     @property
     def _saved_self(node):
@@ -3362,11 +3362,11 @@ class NllLossBackward0(Node):
 
     @property
     def _saved_ignore_index(node):
-        return node.ignore_index
+        return None if node.ignore_index is None else node.ignore_index % 2**64
 
     @property
     def _saved_reduction(node):
-        return node.reduction
+        return None if node.reduction is None else node.reduction % 2**64
 
     @property
     def _saved_self(node):
@@ -3432,11 +3432,11 @@ class NllLossBackwardBackward0(Node):
 
     @property
     def _saved_ignore_index(node):
-        return node.ignore_index
+        return None if node.ignore_index is None else node.ignore_index % 2**64
 
     @property
     def _saved_reduction(node):
-        return node.reduction
+        return None if node.reduction is None else node.reduction % 2**64
 
     @property
     def _saved_target(node):
@@ -3492,11 +3492,11 @@ class NllLoss2DBackward0(Node):
 
     @property
     def _saved_ignore_index(node):
-        return node.ignore_index
+        return None if node.ignore_index is None else node.ignore_index % 2**64
 
     @property
     def _saved_reduction(node):
-        return node.reduction
+        return None if node.reduction is None else node.reduction % 2**64
 
     @property
     def _saved_self(node):
@@ -3562,11 +3562,11 @@ class NllLoss2DBackwardBackward0(Node):
 
     @property
     def _saved_ignore_index(node):
-        return node.ignore_index
+        return None if node.ignore_index is None else node.ignore_index % 2**64
 
     @property
     def _saved_reduction(node):
-        return node.reduction
+        return None if node.reduction is None else node.reduction % 2**64
 
     @property
     def _saved_target(node):
@@ -3583,3 +3583,493 @@ class NllLoss2DBackwardBackward0(Node):
     @property
     def _raw_saved_weight(node):
         return SavedVariable(None) if node.weight_ is None else node.weight_
+
+
+class MaxBackward1(Node):
+    """Backward of ``max(Tensor self) -> Tensor``."""
+
+    self_ = None
+    result_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            self = node.self_.unpack(node)
+            result = node.result_.unpack(node)
+            grad_inputs[0] = evenly_distribute_backward(grad, self, result)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+        if node.result_ is not None:
+            node.result_.reset_data()
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_result(node):
+        return None if node.result_ is None else node.result_.unpack(node)
+
+    @property
+    def _raw_saved_result(node):
+        return SavedVariable(None) if node.result_ is None else node.result_
+
+
+class MaxBackward0(Node):
+    """Backward of ``max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)``."""
+
+    dim = None
+    keepdim = None
+    self_sizes = None
+    indices_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            dim = node.dim
+            keepdim = node.keepdim
+            self_sizes = node.self_sizes
+            indices = node.indices_.unpack(node)
+            grad_inputs[0] = value_selecting_reduction_backward(grad, dim, indices, self_sizes, keepdim)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.indices_ is not None:
+            node.indices_.reset_data()
+
+    @property
+    def _saved_dim(node):
+        return None if node.dim is None else node.dim % 2**64
+
+    @property
+    def _saved_keepdim(node):
+        return node.keepdim
+
+    @property
+    def _saved_self_sym_sizes(node):
+        return node.self_sizes
+
+    @property
+    def _saved_indices(node):
+        return None if node.indices_ is None else node.indices_.unpack(node)
+
+    @property
+    def _raw_saved_indices(node):
+        return SavedVariable(None) if node.indices_ is None else node.indices_
+
+
+class MinBackward1(Node):
+    """Backward of ``min(Tensor self) -> Tensor``."""
+
+    self_ = None
+    result_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            self = node.self_.unpack(node)
+            result = node.result_.unpack(node)
+            grad_inputs[0] = evenly_distribute_backward(grad, self, result)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+        if node.result_ is not None:
+            node.result_.reset_data()
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_result(node):
+        return None if node.result_ is None else node.result_.unpack(node)
+
+    @property
+    def _raw_saved_result(node):
+        return SavedVariable(None) if node.result_ is None else node.result_
+
+
+class MinBackward0(Node):
+    """Backward of ``min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)``."""
+
+    dim = None
+    keepdim = None
+    self_sizes = None
+    indices_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            dim = node.dim
+            keepdim = node.keepdim
+            self_sizes = node.self_sizes
+            indices = node.indices_.unpack(node)
+            grad_inputs[0] = value_selecting_reduction_backward(grad, dim, indices, self_sizes, keepdim)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.indices_ is not None:
+            node.indices_.reset_data()
+
+    @property
+    def _saved_dim(node):
+        return None if node.dim is None else node.dim % 2**64
+
+    @property
+    def _saved_keepdim(node):
+        return node.keepdim
+
+    @property
+    def _saved_self_sym_sizes(node):
+        return node.self_sizes
+
+    @property
+    def _saved_indices(node):
+        return None if node.indices_ is None else node.indices_.unpack(node)
+
+    @property
+    def _raw_saved_indices(node):
+        return SavedVariable(None) if node.indices_ is None else node.indices_
+
+
+class AmaxBackward0(Node):
+    """Backward of ``amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor``."""
+
+    dim = None
+    keepdim = None
+    self_ = None
+    result_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            dim = node.dim
+            keepdim = node.keepdim
+            self = node.self_.unpack(node)
+            result = node.result_.unpack(node)
+            grad_inputs[0] = scale_grad_by_count(restore_reduced_dims(grad, dim, keepdim), ops.eq(restore_reduced_dims(result, dim, keepdim), self), dim)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+        if node.result_ is not None:
+            node.result_.reset_data()
+
+    @property
+    def _saved_dim(node):
+        return None if node.dim is None else tuple(d % 2**64 for d in node.dim)
+
+    @property
+    def _saved_keepdim(node):
+        return node.keepdim
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_result(node):
+        return None if node.result_ is None else node.result_.unpack(node)
+
+    @property
+    def _raw_saved_result(node):
+        return SavedVariable(None) if node.result_ is None else node.result_
+
+
+class AminBackward0(Node):
+    """Backward of ``amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor``."""
+
+    dim = None
+    keepdim = None
+    self_ = None
+    result_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            dim = node.dim
+            keepdim = node.keepdim
+            self = node.self_.unpack(node)
+            result = node.result_.unpack(node)
+            grad_inputs[0] = scale_grad_by_count(restore_reduced_dims(grad, dim, keepdim), ops.eq(restore_reduced_dims(result, dim, keepdim), self), dim)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+        if node.result_ is not None:
+            node.result_.reset_data()
+
+    @property
+    def _saved_dim(node):
+        return None if node.dim is None else tuple(d % 2**64 for d in node.dim)
+
+    @property
+    def _saved_keepdim(node):
+        return node.keepdim
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_result(node):
+        return None if node.result_ is None else node.result_.unpack(node)
+
+    @property
+    def _raw_saved_result(node):
+        return SavedVariable(None) if node.result_ is None else node.result_
+
+
+class LogsumexpBackward0(Node):
+    """Backward of ``logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor``."""
+
+    dim = None
+    keepdim = None
+    self_ = None
+    result_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            dim = node.dim
+            keepdim = node.keepdim
+            self = node.self_.unpack(node)
+            result = node.result_.unpack(node)
+            grad_inputs[0] = logsumexp_backward(grad, self, result, dim, keepdim)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+        if node.result_ is not None:
+            node.result_.reset_data()
+
+    @property
+    def _saved_dim(node):
+        return None if node.dim is None else tuple(d % 2**64 for d in node.dim)
+
+    @property
+    def _saved_keepdim(node):
+        return node.keepdim
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_result(node):
+        return None if node.result_ is None else node.result_.unpack(node)
+
+    @property
+    def _raw_saved_result(node):
+        return SavedVariable(None) if node.result_ is None else node.result_
+
+
+class VarBackward0(Node):
+    """Backward of ``var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor``."""
+
+    correction = None
+    dim = None
+    keepdim = None
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            correction = node.correction
+            dim = node.dim
+            keepdim = node.keepdim
+            self = node.self_.unpack(node)
+            grad_inputs[0] = var_backward(grad, self, dim, correction, keepdim)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_correction(node):
+        return node.correction
+
+    @property
+    def _saved_dim(node):
+        return None if node.dim is None else tuple(d % 2**64 for d in node.dim)
+
+    @property
+    def _saved_keepdim(node):
+        return node.keepdim
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class StdBackward0(Node):
+    """Backward of ``std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor``."""
+
+    correction = None
+    dim = None
+    keepdim = None
+    self_ = None
+    result_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            correction = node.correction
+            dim = node.dim
+            keepdim = node.keepdim
+            self = node.self_.unpack(node)
+            result = node.result_.unpack(node)
+            grad_inputs[0] = std_backward(result, grad, self, dim, correction, keepdim)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+        if node.result_ is not None:
+            node.result_.reset_data()
+
+    @property
+    def _saved_correction(node):
+        return node.correction
+
+    @property
+    def _saved_dim(node):
+        return None if node.dim is None else tuple(d % 2**64 for d in node.dim)
+
+    @property
+    def _saved_keepdim(node):
+        return node.keepdim
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_result(node):
+        return None if node.result_ is None else node.result_.unpack(node)
+
+    @property
+    def _raw_saved_result(node):
+        return SavedVariable(None) if node.result_ is None else node.result_
+
+
+class LinalgVectorNormBackward0(Node):
+    """Backward of ``linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor``."""
+
+    dim = None
+    keepdim = None
+    ord = None
+    self_ = None
+    result_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            dim = node.dim
+            keepdim = node.keepdim
+            ord = node.ord
+            self = node.self_.unpack(node)
+            result = node.result_.unpack(node)
+            grad_inputs[0] = linalg_vector_norm_backward(grad, self, ord, result, dim, keepdim)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+        if node.result_ is not None:
+            node.result_.reset_data()
+
+    @property
+    def _saved_dim(node):
+        return None if node.dim is None else tuple(d % 2**64 for d in node.dim)
+
+    @property
+    def _saved_keepdim(node):
+        return node.keepdim
+
+    @property
+    def _saved_ord(node):
+        return node.ord
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_result(node):
+        return None if node.result_ is None else node.result_.unpack(node)
+
+    @property
+    def _raw_saved_result(node):
+        return SavedVariable(None) if node.result_ is None else node.result_

@@ -42,6 +42,18 @@ TORCH_FUNCTIONS = {
     'alias': [
         (vt.alias, 'alias(Tensor input)', vt.PARAMETERS['alias']),
     ],
+    'amax': [
+        (vt.amax, 'amax(Tensor input, int[1] dim=[], bool keepdim=False)', vt.PARAMETERS['amax']),
+    ],
+    'amin': [
+        (vt.amin, 'amin(Tensor input, int[1] dim=[], bool keepdim=False)', vt.PARAMETERS['amin']),
+    ],
+    'argmax': [
+        (vt.argmax, 'argmax(Tensor input, int? dim=None, bool keepdim=False)', vt.PARAMETERS['argmax']),
+    ],
+    'argmin': [
+        (vt.argmin, 'argmin(Tensor input, int? dim=None, bool keepdim=False)', vt.PARAMETERS['argmin']),
+    ],
     'bernoulli': [
         (vt.bernoulli, 'bernoulli(Tensor input, *, Generator? generator=None)', vt.PARAMETERS['bernoulli']),
     ],
@@ -162,6 +174,9 @@ TORCH_FUNCTIONS = {
     'log_softmax': [
         (vt.log_softmax_int, 'log_softmax(Tensor input, int dim, ScalarType? dtype=None)', vt.PARAMETERS['log_softmax_int']),
     ],
+    'logsumexp': [
+        (vt.logsumexp, 'logsumexp(Tensor input, int[1] dim, bool keepdim=False)', vt.PARAMETERS['logsumexp']),
+    ],
     'lt': [
         (vt.lt_Tensor, 'lt(Tensor input, Tensor other)', vt.PARAMETERS['lt_Tensor']),
         (vt.lt_Scalar, 'lt(Tensor input, Scalar other)', vt.PARAMETERS['lt_Scalar']),
@@ -172,12 +187,22 @@ TORCH_FUNCTIONS = {
     'matmul': [
         (vt.matmul, 'matmul(Tensor input, Tensor other)', vt.PARAMETERS['matmul']),
     ],
+    'max': [
+        (vt.max, 'max(Tensor input)', vt.PARAMETERS['max']),
+        (vt.max_other, 'max(Tensor input, Tensor other)', vt.PARAMETERS['max_other']),
+        (vt.max_dim, 'max(Tensor input, int dim, bool keepdim=False)', vt.PARAMETERS['max_dim']),
+    ],
     'maximum': [
         (vt.maximum, 'maximum(Tensor input, Tensor other)', vt.PARAMETERS['maximum']),
     ],
     'mean': [
         (vt.mean, 'mean(Tensor input, *, ScalarType? dtype=None)', vt.PARAMETERS['mean']),
         (vt.mean_dim, 'mean(Tensor input, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None)', vt.PARAMETERS['mean_dim']),
+    ],
+    'min': [
+        (vt.min, 'min(Tensor input)', vt.PARAMETERS['min']),
+        (vt.min_other, 'min(Tensor input, Tensor other)', vt.PARAMETERS['min_other']),
+        (vt.min_dim, 'min(Tensor input, int dim, bool keepdim=False)', vt.PARAMETERS['min_dim']),
     ],
     'minimum': [
         (vt.minimum, 'minimum(Tensor input, Tensor other)', vt.PARAMETERS['minimum']),
@@ -268,6 +293,11 @@ TORCH_FUNCTIONS = {
     'stack': [
         (vt.stack, 'stack(Tensor[] tensors, int dim=0)', vt.PARAMETERS['stack']),
     ],
+    'std': [
+        (vt.std_dim, 'std(Tensor input, int[1] dim, bool unbiased=True, bool keepdim=False)', vt.PARAMETERS['std_dim']),
+        (vt.std_correction, 'std(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False)', vt.PARAMETERS['std_correction']),
+        (vt.std, 'std(Tensor input, bool unbiased=True)', vt.PARAMETERS['std']),
+    ],
     'sub': [
         (vt.sub_Tensor, 'sub(Tensor input, Tensor other, *, Scalar alpha=1)', vt.PARAMETERS['sub_Tensor']),
     ],
@@ -286,6 +316,11 @@ TORCH_FUNCTIONS = {
     ],
     'unsqueeze': [
         (vt.unsqueeze, 'unsqueeze(Tensor input, int dim)', vt.PARAMETERS['unsqueeze']),
+    ],
+    'var': [
+        (vt.var_dim, 'var(Tensor input, int[1] dim, bool unbiased=True, bool keepdim=False)', vt.PARAMETERS['var_dim']),
+        (vt.var_correction, 'var(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False)', vt.PARAMETERS['var_correction']),
+        (vt.var, 'var(Tensor input, bool unbiased=True)', vt.PARAMETERS['var']),
     ],
     'where': [
         (vt.where_self, 'where(Tensor condition, Tensor input, Tensor other)', vt.PARAMETERS['where_self']),
@@ -338,6 +373,13 @@ TORCH_NN_FUNCTIONS = {
     ],
 }
 
+# ``python_module: linalg`` ops: ``torch._C._linalg.<name>``, which ``torch.linalg`` exposes
+TORCH_LINALG_FUNCTIONS = {
+    'linalg_vector_norm': [
+        (vt.linalg_vector_norm, 'linalg_vector_norm(Tensor input, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None)', vt.PARAMETERS['linalg_vector_norm']),
+    ],
+}
+
 TENSOR_METHODS = {
     'abs': [
         (vt.abs, 'abs()', vt.PARAMETERS['abs']),
@@ -359,6 +401,18 @@ TENSOR_METHODS = {
     ],
     'alias': [
         (vt.alias, 'alias()', vt.PARAMETERS['alias']),
+    ],
+    'amax': [
+        (vt.amax, 'amax(int[1] dim=[], bool keepdim=False)', vt.PARAMETERS['amax']),
+    ],
+    'amin': [
+        (vt.amin, 'amin(int[1] dim=[], bool keepdim=False)', vt.PARAMETERS['amin']),
+    ],
+    'argmax': [
+        (vt.argmax, 'argmax(int? dim=None, bool keepdim=False)', vt.PARAMETERS['argmax']),
+    ],
+    'argmin': [
+        (vt.argmin, 'argmin(int? dim=None, bool keepdim=False)', vt.PARAMETERS['argmin']),
     ],
     'bernoulli': [
         (vt.bernoulli, 'bernoulli(*, Generator? generator=None)', vt.PARAMETERS['bernoulli']),
@@ -492,6 +546,9 @@ TENSOR_METHODS = {
     'log_softmax': [
         (vt.log_softmax_int, 'log_softmax(int dim, ScalarType? dtype=None)', vt.PARAMETERS['log_softmax_int']),
     ],
+    'logsumexp': [
+        (vt.logsumexp, 'logsumexp(int[1] dim, bool keepdim=False)', vt.PARAMETERS['logsumexp']),
+    ],
     'lt': [
         (vt.lt_Tensor, 'lt(Tensor other)', vt.PARAMETERS['lt_Tensor']),
         (vt.lt_Scalar, 'lt(Scalar other)', vt.PARAMETERS['lt_Scalar']),
@@ -505,12 +562,22 @@ TENSOR_METHODS = {
     'matmul': [
         (vt.matmul, 'matmul(Tensor other)', vt.PARAMETERS['matmul']),
     ],
+    'max': [
+        (vt.max, 'max()', vt.PARAMETERS['max']),
+        (vt.max_other, 'max(Tensor other)', vt.PARAMETERS['max_other']),
+        (vt.max_dim, 'max(int dim, bool keepdim=False)', vt.PARAMETERS['max_dim']),
+    ],
     'maximum': [
         (vt.maximum, 'maximum(Tensor other)', vt.PARAMETERS['maximum']),
     ],
     'mean': [
         (vt.mean, 'mean(*, ScalarType? dtype=None)', vt.PARAMETERS['mean']),
         (vt.mean_dim, 'mean(int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None)', vt.PARAMETERS['mean_dim']),
+    ],
+    'min': [
+        (vt.min, 'min()', vt.PARAMETERS['min']),
+        (vt.min_other, 'min(Tensor other)', vt.PARAMETERS['min_other']),
+        (vt.min_dim, 'min(int dim, bool keepdim=False)', vt.PARAMETERS['min_dim']),
     ],
     'minimum': [
         (vt.minimum, 'minimum(Tensor other)', vt.PARAMETERS['minimum']),
@@ -599,6 +666,11 @@ TENSOR_METHODS = {
         (vt.squeeze__dim, 'squeeze_(int dim)', vt.PARAMETERS['squeeze__dim']),
         (vt.squeeze__dims, 'squeeze_(int[] dim)', vt.PARAMETERS['squeeze__dims']),
     ],
+    'std': [
+        (vt.std_dim, 'std(int[1] dim, bool unbiased=True, bool keepdim=False)', vt.PARAMETERS['std_dim']),
+        (vt.std_correction, 'std(int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False)', vt.PARAMETERS['std_correction']),
+        (vt.std, 'std(bool unbiased=True)', vt.PARAMETERS['std']),
+    ],
     'sub': [
         (vt.sub_Tensor, 'sub(Tensor other, *, Scalar alpha=1)', vt.PARAMETERS['sub_Tensor']),
     ],
@@ -624,6 +696,11 @@ TENSOR_METHODS = {
     'unsqueeze': [
         (vt.unsqueeze, 'unsqueeze(int dim)', vt.PARAMETERS['unsqueeze']),
     ],
+    'var': [
+        (vt.var_dim, 'var(int[1] dim, bool unbiased=True, bool keepdim=False)', vt.PARAMETERS['var_dim']),
+        (vt.var_correction, 'var(int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False)', vt.PARAMETERS['var_correction']),
+        (vt.var, 'var(bool unbiased=True)', vt.PARAMETERS['var']),
+    ],
     'view': [
         (vt.view, 'view(int[] size)', vt.PARAMETERS['view']),
     ],
@@ -637,3 +714,12 @@ TENSOR_METHODS = {
 }
 
 NUMBERS_AS_TENSORS = ['add', 'add_', 'copy_', 'div', 'div_', 'floor_divide', 'floor_divide_', 'mul', 'mul_', 'sub', 'sub_']
+
+# Overloads whose results all have names: their Python binding returns ``torch.return_types.<name>``
+# (python_return_types.cpp), a named tuple with those fields.
+RETURN_TYPES = {
+    'nll_loss_forward': ('nll_loss_forward', ('output', 'total_weight')),
+    'nll_loss2d_forward': ('nll_loss2d_forward', ('output', 'total_weight')),
+    'max_dim': ('max', ('values', 'indices')),
+    'min_dim': ('min', ('values', 'indices')),
+}

@@ -2188,6 +2188,208 @@ def cross_entropy_loss(self, target, weight=None, reduction=0, ignore_index=-100
     return native.cross_entropy_loss(self, target, weight, reduction, ignore_index, label_smoothing)
 
 
+def max(self):
+    """``max(Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.MaxBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("max", device_of(self))(self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return result
+
+
+def max_other(self, other):
+    """``max.other(Tensor self, Tensor other) -> Tensor``"""
+    return native.max_other(self, other)
+
+
+def max_dim(self, dim, keepdim=False):
+    """``max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.MaxBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim = dim
+        grad_fn.keepdim = keepdim
+        grad_fn.self_sizes = tuple(self.shape)
+    result = kernel_for("max.dim", device_of(self))(self, dim, keepdim)
+    if grad_fn is not None:
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
+        grad_fn.indices_ = SavedVariable(result[1], is_output=True)
+    return result
+
+
+def min(self):
+    """``min(Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.MinBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("min", device_of(self))(self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return result
+
+
+def min_other(self, other):
+    """``min.other(Tensor self, Tensor other) -> Tensor``"""
+    return native.min_other(self, other)
+
+
+def min_dim(self, dim, keepdim=False):
+    """``min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.MinBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim = dim
+        grad_fn.keepdim = keepdim
+        grad_fn.self_sizes = tuple(self.shape)
+    result = kernel_for("min.dim", device_of(self))(self, dim, keepdim)
+    if grad_fn is not None:
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
+        grad_fn.indices_ = SavedVariable(result[1], is_output=True)
+    return result
+
+
+def amax(self, dim=(), keepdim=False):
+    """``amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.AmaxBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim = dim
+        grad_fn.keepdim = keepdim
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("amax", device_of(self))(self, dim, keepdim)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return result
+
+
+def amin(self, dim=(), keepdim=False):
+    """``amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.AminBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim = dim
+        grad_fn.keepdim = keepdim
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("amin", device_of(self))(self, dim, keepdim)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return result
+
+
+def argmax(self, dim=None, keepdim=False):
+    """``argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor``"""
+    result = kernel_for("argmax", device_of(self))(self, dim, keepdim)
+    return result
+
+
+def argmin(self, dim=None, keepdim=False):
+    """``argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor``"""
+    result = kernel_for("argmin", device_of(self))(self, dim, keepdim)
+    return result
+
+
+def logsumexp(self, dim, keepdim=False):
+    """``logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.LogsumexpBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim = dim
+        grad_fn.keepdim = keepdim
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("logsumexp", device_of(self))(self, dim, keepdim)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return result
+
+
+def var_dim(self, dim, unbiased=True, keepdim=False):
+    """``var.dim(Tensor self, int[1] dim, bool unbiased=True, bool keepdim=False) -> Tensor``"""
+    return native.var_dim(self, dim, unbiased, keepdim)
+
+
+def var_correction(self, dim=None, *, correction=None, keepdim=False):
+    """``var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.VarBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.correction = correction
+        grad_fn.dim = dim
+        grad_fn.keepdim = keepdim
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("var.correction", device_of(self))(self, dim, correction, keepdim)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def var(self, unbiased=True):
+    """``var(Tensor self, bool unbiased=True) -> Tensor``"""
+    return native.var_unbiased(self, unbiased)
+
+
+def std_dim(self, dim, unbiased=True, keepdim=False):
+    """``std.dim(Tensor self, int[1] dim, bool unbiased=True, bool keepdim=False) -> Tensor``"""
+    return native.std_dim(self, dim, unbiased, keepdim)
+
+
+def std_correction(self, dim=None, *, correction=None, keepdim=False):
+    """``std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.StdBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.correction = correction
+        grad_fn.dim = dim
+        grad_fn.keepdim = keepdim
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("std.correction", device_of(self))(self, dim, correction, keepdim)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return result
+
+
+def std(self, unbiased=True):
+    """``std(Tensor self, bool unbiased=True) -> Tensor``"""
+    return native.std_unbiased(self, unbiased)
+
+
+def linalg_vector_norm(self, ord=2, dim=None, keepdim=False, *, dtype=None):
+    """``linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.LinalgVectorNormBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim = dim
+        grad_fn.keepdim = keepdim
+        grad_fn.ord = ord
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("linalg_vector_norm", device_of(self))(self, ord, dim, keepdim, dtype)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return result
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor", {"CPU": native.add, "CUDA": native.add_cuda})
 register_kernels("add_.Tensor", {"CPU": native.add_, "CUDA": native.add_})
@@ -2345,6 +2547,18 @@ register_kernels("nll_loss_forward", {"CPU": native.nll_loss_forward, "CUDA": na
 register_kernels("nll_loss_backward", {"CPU": native.nll_loss_backward, "CUDA": native.nll_loss_backward})
 register_kernels("nll_loss2d_forward", {"CPU": native.nll_loss2d_forward, "CUDA": native.nll_loss2d_forward})
 register_kernels("nll_loss2d_backward", {"CPU": native.nll_loss2d_backward, "CUDA": native.nll_loss2d_backward})
+register_kernels("max", {"CPU": native.max, "CUDA": native.max})
+register_kernels("max.dim", {"CPU": native.max_dim, "CUDA": native.max_dim})
+register_kernels("min", {"CPU": native.min, "CUDA": native.min})
+register_kernels("min.dim", {"CPU": native.min_dim, "CUDA": native.min_dim})
+register_kernels("amax", {"CPU": native.amax, "CUDA": native.amax})
+register_kernels("amin", {"CPU": native.amin, "CUDA": native.amin})
+register_kernels("argmax", {"CPU": native.argmax, "CUDA": native.argmax})
+register_kernels("argmin", {"CPU": native.argmin, "CUDA": native.argmin})
+register_kernels("logsumexp", {"CPU": native.logsumexp, "CUDA": native.logsumexp})
+register_kernels("var.correction", {"CPU": native.var, "CUDA": native.var})
+register_kernels("std.correction", {"CPU": native.std, "CUDA": native.std})
+register_kernels("linalg_vector_norm", {"CPU": native.linalg_vector_norm, "CUDA": native.linalg_vector_norm})
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -2523,6 +2737,24 @@ PARAMETERS = {
     "nll_loss2d_forward": ((('self', 'Tensor', False), ('target', 'Tensor', False), ('weight', 'Tensor?', False), ('reduction', 'int', False), ('ignore_index', 'int', False),), ()),
     "nll_loss2d_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False), ('target', 'Tensor', False), ('weight', 'Tensor?', False), ('reduction', 'int', False), ('ignore_index', 'int', False), ('total_weight', 'Tensor', False),), ()),
     "cross_entropy_loss": ((('self', 'Tensor', False), ('target', 'Tensor', False), ('weight', 'Tensor?', True), ('reduction', 'int', True), ('ignore_index', 'int', True), ('label_smoothing', 'any', True),), ()),
+    "max": ((('self', 'Tensor', False),), ()),
+    "max_other": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "max_dim": ((('self', 'Tensor', False), ('dim', 'int', False), ('keepdim', 'any', True),), ()),
+    "min": ((('self', 'Tensor', False),), ()),
+    "min_other": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "min_dim": ((('self', 'Tensor', False), ('dim', 'int', False), ('keepdim', 'any', True),), ()),
+    "amax": ((('self', 'Tensor', False), ('dim', 'int[]', True), ('keepdim', 'any', True),), ()),
+    "amin": ((('self', 'Tensor', False), ('dim', 'int[]', True), ('keepdim', 'any', True),), ()),
+    "argmax": ((('self', 'Tensor', False), ('dim', 'int?', True), ('keepdim', 'any', True),), ()),
+    "argmin": ((('self', 'Tensor', False), ('dim', 'int?', True), ('keepdim', 'any', True),), ()),
+    "logsumexp": ((('self', 'Tensor', False), ('dim', 'int[]', False), ('keepdim', 'any', True),), ()),
+    "var_dim": ((('self', 'Tensor', False), ('dim', 'int[]', False), ('unbiased', 'any', True), ('keepdim', 'any', True),), ()),
+    "var_correction": ((('self', 'Tensor', False), ('dim', 'int[]?', True),), (('correction', 'Scalar?', True), ('keepdim', 'any', True),)),
+    "var": ((('self', 'Tensor', False), ('unbiased', 'any', True),), ()),
+    "std_dim": ((('self', 'Tensor', False), ('dim', 'int[]', False), ('unbiased', 'any', True), ('keepdim', 'any', True),), ()),
+    "std_correction": ((('self', 'Tensor', False), ('dim', 'int[]?', True),), (('correction', 'Scalar?', True), ('keepdim', 'any', True),)),
+    "std": ((('self', 'Tensor', False), ('unbiased', 'any', True),), ()),
+    "linalg_vector_norm": ((('self', 'Tensor', False), ('ord', 'Scalar', True), ('dim', 'int[]?', True), ('keepdim', 'any', True),), (('dtype', 'any', True),)),
 }
 
 
@@ -2659,3 +2891,13 @@ register_op("nll_loss2d", overloaded("nll_loss2d", [(nll_loss2d, PARAMETERS["nll
 register_op("nll_loss2d_forward", overloaded("nll_loss2d_forward", [(nll_loss2d_forward, PARAMETERS["nll_loss2d_forward"])]))
 register_op("nll_loss2d_backward", overloaded("nll_loss2d_backward", [(nll_loss2d_backward, PARAMETERS["nll_loss2d_backward"])]))
 register_op("cross_entropy_loss", overloaded("cross_entropy_loss", [(cross_entropy_loss, PARAMETERS["cross_entropy_loss"])]))
+register_op("max", overloaded("max", [(max, PARAMETERS["max"]), (max_other, PARAMETERS["max_other"]), (max_dim, PARAMETERS["max_dim"])]))
+register_op("min", overloaded("min", [(min, PARAMETERS["min"]), (min_other, PARAMETERS["min_other"]), (min_dim, PARAMETERS["min_dim"])]))
+register_op("amax", overloaded("amax", [(amax, PARAMETERS["amax"])]))
+register_op("amin", overloaded("amin", [(amin, PARAMETERS["amin"])]))
+register_op("argmax", overloaded("argmax", [(argmax, PARAMETERS["argmax"])]))
+register_op("argmin", overloaded("argmin", [(argmin, PARAMETERS["argmin"])]))
+register_op("logsumexp", overloaded("logsumexp", [(logsumexp, PARAMETERS["logsumexp"])]))
+register_op("var", overloaded("var", [(var_dim, PARAMETERS["var_dim"]), (var_correction, PARAMETERS["var_correction"]), (var, PARAMETERS["var"])]))
+register_op("std", overloaded("std", [(std_dim, PARAMETERS["std_dim"]), (std_correction, PARAMETERS["std_correction"]), (std, PARAMETERS["std"])]))
+register_op("linalg_vector_norm", overloaded("linalg_vector_norm", [(linalg_vector_norm, PARAMETERS["linalg_vector_norm"])]))

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import math
 
+from ..c10 import scalar_type as st
 from ..native.dispatcher import ops
-from ..native.helpers import scalar_tensor, wrap, zeros_array
+from ..native.helpers import scalar_tensor, wrap, xp_of, zeros_array
 from ..native.tensor_impl import TensorImpl
 from .grad_mode import is_grad_enabled
 
@@ -54,6 +55,15 @@ __all__ = [  # what `from functions_manual import *` gives the generated nodes
     "binary_cross_entropy_with_logits_target_backward",
     "mse_loss_double_backward",
     "mse_loss_double_backward_grad_output",
+    # reductions (group G)
+    "value_selecting_reduction_backward",
+    "evenly_distribute_backward",
+    "restore_reduced_dims",
+    "scale_grad_by_count",
+    "logsumexp_backward",
+    "var_backward",
+    "std_backward",
+    "linalg_vector_norm_backward",
 ]
 
 
@@ -368,3 +378,143 @@ def mse_loss_double_backward_grad_output(grad, grad_output, input, target, reduc
         return ops.mse_loss_backward(grad, input, target, reduction)
     r = ops.mse_loss_backward(ops.ones_like(grad_output), input, target, reduction)
     return ops.sum(ops.mul(r, grad))
+
+
+# ----------------------------------------------------------------------------- reductions (group G)
+
+
+def value_selecting_reduction_backward(grad, dim, indices, sizes, keepdim):
+    """``max.dim``/``min.dim``: each output's gradient goes to the element its index chose, 0 elsewhere.
+
+    PyTorch scatters ``grad`` into zeros at ``indices``; picotorch has no ``scatter`` yet and selects with
+    ``where(position == index, grad, 0)``, the same values (a double backward shows ``WhereBackward0``).
+    """
+    if len(sizes) == 0:
+        return grad
+    dim = dim % len(sizes)
+    if not keepdim:
+        grad, indices = ops.unsqueeze(grad, dim), ops.unsqueeze(indices, dim)
+    return ops.where(ops.eq(_positions_along(grad, sizes, dim), indices), grad, scalar_zero(grad))
+
+
+def _positions_along(like, sizes, dim):
+    """0, 1, ... sizes[dim]-1 along ``dim``, size 1 along every other dim (an int64 tensor)."""
+    xp = xp_of(like)
+    shape = [1] * len(sizes)
+    shape[dim] = sizes[dim]
+    positions = xp.reshape(xp.arange(sizes[dim], dtype=xp.int64, device=like._data.device), tuple(shape))
+    return wrap(like, positions, st.int64)
+
+
+def evenly_distribute_backward(grad, input, value):
+    """``max()``/``min()``: the gradient shared evenly among every element equal to the result (or among
+    the NaNs when the result is NaN)."""
+    if _isnan(value).item():
+        mask = _isnan(input)
+    else:
+        mask = ops.eq(input, value)
+    return ops.where(mask, ops.div(grad, ops.sum(mask)), scalar_zero(grad))
+
+
+def _isnan(t):
+    return ops.ne(t, t)
+
+
+def restore_reduced_dims(output, dims, keepdim):
+    """The reduced output reshaped with a 1 where each reduced dim was, so it broadcasts against the input."""
+    if keepdim:
+        return output
+    total = len(output.shape) + len(dims)
+    reduced = _wrapped(dims, total)
+    sizes = iter(output.shape)
+    return ops.reshape(output, [1 if i in reduced else next(sizes) for i in range(total)])
+
+
+def _wrapped(dims, ndim):
+    return {d % ndim for d in dims}
+
+
+def scale_grad_by_count(grad, mask, dims):
+    """``amax``/``amin``: the gradient split evenly among the elements that tie for the extreme value."""
+    return ops.mul(ops.div(grad, ops.sum(mask, dims, True)), mask)
+
+
+def unsqueeze_multiple(t, dims, ndim):
+    for d in sorted(_wrapped(dims, ndim)):
+        t = ops.unsqueeze(t, d)
+    return t
+
+
+def logsumexp_backward(grad, self, result, dim, keepdim):
+    """``grad * exp(self - result)``: the softmax of ``self`` over the reduced dims, times ``grad``."""
+    ndim = len(self.shape)
+    if not keepdim and ndim != 0:
+        grad = unsqueeze_multiple(grad, dim, ndim)
+        result = unsqueeze_multiple(result, dim, ndim)
+    return ops.mul(grad, ops.exp(ops.sub(self, result)))
+
+
+def var_backward(grad, self, dim, correction, keepdim):
+    """``2 / (N - correction) * grad * (self - mean)``. As in PyTorch, N is the count over ``dim`` (1 for
+    ``dim=()``), and a full reduction with no degrees of freedom gives NaN where ``self`` is its mean, inf
+    elsewhere."""
+    correction = 1 if correction is None else correction
+    ndim = len(self.shape)
+    if ndim == 0 or dim is None:
+        dof = self.numel() - correction
+        if dof <= 0:
+            nan_or_inf = ops.where(ops.eq(self, ops.mean(self)), math.nan, math.inf)
+            return ops.mul(grad, nan_or_inf)
+        return ops.mul(ops.mul(grad, 2.0 / dof), ops.sub(self, ops.mean(self)))
+    if not keepdim and ndim > 1:
+        grad = unsqueeze_multiple(grad, dim, ndim)
+    count = 1
+    for d in _wrapped(dim, ndim):
+        count *= self.shape[d]
+    return ops.mul(ops.mul(grad, _float_divide(2.0, count - correction)), ops.sub(self, ops.mean(self, dim, True)))
+
+
+def _float_divide(a, b):
+    """``a / b`` as C++ divides doubles: by zero gives inf (or nan for 0 / 0), never an exception."""
+    if b == 0:
+        return math.nan if a == 0 else math.copysign(math.inf, a)
+    return a / b
+
+
+def std_backward(result, grad, self, dim, correction, keepdim):
+    """The variance's gradient scaled by ``1 / (2 * std)``, 0 where the std is 0."""
+    grad_var = ops.where(ops.eq(result, 0), scalar_zero(grad), ops.div(grad, ops.mul(result, 2)))
+    return var_backward(grad_var, self, dim, correction, keepdim)
+
+
+def linalg_vector_norm_backward(grad, self, ord, norm, dim, keepdim):
+    """``norm_backward`` in PyTorch: one rule per kind of order (0 has no gradient)."""
+    p = float(ord)
+    dim = () if dim is None else dim
+    ndim = len(self.shape)
+    if not keepdim and ndim != 0:
+        grad, norm = unsqueeze_multiple(grad, dim, ndim), unsqueeze_multiple(norm, dim, ndim)
+    if p == 0.0:
+        return None
+    if p == 1.0:
+        return ops.mul(ops.sign(self), grad)
+    if p == 2.0:
+        return ops.mul(grad, _zero_where(ops.div(self, norm), ops.eq(norm, 0)))
+    if math.isinf(p):  # the derivative of amax(|self|): shared among the ties (NaNs count as ties)
+        self_abs = ops.abs(self)
+        mask = ops.bitwise_or(ops.eq(self_abs, norm), _isnan(self_abs))
+        return ops.mul(ops.sign(self), ops.mul(ops.div(grad, ops.sum(mask, dim, True)), mask))
+    if p < 1.0:
+        self_scaled = ops.mul(ops.sign(self), _zero_where(ops.pow(ops.abs(self), p - 1), ops.eq(self, 0)))
+        return ops.mul(ops.mul(self_scaled, grad), ops.pow(norm, 1 - p))
+    if p < 2.0:
+        self_scaled = ops.mul(ops.sign(self), ops.pow(ops.abs(self), p - 1))
+    else:
+        self_scaled = ops.mul(self, ops.pow(ops.abs(self), p - 2))
+    scale_v = _zero_where(ops.div(grad, ops.pow(norm, p - 1)), ops.eq(norm, 0))
+    return ops.mul(self_scaled, scale_v)
+
+
+def _zero_where(t, mask):
+    """``t.masked_fill_(mask, 0)``."""
+    return ops.where(mask, scalar_zero(t), t)

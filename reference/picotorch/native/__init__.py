@@ -10,7 +10,8 @@ The files are ATen's, one module per ``.cpp``:
 - ``binary_ops.py`` (``BinaryOps.cpp``), ``unary_ops.py`` (``UnaryOps.cpp``), ``activation.py``
   (``Activation.cpp``), ``soft_max.py`` (``SoftMax.cpp``), ``layer_norm_kernel.py`` (``layer_norm.cpp``),
   ``fused_dropout.py`` (``Dropout.cpp``: ``native_dropout``), ``loss.py`` (``Loss.cpp``),
-  ``loss_nll.py`` (``LossNLL.cpp``, ``LossNLL2d.cpp``), ``reduce_ops.py`` (``ReduceOps.cpp``), ``linear_algebra.py``
+  ``loss_nll.py`` (``LossNLL.cpp``, ``LossNLL2d.cpp``), ``reduce_ops.py`` (``ReduceOps.cpp``),
+  ``reduce_all_ops.py`` (``ReduceAllOps.cpp``: ``max()``, ``min()``), ``linear_algebra.py``
   (``LinearAlgebra.cpp``), ``tensor_shape.py`` (``TensorShape.cpp``), ``indexing.py``
   (``TensorAdvancedIndexing.cpp``), ``tensor_factories.py`` (``TensorFactories.cpp``);
 - ``tensor_compare.py`` (``TensorCompare.cpp``: ``clamp``), ``copy.py`` (``Copy.cpp``),
@@ -71,11 +72,17 @@ from .composite import (
     layer_norm,
     log_softmax,
     matmul,
+    max_other,
+    min_other,
     nll_loss,
     nll_loss2d,
     nll_loss_nd,
     reshape,
     softmax,
+    std_dim,
+    std_unbiased,
+    var_dim,
+    var_unbiased,
     where_scalar_other,
     where_scalar_self,
     where_scalars,
@@ -86,7 +93,14 @@ from .distributions import bernoulli, bernoulli_, normal_, uniform_
 from .fused_dropout import native_dropout, native_dropout_backward
 from .indexing import _index_put_impl_, index, masked_fill, masked_fill_
 from .layer_norm_kernel import native_layer_norm, native_layer_norm_backward
-from .linear_algebra import addmm, bmm, dot, mm, mv
+from .linear_algebra import (
+    addmm,
+    bmm,
+    dot,
+    linalg_vector_norm,
+    mm,
+    mv,
+)
 from .loss import (
     binary_cross_entropy_with_logits,
     binary_cross_entropy_with_logits_backward,
@@ -95,9 +109,21 @@ from .loss import (
 )
 from .loss_nll import nll_loss2d_backward, nll_loss2d_forward, nll_loss_backward, nll_loss_forward
 from .pointwise_ops import addcdiv_, addcmul_, lerp_
-from .reduce_ops import mean, mean_dim, sum, sum_dim
+from .reduce_all_ops import max, min
+from .reduce_ops import amax, amin, argmax, argmin, logsumexp, mean, mean_dim, std, sum, sum_dim, var
 from .soft_max import _log_softmax, _log_softmax_backward_data, _softmax, _softmax_backward_data
-from .tensor_compare import clamp, clamp_, clamp_max, clamp_max_, clamp_min, clamp_min_, clamp_tensor, clamp_tensor_
+from .tensor_compare import (
+    clamp,
+    clamp_,
+    clamp_max,
+    clamp_max_,
+    clamp_min,
+    clamp_min_,
+    clamp_tensor,
+    clamp_tensor_,
+    max_dim,
+    min_dim,
+)
 from .tensor_factories import _to_copy, clone, fill, fill_, ones_like, zero_, zeros_like
 from .tensor_shape import (
     _unsafe_view,
@@ -162,4 +188,7 @@ __all__ = [
     "mse_loss", "mse_loss_backward", "native_dropout", "native_dropout_backward", "native_layer_norm",
     "native_layer_norm_backward", "nll_loss", "nll_loss2d", "nll_loss2d_backward", "nll_loss2d_forward",
     "nll_loss_backward", "nll_loss_forward", "nll_loss_nd", "relu_", "silu", "silu_", "silu_backward", "softmax",
+    # reductions (group G)
+    "amax", "amin", "argmax", "argmin", "linalg_vector_norm", "logsumexp", "max", "max_dim", "max_other", "min",
+    "min_dim", "min_other", "std", "std_dim", "std_unbiased", "var", "var_dim", "var_unbiased",
 ]

@@ -315,3 +315,32 @@ def _class_weight_view(weight, ndim, class_dim):
     shape = [1] * ndim
     shape[class_dim] = weight.shape[0]
     return ops.view(weight, shape)
+
+
+# ----------------------------------------------------------------------------- reductions (group G)
+# ``max(a, b)`` is ``maximum`` (so its node is MaximumBackward0); ``var(x, dim, unbiased)`` and
+# ``var(x, unbiased)`` are ``var.correction`` with correction 1 or 0 (VarBackward0, StdBackward0).
+
+
+def max_other(self, other):
+    return ops.maximum(self, other)
+
+
+def min_other(self, other):
+    return ops.minimum(self, other)
+
+
+def var_dim(self, dim, unbiased=True, keepdim=False):
+    return ops.var(self, dim, correction=1 if unbiased else 0, keepdim=keepdim)
+
+
+def var_unbiased(self, unbiased=True):
+    return ops.var(self, None, correction=1 if unbiased else 0)
+
+
+def std_dim(self, dim, unbiased=True, keepdim=False):
+    return ops.std(self, dim, correction=1 if unbiased else 0, keepdim=keepdim)
+
+
+def std_unbiased(self, unbiased=True):
+    return ops.std(self, None, correction=1 if unbiased else 0)

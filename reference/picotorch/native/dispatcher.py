@@ -158,7 +158,7 @@ def accepts(kind: str, value, numbers_as_tensors: bool = False) -> bool:
     if base == "int":
         return _is_int(value)
     if base == "int[]":
-        return isinstance(value, int) or (isinstance(value, (list, tuple)) and all(_is_int(v) for v in value))
+        return _is_int(value) or (isinstance(value, (list, tuple)) and all(_is_int(v) for v in value))
     return True
 
 
@@ -171,6 +171,8 @@ def _normalize(kind: str, value):
     if kind.startswith("int[]") and value is not None:
         if isinstance(value, int):
             return (value,)
+        if isinstance(value, TensorImpl):  # a zero-dim integer tensor, as one dim
+            return (int(value.item()),)
         return tuple(int(v) for v in value)
     if kind.startswith("int") and isinstance(value, TensorImpl):
         return int(value.item())

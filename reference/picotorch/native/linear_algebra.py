@@ -1,4 +1,4 @@
-"""Matrix products: ``mm``, ``mv``, ``dot`` and ``addmm``.
+"""Matrix products: ``mm``, ``mv``, ``dot`` and ``addmm``; and ``linalg_vector_norm`` (at the end).
 
 Models ``aten/src/ATen/native/LinearAlgebra.cpp`` (``mm``, ``addmm``) and its neighbour ``Blas.cpp``
 (``mv``, ``dot``). They check the operands' dimensions, shapes and dtypes with PyTorch's messages and
@@ -8,10 +8,12 @@ error, as in PyTorch). ``matmul`` itself is a composite of these (:mod:`picotorc
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from . import checks
-from .helpers import cast, common_device, matmul, np_xp, scaled, shape_of, xp_of
+from .helpers import cast, common_device, matmul, np_xp, reduce_dims, scaled, shape_of, xp_dtype, xp_of
 from .tensor_impl import new_tensor
 
 
@@ -111,3 +113,50 @@ def _cpp_name(dtype) -> str:
     return {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
             "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
             "bool": "bool"}[dtype.name]
+
+
+# ----------------------------------------------------------------------------- linalg_vector_norm
+# ``(sum |x|^ord)^(1/ord)`` over some dims (all by default): ord 0 counts the nonzero elements, inf and
+# -inf take the largest and smallest |x|. torch.norm and Tensor.norm land here for a numeric p.
+
+
+def linalg_vector_norm(self, ord=2, dim=None, keepdim=False, dtype=None):
+    if not self._dtype.is_floating_point:
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. "
+                           f"Got {self._dtype.c10_name}")
+    ord = float(ord)
+    axes = reduce_dims(self, dim)
+    if self._data.size == 0 and (ord < 0 or ord == math.inf):
+        _check_norm_identity(self, ord, dim)
+    out_dtype = dtype or self._dtype
+    xp = xp_of(self)
+    data = xp.abs(xp.astype(cast(self, out_dtype, xp), xp.float64))
+    out = _vector_norm(xp, data, ord, axes, keepdim)
+    return new_tensor(xp.astype(xp.asarray(out), xp_dtype(xp, out_dtype)), out_dtype, self._device)
+
+
+def _vector_norm(xp, data, ord, axes, keepdim):
+    if ord == math.inf:
+        return xp.max(data, axis=axes, keepdims=keepdim)
+    if ord == -math.inf:
+        return xp.min(data, axis=axes, keepdims=keepdim)
+    if ord == 0:
+        return xp.sum(xp.astype(data != 0, xp.float64), axis=axes, keepdims=keepdim)
+    if ord == 1:
+        return xp.sum(data, axis=axes, keepdims=keepdim)
+    if ord == 2:
+        return xp.sqrt(xp.sum(data * data, axis=axes, keepdims=keepdim))
+    with np.errstate(divide="ignore"):  # 0 ** negative is inf, as in PyTorch
+        return xp.pow(xp.sum(xp.pow(data, ord), axis=axes, keepdims=keepdim), 1 / ord)
+
+
+def _check_norm_identity(self, ord, dim):
+    """max and min (and a negative power of 0) have no value on nothing: each reduced dim must have elements."""
+    dims = () if dim is None else tuple(dim)
+    if not dims:
+        raise RuntimeError(f"linalg.vector_norm cannot compute the {ord:g} norm on an empty tensor because the "
+                           "operation does not have an identity")
+    for d in dims:
+        if self._data.shape[d] == 0:  # PyTorch's message has no space before "because"
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {ord:g} norm on the dimension {d}because "
+                               "this dimension is empty and the operation does not have an identity")

@@ -1,7 +1,9 @@
-"""The reductions: ``sum`` and ``mean``, over all dims or some.
+"""The reductions: ``sum`` and ``mean``, ``amax``/``amin``, ``argmax``/``argmin``, ``logsumexp``, ``var`` and
+``std``, over all dims or some.
 
 Models ``aten/src/ATen/native/ReduceOps.cpp``. An integer ``sum`` accumulates in int64 (``Long``); a
-``mean`` needs a floating-point dtype and says so in PyTorch's words.
+``mean`` needs a floating-point dtype and says so in PyTorch's words. ``max()`` without a dim lives in
+``reduce_all_ops.py``, ``max.dim`` in ``tensor_compare.py``, as in ATen.
 """
 
 from __future__ import annotations
@@ -9,7 +11,8 @@ from __future__ import annotations
 import warnings
 
 from ..c10 import scalar_type as st
-from .helpers import cast, reduce_dims, xp_dtype, xp_of
+from . import checks
+from .helpers import cast, float_dtype, reduce_dims, xp_dtype, xp_of
 from .tensor_impl import new_tensor
 
 
@@ -51,3 +54,130 @@ def _mean_dtype(self, dtype, name="mean"):
         raise RuntimeError(f"{name}(): could not infer output dtype. Input dtype must be either a floating "
                            f"point or complex dtype. Got: {out.c10_name}")
     return out
+
+
+# ----------------------------------------------------------------------------- amax, amin
+# The largest (smallest) value over some dims, as the input's dtype; NaN wins. An empty input has no
+# maximum: PyTorch asks for a dim, and a dim it reduces must not be empty.
+
+
+def amax(self, dim=(), keepdim=False):
+    return _extreme(self, dim, keepdim, "amax", "max")
+
+
+def amin(self, dim=(), keepdim=False):
+    return _extreme(self, dim, keepdim, "amin", "min")
+
+
+def _extreme(self, dim, keepdim, name, xp_name):
+    axes = reduce_dims(self, dim)
+    if self._data.size == 0:
+        _check_nonempty_reduction(self, dim, name)
+    xp = xp_of(self)
+    data = getattr(xp, xp_name)(self._data, axis=axes, keepdims=keepdim)
+    return new_tensor(xp.asarray(data), self._dtype, self._device)
+
+
+def _check_nonempty_reduction(self, dim, name):
+    dims = () if dim is None else (dim,) if isinstance(dim, int) else tuple(dim)
+    if not dims:
+        raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                           "Specify the reduction dim with the 'dim' argument.")
+    for d in dims:
+        if self._data.ndim and self._data.shape[d] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+
+
+# ----------------------------------------------------------------------------- argmax, argmin
+# The index (int64) of the first largest (smallest) element, or of the first NaN; without a dim, in the
+# flattened tensor. Not for bool (max and amax are).
+
+
+def argmax(self, dim=None, keepdim=False):
+    return _arg_extreme(self, dim, keepdim, "argmax")
+
+
+def argmin(self, dim=None, keepdim=False):
+    return _arg_extreme(self, dim, keepdim, "argmin")
+
+
+def _arg_extreme(self, dim, keepdim, name):
+    if self._dtype is st.bool_:
+        raise RuntimeError(f"{name}(): does not support bool input")
+    xp = xp_of(self)
+    ndim = self._data.ndim
+    if dim is None:
+        if self._data.size == 0:
+            raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
+        index = getattr(xp, name)(xp.reshape(self._data, (-1,)))
+        shape = (1,) * ndim if keepdim else ()
+        return new_tensor(xp.reshape(xp.astype(xp.asarray(index), xp.int64), shape), st.int64, self._device)
+    axis = checks.wrap_dim(dim, ndim)
+    if ndim == 0:
+        return new_tensor(xp.zeros((), dtype=xp.int64), st.int64, self._device)
+    if self._data.shape[axis] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {axis} to have non-zero size.")
+    index = getattr(xp, name)(self._data, axis=axis, keepdims=keepdim)
+    return new_tensor(xp.astype(xp.asarray(index), xp.int64), st.int64, self._device)
+
+
+# ----------------------------------------------------------------------------- logsumexp
+
+
+def logsumexp(self, dim, keepdim=False):
+    """``log(sum(exp(x)))`` computed as ``m + log(sum(exp(x - m)))`` with ``m`` the max (0 where it is
+    infinite, so that all ``-inf`` gives ``-inf``); an integer input gives the default float dtype."""
+    out_dtype = float_dtype(self._dtype)
+    xp = xp_of(self)
+    axes = reduce_dims(self, dim)
+    if len(dim) == 0 and self._data.ndim and self._data.size and not keepdim:
+        # PyTorch 2.13 reduces everything for dim=() but adds the max back with its dims kept: an error
+        ones = ", ".join("1" for _ in axes)
+        raise RuntimeError(f"output with shape [] doesn't match the broadcast shape [{ones}]")
+    data = cast(self, out_dtype, xp)
+    with warnings.catch_warnings():  # exp(-inf - -inf) never happens, but NumPy warns on inf - inf
+        warnings.simplefilter("ignore", RuntimeWarning)
+        if self._data.size == 0:
+            out = xp.log(xp.sum(xp.exp(data), axis=axes, keepdims=keepdim))
+        else:
+            maxes = xp.max(data, axis=axes, keepdims=True)
+            maxes = xp.where(xp.abs(maxes) == xp.inf, xp.zeros_like(maxes), maxes)
+            out = xp.log(xp.sum(xp.exp(data - maxes), axis=axes, keepdims=keepdim))
+            out = out + (maxes if keepdim else xp.reshape(maxes, out.shape))
+    return new_tensor(xp.asarray(out), out_dtype, self._device)
+
+
+# ----------------------------------------------------------------------------- var, std
+# The sum of squared deviations from the mean over N elements, divided by N - correction (default 1,
+# Bessel's correction). PyTorch's CPU kernel accumulates a float32 input in double; so do we.
+
+
+def var(self, dim=None, correction=None, keepdim=False):
+    return _var(self, dim, correction, keepdim, "var")
+
+
+def std(self, dim=None, correction=None, keepdim=False):
+    return _var(self, dim, correction, keepdim, "std")
+
+
+def _var(self, dim, correction, keepdim, name):
+    if not self._dtype.is_floating_point:
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+    xp = xp_of(self)
+    axes = reduce_dims(self, dim)
+    count = 1
+    for axis in axes:
+        count *= self._data.shape[axis]
+    dof = count - (1 if correction is None else correction)
+    if dof <= 0:
+        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+                      "reduction factor (input numel divided by output numel). (Triggered internally at "
+                      "/__w/pytorch/pytorch/aten/src/ATen/native/ReduceOps.cpp:1861.)", UserWarning, stacklevel=2)
+    data = xp.astype(self._data, xp.float64)
+    with warnings.catch_warnings():  # an empty mean, a division by zero dof: NaN or inf, as in PyTorch
+        warnings.simplefilter("ignore", RuntimeWarning)
+        deviations = data - xp.mean(data, axis=axes, keepdims=True)
+        out = xp.sum(deviations * deviations, axis=axes, keepdims=keepdim) / max(dof, 0)
+        if name == "std":
+            out = xp.sqrt(out)
+    return new_tensor(xp.astype(xp.asarray(out), xp_dtype(xp, self._dtype)), self._dtype, self._device)

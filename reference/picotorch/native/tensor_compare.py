@@ -4,16 +4,18 @@ The in-place forms with number bounds are structured kernels that check their ou
 their cast error names the C++ type (``long int``), the tensor forms' the ScalarType (``Long``).
 
 Models ``aten/src/ATen/native/TensorCompare.cpp`` (``clamp``, ``clamp.Tensor``, ``clamp_min``,
-``clamp_max`` and their in-place forms). The result has the promoted dtype of the input and the
-bounds (an int tensor clamped to ``0.5`` is float); a NaN anywhere gives NaN.
+``clamp_max`` and their in-place forms; ``max.dim`` and ``min.dim`` at the end). The result has the
+promoted dtype of the input and the bounds (an int tensor clamped to ``0.5`` is float); a NaN anywhere
+gives NaN.
 """
 
 from __future__ import annotations
 
+from ..c10 import scalar_type as st
 from . import checks
 from .binary_ops import check_inplace_operands, write_inplace
 from .device import backend
-from .helpers import as_operand, cast, common_device, result_type, shape_of
+from .helpers import as_operand, cast, common_device, result_type, shape_of, xp_of
 from .layout import follow_inputs
 from .tensor_impl import new_tensor
 
@@ -88,3 +90,31 @@ def _clamp(self, min, max, kernel):
     data = xp.broadcast_to(xp.asarray(data), shape)
     return new_tensor(follow_inputs(xp, xp.asarray(data, copy=True), [self._data] + [b._data for b in bounds]),
                       dtype, dev)
+
+
+# ----------------------------------------------------------------------------- max.dim and min.dim
+# The value and the index of the largest (smallest) element along one dim: the first one among ties,
+# the first NaN where there is one (its value is then NaN).
+
+
+def max_dim(self, dim, keepdim=False):
+    return _value_and_index(self, dim, keepdim, "max")
+
+
+def min_dim(self, dim, keepdim=False):
+    return _value_and_index(self, dim, keepdim, "min")
+
+
+def _value_and_index(self, dim, keepdim, name):
+    xp = xp_of(self)
+    ndim = self._data.ndim
+    axis = checks.wrap_dim(dim, ndim)
+    if ndim == 0:  # a zero-dim tensor is its own maximum, at index 0
+        return (new_tensor(xp.asarray(self._data, copy=True), self._dtype, self._device),
+                new_tensor(xp.zeros((), dtype=xp.int64), st.int64, self._device))
+    if self._data.shape[axis] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {axis} to have non-zero size.")
+    values = getattr(xp, name)(self._data, axis=axis, keepdims=keepdim)
+    indices = getattr(xp, f"arg{name}")(self._data, axis=axis, keepdims=keepdim)
+    return (new_tensor(xp.asarray(values), self._dtype, self._device),
+            new_tensor(xp.astype(xp.asarray(indices), xp.int64), st.int64, self._device))

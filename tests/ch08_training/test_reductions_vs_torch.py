@@ -365,6 +365,8 @@ BAD_INPUT = {
     "amax repeated negative dim": lambda T: T.ones(2, 3).amax((1, -1)),
     "amin dim out of range": lambda T: T.ones(2, 3).amin(-3),
     "amax dim str": lambda T: T.ones(2, 3).amax("a"),
+    "amax keepdim int": lambda T: T.ones(2, 3).amax(0, 1),
+    "logsumexp keepdim str": lambda T: T.ones(2, 3).logsumexp(0, "yes"),
     "argmax of empty": lambda T: T.zeros(0, 2).argmax(),
     "argmin along an empty dim": lambda T: T.zeros(0, 2).argmin(-2),
     "argmax dim out of range": lambda T: T.ones(2, 3).argmax(2),
@@ -392,10 +394,12 @@ def test_bad_input_raises_pytorchs_error(case):
 
 
 def test_bad_input_rejects_a_bool_where_a_dim_is_expected():
-    """sum(True) is not sum(dim=1): a bool is no int for an int[] parameter, in picotorch as in PyTorch; so
-    var(True) is var(unbiased=True). (The "didn't match because" lines of PyTorch's message are not printed.)"""
+    """sum(True) is not sum(dim=1): a bool is no int for an int[] parameter, nor an int or a string a bool, in
+    picotorch as in PyTorch; so var(True) is var(unbiased=True). (With several overloads, PyTorch's message
+    also says why each did not match; picotorch's lists them.)"""
     for call in (lambda: picotorch.ones(2, 3).sum(True), lambda: picotorch.ones(2, 3).max(True),
-                 lambda: picotorch.ones(2, 3).max(keepdim=True)):
+                 lambda: picotorch.ones(2, 3).max(keepdim=True), lambda: picotorch.ones(2, 3).var("a"),
+                 lambda: picotorch.ones(2, 3).max(0, 1)):
         with pytest.raises(TypeError, match=r"received an invalid combination of arguments"):
             call()
     assert_same(lambda T: (T.ones(2, 3).var(True), T.tensor([[1.0, 2.0], [4.0, 3.0]]).std(False)))

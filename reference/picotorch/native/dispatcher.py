@@ -157,6 +157,8 @@ def accepts(kind: str, value, numbers_as_tensors: bool = False) -> bool:
             isinstance(v, TensorImpl) or (v is None and base == "Tensor?[]") for v in value)
     if base == "int":
         return _is_int(value)
+    if base == "bool":  # a Python or NumPy bool, never an int nor a string (python_arg_parser.cpp)
+        return isinstance(value, (bool, np.bool_))
     if base == "int[]":
         return _is_int(value) or (isinstance(value, (list, tuple)) and all(_is_int(v) for v in value))
     return True

@@ -135,7 +135,7 @@ def logsumexp(self, dim, keepdim=False):
         ones = ", ".join("1" for _ in axes)
         raise RuntimeError(f"output with shape [] doesn't match the broadcast shape [{ones}]")
     data = cast(self, out_dtype, xp)
-    with warnings.catch_warnings():  # exp(-inf - -inf) never happens, but NumPy warns on inf - inf
+    with warnings.catch_warnings():  # log(0) of a row of -inf, or of nothing, is -inf: NumPy would warn
         warnings.simplefilter("ignore", RuntimeWarning)
         if self._data.size == 0:
             out = xp.log(xp.sum(xp.exp(data), axis=axes, keepdims=keepdim))
@@ -149,7 +149,8 @@ def logsumexp(self, dim, keepdim=False):
 
 # ----------------------------------------------------------------------------- var, std
 # The sum of squared deviations from the mean over N elements, divided by N - correction (default 1,
-# Bessel's correction). PyTorch's CPU kernel accumulates a float32 input in double; so do we.
+# Bessel's correction). Computed in float64 and rounded once to the input's dtype: PyTorch's CPU kernel
+# (Welford's algorithm) agrees to the float32 rounding.
 
 
 def var(self, dim=None, correction=None, keepdim=False):

@@ -72,6 +72,8 @@ def argument_kind(a: Argument) -> str:
         return "int[]?" if t.optional else "int[]"
     if t.base in ("int", "SymInt"):
         return "int?" if t.optional else "int"
+    if t.base == "bool" and not t.is_list:
+        return "bool?" if t.optional else "bool"
     return "any"
 
 

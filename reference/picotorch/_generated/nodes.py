@@ -3583,3 +3583,426 @@ class NllLoss2DBackwardBackward0(Node):
     @property
     def _raw_saved_weight(node):
         return SavedVariable(None) if node.weight_ is None else node.weight_
+
+
+class EmbeddingBackward0(Node):
+    """Backward of ``embedding(Tensor weight, Tensor indices, int padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor``."""
+
+    indices_ = None
+    padding_idx = None
+    scale_grad_by_freq = None
+    sparse = None
+    weight_sym_argsize_0 = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            indices = node.indices_.unpack(node)
+            padding_idx = node.padding_idx
+            scale_grad_by_freq = node.scale_grad_by_freq
+            sparse = node.sparse
+            weight_sym_argsize_0 = node.weight_sym_argsize_0
+            grad_inputs[0] = ops.embedding_backward(grad, indices, weight_sym_argsize_0, padding_idx, scale_grad_by_freq, sparse)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.indices_ is not None:
+            node.indices_.reset_data()
+
+    @property
+    def _saved_indices(node):
+        return None if node.indices_ is None else node.indices_.unpack(node)
+
+    @property
+    def _raw_saved_indices(node):
+        return SavedVariable(None) if node.indices_ is None else node.indices_
+
+    @property
+    def _saved_padding_idx(node):
+        return node.padding_idx
+
+    @property
+    def _saved_scale_grad_by_freq(node):
+        return node.scale_grad_by_freq
+
+    @property
+    def _saved_sparse(node):
+        return node.sparse
+
+    @property
+    def _saved_weight_sym_argsize_0(node):
+        return node.weight_sym_argsize_0
+
+
+class EmbeddingDenseBackwardBackward0(Node):
+    """Backward of ``embedding_dense_backward(Tensor grad_output, Tensor indices, int num_weights, int padding_idx, bool scale_grad_by_freq) -> Tensor``."""
+
+    indices_ = None
+    padding_idx = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            indices = node.indices_.unpack(node)
+            padding_idx = node.padding_idx
+            grad_inputs[0] = embedding_dense_double_backward(grad, indices, padding_idx)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.indices_ is not None:
+            node.indices_.reset_data()
+
+    @property
+    def _saved_indices(node):
+        return None if node.indices_ is None else node.indices_.unpack(node)
+
+    @property
+    def _raw_saved_indices(node):
+        return SavedVariable(None) if node.indices_ is None else node.indices_
+
+    @property
+    def _saved_padding_idx(node):
+        return node.padding_idx
+
+
+class GatherBackward0(Node):
+    """Backward of ``gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor``."""
+
+    dim = None
+    index_ = None
+    self_ = None
+    sparse_grad = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            dim = node.dim
+            index = node.index_.unpack(node)
+            self = node.self_.unpack(node)
+            sparse_grad = node.sparse_grad
+            grad_inputs[0] = gather_backward(grad, self, dim, index, sparse_grad)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.index_ is not None:
+            node.index_.reset_data()
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_dim(node):
+        return node.dim
+
+    @property
+    def _saved_index(node):
+        return None if node.index_ is None else node.index_.unpack(node)
+
+    @property
+    def _raw_saved_index(node):
+        return SavedVariable(None) if node.index_ is None else node.index_
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_sparse_grad(node):
+        return node.sparse_grad
+
+
+class ScatterBackward0(Node):
+    """Backward of ``scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor``."""
+
+    dim = None
+    index_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            dim = node.dim
+            index = node.index_.unpack(node)
+            grad_inputs[0] = ops.scatter(grad, dim, index, 0)
+        if node.should_compute_output(1):
+            dim = node.dim
+            index = node.index_.unpack(node)
+            grad_inputs[1] = ops.gather(grad, dim, index)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.index_ is not None:
+            node.index_.reset_data()
+
+    @property
+    def _saved_dim(node):
+        return node.dim
+
+    @property
+    def _saved_index(node):
+        return None if node.index_ is None else node.index_.unpack(node)
+
+    @property
+    def _raw_saved_index(node):
+        return SavedVariable(None) if node.index_ is None else node.index_
+
+
+class ScatterBackward1(Node):
+    """Backward of ``scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor``."""
+
+    dim = None
+    index_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            dim = node.dim
+            index = node.index_.unpack(node)
+            grad_inputs[0] = ops.scatter(grad, dim, index, 0)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.index_ is not None:
+            node.index_.reset_data()
+
+    @property
+    def _saved_dim(node):
+        return node.dim
+
+    @property
+    def _saved_index(node):
+        return None if node.index_ is None else node.index_.unpack(node)
+
+    @property
+    def _raw_saved_index(node):
+        return SavedVariable(None) if node.index_ is None else node.index_
+
+
+class ScatterAddBackward0(Node):
+    """Backward of ``scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor``."""
+
+    dim = None
+    index_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            grad_inputs[0] = grad
+        if node.should_compute_output(1):
+            dim = node.dim
+            index = node.index_.unpack(node)
+            grad_inputs[1] = ops.gather(grad, dim, index)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.index_ is not None:
+            node.index_.reset_data()
+
+    @property
+    def _saved_dim(node):
+        return node.dim
+
+    @property
+    def _saved_index(node):
+        return None if node.index_ is None else node.index_.unpack(node)
+
+    @property
+    def _raw_saved_index(node):
+        return SavedVariable(None) if node.index_ is None else node.index_
+
+
+class IndexSelectBackward0(Node):
+    """Backward of ``index_select(Tensor self, int dim, Tensor index) -> Tensor``."""
+
+    dim = None
+    index_ = None
+    self_sizes = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            dim = node.dim
+            index = node.index_.unpack(node)
+            self_sizes = node.self_sizes
+            grad_inputs[0] = ops.index_select_backward(grad, self_sizes, dim, index)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.index_ is not None:
+            node.index_.reset_data()
+
+    @property
+    def _saved_dim(node):
+        return node.dim
+
+    @property
+    def _saved_index(node):
+        return None if node.index_ is None else node.index_.unpack(node)
+
+    @property
+    def _raw_saved_index(node):
+        return SavedVariable(None) if node.index_ is None else node.index_
+
+    @property
+    def _saved_self_sym_sizes(node):
+        return node.self_sizes
+
+
+class IndexAddBackward0(Node):
+    """Backward of ``index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor``."""
+
+    alpha = None
+    dim = None
+    index_ = None
+    source_ = None
+    source_dim = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            grad_inputs[0] = grad
+        if node.should_compute_output(1):
+            alpha = node.alpha
+            dim = node.dim
+            index = node.index_.unpack(node)
+            source = node.source_.unpack(node)
+            source_dim = node.source_dim
+            grad_inputs[1] = index_add_source_backward(grad, dim, index, source, alpha, source_dim)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.index_ is not None:
+            node.index_.reset_data()
+        if node.source_ is not None:
+            node.source_.reset_data()
+
+    @property
+    def _saved_alpha(node):
+        return node.alpha
+
+    @property
+    def _saved_dim(node):
+        return node.dim
+
+    @property
+    def _saved_index(node):
+        return None if node.index_ is None else node.index_.unpack(node)
+
+    @property
+    def _raw_saved_index(node):
+        return SavedVariable(None) if node.index_ is None else node.index_
+
+    @property
+    def _saved_source(node):
+        return None if node.source_ is None else node.source_.unpack(node)
+
+    @property
+    def _raw_saved_source(node):
+        return SavedVariable(None) if node.source_ is None else node.source_
+
+    @property
+    def _saved_source_dim(node):
+        return node.source_dim
+
+
+class BaddbmmBackward0(Node):
+    """Backward of ``baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor``."""
+
+    alpha = None
+    batch1_ = None
+    batch2_ = None
+    beta = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            beta = node.beta
+            grad_inputs[0] = maybe_multiply(grad, beta)
+        if node.should_compute_output(1):
+            alpha = node.alpha
+            batch2 = node.batch2_.unpack(node)
+            grad_inputs[1] = maybe_multiply(ops.bmm(grad, ops.transpose(batch2, 1, 2)), alpha)
+        if node.should_compute_output(2):
+            alpha = node.alpha
+            batch1 = node.batch1_.unpack(node)
+            grad_inputs[2] = maybe_multiply(ops.bmm(ops.transpose(batch1, 1, 2), grad), alpha)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.batch1_ is not None:
+            node.batch1_.reset_data()
+        if node.batch2_ is not None:
+            node.batch2_.reset_data()
+
+    @property
+    def _saved_alpha(node):
+        return node.alpha
+
+    @property
+    def _saved_batch1(node):
+        return None if node.batch1_ is None else node.batch1_.unpack(node)
+
+    @property
+    def _raw_saved_batch1(node):
+        return SavedVariable(None) if node.batch1_ is None else node.batch1_
+
+    @property
+    def _saved_batch2(node):
+        return None if node.batch2_ is None else node.batch2_.unpack(node)
+
+    @property
+    def _raw_saved_batch2(node):
+        return SavedVariable(None) if node.batch2_ is None else node.batch2_
+
+    @property
+    def _saved_beta(node):
+        return node.beta
+
+
+class ReshapeAliasBackward0(Node):
+    """Backward of ``_reshape_alias(Tensor(a) self, int[] size, int[] stride) -> Tensor(a)``."""
+
+    self_sizes = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            self_sizes = node.self_sizes
+            grad_inputs[0] = ops.reshape(grad, self_sizes)
+        return grad_inputs
+
+    @property
+    def _saved_self_sym_sizes(node):
+        return node.self_sizes

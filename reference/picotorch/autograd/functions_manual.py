@@ -54,6 +54,10 @@ __all__ = [  # what `from functions_manual import *` gives the generated nodes
     "binary_cross_entropy_with_logits_target_backward",
     "mse_loss_double_backward",
     "mse_loss_double_backward_grad_output",
+    # indexing (group I)
+    "gather_backward",
+    "index_add_source_backward",
+    "embedding_dense_double_backward",
 ]
 
 
@@ -368,3 +372,29 @@ def mse_loss_double_backward_grad_output(grad, grad_output, input, target, reduc
         return ops.mse_loss_backward(grad, input, target, reduction)
     r = ops.mse_loss_backward(ops.ones_like(grad_output), input, target, reduction)
     return ops.sum(ops.mul(r, grad))
+
+
+# ----------------------------------------------------------------------------- indexing (group I)
+
+
+def gather_backward(grad, self, dim, index, sparse_grad):
+    """Zeros of ``self``'s shape with the gradient added back where ``gather`` read (``scatter_add_``)."""
+    if sparse_grad:
+        raise NotImplementedError("picotorch has no sparse tensors: gather(..., sparse_grad=True) cannot make its "
+                                  "gradient; use sparse_grad=False")
+    return ops.scatter_add_(wrap(grad, zeros_array(grad, tuple(self.shape))), dim, index, grad)
+
+
+def index_add_source_backward(grad, dim, index, source, alpha, source_dim):
+    """The rows ``index_add`` added, read back; a zero-dim ``source`` (one index) reads one row."""
+    if source_dim > 0:
+        return maybe_multiply(ops.expand_as(ops.index_select(grad, dim, index), source), alpha)
+    return maybe_multiply(ops.index_select(grad, dim, ops.squeeze(index, 0)), alpha)
+
+
+def embedding_dense_double_backward(grad, indices, padding_idx):
+    """The gradient's rows picked by ``indices`` (the padding row's picks zeroed), shaped like the forward output."""
+    picked = ops.index_select(grad, 0, ops.reshape(indices, (-1,)))
+    if padding_idx >= 0:
+        picked = ops.masked_fill_(picked, ops.reshape(ops.eq(indices, padding_idx), (-1, 1)), 0)
+    return ops.view(picked, tuple(indices.shape) + (-1,))

@@ -12,7 +12,9 @@ The files are ATen's, one module per ``.cpp``:
   ``fused_dropout.py`` (``Dropout.cpp``: ``native_dropout``), ``loss.py`` (``Loss.cpp``),
   ``loss_nll.py`` (``LossNLL.cpp``, ``LossNLL2d.cpp``), ``reduce_ops.py`` (``ReduceOps.cpp``), ``linear_algebra.py``
   (``LinearAlgebra.cpp``), ``tensor_shape.py`` (``TensorShape.cpp``), ``indexing.py``
-  (``TensorAdvancedIndexing.cpp``), ``tensor_factories.py`` (``TensorFactories.cpp``);
+  (``TensorAdvancedIndexing.cpp``), ``tensor_factories.py`` (``TensorFactories.cpp``), ``scatter_gather.py``
+  (``gather``, ``scatter``, ``index_select``, ``index_add`` of ``TensorAdvancedIndexing.cpp``), ``embedding.py``
+  (``Embedding.cpp``);
 - ``tensor_compare.py`` (``TensorCompare.cpp``: ``clamp``), ``copy.py`` (``Copy.cpp``),
   ``distributions.py`` (``Distributions.cpp``: ``normal_``, ``uniform_``);
 - ``composite.py``: the ``CompositeImplicitAutograd`` kernels, built from other ops;
@@ -65,8 +67,10 @@ from .composite import (
     cross_entropy_loss,
     dropout,
     dropout_,
+    embedding_backward,
     expand_as,
     flatten,
+    index_select_backward,
     l1_loss,
     layer_norm,
     log_softmax,
@@ -83,10 +87,11 @@ from .composite import (
 from .copy import copy_
 from .cuda.elementwise import add_cuda, mul_cuda, relu_cuda, threshold_backward_cuda
 from .distributions import bernoulli, bernoulli_, normal_, uniform_
+from .embedding import embedding, embedding_dense_backward
 from .fused_dropout import native_dropout, native_dropout_backward
 from .indexing import _index_put_impl_, index, masked_fill, masked_fill_
 from .layer_norm_kernel import native_layer_norm, native_layer_norm_backward
-from .linear_algebra import addmm, bmm, dot, mm, mv
+from .linear_algebra import addmm, baddbmm, baddbmm_, bmm, dot, mm, mv
 from .loss import (
     binary_cross_entropy_with_logits,
     binary_cross_entropy_with_logits_backward,
@@ -96,10 +101,12 @@ from .loss import (
 from .loss_nll import nll_loss2d_backward, nll_loss2d_forward, nll_loss_backward, nll_loss_forward
 from .pointwise_ops import addcdiv_, addcmul_, lerp_
 from .reduce_ops import mean, mean_dim, sum, sum_dim
+from .scatter_gather import gather, index_add, index_add_, index_select, scatter, scatter_, scatter_add, scatter_add_
 from .soft_max import _log_softmax, _log_softmax_backward_data, _softmax, _softmax_backward_data
 from .tensor_compare import clamp, clamp_, clamp_max, clamp_max_, clamp_min, clamp_min_, clamp_tensor, clamp_tensor_
 from .tensor_factories import _to_copy, clone, fill, fill_, ones_like, zero_, zeros_like
 from .tensor_shape import (
+    _reshape_alias,
     _unsafe_view,
     alias,
     cat,
@@ -162,4 +169,8 @@ __all__ = [
     "mse_loss", "mse_loss_backward", "native_dropout", "native_dropout_backward", "native_layer_norm",
     "native_layer_norm_backward", "nll_loss", "nll_loss2d", "nll_loss2d_backward", "nll_loss2d_forward",
     "nll_loss_backward", "nll_loss_forward", "nll_loss_nd", "relu_", "silu", "silu_", "silu_backward", "softmax",
+    # indexing (group I)
+    "baddbmm", "baddbmm_", "embedding", "embedding_backward", "embedding_dense_backward", "gather", "index_add",
+    "index_add_", "index_select", "index_select_backward", "scatter", "scatter_", "scatter_add", "scatter_add_",
+    "_reshape_alias",
 ]

@@ -3671,6 +3671,19 @@ class EmbeddingDenseBackwardBackward0(Node):
         return node.padding_idx
 
 
+class EmbeddingRenormBackward0(Node):
+    """Backward of ``embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)``."""
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            grad_inputs[0] = not_implemented("embedding_renorm")
+        return grad_inputs
+
+
 class GatherBackward0(Node):
     """Backward of ``gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor``."""
 

@@ -113,6 +113,9 @@ TORCH_FUNCTIONS = {
     'embedding': [
         (vt.embedding, 'embedding(Tensor weight, Tensor indices, int padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False)', vt.PARAMETERS['embedding']),
     ],
+    'embedding_renorm_': [
+        (vt.embedding_renorm_, 'embedding_renorm_(Tensor input, Tensor indices, float max_norm, float norm_type)', vt.PARAMETERS['embedding_renorm_']),
+    ],
     'eq': [
         (vt.eq_Tensor, 'eq(Tensor input, Tensor other)', vt.PARAMETERS['eq_Tensor']),
         (vt.eq_Scalar, 'eq(Tensor input, Scalar other)', vt.PARAMETERS['eq_Scalar']),

@@ -2224,6 +2224,20 @@ def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, sca
     return result
 
 
+def embedding_renorm_(self, indices, max_norm, norm_type):
+    """``embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.EmbeddingRenormBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("embedding_renorm_", device_of(self, indices))(self, indices, max_norm, norm_type)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
 def gather(self, dim, index, *, sparse_grad=False):
     """``gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor``"""
     grad_fn = None
@@ -2603,6 +2617,7 @@ register_kernels("nll_loss2d_forward", {"CPU": native.nll_loss2d_forward, "CUDA"
 register_kernels("nll_loss2d_backward", {"CPU": native.nll_loss2d_backward, "CUDA": native.nll_loss2d_backward})
 register_kernels("embedding", {"CPU": native.embedding, "CUDA": native.embedding})
 register_kernels("embedding_dense_backward", {"CPU": native.embedding_dense_backward, "CUDA": native.embedding_dense_backward})
+register_kernels("embedding_renorm_", {"CPU": native.embedding_renorm_, "CUDA": native.embedding_renorm_})
 register_kernels("gather", {"CPU": native.gather, "CUDA": native.gather})
 register_kernels("scatter.src", {"CPU": native.scatter, "CUDA": native.scatter})
 register_kernels("scatter_.src", {"CPU": native.scatter_, "CUDA": native.scatter_})
@@ -2797,6 +2812,7 @@ PARAMETERS = {
     "embedding": ((('weight', 'Tensor', False), ('indices', 'Tensor', False), ('padding_idx', 'int', True), ('scale_grad_by_freq', 'any', True), ('sparse', 'any', True),), ()),
     "embedding_backward": ((('grad', 'Tensor', False), ('indices', 'Tensor', False), ('num_weights', 'int', False), ('padding_idx', 'int', False), ('scale_grad_by_freq', 'any', False), ('sparse', 'any', False),), ()),
     "embedding_dense_backward": ((('grad_output', 'Tensor', False), ('indices', 'Tensor', False), ('num_weights', 'int', False), ('padding_idx', 'int', False), ('scale_grad_by_freq', 'any', False),), ()),
+    "embedding_renorm_": ((('self', 'Tensor', False), ('indices', 'Tensor', False), ('max_norm', 'any', False), ('norm_type', 'any', False),), ()),
     "gather": ((('self', 'Tensor', False), ('dim', 'int', False), ('index', 'Tensor', False),), (('sparse_grad', 'any', True),)),
     "scatter_src": ((('self', 'Tensor', False), ('dim', 'int', False), ('index', 'Tensor', False), ('src', 'Tensor', False),), ()),
     "scatter__src": ((('self', 'Tensor', False), ('dim', 'int', False), ('index', 'Tensor', False), ('src', 'Tensor', False),), ()),
@@ -2950,6 +2966,7 @@ register_op("cross_entropy_loss", overloaded("cross_entropy_loss", [(cross_entro
 register_op("embedding", overloaded("embedding", [(embedding, PARAMETERS["embedding"])]))
 register_op("embedding_backward", overloaded("embedding_backward", [(embedding_backward, PARAMETERS["embedding_backward"])]))
 register_op("embedding_dense_backward", overloaded("embedding_dense_backward", [(embedding_dense_backward, PARAMETERS["embedding_dense_backward"])]))
+register_op("embedding_renorm_", overloaded("embedding_renorm_", [(embedding_renorm_, PARAMETERS["embedding_renorm_"])]))
 register_op("gather", overloaded("gather", [(gather, PARAMETERS["gather"])]))
 register_op("scatter", overloaded("scatter", [(scatter_src, PARAMETERS["scatter_src"]), (scatter_value, PARAMETERS["scatter_value"])]))
 register_op("scatter_", overloaded("scatter_", [(scatter__src, PARAMETERS["scatter__src"]), (scatter__value, PARAMETERS["scatter__value"])]))

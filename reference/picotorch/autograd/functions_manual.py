@@ -58,6 +58,7 @@ __all__ = [  # what `from functions_manual import *` gives the generated nodes
     "gather_backward",
     "index_add_source_backward",
     "embedding_dense_double_backward",
+    "not_implemented",
 ]
 
 
@@ -398,3 +399,8 @@ def embedding_dense_double_backward(grad, indices, padding_idx):
     if padding_idx >= 0:
         picked = ops.masked_fill_(picked, ops.reshape(ops.eq(indices, padding_idx), (-1, 1)), 0)
     return ops.view(picked, tuple(indices.shape) + (-1,))
+
+
+def not_implemented(name):
+    """A formula PyTorch declares but does not have: its node exists and raises when backward reaches it."""
+    raise NotImplementedError(f"the derivative for '{name}' is not implemented.")

@@ -87,7 +87,7 @@ from .composite import (
 from .copy import copy_
 from .cuda.elementwise import add_cuda, mul_cuda, relu_cuda, threshold_backward_cuda
 from .distributions import bernoulli, bernoulli_, normal_, uniform_
-from .embedding import embedding, embedding_dense_backward
+from .embedding import embedding, embedding_dense_backward, embedding_renorm_
 from .fused_dropout import native_dropout, native_dropout_backward
 from .indexing import _index_put_impl_, index, masked_fill, masked_fill_
 from .layer_norm_kernel import native_layer_norm, native_layer_norm_backward
@@ -172,5 +172,5 @@ __all__ = [
     # indexing (group I)
     "baddbmm", "baddbmm_", "embedding", "embedding_backward", "embedding_dense_backward", "gather", "index_add",
     "index_add_", "index_select", "index_select_backward", "scatter", "scatter_", "scatter_add", "scatter_add_",
-    "_reshape_alias",
+    "_reshape_alias", "embedding_renorm_",
 ]

@@ -4,7 +4,8 @@ Models ``aten/src/ATen/native/Embedding.cpp`` (``embedding``, ``embedding_backwa
 ``embedding_dense_backward_cpu``). The forward is ``index_select`` of the rows, viewed back to the
 indices' shape plus the row size. The gradient adds each output row into the row it came from, so a
 repeated index sums its rows; the ``padding_idx`` row gets nothing, and with ``scale_grad_by_freq``
-each contribution is divided by how often its index occurs in the batch.
+each contribution is divided by how often its index occurs in the batch. ``embedding_renorm_`` (what
+``max_norm`` asks for) rescales the rows a lookup will read, in place, before the lookup.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..c10 import scalar_type as st
+from .device import to_numpy
 from .helpers import np_xp, wrap, xp_of
 from .scatter_gather import index_select
 
@@ -60,3 +62,29 @@ def _check_index_dtype(indices, position: int, op: str) -> None:
         raise RuntimeError(f"Expected tensor for argument #{position} 'indices' to have one of the following scalar "
                            f"types: Long, Int; but got {prefix}{indices._dtype.c10_name}Tensor instead (while "
                            f"checking arguments for {op})")
+
+
+def embedding_renorm_(self, indices, max_norm, norm_type):
+    """Each row that ``indices`` names, scaled down in place to a ``norm_type``-norm of ``max_norm`` when longer
+    (by ``max_norm / (norm + 1e-7)``); what ``nn.Embedding(max_norm=...)`` does before each lookup."""
+    if self._data.ndim != 2:
+        raise RuntimeError(f"Expected 2-dimensional tensor, but got {self._data.ndim}-dimensional tensor for argument "
+                           "#1 'self' (while checking arguments for embedding_renorm_)")
+    _check_index_dtype(indices, 2, "embedding_renorm_")
+    xp = xp_of(self)
+    for row in sorted({int(i) for i in to_numpy(indices._data).reshape(-1)}):
+        values = self._data[row, ...]
+        norm = _norm(xp, xp.astype(values, xp.float64), norm_type)
+        if norm > max_norm:
+            scale = xp.asarray(max_norm / (norm + 1e-7), dtype=values.dtype, device=values.device)
+            self._data[row, ...] = values * scale
+    return self
+
+
+def _norm(xp, values, p) -> float:
+    magnitudes = xp.abs(values)
+    if p == float("inf"):
+        return float(xp.max(magnitudes)) if magnitudes.shape[0] else 0.0
+    if p == 0:
+        return float(xp.sum(xp.astype(magnitudes != 0, xp.float64)))
+    return float(xp.sum(magnitudes ** p) ** (1.0 / p))

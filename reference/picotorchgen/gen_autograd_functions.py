@@ -113,6 +113,18 @@ return None if saved is None else tuple(v.unpack(node) for v in saved)
     "value": CodeTemplate("return node.${name}"),
 }
 
+# A saved integer reads back as an unsigned 64-bit number (PyTorch's getters call PyLong_FromUnsignedLong):
+# ``dim=-1`` shows as 18446744073709551615.
+INTEGER_GETTER_BODY = {
+    "int": CodeTemplate("return None if node.${name} is None else node.${name} % 18446744073709551616"),
+    "int[]": CodeTemplate('''\
+saved = node.${name}
+if saved is None:
+    return None
+return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+'''),
+}
+
 # ``grad_fn._raw_saved_self``: the SavedVariable itself (``torch._C._autograd.SavedTensor``); an empty
 # one where nothing was saved, as a C++ node's member SavedVariable is default-constructed.
 RAW_GETTER_BODY = {
@@ -200,7 +212,8 @@ def _saved_getters(saved: list[Saved]) -> list[str]:
 
 
 def _getter(s: Saved) -> str:
-    body = GETTER_BODY[s.kind].substitute(name=s.name)
+    body = (INTEGER_GETTER_BODY[s.integers] if s.kind == "value" and s.integers else GETTER_BODY[s.kind]).substitute(
+        name=s.name)
     getter = SAVED_GETTER.substitute(attribute=saved_attribute_name(s.name), body=body)
     if s.kind not in RAW_GETTER_BODY:
         return getter

@@ -759,7 +759,10 @@ class SumBackward1(Node):
 
     @property
     def _saved_dim(node):
-        return node.dim
+        saved = node.dim
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 
     @property
     def _saved_keepdim(node):
@@ -819,7 +822,10 @@ class MeanBackward1(Node):
 
     @property
     def _saved_dim(node):
-        return node.dim
+        saved = node.dim
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 
     @property
     def _saved_keepdim(node):
@@ -1139,11 +1145,11 @@ class TransposeBackward0(Node):
 
     @property
     def _saved_dim0(node):
-        return node.dim0
+        return None if node.dim0 is None else node.dim0 % 18446744073709551616
 
     @property
     def _saved_dim1(node):
-        return node.dim1
+        return None if node.dim1 is None else node.dim1 % 18446744073709551616
 
 
 class PermuteBackward0(Node):
@@ -1163,7 +1169,10 @@ class PermuteBackward0(Node):
 
     @property
     def _saved_dims(node):
-        return node.dims
+        saved = node.dims
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 
 
 class ViewBackward0(Node):
@@ -1256,7 +1265,7 @@ class UnsqueezeBackward0(Node):
 
     @property
     def _saved_dim(node):
-        return node.dim
+        return None if node.dim is None else node.dim % 18446744073709551616
 
 
 class SqueezeBackward0(Node):
@@ -1298,7 +1307,7 @@ class SqueezeBackward1(Node):
 
     @property
     def _saved_dim(node):
-        return node.dim
+        return None if node.dim is None else node.dim % 18446744073709551616
 
     @property
     def _saved_self_sym_sizes(node):
@@ -1344,7 +1353,7 @@ class SqueezeBackward4(Node):
 
     @property
     def _saved_dim(node):
-        return node.dim
+        return None if node.dim is None else node.dim % 18446744073709551616
 
     @property
     def _saved_self_sym_sizes(node):
@@ -1370,7 +1379,10 @@ class SqueezeBackward2(Node):
 
     @property
     def _saved_dim(node):
-        return node.dim
+        saved = node.dim
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 
     @property
     def _saved_self_sym_sizes(node):
@@ -1396,7 +1408,10 @@ class SqueezeBackward5(Node):
 
     @property
     def _saved_dim(node):
-        return node.dim
+        saved = node.dim
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 
     @property
     def _saved_self_sym_sizes(node):
@@ -1424,11 +1439,11 @@ class SelectBackward0(Node):
 
     @property
     def _saved_dim(node):
-        return node.dim
+        return None if node.dim is None else node.dim % 18446744073709551616
 
     @property
     def _saved_index(node):
-        return node.index
+        return None if node.index is None else node.index % 18446744073709551616
 
     @property
     def _saved_self_sym_sizes(node):
@@ -1454,11 +1469,11 @@ class SelectBackwardBackward0(Node):
 
     @property
     def _saved_dim(node):
-        return node.dim
+        return None if node.dim is None else node.dim % 18446744073709551616
 
     @property
     def _saved_index(node):
-        return node.index
+        return None if node.index is None else node.index % 18446744073709551616
 
 
 class SliceBackward0(Node):
@@ -1486,11 +1501,11 @@ class SliceBackward0(Node):
 
     @property
     def _saved_dim(node):
-        return node.dim
+        return None if node.dim is None else node.dim % 18446744073709551616
 
     @property
     def _saved_end(node):
-        return node.end
+        return None if node.end is None else node.end % 18446744073709551616
 
     @property
     def _saved_self_sym_sizes(node):
@@ -1498,11 +1513,11 @@ class SliceBackward0(Node):
 
     @property
     def _saved_start(node):
-        return node.start
+        return None if node.start is None else node.start % 18446744073709551616
 
     @property
     def _saved_step(node):
-        return node.step
+        return None if node.step is None else node.step % 18446744073709551616
 
 
 class SliceBackwardBackward0(Node):
@@ -1528,19 +1543,19 @@ class SliceBackwardBackward0(Node):
 
     @property
     def _saved_dim(node):
-        return node.dim
+        return None if node.dim is None else node.dim % 18446744073709551616
 
     @property
     def _saved_end(node):
-        return node.end
+        return None if node.end is None else node.end % 18446744073709551616
 
     @property
     def _saved_start(node):
-        return node.start
+        return None if node.start is None else node.start % 18446744073709551616
 
     @property
     def _saved_step(node):
-        return node.step
+        return None if node.step is None else node.step % 18446744073709551616
 
 
 class IndexBackward0(Node):
@@ -1635,7 +1650,7 @@ class StackBackward0(Node):
 
     @property
     def _saved_dim(node):
-        return node.dim
+        return None if node.dim is None else node.dim % 18446744073709551616
 
 
 class CatBackward0(Node):
@@ -1659,7 +1674,7 @@ class CatBackward0(Node):
 
     @property
     def _saved_dim(node):
-        return node.dim
+        return None if node.dim is None else node.dim % 18446744073709551616
 
 
 class WhereBackward0(Node):
@@ -2605,7 +2620,7 @@ class SoftmaxBackward0(Node):
 
     @property
     def _saved_dim(node):
-        return node.dim
+        return None if node.dim is None else node.dim % 18446744073709551616
 
     @property
     def _saved_result(node):
@@ -2649,7 +2664,7 @@ class SoftmaxBackwardDataBackward0(Node):
 
     @property
     def _saved_dim(node):
-        return node.dim
+        return None if node.dim is None else node.dim % 18446744073709551616
 
     @property
     def _saved_grad_output(node):
@@ -2697,7 +2712,7 @@ class LogSoftmaxBackward0(Node):
 
     @property
     def _saved_dim(node):
-        return node.dim
+        return None if node.dim is None else node.dim % 18446744073709551616
 
     @property
     def _saved_result(node):
@@ -2739,7 +2754,7 @@ class LogSoftmaxBackwardDataBackward0(Node):
 
     @property
     def _saved_dim(node):
-        return node.dim
+        return None if node.dim is None else node.dim % 18446744073709551616
 
     @property
     def _saved_grad_output(node):
@@ -2932,7 +2947,10 @@ class NativeLayerNormBackward0(Node):
 
     @property
     def _saved_normalized_shape(node):
-        return node.normalized_shape
+        saved = node.normalized_shape
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 
     @property
     def _saved_weight(node):
@@ -3179,7 +3197,7 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
 
     @property
     def _saved_reduction(node):
-        return node.reduction
+        return None if node.reduction is None else node.reduction % 18446744073709551616
 
     @property
     def _saved_self(node):
@@ -3238,7 +3256,7 @@ class MseLossBackward0(Node):
 
     @property
     def _saved_reduction(node):
-        return node.reduction
+        return None if node.reduction is None else node.reduction % 18446744073709551616
 
     @property
     def _saved_self(node):
@@ -3306,7 +3324,7 @@ class MseLossBackwardBackward0(Node):
 
     @property
     def _saved_reduction(node):
-        return node.reduction
+        return None if node.reduction is None else node.reduction % 18446744073709551616
 
     @property
     def _saved_self(node):
@@ -3362,11 +3380,11 @@ class NllLossBackward0(Node):
 
     @property
     def _saved_ignore_index(node):
-        return node.ignore_index
+        return None if node.ignore_index is None else node.ignore_index % 18446744073709551616
 
     @property
     def _saved_reduction(node):
-        return node.reduction
+        return None if node.reduction is None else node.reduction % 18446744073709551616
 
     @property
     def _saved_self(node):
@@ -3432,11 +3450,11 @@ class NllLossBackwardBackward0(Node):
 
     @property
     def _saved_ignore_index(node):
-        return node.ignore_index
+        return None if node.ignore_index is None else node.ignore_index % 18446744073709551616
 
     @property
     def _saved_reduction(node):
-        return node.reduction
+        return None if node.reduction is None else node.reduction % 18446744073709551616
 
     @property
     def _saved_target(node):
@@ -3492,11 +3510,11 @@ class NllLoss2DBackward0(Node):
 
     @property
     def _saved_ignore_index(node):
-        return node.ignore_index
+        return None if node.ignore_index is None else node.ignore_index % 18446744073709551616
 
     @property
     def _saved_reduction(node):
-        return node.reduction
+        return None if node.reduction is None else node.reduction % 18446744073709551616
 
     @property
     def _saved_self(node):
@@ -3562,11 +3580,11 @@ class NllLoss2DBackwardBackward0(Node):
 
     @property
     def _saved_ignore_index(node):
-        return node.ignore_index
+        return None if node.ignore_index is None else node.ignore_index % 18446744073709551616
 
     @property
     def _saved_reduction(node):
-        return node.reduction
+        return None if node.reduction is None else node.reduction % 18446744073709551616
 
     @property
     def _saved_target(node):
@@ -3622,7 +3640,7 @@ class EmbeddingBackward0(Node):
 
     @property
     def _saved_padding_idx(node):
-        return node.padding_idx
+        return None if node.padding_idx is None else node.padding_idx % 18446744073709551616
 
     @property
     def _saved_scale_grad_by_freq(node):
@@ -3668,7 +3686,7 @@ class EmbeddingDenseBackwardBackward0(Node):
 
     @property
     def _saved_padding_idx(node):
-        return node.padding_idx
+        return None if node.padding_idx is None else node.padding_idx % 18446744073709551616
 
 
 class EmbeddingRenormBackward0(Node):
@@ -3713,7 +3731,7 @@ class GatherBackward0(Node):
 
     @property
     def _saved_dim(node):
-        return node.dim
+        return None if node.dim is None else node.dim % 18446744073709551616
 
     @property
     def _saved_index(node):
@@ -3763,7 +3781,7 @@ class ScatterBackward0(Node):
 
     @property
     def _saved_dim(node):
-        return node.dim
+        return None if node.dim is None else node.dim % 18446744073709551616
 
     @property
     def _saved_index(node):
@@ -3797,7 +3815,7 @@ class ScatterBackward1(Node):
 
     @property
     def _saved_dim(node):
-        return node.dim
+        return None if node.dim is None else node.dim % 18446744073709551616
 
     @property
     def _saved_index(node):
@@ -3833,7 +3851,7 @@ class ScatterAddBackward0(Node):
 
     @property
     def _saved_dim(node):
-        return node.dim
+        return None if node.dim is None else node.dim % 18446744073709551616
 
     @property
     def _saved_index(node):
@@ -3869,7 +3887,7 @@ class IndexSelectBackward0(Node):
 
     @property
     def _saved_dim(node):
-        return node.dim
+        return None if node.dim is None else node.dim % 18446744073709551616
 
     @property
     def _saved_index(node):
@@ -3921,7 +3939,7 @@ class IndexAddBackward0(Node):
 
     @property
     def _saved_dim(node):
-        return node.dim
+        return None if node.dim is None else node.dim % 18446744073709551616
 
     @property
     def _saved_index(node):

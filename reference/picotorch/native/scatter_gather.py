@@ -27,11 +27,11 @@ _INDEX_DTYPES = (st.int64, st.int32)
 
 def gather(self, dim, index, sparse_grad=False):
     dim = checks.wrap_dim(dim, self._data.ndim)
-    if index._dtype not in _INDEX_DTYPES:
-        raise RuntimeError("gather(): Expected dtype int32/int64 for index")
-    if _numel(index) == 0:
+    if _numel(index) == 0:  # an empty index is never checked, whatever its dtype
         return wrap(self, xp_of(self).empty(tuple(index._data.shape), dtype=self._data.dtype,
                                             device=self._data.device))
+    if index._dtype not in _INDEX_DTYPES:
+        raise RuntimeError("gather(): Expected dtype int32/int64 for index")
     _check_gather_shape(self, dim, index)
     _check_bounds(index, dim, _size(self, dim))
     xp = xp_of(self)
@@ -76,9 +76,9 @@ def scatter_add_(self, dim, index, src):
 
 
 def _check_scatter(self, dim, index, src) -> int:
-    """``scatter_meta_impl``: the dim, then the dtypes, then the shapes (skipped for an empty index), then bounds."""
+    """``scatter_meta_impl``: the dim, then the dtypes, then the shapes, then bounds (an empty index: src's dtype)."""
     dim = checks.wrap_dim(dim, self._data.ndim)
-    if index._dtype not in _INDEX_DTYPES:
+    if _numel(index) > 0 and index._dtype not in _INDEX_DTYPES:
         raise RuntimeError("scatter(): Expected dtype int32/int64 for index")
     is_tensor = hasattr(src, "_dtype")
     if is_tensor and src._dtype is not self._dtype:
@@ -172,20 +172,25 @@ def index_add_(self, dim, index, source, alpha=1):
     dim = checks.wrap_dim(dim, self._data.ndim)
     n = _numel(index)
     if index._data.ndim > 1:
-        raise IndexError("index_add_(): Index is supposed to be a vector")
+        raise IndexError(f"index_add_(): Index is supposed to be a vector, but got dim: {index._data.ndim} with type: "
+                         f"{index._dtype.c10_name} and size: {_listed(index)}")
     if index._dtype not in _INDEX_DTYPES:
-        raise RuntimeError("index_add_(): Expected dtype int32/int64 for index")
+        raise RuntimeError(f"index_add_(): Expected dtype int32/int64 for index but got: {index._dtype.c10_name}")
     if self._dtype is not source._dtype:
         raise RuntimeError(f"index_add_(): self ({self._dtype.c10_name}) and source ({source._dtype.c10_name}) "
                            "must have the same scalar type")
     if not (dim == 0 or dim < source._data.ndim):
-        raise IndexError(f"index_add_(): Indexing dim {dim} is out of bounds of tensor")
+        raise RuntimeError(f"index_add_(): Indexing dim {dim} is out of bounds of the source tensor with dim "
+                           f"{source._data.ndim}")
     if n != _size(source, dim):
-        raise RuntimeError(f"index_add_(): Number of indices ({n}) should be equal to source.size(dim) "
-                           f"({_size(source, dim)})")
+        raise RuntimeError(f"index_add_(): Number of indices ({n}) should be equal to source.size(dim): "
+                           f"({_size(source, dim)}), for dim: {dim}")
+    _check_same_shape_apart_from(self, source, dim)
     xp = xp_of(self)
     positions = xp.reshape(index._data, (-1,))
-    if _any_outside(xp, positions, _size(self, dim)):
+    if self._data.ndim > 1 and index._dtype is st.int64:  # the CPU kernel's strided path checks as scatter does
+        _check_bounds(index, dim, _size(self, dim))
+    elif _any_outside(xp, positions, _size(self, dim)):
         raise IndexError("index out of range in self")
     if n == 0:
         return self
@@ -197,6 +202,15 @@ def index_add_(self, dim, index, source, alpha=1):
     spread = xp.broadcast_to(xp.reshape(positions, tuple(along)), _sizes(source))
     _write(self, dim, wrap(index, spread), values, accumulate=True)
     return self
+
+
+def _check_same_shape_apart_from(self, source, dim) -> None:
+    self_sizes, source_sizes = list(self._data.shape), list(source._data.shape)
+    if self_sizes and source_sizes:
+        del self_sizes[dim], source_sizes[dim]
+    if self_sizes != source_sizes:
+        raise RuntimeError("source tensor shape must match self tensor shape, excluding the specified dimension. Got "
+                           f"self.shape = {_listed(self)} source.shape = {_listed(source)}")
 
 
 # ----------------------------------------------------------------------------- shared
@@ -222,11 +236,11 @@ def _offsets(xp, index, dim, self_sizes):
 
 
 def _check_bounds(index, dim, size) -> None:
-    """The CPU kernel's check: the first index outside ``[0, size)``, walking ``dim`` fastest."""
+    """The CPU kernel's check: the first index outside ``[0, size)``, in row-major order."""
     xp = xp_of(index)
     if not _any_outside(xp, index._data, size):
         return
-    values = np.moveaxis(to_numpy(index._data).reshape(_sizes(index)), dim, -1).reshape(-1)
+    values = to_numpy(index._data).reshape(-1)
     bad = values[(values < 0) | (values >= size)][0]
     raise RuntimeError(f"index {int(bad)} is out of bounds for dimension {dim} with size {size}")
 

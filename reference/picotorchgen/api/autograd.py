@@ -113,6 +113,7 @@ class Saved:
     source: str        # how the forward computes it
     kind: str          # 'tensor', 'tensor_list', 'value', 'output'
     used_by: set       # which grad outputs (edge ranges) need it
+    integers: str = ""  # 'int' or 'int[]' for an integer argument (its getter shows it as PyTorch does)
 
 
 def saved_values(op: Op) -> list[Saved]:
@@ -168,7 +169,8 @@ def _saved_for(name: str, args: dict[str, Argument], outputs: dict[str, int]) ->
         kind = argument_kind(args[name])
         if kind == "Tensor[]" or kind.startswith("Tensor?[]"):
             return Saved(name, name, "tensor_list", set())
-        return Saved(name, name, "tensor" if kind.startswith("Tensor") else "value", set())
+        integers = kind.rstrip("?") if kind.startswith("int") else ""
+        return Saved(name, name, "tensor" if kind.startswith("Tensor") else "value", set(), integers)
     for suffix, expr in _DERIVED:
         base = name[: -len(suffix)] if name.endswith(suffix) else None
         if base in args:

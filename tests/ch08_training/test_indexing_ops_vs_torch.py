@@ -312,8 +312,8 @@ def test_bad_input_raises_torchs_error(i):
 # ----------------------------------------------------------------------------- finite differences
 
 
-@pytest.mark.parametrize("name", ["gather_neg_dim", "scatter_value", "scatter_src", "scatter_add", "index_select_neg_dim",
-                                  "index_add", "inplace_scatter_add"])
+@pytest.mark.parametrize("name", ["gather_neg_dim", "scatter_value", "scatter_src", "scatter_add",
+                                  "index_select_neg_dim", "index_add", "inplace_scatter_add"])
 def test_gradients_match_finite_differences(name):
     x0, s0 = RNG.standard_normal((3, 4)), RNG.standard_normal((2, 3))
     x, s = picotorch.tensor(x0, requires_grad=True), picotorch.tensor(s0, requires_grad=True)

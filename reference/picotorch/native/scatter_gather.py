@@ -112,15 +112,17 @@ def _write(self, dim, index, values, accumulate: bool) -> None:
     xp = xp_of(self)
     offsets = xp.reshape(_offsets(xp, index, dim, _sizes(self)), (-1,))
     values = xp.reshape(values, (-1,))
-    flat = xp.reshape(self._data, (-1,))
     if xp is np_xp:
-        flat = np.array(flat, copy=True)
+        in_place = self._data.flags.c_contiguous  # then the flat array is a view: writes land in self
+        flat = self._data.reshape(-1) if in_place else self._data.flatten()
         if accumulate:
             np.add.at(flat, offsets, values)
         else:
             flat[offsets] = values
+        if in_place:
+            return
     else:
-        flat = _write_generic(xp, flat, offsets, values, accumulate)
+        flat = _write_generic(xp, xp.reshape(self._data, (-1,)), offsets, values, accumulate)
     self._data[...] = xp.reshape(flat, tuple(self._data.shape))
 
 

@@ -111,10 +111,18 @@ saved = node.${name}_
 return None if saved is None else tuple(v.unpack(node) for v in saved)
 '''),
     "value": CodeTemplate("return node.${name}"),
-    # an int or int[] argument: PyTorch's getter makes each int an unsigned 64-bit Python int
-    # (PyLong_FromUnsignedLong), so a dim of -1 reads as 18446744073709551615
-    "int": CodeTemplate("return None if node.${name} is None else node.${name} % 2**64"),
-    "int_list": CodeTemplate("return None if node.${name} is None else tuple(d % 2**64 for d in node.${name})"),
+}
+
+# A saved integer reads back as an unsigned 64-bit number (PyTorch's getters call PyLong_FromUnsignedLong):
+# ``dim=-1`` shows as 18446744073709551615.
+INTEGER_GETTER_BODY = {
+    "int": CodeTemplate("return None if node.${name} is None else node.${name} % 18446744073709551616"),
+    "int[]": CodeTemplate('''\
+saved = node.${name}
+if saved is None:
+    return None
+return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+'''),
 }
 
 # ``grad_fn._raw_saved_self``: the SavedVariable itself (``torch._C._autograd.SavedTensor``); an empty
@@ -152,14 +160,8 @@ def gen_node(op: Op) -> str:
         saved_slots=_section(line for s in saved for line in _slots(s)),
         grad_inputs=_grad_inputs(op, saved),
         release_variables=_section(_release_variables(saved)),
-        saved_getters=_saved_getters(saved, _ints(op)),
+        saved_getters=_saved_getters(saved),
     )
-
-
-def _ints(op: Op) -> dict[str, str]:
-    """The int and int[] arguments (``SymInt`` too), whose getters read as unsigned ints."""
-    return {a.name: "int_list" if a.type.is_list else "int" for a in op.schema.arguments.flat_non_out()
-            if a.type.base in ("int", "SymInt")}
 
 
 def _section(lines) -> list[str]:
@@ -204,14 +206,14 @@ def _release_variables(saved: list[Saved]) -> list[str]:
     return [RELEASE_VARIABLES.substitute(reset_saved=resets)] if resets else []
 
 
-def _saved_getters(saved: list[Saved], ints: dict[str, str]) -> list[str]:
+def _saved_getters(saved: list[Saved]) -> list[str]:
     """Each getter after a blank line."""
-    return [line for s in saved if not s.name.endswith(NO_GETTER) for line in ("", _getter(s, ints))]
+    return [line for s in saved if not s.name.endswith(NO_GETTER) for line in ("", _getter(s))]
 
 
-def _getter(s: Saved, ints: dict[str, str]) -> str:
-    kind = ints.get(s.name, s.kind) if s.kind == "value" else s.kind
-    body = GETTER_BODY[kind].substitute(name=s.name)
+def _getter(s: Saved) -> str:
+    body = (INTEGER_GETTER_BODY[s.integers] if s.kind == "value" and s.integers else GETTER_BODY[s.kind]).substitute(
+        name=s.name)
     getter = SAVED_GETTER.substitute(attribute=saved_attribute_name(s.name), body=body)
     if s.kind not in RAW_GETTER_BODY:
         return getter

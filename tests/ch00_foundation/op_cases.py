@@ -162,6 +162,25 @@ CASES = {
     "std": ([data(3, 4)], lambda T, a: T.std(a, dim=1, correction=0, keepdim=True)),
     "norm": ([data(3, 4)], lambda T, a: a.norm(dim=1)),
     "norm_p3": ([data(3, 4)], lambda T, a: T.norm(a, 3)),
+
+    # indexing (group I): each target of a scatter written once, so finite differences see the same gradient
+    "embedding": ([data(5, 3)], lambda T, w: T.nn.functional.embedding(T.tensor([[0, 2], [4, 2]], device=w.device), w)),
+    "gather": ([data(3, 4)], lambda T, a: a.gather(1, T.tensor([[0, 3], [1, 1], [2, 0]], device=a.device))),
+    "scatter_src": ([data(3, 4), data(2, 3)],
+                    lambda T, a, s: a.scatter(0, T.tensor([[0, 2, 1], [1, 0, 2]], device=a.device), s)),
+    "scatter_value": ([data(3, 4)], lambda T, a: T.scatter(a, -1, T.tensor([[3], [0], [1]], device=a.device), 2.5)),
+    "inplace_scatter": ([data(3, 4), data(3, 1)],
+                        lambda T, a, s: (a * 1).scatter_(1, T.tensor([[3], [0], [1]], device=a.device), s)),
+    "scatter_add": ([data(3, 4), data(3, 2)],
+                    lambda T, a, s: a.scatter_add(1, T.tensor([[0, 0], [3, 1], [2, 2]], device=a.device), s)),
+    "inplace_scatter_add": ([data(3, 4), data(1, 4)],
+                            lambda T, a, s: (a * 1).scatter_add_(0, T.tensor([[2, 0, 2, 1]], device=a.device), s)),
+    "index_select": ([data(4, 3)], lambda T, a: a.index_select(0, T.tensor([3, 0, 3], device=a.device))),
+    "index_add": ([data(4, 3), data(2, 3)],
+                  lambda T, a, s: a.index_add(0, T.tensor([1, 1], device=a.device), s, alpha=2)),
+    "baddbmm": ([data(3, 5), data(2, 3, 4), data(2, 4, 5)], lambda T, a, b, c: T.baddbmm(a, b, c, beta=0.5, alpha=2)),
+    "reshape_alias": ([data(2, 3)], lambda T, a: a.t().reshape(3, 2, 1)),
+    "matmul_2d_3d": ([data(3, 4), data(2, 4, 5)], lambda T, a, b: a @ b),
 }
 
 

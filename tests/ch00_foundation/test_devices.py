@@ -17,6 +17,8 @@ from op_cases import CASES, _graph  # noqa: E402
 from picotorch.native.device import use_backend  # noqa: E402
 
 STRICT_SKIP = {"index", "index_mask"}  # integer-array indexing is outside the Array API standard
+# strides are outside the standard too, and these graphs follow them: a transposed array is row-major there
+STRICT_SKIP |= {"reshape_alias", "matmul_2d_3d"}
 
 
 @pytest.fixture

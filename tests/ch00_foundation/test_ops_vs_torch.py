@@ -90,6 +90,7 @@ def test_every_op_in_the_yaml_is_covered():
     declared = {op.info.op_name for op in load_ops() if op.info and op.info.op_name}
     backward_only = {n for n in declared if "BackwardBackward" in n}
     in_place_variants = {"SqueezeBackward2", "SqueezeBackward3", "SqueezeBackward5", "ZeroBackward0"}
-    covered = seen | backward_only | in_place_variants | {"AddBackward1", "SubBackward1", "MulBackward1",
-                                                          "DivBackward1", "AliasBackward0", "SumBackward0"}
+    raises_in_backward = {"EmbeddingRenormBackward0"}  # PyTorch's not_implemented formula: no gradient to compare
+    covered = seen | backward_only | in_place_variants | raises_in_backward | {
+        "AddBackward1", "SubBackward1", "MulBackward1", "DivBackward1", "AliasBackward0", "SumBackward0"}
     assert declared - covered == set()

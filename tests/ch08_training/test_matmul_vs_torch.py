@@ -2,7 +2,11 @@
 
 Models the batched branch of ``at::native::_matmul_impl`` (``aten/src/ATen/native/LinearAlgebra.cpp``):
 both batches are expanded to their broadcast shape, flattened into one, multiplied with ``bmm`` and
-unfolded with ``_unsafe_view``, so the graph shows those ops and no ``MatmulBackward``.
+unfolded with ``_unsafe_view``, so the graph shows those ops and no ``MatmulBackward``. ``should_fold``
+folds a batch into the rows of one ``mm`` instead: always when the small operand needs a gradient
+(through ``other.mT`` when the batch is on the right), otherwise when the batch's strides allow a view;
+a 3-D batch of one that needs a gradient is squeezed away first. ``reshape`` of a tensor that is not
+row-major but can be viewed is ``_reshape_alias`` (``ReshapeAliasBackward0``).
 """
 
 import numpy as np
@@ -20,14 +24,17 @@ RNG = np.random.default_rng(10)
 
 
 def _check_against_torch(shape_a, shape_b, op="matmul", grad_a=True, grad_b=True):
+    """Values, graph and gradients of ``op(a, b)`` (a leaf without ``requires_grad`` has no gradient)."""
     a, b = RNG.standard_normal(shape_a), RNG.standard_normal(shape_b)
     results = []
     for T in (picotorch, torch):
         x = T.tensor(a, dtype=T.float64, requires_grad=grad_a)
         y = T.tensor(b, dtype=T.float64, requires_grad=grad_b)
         out = getattr(T, op)(x, y)
-        upstream = T.tensor(np.linspace(-1, 1, max(out.numel(), 1)).reshape(tuple(out.shape)), dtype=T.float64)
-        out.backward(upstream)
+        upstream = T.tensor(np.linspace(-1, 1, max(out.numel(), 1))[:out.numel()].reshape(tuple(out.shape)),
+                            dtype=T.float64)
+        if out.requires_grad:
+            out.backward(upstream)
         results.append((out, graph_structure(out), x.grad, y.grad))
     (p_out, p_graph, p_ga, p_gb), (t_out, t_graph, t_ga, t_gb) = results
     assert tuple(p_out.shape) == tuple(t_out.shape)
@@ -79,19 +86,83 @@ def test_matmul_grads_match_finite_differences():
         np.testing.assert_allclose(leaf.grad.numpy(), numeric, rtol=1e-5, atol=1e-7)
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(st.lists(st.integers(1, 3), min_size=0, max_size=2), st.lists(st.booleans(), min_size=0, max_size=2),
-       st.lists(st.booleans(), min_size=2, max_size=2), st.integers(1, 3), st.integers(1, 3), st.integers(1, 3))
-def test_matmul_broadcast_fuzz(batch, keep_a, keep_b, n, k, m):
-    """Batches drawn from one shape, with some sizes turned to 1 or dropped, so they always broadcast."""
+       st.lists(st.booleans(), min_size=2, max_size=2), st.integers(1, 3), st.integers(1, 3), st.integers(1, 3),
+       st.booleans(), st.booleans(), st.booleans())
+def test_matmul_broadcast_fuzz(batch, keep_a, keep_b, n, k, m, grad_a, grad_b, vector_a):
+    """Batches drawn from one shape, with some sizes turned to 1 or dropped, so they always broadcast; either
+    operand may need a gradient, and the left one may be a vector."""
     batch_a = [size if keep else 1 for size, keep in zip(batch, keep_a)]
     batch_b = [size if keep else 1 for size, keep in zip(batch, keep_b)][:len(batch)]
     shape_a, shape_b = tuple(batch_a) + (n, k), tuple(batch_b) + (k, m)
+    if vector_a:
+        shape_a = (k,)
     if len(shape_a) < 3 and len(shape_b) < 3:
         return
-    if len(shape_a) >= 3 and len(shape_b) >= 3 and (set(batch_a) == {1} or set(batch_b) == {1}):
-        return  # PyTorch squeezes a batch of ones and folds into mm: not modelled yet (NotImplementedError)
-    _check_against_torch(shape_a, shape_b, grad_a=len(shape_a) >= len(shape_b))
+    _check_against_torch(shape_a, shape_b, grad_a=grad_a, grad_b=grad_b)
+
+
+@pytest.mark.parametrize("shape_a, shape_b, grad_a, grad_b", [
+    ((4,), (2, 4, 5), True, False),           # a vector that needs a gradient, folded through other.mT
+    ((4,), (2, 3, 4, 5), True, True),
+    ((3, 4), (2, 4, 5), True, False),         # a matrix: other.mT @ self.t(), transposed back, contiguous
+    ((3, 4), (2, 2, 4, 5), True, True),
+    ((4,), (2, 4, 5), False, True),           # no gradient on the small side: the batched path
+    ((4,), (0, 4, 5), False, False),          # an empty batch folds
+    ((3, 4), (0, 4, 5), True, True),
+    ((2, 3, 4), (4,), False, True),
+    ((2, 0, 4), (4, 5), False, False),
+])
+def test_matmul_small_operand_times_a_batch(shape_a, shape_b, grad_a, grad_b):
+    _check_against_torch(shape_a, shape_b, grad_a=grad_a, grad_b=grad_b)
+
+
+@pytest.mark.parametrize("shape_a, shape_b, grad_a, grad_b", [
+    ((1, 3, 4), (2, 4, 5), True, True),       # squeezed, then folded (SqueezeBackward1 under the mm)
+    ((1, 3, 4), (2, 4, 5), True, False),
+    ((1, 3, 4), (2, 4, 5), False, True),      # no gradient on the batch of one: expanded into bmm
+    ((2, 3, 4), (1, 4, 5), True, True),
+    ((2, 3, 4), (1, 4, 5), True, False),
+    ((1, 3, 4), (1, 4, 5), True, True),       # same batch: plain bmm
+    ((1, 1, 3, 4), (2, 4, 5), True, True),    # 4-D: expanded; the reshape is a _reshape_alias
+    ((2, 3, 4), (1, 1, 4, 5), True, True),
+])
+def test_matmul_batch_of_ones_times_a_batch(shape_a, shape_b, grad_a, grad_b):
+    _check_against_torch(shape_a, shape_b, grad_a=grad_a, grad_b=grad_b)
+
+
+@pytest.mark.parametrize("grad_b", [False, True])
+def test_matmul_batch_strides_decide_between_fold_and_bmm(grad_b):
+    """A permuted batch is not one run of rows: bmm, unless the matrix needs a gradient (then a copy, folded)."""
+    a0, b0 = RNG.standard_normal((3, 2, 4)), RNG.standard_normal((4, 5))
+
+    def prog(T):
+        base = T.tensor(a0, requires_grad=True)
+        b = T.tensor(b0, requires_grad=grad_b)
+        out = base.permute(1, 0, 2) @ b
+        out.backward(T.ones_like(out))
+        return out, graph_structure(out), base.grad, b.grad
+    assert_same(prog, rtol=1e-12, atol=1e-12)
+
+
+def test_reshape_of_a_viewable_non_contiguous_tensor_is_reshape_alias():
+    def prog(T):
+        x = T.tensor(np.arange(6.0).reshape(2, 3), requires_grad=True)
+        views = x.t().reshape(3, 2, 1), x.t().reshape(3, 2), x[:, :2].reshape(2, 1, 2), x.reshape(6)
+        copy = x.t().reshape(6)
+        (sum(v.sum() for v in views) + copy.sum()).backward()
+        return [graph_structure(v) for v in views], graph_structure(copy), x.grad, views[0]._base is x
+    assert_same(prog)
+
+
+@pytest.mark.skipif(not hasattr(picotorch.Tensor, "contiguous"),
+                    reason="clone(memory_format=contiguous_format) comes with contiguous() (another branch of #10)")
+def test_matmul_folded_through_the_transpose_is_contiguous():
+    def prog(T):
+        out = T.ones(3, 4, requires_grad=True) @ T.ones(2, 4, 5)
+        return out, out.is_contiguous(), out.stride(), out.view(-1).shape
+    assert_same(prog)
 
 
 @pytest.mark.parametrize("program", [

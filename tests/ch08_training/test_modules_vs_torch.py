@@ -19,8 +19,6 @@ from picotorch_course.difftest import assert_same
 
 torch = pytest.importorskip("torch")
 
-HAS_EMBEDDING = hasattr(picotorch, "embedding")
-
 
 def _zoo(T):
     """A model using every module, nested, with repeated and distinct children."""
@@ -318,7 +316,6 @@ def test_embedding_module_init_and_padding_row():
     assert_same(lambda T: T.nn.Embedding(2, 2, _weight=T.ones(3, 2)))
 
 
-@pytest.mark.skipif(not HAS_EMBEDDING, reason="the embedding op comes from another branch of issue #10 (helper C)")
 def test_embedding_module_forward():
     def prog(T):
         emb = T.nn.Embedding(4, 2, padding_idx=0)

@@ -318,8 +318,6 @@ def test_layer_norm_fuzzed_normalized_shapes(shape, data):
 # ----------------------------------------------------------------------------- embedding
 
 
-@pytest.mark.skipif(not hasattr(picotorch, "embedding"),
-                    reason="the embedding op comes from another branch of issue #10 (helper C); F.embedding calls it")
 def test_embedding_lookup_padding_and_graph():
     def prog(T):
         w = T.tensor(np.arange(12.0).reshape(4, 3), requires_grad=True)

@@ -759,7 +759,10 @@ class SumBackward1(Node):
 
     @property
     def _saved_dim(node):
-        return None if node.dim is None else tuple(d % 2**64 for d in node.dim)
+        saved = node.dim
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 
     @property
     def _saved_keepdim(node):
@@ -819,7 +822,10 @@ class MeanBackward1(Node):
 
     @property
     def _saved_dim(node):
-        return None if node.dim is None else tuple(d % 2**64 for d in node.dim)
+        saved = node.dim
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 
     @property
     def _saved_keepdim(node):
@@ -1139,11 +1145,11 @@ class TransposeBackward0(Node):
 
     @property
     def _saved_dim0(node):
-        return None if node.dim0 is None else node.dim0 % 2**64
+        return None if node.dim0 is None else node.dim0 % 18446744073709551616
 
     @property
     def _saved_dim1(node):
-        return None if node.dim1 is None else node.dim1 % 2**64
+        return None if node.dim1 is None else node.dim1 % 18446744073709551616
 
 
 class PermuteBackward0(Node):
@@ -1163,7 +1169,10 @@ class PermuteBackward0(Node):
 
     @property
     def _saved_dims(node):
-        return None if node.dims is None else tuple(d % 2**64 for d in node.dims)
+        saved = node.dims
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 
 
 class ViewBackward0(Node):
@@ -1256,7 +1265,7 @@ class UnsqueezeBackward0(Node):
 
     @property
     def _saved_dim(node):
-        return None if node.dim is None else node.dim % 2**64
+        return None if node.dim is None else node.dim % 18446744073709551616
 
 
 class SqueezeBackward0(Node):
@@ -1298,7 +1307,7 @@ class SqueezeBackward1(Node):
 
     @property
     def _saved_dim(node):
-        return None if node.dim is None else node.dim % 2**64
+        return None if node.dim is None else node.dim % 18446744073709551616
 
     @property
     def _saved_self_sym_sizes(node):
@@ -1344,7 +1353,7 @@ class SqueezeBackward4(Node):
 
     @property
     def _saved_dim(node):
-        return None if node.dim is None else node.dim % 2**64
+        return None if node.dim is None else node.dim % 18446744073709551616
 
     @property
     def _saved_self_sym_sizes(node):
@@ -1370,7 +1379,10 @@ class SqueezeBackward2(Node):
 
     @property
     def _saved_dim(node):
-        return None if node.dim is None else tuple(d % 2**64 for d in node.dim)
+        saved = node.dim
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 
     @property
     def _saved_self_sym_sizes(node):
@@ -1396,7 +1408,10 @@ class SqueezeBackward5(Node):
 
     @property
     def _saved_dim(node):
-        return None if node.dim is None else tuple(d % 2**64 for d in node.dim)
+        saved = node.dim
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 
     @property
     def _saved_self_sym_sizes(node):
@@ -1424,11 +1439,11 @@ class SelectBackward0(Node):
 
     @property
     def _saved_dim(node):
-        return None if node.dim is None else node.dim % 2**64
+        return None if node.dim is None else node.dim % 18446744073709551616
 
     @property
     def _saved_index(node):
-        return None if node.index is None else node.index % 2**64
+        return None if node.index is None else node.index % 18446744073709551616
 
     @property
     def _saved_self_sym_sizes(node):
@@ -1454,11 +1469,11 @@ class SelectBackwardBackward0(Node):
 
     @property
     def _saved_dim(node):
-        return None if node.dim is None else node.dim % 2**64
+        return None if node.dim is None else node.dim % 18446744073709551616
 
     @property
     def _saved_index(node):
-        return None if node.index is None else node.index % 2**64
+        return None if node.index is None else node.index % 18446744073709551616
 
 
 class SliceBackward0(Node):
@@ -1486,11 +1501,11 @@ class SliceBackward0(Node):
 
     @property
     def _saved_dim(node):
-        return None if node.dim is None else node.dim % 2**64
+        return None if node.dim is None else node.dim % 18446744073709551616
 
     @property
     def _saved_end(node):
-        return None if node.end is None else node.end % 2**64
+        return None if node.end is None else node.end % 18446744073709551616
 
     @property
     def _saved_self_sym_sizes(node):
@@ -1498,11 +1513,11 @@ class SliceBackward0(Node):
 
     @property
     def _saved_start(node):
-        return None if node.start is None else node.start % 2**64
+        return None if node.start is None else node.start % 18446744073709551616
 
     @property
     def _saved_step(node):
-        return None if node.step is None else node.step % 2**64
+        return None if node.step is None else node.step % 18446744073709551616
 
 
 class SliceBackwardBackward0(Node):
@@ -1528,19 +1543,19 @@ class SliceBackwardBackward0(Node):
 
     @property
     def _saved_dim(node):
-        return None if node.dim is None else node.dim % 2**64
+        return None if node.dim is None else node.dim % 18446744073709551616
 
     @property
     def _saved_end(node):
-        return None if node.end is None else node.end % 2**64
+        return None if node.end is None else node.end % 18446744073709551616
 
     @property
     def _saved_start(node):
-        return None if node.start is None else node.start % 2**64
+        return None if node.start is None else node.start % 18446744073709551616
 
     @property
     def _saved_step(node):
-        return None if node.step is None else node.step % 2**64
+        return None if node.step is None else node.step % 18446744073709551616
 
 
 class IndexBackward0(Node):
@@ -1635,7 +1650,7 @@ class StackBackward0(Node):
 
     @property
     def _saved_dim(node):
-        return None if node.dim is None else node.dim % 2**64
+        return None if node.dim is None else node.dim % 18446744073709551616
 
 
 class CatBackward0(Node):
@@ -1659,7 +1674,7 @@ class CatBackward0(Node):
 
     @property
     def _saved_dim(node):
-        return None if node.dim is None else node.dim % 2**64
+        return None if node.dim is None else node.dim % 18446744073709551616
 
 
 class WhereBackward0(Node):
@@ -2605,7 +2620,7 @@ class SoftmaxBackward0(Node):
 
     @property
     def _saved_dim(node):
-        return None if node.dim is None else node.dim % 2**64
+        return None if node.dim is None else node.dim % 18446744073709551616
 
     @property
     def _saved_result(node):
@@ -2649,7 +2664,7 @@ class SoftmaxBackwardDataBackward0(Node):
 
     @property
     def _saved_dim(node):
-        return None if node.dim is None else node.dim % 2**64
+        return None if node.dim is None else node.dim % 18446744073709551616
 
     @property
     def _saved_grad_output(node):
@@ -2697,7 +2712,7 @@ class LogSoftmaxBackward0(Node):
 
     @property
     def _saved_dim(node):
-        return None if node.dim is None else node.dim % 2**64
+        return None if node.dim is None else node.dim % 18446744073709551616
 
     @property
     def _saved_result(node):
@@ -2739,7 +2754,7 @@ class LogSoftmaxBackwardDataBackward0(Node):
 
     @property
     def _saved_dim(node):
-        return None if node.dim is None else node.dim % 2**64
+        return None if node.dim is None else node.dim % 18446744073709551616
 
     @property
     def _saved_grad_output(node):
@@ -2932,7 +2947,10 @@ class NativeLayerNormBackward0(Node):
 
     @property
     def _saved_normalized_shape(node):
-        return None if node.normalized_shape is None else tuple(d % 2**64 for d in node.normalized_shape)
+        saved = node.normalized_shape
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 
     @property
     def _saved_weight(node):
@@ -3179,7 +3197,7 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
 
     @property
     def _saved_reduction(node):
-        return None if node.reduction is None else node.reduction % 2**64
+        return None if node.reduction is None else node.reduction % 18446744073709551616
 
     @property
     def _saved_self(node):
@@ -3238,7 +3256,7 @@ class MseLossBackward0(Node):
 
     @property
     def _saved_reduction(node):
-        return None if node.reduction is None else node.reduction % 2**64
+        return None if node.reduction is None else node.reduction % 18446744073709551616
 
     @property
     def _saved_self(node):
@@ -3306,7 +3324,7 @@ class MseLossBackwardBackward0(Node):
 
     @property
     def _saved_reduction(node):
-        return None if node.reduction is None else node.reduction % 2**64
+        return None if node.reduction is None else node.reduction % 18446744073709551616
 
     @property
     def _saved_self(node):
@@ -3362,11 +3380,11 @@ class NllLossBackward0(Node):
 
     @property
     def _saved_ignore_index(node):
-        return None if node.ignore_index is None else node.ignore_index % 2**64
+        return None if node.ignore_index is None else node.ignore_index % 18446744073709551616
 
     @property
     def _saved_reduction(node):
-        return None if node.reduction is None else node.reduction % 2**64
+        return None if node.reduction is None else node.reduction % 18446744073709551616
 
     @property
     def _saved_self(node):
@@ -3432,11 +3450,11 @@ class NllLossBackwardBackward0(Node):
 
     @property
     def _saved_ignore_index(node):
-        return None if node.ignore_index is None else node.ignore_index % 2**64
+        return None if node.ignore_index is None else node.ignore_index % 18446744073709551616
 
     @property
     def _saved_reduction(node):
-        return None if node.reduction is None else node.reduction % 2**64
+        return None if node.reduction is None else node.reduction % 18446744073709551616
 
     @property
     def _saved_target(node):
@@ -3492,11 +3510,11 @@ class NllLoss2DBackward0(Node):
 
     @property
     def _saved_ignore_index(node):
-        return None if node.ignore_index is None else node.ignore_index % 2**64
+        return None if node.ignore_index is None else node.ignore_index % 18446744073709551616
 
     @property
     def _saved_reduction(node):
-        return None if node.reduction is None else node.reduction % 2**64
+        return None if node.reduction is None else node.reduction % 18446744073709551616
 
     @property
     def _saved_self(node):
@@ -3562,11 +3580,11 @@ class NllLoss2DBackwardBackward0(Node):
 
     @property
     def _saved_ignore_index(node):
-        return None if node.ignore_index is None else node.ignore_index % 2**64
+        return None if node.ignore_index is None else node.ignore_index % 18446744073709551616
 
     @property
     def _saved_reduction(node):
-        return None if node.reduction is None else node.reduction % 2**64
+        return None if node.reduction is None else node.reduction % 18446744073709551616
 
     @property
     def _saved_target(node):
@@ -3652,7 +3670,7 @@ class MaxBackward0(Node):
 
     @property
     def _saved_dim(node):
-        return None if node.dim is None else node.dim % 2**64
+        return None if node.dim is None else node.dim % 18446744073709551616
 
     @property
     def _saved_keepdim(node):
@@ -3738,7 +3756,7 @@ class MinBackward0(Node):
 
     @property
     def _saved_dim(node):
-        return None if node.dim is None else node.dim % 2**64
+        return None if node.dim is None else node.dim % 18446744073709551616
 
     @property
     def _saved_keepdim(node):
@@ -3786,7 +3804,10 @@ class AmaxBackward0(Node):
 
     @property
     def _saved_dim(node):
-        return None if node.dim is None else tuple(d % 2**64 for d in node.dim)
+        saved = node.dim
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 
     @property
     def _saved_keepdim(node):
@@ -3838,7 +3859,10 @@ class AminBackward0(Node):
 
     @property
     def _saved_dim(node):
-        return None if node.dim is None else tuple(d % 2**64 for d in node.dim)
+        saved = node.dim
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 
     @property
     def _saved_keepdim(node):
@@ -3890,7 +3914,10 @@ class LogsumexpBackward0(Node):
 
     @property
     def _saved_dim(node):
-        return None if node.dim is None else tuple(d % 2**64 for d in node.dim)
+        saved = node.dim
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 
     @property
     def _saved_keepdim(node):
@@ -3944,7 +3971,10 @@ class VarBackward0(Node):
 
     @property
     def _saved_dim(node):
-        return None if node.dim is None else tuple(d % 2**64 for d in node.dim)
+        saved = node.dim
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 
     @property
     def _saved_keepdim(node):
@@ -3994,7 +4024,10 @@ class StdBackward0(Node):
 
     @property
     def _saved_dim(node):
-        return None if node.dim is None else tuple(d % 2**64 for d in node.dim)
+        saved = node.dim
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 
     @property
     def _saved_keepdim(node):
@@ -4048,7 +4081,10 @@ class LinalgVectorNormBackward0(Node):
 
     @property
     def _saved_dim(node):
-        return None if node.dim is None else tuple(d % 2**64 for d in node.dim)
+        saved = node.dim
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 
     @property
     def _saved_keepdim(node):
@@ -4073,3 +4109,439 @@ class LinalgVectorNormBackward0(Node):
     @property
     def _raw_saved_result(node):
         return SavedVariable(None) if node.result_ is None else node.result_
+
+
+class EmbeddingBackward0(Node):
+    """Backward of ``embedding(Tensor weight, Tensor indices, int padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor``."""
+
+    indices_ = None
+    padding_idx = None
+    scale_grad_by_freq = None
+    sparse = None
+    weight_sym_argsize_0 = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            indices = node.indices_.unpack(node)
+            padding_idx = node.padding_idx
+            scale_grad_by_freq = node.scale_grad_by_freq
+            sparse = node.sparse
+            weight_sym_argsize_0 = node.weight_sym_argsize_0
+            grad_inputs[0] = ops.embedding_backward(grad, indices, weight_sym_argsize_0, padding_idx, scale_grad_by_freq, sparse)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.indices_ is not None:
+            node.indices_.reset_data()
+
+    @property
+    def _saved_indices(node):
+        return None if node.indices_ is None else node.indices_.unpack(node)
+
+    @property
+    def _raw_saved_indices(node):
+        return SavedVariable(None) if node.indices_ is None else node.indices_
+
+    @property
+    def _saved_padding_idx(node):
+        return None if node.padding_idx is None else node.padding_idx % 18446744073709551616
+
+    @property
+    def _saved_scale_grad_by_freq(node):
+        return node.scale_grad_by_freq
+
+    @property
+    def _saved_sparse(node):
+        return node.sparse
+
+    @property
+    def _saved_weight_sym_argsize_0(node):
+        return node.weight_sym_argsize_0
+
+
+class EmbeddingDenseBackwardBackward0(Node):
+    """Backward of ``embedding_dense_backward(Tensor grad_output, Tensor indices, int num_weights, int padding_idx, bool scale_grad_by_freq) -> Tensor``."""
+
+    indices_ = None
+    padding_idx = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            indices = node.indices_.unpack(node)
+            padding_idx = node.padding_idx
+            grad_inputs[0] = embedding_dense_double_backward(grad, indices, padding_idx)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.indices_ is not None:
+            node.indices_.reset_data()
+
+    @property
+    def _saved_indices(node):
+        return None if node.indices_ is None else node.indices_.unpack(node)
+
+    @property
+    def _raw_saved_indices(node):
+        return SavedVariable(None) if node.indices_ is None else node.indices_
+
+    @property
+    def _saved_padding_idx(node):
+        return None if node.padding_idx is None else node.padding_idx % 18446744073709551616
+
+
+class EmbeddingRenormBackward0(Node):
+    """Backward of ``embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)``."""
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            grad_inputs[0] = not_implemented("embedding_renorm")
+        return grad_inputs
+
+
+class GatherBackward0(Node):
+    """Backward of ``gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor``."""
+
+    dim = None
+    index_ = None
+    self_ = None
+    sparse_grad = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            dim = node.dim
+            index = node.index_.unpack(node)
+            self = node.self_.unpack(node)
+            sparse_grad = node.sparse_grad
+            grad_inputs[0] = gather_backward(grad, self, dim, index, sparse_grad)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.index_ is not None:
+            node.index_.reset_data()
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_dim(node):
+        return None if node.dim is None else node.dim % 18446744073709551616
+
+    @property
+    def _saved_index(node):
+        return None if node.index_ is None else node.index_.unpack(node)
+
+    @property
+    def _raw_saved_index(node):
+        return SavedVariable(None) if node.index_ is None else node.index_
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_sparse_grad(node):
+        return node.sparse_grad
+
+
+class ScatterBackward0(Node):
+    """Backward of ``scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor``."""
+
+    dim = None
+    index_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            dim = node.dim
+            index = node.index_.unpack(node)
+            grad_inputs[0] = ops.scatter(grad, dim, index, 0)
+        if node.should_compute_output(1):
+            dim = node.dim
+            index = node.index_.unpack(node)
+            grad_inputs[1] = ops.gather(grad, dim, index)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.index_ is not None:
+            node.index_.reset_data()
+
+    @property
+    def _saved_dim(node):
+        return None if node.dim is None else node.dim % 18446744073709551616
+
+    @property
+    def _saved_index(node):
+        return None if node.index_ is None else node.index_.unpack(node)
+
+    @property
+    def _raw_saved_index(node):
+        return SavedVariable(None) if node.index_ is None else node.index_
+
+
+class ScatterBackward1(Node):
+    """Backward of ``scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor``."""
+
+    dim = None
+    index_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            dim = node.dim
+            index = node.index_.unpack(node)
+            grad_inputs[0] = ops.scatter(grad, dim, index, 0)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.index_ is not None:
+            node.index_.reset_data()
+
+    @property
+    def _saved_dim(node):
+        return None if node.dim is None else node.dim % 18446744073709551616
+
+    @property
+    def _saved_index(node):
+        return None if node.index_ is None else node.index_.unpack(node)
+
+    @property
+    def _raw_saved_index(node):
+        return SavedVariable(None) if node.index_ is None else node.index_
+
+
+class ScatterAddBackward0(Node):
+    """Backward of ``scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor``."""
+
+    dim = None
+    index_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            grad_inputs[0] = grad
+        if node.should_compute_output(1):
+            dim = node.dim
+            index = node.index_.unpack(node)
+            grad_inputs[1] = ops.gather(grad, dim, index)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.index_ is not None:
+            node.index_.reset_data()
+
+    @property
+    def _saved_dim(node):
+        return None if node.dim is None else node.dim % 18446744073709551616
+
+    @property
+    def _saved_index(node):
+        return None if node.index_ is None else node.index_.unpack(node)
+
+    @property
+    def _raw_saved_index(node):
+        return SavedVariable(None) if node.index_ is None else node.index_
+
+
+class IndexSelectBackward0(Node):
+    """Backward of ``index_select(Tensor self, int dim, Tensor index) -> Tensor``."""
+
+    dim = None
+    index_ = None
+    self_sizes = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            dim = node.dim
+            index = node.index_.unpack(node)
+            self_sizes = node.self_sizes
+            grad_inputs[0] = ops.index_select_backward(grad, self_sizes, dim, index)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.index_ is not None:
+            node.index_.reset_data()
+
+    @property
+    def _saved_dim(node):
+        return None if node.dim is None else node.dim % 18446744073709551616
+
+    @property
+    def _saved_index(node):
+        return None if node.index_ is None else node.index_.unpack(node)
+
+    @property
+    def _raw_saved_index(node):
+        return SavedVariable(None) if node.index_ is None else node.index_
+
+    @property
+    def _saved_self_sym_sizes(node):
+        return node.self_sizes
+
+
+class IndexAddBackward0(Node):
+    """Backward of ``index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor``."""
+
+    alpha = None
+    dim = None
+    index_ = None
+    source_ = None
+    source_dim = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            grad_inputs[0] = grad
+        if node.should_compute_output(1):
+            alpha = node.alpha
+            dim = node.dim
+            index = node.index_.unpack(node)
+            source = node.source_.unpack(node)
+            source_dim = node.source_dim
+            grad_inputs[1] = index_add_source_backward(grad, dim, index, source, alpha, source_dim)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.index_ is not None:
+            node.index_.reset_data()
+        if node.source_ is not None:
+            node.source_.reset_data()
+
+    @property
+    def _saved_alpha(node):
+        return node.alpha
+
+    @property
+    def _saved_dim(node):
+        return None if node.dim is None else node.dim % 18446744073709551616
+
+    @property
+    def _saved_index(node):
+        return None if node.index_ is None else node.index_.unpack(node)
+
+    @property
+    def _raw_saved_index(node):
+        return SavedVariable(None) if node.index_ is None else node.index_
+
+    @property
+    def _saved_source(node):
+        return None if node.source_ is None else node.source_.unpack(node)
+
+    @property
+    def _raw_saved_source(node):
+        return SavedVariable(None) if node.source_ is None else node.source_
+
+    @property
+    def _saved_source_dim(node):
+        return node.source_dim
+
+
+class BaddbmmBackward0(Node):
+    """Backward of ``baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor``."""
+
+    alpha = None
+    batch1_ = None
+    batch2_ = None
+    beta = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            beta = node.beta
+            grad_inputs[0] = maybe_multiply(grad, beta)
+        if node.should_compute_output(1):
+            alpha = node.alpha
+            batch2 = node.batch2_.unpack(node)
+            grad_inputs[1] = maybe_multiply(ops.bmm(grad, ops.transpose(batch2, 1, 2)), alpha)
+        if node.should_compute_output(2):
+            alpha = node.alpha
+            batch1 = node.batch1_.unpack(node)
+            grad_inputs[2] = maybe_multiply(ops.bmm(ops.transpose(batch1, 1, 2), grad), alpha)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.batch1_ is not None:
+            node.batch1_.reset_data()
+        if node.batch2_ is not None:
+            node.batch2_.reset_data()
+
+    @property
+    def _saved_alpha(node):
+        return node.alpha
+
+    @property
+    def _saved_batch1(node):
+        return None if node.batch1_ is None else node.batch1_.unpack(node)
+
+    @property
+    def _raw_saved_batch1(node):
+        return SavedVariable(None) if node.batch1_ is None else node.batch1_
+
+    @property
+    def _saved_batch2(node):
+        return None if node.batch2_ is None else node.batch2_.unpack(node)
+
+    @property
+    def _raw_saved_batch2(node):
+        return SavedVariable(None) if node.batch2_ is None else node.batch2_
+
+    @property
+    def _saved_beta(node):
+        return node.beta
+
+
+class ReshapeAliasBackward0(Node):
+    """Backward of ``_reshape_alias(Tensor(a) self, int[] size, int[] stride) -> Tensor(a)``."""
+
+    self_sizes = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            self_sizes = node.self_sizes
+            grad_inputs[0] = ops.reshape(grad, self_sizes)
+        return grad_inputs
+
+    @property
+    def _saved_self_sym_sizes(node):
+        return node.self_sizes

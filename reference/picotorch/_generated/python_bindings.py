@@ -18,6 +18,9 @@ TORCH_FUNCTIONS = {
     '_log_softmax_backward_data': [
         (vt._log_softmax_backward_data, '_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype)', vt.PARAMETERS['_log_softmax_backward_data']),
     ],
+    '_reshape_alias': [
+        (vt._reshape_alias, '_reshape_alias(Tensor input, int[] size, int[] stride)', vt.PARAMETERS['_reshape_alias']),
+    ],
     '_softmax': [
         (vt._softmax, '_softmax(Tensor input, int dim, bool half_to_float)', vt.PARAMETERS['_softmax']),
     ],
@@ -53,6 +56,9 @@ TORCH_FUNCTIONS = {
     ],
     'argmin': [
         (vt.argmin, 'argmin(Tensor input, int? dim=None, bool keepdim=False)', vt.PARAMETERS['argmin']),
+    ],
+    'baddbmm': [
+        (vt.baddbmm, 'baddbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)', vt.PARAMETERS['baddbmm']),
     ],
     'bernoulli': [
         (vt.bernoulli, 'bernoulli(Tensor input, *, Generator? generator=None)', vt.PARAMETERS['bernoulli']),
@@ -116,6 +122,12 @@ TORCH_FUNCTIONS = {
     'dropout_': [
         (vt.dropout_, 'dropout_(Tensor input, float p, bool train)', vt.PARAMETERS['dropout_']),
     ],
+    'embedding': [
+        (vt.embedding, 'embedding(Tensor weight, Tensor indices, int padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False)', vt.PARAMETERS['embedding']),
+    ],
+    'embedding_renorm_': [
+        (vt.embedding_renorm_, 'embedding_renorm_(Tensor input, Tensor indices, float max_norm, float norm_type)', vt.PARAMETERS['embedding_renorm_']),
+    ],
     'eq': [
         (vt.eq_Tensor, 'eq(Tensor input, Tensor other)', vt.PARAMETERS['eq_Tensor']),
         (vt.eq_Scalar, 'eq(Tensor input, Scalar other)', vt.PARAMETERS['eq_Scalar']),
@@ -144,6 +156,9 @@ TORCH_FUNCTIONS = {
         (vt.floor_divide, 'floor_divide(Tensor input, Tensor other)', vt.PARAMETERS['floor_divide']),
         (vt.floor_divide_Scalar, 'floor_divide(Tensor input, Scalar other)', vt.PARAMETERS['floor_divide_Scalar']),
     ],
+    'gather': [
+        (vt.gather, 'gather(Tensor input, int dim, Tensor index, *, bool sparse_grad=False)', vt.PARAMETERS['gather']),
+    ],
     'ge': [
         (vt.ge_Tensor, 'ge(Tensor input, Tensor other)', vt.PARAMETERS['ge_Tensor']),
         (vt.ge_Scalar, 'ge(Tensor input, Scalar other)', vt.PARAMETERS['ge_Scalar']),
@@ -154,6 +169,12 @@ TORCH_FUNCTIONS = {
     ],
     'index': [
         (vt.index_Tensor, 'index(Tensor input, Tensor?[] indices)', vt.PARAMETERS['index_Tensor']),
+    ],
+    'index_add': [
+        (vt.index_add, 'index_add(Tensor input, int dim, Tensor index, Tensor source, *, Scalar alpha=1)', vt.PARAMETERS['index_add']),
+    ],
+    'index_select': [
+        (vt.index_select, 'index_select(Tensor input, int dim, Tensor index)', vt.PARAMETERS['index_select']),
     ],
     'layer_norm': [
         (vt.layer_norm, 'layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True)', vt.PARAMETERS['layer_norm']),
@@ -263,6 +284,13 @@ TORCH_FUNCTIONS = {
     'rsub': [
         (vt.rsub_Tensor, 'rsub(Tensor input, Tensor other, *, Scalar alpha=1)', vt.PARAMETERS['rsub_Tensor']),
         (vt.rsub_Scalar, 'rsub(Tensor input, Scalar other, Scalar alpha=1)', vt.PARAMETERS['rsub_Scalar']),
+    ],
+    'scatter': [
+        (vt.scatter_src, 'scatter(Tensor input, int dim, Tensor index, Tensor src)', vt.PARAMETERS['scatter_src']),
+        (vt.scatter_value, 'scatter(Tensor input, int dim, Tensor index, Scalar value)', vt.PARAMETERS['scatter_value']),
+    ],
+    'scatter_add': [
+        (vt.scatter_add, 'scatter_add(Tensor input, int dim, Tensor index, Tensor src)', vt.PARAMETERS['scatter_add']),
     ],
     'select': [
         (vt.select_int, 'select(Tensor input, int dim, int index)', vt.PARAMETERS['select_int']),
@@ -381,6 +409,9 @@ TORCH_LINALG_FUNCTIONS = {
 }
 
 TENSOR_METHODS = {
+    '_reshape_alias': [
+        (vt._reshape_alias, '_reshape_alias(int[] size, int[] stride)', vt.PARAMETERS['_reshape_alias']),
+    ],
     'abs': [
         (vt.abs, 'abs()', vt.PARAMETERS['abs']),
     ],
@@ -413,6 +444,12 @@ TENSOR_METHODS = {
     ],
     'argmin': [
         (vt.argmin, 'argmin(int? dim=None, bool keepdim=False)', vt.PARAMETERS['argmin']),
+    ],
+    'baddbmm': [
+        (vt.baddbmm, 'baddbmm(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)', vt.PARAMETERS['baddbmm']),
+    ],
+    'baddbmm_': [
+        (vt.baddbmm_, 'baddbmm_(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)', vt.PARAMETERS['baddbmm_']),
     ],
     'bernoulli': [
         (vt.bernoulli, 'bernoulli(*, Generator? generator=None)', vt.PARAMETERS['bernoulli']),
@@ -516,6 +553,9 @@ TENSOR_METHODS = {
         (vt.floor_divide__Tensor, 'floor_divide_(Tensor other)', vt.PARAMETERS['floor_divide__Tensor']),
         (vt.floor_divide__Scalar, 'floor_divide_(Scalar other)', vt.PARAMETERS['floor_divide__Scalar']),
     ],
+    'gather': [
+        (vt.gather, 'gather(int dim, Tensor index, *, bool sparse_grad=False)', vt.PARAMETERS['gather']),
+    ],
     'ge': [
         (vt.ge_Tensor, 'ge(Tensor other)', vt.PARAMETERS['ge_Tensor']),
         (vt.ge_Scalar, 'ge(Scalar other)', vt.PARAMETERS['ge_Scalar']),
@@ -526,6 +566,15 @@ TENSOR_METHODS = {
     ],
     'index': [
         (vt.index_Tensor, 'index(Tensor?[] indices)', vt.PARAMETERS['index_Tensor']),
+    ],
+    'index_add': [
+        (vt.index_add, 'index_add(int dim, Tensor index, Tensor source, *, Scalar alpha=1)', vt.PARAMETERS['index_add']),
+    ],
+    'index_add_': [
+        (vt.index_add_, 'index_add_(int dim, Tensor index, Tensor source, *, Scalar alpha=1)', vt.PARAMETERS['index_add_']),
+    ],
+    'index_select': [
+        (vt.index_select, 'index_select(int dim, Tensor index)', vt.PARAMETERS['index_select']),
     ],
     'le': [
         (vt.le_Tensor, 'le(Tensor other)', vt.PARAMETERS['le_Tensor']),
@@ -637,6 +686,20 @@ TENSOR_METHODS = {
     ],
     'rsqrt': [
         (vt.rsqrt, 'rsqrt()', vt.PARAMETERS['rsqrt']),
+    ],
+    'scatter': [
+        (vt.scatter_src, 'scatter(int dim, Tensor index, Tensor src)', vt.PARAMETERS['scatter_src']),
+        (vt.scatter_value, 'scatter(int dim, Tensor index, Scalar value)', vt.PARAMETERS['scatter_value']),
+    ],
+    'scatter_': [
+        (vt.scatter__src, 'scatter_(int dim, Tensor index, Tensor src)', vt.PARAMETERS['scatter__src']),
+        (vt.scatter__value, 'scatter_(int dim, Tensor index, Scalar value)', vt.PARAMETERS['scatter__value']),
+    ],
+    'scatter_add': [
+        (vt.scatter_add, 'scatter_add(int dim, Tensor index, Tensor src)', vt.PARAMETERS['scatter_add']),
+    ],
+    'scatter_add_': [
+        (vt.scatter_add_, 'scatter_add_(int dim, Tensor index, Tensor src)', vt.PARAMETERS['scatter_add_']),
     ],
     'select': [
         (vt.select_int, 'select(int dim, int index)', vt.PARAMETERS['select_int']),

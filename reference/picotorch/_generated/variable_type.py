@@ -2390,6 +2390,276 @@ def linalg_vector_norm(self, ord=2, dim=None, keepdim=False, *, dtype=None):
     return result
 
 
+def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    """``embedding(Tensor weight, Tensor indices, int padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(weight):
+        grad_fn = nodes.EmbeddingBackward0()
+        grad_fn.set_next_edges(collect_next_edges(weight))
+        grad_fn.indices_ = SavedVariable(indices)
+        grad_fn.padding_idx = padding_idx
+        grad_fn.scale_grad_by_freq = scale_grad_by_freq
+        grad_fn.sparse = sparse
+        grad_fn.weight_sym_argsize_0 = weight.shape[0]
+    result = kernel_for("embedding", device_of(weight, indices))(weight, indices, padding_idx, scale_grad_by_freq, sparse)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def embedding_backward(grad, indices, num_weights, padding_idx, scale_grad_by_freq, sparse):
+    """``embedding_backward(Tensor grad, Tensor indices, int num_weights, int padding_idx, bool scale_grad_by_freq, bool sparse) -> Tensor``"""
+    return native.embedding_backward(grad, indices, num_weights, padding_idx, scale_grad_by_freq, sparse)
+
+
+def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq):
+    """``embedding_dense_backward(Tensor grad_output, Tensor indices, int num_weights, int padding_idx, bool scale_grad_by_freq) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(grad_output):
+        grad_fn = nodes.EmbeddingDenseBackwardBackward0()
+        grad_fn.set_next_edges(collect_next_edges(grad_output))
+        grad_fn.indices_ = SavedVariable(indices)
+        grad_fn.padding_idx = padding_idx
+    result = kernel_for("embedding_dense_backward", device_of(grad_output, indices))(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def embedding_renorm_(self, indices, max_norm, norm_type):
+    """``embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.EmbeddingRenormBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("embedding_renorm_", device_of(self, indices))(self, indices, max_norm, norm_type)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def gather(self, dim, index, *, sparse_grad=False):
+    """``gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.GatherBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim = dim
+        grad_fn.index_ = SavedVariable(index)
+        grad_fn.self_ = SavedVariable(self)
+        grad_fn.sparse_grad = sparse_grad
+    result = kernel_for("gather", device_of(self, index))(self, dim, index, sparse_grad)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def scatter_src(self, dim, index, src):
+    """``scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, src):
+        grad_fn = nodes.ScatterBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, src))
+        grad_fn.dim = dim
+        grad_fn.index_ = SavedVariable(index)
+    result = kernel_for("scatter.src", device_of(self, index, src))(self, dim, index, src)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def scatter__src(self, dim, index, src):
+    """``scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self, src))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, src):
+        grad_fn = nodes.ScatterBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, src))
+        grad_fn.dim = dim
+        grad_fn.index_ = SavedVariable(index)
+    result = kernel_for("scatter_.src", device_of(self, index, src))(self, dim, index, src)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def scatter_value(self, dim, index, value):
+    """``scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.ScatterBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim = dim
+        grad_fn.index_ = SavedVariable(index)
+    result = kernel_for("scatter.value", device_of(self, index))(self, dim, index, value)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def scatter__value(self, dim, index, value):
+    """``scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.ScatterBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim = dim
+        grad_fn.index_ = SavedVariable(index)
+    result = kernel_for("scatter_.value", device_of(self, index))(self, dim, index, value)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def scatter_add(self, dim, index, src):
+    """``scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, src):
+        grad_fn = nodes.ScatterAddBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, src))
+        grad_fn.dim = dim
+        if grad_fn.should_compute_output(1):
+            grad_fn.index_ = SavedVariable(index)
+    result = kernel_for("scatter_add", device_of(self, index, src))(self, dim, index, src)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def scatter_add_(self, dim, index, src):
+    """``scatter_add_(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self, src))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, src):
+        grad_fn = nodes.ScatterAddBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, src))
+        grad_fn.dim = dim
+        if grad_fn.should_compute_output(1):
+            grad_fn.index_ = SavedVariable(index)
+    result = kernel_for("scatter_add_", device_of(self, index, src))(self, dim, index, src)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def index_select(self, dim, index):
+    """``index_select(Tensor self, int dim, Tensor index) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.IndexSelectBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim = dim
+        grad_fn.index_ = SavedVariable(index)
+        grad_fn.self_sizes = tuple(self.shape)
+    result = kernel_for("index_select", device_of(self, index))(self, dim, index)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def index_select_backward(grad, self_sizes, dim, index):
+    """``index_select_backward(Tensor grad, int[] self_sizes, int dim, Tensor index) -> Tensor``"""
+    return native.index_select_backward(grad, self_sizes, dim, index)
+
+
+def index_add(self, dim, index, source, *, alpha=1):
+    """``index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, source):
+        grad_fn = nodes.IndexAddBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, source))
+        grad_fn.alpha = alpha
+        grad_fn.dim = dim
+        if grad_fn.should_compute_output(1):
+            grad_fn.index_ = SavedVariable(index)
+        if grad_fn.should_compute_output(1):
+            grad_fn.source_ = SavedVariable(source)
+        grad_fn.source_dim = source.dim()
+    result = kernel_for("index_add", device_of(self, index, source))(self, dim, index, source, alpha)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def index_add_(self, dim, index, source, *, alpha=1):
+    """``index_add_(Tensor(a!) self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self, source))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, source):
+        grad_fn = nodes.IndexAddBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, source))
+        grad_fn.alpha = alpha
+        grad_fn.dim = dim
+        if grad_fn.should_compute_output(1):
+            grad_fn.index_ = SavedVariable(index)
+        if grad_fn.should_compute_output(1):
+            grad_fn.source_ = SavedVariable(source)
+        grad_fn.source_dim = source.dim()
+    result = kernel_for("index_add_", device_of(self, index, source))(self, dim, index, source, alpha)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
+    """``baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, batch1, batch2):
+        grad_fn = nodes.BaddbmmBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, batch1, batch2))
+        grad_fn.alpha = alpha
+        if grad_fn.should_compute_output(2):
+            grad_fn.batch1_ = SavedVariable(batch1)
+        if grad_fn.should_compute_output(1):
+            grad_fn.batch2_ = SavedVariable(batch2)
+        grad_fn.beta = beta
+    result = kernel_for("baddbmm", device_of(self, batch1, batch2))(self, batch1, batch2, beta, alpha)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+    """``baddbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self, batch1, batch2))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, batch1, batch2):
+        grad_fn = nodes.BaddbmmBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, batch1, batch2))
+        grad_fn.alpha = alpha
+        if grad_fn.should_compute_output(2):
+            grad_fn.batch1_ = SavedVariable(batch1)
+        if grad_fn.should_compute_output(1):
+            grad_fn.batch2_ = SavedVariable(batch2)
+        grad_fn.beta = beta
+    result = kernel_for("baddbmm_", device_of(self, batch1, batch2))(self, batch1, batch2, beta, alpha)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def _reshape_alias(self, size, stride):
+    """``_reshape_alias(Tensor(a) self, int[] size, int[] stride) -> Tensor(a)``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.ReshapeAliasBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_sizes = tuple(self.shape)
+    result = kernel_for("_reshape_alias", device_of(self))(self, size, stride)
+    as_view(self, result)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor", {"CPU": native.add, "CUDA": native.add_cuda})
 register_kernels("add_.Tensor", {"CPU": native.add_, "CUDA": native.add_})
@@ -2559,6 +2829,22 @@ register_kernels("logsumexp", {"CPU": native.logsumexp, "CUDA": native.logsumexp
 register_kernels("var.correction", {"CPU": native.var, "CUDA": native.var})
 register_kernels("std.correction", {"CPU": native.std, "CUDA": native.std})
 register_kernels("linalg_vector_norm", {"CPU": native.linalg_vector_norm, "CUDA": native.linalg_vector_norm})
+register_kernels("embedding", {"CPU": native.embedding, "CUDA": native.embedding})
+register_kernels("embedding_dense_backward", {"CPU": native.embedding_dense_backward, "CUDA": native.embedding_dense_backward})
+register_kernels("embedding_renorm_", {"CPU": native.embedding_renorm_, "CUDA": native.embedding_renorm_})
+register_kernels("gather", {"CPU": native.gather, "CUDA": native.gather})
+register_kernels("scatter.src", {"CPU": native.scatter, "CUDA": native.scatter})
+register_kernels("scatter_.src", {"CPU": native.scatter_, "CUDA": native.scatter_})
+register_kernels("scatter.value", {"CPU": native.scatter, "CUDA": native.scatter})
+register_kernels("scatter_.value", {"CPU": native.scatter_, "CUDA": native.scatter_})
+register_kernels("scatter_add", {"CPU": native.scatter_add, "CUDA": native.scatter_add})
+register_kernels("scatter_add_", {"CPU": native.scatter_add_, "CUDA": native.scatter_add_})
+register_kernels("index_select", {"CPU": native.index_select, "CUDA": native.index_select})
+register_kernels("index_add", {"CPU": native.index_add, "CUDA": native.index_add})
+register_kernels("index_add_", {"CPU": native.index_add_, "CUDA": native.index_add_})
+register_kernels("baddbmm", {"CPU": native.baddbmm, "CUDA": native.baddbmm})
+register_kernels("baddbmm_", {"CPU": native.baddbmm_, "CUDA": native.baddbmm_})
+register_kernels("_reshape_alias", {"CPU": native._reshape_alias, "CUDA": native._reshape_alias}, computes=False)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -2755,6 +3041,24 @@ PARAMETERS = {
     "std_correction": ((('self', 'Tensor', False), ('dim', 'int[]?', True),), (('correction', 'Scalar?', True), ('keepdim', 'bool', True),)),
     "std": ((('self', 'Tensor', False), ('unbiased', 'bool', True),), ()),
     "linalg_vector_norm": ((('self', 'Tensor', False), ('ord', 'Scalar', True), ('dim', 'int[]?', True), ('keepdim', 'bool', True),), (('dtype', 'any', True),)),
+    "embedding": ((('weight', 'Tensor', False), ('indices', 'Tensor', False), ('padding_idx', 'int', True), ('scale_grad_by_freq', 'bool', True), ('sparse', 'bool', True),), ()),
+    "embedding_backward": ((('grad', 'Tensor', False), ('indices', 'Tensor', False), ('num_weights', 'int', False), ('padding_idx', 'int', False), ('scale_grad_by_freq', 'bool', False), ('sparse', 'bool', False),), ()),
+    "embedding_dense_backward": ((('grad_output', 'Tensor', False), ('indices', 'Tensor', False), ('num_weights', 'int', False), ('padding_idx', 'int', False), ('scale_grad_by_freq', 'bool', False),), ()),
+    "embedding_renorm_": ((('self', 'Tensor', False), ('indices', 'Tensor', False), ('max_norm', 'any', False), ('norm_type', 'any', False),), ()),
+    "gather": ((('self', 'Tensor', False), ('dim', 'int', False), ('index', 'Tensor', False),), (('sparse_grad', 'bool', True),)),
+    "scatter_src": ((('self', 'Tensor', False), ('dim', 'int', False), ('index', 'Tensor', False), ('src', 'Tensor', False),), ()),
+    "scatter__src": ((('self', 'Tensor', False), ('dim', 'int', False), ('index', 'Tensor', False), ('src', 'Tensor', False),), ()),
+    "scatter_value": ((('self', 'Tensor', False), ('dim', 'int', False), ('index', 'Tensor', False), ('value', 'Scalar', False),), ()),
+    "scatter__value": ((('self', 'Tensor', False), ('dim', 'int', False), ('index', 'Tensor', False), ('value', 'Scalar', False),), ()),
+    "scatter_add": ((('self', 'Tensor', False), ('dim', 'int', False), ('index', 'Tensor', False), ('src', 'Tensor', False),), ()),
+    "scatter_add_": ((('self', 'Tensor', False), ('dim', 'int', False), ('index', 'Tensor', False), ('src', 'Tensor', False),), ()),
+    "index_select": ((('self', 'Tensor', False), ('dim', 'int', False), ('index', 'Tensor', False),), ()),
+    "index_select_backward": ((('grad', 'Tensor', False), ('self_sizes', 'int[]', False), ('dim', 'int', False), ('index', 'Tensor', False),), ()),
+    "index_add": ((('self', 'Tensor', False), ('dim', 'int', False), ('index', 'Tensor', False), ('source', 'Tensor', False),), (('alpha', 'Scalar', True),)),
+    "index_add_": ((('self', 'Tensor', False), ('dim', 'int', False), ('index', 'Tensor', False), ('source', 'Tensor', False),), (('alpha', 'Scalar', True),)),
+    "baddbmm": ((('self', 'Tensor', False), ('batch1', 'Tensor', False), ('batch2', 'Tensor', False),), (('beta', 'Scalar', True), ('alpha', 'Scalar', True),)),
+    "baddbmm_": ((('self', 'Tensor', False), ('batch1', 'Tensor', False), ('batch2', 'Tensor', False),), (('beta', 'Scalar', True), ('alpha', 'Scalar', True),)),
+    "_reshape_alias": ((('self', 'Tensor', False), ('size', 'int[]', False), ('stride', 'int[]', False),), ()),
 }
 
 
@@ -2901,3 +3205,19 @@ register_op("logsumexp", overloaded("logsumexp", [(logsumexp, PARAMETERS["logsum
 register_op("var", overloaded("var", [(var_dim, PARAMETERS["var_dim"]), (var_correction, PARAMETERS["var_correction"]), (var, PARAMETERS["var"])]))
 register_op("std", overloaded("std", [(std_dim, PARAMETERS["std_dim"]), (std_correction, PARAMETERS["std_correction"]), (std, PARAMETERS["std"])]))
 register_op("linalg_vector_norm", overloaded("linalg_vector_norm", [(linalg_vector_norm, PARAMETERS["linalg_vector_norm"])]))
+register_op("embedding", overloaded("embedding", [(embedding, PARAMETERS["embedding"])]))
+register_op("embedding_backward", overloaded("embedding_backward", [(embedding_backward, PARAMETERS["embedding_backward"])]))
+register_op("embedding_dense_backward", overloaded("embedding_dense_backward", [(embedding_dense_backward, PARAMETERS["embedding_dense_backward"])]))
+register_op("embedding_renorm_", overloaded("embedding_renorm_", [(embedding_renorm_, PARAMETERS["embedding_renorm_"])]))
+register_op("gather", overloaded("gather", [(gather, PARAMETERS["gather"])]))
+register_op("scatter", overloaded("scatter", [(scatter_src, PARAMETERS["scatter_src"]), (scatter_value, PARAMETERS["scatter_value"])]))
+register_op("scatter_", overloaded("scatter_", [(scatter__src, PARAMETERS["scatter__src"]), (scatter__value, PARAMETERS["scatter__value"])]))
+register_op("scatter_add", overloaded("scatter_add", [(scatter_add, PARAMETERS["scatter_add"])]))
+register_op("scatter_add_", overloaded("scatter_add_", [(scatter_add_, PARAMETERS["scatter_add_"])]))
+register_op("index_select", overloaded("index_select", [(index_select, PARAMETERS["index_select"])]))
+register_op("index_select_backward", overloaded("index_select_backward", [(index_select_backward, PARAMETERS["index_select_backward"])]))
+register_op("index_add", overloaded("index_add", [(index_add, PARAMETERS["index_add"])]))
+register_op("index_add_", overloaded("index_add_", [(index_add_, PARAMETERS["index_add_"])]))
+register_op("baddbmm", overloaded("baddbmm", [(baddbmm, PARAMETERS["baddbmm"])]))
+register_op("baddbmm_", overloaded("baddbmm_", [(baddbmm_, PARAMETERS["baddbmm_"])]))
+register_op("_reshape_alias", overloaded("_reshape_alias", [(_reshape_alias, PARAMETERS["_reshape_alias"])]))

@@ -64,6 +64,12 @@ __all__ = [  # what `from functions_manual import *` gives the generated nodes
     "var_backward",
     "std_backward",
     "linalg_vector_norm_backward",
+
+    # indexing (group I)
+    "gather_backward",
+    "index_add_source_backward",
+    "embedding_dense_double_backward",
+    "not_implemented",
 ]
 
 
@@ -518,3 +524,33 @@ def linalg_vector_norm_backward(grad, self, ord, norm, dim, keepdim):
 def _zero_where(t, mask):
     """``t.masked_fill_(mask, 0)``."""
     return ops.where(mask, scalar_zero(t), t)
+
+# ----------------------------------------------------------------------------- indexing (group I)
+
+
+def gather_backward(grad, self, dim, index, sparse_grad):
+    """Zeros of ``self``'s shape with the gradient added back where ``gather`` read (``scatter_add_``)."""
+    if sparse_grad:
+        raise NotImplementedError("picotorch has no sparse tensors: gather(..., sparse_grad=True) cannot make its "
+                                  "gradient; use sparse_grad=False")
+    return ops.scatter_add_(wrap(grad, zeros_array(grad, tuple(self.shape))), dim, index, grad)
+
+
+def index_add_source_backward(grad, dim, index, source, alpha, source_dim):
+    """The rows ``index_add`` added, read back; a zero-dim ``source`` (one index) reads one row."""
+    if source_dim > 0:
+        return maybe_multiply(ops.expand_as(ops.index_select(grad, dim, index), source), alpha)
+    return maybe_multiply(ops.index_select(grad, dim, ops.squeeze(index, 0)), alpha)
+
+
+def embedding_dense_double_backward(grad, indices, padding_idx):
+    """The gradient's rows picked by ``indices`` (the padding row's picks zeroed), shaped like the forward output."""
+    picked = ops.index_select(grad, 0, ops.reshape(indices, (-1,)))
+    if padding_idx >= 0:
+        picked = ops.masked_fill_(picked, ops.reshape(ops.eq(indices, padding_idx), (-1, 1)), 0)
+    return ops.view(picked, tuple(indices.shape) + (-1,))
+
+
+def not_implemented(name):
+    """A formula PyTorch declares but does not have: its node exists and raises when backward reaches it."""
+    raise NotImplementedError(f"the derivative for '{name}' is not implemented.")

@@ -13,7 +13,9 @@ The files are ATen's, one module per ``.cpp``:
   ``loss_nll.py`` (``LossNLL.cpp``, ``LossNLL2d.cpp``), ``reduce_ops.py`` (``ReduceOps.cpp``),
   ``reduce_all_ops.py`` (``ReduceAllOps.cpp``: ``max()``, ``min()``), ``linear_algebra.py``
   (``LinearAlgebra.cpp``), ``tensor_shape.py`` (``TensorShape.cpp``), ``indexing.py``
-  (``TensorAdvancedIndexing.cpp``), ``tensor_factories.py`` (``TensorFactories.cpp``);
+  (``TensorAdvancedIndexing.cpp``), ``tensor_factories.py`` (``TensorFactories.cpp``), ``scatter_gather.py``
+  (``gather``, ``scatter``, ``index_select``, ``index_add`` of ``TensorAdvancedIndexing.cpp``), ``embedding.py``
+  (``Embedding.cpp``);
 - ``tensor_compare.py`` (``TensorCompare.cpp``: ``clamp``), ``copy.py`` (``Copy.cpp``),
   ``distributions.py`` (``Distributions.cpp``: ``normal_``, ``uniform_``);
 - ``composite.py``: the ``CompositeImplicitAutograd`` kernels, built from other ops;
@@ -66,8 +68,10 @@ from .composite import (
     cross_entropy_loss,
     dropout,
     dropout_,
+    embedding_backward,
     expand_as,
     flatten,
+    index_select_backward,
     l1_loss,
     layer_norm,
     log_softmax,
@@ -90,17 +94,11 @@ from .composite import (
 from .copy import copy_
 from .cuda.elementwise import add_cuda, mul_cuda, relu_cuda, threshold_backward_cuda
 from .distributions import bernoulli, bernoulli_, normal_, uniform_
+from .embedding import embedding, embedding_dense_backward, embedding_renorm_
 from .fused_dropout import native_dropout, native_dropout_backward
 from .indexing import _index_put_impl_, index, masked_fill, masked_fill_
 from .layer_norm_kernel import native_layer_norm, native_layer_norm_backward
-from .linear_algebra import (
-    addmm,
-    bmm,
-    dot,
-    linalg_vector_norm,
-    mm,
-    mv,
-)
+from .linear_algebra import addmm, baddbmm, baddbmm_, bmm, dot, linalg_vector_norm, mm, mv
 from .loss import (
     binary_cross_entropy_with_logits,
     binary_cross_entropy_with_logits_backward,
@@ -111,6 +109,7 @@ from .loss_nll import nll_loss2d_backward, nll_loss2d_forward, nll_loss_backward
 from .pointwise_ops import addcdiv_, addcmul_, lerp_
 from .reduce_all_ops import max, min
 from .reduce_ops import amax, amin, argmax, argmin, logsumexp, mean, mean_dim, std, sum, sum_dim, var
+from .scatter_gather import gather, index_add, index_add_, index_select, scatter, scatter_, scatter_add, scatter_add_
 from .soft_max import _log_softmax, _log_softmax_backward_data, _softmax, _softmax_backward_data
 from .tensor_compare import (
     clamp,
@@ -126,6 +125,7 @@ from .tensor_compare import (
 )
 from .tensor_factories import _to_copy, clone, fill, fill_, ones_like, zero_, zeros_like
 from .tensor_shape import (
+    _reshape_alias,
     _unsafe_view,
     alias,
     cat,
@@ -191,4 +191,8 @@ __all__ = [
     # reductions (group G)
     "amax", "amin", "argmax", "argmin", "linalg_vector_norm", "logsumexp", "max", "max_dim", "max_other", "min",
     "min_dim", "min_other", "std", "std_dim", "std_unbiased", "var", "var_dim", "var_unbiased",
+    # indexing (group I)
+    "baddbmm", "baddbmm_", "embedding", "embedding_backward", "embedding_dense_backward", "gather", "index_add",
+    "index_add_", "index_select", "index_select_backward", "scatter", "scatter_", "scatter_add", "scatter_add_",
+    "_reshape_alias", "embedding_renorm_",
 ]

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from . import checks
 from .dispatcher import ops
-from .helpers import scalar_tensor
-from .tensor_shape import can_view
+from .helpers import scalar_tensor, wrap, zeros_array
+from .tensor_shape import view_strides
 
 
 def flatten(self, start_dim=0, end_dim=-1):
@@ -33,10 +33,14 @@ def flatten(self, start_dim=0, end_dim=-1):
 
 
 def reshape(self, shape):
-    """A view when the strides allow one, else a copy viewed as the new shape."""
-    if can_view(self, shape):
+    """A ``view`` of a row-major tensor; ``_reshape_alias`` (``ReshapeAliasBackward0``) of another whose strides
+    allow one; else a row-major copy viewed as the new shape (``_unsafe_view``)."""
+    strides = view_strides(self, shape)  # (an array without strides, ``array_api_strict``'s, answers here)
+    if strides is None:
+        return ops._unsafe_view(ops.clone(self, memory_format="contiguous_format"), shape)
+    if self.is_contiguous():
         return ops.view(self, shape)
-    return ops._unsafe_view(ops.clone(self), shape)
+    return ops._reshape_alias(self, checks.infer_size(shape, self.numel()), strides)
 
 
 def expand_as(self, other):
@@ -44,7 +48,7 @@ def expand_as(self, other):
 
 
 def matmul(self, other):
-    """Pick the op by the operands' dimensions, as ``at::native::matmul`` does."""
+    """Pick the op by the operands' dimensions, as ``at::native::_matmul_impl`` does."""
     dim1, dim2 = self.dim(), other.dim()
     if dim1 == 0 or dim2 == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {dim1}D and {dim2}D")
@@ -56,20 +60,61 @@ def matmul(self, other):
         return ops.squeeze_(ops.mm(ops.unsqueeze(self, 0), other), 0)
     if dim1 == 2 and dim2 == 2:
         return ops.mm(self, other)
-    if dim1 >= 3 and dim2 in (1, 2):
+    if _should_fold(self, other):
         return _fold_into_mm(self, other)
-    if dim2 >= 3 and dim1 in (1, 2) and (self.requires_grad or other.numel() == 0):
-        # PyTorch folds these through ``other.mT``; picotorch does not model that path yet
-        raise NotImplementedError("picotorch's matmul does not fold a 1-D or 2-D tensor that requires grad "
-                                  "times a batch")
-    if dim1 >= 3 and dim2 >= 3 and (_batch_is_ones(self) or _batch_is_ones(other)):
-        # PyTorch 2.13 squeezes a batch of ones away and folds into mm; not modelled yet
-        raise NotImplementedError("picotorch's matmul does not handle a batch of size 1 times a batch yet")
+    if dim1 == 3 and dim2 == 3 and self.shape[0] != other.shape[0]:
+        # a batch of one that needs a gradient is squeezed away (then folded), so that its gradient is not
+        # summed back from an expanded batch
+        if self.shape[0] == 1 and self.requires_grad:
+            return matmul(ops.squeeze(self, 0), other)
+        if other.shape[0] == 1 and other.requires_grad:
+            return matmul(self, ops.squeeze(other, 0))
     return _broadcast_into_bmm(self, other)
 
 
-def _batch_is_ones(t):
-    return all(size == 1 for size in t.shape[:-2])
+def _should_fold(self, other) -> bool:
+    """``should_fold``: can the operand with a batch be folded into the rows of one ``mm``/``mv``, without a copy?
+
+    The batched one is ``self``, or ``other`` transposed (``other.mT``) when ``other`` has more dims. A small
+    operand that needs a gradient always folds: its gradient is then one ``mm``, not a sum over an expanded
+    batch. Otherwise the batch folds only when its dims are laid out as one (the strides say so).
+    """
+    self_larger = self.dim() >= other.dim()
+    big_sizes, big_strides = list(self.shape), list(self.stride())
+    small_dim, small_requires_grad = other.dim(), other.requires_grad
+    if not self_larger:
+        big_sizes, big_strides = list(other.shape), list(other.stride())
+        big_sizes[-2:], big_strides[-2:] = big_sizes[:-3:-1], big_strides[:-3:-1]
+        small_dim, small_requires_grad = self.dim(), self.requires_grad
+    if not (len(big_sizes) >= 3 and small_dim <= 2):
+        return False
+    if small_requires_grad:
+        return True
+    if self.dim() == 2:
+        return False
+    if checks.numel(big_sizes) == 0:
+        return True
+    return all(big_strides[i] == big_strides[i + 1] * big_sizes[i + 1] for i in range(len(big_sizes) - 2))
+
+
+def _fold_into_mm(self, other):
+    """(..., n, k) @ (k, m): fold the batch into the rows, one ``mm`` (or ``mv``), unfold (``_unsafe_view``).
+
+    When ``other`` holds the batch the product is computed transposed, ``other.mT @ self.mT``, and
+    transposed back into a contiguous result.
+    """
+    transpose = other.dim() > self.dim()
+    big = ops.transpose(other, -2, -1) if transpose else self
+    small = other if not transpose else (ops.t(self) if self.dim() == 2 else self)
+    out_shape = tuple(big.shape[:-1])
+    folded = ops.reshape(big, (checks.numel(out_shape), big.shape[-1]))
+    if small.dim() == 1:
+        return ops._unsafe_view(ops.mv(folded, small), out_shape)
+    product = ops._unsafe_view(ops.mm(folded, small), out_shape + (small.shape[1],))
+    if not transpose:
+        return product
+    product = ops.transpose(product, -2, -1)  # ``.contiguous()``: a row-major copy unless already one
+    return product if product.is_contiguous() else ops.clone(product, memory_format="contiguous_format")
 
 
 def _broadcast_into_bmm(self, other):
@@ -106,15 +151,6 @@ def _broadcast_batches(a, b):
                                f"non-singleton dimension {i}")
         out.append(y if x == 1 else x)
     return tuple(out)
-
-
-def _fold_into_mm(self, other):
-    """(..., n, k) @ (k, m): fold the batch into the rows, one mm, unfold (``_unsafe_view``)."""
-    batch = tuple(self.shape[:-1])
-    folded = ops.reshape(self, (-1, self.shape[-1]))
-    if other.dim() == 1:
-        return ops._unsafe_view(ops.mv(folded, other), batch)
-    return ops._unsafe_view(ops.mm(folded, other), batch + (other.shape[-1],))
 
 
 # ----------------------------------------------------------------------------- where with Python scalars
@@ -344,3 +380,20 @@ def std_dim(self, dim, unbiased=True, keepdim=False):
 
 def std_unbiased(self, unbiased=True):
     return ops.std(self, None, correction=1 if unbiased else 0)
+
+# ----------------------------------------------------------------------------- indexing (issue 10, group I)
+# Embedding.cpp and TensorAdvancedIndexing.cpp: the gradients PyTorch builds from other ops, so a double
+# backward records those ops (``IndexAddBackward0`` under ``index_select``'s gradient).
+
+
+def embedding_backward(grad, indices, num_weights, padding_idx, scale_grad_by_freq, sparse):
+    """The dense gradient; a sparse one needs sparse tensors, which picotorch does not have."""
+    if sparse:
+        raise NotImplementedError("picotorch has no sparse tensors: embedding(..., sparse=True) cannot make its "
+                                  "gradient; use sparse=False")
+    return ops.embedding_dense_backward(grad, indices, num_weights, padding_idx, scale_grad_by_freq)
+
+
+def index_select_backward(grad, self_sizes, dim, index):
+    """Zeros of the input's shape, the gradient's rows added back where they were read (``index_add_``)."""
+    return ops.index_add_(wrap(grad, zeros_array(grad, self_sizes)), dim, index, grad)

@@ -1,4 +1,4 @@
-"""Matrix products: ``mm``, ``mv``, ``dot`` and ``addmm``; and ``linalg_vector_norm`` (at the end).
+"""Matrix products: ``mm``, ``mv``, ``dot``, ``addmm``, ``bmm``, ``baddbmm``; ``linalg_vector_norm`` at the end.
 
 Models ``aten/src/ATen/native/LinearAlgebra.cpp`` (``mm``, ``addmm``) and its neighbour ``Blas.cpp``
 (``mv``, ``dot``). They check the operands' dimensions, shapes and dtypes with PyTorch's messages and
@@ -12,9 +12,11 @@ import math
 
 import numpy as np
 
+from ..c10 import scalar_type as st
 from . import checks
 from .helpers import cast, common_device, matmul, np_xp, reduce_dims, scaled, shape_of, xp_dtype, xp_of
 from .tensor_impl import new_tensor
+from .tensor_shape import expand
 
 
 def mm(self, mat2):
@@ -160,3 +162,48 @@ def _check_norm_identity(self, ord, dim):
         if self._data.shape[d] == 0:  # PyTorch's message has no space before "because"
             raise RuntimeError(f"linalg.vector_norm cannot compute the {ord:g} norm on the dimension {d}because "
                                "this dimension is empty and the operation does not have an identity")
+
+# ----------------------------------------------------------------------------- baddbmm (indexing group, issue 10)
+
+
+def baddbmm(self, batch1, batch2, beta=1, alpha=1):
+    """``beta * self + alpha * (batch1 @ batch2)``, ``self`` broadcast to the output; ``beta == 0`` ignores ``self``
+    (its NaNs too). The meta function's order: expand ``self``, compare dtypes, then the batches' shapes."""
+    target = (_size(batch1, 0), _size(batch1, 1), _size(batch2, 2))
+    if shape_of(self) != target:
+        self = expand(self, target)
+    if self._dtype is not batch1._dtype:
+        raise RuntimeError(f"Input dtypes must be the same, got: input {_cpp_name(self._dtype)}, batch1: "
+                           f"{_cpp_name(batch1._dtype)}, batch2: {_cpp_name(batch2._dtype)}")
+    for name, t in (("batch1", batch1), ("batch2", batch2)):
+        if t._data.ndim != 3:
+            raise RuntimeError(f"{name} must be a 3D tensor")
+    (b, _, m), (b2, m2, _) = batch1._data.shape, batch2._data.shape
+    if (b2, m2) != (b, m):
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{b}, {m}] "
+                           f"but got: [{b2}, {m2}].")
+    if batch2._dtype is not batch1._dtype:
+        raise RuntimeError(f"expected scalar type {batch1._dtype.c10_name} but found {batch2._dtype.c10_name}")
+    if batch1._dtype is st.bool_:
+        raise NotImplementedError("\"baddbmm\" not implemented for 'Bool'")
+    xp = xp_of(batch1)
+    product = matmul(xp, batch1._data, batch2._data)
+    beta, alpha = (float(beta), float(alpha)) if batch1._dtype.is_floating_point else (int(beta), int(alpha))
+    data = scaled(xp, product, alpha)
+    if beta != 0:
+        data = data + scaled(xp, self._data, beta)
+    return new_tensor(xp.asarray(data), batch1._dtype, common_device(self, batch1, batch2))
+
+
+def _size(t, dim):
+    """``t.size(dim)`` with PyTorch's check of the dim."""
+    return t._data.shape[checks.wrap_dim(dim, t._data.ndim)] if t._data.ndim else 1
+
+
+def baddbmm_(self, batch1, batch2, beta=1, alpha=1):
+    result = baddbmm(self, batch1, batch2, beta, alpha)
+    if shape_of(result) != shape_of(self):
+        raise RuntimeError(f"Bad in-place call: input tensor size {list(shape_of(self))} and output tensor size "
+                           f"{list(shape_of(result))} should match")
+    self._data[...] = result._data
+    return self

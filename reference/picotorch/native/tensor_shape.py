@@ -238,3 +238,25 @@ def _check_cat_shape(ref, t, d, i) -> None:
         if k != d and a != b:
             raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size {a} "
                                f"but got size {b} for tensor number {i} in the list.")
+
+
+# ----------------------------------------------------------------------------- _reshape_alias (issue 10, group I)
+
+
+def _reshape_alias(self, size, stride):
+    """``reshape``'s view of a tensor that is not row-major but can be viewed as ``size`` (``stride`` is what
+    ``computeStride`` found; the array library finds the same layout)."""
+    return view_of(self, xp_of(self).reshape(self._data, tuple(size), copy=False))
+
+
+def view_strides(self, size):
+    """``at::detail::computeStride``: the strides of ``self`` viewed as ``size``, or None when a copy is needed."""
+    shape = checks.infer_size(size, math.prod(shape_of(self)))
+    try:
+        data = xp_of(self).reshape(self._data, shape, copy=False)
+    except (ValueError, AttributeError, TypeError):
+        return None
+    strides = getattr(data, "strides", None)
+    if strides is None:
+        return tuple(math.prod(shape[i + 1:]) for i in range(len(shape)))
+    return tuple(s // self._dtype.itemsize for s in strides)

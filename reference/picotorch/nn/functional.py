@@ -15,6 +15,7 @@ import warnings
 
 from .._C import _nn
 from .._C import _VariableFunctions as _VF
+from ..autograd.grad_mode import no_grad
 from ..native.checks import broadcast_shapes
 from ..native.dispatcher import ops
 from . import _reduction
@@ -112,7 +113,8 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps: float = 1e-
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type: float = 2.0,
               scale_grad_by_freq: bool = False, sparse: bool = False):
-    """Rows of ``weight`` picked by the integer ``input``; ``padding_idx``'s row gets no gradient."""
+    """Rows of ``weight`` picked by the integer ``input``; ``padding_idx``'s row gets no gradient; with ``max_norm``
+    the rows looked up are first rescaled in place to that norm at most."""
     if padding_idx is not None:
         if padding_idx > 0 and padding_idx >= weight.size(0):
             raise AssertionError("Padding_idx must be within num_embeddings")
@@ -123,7 +125,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type: float =
     else:
         padding_idx = -1
     if max_norm is not None:
-        raise NotImplementedError("picotorch's embedding does not renormalise rows (max_norm)")
+        with no_grad():  # the rows are rescaled in place, outside the graph
+            _VF.embedding_renorm_(weight, input, max_norm, norm_type)
     return _VF.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
 
 

@@ -113,6 +113,7 @@ class Saved:
     source: str        # how the forward computes it
     kind: str          # 'tensor', 'tensor_list', 'value', 'output'
     used_by: set       # which grad outputs (edge ranges) need it
+    integers: str = ""  # 'int' or 'int[]' for an integer argument (its getter shows it as PyTorch does)
 
 
 def saved_values(op: Op) -> list[Saved]:
@@ -146,13 +147,15 @@ def _arg_rank(name: str, order: list[str]) -> int:
 # What a formula may say about an input besides its value: ``self_sizes`` is ``tuple(self.shape)``;
 # its strides are kept only for an input that needs a gradient (``strides_or_error`` in PyTorch).
 _DERIVED = (("_sizes", "tuple({0}.shape)"), ("_strides", "tuple({0}.stride()) if any_requires_grad({0}) else ()"),
-            ("_numel", "{0}.numel()"), ("_scalar_type", "{0}.dtype"),
+            ("_numel", "{0}.numel()"), ("_dim", "{0}.dim()"), ("_scalar_type", "{0}.dtype"),
             ("_options", "({0}.dtype, {0}.device)"),
             ("_args_sizes", "[tuple(t.shape) for t in {0}]"),
             ("_args_scalartypes", "[t.dtype for t in {0}]"))
 
 
 _NTH_RESULT = re.compile(r"result(\d+)")
+# ``weight.size(0)`` in a PyTorch formula: torchgen saves it as ``weight_sym_argsize_0``.
+_ARGSIZE = re.compile(r"(\w+)_sym_argsize_(\d+)")
 
 
 def _saved_for(name: str, args: dict[str, Argument], outputs: dict[str, int]) -> Saved | None:
@@ -166,9 +169,13 @@ def _saved_for(name: str, args: dict[str, Argument], outputs: dict[str, int]) ->
         kind = argument_kind(args[name])
         if kind == "Tensor[]" or kind.startswith("Tensor?[]"):
             return Saved(name, name, "tensor_list", set())
-        return Saved(name, name, "tensor" if kind.startswith("Tensor") else "value", set())
+        integers = kind.rstrip("?") if kind.startswith("int") else ""
+        return Saved(name, name, "tensor" if kind.startswith("Tensor") else "value", set(), integers)
     for suffix, expr in _DERIVED:
         base = name[: -len(suffix)] if name.endswith(suffix) else None
         if base in args:
             return Saved(name, expr.format(base), "value", set())
+    argsize = _ARGSIZE.fullmatch(name)
+    if argsize and argsize.group(1) in args:
+        return Saved(name, f"{argsize.group(1)}.shape[{argsize.group(2)}]", "value", set())
     return None

@@ -149,6 +149,17 @@ CASES = {
         a, T.tensor([1, 0, 4, 2], device=a.device), ignore_index=0, label_smoothing=0.2)),
     "bce_with_logits": ([data(3, 4), data(3, 4)], lambda T, a, b: T.nn.functional.binary_cross_entropy_with_logits(
         a, b.sigmoid(), pos_weight=T.tensor([0.5, 1.0, 2.0, 3.0], dtype=a.dtype, device=a.device))),
+    # shape ops (group H): several views of one input, flip, roll, repeat
+    "split": ([data(5, 2)], lambda T, a: a.split(2)[2] * a.split(2)[0][:1]),
+    "split_sizes": ([data(5, 2)], lambda T, a: T.cat(T.split(a, [1, 4])[::-1])),
+    "chunk": ([data(4, 3)], lambda T, a: a.chunk(3, dim=-1)[1]),
+    "unbind": ([data(3, 2)], lambda T, a: a.unbind(1)[1] * T.unbind(a)[0][0]),
+    "narrow": ([data(4, 3)], lambda T, a: a.narrow(0, -3, 2)),
+    "flip": ([data(2, 3, 2)], lambda T, a: a.flip(0, -1)),
+    "roll": ([data(3, 4)], lambda T, a: a.roll((1, -1), (0, 1)) * T.roll(a, 5)),
+    "repeat": ([data(2, 3)], lambda T, a: a.repeat(2, 1, 3)),
+    "tile": ([data(2, 3)], lambda T, a: a.tile(2)),
+    "unflatten": ([data(6, 2)], lambda T, a: a.unflatten(0, (3, -1)).contiguous()),
 }
 
 

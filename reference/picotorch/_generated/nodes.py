@@ -3583,3 +3583,163 @@ class NllLoss2DBackwardBackward0(Node):
     @property
     def _raw_saved_weight(node):
         return SavedVariable(None) if node.weight_ is None else node.weight_
+
+
+class SplitBackward0(Node):
+    """Backward of ``split.Tensor(Tensor(a -> *) self, int split_size, int dim=0) -> Tensor(a)[]``."""
+
+    dim = None
+    self_options = None
+    self_sizes = None
+    split_size = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if all(g is None for g in grads):
+            return grad_inputs
+        if node.should_compute_output(0):
+            dim = node.dim
+            self_options = node.self_options
+            self_sizes = node.self_sizes
+            split_size = node.split_size
+            grad_inputs[0] = split_backward(grads, split_size, dim, self_sizes, self_options)
+        return grad_inputs
+
+    @property
+    def _saved_dim(node):
+        return node.dim
+
+    @property
+    def _saved_self_sym_sizes(node):
+        return node.self_sizes
+
+    @property
+    def _saved_split_size(node):
+        return node.split_size
+
+
+class SplitWithSizesBackward0(Node):
+    """Backward of ``split_with_sizes(Tensor(a -> *) self, int[] split_sizes, int dim=0) -> Tensor(a)[]``."""
+
+    dim = None
+    self_options = None
+    self_sizes = None
+    split_sizes = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if all(g is None for g in grads):
+            return grad_inputs
+        if node.should_compute_output(0):
+            dim = node.dim
+            self_options = node.self_options
+            self_sizes = node.self_sizes
+            split_sizes = node.split_sizes
+            grad_inputs[0] = split_with_sizes_backward(grads, split_sizes, dim, self_sizes, self_options)
+        return grad_inputs
+
+    @property
+    def _saved_dim(node):
+        return node.dim
+
+    @property
+    def _saved_self_sym_sizes(node):
+        return node.self_sizes
+
+    @property
+    def _saved_split_sizes(node):
+        return node.split_sizes
+
+
+class UnbindBackward0(Node):
+    """Backward of ``unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]``."""
+
+    dim = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if all(g is None for g in grads):
+            return grad_inputs
+        if node.should_compute_output(0):
+            dim = node.dim
+            grad_inputs[0] = unbind_backward(grads, dim)
+        return grad_inputs
+
+    @property
+    def _saved_dim(node):
+        return node.dim
+
+
+class FlipBackward0(Node):
+    """Backward of ``flip(Tensor self, int[] dims) -> Tensor``."""
+
+    dims = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            dims = node.dims
+            grad_inputs[0] = ops.flip(grad, dims)
+        return grad_inputs
+
+    @property
+    def _saved_dims(node):
+        return node.dims
+
+
+class RollBackward0(Node):
+    """Backward of ``roll(Tensor self, int[1] shifts, int[1] dims=[]) -> Tensor``."""
+
+    dims = None
+    shifts = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            dims = node.dims
+            shifts = node.shifts
+            grad_inputs[0] = roll_backward(grad, shifts, dims)
+        return grad_inputs
+
+    @property
+    def _saved_dims(node):
+        return node.dims
+
+    @property
+    def _saved_shifts(node):
+        return node.shifts
+
+
+class RepeatBackward0(Node):
+    """Backward of ``repeat(Tensor self, int[] repeats) -> Tensor``."""
+
+    repeats = None
+    self_sizes = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            repeats = node.repeats
+            self_sizes = node.self_sizes
+            grad_inputs[0] = repeat_backward(grad, repeats, self_sizes)
+        return grad_inputs
+
+    @property
+    def _saved_repeats(node):
+        return node.repeats
+
+    @property
+    def _saved_self_sym_sizes(node):
+        return node.self_sizes

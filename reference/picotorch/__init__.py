@@ -31,6 +31,11 @@ def matmul(input, other):
     return _C._VariableFunctions.matmul(input, other)
 
 
+def split(tensor, split_size_or_sections, dim=0):
+    """``torch.functional.split``: ``tensor.split``, which picks ``split`` or ``split_with_sizes``."""
+    return tensor.split(split_size_or_sections, dim)
+
+
 def is_tensor(obj) -> bool:
     return isinstance(obj, Tensor)
 

@@ -344,3 +344,35 @@ def test_fuzz_shapes_and_dims(shape, data):
         described = {k: _describe(v, x) for k, v in outs.items()}
         return outs, described, _weighted_backward(T, x, [o for v in outs.values() for o in _outputs(v)])
     assert_same(prog)
+
+
+# ----------------------------------------------------------------------------- Python-level entry points
+
+SPLIT_CALLS = {
+    "keyword split_size_or_sections": lambda T, x: T.split(x, split_size_or_sections=2),
+    "keyword split_size": lambda T, x: x.split(split_size=[1, 4], dim=0),
+    "a one-element tensor size": lambda T, x: T.split(x, T.tensor(2)),
+    "a float size": lambda T, x: x.split(2.5),
+    "a string": lambda T, x: x.split("a"),
+    "a Size": lambda T, x: x.split(T.Size([2, 3])),
+    "split_with_sizes keyword": lambda T, x: x.split_with_sizes(split_sizes=(4, 1)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SPLIT_CALLS))
+def test_split_arguments(case):
+    """torch.split / Tensor.split pick split or split_with_sizes by the argument's type, with torch's errors."""
+    assert_same(lambda T: SPLIT_CALLS[case](T, T.arange(10.0).reshape(5, 2)))
+
+
+def test_iterating_a_tensor_unbinds_it():
+    """``for row in x`` is ``x.unbind(0)``: UnbindBackward0 views, which must not be modified in place."""
+    def prog(T):
+        x = T.arange(6.0, requires_grad=True).reshape(3, 2)
+        rows = list(x)
+        return _describe(tuple(rows), x)
+
+    def modify(T):
+        list(T.arange(6.0, requires_grad=True).reshape(3, 2))[1].add_(1)
+    assert_same(prog)
+    assert_same(modify)

@@ -198,8 +198,8 @@ TORCH_FUNCTIONS = {
         (vt.mv, 'mv(Tensor input, Tensor vec)', vt.PARAMETERS['mv']),
     ],
     'narrow': [
-        (vt.narrow, 'narrow(Tensor input, int dim, int start, int length)', vt.PARAMETERS['narrow']),
         (vt.narrow_Tensor, 'narrow(Tensor input, int dim, Tensor start, int length)', vt.PARAMETERS['narrow_Tensor']),
+        (vt.narrow, 'narrow(Tensor input, int dim, int start, int length)', vt.PARAMETERS['narrow']),
     ],
     'native_dropout': [
         (vt.native_dropout, 'native_dropout(Tensor input, float p, bool? train)', vt.PARAMETERS['native_dropout']),
@@ -566,8 +566,8 @@ TENSOR_METHODS = {
         (vt.mv, 'mv(Tensor vec)', vt.PARAMETERS['mv']),
     ],
     'narrow': [
-        (vt.narrow, 'narrow(int dim, int start, int length)', vt.PARAMETERS['narrow']),
         (vt.narrow_Tensor, 'narrow(int dim, Tensor start, int length)', vt.PARAMETERS['narrow_Tensor']),
+        (vt.narrow, 'narrow(int dim, int start, int length)', vt.PARAMETERS['narrow']),
     ],
     'ne': [
         (vt.ne_Tensor, 'ne(Tensor other)', vt.PARAMETERS['ne_Tensor']),

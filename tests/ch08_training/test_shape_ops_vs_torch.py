@@ -376,3 +376,62 @@ def test_iterating_a_tensor_unbinds_it():
         list(T.arange(6.0, requires_grad=True).reshape(3, 2))[1].add_(1)
     assert_same(prog)
     assert_same(modify)
+
+
+# ----------------------------------------------------------------------------- a view after its base changed
+
+
+def _base_modified(case):
+    def prog(T):
+        x = T.ones(4, requires_grad=True)
+        y = x * 1
+        if case == "one of several views":  # PyTorch's error, on reading grad_fn or using the view
+            a = y.split(2)
+            y.mul_(2)
+            return a[0].grad_fn
+        if case == "one of several views, used":
+            a = y.chunk(2)
+            y.mul_(2)
+            (a[1] * 1).sum().backward()
+        if case == "an unbind view after another one changed":
+            a = y.unbind()
+            y[0].mul_(2)
+            return a[3] * 1
+        if case == "a view made under no_grad":
+            with T.no_grad():
+                v = y[:2]
+            y.mul_(2)
+            return v * 1
+        if case == "a plain view":  # re-derived from the base: AsStridedBackward0, the new values' gradient
+            v = y[:2]
+            y.mul_(3)
+            name = v.grad_fn.name()
+            (v * T.tensor([1.0, 2.0])).sum().backward()
+            return name, v.grad_fn.next_functions[0][0].name(), x.grad
+        if case == "sibling views":
+            a, b = y[:2], y[2:]
+            a.mul_(2)
+            (a.sum() + (b * 5).sum()).backward()
+            return a.grad_fn.name(), b.grad_fn.name(), x.grad
+        if case == "retain_grad follows":
+            v = y[:2]
+            v.retain_grad()
+            y.mul_(3)
+            (v * 2).sum().backward()
+            return v.grad
+        t = (T.arange(6.0, requires_grad=True).reshape(2, 3) * 1)
+        u = t.t()
+        t.add_(1)
+        (u * u).sum().backward()
+        return u.grad_fn.name()
+    return prog
+
+
+@pytest.mark.parametrize("case", ["one of several views", "one of several views, used",
+                                  "an unbind view after another one changed", "a view made under no_grad",
+                                  "a plain view", "sibling views", "retain_grad follows", "a transposed view"])
+def test_a_view_after_its_base_was_modified_in_place(case):
+    """A view whose base (or another view of it) changed in place: PyTorch's error for split/chunk/unbind
+    outputs and no_grad views ("its base or another view of its base has been modified inplace"), else
+    a grad_fn re-derived from the base (AsStridedBackward0) and the gradient of the new values."""
+    assert_same(_base_modified(case))

@@ -75,7 +75,7 @@ def try_get_grad_accumulator(t):
 
 def gradient_edge(t) -> Edge:
     """Where this tensor's gradient goes: its grad_fn's input, or its leaf accumulator."""
-    if _stale_view(t):
+    if t._attr_version is not None and t._attr_version != t._version_counter.version:  # _stale_view, inlined
         refresh_view_grad_fn(t)
     if t._grad_fn is not None:
         return Edge(t._grad_fn, t._output_nr)
@@ -85,7 +85,7 @@ def gradient_edge(t) -> Edge:
 def collect_next_edges(*tensors) -> list[Edge]:
     """One edge per input of a forward op (``Edge(None, 0)`` for inputs that need no gradient)."""
     return [gradient_edge(t) if isinstance(t, TensorImpl) and (t._requires_grad or t._grad_fn is not None
-                                                               or _stale_view(t))
+                                                               or t._attr_version is not None and _stale_view(t))
             else _NO_EDGE for t in tensors]
 
 

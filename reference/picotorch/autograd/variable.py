@@ -159,6 +159,13 @@ def rebase_view_history(view, fn: Node) -> None:
     view._attr_version = view._version_counter.version
 
 
+def _current_grad_fn(t):
+    """``t.grad_fn()`` in C++: a stale view's is re-derived first (``refresh_view_grad_fn``)."""
+    if t._attr_version is not None and t._attr_version != t._version_counter.version:
+        refresh_view_grad_fn(t)
+    return t._grad_fn
+
+
 def refresh_view_grad_fn(view) -> None:
     """``VariableHooks::grad_fn``: a view whose base, or another view of its base, was modified in place after
     its ``grad_fn`` was made must not use it (it computes the old values); it gets ``AsStridedBackward0``
@@ -336,7 +343,7 @@ class SavedVariable:
         if self.hooks is not None:
             grad_fn = self.grad_fn
         else:
-            grad_fn = self.data_._grad_fn if self.saved_original else None
+            grad_fn = _current_grad_fn(self.data_) if self.saved_original else None
         if not self.is_leaf and grad_fn is None:
             if saved_for is None:
                 raise RuntimeError(ERR_DETACHED_IN_PLACE)

@@ -39,6 +39,11 @@ return_types = _C._return_types  # torch.return_types: the named tuples of max(d
 linalg = _types.SimpleNamespace(vector_norm=_C._linalg.linalg_vector_norm)  # torch.linalg (a module in torch)
 
 
+def split(tensor, split_size_or_sections, dim=0):
+    """``torch.functional.split``: ``tensor.split``, which picks ``split`` or ``split_with_sizes``."""
+    return tensor.split(split_size_or_sections, dim)
+
+
 def is_tensor(obj) -> bool:
     return isinstance(obj, Tensor)
 

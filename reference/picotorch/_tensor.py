@@ -2,8 +2,9 @@
 
 Models ``torch/_tensor.py``: ``class Tensor(torch._C.TensorBase)`` adds what PyTorch writes in
 Python — ``__repr__`` (via ``_tensor_str``), ``backward``, ``register_hook``,
-``register_post_accumulate_grad_hook`` and the reflected operators (``2 - x``, ``2 ** x``, ``2 / x``,
-``2 // x``, ``2 % x``). Also ``torch.norm`` of ``torch/functional.py``, which ``Tensor.norm`` calls.
+``register_post_accumulate_grad_hook``, ``split`` (which picks ``split`` or ``split_with_sizes``) and the
+reflected operators (``2 - x``, ``2 ** x``, ``2 / x``, ``2 // x``, ``2 % x``). Also ``torch.norm`` of
+``torch/functional.py``, which ``Tensor.norm`` calls.
 """
 
 from __future__ import annotations
@@ -46,6 +47,17 @@ class Tensor(_C.TensorBase):
         if self._post_accumulate_grad_hooks is None:
             self._post_accumulate_grad_hooks = new_hooks_dict()
         return RemovableHandle.add(self._post_accumulate_grad_hooks, hook)
+
+    def split(self, split_size, dim=0):
+        """Pieces of ``split_size`` along ``dim`` (``split``), or of the sizes listed (``split_with_sizes``)."""
+        if isinstance(split_size, Tensor):
+            try:
+                split_size = int(split_size)
+            except ValueError:
+                pass
+        if isinstance(split_size, int):
+            return _C._VariableFunctions.split(self, split_size, dim)
+        return _C._VariableFunctions.split_with_sizes(self, split_size, dim)
 
     def __rsub__(self, other):
         if not _is_operand(other):

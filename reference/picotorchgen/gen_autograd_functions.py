@@ -36,7 +36,7 @@ class ${op_name}(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
-        if grad is None:
+        if ${no_gradient}:
             return grad_inputs
         ${grad_inputs}
         return grad_inputs
@@ -157,11 +157,20 @@ def gen_node(op: Op) -> str:
     return NODE.substitute(
         op_name=op.info.op_name,
         schema=op.info.name,
+        no_gradient=_no_gradient(op),
         saved_slots=_section(line for s in saved for line in _slots(s)),
         grad_inputs=_grad_inputs(op, saved),
         release_variables=_section(_release_variables(saved)),
         saved_getters=_saved_getters(saved),
     )
+
+
+def _no_gradient(op: Op) -> str:
+    """When a node has nothing to compute: no gradient for its output, or, when its formulas read every
+    output's (``grads``: ``split``, ``unbind``), none for any of them (``any_grad_defined`` in PyTorch)."""
+    if any("grads" in formula_names(d.formula) for d in op.info.derivatives):
+        return "all(g is None for g in grads)"
+    return "grad is None"
 
 
 def _section(lines) -> list[str]:
@@ -214,12 +223,17 @@ def _saved_getters(saved: list[Saved]) -> list[str]:
 def _getter(s: Saved) -> str:
     body = (INTEGER_GETTER_BODY[s.integers] if s.kind == "value" and s.integers else GETTER_BODY[s.kind]).substitute(
         name=s.name)
-    getter = SAVED_GETTER.substitute(attribute=saved_attribute_name(s.name), body=body)
+    getter = SAVED_GETTER.substitute(attribute=_attribute_name(s), body=body)
     if s.kind not in RAW_GETTER_BODY:
         return getter
-    raw = SAVED_GETTER.substitute(attribute="_raw" + saved_attribute_name(s.name),
+    raw = SAVED_GETTER.substitute(attribute="_raw" + _attribute_name(s),
                                   body=RAW_GETTER_BODY[s.kind].substitute(name=s.name))
     return getter + "\n" + raw
+
+
+def _attribute_name(s: Saved) -> str:
+    """An argument keeps its own name (``split_with_sizes``'s ``split_sizes``); a derived value is renamed."""
+    return "_saved_" + s.name if s.source == s.name else saved_attribute_name(s.name)
 
 
 def saved_attribute_name(name: str) -> str:

@@ -81,7 +81,11 @@ def gen_python_bindings_file(ops: list[Op], generated_comment: str) -> str:
     linalg_functions: dict[str, list[str]] = {}
     methods: dict[str, list[str]] = {}
     tables = {None: functions, "nn": nn_functions, "linalg": linalg_functions}
-    for op in sorted(filter(bound_in_python, ops), key=_overload_order):
+    bound = list(filter(bound_in_python, ops))
+    siblings: dict[str, list[Op]] = {}
+    for op in bound:
+        siblings.setdefault(op.base, []).append(op)
+    for op in sorted(bound, key=lambda op: _overload_order(op, siblings[op.base])):
         if "function" in op.fn.variants:
             tables[op.fn.python_module].setdefault(op.base, []).append(_overload(op, method=False))
         if "method" in op.fn.variants:
@@ -112,10 +116,18 @@ def bound_in_python(op: Op) -> bool:
     return not any(p.fullmatch(op.base) for p in SKIP_PYTHON_PATTERNS)
 
 
-def _overload_order(op: Op) -> tuple[str, int]:
-    """Tensor overloads before Scalar ones of the same name (as ``sort_overloads`` orders them)."""
+def _overload_order(op: Op, siblings: list[Op]) -> tuple[str, int, int]:
+    """Tensor overloads before Scalar ones of the same name, and before those taking an int where they take a
+    Tensor (``narrow.Tensor`` before ``narrow``), as ``sort_overloads`` orders them."""
     scalars = sum(1 for a in op.schema.arguments.flat_non_out() if a.type.base == "Scalar" and not a.default)
-    return (op.base, scalars)
+    return (op.base, scalars, _ints_where_others_take_a_tensor(op, siblings))
+
+
+def _ints_where_others_take_a_tensor(op: Op, siblings: list[Op]) -> int:
+    def types(o: Op) -> list[str]:
+        return [str(a.type) for a in o.schema.arguments.flat_non_out()]
+    tensor_at = {i for other in siblings for i, t in enumerate(types(other)) if t == "Tensor"}
+    return sum(1 for i, t in enumerate(types(op)) if t in ("int", "SymInt") and i in tensor_at)
 
 
 def _overload(op: Op, method: bool) -> str:

@@ -138,6 +138,14 @@ if grad_fn is not None:
     ${save_result}
 ''')
 
+# An op returning a list of tensors (``split``, ``unbind``): each is the next output of the one node.
+SET_HISTORY_LIST = CodeTemplate('''\
+if grad_fn is not None:
+    for output in result:
+        set_history(output, grad_fn)
+    ${save_result}
+''')
+
 SET_OUTPUT_HISTORY = CodeTemplate('''\
 if result[${i}] is not None:  # undefined when a gradient output_mask left it out
     set_history(result[${i}], grad_fn)
@@ -290,7 +298,8 @@ def _history(op: Op, outputs, save_result) -> str:
     if op.is_inplace:
         return REBASE_HISTORY.substitute(save_result=save_result)
     if len(op.schema.returns) == 1:
-        return SET_HISTORY.substitute(save_result=save_result)
+        template = SET_HISTORY_LIST if str(op.schema.returns[0].type) == "Tensor[]" else SET_HISTORY
+        return template.substitute(save_result=save_result)
     return SET_HISTORY_OUTPUTS.substitute(set_outputs=[SET_OUTPUT_HISTORY.substitute(i=i) for i in outputs],
                                           save_result=save_result)
 

@@ -181,6 +181,17 @@ CASES = {
     "baddbmm": ([data(3, 5), data(2, 3, 4), data(2, 4, 5)], lambda T, a, b, c: T.baddbmm(a, b, c, beta=0.5, alpha=2)),
     "reshape_alias": ([data(2, 3)], lambda T, a: a.t().reshape(3, 2, 1)),
     "matmul_2d_3d": ([data(3, 4), data(2, 4, 5)], lambda T, a, b: a @ b),
+    # shape ops (group H): several views of one input, flip, roll, repeat
+    "split": ([data(5, 2)], lambda T, a: a.split(2)[2] * a.split(2)[0][:1]),
+    "split_sizes": ([data(5, 2)], lambda T, a: T.cat(T.split(a, [1, 4])[::-1])),
+    "chunk": ([data(4, 3)], lambda T, a: a.chunk(3, dim=-1)[1]),
+    "unbind": ([data(3, 2)], lambda T, a: a.unbind(1)[1] * T.unbind(a)[0][0]),
+    "narrow": ([data(4, 3)], lambda T, a: a.narrow(0, -3, 2)),
+    "flip": ([data(2, 3, 2)], lambda T, a: a.flip(0, -1)),
+    "roll": ([data(3, 4)], lambda T, a: a.roll((1, -1), (0, 1)) * T.roll(a, 5)),
+    "repeat": ([data(2, 3)], lambda T, a: a.repeat(2, 1, 3)),
+    "tile": ([data(2, 3)], lambda T, a: a.tile(2)),
+    "unflatten": ([data(6, 2)], lambda T, a: a.unflatten(0, (3, -1)).contiguous()),
 }
 
 

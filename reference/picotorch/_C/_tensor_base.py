@@ -143,6 +143,8 @@ class TensorBase(TensorImpl):
 
     @property
     def grad_fn(self):
+        if self._attr_version is not None and self._attr_version != self._version_counter.version:
+            autograd_meta.refresh_view_grad_fn(self)  # its base was modified in place since
         return self._grad_fn
 
     @property

@@ -4545,3 +4545,178 @@ class ReshapeAliasBackward0(Node):
     @property
     def _saved_self_sym_sizes(node):
         return node.self_sizes
+
+
+class SplitBackward0(Node):
+    """Backward of ``split.Tensor(Tensor(a -> *) self, int split_size, int dim=0) -> Tensor(a)[]``."""
+
+    dim = None
+    self_options = None
+    self_sizes = None
+    split_size = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if all(g is None for g in grads):
+            return grad_inputs
+        if node.should_compute_output(0):
+            dim = node.dim
+            self_options = node.self_options
+            self_sizes = node.self_sizes
+            split_size = node.split_size
+            grad_inputs[0] = split_backward(grads, split_size, dim, self_sizes, self_options)
+        return grad_inputs
+
+    @property
+    def _saved_dim(node):
+        return None if node.dim is None else node.dim % 18446744073709551616
+
+    @property
+    def _saved_self_sym_sizes(node):
+        return node.self_sizes
+
+    @property
+    def _saved_split_size(node):
+        return None if node.split_size is None else node.split_size % 18446744073709551616
+
+
+class SplitWithSizesBackward0(Node):
+    """Backward of ``split_with_sizes(Tensor(a -> *) self, int[] split_sizes, int dim=0) -> Tensor(a)[]``."""
+
+    dim = None
+    self_options = None
+    self_sizes = None
+    split_sizes = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if all(g is None for g in grads):
+            return grad_inputs
+        if node.should_compute_output(0):
+            dim = node.dim
+            self_options = node.self_options
+            self_sizes = node.self_sizes
+            split_sizes = node.split_sizes
+            grad_inputs[0] = split_with_sizes_backward(grads, split_sizes, dim, self_sizes, self_options)
+        return grad_inputs
+
+    @property
+    def _saved_dim(node):
+        return None if node.dim is None else node.dim % 18446744073709551616
+
+    @property
+    def _saved_self_sym_sizes(node):
+        return node.self_sizes
+
+    @property
+    def _saved_split_sizes(node):
+        saved = node.split_sizes
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+
+class UnbindBackward0(Node):
+    """Backward of ``unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]``."""
+
+    dim = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if all(g is None for g in grads):
+            return grad_inputs
+        if node.should_compute_output(0):
+            dim = node.dim
+            grad_inputs[0] = unbind_backward(grads, dim)
+        return grad_inputs
+
+    @property
+    def _saved_dim(node):
+        return None if node.dim is None else node.dim % 18446744073709551616
+
+
+class FlipBackward0(Node):
+    """Backward of ``flip(Tensor self, int[] dims) -> Tensor``."""
+
+    dims = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            dims = node.dims
+            grad_inputs[0] = ops.flip(grad, dims)
+        return grad_inputs
+
+    @property
+    def _saved_dims(node):
+        saved = node.dims
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+
+class RollBackward0(Node):
+    """Backward of ``roll(Tensor self, int[1] shifts, int[1] dims=[]) -> Tensor``."""
+
+    dims = None
+    shifts = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            dims = node.dims
+            shifts = node.shifts
+            grad_inputs[0] = roll_backward(grad, shifts, dims)
+        return grad_inputs
+
+    @property
+    def _saved_dims(node):
+        saved = node.dims
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+    @property
+    def _saved_shifts(node):
+        saved = node.shifts
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+
+class RepeatBackward0(Node):
+    """Backward of ``repeat(Tensor self, int[] repeats) -> Tensor``."""
+
+    repeats = None
+    self_sizes = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            repeats = node.repeats
+            self_sizes = node.self_sizes
+            grad_inputs[0] = repeat_backward(grad, repeats, self_sizes)
+        return grad_inputs
+
+    @property
+    def _saved_repeats(node):
+        saved = node.repeats
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+    @property
+    def _saved_self_sym_sizes(node):
+        return node.self_sizes

@@ -80,6 +80,9 @@ TORCH_FUNCTIONS = {
     'cat': [
         (vt.cat, 'cat(Tensor[] tensors, int dim=0)', vt.PARAMETERS['cat']),
     ],
+    'chunk': [
+        (vt.chunk, 'chunk(Tensor input, int chunks, int dim=0)', vt.PARAMETERS['chunk']),
+    ],
     'clamp': [
         (vt.clamp_Tensor, 'clamp(Tensor input, Tensor? min=None, Tensor? max=None)', vt.PARAMETERS['clamp_Tensor']),
         (vt.clamp, 'clamp(Tensor input, Scalar? min=None, Scalar? max=None)', vt.PARAMETERS['clamp']),
@@ -151,6 +154,9 @@ TORCH_FUNCTIONS = {
     ],
     'flatten': [
         (vt.flatten_using_ints, 'flatten(Tensor input, int start_dim=0, int end_dim=-1)', vt.PARAMETERS['flatten_using_ints']),
+    ],
+    'flip': [
+        (vt.flip, 'flip(Tensor input, int[] dims)', vt.PARAMETERS['flip']),
     ],
     'floor_divide': [
         (vt.floor_divide, 'floor_divide(Tensor input, Tensor other)', vt.PARAMETERS['floor_divide']),
@@ -237,6 +243,10 @@ TORCH_FUNCTIONS = {
     'mv': [
         (vt.mv, 'mv(Tensor input, Tensor vec)', vt.PARAMETERS['mv']),
     ],
+    'narrow': [
+        (vt.narrow_Tensor, 'narrow(Tensor input, int dim, Tensor start, int length)', vt.PARAMETERS['narrow_Tensor']),
+        (vt.narrow, 'narrow(Tensor input, int dim, int start, int length)', vt.PARAMETERS['narrow']),
+    ],
     'native_dropout': [
         (vt.native_dropout, 'native_dropout(Tensor input, float p, bool? train)', vt.PARAMETERS['native_dropout']),
     ],
@@ -278,6 +288,9 @@ TORCH_FUNCTIONS = {
     'reshape': [
         (vt.reshape, 'reshape(Tensor input, int[] shape)', vt.PARAMETERS['reshape']),
     ],
+    'roll': [
+        (vt.roll, 'roll(Tensor input, int[1] shifts, int[1] dims=[])', vt.PARAMETERS['roll']),
+    ],
     'rsqrt': [
         (vt.rsqrt, 'rsqrt(Tensor input)', vt.PARAMETERS['rsqrt']),
     ],
@@ -310,6 +323,13 @@ TORCH_FUNCTIONS = {
     'softmax': [
         (vt.softmax_int, 'softmax(Tensor input, int dim, ScalarType? dtype=None)', vt.PARAMETERS['softmax_int']),
     ],
+    'split': [
+        (vt.split_Tensor, 'split(Tensor input, int split_size, int dim=0)', vt.PARAMETERS['split_Tensor']),
+        (vt.split_sizes, 'split(Tensor input, int[] split_size, int dim=0)', vt.PARAMETERS['split_sizes']),
+    ],
+    'split_with_sizes': [
+        (vt.split_with_sizes, 'split_with_sizes(Tensor input, int[] split_sizes, int dim=0)', vt.PARAMETERS['split_with_sizes']),
+    ],
     'sqrt': [
         (vt.sqrt, 'sqrt(Tensor input)', vt.PARAMETERS['sqrt']),
     ],
@@ -339,8 +359,17 @@ TORCH_FUNCTIONS = {
     'tanh': [
         (vt.tanh, 'tanh(Tensor input)', vt.PARAMETERS['tanh']),
     ],
+    'tile': [
+        (vt.tile, 'tile(Tensor input, int[] dims)', vt.PARAMETERS['tile']),
+    ],
     'transpose': [
         (vt.transpose_int, 'transpose(Tensor input, int dim0, int dim1)', vt.PARAMETERS['transpose_int']),
+    ],
+    'unbind': [
+        (vt.unbind_int, 'unbind(Tensor input, int dim=0)', vt.PARAMETERS['unbind_int']),
+    ],
+    'unflatten': [
+        (vt.unflatten_int, 'unflatten(Tensor input, int dim, int[] sizes)', vt.PARAMETERS['unflatten_int']),
     ],
     'unsqueeze': [
         (vt.unsqueeze, 'unsqueeze(Tensor input, int dim)', vt.PARAMETERS['unsqueeze']),
@@ -477,6 +506,9 @@ TENSOR_METHODS = {
     'bmm': [
         (vt.bmm, 'bmm(Tensor mat2)', vt.PARAMETERS['bmm']),
     ],
+    'chunk': [
+        (vt.chunk, 'chunk(int chunks, int dim=0)', vt.PARAMETERS['chunk']),
+    ],
     'clamp': [
         (vt.clamp_Tensor, 'clamp(Tensor? min=None, Tensor? max=None)', vt.PARAMETERS['clamp_Tensor']),
         (vt.clamp, 'clamp(Scalar? min=None, Scalar? max=None)', vt.PARAMETERS['clamp']),
@@ -503,6 +535,9 @@ TENSOR_METHODS = {
     ],
     'clone': [
         (vt.clone, 'clone(*, MemoryFormat? memory_format=None)', vt.PARAMETERS['clone']),
+    ],
+    'contiguous': [
+        (vt.contiguous, 'contiguous(*, MemoryFormat memory_format=contiguous_format)', vt.PARAMETERS['contiguous']),
     ],
     'copy_': [
         (vt.copy_, 'copy_(Tensor src, bool non_blocking=False)', vt.PARAMETERS['copy_']),
@@ -544,6 +579,9 @@ TENSOR_METHODS = {
     ],
     'flatten': [
         (vt.flatten_using_ints, 'flatten(int start_dim=0, int end_dim=-1)', vt.PARAMETERS['flatten_using_ints']),
+    ],
+    'flip': [
+        (vt.flip, 'flip(int[] dims)', vt.PARAMETERS['flip']),
     ],
     'floor_divide': [
         (vt.floor_divide, 'floor_divide(Tensor other)', vt.PARAMETERS['floor_divide']),
@@ -643,6 +681,10 @@ TENSOR_METHODS = {
     'mv': [
         (vt.mv, 'mv(Tensor vec)', vt.PARAMETERS['mv']),
     ],
+    'narrow': [
+        (vt.narrow_Tensor, 'narrow(int dim, Tensor start, int length)', vt.PARAMETERS['narrow_Tensor']),
+        (vt.narrow, 'narrow(int dim, int start, int length)', vt.PARAMETERS['narrow']),
+    ],
     'ne': [
         (vt.ne_Tensor, 'ne(Tensor other)', vt.PARAMETERS['ne_Tensor']),
         (vt.ne_Scalar, 'ne(Scalar other)', vt.PARAMETERS['ne_Scalar']),
@@ -681,8 +723,14 @@ TENSOR_METHODS = {
         (vt.remainder__Tensor, 'remainder_(Tensor other)', vt.PARAMETERS['remainder__Tensor']),
         (vt.remainder__Scalar, 'remainder_(Scalar other)', vt.PARAMETERS['remainder__Scalar']),
     ],
+    'repeat': [
+        (vt.repeat, 'repeat(int[] repeats)', vt.PARAMETERS['repeat']),
+    ],
     'reshape': [
         (vt.reshape, 'reshape(int[] shape)', vt.PARAMETERS['reshape']),
+    ],
+    'roll': [
+        (vt.roll, 'roll(int[1] shifts, int[1] dims=[])', vt.PARAMETERS['roll']),
     ],
     'rsqrt': [
         (vt.rsqrt, 'rsqrt()', vt.PARAMETERS['rsqrt']),
@@ -715,6 +763,13 @@ TENSOR_METHODS = {
     ],
     'softmax': [
         (vt.softmax_int, 'softmax(int dim, ScalarType? dtype=None)', vt.PARAMETERS['softmax_int']),
+    ],
+    'split': [
+        (vt.split_Tensor, 'split(int split_size, int dim=0)', vt.PARAMETERS['split_Tensor']),
+        (vt.split_sizes, 'split(int[] split_size, int dim=0)', vt.PARAMETERS['split_sizes']),
+    ],
+    'split_with_sizes': [
+        (vt.split_with_sizes, 'split_with_sizes(int[] split_sizes, int dim=0)', vt.PARAMETERS['split_with_sizes']),
     ],
     'sqrt': [
         (vt.sqrt, 'sqrt()', vt.PARAMETERS['sqrt']),
@@ -750,8 +805,17 @@ TENSOR_METHODS = {
     'tanh': [
         (vt.tanh, 'tanh()', vt.PARAMETERS['tanh']),
     ],
+    'tile': [
+        (vt.tile, 'tile(int[] dims)', vt.PARAMETERS['tile']),
+    ],
     'transpose': [
         (vt.transpose_int, 'transpose(int dim0, int dim1)', vt.PARAMETERS['transpose_int']),
+    ],
+    'unbind': [
+        (vt.unbind_int, 'unbind(int dim=0)', vt.PARAMETERS['unbind_int']),
+    ],
+    'unflatten': [
+        (vt.unflatten_int, 'unflatten(int dim, int[] sizes)', vt.PARAMETERS['unflatten_int']),
     ],
     'uniform_': [
         (vt.uniform_, 'uniform_(float from=0, float to=1, *, Generator? generator=None)', vt.PARAMETERS['uniform_']),

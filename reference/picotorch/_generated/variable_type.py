@@ -2660,6 +2660,136 @@ def _reshape_alias(self, size, stride):
     return result
 
 
+def unflatten_int(self, dim, sizes):
+    """``unflatten.int(Tensor(a) self, int dim, int[] sizes) -> Tensor(a)``"""
+    return native.unflatten(self, dim, sizes)
+
+
+def contiguous(self, *, memory_format='contiguous_format'):
+    """``contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)``"""
+    return native.contiguous(self, memory_format)
+
+
+def chunk(self, chunks, dim=0):
+    """``chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]``"""
+    return native.chunk(self, chunks, dim)
+
+
+def split_Tensor(self, split_size, dim=0):
+    """``split.Tensor(Tensor(a -> *) self, int split_size, int dim=0) -> Tensor(a)[]``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.SplitBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim = dim
+        grad_fn.self_options = (self.dtype, self.device)
+        grad_fn.self_sizes = tuple(self.shape)
+        grad_fn.split_size = split_size
+    result = kernel_for("split.Tensor", device_of(self))(self, split_size, dim)
+    for view in result:
+        as_view(self, view, multi_output=True)
+    if grad_fn is not None:
+        for output in result:
+            set_history(output, grad_fn)
+    return result
+
+
+def split_sizes(self, split_size, dim=0):
+    """``split.sizes(Tensor(a -> *) self, int[] split_size, int dim=0) -> Tensor(a)[]``"""
+    return native.split_sizes(self, split_size, dim)
+
+
+def split_with_sizes(self, split_sizes, dim=0):
+    """``split_with_sizes(Tensor(a -> *) self, int[] split_sizes, int dim=0) -> Tensor(a)[]``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.SplitWithSizesBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim = dim
+        grad_fn.self_options = (self.dtype, self.device)
+        grad_fn.self_sizes = tuple(self.shape)
+        grad_fn.split_sizes = split_sizes
+    result = kernel_for("split_with_sizes", device_of(self))(self, split_sizes, dim)
+    for view in result:
+        as_view(self, view, multi_output=True)
+    if grad_fn is not None:
+        for output in result:
+            set_history(output, grad_fn)
+    return result
+
+
+def unbind_int(self, dim=0):
+    """``unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.UnbindBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim = dim
+    result = kernel_for("unbind.int", device_of(self))(self, dim)
+    for view in result:
+        as_view(self, view, multi_output=True)
+    if grad_fn is not None:
+        for output in result:
+            set_history(output, grad_fn)
+    return result
+
+
+def narrow(self, dim, start, length):
+    """``narrow(Tensor(a) self, int dim, int start, int length) -> Tensor(a)``"""
+    return native.narrow(self, dim, start, length)
+
+
+def narrow_Tensor(self, dim, start, length):
+    """``narrow.Tensor(Tensor(a) self, int dim, Tensor start, int length) -> Tensor(a)``"""
+    return native.narrow_tensor(self, dim, start, length)
+
+
+def flip(self, dims):
+    """``flip(Tensor self, int[] dims) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.FlipBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dims = dims
+    result = kernel_for("flip", device_of(self))(self, dims)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def roll(self, shifts, dims=()):
+    """``roll(Tensor self, int[1] shifts, int[1] dims=[]) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.RollBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dims = dims
+        grad_fn.shifts = shifts
+    result = kernel_for("roll", device_of(self))(self, shifts, dims)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def repeat(self, repeats):
+    """``repeat(Tensor self, int[] repeats) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.RepeatBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.repeats = repeats
+        grad_fn.self_sizes = tuple(self.shape)
+    result = kernel_for("repeat", device_of(self))(self, repeats)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def tile(self, dims):
+    """``tile(Tensor self, int[] dims) -> Tensor``"""
+    return native.tile(self, dims)
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor", {"CPU": native.add, "CUDA": native.add_cuda})
 register_kernels("add_.Tensor", {"CPU": native.add_, "CUDA": native.add_})
@@ -2845,6 +2975,12 @@ register_kernels("index_add_", {"CPU": native.index_add_, "CUDA": native.index_a
 register_kernels("baddbmm", {"CPU": native.baddbmm, "CUDA": native.baddbmm})
 register_kernels("baddbmm_", {"CPU": native.baddbmm_, "CUDA": native.baddbmm_})
 register_kernels("_reshape_alias", {"CPU": native._reshape_alias, "CUDA": native._reshape_alias}, computes=False)
+register_kernels("split.Tensor", {"CPU": native.split, "CUDA": native.split}, computes=False)
+register_kernels("split_with_sizes", {"CPU": native.split_with_sizes, "CUDA": native.split_with_sizes}, computes=False)
+register_kernels("unbind.int", {"CPU": native.unbind, "CUDA": native.unbind}, computes=False)
+register_kernels("flip", {"CPU": native.flip, "CUDA": native.flip})
+register_kernels("roll", {"CPU": native.roll, "CUDA": native.roll})
+register_kernels("repeat", {"CPU": native.repeat, "CUDA": native.repeat})
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -3059,6 +3195,19 @@ PARAMETERS = {
     "baddbmm": ((('self', 'Tensor', False), ('batch1', 'Tensor', False), ('batch2', 'Tensor', False),), (('beta', 'Scalar', True), ('alpha', 'Scalar', True),)),
     "baddbmm_": ((('self', 'Tensor', False), ('batch1', 'Tensor', False), ('batch2', 'Tensor', False),), (('beta', 'Scalar', True), ('alpha', 'Scalar', True),)),
     "_reshape_alias": ((('self', 'Tensor', False), ('size', 'int[]', False), ('stride', 'int[]', False),), ()),
+    "unflatten_int": ((('self', 'Tensor', False), ('dim', 'int', False), ('sizes', 'int[]', False),), ()),
+    "contiguous": ((('self', 'Tensor', False),), (('memory_format', 'any', True),)),
+    "chunk": ((('self', 'Tensor', False), ('chunks', 'int', False), ('dim', 'int', True),), ()),
+    "split_Tensor": ((('self', 'Tensor', False), ('split_size', 'int', False), ('dim', 'int', True),), ()),
+    "split_sizes": ((('self', 'Tensor', False), ('split_size', 'int[]', False), ('dim', 'int', True),), ()),
+    "split_with_sizes": ((('self', 'Tensor', False), ('split_sizes', 'int[]', False), ('dim', 'int', True),), ()),
+    "unbind_int": ((('self', 'Tensor', False), ('dim', 'int', True),), ()),
+    "narrow": ((('self', 'Tensor', False), ('dim', 'int', False), ('start', 'int', False), ('length', 'int', False),), ()),
+    "narrow_Tensor": ((('self', 'Tensor', False), ('dim', 'int', False), ('start', 'Tensor', False), ('length', 'int', False),), ()),
+    "flip": ((('self', 'Tensor', False), ('dims', 'int[]', False),), ()),
+    "roll": ((('self', 'Tensor', False), ('shifts', 'int[]', False), ('dims', 'int[]', True),), ()),
+    "repeat": ((('self', 'Tensor', False), ('repeats', 'int[]', False),), ()),
+    "tile": ((('self', 'Tensor', False), ('dims', 'int[]', False),), ()),
 }
 
 
@@ -3221,3 +3370,14 @@ register_op("index_add_", overloaded("index_add_", [(index_add_, PARAMETERS["ind
 register_op("baddbmm", overloaded("baddbmm", [(baddbmm, PARAMETERS["baddbmm"])]))
 register_op("baddbmm_", overloaded("baddbmm_", [(baddbmm_, PARAMETERS["baddbmm_"])]))
 register_op("_reshape_alias", overloaded("_reshape_alias", [(_reshape_alias, PARAMETERS["_reshape_alias"])]))
+register_op("unflatten", overloaded("unflatten", [(unflatten_int, PARAMETERS["unflatten_int"])]))
+register_op("contiguous", overloaded("contiguous", [(contiguous, PARAMETERS["contiguous"])]))
+register_op("chunk", overloaded("chunk", [(chunk, PARAMETERS["chunk"])]))
+register_op("split", overloaded("split", [(split_Tensor, PARAMETERS["split_Tensor"]), (split_sizes, PARAMETERS["split_sizes"])]))
+register_op("split_with_sizes", overloaded("split_with_sizes", [(split_with_sizes, PARAMETERS["split_with_sizes"])]))
+register_op("unbind", overloaded("unbind", [(unbind_int, PARAMETERS["unbind_int"])]))
+register_op("narrow", overloaded("narrow", [(narrow, PARAMETERS["narrow"]), (narrow_Tensor, PARAMETERS["narrow_Tensor"])]))
+register_op("flip", overloaded("flip", [(flip, PARAMETERS["flip"])]))
+register_op("roll", overloaded("roll", [(roll, PARAMETERS["roll"])]))
+register_op("repeat", overloaded("repeat", [(repeat, PARAMETERS["repeat"])]))
+register_op("tile", overloaded("tile", [(tile, PARAMETERS["tile"])]))

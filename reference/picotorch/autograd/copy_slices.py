@@ -61,10 +61,11 @@ class CopySlices(Node):
 
 
 class AsStridedBackward0(Node):
-    """The view's node after the in-place op: its gradient goes to its region of the base."""
+    """A view's node re-derived from its base (after an in-place op on it, on the base or on another view of
+    it): its gradient goes to its region of the base."""
 
-    def __init__(self, copy_slices: CopySlices, region: Region) -> None:
-        super().__init__([Edge(copy_slices, 0)])
+    def __init__(self, base_edge: Edge, region: Region) -> None:
+        super().__init__([base_edge])
         self.region = region
 
     def apply(self, grads: list) -> list:

@@ -70,6 +70,12 @@ __all__ = [  # what `from functions_manual import *` gives the generated nodes
     "index_add_source_backward",
     "embedding_dense_double_backward",
     "not_implemented",
+    # shape ops (group H)
+    "split_backward",
+    "split_with_sizes_backward",
+    "unbind_backward",
+    "roll_backward",
+    "repeat_backward",
 ]
 
 
@@ -554,3 +560,59 @@ def embedding_dense_double_backward(grad, indices, padding_idx):
 def not_implemented(name):
     """A formula PyTorch declares but does not have: its node exists and raises when backward reaches it."""
     raise NotImplementedError(f"the derivative for '{name}' is not implemented.")
+# ----------------------------------------------------------------------------- shape ops (group H)
+
+
+def split_backward(grads, split_size, dim, sizes, options):
+    """The pieces' sizes ``split`` made (all ``split_size`` but the last), then ``split_with_sizes_backward``."""
+    dim = dim % len(sizes)
+    count = len(grads)
+    split_sizes = [split_size] * count
+    split_sizes[-1] = sizes[dim] - split_size * (count - 1)
+    return split_with_sizes_backward(grads, split_sizes, dim, sizes, options)
+
+
+def split_with_sizes_backward(grads, split_sizes, dim, sizes, options):
+    """The pieces' gradients joined back with ``cat``; a piece without one contributes zeros of its shape."""
+    dim = dim % len(sizes)
+    ref = next(g for g in grads if g is not None)
+    pieces = []
+    for g, length in zip(grads, split_sizes):
+        if g is None:
+            shape = list(sizes)
+            shape[dim] = length
+            g = wrap(ref, zeros_array(ref, shape, options[0]))
+        pieces.append(g)
+    return ops.cat(pieces, dim)
+
+
+def unbind_backward(grads, dim):
+    """The slices' gradients stacked back along ``dim``; a missing one is zeros shaped like the others."""
+    ref = next(g for g in grads if g is not None)
+    return ops.stack([g if g is not None else ops.expand(scalar_zero(ref), tuple(ref.shape)) for g in grads], dim)
+
+
+def roll_backward(grad, shifts, dims):
+    """Roll back: the shifts negated, shifts and dims both reversed."""
+    return ops.roll(grad, [-s for s in reversed(shifts)], list(reversed(dims)))
+
+
+def repeat_backward(grad, repeats, input_shape):
+    """Sum the copies ``repeat`` made: view each dim of size ``r * s`` as ``(r, s)`` and sum over the ``r``s.
+
+    The leading dims ``repeat`` added are summed away first; any zero repeat gives zeros.
+    """
+    if 0 in repeats:
+        return wrap(grad, zeros_array(grad, input_shape))
+    for _ in range(len(grad.shape) - len(input_shape)):
+        grad = ops.sum(grad, 0, False)
+    added = len(repeats) - len(input_shape)
+    grad_size, sum_dims = [], []
+    for size, r in zip(input_shape, repeats[added:]):
+        if r != 1:
+            grad_size.append(r)
+            sum_dims.append(len(grad_size) - 1)
+        grad_size.append(size)
+    if not sum_dims:
+        return grad
+    return ops.sum(ops.reshape(grad, grad_size), sum_dims)

@@ -75,6 +75,8 @@ def try_get_grad_accumulator(t):
 
 def gradient_edge(t) -> Edge:
     """Where this tensor's gradient goes: its grad_fn's input, or its leaf accumulator."""
+    if t._attr_version is not None and t._attr_version != t._version_counter.version:  # _stale_view, inlined
+        refresh_view_grad_fn(t)
     if t._grad_fn is not None:
         return Edge(t._grad_fn, t._output_nr)
     return Edge(grad_accumulator(t), 0)
@@ -82,8 +84,14 @@ def gradient_edge(t) -> Edge:
 
 def collect_next_edges(*tensors) -> list[Edge]:
     """One edge per input of a forward op (``Edge(None, 0)`` for inputs that need no gradient)."""
-    return [gradient_edge(t) if isinstance(t, TensorImpl) and (t._requires_grad or t._grad_fn is not None)
+    return [gradient_edge(t) if isinstance(t, TensorImpl) and (t._requires_grad or t._grad_fn is not None
+                                                               or t._attr_version is not None and _stale_view(t))
             else _NO_EDGE for t in tensors]
+
+
+def _stale_view(t) -> bool:
+    """A view whose base (or another view of it) was modified in place since its grad_fn was made."""
+    return t._attr_version is not None and t._attr_version != t._version_counter.version
 
 
 # Edges are immutable, so every "no gradient here" edge can be this one: an op on a Python number (a
@@ -125,11 +133,15 @@ def rebase_history(t, grad_fn) -> None:
         rebase_view_history(t, grad_fn)
     else:
         set_history(t, grad_fn)
+    _move_hooks_to_new_grad_fn(t, old_fn, old_output_nr, grad_fn)
+
+
+def _move_hooks_to_new_grad_fn(t, old_fn, old_output_nr, new_fn) -> None:
     t._backward_hooks = None
     if t._retains_grad and old_fn is not None:
         hook = old_fn.pop_retains_grad_hook(old_output_nr)
         hook.index = t._output_nr
-        grad_fn.add_retains_grad_hook(hook, t._output_nr)
+        new_fn.add_retains_grad_hook(hook, t._output_nr)
 
 
 def rebase_view_history(view, fn: Node) -> None:
@@ -143,7 +155,31 @@ def rebase_view_history(view, fn: Node) -> None:
     base_edge, = collect_next_edges(base)
     copy_slices = CopySlices(base_edge, region, fn)
     set_history(base, copy_slices)
-    set_history(view, AsStridedBackward0(copy_slices, region))
+    set_history(view, AsStridedBackward0(Edge(copy_slices, 0), region))
+    view._attr_version = view._version_counter.version
+
+
+def _current_grad_fn(t):
+    """``t.grad_fn()`` in C++: a stale view's is re-derived first (``refresh_view_grad_fn``)."""
+    if t._attr_version is not None and t._attr_version != t._version_counter.version:
+        refresh_view_grad_fn(t)
+    return t._grad_fn
+
+
+def refresh_view_grad_fn(view) -> None:
+    """``VariableHooks::grad_fn``: a view whose base, or another view of its base, was modified in place after
+    its ``grad_fn`` was made must not use it (it computes the old values); it gets ``AsStridedBackward0``
+    onto the base's current history — unless the view may not be rebased, then PyTorch's error."""
+    base = view._base
+    if view._grad_fn is None and not requires_grad(base):
+        return
+    handle_view_on_rebase(view, indirect=True)
+    old_fn, old_output_nr = view._grad_fn, view._output_nr
+    base_edge, = collect_next_edges(base)
+    view._attr_version = view._version_counter.version
+    new_fn = AsStridedBackward0(base_edge, Region(view, base))
+    set_history(view, new_fn)
+    _move_hooks_to_new_grad_fn(view, old_fn, old_output_nr, new_fn)
 
 
 def check_inplace(t, any_input_requires_grad: bool | None = None) -> None:
@@ -188,20 +224,23 @@ def as_view(base, view, multi_output: bool = False) -> None:
     if meta == "DEFAULT" and base._base is not None:
         meta = base._creation_meta
     view._creation_meta = meta
+    view._attr_version = view._version_counter.version
 
 
-def handle_view_on_rebase(view) -> None:
-    """``handle_view_on_rebase`` in variable.cpp: the error for a view that must not be modified in place."""
+def handle_view_on_rebase(view, indirect: bool = False) -> None:
+    """``handle_view_on_rebase`` in variable.cpp: the error for a view that must not be modified in place
+    (``indirect``: its base or another view of its base was)."""
     meta = view._creation_meta
     if meta == "DEFAULT":
         return
+    modified = "its base or another view of its base has been" if indirect else "is being"
     grad_fn = view._grad_fn
     where = f"Output {view._output_nr} of {_forward_op_name(grad_fn)}" if grad_fn is not None else None
     if meta == "NO_GRAD_MODE" or grad_fn is None:
         prefix = f"{where} is a view of a view which was created in" if where else "A view was created in"
-        message = f"{prefix} no_grad mode and is being modified inplace with grad mode enabled."
+        message = f"{prefix} no_grad mode and {modified} modified inplace with grad mode enabled."
     else:
-        message = f"{where} is a view and is being modified inplace."
+        message = f"{where} is a view and {modified} modified inplace."
     advice = _MULTI_OUTPUT_ADVICE if meta == "MULTI_OUTPUT_NODE" else _NO_GRAD_ADVICE
     raise RuntimeError(message + advice)
 
@@ -304,7 +343,7 @@ class SavedVariable:
         if self.hooks is not None:
             grad_fn = self.grad_fn
         else:
-            grad_fn = self.data_._grad_fn if self.saved_original else None
+            grad_fn = _current_grad_fn(self.data_) if self.saved_original else None
         if not self.is_leaf and grad_fn is None:
             if saved_for is None:
                 raise RuntimeError(ERR_DETACHED_IN_PLACE)

@@ -1,9 +1,10 @@
 """Operators built from other operators (PyTorch's ``CompositeImplicitAutograd`` kernels).
 
 Models ``aten/src/ATen/native/LinearAlgebra.cpp`` (``matmul``) and ``TensorShape.cpp`` (``reshape``,
-``expand_as``). They call operators through the dispatcher, so autograd records the ops they call:
-this is why ``a @ b`` on matrices shows ``MmBackward0`` and ``reshape`` shows ``ViewBackward0`` or
-``UnsafeViewBackward0`` — there is no ``MatmulBackward`` or ``ReshapeBackward``.
+``expand_as``, ``flatten``, ``unflatten``, ``chunk``, ``narrow``, ``tile``, ``contiguous``). They call
+operators through the dispatcher, so autograd records the ops they call: this is why ``a @ b`` on
+matrices shows ``MmBackward0`` and ``reshape`` shows ``ViewBackward0`` or ``UnsafeViewBackward0`` —
+there is no ``MatmulBackward`` or ``ReshapeBackward``.
 """
 
 from __future__ import annotations
@@ -30,6 +31,82 @@ def flatten(self, start_dim=0, end_dim=-1):
     for size in sizes[start:end + 1]:
         folded *= size
     return ops.reshape(self, sizes[:start] + (folded,) + sizes[end + 1:])
+
+
+def unflatten(self, dim, sizes):
+    """Dim ``dim`` unfolded into ``sizes`` (one of them may be -1): a ``view``, so ``ViewBackward0``."""
+    shape = list(self._data.shape)
+    d = checks.wrap_dim(dim, len(shape))
+    sizes = [int(s) for s in sizes]
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    if not shape:
+        raise RuntimeError(f"unflatten got an unexpected error:\nDimension specified as {dim} but tensor has no "
+                           "dimensions")
+    try:
+        inferred = checks.infer_size(sizes, shape[d])
+    except RuntimeError as err:
+        if "shape '" not in str(err):
+            raise RuntimeError(f"unflatten got an unexpected error:\n{err}") from None
+        raise RuntimeError(f"unflatten: Provided sizes {sizes} don't multiply up to the size of dim {d} "
+                           f"({shape[d]}) in the input tensor") from None
+    return ops.view(self, tuple(shape[:d]) + tuple(inferred) + tuple(shape[d + 1:]))
+
+
+def contiguous(self, memory_format="contiguous_format"):
+    """The tensor itself when already row-major, else a row-major copy (``CloneBackward0``)."""
+    return self if self.is_contiguous() else ops.clone(self, memory_format=memory_format)
+
+
+def chunk(self, chunks, dim=0):
+    """``split`` into pieces of ``ceil(size / chunks)``: fewer than ``chunks`` pieces when they run out.
+
+    An empty dim still gives ``chunks`` empty pieces, through ``split_with_sizes`` (``split`` would give one).
+    """
+    if self._data.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    size = self._data.shape[checks.wrap_dim(dim, self._data.ndim)]
+    split_size = -(-size // chunks)
+    if split_size == 0 and size == 0:
+        return ops.split_with_sizes(self, [0] * chunks, dim)
+    return ops.split(self, split_size, dim)
+
+
+def split_sizes(self, split_size, dim=0):
+    """``split`` given a list of sizes: ``split_with_sizes``."""
+    return ops.split_with_sizes(self, split_size, dim)
+
+
+def narrow(self, dim, start, length):
+    """``length`` elements of dim ``dim`` from ``start`` (which may count from the end): a ``slice``."""
+    if self._data.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    size = self._data.shape[checks.wrap_dim(dim, self._data.ndim)]
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
+    if start < 0:
+        start += size
+    if start > size - length:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    return ops.slice(self, dim, start, start + length, 1)
+
+
+def narrow_tensor(self, dim, start, length):
+    kind = start._dtype
+    if start._data.ndim != 0 or kind.is_floating_point or kind.is_complex or kind.name == "bool":
+        raise RuntimeError("start must be an 0-dim integral Tensor.")
+    return narrow(self, dim, int(start._data), length)
+
+
+def tile(self, dims):
+    """``repeat``, with ones prepended to ``dims`` when the tensor has more dims (as ``numpy.tile``)."""
+    dims = tuple(int(d) for d in dims)
+    missing = self._data.ndim - len(dims)
+    return ops.repeat(self, (1,) * missing + dims if missing > 0 else dims)
 
 
 def reshape(self, shape):
@@ -262,8 +339,8 @@ def nll_loss_nd(self, target, weight=None, reduction=_MEAN, ignore_index=-100):
 
 
 def _contiguous(t):
-    """``t.contiguous()``: ``t`` itself, or a copy (``CloneBackward0``) when its strides are not row-major."""
-    return t if t.is_contiguous() else ops.clone(t)
+    """``t.contiguous()``: ``t`` itself, or a row-major copy (``CloneBackward0``)."""
+    return contiguous(t)
 
 
 def cross_entropy_loss(self, target, weight=None, reduction=_MEAN, ignore_index=-100, label_smoothing=0.0):

@@ -8,6 +8,9 @@ nothing (``torch.zeros``, ``torch.tensor``) are ``picotorch/_C/_factories.py``.
 
 from __future__ import annotations
 
+import numpy as np
+from array_api_compat import numpy as np_xp
+
 from .device import backend, normalize, to_numpy
 from .helpers import shape_of, wrap, xp_dtype, xp_of
 from .tensor_impl import TensorImpl, new_tensor
@@ -32,7 +35,11 @@ def _filled_like(self, value, dtype, device):
 
 
 def clone(self, memory_format=None):
-    return wrap(self, xp_of(self).asarray(self._data, copy=True))
+    """A copy in the input's layout, or row-major for ``contiguous_format`` (what ``contiguous()`` asks)."""
+    xp = xp_of(self)
+    if memory_format == "contiguous_format" and xp is np_xp:
+        return wrap(self, np.array(self._data, order="C", copy=True))
+    return wrap(self, xp.asarray(self._data, copy=True))
 
 
 def _to_copy(self, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False,

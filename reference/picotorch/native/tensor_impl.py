@@ -22,6 +22,8 @@ declared once, in ``TensorImpl.__slots__``, and set once, in ``TensorImpl.__init
 ``_retains_grad``                       ``retain_grad()`` was called on this non-leaf
 ``_post_accumulate_grad_hooks``         hooks run after the leaf's ``.grad`` was written
 ``_base``                               the tensor this one is a view of, or None
+``_creation_meta``                      how a view was made (``DEFAULT``, ``NO_GRAD_MODE``, ...)
+``_attr_version``                       a view's version when its ``_grad_fn`` was set, or None
 ======================================  =========================================================
 
 The Python class of new tensors is registered from above (``picotorch/_tensor.py``), as
@@ -49,7 +51,7 @@ class TensorImpl:
     __slots__ = ("_data", "_dtype", "_device", "_version_counter", "_is_wrapped_number",
                  "_requires_grad", "_grad_fn", "_output_nr", "_grad", "_grad_accumulator",
                  "_backward_hooks", "_retains_grad", "_post_accumulate_grad_hooks", "_base", "_creation_meta",
-                 "__weakref__")
+                 "_attr_version", "__weakref__")
 
     def __init__(self, data, dtype, device, *, version: VersionCounter | None = None,
                  wrapped_number: bool = False) -> None:
@@ -68,6 +70,7 @@ class TensorImpl:
         self._post_accumulate_grad_hooks = None
         self._base = None
         self._creation_meta = "DEFAULT"  # a view's CreationMeta (autograd/variable.py: as_view)
+        self._attr_version = None  # a view's version when its grad_fn was made (autograd/variable.py)
 
 
 def new_tensor(data, dtype, device, *, version=None, wrapped_number=False):

@@ -4,13 +4,17 @@ Models ``aten/src/ATen/native/TensorShape.cpp``. A view kernel returns a tensor 
 input's data and version counter and remembers its base (:func:`helpers.view_of`); which views exist
 decides what autograd records (``ViewBackward0``, and ``CopySlices`` when a view is written in place).
 ``select_backward`` and ``slice_backward`` scatter a gradient back into zeros of the input's shape;
-``stack`` and ``cat`` join tensors into a new one (not a view).
+``stack`` and ``cat`` join tensors into a new one (not a view). ``split``, ``split_with_sizes`` and
+``unbind`` return several views of one input; ``flip``, ``roll`` and ``repeat`` copy.
 """
 
 from __future__ import annotations
 
 import builtins  # this file defines a `slice` kernel; the built-in is builtins.slice
 import math
+
+import numpy as np
+from array_api_compat import numpy as np_xp
 
 from ..c10 import scalar_type as st
 from . import checks
@@ -171,6 +175,125 @@ def slice(self, dim=0, start=None, end=None, step=1):
         raise RuntimeError("slice step must be positive")
     key = (builtins.slice(None),) * d + (builtins.slice(start, end, step), ...)
     return view_of(self, self._data[key])
+
+
+# ----------------------------------------------------------------------------- several views of one input
+
+
+def split(self, split_size, dim=0):
+    """Pieces of ``split_size`` along ``dim``, the last one shorter; one empty piece of an empty dim."""
+    if self._data.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    if split_size < 0:
+        raise RuntimeError(f"split expects split_size be non-negative, but got split_size={split_size}")
+    d = checks.wrap_dim(dim, self._data.ndim)
+    size = self._data.shape[d]
+    if split_size == 0 and size != 0:
+        raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
+    count = max(-(-size // split_size), 1) if split_size else 1
+    return tuple(_narrowed(self, d, i * split_size, min(split_size, size - i * split_size)) for i in range(count))
+
+
+def split_with_sizes(self, split_sizes, dim=0):
+    if self._data.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    d = checks.wrap_dim(dim, self._data.ndim)
+    size, sizes = self._data.shape[d], [int(s) for s in split_sizes]
+    pieces, start = [], 0
+    for length in sizes:
+        if length < 0:
+            raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative entries, but got "
+                               f"split_sizes={sizes}")
+        pieces.append(_narrowed(self, d, start, length))
+        start += length
+    if start != size:
+        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's size at "
+                           f"dimension {d}), but got split_sizes={sizes}")
+    return tuple(pieces)
+
+
+def _narrowed(self, d, start, length):
+    key = (builtins.slice(None),) * d + (builtins.slice(start, start + length), ...)
+    return view_of(self, self._data[key])
+
+
+def unbind(self, dim=0):
+    d = checks.wrap_dim(dim, self._data.ndim)
+    return tuple(select(self, d, i) for i in range(_size(self, d)))
+
+
+def _size(self, dim):
+    """``self.size(dim)``: a zero-dim tensor has no dimension to ask about."""
+    if self._data.ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    return self._data.shape[dim]
+
+
+# ----------------------------------------------------------------------------- copies: flip, roll, repeat
+
+
+def flip(self, dims):
+    ndim = self._data.ndim
+    wrapped = [checks.wrap_dim(d, ndim) for d in dims]
+    for i, d in enumerate(wrapped):
+        if d in wrapped[:i]:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    xp = xp_of(self)
+    data = xp.flip(self._data, axis=tuple(wrapped)) if ndim and wrapped else self._data
+    return wrap(self, xp.asarray(data, copy=True))  # the input's layout (``empty_like``, preserve format)
+
+
+def roll(self, shifts, dims=()):
+    """``roll_cpu``: one dim at a time; with no dims, the flattened tensor rolled and viewed back."""
+    return wrap(self, _rolled(self, self._data, tuple(shifts), tuple(dims)))
+
+
+def _rolled(self, data, shifts, dims):
+    xp = xp_of(self)
+    if len(dims) != 1 or len(shifts) != 1:
+        if not shifts:
+            raise RuntimeError("`shifts` required")
+        if not dims and len(shifts) == 1:
+            flat = xp.reshape(data, (-1,))
+            return xp.reshape(_rolled(self, flat, shifts, (0,)), tuple(data.shape))
+        if len(shifts) != len(dims):
+            raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
+        for shift, dim in zip(shifts, dims):
+            data = _rolled(self, data, (shift,), (dim,))
+        return data
+    if math.prod(data.shape) == 0:
+        return xp.asarray(data, copy=True)  # before the dim is even checked, as PyTorch
+    d = checks.wrap_dim(dims[0], data.ndim)
+    if data.ndim == 0:
+        raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
+    return _row_major_copy(xp, xp.roll(data, shifts[0], axis=d))  # a cat of two narrowed pieces
+
+
+def repeat(self, repeats):
+    """The tensor tiled ``repeats[i]`` times along dim ``i`` (leading dims of size 1 added first)."""
+    repeats = tuple(int(r) for r in repeats)
+    shape = shape_of(self)
+    if len(repeats) < len(shape):
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of "
+                           "tensor")
+    padded = (1,) * (len(repeats) - len(shape)) + shape
+    target = tuple(p * r for p, r in zip(padded, repeats))
+    if any(s < 0 for s in target):
+        bad = next(s for s in target if s < 0)
+        raise RuntimeError(f"Trying to create tensor with negative dimension {bad}: {list(target)}")
+    xp = xp_of(self)
+    # each dim p becomes (r, p): broadcast r copies in front of it, then fold the pair into one dim
+    interleaved = tuple(x for p in padded for x in (1, p))
+    expanded = tuple(x for p, r in zip(padded, repeats) for x in (r, p))
+    data = xp.broadcast_to(xp.reshape(self._data, interleaved), expanded)
+    return wrap(self, _row_major_copy(xp, xp.reshape(data, target)))
+
+
+def _row_major_copy(xp, data):
+    """A new array in row-major order (``at::empty(sizes)``), never a view of ``data``."""
+    if xp is np_xp:
+        return np.array(data, order="C", copy=True)
+    return xp.asarray(data, copy=True)
 
 
 # ----------------------------------------------------------------------------- backward of views

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import math
 
-from ..c10 import scalar_type as st
 from ..native.dispatcher import ops
-from ..native.helpers import scalar_tensor, wrap, xp_of, zeros_array
+from ..native.helpers import scalar_tensor, wrap, zeros_array
 from ..native.tensor_impl import TensorImpl
 from .grad_mode import is_grad_enabled
 
@@ -396,26 +395,11 @@ def mse_loss_double_backward_grad_output(grad, grad_output, input, target, reduc
 
 
 def value_selecting_reduction_backward(grad, dim, indices, sizes, keepdim):
-    """``max.dim``/``min.dim``: each output's gradient goes to the element its index chose, 0 elsewhere.
-
-    PyTorch scatters ``grad`` into zeros at ``indices``; picotorch has no ``scatter`` yet and selects with
-    ``where(position == index, grad, 0)``, the same values (a double backward shows ``WhereBackward0``).
-    """
-    if len(sizes) == 0:
-        return grad
-    dim = dim % len(sizes)
-    if not keepdim:
+    """``max.dim``/``min.dim``: each output's gradient goes to the element its index chose, 0 elsewhere:
+    scattered into zeros of the input's shape, as PyTorch does (a double backward shows ``ScatterBackward0``)."""
+    if not keepdim and len(sizes) > 0:
         grad, indices = ops.unsqueeze(grad, dim), ops.unsqueeze(indices, dim)
-    return ops.where(ops.eq(_positions_along(grad, sizes, dim), indices), grad, scalar_zero(grad))
-
-
-def _positions_along(like, sizes, dim):
-    """0, 1, ... sizes[dim]-1 along ``dim``, size 1 along every other dim (an int64 tensor)."""
-    xp = xp_of(like)
-    shape = [1] * len(sizes)
-    shape[dim] = sizes[dim]
-    positions = xp.reshape(xp.arange(sizes[dim], dtype=xp.int64, device=like._data.device), tuple(shape))
-    return wrap(like, positions, st.int64)
+    return ops.scatter(wrap(grad, zeros_array(grad, tuple(sizes))), dim, indices, grad)
 
 
 def evenly_distribute_backward(grad, input, value):

@@ -8,8 +8,6 @@ generated methods and the engine), define ``Tensor`` in Python, copy the generat
 
 from __future__ import annotations
 
-import types as _types
-
 from . import _C
 from ._C import *  # noqa: F403
 from ._tensor import Tensor, norm
@@ -36,7 +34,6 @@ def matmul(input, other):
 
 
 return_types = _C._return_types  # torch.return_types: the named tuples of max(dim=...) and friends
-linalg = _types.SimpleNamespace(vector_norm=_C._linalg.linalg_vector_norm)  # torch.linalg (a module in torch)
 
 
 def split(tensor, split_size_or_sections, dim=0):
@@ -52,7 +49,7 @@ def numel(input) -> int:
     return input.numel()
 
 
-from . import autograd, cuda, nn, optim, utils  # noqa: E402
+from . import autograd, cuda, linalg, nn, optim, utils  # noqa: E402
 from .autograd import inference_mode  # noqa: E402
 from .utils import data as _utils_data  # noqa: E402, F401  (loads picotorch.utils.data, as torch does)
 from .utils.serialization import load, save  # noqa: E402

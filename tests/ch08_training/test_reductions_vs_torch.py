@@ -300,6 +300,16 @@ def test_linalg_vector_norm():
     assert_same(prog)
 
 
+def test_linalg_is_a_module_as_in_torch():
+    """`import torch.linalg` and `from torch.linalg import vector_norm` work (torch.linalg is a module)."""
+    import importlib
+
+    def prog(T):
+        module = importlib.import_module(f"{T.__name__}.linalg")
+        return type(module).__name__, module is T.linalg, module.vector_norm(T.tensor([3.0, 4.0]))
+    assert_same(prog)
+
+
 def test_zero_dim_integer_tensors_as_dims():
     assert_same(lambda T: (T.ones(2, 3).std(T.tensor(1)), T.ones(2, 3).amax((T.tensor(0), 1)),
                            T.ones(2, 3).max(T.tensor(-1))))

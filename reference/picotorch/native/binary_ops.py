@@ -248,8 +248,11 @@ def write_inplace(self, result) -> None:
     if tuple(result._data.shape) != shape_of(self):
         raise RuntimeError(f"output with shape {list(shape_of(self))} doesn't match the broadcast shape "
                            f"{list(result._data.shape)}")
-    xp = xp_of(self)
-    self._data[...] = xp.astype(result._data, xp_dtype(xp, self._dtype))
+    data = result._data
+    if type(data) is not np.ndarray or data.dtype != self._data.dtype:  # NumPy of the same dtype: no cast
+        xp = xp_of(self)
+        data = xp.astype(data, xp_dtype(xp, self._dtype))
+    self._data[...] = data
 
 
 def _check_inplace_dtype(self, dtype, type_meta_names=False) -> None:

@@ -13,12 +13,12 @@ and a hand-written NumPy version, one thread everywhere:
   batch 32, ``DataLoader(shuffle=True)`` over a ``TensorDataset``, ``cross_entropy``, ``Adam(lr=1e-3)``,
   ``zero_grad`` every step (57 steps): here the per-step overhead dominates.
 
-The machine these run on is shared, so the two libraries take turns: one warm-up of each, then
-``--repeats`` rounds of one picotorch run and one torch run (and NumPy's), and the medians of each; the
-clock is the process's CPU time (``time.process_time``: a busy neighbour stretches the wall clock of
-whichever library is running at that moment, far less its CPU time; ``--wall`` for ``perf_counter``). ``--profile`` prints cProfile's top functions
-of one picotorch run of each case (call counts are what to compare across versions). Not a test: nothing
-fails when it is slow.
+The machine these run on is shared, so the libraries take turns: one warm-up of each, then ``--repeats``
+rounds of one picotorch run, one torch run (and NumPy's), and the median of each; the clock is the
+process's CPU time (``time.process_time``: a busy neighbour stretches the wall clock of whichever library
+runs at that moment, far less its CPU time; ``--wall`` for ``perf_counter``). ``--profile`` prints
+cProfile's top functions of one picotorch run of each case (call counts are what to compare across
+versions). Not a test: nothing fails when it is slow.
 """
 
 from __future__ import annotations
@@ -179,8 +179,9 @@ def main(argv=None) -> None:
     global CLOCK
     CLOCK = time.perf_counter if args.wall else time.process_time
     cases = set(args.case.split(","))
-    print(f"medians of {args.repeats} interleaved runs, {'wall' if args.wall else 'CPU'} time; torch {'absent' if torch is None else torch.__version__}; "
-          f"numpy {np.__version__}; python {sys.version.split()[0]}; OMP_NUM_THREADS={os.environ['OMP_NUM_THREADS']}")
+    print(f"medians of {args.repeats} interleaved runs, {'wall' if args.wall else 'CPU'} time; "
+          f"torch {'absent' if torch is None else torch.__version__}; numpy {np.__version__}; "
+          f"python {sys.version.split()[0]}; OMP_NUM_THREADS={os.environ['OMP_NUM_THREADS']}")
     if "loss" in cases:
         bench_loss(args.repeats)
     if "epoch" in cases:

@@ -15,7 +15,6 @@ import numpy as np
 from ..c10 import scalar_type as st
 from . import checks
 from .helpers import np_xp, xp_dtype, xp_of
-from .layout import follow_inputs
 from .tensor_impl import new_tensor
 
 
@@ -103,11 +102,12 @@ _BLOCK = 1 << 17  # elements: half a megabyte of float32, which stays in the cac
 
 
 def _in_row_blocks(steps, a, dim, *others):
-    """``steps(out, a, dim, *others)`` into a new array, a block of rows at a time when ``dim`` is the last
-    of C-contiguous arrays: each step then reads what the last one wrote from the cache, not from memory
-    (a tenth of the whole). Every row is computed as it would be alone, so the values do not change."""
+    """``steps(out, a, dim, *others)`` into a new array, on C-contiguous arrays (copies, as PyTorch's kernels
+    make), a block of rows at a time when ``dim`` is the last: each step then reads what the last one wrote
+    from the cache, not from memory (a tenth of the time). A row's values do not depend on the blocks."""
+    a, *others = (np.ascontiguousarray(array) for array in (a, *others))
     out = np.empty_like(a)
-    if dim != a.ndim - 1 or not all(array.flags.c_contiguous for array in (a, *others)):
+    if dim != a.ndim - 1:
         return steps(out, a, dim, *others)
     out_rows, a_rows, *other_rows = (array.reshape(-1, a.shape[-1]) for array in (out, a, *others))
     step = max(1, _BLOCK // max(a.shape[-1], 1))
@@ -134,11 +134,15 @@ def _start(self, dim, half_to_float, name):
 
 
 def _finish(like, xp, data):
+    """The result in ``like``'s shape and dtype, C-contiguous whatever the input's strides (the structured
+    kernels' ``set_output_raw_strided`` with no strides)."""
     data = xp.reshape(data, tuple(like._data.shape))
     dtype = xp_dtype(xp, like._dtype)
     if data.dtype != dtype:  # a kernel's own buffer in the right dtype is the result itself, not a copy
         data = xp.astype(data, dtype)
-    return new_tensor(follow_inputs(xp, data, [like._data]), like._dtype, like._device)
+    if type(data) is np.ndarray and not data.flags.c_contiguous:  # (ascontiguousarray makes 0-dim 1-dim)
+        data = np.ascontiguousarray(data)
+    return new_tensor(data, like._dtype, like._device)
 
 
 def _widened(xp, a):

@@ -14,7 +14,8 @@ and a hand-written NumPy version, one thread everywhere:
   ``zero_grad`` every step (57 steps): here the per-step overhead dominates.
 
 The machine these run on is shared, so the libraries take turns: one warm-up of each, then ``--repeats``
-rounds of one picotorch run, one torch run (and NumPy's), and the median of each; the clock is the
+rounds of one picotorch run, one torch run (and NumPy's): the median of each, and of the rounds'
+ratios (runs seconds apart share the machine's load, so their ratio drifts less); the clock is the
 process's CPU time (``time.process_time``: a busy neighbour stretches the wall clock of whichever library
 runs at that moment, far less its CPU time; ``--wall`` for ``perf_counter``). ``--profile`` prints
 cProfile's top functions of one picotorch run of each case (call counts are what to compare across
@@ -47,8 +48,8 @@ LOSS_SHAPE = (4096, 1000)
 CLOCK = time.process_time
 
 
-def interleaved_medians(fns: dict, repeats: int) -> dict:
-    """One warm-up of each, then ``repeats`` rounds running each once in turn: the median seconds of each."""
+def interleaved_times(fns: dict, repeats: int) -> dict:
+    """One warm-up of each, then ``repeats`` rounds running each once in turn: the seconds of each, by round."""
     for fn in fns.values():
         fn()
     times = {name: [] for name in fns}
@@ -57,15 +58,22 @@ def interleaved_medians(fns: dict, repeats: int) -> dict:
             start = CLOCK()
             fn()
             times[name].append(CLOCK() - start)
-    return {name: statistics.median(values) for name, values in times.items()}
+    return times
 
 
-def _line(name: str, ours: float, theirs: float | None, other: tuple[str, float] | None = None) -> None:
-    text = f"{name:<36} picotorch {ours * 1e3:9.2f} ms"
-    if theirs is not None:
-        text += f" | torch {theirs * 1e3:9.2f} ms | ratio {ours / theirs:5.2f}x"
-    if other is not None:
-        text += f" | {other[0]} {other[1] * 1e3:9.2f} ms | ratio {ours / other[1]:5.2f}x"
+def ratio(ours: list, theirs: list) -> float:
+    """The median of the rounds' ratios: a round's runs are seconds apart, so they share the machine's load."""
+    return statistics.median(a / b for a, b in zip(ours, theirs))
+
+
+def _line(name: str, times: dict) -> None:
+    """Medians, and the ratios of picotorch to the others (each the median of the rounds' ratios)."""
+    ours = times["picotorch"]
+    text = f"{name:<36} picotorch {statistics.median(ours) * 1e3:9.2f} ms"
+    for other in ("torch", "numpy"):
+        if other in times:
+            text += (f" | {other} {statistics.median(times[other]) * 1e3:9.2f} ms"
+                     f" | ratio {ratio(ours, times[other]):5.2f}x")
     print(text, flush=True)
 
 
@@ -111,9 +119,7 @@ def bench_loss(repeats: int) -> None:
     fns = {"picotorch": loss_step(picotorch), "numpy": numpy_loss_step()}
     if torch:
         fns["torch"] = loss_step(torch)
-    times = interleaved_medians(fns, repeats)
-    _line(f"cross_entropy fwd+bwd {LOSS_SHAPE[0]}x{LOSS_SHAPE[1]}", times["picotorch"], times.get("torch"),
-          other=("numpy", times["numpy"]))
+    _line(f"cross_entropy fwd+bwd {LOSS_SHAPE[0]}x{LOSS_SHAPE[1]}", interleaved_times(fns, repeats))
 
 
 # ----------------------------------------------------------------------------- epoch
@@ -150,8 +156,7 @@ def bench_epoch(repeats: int) -> None:
     fns = {"picotorch": digits_epoch(picotorch, images, labels)}
     if torch:
         fns["torch"] = digits_epoch(torch, images, labels)
-    times = interleaved_medians(fns, repeats)
-    _line("digits epoch (57 steps of 32)", times["picotorch"], times.get("torch"))
+    _line("digits epoch (57 steps of 32)", interleaved_times(fns, repeats))
 
 
 # ----------------------------------------------------------------------------- profile

@@ -199,7 +199,8 @@ def _sums_from_zero(items, lengths):
 
 
 def _cascade_loop(rows, values, weights, levels, level_power, dtype):
-    """The same additions one sample at a time (dtypes NumPy's ufuncs cannot accumulate exactly)."""
+    """The same additions one sample at a time: for small batches (fewer calls than a level at a time) and
+    dtypes NumPy's ufuncs cannot accumulate exactly."""
     mask = (1 << level_power) - 1
     loss, weight = [dtype(0)] * levels, [dtype(0)] * levels
     for b, value, w in zip(rows.tolist(), values, weights if weights is not None else [None] * len(rows)):
@@ -208,6 +209,8 @@ def _cascade_loop(rows, values, weights, levels, level_power, dtype):
         else:
             loss[0] = dtype(loss[0] - dtype(value * w))
             weight[0] = dtype(weight[0] + w)
+        if b & mask:
+            continue  # most samples: level 0 keeps its sum
         for j in range(levels - 1):
             if b & (mask << (j * level_power)):
                 break

@@ -239,6 +239,8 @@ def check_inplace_operands(self, *others, to_float=False, type_meta_names=False)
     """TensorIterator's set-up of an in-place op, before any kernel runs: the promoted dtype must cast to ``self``'s."""
     if len(others) == 1 and getattr(others[0], "_dtype", None) is self._dtype and not to_float:
         return  # the common case (``w.add_(g)``, same dtypes) casts to itself: no promotion to compute
+    if len(others) == 1 and type(others[0]) in (int, float, bool) and self._dtype.is_floating_point:
+        return  # a Python number never widens a floating tensor (``m.mul_(0.9)``), even dividing it
     dtype = result_type(self, *[as_operand(o) for o in others])
     _check_inplace_dtype(self, float_dtype(dtype) if to_float else dtype, type_meta_names)
 
@@ -248,8 +250,11 @@ def write_inplace(self, result) -> None:
     if tuple(result._data.shape) != shape_of(self):
         raise RuntimeError(f"output with shape {list(shape_of(self))} doesn't match the broadcast shape "
                            f"{list(result._data.shape)}")
-    xp = xp_of(self)
-    self._data[...] = xp.astype(result._data, xp_dtype(xp, self._dtype))
+    data = result._data
+    if type(data) is not np.ndarray or data.dtype != self._data.dtype:  # NumPy of the same dtype: no cast
+        xp = xp_of(self)
+        data = xp.astype(data, xp_dtype(xp, self._dtype))
+    self._data[...] = data
 
 
 def _check_inplace_dtype(self, dtype, type_meta_names=False) -> None:

@@ -153,6 +153,54 @@ def _reduced(self, x, t, weight, reduction, ignore_index, n_classes):
 
 def _cascade_sum(rows, values, weights, batch_size, dtype):
     levels, level_power = 8, max(4, _ceil_log2(batch_size) // 8)
+    if dtype in (np.float32, np.float64) and len(rows) > 128:  # fewer rows: the loop makes fewer calls
+        # the losses subtracted from level 0 are their negations added (IEEE: ``a - b`` is ``a + (-b)``)
+        losses = -values if weights is None else -(values * weights)
+        loss = _cascade_levels(rows, losses, levels, level_power)
+        weight = _cascade_levels(rows, weights, levels, level_power) if weights is not None else dtype(0)
+        return loss, weight
+    return _cascade_loop(rows, values, weights, levels, level_power, dtype)
+
+
+def _cascade_levels(rows, items, levels, level_power):
+    """The cascade of NOTE [Cascade sum of nll_loss], a level at a time: level ``j`` adds the items reaching it
+    in order and, after each item whose index has its ``j``-th group of bits zero, moves its sum up (the
+    moved sums, in order, are the next level's items); what it holds at the end is its share of the total."""
+    total, mask = items.dtype.type(0), (1 << level_power) - 1
+    for level in range(levels):
+        closing = np.nonzero(rows & (mask << (level * level_power)) == 0)[0] if level < levels - 1 else []
+        last = closing[-1] if len(closing) else -1
+        total = total + _sums_from_zero(items[last + 1:], [len(items) - last - 1])[0]  # what stays here
+        if not len(closing):
+            return total  # nothing moved up: the higher levels hold +0, which leaves a total begun at +0 as is
+        if len(closing) == 1 and rows[closing[0]] == 0:  # sample 0 alone: its sum goes up to the last level
+            return total + (items.dtype.type(0) + _sums_from_zero(items[:1], [1])[0])
+        items, rows = _sums_from_zero(items[:last + 1], np.diff(closing, prepend=-1)), rows[closing]
+    return total
+
+
+def _sums_from_zero(items, lengths):
+    """Each run of ``lengths`` consecutive items added in order to a zero, as the kernel's ``+=`` does: one
+    row per run, padded with ``-0.`` (``x + -0.`` is ``x`` for every ``x``, the sign of a zero included)."""
+    lengths = np.asarray(lengths)
+    dtype = items.dtype
+    if len(items) == 0:
+        return np.zeros(len(lengths), dtype)
+    width = int(lengths.max())
+    if len(lengths) * width > 4 * len(items) + 64:  # runs of very different lengths (ignored targets)
+        starts = np.cumsum(lengths) - lengths
+        return np.array([_sums_from_zero(items[a:a + n], [n])[0] for a, n in zip(starts, lengths)], dtype)
+    table = np.full((len(lengths), width + 1), -0.0, dtype)
+    table[:, 0] = 0.0
+    starts = np.cumsum(lengths) - lengths
+    runs = np.repeat(np.arange(len(lengths)), lengths)
+    table[runs, 1 + np.arange(len(items)) - starts[runs]] = items
+    return np.add.accumulate(table, axis=1)[:, -1]  # accumulate adds left to right, unlike sum's pairs
+
+
+def _cascade_loop(rows, values, weights, levels, level_power, dtype):
+    """The same additions one sample at a time: for small batches (fewer calls than a level at a time) and
+    dtypes NumPy's ufuncs cannot accumulate exactly."""
     mask = (1 << level_power) - 1
     loss, weight = [dtype(0)] * levels, [dtype(0)] * levels
     for b, value, w in zip(rows.tolist(), values, weights if weights is not None else [None] * len(rows)):
@@ -161,6 +209,8 @@ def _cascade_sum(rows, values, weights, batch_size, dtype):
         else:
             loss[0] = dtype(loss[0] - dtype(value * w))
             weight[0] = dtype(weight[0] + w)
+        if b & mask:
+            continue  # most samples: level 0 keeps its sum
         for j in range(levels - 1):
             if b & (mask << (j * level_power)):
                 break

@@ -86,6 +86,12 @@ def test_matmul_grads_match_finite_differences():
         np.testing.assert_allclose(leaf.grad.numpy(), numeric, rtol=1e-5, atol=1e-7)
 
 
+def _trailing_sizes(batch, keep):
+    """The last ``len(keep)`` sizes of ``batch``, each kept or turned to 1: trailing sizes of one shape broadcast."""
+    tail = batch[max(0, len(batch) - len(keep)):]
+    return [size if kept else 1 for size, kept in zip(tail, keep)]
+
+
 @settings(max_examples=25, deadline=None)
 @given(st.lists(st.integers(1, 3), min_size=0, max_size=2), st.lists(st.booleans(), min_size=0, max_size=2),
        st.lists(st.booleans(), min_size=2, max_size=2), st.integers(1, 3), st.integers(1, 3), st.integers(1, 3),
@@ -93,8 +99,7 @@ def test_matmul_grads_match_finite_differences():
 def test_matmul_broadcast_fuzz(batch, keep_a, keep_b, n, k, m, grad_a, grad_b, vector_a):
     """Batches drawn from one shape, with some sizes turned to 1 or dropped, so they always broadcast; either
     operand may need a gradient, and the left one may be a vector."""
-    batch_a = [size if keep else 1 for size, keep in zip(batch, keep_a)]
-    batch_b = [size if keep else 1 for size, keep in zip(batch, keep_b)][:len(batch)]
+    batch_a, batch_b = _trailing_sizes(batch, keep_a), _trailing_sizes(batch, keep_b)
     shape_a, shape_b = tuple(batch_a) + (n, k), tuple(batch_b) + (k, m)
     if vector_a:
         shape_a = (k,)

@@ -10,7 +10,7 @@ once (PyTorch's float32 sum is a cascade of partial sums, far closer to that tha
 from __future__ import annotations
 
 from . import checks
-from .helpers import cast, common_device, result_type, shape_of, xp_dtype, xp_of
+from .helpers import cast, common_device, convert, result_type, shape_of, xp_of
 from .tensor_impl import new_tensor
 
 _NONE, _MEAN = 0, 1
@@ -58,7 +58,7 @@ def binary_cross_entropy_with_logits_backward(grad_output, self, target, weight=
         grad = grad * _float64(xp, weight)
     if reduction == _MEAN:
         grad = grad / self.numel()
-    return new_tensor(xp.astype(grad, xp_dtype(xp, dtype)), dtype, common_device(self, target))
+    return new_tensor(convert(xp, grad, dtype), dtype, common_device(self, target))
 
 
 def _operands(kernel, self, target, float64=False):
@@ -79,7 +79,7 @@ def _reduce(self, target, xp, dtype, loss, reduction):
         loss = xp.mean(_as_float64(xp, loss)) if loss.size else xp.asarray(float("nan"), device=loss.device)
     elif reduction != _NONE:
         loss = xp.sum(_as_float64(xp, loss))
-    return new_tensor(xp.astype(xp.asarray(loss), xp_dtype(xp, dtype)), dtype, common_device(self, target))
+    return new_tensor(convert(xp, xp.asarray(loss), dtype), dtype, common_device(self, target))
 
 
 def _float64(xp, t):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ..c10 import scalar_type as st
 from . import checks
-from .helpers import xp_dtype, xp_of
+from .helpers import convert, in_float32, is_reduced_float, xp_dtype, xp_of
 from .layout import follow_inputs
 from .tensor_impl import new_tensor
 
@@ -31,7 +31,17 @@ def _log_softmax(self, dim, half_to_float):
     xp, a, dim = _start(self, dim, half_to_float, "log_softmax")
     shifted = a - xp.max(a, axis=dim, keepdims=True) if a.size else a
     total = _sum_rounded(xp, _exp_rounded(xp, shifted), dim)
+    if is_reduced_float(self._dtype) and dim == a.ndim - 1:
+        # PyTorch's last-dim kernel for float16 / bfloat16 keeps the sum and its log in the input's dtype
+        # (measured: 100% of 64,000 values agree this way, 95% when they stay float32)
+        log_total = _in_dtype(xp, xp.log(_in_dtype(xp, total, self._dtype)), self._dtype)
+        return _finish(self, xp, shifted - log_total)
     return _finish(self, xp, shifted - xp.log(total))
+
+
+def _in_dtype(xp, a, dtype):
+    """A float32 array rounded to ``dtype`` (float16 / bfloat16) and widened back, to keep computing."""
+    return in_float32(xp, convert(xp, a, dtype))
 
 
 # NOTE [Matching PyTorch's float32 softmax]
@@ -79,6 +89,8 @@ def _start(self, dim, half_to_float, name):
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{self._dtype.c10_name}'")
     xp = xp_of(self)
     a = self._data
+    if is_reduced_float(self._dtype):  # float16 / bfloat16 compute as float32 does, rounded once at the end
+        a = in_float32(xp, a)
     if not a.ndim:  # a zero-dim tensor is a one-element vector along dim 0
         a = xp.reshape(a, (1,))
     return xp, a, dim
@@ -86,7 +98,7 @@ def _start(self, dim, half_to_float, name):
 
 def _finish(like, xp, data):
     data = xp.reshape(data, tuple(like._data.shape))
-    data = xp.astype(data, xp_dtype(xp, like._dtype))
+    data = convert(xp, data, like._dtype)
     return new_tensor(follow_inputs(xp, data, [like._data]), like._dtype, like._device)
 
 

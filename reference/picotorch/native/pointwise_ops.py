@@ -10,21 +10,30 @@ when ``|weight| < 0.5``, else ``(weight - 1) * (end - self) + end`` (PyTorch's `
 from __future__ import annotations
 
 from .binary_ops import add, check_inplace_operands, div, mul, sub, write_inplace
-from .helpers import const, fused_multiply_add, wrap, xp_of
+from .helpers import const, convert, fused_multiply_add, in_float32, is_reduced_float, wrap, xp_of
 
 
 def addcmul_(self, tensor1, tensor2, value=1):
+    if _in_float32(self, tensor1, tensor2):
+        _write(self, _opmath(self, lambda xp, s, a, b: _times(xp, value, a) * b + s, tensor1, tensor2))
+        return self
     scaled = mul(tensor1, value)
     _write(self, _fma(self, scaled, tensor2, self))
     return self
 
 
 def addcdiv_(self, tensor1, tensor2, value=1):
+    if _in_float32(self, tensor1, tensor2):
+        _write(self, _opmath(self, lambda xp, s, a, b: s + _times(xp, value, a) / b, tensor1, tensor2))
+        return self
     _write(self, add(self, div(mul(tensor1, value), tensor2)))
     return self
 
 
 def lerp_(self, end, weight):
+    if _in_float32(self, end):
+        _write(self, _opmath(self, lambda xp, s, e: _lerp_float32(xp, s, e, weight), end))
+        return self
     diff = sub(end, self)
     if abs(weight) < 0.5:
         _write(self, _fma(self, diff, weight, self))
@@ -48,3 +57,31 @@ def _fma(like, a, b, c):
         return add(mul(a, b), c)
     b_data = const(xp, b, a_data) if not hasattr(b, "_data") else b._data
     return wrap(like, fused_multiply_add(xp, a_data, b_data, c._data))
+
+
+# NOTE [float16 and bfloat16 in the optimizers' kernels]
+# For float16 / bfloat16 PyTorch's ``addcmul``, ``addcdiv`` and ``lerp`` kernels read every operand and the
+# scalar into float32 (their ``opmath`` type), compute the whole expression there, and round once; rounding
+# each step to the dtype (``mul`` then ``add``) would differ on a third of ``lerp``'s results.
+def _in_float32(self, *others) -> bool:
+    return is_reduced_float(self._dtype) and all(o._dtype is self._dtype for o in others)
+
+
+def _opmath(self, compute, *others):
+    xp = xp_of(self)
+    arrays = [in_float32(xp, t._data) for t in (self, *others)]
+    return wrap(self, convert(xp, xp.asarray(compute(xp, *arrays)), self._dtype))
+
+
+def _times(xp, value, a):
+    return a if value == 1 else xp.multiply(xp.asarray(value, dtype=xp.float32, device=a.device), a)
+
+
+def _lerp_float32(xp, s, e, weight):
+    """PyTorch's ``lerp_vec``: ``weight * (end - self) + self`` for a small weight, else
+    ``(weight - 1) * (end - self) + end``, one fused multiply-add in float32."""
+    diff = e - s
+    w = xp.asarray(weight, dtype=xp.float32, device=s.device)  # the weight is a float32 first, then ``w - 1``
+    if abs(weight) < 0.5:
+        return fused_multiply_add(xp, diff, w, s)
+    return fused_multiply_add(xp, diff, w - xp.asarray(1, dtype=xp.float32, device=s.device), e)

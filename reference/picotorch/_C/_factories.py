@@ -98,7 +98,20 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=
          pin_memory=False):
     if dtype is None:
         dtype = st.scalar_dtype(fill_value)
+    _check_float_fits(fill_value, dtype)
     return _filled("full", (tuple(size),), fill_value, dtype, device, requires_grad)
+
+
+# The largest finite value of each float dtype below float64, and its C++ name in the error.
+_FLOAT_LIMITS = {st.float16: (65504.0, "c10::Half"), st.bfloat16: (3.3895313892515355e38, "c10::BFloat16"),
+                 st.float32: (3.4028234663852886e38, "float")}
+
+
+def _check_float_fits(value, dtype) -> None:
+    """``c10::checked_convert``: a finite number beyond the dtype's range is an error, not an inf."""
+    limit = _FLOAT_LIMITS.get(dtype)
+    if limit is not None and isinstance(value, (int, float)) and math.isfinite(value) and abs(value) > limit[0]:
+        raise RuntimeError(f"value cannot be converted to type {limit[1]} without overflow")
 
 
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None, layout=None,

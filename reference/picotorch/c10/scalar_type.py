@@ -103,15 +103,15 @@ def from_numpy_dtype(np_dtype) -> dtype:
     except (KeyError, TypeError):
         raise TypeError(
             f"can't convert np.ndarray of type {_numpy_type_name(np_dtype)}. The only supported types are: "
-            "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint8, and bool."
+            "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint64, uint32, uint16, "
+            "uint8, and bool."
         ) from None
 
 
 def _numpy_type_name(np_dtype) -> str:
-    """NumPy's own types print as their name, a registered one with its module (``ml_dtypes.bfloat16``)."""
-    np_dtype = np.dtype(np_dtype)
-    module = np_dtype.type.__module__
-    return str(np_dtype) if module == "numpy" else f"{module}.{np_dtype}"
+    """How PyTorch names a NumPy scalar type: its module and class (``numpy.str_``, ``ml_dtypes.bfloat16``)."""
+    scalar = np.dtype(np_dtype).type
+    return f"{scalar.__module__}.{scalar.__name__}"
 
 
 def can_cast(from_: dtype, to: dtype) -> bool:

@@ -211,6 +211,13 @@ def test_ops_agree_within_measured_ulps(name, dtype):
     assert_same(prog, rtol=rtol if dtype == "float16" else 1e-2, atol=1e-3)
 
 
+@pytest.mark.parametrize("dtype", ["float32", *REDUCED])
+def test_lerp_with_a_large_weight_takes_the_weight_in_its_opmath_type(dtype):
+    """``weight - 1`` is computed after the weight became a float32 (for float32, float16, bfloat16)."""
+    assert_same(lambda T: [T.tensor(SAMPLE, dtype=getattr(T, dtype)).lerp_(T.tensor(OTHER, dtype=getattr(T, dtype)), w)
+                           for w in (0.9, 0.7, 1.3)], rtol=0, atol=0)
+
+
 def test_mixed_reduced_dtypes_promote_to_float32():
     def prog(T):
         h, b = T.tensor([1.5, 2.25], dtype=T.float16), T.tensor([1.5, 2.25], dtype=T.bfloat16)
@@ -315,6 +322,22 @@ def test_linear_model_trains_step_for_step(dtype, optimizer):
             opt.step()
             losses.append(loss)
         return [losses, model.weight, model.bias, model.weight.grad]
+    assert_same(prog, rtol=0, atol=0)
+
+
+def test_module_conversions_convert_parameters_and_grads():
+    def prog(T):
+        model = T.nn.Sequential(T.nn.Linear(3, 2), T.nn.LayerNorm(2))
+        with T.no_grad():
+            model[0].weight.copy_(T.tensor([[0.1, -0.2, 0.3], [0.4, 0.5, -0.6]]))
+            model[0].bias.fill_(0.01)
+        model(T.ones(1, 3)).sum().backward()
+        out = []
+        for convert in ("bfloat16", "half", "float", "double"):
+            getattr(model, convert)()
+            out += [[(name, str(p.dtype), str(p.grad.dtype)) for name, p in model.named_parameters()]]
+        out.append(model.to(T.bfloat16)(T.ones(1, 3, dtype=T.bfloat16)))
+        return out
     assert_same(prog, rtol=0, atol=0)
 
 

@@ -9,6 +9,8 @@ when ``|weight| < 0.5``, else ``(weight - 1) * (end - self) + end`` (PyTorch's `
 
 from __future__ import annotations
 
+import numpy as np
+
 from .binary_ops import add, check_inplace_operands, div, mul, sub, write_inplace
 from .helpers import const, convert, fused_multiply_add, in_float32, is_reduced_float, wrap, xp_of
 
@@ -38,8 +40,16 @@ def lerp_(self, end, weight):
     if abs(weight) < 0.5:
         _write(self, _fma(self, diff, weight, self))
     else:
-        _write(self, _fma(self, diff, weight - 1, end))
+        _write(self, _fma(self, diff, _weight_minus_one(self, weight), end))
     return self
+
+
+def _weight_minus_one(self, weight):
+    """``weight - 1`` as the kernel computes it: the weight is first a float32 for a float32 tensor
+    (0.9 - 1 is -0.100000024 there, not -0.1)."""
+    if str(self.dtype) == "torch.float32":
+        return float(np.float32(weight)) - 1.0  # float64 holds this exactly; rounded to float32 by _fma's const
+    return weight - 1
 
 
 def _write(self, result) -> None:

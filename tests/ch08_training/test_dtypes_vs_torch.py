@@ -178,6 +178,13 @@ EXACT_OPS = {  # measured: bit-for-bit equal to torch 2.13 on 65,536 values (and
     "addcdiv_": lambda T, x, y: x.clone().addcdiv_(y, x.abs() + 1, value=-0.01),
     "add_": lambda T, x, y: x.clone().add_(y, alpha=-0.1), "mul_": lambda T, x, y: x.clone().mul_(0.9),
     "comparison": lambda T, x, y: x > 0.1,
+    "mean_with_dtype": lambda T, x, y: (x.double() * 1.01).mean(1, dtype=x.dtype),
+    "sum_with_dtype": lambda T, x, y: (x.double() * 1.01).sum(1, dtype=x.dtype),
+    "bce_with_logits": lambda T, x, y: [T.nn.functional.binary_cross_entropy_with_logits(x, y.sigmoid(), reduction=r)
+                                        for r in ("none", "mean", "sum")],
+    "bce_with_logits_weights": lambda T, x, y: T.nn.functional.binary_cross_entropy_with_logits(
+        x, y.sigmoid(), weight=y.abs(), pos_weight=x[0].abs()),
+    "cross_entropy": lambda T, x, y: T.nn.functional.cross_entropy(x, T.arange(8) * 3, label_smoothing=0.1),
 }
 # measured largest differences, in units of the dtype's last place (float16 / bfloat16), on 65,536 values:
 # matmul 4 / 0 (99.9% / 100% exact: float32 accumulation order), gelu 3 / 171 (98% exact: PyTorch's float32 erf

@@ -10,7 +10,7 @@ once (PyTorch's float32 sum is a cascade of partial sums, far closer to that tha
 from __future__ import annotations
 
 from . import checks
-from .helpers import cast, common_device, convert, result_type, shape_of, xp_of
+from .helpers import cast, common_device, convert, in_float32, is_reduced_float, result_type, shape_of, xp_of
 from .tensor_impl import new_tensor
 
 _NONE, _MEAN = 0, 1
@@ -34,6 +34,9 @@ def mse_loss_backward(grad_output, self, target, reduction):
 def binary_cross_entropy_with_logits(self, target, weight=None, pos_weight=None, reduction=_MEAN):
     """``(1 - t) * x - log_sigmoid(x) * (1 + (pos_weight - 1) * t)``, times ``weight``, reduced."""
     xp, dtype, x, t = _operands("log_sigmoid_cpu", self, target, float64=True)
+    if is_reduced_float(dtype):
+        loss = _bce_with_logits_reduced_float(xp, dtype, x, t, weight, pos_weight)
+        return _reduce(self, target, xp, dtype, loss, reduction)
     log_sigmoid = xp.minimum(x, 0.0) - xp.log1p(xp.exp(-xp.abs(x)))
     if pos_weight is not None:
         log_sigmoid = log_sigmoid * ((_float64(xp, pos_weight) - 1) * t + 1)
@@ -61,6 +64,27 @@ def binary_cross_entropy_with_logits_backward(grad_output, self, target, weight=
     return new_tensor(convert(xp, grad, dtype), dtype, common_device(self, target))
 
 
+def _bce_with_logits_reduced_float(xp, dtype, x, t, weight, pos_weight):
+    """For float16 / bfloat16 PyTorch's function is a chain of tensor ops (``log_sigmoid``, ``1 - t``,
+    ``mul_``, ``sub_`` ...), each computed in float32 and rounded to the dtype: the same chain here."""
+    def rounded(a):
+        return in_float32(xp, convert(xp, a, dtype))
+    x, t = xp.astype(x, xp.float32), xp.astype(t, xp.float32)
+    log_sigmoid = rounded(xp.astype(xp.minimum(_as_float64(xp, x), 0.0) - xp.log1p(xp.exp(-xp.abs(_as_float64(xp, x)))),
+                                    xp.float32))
+    if pos_weight is not None:
+        log_weight = rounded(rounded(rounded(_float32_of(xp, pos_weight) - 1) * t) + 1)
+        log_sigmoid = rounded(log_sigmoid * log_weight)
+    loss = rounded(rounded(rounded(1 - t) * x) - log_sigmoid)
+    if weight is not None:
+        loss = rounded(loss * _float32_of(xp, weight))
+    return loss
+
+
+def _float32_of(xp, t):
+    return xp.astype(t._data, xp.float32)
+
+
 def _operands(kernel, self, target, float64=False):
     """TensorIterator's set-up of a binary loss: the promoted dtype (floating, or PyTorch's error), both
     arrays broadcast, in that dtype or in float64."""
@@ -75,7 +99,9 @@ def _operands(kernel, self, target, float64=False):
 
 
 def _reduce(self, target, xp, dtype, loss, reduction):
-    if reduction == _MEAN:
+    if is_reduced_float(dtype) and reduction == _MEAN and loss.size:  # a float32 sum over the count, as ``mean``
+        loss = xp.astype(xp.sum(_as_float64(xp, loss)), xp.float32) / xp.asarray(loss.size, dtype=xp.float32)
+    elif reduction == _MEAN:
         loss = xp.mean(_as_float64(xp, loss)) if loss.size else xp.asarray(float("nan"), device=loss.device)
     elif reduction != _NONE:
         loss = xp.sum(_as_float64(xp, loss))

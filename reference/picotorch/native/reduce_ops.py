@@ -51,7 +51,8 @@ def mean_dim(self, dim, keepdim=False, dtype=None):
     with warnings.catch_warnings():  # NumPy warns on an empty mean; PyTorch quietly returns nan
         warnings.simplefilter("ignore", RuntimeWarning)
         if is_reduced_float(out_dtype):
-            data = convert(xp, _mean_float32(xp, cast(self, out_dtype, xp), axes, keepdim), out_dtype)
+            # the input goes to float32 directly (``mean(dtype=bfloat16)`` of float32 values sums those values)
+            data = convert(xp, _mean_float32(xp, cast(self, st.float32, xp), axes, keepdim), out_dtype)
         else:
             data = xp.mean(cast(self, out_dtype, xp), axis=axes, keepdims=keepdim)
     return new_tensor(xp.asarray(data), out_dtype, self._device)

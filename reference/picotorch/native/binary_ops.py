@@ -97,7 +97,27 @@ def pow(self, exponent):
     if self._dtype is st.bool_ and getattr(exponent, "_dtype", None) is st.bool_:
         # a bool number exponent is 0 or 1, which PyTorch answers without the kernel (a fill or a copy)
         raise NotImplementedError("\"pow\" not implemented for 'Bool'")
+    if self._dtype is st.bfloat16 and _number_value(exponent) in (3, -2):
+        return _binary(self, exponent, _bfloat16_cube_or_inverse_square(_number_value(exponent)))
     return _binary(self, exponent, _pow_compute)
+
+
+def _number_value(value):
+    """The Python number behind a number argument (a wrapped zero-dim tensor), else None."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return value
+    if getattr(value, "_is_wrapped_number", False) and value._dtype is not st.bool_:
+        return value._data.item()
+    return None
+
+
+def _bfloat16_cube_or_inverse_square(exponent):
+    """PyTorch's bfloat16 ``x ** 3`` and ``x ** -2`` multiply in bfloat16: ``x * x`` is rounded before the
+    last step (measured: 100% of 4,096 values agree, 77% / 73% when computed once in float32)."""
+    def compute(xp, a, b, dtype):
+        square = in_float32(xp, convert(xp, xp.multiply(a, a), dtype))
+        return xp.multiply(square, a) if exponent == 3 else xp.divide(const(xp, 1, a), square)
+    return compute
 
 
 def pow_scalar_base(self, exponent):
@@ -393,6 +413,9 @@ def _check_where_condition(condition) -> None:
 
 
 def sigmoid_backward(grad_output, output):
+    if grad_output._dtype is st.float16:  # PyTorch's float16 kernel rounds each step to float16 (measured: 100%)
+        xp = xp_of(grad_output)
+        return wrap(grad_output, grad_output._data * (const(xp, 1, output._data) - output._data) * output._data)
     xp, g, y = _opmath_operands(grad_output, output)
     one = const(xp, 1, y)
     return _opmath_result(grad_output, xp, g * (one - y) * y)

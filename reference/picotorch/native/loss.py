@@ -50,6 +50,10 @@ def binary_cross_entropy_with_logits_backward(grad_output, self, target, weight=
                                               reduction=_MEAN):
     """``(sigmoid(x) - t) * grad`` (``((pw * t + 1 - t) * sigmoid(x) - pw * t) * grad`` with ``pos_weight``)."""
     xp, dtype, x, t = _operands("sigmoid_cpu", self, target, float64=True)
+    if is_reduced_float(dtype):
+        grad = _bce_with_logits_backward_reduced_float(xp, dtype, x, t, grad_output, weight, pos_weight, reduction,
+                                                       self.numel())
+        return new_tensor(convert(xp, grad, dtype), dtype, common_device(self, target))
     sigmoid = 1 / (1 + xp.exp(-x))
     g = _float64(xp, grad_output)
     if pos_weight is not None:
@@ -79,6 +83,26 @@ def _bce_with_logits_reduced_float(xp, dtype, x, t, weight, pos_weight):
     if weight is not None:
         loss = rounded(loss * _float32_of(xp, weight))
     return loss
+
+
+def _bce_with_logits_backward_reduced_float(xp, dtype, x, t, grad_output, weight, pos_weight, reduction, numel):
+    """The backward's chain of tensor ops (``sigmoid``, ``sub``, ``mul_`` by the gradient, ``div_`` by the count),
+    each rounded to float16 / bfloat16 as PyTorch's ops are."""
+    def rounded(a):
+        return in_float32(xp, convert(xp, a, dtype))
+    sigmoid = rounded(xp.astype(1 / (1 + xp.exp(-x)), xp.float32))
+    x, t = xp.astype(x, xp.float32), xp.astype(t, xp.float32)
+    if pos_weight is not None:
+        pw_t = rounded(_float32_of(xp, pos_weight) * t)
+        grad = rounded(rounded(rounded(rounded(pw_t + 1) - t) * sigmoid) - pw_t)
+    else:
+        grad = rounded(sigmoid - t)
+    grad = rounded(grad * _float32_of(xp, grad_output))
+    if weight is not None:
+        grad = rounded(grad * _float32_of(xp, weight))
+    if reduction == _MEAN:
+        grad = grad / xp.asarray(numel, dtype=xp.float32)
+    return grad
 
 
 def _float32_of(xp, t):

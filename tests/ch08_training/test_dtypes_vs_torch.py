@@ -196,7 +196,7 @@ CLOSE_OPS = {
     "bmm": (lambda T, x, y: x.reshape(2, 4, 32) @ y.reshape(2, 32, 4), 4e-3),
     "softmax": (lambda T, x, y: x.softmax(1), 8e-3),
     "layer_norm": (lambda T, x, y: T.nn.functional.layer_norm(x, (32,)), 8e-3),
-    "silu": (lambda T, x, y: T.nn.functional.silu(x), 8e-3),
+    "silu": (lambda T, x, y: T.nn.functional.silu(x), 8e-3), "gelu": (lambda T, x, y: T.nn.functional.gelu(x), 8e-3),
 }
 
 

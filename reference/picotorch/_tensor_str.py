@@ -325,14 +325,21 @@ def _array_str(data, indent: int) -> str:
     summarize = numel > PRINT_OPTS.threshold
     if summarize and not PRINT_OPTS.edgeitems and shape:
         if len(shape) == 1:
-            _Formatter(to_numpy(data))  # PyTorch still builds a formatter from the whole row: a bad precision raises
+            _Formatter(_host(data))  # PyTorch still builds a formatter from the whole row: a bad precision raises
         return "[...]"
 
-    shown = to_numpy(get_summarized_data(data) if summarize else data)
+    shown = _host(get_summarized_data(data) if summarize else data)
     if shown.dtype.kind == "c":
         real_formatter, imag_formatter = _Formatter(shown.real), _Formatter(shown.imag)
         return _tensor_str_with_formatter(shown.tolist(), shape, indent, summarize, real_formatter, imag_formatter)
     return _tensor_str_with_formatter(shown.tolist(), shape, indent, summarize, _Formatter(shown))
+
+
+def _host(data) -> np.ndarray:
+    """The shown values as a host NumPy array; bfloat16 (ml_dtypes, not a NumPy float kind) widened to
+    float32, which holds every bfloat16 exactly, as PyTorch formats its values as Python floats."""
+    shown = to_numpy(data)
+    return shown.astype(np.float32) if shown.dtype.name == "bfloat16" else shown
 
 
 def _tensor_str(self, indent: int) -> str:

@@ -26,8 +26,8 @@ from ..c10 import scalar_type as _st
 
 # dtypes, devices and sizes live in c10 (the bottom layer); _C re-exports them, as torch._C does
 from ..c10.device import device  # noqa: F401
-from ..c10.scalar_type import bool_ as bool  # noqa: F401
 from ..c10.scalar_type import (  # noqa: F401
+    bfloat16,
     dtype,
     float16,
     float32,
@@ -40,10 +40,11 @@ from ..c10.scalar_type import (  # noqa: F401
     set_default_dtype,
     uint8,
 )
+from ..c10.scalar_type import bool_ as bool  # noqa: F401
 from ..c10.size import Size  # noqa: F401
 from ..native import tensor_impl as _tensor_impl
 from ..native.tensor_impl import TensorImpl as _TensorImpl
-from . import _factories, _generator, _indexing, _return_types
+from . import _factories, _generator, _indexing, _return_types, _type_properties
 from ._tensor_base import TensorBase
 from .python_arg_parser import NOT_SIMPLE, PythonArgParser
 
@@ -198,6 +199,7 @@ from_numpy, manual_seed = _factories.from_numpy, _factories.manual_seed
 Generator, randperm = _generator.Generator, _generator.randperm
 is_grad_enabled = is_grad_enabled
 promote_types = _st.promote_types
+result_type = _type_properties.result_type
 can_cast = _st.can_cast
 
 del types

@@ -18,6 +18,7 @@ from ..c10 import scalar_type as st
 from ..c10.device import device as Device
 from ..native import distributions
 from ..native.device import backend, normalize, to_numpy
+from ..native.helpers import convert, is_reduced_float, np_xp, xp_dtype
 from ..native.tensor_impl import TensorImpl, new_tensor
 from .python_arg_parser import check_requires_grad
 
@@ -65,6 +66,7 @@ def _finish(data_np: np.ndarray, dtype, device, requires_grad: bool):
         check_requires_grad(dtype)
     dev = normalize(device) if device is not None else Device("cpu")
     target = backend(dev)
+    xp_dtype(target.xp, dtype)  # a device whose array library lacks the dtype (bfloat16) says so here
     data = target.xp.asarray(data_np, device=target.array_device(dev.index))
     t = new_tensor(data, dtype, dev)
     if requires_grad:
@@ -76,7 +78,7 @@ def _filled(name, size, value, dtype, device, requires_grad):
     shape = _sizes(name, size)
     _check_sizes(name, shape)
     dtype = dtype or st.get_default_dtype()
-    return _finish(np.full(shape, value, dtype=st.to_numpy_dtype(dtype)), dtype, device, requires_grad)
+    return _finish(_host_convert(np.full(shape, value), dtype), dtype, device, requires_grad)
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False, out=None, layout=None, pin_memory=False):
@@ -96,7 +98,20 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=
          pin_memory=False):
     if dtype is None:
         dtype = st.scalar_dtype(fill_value)
+    _check_float_fits(fill_value, dtype)
     return _filled("full", (tuple(size),), fill_value, dtype, device, requires_grad)
+
+
+# The largest finite value of each float dtype below float64, and its C++ name in the error.
+_FLOAT_LIMITS = {st.float16: (65504.0, "c10::Half"), st.bfloat16: (3.3895313892515355e38, "c10::BFloat16"),
+                 st.float32: (3.4028234663852886e38, "float")}
+
+
+def _check_float_fits(value, dtype) -> None:
+    """``c10::checked_convert``: a finite number beyond the dtype's range is an error, not an inf."""
+    limit = _FLOAT_LIMITS.get(dtype)
+    if limit is not None and isinstance(value, (int, float)) and math.isfinite(value) and abs(value) > limit[0]:
+        raise RuntimeError(f"value cannot be converted to type {limit[1]} without overflow")
 
 
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None, layout=None,
@@ -105,7 +120,7 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, ou
     _check_sizes("rand", shape)
     dtype = dtype or st.get_default_dtype()
     _check_float("rand", dtype)
-    return _finish(_generator.random(shape).astype(st.to_numpy_dtype(dtype)), dtype, device, requires_grad)
+    return _finish(_host_convert(_generator.random(shape), dtype), dtype, device, requires_grad)
 
 
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None, layout=None,
@@ -114,8 +129,7 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, o
     _check_sizes("randn", shape)
     dtype = dtype or st.get_default_dtype()
     _check_float("randn", dtype)
-    return _finish(_generator.standard_normal(shape).astype(st.to_numpy_dtype(dtype)), dtype, device,
-                   requires_grad)
+    return _finish(_host_convert(_generator.standard_normal(shape), dtype), dtype, device, requires_grad)
 
 
 def _check_float(name: str, dtype) -> None:
@@ -138,7 +152,7 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     if dtype is None:
         is_float = any(isinstance(v, float) or (hasattr(v, "_dtype") and v._dtype.is_floating_point) for v in values)
         dtype = st.get_default_dtype() if is_float else st.int64
-    data = np.arange(_num(start), _num(end), _num(step)).astype(st.to_numpy_dtype(dtype))
+    data = _host_convert(np.arange(_num(start), _num(end), _num(step)), dtype)
     return _finish(data, dtype, device, requires_grad)
 
 
@@ -253,9 +267,16 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
 def _to_array(data, dtype) -> np.ndarray:
     """NumPy refuses out-of-range Python ints for unsigned types; wrap them as C++ does (-1 -> 255)."""
     np_dtype = st.to_numpy_dtype(dtype)
+    if is_reduced_float(dtype):
+        return _host_convert(np.array(data, dtype=np.float64), dtype)
     if dtype.is_floating_point or dtype is st.bool_:
         return np.array(data, dtype=np_dtype)
     return np.array(data).astype(np.int64).astype(np_dtype)  # floats truncate, negatives wrap
+
+
+def _host_convert(array: np.ndarray, dtype) -> np.ndarray:
+    """A host array in ``dtype``, converted as C++ converts (float16 / bfloat16 through float32)."""
+    return convert(np_xp, array, dtype)
 
 
 def from_numpy(array: np.ndarray):

@@ -229,6 +229,8 @@ class TensorBase(TensorImpl):
         if self._device.type != "cpu" and not force:
             raise TypeError(f"can't convert {self._device.type}:{self._device.index or 0} device type tensor to "
                             "numpy. Use Tensor.cpu() to copy the tensor to host memory first.")
+        if self._dtype is st.bfloat16:  # NumPy has no bfloat16: PyTorch refuses rather than hand out ml_dtypes'
+            raise TypeError("Got unsupported ScalarType BFloat16")
         return to_numpy(self._data)
 
     def __array__(self, dtype=None, copy=None):
@@ -289,11 +291,23 @@ class TensorBase(TensorImpl):
     def half(self):
         return self.to(st.float16)
 
+    def bfloat16(self):
+        return self.to(st.bfloat16)
+
     def long(self):
         return self.to(st.int64)
 
     def int(self):
         return self.to(st.int32)
+
+    def short(self):
+        return self.to(st.int16)
+
+    def char(self):
+        return self.to(st.int8)
+
+    def byte(self):
+        return self.to(st.uint8)
 
     def bool(self):
         return self.to(st.bool_)

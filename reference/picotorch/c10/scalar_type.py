@@ -10,6 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
+try:  # NumPy has no bfloat16 of its own; ml_dtypes (a core dependency) registers one
+    import ml_dtypes
+except ImportError:  # picotorch still works without it, minus bfloat16 (see ``require_bfloat16``)
+    ml_dtypes = None
+
 
 class dtype:
     """One scalar type. Prints as ``torch.float32`` because picotorch is used as ``torch``."""
@@ -20,11 +25,12 @@ class dtype:
     def __init__(self, name: str, numpy_dtype, rank: int, c10_name: str):
         self.name = name
         self.c10_name = c10_name  # the ScalarType name C++ error messages use: Float, Long, ...
-        self._numpy = np.dtype(numpy_dtype)
-        self.itemsize = self._numpy.itemsize
-        self.is_floating_point = self._numpy.kind == "f"
-        self.is_complex = self._numpy.kind == "c"
-        self.is_signed = self._numpy.kind != "u" and self._numpy.kind != "b"
+        self._numpy = np.dtype(numpy_dtype) if numpy_dtype is not None else None
+        kind = "f" if name == "bfloat16" else self._numpy.kind  # ml_dtypes' bfloat16 has NumPy kind "V"
+        self.itemsize = 2 if name == "bfloat16" else self._numpy.itemsize
+        self.is_floating_point = kind == "f"
+        self.is_complex = kind == "c"
+        self.is_signed = kind != "u" and kind != "b"
         self._rank = rank
 
     def __repr__(self) -> str:
@@ -47,12 +53,14 @@ int16 = dtype("int16", np.int16, 2, "Short")
 int32 = dtype("int32", np.int32, 3, "Int")
 int64 = dtype("int64", np.int64, 4, "Long")
 float16 = dtype("float16", np.float16, 5, "Half")
+bfloat16 = dtype("bfloat16", ml_dtypes.bfloat16 if ml_dtypes is not None else None, 5, "BFloat16")
 float32 = dtype("float32", np.float32, 6, "Float")
 float64 = dtype("float64", np.float64, 7, "Double")
 bool_ = dtype("bool", np.bool_, -1, "Bool")
 
-ALL_DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64)
-_BY_NUMPY = {d._numpy: d for d in ALL_DTYPES}
+ALL_DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64)
+# What ``torch.from_numpy`` accepts: NumPy's own dtypes (PyTorch refuses ml_dtypes' bfloat16 there too).
+_BY_NUMPY = {d._numpy: d for d in ALL_DTYPES if d is not bfloat16}
 # The names torch also accepts for these dtypes (torch.half, torch.long, ...).
 ALIASES = {"half": float16, "float": float32, "double": float64, "short": int16,
            "int": int32, "long": int64}
@@ -71,13 +79,22 @@ def get_default_dtype() -> dtype:
 
 def set_default_dtype(d: dtype) -> None:
     global _default_dtype
-    if d not in (float16, float32, float64):
+    if d not in (float16, bfloat16, float32, float64):
         raise TypeError("only floating-point types are supported as the default type")
     _default_dtype = d
 
 
 def to_numpy_dtype(d: dtype) -> np.dtype:
+    if d._numpy is None:
+        require_bfloat16()
     return d._numpy
+
+
+def require_bfloat16() -> None:
+    """Without ml_dtypes NumPy cannot hold bfloat16 values: say how to get it."""
+    if ml_dtypes is None:
+        raise RuntimeError("bfloat16 needs the ml_dtypes package (NumPy has no bfloat16 of its own): "
+                           "pip install ml_dtypes")
 
 
 def from_numpy_dtype(np_dtype) -> dtype:
@@ -85,9 +102,16 @@ def from_numpy_dtype(np_dtype) -> dtype:
         return _BY_NUMPY[np.dtype(np_dtype)]
     except (KeyError, TypeError):
         raise TypeError(
-            f"can't convert np.ndarray of type {np.dtype(np_dtype)}. The only supported types are: "
-            "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint8, and bool."
+            f"can't convert np.ndarray of type {_numpy_type_name(np_dtype)}. The only supported types are: "
+            "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint64, uint32, uint16, "
+            "uint8, and bool."
         ) from None
+
+
+def _numpy_type_name(np_dtype) -> str:
+    """How PyTorch names a NumPy scalar type: its module and class (``numpy.str_``, ``ml_dtypes.bfloat16``)."""
+    scalar = np.dtype(np_dtype).type
+    return f"{scalar.__module__}.{scalar.__name__}"
 
 
 def can_cast(from_: dtype, to: dtype) -> bool:
@@ -107,6 +131,8 @@ def promote_types(a: dtype, b: dtype) -> dtype:
     """The promotion table of ``c10::promoteTypes`` for the dtypes picotorch has."""
     if a is b:
         return a
+    if {a, b} == {float16, bfloat16}:
+        return float32  # neither holds the other: float16 has the precision, bfloat16 the range
     if a is bool_:
         return b
     if b is bool_:

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..c10 import scalar_type as st
 from .device import to_numpy
-from .helpers import np_xp, wrap, xp_dtype, xp_of
+from .helpers import convert, is_reduced_float, np_xp, wrap, xp_of
 from .layout import follow_inputs
 
 
@@ -69,7 +69,18 @@ def gelu(self, approximate="none"):
     xp, x = _float64(self)
     if approximate == "tanh":
         return _rounded(self, xp, 0.5 * x * (1 + xp.tanh(_BETA * (x + _KAPPA * x * x * x))))
+    if is_reduced_float(self._dtype):
+        return _rounded(self, xp, _gelu_float32(xp, x))
     return _rounded(self, xp, x * 0.5 * (1 + _erf(xp, x * math.sqrt(0.5))))
+
+
+def _gelu_float32(xp, x):
+    """float16 / bfloat16 GELU as PyTorch's float32 opmath computes it: ``1 + erf`` in float32 cancels
+    for very negative x (``gelu(-5.5)`` is -1.6e-07 in bfloat16, not the exact -1.1e-13)."""
+    x32 = xp.astype(x, xp.float32)
+    erf = xp.astype(_erf(xp, xp.astype(x32 * xp.asarray(math.sqrt(0.5), dtype=xp.float32), xp.float64)), xp.float32)
+    half = xp.asarray(0.5, dtype=xp.float32)
+    return x32 * half * (xp.asarray(1, dtype=xp.float32) + erf)
 
 
 def gelu_backward(grad_output, self, approximate="none"):
@@ -124,7 +135,7 @@ def _float64(t):
 
 
 def _rounded(like, xp, data):
-    data = xp.astype(data, xp_dtype(xp, like._dtype))
+    data = convert(xp, data, like._dtype)  # float16 / bfloat16 through float32, as PyTorch's opmath rounds
     return wrap(like, follow_inputs(xp, data, [like._data]))
 
 

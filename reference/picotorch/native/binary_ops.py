@@ -26,14 +26,17 @@ from .helpers import (
     cast,
     common_device,
     const,
+    convert,
     float_dtype,
     fused_multiply_add,
+    in_float32,
+    is_reduced_float,
     result_type,
+    rounded_scalar,
     scalar_tensor,
     scaled,
     shape_of,
     wrap,
-    xp_dtype,
     xp_of,
 )
 from .layout import follow_inputs
@@ -45,11 +48,14 @@ from .tensor_impl import new_tensor
 def add(self, other, alpha=1):
     def compute(xp, a, b, dtype):
         _check_alpha(dtype, alpha)
+        alpha_ = _alpha(dtype, alpha)
         if dtype is st.bool_:
             return xp.logical_or(a, b)
-        if alpha != 1 and dtype is st.float32:  # PyTorch's kernel: fmadd(other, alpha, self)
-            return fused_multiply_add(xp, b, const(xp, alpha, b), a)
-        return xp.add(a, scaled(xp, b, alpha))
+        if alpha_ != 1 and is_reduced_float(dtype):
+            return _add_scaled_reduced_float(xp, a, b, alpha_, dtype)
+        if alpha_ != 1 and a.dtype == xp.float32:  # PyTorch's kernel: fmadd(other, alpha, self) (opmath float32)
+            return fused_multiply_add(xp, b, const(xp, alpha_, b), a)
+        return xp.add(a, scaled(xp, b, alpha_))
     return _binary(self, other, compute)
 
 
@@ -58,9 +64,12 @@ def sub(self, other, alpha=1):
 
     def compute(xp, a, b, dtype):
         _check_alpha(dtype, alpha)
-        if alpha != 1 and dtype is st.float32:  # PyTorch's sub is add with -alpha, so fused as well
-            return fused_multiply_add(xp, b, const(xp, -alpha, b), a)
-        return xp.subtract(a, scaled(xp, b, alpha))
+        alpha_ = _alpha(dtype, alpha)
+        if alpha_ != 1 and is_reduced_float(dtype):
+            return _add_scaled_reduced_float(xp, a, b, -alpha_, dtype)
+        if alpha_ != 1 and a.dtype == xp.float32:  # PyTorch's sub is add with -alpha, so fused as well
+            return fused_multiply_add(xp, b, const(xp, -alpha_, b), a)
+        return xp.subtract(a, scaled(xp, b, alpha_))
     return _binary(self, other, compute)
 
 
@@ -70,25 +79,45 @@ def rsub(self, other, alpha=1):
 
     def compute(xp, a, b, dtype):
         _check_alpha(dtype, alpha)
-        return xp.subtract(b, scaled(xp, a, alpha))
+        return xp.subtract(b, scaled(xp, a, _alpha(dtype, alpha)))
     return _binary(self, other, compute)
 
 
 def mul(self, other):
     def compute(xp, a, b, dtype):
         return xp.logical_and(a, b) if dtype is st.bool_ else xp.multiply(a, b)
-    return _binary(self, other, compute)
+    return _binary(self, other, compute, scalar_in_float32=True)
 
 
 def div(self, other):
-    return _binary(self, other, lambda xp, a, b, dtype: xp.divide(a, b), to_float=True)
+    return _binary(self, other, lambda xp, a, b, dtype: xp.divide(a, b), to_float=True, scalar_in_float32=True)
 
 
 def pow(self, exponent):
     if self._dtype is st.bool_ and getattr(exponent, "_dtype", None) is st.bool_:
         # a bool number exponent is 0 or 1, which PyTorch answers without the kernel (a fill or a copy)
         raise NotImplementedError("\"pow\" not implemented for 'Bool'")
+    if self._dtype is st.bfloat16 and _number_value(exponent) in (3, -2):
+        return _binary(self, exponent, _bfloat16_cube_or_inverse_square(_number_value(exponent)))
     return _binary(self, exponent, _pow_compute)
+
+
+def _number_value(value):
+    """The Python number behind a number argument (a wrapped zero-dim tensor), else None."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return value
+    if getattr(value, "_is_wrapped_number", False) and value._dtype is not st.bool_:
+        return value._data.item()
+    return None
+
+
+def _bfloat16_cube_or_inverse_square(exponent):
+    """PyTorch's bfloat16 ``x ** 3`` and ``x ** -2`` multiply in bfloat16: ``x * x`` is rounded before the
+    last step (measured: 100% of 4,096 values agree, 77% / 73% when computed once in float32)."""
+    def compute(xp, a, b, dtype):
+        square = in_float32(xp, convert(xp, xp.multiply(a, a), dtype))
+        return xp.multiply(square, a) if exponent == 3 else xp.divide(const(xp, 1, a), square)
+    return compute
 
 
 def pow_scalar_base(self, exponent):
@@ -148,12 +177,70 @@ def maximum(self, other):
     return _binary(self, other, lambda xp, a, b, dtype: xp.maximum(a, b))
 
 
-def _binary(self, other, compute, *, to_float=False):
+def _binary(self, other, compute, *, to_float=False, scalar_in_float32=False):
     other, dev, dtype, _, xp, a, b = binary_operands(self, other, to_float=to_float)
+    if is_reduced_float(dtype):
+        return _binary_reduced_float(self, other, compute, dev, dtype, xp, a, b, scalar_in_float32)
     data = compute(xp, a, b, dtype)
     if type(data) is not np.ndarray:  # a NumPy scalar (zero-dim operands) or another library's array;
         data = xp.asarray(data)       # an ndarray is already one: skipping the call saves a tenth of a small op
     return new_tensor(follow_inputs(xp, data, [self._data, other._data]), dtype, dev)
+
+
+# NOTE [float16 and bfloat16 arithmetic]
+# PyTorch's CPU kernels compute a float16 or bfloat16 op in float32 (the dtype's ``opmath`` type) and
+# round the result once; NumPy has no bfloat16 arithmetic at all (ml_dtypes' ufuncs do the same
+# widening, per call). Both operands are first cast to the op's dtype, as TensorIterator casts them,
+# except for ``mul`` and ``div`` by a single number: their reduced-float kernels read that operand in
+# float32 (``original_scalar_value<opmath_t>``), so ``x16 * 0.1`` multiplies by float32 0.1, not by
+# float16 0.1 (measured against torch 2.13: 100% of 10^6 results agree with this rule, 75% without it).
+def _binary_reduced_float(self, other, compute, dev, dtype, xp, a, b, scalar_in_float32):
+    a = in_float32(xp, a)
+    if scalar_in_float32 and other._data.size == 1 and other._device.type == "cpu":
+        b = cast(other, st.float32, xp, dev)
+    else:
+        b = in_float32(xp, b)
+    data = xp.asarray(compute(xp, a, b, dtype))
+    return new_tensor(follow_inputs(xp, convert(xp, data, dtype), [self._data, other._data]), dtype, dev)
+
+
+# NOTE [The scalar tail of PyTorch's vectorised loop]
+# PyTorch's CPU loop runs a contiguous row in vectors of 32 float16 / bfloat16 elements and the leftover
+# elements (all of them in a row shorter than 32) one by one, through a second, scalar formula. For
+# ``add(x, y, alpha=a)`` the two differ: the vectors compute ``x + a * y`` fused in float32, the scalar
+# loop rounds ``a * y`` to the dtype first. Measured against torch 2.13 on this rule: 100% of 18,600
+# results of 31-element rows and 100% of 38,400 of 64-element rows agree (98% without the tail rule).
+_VECTOR_ELEMENTS = 32
+
+
+def _add_scaled_reduced_float(xp, a, b, alpha, dtype):
+    """``a + alpha * b`` for float16 / bfloat16 (``a``, ``b`` in float32; ``alpha`` already in ``dtype``)."""
+    alpha_array = const(xp, alpha, b)
+    vectors = fused_multiply_add(xp, b, alpha_array, a)
+    scalars = xp.add(a, in_float32(xp, convert(xp, xp.multiply(b, alpha_array), dtype)))
+    shape = checks.broadcast_shapes(tuple(a.shape), tuple(b.shape))
+    if not shape:
+        return scalars
+    return xp.where(_in_scalar_tail(xp, shape, same_shape=tuple(a.shape) == tuple(b.shape), like=a), scalars,
+                    vectors)
+
+
+def _in_scalar_tail(xp, shape, same_shape, like):
+    """Which output elements PyTorch's loop leaves to its scalar tail: one row of all elements when the
+    operands have one shape (TensorIterator coalesces them), else rows along the last dim."""
+    if same_shape:
+        numel = 1
+        for n in shape:
+            numel *= n
+        flat = xp.arange(numel, device=like.device) >= (numel // _VECTOR_ELEMENTS) * _VECTOR_ELEMENTS
+        return xp.reshape(flat, shape)
+    row = shape[-1]
+    return xp.arange(row, device=like.device) >= (row // _VECTOR_ELEMENTS) * _VECTOR_ELEMENTS
+
+
+def _alpha(dtype, alpha):
+    """``alpha`` as the kernel reads it: a float16 / bfloat16 kernel holds it in its own dtype."""
+    return rounded_scalar(alpha, dtype) if alpha != 1 and is_reduced_float(dtype) else alpha
 
 
 def _check_alpha(dtype, alpha) -> None:
@@ -252,8 +339,7 @@ def write_inplace(self, result) -> None:
                            f"{list(result._data.shape)}")
     data = result._data
     if type(data) is not np.ndarray or data.dtype != self._data.dtype:  # NumPy of the same dtype: no cast
-        xp = xp_of(self)
-        data = xp.astype(data, xp_dtype(xp, self._dtype))
+        data = convert(xp_of(self), data, self._dtype)
     self._data[...] = data
 
 
@@ -331,12 +417,27 @@ def _check_where_condition(condition) -> None:
 
 
 def sigmoid_backward(grad_output, output):
-    xp = xp_of(grad_output)
-    one = const(xp, 1, output._data)
-    return wrap(grad_output, grad_output._data * (one - output._data) * output._data)
+    if grad_output._dtype is st.float16:  # PyTorch's float16 kernel rounds each step to float16 (measured: 100%)
+        xp = xp_of(grad_output)
+        return wrap(grad_output, grad_output._data * (const(xp, 1, output._data) - output._data) * output._data)
+    xp, g, y = _opmath_operands(grad_output, output)
+    one = const(xp, 1, y)
+    return _opmath_result(grad_output, xp, g * (one - y) * y)
 
 
 def tanh_backward(grad_output, output):
+    xp, g, y = _opmath_operands(grad_output, output)
+    one = const(xp, 1, y)
+    return _opmath_result(grad_output, xp, g * (one - y * y))
+
+
+def _opmath_operands(grad_output, output):
+    """The arrays a backward kernel computes with: float16 / bfloat16 widened to float32."""
     xp = xp_of(grad_output)
-    one = const(xp, 1, output._data)
-    return wrap(grad_output, grad_output._data * (one - output._data * output._data))
+    if is_reduced_float(grad_output._dtype):
+        return xp, in_float32(xp, grad_output._data), in_float32(xp, output._data)
+    return xp, grad_output._data, output._data
+
+
+def _opmath_result(like, xp, data):
+    return wrap(like, convert(xp, data, like._dtype) if is_reduced_float(like._dtype) else data)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from . import checks
 from .device import to_numpy
-from .helpers import shape_of, xp_dtype, xp_of
+from .helpers import convert, np_xp, shape_of, xp_of
 
 
 def copy_(self, src, non_blocking=False):
@@ -20,7 +20,7 @@ def copy_(self, src, non_blocking=False):
                            f"{list(checks.broadcast_shapes(shape, shape_of(src)))}")
     xp = xp_of(self)
     data = src._data
-    if src._device != self._device:
-        data = to_numpy(data)
-    self._data[...] = xp.asarray(data, dtype=xp_dtype(xp, self._dtype), device=self._data.device)
+    if src._device != self._device:  # convert on the host, then move (a device may lack src's dtype)
+        data = xp.asarray(convert(np_xp, to_numpy(data), self._dtype), device=self._data.device)
+    self._data[...] = convert(xp, data, self._dtype)
     return self

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..c10 import scalar_type as st
 from .distributions import bernoulli_
-from .helpers import xp_dtype, xp_of
+from .helpers import convert, xp_of
 from .tensor_impl import new_tensor
 
 
@@ -47,4 +47,4 @@ def _bools(like, xp, data):
 
 
 def _like(like, xp, data):
-    return new_tensor(xp.astype(data, xp_dtype(xp, like._dtype)), like._dtype, like._device)
+    return new_tensor(convert(xp, data, like._dtype), like._dtype, like._device)

@@ -31,7 +31,15 @@ def xp_of(t):
 
 
 def xp_dtype(xp, dtype):
-    return getattr(xp, dtype.name)
+    """The array library's dtype for ``dtype``; bfloat16 exists only on NumPy, through ml_dtypes."""
+    if dtype is st.bfloat16 and xp is np_xp:
+        return st.to_numpy_dtype(st.bfloat16)  # raises the "pip install ml_dtypes" error without it
+    found = getattr(xp, dtype.name, None) if dtype is not st.bfloat16 else None
+    if found is None:  # array_api_strict has neither float16 nor bfloat16; CuPy has no bfloat16
+        raise TypeError(f"{dtype} is not supported on this device: its array library ({xp.__name__}) has no "
+                        f"{dtype.name} dtype" + (" (picotorch's bfloat16 is ml_dtypes' NumPy dtype, CPU only)"
+                                                 if dtype is st.bfloat16 else ""))
+    return found
 
 
 def shape_of(t) -> tuple:
@@ -77,12 +85,46 @@ def cast(t, dtype, xp, device=None):
     data = t._data
     if device is not None and t._device is not device and t._device != device:  # identity first: one call fewer
         value = to_numpy(data).item()
+        if is_reduced_float(dtype):
+            value = float(np.float32(value))  # C++ converts to Half / BFloat16 through float (see ``convert``)
         return xp.asarray(value, dtype=xp_dtype(xp, dtype), device=backend(device).array_device(device.index))
     if t._dtype is dtype:
         return data
+    return convert(xp, data, dtype)
+
+
+def convert(xp, data, dtype):
+    """``data`` converted to ``dtype`` (a new array), as C++'s ``static_cast`` does it.
+
+    ``c10::Half`` and ``c10::BFloat16`` are built from a ``float`` only, so a double (or an integer)
+    becomes float32 first and is then rounded again: ``1 + 2**-11 + 2**-30`` gives 1.0 in float16,
+    where NumPy's direct rounding gives 1.0009765625.
+    """
+    target = xp_dtype(xp, dtype)
+    if is_reduced_float(dtype) and data.dtype.itemsize != 2:
+        data = _astype(xp, data, xp.float32)
+    return _astype(xp, data, target)
+
+
+def _astype(xp, data, target):
     if xp is np_xp:  # what array-api-compat's astype calls, without its wrapper (half the cost of a cast)
-        return data.astype(xp_dtype(xp, dtype), copy=True)
-    return xp.astype(data, xp_dtype(xp, dtype))
+        return data.astype(target, copy=True)
+    return xp.astype(data, target)
+
+
+def rounded_scalar(value, dtype) -> float:
+    """A Python number as ``dtype`` would hold it (``alpha`` of a float16 ``add`` is a float16)."""
+    return convert(np_xp, np.asarray(value, dtype=np.float64), dtype).item()
+
+
+def is_reduced_float(dtype) -> bool:
+    """float16 and bfloat16: PyTorch's CPU kernels compute them in float32 (their ``opmath`` type)."""
+    return dtype.itemsize == 2 and dtype.is_floating_point
+
+
+def in_float32(xp, data):
+    """A float16 / bfloat16 array widened to float32, exactly, to compute in (PyTorch's ``opmath``)."""
+    return _astype(xp, data, xp.float32)
 
 
 # ----------------------------------------------------------------------------- operands and promotion

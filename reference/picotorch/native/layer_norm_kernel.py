@@ -10,7 +10,7 @@ A float32 input is computed in float64 and rounded once.
 
 from __future__ import annotations
 
-from .helpers import shape_of, xp_dtype, xp_of
+from .helpers import convert, shape_of, xp_of
 from .tensor_impl import new_tensor
 
 
@@ -85,4 +85,4 @@ def _float64(xp, a):
 
 
 def _tensor(like, xp, data):
-    return new_tensor(xp.astype(data, xp_dtype(xp, like._dtype)), like._dtype, like._device)
+    return new_tensor(convert(xp, data, like._dtype), like._dtype, like._device)

@@ -14,7 +14,20 @@ import numpy as np
 
 from ..c10 import scalar_type as st
 from . import checks
-from .helpers import cast, common_device, matmul, np_xp, reduce_dims, scaled, shape_of, xp_dtype, xp_of
+from .helpers import (
+    cast,
+    common_device,
+    convert,
+    in_float32,
+    is_reduced_float,
+    matmul,
+    np_xp,
+    reduce_dims,
+    scaled,
+    shape_of,
+    xp_dtype,
+    xp_of,
+)
 from .tensor_impl import new_tensor
 from .tensor_shape import expand
 
@@ -27,7 +40,7 @@ def mm(self, mat2):
     _check_mm_shapes(self, mat2)
     _check_matmul_dtypes(self, mat2)
     dev = common_device(self, mat2)
-    return new_tensor(matmul(xp_of(self), self._data, mat2._data), self._dtype, dev)
+    return new_tensor(_product(xp_of(self), self._data, mat2._data, self._dtype), self._dtype, dev)
 
 
 def bmm(self, mat2):
@@ -41,7 +54,8 @@ def bmm(self, mat2):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{b}, {m}] "
                            f"but got: [{b2}, {m2}].")
     _check_matmul_dtypes(self, mat2)
-    return new_tensor(xp_of(self).matmul(self._data, mat2._data), self._dtype, common_device(self, mat2))
+    return new_tensor(_product(xp_of(self), self._data, mat2._data, self._dtype), self._dtype,
+                      common_device(self, mat2))
 
 
 def _check_mm_shapes(m1, m2) -> None:
@@ -58,7 +72,8 @@ def mv(self, vec):
         raise RuntimeError(f"size mismatch, got input ({self._data.shape[0]}), mat ({self._data.shape[0]}x"
                            f"{self._data.shape[1]}), vec ({vec._data.shape[0]})")
     _check_matmul_dtypes(self, vec)
-    return new_tensor(xp_of(self).matmul(self._data, vec._data), self._dtype, common_device(self, vec))
+    return new_tensor(_product(xp_of(self), self._data, vec._data, self._dtype), self._dtype,
+                      common_device(self, vec))
 
 
 def dot(self, tensor):
@@ -72,7 +87,12 @@ def dot(self, tensor):
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the "
                            f"same number of elements, but got {n} and {m} elements respectively")
     xp = xp_of(self)
-    return new_tensor(xp.asarray(xp.vecdot(self._data, tensor._data)), self._dtype, common_device(self, tensor))
+    if is_reduced_float(self._dtype):
+        data = convert(xp, xp.asarray(xp.vecdot(in_float32(xp, self._data), in_float32(xp, tensor._data))),
+                       self._dtype)
+    else:
+        data = xp.asarray(xp.vecdot(self._data, tensor._data))
+    return new_tensor(data, self._dtype, common_device(self, tensor))
 
 
 def addmm(self, mat1, mat2, beta=1, alpha=1):
@@ -83,17 +103,42 @@ def addmm(self, mat1, mat2, beta=1, alpha=1):
         raise RuntimeError(f"mat2 must be a matrix, got {mat2._data.ndim}-D tensor")
     _check_mm_shapes(mat1, mat2)
     xp = xp_of(mat1)
+    if is_reduced_float(mat1._dtype):
+        return _addmm_reduced_float(self, mat1, mat2, beta, alpha, xp)
     product = matmul(xp, mat1._data, mat2._data)
-    out_shape = tuple(product.shape)
-    if checks.broadcast_shapes(shape_of(self), out_shape) != out_shape:
-        raise RuntimeError(f"The expanded size of the tensor ({out_shape[-1]}) must match the existing "
-                           f"size ({shape_of(self)[-1]}) at non-singleton dimension 1.  Target sizes: "
-                           f"{list(out_shape)}.  Tensor sizes: {list(shape_of(self))}")
+    _check_addmm_out_shape(self, tuple(product.shape))
     bias = scaled(xp, cast(self, mat1._dtype, xp), beta)
     if xp is np_xp and alpha == 1:
         data = np.add(product, bias, out=product)  # the product is ours: add the bias in place, one array fewer
     else:
         data = xp.asarray(scaled(xp, product, alpha) + bias)
+    return new_tensor(data, mat1._dtype, common_device(self, mat1, mat2))
+
+
+def _check_addmm_out_shape(self, out_shape) -> None:
+    if checks.broadcast_shapes(shape_of(self), out_shape) != out_shape:
+        raise RuntimeError(f"The expanded size of the tensor ({out_shape[-1]}) must match the existing "
+                           f"size ({shape_of(self)[-1]}) at non-singleton dimension 1.  Target sizes: "
+                           f"{list(out_shape)}.  Tensor sizes: {list(shape_of(self))}")
+
+
+# NOTE [float16 and bfloat16 matrix products]
+# PyTorch's CPU gemm for float16 / bfloat16 multiplies and accumulates in float32 and rounds each
+# output once; ``addmm`` first copies the bias into the output and lets gemm compute
+# ``alpha * product + beta * bias`` in float32, so the bias is added before that one rounding.
+# NumPy's own float16 matmul rounds every partial sum (and ml_dtypes' bfloat16 one is slow), so these
+# kernels widen to float32, compute, and round once.
+def _product(xp, a, b, dtype):
+    if not is_reduced_float(dtype):
+        return matmul(xp, a, b)
+    return convert(xp, matmul(xp, in_float32(xp, a), in_float32(xp, b)), dtype)
+
+
+def _addmm_reduced_float(self, mat1, mat2, beta, alpha, xp):
+    product = matmul(xp, in_float32(xp, mat1._data), in_float32(xp, mat2._data))
+    _check_addmm_out_shape(self, tuple(product.shape))
+    bias = scaled(xp, in_float32(xp, cast(self, mat1._dtype, xp)), beta)
+    data = convert(xp, xp.asarray(scaled(xp, product, alpha) + bias), mat1._dtype)
     return new_tensor(data, mat1._dtype, common_device(self, mat1, mat2))
 
 
@@ -112,7 +157,8 @@ def _check_matmul_dtypes(a, b, what="m1 and m2") -> None:
 
 
 def _cpp_name(dtype) -> str:
-    return {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
+    return {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+            "int64": "long int",
             "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
             "bool": "bool"}[dtype.name]
 
@@ -187,12 +233,14 @@ def baddbmm(self, batch1, batch2, beta=1, alpha=1):
     if batch1._dtype is st.bool_:
         raise NotImplementedError("\"baddbmm\" not implemented for 'Bool'")
     xp = xp_of(batch1)
-    product = matmul(xp, batch1._data, batch2._data)
+    reduced = is_reduced_float(batch1._dtype)  # float32 products and sums, rounded once (NOTE above)
+    product = matmul(xp, *[in_float32(xp, t._data) if reduced else t._data for t in (batch1, batch2)])
     beta, alpha = (float(beta), float(alpha)) if batch1._dtype.is_floating_point else (int(beta), int(alpha))
     data = scaled(xp, product, alpha)
     if beta != 0:
-        data = data + scaled(xp, self._data, beta)
-    return new_tensor(xp.asarray(data), batch1._dtype, common_device(self, batch1, batch2))
+        data = data + scaled(xp, in_float32(xp, self._data) if reduced else self._data, beta)
+    data = convert(xp, xp.asarray(data), batch1._dtype) if reduced else xp.asarray(data)
+    return new_tensor(data, batch1._dtype, common_device(self, batch1, batch2))
 
 
 def _size(t, dim):

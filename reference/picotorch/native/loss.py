@@ -10,7 +10,7 @@ once (PyTorch's float32 sum is a cascade of partial sums, far closer to that tha
 from __future__ import annotations
 
 from . import checks
-from .helpers import cast, common_device, result_type, shape_of, xp_dtype, xp_of
+from .helpers import cast, common_device, convert, in_float32, is_reduced_float, result_type, shape_of, xp_of
 from .tensor_impl import new_tensor
 
 _NONE, _MEAN = 0, 1
@@ -34,6 +34,9 @@ def mse_loss_backward(grad_output, self, target, reduction):
 def binary_cross_entropy_with_logits(self, target, weight=None, pos_weight=None, reduction=_MEAN):
     """``(1 - t) * x - log_sigmoid(x) * (1 + (pos_weight - 1) * t)``, times ``weight``, reduced."""
     xp, dtype, x, t = _operands("log_sigmoid_cpu", self, target, float64=True)
+    if is_reduced_float(dtype):
+        loss = _bce_with_logits_reduced_float(xp, dtype, x, t, weight, pos_weight)
+        return _reduce(self, target, xp, dtype, loss, reduction)
     log_sigmoid = xp.minimum(x, 0.0) - xp.log1p(xp.exp(-xp.abs(x)))
     if pos_weight is not None:
         log_sigmoid = log_sigmoid * ((_float64(xp, pos_weight) - 1) * t + 1)
@@ -47,6 +50,10 @@ def binary_cross_entropy_with_logits_backward(grad_output, self, target, weight=
                                               reduction=_MEAN):
     """``(sigmoid(x) - t) * grad`` (``((pw * t + 1 - t) * sigmoid(x) - pw * t) * grad`` with ``pos_weight``)."""
     xp, dtype, x, t = _operands("sigmoid_cpu", self, target, float64=True)
+    if is_reduced_float(dtype):
+        grad = _bce_with_logits_backward_reduced_float(xp, dtype, x, t, grad_output, weight, pos_weight, reduction,
+                                                       self.numel())
+        return new_tensor(convert(xp, grad, dtype), dtype, common_device(self, target))
     sigmoid = 1 / (1 + xp.exp(-x))
     g = _float64(xp, grad_output)
     if pos_weight is not None:
@@ -58,7 +65,48 @@ def binary_cross_entropy_with_logits_backward(grad_output, self, target, weight=
         grad = grad * _float64(xp, weight)
     if reduction == _MEAN:
         grad = grad / self.numel()
-    return new_tensor(xp.astype(grad, xp_dtype(xp, dtype)), dtype, common_device(self, target))
+    return new_tensor(convert(xp, grad, dtype), dtype, common_device(self, target))
+
+
+def _bce_with_logits_reduced_float(xp, dtype, x, t, weight, pos_weight):
+    """For float16 / bfloat16 PyTorch's function is a chain of tensor ops (``log_sigmoid``, ``1 - t``,
+    ``mul_``, ``sub_`` ...), each computed in float32 and rounded to the dtype: the same chain here."""
+    def rounded(a):
+        return in_float32(xp, convert(xp, a, dtype))
+    x, t = xp.astype(x, xp.float32), xp.astype(t, xp.float32)
+    log_sigmoid = rounded(xp.astype(xp.minimum(_as_float64(xp, x), 0.0) - xp.log1p(xp.exp(-xp.abs(_as_float64(xp, x)))),
+                                    xp.float32))
+    if pos_weight is not None:
+        log_weight = rounded(rounded(rounded(_float32_of(xp, pos_weight) - 1) * t) + 1)
+        log_sigmoid = rounded(log_sigmoid * log_weight)
+    loss = rounded(rounded(rounded(1 - t) * x) - log_sigmoid)
+    if weight is not None:
+        loss = rounded(loss * _float32_of(xp, weight))
+    return loss
+
+
+def _bce_with_logits_backward_reduced_float(xp, dtype, x, t, grad_output, weight, pos_weight, reduction, numel):
+    """The backward's chain of tensor ops (``sigmoid``, ``sub``, ``mul_`` by the gradient, ``div_`` by the count),
+    each rounded to float16 / bfloat16 as PyTorch's ops are."""
+    def rounded(a):
+        return in_float32(xp, convert(xp, a, dtype))
+    sigmoid = rounded(xp.astype(1 / (1 + xp.exp(-x)), xp.float32))
+    x, t = xp.astype(x, xp.float32), xp.astype(t, xp.float32)
+    if pos_weight is not None:
+        pw_t = rounded(_float32_of(xp, pos_weight) * t)
+        grad = rounded(rounded(rounded(rounded(pw_t + 1) - t) * sigmoid) - pw_t)
+    else:
+        grad = rounded(sigmoid - t)
+    grad = rounded(grad * _float32_of(xp, grad_output))
+    if weight is not None:
+        grad = rounded(grad * _float32_of(xp, weight))
+    if reduction == _MEAN:
+        grad = grad / xp.asarray(numel, dtype=xp.float32)
+    return grad
+
+
+def _float32_of(xp, t):
+    return xp.astype(t._data, xp.float32)
 
 
 def _operands(kernel, self, target, float64=False):
@@ -75,11 +123,13 @@ def _operands(kernel, self, target, float64=False):
 
 
 def _reduce(self, target, xp, dtype, loss, reduction):
-    if reduction == _MEAN:
+    if is_reduced_float(dtype) and reduction == _MEAN and loss.size:  # a float32 sum over the count, as ``mean``
+        loss = xp.astype(xp.sum(_as_float64(xp, loss)), xp.float32) / xp.asarray(loss.size, dtype=xp.float32)
+    elif reduction == _MEAN:
         loss = xp.mean(_as_float64(xp, loss)) if loss.size else xp.asarray(float("nan"), device=loss.device)
     elif reduction != _NONE:
         loss = xp.sum(_as_float64(xp, loss))
-    return new_tensor(xp.astype(xp.asarray(loss), xp_dtype(xp, dtype)), dtype, common_device(self, target))
+    return new_tensor(convert(xp, xp.asarray(loss), dtype), dtype, common_device(self, target))
 
 
 def _float64(xp, t):

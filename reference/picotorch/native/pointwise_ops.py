@@ -12,10 +12,13 @@ from __future__ import annotations
 import numpy as np
 
 from .binary_ops import add, check_inplace_operands, div, mul, sub, write_inplace
-from .helpers import const, fused_multiply_add, np_xp, wrap, xp_of
+from .helpers import const, convert, fused_multiply_add, in_float32, is_reduced_float, np_xp, wrap, xp_of
 
 
 def addcmul_(self, tensor1, tensor2, value=1):
+    if _in_float32(self, tensor1, tensor2):
+        _write(self, _opmath(self, lambda xp, s, a, b: _times(xp, value, a) * b + s, tensor1, tensor2))
+        return self
     arrays = _same_float_arrays(self, tensor1, tensor2)
     if arrays is not None and type(value) in (int, float):
         a, t1, t2 = arrays
@@ -27,6 +30,9 @@ def addcmul_(self, tensor1, tensor2, value=1):
 
 
 def addcdiv_(self, tensor1, tensor2, value=1):
+    if _in_float32(self, tensor1, tensor2):
+        _write(self, _opmath(self, lambda xp, s, a, b: s + _times(xp, value, a) / b, tensor1, tensor2))
+        return self
     arrays = _same_float_arrays(self, tensor1, tensor2)
     if arrays is not None and type(value) in (int, float):
         a, t1, t2 = arrays
@@ -37,18 +43,21 @@ def addcdiv_(self, tensor1, tensor2, value=1):
 
 
 def lerp_(self, end, weight):
+    if _in_float32(self, end):
+        _write(self, _opmath(self, lambda xp, s, e: _lerp_float32(xp, s, e, weight), end))
+        return self
     arrays = _same_float_arrays(self, end)
     if arrays is not None and type(weight) in (int, float):
         a, b = arrays
         small = abs(weight) < 0.5
-        factor = a.dtype.type(weight if small else weight - 1)
+        factor = a.dtype.type(weight if small else _weight_minus_one(self, weight))
         self._data[...] = fused_multiply_add(np_xp, b - a, factor, a if small else b)
         return self
     diff = sub(end, self)
     if abs(weight) < 0.5:
         _write(self, _fma(self, diff, weight, self))
     else:
-        _write(self, _fma(self, diff, weight - 1, end))
+        _write(self, _fma(self, diff, _weight_minus_one(self, weight), end))
     return self
 
 
@@ -68,6 +77,14 @@ def _same_float_arrays(self, *others):
     return arrays
 
 
+def _weight_minus_one(self, weight):
+    """``weight - 1`` as the kernel computes it: the weight is first a float32 for a float32 tensor
+    (0.9 - 1 is -0.100000024 there, not -0.1)."""
+    if str(self.dtype) == "torch.float32":
+        return float(np.float32(weight)) - 1.0  # float64 holds this exactly; rounded to float32 by _fma's const
+    return weight - 1
+
+
 def _write(self, result) -> None:
     """Into ``self``, if the result's dtype casts to it (TensorIterator's check of an in-place output)."""
     check_inplace_operands(self, result)
@@ -83,3 +100,31 @@ def _fma(like, a, b, c):
         return add(mul(a, b), c)
     b_data = const(xp, b, a_data) if not hasattr(b, "_data") else b._data
     return wrap(like, fused_multiply_add(xp, a_data, b_data, c._data))
+
+
+# NOTE [float16 and bfloat16 in the optimizers' kernels]
+# For float16 / bfloat16 PyTorch's ``addcmul``, ``addcdiv`` and ``lerp`` kernels read every operand and the
+# scalar into float32 (their ``opmath`` type), compute the whole expression there, and round once; rounding
+# each step to the dtype (``mul`` then ``add``) would differ on a third of ``lerp``'s results.
+def _in_float32(self, *others) -> bool:
+    return is_reduced_float(self._dtype) and all(o._dtype is self._dtype for o in others)
+
+
+def _opmath(self, compute, *others):
+    xp = xp_of(self)
+    arrays = [in_float32(xp, t._data) for t in (self, *others)]
+    return wrap(self, convert(xp, xp.asarray(compute(xp, *arrays)), self._dtype))
+
+
+def _times(xp, value, a):
+    return a if value == 1 else xp.multiply(xp.asarray(value, dtype=xp.float32, device=a.device), a)
+
+
+def _lerp_float32(xp, s, e, weight):
+    """PyTorch's ``lerp_vec``: ``weight * (end - self) + self`` for a small weight, else
+    ``(weight - 1) * (end - self) + end``, one fused multiply-add in float32."""
+    diff = e - s
+    w = xp.asarray(weight, dtype=xp.float32, device=s.device)  # the weight is a float32 first, then ``w - 1``
+    if abs(weight) < 0.5:
+        return fused_multiply_add(xp, diff, w, s)
+    return fused_multiply_add(xp, diff, w - xp.asarray(1, dtype=xp.float32, device=s.device), e)

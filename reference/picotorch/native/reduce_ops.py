@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import warnings
 
+import numpy as np
+
 from ..c10 import scalar_type as st
 from . import checks
-from .helpers import cast, float_dtype, reduce_dims, xp_dtype, xp_of
+from .helpers import cast, convert, float_dtype, in_float32, is_reduced_float, reduce_dims, xp_dtype, xp_of
 from .tensor_impl import new_tensor
 
 
@@ -24,8 +26,15 @@ def sum_dim(self, dim, keepdim=False, dtype=None):
     out_dtype = _sum_dtype(self, dtype)
     xp = xp_of(self)
     axes = reduce_dims(self, dim)
-    data = xp.sum(cast(self, out_dtype, xp), axis=axes, keepdims=keepdim, dtype=xp_dtype(xp, out_dtype))
+    if is_reduced_float(out_dtype):  # accumulated in float32, rounded once (PyTorch's reduced-float sums)
+        data = convert(xp, _sum_float32(xp, cast(self, out_dtype, xp), axes, keepdim), out_dtype)
+    else:
+        data = xp.sum(cast(self, out_dtype, xp), axis=axes, keepdims=keepdim, dtype=xp_dtype(xp, out_dtype))
     return new_tensor(xp.asarray(data), out_dtype, self._device)
+
+
+def _sum_float32(xp, data, axes, keepdim):
+    return xp.sum(in_float32(xp, data), axis=axes, keepdims=keepdim, dtype=xp.float32)
 
 
 def _sum_dtype(self, dtype):
@@ -44,8 +53,22 @@ def mean_dim(self, dim, keepdim=False, dtype=None):
     axes = reduce_dims(self, dim)
     with warnings.catch_warnings():  # NumPy warns on an empty mean; PyTorch quietly returns nan
         warnings.simplefilter("ignore", RuntimeWarning)
-        data = xp.mean(cast(self, out_dtype, xp), axis=axes, keepdims=keepdim)
+        if is_reduced_float(out_dtype):
+            # the input goes to float32 directly (``mean(dtype=bfloat16)`` of float32 values sums those values)
+            data = convert(xp, _mean_float32(xp, cast(self, st.float32, xp), axes, keepdim), out_dtype)
+        else:
+            data = xp.mean(cast(self, out_dtype, xp), axis=axes, keepdims=keepdim)
     return new_tensor(xp.asarray(data), out_dtype, self._device)
+
+
+def _mean_float32(xp, data, axes, keepdim):
+    """PyTorch's CPU mean of float16 / bfloat16: a float32 sum divided in float32, then rounded once."""
+    count = 1
+    for axis in axes:
+        count *= data.shape[axis]
+    total = _sum_float32(xp, data, axes, keepdim)
+    with np.errstate(all="ignore"):  # an empty mean is 0 / 0: nan, quietly
+        return xp.divide(total, xp.asarray(count, dtype=xp.float32, device=total.device))
 
 
 def _mean_dtype(self, dtype, name="mean"):
@@ -142,7 +165,10 @@ def logsumexp(self, dim, keepdim=False):
         else:
             maxes = xp.max(data, axis=axes, keepdims=True)
             maxes = xp.where(xp.abs(maxes) == xp.inf, xp.zeros_like(maxes), maxes)
-            out = xp.log(xp.sum(xp.exp(data - maxes), axis=axes, keepdims=keepdim))
+            exps = xp.exp(data - maxes)  # float16 / bfloat16 arrays round each step, as PyTorch's composite ops
+            total = convert(xp, _sum_float32(xp, exps, axes, keepdim), out_dtype) if is_reduced_float(out_dtype) \
+                else xp.sum(exps, axis=axes, keepdims=keepdim)
+            out = xp.log(total)
             out = out + (maxes if keepdim else xp.reshape(maxes, out.shape))
     return new_tensor(xp.asarray(out), out_dtype, self._device)
 

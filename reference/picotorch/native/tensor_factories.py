@@ -12,7 +12,7 @@ import numpy as np
 from array_api_compat import numpy as np_xp
 
 from .device import backend, normalize, to_numpy
-from .helpers import shape_of, wrap, xp_dtype, xp_of
+from .helpers import convert, is_reduced_float, shape_of, wrap, xp_dtype, xp_of
 from .tensor_impl import TensorImpl, new_tensor
 
 
@@ -47,11 +47,21 @@ def _to_copy(self, dtype=None, layout=None, device=None, pin_memory=None, non_bl
     dtype = dtype or self._dtype
     device = normalize(device) if device is not None else self._device
     target = backend(device)
-    data = self._data
     if device != self._device:
-        data = target.xp.asarray(to_numpy(data), device=target.array_device(device.index))
-    data = target.xp.astype(data, xp_dtype(target.xp, dtype), copy=True)
-    return new_tensor(data, dtype, device)
+        return _to_device(self, dtype, device, target)
+    if dtype is self._dtype:
+        return new_tensor(target.xp.asarray(self._data, copy=True), dtype, device)
+    return new_tensor(convert(target.xp, self._data, dtype), dtype, device)
+
+
+def _to_device(self, dtype, device, target):
+    """Convert on the host, then move: a device whose library lacks ``self``'s dtype (bfloat16) still gets
+    the converted copy, and one lacking the target dtype says so (``xp_dtype``)."""
+    xp_dtype(target.xp, dtype)
+    host = to_numpy(self._data)
+    if dtype is not self._dtype:
+        host = convert(np_xp, host, dtype)
+    return new_tensor(target.xp.asarray(host, copy=True, device=target.array_device(device.index)), dtype, device)
 
 
 def zero_(self):
@@ -68,6 +78,8 @@ def fill_(self, value):
                                f"{value._data.ndim} dimensions.")
         value = to_numpy(value._data).item()
     xp = xp_of(self)
+    if is_reduced_float(self._dtype):
+        value = float(np.float32(value))  # a Python number becomes Half / BFloat16 through float, as in C++
     self._data[...] = xp.asarray(value, dtype=xp_dtype(xp, self._dtype), device=self._data.device)
     return self
 

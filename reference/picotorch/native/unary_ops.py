@@ -19,7 +19,7 @@ input is computed in float32 (PyTorch's upcast) or float64 and rounded once: 100
 from __future__ import annotations
 
 from ..c10 import scalar_type as st
-from .helpers import cast, const, float_dtype, wrap, xp_dtype, xp_of
+from .helpers import cast, const, convert, float_dtype, in_float32, is_reduced_float, wrap, xp_dtype, xp_of
 from .layout import follow_inputs
 from .tensor_impl import new_tensor
 
@@ -106,10 +106,10 @@ def _unary_float(self, fn, *, widen=False):
     dtype = float_dtype(self._dtype)
     xp = xp_of(self)
     a = cast(self, dtype, xp)
-    if widen:
-        data = _rounded(xp, fn(xp, _widened(xp, a)), a.dtype)
-    elif dtype.itemsize < 4:  # float16 / bfloat16: PyTorch's CPU kernels compute in float32, then round
-        data = _rounded(xp, fn(xp, xp.astype(a, xp_dtype(xp, st.float32))), a.dtype)
+    if widen:  # float16 / bfloat16 round through float32 (``convert``), as PyTorch's float32 opmath does
+        data = convert(xp, fn(xp, _widened(xp, a)), dtype)
+    elif is_reduced_float(dtype):  # PyTorch's CPU kernels compute in float32, then round
+        data = convert(xp, fn(xp, in_float32(xp, a)), dtype)
     else:
         data = fn(xp, a)
     return new_tensor(follow_inputs(xp, xp.asarray(data), [self._data]), dtype, self._device)

@@ -69,12 +69,20 @@ def _encode(obj, blobs, memo):
 
 def _encode_tensor(t, blobs, memo):
     if id(t) not in memo:
-        array = np.array(t.detach().cpu().numpy(), order="C")
+        array = _host_array(t.detach().cpu())
         memo[id(t)] = {"tensor": len(blobs), "dtype": str(t.dtype).removeprefix("torch."),
                        "shape": list(array.shape), "requires_grad": bool(t.requires_grad),
                        "parameter": isinstance(t, Parameter)}
         blobs.append(array.tobytes())
     return memo[id(t)]
+
+
+def _host_array(t) -> np.ndarray:
+    """``t``'s values as a C-contiguous NumPy array of its dtype. ``numpy()`` refuses bfloat16 (as PyTorch's
+    does), so those go through float32, which holds every bfloat16 value exactly."""
+    if t.dtype is st.bfloat16:
+        return np.array(t.float().numpy(), order="C").astype(st.to_numpy_dtype(st.bfloat16))
+    return np.array(t.numpy(), order="C")
 
 
 def _decode(node, archive, loaded, map_location):
@@ -103,7 +111,7 @@ def _decode_tensor(node, archive, map_location):
     dtype = getattr(st, node["dtype"]) if node["dtype"] != "bool" else st.bool_
     raw = archive.read(f"tensors/{node['tensor']}")
     array = np.frombuffer(raw, dtype=st.to_numpy_dtype(dtype)).reshape(node["shape"]).copy()
-    t = from_numpy(array)
+    t = from_numpy(array) if dtype is not st.bfloat16 else from_numpy(array.astype(np.float32)).to(dtype)
     if map_location is not None:
         t = t.to(map_location)
     if node["parameter"]:

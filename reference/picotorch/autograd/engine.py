@@ -48,7 +48,7 @@ from .functions_manual import sum_to
 from .grad_mode import is_multithreading_enabled, set_grad_enabled
 from .graph import Edge, GraphRoot, Node
 from .hooks import call_node_hooks
-from .ready_queue import NodeTask, ReadyQueue, ThreadSafeReadyQueue, compare_node_sequence_nr
+from .ready_queue import NodeTask, ReadyQueue, SequenceNrReadyQueue, ThreadSafeReadyQueue
 
 NO_DEVICE = -2  # a thread that is not running a backward
 CPU_DEVICE = -1  # the thread that called backward, running its CPU nodes
@@ -95,7 +95,7 @@ class Engine:
 
     def _execute_on_caller(self, task: GraphTask, graph_root: Node, root_buffer: InputBuffer) -> list:
         """``thread_main`` on the calling thread, when every node is a CPU node: pop, run, until none is left."""
-        queue = ReadyQueue(compare_node_sequence_nr)
+        queue = SequenceNrReadyQueue()
         queue.push(NodeTask(graph_root, root_buffer))
         _worker.device = CPU_DEVICE  # so that a backward called from inside a node knows it is reentrant
         try:

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 import picotorch
 from graph_helpers import graph_structure
+from numeric_helpers import numeric_grad
 from picotorch_course.difftest import assert_same
 
 torch = pytest.importorskip("torch")
@@ -323,16 +324,8 @@ def test_gradients_match_finite_differences(name):
 
     def total(xa, sa):
         return float((PROGRAMS[name](picotorch, picotorch.tensor(xa), picotorch.tensor(sa)).numpy() * upstream).sum())
-    eps = 1e-6
     for leaf, base, first in ((x, x0, True), (s, s0, False)):
-        numeric = np.zeros_like(base)
-        for i in np.ndindex(base.shape):
-            up, down = base.copy(), base.copy()
-            up[i] += eps
-            down[i] -= eps
-            hi = total(up, s0) if first else total(x0, up)
-            lo = total(down, s0) if first else total(x0, down)
-            numeric[i] = (hi - lo) / (2 * eps)
+        numeric = numeric_grad(lambda v, first=first: total(v, s0) if first else total(x0, v), base)
         got = np.zeros_like(base) if leaf.grad is None else leaf.grad.numpy()
         np.testing.assert_allclose(got, numeric, rtol=1e-6, atol=1e-8)
 

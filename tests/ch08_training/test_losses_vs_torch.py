@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import picotorch
+from numeric_helpers import numeric_grad
 from picotorch_course.difftest import assert_same
 
 torch = pytest.importorskip("torch")
@@ -323,16 +324,6 @@ def test_legacy_size_average_and_reduce():
 # ----------------------------------------------------------------------------- finite differences
 
 
-def _numeric_grad(fn, x, eps=1e-6):
-    grad = np.zeros_like(x)
-    for idx in np.ndindex(x.shape):
-        hi, lo = x.copy(), x.copy()
-        hi[idx] += eps
-        lo[idx] -= eps
-        grad[idx] = (fn(hi) - fn(lo)) / (2 * eps)
-    return grad
-
-
 LOSSES = {
     "mse": lambda F, x: F.mse_loss(x, picotorch.tensor(LOGITS[::-1].copy())),
     "nll_weighted": lambda F, x: F.nll_loss(x, picotorch.tensor(TARGETS), weight=picotorch.tensor(
@@ -353,7 +344,7 @@ def test_loss_gradients_match_finite_differences(name):
     def value(a):
         with picotorch.no_grad():
             return float(LOSSES[name](F, picotorch.tensor(a)))
-    np.testing.assert_allclose(x.grad.numpy(), _numeric_grad(value, LOGITS), rtol=1e-5, atol=1e-8)
+    np.testing.assert_allclose(x.grad.numpy(), numeric_grad(value, LOGITS), rtol=1e-5, atol=1e-8)
 
 
 def test_cross_entropy_double_backward_matches_torch():

@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import picotorch
+from numeric_helpers import numeric_grad
 from picotorch_course.difftest import assert_same
 
 torch = pytest.importorskip("torch")
@@ -337,16 +338,6 @@ def test_embedding_padding_idx_out_of_range():
 # ----------------------------------------------------------------------------- finite differences
 
 
-def _numeric_grad(fn, x, eps=1e-6):
-    grad = np.zeros_like(x)
-    for idx in np.ndindex(x.shape):
-        hi, lo = x.copy(), x.copy()
-        hi[idx] += eps
-        lo[idx] -= eps
-        grad[idx] = (fn(hi) - fn(lo)) / (2 * eps)
-    return grad
-
-
 def _scalar(fn):
     """``x -> sum(fn(x) * weights)`` on a float64 NumPy array, through picotorch without a graph."""
     def value(x):
@@ -374,7 +365,7 @@ def test_first_and_second_derivatives_match_finite_differences(name):
     y = fn(x)
     weights = picotorch.tensor(np.cos(np.arange(y.numel())).reshape(tuple(y.shape)))
     (grad,) = picotorch.autograd.grad((y * weights).sum(), x, create_graph=name != "layer_norm")
-    np.testing.assert_allclose(grad.detach().numpy(), _numeric_grad(_scalar(fn), x0), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(grad.detach().numpy(), numeric_grad(_scalar(fn), x0), rtol=1e-5, atol=1e-7)
     if name == "layer_norm":  # PyTorch's double backward of layer_norm is not modelled: NotImplemented
         return
     v = np.sin(np.arange(6.0)).reshape(2, 3)
@@ -384,7 +375,7 @@ def test_first_and_second_derivatives_match_finite_differences(name):
         xt = picotorch.tensor(xs, requires_grad=True)
         (g,) = picotorch.autograd.grad((fn(xt) * weights).sum(), xt)
         return float((g * picotorch.tensor(v)).sum())
-    np.testing.assert_allclose(second.numpy(), _numeric_grad(first_derivative_along_v, x0), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(second.numpy(), numeric_grad(first_derivative_along_v, x0), rtol=1e-5, atol=1e-7)
 
 
 def test_double_backward_graphs_match_torch():

@@ -137,7 +137,8 @@ class SequenceNrReadyQueue(ReadyQueue):
         key = task.fn._sequence_nr_value
         heap.append(task)
         keys.append(key)
-        self._sift_up_key(len(heap) - 1, task, key)
+        if len(heap) > 1:  # a lone task is the top already (a chain's backward: every push)
+            self._sift_up_key(len(heap) - 1, task, key)
 
     def pop(self) -> NodeTask:
         heap, keys = self.heap, self.keys

@@ -179,7 +179,7 @@ def maximum(self, other):
 
 def _binary(self, other, compute, *, to_float=False, scalar_in_float32=False):
     other, dev, dtype, _, xp, a, b = binary_operands(self, other, to_float=to_float)
-    if is_reduced_float(dtype):
+    if dtype.itemsize == 2 and dtype.is_floating_point:  # is_reduced_float, inline: every binary op asks
         return _binary_reduced_float(self, other, compute, dev, dtype, xp, a, b, scalar_in_float32)
     data = compute(xp, a, b, dtype)
     if type(data) is not np.ndarray:  # a NumPy scalar (zero-dim operands) or another library's array;

@@ -101,9 +101,11 @@ def convert(xp, data, dtype):
     where NumPy's direct rounding gives 1.0009765625.
     """
     target = xp_dtype(xp, dtype)
-    if is_reduced_float(dtype) and data.dtype.itemsize != 2:
+    if dtype.itemsize == 2 and dtype.is_floating_point and data.dtype.itemsize != 2:  # is_reduced_float, inline
         data = _astype(xp, data, xp.float32)
-    return _astype(xp, data, target)
+    if xp is np_xp:  # _astype, inline: a cast is on every mixed-dtype op's path
+        return data.astype(target, copy=True)
+    return xp.astype(data, target)
 
 
 def _astype(xp, data, target):

@@ -438,3 +438,18 @@ def test_a_view_after_its_base_was_modified_in_place(case):
     outputs and no_grad views ("its base or another view of its base has been modified inplace"), else
     a grad_fn re-derived from the base (AsStridedBackward0) and the gradient of the new values."""
     assert_same(_base_modified(case))
+
+
+def test_view_as_is_a_view_with_the_other_tensors_shape():
+    def prog(T):
+        x = T.arange(6.0, requires_grad=True)
+        y = x.view_as(T.zeros(2, 3))
+        y.sum().backward()
+        errors = []
+        for other in (T.zeros(4), T.zeros(3, 2).t()):
+            try:
+                errors.append(T.arange(6.0).reshape(2, 3).t().view_as(other))
+            except RuntimeError as err:
+                errors.append(f"RuntimeError: {err}")
+        return y, y.grad_fn.name(), y._base is x, x.grad, errors
+    assert_same(prog)

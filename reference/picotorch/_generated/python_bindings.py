@@ -831,6 +831,9 @@ TENSOR_METHODS = {
     'view': [
         (vt.view, 'view(int[] size)', vt.PARAMETERS['view']),
     ],
+    'view_as': [
+        (vt.view_as, 'view_as(Tensor other)', vt.PARAMETERS['view_as']),
+    ],
     'where': [
         (vt.where_self, 'where(Tensor condition, Tensor other)', vt.PARAMETERS['where_self']),
         (vt.where_ScalarOther, 'where(Tensor condition, Scalar other)', vt.PARAMETERS['where_ScalarOther']),

@@ -643,6 +643,11 @@ def expand_as(self, other):
     return native.expand_as(self, other)
 
 
+def view_as(self, other):
+    """``view_as(Tensor(a) self, Tensor other) -> Tensor(a)``"""
+    return native.view_as(self, other)
+
+
 def unsqueeze(self, dim):
     """``unsqueeze(Tensor(a) self, int dim) -> Tensor(a)``"""
     grad_fn = None
@@ -3031,6 +3036,7 @@ PARAMETERS = {
     "reshape": ((('self', 'Tensor', False), ('shape', 'int[]', False),), ()),
     "expand": ((('self', 'Tensor', False), ('size', 'int[]', False),), (('implicit', 'bool', True),)),
     "expand_as": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "view_as": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
     "unsqueeze": ((('self', 'Tensor', False), ('dim', 'int', False),), ()),
     "squeeze": ((('self', 'Tensor', False),), ()),
     "squeeze_dim": ((('self', 'Tensor', False), ('dim', 'int', False),), ()),
@@ -3248,6 +3254,7 @@ register_op("flatten", overloaded("flatten", [(flatten_using_ints, PARAMETERS["f
 register_op("reshape", overloaded("reshape", [(reshape, PARAMETERS["reshape"])]))
 register_op("expand", overloaded("expand", [(expand, PARAMETERS["expand"])]))
 register_op("expand_as", overloaded("expand_as", [(expand_as, PARAMETERS["expand_as"])]))
+register_op("view_as", overloaded("view_as", [(view_as, PARAMETERS["view_as"])]))
 register_op("unsqueeze", overloaded("unsqueeze", [(unsqueeze, PARAMETERS["unsqueeze"])]))
 register_op("squeeze", overloaded("squeeze", [(squeeze, PARAMETERS["squeeze"]), (squeeze_dim, PARAMETERS["squeeze_dim"]), (squeeze_dims, PARAMETERS["squeeze_dims"])]))
 register_op("squeeze_", overloaded("squeeze_", [(squeeze_, PARAMETERS["squeeze_"]), (squeeze__dim, PARAMETERS["squeeze__dim"]), (squeeze__dims, PARAMETERS["squeeze__dims"])]))

@@ -124,6 +124,11 @@ def expand_as(self, other):
     return ops.expand(self, other.shape)
 
 
+def view_as(self, other):
+    """``self.view(other.sizes())``: a ``ViewBackward0`` view."""
+    return ops.view(self, tuple(other._data.shape))
+
+
 def matmul(self, other):
     """Pick the op by the operands' dimensions, as ``at::native::_matmul_impl`` does."""
     dim1, dim2 = self.dim(), other.dim()

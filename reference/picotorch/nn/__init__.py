@@ -4,7 +4,7 @@ Models ``torch/nn/__init__.py``: ``torch/nn/parameter.py``, ``torch/nn/modules/`
 layer), ``torch/nn/functional.py`` and ``torch/nn/init.py`` — what a first training loop needs.
 """
 
-from . import functional, init
+from . import functional, init, utils
 from .modules import (
     GELU,
     BCEWithLogitsLoss,
@@ -34,5 +34,5 @@ from .parameter import Parameter
 __all__ = [
     "BCEWithLogitsLoss", "CrossEntropyLoss", "Dropout", "Embedding", "Flatten", "GELU", "Identity", "L1Loss",
     "LayerNorm", "Linear", "LogSoftmax", "MSELoss", "Module", "ModuleDict", "ModuleList", "NLLLoss", "Parameter",
-    "ReLU", "Sequential", "SiLU", "Sigmoid", "Softmax", "Tanh", "functional", "init",
+    "ReLU", "Sequential", "SiLU", "Sigmoid", "Softmax", "Tanh", "functional", "init", "utils",
 ]

@@ -1,5 +1,5 @@
 """Making tensors from Python data and from nothing: ``tensor``, ``zeros``, ``ones``, ``arange``,
-``rand``, ``randn``, ``full``, ``empty``, ``from_numpy``, ``manual_seed``.
+``linspace``, ``rand``, ``randn``, ``full``, ``empty``, ``from_numpy``, ``manual_seed``.
 
 Models ``torch/csrc/utils/tensor_new.cpp`` (``torch.tensor``: infer the dtype and shape of nested
 sequences, with PyTorch's errors) and ``aten/src/ATen/native/TensorFactories.cpp``. Random numbers
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from fractions import Fraction
 
 import numpy as np
 
@@ -158,6 +159,64 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
 
 def _num(v):
     return v.item() if hasattr(v, "item") else v
+
+
+# ----------------------------------------------------------------------------- linspace
+# ``aten/src/ATen/native/RangeFactories.cpp`` and ``cpu/RangeFactoriesKernel.cpp``: the first half of the
+# values counts up from ``start``, the second half down from ``end`` (so both ends are exact), with a step
+# computed in the dtype (in double for integer dtypes, whose values are then truncated). PyTorch's CPU build
+# fuses ``start + step * i`` into one fused multiply-add, rounded once: computed here exactly (a Fraction)
+# and rounded to the dtype. float16 and bfloat16 round after every operation, as their C++ operators do.
+
+
+def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, out=None, layout=None,
+             pin_memory=False):
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    dtype = dtype or st.get_default_dtype()
+    if dtype is st.bool_:
+        raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
+    start, end = _num(start), _num(end)
+    for value in (start, end):
+        _check_float_fits(value, dtype)
+    return _finish(_linspace_values(start, end, steps, dtype), dtype, device, requires_grad)
+
+
+def _linspace_values(start, end, steps, dtype) -> np.ndarray:
+    if steps <= 1:
+        return _host_convert(np.full((steps,), start), dtype)
+    if is_reduced_float(dtype):
+        return _linspace_rounding_each_op(start, end, steps, st.to_numpy_dtype(dtype).type)
+    work = np.float64 if not dtype.is_floating_point else st.to_numpy_dtype(dtype).type
+    first, last = work(_host_convert(np.asarray(start), dtype)), work(_host_convert(np.asarray(end), dtype))
+    step = (last - first) / work(steps - 1)
+    kind = work if dtype.is_floating_point else np.float64
+    values = [_fused_multiply_add(step, i, first, kind) if i < steps // 2 else
+              _fused_multiply_add(-step, steps - i - 1, last, kind) for i in range(steps)]
+    if dtype.is_floating_point:
+        return np.asarray(values, dtype=work)
+    return _host_convert(np.trunc(np.asarray(values, dtype=np.float64)), dtype)
+
+
+def _fused_multiply_add(a, b, c, kind):
+    """``a * b + c`` rounded once, to ``kind`` (float32 or float64), as C++'s ``std::fma``."""
+    if not (math.isfinite(a) and math.isfinite(c)):
+        return kind(a * kind(b) + c)
+    exact = Fraction(float(a)) * b + Fraction(float(c))
+    nearest = kind(float(exact))
+    if kind is np.float32 and Fraction(float(exact)) != exact:  # rounded twice: redo a tie of the second rounding
+        towards = np.float32(math.inf if exact > Fraction(float(nearest)) else -math.inf)
+        other = np.nextafter(nearest, towards)
+        if Fraction(float(nearest)) + Fraction(float(other)) == 2 * Fraction(float(exact)):
+            return other if abs(exact - Fraction(float(other))) < abs(exact - Fraction(float(nearest))) else nearest
+    return nearest
+
+
+def _linspace_rounding_each_op(start, end, steps, kind) -> np.ndarray:
+    first, last = kind(start), kind(end)
+    step = (last - first) / kind(steps - 1)
+    values = [first + step * kind(i) if i < steps // 2 else last - step * kind(steps - i - 1) for i in range(steps)]
+    return np.asarray(values, dtype=kind)
 
 
 # ----------------------------------------------------------------------------- torch.tensor

@@ -201,7 +201,7 @@ def _linspace_values(start, end, steps, dtype) -> np.ndarray:
 def _fused_multiply_add(a, b, c, kind):
     """``a * b + c`` rounded once, to ``kind`` (float32 or float64), as C++'s ``std::fma``."""
     if not (math.isfinite(a) and math.isfinite(c)):
-        return kind(a * kind(b) + c)
+        return kind(float(a) * b + float(c))  # NaN and infinities: Python floats, without NumPy's warnings
     exact = Fraction(float(a)) * b + Fraction(float(c))
     nearest = kind(float(exact))
     if kind is np.float32 and Fraction(float(exact)) != exact:  # rounded twice: redo a tie of the second rounding

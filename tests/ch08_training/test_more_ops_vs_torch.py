@@ -7,7 +7,7 @@ values, gradients, error types and texts); sort's and topk's gradients are also 
 differences, and a hypothesis fuzz covers shapes (empty ones too), dims, negative dims, k and the directions.
 Tied values: ``sort(stable=True)`` keeps them in order as PyTorch does; without ``stable`` PyTorch's CPU sort and
 ``topk`` may order tied values otherwise (their indices can differ, never their values), so those tests use
-distinct values.
+distinct values; ``topk(sorted=False)`` is compared as a set.
 """
 
 from __future__ import annotations
@@ -132,6 +132,16 @@ def test_topk_values_indices_and_named_tuple(dtype, k, dim, largest):
     assert_same(prog)
 
 
+def test_topk_unsorted_selects_the_same_elements():
+    """sorted=False: PyTorch's order of the k elements is its partition's; the elements themselves agree."""
+    data = np.random.default_rng(5).permutation(40).reshape(2, 20) / 8.0
+    for largest in (True, False):
+        ours = picotorch.tensor(data).topk(7, largest=largest, sorted=False)
+        theirs = torch.tensor(data).topk(7, largest=largest, sorted=False)
+        assert (np.sort(ours.indices.numpy(), axis=1) == np.sort(theirs.indices.numpy(), axis=1)).all()
+        assert (np.sort(ours.values.numpy(), axis=1) == np.sort(theirs.values.numpy(), axis=1)).all()
+
+
 def test_topk_backward_node_saved_values_and_gradient():
     def prog(T):
         x = T.tensor(DISTINCT, dtype=T.float64, requires_grad=True)
@@ -149,6 +159,9 @@ def test_topk_backward_node_saved_values_and_gradient():
     lambda T: T.tensor(7.0).topk(0),
     lambda T: T.tensor(7.0).topk(2),
     lambda T: T.tensor([1.0, math.nan, 3.0]).topk(2),
+    lambda T: T.tensor([True, False]).topk(1),
+    lambda T: T.tensor([True, False]).topk(3),
+    lambda T: T.tensor(True).topk(1),
 ])
 def test_topk_edge_cases_and_errors(program):
     assert_same(program)

@@ -5,8 +5,10 @@ Models ``aten/src/ATen/native/Sorting.cpp`` and ``aten/src/ATen/native/TensorCom
 ``k``). NaN counts as larger than every number: last in an ascending sort, first in a descending one.
 
 Ties: the sort here is always stable (equal values keep their order, in both directions), which is what
-PyTorch promises for ``stable=True``. Without it PyTorch's CPU sort and ``topk`` may order ties otherwise
-(``topk`` partitions around the k-th value); values always agree, indices of tied values may not.
+PyTorch promises for ``stable=True``. Without it PyTorch's CPU sort is x86-simd-sort's quicksort (float,
+double, int, long) or ``std::sort``, and ``topk`` a ``std::partial_sort``/``nth_element``: tied values may
+come in another order there (values always agree, indices of tied values may not), and ``topk(sorted=False)``
+returns the k values in an order of its own, where picotorch returns them sorted.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ def topk(self, k, dim=-1, largest=True, sorted=True):
     size = self._data.shape[axis] if self._data.ndim > 0 else 1
     if not 0 <= k <= size:
         raise RuntimeError("selected index k out of range")
+    if self._dtype is st.bool_:
+        raise RuntimeError("topk does not support bool dtypes on CPU")
     values, indices = _sorted(self, axis, largest)
     if self._data.ndim == 0:
         return values, indices

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 import picotorch
 from numeric_helpers import numeric_grad
+from picotorch.native.device import use_backend
 from picotorch_course.difftest import assert_same
 
 DTYPES = ["float32", "float64", "float16", "bfloat16", "int64", "int32", "uint8"]
@@ -192,6 +193,18 @@ def test_gradients_match_finite_differences(name):
     np.testing.assert_allclose(x.grad.numpy(), numeric_grad(total, base), rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("name", sorted(SELECTING))
+def test_double_backward_records_the_scatter(name):
+    """With create_graph=True the backward formula is recorded: the input's gradient has a node of its own."""
+    def prog(T):
+        x = T.tensor(DISTINCT, dtype=T.float64, requires_grad=True)
+        out = SELECTING[name](T, x)
+        (grad,) = T.autograd.grad((out ** 2).sum(), x, create_graph=True)
+        (second,) = T.autograd.grad((grad * x).sum(), x)
+        return grad, _node(grad), second
+    assert_same(prog)
+
+
 @settings(max_examples=20, deadline=None)
 @given(shape=st.lists(st.integers(0, 4), min_size=0, max_size=3), dim=st.integers(-3, 2), k=st.integers(-1, 4),
        descending=st.booleans(), op=st.sampled_from(["sort", "sort stable", "argsort", "topk"]))
@@ -350,3 +363,29 @@ def test_one_hot_values_and_shapes():
 ])
 def test_one_hot_errors(program):
     assert_same(program)
+
+
+# ----------------------------------------------------------------------------- another device
+
+
+def test_the_ops_run_on_an_array_api_strict_device_like_on_cpu():
+    """The kernels use only the Array API: on a ``cuda`` device backed by array_api_strict they agree with cpu."""
+    xps = pytest.importorskip("array_api_strict")
+    def run(T, device):
+        x = T.tensor([[2.0, math.nan, -1.0], [math.inf, 0.5, 3.0]], device=device)
+        y = T.tensor([[4.0, 1.0, 9.0], [0.0, 7.0, -3.0]], device=device)
+        labels = T.tensor([2, 0, 3], device=device)
+        return (x.isnan(), x.isinf(), x.isfinite(), T.isclose(x, x, equal_nan=True), T.allclose(y, y + 1e-9),
+                y.sort(1, descending=True), y.argsort(0), T.sort(y, stable=True), y.topk(2),
+                T.nn.functional.one_hot(labels), T.linspace(-1, 1, 5, device=device))
+
+    with use_backend("cuda", xps, [xps.Device("device1")]):
+        on_device = run(picotorch, "cuda")
+    on_cpu = run(picotorch, "cpu")
+    for a, b in zip(on_device, on_cpu):
+        for ours, theirs in (zip(a, b) if isinstance(a, tuple) else [(a, b)]):
+            if isinstance(ours, bool):
+                assert ours == theirs
+                continue
+            assert ours.device.type == "cuda" and ours.dtype == theirs.dtype
+            np.testing.assert_array_equal(ours.cpu().numpy(), theirs.numpy())

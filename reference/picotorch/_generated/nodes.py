@@ -4722,8 +4722,8 @@ class RepeatBackward0(Node):
         return node.self_sizes
 
 
-class SortBackward0(Node):
-    """Backward of ``sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)``."""
+class SortBackward1(Node):
+    """Backward of ``sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)``."""
 
     dim = None
     self_sizes = None
@@ -4762,8 +4762,8 @@ class SortBackward0(Node):
         return SavedVariable(None) if node.indices_ is None else node.indices_
 
 
-class SortBackward1(Node):
-    """Backward of ``sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)``."""
+class SortBackward0(Node):
+    """Backward of ``sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)``."""
 
     dim = None
     self_sizes = None

@@ -61,8 +61,8 @@ TORCH_FUNCTIONS = {
         (vt.argmin, 'argmin(Tensor input, int? dim=None, bool keepdim=False)', vt.PARAMETERS['argmin']),
     ],
     'argsort': [
-        (vt.argsort, 'argsort(Tensor input, int dim=-1, bool descending=False)', vt.PARAMETERS['argsort']),
         (vt.argsort_stable, 'argsort(Tensor input, *, bool stable, int dim=-1, bool descending=False)', vt.PARAMETERS['argsort_stable']),
+        (vt.argsort, 'argsort(Tensor input, int dim=-1, bool descending=False)', vt.PARAMETERS['argsort']),
     ],
     'baddbmm': [
         (vt.baddbmm, 'baddbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)', vt.PARAMETERS['baddbmm']),
@@ -343,8 +343,8 @@ TORCH_FUNCTIONS = {
         (vt.softmax_int, 'softmax(Tensor input, int dim, ScalarType? dtype=None)', vt.PARAMETERS['softmax_int']),
     ],
     'sort': [
-        (vt.sort, 'sort(Tensor input, int dim=-1, bool descending=False)', vt.PARAMETERS['sort']),
         (vt.sort_stable, 'sort(Tensor input, *, bool? stable, int dim=-1, bool descending=False)', vt.PARAMETERS['sort_stable']),
+        (vt.sort, 'sort(Tensor input, int dim=-1, bool descending=False)', vt.PARAMETERS['sort']),
     ],
     'split': [
         (vt.split_Tensor, 'split(Tensor input, int split_size, int dim=0)', vt.PARAMETERS['split_Tensor']),
@@ -507,8 +507,8 @@ TENSOR_METHODS = {
         (vt.argmin, 'argmin(int? dim=None, bool keepdim=False)', vt.PARAMETERS['argmin']),
     ],
     'argsort': [
-        (vt.argsort, 'argsort(int dim=-1, bool descending=False)', vt.PARAMETERS['argsort']),
         (vt.argsort_stable, 'argsort(*, bool stable, int dim=-1, bool descending=False)', vt.PARAMETERS['argsort_stable']),
+        (vt.argsort, 'argsort(int dim=-1, bool descending=False)', vt.PARAMETERS['argsort']),
     ],
     'baddbmm': [
         (vt.baddbmm, 'baddbmm(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)', vt.PARAMETERS['baddbmm']),
@@ -813,8 +813,8 @@ TENSOR_METHODS = {
         (vt.softmax_int, 'softmax(int dim, ScalarType? dtype=None)', vt.PARAMETERS['softmax_int']),
     ],
     'sort': [
-        (vt.sort, 'sort(int dim=-1, bool descending=False)', vt.PARAMETERS['sort']),
         (vt.sort_stable, 'sort(*, bool? stable, int dim=-1, bool descending=False)', vt.PARAMETERS['sort_stable']),
+        (vt.sort, 'sort(int dim=-1, bool descending=False)', vt.PARAMETERS['sort']),
     ],
     'split': [
         (vt.split_Tensor, 'split(int split_size, int dim=0)', vt.PARAMETERS['split_Tensor']),
@@ -904,7 +904,7 @@ RETURN_TYPES = {
     'nll_loss2d_forward': ('nll_loss2d_forward', ('output', 'total_weight')),
     'max_dim': ('max', ('values', 'indices')),
     'min_dim': ('min', ('values', 'indices')),
-    'sort': ('sort', ('values', 'indices')),
     'sort_stable': ('sort', ('values', 'indices')),
+    'sort': ('sort', ('values', 'indices')),
     'topk': ('topk', ('values', 'indices')),
 }

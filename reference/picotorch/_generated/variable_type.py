@@ -2790,22 +2790,6 @@ def tile(self, dims):
     return native.tile(self, dims)
 
 
-def sort(self, dim=-1, descending=False):
-    """``sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)``"""
-    grad_fn = None
-    if is_grad_enabled() and any_requires_grad(self):
-        grad_fn = nodes.SortBackward0()
-        grad_fn.set_next_edges(collect_next_edges(self))
-        grad_fn.dim = dim
-        grad_fn.self_sizes = tuple(self.shape)
-    result = kernel_for("sort", device_of(self))(self, dim, descending)
-    if grad_fn is not None:
-        if result[0] is not None:  # undefined when a gradient output_mask left it out
-            set_history(result[0], grad_fn)
-        grad_fn.indices_ = SavedVariable(result[1], is_output=True)
-    return result
-
-
 def sort_stable(self, *, stable, dim=-1, descending=False):
     """``sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)``"""
     grad_fn = None
@@ -2822,14 +2806,30 @@ def sort_stable(self, *, stable, dim=-1, descending=False):
     return result
 
 
-def argsort(self, dim=-1, descending=False):
-    """``argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor``"""
-    return native.argsort(self, dim, descending)
+def sort(self, dim=-1, descending=False):
+    """``sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.SortBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim = dim
+        grad_fn.self_sizes = tuple(self.shape)
+    result = kernel_for("sort", device_of(self))(self, dim, descending)
+    if grad_fn is not None:
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
+        grad_fn.indices_ = SavedVariable(result[1], is_output=True)
+    return result
 
 
 def argsort_stable(self, *, stable, dim=-1, descending=False):
     """``argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor``"""
     return native.argsort_stable(self, stable, dim, descending)
+
+
+def argsort(self, dim=-1, descending=False):
+    """``argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor``"""
+    return native.argsort(self, dim, descending)
 
 
 def topk(self, k, dim=-1, largest=True, sorted=True):
@@ -3071,8 +3071,8 @@ register_kernels("unbind.int", {"CPU": native.unbind, "CUDA": native.unbind}, co
 register_kernels("flip", {"CPU": native.flip, "CUDA": native.flip})
 register_kernels("roll", {"CPU": native.roll, "CUDA": native.roll})
 register_kernels("repeat", {"CPU": native.repeat, "CUDA": native.repeat})
-register_kernels("sort", {"CPU": native.sort, "CUDA": native.sort})
 register_kernels("sort.stable", {"CPU": native.sort_stable, "CUDA": native.sort_stable})
+register_kernels("sort", {"CPU": native.sort, "CUDA": native.sort})
 register_kernels("topk", {"CPU": native.topk, "CUDA": native.topk})
 register_kernels("isnan", {"CPU": native.isnan, "CUDA": native.isnan})
 register_kernels("isinf", {"CPU": native.isinf, "CUDA": native.isinf})
@@ -3303,10 +3303,10 @@ PARAMETERS = {
     "roll": ((('self', 'Tensor', False), ('shifts', 'int[]', False), ('dims', 'int[]', True),), ()),
     "repeat": ((('self', 'Tensor', False), ('repeats', 'int[]', False),), ()),
     "tile": ((('self', 'Tensor', False), ('dims', 'int[]', False),), ()),
-    "sort": ((('self', 'Tensor', False), ('dim', 'int', True), ('descending', 'bool', True),), ()),
     "sort_stable": ((('self', 'Tensor', False),), (('stable', 'bool?', False), ('dim', 'int', True), ('descending', 'bool', True),)),
-    "argsort": ((('self', 'Tensor', False), ('dim', 'int', True), ('descending', 'bool', True),), ()),
+    "sort": ((('self', 'Tensor', False), ('dim', 'int', True), ('descending', 'bool', True),), ()),
     "argsort_stable": ((('self', 'Tensor', False),), (('stable', 'bool', False), ('dim', 'int', True), ('descending', 'bool', True),)),
+    "argsort": ((('self', 'Tensor', False), ('dim', 'int', True), ('descending', 'bool', True),), ()),
     "topk": ((('self', 'Tensor', False), ('k', 'int', False), ('dim', 'int', True), ('largest', 'bool', True), ('sorted', 'bool', True),), ()),
     "isnan": ((('self', 'Tensor', False),), ()),
     "isfinite": ((('self', 'Tensor', False),), ()),
@@ -3487,8 +3487,8 @@ register_op("flip", overloaded("flip", [(flip, PARAMETERS["flip"])]))
 register_op("roll", overloaded("roll", [(roll, PARAMETERS["roll"])]))
 register_op("repeat", overloaded("repeat", [(repeat, PARAMETERS["repeat"])]))
 register_op("tile", overloaded("tile", [(tile, PARAMETERS["tile"])]))
-register_op("sort", overloaded("sort", [(sort, PARAMETERS["sort"]), (sort_stable, PARAMETERS["sort_stable"])]))
-register_op("argsort", overloaded("argsort", [(argsort, PARAMETERS["argsort"]), (argsort_stable, PARAMETERS["argsort_stable"])]))
+register_op("sort", overloaded("sort", [(sort_stable, PARAMETERS["sort_stable"]), (sort, PARAMETERS["sort"])]))
+register_op("argsort", overloaded("argsort", [(argsort_stable, PARAMETERS["argsort_stable"]), (argsort, PARAMETERS["argsort"])]))
 register_op("topk", overloaded("topk", [(topk, PARAMETERS["topk"])]))
 register_op("isnan", overloaded("isnan", [(isnan, PARAMETERS["isnan"])]))
 register_op("isfinite", overloaded("isfinite", [(isfinite, PARAMETERS["isfinite"])]))

@@ -333,9 +333,23 @@ def test_linspace_defaults_printing_and_requires_grad():
     lambda T: T.linspace(0, 1, -1),
     lambda T: T.linspace(0, 1, 3, dtype=T.bool),
     lambda T: T.linspace(0, 1e5, 3, dtype=T.float16),
+    lambda T: T.linspace(0, 300, 3, dtype=T.uint8),
+    lambda T: T.linspace(math.nan, 1, 3, dtype=T.int32),
+    lambda T: T.linspace(-2**40, 1, 3, dtype=T.int16),
+    lambda T: T.linspace(1e39, 1, 3, dtype=T.float32),
 ])
 def test_linspace_errors(program):
     assert_same(program)
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int32", "float16", "bfloat16"])
+def test_linspace_converts_its_ends_to_the_dtype_first(dtype):
+    """A negative number wraps into uint8, a float truncates toward zero, an infinite end gives NaN between."""
+    def prog(T):
+        dt = getattr(T, dtype)
+        ends = T.linspace(1, math.inf, 4, dtype=dt) if dt.is_floating_point else None
+        return T.linspace(-1, 1, 5, dtype=dt), T.linspace(-3.7, 2.5, 6, dtype=dt), ends
+    assert_same(prog, rtol=0, atol=0)
 
 
 # ----------------------------------------------------------------------------- one_hot

@@ -179,6 +179,7 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False,
     start, end = _num(start), _num(end)
     for value in (start, end):
         _check_float_fits(value, dtype)
+        _check_int_fits(value, dtype)
     return _finish(_linspace_values(start, end, steps, dtype), dtype, device, requires_grad)
 
 
@@ -198,6 +199,19 @@ def _linspace_values(start, end, steps, dtype) -> np.ndarray:
     return _host_convert(np.trunc(np.asarray(values, dtype=np.float64)), dtype)
 
 
+_CPP_INT_NAMES = {st.uint8: "uint8_t", st.int8: "int8_t", st.int16: "int16_t", st.int32: "int", st.int64: "int64_t"}
+
+
+def _check_int_fits(value, dtype) -> None:
+    """``Scalar::to<T>``'s checked conversion: the error names the C++ type (``int``, ``uint8_t``)."""
+    if dtype not in _CPP_INT_NAMES:
+        return
+    try:
+        _check_overflow([value], dtype)
+    except RuntimeError:
+        raise RuntimeError(f"value cannot be converted to type {_CPP_INT_NAMES[dtype]} without overflow") from None
+
+
 def _fused_multiply_add(a, b, c, kind):
     """``a * b + c`` rounded once, to ``kind`` (float32 or float64), as C++'s ``std::fma``."""
     if not (math.isfinite(a) and math.isfinite(c)):
@@ -215,7 +229,9 @@ def _fused_multiply_add(a, b, c, kind):
 def _linspace_rounding_each_op(start, end, steps, kind) -> np.ndarray:
     first, last = kind(start), kind(end)
     step = (last - first) / kind(steps - 1)
-    values = [first + step * kind(i) if i < steps // 2 else last - step * kind(steps - i - 1) for i in range(steps)]
+    with np.errstate(invalid="ignore", over="ignore"):  # inf - inf is NaN there too, without a warning
+        values = [first + step * kind(i) if i < steps // 2 else last - step * kind(steps - i - 1)
+                  for i in range(steps)]
     return np.asarray(values, dtype=kind)
 
 

@@ -279,6 +279,16 @@ def test_isclose_of_integers_bool_and_broadcasting():
     assert_same(prog)
 
 
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int16", "int64"])
+def test_isclose_of_integers_takes_the_difference_without_wrapping(dtype):
+    def prog(T):
+        dt = getattr(T, dtype)
+        lo, hi = (1, 2, 10, 0) if dtype == "uint8" else (-100, 1, -5, 0)
+        a, b = T.tensor([lo, hi, 120, hi], dtype=dt), T.tensor([hi, lo, hi, 0], dtype=dt)
+        return T.isclose(a, b, atol=1), T.isclose(a, b, atol=110), T.isclose(a, b, rtol=0.5), T.allclose(a, b, 200, 0)
+    assert_same(prog)
+
+
 def test_isclose_has_no_grad_fn():
     def prog(T):
         a = T.tensor([1.0, 2.0], requires_grad=True)

@@ -147,8 +147,9 @@ def _bool_result(self, test):
 
 
 # ----------------------------------------------------------------------------- isclose, allclose
-# |self - other| <= atol + rtol * |other|, elementwise, in the operands' own dtype (rtol and atol are
-# numbers, which do not promote a float tensor); equal values are close even when infinite.
+# |self - other| <= atol + |rtol * other|, elementwise, in the operands' own float dtype (rtol and atol are
+# numbers, which do not promote a float tensor) or in the default dtype for integers; equal values are close
+# even when infinite.
 
 
 def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -163,9 +164,12 @@ def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         close = ops.bitwise_or(close, ops.bitwise_and(ops.isnan(self), ops.isnan(other)))
     if rtol == 0 and atol == 0:
         return close
-    if self._dtype is st.bool_:  # "-" refuses bool tensors: the difference is taken in the default dtype
-        default = st.get_default_dtype()
-        self, other = ops._to_copy(self, dtype=default), ops._to_copy(other, dtype=default)
+    # the difference is taken in the default dtype for integers ("-" of uint8 would wrap) and bool ("-" refuses it)
+    default = st.get_default_dtype()
+    if not self._dtype.is_floating_point:
+        other = ops._to_copy(other, dtype=default)  # int - float: the difference is a float too
+        if self._dtype is st.bool_:
+            self = ops._to_copy(self, dtype=default)
     allowed_error = ops.add(ops.abs(ops.mul(other, rtol)), atol)
     actual_error = ops.abs(ops.sub(self, other))
     return ops.bitwise_or(close, ops.bitwise_and(ops.isfinite(actual_error), ops.le(actual_error, allowed_error)))

@@ -331,6 +331,15 @@ def test_linspace_bit_for_bit(dtype):
             assert np.array_equal(np.signbit(ours_values), np.signbit(theirs_values)), (dtype, start, end, steps)
 
 
+@settings(max_examples=20, deadline=None)
+@given(start=st.floats(-1e6, 1e6), end=st.floats(-1e6, 1e6), steps=st.integers(2, 2000),
+       dtype=st.sampled_from(["float32", "float64", "int64"]))
+def test_fuzzed_linspace_is_exact(start, end, steps, dtype):
+    ours = picotorch.linspace(start, end, steps, dtype=getattr(picotorch, dtype)).numpy()
+    theirs = torch.linspace(start, end, steps, dtype=getattr(torch, dtype)).numpy()
+    assert np.array_equal(ours, theirs) and np.array_equal(np.signbit(ours), np.signbit(theirs))
+
+
 def test_linspace_defaults_printing_and_requires_grad():
     def prog(T):
         return (T.linspace(0, 10, 5), T.linspace(-1, 1, 4, dtype=T.float64), T.linspace(0, 10, 7, dtype=T.int64),

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 import warnings
-from fractions import Fraction
 
 import numpy as np
 
@@ -165,8 +164,8 @@ def _num(v):
 # ``aten/src/ATen/native/RangeFactories.cpp`` and ``cpu/RangeFactoriesKernel.cpp``: the first half of the
 # values counts up from ``start``, the second half down from ``end`` (so both ends are exact), with a step
 # computed in the dtype (in double for integer dtypes, whose values are then truncated). PyTorch's CPU build
-# fuses ``start + step * i`` into one fused multiply-add, rounded once: computed here exactly (a Fraction)
-# and rounded to the dtype. float16 and bfloat16 round after every operation, as their C++ operators do.
+# fuses ``start + step * i`` into one fused multiply-add, rounded once: computed here exactly and rounded
+# once to the dtype. float16 and bfloat16 round after every operation, as their C++ operators do.
 
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, out=None, layout=None,
@@ -191,12 +190,14 @@ def _linspace_values(start, end, steps, dtype) -> np.ndarray:
     work = np.float64 if not dtype.is_floating_point else st.to_numpy_dtype(dtype).type
     first, last = work(_host_convert(np.asarray(start), dtype)), work(_host_convert(np.asarray(end), dtype))
     step = (last - first) / work(steps - 1)
-    kind = work if dtype.is_floating_point else np.float64
-    values = [_fused_multiply_add(step, i, first, kind) if i < steps // 2 else
-              _fused_multiply_add(-step, steps - i - 1, last, kind) for i in range(steps)]
+    half = steps // 2
+    up, down = np.arange(half), np.arange(steps - half - 1, -1, -1)  # i, then steps - 1 - i
+    if work is np.float32:
+        return np.concatenate([_fma_floats(step, up, first), _fma_floats(-step, down, last)])
+    values = np.asarray(_fma_doubles(float(step), up, float(first)) + _fma_doubles(-float(step), down, float(last)))
     if dtype.is_floating_point:
-        return np.asarray(values, dtype=work)
-    return _host_convert(np.trunc(np.asarray(values, dtype=np.float64)), dtype)
+        return values
+    return _host_convert(np.trunc(values), dtype)
 
 
 _CPP_INT_NAMES = {st.uint8: "uint8_t", st.int8: "int8_t", st.int16: "int16_t", st.int32: "int", st.int64: "int64_t"}
@@ -212,18 +213,39 @@ def _check_int_fits(value, dtype) -> None:
         raise RuntimeError(f"value cannot be converted to type {_CPP_INT_NAMES[dtype]} without overflow") from None
 
 
-def _fused_multiply_add(a, b, c, kind):
-    """``a * b + c`` rounded once, to ``kind`` (float32 or float64), as C++'s ``std::fma``."""
+def _fma_doubles(a: float, counts, c: float) -> list:
+    """``a * k + c`` for each int ``k``, each rounded once to a double: Python's int / int rounds correctly."""
     if not (math.isfinite(a) and math.isfinite(c)):
-        return kind(float(a) * b + float(c))  # NaN and infinities: Python floats, without NumPy's warnings
-    exact = Fraction(float(a)) * b + Fraction(float(c))
-    nearest = kind(float(exact))
-    if kind is np.float32 and Fraction(float(exact)) != exact:  # rounded twice: redo a tie of the second rounding
-        towards = np.float32(math.inf if exact > Fraction(float(nearest)) else -math.inf)
-        other = np.nextafter(nearest, towards)
-        if Fraction(float(nearest)) + Fraction(float(other)) == 2 * Fraction(float(exact)):
-            return other if abs(exact - Fraction(float(other))) < abs(exact - Fraction(float(nearest))) else nearest
-    return nearest
+        return [a * k + c for k in counts.tolist()]
+    a_num, a_den = a.as_integer_ratio()
+    c_num, c_den = c.as_integer_ratio()
+    den = max(a_den, c_den)  # both powers of two
+    a_num, c_num = a_num * (den // a_den), c_num * (den // c_den)
+    return [_divide(a_num * k + c_num, den) if a_num * k + c_num else a * k + c for k in counts.tolist()]
+
+
+def _divide(num: int, den: int) -> float:
+    try:
+        return num / den
+    except OverflowError:  # beyond the largest double: the fused result is an infinity
+        return math.copysign(math.inf, num)
+
+
+def _fma_floats(a, counts, c) -> np.ndarray:
+    """``a * k + c`` for each ``k``, rounded once to float32. In float64 the product is exact (24 bits times
+    fewer than 29) and only the sum rounds; rounding that to float32 again differs from one rounding only when
+    the double lands exactly halfway between two floats, where the sum's exact error (two-sum) decides."""
+    with np.errstate(invalid="ignore", over="ignore"):  # NaN and infinite ends give NaN and infinities, quietly
+        product, addend = np.float64(a) * counts.astype(np.float64), np.float64(c)
+        total = product + addend
+        part = total - addend
+        error = (addend - (total - part)) + (product - part)
+        result = total.astype(np.float32)
+        wide = result.astype(np.float64)
+        neighbour = np.nextafter(result, np.where(total > wide, np.float32(np.inf), np.float32(-np.inf)))
+        halfway = (total != wide) & (2 * total == wide + neighbour.astype(np.float64)) & (error != 0)
+        corrected = np.where(error > 0, np.maximum(result, neighbour), np.minimum(result, neighbour))
+        return np.where(halfway, corrected, result).astype(np.float32)
 
 
 def _linspace_rounding_each_op(start, end, steps, kind) -> np.ndarray:

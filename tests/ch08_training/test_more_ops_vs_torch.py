@@ -83,6 +83,15 @@ def test_sort_puts_nan_last_ascending_and_first_descending():
     assert_same(prog)
 
 
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float64"])
+def test_sort_and_topk_with_nans_in_every_float_dtype(dtype):
+    def prog(T):
+        x = T.tensor([2.0, math.nan, -math.inf, 1.0, math.inf, math.nan, -3.0], dtype=getattr(T, dtype))
+        return (x.sort(stable=True), x.sort(descending=True, stable=True), x.topk(4), x.topk(3, largest=False),
+                x.argsort(stable=True, descending=True))
+    assert_same(prog)
+
+
 @pytest.mark.parametrize("stable", [False, True])
 def test_sort_backward_node_saved_values_and_gradient(stable):
     """SortBackward0 (sort) / SortBackward1 (sort.stable) save dim, indices and self's sizes; the gradient

@@ -16,7 +16,7 @@ from __future__ import annotations
 from ..c10 import scalar_type as st
 from . import checks
 from .dispatcher import ops
-from .helpers import wrap, xp_of
+from .helpers import is_reduced_float, wrap, xp_of
 
 
 def sort(self, dim=-1, descending=False):
@@ -50,7 +50,10 @@ def _sorted(self, dim, descending):
     if self._data.ndim == 0:
         return (wrap(self, xp.asarray(self._data, copy=True)),
                 wrap(self, xp.zeros((), dtype=xp.int64, device=self._data.device), st.int64))
-    order = xp.argsort(self._data, axis=axis, descending=bool(descending), stable=True)
+    keys = self._data
+    if is_reduced_float(self._dtype):  # bfloat16 (ml_dtypes) sorts NaNs wrongly; float32 holds every value exactly
+        keys = xp.astype(keys, xp.float32)
+    order = xp.argsort(keys, axis=axis, descending=bool(descending), stable=True)
     values = xp.take_along_axis(self._data, order, axis=axis)
     return wrap(self, values), wrap(self, xp.astype(order, xp.int64), st.int64)
 

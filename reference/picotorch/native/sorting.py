@@ -6,15 +6,20 @@ Models ``aten/src/ATen/native/Sorting.cpp`` and ``aten/src/ATen/native/TensorCom
 
 Ties: the sort here is always stable (equal values keep their order, in both directions), which is what
 PyTorch promises for ``stable=True``. Without it PyTorch's CPU sort is x86-simd-sort's quicksort (float,
-double, int, long) or ``std::sort``, and ``topk`` a ``std::partial_sort``/``nth_element``: tied values may
-come in another order there (values always agree, indices of tied values may not), and ``topk(sorted=False)``
-returns the k values in an order of its own, where picotorch returns them sorted.
+double, int, long) or ``std::sort``: tied values may come in another order there (values always agree, indices
+of tied values may not). ``topk`` is libstdc++'s ``std::partial_sort`` (k at most 1/64 of the dim) or
+``std::nth_element`` then ``std::sort`` of the first k-1, followed step for step (``stl_algorithms.py``) wherever
+the result depends on it: ties, and the order of ``sorted=False``.
 """
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..c10 import scalar_type as st
 from . import checks
+from . import stl_algorithms as stl
+from .device import to_numpy
 from .dispatcher import ops
 from .helpers import is_reduced_float, wrap, xp_of
 
@@ -34,13 +39,58 @@ def topk(self, k, dim=-1, largest=True, sorted=True):
         raise RuntimeError("selected index k out of range")
     if self._dtype is st.bool_:
         raise RuntimeError("topk does not support bool dtypes on CPU")
-    values, indices = _sorted(self, axis, largest)
     if self._data.ndim == 0:
-        return values, indices
+        return _sorted(self, axis, largest)
     xp = xp_of(self)
-    first_k = xp.arange(k, device=self._data.device)
-    return (wrap(self, xp.take(values._data, first_k, axis=axis)),
-            wrap(indices, xp.take(indices._data, first_k, axis=axis)))
+    rows = np.moveaxis(to_numpy(self._data), axis, -1)
+    if self._dtype.is_floating_point:
+        rows = rows.astype(np.float64)  # exact for every float dtype; bfloat16 compares as float, as in PyTorch
+    if (sorted or k * 64 <= size) and _all_distinct(rows):  # then any correct algorithm gives PyTorch's result
+        values, indices = _sorted(self, axis, largest)
+        first_k = xp.arange(k, device=self._data.device)
+        return (wrap(self, xp.take(values._data, first_k, axis=axis)),
+                wrap(indices, xp.take(indices._data, first_k, axis=axis)))
+    order = np.moveaxis(_topk_rows(rows.reshape(-1, size), k, largest, sorted).reshape(rows.shape[:-1] + (k,)),
+                        -1, axis)
+    indices = xp.asarray(order, device=self._data.device)
+    return wrap(self, xp.take_along_axis(self._data, indices, axis=axis)), wrap(self, indices, st.int64)
+
+
+def _all_distinct(rows: np.ndarray) -> bool:
+    """No two equal values in a row (two NaNs count as equal, as topk's comparison treats them)."""
+    if rows.shape[-1] < 2 or rows.size == 0:
+        return True
+    ordered = np.sort(rows, axis=-1)
+    return not ((ordered[..., 1:] == ordered[..., :-1]) | np.isnan(ordered[..., 1:]) & np.isnan(ordered[..., :-1])
+                ).any() if rows.dtype.kind == "f" else not (ordered[..., 1:] == ordered[..., :-1]).any()
+
+
+def _topk_rows(rows: np.ndarray, k: int, largest: bool, sorted: bool) -> np.ndarray:
+    """TopKImpl.h on each row: (value, index) pairs partially sorted for small k, else the k-th put in place
+    and the ones before it sorted (when ``sorted``), with NaN above every number."""
+    less = _nan_first_greater if largest else _nan_last_less
+    size = rows.shape[-1]
+    order = np.empty((rows.shape[0], k), dtype=np.int64)
+    if k == 0:
+        return order
+    for r, row in enumerate(rows.tolist()):
+        queue = list(zip(row, range(size)))
+        if k * 64 <= size:
+            stl.partial_sort(queue, 0, k, size, less)
+        else:
+            stl.nth_element(queue, 0, k - 1, size, less)
+            if sorted:
+                stl.sort(queue, 0, k - 1, less)
+        order[r] = [index for _, index in queue[:k]]
+    return order
+
+
+def _nan_first_greater(x, y) -> bool:
+    return (x[0] != x[0] and y[0] == y[0]) or x[0] > y[0]
+
+
+def _nan_last_less(x, y) -> bool:
+    return (x[0] == x[0] and y[0] != y[0]) or x[0] < y[0]
 
 
 def _sorted(self, dim, descending):

@@ -5,9 +5,10 @@
 Each program runs on both libraries (values, dtypes, printed output, ``grad_fn`` names, ``next_functions``, saved
 values, gradients, error types and texts); sort's and topk's gradients are also checked against finite
 differences, and a hypothesis fuzz covers shapes (empty ones too), dims, negative dims, k and the directions.
-Tied values: ``sort(stable=True)`` keeps them in order as PyTorch does; without ``stable`` PyTorch's CPU sort (a
-SIMD quicksort) may order tied values otherwise (their indices can differ, never their values), so those tests
-use distinct values. ``topk`` follows libstdc++'s algorithms, so its ties and ``sorted=False`` are compared exactly.
+Tied values: ``sort(stable=True)`` keeps them in order as PyTorch does; without ``stable`` PyTorch's CPU sort is
+``std::sort`` for bool, 8- and 16-bit types (compared exactly) and a SIMD quicksort for float, double, int and
+long, which may order tied values otherwise (their indices can differ, never their values): those tests use
+distinct values. ``topk`` follows libstdc++'s algorithms, so its ties and ``sorted=False`` are compared exactly.
 """
 
 from __future__ import annotations
@@ -73,6 +74,20 @@ def test_stable_sort_keeps_tied_values_in_order(descending, stable):
         arg = T.argsort(x, stable=True, descending=descending)
         loose = x.sort(stable=stable, descending=descending).values
         return out, arg, loose
+    assert_same(prog)
+
+
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "int8", "int16", "float16", "bfloat16"])
+@pytest.mark.parametrize("size", [16, 17, 40, 150])
+def test_unstable_sort_of_tied_values_follows_std_sort(dtype, size):
+    """PyTorch sorts these dtypes with std::sort without stable=True: tied indices agree exactly (up to 16
+    values it is an insertion sort, which is stable)."""
+    rng = np.random.default_rng(size)
+    data = rng.integers(0, 3, (2, size))
+
+    def prog(T):
+        x = T.tensor(data).to(getattr(T, dtype))
+        return x.sort(), x.sort(descending=True), T.sort(x, dim=0), x.argsort(descending=True), x.sort(stable=False)
     assert_same(prog)
 
 

@@ -1,15 +1,16 @@
 """``sort``, ``argsort`` and ``topk``: the values along one dim in order, with the index each came from.
 
-Models ``aten/src/ATen/native/Sorting.cpp`` and ``aten/src/ATen/native/TensorCompare.cpp`` (``sort``,
-``sort.stable``, ``argsort``, ``argsort.stable``, ``topk`` and ``topk``'s meta function with its check of
-``k``). NaN counts as larger than every number: last in an ascending sort, first in a descending one.
+Models ``aten/src/ATen/native/Sorting.cpp``, ``cpu/SortingKernel.cpp`` and ``TopKImpl.h`` (``sort``,
+``sort.stable``, ``argsort``, ``argsort.stable``, ``topk`` and its check of ``k``). NaN counts as larger than
+every number: last in an ascending sort, first in a descending one.
 
-Ties: the sort here is always stable (equal values keep their order, in both directions), which is what
-PyTorch promises for ``stable=True``. Without it PyTorch's CPU sort is x86-simd-sort's quicksort (float,
-double, int, long) or ``std::sort``: tied values may come in another order there (values always agree, indices
-of tied values may not). ``topk`` is libstdc++'s ``std::partial_sort`` (k at most 1/64 of the dim) or
-``std::nth_element`` then ``std::sort`` of the first k-1, followed step for step (``stl_algorithms.py``) wherever
-the result depends on it: ties, and the order of ``sorted=False``.
+Ties: with ``stable=True`` equal values keep their order, in both directions. Without it PyTorch's CPU sort is
+``std::sort`` for bool, uint8, int8, int16, float16 and bfloat16, followed here step for step
+(``stl_algorithms.py``), and x86-simd-sort's quicksort for float, double, int and long, where picotorch sorts
+stably: tied values may come in another order there (values always agree, indices of tied values may not).
+``topk`` is libstdc++'s ``std::partial_sort`` (k at most 1/64 of the dim) or ``std::nth_element`` then
+``std::sort`` of the first k-1, also followed step for step wherever the result depends on it: ties, and the
+order of ``sorted=False``. Rows without ties take NumPy's sort, whose result is then the same.
 """
 
 from __future__ import annotations
@@ -25,11 +26,11 @@ from .helpers import is_reduced_float, wrap, xp_of
 
 
 def sort(self, dim=-1, descending=False):
-    return _sorted(self, dim, descending)
+    return _sorted(self, dim, descending, stable=False)
 
 
 def sort_stable(self, stable=None, dim=-1, descending=False):
-    return _sorted(self, dim, descending)
+    return _sorted(self, dim, descending, stable=bool(stable))
 
 
 def topk(self, k, dim=-1, largest=True, sorted=True):
@@ -85,6 +86,21 @@ def _topk_rows(rows: np.ndarray, k: int, largest: bool, sorted: bool) -> np.ndar
     return order
 
 
+# std::sort of at most 16 elements is one insertion sort, which never moves an element past an equal one
+_STABLE_UP_TO = 16
+
+
+def _std_sort_rows(rows: np.ndarray, descending: bool) -> np.ndarray:
+    less = _nan_first_greater if descending else _nan_last_less
+    size = rows.shape[-1]
+    order = np.empty(rows.shape, dtype=np.int64)
+    for r, row in enumerate(rows.tolist()):
+        queue = list(zip(row, range(size)))
+        stl.sort(queue, 0, size, less)
+        order[r] = [index for _, index in queue]
+    return order
+
+
 def _nan_first_greater(x, y) -> bool:
     return (x[0] != x[0] and y[0] == y[0]) or x[0] > y[0]
 
@@ -93,13 +109,25 @@ def _nan_last_less(x, y) -> bool:
     return (x[0] == x[0] and y[0] != y[0]) or x[0] < y[0]
 
 
-def _sorted(self, dim, descending):
-    """(values, int64 indices) of a stable sort along ``dim``; a zero-dim tensor is itself, at index 0."""
+# Without ``stable``, PyTorch sorts these dtypes with ``std::sort`` (the others with x86-simd-sort).
+_STD_SORT_DTYPES = (st.bool_, st.float16, st.bfloat16, st.uint8, st.int8, st.int16)
+
+
+def _sorted(self, dim, descending, stable=True):
+    """(values, int64 indices) of a sort along ``dim``; a zero-dim tensor is itself, at index 0."""
     xp = xp_of(self)
     axis = checks.wrap_dim(dim, self._data.ndim)
     if self._data.ndim == 0:
         return (wrap(self, xp.asarray(self._data, copy=True)),
                 wrap(self, xp.zeros((), dtype=xp.int64, device=self._data.device), st.int64))
+    if not stable and self._dtype in _STD_SORT_DTYPES and self._data.shape[axis] > _STABLE_UP_TO:
+        rows = np.moveaxis(to_numpy(self._data), axis, -1)
+        rows = rows.astype(np.float64) if self._dtype.is_floating_point else rows.astype(np.int64)
+        if not _all_distinct(rows):  # ties: their order is std::sort's
+            size = rows.shape[-1]
+            order = _std_sort_rows(rows.reshape(-1, size), descending).reshape(rows.shape)
+            indices = xp.asarray(np.moveaxis(order, -1, axis), device=self._data.device)
+            return wrap(self, xp.take_along_axis(self._data, indices, axis=axis)), wrap(self, indices, st.int64)
     keys = self._data
     if is_reduced_float(self._dtype):  # bfloat16 (ml_dtypes) sorts NaNs wrongly; float32 holds every value exactly
         keys = xp.astype(keys, xp.float32)

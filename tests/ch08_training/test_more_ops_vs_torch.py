@@ -5,10 +5,9 @@
 Each program runs on both libraries (values, dtypes, printed output, ``grad_fn`` names, ``next_functions``, saved
 values, gradients, error types and texts); sort's and topk's gradients are also checked against finite
 differences, and a hypothesis fuzz covers shapes (empty ones too), dims, negative dims, k and the directions.
-Tied values: ``sort(stable=True)`` keeps them in order as PyTorch does; without ``stable`` PyTorch's CPU sort is
-``std::sort`` for bool, 8- and 16-bit types (compared exactly) and a SIMD quicksort for float, double, int and
-long, which may order tied values otherwise (their indices can differ, never their values): those tests use
-distinct values. ``topk`` follows libstdc++'s algorithms, so its ties and ``sorted=False`` are compared exactly.
+Tied values: ``sort(stable=True)`` keeps them in order; without ``stable`` PyTorch's CPU sort is ``std::sort``
+(a radix sort for long 1-D integer tensors) and ``topk`` libstdc++'s ``partial_sort``/``nth_element``: their
+tie orders, and ``sorted=False``'s order, are compared exactly.
 """
 
 from __future__ import annotations
@@ -66,28 +65,43 @@ def test_sort_values_indices_and_named_tuple(dtype, dim, descending):
 @pytest.mark.parametrize("descending", [False, True])
 @pytest.mark.parametrize("stable", [True, False, None])
 def test_stable_sort_keeps_tied_values_in_order(descending, stable):
-    """stable=True is PyTorch's promise; picotorch's sort is always stable, so stable=False/None only on
-    values whose order is unambiguous (the tied ones are compared by value)."""
+    """stable=True keeps tied values in order; stable=False/None is std::sort (insertion sort here: 6 values)."""
     def prog(T):
         x = T.tensor(TIES)
         out = T.sort(x, stable=True, descending=descending, dim=1)
         arg = T.argsort(x, stable=True, descending=descending)
-        loose = x.sort(stable=stable, descending=descending).values
-        return out, arg, loose
+        return out, arg, x.sort(stable=stable, descending=descending)
     assert_same(prog)
 
 
-@pytest.mark.parametrize("dtype", ["bool", "uint8", "int8", "int16", "float16", "bfloat16"])
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "int8", "int16", "float16", "bfloat16", "float32", "float64",
+                                   "int32", "int64"])
 @pytest.mark.parametrize("size", [16, 17, 40, 150])
 def test_unstable_sort_of_tied_values_follows_std_sort(dtype, size):
-    """PyTorch sorts these dtypes with std::sort without stable=True: tied indices agree exactly (up to 16
-    values it is an insertion sort, which is stable)."""
+    """Without stable=True PyTorch's CPU sort is std::sort: tied indices agree exactly (up to 16 values it is an
+    insertion sort, which is stable)."""
     rng = np.random.default_rng(size)
     data = rng.integers(0, 3, (2, size))
 
     def prog(T):
         x = T.tensor(data).to(getattr(T, dtype))
         return x.sort(), x.sort(descending=True), T.sort(x, dim=0), x.argsort(descending=True), x.sort(stable=False)
+    assert_same(prog)
+
+
+def test_long_1d_integer_sort_is_radix_sort_and_stable():
+    data = np.random.default_rng(3).integers(0, 40, 33000)
+
+    def prog(T):
+        x = T.tensor(data)
+        return x.sort().indices[-50:], x.to(T.int16).sort(descending=True).indices[:50], x.float().sort().indices[:50]
+    assert_same(prog)
+
+
+def test_sort_of_an_expanded_dim_leaves_every_value_in_place():
+    def prog(T):
+        x = T.tensor([[3.0], [2.0]], requires_grad=True).expand(2, 40)
+        return x.sort(), x.sort(descending=True, stable=True), T.sort(x, 0), x.argsort(dim=1)
     assert_same(prog)
 
 

@@ -5,9 +5,9 @@ Models ``aten/src/ATen/native/Sorting.cpp``, ``cpu/SortingKernel.cpp`` and ``Top
 every number: last in an ascending sort, first in a descending one.
 
 Ties: with ``stable=True`` equal values keep their order, in both directions. Without it PyTorch's CPU sort is
-``std::sort`` for bool, uint8, int8, int16, float16 and bfloat16, followed here step for step
-(``stl_algorithms.py``), and x86-simd-sort's quicksort for float, double, int and long, where picotorch sorts
-stably: tied values may come in another order there (values always agree, indices of tied values may not).
+``std::sort`` on (value, index) pairs, followed here step for step (``stl_algorithms.py``), except for a 1-D
+integer tensor of 32768 values or more sorted ascending, which FBGEMM's radix sort sorts stably. (A build with
+x86-simd-sort would sort float, double, int and long otherwise; PyTorch 2.13's CPU wheel does not use it.)
 ``topk`` is libstdc++'s ``std::partial_sort`` (k at most 1/64 of the dim) or ``std::nth_element`` then
 ``std::sort`` of the first k-1, also followed step for step wherever the result depends on it: ties, and the
 order of ``sorted=False``. Rows without ties take NumPy's sort, whose result is then the same.
@@ -86,6 +86,16 @@ def _topk_rows(rows: np.ndarray, k: int, largest: bool, sorted: bool) -> np.ndar
     return order
 
 
+def _zero_stride(array, axis) -> bool:
+    strides = getattr(array, "strides", None)  # NumPy and CuPy arrays have strides; the Array API has none
+    return strides is not None and array.shape[axis] > 1 and strides[axis] == 0
+
+
+def _radix_sorted(self, descending) -> bool:
+    integral = not self._dtype.is_floating_point and self._dtype is not st.bool_
+    return integral and self._data.ndim == 1 and not descending and self._data.shape[0] >= _RADIX_SORT_FROM
+
+
 # std::sort of at most 16 elements is one insertion sort, which never moves an element past an equal one
 _STABLE_UP_TO = 16
 
@@ -109,8 +119,8 @@ def _nan_last_less(x, y) -> bool:
     return (x[0] == x[0] and y[0] != y[0]) or x[0] < y[0]
 
 
-# Without ``stable``, PyTorch sorts these dtypes with ``std::sort`` (the others with x86-simd-sort).
-_STD_SORT_DTYPES = (st.bool_, st.float16, st.bfloat16, st.uint8, st.int8, st.int16)
+# FBGEMM's radix sort (stable) replaces std::sort for a long 1-D integer tensor sorted ascending
+_RADIX_SORT_FROM = 32768
 
 
 def _sorted(self, dim, descending, stable=True):
@@ -120,7 +130,13 @@ def _sorted(self, dim, descending, stable=True):
     if self._data.ndim == 0:
         return (wrap(self, xp.asarray(self._data, copy=True)),
                 wrap(self, xp.zeros((), dtype=xp.int64, device=self._data.device), st.int64))
-    if not stable and self._dtype in _STD_SORT_DTYPES and self._data.shape[axis] > _STABLE_UP_TO:
+    if _zero_stride(self._data, axis):  # an expanded dim: every value equal, left in place (SortingKernel.cpp)
+        size = self._data.shape[axis]
+        shape = (1,) * axis + (size,) + (1,) * (self._data.ndim - axis - 1)
+        positions = xp.reshape(xp.arange(size, dtype=xp.int64, device=self._data.device), shape)
+        return (wrap(self, xp.asarray(self._data, copy=True)),
+                wrap(self, xp.asarray(xp.broadcast_to(positions, self._data.shape), copy=True), st.int64))
+    if not stable and self._data.shape[axis] > _STABLE_UP_TO and not _radix_sorted(self, descending):
         rows = np.moveaxis(to_numpy(self._data), axis, -1)
         rows = rows.astype(np.float64) if self._dtype.is_floating_point else rows.astype(np.int64)
         if not _all_distinct(rows):  # ties: their order is std::sort's

@@ -192,6 +192,10 @@ CASES = {
     "repeat": ([data(2, 3)], lambda T, a: a.repeat(2, 1, 3)),
     "tile": ([data(2, 3)], lambda T, a: a.tile(2)),
     "unflatten": ([data(6, 2)], lambda T, a: a.unflatten(0, (3, -1)).contiguous()),
+    # more ops (group L): sort (SortBackward0), sort with stable= (SortBackward1), topk
+    "sort": ([data(3, 4)], lambda T, a: a.sort(0, descending=True).values),
+    "sort_stable": ([data(3, 4)], lambda T, a: T.sort(a, stable=True).values),
+    "topk": ([data(3, 5)], lambda T, a: a.topk(2, largest=False).values),
 }
 
 

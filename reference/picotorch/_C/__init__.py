@@ -193,7 +193,7 @@ def _get_default_dtype():
 
 tensor = _factories.tensor
 zeros, ones, empty, full = _factories.zeros, _factories.ones, _factories.empty, _factories.full
-rand, randn, arange = _factories.rand, _factories.randn, _factories.arange
+rand, randn, arange, linspace = _factories.rand, _factories.randn, _factories.arange, _factories.linspace
 rand_like, randn_like = _factories.rand_like, _factories.randn_like
 from_numpy, manual_seed = _factories.from_numpy, _factories.manual_seed
 Generator, randperm = _generator.Generator, _generator.randperm

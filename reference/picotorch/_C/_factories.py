@@ -1,5 +1,5 @@
 """Making tensors from Python data and from nothing: ``tensor``, ``zeros``, ``ones``, ``arange``,
-``rand``, ``randn``, ``full``, ``empty``, ``from_numpy``, ``manual_seed``.
+``linspace``, ``rand``, ``randn``, ``full``, ``empty``, ``from_numpy``, ``manual_seed``.
 
 Models ``torch/csrc/utils/tensor_new.cpp`` (``torch.tensor``: infer the dtype and shape of nested
 sequences, with PyTorch's errors) and ``aten/src/ATen/native/TensorFactories.cpp``. Random numbers
@@ -158,6 +158,103 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
 
 def _num(v):
     return v.item() if hasattr(v, "item") else v
+
+
+# ----------------------------------------------------------------------------- linspace
+# ``aten/src/ATen/native/RangeFactories.cpp`` and ``cpu/RangeFactoriesKernel.cpp``: the first half of the
+# values counts up from ``start``, the second half down from ``end`` (so both ends are exact), with a step
+# computed in the dtype (in double for integer dtypes, whose values are then truncated). PyTorch's CPU build
+# fuses ``start + step * i`` into one fused multiply-add, rounded once: computed here exactly and rounded
+# once to the dtype. float16 and bfloat16 round after every operation, as their C++ operators do.
+
+
+def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, out=None, layout=None,
+             pin_memory=False):
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    dtype = dtype or st.get_default_dtype()
+    if dtype is st.bool_:
+        raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
+    start, end = _num(start), _num(end)
+    for value in (start, end):
+        _check_float_fits(value, dtype)
+        _check_int_fits(value, dtype)
+    return _finish(_linspace_values(start, end, steps, dtype), dtype, device, requires_grad)
+
+
+def _linspace_values(start, end, steps, dtype) -> np.ndarray:
+    if steps <= 1:
+        return _host_convert(np.full((steps,), start), dtype)
+    if is_reduced_float(dtype):
+        return _linspace_rounding_each_op(start, end, steps, st.to_numpy_dtype(dtype).type)
+    work = np.float64 if not dtype.is_floating_point else st.to_numpy_dtype(dtype).type
+    first, last = work(_host_convert(np.asarray(start), dtype)), work(_host_convert(np.asarray(end), dtype))
+    step = (last - first) / work(steps - 1)
+    half = steps // 2
+    up, down = np.arange(half), np.arange(steps - half - 1, -1, -1)  # i, then steps - 1 - i
+    if work is np.float32:
+        return np.concatenate([_fma_floats(step, up, first), _fma_floats(-step, down, last)])
+    values = np.asarray(_fma_doubles(float(step), up, float(first)) + _fma_doubles(-float(step), down, float(last)))
+    if dtype.is_floating_point:
+        return values
+    return _host_convert(np.trunc(values), dtype)
+
+
+_CPP_INT_NAMES = {st.uint8: "uint8_t", st.int8: "int8_t", st.int16: "int16_t", st.int32: "int", st.int64: "int64_t"}
+
+
+def _check_int_fits(value, dtype) -> None:
+    """``Scalar::to<T>``'s checked conversion: the error names the C++ type (``int``, ``uint8_t``)."""
+    if dtype not in _CPP_INT_NAMES:
+        return
+    try:
+        _check_overflow([value], dtype)
+    except RuntimeError:
+        raise RuntimeError(f"value cannot be converted to type {_CPP_INT_NAMES[dtype]} without overflow") from None
+
+
+def _fma_doubles(a: float, counts, c: float) -> list:
+    """``a * k + c`` for each int ``k``, each rounded once to a double: Python's int / int rounds correctly."""
+    if not (math.isfinite(a) and math.isfinite(c)):
+        return [a * k + c for k in counts.tolist()]
+    a_num, a_den = a.as_integer_ratio()
+    c_num, c_den = c.as_integer_ratio()
+    den = max(a_den, c_den)  # both powers of two
+    a_num, c_num = a_num * (den // a_den), c_num * (den // c_den)
+    return [_divide(a_num * k + c_num, den) if a_num * k + c_num else a * k + c for k in counts.tolist()]
+
+
+def _divide(num: int, den: int) -> float:
+    try:
+        return num / den
+    except OverflowError:  # beyond the largest double: the fused result is an infinity
+        return math.copysign(math.inf, num)
+
+
+def _fma_floats(a, counts, c) -> np.ndarray:
+    """``a * k + c`` for each ``k``, rounded once to float32. In float64 the product is exact (24 bits times
+    fewer than 29) and only the sum rounds; rounding that to float32 again differs from one rounding only when
+    the double lands exactly halfway between two floats, where the sum's exact error (two-sum) decides."""
+    with np.errstate(invalid="ignore", over="ignore"):  # NaN and infinite ends give NaN and infinities, quietly
+        product, addend = np.float64(a) * counts.astype(np.float64), np.float64(c)
+        total = product + addend
+        part = total - addend
+        error = (addend - (total - part)) + (product - part)
+        result = total.astype(np.float32)
+        wide = result.astype(np.float64)
+        neighbour = np.nextafter(result, np.where(total > wide, np.float32(np.inf), np.float32(-np.inf)))
+        halfway = (total != wide) & (2 * total == wide + neighbour.astype(np.float64)) & (error != 0)
+        corrected = np.where(error > 0, np.maximum(result, neighbour), np.minimum(result, neighbour))
+        return np.where(halfway, corrected, result).astype(np.float32)
+
+
+def _linspace_rounding_each_op(start, end, steps, kind) -> np.ndarray:
+    first, last = kind(start), kind(end)
+    step = (last - first) / kind(steps - 1)
+    with np.errstate(invalid="ignore", over="ignore"):  # inf - inf is NaN there too, without a warning
+        values = [first + step * kind(i) if i < steps // 2 else last - step * kind(steps - i - 1)
+                  for i in range(steps)]
+    return np.asarray(values, dtype=kind)
 
 
 # ----------------------------------------------------------------------------- torch.tensor

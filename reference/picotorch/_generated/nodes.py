@@ -4720,3 +4720,123 @@ class RepeatBackward0(Node):
     @property
     def _saved_self_sym_sizes(node):
         return node.self_sizes
+
+
+class SortBackward1(Node):
+    """Backward of ``sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)``."""
+
+    dim = None
+    self_sizes = None
+    indices_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            dim = node.dim
+            self_sizes = node.self_sizes
+            indices = node.indices_.unpack(node)
+            grad_inputs[0] = value_selecting_reduction_backward(grad, dim, indices, self_sizes, True)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.indices_ is not None:
+            node.indices_.reset_data()
+
+    @property
+    def _saved_dim(node):
+        return None if node.dim is None else node.dim % 18446744073709551616
+
+    @property
+    def _saved_self_sym_sizes(node):
+        return node.self_sizes
+
+    @property
+    def _saved_indices(node):
+        return None if node.indices_ is None else node.indices_.unpack(node)
+
+    @property
+    def _raw_saved_indices(node):
+        return SavedVariable(None) if node.indices_ is None else node.indices_
+
+
+class SortBackward0(Node):
+    """Backward of ``sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)``."""
+
+    dim = None
+    self_sizes = None
+    indices_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            dim = node.dim
+            self_sizes = node.self_sizes
+            indices = node.indices_.unpack(node)
+            grad_inputs[0] = value_selecting_reduction_backward(grad, dim, indices, self_sizes, True)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.indices_ is not None:
+            node.indices_.reset_data()
+
+    @property
+    def _saved_dim(node):
+        return None if node.dim is None else node.dim % 18446744073709551616
+
+    @property
+    def _saved_self_sym_sizes(node):
+        return node.self_sizes
+
+    @property
+    def _saved_indices(node):
+        return None if node.indices_ is None else node.indices_.unpack(node)
+
+    @property
+    def _raw_saved_indices(node):
+        return SavedVariable(None) if node.indices_ is None else node.indices_
+
+
+class TopkBackward0(Node):
+    """Backward of ``topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)``."""
+
+    dim = None
+    self_sizes = None
+    indices_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            dim = node.dim
+            self_sizes = node.self_sizes
+            indices = node.indices_.unpack(node)
+            grad_inputs[0] = value_selecting_reduction_backward(grad, dim, indices, self_sizes, True)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.indices_ is not None:
+            node.indices_.reset_data()
+
+    @property
+    def _saved_dim(node):
+        return None if node.dim is None else node.dim % 18446744073709551616
+
+    @property
+    def _saved_self_sym_sizes(node):
+        return node.self_sizes
+
+    @property
+    def _saved_indices(node):
+        return None if node.indices_ is None else node.indices_.unpack(node)
+
+    @property
+    def _raw_saved_indices(node):
+        return SavedVariable(None) if node.indices_ is None else node.indices_

@@ -45,6 +45,9 @@ TORCH_FUNCTIONS = {
     'alias': [
         (vt.alias, 'alias(Tensor input)', vt.PARAMETERS['alias']),
     ],
+    'allclose': [
+        (vt.allclose, 'allclose(Tensor input, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False)', vt.PARAMETERS['allclose']),
+    ],
     'amax': [
         (vt.amax, 'amax(Tensor input, int[1] dim=[], bool keepdim=False)', vt.PARAMETERS['amax']),
     ],
@@ -56,6 +59,10 @@ TORCH_FUNCTIONS = {
     ],
     'argmin': [
         (vt.argmin, 'argmin(Tensor input, int? dim=None, bool keepdim=False)', vt.PARAMETERS['argmin']),
+    ],
+    'argsort': [
+        (vt.argsort_stable, 'argsort(Tensor input, *, bool stable, int dim=-1, bool descending=False)', vt.PARAMETERS['argsort_stable']),
+        (vt.argsort, 'argsort(Tensor input, int dim=-1, bool descending=False)', vt.PARAMETERS['argsort']),
     ],
     'baddbmm': [
         (vt.baddbmm, 'baddbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)', vt.PARAMETERS['baddbmm']),
@@ -181,6 +188,18 @@ TORCH_FUNCTIONS = {
     ],
     'index_select': [
         (vt.index_select, 'index_select(Tensor input, int dim, Tensor index)', vt.PARAMETERS['index_select']),
+    ],
+    'isclose': [
+        (vt.isclose, 'isclose(Tensor input, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False)', vt.PARAMETERS['isclose']),
+    ],
+    'isfinite': [
+        (vt.isfinite, 'isfinite(Tensor input)', vt.PARAMETERS['isfinite']),
+    ],
+    'isinf': [
+        (vt.isinf, 'isinf(Tensor input)', vt.PARAMETERS['isinf']),
+    ],
+    'isnan': [
+        (vt.isnan, 'isnan(Tensor input)', vt.PARAMETERS['isnan']),
     ],
     'layer_norm': [
         (vt.layer_norm, 'layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True)', vt.PARAMETERS['layer_norm']),
@@ -323,6 +342,10 @@ TORCH_FUNCTIONS = {
     'softmax': [
         (vt.softmax_int, 'softmax(Tensor input, int dim, ScalarType? dtype=None)', vt.PARAMETERS['softmax_int']),
     ],
+    'sort': [
+        (vt.sort_stable, 'sort(Tensor input, *, bool? stable, int dim=-1, bool descending=False)', vt.PARAMETERS['sort_stable']),
+        (vt.sort, 'sort(Tensor input, int dim=-1, bool descending=False)', vt.PARAMETERS['sort']),
+    ],
     'split': [
         (vt.split_Tensor, 'split(Tensor input, int split_size, int dim=0)', vt.PARAMETERS['split_Tensor']),
         (vt.split_sizes, 'split(Tensor input, int[] split_size, int dim=0)', vt.PARAMETERS['split_sizes']),
@@ -361,6 +384,9 @@ TORCH_FUNCTIONS = {
     ],
     'tile': [
         (vt.tile, 'tile(Tensor input, int[] dims)', vt.PARAMETERS['tile']),
+    ],
+    'topk': [
+        (vt.topk, 'topk(Tensor input, int k, int dim=-1, bool largest=True, bool sorted=True)', vt.PARAMETERS['topk']),
     ],
     'transpose': [
         (vt.transpose_int, 'transpose(Tensor input, int dim0, int dim1)', vt.PARAMETERS['transpose_int']),
@@ -422,6 +448,9 @@ TORCH_NN_FUNCTIONS = {
     'nll_loss_nd': [
         (vt.nll_loss_nd, 'nll_loss_nd(Tensor input, Tensor target, Tensor? weight=None, int reduction=Mean, int ignore_index=-100)', vt.PARAMETERS['nll_loss_nd']),
     ],
+    'one_hot': [
+        (vt.one_hot, 'one_hot(Tensor input, int num_classes=-1)', vt.PARAMETERS['one_hot']),
+    ],
     'silu': [
         (vt.silu, 'silu(Tensor input)', vt.PARAMETERS['silu']),
     ],
@@ -462,6 +491,9 @@ TENSOR_METHODS = {
     'alias': [
         (vt.alias, 'alias()', vt.PARAMETERS['alias']),
     ],
+    'allclose': [
+        (vt.allclose, 'allclose(Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False)', vt.PARAMETERS['allclose']),
+    ],
     'amax': [
         (vt.amax, 'amax(int[1] dim=[], bool keepdim=False)', vt.PARAMETERS['amax']),
     ],
@@ -473,6 +505,10 @@ TENSOR_METHODS = {
     ],
     'argmin': [
         (vt.argmin, 'argmin(int? dim=None, bool keepdim=False)', vt.PARAMETERS['argmin']),
+    ],
+    'argsort': [
+        (vt.argsort_stable, 'argsort(*, bool stable, int dim=-1, bool descending=False)', vt.PARAMETERS['argsort_stable']),
+        (vt.argsort, 'argsort(int dim=-1, bool descending=False)', vt.PARAMETERS['argsort']),
     ],
     'baddbmm': [
         (vt.baddbmm, 'baddbmm(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)', vt.PARAMETERS['baddbmm']),
@@ -613,6 +649,18 @@ TENSOR_METHODS = {
     ],
     'index_select': [
         (vt.index_select, 'index_select(int dim, Tensor index)', vt.PARAMETERS['index_select']),
+    ],
+    'isclose': [
+        (vt.isclose, 'isclose(Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False)', vt.PARAMETERS['isclose']),
+    ],
+    'isfinite': [
+        (vt.isfinite, 'isfinite()', vt.PARAMETERS['isfinite']),
+    ],
+    'isinf': [
+        (vt.isinf, 'isinf()', vt.PARAMETERS['isinf']),
+    ],
+    'isnan': [
+        (vt.isnan, 'isnan()', vt.PARAMETERS['isnan']),
     ],
     'le': [
         (vt.le_Tensor, 'le(Tensor other)', vt.PARAMETERS['le_Tensor']),
@@ -764,6 +812,10 @@ TENSOR_METHODS = {
     'softmax': [
         (vt.softmax_int, 'softmax(int dim, ScalarType? dtype=None)', vt.PARAMETERS['softmax_int']),
     ],
+    'sort': [
+        (vt.sort_stable, 'sort(*, bool? stable, int dim=-1, bool descending=False)', vt.PARAMETERS['sort_stable']),
+        (vt.sort, 'sort(int dim=-1, bool descending=False)', vt.PARAMETERS['sort']),
+    ],
     'split': [
         (vt.split_Tensor, 'split(int split_size, int dim=0)', vt.PARAMETERS['split_Tensor']),
         (vt.split_sizes, 'split(int[] split_size, int dim=0)', vt.PARAMETERS['split_sizes']),
@@ -807,6 +859,9 @@ TENSOR_METHODS = {
     ],
     'tile': [
         (vt.tile, 'tile(int[] dims)', vt.PARAMETERS['tile']),
+    ],
+    'topk': [
+        (vt.topk, 'topk(int k, int dim=-1, bool largest=True, bool sorted=True)', vt.PARAMETERS['topk']),
     ],
     'transpose': [
         (vt.transpose_int, 'transpose(int dim0, int dim1)', vt.PARAMETERS['transpose_int']),
@@ -852,4 +907,7 @@ RETURN_TYPES = {
     'nll_loss2d_forward': ('nll_loss2d_forward', ('output', 'total_weight')),
     'max_dim': ('max', ('values', 'indices')),
     'min_dim': ('min', ('values', 'indices')),
+    'sort_stable': ('sort', ('values', 'indices')),
+    'sort': ('sort', ('values', 'indices')),
+    'topk': ('topk', ('values', 'indices')),
 }

@@ -2795,6 +2795,96 @@ def tile(self, dims):
     return native.tile(self, dims)
 
 
+def sort_stable(self, *, stable, dim=-1, descending=False):
+    """``sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.SortBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim = dim
+        grad_fn.self_sizes = tuple(self.shape)
+    result = kernel_for("sort.stable", device_of(self))(self, stable, dim, descending)
+    if grad_fn is not None:
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
+        grad_fn.indices_ = SavedVariable(result[1], is_output=True)
+    return result
+
+
+def sort(self, dim=-1, descending=False):
+    """``sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.SortBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim = dim
+        grad_fn.self_sizes = tuple(self.shape)
+    result = kernel_for("sort", device_of(self))(self, dim, descending)
+    if grad_fn is not None:
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
+        grad_fn.indices_ = SavedVariable(result[1], is_output=True)
+    return result
+
+
+def argsort_stable(self, *, stable, dim=-1, descending=False):
+    """``argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor``"""
+    return native.argsort_stable(self, stable, dim, descending)
+
+
+def argsort(self, dim=-1, descending=False):
+    """``argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor``"""
+    return native.argsort(self, dim, descending)
+
+
+def topk(self, k, dim=-1, largest=True, sorted=True):
+    """``topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.TopkBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim = dim
+        grad_fn.self_sizes = tuple(self.shape)
+    result = kernel_for("topk", device_of(self))(self, k, dim, largest, sorted)
+    if grad_fn is not None:
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
+        grad_fn.indices_ = SavedVariable(result[1], is_output=True)
+    return result
+
+
+def isnan(self):
+    """``isnan(Tensor self) -> Tensor``"""
+    result = kernel_for("isnan", device_of(self))(self)
+    return result
+
+
+def isfinite(self):
+    """``isfinite(Tensor self) -> Tensor``"""
+    return native.isfinite(self)
+
+
+def isinf(self):
+    """``isinf(Tensor self) -> Tensor``"""
+    result = kernel_for("isinf", device_of(self))(self)
+    return result
+
+
+def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """``isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor``"""
+    return native.isclose(self, other, rtol, atol, equal_nan)
+
+
+def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """``allclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> bool``"""
+    return native.allclose(self, other, rtol, atol, equal_nan)
+
+
+def one_hot(self, num_classes=-1):
+    """``one_hot(Tensor self, int num_classes=-1) -> Tensor``"""
+    return native.one_hot(self, num_classes)
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor", {"CPU": native.add, "CUDA": native.add_cuda})
 register_kernels("add_.Tensor", {"CPU": native.add_, "CUDA": native.add_})
@@ -2986,6 +3076,11 @@ register_kernels("unbind.int", {"CPU": native.unbind, "CUDA": native.unbind}, co
 register_kernels("flip", {"CPU": native.flip, "CUDA": native.flip})
 register_kernels("roll", {"CPU": native.roll, "CUDA": native.roll})
 register_kernels("repeat", {"CPU": native.repeat, "CUDA": native.repeat})
+register_kernels("sort.stable", {"CPU": native.sort_stable, "CUDA": native.sort_stable})
+register_kernels("sort", {"CPU": native.sort, "CUDA": native.sort})
+register_kernels("topk", {"CPU": native.topk, "CUDA": native.topk})
+register_kernels("isnan", {"CPU": native.isnan, "CUDA": native.isnan})
+register_kernels("isinf", {"CPU": native.isinf, "CUDA": native.isinf})
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -3214,6 +3309,17 @@ PARAMETERS = {
     "roll": ((('self', 'Tensor', False), ('shifts', 'int[]', False), ('dims', 'int[]', True),), ()),
     "repeat": ((('self', 'Tensor', False), ('repeats', 'int[]', False),), ()),
     "tile": ((('self', 'Tensor', False), ('dims', 'int[]', False),), ()),
+    "sort_stable": ((('self', 'Tensor', False),), (('stable', 'bool?', False), ('dim', 'int', True), ('descending', 'bool', True),)),
+    "sort": ((('self', 'Tensor', False), ('dim', 'int', True), ('descending', 'bool', True),), ()),
+    "argsort_stable": ((('self', 'Tensor', False),), (('stable', 'bool', False), ('dim', 'int', True), ('descending', 'bool', True),)),
+    "argsort": ((('self', 'Tensor', False), ('dim', 'int', True), ('descending', 'bool', True),), ()),
+    "topk": ((('self', 'Tensor', False), ('k', 'int', False), ('dim', 'int', True), ('largest', 'bool', True), ('sorted', 'bool', True),), ()),
+    "isnan": ((('self', 'Tensor', False),), ()),
+    "isfinite": ((('self', 'Tensor', False),), ()),
+    "isinf": ((('self', 'Tensor', False),), ()),
+    "isclose": ((('self', 'Tensor', False), ('other', 'Tensor', False), ('rtol', 'any', True), ('atol', 'any', True), ('equal_nan', 'bool', True),), ()),
+    "allclose": ((('self', 'Tensor', False), ('other', 'Tensor', False), ('rtol', 'any', True), ('atol', 'any', True), ('equal_nan', 'bool', True),), ()),
+    "one_hot": ((('self', 'Tensor', False), ('num_classes', 'int', True),), ()),
 }
 
 
@@ -3388,3 +3494,12 @@ register_op("flip", overloaded("flip", [(flip, PARAMETERS["flip"])]))
 register_op("roll", overloaded("roll", [(roll, PARAMETERS["roll"])]))
 register_op("repeat", overloaded("repeat", [(repeat, PARAMETERS["repeat"])]))
 register_op("tile", overloaded("tile", [(tile, PARAMETERS["tile"])]))
+register_op("sort", overloaded("sort", [(sort_stable, PARAMETERS["sort_stable"]), (sort, PARAMETERS["sort"])]))
+register_op("argsort", overloaded("argsort", [(argsort_stable, PARAMETERS["argsort_stable"]), (argsort, PARAMETERS["argsort"])]))
+register_op("topk", overloaded("topk", [(topk, PARAMETERS["topk"])]))
+register_op("isnan", overloaded("isnan", [(isnan, PARAMETERS["isnan"])]))
+register_op("isfinite", overloaded("isfinite", [(isfinite, PARAMETERS["isfinite"])]))
+register_op("isinf", overloaded("isinf", [(isinf, PARAMETERS["isinf"])]))
+register_op("isclose", overloaded("isclose", [(isclose, PARAMETERS["isclose"])]))
+register_op("allclose", overloaded("allclose", [(allclose, PARAMETERS["allclose"])]))
+register_op("one_hot", overloaded("one_hot", [(one_hot, PARAMETERS["one_hot"])]))

@@ -114,12 +114,15 @@ from .loss import (
     mse_loss_backward,
 )
 from .loss_nll import nll_loss2d_backward, nll_loss2d_forward, nll_loss_backward, nll_loss_forward
+from .onehot import one_hot
 from .pointwise_ops import addcdiv_, addcmul_, lerp_
 from .reduce_all_ops import max, min
 from .reduce_ops import amax, amin, argmax, argmin, logsumexp, mean, mean_dim, std, sum, sum_dim, var
 from .scatter_gather import gather, index_add, index_add_, index_select, scatter, scatter_, scatter_add, scatter_add_
 from .soft_max import _log_softmax, _log_softmax_backward_data, _softmax, _softmax_backward_data
+from .sorting import argsort, argsort_stable, sort, sort_stable, topk
 from .tensor_compare import (
+    allclose,
     clamp,
     clamp_,
     clamp_max,
@@ -128,6 +131,10 @@ from .tensor_compare import (
     clamp_min_,
     clamp_tensor,
     clamp_tensor_,
+    isclose,
+    isfinite,
+    isinf,
+    isnan,
     max_dim,
     min_dim,
 )
@@ -212,4 +219,7 @@ __all__ = [
     # shape ops (group H)
     "chunk", "contiguous", "flip", "narrow", "narrow_tensor", "repeat", "roll", "split", "split_sizes",
     "split_with_sizes", "tile", "unbind", "unflatten",
+    # more ops (group L)
+    "allclose", "argsort", "argsort_stable", "isclose", "isfinite", "isinf", "isnan", "one_hot", "sort",
+    "sort_stable", "topk",
 ]

@@ -4,9 +4,9 @@ The in-place forms with number bounds are structured kernels that check their ou
 their cast error names the C++ type (``long int``), the tensor forms' the ScalarType (``Long``).
 
 Models ``aten/src/ATen/native/TensorCompare.cpp`` (``clamp``, ``clamp.Tensor``, ``clamp_min``,
-``clamp_max`` and their in-place forms; ``max.dim`` and ``min.dim`` at the end). The result has the
-promoted dtype of the input and the bounds (an int tensor clamped to ``0.5`` is float); a NaN anywhere
-gives NaN.
+``clamp_max`` and their in-place forms; ``max.dim`` and ``min.dim``; ``isnan``, ``isinf``, ``isfinite``,
+``isclose`` and ``allclose`` at the end). The result has the promoted dtype of the input and the bounds (an
+int tensor clamped to ``0.5`` is float); a NaN anywhere gives NaN.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from ..c10 import scalar_type as st
 from . import checks
 from .binary_ops import check_inplace_operands, write_inplace
 from .device import backend
+from .dispatcher import ops
 from .helpers import as_operand, cast, common_device, result_type, shape_of, xp_of
 from .layout import follow_inputs
 from .tensor_impl import new_tensor
@@ -118,3 +119,69 @@ def _value_and_index(self, dim, keepdim, name):
     indices = getattr(xp, f"arg{name}")(self._data, axis=axis, keepdims=keepdim)
     return (new_tensor(xp.asarray(values), self._dtype, self._device),
             new_tensor(xp.astype(xp.asarray(indices), xp.int64), st.int64, self._device))
+
+
+# ----------------------------------------------------------------------------- isnan, isinf, isfinite
+# Bool results, never differentiable. Integer and bool tensors are never NaN nor infinite.
+
+
+def isnan(self):
+    return _bool_result(self, xp_of(self).isnan)
+
+
+def isinf(self):
+    return _bool_result(self, xp_of(self).isinf)
+
+
+def isfinite(self):
+    return _bool_result(self, xp_of(self).isfinite)
+
+
+def _bool_result(self, test):
+    xp = xp_of(self)
+    if self._dtype.is_floating_point:
+        data = test(self._data)
+    else:
+        data = xp.full(tuple(self._data.shape), test is xp.isfinite, dtype=xp.bool, device=self._data.device)
+    return new_tensor(xp.asarray(data), st.bool_, self._device)
+
+
+# ----------------------------------------------------------------------------- isclose, allclose
+# |self - other| <= atol + |rtol * other|, elementwise, in the operands' own float dtype (rtol and atol are
+# numbers, which do not promote a float tensor) or in the default dtype for integers; equal values are close
+# even when infinite.
+
+
+def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    if self._dtype is not other._dtype:
+        raise RuntimeError(f"{self._dtype.c10_name} did not match {other._dtype.c10_name}")
+    if rtol < 0:
+        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {_number(rtol)}")
+    if atol < 0:
+        raise RuntimeError(f"atol must be greater than or equal to zero, but got {_number(atol)}")
+    close = ops.eq(self, other)
+    if equal_nan and self._dtype.is_floating_point:
+        close = ops.bitwise_or(close, ops.bitwise_and(ops.isnan(self), ops.isnan(other)))
+    if rtol == 0 and atol == 0:
+        return close
+    # the difference is taken in the default dtype for integers ("-" of uint8 would wrap) and bool ("-" refuses it)
+    default = st.get_default_dtype()
+    if not self._dtype.is_floating_point:
+        other = ops._to_copy(other, dtype=default)  # int - float: the difference is a float too
+        if self._dtype is st.bool_:
+            self = ops._to_copy(self, dtype=default)
+    allowed_error = ops.add(ops.abs(ops.mul(other, rtol)), atol)
+    actual_error = ops.abs(ops.sub(self, other))
+    return ops.bitwise_or(close, ops.bitwise_and(ops.isfinite(actual_error), ops.le(actual_error, allowed_error)))
+
+
+def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    if self._dtype is not other._dtype:
+        raise RuntimeError(f"{self._dtype.c10_name} did not match {other._dtype.c10_name}")
+    close = ops.isclose(self, other, rtol, atol, equal_nan)
+    return bool(xp_of(close).all(close._data))
+
+
+def _number(value) -> str:
+    """A double as ``c10`` prints it in an error: ``-1``, ``-0.5``."""
+    return f"{value:g}"

@@ -21,7 +21,7 @@ from ..native.dispatcher import ops
 from . import _reduction
 
 __all__ = ["binary_cross_entropy_with_logits", "cross_entropy", "dropout", "embedding", "gelu", "l1_loss",
-           "layer_norm", "linear", "log_softmax", "mse_loss", "nll_loss", "relu", "relu_", "sigmoid", "silu",
+           "layer_norm", "linear", "log_softmax", "mse_loss", "nll_loss", "one_hot", "relu", "relu_", "sigmoid", "silu",
            "softmax", "tanh"]
 
 
@@ -64,6 +64,7 @@ def relu_(input):
 
 
 gelu = _nn.gelu  # the op itself, as in PyTorch: ``approximate`` is keyword-only
+one_hot = _nn.one_hot  # the op itself, as in PyTorch (group L)
 
 
 def silu(input, inplace: bool = False):

@@ -1,0 +1,164 @@
+"""``sort``, ``argsort`` and ``topk``: the values along one dim in order, with the index each came from.
+
+Models ``aten/src/ATen/native/Sorting.cpp``, ``cpu/SortingKernel.cpp`` and ``TopKImpl.h`` (``sort``,
+``sort.stable``, ``argsort``, ``argsort.stable``, ``topk`` and its check of ``k``). NaN counts as larger than
+every number: last in an ascending sort, first in a descending one.
+
+Ties: with ``stable=True`` equal values keep their order, in both directions. Without it PyTorch's CPU sort is
+``std::sort`` on (value, index) pairs, followed here step for step (``stl_algorithms.py``), except for a 1-D
+integer tensor of 32768 values or more sorted ascending, which FBGEMM's radix sort sorts stably. (A build with
+x86-simd-sort would sort float, double, int and long otherwise; PyTorch 2.13's CPU wheel does not use it.)
+``topk`` is libstdc++'s ``std::partial_sort`` (k at most 1/64 of the dim) or ``std::nth_element`` then
+``std::sort`` of the first k-1, also followed step for step wherever the result depends on it: ties, and the
+order of ``sorted=False``. Rows without ties take NumPy's sort, whose result is then the same.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..c10 import scalar_type as st
+from . import checks
+from . import stl_algorithms as stl
+from .device import to_numpy
+from .dispatcher import ops
+from .helpers import is_reduced_float, wrap, xp_of
+
+
+def sort(self, dim=-1, descending=False):
+    return _sorted(self, dim, descending, stable=False)
+
+
+def sort_stable(self, stable=None, dim=-1, descending=False):
+    return _sorted(self, dim, descending, stable=bool(stable))
+
+
+def topk(self, k, dim=-1, largest=True, sorted=True):
+    axis = checks.wrap_dim(dim, self._data.ndim)
+    size = self._data.shape[axis] if self._data.ndim > 0 else 1
+    if not 0 <= k <= size:
+        raise RuntimeError("selected index k out of range")
+    if self._dtype is st.bool_:
+        raise RuntimeError("topk does not support bool dtypes on CPU")
+    if self._data.ndim == 0:
+        return _sorted(self, axis, largest)
+    xp = xp_of(self)
+    rows = np.moveaxis(to_numpy(self._data), axis, -1)
+    if self._dtype.is_floating_point:
+        rows = rows.astype(np.float64)  # exact for every float dtype; bfloat16 compares as float, as in PyTorch
+    if (sorted or k * 64 <= size) and _all_distinct(rows):  # then any correct algorithm gives PyTorch's result
+        values, indices = _sorted(self, axis, largest)
+        first_k = xp.arange(k, device=self._data.device)
+        return (wrap(self, xp.take(values._data, first_k, axis=axis)),
+                wrap(indices, xp.take(indices._data, first_k, axis=axis)))
+    order = np.moveaxis(_topk_rows(rows.reshape(-1, size), k, largest, sorted).reshape(rows.shape[:-1] + (k,)),
+                        -1, axis)
+    indices = xp.asarray(order, device=self._data.device)
+    return wrap(self, xp.take_along_axis(self._data, indices, axis=axis)), wrap(self, indices, st.int64)
+
+
+def _all_distinct(rows: np.ndarray) -> bool:
+    """No two equal values in a row (two NaNs count as equal, as topk's comparison treats them)."""
+    if rows.shape[-1] < 2 or rows.size == 0:
+        return True
+    ordered = np.sort(rows, axis=-1)
+    return not ((ordered[..., 1:] == ordered[..., :-1]) | np.isnan(ordered[..., 1:]) & np.isnan(ordered[..., :-1])
+                ).any() if rows.dtype.kind == "f" else not (ordered[..., 1:] == ordered[..., :-1]).any()
+
+
+def _topk_rows(rows: np.ndarray, k: int, largest: bool, sorted: bool) -> np.ndarray:
+    """TopKImpl.h on each row: (value, index) pairs partially sorted for small k, else the k-th put in place
+    and the ones before it sorted (when ``sorted``), with NaN above every number."""
+    less = _nan_first_greater if largest else _nan_last_less
+    size = rows.shape[-1]
+    order = np.empty((rows.shape[0], k), dtype=np.int64)
+    if k == 0:
+        return order
+    for r, row in enumerate(rows.tolist()):
+        queue = list(zip(row, range(size)))
+        if k * 64 <= size:
+            stl.partial_sort(queue, 0, k, size, less)
+        else:
+            stl.nth_element(queue, 0, k - 1, size, less)
+            if sorted:
+                stl.sort(queue, 0, k - 1, less)
+        order[r] = [index for _, index in queue[:k]]
+    return order
+
+
+def _zero_stride(array, axis) -> bool:
+    strides = getattr(array, "strides", None)  # NumPy and CuPy arrays have strides; the Array API has none
+    return strides is not None and array.shape[axis] > 1 and strides[axis] == 0
+
+
+def _radix_sorted(self, descending) -> bool:
+    integral = not self._dtype.is_floating_point and self._dtype is not st.bool_
+    return integral and self._data.ndim == 1 and not descending and self._data.shape[0] >= _RADIX_SORT_FROM
+
+
+# std::sort of at most 16 elements is one insertion sort, which never moves an element past an equal one
+_STABLE_UP_TO = 16
+
+
+def _std_sort_rows(rows: np.ndarray, descending: bool) -> np.ndarray:
+    less = _nan_first_greater if descending else _nan_last_less
+    size = rows.shape[-1]
+    order = np.empty(rows.shape, dtype=np.int64)
+    for r, row in enumerate(rows.tolist()):
+        queue = list(zip(row, range(size)))
+        stl.sort(queue, 0, size, less)
+        order[r] = [index for _, index in queue]
+    return order
+
+
+def _nan_first_greater(x, y) -> bool:
+    return (x[0] != x[0] and y[0] == y[0]) or x[0] > y[0]
+
+
+def _nan_last_less(x, y) -> bool:
+    return (x[0] == x[0] and y[0] != y[0]) or x[0] < y[0]
+
+
+# FBGEMM's radix sort (stable) replaces std::sort for a long 1-D integer tensor sorted ascending
+_RADIX_SORT_FROM = 32768
+
+
+def _sorted(self, dim, descending, stable=True):
+    """(values, int64 indices) of a sort along ``dim``; a zero-dim tensor is itself, at index 0."""
+    xp = xp_of(self)
+    axis = checks.wrap_dim(dim, self._data.ndim)
+    if self._data.ndim == 0:
+        return (wrap(self, xp.asarray(self._data, copy=True)),
+                wrap(self, xp.zeros((), dtype=xp.int64, device=self._data.device), st.int64))
+    if _zero_stride(self._data, axis):  # an expanded dim: every value equal, left in place (SortingKernel.cpp)
+        size = self._data.shape[axis]
+        shape = (1,) * axis + (size,) + (1,) * (self._data.ndim - axis - 1)
+        positions = xp.reshape(xp.arange(size, dtype=xp.int64, device=self._data.device), shape)
+        return (wrap(self, xp.asarray(self._data, copy=True)),
+                wrap(self, xp.asarray(xp.broadcast_to(positions, self._data.shape), copy=True), st.int64))
+    if not stable and self._data.shape[axis] > _STABLE_UP_TO and not _radix_sorted(self, descending):
+        rows = np.moveaxis(to_numpy(self._data), axis, -1)
+        rows = rows.astype(np.float64) if self._dtype.is_floating_point else rows.astype(np.int64)
+        if not _all_distinct(rows):  # ties: their order is std::sort's
+            size = rows.shape[-1]
+            order = _std_sort_rows(rows.reshape(-1, size), descending).reshape(rows.shape)
+            indices = xp.asarray(np.moveaxis(order, -1, axis), device=self._data.device)
+            return wrap(self, xp.take_along_axis(self._data, indices, axis=axis)), wrap(self, indices, st.int64)
+    keys = self._data
+    if is_reduced_float(self._dtype):  # bfloat16 (ml_dtypes) sorts NaNs wrongly; float32 holds every value exactly
+        keys = xp.astype(keys, xp.float32)
+    order = xp.argsort(keys, axis=axis, descending=bool(descending), stable=True)
+    values = xp.take_along_axis(self._data, order, axis=axis)
+    return wrap(self, values), wrap(self, xp.astype(order, xp.int64), st.int64)
+
+
+# ----------------------------------------------------------------------------- argsort (composite)
+# ``argsort`` is ``sort``'s indices (``Sorting.cpp``): it records no node of its own, and indices have no grad.
+
+
+def argsort(self, dim=-1, descending=False):
+    return ops.sort(self, dim, descending)[1]
+
+
+def argsort_stable(self, stable, dim=-1, descending=False):
+    return ops.sort(self, stable=stable, dim=dim, descending=descending)[1]

@@ -405,15 +405,11 @@ def value_selecting_reduction_backward(grad, dim, indices, sizes, keepdim):
 def evenly_distribute_backward(grad, input, value):
     """``max()``/``min()``: the gradient shared evenly among every element equal to the result (or among
     the NaNs when the result is NaN)."""
-    if _isnan(value).item():
-        mask = _isnan(input)
+    if ops.isnan(value).item():
+        mask = ops.isnan(input)
     else:
         mask = ops.eq(input, value)
     return ops.where(mask, ops.div(grad, ops.sum(mask)), scalar_zero(grad))
-
-
-def _isnan(t):
-    return ops.ne(t, t)
 
 
 def restore_reduced_dims(output, dims, keepdim):
@@ -498,7 +494,7 @@ def linalg_vector_norm_backward(grad, self, ord, norm, dim, keepdim):
         return ops.mul(grad, _zero_where(ops.div(self, norm), ops.eq(norm, 0)))
     if math.isinf(p):  # the derivative of amax(|self|): shared among the ties (NaNs count as ties)
         self_abs = ops.abs(self)
-        mask = ops.bitwise_or(ops.eq(self_abs, norm), _isnan(self_abs))
+        mask = ops.bitwise_or(ops.eq(self_abs, norm), ops.isnan(self_abs))
         return ops.mul(ops.sign(self), ops.mul(ops.div(grad, ops.sum(mask, dim, True)), mask))
     if p < 1.0:
         self_scaled = ops.mul(ops.sign(self), _zero_where(ops.pow(ops.abs(self), p - 1), ops.eq(self, 0)))

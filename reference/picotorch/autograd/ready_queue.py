@@ -5,11 +5,13 @@ Models the ready queue of ``torch/csrc/autograd/engine.h`` / ``engine.cpp`` (``N
 gradient has arrived (``_pass_gradient`` in ``engine.py``); the engine always pops the node with the
 highest ``sequence_nr``, the one whose forward op ran last (NOTE [Sequence Number] in ``graph.py``).
 
-Two queues share the heap: ``ReadyQueue``, the caller's own loop on the plain CPU path, and
-``ThreadSafeReadyQueue``, the queue of a device's worker thread (and of the caller once threads are in
-play), with PyTorch's mutex, ``not_empty`` condition and whole comparator (empty tasks first, then the
-deeper reentrant backward, then ``sequence_nr``). On the plain CPU path every task belongs to one
-``GraphTask`` and none is empty, so comparing ``sequence_nr`` alone gives the same order.
+``ReadyQueue`` is the heap with libstdc++'s steps and a comparator of your choice (the course replays
+PyTorch's own nodes with it). Two queues build on it: ``SequenceNrReadyQueue``, the caller's own loop on the
+plain CPU path, where every task belongs to one ``GraphTask`` and none is empty, so comparing ``sequence_nr``
+alone gives the same order (kept beside each task and compared inline); and ``ThreadSafeReadyQueue``, the
+queue of a device's worker thread (and of the caller once threads are in play), with PyTorch's mutex,
+``not_empty`` condition and whole comparator (empty tasks first, then the deeper reentrant backward, then
+``sequence_nr``).
 Simplification: no shutdown tasks; the worker threads are daemons that live as long as the process.
 """
 

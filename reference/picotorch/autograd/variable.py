@@ -1,7 +1,9 @@
 """A tensor's autograd metadata and how ops attach tensors to the graph.
 
 Models ``torch/csrc/autograd/variable.h`` / ``variable.cpp`` (``gradient_edge``, ``set_history``,
-``grad_accumulator``, ``retain_grad``, ``rebase_history`` with its view branch), ``saved_variable.h`` /
+``grad_accumulator``, ``retain_grad``, ``rebase_history`` with its view branch, and ``VariableHooks::grad_fn``:
+a view whose base was modified in place after the view was made gets a fresh ``AsStridedBackward0``, or is
+refused, on its next use — ``_attr_version`` remembers the version its ``grad_fn`` was made at), ``saved_variable.h`` /
 ``saved_variable.cpp`` (saved tensors with version checks) and ``functions/utils.h``
 (``collect_next_edges``). The fields live on the tensor itself (``native/tensor_impl.py``,
 ``TensorImpl``): ``_requires_grad``, ``_grad_fn``, ``_output_nr``, ``_grad``, ``_grad_accumulator``

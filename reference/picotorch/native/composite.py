@@ -337,15 +337,10 @@ def nll_loss_nd(self, target, weight=None, reduction=_MEAN, ignore_index=-100):
     out_size = (n,) + tuple(self.shape[2:])
     if tuple(target.shape[1:]) != tuple(self.shape[2:]):
         raise RuntimeError(f"Expected target size {list(out_size)}, got {list(target.shape)}")
-    input_ = ops.reshape(_contiguous(self), (n, c, 1, -1) if self.numel() > 0 else (n, c, 0, 0))
-    target_ = ops.reshape(_contiguous(target), (n, 1, -1) if target.numel() > 0 else (n, 0, 0))
+    input_ = ops.reshape(contiguous(self), (n, c, 1, -1) if self.numel() > 0 else (n, c, 0, 0))
+    target_ = ops.reshape(contiguous(target), (n, 1, -1) if target.numel() > 0 else (n, 0, 0))
     out = ops.nll_loss2d(input_, target_, weight, reduction, ignore_index)
     return out if reduction != _NONE else ops.view(out, out_size)
-
-
-def _contiguous(t):
-    """``t.contiguous()``: ``t`` itself, or a row-major copy (``CloneBackward0``)."""
-    return contiguous(t)
 
 
 def cross_entropy_loss(self, target, weight=None, reduction=_MEAN, ignore_index=-100, label_smoothing=0.0):

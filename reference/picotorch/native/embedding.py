@@ -14,7 +14,7 @@ import numpy as np
 
 from ..c10 import scalar_type as st
 from .device import to_numpy
-from .helpers import np_xp, wrap, xp_of
+from .helpers import add_at, has_scatter, np_xp, wrap, xp_of
 from .scatter_gather import index_select
 
 
@@ -38,8 +38,8 @@ def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, sca
         rows = xp.astype(rows, grad_output._data.dtype)
     kept = positions != padding_idx
     out = xp.zeros((num_weights, width), dtype=rows.dtype, device=rows.device)
-    if xp is np_xp:
-        np.add.at(out, positions[kept], rows[kept])
+    if has_scatter(out):
+        add_at(out, positions[kept], rows[kept])
     else:  # the Array API has no scatter: a one-hot table of which row goes where
         hits = xp.reshape(positions, (1, -1)) == xp.reshape(xp.arange(num_weights, device=rows.device), (-1, 1))
         hits = hits & xp.reshape(kept, (1, -1))

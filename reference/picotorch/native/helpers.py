@@ -70,6 +70,21 @@ def zeros_array(like, shape, dtype=None):
     return xp.zeros(tuple(shape), dtype=xp_dtype(xp, dtype), device=like._data.device)
 
 
+def has_scatter(data) -> bool:
+    """Whether ``data``'s library can add at repeated positions itself (NumPy, CuPy); the Array API cannot."""
+    return type(data) is np.ndarray or type(data).__module__.startswith("cupy")
+
+
+def add_at(data, positions, values) -> None:
+    """``data[positions] += values``, repeated positions adding up (``np.add.at``), where ``has_scatter(data)``."""
+    if type(data) is np.ndarray:
+        np.add.at(data, positions, values)
+    else:
+        import cupyx  # CuPy is imported only when a CUDA tensor exists
+
+        cupyx.scatter_add(data, positions, values)
+
+
 def const(xp, value, like):
     """A scalar as an array of ``like``'s dtype on ``like``'s device (arrays of two devices never mix)."""
     return xp.asarray(value, dtype=like.dtype, device=like.device)

@@ -25,7 +25,6 @@ from .helpers import (
     reduce_dims,
     scaled,
     shape_of,
-    xp_dtype,
     xp_of,
 )
 from .tensor_impl import new_tensor
@@ -180,7 +179,7 @@ def linalg_vector_norm(self, ord=2, dim=None, keepdim=False, dtype=None):
     xp = xp_of(self)
     data = xp.abs(xp.astype(cast(self, out_dtype, xp), xp.float64))
     out = _vector_norm(xp, data, ord, axes, keepdim)
-    return new_tensor(xp.astype(xp.asarray(out), xp_dtype(xp, out_dtype)), out_dtype, self._device)
+    return new_tensor(convert(xp, xp.asarray(out), out_dtype), out_dtype, self._device)  # float16: via float32
 
 
 def _vector_norm(xp, data, ord, axes, keepdim):

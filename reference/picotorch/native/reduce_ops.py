@@ -137,7 +137,7 @@ def _arg_extreme(self, dim, keepdim, name):
         return new_tensor(xp.reshape(xp.astype(xp.asarray(index), xp.int64), shape), st.int64, self._device)
     axis = checks.wrap_dim(dim, ndim)
     if ndim == 0:
-        return new_tensor(xp.zeros((), dtype=xp.int64), st.int64, self._device)
+        return new_tensor(xp.zeros((), dtype=xp.int64, device=self._data.device), st.int64, self._device)
     if self._data.shape[axis] == 0:
         raise IndexError(f"{name}(): Expected reduction dim {axis} to have non-zero size.")
     index = getattr(xp, name)(self._data, axis=axis, keepdims=keepdim)
@@ -207,4 +207,4 @@ def _var(self, dim, correction, keepdim, name):
         out = xp.sum(deviations * deviations, axis=axes, keepdims=keepdim) / max(dof, 0)
         if name == "std":
             out = xp.sqrt(out)
-    return new_tensor(xp.astype(xp.asarray(out), xp_dtype(xp, self._dtype)), self._dtype, self._device)
+    return new_tensor(convert(xp, xp.asarray(out), self._dtype), self._dtype, self._device)  # float16: via float32

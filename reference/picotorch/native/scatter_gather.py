@@ -12,12 +12,10 @@ through those offsets. A zero-dim tensor counts as one element along one dim (``
 
 from __future__ import annotations
 
-import numpy as np
-
 from ..c10 import scalar_type as st
 from . import checks
 from .device import to_numpy
-from .helpers import np_xp, wrap, xp_of
+from .helpers import add_at, has_scatter, wrap, xp_of
 
 _INDEX_DTYPES = (st.int64, st.int32)
 
@@ -112,11 +110,11 @@ def _write(self, dim, index, values, accumulate: bool) -> None:
     xp = xp_of(self)
     offsets = xp.reshape(_offsets(xp, index, dim, _sizes(self)), (-1,))
     values = xp.reshape(values, (-1,))
-    if xp is np_xp:
+    if has_scatter(self._data):
         in_place = self._data.flags.c_contiguous  # then the flat array is a view: writes land in self
         flat = self._data.reshape(-1) if in_place else self._data.flatten()
         if accumulate:
-            np.add.at(flat, offsets, values)
+            add_at(flat, offsets, values)
         else:
             flat[offsets] = values
         if in_place:
@@ -127,7 +125,8 @@ def _write(self, dim, index, values, accumulate: bool) -> None:
 
 
 def _write_generic(xp, flat, offsets, values, accumulate: bool):
-    """The same write with Array-API calls only (no scatter there): a one-hot table of which element lands where.
+    """The same write with Array-API calls only (no scatter there): a one-hot table of which element lands where
+    (memory grows as elements x positions: only for libraries without a scatter, such as array-api-strict).
 
     Adding sums each target's column; setting keeps the last element that lands on a target, as the CPU
     kernel's loop does.

@@ -112,7 +112,7 @@ def _value_and_index(self, dim, keepdim, name):
     axis = checks.wrap_dim(dim, ndim)
     if ndim == 0:  # a zero-dim tensor is its own maximum, at index 0
         return (new_tensor(xp.asarray(self._data, copy=True), self._dtype, self._device),
-                new_tensor(xp.zeros((), dtype=xp.int64), st.int64, self._device))
+                new_tensor(xp.zeros((), dtype=xp.int64, device=self._data.device), st.int64, self._device))
     if self._data.shape[axis] == 0:
         raise IndexError(f"{name}(): Expected reduction dim {axis} to have non-zero size.")
     values = getattr(xp, name)(self._data, axis=axis, keepdims=keepdim)

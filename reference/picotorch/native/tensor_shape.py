@@ -68,16 +68,6 @@ def view(self, size):
     return view_of(self, data)
 
 
-def can_view(self, size) -> bool:
-    """Whether ``view(size)`` would succeed without a copy (``at::detail::computeStride``)."""
-    shape = checks.infer_size(size, math.prod(shape_of(self)))
-    try:
-        xp_of(self).reshape(self._data, shape, copy=False)
-    except (ValueError, AttributeError, TypeError):
-        return False
-    return True
-
-
 def _unsafe_view(self, size):
     shape = checks.infer_size(size, math.prod(shape_of(self)))
     return wrap(self, xp_of(self).reshape(self._data, shape))

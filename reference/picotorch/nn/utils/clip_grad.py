@@ -12,7 +12,6 @@ compute the same per-tensor norms, products and clamps, so picotorch loops over 
 
 from __future__ import annotations
 
-import functools
 import math
 import types
 import warnings
@@ -24,19 +23,11 @@ from ...autograd import no_grad
 _VF = _C._VariableFunctions
 
 
-def _no_grad(fn):
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        with no_grad():
-            return fn(*args, **kwargs)
-    return wrapper
-
-
 def _as_list(tensors) -> list:
     return [tensors] if isinstance(tensors, Tensor) else list(tensors)
 
 
-@_no_grad
+@no_grad()
 def get_total_norm(tensors, norm_type: float = 2.0, error_if_nonfinite: bool = False, foreach=None):
     """The ``norm_type``-norm of all of ``tensors`` as if they were one vector (0 for none)."""
     tensors = _as_list(tensors)
@@ -53,7 +44,7 @@ def get_total_norm(tensors, norm_type: float = 2.0, error_if_nonfinite: bool = F
     return total
 
 
-@_no_grad
+@no_grad()
 def clip_grads_with_norm_(parameters, max_norm: float, total_norm, foreach=None) -> None:
     """Multiply every ``.grad`` in place by ``min(max_norm / (total_norm + 1e-6), 1)``."""
     grads = [p.grad for p in _as_list(parameters) if p.grad is not None]
@@ -65,7 +56,7 @@ def clip_grads_with_norm_(parameters, max_norm: float, total_norm, foreach=None)
         grad.mul_(coefficient.to(grad.device))
 
 
-@_no_grad
+@no_grad()
 def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0, error_if_nonfinite: bool = False,
                     foreach=None):
     """Clip the gradients' total norm to ``max_norm`` in place; return the total norm before clipping."""
@@ -82,7 +73,7 @@ def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0, error_i
     return total_norm
 
 
-@_no_grad
+@no_grad()
 def clip_grad_value_(parameters, clip_value: float, foreach=None) -> None:
     """Clamp every ``.grad`` element into ``[-clip_value, clip_value]``, in place."""
     clip_value = float(clip_value)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ... import _C
 from ..._tensor import Tensor
+from ..modules.module import _typename
 
 _ACCELERATORS = ("cuda",)
 
@@ -35,9 +36,3 @@ def _check_param_device(param, first_device):
     if first_device is not None and here != first_device:
         raise TypeError("Found two parameters on different devices, this is currently not supported.")
     return here
-
-
-def _typename(obj) -> str:
-    kind = type(obj)
-    return kind.__qualname__ if kind.__module__ in ("builtins", "__builtin__", None) else \
-        f"{kind.__module__}.{kind.__qualname__}"

@@ -4,7 +4,11 @@ Single-process only. The index order comes from a sampler (``SequentialSampler``
 when ``shuffle=True``: one ``randperm`` of the data set per epoch, drawn from ``generator`` or, without
 one, from a fresh ``Generator`` seeded from the global stream, as PyTorch does); ``BatchSampler`` cuts it
 into lists of ``batch_size`` indices, dropping a short last batch with ``drop_last``; ``collate_fn``
-(``default_collate``) turns each list of samples into a batch.
+(``default_collate``) turns each list of samples into a batch. Every sampler derives from ``Sampler``; any
+iterable of indices with a length will do, as in PyTorch.
+
+Over a ``TensorDataset`` with the default collate and the loader's own samplers, a batch is gathered with one
+``index`` per tensor instead of a ``select`` per sample and a ``stack``: the same values, dtype, shape and layout.
 """
 
 from __future__ import annotations

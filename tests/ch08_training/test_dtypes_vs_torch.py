@@ -190,6 +190,7 @@ EXACT_OPS = {  # measured: bit-for-bit equal to torch 2.13 on 65,536 values (and
     "baddbmm": lambda T, x, y: T.baddbmm(x.reshape(2, 4, 32)[:, :, :4], x.reshape(2, 4, 32), y.reshape(2, 32, 4),
                                          beta=0.5, alpha=-1.5),
     "logsumexp": lambda T, x, y: [x.logsumexp(1), x.logsumexp(0, keepdim=True)],
+    "var_std_norm": lambda T, x, y: [x.var(1), x.std(0), x.norm(dim=1), x.norm(1)],
 }
 # measured largest differences, in units of the dtype's last place (float16 / bfloat16), on 65,536 values:
 # matmul 4 / 0 (99.9% / 100% exact: float32 accumulation order), gelu 3 / 171 (98% exact: PyTorch's float32 erf

@@ -156,8 +156,6 @@ def test_reshape_of_a_viewable_non_contiguous_tensor_is_reshape_alias():
     assert_same(prog)
 
 
-@pytest.mark.skipif(not hasattr(picotorch.Tensor, "contiguous"),
-                    reason="clone(memory_format=contiguous_format) comes with contiguous() (another branch of #10)")
 def test_matmul_folded_through_the_transpose_is_contiguous():
     def prog(T):
         out = T.ones(3, 4, requires_grad=True) @ T.ones(2, 4, 5)

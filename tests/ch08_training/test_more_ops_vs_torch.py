@@ -16,7 +16,6 @@ import math
 
 import numpy as np
 import pytest
-import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -24,6 +23,8 @@ import picotorch
 from numeric_helpers import numeric_grad
 from picotorch.native.device import use_backend
 from picotorch_course.difftest import assert_same
+
+torch = pytest.importorskip("torch")
 
 DTYPES = ["float32", "float64", "float16", "bfloat16", "int64", "int32", "uint8"]
 DISTINCT = [[4.0, -1.5, 9.0, 0.25], [3.0, 7.5, -6.0, 1.0], [2.0, 0.5, -2.5, 8.0]]

@@ -35,17 +35,10 @@ def _describe(out, x):
         "outputs": [(tuple(o.stride()) if o.numel() else "empty", o._is_view(), o._base is x,
                      o.grad_fn.name() if o.grad_fn else None, o.output_nr, o.is_contiguous()) for o in outs],
         "next_functions": [(n.name() if n else None, i) for n, i in first.next_functions] if first else None,
-        "saved": {a: _unsigned(getattr(first, a)) for a in dir(first) if a.startswith("_saved_") and a != "_saved_self"}
+        "saved": {a: getattr(first, a) for a in dir(first) if a.startswith("_saved_") and a != "_saved_self"}
         if first else None,
     }
 
-
-def _unsigned(value):
-    """torch's getters return a saved negative int as its unsigned 64-bit value (-1 -> 2**64 - 1); picotorch's
-    (every op's, not only these) return the int itself: compare them modulo 2**64."""
-    if isinstance(value, tuple):
-        return tuple(_unsigned(v) for v in value)
-    return value % 2**64 if isinstance(value, int) and not isinstance(value, bool) else value
 
 
 def _weighted_backward(T, x, out):

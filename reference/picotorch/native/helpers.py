@@ -129,6 +129,14 @@ def _astype(xp, data, target):
     return xp.astype(data, target)
 
 
+def stored_scalar(value, dtype):
+    """A Python number as a tensor of ``dtype`` stores it when written into it (``2.7`` into an integer
+    tensor is ``2``, anything into a bool tensor is ``bool(value)``); floats unchanged."""
+    if dtype is st.bool_:
+        return bool(value)
+    return value if dtype.is_floating_point else int(value)
+
+
 def rounded_scalar(value, dtype) -> float:
     """A Python number as ``dtype`` would hold it (``alpha`` of a float16 ``add`` is a float16)."""
     return convert(np_xp, np.asarray(value, dtype=np.float64), dtype).item()
@@ -142,6 +150,12 @@ def is_reduced_float(dtype) -> bool:
 def in_float32(xp, data):
     """A float16 / bfloat16 array widened to float32, exactly, to compute in (PyTorch's ``opmath``)."""
     return _astype(xp, data, xp.float32)
+
+
+def rounded_to(xp, data, dtype):
+    """A float32 array rounded to ``dtype`` (float16 / bfloat16) and widened back: one of PyTorch's steps that
+    stores its result in the tensor's dtype before the next step reads it."""
+    return in_float32(xp, convert(xp, data, dtype))
 
 
 # ----------------------------------------------------------------------------- operands and promotion

@@ -15,7 +15,7 @@ import numpy as np
 from ..c10 import scalar_type as st
 from . import checks
 from .device import to_numpy
-from .helpers import wrap, xp_of
+from .helpers import stored_scalar, wrap, xp_of
 
 
 def index(self, indices):
@@ -145,7 +145,7 @@ def masked_fill_(self, mask, value):
     if broadcast != shape:
         raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape {list(broadcast)}")
     xp = xp_of(self)
-    fill = xp.asarray(_converted(value, self._dtype), dtype=self._data.dtype, device=self._data.device)
+    fill = xp.asarray(stored_scalar(value, self._dtype), dtype=self._data.dtype, device=self._data.device)
     self._data[...] = xp.where(xp.broadcast_to(mask._data, shape), fill, self._data)
     return self
 
@@ -156,13 +156,6 @@ def masked_fill(self, mask, value):
     shape = checks.broadcast_shapes(tuple(self._data.shape), tuple(mask._data.shape))
     result = wrap(self, xp.asarray(xp.broadcast_to(self._data, shape), copy=True))
     return masked_fill_(result, mask, value)
-
-
-def _converted(value, dtype):
-    """A Python number as ``dtype`` would store it (``2.5`` into an integer tensor is ``2``)."""
-    if dtype is st.bool_:
-        return bool(value)
-    return value if dtype.is_floating_point else int(value)
 
 
 _TYPE_META_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",

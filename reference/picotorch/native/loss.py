@@ -10,7 +10,16 @@ once (PyTorch's float32 sum is a cascade of partial sums, far closer to that tha
 from __future__ import annotations
 
 from . import checks
-from .helpers import cast, common_device, convert, in_float32, is_reduced_float, result_type, shape_of, xp_of
+from .helpers import (
+    cast,
+    common_device,
+    convert,
+    is_reduced_float,
+    result_type,
+    rounded_to,
+    shape_of,
+    xp_of,
+)
 from .tensor_impl import new_tensor
 
 _NONE, _MEAN = 0, 1
@@ -72,7 +81,7 @@ def _bce_with_logits_reduced_float(xp, dtype, x, t, weight, pos_weight):
     """For float16 / bfloat16 PyTorch's function is a chain of tensor ops (``log_sigmoid``, ``1 - t``,
     ``mul_``, ``sub_`` ...), each computed in float32 and rounded to the dtype: the same chain here."""
     def rounded(a):
-        return in_float32(xp, convert(xp, a, dtype))
+        return rounded_to(xp, a, dtype)
     x, t = xp.astype(x, xp.float32), xp.astype(t, xp.float32)
     log_sigmoid = rounded(xp.astype(xp.minimum(_as_float64(xp, x), 0.0) - xp.log1p(xp.exp(-xp.abs(_as_float64(xp, x)))),
                                     xp.float32))
@@ -89,7 +98,7 @@ def _bce_with_logits_backward_reduced_float(xp, dtype, x, t, grad_output, weight
     """The backward's chain of tensor ops (``sigmoid``, ``sub``, ``mul_`` by the gradient, ``div_`` by the count),
     each rounded to float16 / bfloat16 as PyTorch's ops are."""
     def rounded(a):
-        return in_float32(xp, convert(xp, a, dtype))
+        return rounded_to(xp, a, dtype)
     sigmoid = rounded(xp.astype(1 / (1 + xp.exp(-x)), xp.float32))
     x, t = xp.astype(x, xp.float32), xp.astype(t, xp.float32)
     if pos_weight is not None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from ..c10 import scalar_type as st
 from . import checks
 from .device import to_numpy
-from .helpers import add_at, has_scatter, wrap, xp_of
+from .helpers import add_at, has_scatter, stored_scalar, wrap, xp_of
 
 _INDEX_DTYPES = (st.int64, st.int32)
 
@@ -101,7 +101,7 @@ def _source(self, index, src):
     xp = xp_of(self)
     shape = _sizes(index)
     if not hasattr(src, "_dtype"):
-        return xp.full(shape, _converted(src, self._dtype), dtype=self._data.dtype, device=self._data.device)
+        return xp.full(shape, stored_scalar(src, self._dtype), dtype=self._data.dtype, device=self._data.device)
     data = xp.reshape(src._data, _sizes(src))
     return data[tuple(slice(0, size) for size in shape)]
 
@@ -197,7 +197,7 @@ def index_add_(self, dim, index, source, alpha=1):
         return self
     values = xp.reshape(source._data, _sizes(source))
     if alpha != 1:
-        values = values * xp.asarray(_converted(alpha, self._dtype), dtype=values.dtype, device=values.device)
+        values = values * xp.asarray(stored_scalar(alpha, self._dtype), dtype=values.dtype, device=values.device)
     along = [1] * len(_sizes(source))
     along[dim] = n
     spread = xp.broadcast_to(xp.reshape(positions, tuple(along)), _sizes(source))
@@ -253,13 +253,6 @@ def _any_outside(xp, data, size) -> bool:
 def _copy_of(self):
     xp = xp_of(self)
     return wrap(self, xp.asarray(self._data, copy=True))
-
-
-def _converted(value, dtype):
-    """A Python number as ``dtype`` stores it (``2.7`` into an integer tensor is ``2``)."""
-    if dtype is st.bool_:
-        return bool(value)
-    return value if dtype.is_floating_point else int(value)
 
 
 def _ndim(t) -> int:

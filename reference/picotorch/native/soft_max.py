@@ -14,7 +14,7 @@ import numpy as np
 
 from ..c10 import scalar_type as st
 from . import checks
-from .helpers import convert, in_float32, is_reduced_float, np_xp, xp_dtype, xp_of
+from .helpers import convert, in_float32, is_reduced_float, np_xp, rounded_to, xp_dtype, xp_of
 from .tensor_impl import new_tensor
 
 
@@ -37,14 +37,9 @@ def _log_softmax(self, dim, half_to_float):
     if is_reduced_float(self._dtype) and dim == a.ndim - 1:
         # PyTorch's last-dim kernel for float16 / bfloat16 keeps the sum and its log in the input's dtype
         # (measured: 100% of 64,000 values agree this way, 95% when they stay float32)
-        log_total = _in_dtype(xp, xp.log(_in_dtype(xp, total, self._dtype)), self._dtype)
+        log_total = rounded_to(xp, xp.log(rounded_to(xp, total, self._dtype)), self._dtype)
         return _finish(self, xp, shifted - log_total)
     return _finish(self, xp, shifted - xp.log(total))
-
-
-def _in_dtype(xp, a, dtype):
-    """A float32 array rounded to ``dtype`` (float16 / bfloat16) and widened back, to keep computing."""
-    return in_float32(xp, convert(xp, a, dtype))
 
 
 # NOTE [Matching PyTorch's float32 softmax]

@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import picotorch
-from numeric_helpers import numeric_grad
+from numeric_helpers import backward_and_numeric
 from picotorch.native.device import use_backend
 from picotorch_course.difftest import assert_same
 
@@ -235,16 +235,8 @@ SELECTING = {
 def test_gradients_match_finite_differences(name):
     rng = np.random.default_rng(sorted(SELECTING).index(name))
     base = rng.permutation(np.arange(1, 13)).reshape(3, 4) * rng.choice([-1, 1], (3, 4)) / 3.0
-    fn = SELECTING[name]
-    x = picotorch.tensor(base, dtype=picotorch.float64, requires_grad=True)
-    out = fn(picotorch, x)
-    upstream = rng.standard_normal(tuple(out.shape))
-    out.backward(picotorch.tensor(upstream, dtype=picotorch.float64))
-
-    def total(shifted):
-        with picotorch.no_grad():
-            return (fn(picotorch, picotorch.tensor(shifted, dtype=picotorch.float64)).numpy() * upstream).sum()
-    np.testing.assert_allclose(x.grad.numpy(), numeric_grad(total, base), rtol=1e-5, atol=1e-6)
+    analytic, numerical = backward_and_numeric(lambda x: SELECTING[name](picotorch, x), base, rng)
+    np.testing.assert_allclose(analytic, numerical, rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.parametrize("name", sorted(SELECTING))

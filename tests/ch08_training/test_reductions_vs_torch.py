@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import picotorch
-from numeric_helpers import numeric_grad
+from numeric_helpers import backward_and_numeric
 from picotorch_course.difftest import assert_same
 
 TIES = [[1.0, 3.0, 3.0, -2.0], [2.0, -0.5, 5.0, 5.0], [0.5, 0.5, 0.5, 0.5]]
@@ -445,17 +445,8 @@ SMOOTH = {  # no ties, no zeros: each has one derivative
 def test_gradients_match_finite_differences(name):
     rng = np.random.default_rng(sorted(SMOOTH).index(name))
     base = rng.permutation(np.arange(1, 13)).reshape(3, 4) * rng.choice([-1, 1], (3, 4)) / 3.0
-    fn = SMOOTH[name]
-    x = picotorch.tensor(base, dtype=picotorch.float64, requires_grad=True)
-    out = fn(picotorch, x)
-    upstream = rng.standard_normal(tuple(out.shape))
-    out.backward(picotorch.tensor(upstream, dtype=picotorch.float64))
-
-    def total(shifted):
-        with picotorch.no_grad():
-            return (fn(picotorch, picotorch.tensor(shifted, dtype=picotorch.float64)).numpy() * upstream).sum()
-    numerical = numeric_grad(total, base)
-    np.testing.assert_allclose(x.grad.numpy(), numerical, rtol=1e-5, atol=1e-6)
+    analytic, numerical = backward_and_numeric(lambda x: SMOOTH[name](picotorch, x), base, rng)
+    np.testing.assert_allclose(analytic, numerical, rtol=1e-5, atol=1e-6)
 
 
 # ----------------------------------------------------------------------------- double backward

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .errors import ParseError, SchemaError, describe_entry
 from .model import FunctionSchema, load_yaml_with_lines
 
 __all__ = [
@@ -120,15 +121,16 @@ class _Formulas:
     not_implemented: tuple[str, ...]
 
 
-def _sort_formulas(formulas: dict[str, Any], func: FunctionSchema, where: str) -> _Formulas:
+def _sort_formulas(formulas: dict[str, Any], func: FunctionSchema) -> _Formulas:
     arg_names = {a.name for a in func.arguments.flat_all()}
+    _check_keys(formulas, func, arg_names)
     backward: list[Derivative] = []
     forward: list[Derivative] = []
     non_diff: list[str] = []
     not_impl: list[str] = []
     for raw, formula in formulas.items():
         if not isinstance(formula, str):
-            raise ValueError(f"{where}: formula for {raw!r} must be a string, got {formula!r}")
+            raise SchemaError(f"the formula for {raw!r} is {formula!r}", "a formula (a string) for each input")
         names = _split_names(str(raw))
         if not _is_backward_key(names, arg_names):
             forward.append(Derivative(names, formula))
@@ -138,36 +140,59 @@ def _sort_formulas(formulas: dict[str, Any], func: FunctionSchema, where: str) -
             backward.append(Derivative(names, formula))
             if formula.strip().startswith("not_implemented("):
                 not_impl += names
-    _check_names(backward, non_diff, arg_names, where)
+    _check_names(backward, non_diff, arg_names)
     return _Formulas(tuple(backward), tuple(forward), tuple(non_diff), tuple(not_impl))
 
 
-def _check_names(backward: list[Derivative], non_diff: list[str], args: set[str], where: str) -> None:
+def output_names(func: FunctionSchema) -> tuple[str, ...]:
+    """What a forward formula may be for: the returns' names, else ``result`` (one) or ``result0``, ``result1``."""
+    if len(func.returns) == 1:
+        return (func.returns[0].name or "result",)
+    return tuple(r.name or f"result{i}" for i, r in enumerate(func.returns))
+
+
+def _check_keys(formulas: dict[str, Any], func: FunctionSchema, args: set[str]) -> None:
+    """A key that names no input is a forward formula, so it must name an output (torchgen's
+    ``create_forward_derivative``: "No matching output for forward derivative definition")."""
+    outputs = output_names(func)
+    allowed = set(outputs) | ({"result"} if len(func.returns) == 1 else set())
+    for raw in formulas:
+        names = _split_names(str(raw))
+        if names[0] not in args and not set(names) <= allowed:
+            expected = ", ".join(a.name for a in func.arguments.flat_all())
+            raise SchemaError(f"{raw!r} is neither an argument nor an output of {func.name}",
+                              f"an argument name ({expected}) for a backward formula, or an output name "
+                              f"({', '.join(outputs)}) for a forward one")
+
+
+def _check_names(backward: list[Derivative], non_diff: list[str], args: set[str]) -> None:
     names = [n for d in backward for n in d.var_names]
     unknown = sorted(set(names) - args)
     if unknown:
-        raise ValueError(f"{where}: {unknown} are not arguments of the op")
+        raise SchemaError(f"{unknown} are not arguments of the op", "argument names of the schema only")
     overlap = sorted(set(names) & set(non_diff))
     if overlap:
-        raise ValueError(f"{where}: {overlap} are both differentiable and non_differentiable")
+        raise SchemaError(f"{overlap} are both differentiable and non_differentiable",
+                          "each input either with a formula or non_differentiable")
 
 
 def _parse_output_differentiability(
-    value: list[Any] | None, where: str
+    value: list[Any] | None,
 ) -> tuple[tuple[bool, ...] | None, tuple[str, ...] | None]:
     """``[True, False]`` -> flags; ``['cond']`` -> ``(True,)`` plus the condition."""
     if value is None:
         return None, None
     if not isinstance(value, list):
-        raise ValueError(f"{where}: output_differentiability must be a list")
+        raise SchemaError(f"output_differentiability is {value!r}", "a list, e.g. [True, False]")
     if any(isinstance(v, str) for v in value):
         if len(value) != 1:
-            raise ValueError(f"{where}: a condition is only allowed for a single output")
+            raise SchemaError("output_differentiability has a condition and other items",
+                              "a condition only for a single output, e.g. ['isDifferentiableType(...)']")
         return (True,), (value[0],)
     return tuple(bool(v) for v in value), None
 
 
-def _per_dispatch_formulas(entry: dict[str, Any], where: str) -> dict[str, dict[str, Any]]:
+def _per_dispatch_formulas(entry: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """``{'Default': {...}, 'AutogradNestedTensor': {...}}``; plain entries are ``Default``.
 
     A ``dispatch:`` entry need not have a ``Default`` key (then ``op_name`` is ``None``).
@@ -176,9 +201,9 @@ def _per_dispatch_formulas(entry: dict[str, Any], where: str) -> dict[str, dict[
         return {"Default": {k: v for k, v in entry.items() if k not in _META_KEYS}}
     dispatch = entry["dispatch"]
     if not isinstance(dispatch, dict) or not dispatch:
-        raise ValueError(f"{where}: 'dispatch:' must map dispatch keys to formulas")
+        raise SchemaError(f"'dispatch:' is {dispatch!r}", "a mapping of dispatch keys (Default, ...) to formulas")
     if not all(isinstance(v, dict) for v in dispatch.values()):
-        raise ValueError(f"{where}: every dispatch key must map to a mapping of formulas")
+        raise SchemaError("a dispatch key of 'dispatch:' holds no mapping", "'<key>:' then '<input>: <formula>' lines")
     return dispatch
 
 
@@ -194,19 +219,27 @@ def _parse_entry(
     schemas: Collection[str] | None,
     counter: Counter[str],
 ) -> DifferentiabilityInfo:
-    where = f"{loc[0]}:{loc[1]}"
-    spec = entry.get("name")
+    """One entry; a :class:`ParseError` naming ``loc`` (file, line) and the entry if it is wrong."""
+    path, line = loc
+    shown = describe_entry(entry, "name")
+    spec = entry.get("name") if isinstance(entry, dict) else None
     if not isinstance(spec, str):
-        raise ValueError(f"{where}: entry has no 'name:' schema")
+        raise ParseError(path, line, "the entry has no 'name:' schema",
+                         "a mapping '- name: <schema>' then '<input>: <formula>' lines", shown)
     if schemas is not None and spec not in schemas:
-        raise ValueError(f"{where}: no native function has the schema {spec!r}")
+        raise ParseError(path, line, f"no native function has the schema {spec!r}",
+                         "the 'func:' schema of an entry of native_functions.yaml, character for character", shown)
     try:
-        func = FunctionSchema.parse(spec)
-    except ValueError as e:
-        raise ValueError(f"{where}: {e}") from None
-    per_key = {key: _sort_formulas(f, func, where) for key, f in _per_dispatch_formulas(entry, where).items()}
+        return _entry_info(entry, spec, loc, counter)
+    except SchemaError as e:
+        raise ParseError(path, line, e.problem, e.expected, shown) from None
+
+
+def _entry_info(entry: dict[str, Any], spec: str, loc: tuple[str, int], counter: Counter[str]) -> DifferentiabilityInfo:
+    func = FunctionSchema.parse(spec)
+    per_key = {key: _sort_formulas(f, func) for key, f in _per_dispatch_formulas(entry).items()}
+    flags, conditions = _parse_output_differentiability(entry.get("output_differentiability"))
     names = _op_names(per_key, func.name.name, counter)
-    flags, conditions = _parse_output_differentiability(entry.get("output_differentiability"), where)
     default = per_key.get("Default", _Formulas((), (), (), ()))
     result = next((d.formula for d in default.forward if d.var_names == ("result",)), None)
     return DifferentiabilityInfo(
@@ -226,27 +259,38 @@ def _parse_entry(
 
 
 def parse_derivatives_yaml(
-    path: str | Path, native_schemas: Collection[str] | None = None
+    path: str | Path, native_schemas: Collection[str] | None = None, failures: list[ParseError] | None = None
 ) -> list[DifferentiabilityInfo]:
     """Parse every entry of a ``derivatives.yaml`` file, in file order.
 
     ``native_schemas`` (schema strings, e.g. ``{str(f.func) for f in parse_native_yaml(...)}``)
-    is optional; when given, every ``name:`` must be one of them, as upstream requires.
+    is optional; when given, every ``name:`` must be one of them, as upstream requires. The first bad
+    entry raises its :class:`ParseError`; with a ``failures`` list, each is appended there instead.
     """
     schemas = None if native_schemas is None else frozenset(native_schemas)
     counter: Counter[str] = Counter()
     infos = []
     for entry, line in load_yaml_with_lines(path):
-        infos.append(_parse_entry(entry, (str(path), line), schemas, counter))
-    _check_unique(infos)
-    return infos
+        try:
+            infos.append(_parse_entry(entry, (str(path), line), schemas, counter))
+        except ParseError as e:
+            if failures is None:
+                raise
+            failures.append(e)
+    return _check_unique(infos, failures)
 
 
-def _check_unique(infos: list[DifferentiabilityInfo]) -> None:
+def _check_unique(infos: list[DifferentiabilityInfo], failures: list[ParseError] | None) -> list[DifferentiabilityInfo]:
     seen: dict[str, int] = {}
+    unique = []
     for info in infos:
-        if info.name in seen:
-            raise ValueError(
-                f"{info.loc[0]}:{info.loc[1]}: {info.name!r} already has derivatives at line {seen[info.name]}"
-            )
-        seen[info.name] = info.loc[1]
+        if info.name not in seen:
+            seen[info.name] = info.loc[1]
+            unique.append(info)
+            continue
+        error = ParseError(*info.loc, f"{info.name!r} already has derivatives at line {seen[info.name]}",
+                           "one entry per schema", f"name: {info.name}")
+        if failures is None:
+            raise error
+        failures.append(error)
+    return unique

@@ -27,6 +27,8 @@ from typing import Any
 
 import yaml
 
+from .errors import ParseError, SchemaError, describe_entry
+
 __all__ = [
     "BASE_TYPES",
     "Annotation",
@@ -49,6 +51,12 @@ BASE_TYPES = frozenset(
     MemoryFormat Generator Dimname DimVector Storage Stream ConstQuantizerPtr QScheme
     GraphModule Any""".split()
 )
+
+# How a schema looks, and the types a message suggests, for the "expected ..." part of an error.
+SCHEMA_SHAPE = ("'name.overload(Type arg, ..., *, Type kwarg=default) -> Returns', "
+                "e.g. 'mul.Tensor(Tensor self, Tensor other) -> Tensor'")
+_TYPE_EXAMPLES = ("Tensor", "Tensor?", "Tensor[]", "Scalar", "int", "int[]", "SymInt[]", "float", "bool", "str?",
+                  "ScalarType?")
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ALIAS_SET = re.compile(r"[a-z](\|[a-z])*")
@@ -85,7 +93,7 @@ def _split_type_and_name(s: str) -> tuple[str, str | None]:
     if len(parts) == 1:
         return s, None
     if len(parts) != 2 or not _IDENT.fullmatch(parts[1]):
-        raise ValueError(f"expected '<type> <name>', got {s!r}")
+        raise SchemaError(f"{s!r} is not a type and a name", "'<type> <name>', e.g. 'Tensor self'")
     return parts[0], parts[1]
 
 
@@ -107,9 +115,9 @@ class Annotation:
         is_write = before.endswith("!")
         before = before.removesuffix("!")
         if not _ALIAS_SET.fullmatch(before):
-            raise ValueError(f"bad alias annotation {s!r}: expected e.g. 'a', 'a!', 'a|b'")
+            raise SchemaError(f"bad alias annotation {s!r}", "lower-case alias sets, e.g. 'a', 'a!', 'a|b'")
         if arrow and not (after == "*" or _ALIAS_SET.fullmatch(after)):
-            raise ValueError(f"bad alias annotation {s!r}: expected '* ' or a set after '->'")
+            raise SchemaError(f"bad alias annotation {s!r}", "'*' or an alias set after '->', e.g. 'a -> *'")
         after_set = tuple(after.split("|")) if arrow else ()
         return Annotation(tuple(before.split("|")), is_write, after_set)
 
@@ -162,7 +170,8 @@ class Type:
 
 def _check_base(name: str, whole: str) -> str:
     if name not in BASE_TYPES:
-        raise ValueError(f"unknown type {name!r} in {whole!r}")
+        raise SchemaError(f"unknown type {name!r} in {whole!r}",
+                          "a schema type: " + ", ".join(_TYPE_EXAMPLES) + ", ...")
     return name
 
 
@@ -197,10 +206,10 @@ class Argument:
     def parse(s: str) -> Argument:
         head, eq, default = s.partition("=")
         if eq and not default:
-            raise ValueError(f"argument {s!r} has '=' but no default value")
+            raise SchemaError(f"argument {s!r} has '=' but no default value", "'<type> <name>=<default>'")
         type_text, name = _split_type_and_name(head)
         if name is None:
-            raise ValueError(f"argument {s!r} has no name")
+            raise SchemaError(f"argument {s!r} has no name", "'<type> <name>', e.g. 'Tensor self'")
         t, annotation = _parse_annotated_type(type_text)
         return Argument(name, t, default if eq else None, annotation)
 
@@ -256,7 +265,8 @@ class Arguments:
         for text in split_top_level(s) if s else []:
             if text == "*":
                 if group is not positional:
-                    raise ValueError(f"'*' appears twice in arguments {s!r}")
+                    raise SchemaError(f"'*' appears twice in arguments {s!r}",
+                                      "at most one '*' before the keyword-only arguments")
                 group = kwarg_only
                 continue
             arg = Argument.parse(text)
@@ -264,7 +274,7 @@ class Arguments:
                 group = out
             group.append(arg)
         if group is kwarg_only and not kwarg_only:
-            raise ValueError(f"'*' is not followed by any argument in {s!r}")
+            raise SchemaError(f"'*' is not followed by any argument in {s!r}", "keyword-only arguments after '*'")
         return Arguments(tuple(positional), tuple(kwarg_only), tuple(out))
 
     def __str__(self) -> str:
@@ -315,11 +325,12 @@ class OperatorName:
     def parse(s: str) -> OperatorName:
         op, _, overload = s.partition(".")
         if not _IDENT.fullmatch(op):
-            raise ValueError(f"bad operator name {s!r}: {op!r} is not an identifier")
+            raise SchemaError(f"bad operator name {s!r}: {op!r} is not an identifier",
+                              "'name' or 'name.overload', e.g. 'add.Tensor'")
         if overload and not re.fullmatch(r"\w+", overload):
-            raise ValueError(f"bad overload name {overload!r} in {s!r}")
+            raise SchemaError(f"bad overload name {overload!r} in {s!r}", "letters, digits and '_' after the '.'")
         if s.endswith("."):
-            raise ValueError(f"empty overload name in {s!r}")
+            raise SchemaError(f"empty overload name in {s!r}", "'name' or 'name.overload', e.g. 'add.Tensor'")
         m = re.fullmatch(r"__([^_]+)__", op)
         if m is not None:
             return OperatorName._parse_dunder(m.group(1), overload)
@@ -364,7 +375,7 @@ class FunctionSchema:
     @staticmethod
     def parse(s: str) -> FunctionSchema:
         if not isinstance(s, str):
-            raise ValueError(f"schema must be a string, got {type(s).__name__}")
+            raise SchemaError(f"the schema is a {type(s).__name__}, not a string", "'name(arguments) -> returns'")
         name_text, args_text, returns_text = _split_schema(s)
         try:
             schema = FunctionSchema(
@@ -372,8 +383,8 @@ class FunctionSchema:
                 Arguments.parse(args_text),
                 _parse_returns(returns_text),
             )
-        except ValueError as e:
-            raise ValueError(f"{e} (in schema {s!r})") from None
+        except SchemaError as e:
+            raise SchemaError(f"{e.problem} (in schema {s!r})", e.expected) from None
         schema._check()
         return schema
 
@@ -381,9 +392,10 @@ class FunctionSchema:
         names = [a.name for a in self.arguments.flat_all()]
         duplicates = sorted({n for n in names if names.count(n) > 1})
         if duplicates:
-            raise ValueError(f"duplicate argument names {duplicates} in schema {self}")
+            raise SchemaError(f"duplicate argument names {duplicates} in schema {self}", "each argument named once")
         if self.name.inplace and self.arguments.out:
-            raise ValueError(f"in-place schema {self} must not have out arguments")
+            raise SchemaError(f"in-place schema {self} has out arguments",
+                              "an in-place op ('name_') to write only self")
 
     def __str__(self) -> str:
         return f"{self.name}({self.arguments}) -> {_format_returns(self.returns)}"
@@ -464,24 +476,24 @@ def _split_schema(s: str) -> tuple[str, str, str]:
     """``"f(a, b) -> R"`` -> ``("f", "a, b", "R")``, matching the outer parentheses."""
     open_at = s.find("(")
     if open_at <= 0:
-        raise ValueError(f"schema {s!r} has no '(' after the operator name")
+        raise SchemaError(f"schema {s!r} has no '(' after the operator name", SCHEMA_SHAPE)
     depth = 0
     for i in range(open_at, len(s)):
         depth += {"(": 1, ")": -1}.get(s[i], 0)
         if depth == 0:
             rest = s[i + 1 :]
             if not rest.startswith(" -> "):
-                raise ValueError(f"schema {s!r} needs ' -> ' followed by the returns")
+                raise SchemaError(f"schema {s!r} has no ' -> ' after its arguments", SCHEMA_SHAPE)
             return s[:open_at], s[open_at + 1 : i], rest[4:]
-    raise ValueError(f"schema {s!r} has an unclosed '('")
+    raise SchemaError(f"schema {s!r} has an unclosed '('", SCHEMA_SHAPE)
 
 
 def _parse_returns(s: str) -> tuple[Return, ...]:
     if not s:
-        raise ValueError("missing return type")
+        raise SchemaError("missing return type", "a return type after ' -> ', e.g. 'Tensor' or '(Tensor a, Tensor b)'")
     if s.startswith("("):
         if not s.endswith(")"):
-            raise ValueError(f"returns {s!r} open '(' without closing it")
+            raise SchemaError(f"returns {s!r} open '(' without closing it", "'(Tensor a, Tensor b)'")
         inner = s[1:-1]
         return tuple(Return.parse(r) for r in split_top_level(inner)) if inner else ()
     return (Return.parse(s),)
@@ -528,46 +540,52 @@ class NativeFunction:
 
     @staticmethod
     def from_yaml(entry: dict[str, Any], loc: tuple[str, int]) -> NativeFunction:
-        where = f"{loc[0]}:{loc[1]}"
-        if "func" not in entry:
-            raise ValueError(f"{where}: entry has no 'func:' key")
+        """One entry; a :class:`ParseError` naming ``loc`` (file, line) and the entry if it is wrong."""
+        path, line = loc
+        shown = describe_entry(entry, "func")
+        if not isinstance(entry, dict) or "func" not in entry:
+            raise ParseError(path, line, "the entry has no 'func:' key", "a mapping '- func: <schema>' with "
+                             "optional variants:, dispatch:, tags: ... keys", shown)
         try:
             func = FunctionSchema.parse(entry["func"])
-        except ValueError as e:
-            raise ValueError(f"{where}: {e}") from None
-        return NativeFunction(
-            func=func,
-            variants=_parse_variants(entry.get("variants"), where),
-            dispatch=_parse_dispatch(entry.get("dispatch"), where),
-            structured=bool(entry.get("structured", False)),
-            structured_delegate=entry.get("structured_delegate"),
-            python_module=entry.get("python_module"),
-            manual_cpp_binding=bool(entry.get("manual_cpp_binding", False)),
-            device_check=entry.get("device_check"),
-            tags=_parse_tags(entry.get("tags")),
-            loc=loc,
-            extra={k: v for k, v in entry.items() if k not in _KNOWN_KEYS},
-        )
+            return NativeFunction(
+                func=func,
+                variants=_parse_variants(entry.get("variants")),
+                dispatch=_parse_dispatch(entry.get("dispatch")),
+                structured=bool(entry.get("structured", False)),
+                structured_delegate=entry.get("structured_delegate"),
+                python_module=entry.get("python_module"),
+                manual_cpp_binding=bool(entry.get("manual_cpp_binding", False)),
+                device_check=entry.get("device_check"),
+                tags=_parse_tags(entry.get("tags")),
+                loc=loc,
+                extra={k: v for k, v in entry.items() if k not in _KNOWN_KEYS},
+            )
+        except SchemaError as e:
+            raise ParseError(path, line, e.problem, e.expected, shown) from None
 
 
 def _comma_list(value: str) -> list[str]:
     return [part.strip() for part in value.split(",") if part.strip()]
 
 
-def _parse_variants(value: str | None, where: str) -> frozenset[str]:
+def _parse_variants(value: str | None) -> frozenset[str]:
+    if value is not None and not isinstance(value, str):
+        raise SchemaError(f"'variants:' is {value!r}", "'function', 'method' or 'function, method'")
     variants = frozenset(_comma_list(value)) if value else frozenset({"function"})
     unknown = variants - {"function", "method"}
     if unknown:
-        raise ValueError(f"{where}: unknown variants {sorted(unknown)}")
+        raise SchemaError(f"unknown variants {sorted(unknown)}", "'function', 'method' or 'function, method'")
     return variants
 
 
-def _parse_dispatch(value: dict[str, Any] | None, where: str) -> dict[str, str]:
+def _parse_dispatch(value: dict[str, Any] | None) -> dict[str, str]:
     if value is None:
         return {}
-    if not isinstance(value, dict):
-        raise ValueError(f"{where}: 'dispatch:' must be a mapping, got {value!r}")
-    return {key: str(kernel) for keys, kernel in value.items() for key in _comma_list(keys)}
+    if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+        raise SchemaError(f"'dispatch:' is {value!r}",
+                          "a mapping of dispatch keys to kernel names, e.g. 'CPU, CUDA: add'")
+    return {key: kernel for keys, kernel in value.items() for key in _comma_list(keys)}
 
 
 def _parse_tags(value: str | list[str] | None) -> tuple[str, ...]:
@@ -575,37 +593,70 @@ def _parse_tags(value: str | list[str] | None) -> tuple[str, ...]:
         return ()
     if isinstance(value, str):
         return tuple(_comma_list(value))
+    if not isinstance(value, list) or not all(isinstance(tag, str) for tag in value):
+        raise SchemaError(f"'tags:' is {value!r}", "a tag or a list of tags, e.g. 'tags: pointwise'")
     return tuple(value)
 
 
 def load_yaml_with_lines(path: str | Path) -> list[tuple[dict[str, Any], int]]:
-    """Load a yaml list of mappings, pairing each entry with its 1-based line number."""
+    """Load a yaml list of mappings, pairing each entry with its 1-based line number.
+
+    A YAML syntax error becomes a :class:`ParseError` at the line the YAML parser points to.
+    """
     loader_cls = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     loader = loader_cls(Path(path).read_text())
     try:
         root = loader.get_single_node()
         data = loader.construct_document(root) if root is not None else []
+    except yaml.YAMLError as e:
+        raise _yaml_error(path, e) from None
     finally:
         loader.dispose()
     if not isinstance(data, list):
-        raise ValueError(f"{path}: expected a yaml list of entries")
+        raise ParseError(path, None, f"the file holds a {type(data).__name__}, not a list of entries",
+                         "a YAML list, each entry starting with '- '")
     lines = [node.start_mark.line + 1 for node in root.value]
     return list(zip(data, lines, strict=True))
 
 
-def parse_native_yaml(path: str | Path) -> list[NativeFunction]:
-    """Parse every entry of a ``native_functions.yaml`` file, in file order."""
-    entries = load_yaml_with_lines(path)
-    functions = [NativeFunction.from_yaml(e, (str(path), line)) for e, line in entries]
-    _check_unique(functions)
-    return functions
+def _yaml_error(path: str | Path, e: yaml.YAMLError) -> ParseError:
+    """PyYAML's message without its own ``in "<unicode string>", line N`` marks, which name no file."""
+    mark = getattr(e, "problem_mark", None)
+    problem = " ".join(part for part in (getattr(e, "context", None), getattr(e, "problem", None)) if part)
+    return ParseError(path, None if mark is None else mark.line + 1, f"YAML syntax error: {problem or e}",
+                      "valid YAML: a list of '- key: value' entries, nested keys indented, "
+                      "text containing ': ' or '#' quoted")
 
 
-def _check_unique(functions: list[NativeFunction]) -> None:
+def parse_native_yaml(path: str | Path, failures: list[ParseError] | None = None) -> list[NativeFunction]:
+    """Parse every entry of a ``native_functions.yaml`` file, in file order.
+
+    The first bad entry raises its :class:`ParseError`; with a ``failures`` list, every bad entry's error
+    is appended to it instead and the good entries are returned (``python -m picotorchgen parse``).
+    """
+    functions = []
+    for entry, line in load_yaml_with_lines(path):
+        try:
+            functions.append(NativeFunction.from_yaml(entry, (str(path), line)))
+        except ParseError as e:
+            if failures is None:
+                raise
+            failures.append(e)
+    return _check_unique(functions, failures)
+
+
+def _check_unique(functions: list[NativeFunction], failures: list[ParseError] | None) -> list[NativeFunction]:
     seen: dict[str, tuple[str, int]] = {}
+    unique = []
     for f in functions:
         key = str(f.func.name)
-        if key in seen:
-            where = f"{f.loc[0]}:{f.loc[1]}"
-            raise ValueError(f"{where}: operator {key} already defined at line {seen[key][1]}")
-        seen[key] = f.loc
+        if key not in seen:
+            seen[key] = f.loc
+            unique.append(f)
+            continue
+        error = ParseError(f.loc[0], f.loc[1], f"operator {key} is already defined at line {seen[key][1]}",
+                           "one entry per 'name.overload'", f"func: {f.func}")
+        if failures is None:
+            raise error
+        failures.append(error)
+    return unique

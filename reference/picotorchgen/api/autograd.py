@@ -15,7 +15,7 @@ from ..model import Argument, FunctionSchema, NativeFunction
 from .python import argument_kind
 
 __all__ = ["Op", "Saved", "differentiable_inputs", "edge_ranges", "formula_names", "should_compute",
-           "match_differentiability_info", "saved_values"]
+           "formula_value", "match_differentiability_info", "saved_values"]
 
 
 @dataclass
@@ -135,6 +135,14 @@ def saved_values(op: Op) -> list[Saved]:
             entry = saved.setdefault(name, entry)
             entry.used_by.update(d.var_names)
     return sorted(saved.values(), key=lambda s: (s.kind == "output", s.name))
+
+
+def formula_value(op: Op, name: str) -> Saved | None:
+    """What ``name`` in one of ``op``'s formulas stands for, as the forward would save it; ``None`` when it
+    is no input, derived input value (``self_sizes``) or output of ``op``."""
+    args = {a.name: a for a in op.schema.arguments.flat_non_out()}
+    outputs = {r.name: i for i, r in enumerate(op.schema.returns) if r.name} if len(op.schema.returns) > 1 else {}
+    return _saved_for(name, args, outputs)
 
 
 def _arg_rank(name: str, order: list[str]) -> int:

@@ -11,7 +11,8 @@ code that computes each hole after it. There are three ways to fill a hole:
    'def add(self, other):'
 
 2. **Comma forms**: ``${,name}`` / ``${name,}`` join a list the same way and add a leading /
-   trailing ``", "`` only when the list is not empty (for arguments appended to fixed ones).
+   trailing ``", "`` only when the list is not empty (for arguments appended to fixed ones); a
+   value that is not a list always gets its comma, as in torchgen.
 
    >>> t = CodeTemplate("f(x${,rest})")
    >>> t.substitute(rest=["y", "z"]), t.substitute(rest=[])
@@ -163,13 +164,12 @@ def _fill(hole: re.Match[str], values: Mapping[str, object]) -> str:
     if hole["indent"] is not None:
         return _block(hole["indent"], values[hole["block"] or hole["braced_block"]], hole["eol"])
     value = values[hole["name"] or hole["braced"]]
-    if not isinstance(value, list):
-        return str(value)
-    if not value:
+    if isinstance(value, list) and not value:
         return ""
     before = ", " if hole["before"] else ""
     after = ", " if hole["after"] else ""
-    return before + ", ".join(str(item) for item in value) + after
+    middle = ", ".join(str(item) for item in value) if isinstance(value, list) else str(value)
+    return before + middle + after
 
 
 def _block(indent: str, value: object, eol: str) -> str:

@@ -27,10 +27,12 @@ class GenerationError(ValueError):
 class SchemaError(GenerationError):
     """A malformed schema string: ``problem`` says what is wrong, ``expected`` what would be right."""
 
-    def __init__(self, problem: str, expected: str) -> None:
+    def __init__(self, problem: str, expected: str, schema: str | None = None) -> None:
         self.problem = problem
         self.expected = expected
-        super().__init__(f"{problem}; expected {expected}")
+        self.schema = schema
+        in_schema = "" if schema is None else f" (in schema {schema!r})"
+        super().__init__(f"{problem}{in_schema}; expected {expected}")
 
 
 class ParseError(GenerationError):

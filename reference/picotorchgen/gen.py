@@ -55,7 +55,7 @@ def load_ops(package: Path = PACKAGE, yaml_dir: Path | None = None) -> list[Op]:
     kernels (``native/__init__.py``) and formula helpers (``autograd/functions_manual.py``)."""
     yaml_dir = package if yaml_dir is None else yaml_dir
     functions = parse_native_yaml(yaml_dir / "native_functions.yaml")
-    infos = parse_derivatives_yaml(yaml_dir / "derivatives.yaml")
+    infos = parse_derivatives_yaml(yaml_dir / "derivatives.yaml", {str(f.func) for f in functions})
     ops = match_differentiability_info(functions, infos)
     check_kernels(ops, package / "native" / "__init__.py")
     check_formulas(ops, package / "autograd" / "functions_manual.py")
@@ -90,19 +90,23 @@ def generate_command(argv: list[str]) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--check", action="store_true", help="fail if _generated/ is not up to date")
     parser.add_argument("--out", type=Path, default=PACKAGE / "_generated", help="where to write")
+    parser.add_argument("--yaml", type=Path, metavar="DIR", help="read the two YAML files from DIR (then --out "
+                        "is required), e.g. an edited copy, to see what an edit changes")
     parser.add_argument("--explain", metavar="OP", help="show which template lines generate OP's code "
                         "(an overload such as mul.Tensor, or a name such as mul)")
     args = parser.parse_args(argv)
+    if args.yaml is not None and "--out" not in argv and not args.explain:
+        parser.error("--yaml needs --out: _generated/ is written from the package's own YAML files only")
     if args.explain:
-        print(explain(load_ops(), args.explain, generate))
+        print(explain(load_ops(yaml_dir=args.yaml), args.explain, lambda: generate(yaml_dir=args.yaml)))
         return 0
-    files = generate()
+    files = generate(yaml_dir=args.yaml)
     if args.check:
         return check(files, args.out)
     args.out.mkdir(parents=True, exist_ok=True)
     for name, text in files.items():
         (args.out / name).write_text(text)
-    ops = load_ops()
+    ops = load_ops(yaml_dir=args.yaml)
     nodes = sum(op.has_node for op in ops)
     print(f"wrote {len(files)} files to {args.out} ({len(ops)} ops, {nodes} with a backward node)")
     return 0

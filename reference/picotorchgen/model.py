@@ -56,7 +56,7 @@ BASE_TYPES = frozenset(
 SCHEMA_SHAPE = ("'name.overload(Type arg, ..., *, Type kwarg=default) -> Returns', "
                 "e.g. 'mul.Tensor(Tensor self, Tensor other) -> Tensor'")
 _TYPE_EXAMPLES = ("Tensor", "Tensor?", "Tensor[]", "Scalar", "int", "int[]", "SymInt[]", "float", "bool", "str?",
-                  "ScalarType?")
+                  "ScalarType?", "Device?")
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ALIAS_SET = re.compile(r"[a-z](\|[a-z])*")
@@ -171,7 +171,7 @@ class Type:
 def _check_base(name: str, whole: str) -> str:
     if name not in BASE_TYPES:
         raise SchemaError(f"unknown type {name!r} in {whole!r}",
-                          "a schema type: " + ", ".join(_TYPE_EXAMPLES) + ", ...")
+                          "a schema type such as " + ", ".join(_TYPE_EXAMPLES))
     return name
 
 
@@ -384,7 +384,7 @@ class FunctionSchema:
                 _parse_returns(returns_text),
             )
         except SchemaError as e:
-            raise SchemaError(f"{e.problem} (in schema {s!r})", e.expected) from None
+            raise SchemaError(e.problem, e.expected, s) from None
         schema._check()
         return schema
 
@@ -537,6 +537,9 @@ class NativeFunction:
     tags: tuple[str, ...]
     loc: tuple[str, int]
     extra: dict[str, Any] = field(hash=False)
+    # ``dispatch:`` written, even empty (``_copy_from``): without it, and unless structured or delegating,
+    # torchgen gives the op a CompositeImplicitAutograd kernel.
+    has_dispatch_entry: bool = True
 
     @staticmethod
     def from_yaml(entry: dict[str, Any], loc: tuple[str, int]) -> NativeFunction:
@@ -560,6 +563,7 @@ class NativeFunction:
                 tags=_parse_tags(entry.get("tags")),
                 loc=loc,
                 extra={k: v for k, v in entry.items() if k not in _KNOWN_KEYS},
+                has_dispatch_entry="dispatch" in entry,
             )
         except SchemaError as e:
             raise ParseError(path, line, e.problem, e.expected, shown) from None

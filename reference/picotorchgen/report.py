@@ -50,6 +50,7 @@ class Entry:
     structured_delegate: str | None = None
     derivative: str | None = None  # 'exact', 'functional' (its out-of-place op's entry) or None
     node: str | None = None
+    implied_composite: bool = False  # no ``dispatch:``, not structured: CompositeImplicitAutograd by default
 
     @property
     def has_derivative(self) -> bool:
@@ -100,7 +101,7 @@ class ParseReport:
             derivatives = Counter("backward node" if e.node else "no node" for e in self.entries)
         return Summary(
             entries=self.parsed,
-            per_dispatch_key=Counter(key for e in self.entries for key in _shown_keys(e, self.kind)),
+            per_dispatch_key=Counter(key for e in self.entries for key in _shown_keys(e)),
             per_tag=Counter(tag for e in self.entries for tag in e.tags),
             per_kind=Counter(e.kind for e in self.entries),
             structured=Counter(_structured(e) for e in self.entries) if self.kind == NATIVE else Counter(),
@@ -129,11 +130,8 @@ class ParseReport:
         return "\n".join(lines)
 
 
-def _shown_keys(e: Entry, kind: str) -> tuple[str, ...]:
-    """An op without ``dispatch:`` nor ``structured_delegate:`` is CompositeImplicitAutograd (torchgen's default)."""
-    if kind == NATIVE and not e.dispatch_keys and not e.structured_delegate:
-        return ("CompositeImplicitAutograd (no dispatch:)",)
-    return e.dispatch_keys
+def _shown_keys(e: Entry) -> tuple[str, ...]:
+    return ("CompositeImplicitAutograd (no dispatch:)",) if e.implied_composite else e.dispatch_keys
 
 
 def _structured(e: Entry) -> str:
@@ -200,6 +198,7 @@ def _native_entry(f: NativeFunction, how: str | None, info: DifferentiabilityInf
         name=f.func.name.name, overload=f.func.name.overload_name, line=f.loc[1], kind=f.func.kind(),
         dispatch_keys=tuple(f.dispatch), tags=f.tags, structured=f.structured,
         structured_delegate=f.structured_delegate, derivative=how, node=info.op_name if info else None,
+        implied_composite=not f.has_dispatch_entry and not f.structured and f.structured_delegate is None,
     )
 
 

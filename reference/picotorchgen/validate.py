@@ -57,7 +57,7 @@ def check_kernels(ops: list[Op], native_init: Path) -> None:
         for key, kernel in op.fn.dispatch.items():
             if kernel not in available:
                 raise ParseError(*op.fn.loc, f"the {key} kernel {kernel!r} of {op.overload} does not exist in "
-                                 f"picotorch.native ({native_init})",
+                                 "picotorch.native",
                                  "the name of a kernel that picotorch/native/__init__.py imports or defines",
                                  f"func: {op.schema}")
 

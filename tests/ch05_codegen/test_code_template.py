@@ -97,3 +97,58 @@ def test_from_file_reads_the_template(tmp_path):
     t = CodeTemplate.from_file(path)
     assert t.filename == str(path)
     assert t.substitute(value=7) == "x = 7\n"
+
+
+# ---- more expansion cases: nesting, comma forms with every kind of value, indentation of multi-line values
+
+
+def test_a_template_filled_into_an_indented_block_of_another_keeps_its_own_indentation_relative_to_it():
+    inner = CodeTemplate("if ${cond}:\n    ${body}\n").substitute(cond="x", body=["a()", "b()"])
+    outer = CodeTemplate("def f():\n    for x in xs:\n        ${loop}\n    return\n").substitute(loop=[inner])
+    assert outer == "def f():\n    for x in xs:\n        if x:\n            a()\n            b()\n    return\n"
+
+
+def test_three_levels_of_nesting_add_up_their_indentations():
+    leaf = CodeTemplate("${name} = 0").substitute(name="n")
+    middle = CodeTemplate("while True:\n    ${body}\n").substitute(body=[leaf, "break"])
+    top = CodeTemplate("class A:\n    def f(self):\n        ${body}\n").substitute(body=middle)
+    assert top == "class A:\n    def f(self):\n        while True:\n            n = 0\n            break\n"
+
+
+def test_an_inline_multi_line_value_is_not_indented():
+    """Only a hole alone on its line indents; inline, the text goes in as it is."""
+    assert CodeTemplate("    x = $v\n").substitute(v="(1,\n2)") == "    x = (1,\n2)\n"
+
+
+def test_a_tab_indented_block_keeps_the_tab():
+    assert CodeTemplate("a:\n\t${b}\n").substitute(b=["x", "y"]) == "a:\n\tx\n\ty\n"
+
+
+def test_comma_before_with_one_item():
+    assert CodeTemplate("f(self${,rest})").substitute(rest=["other"]) == "f(self, other)"
+
+
+def test_comma_before_and_after_in_one_template():
+    t = CodeTemplate("f(${before,}x${,after})")
+    assert t.substitute(before=["a", "b"], after=["c"]) == "f(a, b, x, c)"
+    assert t.substitute(before=[], after=[]) == "f(x)"
+    assert t.substitute(before=[], after=["c", "d"]) == "f(x, c, d)"
+
+
+def test_comma_forms_with_a_value_that_is_not_a_list_always_add_the_comma():
+    """As torchgen's CodeTemplate: only an empty *list* drops the comma."""
+    assert CodeTemplate("f(x${,y})").substitute(y="z") == "f(x, z)"
+    assert CodeTemplate("f(${y,}x)").substitute(y=3) == "f(3, x)"
+
+
+def test_comma_forms_of_a_list_of_numbers_use_str():
+    assert CodeTemplate("t = (0${,rest})").substitute(rest=[1, 2.5]) == "t = (0, 1, 2.5)"
+
+
+def test_an_empty_block_between_two_lines_of_a_nested_template():
+    inner = CodeTemplate("a\n${optional}\nb").substitute(optional=[])
+    assert CodeTemplate("  ${x}\n").substitute(x=inner) == "  a\n  b\n"
+
+
+def test_a_block_with_an_empty_string_value_gives_one_blank_line():
+    assert CodeTemplate("a\n    ${x}\nb\n").substitute(x="") == "a\n\nb\n"

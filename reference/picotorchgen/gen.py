@@ -73,6 +73,12 @@ def generate(package: Path = PACKAGE, yaml_dir: Path | None = None) -> dict[str,
     }
 
 
+def explain_op(name: str, yaml_dir: Path | None = None) -> str:
+    """What ``--explain NAME`` prints: for op ``NAME`` (``mul.Tensor`` or ``mul``), each template line and the
+    generated lines it produced, per generated file."""
+    return explain(load_ops(yaml_dir=yaml_dir), name, lambda: generate(yaml_dir=yaml_dir))
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run a command; bad input prints its one-paragraph message to stderr and returns 1."""
     argv = sys.argv[1:] if argv is None else argv
@@ -98,7 +104,7 @@ def generate_command(argv: list[str]) -> int:
     if args.yaml is not None and "--out" not in argv and not args.explain:
         parser.error("--yaml needs --out: _generated/ is written from the package's own YAML files only")
     if args.explain:
-        print(explain(load_ops(yaml_dir=args.yaml), args.explain, lambda: generate(yaml_dir=args.yaml)))
+        print(explain_op(args.explain, args.yaml))
         return 0
     files = generate(yaml_dir=args.yaml)
     if args.check:

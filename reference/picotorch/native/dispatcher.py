@@ -83,8 +83,12 @@ def _writes_or_views(schema: str) -> bool:
 
 def _registered_at(frame) -> str:
     """``registered at picotorch/_generated/variable_type.py:2896``: the line that registered a kernel."""
-    path = Path(frame.f_code.co_filename)
-    return f"registered at {'/'.join(path.parts[-3:])}:{frame.f_lineno}"
+    return f"registered at {_short_path(frame.f_code.co_filename)}:{frame.f_lineno}"
+
+
+@functools.cache
+def _short_path(filename: str) -> str:
+    return "/".join(Path(filename).parts[-3:])
 
 
 # NOTE [Backend fallbacks] (native/operator_entry.py): the fallthrough keys every tensor carries

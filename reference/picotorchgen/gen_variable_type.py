@@ -160,7 +160,9 @@ if grad_fn is not None:
 
 SAVE_RESULT = CodeTemplate("grad_fn.${name}_ = SavedVariable(${source}, is_output=True)")
 
-REGISTER_KERNELS = CodeTemplate('register_kernels("${overload}", {${kernels}}${view})')
+# Each overload's schema, the kernels of its `dispatch:` keys, and the function Python calls (the autograd
+# kernel above, or a CompositeImplicitAutograd op's function): the dispatcher's table (_dispatch_dump).
+REGISTER_KERNELS = CodeTemplate('register_kernels("${schema}", {${kernels}}, ${py_name}${view})')
 
 PARAMETER_TABLE = CodeTemplate('"${py_name}": ${parameters},')
 
@@ -171,7 +173,7 @@ def gen_variable_type_file(ops: list[Op], generated_comment: str) -> str:
     return VARIABLE_TYPE_PY.substitute(
         generated_comment=generated_comment,
         autograd_kernels="\n\n".join(gen_autograd_kernel(op) for op in ops),  # two blank lines between
-        kernel_tables=[_register_kernels(op) for op in ops if not op.composite],
+        kernel_tables=[_register_kernels(op) for op in ops],
         parameter_tables=[PARAMETER_TABLE.substitute(py_name=op.py_name, parameters=parameter_table(op.schema))
                           for op in ops],
         operators_by_name=[_register_op(name, group) for name, group in _by_name(ops).items()],
@@ -317,7 +319,7 @@ def _differentiable_outputs(op: Op) -> list[int]:
 def _register_kernels(op: Op) -> str:
     kernels = [f'"{key}": {kernel_reference(name)}' for key, name in sorted(op.fn.dispatch.items())]
     view = ", computes=False" if _is_view(op) else ""
-    return REGISTER_KERNELS.substitute(overload=op.overload, kernels=kernels, view=view)
+    return REGISTER_KERNELS.substitute(schema=op.schema, kernels=kernels, py_name=op.py_name, view=view)
 
 
 def _is_view(op: Op) -> bool:

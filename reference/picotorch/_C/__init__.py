@@ -45,6 +45,17 @@ from ..c10.size import Size  # noqa: F401
 from ..native import tensor_impl as _tensor_impl
 from ..native.tensor_impl import TensorImpl as _TensorImpl
 from . import _factories, _generator, _indexing, _return_types, _type_properties
+from ._dispatch import (  # noqa: F401  (the dispatcher's Python face: python_dispatch.cpp)
+    DispatchKey,
+    DispatchKeySet,
+    _dispatch_dump,
+    _dispatch_dump_table,
+    _dispatch_has_kernel_for_dispatch_key,
+    _dispatch_keys,
+    _dispatch_tls_is_dispatch_key_excluded,
+    _dispatch_tls_local_exclude_set,
+    _dispatch_trace,
+)
 from ._tensor_base import TensorBase
 from .python_arg_parser import NOT_SIMPLE, PythonArgParser
 

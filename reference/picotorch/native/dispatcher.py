@@ -14,6 +14,8 @@ up by name at call time, which is what PyTorch's dispatcher is: a table filled i
 from __future__ import annotations
 
 import functools
+import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -22,10 +24,14 @@ try:  # NumPy's error-state context variable (numpy >= 2); see _quiet
 except ImportError:
     _ufunc_config = None
 
+from ..c10.dispatch_key import DispatchKey, backend_key_name
+from .operator_entry import OperatorEntry, register_fallthrough
 from .tensor_impl import TensorImpl
 
 _OPS: dict[str, object] = {}
-_KERNELS: dict[str, dict[str, object]] = {}
+_KERNELS: dict[str, dict[str, object]] = {}  # the backend slots kernel_for reads: {"mul.Tensor": {"CPU": k}}
+ENTRIES: dict[str, OperatorEntry] = {}  # "aten::mul.Tensor" -> its whole table (native/operator_entry.py)
+OPERATOR_OF_CODE: dict[object, OperatorEntry] = {}  # the function Python calls, by its code: for the trace
 
 
 class _OpNamespace:
@@ -48,9 +54,47 @@ def register_op(name: str, fn) -> None:
     _OPS[name] = fn
 
 
-def register_kernels(overload: str, kernels: dict[str, object], computes: bool = True) -> None:
-    """``computes=False``: a view (``Tensor(a)``), no arithmetic, so no floating-point warning to silence."""
-    _KERNELS[overload] = {key: _quiet(kernel) if computes else kernel for key, kernel in kernels.items()}
+def register_kernels(schema: str, kernels: dict[str, object], function, computes: bool = True) -> None:
+    """Register one overload: the kernels of its ``dispatch:`` keys and ``function``, what Python calls
+    (its autograd kernel, or for a CompositeImplicitAutograd op the function calling that kernel).
+
+    ``computes=False``: a view (``Tensor(a)``), no arithmetic, so no floating-point warning to silence.
+    """
+    overload = schema.split("(", 1)[0]
+    debug = _registered_at(sys._getframe(1))
+    entry = OperatorEntry(f"aten::{overload}", f"aten::{schema}", debug)
+    for key, kernel in kernels.items():
+        entry.register_kernel(DispatchKey[key], kernel, debug)
+    if "CompositeImplicitAutograd" not in kernels:
+        entry.register_kernel(DispatchKey.Autograd, function, debug)
+        if _writes_or_views(schema):  # the autograd kernel does ADInplaceOrView's work too (bump_version, as_view)
+            entry.register_kernel(DispatchKey.ADInplaceOrView, function, debug)
+        _KERNELS[overload] = {key: _quiet(kernel) if computes else kernel for key, kernel in kernels.items()}
+    ENTRIES[entry.name] = entry
+    OPERATOR_OF_CODE[getattr(function, "__code__", None)] = entry
+
+
+def _writes_or_views(schema: str) -> bool:
+    """An in-place or out= op (``Tensor(a!)``) or a view (returns ``Tensor(a)``): PyTorch gives these an
+    ``ADInplaceOrView`` kernel (``gen_inplace_or_view_type.py``); every other op falls through that key."""
+    returns = schema.rsplit(" -> ", 1)[1]
+    return "!)" in schema or "Tensor(" in returns
+
+
+def _registered_at(frame) -> str:
+    """``registered at picotorch/_generated/variable_type.py:2896``: the line that registered a kernel."""
+    return f"registered at {_short_path(frame.f_code.co_filename)}:{frame.f_lineno}"
+
+
+@functools.cache
+def _short_path(filename: str) -> str:
+    return "/".join(Path(filename).parts[-3:])
+
+
+# NOTE [Backend fallbacks] (native/operator_entry.py): the fallthrough keys every tensor carries
+register_fallthrough(DispatchKey.ADInplaceOrView, _registered_at(sys._getframe()))
+for _backend in ("CPU", "MTIA", "MAIA", "XPU", "MPS", "CUDA"):  # those PyTorch registers a fallthrough for
+    register_fallthrough(DispatchKey["Autocast" + _backend], _registered_at(sys._getframe()))
 
 
 def _quiet(kernel):
@@ -99,16 +143,17 @@ _DISPATCH_KEYS = {"cpu": "CPU", "cuda": "CUDA"}  # built once: every op asks
 
 
 def dispatch_key(device_type: str) -> str:
-    return _DISPATCH_KEYS.get(device_type) or device_type.upper()
+    return _DISPATCH_KEYS.get(device_type) or backend_key_name(device_type)
 
 
 def kernel_for(overload: str, device_type: str):
-    """The kernel of ``overload`` ("mul.Tensor") for tensors on ``device_type``."""
+    """The kernel of ``overload`` ("mul.Tensor") for tensors on ``device_type``: the autograd kernel's
+    redispatch to the backend key. The backend slots are read directly (one dict lookup per call);
+    the whole table, for dumps and errors, is ``ENTRIES`` (NOTE [Why backward formulas ...] above)."""
     table = _KERNELS[overload]
-    key = _DISPATCH_KEYS.get(device_type) or device_type.upper()  # dispatch_key(), inlined: every op asks
+    key = _DISPATCH_KEYS.get(device_type) or backend_key_name(device_type)  # dispatch_key(), inlined
     if key not in table:
-        raise NotImplementedError(
-            f"Could not run 'aten::{overload}' with arguments from the '{key}' backend.")
+        raise NotImplementedError(ENTRIES[f"aten::{overload}"].report_error(key))
     return table[key]
 
 

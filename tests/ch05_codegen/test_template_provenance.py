@@ -66,8 +66,10 @@ def test_explain_mul_tensor_pairs_template_lines_with_generated_lines(capsys):
          '             |       grad_fn = nodes.MulBackward0()'),
         ('            3|     grad_inputs[${edges}] = ${formula}    <- ${edges}, ${formula}',
          '             |       grad_inputs[0] = mul_tensor_backward(grad, other, self_scalar_type)'),
-        ("    1| register_kernels(\"${overload}\", {${kernels}}${view})    <- ${overload}, ${kernels}, ${view}",
-         '     |   register_kernels("mul.Tensor", {"CPU": native.mul, "CUDA": native.mul_cuda})'),
+        ("    1| register_kernels(\"${schema}\", {${kernels}}, ${py_name}${view})    <- ${schema}, ${kernels}, ${py_name},"
+         " ${view}",
+         '     |   register_kernels("mul.Tensor(Tensor self, Tensor other) -> Tensor", {"CPU": native.mul,'
+         ' "CUDA": native.mul_cuda}, mul_Tensor)'),
     ]
     lines = out.splitlines()
     for template_line, generated in expected_pairs:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from .api.autograd import Op
-from .api.python import python_signature
+from .api.python import python_signature, sort_signature
 from .code_template import CodeTemplate
 
 PYTHON_BINDINGS_PY = CodeTemplate('''\
@@ -82,14 +82,12 @@ def gen_python_bindings_file(ops: list[Op], generated_comment: str) -> str:
     methods: dict[str, list[str]] = {}
     tables = {None: functions, "nn": nn_functions, "linalg": linalg_functions}
     bound = list(filter(bound_in_python, ops))
-    siblings: dict[str, list[Op]] = {}
-    for op in bound:
-        siblings.setdefault(op.base, []).append(op)
-    for op in sorted(bound, key=lambda op: _overload_order(op, siblings[op.base])):
-        if "function" in op.fn.variants:
-            tables[op.fn.python_module].setdefault(op.base, []).append(_overload(op, method=False))
-        if "method" in op.fn.variants:
-            methods.setdefault(op.base, []).append(_overload(op, method=True))
+    for name in sorted({op.base for op in bound}):
+        overloads = [op for op in bound if op.base == name]
+        for op in sort_overloads([op for op in overloads if "function" in op.fn.variants], method=False):
+            tables[op.fn.python_module].setdefault(name, []).append(_overload(op, method=False))
+        for op in sort_overloads([op for op in overloads if "method" in op.fn.variants], method=True):
+            methods.setdefault(name, []).append(_overload(op, method=True))
     return PYTHON_BINDINGS_PY.substitute(
         generated_comment=generated_comment,
         torch_functions=[PYTHON_NAME.substitute(name=repr(name), overloads=o) for name, o in functions.items()],
@@ -116,18 +114,38 @@ def bound_in_python(op: Op) -> bool:
     return not any(p.fullmatch(op.base) for p in SKIP_PYTHON_PATTERNS)
 
 
-def _overload_order(op: Op, siblings: list[Op]) -> tuple[str, int, int]:
-    """Tensor overloads before Scalar ones of the same name, and before those taking an int where they take a
-    Tensor (``narrow.Tensor`` before ``narrow``), as ``sort_overloads`` orders them."""
-    scalars = sum(1 for a in op.schema.arguments.flat_non_out() if a.type.base == "Scalar" and not a.default)
-    return (op.base, scalars, _ints_where_others_take_a_tensor(op, siblings))
+def sort_overloads(ops: list[Op], method: bool) -> list[Op]:
+    """The order the parser tries one name's overloads, as ``sort_overloads`` orders them: by signature
+    text, then each overload moved after every one it is "smaller" than (same parameters, but a Scalar
+    where the other takes a Tensor, an int list where it takes an int ...), so the narrower one wins."""
+    ops = sorted(ops, key=lambda op: sort_signature(op.schema, method))
+    larger_than = {i: {j for j, other in enumerate(ops) if _is_smaller(op, other, method)} for i, op in enumerate(ops)}
+    larger_than = {i: larger for i, larger in larger_than.items() if larger}
+    order = [i for i in range(len(ops)) if i not in larger_than]
+    for i in order:  # a topological sort: ``order`` grows while it is read
+        for j in sorted(larger_than):
+            larger_than[j].discard(i)
+            if not larger_than[j]:
+                del larger_than[j]
+                order.append(j)
+    return [ops[i] for i in order]
 
 
-def _ints_where_others_take_a_tensor(op: Op, siblings: list[Op]) -> int:
-    def types(o: Op) -> list[str]:
-        return [str(a.type) for a in o.schema.arguments.flat_non_out()]
-    tensor_at = {i for other in siblings for i, t in enumerate(types(other)) if t == "Tensor"}
-    return sum(1 for i, t in enumerate(types(op)) if t in ("int", "SymInt") and i in tensor_at)
+def _is_smaller(op: Op, other: Op, method: bool) -> bool:
+    types, other_types = _argument_types(op, method), _argument_types(other, method)
+    if len(types) != len(other_types) or types == other_types:
+        return False
+    return all(t == o or _is_type_smaller(t, o) for t, o in zip(types, other_types))
+
+
+def _argument_types(op: Op, method: bool) -> list[str]:
+    return [str(a.type) for a in op.schema.arguments.flat_non_out() if not (method and a.name == "self")]
+
+
+def _is_type_smaller(t: str, other: str) -> bool:
+    return ((t, other) in (("Scalar", "Tensor"), ("Scalar?", "Tensor?"), ("int[]", "int"), ("int[]", "int?"),
+                           ("SymInt[]", "int[]"), ("SymInt", "Tensor"), ("int", "Tensor"))
+            or ("Dimname" in t and "Dimname" not in other) or (t == "Tensor[]" and "[]" in other))
 
 
 def _overload(op: Op, method: bool) -> str:

@@ -287,7 +287,7 @@ TORCH_FUNCTIONS = {
     ],
     'pow': [
         (vt.pow_Tensor_Tensor, 'pow(Tensor input, Tensor exponent)', vt.PARAMETERS['pow_Tensor_Tensor']),
-        (vt.pow_Scalar, 'pow(Scalar input, Tensor exponent)', vt.PARAMETERS['pow_Scalar']),
+        (vt.pow_Scalar, 'pow(Scalar self, Tensor exponent)', vt.PARAMETERS['pow_Scalar']),
         (vt.pow_Tensor_Scalar, 'pow(Tensor input, Scalar exponent)', vt.PARAMETERS['pow_Tensor_Scalar']),
     ],
     'reciprocal': [
@@ -301,8 +301,8 @@ TORCH_FUNCTIONS = {
     ],
     'remainder': [
         (vt.remainder_Tensor, 'remainder(Tensor input, Tensor other)', vt.PARAMETERS['remainder_Tensor']),
+        (vt.remainder_Scalar_Tensor, 'remainder(Scalar self, Tensor other)', vt.PARAMETERS['remainder_Scalar_Tensor']),
         (vt.remainder_Scalar, 'remainder(Tensor input, Scalar other)', vt.PARAMETERS['remainder_Scalar']),
-        (vt.remainder_Scalar_Tensor, 'remainder(Scalar input, Tensor other)', vt.PARAMETERS['remainder_Scalar_Tensor']),
     ],
     'reshape': [
         (vt.reshape, 'reshape(Tensor input, int[] shape)', vt.PARAMETERS['reshape']),
@@ -407,9 +407,9 @@ TORCH_FUNCTIONS = {
     ],
     'where': [
         (vt.where_self, 'where(Tensor condition, Tensor input, Tensor other)', vt.PARAMETERS['where_self']),
-        (vt.where_ScalarSelf, 'where(Tensor condition, Scalar input, Tensor other)', vt.PARAMETERS['where_ScalarSelf']),
+        (vt.where_ScalarSelf, 'where(Tensor condition, Scalar self, Tensor other)', vt.PARAMETERS['where_ScalarSelf']),
         (vt.where_ScalarOther, 'where(Tensor condition, Tensor input, Scalar other)', vt.PARAMETERS['where_ScalarOther']),
-        (vt.where_Scalar, 'where(Tensor condition, Scalar input, Scalar other)', vt.PARAMETERS['where_Scalar']),
+        (vt.where_Scalar, 'where(Tensor condition, Scalar self, Scalar other)', vt.PARAMETERS['where_Scalar']),
     ],
     'zero_': [
         (vt.zero_, 'zero_(Tensor input)', vt.PARAMETERS['zero_']),

@@ -181,8 +181,8 @@ def _is_number(value) -> bool:
 
 
 def _is_int(v) -> bool:
-    return (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, TensorImpl) and v._data.ndim == 0
-                                                                and not v._dtype.is_floating_point)
+    return ((isinstance(v, int) and not isinstance(v, bool)) or isinstance(v, np.integer)  # NumPy's too, as PyTorch
+            or (isinstance(v, TensorImpl) and v._data.ndim == 0 and not v._dtype.is_floating_point))
 
 
 def accepts(kind: str, value, numbers_as_tensors: bool = False) -> bool:
@@ -202,10 +202,11 @@ def accepts(kind: str, value, numbers_as_tensors: bool = False) -> bool:
             isinstance(v, TensorImpl) or (v is None and base == "Tensor?[]") for v in value)
     if base == "int":
         return _is_int(value)
-    if base == "bool":  # a Python or NumPy bool, never an int nor a string (python_arg_parser.cpp)
-        return isinstance(value, (bool, np.bool_))
-    if base == "int[]":
-        return _is_int(value) or (isinstance(value, (list, tuple)) and all(_is_int(v) for v in value))
+    if base == "bool":  # a Python bool only: no int, no string, no NumPy bool (python_arg_parser.cpp's PyBool_Check)
+        return isinstance(value, bool)
+    if base == "int[]":  # after the first, an element may be a bool (PyTorch's unpacking takes it)
+        return _is_int(value) or (isinstance(value, (list, tuple)) and all(
+            _is_int(v) or (i and isinstance(v, bool)) for i, v in enumerate(value)))
     return True
 
 
@@ -216,12 +217,12 @@ def _normalize(kind: str, value):
     if kind.startswith("Scalar") and isinstance(value, TensorImpl):
         return value.item()  # a zero-dim tensor passed for a Scalar becomes its number
     if kind.startswith("int[]") and value is not None:
-        if isinstance(value, int):
-            return (value,)
+        if isinstance(value, (int, np.integer)):
+            return (int(value),)
         if isinstance(value, TensorImpl):  # a zero-dim integer tensor, as one dim
             return (int(value.item()),)
         return tuple(int(v) for v in value)
-    if kind.startswith("int") and isinstance(value, TensorImpl):
+    if kind.startswith("int") and isinstance(value, (TensorImpl, np.integer)):
         return int(value.item())
     return value
 

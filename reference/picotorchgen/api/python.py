@@ -13,7 +13,7 @@ import re
 
 from ..model import Argument, FunctionSchema
 
-__all__ = ["argument_kind", "call_arguments", "formals", "parameter_table", "python_signature"]
+__all__ = ["argument_kind", "call_arguments", "formals", "parameter_table", "python_signature", "sort_signature"]
 
 _NUMBER = re.compile(r"-?\d+(\.\d*)?(e-?\d+)?")
 
@@ -38,7 +38,7 @@ def python_name(a: Argument) -> str:
 def python_signature(schema: FunctionSchema, method: bool) -> str:
     """``add(Tensor input, Tensor other, *, Scalar alpha=1)`` as torch's docs and errors print it.
 
-    A method leaves ``self`` out; elsewhere ``self`` is called ``input``.
+    A method leaves ``self`` out; elsewhere a ``Tensor self`` is called ``input``.
     """
     positional = [_signature_argument(a) for a in schema.arguments.positional if not (method and a.name == "self")]
     kwarg_only = [_signature_argument(a) for a in schema.arguments.kwarg_only]
@@ -106,6 +106,54 @@ def python_default(text: str) -> str:
 
 
 def _signature_argument(a: Argument) -> str:
-    name = "input" if a.name == "self" else a.name
+    name = "input" if a.name == "self" and str(a.type) == "Tensor" else a.name  # where's ``Scalar self`` keeps it
     text = f"{a.type} {name}"
     return text if a.default is None else f"{text}={a.default}"
+
+
+def sort_signature(schema: FunctionSchema, method: bool) -> str:
+    """The signature text torchgen sorts overloads by (``signature_str``): C++ type names, C++ defaults
+    read back as Python values (``IntArrayRef[1] dim=None``, ``int64_t dim=-1``, ``double eps=1e-05``)."""
+    def argument(a: Argument) -> str:
+        type_text = _cpp_type(a.type)
+        name = "input" if a.name == "self" and type_text == "Tensor" else a.name
+        return f"{type_text} {name}" if a.default is None else f"{type_text} {name}={_cpp_default(a)}"
+    positional = [argument(a) for a in schema.arguments.positional if not (method and a.name == "self")]
+    kwarg_only = [argument(a) for a in schema.arguments.kwarg_only]
+    return f"{schema.name.name}({', '.join(positional + (['*', *kwarg_only] if kwarg_only else []))})"
+
+
+_CPP_TYPES = {"int": "int64_t", "float": "double", "str": "c10::string_view"}
+_CPP_LISTS = {"int": "IntArrayRef", "SymInt": "SymIntArrayRef", "Tensor": "TensorList", "Scalar": "ScalarList"}
+
+
+def _cpp_type(t) -> str:
+    """``argument_type_str``: how torchgen's parser signatures name a schema type."""
+    if not t.is_list:
+        text = _CPP_TYPES.get(t.base, t.base)
+    elif t.base == "Tensor" and t.elem_optional:
+        text = "c10::List<::std::optional<Tensor>>"
+    elif t.base == "bool":
+        text = f"::std::array<bool,{t.list_size}>"
+    elif t.base in _CPP_LISTS:
+        text = _CPP_LISTS[t.base] + ("" if t.list_size is None else f"[{t.list_size}]")
+    else:
+        text = f"ArrayRef<{_CPP_TYPES.get(t.base, t.base)}>"
+    return text + ("?" if t.optional else "")
+
+
+def _cpp_default(a: Argument) -> str:
+    d = a.default
+    if d == "None":
+        return "None"
+    if a.type.base == "str" and d[:1] == "'":
+        return '"' + d[1:-1] + '"'
+    if a.type.is_list and d.startswith("["):
+        return "None" if d == "[]" else "{" + d[1:-1] + "}"
+    d = {"Mean": "at::Reduction::Mean", "contiguous_format": "c10::MemoryFormat::Contiguous"}.get(d, d)
+    for parse in (int, float):
+        try:
+            return str(parse(d))
+        except ValueError:
+            pass
+    return d

@@ -12,8 +12,9 @@ do not nest. Every id is unique across the Python files of the package.
 A block may also sit in the operator files ``native_functions.yaml`` and ``derivatives.yaml`` (the
 same markers: they are YAML comments too). There the learner writes data, not code, so the stub is a
 comment telling what to write, ``# Exercise 5.3: <task>``, instead of a ``raise``; and one exercise
-may have a block in each of them (an op's schema and its derivative formula are one task). The
-exercise is then found in its first file (sorted by path) and its other blocks are in ``more``.
+may have a block in each of them (an op's schema and its derivative formula are one task), besides
+at most one Python block (its kernel, stubbed with the usual ``raise``). The exercise is its first
+block (the Python one, else the one in ``native_functions.yaml``); its other blocks are in ``more``.
 """
 
 from __future__ import annotations
@@ -138,12 +139,13 @@ def discover(package: Path) -> dict[str, Exercise]:
             first = exercises.get(ex.id)
             if first is None:
                 exercises[ex.id] = ex
-            elif ex.in_data and all(b.in_data and b.path != ex.path for b in first.blocks):
+            elif ex.in_data and all(b.path != ex.path for b in first.blocks):
                 exercises[ex.id] = replace(first, more=(*first.more, ex))
             else:
                 raise MarkerError(
                     f"{ex.path}:{ex.begin}: duplicate exercise id {ex.id} (first used at "
-                    f"{first.path}:{first.begin}); only YAML files may share an id, one block in each"
+                    f"{first.path}:{first.begin}); an id may have one Python block and a block in "
+                    "each YAML file, no more"
                 )
     return exercises
 

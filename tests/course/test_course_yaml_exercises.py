@@ -43,6 +43,8 @@ ENTRY = "- func: log10(Tensor self) -> Tensor\n  variants: function, method\n  d
 FORMULA = "- name: log10(Tensor self) -> Tensor\n  self: ops.div(grad, ops.mul(self, 2.3025850929940456))\n"
 STUB_NATIVE = "# Exercise 5.3: declare log10\n"
 STUB_DERIVATIVES = "# Exercise 5.3: give log10's formula\n"
+KERNEL = "def log10(x):\n    # BEGIN SOLUTION 5.3: the kernel\n    return x\n    # END SOLUTION\n"
+KERNEL_STUB = 'def log10(x):\n    raise NotImplementedError("Exercise 5.3: the kernel")\n'
 EXP = "\n- func: exp(Tensor self) -> Tensor\n  variants: function, method\n  dispatch:\n    CPU, CUDA: exp\n"
 
 
@@ -85,11 +87,21 @@ def test_one_exercise_has_a_block_in_each_yaml_file_and_a_comment_stub(ops_proje
 
 
 @pytest.mark.parametrize("where", ["ops.py", "native_functions.yaml"])
-def test_an_id_shared_with_python_or_twice_in_one_yaml_file_is_an_error(ops_project, where):
+def test_a_second_block_in_python_or_in_the_same_yaml_file_is_an_error(ops_project, where):
+    write(ops_project / "reference/picotorch/kernel.py", KERNEL)
+    assert [b.path.name for b in markers.discover(ops_project / "reference/picotorch")["5.3"].blocks] == [
+        "kernel.py", "native_functions.yaml", "derivatives.yaml"]
     path = ops_project / "reference/picotorch" / where
     path.write_text(path.read_text() + "# BEGIN SOLUTION 5.3: again\nx = 1\n# END SOLUTION\n")
     with pytest.raises(markers.MarkerError, match=r"duplicate exercise id 5.3 \(first used at .*"):
         markers.discover(ops_project / "reference/picotorch")
+
+
+def test_a_kernel_block_keeps_its_raise_stub_beside_the_yaml_comments(ops_project):
+    write(ops_project / "reference/picotorch/kernel.py", KERNEL)
+    files = generate.expected_files(ops_project / "reference")
+    assert files["picotorch/kernel.py"].decode() == KERNEL_STUB
+    assert STUB_NATIVE.encode() in files["picotorch/native_functions.yaml"]
 
 
 def test_the_learner_tree_has_the_stubs_and_code_generated_without_the_op(ops_project):

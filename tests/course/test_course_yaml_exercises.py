@@ -125,11 +125,19 @@ def test_check_finds_no_leak_in_the_yaml_stubs(ops_project, capsys):
     assert "exercise generator: OK (3 exercises" in capsys.readouterr().out
 
 
+def picotorchgen(project, *args):
+    """``python -m picotorchgen`` as the learner runs it, in exercises mode."""
+    env = _switch.subprocess_env("exercises", {**os.environ, "PICOTORCH_EXERCISES_DIR": str(project / "exercises")})
+    return subprocess.run([sys.executable, "-m", "picotorchgen", *args], env=env, capture_output=True, text=True)
+
+
 def test_picotorchgen_in_exercises_mode_regenerates_the_learners_tree(ops_project):
     assert main(["exercises"]) == 0
+    checked = picotorchgen(ops_project, "--check")
+    assert checked.returncode == 0 and str(learner(ops_project) / "_generated") in checked.stdout
     solve(ops_project)
-    env = _switch.subprocess_env("exercises", {**os.environ, "PICOTORCH_EXERCISES_DIR": str(ops_project / "exercises")})
-    done = subprocess.run([sys.executable, "-m", "picotorchgen"], env=env, capture_output=True, text=True)
+    assert picotorchgen(ops_project, "--check").returncode == 1  # the YAML changed, _generated/ did not
+    done = picotorchgen(ops_project)
     assert done.returncode == 0, done.stderr
     assert str(learner(ops_project) / "_generated") in done.stdout
     assert has_log10(learner(ops_project)) and not has_log10_in_base(ops_project)
@@ -137,6 +145,13 @@ def test_picotorchgen_in_exercises_mode_regenerates_the_learners_tree(ops_projec
 
 def has_log10_in_base(project):
     return "'log10'" in (project / "exercises/.base/picotorch/_generated/python_bindings.py").read_text()
+
+
+def test_the_generator_imports_in_exercises_mode_before_the_learners_copy_exists(tmp_path):
+    env = {**os.environ, "PICOTORCH_IMPL": "exercises", "PICOTORCH_EXERCISES_DIR": str(tmp_path / "none")}
+    code = "import picotorch_course._switch, picotorchgen.gen"  # the switch refuses `import picotorch` here
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
 
 
 def test_progress_counts_an_entry_written_under_the_comment(ops_project):

@@ -60,7 +60,7 @@ def expected_files(reference: Path, keep: frozenset[str] | None = None) -> dict[
             data = stripped
         files[path.relative_to(reference).as_posix()] = data
     if yaml_changed:
-        files.update(generated_from({rel: data for rel, data in files.items() if rel.endswith(YAML_FILES)}))
+        files.update(generated_from(files))
     return files
 
 
@@ -68,21 +68,23 @@ YAML_FILES = ("native_functions.yaml", "derivatives.yaml")
 GENERATED = "_generated"
 
 
-def generated_from(yaml: dict[str, bytes]) -> dict[str, bytes]:
-    """``picotorch/_generated/...`` → content, as ``python -m picotorchgen`` writes it from these YAML files.
+def generated_from(files: dict[str, bytes]) -> dict[str, bytes]:
+    """``picotorch/_generated/...`` → content, as ``python -m picotorchgen`` writes it for the package in ``files``.
 
-    ``yaml`` maps ``picotorch/native_functions.yaml`` and ``picotorch/derivatives.yaml`` to their text.
+    ``files`` is a tree as :func:`expected_files` gives it: the generator reads its YAML files, and
+    checks the kernels and formula helpers they name against its Python files.
     """
-    key = tuple(sorted(yaml.items()))
+    sources = {rel: data for rel, data in files.items() if not rel.startswith(f"{PACKAGE}/{GENERATED}/")}
+    key = sha256(b"".join(rel.encode("utf-8") + b"\0" + data + b"\0" for rel, data in sorted(sources.items())))
     if key not in _generated_cache:
         with tempfile.TemporaryDirectory(prefix="picotorch-yaml-") as tmp:
-            write_tree(yaml, Path(tmp))
-            _generated_cache.clear()  # one entry: the stubbed files of the current reference
+            write_tree(sources, Path(tmp))
+            _generated_cache.clear()  # one entry: the stubbed tree of the current reference
             _generated_cache[key] = _generate(Path(tmp) / PACKAGE)
     return dict(_generated_cache[key])
 
 
-_generated_cache: dict[tuple, dict[str, bytes]] = {}
+_generated_cache: dict[str, dict[str, bytes]] = {}
 
 
 def regenerate(package: Path) -> list[str]:

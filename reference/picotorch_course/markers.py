@@ -47,7 +47,7 @@ class Exercise:
     begin: int
     end: int
     indent: str
-    more: tuple[Exercise, ...] = ()  # the exercise's blocks in the other YAML files, if any
+    more: tuple[Exercise, ...] = ()  # its further blocks, in YAML files (an op's entry and formula)
 
     @property
     def blocks(self) -> tuple[Exercise, ...]:

@@ -39,11 +39,16 @@ def cmd_reset(args: argparse.Namespace) -> int:
     from picotorch_course import update
 
     done = update.reset(_paths.reference_dir(), _paths.exercises_dir(), args.id)
-    if done.backup is None:
-        print(f"exercise {args.id} is a stub in {done.path}: nothing to reset")
-    else:
-        print(f"exercise {args.id}: stub restored in {done.path}")
-        print(f"  your file as it was: {done.backup / done.path.relative_to(_paths.exercises_dir())}")
+    where = " and ".join(str(path) for path in [done.path, *done.also])
+    if done.backup is None and not done.regenerated:
+        print(f"exercise {args.id} is a stub in {where}: nothing to reset")
+        return 0
+    print(f"exercise {args.id}: stub restored in {where}")
+    for path in [done.path, *done.also] if done.backup is not None else []:
+        if (copy := done.backup / path.relative_to(_paths.exercises_dir())).is_file():
+            print(f"  your file as it was: {copy}")
+    if done.regenerated:
+        print(f"  {done.regenerated}")
     return 0
 
 

@@ -1,7 +1,11 @@
 """The exercise generator: ``reference/picotorch`` → a ``picotorch`` package with the solutions removed.
 
 Every file of the reference package is copied (Python sources, YAML, ``_generated/``...); in the
-Python files each solution block becomes ``raise NotImplementedError("Exercise <id>: <task>")``.
+Python files each solution block becomes ``raise NotImplementedError("Exercise <id>: <task>")``, in
+the YAML files a comment ``# Exercise <id>: <task>``. Code generated from the YAML files must agree
+with them: when a YAML block is stubbed, ``_generated/`` is what ``python -m picotorchgen`` writes
+from the stubbed YAML files (so the op of the exercise is absent until the learner declares it and
+runs the generator in their own tree, where ``picotorchgen`` finds their package).
 
 This module says *what* the generator produces (:func:`expected_files`) and checks it
 (:func:`self_check`, which ``make test`` runs on a temporary folder). Bringing a learner's copy in
@@ -22,7 +26,10 @@ import sys
 import tempfile
 from pathlib import Path
 
+from yaml import YAMLError
+
 from picotorch_course import markers
+from picotorchgen import gen
 
 MANIFEST = ".manifest.json"
 BASE = ".base"
@@ -42,14 +49,66 @@ def expected_files(reference: Path, keep: frozenset[str] | None = None) -> dict[
     package = reference / PACKAGE
     markers.discover(package)  # validates every marker (and duplicate ids) before writing anything
     files: dict[str, bytes] = {}
+    yaml_changed = False
     for path in sorted(package.rglob("*")):
         if not path.is_file() or _skipped(path.relative_to(reference)):
             continue
         data = path.read_bytes()
-        if path.suffix == ".py":
-            data = markers.strip_solutions(data.decode("utf-8"), path, keep).encode("utf-8")
+        if path.suffix == ".py" or path.suffix in markers.DATA_SUFFIXES:
+            stripped = markers.strip_solutions(data.decode("utf-8"), path, keep).encode("utf-8")
+            yaml_changed |= path.suffix in markers.DATA_SUFFIXES and stripped != data
+            data = stripped
         files[path.relative_to(reference).as_posix()] = data
+    if yaml_changed:
+        files.update(generated_from(files))
     return files
+
+
+YAML_FILES = ("native_functions.yaml", "derivatives.yaml")
+GENERATED = "_generated"
+
+
+def generated_from(files: dict[str, bytes]) -> dict[str, bytes]:
+    """``picotorch/_generated/...`` → content, as ``python -m picotorchgen`` writes it for the package in ``files``.
+
+    ``files`` is a tree as :func:`expected_files` gives it: the generator reads its YAML files, and
+    checks the kernels and formula helpers they name against its Python files.
+    """
+    sources = {rel: data for rel, data in files.items() if not rel.startswith(f"{PACKAGE}/{GENERATED}/")}
+    key = sha256(b"".join(rel.encode("utf-8") + b"\0" + data + b"\0" for rel, data in sorted(sources.items())))
+    if key not in _generated_cache:
+        with tempfile.TemporaryDirectory(prefix="picotorch-yaml-") as tmp:
+            write_tree(sources, Path(tmp))
+            _generated_cache.clear()  # one entry: the stubbed tree of the current reference
+            _generated_cache[key] = _generate(Path(tmp) / PACKAGE)
+    return dict(_generated_cache[key])
+
+
+_generated_cache: dict[str, dict[str, bytes]] = {}
+
+
+def regenerate(package: Path) -> list[str]:
+    """Rewrite ``package/_generated/`` from ``package``'s own YAML files; returns the files that changed.
+
+    What ``python -m picotorchgen`` does in a learner's tree. Raises ``ValueError`` with the
+    generator's message (naming the learner's file and line) when the YAML files do not generate;
+    nothing is written then.
+    """
+    changed = []
+    for rel, data in _generate(package).items():
+        target = package.parent / rel
+        if not target.is_file() or target.read_bytes() != data:
+            write_tree({rel: data}, package.parent)
+            changed.append(rel)
+    return changed
+
+
+def _generate(package: Path) -> dict[str, bytes]:
+    try:
+        texts = gen.generate(package)
+    except YAMLError as err:  # a syntax error the generator does not word itself
+        raise ValueError(f"{package} has a YAML file that is not valid YAML: {err}") from None
+    return {f"{PACKAGE}/{GENERATED}/{name}": text.encode("utf-8") for name, text in texts.items()}
 
 
 def write_tree(files: dict[str, bytes], dest: Path) -> None:
@@ -87,12 +146,13 @@ def self_check(reference: Path) -> list[str]:
     files = expected_files(reference)
     exercises = markers.discover(reference / PACKAGE)
     problems = []
-    for ex in exercises.values():
-        rel = ex.path.relative_to(reference).as_posix()
-        count = files[rel].decode("utf-8").count(ex.stub)
+    for block in (block for ex in exercises.values() for block in ex.blocks):
+        rel = block.path.relative_to(reference).as_posix()
+        count = files[rel].decode("utf-8").count(block.stub)
         if count != 1:
-            problems.append(f"{rel}: the stub of exercise {ex.id} appears {count} times")
-    problems += _leaks(reference, {rel: data.decode("utf-8") for rel, data in files.items() if rel.endswith(".py")})
+            problems.append(f"{rel}: the stub of exercise {block.id} appears {count} times")
+    texts = {rel: data.decode("utf-8") for rel, data in files.items() if rel.endswith((".py", *YAML_FILES))}
+    problems += _leaks(reference, texts)
     with tempfile.TemporaryDirectory(prefix="picotorch-generate-") as tmp:
         write_tree(files, Path(tmp))
         problems += _import_problems(Path(tmp))
@@ -117,7 +177,7 @@ def _import_problems(tree: Path) -> list[str]:
 def _leaks(reference: Path, texts: dict[str, str]) -> list[str]:
     """Solution markers or whole solution blocks found in ``texts`` (relative path → file text)."""
     found = []
-    blocks = markers.discover(reference / PACKAGE).values()
+    blocks = [block for ex in markers.discover(reference / PACKAGE).values() for block in ex.blocks]
     for rel, text in texts.items():
         if markers.BEGIN in text or markers.END in text:
             found.append(f"{rel}: contains a solution marker")

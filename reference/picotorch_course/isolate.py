@@ -16,6 +16,10 @@ the grader run against a copy of the learner's ``exercises/picotorch`` prepared 
 3. **Other unsolved exercises** (``learner_keeps`` rejects them and their stub line is still there)
    get the reference solution (the reference ships with the course anyway). Exercises the learner
    has written are left exactly as they are.
+
+An exercise in the YAML files (an op's entry and formula, 5.3) is put back or filled in there, and
+then ``_generated/`` is regenerated from the prepared YAML files, as the learner would with
+``python -m picotorchgen``.
 """
 
 from __future__ import annotations
@@ -47,11 +51,14 @@ def file_of(ex: markers.Exercise) -> str:
 
 
 def fill_stubs(package: Path, learner_keeps: Callable[[markers.Exercise], bool]) -> list[str]:
-    """Replace, in ``package``, each stub whose exercise ``learner_keeps`` rejects; returns their ids."""
+    """Replace, in ``package``, each stub whose exercise ``learner_keeps`` rejects; returns their ids.
+
+    A stub filled in a YAML file regenerates ``_generated/`` from the YAML files (:func:`regenerate`).
+    """
     exercises = reference_exercises()
-    stubs = {ex.stub: ex for ex in exercises.values() if not learner_keeps(ex)}
-    filled = []
-    for path in sorted(package.rglob("*.py")):
+    stubs = {block.stub: block for ex in exercises.values() if not learner_keeps(ex) for block in ex.blocks}
+    filled, yaml_filled = [], False
+    for path in markers.exercise_files(package):
         lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
         out, here = [], []
         for line in lines:
@@ -64,7 +71,19 @@ def fill_stubs(package: Path, learner_keeps: Callable[[markers.Exercise], bool])
         if here:
             path.write_text("".join(out), encoding="utf-8")
             filled += here
-    return sorted(filled, key=markers.id_key)
+            yaml_filled = yaml_filled or path.suffix in markers.DATA_SUFFIXES
+    if yaml_filled:
+        regenerate(package)
+    return sorted(set(filled), key=markers.id_key)
+
+
+def regenerate(package: Path) -> None:
+    """``_generated/`` from the prepared YAML files; left as it is when they do not generate (the
+    exercise's own test then says what is wrong)."""
+    try:
+        generate.regenerate(package)
+    except ValueError:
+        pass
 
 
 def generated_files() -> dict[str, bytes]:
@@ -129,11 +148,15 @@ def prepare(
     for rel in set(replace) | set(unusable_files(package, generated)):
         if rel not in judged_files and rel in generated:
             (package / rel).write_bytes(generated[rel])
-    for ex_id in sorted(stubbed, key=markers.id_key):
-        path = package / file_of(exercises[ex_id])
-        base = generated[file_of(exercises[ex_id])].decode("utf-8")
+    yaml_stubbed = False
+    for block in (block for ex_id in sorted(stubbed, key=markers.id_key) for block in exercises[ex_id].blocks):
+        path = package / file_of(block)
+        base = generated[file_of(block)].decode("utf-8")
         text = path.read_text(encoding="utf-8")
-        path.write_text(stub_back(text, base, exercises[ex_id]), encoding="utf-8")
+        path.write_text(stub_back(text, base, block), encoding="utf-8")
+        yaml_stubbed = yaml_stubbed or block.in_data
+    if yaml_stubbed:
+        regenerate(package)
     fill_stubs(package, learner_keeps)
 
 

@@ -7,16 +7,24 @@ An exercise is a block of the reference between two marker comments (nbgrader's 
     # END SOLUTION
 
 The id (``4.2``: chapter 4, exercise 2) and the one-line task after the colon are required. Blocks
-do not nest. Every id is unique across the whole package.
+do not nest. Every id is unique across the Python files of the package.
+
+A block may also sit in the operator files ``native_functions.yaml`` and ``derivatives.yaml`` (the
+same markers: they are YAML comments too). There the learner writes data, not code, so the stub is a
+comment telling what to write, ``# Exercise 5.3: <task>``, instead of a ``raise``; and one exercise
+may have a block in each of them (an op's schema and its derivative formula are one task), besides
+at most one Python block (its kernel, stubbed with the usual ``raise``). The exercise is its first
+block (the Python one, else the one in ``native_functions.yaml``); its other blocks are in ``more``.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 BEGIN = "BEGIN SOLUTION"
+DATA_SUFFIXES = frozenset({".yaml"})
 END = "END SOLUTION"
 _BEGIN_RE = re.compile(
     r"^(?P<indent>[ \t]*)#\s*BEGIN SOLUTION[ \t]+(?P<id>\d+(?:\.\d+)+)[ \t]*:[ \t]*(?P<task>\S.*?)\s*$"
@@ -39,6 +47,17 @@ class Exercise:
     begin: int
     end: int
     indent: str
+    more: tuple[Exercise, ...] = ()  # its further blocks, in YAML files (an op's entry and formula)
+
+    @property
+    def blocks(self) -> tuple[Exercise, ...]:
+        """Every block of this exercise: this one, then ``more``."""
+        return (self, *self.more)
+
+    @property
+    def in_data(self) -> bool:
+        """Whether the block is in a YAML file (its stub is a comment)."""
+        return self.path.suffix in DATA_SUFFIXES
 
     @property
     def chapter(self) -> int:
@@ -47,6 +66,8 @@ class Exercise:
     @property
     def stub(self) -> str:
         """The line that replaces the block in the exercises."""
+        if self.in_data:
+            return f"{self.indent}# {self.message}\n"
         return f"{self.indent}raise NotImplementedError({_quote(self.message)})\n"
 
     @property
@@ -98,19 +119,34 @@ def python_files(package: Path) -> list[Path]:
     return sorted(p for p in package.rglob("*.py") if "__pycache__" not in p.parts)
 
 
+def data_files(package: Path) -> list[Path]:
+    """The package's YAML files, ``native_functions.yaml`` first (an op's schema comes before its formula)."""
+    found = (p for p in package.rglob("*") if p.suffix in DATA_SUFFIXES and p.is_file())
+    return sorted(found, key=lambda p: (p.name != "native_functions.yaml", p))
+
+
+def exercise_files(package: Path) -> list[Path]:
+    """Every file that may hold a solution block: the Python files, then the YAML files."""
+    return python_files(package) + data_files(package)
+
+
 def discover(package: Path) -> dict[str, Exercise]:
     """All exercises of a package, by id; raises MarkerError on malformed or duplicate markers."""
     exercises: dict[str, Exercise] = {}
-    for path in python_files(package):
+    for path in exercise_files(package):
         lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
         for ex in parse_lines(lines, path):
-            if ex.id in exercises:
-                first = exercises[ex.id]
+            first = exercises.get(ex.id)
+            if first is None:
+                exercises[ex.id] = ex
+            elif ex.in_data and all(b.path != ex.path for b in first.blocks):
+                exercises[ex.id] = replace(first, more=(*first.more, ex))
+            else:
                 raise MarkerError(
-                    f"{ex.path}:{ex.begin}: duplicate exercise id {ex.id} "
-                    f"(first used at {first.path}:{first.begin})"
+                    f"{ex.path}:{ex.begin}: duplicate exercise id {ex.id} (first used at "
+                    f"{first.path}:{first.begin}); an id may have one Python block and a block in "
+                    "each YAML file, no more"
                 )
-            exercises[ex.id] = ex
     return exercises
 
 

@@ -10,6 +10,12 @@
 - edited elsewhere too, and the course changed the file → the learner's file is left alone and the
   new version is written beside it (``variable.py.new``), with what to do.
 
+The YAML files (``native_functions.yaml``, ``derivatives.yaml``) are merged the same way: their
+exercise stubs are comment lines. ``_generated/`` is code the learner makes, not writes: once they
+have run ``python -m picotorchgen`` (their ``_generated/`` is not what the course generated), the
+update regenerates it from their YAML files as merged, so their op stays and the course's changes
+arrive; when their YAML files do not generate, their ``_generated/`` is kept and the summary says why.
+
 "Never edited" and "what the learner changed" are measured against the base: the file exactly as it
 was last generated, kept in ``exercises/.base/`` (:mod:`picotorch_course.generate`). Whenever a file
 the learner edited is overwritten (a merge, ``reset``, ``--force``), it is first copied to
@@ -43,6 +49,8 @@ class Result:
     removed: list[str] = field(default_factory=list)  # no longer in the course, not edited: deleted
     orphaned: list[str] = field(default_factory=list)  # no longer in the course, edited: left in place
     dropped: dict[str, list[str]] = field(default_factory=dict)  # file -> solved exercises the course removed
+    regenerated: list[str] = field(default_factory=list)  # _generated/ files rewritten from the learner's YAML
+    not_regenerated: str = ""  # why the learner's YAML files did not generate, when they did not
     backup: Path | None = None  # where overwritten learner files were copied, if any
 
 
@@ -104,7 +112,7 @@ class Updater:
     def edited_file(self, rel: str, current: bytes, new: bytes) -> None:
         """A file the learner changed: keep it, merge into the new version, or write that beside it."""
         base = self.base(rel)
-        merge = _merge(base, current, new) if rel.endswith(".py") else None
+        merge = _merge(base, current, new) if rel.endswith((".py", *generate.YAML_FILES)) else None
         if merge is None:
             if base == new:  # the course did not change this file: nothing to bring in
                 self.result.kept.append(rel)
@@ -124,6 +132,26 @@ class Updater:
             self.result.merged.append(rel)
         self.set_base(rel, new)
         _remove_beside(self.out / rel)
+
+    def regenerate(self, course: dict[str, bytes]) -> None:
+        """The learner's ``_generated/`` from their YAML files as merged; ``course``: the course's version.
+
+        The course's version stays the base, so a later update still sees the learner's as theirs.
+        """
+        try:
+            changed = generate.regenerate(self.out / generate.PACKAGE)
+        except ValueError as err:
+            self.result.not_regenerated = str(err)
+            changed = None
+        for rel, data in course.items():
+            if changed is None:
+                self.result.kept.append(rel)
+            elif rel in changed:
+                self.result.regenerated.append(rel)
+            else:
+                self.result.unchanged.append(rel)
+            self.set_base(rel, data)
+            _remove_beside(self.out / rel)
 
     def gone(self, rel: str) -> None:
         """A file the course no longer has."""
@@ -148,8 +176,12 @@ def update(reference: Path, out: Path, force: bool = False) -> Result:
     """
     expected = generate.expected_files(reference)
     run = Updater(out, force)
+    regenerated = [] if force else [rel for rel in expected if _made_by_learner(run, rel)]
     for rel, data in expected.items():
-        run.one(rel, data)
+        if rel not in regenerated:
+            run.one(rel, data)
+    if regenerated:
+        run.regenerate({rel: expected[rel] for rel in regenerated})
     known = set(run.manifest) | _files_under(out / generate.BASE)
     for rel in sorted(known - set(expected)):
         run.gone(rel)
@@ -157,6 +189,15 @@ def update(reference: Path, out: Path, force: bool = False) -> Result:
     _prune_empty_dirs(out / generate.PACKAGE)
     _prune_empty_dirs(out / generate.BASE)
     return run.result
+
+
+def _made_by_learner(run: Updater, rel: str) -> bool:
+    """Whether ``rel`` is a ``_generated/`` file the learner rewrote by running ``python -m picotorchgen``."""
+    target = run.out / rel
+    return rel.startswith(GENERATED) and target.is_file() and run.edited(rel, target.read_bytes())
+
+
+GENERATED = f"{generate.PACKAGE}/{generate.GENERATED}/"
 
 
 def _merge(base: bytes | None, current: bytes, new: bytes) -> tuple[str, list[str]] | None:
@@ -231,6 +272,11 @@ def summary(result: Result, out: Path, exercises: int) -> list[str]:
     for rel, ids in result.dropped.items():
         lines.append(f"  {out / rel}: exercise(s) {', '.join(ids)} are no longer in the course; your "
                      "code for them is in the backup below")
+    if result.regenerated:
+        lines.append(f"  regenerated {out / GENERATED} from your YAML files (as python -m picotorchgen does)")
+    if result.not_regenerated:
+        lines.append(f"  kept your {out / GENERATED}: your YAML files do not generate: {result.not_regenerated}")
+        lines.append("  fix them, then run: python -m picotorchgen")
     if result.backup is not None:
         lines.append(f"  your files as they were before: {result.backup}")
     for rel in result.orphaned:
@@ -250,36 +296,61 @@ class Reset:
     """What :func:`reset` did."""
 
     exercise: str
-    path: Path
+    path: Path  # the exercise's (first) file
     backup: Path | None  # None when there was nothing to reset
+    also: list[Path] = field(default_factory=list)  # its other files (an op's entry and formula)
+    regenerated: str = ""  # for an exercise in the YAML files: what regenerating _generated/ did
 
 
 def reset(reference: Path, out: Path, exercise_id: str) -> Reset:
-    """Put exercise ``exercise_id``'s stub back into the learner's file, after a backup.
+    """Put exercise ``exercise_id``'s stub back into the learner's file(s), after a backup.
 
-    Raises ValueError (with what to do) when the exercise is unknown or its code cannot be found.
+    For an exercise in the YAML files, ``_generated/`` is then regenerated from them, so the op is
+    gone again, as after ``python -m picotorchgen``. Raises ValueError (with what to do) when the
+    exercise is unknown or its code cannot be found.
     """
     exercise = _known(reference, exercise_id)
-    rel = exercise.path.relative_to(reference).as_posix()
+    texts = {block.path.relative_to(reference).as_posix(): _reset_text(reference, out, block)
+             for block in exercise.blocks}
+    paths = [out / rel for rel in texts]
+    changed = {rel: text.encode("utf-8") for rel, text in texts.items() if text is not None}
+    learners = {rel: (out / rel).read_bytes() for rel in changed if (out / rel).is_file()}
+    folder = backup_folder(out) if learners else None
+    if folder is not None:
+        generate.write_tree(learners, folder)
+    generate.write_tree(changed, out)
+    done = Reset(exercise_id, paths[0], folder, paths[1:])
+    if not changed:
+        return done
+    if any(block.in_data for block in exercise.blocks):
+        done.regenerated = _regenerate_after_reset(out)
+    return done
+
+
+def _reset_text(reference: Path, out: Path, block: markers.Exercise) -> str | None:
+    """The learner's file of ``block`` with its stub back, or None when it is a stub already."""
+    rel = block.path.relative_to(reference).as_posix()
     target = out / rel
     base_path = out / generate.BASE / rel
     base = base_path.read_text(encoding="utf-8") if base_path.is_file() else None
-    if base is None or exercise_id not in blocks.stub_ids(base):
+    if base is None or block.id not in blocks.stub_ids(base):
         raise ValueError(
-            f"{target} was not generated with exercise {exercise_id}; "
+            f"{target} was not generated with exercise {block.id}; "
             "run `python -m picotorch_course update` first"
         )
     if not target.is_file():
-        generate.write_tree({rel: base.encode("utf-8")}, out)
-        return Reset(exercise_id, target, None)
+        return base
     learner = target.read_text(encoding="utf-8")
-    text = _without_body(base, learner, exercise_id, target)
-    if text == learner:
-        return Reset(exercise_id, target, None)
-    folder = backup_folder(out)
-    generate.write_tree({rel: learner.encode("utf-8")}, folder)
-    target.write_text(text, encoding="utf-8")
-    return Reset(exercise_id, target, folder)
+    text = _without_body(base, learner, block.id, target)
+    return None if text == learner else text
+
+
+def _regenerate_after_reset(out: Path) -> str:
+    try:
+        generate.regenerate(out / generate.PACKAGE)
+    except ValueError as err:
+        return f"your YAML files do not generate, so {out / GENERATED} was not regenerated: {err}"
+    return f"regenerated {out / GENERATED} from your YAML files"
 
 
 def _without_body(base: str, learner: str, exercise_id: str, target: Path) -> str:
@@ -333,7 +404,7 @@ def progress(reference: Path, out: Path) -> Progress:
         return Progress([], len(exercises), False)
     solved = set()
     for rel in sorted(_files_under(base_dir)):
-        if not rel.endswith(".py"):
+        if not rel.endswith((".py", *generate.YAML_FILES)):
             continue
         base = (base_dir / rel).read_text(encoding="utf-8")
         if not blocks.stub_ids(base):

@@ -37,7 +37,10 @@ from .validate import check_formulas, check_kernels
 
 def _package_dir() -> Path:
     """The ``picotorch`` folder ``import picotorch`` would load (found, not imported), else our sibling."""
-    spec = importlib.util.find_spec("picotorch")
+    try:
+        spec = importlib.util.find_spec("picotorch")
+    except ImportError:  # the course's switch refuses (PICOTORCH_IMPL=exercises before the copy exists)
+        spec = None
     if spec is not None and spec.submodule_search_locations:
         return Path(next(iter(spec.submodule_search_locations))).resolve()
     return Path(__file__).resolve().parent.parent / "picotorch"

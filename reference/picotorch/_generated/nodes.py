@@ -1874,6 +1874,34 @@ class Log2Backward0(Node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
 
+class Log10Backward0(Node):
+    """Backward of ``log10(Tensor self) -> Tensor``."""
+
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            self = node.self_.unpack(node)
+            grad_inputs[0] = ops.div(grad, ops.mul(self, 2.3025850929940456))
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
 class Log1PBackward0(Node):
     """Backward of ``log1p(Tensor self) -> Tensor``."""
 

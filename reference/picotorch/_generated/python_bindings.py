@@ -211,6 +211,9 @@ TORCH_FUNCTIONS = {
     'log': [
         (vt.log, 'log(Tensor input)', vt.PARAMETERS['log']),
     ],
+    'log10': [
+        (vt.log10, 'log10(Tensor input)', vt.PARAMETERS['log10']),
+    ],
     'log1p': [
         (vt.log1p, 'log1p(Tensor input)', vt.PARAMETERS['log1p']),
     ],
@@ -671,6 +674,9 @@ TENSOR_METHODS = {
     ],
     'log': [
         (vt.log, 'log()', vt.PARAMETERS['log']),
+    ],
+    'log10': [
+        (vt.log10, 'log10()', vt.PARAMETERS['log10']),
     ],
     'log1p': [
         (vt.log1p, 'log1p()', vt.PARAMETERS['log1p']),

@@ -1098,6 +1098,19 @@ def log2(self):
     return result
 
 
+def log10(self):
+    """``log10(Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.Log10Backward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("log10", device_of(self))(self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 def log1p(self):
     """``log1p(Tensor self) -> Tensor``"""
     grad_fn = None
@@ -2974,6 +2987,7 @@ register_kernels("rsqrt(Tensor self) -> Tensor", {"CPU": native.rsqrt, "CUDA": n
 register_kernels("exp2(Tensor self) -> Tensor", {"CPU": native.exp2, "CUDA": native.exp2}, exp2)
 register_kernels("expm1(Tensor self) -> Tensor", {"CPU": native.expm1, "CUDA": native.expm1}, expm1)
 register_kernels("log2(Tensor self) -> Tensor", {"CPU": native.log2, "CUDA": native.log2}, log2)
+register_kernels("log10(Tensor self) -> Tensor", {"CPU": native.log10, "CUDA": native.log10}, log10)
 register_kernels("log1p(Tensor self) -> Tensor", {"CPU": native.log1p, "CUDA": native.log1p}, log1p)
 register_kernels("sin(Tensor self) -> Tensor", {"CPU": native.sin, "CUDA": native.sin}, sin)
 register_kernels("cos(Tensor self) -> Tensor", {"CPU": native.cos, "CUDA": native.cos}, cos)
@@ -3213,6 +3227,7 @@ PARAMETERS = {
     "exp2": ((('self', 'Tensor', False),), ()),
     "expm1": ((('self', 'Tensor', False),), ()),
     "log2": ((('self', 'Tensor', False),), ()),
+    "log10": ((('self', 'Tensor', False),), ()),
     "log1p": ((('self', 'Tensor', False),), ()),
     "sin": ((('self', 'Tensor', False),), ()),
     "cos": ((('self', 'Tensor', False),), ()),
@@ -3429,6 +3444,7 @@ register_op("rsqrt", overloaded("rsqrt", [(rsqrt, PARAMETERS["rsqrt"])]))
 register_op("exp2", overloaded("exp2", [(exp2, PARAMETERS["exp2"])]))
 register_op("expm1", overloaded("expm1", [(expm1, PARAMETERS["expm1"])]))
 register_op("log2", overloaded("log2", [(log2, PARAMETERS["log2"])]))
+register_op("log10", overloaded("log10", [(log10, PARAMETERS["log10"])]))
 register_op("log1p", overloaded("log1p", [(log1p, PARAMETERS["log1p"])]))
 register_op("sin", overloaded("sin", [(sin, PARAMETERS["sin"])]))
 register_op("cos", overloaded("cos", [(cos, PARAMETERS["cos"])]))

@@ -1,7 +1,7 @@
 """The unary elementwise kernels: negation, ``abs``, ``sign`` and the float functions.
 
 Models ``aten/src/ATen/native/UnaryOps.cpp`` (``neg``, ``abs``, ``sign``, ``exp``, ``exp2``,
-``expm1``, ``log``, ``log2``, ``log1p``, ``sin``, ``cos``, ``rsqrt``, ``reciprocal``, ``sigmoid``,
+``expm1``, ``log``, ``log2``, ``log10``, ``log1p``, ``sin``, ``cos``, ``rsqrt``, ``reciprocal``, ``sigmoid``,
 ``tanh``). The float functions compute in floating point: an integer input gives a tensor of the
 default dtype, as PyTorch's ``promote_integer_inputs_to_float`` does.
 
@@ -68,6 +68,11 @@ def log(self):
 
 def log2(self):
     return _unary_float(self, lambda xp, a: xp.log2(a), widen=True)
+
+
+def log10(self):
+    """Exercise 5.3's kernel: written already, reached once the learner declares ``log10`` in the YAML files."""
+    return _unary_float(self, lambda xp, a: xp.log10(a), widen=True)
 
 
 def log1p(self):

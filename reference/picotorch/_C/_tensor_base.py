@@ -20,6 +20,14 @@ from ..native import checks
 from ..native.device import normalize, to_numpy
 from ..native.dispatcher import ops
 from ..native.tensor_impl import TensorImpl, new_tensor
+from ._torch_function import STATE as _TORCH_FUNCTION
+from ._torch_function import (
+    check_has_torch_function,
+    handle_torch_function,
+    handle_torch_function_c,
+    handle_torch_function_getter,
+    handle_torch_function_setter,
+)
 
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute won't be "
@@ -47,6 +55,8 @@ class TensorBase(TensorImpl):
     # ---- metadata
     @property
     def shape(self) -> Size:
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return handle_torch_function_getter(self, "shape")
         return Size(self._data.shape)
 
     def size(self, dim: int | None = None):
@@ -61,6 +71,8 @@ class TensorBase(TensorImpl):
 
     @property
     def ndim(self) -> int:
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return handle_torch_function_getter(self, "ndim")
         return self._data.ndim
 
     def numel(self) -> int:
@@ -69,20 +81,28 @@ class TensorBase(TensorImpl):
     nelement = numel
 
     def __len__(self) -> int:
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):  # torch/_tensor.py's, in Python
+            return handle_torch_function(TensorBase.__len__, (self,), self)
         if self._data.ndim == 0:
             raise TypeError("len() of a 0-d tensor")
         return int(self._data.shape[0])
 
     @property
     def dtype(self):
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return handle_torch_function_getter(self, "dtype")
         return self._dtype
 
     @property
     def device(self) -> Device:
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return handle_torch_function_getter(self, "device")
         return self._device
 
     @property
     def is_cuda(self) -> bool:
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return handle_torch_function_getter(self, "is_cuda")
         return self._device.type == "cuda"
 
     def is_floating_point(self) -> bool:
@@ -106,15 +126,21 @@ class TensorBase(TensorImpl):
 
     @property
     def _version(self) -> int:
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return handle_torch_function_getter(self, "_version")
         return self._version_counter.version
 
     # ---- autograd (python_variable.cpp: THPVariable_get_* / THPVariable_set_*)
     @property
     def requires_grad(self) -> bool:
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return handle_torch_function_getter(self, "requires_grad")
         return autograd_meta.requires_grad(self)
 
     @requires_grad.setter
     def requires_grad(self, value) -> None:
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return handle_torch_function_setter(self, "requires_grad", value)
         if not isinstance(value, bool):
             raise RuntimeError("requires_grad must be a bool")
         if self._grad_fn is not None:
@@ -139,36 +165,50 @@ class TensorBase(TensorImpl):
     @property
     def is_leaf(self) -> bool:
         """True for every tensor that does not require grad, and for those the user created."""
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return handle_torch_function_getter(self, "is_leaf")
         return self._grad_fn is None
 
     @property
     def grad_fn(self):
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return handle_torch_function_getter(self, "grad_fn")
         if self._attr_version is not None and self._attr_version != self._version_counter.version:
             autograd_meta.refresh_view_grad_fn(self)  # its base was modified in place since
         return self._grad_fn
 
     @property
     def output_nr(self) -> int:
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return handle_torch_function_getter(self, "output_nr")
         return self._output_nr
 
     @property
     def grad(self):
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return handle_torch_function_getter(self, "grad")
         if self._grad_fn is not None and not self._retains_grad and self._grad is None:
             warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
         return self._grad
 
     @grad.setter
     def grad(self, value) -> None:
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return handle_torch_function_setter(self, "grad", value)
         if value is not None:
             _check_grad_assignment(self, value)
         self._grad = value
 
     @grad.deleter
     def grad(self) -> None:
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return handle_torch_function_setter(self, "grad", None, delete=True)
         self._grad = None
 
     @property
     def retains_grad(self) -> bool:
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return handle_torch_function_getter(self, "retains_grad")
         return self._retains_grad
 
     def retain_grad(self) -> None:
@@ -181,10 +221,14 @@ class TensorBase(TensorImpl):
         Unlike ``detach()``, changes made through ``.data`` are invisible to the version checks of
         saved tensors (the historical escape hatch from before tensors and Variables merged).
         """
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return handle_torch_function_getter(self, "data")
         return self.detach_shallow(share_version=False)
 
     @data.setter
     def data(self, value) -> None:
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return handle_torch_function_setter(self, "data", value)
         if not isinstance(value, TensorImpl):
             raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
         self._data, self._dtype, self._device = value._data, value._dtype, value._device
@@ -234,6 +278,8 @@ class TensorBase(TensorImpl):
         return to_numpy(self._data)
 
     def __array__(self, dtype=None, copy=None):
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):  # torch/_tensor.py's, in Python
+            return handle_torch_function(TensorBase.__array__, (self,), self, dtype=dtype)
         array = self.numpy()
         return array if dtype is None else array.astype(dtype)
 
@@ -315,14 +361,39 @@ class TensorBase(TensorImpl):
     # ---- views with Python names
     @property
     def T(self):
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return handle_torch_function_getter(self, "T")
         return ops.permute(self, tuple(reversed(range(self._data.ndim))))
 
     @property
     def mT(self):
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return handle_torch_function_getter(self, "mT")
         return ops.transpose(self, -2, -1)
 
     def __hash__(self) -> int:
         return id(self)
+
+
+def _handles_torch_function(name: str):
+    """A hand-written method of ``python_variable_methods.cpp``, each of which starts with
+    ``if (check_has_torch_function(self)) return handle_torch_function(self, "<name>", args, kwargs)``."""
+    method = getattr(TensorBase, name)
+
+    def checked(self, *args, **kwargs):
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return handle_torch_function_c([self], checked, (self, *args), kwargs or None, f"torch.Tensor.{name}")
+        return method(self, *args, **kwargs)
+    checked.__name__, checked.__qualname__, checked.__doc__ = name, f"TensorBase.{name}", method.__doc__
+    setattr(TensorBase, name, checked)
+
+
+for _name in ("size", "dim", "ndimension", "numel", "nelement", "is_floating_point", "element_size", "stride",
+              "is_contiguous", "requires_grad_", "retain_grad", "detach", "detach_", "_is_view", "item", "tolist",
+              "numpy", "__bool__", "__float__", "__int__", "__index__", "to", "cpu", "cuda", "type_as", "double",
+              "float", "half", "bfloat16", "long", "int", "short", "char", "byte", "bool"):
+    _handles_torch_function(_name)
+del _name
 
 
 def _contiguous_strides(shape, itemsize: int) -> tuple:

@@ -179,22 +179,8 @@ for _dunder, _name in [("__eq__", "eq"), ("__floordiv__", "floor_divide"), ("__a
 TensorBase.__neg__ = TensorBase.neg
 
 
-def __getitem__(self, index):
-    if _TORCH_FUNCTION.active and _torch_function.check_has_torch_function(self):
-        return _torch_function.handle_torch_function_c([self], TensorBase.__getitem__, (self, index), None,
-                                                       "torch.Tensor.__getitem__")
-    return _indexing.getitem(self, index)
-
-
-def __setitem__(self, index, value):
-    if _TORCH_FUNCTION.active and _torch_function.check_has_torch_function(self):
-        return _torch_function.handle_torch_function_c([self], TensorBase.__setitem__, (self, index, value), None,
-                                                       "torch.Tensor.__setitem__")
-    return _indexing.setitem(self, index, value)
-
-
-TensorBase.__getitem__ = __getitem__
-TensorBase.__setitem__ = __setitem__
+TensorBase.__getitem__ = _indexing.__getitem__
+TensorBase.__setitem__ = _indexing.__setitem__
 
 
 # ---- the in-place operators. Each calls the method behind it and returns ``self`` (``w -= lr * g`` keeps

@@ -5,6 +5,11 @@ Models ``torch/csrc/autograd/python_variable.cpp`` (the properties: ``grad``, ``
 ``python_variable_methods.cpp`` (``item``, ``tolist``, ``numpy``, ``detach``, ``to``, ``size`` ...).
 The generated methods (``add``, ``mul``, ...) are attached by :mod:`picotorch._C` from the tables in
 ``_generated/python_bindings.py``, as ``initModule`` attaches ``variable_methods``.
+
+Every property and hand-written method starts as its C++ counterpart does (``THPVariable_get_grad_fn``:
+``if (check_has_torch_function(self)) return handle_torch_function_getter(self, "grad_fn");``): for a
+tensor subclass with a ``__torch_function__``, that handler answers (``_C/_torch_function.py``). The
+first test, ``_TORCH_FUNCTION.active``, is false until such a subclass exists.
 """
 
 from __future__ import annotations
@@ -60,14 +65,19 @@ class TensorBase(TensorImpl):
         return Size(self._data.shape)
 
     def size(self, dim: int | None = None):
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return _handle_method(self, TensorBase.size, () if dim is None else (dim,))
         if dim is None:
             return Size(self._data.shape)
         return int(self._data.shape[checks.wrap_dim(dim, self._data.ndim)])
 
     def dim(self) -> int:
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return _handle_method(self, TensorBase.dim, ())
         return self._data.ndim
 
-    ndimension = dim
+    def ndimension(self) -> int:
+        return self.dim()
 
     @property
     def ndim(self) -> int:
@@ -76,9 +86,12 @@ class TensorBase(TensorImpl):
         return self._data.ndim
 
     def numel(self) -> int:
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return _handle_method(self, TensorBase.numel, ())
         return checks.numel(self._data.shape)
 
-    nelement = numel
+    def nelement(self) -> int:
+        return self.numel()
 
     def __len__(self) -> int:
         if _TORCH_FUNCTION.active and check_has_torch_function(self):  # torch/_tensor.py's, in Python
@@ -258,6 +271,8 @@ class TensorBase(TensorImpl):
 
     # ---- getting numbers out
     def item(self):
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return _handle_method(self, TensorBase.item, ())
         n = self.numel()
         if n != 1:
             raise RuntimeError(f"a Tensor with {n} elements cannot be converted to Scalar")
@@ -375,9 +390,14 @@ class TensorBase(TensorImpl):
         return id(self)
 
 
+def _handle_method(self, method, args: tuple):
+    return handle_torch_function_c([self], method, (self, *args), None, f"torch.Tensor.{method.__name__}")
+
+
 def _handles_torch_function(name: str):
     """A hand-written method of ``python_variable_methods.cpp``, each of which starts with
-    ``if (check_has_torch_function(self)) return handle_torch_function(self, "<name>", args, kwargs)``."""
+    ``if (check_has_torch_function(self)) return handle_torch_function(self, "<name>", args, kwargs)``.
+    The most used ones (``size``, ``dim``, ``numel``, ``item``) say it inline: no wrapper to pay for."""
     method = getattr(TensorBase, name)
 
     def checked(self, *args, **kwargs):
@@ -388,8 +408,8 @@ def _handles_torch_function(name: str):
     setattr(TensorBase, name, checked)
 
 
-for _name in ("size", "dim", "ndimension", "numel", "nelement", "is_floating_point", "element_size", "stride",
-              "is_contiguous", "requires_grad_", "retain_grad", "detach", "detach_", "_is_view", "item", "tolist",
+for _name in ("ndimension", "nelement", "is_floating_point", "element_size", "stride",
+              "is_contiguous", "requires_grad_", "retain_grad", "detach", "detach_", "_is_view", "tolist",
               "numpy", "__bool__", "__float__", "__int__", "__index__", "to", "cpu", "cuda", "type_as", "double",
               "float", "half", "bfloat16", "long", "int", "short", "char", "byte", "bool"):
     _handles_torch_function(_name)

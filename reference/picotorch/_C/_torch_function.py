@@ -211,6 +211,11 @@ def handle_torch_function_getter(self, name: str):
     return handle_torch_function_c([self], func, (self,), None, f"torch.Tensor.{name}.__get__")
 
 
+def handle_torch_function_indexing(self, name: str, args: tuple):
+    """``handle_torch_function_indexing``: ``Tensor.__getitem__`` or ``__setitem__`` with ``(self, index[, value])``."""
+    return handle_torch_function_c([self], getattr(_tensor_type[0], name), args, None, f"torch.Tensor.{name}")
+
+
 def handle_torch_function_setter(self, name: str, value, delete: bool = False):
     """``handle_torch_function_setter``: ``__set__`` with ``(self, value)``, or ``__delete__`` with ``(self,)``."""
     prop = getattr(_tensor_type[0], name)

@@ -38,8 +38,8 @@ def is_tensor_like(inp) -> bool:
 @functools.cache
 def get_overridable_functions() -> dict:
     """``{namespace: [functions]}`` that honour ``__torch_function__``: picotorch's generated functions and
-    the ``Tensor`` methods and properties (as ``Tensor.<name>.__get__``). A subset of PyTorch's answer,
-    which also lists ``torch.nn.functional``, ``torch.linalg`` and more."""
+    the ``Tensor`` methods. A subset of PyTorch's answer, which also lists ``torch.nn.functional``,
+    ``torch.linalg`` and more."""
     picotorch = sys.modules[__package__]  # the package imports this module: no import back (no cycle)
     functions = [getattr(picotorch, name) for name in sorted(vars(_C._VariableFunctions))
                  if not name.startswith("_")]
@@ -48,10 +48,8 @@ def get_overridable_functions() -> dict:
         if name.startswith("_") and name not in _OPERATORS:
             continue
         attribute = getattr(Tensor, name)
-        if isinstance(attribute, property):
-            methods.append(attribute.__get__)
-        elif callable(attribute):
-            methods.append(attribute)
+        if callable(attribute) and not isinstance(attribute, type):
+            methods.append(attribute)  # properties are overridable too, but PyTorch does not list them
     return {picotorch: functions, Tensor: methods}
 
 

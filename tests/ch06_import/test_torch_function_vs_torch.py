@@ -324,3 +324,12 @@ def test_autograd_backward_and_grad_hand_subclasses_over():
         print(type(g).__name__, g, type(x.grad).__name__)
         return x.grad
     assert_same(prog)
+
+
+def test_get_overridable_functions_lists_functions_methods_and_getters():
+    def prog(T):
+        table = T.overrides.get_overridable_functions()
+        print(T.add in table[T], T.mul in table[T], T.Tensor.add in table[T.Tensor],
+              T.Tensor.__getitem__ in table[T.Tensor], T.Tensor.grad_fn.__get__ in table[T.Tensor],
+              T.Tensor.backward in table[T.Tensor], T.ones_like in table[T])
+    assert_same(prog)

@@ -49,7 +49,7 @@ def numel(input) -> int:
     return input.numel()
 
 
-from . import autograd, cuda, linalg, nn, optim, utils  # noqa: E402
+from . import autograd, cuda, linalg, nn, optim, overrides, utils  # noqa: E402, F401
 from .autograd import inference_mode  # noqa: E402
 from .utils import data as _utils_data  # noqa: E402, F401  (loads picotorch.utils.data, as torch does)
 from .utils.serialization import load, save  # noqa: E402

@@ -11,16 +11,97 @@ from __future__ import annotations
 
 from . import _C, _tensor_str, autograd
 from ._C import _is_operand
+from ._C._torch_function import (
+    DisableTorchFunctionSubclass,
+    _has_torch_function,
+    check_has_torch_function,
+    get_default_nowrap_functions,
+    handle_torch_function,
+    note_tensor_subclass,
+)
 from .autograd.hooks import RemovableHandle, new_hooks_dict
 from .native.dispatcher import ops
 
 
+def _reflected(method):
+    """``_handle_torch_function_and_wrap_type_error_to_not_implemented``: the reflected operators written in
+    Python hand themselves (``__rsub__``...) to ``__torch_function__``, and answer NotImplemented for an
+    operand they cannot take, or when a TypeError says so."""
+    def operator(*args, **kwargs):
+        if not _is_operand(args[1]) and not check_has_torch_function(args[1]):
+            return NotImplemented
+        try:
+            if _has_torch_function(args):
+                return handle_torch_function(operator, args, *args, **kwargs)
+            return method(*args, **kwargs)
+        except TypeError:
+            return NotImplemented
+    operator.__name__, operator.__qualname__, operator.__doc__ = method.__name__, method.__qualname__, method.__doc__
+    return operator
+
+
+def _convert(ret, cls):
+    """Tensors in ``ret`` (also inside tuples and lists, named ones included) become instances of ``cls``."""
+    if cls is Tensor:
+        return ret
+    if isinstance(ret, Tensor) and not isinstance(ret, cls):
+        ret = ret.as_subclass(cls)
+    if isinstance(ret, (tuple, list)):
+        ret = type(ret)(_convert(r, cls) for r in ret)
+    return ret
+
+
 class Tensor(_C.TensorBase):
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        note_tensor_subclass(cls)  # from now on the bindings look for __torch_function__ (_C/_torch_function.py)
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        """The default every subclass inherits: run ``func`` as for plain tensors, then make tensor results
+        instances of ``cls`` again (a subclass survives ``x * 2``). Declines (``NotImplemented``) when one
+        of ``types`` is not a superclass of ``cls``: that type's handler is to answer."""
+        if kwargs is None:
+            kwargs = {}
+        if not all(issubclass(cls, t) for t in types):
+            return NotImplemented
+        # BEGIN SOLUTION 6.3: run func with subclass handling disabled, then convert the result to cls
+        with DisableTorchFunctionSubclass():
+            result = func(*args, **kwargs)
+            if func in get_default_nowrap_functions():
+                return result  # ``x.grad`` is the stored tensor itself: ``x.grad is x.grad``
+            return _convert(result, cls)
+        # END SOLUTION
+
+    def as_subclass(self, cls):
+        """The same data seen as an instance of ``cls``, still attached to the graph (an alias)."""
+        if not isinstance(cls, type):
+            raise TypeError(f"cls must be a type (got {type(cls).__name__})")
+        result = ops.alias(self)
+        result.__class__ = cls
+        return result
+
+    @staticmethod
+    def _make_subclass(cls, data, require_grad=False):
+        """A new leaf of class ``cls`` sharing ``data``'s storage (``nn.Parameter``'s way in PyTorch)."""
+        if not isinstance(cls, type):
+            raise TypeError(f"cls must be a type (got {type(cls).__name__})")
+        result = data.detach_shallow()
+        result.__class__ = cls
+        with DisableTorchFunctionSubclass():
+            result.requires_grad = require_grad
+        return result
+
     def __repr__(self, *, tensor_contents=None) -> str:
+        if check_has_torch_function(self):
+            return handle_torch_function(Tensor.__repr__, (self,), self, tensor_contents=tensor_contents)
         return _tensor_str._str(self, tensor_contents=tensor_contents)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Compute the gradient of this tensor w.r.t. the graph leaves (``torch.autograd.backward``)."""
+        if check_has_torch_function(self):
+            return handle_torch_function(Tensor.backward, (self,), self, gradient=gradient, retain_graph=retain_graph,
+                                         create_graph=create_graph, inputs=inputs)
         autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def register_hook(self, hook) -> RemovableHandle:
@@ -30,6 +111,8 @@ class Tensor(_C.TensorBase):
         tensor's ``grad_fn`` (``Node._register_hook_dict``), so they run as that node's tensor pre
         hooks (NOTE [Hooks ordering]). A leaf keeps them itself: its AccumulateGrad reads them.
         """
+        if check_has_torch_function(self):
+            return handle_torch_function(Tensor.register_hook, (self,), self, hook)
         if not self.requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self._backward_hooks is None:
@@ -40,6 +123,8 @@ class Tensor(_C.TensorBase):
 
     def register_post_accumulate_grad_hook(self, hook) -> RemovableHandle:
         """Run ``hook(tensor)`` after a gradient has been accumulated into this leaf's ``.grad``."""
+        if check_has_torch_function(self):
+            return handle_torch_function(Tensor.register_post_accumulate_grad_hook, (self,), self, hook)
         if not self.requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self.grad_fn is not None:
@@ -50,6 +135,8 @@ class Tensor(_C.TensorBase):
 
     def split(self, split_size, dim=0):
         """Pieces of ``split_size`` along ``dim`` (``split``), or of the sizes listed (``split_with_sizes``)."""
+        if check_has_torch_function(self):
+            return handle_torch_function(Tensor.split, (self,), self, split_size, dim=dim)
         if isinstance(split_size, Tensor):
             try:
                 split_size = int(split_size)
@@ -59,26 +146,22 @@ class Tensor(_C.TensorBase):
             return _C._VariableFunctions.split(self, split_size, dim)
         return _C._VariableFunctions.split_with_sizes(self, split_size, dim)
 
+    @_reflected
     def __rsub__(self, other):
-        if not _is_operand(other):
-            return NotImplemented
         return _C._VariableFunctions.rsub(self, other)
 
-    def __rtruediv__(self, other):
-        if not _is_operand(other):
-            return NotImplemented
+    @_reflected
+    def __rdiv__(self, other):
         return self.reciprocal() * other
 
-    __rdiv__ = __rtruediv__
+    __rtruediv__ = __rdiv__
 
+    @_reflected
     def __rfloordiv__(self, other):
-        if not _is_operand(other):
-            return NotImplemented
         return _C._VariableFunctions.floor_divide(other, self)
 
+    @_reflected
     def __rmod__(self, other):
-        if not _is_operand(other):
-            return NotImplemented
         return _C._VariableFunctions.remainder(other, self)
 
     def __pow__(self, exponent):
@@ -86,13 +169,14 @@ class Tensor(_C.TensorBase):
             return NotImplemented
         return self.pow(exponent)
 
+    @_reflected
     def __rpow__(self, other):
-        if not _is_operand(other):
-            return NotImplemented
         return _C._VariableFunctions.pow(other, self)
 
     def __format__(self, format_spec) -> str:
-        if self.dim() == 0:
+        if check_has_torch_function(self):
+            return handle_torch_function(Tensor.__format__, (self,), self, format_spec)
+        if self.dim() == 0 and type(self) is Tensor:  # a subclass formats as an object
             return self.item().__format__(format_spec)
         return object.__format__(self, format_spec)
 
@@ -101,10 +185,21 @@ class Tensor(_C.TensorBase):
             raise TypeError("iteration over a 0-d tensor")
         return iter(self.unbind(0)) if hasattr(self, "unbind") else (self[i] for i in range(self.shape[0]))
 
+    def __contains__(self, element) -> bool:
+        if check_has_torch_function(self):
+            return handle_torch_function(Tensor.__contains__, (self,), self, element)
+        if isinstance(element, (Tensor, int, float, bool)):
+            return bool((element == self).sum().item())
+        raise RuntimeError(f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a {type(element)}.")
+
     def __reversed__(self):
+        if check_has_torch_function(self):
+            return handle_torch_function(Tensor.__reversed__, (self,), self)
         return reversed(list(self))
 
     def __deepcopy__(self, memo):
+        if check_has_torch_function(self):
+            return handle_torch_function(Tensor.__deepcopy__, (self,), self, memo)
         if not self.is_leaf:
             raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
                                "protocol at the moment.  If you were attempting to deepcopy a module, this may "
@@ -117,6 +212,8 @@ class Tensor(_C.TensorBase):
 
     def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
         """See :func:`norm`."""
+        if check_has_torch_function(self):
+            return handle_torch_function(Tensor.norm, (self,), self, p=p, dim=dim, keepdim=keepdim, dtype=dtype)
         return norm(self, p, dim, keepdim, dtype=dtype)
 
     __array_priority__ = 1000
@@ -128,6 +225,8 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
 
     picotorch has no matrix norms (``"nuc"``, ``"fro"`` over more dims) and no ``out=``.
     """
+    if check_has_torch_function(input):
+        return handle_torch_function(norm, (input,), input, p=p, dim=dim, keepdim=keepdim, out=out, dtype=dtype)
     if out is not None:
         raise NotImplementedError("picotorch: torch.norm(..., out=) is not in the subset")
     dims = [dim] if isinstance(dim, int) else dim

@@ -13,6 +13,7 @@ import builtins as _builtins
 import types
 
 from .._generated import python_bindings
+from ..autograd import set_torch_function as _set_autograd_torch_function
 from ..autograd.anomaly_mode import (  # noqa: F401  (torch._C's, exported as torch.is_anomaly_enabled ...)
     is_anomaly_check_nan_enabled,
     is_anomaly_enabled,
@@ -44,7 +45,7 @@ from ..c10.scalar_type import bool_ as bool  # noqa: F401
 from ..c10.size import Size  # noqa: F401
 from ..native import tensor_impl as _tensor_impl
 from ..native.tensor_impl import TensorImpl as _TensorImpl
-from . import _factories, _generator, _indexing, _return_types, _type_properties
+from . import _factories, _generator, _indexing, _return_types, _torch_function, _type_properties
 from ._dispatch import (  # noqa: F401  (the dispatcher's Python face: python_dispatch.cpp)
     DispatchKey,
     DispatchKeySet,
@@ -57,6 +58,16 @@ from ._dispatch import (  # noqa: F401  (the dispatcher's Python face: python_di
     _dispatch_trace,
 )
 from ._tensor_base import TensorBase
+from ._torch_function import STATE as _TORCH_FUNCTION
+from ._torch_function import (  # noqa: F401  (torch._C's names for the protocol)
+    DisableTorchFunction,
+    DisableTorchFunctionSubclass,
+    _disabled_torch_function_impl,
+    _has_torch_function,
+    _has_torch_function_unary,
+    _has_torch_function_variadic,
+    _is_torch_function_enabled,
+)
 from .python_arg_parser import NOT_SIMPLE, PythonArgParser
 
 _TensorBase = TensorBase  # the old name, kept as an alias as PyTorch does
@@ -70,17 +81,30 @@ short, int, long = int16, int32, int64
 # ----------------------------------------------------------------------------- generated functions
 
 
-def _make_function(name: str, signatures, method: bool):
+def _make_function(name: str, signatures, method: bool, module: str = "torch"):
+    """The binding of one Python name. ``module`` names it in ``__torch_function__`` errors: ``torch``,
+    ``torch.Tensor``, ``torch.nn``, ``torch.linalg``."""
     signatures = [(_with_return_type(impl), sig, params) for impl, sig, params in signatures]
     parser = PythonArgParser(name, signatures, name in python_bindings.NUMBERS_AS_TENSORS, method)
     fewest, most, call_simply = parser.simple_fewest, len(parser.simple_kinds), parser.call_simply
+    qualified_name = f"{module}.{name}"
 
     def function(*args, **kwargs):
+        if _TORCH_FUNCTION.active:  # False until a Tensor subclass with a __torch_function__ exists
+            overloaded = _torch_function.overloaded_args(args, kwargs)
+            if overloaded is not None:
+                return _torch_function.handle_binding(parser, function, overloaded, args, kwargs, qualified_name)
         if not kwargs and fewest <= len(args) <= most:
             result = call_simply(args)
             if result is not NOT_SIMPLE:
                 return result
-        return parser(args, kwargs)
+        try:
+            return parser(args, kwargs)
+        except TypeError:  # no signature took it: an object that is no tensor may still implement the protocol
+            overloaded = _torch_function.overloaded_args(args, kwargs)
+            if overloaded is None:
+                raise
+        return _torch_function.handle_torch_function_c(overloaded, function, args, kwargs or None, qualified_name)
 
     function.__name__ = name
     function.__qualname__ = f"TensorBase.{name}" if method else name
@@ -106,15 +130,16 @@ _VariableFunctions = types.SimpleNamespace(**{
 })
 
 _nn = types.SimpleNamespace(**{  # torch._C._nn: the ``python_module: nn`` ops torch.nn.functional calls
-    name: _make_function(name, sigs, method=False) for name, sigs in python_bindings.TORCH_NN_FUNCTIONS.items()
+    name: _make_function(name, sigs, False, "torch.nn") for name, sigs in python_bindings.TORCH_NN_FUNCTIONS.items()
 })
 
 _linalg = types.SimpleNamespace(**{  # torch._C._linalg: the ``python_module: linalg`` ops torch.linalg exposes
-    name: _make_function(name, sigs, method=False) for name, sigs in python_bindings.TORCH_LINALG_FUNCTIONS.items()
+    name: _make_function(name, sigs, False, "torch.linalg")
+    for name, sigs in python_bindings.TORCH_LINALG_FUNCTIONS.items()
 })
 
 for _name, _sigs in python_bindings.TENSOR_METHODS.items():
-    setattr(TensorBase, _name, _make_function(_name, _sigs, method=True))
+    setattr(TensorBase, _name, _make_function(_name, _sigs, True, "torch.Tensor"))
 
 _return_types = _return_types.namespace()  # torch._C._return_types: the types made above
 
@@ -122,15 +147,28 @@ _return_types = _return_types.namespace()  # torch._C._return_types: the types m
 # ----------------------------------------------------------------------------- Python operators
 
 
-def _binary(name: str):
+def _binary(name: str, dunder: str, public: bool = False):
+    """``a <op> b``: the generated method ``name``. As PyTorch's ``TypeError_to_NotImplemented_`` wrapper,
+    a ``TypeError`` while the protocol is in play becomes ``NotImplemented`` (Python then raises its own).
+    A few operators are their own public function in PyTorch (``__eq__``, ``__and__``...): for those
+    (``public``) the operator itself is what ``__torch_function__`` receives."""
     method = getattr(TensorBase, name)
 
     def op(self, other):
-        if not isinstance(other, _OPERANDS):  # _is_operand, inlined: every a * b asks
-            return NotImplemented
+        if not isinstance(other, _OPERANDS) and not _torch_function.check_has_torch_function(other):
+            return NotImplemented  # _is_operand, inlined: every a * b asks
+        if _TORCH_FUNCTION.active:
+            try:
+                if public and _torch_function._has_torch_function_variadic(self, other):
+                    overloaded = _torch_function.overloaded_args((self, other), None)
+                    return _torch_function.handle_torch_function_c(overloaded, getattr(TensorBase, dunder),
+                                                                   (self, other), None, f"torch.Tensor.{dunder}")
+                return method(self, other)
+            except TypeError:
+                return NotImplemented
         return method(self, other)
-    op.__name__ = f"__{name}__"
-    return op
+    op.__name__ = op.__qualname__ = dunder
+    setattr(TensorBase, dunder, op)
 
 
 _OPERANDS = (_TensorImpl, _builtins.int, _builtins.float)
@@ -141,39 +179,24 @@ def _is_operand(value) -> bool:
     return isinstance(value, _OPERANDS)
 
 
-TensorBase.__add__ = TensorBase.__radd__ = _binary("add")
-TensorBase.__sub__ = _binary("sub")
-TensorBase.__mul__ = TensorBase.__rmul__ = _binary("mul")
-TensorBase.__truediv__ = _binary("div")
-TensorBase.__matmul__ = _binary("matmul")
+for _dunder, _name in [("__add__", "add"), ("__radd__", "add"), ("__sub__", "sub"), ("__mul__", "mul"),
+                       ("__rmul__", "mul"), ("__truediv__", "div"), ("__matmul__", "matmul"), ("__ne__", "ne"),
+                       ("__lt__", "lt"), ("__le__", "le"), ("__gt__", "gt"), ("__ge__", "ge"), ("__mod__", "remainder"),
+                       ("__rand__", "bitwise_and"), ("__ror__", "bitwise_or")]:
+    _binary(_name, _dunder)
+for _dunder, _name in [("__eq__", "eq"), ("__floordiv__", "floor_divide"), ("__and__", "bitwise_and"),
+                       ("__or__", "bitwise_or"), ("__iand__", "bitwise_and_"), ("__ior__", "bitwise_or_")]:
+    _binary(_name, _dunder, public=True)
 TensorBase.__neg__ = TensorBase.neg
-TensorBase.__eq__, TensorBase.__ne__ = _binary("eq"), _binary("ne")
-TensorBase.__lt__, TensorBase.__le__ = _binary("lt"), _binary("le")
-TensorBase.__gt__, TensorBase.__ge__ = _binary("gt"), _binary("ge")
-TensorBase.__getitem__ = _indexing.getitem
-TensorBase.__setitem__ = _indexing.setitem
 
 
-def _iadd(self, other):
-    return self.add_(other)
+TensorBase.__getitem__ = _indexing.__getitem__
+TensorBase.__setitem__ = _indexing.__setitem__
 
 
-def _imul(self, other):
-    return self.mul_(other)
-
-
-TensorBase.__iadd__ = _iadd
-TensorBase.__imul__ = _imul
-
-# ---- the other arithmetic and bitwise operators, and their in-place forms. Each
-# in-place operator calls the method behind it and returns ``self`` (``w -= lr * g`` keeps ``w``).
-# ``@=`` has none, as in PyTorch: Python falls back to ``w = w @ m``, a new tensor.
-TensorBase.__floordiv__ = _binary("floor_divide")
-TensorBase.__mod__ = _binary("remainder")
-TensorBase.__and__ = TensorBase.__rand__ = _binary("bitwise_and")
-TensorBase.__or__ = TensorBase.__ror__ = _binary("bitwise_or")
-
-
+# ---- the in-place operators. Each calls the method behind it and returns ``self`` (``w -= lr * g`` keeps
+# ``w``); ``__torch_function__`` sees that method. ``@=`` has none, as in PyTorch: Python falls back to
+# ``w = w @ m``, a new tensor.
 def _inplace(dunder: str, method_name: str):
     def op(self, other):
         return getattr(self, method_name)(other)
@@ -181,14 +204,15 @@ def _inplace(dunder: str, method_name: str):
     setattr(TensorBase, dunder, op)
 
 
-for _dunder, _method in [("__isub__", "sub_"), ("__itruediv__", "div_"), ("__idiv__", "div_"), ("__ipow__", "pow_"),
-                         ("__ifloordiv__", "floor_divide_"), ("__imod__", "remainder_"),
-                         ("__iand__", "bitwise_and_"), ("__ior__", "bitwise_or_")]:
+for _dunder, _method in [("__iadd__", "add_"), ("__imul__", "mul_"), ("__isub__", "sub_"), ("__itruediv__", "div_"),
+                         ("__idiv__", "div_"), ("__ipow__", "pow_"), ("__ifloordiv__", "floor_divide_"),
+                         ("__imod__", "remainder_")]:
     _inplace(_dunder, _method)
 
 
 # ----------------------------------------------------------------------------- the rest of _C
 
+_set_autograd_torch_function(_torch_function)  # torch.autograd.backward/grad honour __torch_function__
 _ImperativeEngine = type(get_default_engine())
 _engine = get_default_engine()
 
@@ -196,6 +220,7 @@ _engine = get_default_engine()
 def _set_tensor_class(cls) -> None:
     """Called by ``picotorch/_tensor.py``: new tensors are instances of ``Tensor``."""
     _tensor_impl.set_tensor_class(cls)
+    _torch_function.set_tensor_type(cls)
 
 
 def _get_default_dtype():

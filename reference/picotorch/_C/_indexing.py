@@ -16,10 +16,14 @@ from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..native.dispatcher import ops
 from ..native.helpers import as_operand, const, wrap, xp_of
 from ..native.tensor_impl import TensorImpl
+from . import _torch_function
 from ._factories import tensor
+from ._torch_function import STATE as _TORCH_FUNCTION
 
 
-def getitem(self, index):
+def __getitem__(self, index):
+    if _TORCH_FUNCTION.active and _torch_function.check_has_torch_function(self):  # THPVariable_getitem's check
+        return _torch_function.handle_torch_function_indexing(self, "__getitem__", (self, index))
     if isinstance(index, tuple):
         return _apply_slicing(self, index)
     if index is Ellipsis:
@@ -129,8 +133,13 @@ def _slice(result, dim, item: slice, optimize: bool):
 # ----------------------------------------------------------------------------- tensor[index] = value
 
 
-def setitem(self, index, value) -> None:
+getitem = __getitem__  # the name the code below calls it by
+
+
+def __setitem__(self, index, value) -> None:
     """Write ``value`` into the selected elements; record ``CopySlices`` when gradients flow."""
+    if _TORCH_FUNCTION.active and _torch_function.check_has_torch_function(self):
+        return _torch_function.handle_torch_function_indexing(self, "__setitem__", (self, index, value))
     value = _as_value(self, value)
     if isinstance(index, TensorImpl) and index._dtype.name == "uint8" and value.numel() == 1:
         # THPVariable_setitem: one mask and one value is masked_fill_, which takes bool masks only

@@ -5,6 +5,11 @@ Models ``torch/csrc/autograd/python_variable.cpp`` (the properties: ``grad``, ``
 ``python_variable_methods.cpp`` (``item``, ``tolist``, ``numpy``, ``detach``, ``to``, ``size`` ...).
 The generated methods (``add``, ``mul``, ...) are attached by :mod:`picotorch._C` from the tables in
 ``_generated/python_bindings.py``, as ``initModule`` attaches ``variable_methods``.
+
+Every property and hand-written method starts as its C++ counterpart does (``THPVariable_get_grad_fn``:
+``if (check_has_torch_function(self)) return handle_torch_function_getter(self, "grad_fn");``): for a
+tensor subclass with a ``__torch_function__``, that handler answers (``_C/_torch_function.py``). The
+first test, ``_TORCH_FUNCTION.active``, is false until such a subclass exists.
 """
 
 from __future__ import annotations
@@ -20,6 +25,14 @@ from ..native import checks
 from ..native.device import normalize, to_numpy
 from ..native.dispatcher import ops
 from ..native.tensor_impl import TensorImpl, new_tensor
+from ._torch_function import STATE as _TORCH_FUNCTION
+from ._torch_function import (
+    check_has_torch_function,
+    handle_torch_function,
+    handle_torch_function_c,
+    handle_torch_function_getter,
+    handle_torch_function_setter,
+)
 
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute won't be "
@@ -47,42 +60,62 @@ class TensorBase(TensorImpl):
     # ---- metadata
     @property
     def shape(self) -> Size:
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return handle_torch_function_getter(self, "shape")
         return Size(self._data.shape)
 
     def size(self, dim: int | None = None):
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return _handle_method(self, TensorBase.size, () if dim is None else (dim,))
         if dim is None:
             return Size(self._data.shape)
         return int(self._data.shape[checks.wrap_dim(dim, self._data.ndim)])
 
     def dim(self) -> int:
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return _handle_method(self, TensorBase.dim, ())
         return self._data.ndim
 
-    ndimension = dim
+    def ndimension(self) -> int:
+        return self.dim()
 
     @property
     def ndim(self) -> int:
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return handle_torch_function_getter(self, "ndim")
         return self._data.ndim
 
     def numel(self) -> int:
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return _handle_method(self, TensorBase.numel, ())
         return checks.numel(self._data.shape)
 
-    nelement = numel
+    def nelement(self) -> int:
+        return self.numel()
 
     def __len__(self) -> int:
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):  # torch/_tensor.py's, in Python
+            return handle_torch_function(TensorBase.__len__, (self,), self)
         if self._data.ndim == 0:
             raise TypeError("len() of a 0-d tensor")
         return int(self._data.shape[0])
 
     @property
     def dtype(self):
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return handle_torch_function_getter(self, "dtype")
         return self._dtype
 
     @property
     def device(self) -> Device:
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return handle_torch_function_getter(self, "device")
         return self._device
 
     @property
     def is_cuda(self) -> bool:
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return handle_torch_function_getter(self, "is_cuda")
         return self._device.type == "cuda"
 
     def is_floating_point(self) -> bool:
@@ -106,15 +139,21 @@ class TensorBase(TensorImpl):
 
     @property
     def _version(self) -> int:
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return handle_torch_function_getter(self, "_version")
         return self._version_counter.version
 
     # ---- autograd (python_variable.cpp: THPVariable_get_* / THPVariable_set_*)
     @property
     def requires_grad(self) -> bool:
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return handle_torch_function_getter(self, "requires_grad")
         return autograd_meta.requires_grad(self)
 
     @requires_grad.setter
     def requires_grad(self, value) -> None:
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return handle_torch_function_setter(self, "requires_grad", value)
         if not isinstance(value, bool):
             raise RuntimeError("requires_grad must be a bool")
         if self._grad_fn is not None:
@@ -139,36 +178,50 @@ class TensorBase(TensorImpl):
     @property
     def is_leaf(self) -> bool:
         """True for every tensor that does not require grad, and for those the user created."""
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return handle_torch_function_getter(self, "is_leaf")
         return self._grad_fn is None
 
     @property
     def grad_fn(self):
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return handle_torch_function_getter(self, "grad_fn")
         if self._attr_version is not None and self._attr_version != self._version_counter.version:
             autograd_meta.refresh_view_grad_fn(self)  # its base was modified in place since
         return self._grad_fn
 
     @property
     def output_nr(self) -> int:
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return handle_torch_function_getter(self, "output_nr")
         return self._output_nr
 
     @property
     def grad(self):
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return handle_torch_function_getter(self, "grad")
         if self._grad_fn is not None and not self._retains_grad and self._grad is None:
             warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
         return self._grad
 
     @grad.setter
     def grad(self, value) -> None:
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return handle_torch_function_setter(self, "grad", value)
         if value is not None:
             _check_grad_assignment(self, value)
         self._grad = value
 
     @grad.deleter
     def grad(self) -> None:
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return handle_torch_function_setter(self, "grad", None, delete=True)
         self._grad = None
 
     @property
     def retains_grad(self) -> bool:
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return handle_torch_function_getter(self, "retains_grad")
         return self._retains_grad
 
     def retain_grad(self) -> None:
@@ -181,10 +234,14 @@ class TensorBase(TensorImpl):
         Unlike ``detach()``, changes made through ``.data`` are invisible to the version checks of
         saved tensors (the historical escape hatch from before tensors and Variables merged).
         """
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return handle_torch_function_getter(self, "data")
         return self.detach_shallow(share_version=False)
 
     @data.setter
     def data(self, value) -> None:
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return handle_torch_function_setter(self, "data", value)
         if not isinstance(value, TensorImpl):
             raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
         self._data, self._dtype, self._device = value._data, value._dtype, value._device
@@ -214,6 +271,8 @@ class TensorBase(TensorImpl):
 
     # ---- getting numbers out
     def item(self):
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return _handle_method(self, TensorBase.item, ())
         n = self.numel()
         if n != 1:
             raise RuntimeError(f"a Tensor with {n} elements cannot be converted to Scalar")
@@ -234,6 +293,8 @@ class TensorBase(TensorImpl):
         return to_numpy(self._data)
 
     def __array__(self, dtype=None, copy=None):
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):  # torch/_tensor.py's, in Python
+            return handle_torch_function(TensorBase.__array__, (self,), self, dtype=dtype)
         array = self.numpy()
         return array if dtype is None else array.astype(dtype)
 
@@ -315,14 +376,44 @@ class TensorBase(TensorImpl):
     # ---- views with Python names
     @property
     def T(self):
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return handle_torch_function_getter(self, "T")
         return ops.permute(self, tuple(reversed(range(self._data.ndim))))
 
     @property
     def mT(self):
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return handle_torch_function_getter(self, "mT")
         return ops.transpose(self, -2, -1)
 
     def __hash__(self) -> int:
         return id(self)
+
+
+def _handle_method(self, method, args: tuple):
+    return handle_torch_function_c([self], method, (self, *args), None, f"torch.Tensor.{method.__name__}")
+
+
+def _handles_torch_function(name: str):
+    """A hand-written method of ``python_variable_methods.cpp``, each of which starts with
+    ``if (check_has_torch_function(self)) return handle_torch_function(self, "<name>", args, kwargs)``.
+    The most used ones (``size``, ``dim``, ``numel``, ``item``) say it inline: no wrapper to pay for."""
+    method = getattr(TensorBase, name)
+
+    def checked(self, *args, **kwargs):
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return handle_torch_function_c([self], checked, (self, *args), kwargs or None, f"torch.Tensor.{name}")
+        return method(self, *args, **kwargs)
+    checked.__name__, checked.__qualname__, checked.__doc__ = name, f"TensorBase.{name}", method.__doc__
+    setattr(TensorBase, name, checked)
+
+
+for _name in ("ndimension", "nelement", "is_floating_point", "element_size", "stride",
+              "is_contiguous", "requires_grad_", "retain_grad", "detach", "detach_", "_is_view", "tolist",
+              "numpy", "__bool__", "__float__", "__int__", "__index__", "to", "cpu", "cuda", "type_as", "double",
+              "float", "half", "bfloat16", "long", "int", "short", "char", "byte", "bool"):
+    _handles_torch_function(_name)
+del _name
 
 
 def _contiguous_strides(shape, itemsize: int) -> tuple:

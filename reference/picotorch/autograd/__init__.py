@@ -81,13 +81,36 @@ def _root_edges(tensors, grads) -> list[Edge]:
     return edges
 
 
+class _NoTorchFunction:
+    """Until ``picotorch._C`` registers the ``__torch_function__`` protocol (it lives a layer above)."""
+
+    @staticmethod
+    def _has_torch_function(args) -> bool:
+        return False
+
+
+_torch_function = _NoTorchFunction
+
+
+def set_torch_function(protocol) -> None:
+    """Called by ``picotorch._C``: ``backward`` and ``grad`` hand subclass tensors to ``__torch_function__``
+    (torch/autograd/__init__.py imports torch.overrides for it)."""
+    global _torch_function
+    _torch_function = protocol
+
+
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None,
              inputs=None) -> None:
     """Accumulate d(tensors)/d(leaf) into each leaf's ``.grad`` (or only into ``inputs``)."""
     if inputs is not None and len(_tensor_tuple(inputs, "inputs")) == 0:
         raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    given_inputs = inputs
     tensors = _tensor_tuple(tensors, "tensors")
     inputs = _tensor_tuple(inputs, "inputs")
+    if _torch_function._has_torch_function(tensors + inputs):
+        return _torch_function.handle_torch_function(
+            backward, tensors + inputs, tensors, grad_tensors=grad_tensors, retain_graph=retain_graph,
+            create_graph=create_graph, inputs=inputs if given_inputs is not None else None)
     grads = _make_grads(tensors, _grads_tuple(grad_tensors, len(tensors)))
     if retain_graph is None:
         retain_graph = create_graph
@@ -110,6 +133,11 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     """Return d(outputs)/d(inputs) without touching ``.grad``."""
     outputs = _tensor_tuple(outputs, "outputs")
     inputs = _tensor_tuple(inputs, "inputs")
+    if _torch_function._has_torch_function(outputs + inputs):
+        return _torch_function.handle_torch_function(
+            grad, outputs + inputs, outputs, inputs, grad_outputs=grad_outputs, retain_graph=retain_graph,
+            create_graph=create_graph, only_inputs=only_inputs, allow_unused=allow_unused,
+            is_grads_batched=is_grads_batched, materialize_grads=materialize_grads)
     if allow_unused is None:
         allow_unused = materialize_grads
     for t in inputs:

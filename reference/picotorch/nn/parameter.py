@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .._C import empty
+from .._C import _disabled_torch_function_impl, empty
 from .._tensor import Tensor
 from ..native.tensor_impl import TensorImpl
 
@@ -12,6 +12,7 @@ class Parameter(Tensor):
     # ``Parameter containing:`` and, like plain tensors, as ``tensor(`` (PyTorch sets ``_is_param``
     # for the same kind of check, in ``_ParameterMeta.__instancecheck__``).
     _is_param = True
+    __torch_function__ = _disabled_torch_function_impl  # its ops are those of a plain tensor: results are Tensors
 
     def __new__(cls, data=None, requires_grad: bool = True):
         if data is None:

@@ -33,9 +33,6 @@ from __future__ import annotations
 
 import warnings
 
-from ..native.dispatcher import bind
-from .python_arg_parser import _pack_int_list
-
 # The three states of ``at::impl::PythonTorchFunctionTLS``'s disabled flag.
 ENABLED, SUBCLASSES_DISABLED, ALL_DISABLED = 0, 1, 2
 
@@ -254,10 +251,4 @@ def _check_parses(parser, args: tuple, kwargs: dict) -> None:
     """Raise the parser's error when no signature accepts the call; bind only, call nothing."""
     if parser.tensor_options and "requires_grad" in kwargs:
         kwargs = {k: v for k, v in kwargs.items() if k != "requires_grad"}
-    for _, _, params in parser.signatures:
-        packed = _pack_int_list(args, params, parser.method)
-        if packed is not None and bind(params, packed, kwargs, parser.numbers_as_tensors) is not None:
-            return
-        if bind(params, args, kwargs, parser.numbers_as_tensors) is not None:
-            return
-    raise parser._error(args, kwargs)
+    parser.bound(args, kwargs)

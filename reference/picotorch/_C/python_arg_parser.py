@@ -138,17 +138,23 @@ class PythonArgParser:
         return NOT_SIMPLE
 
     def _parse_and_call(self, args, kwargs):
+        impl, values = self.bound(args, kwargs)
+        return impl(**values)
+
+    def bound(self, args, kwargs):
+        """The first signature that accepts the call: its implementation and the bound values; else
+        the parser's TypeError."""
         for impl, sig, params in self.signatures:
             packed = _pack_int_list(args, params, sig, self.method)
             if packed is not None:
                 values = bind(params, packed, kwargs, self.numbers_as_tensors)
                 if values is not None:
-                    return impl(**values)
+                    return impl, values
             values = bind(params, args, kwargs, self.numbers_as_tensors)
             if values is not None:
                 if self.numbers_as_tensors:
                     values = _wrap_numbers(values, params)
-                return impl(**values)
+                return impl, values
         raise self._error(args, kwargs)
 
     def _error(self, args, kwargs) -> TypeError:

@@ -32,21 +32,20 @@ def _c_exports(c_module) -> list[str]:
     return [name for name in dir(c_module) if name[0] != "_" and not name.endswith("Base")]
 
 
-def _variable_function_names(functions) -> list[tuple[str, str]]:
-    """``(name in the namespace, name in _VariableFunctions)`` for each generated function torch copies.
+def _variable_function_names(functions) -> list[tuple[str, str, bool]]:
+    """``(name here, name in _VariableFunctions, exported in __all__)`` for each generated function torch copies.
 
-    Dunders and ``PRIVATE_OPS`` are skipped; ``segment_reduce`` is copied under both its name and
-    ``_segment_reduce``, and only the second is final (its public name is being retired).
+    Dunders and ``PRIVATE_OPS`` are skipped; a name not starting with ``_`` is exported, except
+    ``segment_reduce``, copied under both its name and ``_segment_reduce`` and exported under neither.
     """
     names = []
-    for name in dir(functions):
-        if name.startswith("__") or name in PRIVATE_OPS:
+    for source in dir(functions):
+        if source.startswith("__") or source in PRIVATE_OPS:
             continue
-        if name == "segment_reduce":
-            names.append((name, name))
-            names.append(("_" + name, name))
+        if source == "segment_reduce":
+            names += [(source, source, False), ("_" + source, source, False)]
         else:
-            names.append((name, name))
+            names.append((source, source, not source.startswith("_")))
     return names
 
 
@@ -70,11 +69,11 @@ _C._initExtension(_sys.modules[__name__])
 
 
 def _copy_variable_functions() -> None:
-    for name, source in _variable_function_names(_C._VariableFunctions):
+    for name, source, exported in _variable_function_names(_C._VariableFunctions):
         function = getattr(_C._VariableFunctions, source)
         function.__module__ = __name__
         globals()[name] = function
-        if not name.startswith("_"):
+        if exported:
             __all__.append(name)
 
 

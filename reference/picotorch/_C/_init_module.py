@@ -42,8 +42,9 @@ def left_out(pytorch: str, why: str) -> None:
 
 def run(namespace: dict) -> tuple[InitStep, ...]:
     """Build ``_C``: run the registered steps in order, adding their names to ``namespace``."""
-    done = []
-    for pytorch, builds, build in _REGISTERED:
+    done, registered = [], list(_REGISTERED)
+    _REGISTERED.clear()  # each step runs once, even when a later one fails
+    for pytorch, builds, build in registered:
         if build is None:
             done.append(InitStep(pytorch, builds, (), True))
             continue
@@ -51,7 +52,6 @@ def run(namespace: dict) -> tuple[InitStep, ...]:
         _check_new(namespace, added, pytorch)
         namespace.update(added)
         done.append(InitStep(pytorch, builds, tuple(added), False))
-    _REGISTERED.clear()
     return tuple(done)
 
 

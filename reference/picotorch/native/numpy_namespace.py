@@ -18,8 +18,8 @@ import sys
 
 import numpy as np
 
-# NumPy's lazily loaded submodules that no picotorch kernel reads (numpy.random, numpy.linalg, numpy.fft are used)
-DEFERRED_SUBMODULES = ("f2py", "testing", "ma", "polynomial", "ctypeslib")
+# NumPy's lazily loaded submodules that no picotorch import reads (numpy.random: the first random tensor's)
+DEFERRED_SUBMODULES = ("f2py", "testing", "ma", "polynomial", "ctypeslib", "random")
 
 
 def defer_submodule(name: str) -> None:

@@ -19,7 +19,7 @@ import sys
 import numpy as np
 
 # NumPy's lazily loaded submodules that no picotorch import reads (numpy.random: the first random tensor's)
-DEFERRED_SUBMODULES = ("f2py", "testing", "ma", "polynomial", "ctypeslib", "random")
+DEFERRED_SUBMODULES = ("f2py", "testing", "ma", "polynomial", "ctypeslib", "random", "char", "strings", "rec")
 
 
 def defer_submodule(name: str) -> None:

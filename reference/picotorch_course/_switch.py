@@ -67,15 +67,17 @@ class _RecordImports:
     """Notes the file and contents hash of every ``picotorch`` module when it is first imported.
 
     ``check()`` compares them with the files on disk to tell a notebook kernel that it still runs
-    an older copy of the learner's code. It finds nothing itself: the normal finders import.
+    an older copy of the learner's code. It returns the spec of the path-based finder (which would
+    import the module anyway), so the folders are searched once, not twice.
     """
 
     def find_spec(self, name, path=None, target=None):
         if name == "picotorch" or name.startswith("picotorch."):  # first import, or a reload
-            spec = PathFinder.find_spec(name, path)
+            spec = PathFinder.find_spec(name, path, target)
             if spec is not None and spec.origin and os.path.isfile(spec.origin):
                 with open(spec.origin, "rb") as source:
                     imported_files[name] = (spec.origin, hashlib.sha1(source.read()).hexdigest())
+            return spec
         return None
 
 

@@ -216,7 +216,8 @@ left_out("THPStorage_init", "no storages: a tensor's data is an array (TensorImp
 left_out("THCPStream_init, THCPEvent_init, THCPGraph_init, THCPMemPool_init", "only in a CUDA build")
 left_out("set_module_attr(has_cudnn, has_spectral, has_mkl, ...) and the module's pybind11 functions",
          "build flags and diagnostics of the C++ library")
-left_out("THPGenerator_initDefaultGenerator", "no default_generator object: the seed lives in _C._factories")
+left_out("THPGenerator_initDefaultGenerator",
+         "no default_generator object: the default NumPy generator is in native/distributions.py")
 
 
 @step("DisableTorchFunctionSubclass, DisableTorchFunction, _TorchFunctionState",

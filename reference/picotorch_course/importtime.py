@@ -7,10 +7,10 @@ the microseconds spent in the module's own code (*self*) and with everything it 
 start-up, ``site`` and its ``.pth`` files imported earlier is left out), then sums the self times by
 group — ``numpy``, ``array_api_compat``, ``picotorch._generated``, ``picotorch.nn``, ..., ``stdlib``::
 
-    >>> from picotorch_course.importtime import breakdown
-    >>> times = breakdown()
-    >>> times.total_us                      # the imported module's cumulative time
-    >>> times.groups[:3]                    # [("numpy", 61234), ("picotorch._generated", 9120), ...]
+    from picotorch_course.importtime import breakdown
+    times = breakdown()
+    times.total_us     # the imported module's cumulative microseconds
+    times.groups[:3]   # e.g. [("numpy", 61234), ("stdlib", 14020), ("array_api_compat", 9120)]
 
 The numbers come from one run on a shared machine: compare groups within a run, not across runs.
 """

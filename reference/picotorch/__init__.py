@@ -1,32 +1,84 @@
 """picotorch: a small, faithful model of PyTorch's internals, usable as ``import picotorch as torch``.
 
-Models ``torch/__init__.py``: import the extension module ``_C`` (which builds the tensor type, its
-generated methods and the engine), define ``Tensor`` in Python, copy the generated functions of
-``_C._VariableFunctions`` into this namespace, and export every ``_C`` name that does not start with
-``_`` and does not end with ``Base``.
+Models ``torch/__init__.py``, in its order: a sorted ``__all__`` of the names defined here in Python;
+import the extension module ``_C`` (built step by step as ``torch/csrc/Module.cpp``'s ``initModule``:
+see ``_C._init_steps()``) and export every ``_C`` name that does not start with ``_`` nor end with
+``Base``, renaming its functions and classes into this module (``__module__ = "picotorch"``); define
+``Tensor`` in Python; ``_C._initExtension`` adds the dtype objects; copy the generated functions of
+``_C._VariableFunctions`` into this namespace (exporting those not starting with ``_``) and export the
+dtypes; then the Python submodules, and a module ``__getattr__`` that imports the rarely used heavy
+ones on first access (PEP 562, torch's ``_lazy_modules``).
 """
 
-from __future__ import annotations
+import importlib as _importlib
+import sys as _sys
 
-from . import _C
-from ._C import *  # noqa: F403
-from ._tensor import Tensor, norm
-from ._tensor_str import set_printoptions
-from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
-from .c10.size import Size
+__all__ = ["Tensor", "autograd", "cuda", "enable_grad", "inference_mode", "is_tensor", "linalg", "load", "nn",
+           "no_grad", "norm", "numel", "optim", "return_types", "save", "set_grad_enabled", "set_printoptions",
+           "utils"]
+
+from . import _C  # noqa: E402
+from ._C import *  # noqa: E402, F403
 
 __version__ = "0.1.0"  # the course's version (pyproject.toml); torch.__version__ names PyTorch's release
 
-__all__ = [name for name in dir(_C) if not name.startswith("_") and not name.endswith("Base")]
+# __module__ stays as it is for these, as in torch/__init__.py
+_KEEP_MODULE = frozenset({"DisableTorchFunctionSubclass", "DisableTorchFunction", "Generator"})
+PRIVATE_OPS = ("unique_dim",)  # generated functions not copied into the namespace (torch's PRIVATE_OPS)
 
-for _name in dir(_C._VariableFunctions):
-    if _name.startswith("__"):
-        continue
-    _fn = getattr(_C._VariableFunctions, _name)
-    _fn.__module__ = __name__
-    globals()[_name] = _fn
-    if not _name.startswith("_"):
-        __all__.append(_name)
+
+def _c_exports(c_module) -> list[str]:
+    """The names of ``_C`` that ``torch/__init__.py`` exports: not starting with ``_``, not ending in ``Base``."""
+    return [name for name in dir(c_module) if name[0] != "_" and not name.endswith("Base")]
+
+
+def _variable_function_names(functions) -> list[tuple[str, str, bool]]:
+    """``(name here, name in _VariableFunctions, exported in __all__)`` for each generated function torch copies.
+
+    Dunders and ``PRIVATE_OPS`` are skipped; a name not starting with ``_`` is exported, except
+    ``segment_reduce``, copied under both its name and ``_segment_reduce`` and exported under neither.
+    """
+    names = []
+    for source in dir(functions):
+        if source.startswith("__") or source in PRIVATE_OPS:
+            continue
+        if source == "segment_reduce":
+            names += [(source, source, False), ("_" + source, source, False)]
+        else:
+            names.append((source, source, not source.startswith("_")))
+    return names
+
+
+def _export_c() -> None:
+    for name in _c_exports(_C):
+        __all__.append(name)
+        obj = getattr(_C, name)
+        if (callable(obj) or isinstance(obj, type)) and obj.__module__ != __name__ and name not in _KEEP_MODULE:
+            obj.__module__ = __name__
+    globals().pop("TensorBase", None)  # torch keeps TensorBase out of its namespace (issue 109438)
+
+
+_export_c()
+
+from ._tensor import Tensor, norm  # noqa: E402
+from ._tensor_str import set_printoptions  # noqa: E402
+from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: E402, F401
+from .c10.scalar_type import dtype as _dtype  # noqa: E402
+
+_C._initExtension(_sys.modules[__name__])
+
+
+def _copy_variable_functions() -> None:
+    for name, source, exported in _variable_function_names(_C._VariableFunctions):
+        function = getattr(_C._VariableFunctions, source)
+        function.__module__ = __name__
+        globals()[name] = function
+        if exported:
+            __all__.append(name)
+
+
+_copy_variable_functions()
+__all__.extend(name for name in dir(_sys.modules[__name__]) if isinstance(globals()[name], _dtype))
 
 
 def matmul(input, other):
@@ -54,7 +106,12 @@ from .autograd import inference_mode  # noqa: E402
 from .utils import data as _utils_data  # noqa: E402, F401  (loads picotorch.utils.data, as torch does)
 from .utils.serialization import load, save  # noqa: E402
 
-__all__ += ["Tensor", "Size", "autograd", "cuda", "nn", "optim", "utils", "no_grad", "enable_grad", "set_grad_enabled",
-            "is_grad_enabled", "set_printoptions", "is_tensor", "numel", "inference_mode", "load", "save",
-            "norm", "linalg", "return_types"]
-del _name, _fn
+# submodules imported on first access, as torch's _dynamo, _inductor, onnx: nothing at import needs them
+_lazy_modules = frozenset({"viz"})
+
+
+def __getattr__(name: str):
+    """PEP 562: ``picotorch.viz`` works without ``import picotorch.viz``, at no cost to ``import picotorch``."""
+    if name in _lazy_modules:
+        return _importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module '{__name__}' has no attribute '{name}'")

@@ -18,7 +18,6 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
-from importlib.abc import MetaPathFinder
 from importlib.machinery import PathFinder
 
 from picotorch_course import _paths
@@ -47,7 +46,12 @@ def package_parent(impl: str) -> str:
     return str(folder)
 
 
-class _Refuse(MetaPathFinder):
+# The two finders below are plain classes with a ``find_spec`` method, all ``sys.meta_path`` asks of them:
+# subclassing importlib.abc.MetaPathFinder would import importlib.resources, tempfile, shutil ... at every
+# interpreter start-up (this module runs from a .pth file), a third of this hook's cost.
+
+
+class _Refuse:
     """Makes ``import picotorch`` fail with the reason, instead of silently using the reference."""
 
     def __init__(self, message: str) -> None:
@@ -59,19 +63,21 @@ class _Refuse(MetaPathFinder):
         return None
 
 
-class _RecordImports(MetaPathFinder):
+class _RecordImports:
     """Notes the file and contents hash of every ``picotorch`` module when it is first imported.
 
     ``check()`` compares them with the files on disk to tell a notebook kernel that it still runs
-    an older copy of the learner's code. It finds nothing itself: the normal finders import.
+    an older copy of the learner's code. It returns the spec of the path-based finder (which would
+    import the module anyway), so the folders are searched once, not twice.
     """
 
     def find_spec(self, name, path=None, target=None):
         if name == "picotorch" or name.startswith("picotorch."):  # first import, or a reload
-            spec = PathFinder.find_spec(name, path)
+            spec = PathFinder.find_spec(name, path, target)
             if spec is not None and spec.origin and os.path.isfile(spec.origin):
                 with open(spec.origin, "rb") as source:
                     imported_files[name] = (spec.origin, hashlib.sha1(source.read()).hexdigest())
+            return spec
         return None
 
 

@@ -22,15 +22,12 @@ from ..native.helpers import convert, is_reduced_float, np_xp, xp_dtype
 from ..native.tensor_impl import TensorImpl, new_tensor
 from .python_arg_parser import check_requires_grad
 
-_generator = np.random.default_rng()
-distributions.set_default_generator(_generator)  # normal_ / uniform_ draw from it too
-
 
 def manual_seed(seed: int):
-    global _generator
-    _generator = np.random.default_rng(int(seed))
-    distributions.set_default_generator(_generator)
-    return _generator
+    """Reseed the default generator (``distributions.default_generator``: rand, randn, normal_ ... draw from it)."""
+    generator = np.random.default_rng(int(seed))
+    distributions.set_default_generator(generator)
+    return generator
 
 
 def _sizes(name: str, size) -> tuple:
@@ -120,7 +117,8 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, ou
     _check_sizes("rand", shape)
     dtype = dtype or st.get_default_dtype()
     _check_float("rand", dtype)
-    return _finish(_host_convert(_generator.random(shape), dtype), dtype, device, requires_grad)
+    values = distributions.default_generator().random(shape)
+    return _finish(_host_convert(values, dtype), dtype, device, requires_grad)
 
 
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None, layout=None,
@@ -129,7 +127,8 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, o
     _check_sizes("randn", shape)
     dtype = dtype or st.get_default_dtype()
     _check_float("randn", dtype)
-    return _finish(_host_convert(_generator.standard_normal(shape), dtype), dtype, device, requires_grad)
+    values = distributions.default_generator().standard_normal(shape)
+    return _finish(_host_convert(values, dtype), dtype, device, requires_grad)
 
 
 def _check_float(name: str, dtype) -> None:

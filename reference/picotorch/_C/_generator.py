@@ -14,6 +14,7 @@ import numpy as np
 
 from ..c10 import scalar_type as st
 from ..c10.device import device as Device
+from ..native import distributions
 from . import _factories
 
 _DEFAULT_SEED = 67280421310721  # PyTorch's default_rng_seed_val
@@ -34,7 +35,7 @@ class Generator:
 
     def seed(self) -> int:
         """Re-seed from the global stream, as ``Generator.seed()`` re-seeds from a non-deterministic source."""
-        return self.manual_seed(int(_factories._generator.integers(2**63))).initial_seed()
+        return self.manual_seed(int(distributions.default_generator().integers(2**63))).initial_seed()
 
     def get_state(self) -> dict:
         return self._rng.bit_generator.state
@@ -50,5 +51,5 @@ class Generator:
 def randperm(n: int, *, generator: Generator | None = None, dtype=st.int64, device=None, requires_grad=False):
     if n < 0:
         raise RuntimeError(f"n must be non-negative, got{n}")
-    order = generator.permutation(n) if generator is not None else _factories._generator.permutation(n)
+    order = generator.permutation(n) if generator is not None else distributions.default_generator().permutation(n)
     return _factories.tensor(order.astype(np.int64), dtype=dtype, device=device, requires_grad=requires_grad)

@@ -37,8 +37,8 @@ from __future__ import annotations
 import itertools
 import threading
 import time
-from concurrent.futures import Future
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..native.device import has_accelerator
 from ..native.dispatcher import ops
@@ -49,6 +49,9 @@ from .grad_mode import is_multithreading_enabled, set_grad_enabled
 from .graph import Edge, GraphRoot, Node
 from .hooks import call_node_hooks
 from .ready_queue import NodeTask, ReadyQueue, SequenceNrReadyQueue, ThreadSafeReadyQueue
+
+if TYPE_CHECKING:  # imported where used: only the threaded path needs it
+    from concurrent.futures import Future
 
 NO_DEVICE = -2  # a thread that is not running a backward
 CPU_DEVICE = -1  # the thread that called backward, running its CPU nodes
@@ -114,6 +117,9 @@ class Engine:
     def execute_with_graph_task(self, graph_task: GraphTask, graph_root: Node,
                                  input_buffer: InputBuffer) -> Future:
         """Queue the root, then drive: the caller runs its CPU nodes until the future completes."""
+        # lazy: only the threaded path needs it, and concurrent.futures imports logging (chapter 06, import time)
+        from concurrent.futures import Future
+
         graph_task.outstanding_tasks = AtomicCounter()
         graph_task.future_result = Future()
         queue = self.ready_queue(graph_task.cpu_ready_queue, graph_root.device())

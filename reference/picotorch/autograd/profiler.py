@@ -19,7 +19,6 @@ Perfetto (ui.perfetto.dev) and ``chrome://tracing`` open, as they open Horovod's
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 import time
@@ -113,6 +112,8 @@ class profile:
 
     def export_chrome_trace(self, path) -> None:
         """Write the Chrome trace JSON; open it in ui.perfetto.dev or chrome://tracing."""
+        import json  # lazy: only this export needs it (chapter 06, import time)
+
         with open(path, "w") as file:
             json.dump(self.chrome_trace(), file)
 

@@ -10,11 +10,6 @@ from __future__ import annotations
 
 import numpy as np
 
-try:  # NumPy has no bfloat16 of its own; ml_dtypes (a core dependency) registers one
-    import ml_dtypes
-except ImportError:  # picotorch still works without it, minus bfloat16 (see ``require_bfloat16``)
-    ml_dtypes = None
-
 
 class dtype:
     """One scalar type. Prints as ``torch.float32`` because picotorch is used as ``torch``."""
@@ -25,13 +20,21 @@ class dtype:
     def __init__(self, name: str, numpy_dtype, rank: int, c10_name: str):
         self.name = name
         self.c10_name = c10_name  # the ScalarType name C++ error messages use: Float, Long, ...
-        self._numpy = np.dtype(numpy_dtype) if numpy_dtype is not None else None
+        if numpy_dtype is not None:  # bfloat16's is found on first use: see __getattr__
+            self._numpy = np.dtype(numpy_dtype)
         kind = "f" if name == "bfloat16" else self._numpy.kind  # ml_dtypes' bfloat16 has NumPy kind "V"
         self.itemsize = 2 if name == "bfloat16" else self._numpy.itemsize
         self.is_floating_point = kind == "f"
         self.is_complex = kind == "c"
         self.is_signed = kind != "u" and kind != "b"
         self._rank = rank
+
+    def __getattr__(self, name: str):
+        """Only for an attribute not set: bfloat16's NumPy dtype, looked up on its first use."""
+        if name == "_numpy" and self.name == "bfloat16":
+            self._numpy = _ml_dtypes_bfloat16()
+            return self._numpy
+        raise AttributeError(f"'torch.{type(self).__name__}' object has no attribute '{name}'")  # torch's words
 
     def __repr__(self) -> str:
         return f"torch.{self.name}"
@@ -53,7 +56,7 @@ int16 = dtype("int16", np.int16, 2, "Short")
 int32 = dtype("int32", np.int32, 3, "Int")
 int64 = dtype("int64", np.int64, 4, "Long")
 float16 = dtype("float16", np.float16, 5, "Half")
-bfloat16 = dtype("bfloat16", ml_dtypes.bfloat16 if ml_dtypes is not None else None, 5, "BFloat16")
+bfloat16 = dtype("bfloat16", None, 5, "BFloat16")
 float32 = dtype("float32", np.float32, 6, "Float")
 float64 = dtype("float64", np.float64, 7, "Double")
 bool_ = dtype("bool", np.bool_, -1, "Bool")
@@ -90,9 +93,18 @@ def to_numpy_dtype(d: dtype) -> np.dtype:
     return d._numpy
 
 
+def _ml_dtypes_bfloat16() -> np.dtype | None:
+    """NumPy has no bfloat16 of its own; ml_dtypes (a core dependency) registers one. None without it."""
+    try:  # lazy: importing ml_dtypes costs a few ms of ``import picotorch`` that few programs need (chapter 06)
+        import ml_dtypes
+    except ImportError:  # picotorch still works without it, minus bfloat16 (see ``require_bfloat16``)
+        return None
+    return np.dtype(ml_dtypes.bfloat16)
+
+
 def require_bfloat16() -> None:
     """Without ml_dtypes NumPy cannot hold bfloat16 values: say how to get it."""
-    if ml_dtypes is None:
+    if bfloat16._numpy is None:
         raise RuntimeError("bfloat16 needs the ml_dtypes package (NumPy has no bfloat16 of its own): "
                            "pip install ml_dtypes")
 

@@ -12,10 +12,10 @@ import contextlib
 from dataclasses import dataclass
 
 import numpy as np
-from array_api_compat import numpy as np_xp
 
 from ..c10.device import device
 from .cuda import lazy_init
+from .numpy_namespace import np_xp
 
 
 @dataclass

@@ -14,7 +14,7 @@ from .device import to_numpy
 from .helpers import shape_of, xp_dtype, xp_of
 from .tensor_impl import TensorImpl, new_tensor
 
-_default = {"rng": np.random.default_rng()}
+_default = {"rng": None}  # made on first use: numpy.random is a good share of import time (chapter 06)
 
 
 def set_default_generator(rng) -> None:
@@ -22,7 +22,10 @@ def set_default_generator(rng) -> None:
 
 
 def default_generator():
-    return _default["rng"]
+    rng = _default["rng"]
+    if rng is None:
+        rng = _default["rng"] = np.random.default_rng()
+    return rng
 
 
 def normal_(self, mean=0, std=1, generator=None):
@@ -49,7 +52,7 @@ def _check_floating(self, kernel: str) -> None:
 def _rng(generator):
     """A ``torch.Generator``-like object's NumPy generator (its ``_rng``), a NumPy generator, or the default."""
     if generator is None:
-        return _default["rng"]
+        return default_generator()
     return getattr(generator, "_rng", generator)
 
 

@@ -14,12 +14,12 @@ reach kernels only through the dispatcher or through these helpers.
 from __future__ import annotations
 
 import numpy as np
-from array_api_compat import numpy as np_xp
 
 from ..c10 import scalar_type as st
 from ..c10.device import device as Device
 from . import checks
 from .device import backend, to_numpy
+from .numpy_namespace import np_xp
 from .tensor_impl import TensorImpl, new_tensor
 
 # ----------------------------------------------------------------------------- arrays and tensors

@@ -9,10 +9,10 @@ nothing (``torch.zeros``, ``torch.tensor``) are ``picotorch/_C/_factories.py``.
 from __future__ import annotations
 
 import numpy as np
-from array_api_compat import numpy as np_xp
 
 from .device import backend, normalize, to_numpy
 from .helpers import convert, is_reduced_float, shape_of, wrap, xp_dtype, xp_of
+from .numpy_namespace import np_xp
 from .tensor_impl import TensorImpl, new_tensor
 
 

@@ -14,11 +14,11 @@ import builtins  # this file defines a `slice` kernel; the built-in is builtins.
 import math
 
 import numpy as np
-from array_api_compat import numpy as np_xp
 
 from ..c10 import scalar_type as st
 from . import checks
 from .helpers import cast, common_device, permute_dims, reduce_dims, shape_of, view_of, wrap, xp_of, zeros_array
+from .numpy_namespace import np_xp
 from .tensor_impl import new_tensor
 
 # ----------------------------------------------------------------------------- views

@@ -15,9 +15,7 @@ A tensor referred to twice is stored once and loads as one tensor. Tensors load 
 
 from __future__ import annotations
 
-import json
 import os
-import zipfile
 from collections import OrderedDict
 
 import numpy as np
@@ -34,6 +32,9 @@ def save(obj, f) -> None:
     blobs: list[bytes] = []
     memo: dict[int, dict] = {}
     manifest = {"format": FORMAT, "version": VERSION, "object": _encode(obj, blobs, memo)}
+    import json  # lazy, as zipfile below: only save and load need them (chapter 06, import time)
+    import zipfile
+
     with zipfile.ZipFile(f, "w", compression=zipfile.ZIP_STORED) as archive:
         archive.writestr("manifest.json", json.dumps(manifest))
         for i, blob in enumerate(blobs):
@@ -43,6 +44,9 @@ def save(obj, f) -> None:
 def load(f, map_location=None, weights_only: bool = True):
     if isinstance(f, (str, os.PathLike)) and not os.path.exists(f):
         raise FileNotFoundError(f"[Errno 2] No such file or directory: '{os.fspath(f)}'")
+    import json  # lazy, as zipfile below: only save and load need them (chapter 06, import time)
+    import zipfile
+
     with zipfile.ZipFile(f) as archive:
         manifest = json.loads(archive.read("manifest.json"))
         if manifest.get("format") != FORMAT:

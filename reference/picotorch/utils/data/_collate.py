@@ -15,8 +15,9 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from ..._C import _VariableFunctions, float64, tensor
+from ..._C import _VariableFunctions, tensor
 from ..._tensor import Tensor
+from ...c10.scalar_type import float64
 
 _VF = _VariableFunctions
 _ERROR = "default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; found {}"

@@ -30,6 +30,7 @@ PICOTORCH_ONLY = {
     "_get_default_dtype": "a helper of picotorch's factories",
     "_set_tensor_class": "what torch's _initExtension finds by itself (torch.Tensor)",
     "_is_operand": "what Tensor's Python operators accept",
+    "_dispatch_trace": "what a debug build's TORCH_SHOW_DISPATCH_TRACE prints, as a context manager",
     "manual_seed": "torch/random.py in PyTorch",
     "_engine": "torch/autograd/variable.py makes torch's engine object",
 }

@@ -42,7 +42,8 @@ from ._init_module import left_out, run, step
 from ._tensor_base import TensorBase as _TensorBase_type
 from ._torch_function import STATE as _TORCH_FUNCTION
 
-del python_arg_parser  # noqa: F821  (the submodule's public name would leak into dir(_C) and picotorch.__all__)
+# the submodules' public names would leak into dir(_C) and picotorch.__all__
+del invalid_arguments, python_arg_parser  # noqa: F821
 
 
 # ----------------------------------------------------------------------------- the module's own functions

@@ -142,6 +142,7 @@ def _variable_module() -> dict:
         setattr(_TensorBase_type, name, _make_function(name, signatures, True, "torch.Tensor"))
     _install_operators(_TensorBase_type)
     # _TensorBase: the old name, kept as an alias as PyTorch does; _is_operand: what Tensor's operators accept
+    _TensorBase_type.__module__ = "picotorch._C"  # where PyTorch's type says it lives: torch._C.TensorBase
     return {"TensorBase": _TensorBase_type, "_TensorBase": _TensorBase_type, "_is_operand": _is_operand}
 
 

@@ -4,12 +4,20 @@ A learner works in ``exercises`` mode in JupyterLab, where nothing fills in the 
 not reached yet. So the course promises: with the exercises of chapters ≤ N solved and every later
 one still a stub, notebooks 00 … N run top to bottom without an error, and every check cell in them
 shows ✅. This holds only if each exercise sits on the path of its own chapter's feature (the rule
-in ``docs/CONTRIBUTING_INTERNALS.md``); this module proves it for every N:
+in ``docs/CONTRIBUTING_INTERNALS.md``); this module proves it:
 
 1. write a learner tree with the exercises of chapters ≤ N solved (the reference's lines) and the
    later ones as stubs — exactly what the generator writes, minus the solved stubs;
-2. execute each notebook P ≤ N in it, in a fresh kernel, with ``PICOTORCH_IMPL=exercises``;
+2. execute notebook N in it, in a fresh kernel, with ``PICOTORCH_IMPL=exercises``: the learner's first
+   run of that notebook, with every later exercise still a stub; and execute every notebook once more
+   in the tree with everything solved;
 3. a cell that raised, or an output with ❌, fails that (notebook, N) pair.
+
+Between the two, a notebook P runs in trees where some exercises of chapters after P are solved too:
+those differ from its first run only by blocks holding the reference's own lines, which the run with
+everything solved (and nbval, on the reference) executes. So each notebook runs twice, not once per
+later chapter: with eight chapters that is 15 runs instead of 36, which keeps ``make test`` inside CI's
+budget.
 
 Runs go two at a time (the machine has two cores; each run is mostly a waiting kernel).
 """
@@ -101,21 +109,17 @@ def _failed_checks(executed: Path) -> str | None:
 
 
 def prove(timeout: float = 300.0, workers: int = 2) -> list[NotebookRun]:
-    """Execute every notebook P ≤ N for every chapter N that has a notebook.
-
-    A chapter without exercises leaves the learner tree as it was: for it only its own notebooks
-    (and any between) run, the earlier ones having run in the very same tree already."""
+    """Execute each chapter's notebooks with that chapter solved and every later one a stub, then every
+    notebook with all chapters solved (the module docstring says why these two suffice)."""
     chapters = chapters_with_notebooks()
     notebooks = {ch: sorted(_paths.notebooks_dir().glob(f"{ch:02d}_*.ipynb")) for ch in chapters}
     with tempfile.TemporaryDirectory(prefix="picotorch-order-") as tmp:
-        jobs, proven_upto, stubbed_before = [], -1, None
+        jobs = []
         for n in chapters:
             tree = Path(tmp) / f"upto{n}"
-            stubbed = write_learner_tree(tree, n)
-            # The same stubs as the previous N: notebooks up to it already ran in an identical tree.
-            first = proven_upto + 1 if stubbed == stubbed_before else 0
-            jobs += [(nb, tree, n) for p in chapters if first <= p <= n for nb in notebooks[p]]
-            proven_upto, stubbed_before = n, stubbed
+            write_learner_tree(tree, n)
+            last = n == chapters[-1]
+            jobs += [(nb, tree, n) for p in chapters if (p <= n if last else p == n) for nb in notebooks[p]]
         with ThreadPoolExecutor(max_workers=workers) as pool:
             futures = [pool.submit(execute, nb, tree, n, Path(tmp), timeout) for nb, tree, n in jobs]
             return [f.result() for f in futures]

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ParseError, SchemaError, describe_entry
-from .model import FunctionSchema, load_yaml_with_lines
+from .model import FunctionSchema, parse_each
 
 __all__ = [
     "Derivative",
@@ -269,14 +269,7 @@ def parse_derivatives_yaml(
     """
     schemas = None if native_schemas is None else frozenset(native_schemas)
     counter: Counter[str] = Counter()
-    infos = []
-    for entry, line in load_yaml_with_lines(path):
-        try:
-            infos.append(_parse_entry(entry, (str(path), line), schemas, counter))
-        except ParseError as e:
-            if failures is None:
-                raise
-            failures.append(e)
+    infos = parse_each(path, lambda entry, loc: _parse_entry(entry, loc, schemas, counter), failures)
     return _check_unique(infos, failures)
 
 

@@ -638,15 +638,21 @@ def parse_native_yaml(path: str | Path, failures: list[ParseError] | None = None
     The first bad entry raises its :class:`ParseError`; with a ``failures`` list, every bad entry's error
     is appended to it instead and the good entries are returned (``python -m picotorchgen parse``).
     """
-    functions = []
+    return _check_unique(parse_each(path, NativeFunction.from_yaml, failures), failures)
+
+
+def parse_each(path: str | Path, parse_entry, failures: list[ParseError] | None) -> list:
+    """``parse_entry(entry, (file, line))`` for each entry of a YAML file. A :class:`ParseError` raises, or
+    with a ``failures`` list is appended to it, the entry left out."""
+    parsed = []
     for entry, line in load_yaml_with_lines(path):
         try:
-            functions.append(NativeFunction.from_yaml(entry, (str(path), line)))
+            parsed.append(parse_entry(entry, (str(path), line)))
         except ParseError as e:
             if failures is None:
                 raise
             failures.append(e)
-    return _check_unique(functions, failures)
+    return parsed
 
 
 def _check_unique(functions: list[NativeFunction], failures: list[ParseError] | None) -> list[NativeFunction]:

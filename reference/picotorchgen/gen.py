@@ -146,7 +146,8 @@ def check(files: dict[str, str], out: Path) -> int:
                                                        f"committed/{name}", f"generated/{name}", n=1))
     if stale:
         print(*stale, sep="\n")
-        print(f"_generated/ is out of date with the YAML files: run `{COMMAND}` to regenerate it, then commit it")
+        print(f"_generated/ is out of date with the YAML files: run `{COMMAND}` to regenerate it"
+              " (in the course repository, commit the result)")
         return 1
     print(f"{out} is up to date")
     return 0

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from .api.autograd import Op
-from .api.python import python_signature, sort_signature
+from .api.python import out_parameter, python_signature, sort_signature
 from .code_template import CodeTemplate
 
 PYTHON_BINDINGS_PY = CodeTemplate('''\
@@ -63,6 +63,12 @@ ${name}: [
 
 OVERLOAD = CodeTemplate("(vt.${py_name}, ${signature}, vt.PARAMETERS['${py_name}']),")
 
+# A functional overload grouped with its out= overload (``add.Tensor`` + ``add.out``): one signature, which
+# ends in ``Tensor out=None``; the parser calls the out overload when ``out`` is given.
+OVERLOAD_WITH_OUT = CodeTemplate(
+    "(vt.${py_name}, ${signature}, (vt.PARAMETERS['${py_name}'][0], vt.PARAMETERS['${py_name}'][1] + "
+    "(${out_parameter},)), vt.${out_name}),")
+
 RETURN_TYPE = CodeTemplate("${py_name}: (${name}, ${fields}),")
 
 # Bindings PyTorch leaves out (its SKIP_PYTHON_BINDINGS lists): the Scalar overloads of arithmetic
@@ -84,9 +90,11 @@ def gen_python_bindings_file(ops: list[Op], generated_comment: str) -> str:
     bound = list(filter(bound_in_python, ops))
     for name in sorted({op.base for op in bound}):
         overloads = [op for op in bound if op.base == name]
-        for op in sort_overloads([op for op in overloads if "function" in op.fn.variants], method=False):
-            tables[op.fn.python_module].setdefault(name, []).append(_overload(op, method=False))
-        for op in sort_overloads([op for op in overloads if "method" in op.fn.variants], method=True):
+        functions_of_name = group_overloads([op for op in overloads if "function" in op.fn.variants])
+        for op, out in sort_overloads(functions_of_name, method=False):
+            tables[op.fn.python_module].setdefault(name, []).append(_overload(op, method=False, out=out))
+        methods_of_name = [(op, None) for op in overloads if "method" in op.fn.variants and not op.schema.is_out_fn()]
+        for op, _ in sort_overloads(methods_of_name, method=True):
             methods.setdefault(name, []).append(_overload(op, method=True))
     return PYTHON_BINDINGS_PY.substitute(
         generated_comment=generated_comment,
@@ -114,11 +122,21 @@ def bound_in_python(op: Op) -> bool:
     return not any(p.fullmatch(op.base) for p in SKIP_PYTHON_PATTERNS)
 
 
-def sort_overloads(ops: list[Op], method: bool) -> list[Op]:
+def group_overloads(ops: list[Op]) -> list[tuple[Op, Op | None]]:
+    """Each functional overload with its out= overload, if it has one (``group_overloads``): they pair when
+    their Python signatures without the outputs are the same text. An out overload without a partner is
+    an error in PyTorch's generator; here it is left out of Python (it is still ``ops.<name>``)."""
+    outs = {python_signature(op.schema, False): op for op in ops if op.schema.is_out_fn()}
+    return [(op, outs.get(python_signature(op.schema, False))) for op in ops if not op.schema.is_out_fn()]
+
+
+def sort_overloads(groups: list[tuple[Op, Op | None]], method: bool) -> list[tuple[Op, Op | None]]:
     """The order the parser tries one name's overloads, as ``sort_overloads`` orders them: by signature
-    text, then each overload moved after every one it is "smaller" than (same parameters, but a Scalar
-    where the other takes a Tensor, an int list where it takes an int ...), so the narrower one wins."""
-    ops = sorted(ops, key=lambda op: sort_signature(op.schema, method))
+    text (with ``out=`` when grouped), then each overload moved after every one it is "smaller" than (same
+    parameters, but a Scalar where the other takes a Tensor, an int list where it takes an int ...), so the
+    narrower one wins. ``groups`` are (functional, out overload or None) pairs."""
+    groups = sorted(groups, key=lambda g: sort_signature(g[0].schema, method, g[1].schema if g[1] else None))
+    ops = [op for op, _ in groups]
     larger_than = {i: {j for j, other in enumerate(ops) if _is_smaller(op, other, method)} for i, op in enumerate(ops)}
     larger_than = {i: larger for i, larger in larger_than.items() if larger}
     order = [i for i in range(len(ops)) if i not in larger_than]
@@ -128,7 +146,7 @@ def sort_overloads(ops: list[Op], method: bool) -> list[Op]:
             if not larger_than[j]:
                 del larger_than[j]
                 order.append(j)
-    return [ops[i] for i in order]
+    return [groups[i] for i in order]
 
 
 def _is_smaller(op: Op, other: Op, method: bool) -> bool:
@@ -148,6 +166,9 @@ def _is_type_smaller(t: str, other: str) -> bool:
             or ("Dimname" in t and "Dimname" not in other) or (t == "Tensor[]" and "[]" in other))
 
 
-def _overload(op: Op, method: bool) -> str:
-    signature = repr(python_signature(op.schema, method))
-    return OVERLOAD.substitute(py_name=op.py_name, signature=signature)
+def _overload(op: Op, method: bool, out: Op | None = None) -> str:
+    if out is None:
+        return OVERLOAD.substitute(py_name=op.py_name, signature=repr(python_signature(op.schema, method)))
+    signature = repr(python_signature(op.schema, method, out.schema))
+    return OVERLOAD_WITH_OUT.substitute(py_name=op.py_name, signature=signature,
+                                        out_parameter=out_parameter(out.schema), out_name=out.py_name)

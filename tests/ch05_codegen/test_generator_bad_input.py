@@ -87,7 +87,7 @@ def test_an_op_defined_twice(yaml_dir):
     native = yaml_dir / "native_functions.yaml"
     native.write_text(native.read_text() + "\n- func: t(Tensor self) -> Tensor\n")
     e = error_of(yaml_dir)
-    assert str(e) == (f"{native}:29: operator t is already defined at line 18; expected one entry per "
+    assert str(e) == (f"{native}:33: operator t is already defined at line 18; expected one entry per "
                       "'name.overload'. The entry: func: t(Tensor self) -> Tensor")
 
 

@@ -62,7 +62,7 @@ def _tensor_params(params) -> frozenset:
     """The names of the (single) ``Tensor`` parameters: where a Python number becomes a wrapped tensor."""
     return _fact("tensors", params, 0, lambda: frozenset(
         name for name, kind, _ in list(params[0]) + list(params[1])
-        if kind.startswith("Tensor") and not kind.endswith("[]")))
+        if kind.startswith("Tensor") and not kind.endswith("[]") and name != "out"))
 
 
 def _takes_lone_int_list(params, sig: str, first: int) -> bool:
@@ -98,6 +98,10 @@ def _self_first(params):
 class PythonArgParser:
     def __init__(self, name: str, signatures, numbers_as_tensors: bool, method: bool) -> None:
         self.name = name
+        # NOTE [out= overloads]: a signature that ends in ``Tensor out=None`` is a functional overload grouped
+        # with its out= overload (a fourth entry), which the call takes when ``out`` is given.
+        self.out_overloads = {entry[0]: entry[3] for entry in signatures if len(entry) > 3}
+        signatures = [entry[:3] for entry in signatures]
         # (impl, printed signature, params); a method receives the tensor first, whatever the schema's order
         self.signatures = [(impl, sig, _self_first(params)) for impl, sig, params in signatures] if method \
             else signatures
@@ -139,6 +143,10 @@ class PythonArgParser:
 
     def _parse_and_call(self, args, kwargs):
         impl, values = self.bound(args, kwargs)
+        if "out" in values:  # only a grouped signature has an ``out`` parameter
+            out = values.pop("out")
+            if out is not None:
+                return self.out_overloads[impl](**values, out=out)
         return impl(**values)
 
     def bound(self, args, kwargs):

@@ -1,0 +1,89 @@
+"""Writing a result into a caller's ``out=`` tensor: resize it if needed, check the dtype, copy.
+
+Models ``aten/src/ATen/native/Resize.cpp`` (``resize_output``) and the output checks of the ``*_out``
+kernels. In PyTorch each out= overload (``add.out``, ``sum.IntList_out``) has a kernel of its own that
+computes straight into ``out``; picotorch's out= overloads compute the functional result and write it
+here (``write_out``), with PyTorch's rules:
+
+- an ``out`` of another shape is resized; if it had elements, with the deprecation ``UserWarning``;
+- the result's dtype must fit ``out``'s, by the rule of the op's kernel family (:data:`OUT_DTYPE_CHECKS`):
+  TensorIterator ops cast when ``can_cast`` allows it, matmul-like ops and ``argmax`` want the exact dtype,
+  ``cat`` and ``stack`` raise a ``TypeError``;
+- ``out`` is returned itself (the generated wrapper bumps its version).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from ..c10 import scalar_type as st
+from .helpers import convert, shape_of, xp_of, zeros_array
+
+
+def write_out(out, result, op: str):
+    """Check ``result`` against ``out`` as ``op``'s out= kernel does, then copy it in; returns ``out``."""
+    if out._device != result._device:
+        raise RuntimeError(f"Expected out tensor to have device {result._device}, but got {out._device} instead")
+    OUT_DTYPE_CHECKS.get(op, _castable)(result._dtype, out._dtype)
+    resize_output(out, tuple(result._data.shape))
+    out._data[...] = convert(xp_of(out), result._data, out._dtype)
+    return out
+
+
+def resize_output(out, shape: tuple) -> bool:
+    """``at::native::resize_output``: give ``out`` the result's shape; True if it changed. Resizing an out
+    that had elements is deprecated: PyTorch warns (and will one day refuse)."""
+    if shape_of(out) == shape:
+        return False
+    if out._data.size != 0:
+        warnings.warn(
+            f"An output with one or more elements was resized since it had shape {list(shape_of(out))}, which does "
+            f"not match the required output shape {list(shape)}. This behavior is deprecated, and in a future "
+            "PyTorch release outputs will not be resized unless they have zero elements. You can explicitly reuse "
+            "an out tensor t by resizing it, inplace, to zero elements with t.resize_(0). (Triggered internally at "
+            "/__w/pytorch/pytorch/aten/src/ATen/native/Resize.cpp:30.)", UserWarning, stacklevel=4)
+    out._data = zeros_array(out, shape)
+    return True
+
+
+# ---- the dtype checks of the out= kernels, by family
+
+
+def _castable(result, out) -> None:
+    """TensorIterator (``structured_inherits: TensorIteratorBase``) and reductions: compute in the result's
+    dtype, cast into out's, if ``can_cast`` allows (float64 into float32 yes, float into an integer no)."""
+    if not st.can_cast(result, out):
+        raise RuntimeError(f"result type {result.c10_name} can't be cast to the desired output type {out.c10_name}")
+
+
+def _exact_type_meta(result, out) -> None:
+    """``mm_out``, ``bmm_out``, ``argmax_out``: out must have the result's dtype (C++ type names)."""
+    if result != out:
+        raise RuntimeError(f"Expected out tensor to have dtype {_TYPE_META[result.name]}, but got "
+                           f"{_TYPE_META[out.name]} instead")
+
+
+def _exact_found(result, out) -> None:
+    """``unary_op_impl_out`` (``abs``): out must have the result's dtype."""
+    if result != out:
+        raise RuntimeError(f"Found dtype {out.c10_name} but expected {result.c10_name}")
+
+
+def _exact_where(result, out) -> None:
+    if result != out:
+        raise RuntimeError(f"Expected out type to be {result.c10_name} but got {out.c10_name}")
+
+
+def _castable_cat(result, out) -> None:
+    """``cat_out`` (and ``stack``, which calls it): a ``TORCH_CHECK_TYPE``, so a TypeError."""
+    if not st.can_cast(result, out):
+        raise TypeError(f"torch.cat(): input types can't be cast to the desired output type {out.c10_name}")
+
+
+_TYPE_META = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+              "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+              "uint8": "unsigned char", "bool": "bool"}
+
+OUT_DTYPE_CHECKS = {"mm": _exact_type_meta, "bmm": _exact_type_meta, "matmul": _exact_type_meta,
+                    "argmax": _exact_type_meta, "argmin": _exact_type_meta, "abs": _exact_found,
+                    "where": _exact_where, "cat": _castable_cat, "stack": _castable_cat}

@@ -97,7 +97,7 @@ def ${py_name}(${formals}):
     """``${schema}``"""
     throw_error_out_requires_grad("${name}", ${tensors})
     result = ${functional}(${call})
-    native.write_out(${out}, result, "${name}")
+    native.write_out(${out}, result, "${overload}")
     bump_version(${out})
     return ${out}
 ''')
@@ -243,7 +243,7 @@ def gen_out_kernel(op: Op, functional: dict[str, Op]) -> str:
     every = ", ".join([*positional, "*", *filter(None, [kwarg_only]), out.name])
     return OUT_KERNEL.substitute(py_name=op.py_name, formals=every, schema=schema, name=op.base,
                                  tensors=", ".join([*tensors, out.name]), functional=base.py_name,
-                                 call=", ".join(call), out=out.name)
+                                 call=", ".join(call), out=out.name, overload=op.overload)
 
 
 def _check_no_requires_grad(op: Op) -> list[str]:

@@ -38,7 +38,7 @@ def add_out(self, other, *, alpha=1, out):
     """``add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("add", self, other, out)
     result = add_Tensor(self, other, alpha=alpha)
-    native.write_out(out, result, "add")
+    native.write_out(out, result, "add.out")
     bump_version(out)
     return out
 
@@ -92,7 +92,7 @@ def sub_out(self, other, *, alpha=1, out):
     """``sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("sub", self, other, out)
     result = sub_Tensor(self, other, alpha=alpha)
-    native.write_out(out, result, "sub")
+    native.write_out(out, result, "sub.out")
     bump_version(out)
     return out
 
@@ -161,7 +161,7 @@ def mul_out(self, other, *, out):
     """``mul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("mul", self, other, out)
     result = mul_Tensor(self, other)
-    native.write_out(out, result, "mul")
+    native.write_out(out, result, "mul.out")
     bump_version(out)
     return out
 
@@ -220,7 +220,7 @@ def div_out(self, other, *, out):
     """``div.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("div", self, other, out)
     result = div_Tensor(self, other)
-    native.write_out(out, result, "div")
+    native.write_out(out, result, "div.out")
     bump_version(out)
     return out
 
@@ -255,7 +255,7 @@ def neg_out(self, *, out):
     """``neg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("neg", self, out)
     result = neg(self)
-    native.write_out(out, result, "neg")
+    native.write_out(out, result, "neg.out")
     bump_version(out)
     return out
 
@@ -277,7 +277,7 @@ def reciprocal_out(self, *, out):
     """``reciprocal.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("reciprocal", self, out)
     result = reciprocal(self)
-    native.write_out(out, result, "reciprocal")
+    native.write_out(out, result, "reciprocal.out")
     bump_version(out)
     return out
 
@@ -301,7 +301,7 @@ def pow_Tensor_Tensor_out(self, exponent, *, out):
     """``pow.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("pow", self, exponent, out)
     result = pow_Tensor_Tensor(self, exponent)
-    native.write_out(out, result, "pow")
+    native.write_out(out, result, "pow.Tensor_Tensor_out")
     bump_version(out)
     return out
 
@@ -325,7 +325,7 @@ def pow_Scalar_out(self, exponent, *, out):
     """``pow.Scalar_out(Scalar self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("pow", exponent, out)
     result = pow_Scalar(self, exponent)
-    native.write_out(out, result, "pow")
+    native.write_out(out, result, "pow.Scalar_out")
     bump_version(out)
     return out
 
@@ -348,7 +348,7 @@ def pow_Tensor_Scalar_out(self, exponent, *, out):
     """``pow.Tensor_Scalar_out(Tensor self, Scalar exponent, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("pow", self, out)
     result = pow_Tensor_Scalar(self, exponent)
-    native.write_out(out, result, "pow")
+    native.write_out(out, result, "pow.Tensor_Scalar_out")
     bump_version(out)
     return out
 
@@ -370,7 +370,7 @@ def exp_out(self, *, out):
     """``exp.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("exp", self, out)
     result = exp(self)
-    native.write_out(out, result, "exp")
+    native.write_out(out, result, "exp.out")
     bump_version(out)
     return out
 
@@ -392,7 +392,7 @@ def log_out(self, *, out):
     """``log.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("log", self, out)
     result = log(self)
-    native.write_out(out, result, "log")
+    native.write_out(out, result, "log.out")
     bump_version(out)
     return out
 
@@ -441,7 +441,7 @@ def sigmoid_out(self, *, out):
     """``sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("sigmoid", self, out)
     result = sigmoid(self)
-    native.write_out(out, result, "sigmoid")
+    native.write_out(out, result, "sigmoid.out")
     bump_version(out)
     return out
 
@@ -477,7 +477,7 @@ def tanh_out(self, *, out):
     """``tanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("tanh", self, out)
     result = tanh(self)
-    native.write_out(out, result, "tanh")
+    native.write_out(out, result, "tanh.out")
     bump_version(out)
     return out
 
@@ -528,7 +528,7 @@ def sum_IntList_out(self, dim, keepdim=False, *, dtype=None, out):
     """``sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("sum", self, out)
     result = sum_dim_IntList(self, dim, keepdim, dtype=dtype if dtype is not None else out._dtype)
-    native.write_out(out, result, "sum")
+    native.write_out(out, result, "sum.IntList_out")
     bump_version(out)
     return out
 
@@ -567,7 +567,7 @@ def mean_out(self, dim, keepdim=False, *, dtype=None, out):
     """``mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("mean", self, out)
     result = mean_dim(self, dim, keepdim, dtype=dtype)
-    native.write_out(out, result, "mean")
+    native.write_out(out, result, "mean.out")
     bump_version(out)
     return out
 
@@ -596,7 +596,7 @@ def mm_out(self, mat2, *, out):
     """``mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("mm", self, mat2, out)
     result = mm(self, mat2)
-    native.write_out(out, result, "mm")
+    native.write_out(out, result, "mm.out")
     bump_version(out)
     return out
 
@@ -621,7 +621,7 @@ def mv_out(self, vec, *, out):
     """``mv.out(Tensor self, Tensor vec, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("mv", self, vec, out)
     result = mv(self, vec)
-    native.write_out(out, result, "mv")
+    native.write_out(out, result, "mv.out")
     bump_version(out)
     return out
 
@@ -646,7 +646,7 @@ def dot_out(self, tensor, *, out):
     """``dot.out(Tensor self, Tensor tensor, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("dot", self, tensor, out)
     result = dot(self, tensor)
-    native.write_out(out, result, "dot")
+    native.write_out(out, result, "dot.out")
     bump_version(out)
     return out
 
@@ -677,7 +677,7 @@ def addmm_out(self, mat1, mat2, *, beta=1, alpha=1, out):
     """``addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("addmm", self, mat1, mat2, out)
     result = addmm(self, mat1, mat2, beta=beta, alpha=alpha)
-    native.write_out(out, result, "addmm")
+    native.write_out(out, result, "addmm.out")
     bump_version(out)
     return out
 
@@ -702,7 +702,7 @@ def bmm_out(self, mat2, *, out):
     """``bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("bmm", self, mat2, out)
     result = bmm(self, mat2)
-    native.write_out(out, result, "bmm")
+    native.write_out(out, result, "bmm.out")
     bump_version(out)
     return out
 
@@ -716,7 +716,7 @@ def matmul_out(self, other, *, out):
     """``matmul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("matmul", self, other, out)
     result = matmul(self, other)
-    native.write_out(out, result, "matmul")
+    native.write_out(out, result, "matmul.out")
     bump_version(out)
     return out
 
@@ -1072,7 +1072,7 @@ def stack_out(tensors, dim=0, *, out):
     """``stack.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("stack", *tensors, out)
     result = stack(tensors, dim)
-    native.write_out(out, result, "stack")
+    native.write_out(out, result, "stack.out")
     bump_version(out)
     return out
 
@@ -1097,7 +1097,7 @@ def cat_out(tensors, dim=0, *, out):
     """``cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("cat", *tensors, out)
     result = cat(tensors, dim)
-    native.write_out(out, result, "cat")
+    native.write_out(out, result, "cat.out")
     bump_version(out)
     return out
 
@@ -1119,7 +1119,7 @@ def where_self_out(condition, self, other, *, out):
     """``where.self_out(Tensor condition, Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("where", condition, self, other, out)
     result = where_self(condition, self, other)
-    native.write_out(out, result, "where")
+    native.write_out(out, result, "where.self_out")
     bump_version(out)
     return out
 
@@ -1175,7 +1175,7 @@ def eq_Scalar_out(self, other, *, out):
     """``eq.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("eq", self, out)
     result = eq_Scalar(self, other)
-    native.write_out(out, result, "eq")
+    native.write_out(out, result, "eq.Scalar_out")
     bump_version(out)
     return out
 
@@ -1190,7 +1190,7 @@ def eq_Tensor_out(self, other, *, out):
     """``eq.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("eq", self, other, out)
     result = eq_Tensor(self, other)
-    native.write_out(out, result, "eq")
+    native.write_out(out, result, "eq.Tensor_out")
     bump_version(out)
     return out
 
@@ -1205,7 +1205,7 @@ def ne_Scalar_out(self, other, *, out):
     """``ne.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("ne", self, out)
     result = ne_Scalar(self, other)
-    native.write_out(out, result, "ne")
+    native.write_out(out, result, "ne.Scalar_out")
     bump_version(out)
     return out
 
@@ -1220,7 +1220,7 @@ def ne_Tensor_out(self, other, *, out):
     """``ne.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("ne", self, other, out)
     result = ne_Tensor(self, other)
-    native.write_out(out, result, "ne")
+    native.write_out(out, result, "ne.Tensor_out")
     bump_version(out)
     return out
 
@@ -1235,7 +1235,7 @@ def lt_Scalar_out(self, other, *, out):
     """``lt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("lt", self, out)
     result = lt_Scalar(self, other)
-    native.write_out(out, result, "lt")
+    native.write_out(out, result, "lt.Scalar_out")
     bump_version(out)
     return out
 
@@ -1250,7 +1250,7 @@ def lt_Tensor_out(self, other, *, out):
     """``lt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("lt", self, other, out)
     result = lt_Tensor(self, other)
-    native.write_out(out, result, "lt")
+    native.write_out(out, result, "lt.Tensor_out")
     bump_version(out)
     return out
 
@@ -1265,7 +1265,7 @@ def le_Scalar_out(self, other, *, out):
     """``le.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("le", self, out)
     result = le_Scalar(self, other)
-    native.write_out(out, result, "le")
+    native.write_out(out, result, "le.Scalar_out")
     bump_version(out)
     return out
 
@@ -1280,7 +1280,7 @@ def le_Tensor_out(self, other, *, out):
     """``le.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("le", self, other, out)
     result = le_Tensor(self, other)
-    native.write_out(out, result, "le")
+    native.write_out(out, result, "le.Tensor_out")
     bump_version(out)
     return out
 
@@ -1295,7 +1295,7 @@ def gt_Scalar_out(self, other, *, out):
     """``gt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("gt", self, out)
     result = gt_Scalar(self, other)
-    native.write_out(out, result, "gt")
+    native.write_out(out, result, "gt.Scalar_out")
     bump_version(out)
     return out
 
@@ -1310,7 +1310,7 @@ def gt_Tensor_out(self, other, *, out):
     """``gt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("gt", self, other, out)
     result = gt_Tensor(self, other)
-    native.write_out(out, result, "gt")
+    native.write_out(out, result, "gt.Tensor_out")
     bump_version(out)
     return out
 
@@ -1325,7 +1325,7 @@ def ge_Scalar_out(self, other, *, out):
     """``ge.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("ge", self, out)
     result = ge_Scalar(self, other)
-    native.write_out(out, result, "ge")
+    native.write_out(out, result, "ge.Scalar_out")
     bump_version(out)
     return out
 
@@ -1340,7 +1340,7 @@ def ge_Tensor_out(self, other, *, out):
     """``ge.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("ge", self, other, out)
     result = ge_Tensor(self, other)
-    native.write_out(out, result, "ge")
+    native.write_out(out, result, "ge.Tensor_out")
     bump_version(out)
     return out
 
@@ -1362,7 +1362,7 @@ def abs_out(self, *, out):
     """``abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("abs", self, out)
     result = abs(self)
-    native.write_out(out, result, "abs")
+    native.write_out(out, result, "abs.out")
     bump_version(out)
     return out
 
@@ -1383,7 +1383,7 @@ def sign_out(self, *, out):
     """``sign.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("sign", self, out)
     result = sign(self)
-    native.write_out(out, result, "sign")
+    native.write_out(out, result, "sign.out")
     bump_version(out)
     return out
 
@@ -1405,7 +1405,7 @@ def rsqrt_out(self, *, out):
     """``rsqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("rsqrt", self, out)
     result = rsqrt(self)
-    native.write_out(out, result, "rsqrt")
+    native.write_out(out, result, "rsqrt.out")
     bump_version(out)
     return out
 
@@ -1427,7 +1427,7 @@ def exp2_out(self, *, out):
     """``exp2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("exp2", self, out)
     result = exp2(self)
-    native.write_out(out, result, "exp2")
+    native.write_out(out, result, "exp2.out")
     bump_version(out)
     return out
 
@@ -1449,7 +1449,7 @@ def expm1_out(self, *, out):
     """``expm1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("expm1", self, out)
     result = expm1(self)
-    native.write_out(out, result, "expm1")
+    native.write_out(out, result, "expm1.out")
     bump_version(out)
     return out
 
@@ -1471,7 +1471,7 @@ def log2_out(self, *, out):
     """``log2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("log2", self, out)
     result = log2(self)
-    native.write_out(out, result, "log2")
+    native.write_out(out, result, "log2.out")
     bump_version(out)
     return out
 
@@ -1493,7 +1493,7 @@ def log10_out(self, *, out):
     """``log10.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("log10", self, out)
     result = log10(self)
-    native.write_out(out, result, "log10")
+    native.write_out(out, result, "log10.out")
     bump_version(out)
     return out
 
@@ -1515,7 +1515,7 @@ def log1p_out(self, *, out):
     """``log1p.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("log1p", self, out)
     result = log1p(self)
-    native.write_out(out, result, "log1p")
+    native.write_out(out, result, "log1p.out")
     bump_version(out)
     return out
 
@@ -1537,7 +1537,7 @@ def sin_out(self, *, out):
     """``sin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("sin", self, out)
     result = sin(self)
-    native.write_out(out, result, "sin")
+    native.write_out(out, result, "sin.out")
     bump_version(out)
     return out
 
@@ -1559,7 +1559,7 @@ def cos_out(self, *, out):
     """``cos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("cos", self, out)
     result = cos(self)
-    native.write_out(out, result, "cos")
+    native.write_out(out, result, "cos.out")
     bump_version(out)
     return out
 
@@ -1583,7 +1583,7 @@ def clamp_Tensor_out(self, min=None, max=None, *, out):
     """``clamp.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("clamp", self, min, max, out)
     result = clamp_Tensor(self, min, max)
-    native.write_out(out, result, "clamp")
+    native.write_out(out, result, "clamp.Tensor_out")
     bump_version(out)
     return out
 
@@ -1607,7 +1607,7 @@ def clamp_out(self, min=None, max=None, *, out):
     """``clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("clamp", self, out)
     result = clamp(self, min, max)
-    native.write_out(out, result, "clamp")
+    native.write_out(out, result, "clamp.out")
     bump_version(out)
     return out
 
@@ -1664,7 +1664,7 @@ def clamp_max_out(self, max, *, out):
     """``clamp_max.out(Tensor self, Scalar max, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("clamp_max", self, out)
     result = clamp_max(self, max)
-    native.write_out(out, result, "clamp_max")
+    native.write_out(out, result, "clamp_max.out")
     bump_version(out)
     return out
 
@@ -1687,7 +1687,7 @@ def clamp_max_Tensor_out(self, max, *, out):
     """``clamp_max.Tensor_out(Tensor self, Tensor max, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("clamp_max", self, max, out)
     result = clamp_max_Tensor(self, max)
-    native.write_out(out, result, "clamp_max")
+    native.write_out(out, result, "clamp_max.Tensor_out")
     bump_version(out)
     return out
 
@@ -1742,7 +1742,7 @@ def clamp_min_out(self, min, *, out):
     """``clamp_min.out(Tensor self, Scalar min, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("clamp_min", self, out)
     result = clamp_min(self, min)
-    native.write_out(out, result, "clamp_min")
+    native.write_out(out, result, "clamp_min.out")
     bump_version(out)
     return out
 
@@ -1765,7 +1765,7 @@ def clamp_min_Tensor_out(self, min, *, out):
     """``clamp_min.Tensor_out(Tensor self, Tensor min, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("clamp_min", self, min, out)
     result = clamp_min_Tensor(self, min)
-    native.write_out(out, result, "clamp_min")
+    native.write_out(out, result, "clamp_min.Tensor_out")
     bump_version(out)
     return out
 
@@ -1820,7 +1820,7 @@ def maximum_out(self, other, *, out):
     """``maximum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("maximum", self, other, out)
     result = maximum(self, other)
-    native.write_out(out, result, "maximum")
+    native.write_out(out, result, "maximum.out")
     bump_version(out)
     return out
 
@@ -1843,7 +1843,7 @@ def minimum_out(self, other, *, out):
     """``minimum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("minimum", self, other, out)
     result = minimum(self, other)
-    native.write_out(out, result, "minimum")
+    native.write_out(out, result, "minimum.out")
     bump_version(out)
     return out
 
@@ -1931,7 +1931,7 @@ def floor_divide_out(self, other, *, out):
     """``floor_divide.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("floor_divide", self, other, out)
     result = floor_divide(self, other)
-    native.write_out(out, result, "floor_divide")
+    native.write_out(out, result, "floor_divide.out")
     bump_version(out)
     return out
 
@@ -1989,7 +1989,7 @@ def remainder_Scalar_out(self, other, *, out):
     """``remainder.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("remainder", self, out)
     result = remainder_Scalar(self, other)
-    native.write_out(out, result, "remainder")
+    native.write_out(out, result, "remainder.Scalar_out")
     bump_version(out)
     return out
 
@@ -2028,7 +2028,7 @@ def remainder_Tensor_out(self, other, *, out):
     """``remainder.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("remainder", self, other, out)
     result = remainder_Tensor(self, other)
-    native.write_out(out, result, "remainder")
+    native.write_out(out, result, "remainder.Tensor_out")
     bump_version(out)
     return out
 
@@ -2072,7 +2072,7 @@ def bitwise_and_Scalar_out(self, other, *, out):
     """``bitwise_and.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("bitwise_and", self, out)
     result = bitwise_and_Scalar(self, other)
-    native.write_out(out, result, "bitwise_and")
+    native.write_out(out, result, "bitwise_and.Scalar_out")
     bump_version(out)
     return out
 
@@ -2087,7 +2087,7 @@ def bitwise_and_Tensor_out(self, other, *, out):
     """``bitwise_and.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("bitwise_and", self, other, out)
     result = bitwise_and_Tensor(self, other)
-    native.write_out(out, result, "bitwise_and")
+    native.write_out(out, result, "bitwise_and.Tensor_out")
     bump_version(out)
     return out
 
@@ -2116,7 +2116,7 @@ def bitwise_or_Scalar_out(self, other, *, out):
     """``bitwise_or.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("bitwise_or", self, out)
     result = bitwise_or_Scalar(self, other)
-    native.write_out(out, result, "bitwise_or")
+    native.write_out(out, result, "bitwise_or.Scalar_out")
     bump_version(out)
     return out
 
@@ -2131,7 +2131,7 @@ def bitwise_or_Tensor_out(self, other, *, out):
     """``bitwise_or.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("bitwise_or", self, other, out)
     result = bitwise_or_Tensor(self, other)
-    native.write_out(out, result, "bitwise_or")
+    native.write_out(out, result, "bitwise_or.Tensor_out")
     bump_version(out)
     return out
 
@@ -2249,7 +2249,7 @@ def sqrt_out(self, *, out):
     """``sqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("sqrt", self, out)
     result = sqrt(self)
-    native.write_out(out, result, "sqrt")
+    native.write_out(out, result, "sqrt.out")
     bump_version(out)
     return out
 
@@ -2787,7 +2787,7 @@ def max_out(self, other, *, out):
     """``max.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("max", self, other, out)
     result = max_other(self, other)
-    native.write_out(out, result, "max")
+    native.write_out(out, result, "max.out")
     bump_version(out)
     return out
 
@@ -2832,7 +2832,7 @@ def min_out(self, other, *, out):
     """``min.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("min", self, other, out)
     result = min_other(self, other)
-    native.write_out(out, result, "min")
+    native.write_out(out, result, "min.out")
     bump_version(out)
     return out
 
@@ -2874,7 +2874,7 @@ def amax_out(self, dim=(), keepdim=False, *, out):
     """``amax.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("amax", self, out)
     result = amax(self, dim, keepdim)
-    native.write_out(out, result, "amax")
+    native.write_out(out, result, "amax.out")
     bump_version(out)
     return out
 
@@ -2899,7 +2899,7 @@ def amin_out(self, dim=(), keepdim=False, *, out):
     """``amin.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("amin", self, out)
     result = amin(self, dim, keepdim)
-    native.write_out(out, result, "amin")
+    native.write_out(out, result, "amin.out")
     bump_version(out)
     return out
 
@@ -2914,7 +2914,7 @@ def argmax_out(self, dim=None, keepdim=False, *, out):
     """``argmax.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("argmax", self, out)
     result = argmax(self, dim, keepdim)
-    native.write_out(out, result, "argmax")
+    native.write_out(out, result, "argmax.out")
     bump_version(out)
     return out
 
@@ -2929,7 +2929,7 @@ def argmin_out(self, dim=None, keepdim=False, *, out):
     """``argmin.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("argmin", self, out)
     result = argmin(self, dim, keepdim)
-    native.write_out(out, result, "argmin")
+    native.write_out(out, result, "argmin.out")
     bump_version(out)
     return out
 
@@ -2954,7 +2954,7 @@ def logsumexp_out(self, dim, keepdim=False, *, out):
     """``logsumexp.out(Tensor self, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("logsumexp", self, out)
     result = logsumexp(self, dim, keepdim)
-    native.write_out(out, result, "logsumexp")
+    native.write_out(out, result, "logsumexp.out")
     bump_version(out)
     return out
 
@@ -2968,7 +2968,7 @@ def var_out(self, dim, unbiased=True, keepdim=False, *, out):
     """``var.out(Tensor self, int[1] dim, bool unbiased=True, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("var", self, out)
     result = var_dim(self, dim, unbiased, keepdim)
-    native.write_out(out, result, "var")
+    native.write_out(out, result, "var.out")
     bump_version(out)
     return out
 
@@ -2993,7 +2993,7 @@ def var_correction_out(self, dim=None, *, correction=None, keepdim=False, out):
     """``var.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("var", self, out)
     result = var_correction(self, dim, correction=correction, keepdim=keepdim)
-    native.write_out(out, result, "var")
+    native.write_out(out, result, "var.correction_out")
     bump_version(out)
     return out
 
@@ -3012,7 +3012,7 @@ def std_out(self, dim, unbiased=True, keepdim=False, *, out):
     """``std.out(Tensor self, int[1] dim, bool unbiased=True, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("std", self, out)
     result = std_dim(self, dim, unbiased, keepdim)
-    native.write_out(out, result, "std")
+    native.write_out(out, result, "std.out")
     bump_version(out)
     return out
 
@@ -3038,7 +3038,7 @@ def std_correction_out(self, dim=None, *, correction=None, keepdim=False, out):
     """``std.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("std", self, out)
     result = std_correction(self, dim, correction=correction, keepdim=keepdim)
-    native.write_out(out, result, "std")
+    native.write_out(out, result, "std.correction_out")
     bump_version(out)
     return out
 
@@ -3135,7 +3135,7 @@ def gather_out(self, dim, index, *, sparse_grad=False, out):
     """``gather.out(Tensor self, int dim, Tensor index, *, bool sparse_grad=False, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("gather", self, index, out)
     result = gather(self, dim, index, sparse_grad=sparse_grad)
-    native.write_out(out, result, "gather")
+    native.write_out(out, result, "gather.out")
     bump_version(out)
     return out
 
@@ -3158,7 +3158,7 @@ def scatter_src_out(self, dim, index, src, *, out):
     """``scatter.src_out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("scatter", self, index, src, out)
     result = scatter_src(self, dim, index, src)
-    native.write_out(out, result, "scatter")
+    native.write_out(out, result, "scatter.src_out")
     bump_version(out)
     return out
 
@@ -3197,7 +3197,7 @@ def scatter_value_out(self, dim, index, value, *, out):
     """``scatter.value_out(Tensor self, int dim, Tensor index, Scalar value, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("scatter", self, index, out)
     result = scatter_value(self, dim, index, value)
-    native.write_out(out, result, "scatter")
+    native.write_out(out, result, "scatter.value_out")
     bump_version(out)
     return out
 
@@ -3237,7 +3237,7 @@ def scatter_add_out(self, dim, index, src, *, out):
     """``scatter_add.out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("scatter_add", self, index, src, out)
     result = scatter_add(self, dim, index, src)
-    native.write_out(out, result, "scatter_add")
+    native.write_out(out, result, "scatter_add.out")
     bump_version(out)
     return out
 
@@ -3278,7 +3278,7 @@ def index_select_out(self, dim, index, *, out):
     """``index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("index_select", self, index, out)
     result = index_select(self, dim, index)
-    native.write_out(out, result, "index_select")
+    native.write_out(out, result, "index_select.out")
     bump_version(out)
     return out
 
@@ -3311,7 +3311,7 @@ def index_add_out(self, dim, index, source, *, alpha=1, out):
     """``index_add.out(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("index_add", self, index, source, out)
     result = index_add(self, dim, index, source, alpha=alpha)
-    native.write_out(out, result, "index_add")
+    native.write_out(out, result, "index_add.out")
     bump_version(out)
     return out
 
@@ -3359,7 +3359,7 @@ def baddbmm_out(self, batch1, batch2, *, beta=1, alpha=1, out):
     """``baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("baddbmm", self, batch1, batch2, out)
     result = baddbmm(self, batch1, batch2, beta=beta, alpha=alpha)
-    native.write_out(out, result, "baddbmm")
+    native.write_out(out, result, "baddbmm.out")
     bump_version(out)
     return out
 

@@ -9,7 +9,7 @@ here (``write_out``), with PyTorch's rules:
 - the result's dtype must fit ``out``'s, by the rule of the op's kernel family (:data:`OUT_DTYPE_CHECKS`):
   TensorIterator ops cast when ``can_cast`` allows it, matmul-like ops and ``argmax`` want the exact dtype,
   ``cat`` and ``stack`` raise a ``TypeError``;
-- ``out`` is returned itself (the generated wrapper bumps its version).
+- the generated wrapper then bumps ``out``'s version and returns ``out`` itself.
 """
 
 from __future__ import annotations
@@ -20,14 +20,13 @@ from ..c10 import scalar_type as st
 from .helpers import convert, shape_of, xp_of, zeros_array
 
 
-def write_out(out, result, op: str):
-    """Check ``result`` against ``out`` as ``op``'s out= kernel does, then copy it in; returns ``out``."""
+def write_out(out, result, overload: str) -> None:
+    """Check ``result`` against ``out`` as the kernel of ``overload`` (``add.out``) does, then copy it in."""
     if out._device != result._device:
         raise RuntimeError(f"Expected out tensor to have device {result._device}, but got {out._device} instead")
-    OUT_DTYPE_CHECKS.get(op, _castable)(result._dtype, out._dtype)
+    OUT_DTYPE_CHECKS.get(overload, _castable)(result._dtype, out._dtype)
     resize_output(out, tuple(result._data.shape))
     out._data[...] = convert(xp_of(out), result._data, out._dtype)
-    return out
 
 
 def resize_output(out, shape: tuple) -> bool:
@@ -57,14 +56,14 @@ def _castable(result, out) -> None:
 
 
 def _exact_type_meta(result, out) -> None:
-    """``mm_out``, ``bmm_out``, ``argmax_out``: out must have the result's dtype (C++ type names)."""
+    """``mm_out``, ``bmm_out``, ``argmax_out``, ``gather_out``...: out must have the result's dtype (C++ names)."""
     if result != out:
         raise RuntimeError(f"Expected out tensor to have dtype {_TYPE_META[result.name]}, but got "
                            f"{_TYPE_META[out.name]} instead")
 
 
 def _exact_found(result, out) -> None:
-    """``unary_op_impl_out`` (``abs``): out must have the result's dtype."""
+    """``abs``, ``sign``, ``clamp``: out must have the result's dtype."""
     if result != out:
         raise RuntimeError(f"Found dtype {out.c10_name} but expected {result.c10_name}")
 
@@ -80,10 +79,50 @@ def _castable_cat(result, out) -> None:
         raise TypeError(f"torch.cat(): input types can't be cast to the desired output type {out.c10_name}")
 
 
+def _same_as_input(result, out) -> None:
+    """``amax_out``, ``amin_out``: the input's dtype (the result's) and out's must be one."""
+    if result != out:
+        raise RuntimeError(f"Expected the dtype for input and out to match, but got {result.c10_name} for input's "
+                           f"dtype and {out.c10_name} for out's dtype.")
+
+
+def _index_select(result, out) -> None:
+    if result != out:
+        raise RuntimeError("index_select(): self and result must have the same scalar type")
+
+
+def _dot(result, out) -> None:
+    if result != out:
+        raise RuntimeError(f"result dtype {out.c10_name} does not match input dtype {result.c10_name}")
+
+
+def _mv(result, out) -> None:
+    """``mv`` is ``addmv`` with out as its input: the three dtypes (out, matrix, vector) must agree."""
+    if result != out:
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {out.c10_name}, "
+                           f"{result.c10_name}, and {result.c10_name}")
+
+
+def _floating_result(result, out) -> None:
+    """``logsumexp_out``: a floating out, into which the result is cast."""
+    if not out.is_floating_point:
+        raise RuntimeError(f"logsumexp(): Expected floating point type for result tensor, but got: {out.c10_name}")
+    _castable(result, out)
+
+
 _TYPE_META = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
               "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
               "uint8": "unsigned char", "bool": "bool"}
 
-OUT_DTYPE_CHECKS = {"mm": _exact_type_meta, "bmm": _exact_type_meta, "matmul": _exact_type_meta,
-                    "argmax": _exact_type_meta, "argmin": _exact_type_meta, "abs": _exact_found,
-                    "where": _exact_where, "cat": _castable_cat, "stack": _castable_cat}
+# Each op whose out= kernel checks the dtype otherwise than TensorIterator (``_castable``, the default),
+# as measured on PyTorch 2.13.
+OUT_DTYPE_CHECKS = {
+    **dict.fromkeys(("mm.out", "bmm.out", "matmul.out", "addmm.out", "baddbmm.out", "argmax.out", "argmin.out",
+                     "gather.out", "scatter.src_out", "scatter.value_out", "scatter_add.out", "index_add.out"),
+                    _exact_type_meta),
+    **dict.fromkeys(("abs.out", "sign.out", "clamp.out", "clamp_min.out", "clamp_max.out"), _exact_found),
+    **dict.fromkeys(("cat.out", "stack.out"), _castable_cat),
+    **dict.fromkeys(("amax.out", "amin.out"), _same_as_input),
+    "where.self_out": _exact_where, "index_select.out": _index_select, "dot.out": _dot, "mv.out": _mv,
+    "logsumexp.out": _floating_result,
+}

@@ -64,10 +64,11 @@ ${name}: [
 OVERLOAD = CodeTemplate("(vt.${py_name}, ${signature}, vt.PARAMETERS['${py_name}']),")
 
 # A functional overload grouped with its out= overload (``add.Tensor`` + ``add.out``): one signature, which
-# ends in ``Tensor out=None``; the parser calls the out overload when ``out`` is given.
+# ends in ``Tensor out=None``; the parser calls the out overload when ``out`` is given, passing the tensor (or each
+# of a tuple's, ``sort(..., out=(values, indices))``) as the out overload's arguments named last.
 OVERLOAD_WITH_OUT = CodeTemplate(
     "(vt.${py_name}, ${signature}, (vt.PARAMETERS['${py_name}'][0], vt.PARAMETERS['${py_name}'][1] + "
-    "(${out_parameter},)), vt.${out_name}),")
+    "(${out_parameter},)), (vt.${out_name}, ${out_names})),")
 
 RETURN_TYPE = CodeTemplate("${py_name}: (${name}, ${fields}),")
 
@@ -104,16 +105,24 @@ def gen_python_bindings_file(ops: list[Op], generated_comment: str) -> str:
                                 for name, o in linalg_functions.items()],
         tensor_methods=[PYTHON_NAME.substitute(name=repr(name), overloads=o) for name, o in methods.items()],
         numbers_as_tensors=repr(sorted(NUMBERS_AS_TENSORS)),
-        return_types=[RETURN_TYPE.substitute(py_name=repr(op.py_name), name=repr(op.base),
+        return_types=[RETURN_TYPE.substitute(py_name=repr(op.py_name), name=repr(_return_type_name(op)),
                                              fields=repr(tuple(r.name for r in op.schema.returns)))
                       for op in ops if bound_in_python(op) and _has_named_returns(op)],
     )
 
 
 def _has_named_returns(op: Op) -> bool:
-    """``structseq`` results in PyTorch: two or more returns, every one named, none written in place."""
+    """``structseq`` results in PyTorch: two or more returns, every one named, none written in place
+    except by an out= overload (``sort.values``)."""
     returns = op.schema.returns
-    return len(returns) > 1 and all(r.name and not (r.annotation and r.annotation.is_write) for r in returns)
+    written = op.schema.is_out_fn()
+    return len(returns) > 1 and all(r.name and (written or not (r.annotation and r.annotation.is_write))
+                                    for r in returns)
+
+
+def _return_type_name(op: Op) -> str:
+    """``torch.return_types.sort``, and ``sort_out`` for what ``sort(..., out=...)`` returns."""
+    return f"{op.base}_out" if op.schema.is_out_fn() else op.base
 
 
 def bound_in_python(op: Op) -> bool:
@@ -171,4 +180,5 @@ def _overload(op: Op, method: bool, out: Op | None = None) -> str:
         return OVERLOAD.substitute(py_name=op.py_name, signature=repr(python_signature(op.schema, method)))
     signature = repr(python_signature(op.schema, method, out.schema))
     return OVERLOAD_WITH_OUT.substitute(py_name=op.py_name, signature=signature,
-                                        out_parameter=out_parameter(out.schema), out_name=out.py_name)
+                                        out_parameter=out_parameter(out.schema), out_name=out.py_name,
+                                        out_names=repr(tuple(a.name for a in out.schema.arguments.out)))

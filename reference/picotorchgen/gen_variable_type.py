@@ -97,9 +97,13 @@ def ${py_name}(${formals}):
     """``${schema}``"""
     throw_error_out_requires_grad("${name}", ${tensors})
     result = ${functional}(${call})
-    native.write_out(${out}, result, "${overload}")
-    bump_version(${out})
-    return ${out}
+    ${write_outs}
+    return ${outs}
+''')
+
+WRITE_OUT = CodeTemplate('''\
+native.write_out(${out}, ${result}, "${overload}")
+bump_version(${out})
 ''')
 
 # Ops whose out= overload takes its dtype from ``out`` when none is given (``infer_dtype_from_optional``).
@@ -224,26 +228,30 @@ def gen_out_kernel(op: Op, functional: dict[str, Op]) -> str:
     """An out= overload's function, calling its functional overload (the one with the same signature)."""
     schema = op.schema
     base = functional.get(schema.signature())
-    if base is None or len(schema.arguments.out) != 1:
-        raise NotImplementedError(f"{op.overload}: picotorch generates out= overloads of one output with a "
-                                  "functional overload of the same signature only")
-    (out,) = schema.arguments.out
+    if base is None:
+        raise NotImplementedError(f"{op.overload}: picotorch generates an out= overload from the functional "
+                                  "overload of the same signature, and there is none")
     arguments = schema.arguments
+    outs = [python_name(a) for a in arguments.out]
     call = [python_name(a) for a in arguments.positional]
     for a in arguments.kwarg_only:
         value = python_name(a)
         if a.name == "dtype" and op.base in DTYPE_FROM_OUT:
-            value = f"{value} if {value} is not None else {out.name}._dtype"
+            value = f"{value} if {value} is not None else {outs[0]}._dtype"
         call.append(f"{python_name(a)}={value}")
     tensors = [f"*{python_name(a)}" if argument_kind(a) == "Tensor[]" else python_name(a)
                for a in arguments.flat_non_out() if argument_kind(a).startswith("Tensor")]
     kwarg_only = formals(schema).partition("*")[2].lstrip(", ")
     positional = [python_name(a) if a.default is None else f"{python_name(a)}={python_default(a.default)}"
                   for a in arguments.positional]
-    every = ", ".join([*positional, "*", *filter(None, [kwarg_only]), out.name])
+    every = ", ".join([*positional, "*", *filter(None, [kwarg_only]), *outs])
+    results = ["result"] if len(outs) == 1 else [f"result[{i}]" for i in range(len(outs))]
+    write_outs = [WRITE_OUT.substitute(out=out, result=result, overload=op.overload)
+                  for out, result in zip(outs, results)]
     return OUT_KERNEL.substitute(py_name=op.py_name, formals=every, schema=schema, name=op.base,
-                                 tensors=", ".join([*tensors, out.name]), functional=base.py_name,
-                                 call=", ".join(call), out=out.name, overload=op.overload)
+                                 tensors=", ".join([*tensors, *outs]), functional=base.py_name,
+                                 call=", ".join(call), write_outs=write_outs,
+                                 outs=outs[0] if len(outs) == 1 else f"({', '.join(outs)})")
 
 
 def _check_no_requires_grad(op: Op) -> list[str]:

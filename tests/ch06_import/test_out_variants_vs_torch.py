@@ -204,3 +204,36 @@ def test_function_form_messages_as_pytorch(name):
 
 def test_out_none_is_the_functional_call():
     assert_same(lambda T: (T.add(x(T), 1, out=None), T.sum(x(T), 0, out=None), T.cat([x(T)], out=None)))
+
+
+# several outputs: out=(values, indices), a tuple or a list, returned as torch.return_types.<name>_out
+SEVERAL = {
+    "sort": lambda T: T.sort(x(T), 1, out=(T.empty(2, 3), T.empty(2, 3, dtype=T.int64))),
+    "sort descending, a list": lambda T: T.sort(x(T), descending=True,
+                                                out=[T.empty(2, 3), T.empty(2, 3, dtype=T.int64)]),
+    "sort stable": lambda T: T.sort(x(T), stable=True, dim=0, out=(T.empty(0), T.empty(0, dtype=T.int64))),
+    "max over a dim": lambda T: T.max(x(T), 1, out=(T.empty(2), T.empty(2, dtype=T.int64))),
+    "min keepdim": lambda T: T.min(x(T), 0, True, out=(T.empty(1, 3), T.empty(1, 3, dtype=T.int64))),
+    "topk": lambda T: T.topk(x(T), 2, out=(T.empty(2, 2), T.empty(2, 2, dtype=T.int64))),
+    "one tensor too few": lambda T: T.sort(x(T), out=(T.empty(2, 3),)),
+    "one tensor too many": lambda T: T.max(x(T), 0, out=(T.empty(3), T.empty(3, dtype=T.int64), T.empty(3))),
+    "a tensor for the tuple": lambda T: T.sort(x(T), out=T.empty(2, 3)),
+    "a number in the tuple": lambda T: T.sort(x(T), out=(T.empty(2, 3), 1)),
+    "values of the wrong dtype": lambda T: T.sort(x(T), out=(T.empty(2, 3, dtype=T.int64), T.empty(2, 3))),
+    "indices of the wrong dtype": lambda T: T.max(x(T), 1, out=(T.empty(2), T.empty(2))),
+    "a resized values": _warnings_of(lambda T: T.max(x(T), 1, out=(T.empty(5), T.empty(2, dtype=T.int64)))),
+    "requires grad": lambda T: T.sort(x(T).requires_grad_(), out=(T.empty(2, 3), T.empty(2, 3, dtype=T.int64))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SEVERAL))
+def test_out_of_several_tensors_as_pytorch(name):
+    assert_same(SEVERAL[name])
+
+
+def test_several_outputs_are_the_tensors_given():
+    def program(T):
+        values, indices = T.empty(2, 3), T.empty(2, 3, dtype=T.int64)
+        result = T.sort(x(T), out=(values, indices))
+        return type(result).__name__, result.values is values, result[1] is indices, values._version, indices._version
+    assert_same(program)

@@ -78,6 +78,15 @@ def _takes_lone_int_list(params, sig: str, first: int) -> bool:
     return _fact("int_list", params, first, compute)
 
 
+def _out_arguments(names: tuple, out) -> dict:
+    """``out=t``, or ``out=(values, indices)`` for several outputs (``PythonArgs::tensorlist_n``), by name."""
+    if len(names) == 1:
+        return {names[0]: out}
+    if len(out) != len(names):
+        raise TypeError(f"expected tuple of {len(names)} elements but got {len(out)}")
+    return dict(zip(names, out))
+
+
 NOT_SIMPLE = object()
 _PLAIN_NUMBERS = (int, float)  # exactly these types: a bool, a NumPy scalar... take the general path
 
@@ -98,8 +107,8 @@ def _self_first(params):
 class PythonArgParser:
     def __init__(self, name: str, signatures, numbers_as_tensors: bool, method: bool) -> None:
         self.name = name
-        # NOTE [out= overloads]: a signature that ends in ``Tensor out=None`` is a functional overload grouped
-        # with its out= overload (a fourth entry), which the call takes when ``out`` is given.
+        # A signature that ends in ``Tensor out=None`` is a functional overload grouped with its out= overload
+        # (a fourth entry: the function and the names of its out arguments), which a call given ``out`` takes.
         self.out_overloads = {entry[0]: entry[3] for entry in signatures if len(entry) > 3}
         signatures = [entry[:3] for entry in signatures]
         # (impl, printed signature, params); a method receives the tensor first, whatever the schema's order
@@ -146,7 +155,8 @@ class PythonArgParser:
         if "out" in values:  # only a grouped signature has an ``out`` parameter
             out = values.pop("out")
             if out is not None:
-                return self.out_overloads[impl](**values, out=out)
+                out_overload, names = self.out_overloads[impl]
+                return out_overload(**values, **_out_arguments(names, out))
         return impl(**values)
 
     def bound(self, args, kwargs):

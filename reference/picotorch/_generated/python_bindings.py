@@ -34,13 +34,13 @@ TORCH_FUNCTIONS = {
         (vt._unsafe_view, '_unsafe_view(Tensor input, int[] size)', vt.PARAMETERS['_unsafe_view']),
     ],
     'abs': [
-        (vt.abs, 'abs(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['abs'][0], vt.PARAMETERS['abs'][1] + (('out', 'Tensor?', True),)), vt.abs_out),
+        (vt.abs, 'abs(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['abs'][0], vt.PARAMETERS['abs'][1] + (('out', 'Tensor?', True),)), (vt.abs_out, ('out',))),
     ],
     'add': [
-        (vt.add_Tensor, 'add(Tensor input, Tensor other, *, Scalar alpha=1, Tensor out=None)', (vt.PARAMETERS['add_Tensor'][0], vt.PARAMETERS['add_Tensor'][1] + (('out', 'Tensor?', True),)), vt.add_out),
+        (vt.add_Tensor, 'add(Tensor input, Tensor other, *, Scalar alpha=1, Tensor out=None)', (vt.PARAMETERS['add_Tensor'][0], vt.PARAMETERS['add_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.add_out, ('out',))),
     ],
     'addmm': [
-        (vt.addmm, 'addmm(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor out=None)', (vt.PARAMETERS['addmm'][0], vt.PARAMETERS['addmm'][1] + (('out', 'Tensor?', True),)), vt.addmm_out),
+        (vt.addmm, 'addmm(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor out=None)', (vt.PARAMETERS['addmm'][0], vt.PARAMETERS['addmm'][1] + (('out', 'Tensor?', True),)), (vt.addmm_out, ('out',))),
     ],
     'alias': [
         (vt.alias, 'alias(Tensor input)', vt.PARAMETERS['alias']),
@@ -49,23 +49,23 @@ TORCH_FUNCTIONS = {
         (vt.allclose, 'allclose(Tensor input, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False)', vt.PARAMETERS['allclose']),
     ],
     'amax': [
-        (vt.amax, 'amax(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor out=None)', (vt.PARAMETERS['amax'][0], vt.PARAMETERS['amax'][1] + (('out', 'Tensor?', True),)), vt.amax_out),
+        (vt.amax, 'amax(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor out=None)', (vt.PARAMETERS['amax'][0], vt.PARAMETERS['amax'][1] + (('out', 'Tensor?', True),)), (vt.amax_out, ('out',))),
     ],
     'amin': [
-        (vt.amin, 'amin(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor out=None)', (vt.PARAMETERS['amin'][0], vt.PARAMETERS['amin'][1] + (('out', 'Tensor?', True),)), vt.amin_out),
+        (vt.amin, 'amin(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor out=None)', (vt.PARAMETERS['amin'][0], vt.PARAMETERS['amin'][1] + (('out', 'Tensor?', True),)), (vt.amin_out, ('out',))),
     ],
     'argmax': [
-        (vt.argmax, 'argmax(Tensor input, int? dim=None, bool keepdim=False, *, Tensor out=None)', (vt.PARAMETERS['argmax'][0], vt.PARAMETERS['argmax'][1] + (('out', 'Tensor?', True),)), vt.argmax_out),
+        (vt.argmax, 'argmax(Tensor input, int? dim=None, bool keepdim=False, *, Tensor out=None)', (vt.PARAMETERS['argmax'][0], vt.PARAMETERS['argmax'][1] + (('out', 'Tensor?', True),)), (vt.argmax_out, ('out',))),
     ],
     'argmin': [
-        (vt.argmin, 'argmin(Tensor input, int? dim=None, bool keepdim=False, *, Tensor out=None)', (vt.PARAMETERS['argmin'][0], vt.PARAMETERS['argmin'][1] + (('out', 'Tensor?', True),)), vt.argmin_out),
+        (vt.argmin, 'argmin(Tensor input, int? dim=None, bool keepdim=False, *, Tensor out=None)', (vt.PARAMETERS['argmin'][0], vt.PARAMETERS['argmin'][1] + (('out', 'Tensor?', True),)), (vt.argmin_out, ('out',))),
     ],
     'argsort': [
         (vt.argsort_stable, 'argsort(Tensor input, *, bool stable, int dim=-1, bool descending=False)', vt.PARAMETERS['argsort_stable']),
         (vt.argsort, 'argsort(Tensor input, int dim=-1, bool descending=False)', vt.PARAMETERS['argsort']),
     ],
     'baddbmm': [
-        (vt.baddbmm, 'baddbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor out=None)', (vt.PARAMETERS['baddbmm'][0], vt.PARAMETERS['baddbmm'][1] + (('out', 'Tensor?', True),)), vt.baddbmm_out),
+        (vt.baddbmm, 'baddbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor out=None)', (vt.PARAMETERS['baddbmm'][0], vt.PARAMETERS['baddbmm'][1] + (('out', 'Tensor?', True),)), (vt.baddbmm_out, ('out',))),
     ],
     'bernoulli': [
         (vt.bernoulli, 'bernoulli(Tensor input, *, Generator? generator=None)', vt.PARAMETERS['bernoulli']),
@@ -74,41 +74,41 @@ TORCH_FUNCTIONS = {
         (vt.binary_cross_entropy_with_logits, 'binary_cross_entropy_with_logits(Tensor input, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean)', vt.PARAMETERS['binary_cross_entropy_with_logits']),
     ],
     'bitwise_and': [
-        (vt.bitwise_and_Tensor, 'bitwise_and(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['bitwise_and_Tensor'][0], vt.PARAMETERS['bitwise_and_Tensor'][1] + (('out', 'Tensor?', True),)), vt.bitwise_and_Tensor_out),
-        (vt.bitwise_and_Scalar, 'bitwise_and(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['bitwise_and_Scalar'][0], vt.PARAMETERS['bitwise_and_Scalar'][1] + (('out', 'Tensor?', True),)), vt.bitwise_and_Scalar_out),
+        (vt.bitwise_and_Tensor, 'bitwise_and(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['bitwise_and_Tensor'][0], vt.PARAMETERS['bitwise_and_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.bitwise_and_Tensor_out, ('out',))),
+        (vt.bitwise_and_Scalar, 'bitwise_and(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['bitwise_and_Scalar'][0], vt.PARAMETERS['bitwise_and_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.bitwise_and_Scalar_out, ('out',))),
     ],
     'bitwise_or': [
-        (vt.bitwise_or_Tensor, 'bitwise_or(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['bitwise_or_Tensor'][0], vt.PARAMETERS['bitwise_or_Tensor'][1] + (('out', 'Tensor?', True),)), vt.bitwise_or_Tensor_out),
-        (vt.bitwise_or_Scalar, 'bitwise_or(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['bitwise_or_Scalar'][0], vt.PARAMETERS['bitwise_or_Scalar'][1] + (('out', 'Tensor?', True),)), vt.bitwise_or_Scalar_out),
+        (vt.bitwise_or_Tensor, 'bitwise_or(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['bitwise_or_Tensor'][0], vt.PARAMETERS['bitwise_or_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.bitwise_or_Tensor_out, ('out',))),
+        (vt.bitwise_or_Scalar, 'bitwise_or(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['bitwise_or_Scalar'][0], vt.PARAMETERS['bitwise_or_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.bitwise_or_Scalar_out, ('out',))),
     ],
     'bmm': [
-        (vt.bmm, 'bmm(Tensor input, Tensor mat2, *, Tensor out=None)', (vt.PARAMETERS['bmm'][0], vt.PARAMETERS['bmm'][1] + (('out', 'Tensor?', True),)), vt.bmm_out),
+        (vt.bmm, 'bmm(Tensor input, Tensor mat2, *, Tensor out=None)', (vt.PARAMETERS['bmm'][0], vt.PARAMETERS['bmm'][1] + (('out', 'Tensor?', True),)), (vt.bmm_out, ('out',))),
     ],
     'cat': [
-        (vt.cat, 'cat(Tensor[] tensors, int dim=0, *, Tensor out=None)', (vt.PARAMETERS['cat'][0], vt.PARAMETERS['cat'][1] + (('out', 'Tensor?', True),)), vt.cat_out),
+        (vt.cat, 'cat(Tensor[] tensors, int dim=0, *, Tensor out=None)', (vt.PARAMETERS['cat'][0], vt.PARAMETERS['cat'][1] + (('out', 'Tensor?', True),)), (vt.cat_out, ('out',))),
     ],
     'chunk': [
         (vt.chunk, 'chunk(Tensor input, int chunks, int dim=0)', vt.PARAMETERS['chunk']),
     ],
     'clamp': [
-        (vt.clamp_Tensor, 'clamp(Tensor input, Tensor? min=None, Tensor? max=None, *, Tensor out=None)', (vt.PARAMETERS['clamp_Tensor'][0], vt.PARAMETERS['clamp_Tensor'][1] + (('out', 'Tensor?', True),)), vt.clamp_Tensor_out),
-        (vt.clamp, 'clamp(Tensor input, Scalar? min=None, Scalar? max=None, *, Tensor out=None)', (vt.PARAMETERS['clamp'][0], vt.PARAMETERS['clamp'][1] + (('out', 'Tensor?', True),)), vt.clamp_out),
+        (vt.clamp_Tensor, 'clamp(Tensor input, Tensor? min=None, Tensor? max=None, *, Tensor out=None)', (vt.PARAMETERS['clamp_Tensor'][0], vt.PARAMETERS['clamp_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.clamp_Tensor_out, ('out',))),
+        (vt.clamp, 'clamp(Tensor input, Scalar? min=None, Scalar? max=None, *, Tensor out=None)', (vt.PARAMETERS['clamp'][0], vt.PARAMETERS['clamp'][1] + (('out', 'Tensor?', True),)), (vt.clamp_out, ('out',))),
     ],
     'clamp_': [
         (vt.clamp__Tensor, 'clamp_(Tensor input, Tensor? min=None, Tensor? max=None)', vt.PARAMETERS['clamp__Tensor']),
         (vt.clamp_, 'clamp_(Tensor input, Scalar? min=None, Scalar? max=None)', vt.PARAMETERS['clamp_']),
     ],
     'clamp_max': [
-        (vt.clamp_max_Tensor, 'clamp_max(Tensor input, Tensor max, *, Tensor out=None)', (vt.PARAMETERS['clamp_max_Tensor'][0], vt.PARAMETERS['clamp_max_Tensor'][1] + (('out', 'Tensor?', True),)), vt.clamp_max_Tensor_out),
-        (vt.clamp_max, 'clamp_max(Tensor input, Scalar max, *, Tensor out=None)', (vt.PARAMETERS['clamp_max'][0], vt.PARAMETERS['clamp_max'][1] + (('out', 'Tensor?', True),)), vt.clamp_max_out),
+        (vt.clamp_max_Tensor, 'clamp_max(Tensor input, Tensor max, *, Tensor out=None)', (vt.PARAMETERS['clamp_max_Tensor'][0], vt.PARAMETERS['clamp_max_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.clamp_max_Tensor_out, ('out',))),
+        (vt.clamp_max, 'clamp_max(Tensor input, Scalar max, *, Tensor out=None)', (vt.PARAMETERS['clamp_max'][0], vt.PARAMETERS['clamp_max'][1] + (('out', 'Tensor?', True),)), (vt.clamp_max_out, ('out',))),
     ],
     'clamp_max_': [
         (vt.clamp_max__Tensor, 'clamp_max_(Tensor input, Tensor max)', vt.PARAMETERS['clamp_max__Tensor']),
         (vt.clamp_max_, 'clamp_max_(Tensor input, Scalar max)', vt.PARAMETERS['clamp_max_']),
     ],
     'clamp_min': [
-        (vt.clamp_min_Tensor, 'clamp_min(Tensor input, Tensor min, *, Tensor out=None)', (vt.PARAMETERS['clamp_min_Tensor'][0], vt.PARAMETERS['clamp_min_Tensor'][1] + (('out', 'Tensor?', True),)), vt.clamp_min_Tensor_out),
-        (vt.clamp_min, 'clamp_min(Tensor input, Scalar min, *, Tensor out=None)', (vt.PARAMETERS['clamp_min'][0], vt.PARAMETERS['clamp_min'][1] + (('out', 'Tensor?', True),)), vt.clamp_min_out),
+        (vt.clamp_min_Tensor, 'clamp_min(Tensor input, Tensor min, *, Tensor out=None)', (vt.PARAMETERS['clamp_min_Tensor'][0], vt.PARAMETERS['clamp_min_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.clamp_min_Tensor_out, ('out',))),
+        (vt.clamp_min, 'clamp_min(Tensor input, Scalar min, *, Tensor out=None)', (vt.PARAMETERS['clamp_min'][0], vt.PARAMETERS['clamp_min'][1] + (('out', 'Tensor?', True),)), (vt.clamp_min_out, ('out',))),
     ],
     'clamp_min_': [
         (vt.clamp_min__Tensor, 'clamp_min_(Tensor input, Tensor min)', vt.PARAMETERS['clamp_min__Tensor']),
@@ -118,13 +118,13 @@ TORCH_FUNCTIONS = {
         (vt.clone, 'clone(Tensor input, *, MemoryFormat? memory_format=None)', vt.PARAMETERS['clone']),
     ],
     'cos': [
-        (vt.cos, 'cos(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['cos'][0], vt.PARAMETERS['cos'][1] + (('out', 'Tensor?', True),)), vt.cos_out),
+        (vt.cos, 'cos(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['cos'][0], vt.PARAMETERS['cos'][1] + (('out', 'Tensor?', True),)), (vt.cos_out, ('out',))),
     ],
     'div': [
-        (vt.div_Tensor, 'div(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['div_Tensor'][0], vt.PARAMETERS['div_Tensor'][1] + (('out', 'Tensor?', True),)), vt.div_out),
+        (vt.div_Tensor, 'div(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['div_Tensor'][0], vt.PARAMETERS['div_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.div_out, ('out',))),
     ],
     'dot': [
-        (vt.dot, 'dot(Tensor input, Tensor tensor, *, Tensor out=None)', (vt.PARAMETERS['dot'][0], vt.PARAMETERS['dot'][1] + (('out', 'Tensor?', True),)), vt.dot_out),
+        (vt.dot, 'dot(Tensor input, Tensor tensor, *, Tensor out=None)', (vt.PARAMETERS['dot'][0], vt.PARAMETERS['dot'][1] + (('out', 'Tensor?', True),)), (vt.dot_out, ('out',))),
     ],
     'dropout': [
         (vt.dropout, 'dropout(Tensor input, float p, bool train)', vt.PARAMETERS['dropout']),
@@ -139,17 +139,17 @@ TORCH_FUNCTIONS = {
         (vt.embedding_renorm_, 'embedding_renorm_(Tensor input, Tensor indices, float max_norm, float norm_type)', vt.PARAMETERS['embedding_renorm_']),
     ],
     'eq': [
-        (vt.eq_Tensor, 'eq(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['eq_Tensor'][0], vt.PARAMETERS['eq_Tensor'][1] + (('out', 'Tensor?', True),)), vt.eq_Tensor_out),
-        (vt.eq_Scalar, 'eq(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['eq_Scalar'][0], vt.PARAMETERS['eq_Scalar'][1] + (('out', 'Tensor?', True),)), vt.eq_Scalar_out),
+        (vt.eq_Tensor, 'eq(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['eq_Tensor'][0], vt.PARAMETERS['eq_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.eq_Tensor_out, ('out',))),
+        (vt.eq_Scalar, 'eq(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['eq_Scalar'][0], vt.PARAMETERS['eq_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.eq_Scalar_out, ('out',))),
     ],
     'exp': [
-        (vt.exp, 'exp(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['exp'][0], vt.PARAMETERS['exp'][1] + (('out', 'Tensor?', True),)), vt.exp_out),
+        (vt.exp, 'exp(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['exp'][0], vt.PARAMETERS['exp'][1] + (('out', 'Tensor?', True),)), (vt.exp_out, ('out',))),
     ],
     'exp2': [
-        (vt.exp2, 'exp2(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['exp2'][0], vt.PARAMETERS['exp2'][1] + (('out', 'Tensor?', True),)), vt.exp2_out),
+        (vt.exp2, 'exp2(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['exp2'][0], vt.PARAMETERS['exp2'][1] + (('out', 'Tensor?', True),)), (vt.exp2_out, ('out',))),
     ],
     'expm1': [
-        (vt.expm1, 'expm1(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['expm1'][0], vt.PARAMETERS['expm1'][1] + (('out', 'Tensor?', True),)), vt.expm1_out),
+        (vt.expm1, 'expm1(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['expm1'][0], vt.PARAMETERS['expm1'][1] + (('out', 'Tensor?', True),)), (vt.expm1_out, ('out',))),
     ],
     'fill': [
         (vt.fill_Tensor, 'fill(Tensor input, Tensor value)', vt.PARAMETERS['fill_Tensor']),
@@ -166,28 +166,28 @@ TORCH_FUNCTIONS = {
         (vt.flip, 'flip(Tensor input, int[] dims)', vt.PARAMETERS['flip']),
     ],
     'floor_divide': [
-        (vt.floor_divide, 'floor_divide(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['floor_divide'][0], vt.PARAMETERS['floor_divide'][1] + (('out', 'Tensor?', True),)), vt.floor_divide_out),
+        (vt.floor_divide, 'floor_divide(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['floor_divide'][0], vt.PARAMETERS['floor_divide'][1] + (('out', 'Tensor?', True),)), (vt.floor_divide_out, ('out',))),
         (vt.floor_divide_Scalar, 'floor_divide(Tensor input, Scalar other)', vt.PARAMETERS['floor_divide_Scalar']),
     ],
     'gather': [
-        (vt.gather, 'gather(Tensor input, int dim, Tensor index, *, bool sparse_grad=False, Tensor out=None)', (vt.PARAMETERS['gather'][0], vt.PARAMETERS['gather'][1] + (('out', 'Tensor?', True),)), vt.gather_out),
+        (vt.gather, 'gather(Tensor input, int dim, Tensor index, *, bool sparse_grad=False, Tensor out=None)', (vt.PARAMETERS['gather'][0], vt.PARAMETERS['gather'][1] + (('out', 'Tensor?', True),)), (vt.gather_out, ('out',))),
     ],
     'ge': [
-        (vt.ge_Tensor, 'ge(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['ge_Tensor'][0], vt.PARAMETERS['ge_Tensor'][1] + (('out', 'Tensor?', True),)), vt.ge_Tensor_out),
-        (vt.ge_Scalar, 'ge(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['ge_Scalar'][0], vt.PARAMETERS['ge_Scalar'][1] + (('out', 'Tensor?', True),)), vt.ge_Scalar_out),
+        (vt.ge_Tensor, 'ge(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['ge_Tensor'][0], vt.PARAMETERS['ge_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.ge_Tensor_out, ('out',))),
+        (vt.ge_Scalar, 'ge(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['ge_Scalar'][0], vt.PARAMETERS['ge_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.ge_Scalar_out, ('out',))),
     ],
     'gt': [
-        (vt.gt_Tensor, 'gt(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['gt_Tensor'][0], vt.PARAMETERS['gt_Tensor'][1] + (('out', 'Tensor?', True),)), vt.gt_Tensor_out),
-        (vt.gt_Scalar, 'gt(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['gt_Scalar'][0], vt.PARAMETERS['gt_Scalar'][1] + (('out', 'Tensor?', True),)), vt.gt_Scalar_out),
+        (vt.gt_Tensor, 'gt(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['gt_Tensor'][0], vt.PARAMETERS['gt_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.gt_Tensor_out, ('out',))),
+        (vt.gt_Scalar, 'gt(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['gt_Scalar'][0], vt.PARAMETERS['gt_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.gt_Scalar_out, ('out',))),
     ],
     'index': [
         (vt.index_Tensor, 'index(Tensor input, Tensor?[] indices)', vt.PARAMETERS['index_Tensor']),
     ],
     'index_add': [
-        (vt.index_add, 'index_add(Tensor input, int dim, Tensor index, Tensor source, *, Scalar alpha=1, Tensor out=None)', (vt.PARAMETERS['index_add'][0], vt.PARAMETERS['index_add'][1] + (('out', 'Tensor?', True),)), vt.index_add_out),
+        (vt.index_add, 'index_add(Tensor input, int dim, Tensor index, Tensor source, *, Scalar alpha=1, Tensor out=None)', (vt.PARAMETERS['index_add'][0], vt.PARAMETERS['index_add'][1] + (('out', 'Tensor?', True),)), (vt.index_add_out, ('out',))),
     ],
     'index_select': [
-        (vt.index_select, 'index_select(Tensor input, int dim, Tensor index, *, Tensor out=None)', (vt.PARAMETERS['index_select'][0], vt.PARAMETERS['index_select'][1] + (('out', 'Tensor?', True),)), vt.index_select_out),
+        (vt.index_select, 'index_select(Tensor input, int dim, Tensor index, *, Tensor out=None)', (vt.PARAMETERS['index_select'][0], vt.PARAMETERS['index_select'][1] + (('out', 'Tensor?', True),)), (vt.index_select_out, ('out',))),
     ],
     'isclose': [
         (vt.isclose, 'isclose(Tensor input, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False)', vt.PARAMETERS['isclose']),
@@ -205,65 +205,65 @@ TORCH_FUNCTIONS = {
         (vt.layer_norm, 'layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True)', vt.PARAMETERS['layer_norm']),
     ],
     'le': [
-        (vt.le_Tensor, 'le(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['le_Tensor'][0], vt.PARAMETERS['le_Tensor'][1] + (('out', 'Tensor?', True),)), vt.le_Tensor_out),
-        (vt.le_Scalar, 'le(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['le_Scalar'][0], vt.PARAMETERS['le_Scalar'][1] + (('out', 'Tensor?', True),)), vt.le_Scalar_out),
+        (vt.le_Tensor, 'le(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['le_Tensor'][0], vt.PARAMETERS['le_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.le_Tensor_out, ('out',))),
+        (vt.le_Scalar, 'le(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['le_Scalar'][0], vt.PARAMETERS['le_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.le_Scalar_out, ('out',))),
     ],
     'log': [
-        (vt.log, 'log(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['log'][0], vt.PARAMETERS['log'][1] + (('out', 'Tensor?', True),)), vt.log_out),
+        (vt.log, 'log(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['log'][0], vt.PARAMETERS['log'][1] + (('out', 'Tensor?', True),)), (vt.log_out, ('out',))),
     ],
     'log10': [
-        (vt.log10, 'log10(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['log10'][0], vt.PARAMETERS['log10'][1] + (('out', 'Tensor?', True),)), vt.log10_out),
+        (vt.log10, 'log10(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['log10'][0], vt.PARAMETERS['log10'][1] + (('out', 'Tensor?', True),)), (vt.log10_out, ('out',))),
     ],
     'log1p': [
-        (vt.log1p, 'log1p(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['log1p'][0], vt.PARAMETERS['log1p'][1] + (('out', 'Tensor?', True),)), vt.log1p_out),
+        (vt.log1p, 'log1p(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['log1p'][0], vt.PARAMETERS['log1p'][1] + (('out', 'Tensor?', True),)), (vt.log1p_out, ('out',))),
     ],
     'log2': [
-        (vt.log2, 'log2(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['log2'][0], vt.PARAMETERS['log2'][1] + (('out', 'Tensor?', True),)), vt.log2_out),
+        (vt.log2, 'log2(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['log2'][0], vt.PARAMETERS['log2'][1] + (('out', 'Tensor?', True),)), (vt.log2_out, ('out',))),
     ],
     'log_softmax': [
         (vt.log_softmax_int, 'log_softmax(Tensor input, int dim, ScalarType? dtype=None)', vt.PARAMETERS['log_softmax_int']),
     ],
     'logsumexp': [
-        (vt.logsumexp, 'logsumexp(Tensor input, int[1] dim, bool keepdim=False, *, Tensor out=None)', (vt.PARAMETERS['logsumexp'][0], vt.PARAMETERS['logsumexp'][1] + (('out', 'Tensor?', True),)), vt.logsumexp_out),
+        (vt.logsumexp, 'logsumexp(Tensor input, int[1] dim, bool keepdim=False, *, Tensor out=None)', (vt.PARAMETERS['logsumexp'][0], vt.PARAMETERS['logsumexp'][1] + (('out', 'Tensor?', True),)), (vt.logsumexp_out, ('out',))),
     ],
     'lt': [
-        (vt.lt_Tensor, 'lt(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['lt_Tensor'][0], vt.PARAMETERS['lt_Tensor'][1] + (('out', 'Tensor?', True),)), vt.lt_Tensor_out),
-        (vt.lt_Scalar, 'lt(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['lt_Scalar'][0], vt.PARAMETERS['lt_Scalar'][1] + (('out', 'Tensor?', True),)), vt.lt_Scalar_out),
+        (vt.lt_Tensor, 'lt(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['lt_Tensor'][0], vt.PARAMETERS['lt_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.lt_Tensor_out, ('out',))),
+        (vt.lt_Scalar, 'lt(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['lt_Scalar'][0], vt.PARAMETERS['lt_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.lt_Scalar_out, ('out',))),
     ],
     'masked_fill': [
         (vt.masked_fill_Scalar, 'masked_fill(Tensor input, Tensor mask, Scalar value)', vt.PARAMETERS['masked_fill_Scalar']),
     ],
     'matmul': [
-        (vt.matmul, 'matmul(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['matmul'][0], vt.PARAMETERS['matmul'][1] + (('out', 'Tensor?', True),)), vt.matmul_out),
+        (vt.matmul, 'matmul(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['matmul'][0], vt.PARAMETERS['matmul'][1] + (('out', 'Tensor?', True),)), (vt.matmul_out, ('out',))),
     ],
     'max': [
         (vt.max, 'max(Tensor input)', vt.PARAMETERS['max']),
-        (vt.max_other, 'max(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['max_other'][0], vt.PARAMETERS['max_other'][1] + (('out', 'Tensor?', True),)), vt.max_out),
-        (vt.max_dim, 'max(Tensor input, int dim, bool keepdim=False)', vt.PARAMETERS['max_dim']),
+        (vt.max_other, 'max(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['max_other'][0], vt.PARAMETERS['max_other'][1] + (('out', 'Tensor?', True),)), (vt.max_out, ('out',))),
+        (vt.max_dim, 'max(Tensor input, int dim, bool keepdim=False, *, Tensor[2] out=None)', (vt.PARAMETERS['max_dim'][0], vt.PARAMETERS['max_dim'][1] + (('out', 'Tensor[]?', True),)), (vt.max_dim_max, ('max', 'max_values'))),
     ],
     'maximum': [
-        (vt.maximum, 'maximum(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['maximum'][0], vt.PARAMETERS['maximum'][1] + (('out', 'Tensor?', True),)), vt.maximum_out),
+        (vt.maximum, 'maximum(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['maximum'][0], vt.PARAMETERS['maximum'][1] + (('out', 'Tensor?', True),)), (vt.maximum_out, ('out',))),
     ],
     'mean': [
         (vt.mean, 'mean(Tensor input, *, ScalarType? dtype=None)', vt.PARAMETERS['mean']),
-        (vt.mean_dim, 'mean(Tensor input, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor out=None)', (vt.PARAMETERS['mean_dim'][0], vt.PARAMETERS['mean_dim'][1] + (('out', 'Tensor?', True),)), vt.mean_out),
+        (vt.mean_dim, 'mean(Tensor input, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor out=None)', (vt.PARAMETERS['mean_dim'][0], vt.PARAMETERS['mean_dim'][1] + (('out', 'Tensor?', True),)), (vt.mean_out, ('out',))),
     ],
     'min': [
         (vt.min, 'min(Tensor input)', vt.PARAMETERS['min']),
-        (vt.min_other, 'min(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['min_other'][0], vt.PARAMETERS['min_other'][1] + (('out', 'Tensor?', True),)), vt.min_out),
-        (vt.min_dim, 'min(Tensor input, int dim, bool keepdim=False)', vt.PARAMETERS['min_dim']),
+        (vt.min_other, 'min(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['min_other'][0], vt.PARAMETERS['min_other'][1] + (('out', 'Tensor?', True),)), (vt.min_out, ('out',))),
+        (vt.min_dim, 'min(Tensor input, int dim, bool keepdim=False, *, Tensor[2] out=None)', (vt.PARAMETERS['min_dim'][0], vt.PARAMETERS['min_dim'][1] + (('out', 'Tensor[]?', True),)), (vt.min_dim_min, ('min', 'min_indices'))),
     ],
     'minimum': [
-        (vt.minimum, 'minimum(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['minimum'][0], vt.PARAMETERS['minimum'][1] + (('out', 'Tensor?', True),)), vt.minimum_out),
+        (vt.minimum, 'minimum(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['minimum'][0], vt.PARAMETERS['minimum'][1] + (('out', 'Tensor?', True),)), (vt.minimum_out, ('out',))),
     ],
     'mm': [
-        (vt.mm, 'mm(Tensor input, Tensor mat2, *, Tensor out=None)', (vt.PARAMETERS['mm'][0], vt.PARAMETERS['mm'][1] + (('out', 'Tensor?', True),)), vt.mm_out),
+        (vt.mm, 'mm(Tensor input, Tensor mat2, *, Tensor out=None)', (vt.PARAMETERS['mm'][0], vt.PARAMETERS['mm'][1] + (('out', 'Tensor?', True),)), (vt.mm_out, ('out',))),
     ],
     'mul': [
-        (vt.mul_Tensor, 'mul(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['mul_Tensor'][0], vt.PARAMETERS['mul_Tensor'][1] + (('out', 'Tensor?', True),)), vt.mul_out),
+        (vt.mul_Tensor, 'mul(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['mul_Tensor'][0], vt.PARAMETERS['mul_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.mul_out, ('out',))),
     ],
     'mv': [
-        (vt.mv, 'mv(Tensor input, Tensor vec, *, Tensor out=None)', (vt.PARAMETERS['mv'][0], vt.PARAMETERS['mv'][1] + (('out', 'Tensor?', True),)), vt.mv_out),
+        (vt.mv, 'mv(Tensor input, Tensor vec, *, Tensor out=None)', (vt.PARAMETERS['mv'][0], vt.PARAMETERS['mv'][1] + (('out', 'Tensor?', True),)), (vt.mv_out, ('out',))),
     ],
     'narrow': [
         (vt.narrow_Tensor, 'narrow(Tensor input, int dim, Tensor start, int length)', vt.PARAMETERS['narrow_Tensor']),
@@ -276,11 +276,11 @@ TORCH_FUNCTIONS = {
         (vt.native_layer_norm, 'native_layer_norm(Tensor input, int[] normalized_shape, Tensor? weight, Tensor? bias, float eps)', vt.PARAMETERS['native_layer_norm']),
     ],
     'ne': [
-        (vt.ne_Tensor, 'ne(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['ne_Tensor'][0], vt.PARAMETERS['ne_Tensor'][1] + (('out', 'Tensor?', True),)), vt.ne_Tensor_out),
-        (vt.ne_Scalar, 'ne(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['ne_Scalar'][0], vt.PARAMETERS['ne_Scalar'][1] + (('out', 'Tensor?', True),)), vt.ne_Scalar_out),
+        (vt.ne_Tensor, 'ne(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['ne_Tensor'][0], vt.PARAMETERS['ne_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.ne_Tensor_out, ('out',))),
+        (vt.ne_Scalar, 'ne(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['ne_Scalar'][0], vt.PARAMETERS['ne_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.ne_Scalar_out, ('out',))),
     ],
     'neg': [
-        (vt.neg, 'neg(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['neg'][0], vt.PARAMETERS['neg'][1] + (('out', 'Tensor?', True),)), vt.neg_out),
+        (vt.neg, 'neg(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['neg'][0], vt.PARAMETERS['neg'][1] + (('out', 'Tensor?', True),)), (vt.neg_out, ('out',))),
     ],
     'ones_like': [
         (vt.ones_like, 'ones_like(Tensor input, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None)', vt.PARAMETERS['ones_like']),
@@ -289,12 +289,12 @@ TORCH_FUNCTIONS = {
         (vt.permute, 'permute(Tensor input, int[] dims)', vt.PARAMETERS['permute']),
     ],
     'pow': [
-        (vt.pow_Tensor_Tensor, 'pow(Tensor input, Tensor exponent, *, Tensor out=None)', (vt.PARAMETERS['pow_Tensor_Tensor'][0], vt.PARAMETERS['pow_Tensor_Tensor'][1] + (('out', 'Tensor?', True),)), vt.pow_Tensor_Tensor_out),
-        (vt.pow_Scalar, 'pow(Scalar self, Tensor exponent, *, Tensor out=None)', (vt.PARAMETERS['pow_Scalar'][0], vt.PARAMETERS['pow_Scalar'][1] + (('out', 'Tensor?', True),)), vt.pow_Scalar_out),
-        (vt.pow_Tensor_Scalar, 'pow(Tensor input, Scalar exponent, *, Tensor out=None)', (vt.PARAMETERS['pow_Tensor_Scalar'][0], vt.PARAMETERS['pow_Tensor_Scalar'][1] + (('out', 'Tensor?', True),)), vt.pow_Tensor_Scalar_out),
+        (vt.pow_Tensor_Tensor, 'pow(Tensor input, Tensor exponent, *, Tensor out=None)', (vt.PARAMETERS['pow_Tensor_Tensor'][0], vt.PARAMETERS['pow_Tensor_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.pow_Tensor_Tensor_out, ('out',))),
+        (vt.pow_Scalar, 'pow(Scalar self, Tensor exponent, *, Tensor out=None)', (vt.PARAMETERS['pow_Scalar'][0], vt.PARAMETERS['pow_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.pow_Scalar_out, ('out',))),
+        (vt.pow_Tensor_Scalar, 'pow(Tensor input, Scalar exponent, *, Tensor out=None)', (vt.PARAMETERS['pow_Tensor_Scalar'][0], vt.PARAMETERS['pow_Tensor_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.pow_Tensor_Scalar_out, ('out',))),
     ],
     'reciprocal': [
-        (vt.reciprocal, 'reciprocal(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['reciprocal'][0], vt.PARAMETERS['reciprocal'][1] + (('out', 'Tensor?', True),)), vt.reciprocal_out),
+        (vt.reciprocal, 'reciprocal(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['reciprocal'][0], vt.PARAMETERS['reciprocal'][1] + (('out', 'Tensor?', True),)), (vt.reciprocal_out, ('out',))),
     ],
     'relu': [
         (vt.relu, 'relu(Tensor input)', vt.PARAMETERS['relu']),
@@ -303,9 +303,9 @@ TORCH_FUNCTIONS = {
         (vt.relu_, 'relu_(Tensor input)', vt.PARAMETERS['relu_']),
     ],
     'remainder': [
-        (vt.remainder_Tensor, 'remainder(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['remainder_Tensor'][0], vt.PARAMETERS['remainder_Tensor'][1] + (('out', 'Tensor?', True),)), vt.remainder_Tensor_out),
+        (vt.remainder_Tensor, 'remainder(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['remainder_Tensor'][0], vt.PARAMETERS['remainder_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.remainder_Tensor_out, ('out',))),
         (vt.remainder_Scalar_Tensor, 'remainder(Scalar self, Tensor other)', vt.PARAMETERS['remainder_Scalar_Tensor']),
-        (vt.remainder_Scalar, 'remainder(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['remainder_Scalar'][0], vt.PARAMETERS['remainder_Scalar'][1] + (('out', 'Tensor?', True),)), vt.remainder_Scalar_out),
+        (vt.remainder_Scalar, 'remainder(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['remainder_Scalar'][0], vt.PARAMETERS['remainder_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.remainder_Scalar_out, ('out',))),
     ],
     'reshape': [
         (vt.reshape, 'reshape(Tensor input, int[] shape)', vt.PARAMETERS['reshape']),
@@ -314,30 +314,30 @@ TORCH_FUNCTIONS = {
         (vt.roll, 'roll(Tensor input, int[1] shifts, int[1] dims=[])', vt.PARAMETERS['roll']),
     ],
     'rsqrt': [
-        (vt.rsqrt, 'rsqrt(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['rsqrt'][0], vt.PARAMETERS['rsqrt'][1] + (('out', 'Tensor?', True),)), vt.rsqrt_out),
+        (vt.rsqrt, 'rsqrt(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['rsqrt'][0], vt.PARAMETERS['rsqrt'][1] + (('out', 'Tensor?', True),)), (vt.rsqrt_out, ('out',))),
     ],
     'rsub': [
         (vt.rsub_Tensor, 'rsub(Tensor input, Tensor other, *, Scalar alpha=1)', vt.PARAMETERS['rsub_Tensor']),
         (vt.rsub_Scalar, 'rsub(Tensor input, Scalar other, Scalar alpha=1)', vt.PARAMETERS['rsub_Scalar']),
     ],
     'scatter': [
-        (vt.scatter_src, 'scatter(Tensor input, int dim, Tensor index, Tensor src, *, Tensor out=None)', (vt.PARAMETERS['scatter_src'][0], vt.PARAMETERS['scatter_src'][1] + (('out', 'Tensor?', True),)), vt.scatter_src_out),
-        (vt.scatter_value, 'scatter(Tensor input, int dim, Tensor index, Scalar value, *, Tensor out=None)', (vt.PARAMETERS['scatter_value'][0], vt.PARAMETERS['scatter_value'][1] + (('out', 'Tensor?', True),)), vt.scatter_value_out),
+        (vt.scatter_src, 'scatter(Tensor input, int dim, Tensor index, Tensor src, *, Tensor out=None)', (vt.PARAMETERS['scatter_src'][0], vt.PARAMETERS['scatter_src'][1] + (('out', 'Tensor?', True),)), (vt.scatter_src_out, ('out',))),
+        (vt.scatter_value, 'scatter(Tensor input, int dim, Tensor index, Scalar value, *, Tensor out=None)', (vt.PARAMETERS['scatter_value'][0], vt.PARAMETERS['scatter_value'][1] + (('out', 'Tensor?', True),)), (vt.scatter_value_out, ('out',))),
     ],
     'scatter_add': [
-        (vt.scatter_add, 'scatter_add(Tensor input, int dim, Tensor index, Tensor src, *, Tensor out=None)', (vt.PARAMETERS['scatter_add'][0], vt.PARAMETERS['scatter_add'][1] + (('out', 'Tensor?', True),)), vt.scatter_add_out),
+        (vt.scatter_add, 'scatter_add(Tensor input, int dim, Tensor index, Tensor src, *, Tensor out=None)', (vt.PARAMETERS['scatter_add'][0], vt.PARAMETERS['scatter_add'][1] + (('out', 'Tensor?', True),)), (vt.scatter_add_out, ('out',))),
     ],
     'select': [
         (vt.select_int, 'select(Tensor input, int dim, int index)', vt.PARAMETERS['select_int']),
     ],
     'sigmoid': [
-        (vt.sigmoid, 'sigmoid(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['sigmoid'][0], vt.PARAMETERS['sigmoid'][1] + (('out', 'Tensor?', True),)), vt.sigmoid_out),
+        (vt.sigmoid, 'sigmoid(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['sigmoid'][0], vt.PARAMETERS['sigmoid'][1] + (('out', 'Tensor?', True),)), (vt.sigmoid_out, ('out',))),
     ],
     'sign': [
-        (vt.sign, 'sign(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['sign'][0], vt.PARAMETERS['sign'][1] + (('out', 'Tensor?', True),)), vt.sign_out),
+        (vt.sign, 'sign(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['sign'][0], vt.PARAMETERS['sign'][1] + (('out', 'Tensor?', True),)), (vt.sign_out, ('out',))),
     ],
     'sin': [
-        (vt.sin, 'sin(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['sin'][0], vt.PARAMETERS['sin'][1] + (('out', 'Tensor?', True),)), vt.sin_out),
+        (vt.sin, 'sin(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['sin'][0], vt.PARAMETERS['sin'][1] + (('out', 'Tensor?', True),)), (vt.sin_out, ('out',))),
     ],
     'slice': [
         (vt.slice_Tensor, 'slice(Tensor input, int dim=0, int? start=None, int? end=None, int step=1)', vt.PARAMETERS['slice_Tensor']),
@@ -346,8 +346,8 @@ TORCH_FUNCTIONS = {
         (vt.softmax_int, 'softmax(Tensor input, int dim, ScalarType? dtype=None)', vt.PARAMETERS['softmax_int']),
     ],
     'sort': [
-        (vt.sort_stable, 'sort(Tensor input, *, bool? stable, int dim=-1, bool descending=False)', vt.PARAMETERS['sort_stable']),
-        (vt.sort, 'sort(Tensor input, int dim=-1, bool descending=False)', vt.PARAMETERS['sort']),
+        (vt.sort_stable, 'sort(Tensor input, *, bool? stable, int dim=-1, bool descending=False, Tensor[2] out=None)', (vt.PARAMETERS['sort_stable'][0], vt.PARAMETERS['sort_stable'][1] + (('out', 'Tensor[]?', True),)), (vt.sort_values_stable, ('values', 'indices'))),
+        (vt.sort, 'sort(Tensor input, int dim=-1, bool descending=False, *, Tensor[2] out=None)', (vt.PARAMETERS['sort'][0], vt.PARAMETERS['sort'][1] + (('out', 'Tensor[]?', True),)), (vt.sort_values, ('values', 'indices'))),
     ],
     'split': [
         (vt.split_Tensor, 'split(Tensor input, int split_size, int dim=0)', vt.PARAMETERS['split_Tensor']),
@@ -357,7 +357,7 @@ TORCH_FUNCTIONS = {
         (vt.split_with_sizes, 'split_with_sizes(Tensor input, int[] split_sizes, int dim=0)', vt.PARAMETERS['split_with_sizes']),
     ],
     'sqrt': [
-        (vt.sqrt, 'sqrt(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['sqrt'][0], vt.PARAMETERS['sqrt'][1] + (('out', 'Tensor?', True),)), vt.sqrt_out),
+        (vt.sqrt, 'sqrt(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['sqrt'][0], vt.PARAMETERS['sqrt'][1] + (('out', 'Tensor?', True),)), (vt.sqrt_out, ('out',))),
     ],
     'squeeze': [
         (vt.squeeze, 'squeeze(Tensor input)', vt.PARAMETERS['squeeze']),
@@ -365,31 +365,31 @@ TORCH_FUNCTIONS = {
         (vt.squeeze_dims, 'squeeze(Tensor input, int[] dim)', vt.PARAMETERS['squeeze_dims']),
     ],
     'stack': [
-        (vt.stack, 'stack(Tensor[] tensors, int dim=0, *, Tensor out=None)', (vt.PARAMETERS['stack'][0], vt.PARAMETERS['stack'][1] + (('out', 'Tensor?', True),)), vt.stack_out),
+        (vt.stack, 'stack(Tensor[] tensors, int dim=0, *, Tensor out=None)', (vt.PARAMETERS['stack'][0], vt.PARAMETERS['stack'][1] + (('out', 'Tensor?', True),)), (vt.stack_out, ('out',))),
     ],
     'std': [
-        (vt.std_dim, 'std(Tensor input, int[1] dim, bool unbiased=True, bool keepdim=False, *, Tensor out=None)', (vt.PARAMETERS['std_dim'][0], vt.PARAMETERS['std_dim'][1] + (('out', 'Tensor?', True),)), vt.std_out),
-        (vt.std_correction, 'std(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor out=None)', (vt.PARAMETERS['std_correction'][0], vt.PARAMETERS['std_correction'][1] + (('out', 'Tensor?', True),)), vt.std_correction_out),
+        (vt.std_dim, 'std(Tensor input, int[1] dim, bool unbiased=True, bool keepdim=False, *, Tensor out=None)', (vt.PARAMETERS['std_dim'][0], vt.PARAMETERS['std_dim'][1] + (('out', 'Tensor?', True),)), (vt.std_out, ('out',))),
+        (vt.std_correction, 'std(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor out=None)', (vt.PARAMETERS['std_correction'][0], vt.PARAMETERS['std_correction'][1] + (('out', 'Tensor?', True),)), (vt.std_correction_out, ('out',))),
         (vt.std, 'std(Tensor input, bool unbiased=True)', vt.PARAMETERS['std']),
     ],
     'sub': [
-        (vt.sub_Tensor, 'sub(Tensor input, Tensor other, *, Scalar alpha=1, Tensor out=None)', (vt.PARAMETERS['sub_Tensor'][0], vt.PARAMETERS['sub_Tensor'][1] + (('out', 'Tensor?', True),)), vt.sub_out),
+        (vt.sub_Tensor, 'sub(Tensor input, Tensor other, *, Scalar alpha=1, Tensor out=None)', (vt.PARAMETERS['sub_Tensor'][0], vt.PARAMETERS['sub_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.sub_out, ('out',))),
     ],
     'sum': [
         (vt.sum, 'sum(Tensor input, *, ScalarType? dtype=None)', vt.PARAMETERS['sum']),
-        (vt.sum_dim_IntList, 'sum(Tensor input, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor out=None)', (vt.PARAMETERS['sum_dim_IntList'][0], vt.PARAMETERS['sum_dim_IntList'][1] + (('out', 'Tensor?', True),)), vt.sum_IntList_out),
+        (vt.sum_dim_IntList, 'sum(Tensor input, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor out=None)', (vt.PARAMETERS['sum_dim_IntList'][0], vt.PARAMETERS['sum_dim_IntList'][1] + (('out', 'Tensor?', True),)), (vt.sum_IntList_out, ('out',))),
     ],
     't': [
         (vt.t, 't(Tensor input)', vt.PARAMETERS['t']),
     ],
     'tanh': [
-        (vt.tanh, 'tanh(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['tanh'][0], vt.PARAMETERS['tanh'][1] + (('out', 'Tensor?', True),)), vt.tanh_out),
+        (vt.tanh, 'tanh(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['tanh'][0], vt.PARAMETERS['tanh'][1] + (('out', 'Tensor?', True),)), (vt.tanh_out, ('out',))),
     ],
     'tile': [
         (vt.tile, 'tile(Tensor input, int[] dims)', vt.PARAMETERS['tile']),
     ],
     'topk': [
-        (vt.topk, 'topk(Tensor input, int k, int dim=-1, bool largest=True, bool sorted=True)', vt.PARAMETERS['topk']),
+        (vt.topk, 'topk(Tensor input, int k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor[2] out=None)', (vt.PARAMETERS['topk'][0], vt.PARAMETERS['topk'][1] + (('out', 'Tensor[]?', True),)), (vt.topk_values, ('values', 'indices'))),
     ],
     'transpose': [
         (vt.transpose_int, 'transpose(Tensor input, int dim0, int dim1)', vt.PARAMETERS['transpose_int']),
@@ -404,12 +404,12 @@ TORCH_FUNCTIONS = {
         (vt.unsqueeze, 'unsqueeze(Tensor input, int dim)', vt.PARAMETERS['unsqueeze']),
     ],
     'var': [
-        (vt.var_dim, 'var(Tensor input, int[1] dim, bool unbiased=True, bool keepdim=False, *, Tensor out=None)', (vt.PARAMETERS['var_dim'][0], vt.PARAMETERS['var_dim'][1] + (('out', 'Tensor?', True),)), vt.var_out),
-        (vt.var_correction, 'var(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor out=None)', (vt.PARAMETERS['var_correction'][0], vt.PARAMETERS['var_correction'][1] + (('out', 'Tensor?', True),)), vt.var_correction_out),
+        (vt.var_dim, 'var(Tensor input, int[1] dim, bool unbiased=True, bool keepdim=False, *, Tensor out=None)', (vt.PARAMETERS['var_dim'][0], vt.PARAMETERS['var_dim'][1] + (('out', 'Tensor?', True),)), (vt.var_out, ('out',))),
+        (vt.var_correction, 'var(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor out=None)', (vt.PARAMETERS['var_correction'][0], vt.PARAMETERS['var_correction'][1] + (('out', 'Tensor?', True),)), (vt.var_correction_out, ('out',))),
         (vt.var, 'var(Tensor input, bool unbiased=True)', vt.PARAMETERS['var']),
     ],
     'where': [
-        (vt.where_self, 'where(Tensor condition, Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['where_self'][0], vt.PARAMETERS['where_self'][1] + (('out', 'Tensor?', True),)), vt.where_self_out),
+        (vt.where_self, 'where(Tensor condition, Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['where_self'][0], vt.PARAMETERS['where_self'][1] + (('out', 'Tensor?', True),)), (vt.where_self_out, ('out',))),
         (vt.where_ScalarSelf, 'where(Tensor condition, Scalar self, Tensor other)', vt.PARAMETERS['where_ScalarSelf']),
         (vt.where_ScalarOther, 'where(Tensor condition, Tensor input, Scalar other)', vt.PARAMETERS['where_ScalarOther']),
         (vt.where_Scalar, 'where(Tensor condition, Scalar self, Scalar other)', vt.PARAMETERS['where_Scalar']),
@@ -912,8 +912,13 @@ RETURN_TYPES = {
     'nll_loss_forward': ('nll_loss_forward', ('output', 'total_weight')),
     'nll_loss2d_forward': ('nll_loss2d_forward', ('output', 'total_weight')),
     'max_dim': ('max', ('values', 'indices')),
+    'max_dim_max': ('max_out', ('values', 'indices')),
     'min_dim': ('min', ('values', 'indices')),
+    'min_dim_min': ('min_out', ('values', 'indices')),
     'sort_stable': ('sort', ('values', 'indices')),
+    'sort_values_stable': ('sort_out', ('values', 'indices')),
     'sort': ('sort', ('values', 'indices')),
+    'sort_values': ('sort_out', ('values', 'indices')),
     'topk': ('topk', ('values', 'indices')),
+    'topk_values': ('topk_out', ('values', 'indices')),
 }

@@ -2809,6 +2809,17 @@ def max_dim(self, dim, keepdim=False):
     return result
 
 
+def max_dim_max(self, dim, keepdim=False, *, max, max_values):
+    """``max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices)``"""
+    throw_error_out_requires_grad("max", self, max, max_values)
+    result = max_dim(self, dim, keepdim)
+    native.write_out(max, result[0], "max.dim_max")
+    bump_version(max)
+    native.write_out(max_values, result[1], "max.dim_max")
+    bump_version(max_values)
+    return (max, max_values)
+
+
 def min(self):
     """``min(Tensor self) -> Tensor``"""
     grad_fn = None
@@ -2852,6 +2863,17 @@ def min_dim(self, dim, keepdim=False):
             set_history(result[0], grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], is_output=True)
     return result
+
+
+def min_dim_min(self, dim, keepdim=False, *, min, min_indices):
+    """``min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices)``"""
+    throw_error_out_requires_grad("min", self, min, min_indices)
+    result = min_dim(self, dim, keepdim)
+    native.write_out(min, result[0], "min.dim_min")
+    bump_version(min)
+    native.write_out(min_indices, result[1], "min.dim_min")
+    bump_version(min_indices)
+    return (min, min_indices)
 
 
 def amax(self, dim=(), keepdim=False):
@@ -3544,6 +3566,17 @@ def sort_stable(self, *, stable, dim=-1, descending=False):
     return result
 
 
+def sort_values_stable(self, *, stable, dim=-1, descending=False, values, indices):
+    """``sort.values_stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)``"""
+    throw_error_out_requires_grad("sort", self, values, indices)
+    result = sort_stable(self, stable=stable, dim=dim, descending=descending)
+    native.write_out(values, result[0], "sort.values_stable")
+    bump_version(values)
+    native.write_out(indices, result[1], "sort.values_stable")
+    bump_version(indices)
+    return (values, indices)
+
+
 def sort(self, dim=-1, descending=False):
     """``sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)``"""
     grad_fn = None
@@ -3558,6 +3591,17 @@ def sort(self, dim=-1, descending=False):
             set_history(result[0], grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], is_output=True)
     return result
+
+
+def sort_values(self, dim=-1, descending=False, *, values, indices):
+    """``sort.values(Tensor self, int dim=-1, bool descending=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)``"""
+    throw_error_out_requires_grad("sort", self, values, indices)
+    result = sort(self, dim, descending)
+    native.write_out(values, result[0], "sort.values")
+    bump_version(values)
+    native.write_out(indices, result[1], "sort.values")
+    bump_version(indices)
+    return (values, indices)
 
 
 def argsort_stable(self, *, stable, dim=-1, descending=False):
@@ -3584,6 +3628,17 @@ def topk(self, k, dim=-1, largest=True, sorted=True):
             set_history(result[0], grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], is_output=True)
     return result
+
+
+def topk_values(self, k, dim=-1, largest=True, sorted=True, *, values, indices):
+    """``topk.values(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)``"""
+    throw_error_out_requires_grad("topk", self, values, indices)
+    result = topk(self, k, dim, largest, sorted)
+    native.write_out(values, result[0], "topk.values")
+    bump_version(values)
+    native.write_out(indices, result[1], "topk.values")
+    bump_version(indices)
+    return (values, indices)
 
 
 def isnan(self):
@@ -3860,10 +3915,12 @@ register_kernels("max(Tensor self) -> Tensor", {"CPU": native.max, "CUDA": nativ
 register_kernels("max.other(Tensor self, Tensor other) -> Tensor", {"CompositeImplicitAutograd": native.max_other}, max_other)
 register_kernels("max.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, max_out)
 register_kernels("max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", {"CPU": native.max_dim, "CUDA": native.max_dim}, max_dim)
+register_kernels("max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices)", {}, max_dim_max)
 register_kernels("min(Tensor self) -> Tensor", {"CPU": native.min, "CUDA": native.min}, min)
 register_kernels("min.other(Tensor self, Tensor other) -> Tensor", {"CompositeImplicitAutograd": native.min_other}, min_other)
 register_kernels("min.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, min_out)
 register_kernels("min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", {"CPU": native.min_dim, "CUDA": native.min_dim}, min_dim)
+register_kernels("min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices)", {}, min_dim_min)
 register_kernels("amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", {"CPU": native.amax, "CUDA": native.amax}, amax)
 register_kernels("amax.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)", {}, amax_out)
 register_kernels("amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", {"CPU": native.amin, "CUDA": native.amin}, amin)
@@ -3924,10 +3981,13 @@ register_kernels("roll(Tensor self, int[1] shifts, int[1] dims=[]) -> Tensor", {
 register_kernels("repeat(Tensor self, int[] repeats) -> Tensor", {"CPU": native.repeat, "CUDA": native.repeat}, repeat)
 register_kernels("tile(Tensor self, int[] dims) -> Tensor", {"CompositeImplicitAutograd": native.tile}, tile)
 register_kernels("sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)", {"CPU": native.sort_stable, "CUDA": native.sort_stable}, sort_stable)
+register_kernels("sort.values_stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)", {}, sort_values_stable)
 register_kernels("sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)", {"CPU": native.sort, "CUDA": native.sort}, sort)
+register_kernels("sort.values(Tensor self, int dim=-1, bool descending=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)", {}, sort_values)
 register_kernels("argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor", {"CompositeImplicitAutograd": native.argsort_stable}, argsort_stable)
 register_kernels("argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor", {"CompositeImplicitAutograd": native.argsort}, argsort)
 register_kernels("topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)", {"CPU": native.topk, "CUDA": native.topk}, topk)
+register_kernels("topk.values(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)", {}, topk_values)
 register_kernels("isnan(Tensor self) -> Tensor", {"CPU": native.isnan, "CUDA": native.isnan}, isnan)
 register_kernels("isfinite(Tensor self) -> Tensor", {"CompositeImplicitAutograd": native.isfinite}, isfinite)
 register_kernels("isinf(Tensor self) -> Tensor", {"CPU": native.isinf, "CUDA": native.isinf}, isinf)
@@ -4180,10 +4240,12 @@ PARAMETERS = {
     "max_other": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
     "max_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
     "max_dim": ((('self', 'Tensor', False), ('dim', 'int', False), ('keepdim', 'bool', True),), ()),
+    "max_dim_max": ((('self', 'Tensor', False), ('dim', 'int', False), ('keepdim', 'bool', True),), (('max', 'Tensor', False), ('max_values', 'Tensor', False),)),
     "min": ((('self', 'Tensor', False),), ()),
     "min_other": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
     "min_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
     "min_dim": ((('self', 'Tensor', False), ('dim', 'int', False), ('keepdim', 'bool', True),), ()),
+    "min_dim_min": ((('self', 'Tensor', False), ('dim', 'int', False), ('keepdim', 'bool', True),), (('min', 'Tensor', False), ('min_indices', 'Tensor', False),)),
     "amax": ((('self', 'Tensor', False), ('dim', 'int[]', True), ('keepdim', 'bool', True),), ()),
     "amax_out": ((('self', 'Tensor', False), ('dim', 'int[]', True), ('keepdim', 'bool', True),), (('out', 'Tensor', False),)),
     "amin": ((('self', 'Tensor', False), ('dim', 'int[]', True), ('keepdim', 'bool', True),), ()),
@@ -4244,10 +4306,13 @@ PARAMETERS = {
     "repeat": ((('self', 'Tensor', False), ('repeats', 'int[]', False),), ()),
     "tile": ((('self', 'Tensor', False), ('dims', 'int[]', False),), ()),
     "sort_stable": ((('self', 'Tensor', False),), (('stable', 'bool?', False), ('dim', 'int', True), ('descending', 'bool', True),)),
+    "sort_values_stable": ((('self', 'Tensor', False),), (('stable', 'bool?', False), ('dim', 'int', True), ('descending', 'bool', True), ('values', 'Tensor', False), ('indices', 'Tensor', False),)),
     "sort": ((('self', 'Tensor', False), ('dim', 'int', True), ('descending', 'bool', True),), ()),
+    "sort_values": ((('self', 'Tensor', False), ('dim', 'int', True), ('descending', 'bool', True),), (('values', 'Tensor', False), ('indices', 'Tensor', False),)),
     "argsort_stable": ((('self', 'Tensor', False),), (('stable', 'bool', False), ('dim', 'int', True), ('descending', 'bool', True),)),
     "argsort": ((('self', 'Tensor', False), ('dim', 'int', True), ('descending', 'bool', True),), ()),
     "topk": ((('self', 'Tensor', False), ('k', 'int', False), ('dim', 'int', True), ('largest', 'bool', True), ('sorted', 'bool', True),), ()),
+    "topk_values": ((('self', 'Tensor', False), ('k', 'int', False), ('dim', 'int', True), ('largest', 'bool', True), ('sorted', 'bool', True),), (('values', 'Tensor', False), ('indices', 'Tensor', False),)),
     "isnan": ((('self', 'Tensor', False),), ()),
     "isfinite": ((('self', 'Tensor', False),), ()),
     "isinf": ((('self', 'Tensor', False),), ()),
@@ -4392,8 +4457,8 @@ register_op("nll_loss2d", overloaded("nll_loss2d", [(nll_loss2d, PARAMETERS["nll
 register_op("nll_loss2d_forward", overloaded("nll_loss2d_forward", [(nll_loss2d_forward, PARAMETERS["nll_loss2d_forward"])]))
 register_op("nll_loss2d_backward", overloaded("nll_loss2d_backward", [(nll_loss2d_backward, PARAMETERS["nll_loss2d_backward"])]))
 register_op("cross_entropy_loss", overloaded("cross_entropy_loss", [(cross_entropy_loss, PARAMETERS["cross_entropy_loss"])]))
-register_op("max", overloaded("max", [(max, PARAMETERS["max"]), (max_other, PARAMETERS["max_other"]), (max_out, PARAMETERS["max_out"]), (max_dim, PARAMETERS["max_dim"])]))
-register_op("min", overloaded("min", [(min, PARAMETERS["min"]), (min_other, PARAMETERS["min_other"]), (min_out, PARAMETERS["min_out"]), (min_dim, PARAMETERS["min_dim"])]))
+register_op("max", overloaded("max", [(max, PARAMETERS["max"]), (max_other, PARAMETERS["max_other"]), (max_out, PARAMETERS["max_out"]), (max_dim, PARAMETERS["max_dim"]), (max_dim_max, PARAMETERS["max_dim_max"])]))
+register_op("min", overloaded("min", [(min, PARAMETERS["min"]), (min_other, PARAMETERS["min_other"]), (min_out, PARAMETERS["min_out"]), (min_dim, PARAMETERS["min_dim"]), (min_dim_min, PARAMETERS["min_dim_min"])]))
 register_op("amax", overloaded("amax", [(amax, PARAMETERS["amax"]), (amax_out, PARAMETERS["amax_out"])]))
 register_op("amin", overloaded("amin", [(amin, PARAMETERS["amin"]), (amin_out, PARAMETERS["amin_out"])]))
 register_op("argmax", overloaded("argmax", [(argmax, PARAMETERS["argmax"]), (argmax_out, PARAMETERS["argmax_out"])]))
@@ -4429,9 +4494,9 @@ register_op("flip", overloaded("flip", [(flip, PARAMETERS["flip"])]))
 register_op("roll", overloaded("roll", [(roll, PARAMETERS["roll"])]))
 register_op("repeat", overloaded("repeat", [(repeat, PARAMETERS["repeat"])]))
 register_op("tile", overloaded("tile", [(tile, PARAMETERS["tile"])]))
-register_op("sort", overloaded("sort", [(sort_stable, PARAMETERS["sort_stable"]), (sort, PARAMETERS["sort"])]))
+register_op("sort", overloaded("sort", [(sort_stable, PARAMETERS["sort_stable"]), (sort_values_stable, PARAMETERS["sort_values_stable"]), (sort, PARAMETERS["sort"]), (sort_values, PARAMETERS["sort_values"])]))
 register_op("argsort", overloaded("argsort", [(argsort_stable, PARAMETERS["argsort_stable"]), (argsort, PARAMETERS["argsort"])]))
-register_op("topk", overloaded("topk", [(topk, PARAMETERS["topk"])]))
+register_op("topk", overloaded("topk", [(topk, PARAMETERS["topk"]), (topk_values, PARAMETERS["topk_values"])]))
 register_op("isnan", overloaded("isnan", [(isnan, PARAMETERS["isnan"])]))
 register_op("isfinite", overloaded("isfinite", [(isfinite, PARAMETERS["isfinite"])]))
 register_op("isinf", overloaded("isinf", [(isinf, PARAMETERS["isinf"])]))

@@ -14,6 +14,7 @@ here (``write_out``), with PyTorch's rules:
 
 from __future__ import annotations
 
+import sys
 import warnings
 
 from ..c10 import scalar_type as st
@@ -40,9 +41,21 @@ def resize_output(out, shape: tuple) -> bool:
             f"not match the required output shape {list(shape)}. This behavior is deprecated, and in a future "
             "PyTorch release outputs will not be resized unless they have zero elements. You can explicitly reuse "
             "an out tensor t by resizing it, inplace, to zero elements with t.resize_(0). (Triggered internally at "
-            "/__w/pytorch/pytorch/aten/src/ATen/native/Resize.cpp:30.)", UserWarning, stacklevel=4)
+            "/__w/pytorch/pytorch/aten/src/ATen/native/Resize.cpp:30.)", UserWarning, stacklevel=_caller_level())
     out._data = zeros_array(out, shape)
     return True
+
+
+def _caller_level() -> int:
+    """The ``stacklevel`` of the first frame outside picotorch, from ``resize_output``'s: the user's call,
+    which C++'s warnings name too (the Python line that called into the extension)."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_globals.get("__name__", "").split(".")[0] == _PACKAGE:
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+_PACKAGE = __name__.split(".")[0]
 
 
 # ---- the dtype checks of the out= kernels, by family
@@ -118,7 +131,8 @@ _TYPE_META = {"float32": "float", "float64": "double", "float16": "c10::Half", "
 # as measured on PyTorch 2.13.
 OUT_DTYPE_CHECKS = {
     **dict.fromkeys(("mm.out", "bmm.out", "matmul.out", "addmm.out", "baddbmm.out", "argmax.out", "argmin.out",
-                     "gather.out", "scatter.src_out", "scatter.value_out", "scatter_add.out", "index_add.out"),
+                     "gather.out", "scatter.src_out", "scatter.value_out", "scatter_add.out", "index_add.out",
+                     "sort.values", "sort.values_stable", "topk.values", "max.dim_max", "min.dim_min"),
                     _exact_type_meta),
     **dict.fromkeys(("abs.out", "sign.out", "clamp.out", "clamp_min.out", "clamp_max.out"), _exact_found),
     **dict.fromkeys(("cat.out", "stack.out"), _castable_cat),

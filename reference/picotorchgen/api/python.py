@@ -61,7 +61,7 @@ def _out_argument(out: FunctionSchema | None) -> list[str]:
 
 def out_parameter(out: FunctionSchema) -> str:
     """The ``out`` row the parser matches for a grouped signature: optional, so the functional call binds too."""
-    return "('out', 'Tensor?', True)" if len(out.arguments.out) == 1 else "('out', 'Tensor?[]', True)"
+    return "('out', 'Tensor?', True)" if len(out.arguments.out) == 1 else "('out', 'Tensor[]?', True)"
 
 
 def parameter_table(schema: FunctionSchema) -> str:

@@ -3,7 +3,9 @@
 Models ``torch/csrc/utils/python_arg_parser.cpp``: each Python name has a list of signatures, tried
 in order (the order torchgen's ``sort_overloads`` gives them); the first that accepts the arguments
 wins. A Python number passed where a ``Tensor`` is expected becomes a zero-dim "wrapped number" tensor,
-for the arithmetic ops that allow it.
+for the arithmetic ops that allow it. A signature ending in ``Tensor out=None`` stands for two overloads,
+the functional one and its out= one (``add.Tensor`` and ``add.out``, grouped by the generator as torchgen's
+``group_overloads`` does): a call given ``out`` goes to the second.
 
 When no signature accepts a call, the second half of this file says why, with PyTorch's words: it reads
 each signature as the C++ parser does (``FunctionSignature``) and replays its decisions. One signature

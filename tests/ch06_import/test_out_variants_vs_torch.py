@@ -9,6 +9,8 @@ another shape is resized (with a deprecation warning if it had elements), the re
 import warnings
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from picotorch_course.difftest import assert_same, run_both
 
@@ -179,6 +181,7 @@ def test_out_under_no_grad_is_allowed():
 MESSAGES = {
     "out is not a tensor": lambda T: T.add(x(T), x(T), out="a"),
     "out is a number": lambda T: T.exp(x(T), out=1),
+    "out is a number that becomes a tensor (mul takes numbers as tensors)": lambda T: T.mul(x(T), 2, out=1),
     "out given positionally": lambda T: T.neg(x(T), T.empty(2, 3)),
     "out with an unknown keyword": lambda T: T.mul(x(T), x(T), out=T.empty(2, 3), foo=1),
     "a bad argument beside out": lambda T: T.mul(x(T), "a", out=T.empty(2, 3)),
@@ -200,6 +203,12 @@ def test_function_form_messages_as_pytorch(name):
     ours, theirs = run_both(MESSAGES[name])
     assert theirs.error is not None, "the program must fail on torch"
     assert_same(MESSAGES[name])
+
+
+def test_a_number_for_out_is_a_wrapped_tensor_where_numbers_are_tensors():
+    """PyTorch's parser turns ``out=2.5`` into a zero-dim tensor for ``add``, and fills it. (Resizing one, PyTorch
+    warns twice: not modelled.)"""
+    assert_same(_warnings_of(lambda T: (T.add(T.ones(()), 1, out=2.5), T.mul(T.ones(()), 3, out=True))))
 
 
 def test_out_none_is_the_functional_call():
@@ -237,3 +246,22 @@ def test_several_outputs_are_the_tensors_given():
         result = T.sort(x(T), out=(values, indices))
         return type(result).__name__, result.values is values, result[1] is indices, values._version, indices._version
     assert_same(program)
+
+
+VALUES = [1, 2.5, "a", None, True, (1, 2), [0], -1]
+# functions whose overloads agree with PyTorch's (not mm: mm.dtype, nor div, where, amax, bitwise_*, softmax: see
+# DIFFERENT in test_arg_parser_vs_torch.py)
+FUNCTIONS = ["mul", "sum", "clamp", "remainder", "pow", "exp", "neg", "cat", "argmax", "max", "min", "sort", "topk",
+             "eq", "maximum", "gather", "index_select", "logsumexp", "mean", "argsort"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(FUNCTIONS), st.lists(st.sampled_from(range(len(VALUES))), max_size=2),
+       st.sampled_from([None, "out", "dim", "foo"]), st.sampled_from(range(len(VALUES) + 1)))
+def test_function_forms_with_out_fuzz(name, positions, keyword, keyword_value):
+    """Function calls on a tensor with values of every kind, maybe ``out=`` (a tensor or not): same outcome."""
+    def program(T):
+        value = T.zeros(2) if keyword_value == len(VALUES) else VALUES[keyword_value]
+        kwargs = {} if keyword is None else {keyword: value}
+        return getattr(T, name)(x(T), *[VALUES[p] for p in positions], **kwargs)
+    assert_same(_warnings_of(program))

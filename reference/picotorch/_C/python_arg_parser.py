@@ -64,7 +64,7 @@ def _tensor_params(params) -> frozenset:
     """The names of the (single) ``Tensor`` parameters: where a Python number becomes a wrapped tensor."""
     return _fact("tensors", params, 0, lambda: frozenset(
         name for name, kind, _ in list(params[0]) + list(params[1])
-        if kind.startswith("Tensor") and not kind.endswith("[]") and name != "out"))
+        if kind.startswith("Tensor") and not kind.endswith("[]")))  # out=2.5 too, as in PyTorch
 
 
 def _takes_lone_int_list(params, sig: str, first: int) -> bool:

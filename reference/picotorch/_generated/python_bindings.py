@@ -13,19 +13,19 @@ from . import variable_type as vt
 
 TORCH_FUNCTIONS = {
     '_log_softmax': [
-        (vt._log_softmax, '_log_softmax(Tensor input, int dim, bool half_to_float)', vt.PARAMETERS['_log_softmax']),
+        (vt._log_softmax, '_log_softmax(Tensor input, int dim, bool half_to_float, *, Tensor out=None)', (vt.PARAMETERS['_log_softmax'][0], vt.PARAMETERS['_log_softmax'][1] + (('out', 'Tensor?', True),)), (vt._log_softmax_out, ('out',))),
     ],
     '_log_softmax_backward_data': [
-        (vt._log_softmax_backward_data, '_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype)', vt.PARAMETERS['_log_softmax_backward_data']),
+        (vt._log_softmax_backward_data, '_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor out=None)', (vt.PARAMETERS['_log_softmax_backward_data'][0], vt.PARAMETERS['_log_softmax_backward_data'][1] + (('out', 'Tensor?', True),)), (vt._log_softmax_backward_data_out, ('out',))),
     ],
     '_reshape_alias': [
         (vt._reshape_alias, '_reshape_alias(Tensor input, int[] size, int[] stride)', vt.PARAMETERS['_reshape_alias']),
     ],
     '_softmax': [
-        (vt._softmax, '_softmax(Tensor input, int dim, bool half_to_float)', vt.PARAMETERS['_softmax']),
+        (vt._softmax, '_softmax(Tensor input, int dim, bool half_to_float, *, Tensor out=None)', (vt.PARAMETERS['_softmax'][0], vt.PARAMETERS['_softmax'][1] + (('out', 'Tensor?', True),)), (vt._softmax_out, ('out',))),
     ],
     '_softmax_backward_data': [
-        (vt._softmax_backward_data, '_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype)', vt.PARAMETERS['_softmax_backward_data']),
+        (vt._softmax_backward_data, '_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor out=None)', (vt.PARAMETERS['_softmax_backward_data'][0], vt.PARAMETERS['_softmax_backward_data'][1] + (('out', 'Tensor?', True),)), (vt._softmax_backward_data_out, ('out',))),
     ],
     '_to_copy': [
         (vt._to_copy, '_to_copy(Tensor input, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None)', vt.PARAMETERS['_to_copy']),
@@ -61,14 +61,14 @@ TORCH_FUNCTIONS = {
         (vt.argmin, 'argmin(Tensor input, int? dim=None, bool keepdim=False, *, Tensor out=None)', (vt.PARAMETERS['argmin'][0], vt.PARAMETERS['argmin'][1] + (('out', 'Tensor?', True),)), (vt.argmin_out, ('out',))),
     ],
     'argsort': [
-        (vt.argsort_stable, 'argsort(Tensor input, *, bool stable, int dim=-1, bool descending=False)', vt.PARAMETERS['argsort_stable']),
+        (vt.argsort_stable, 'argsort(Tensor input, *, bool stable, int dim=-1, bool descending=False, Tensor out=None)', (vt.PARAMETERS['argsort_stable'][0], vt.PARAMETERS['argsort_stable'][1] + (('out', 'Tensor?', True),)), (vt.argsort_stable_out, ('out',))),
         (vt.argsort, 'argsort(Tensor input, int dim=-1, bool descending=False)', vt.PARAMETERS['argsort']),
     ],
     'baddbmm': [
         (vt.baddbmm, 'baddbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor out=None)', (vt.PARAMETERS['baddbmm'][0], vt.PARAMETERS['baddbmm'][1] + (('out', 'Tensor?', True),)), (vt.baddbmm_out, ('out',))),
     ],
     'bernoulli': [
-        (vt.bernoulli, 'bernoulli(Tensor input, *, Generator? generator=None)', vt.PARAMETERS['bernoulli']),
+        (vt.bernoulli, 'bernoulli(Tensor input, *, Generator? generator=None, Tensor out=None)', (vt.PARAMETERS['bernoulli'][0], vt.PARAMETERS['bernoulli'][1] + (('out', 'Tensor?', True),)), (vt.bernoulli_out, ('out',))),
     ],
     'binary_cross_entropy_with_logits': [
         (vt.binary_cross_entropy_with_logits, 'binary_cross_entropy_with_logits(Tensor input, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean)', vt.PARAMETERS['binary_cross_entropy_with_logits']),
@@ -221,7 +221,7 @@ TORCH_FUNCTIONS = {
         (vt.log2, 'log2(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['log2'][0], vt.PARAMETERS['log2'][1] + (('out', 'Tensor?', True),)), (vt.log2_out, ('out',))),
     ],
     'log_softmax': [
-        (vt.log_softmax_int, 'log_softmax(Tensor input, int dim, ScalarType? dtype=None)', vt.PARAMETERS['log_softmax_int']),
+        (vt.log_softmax_int, 'log_softmax(Tensor input, int dim, ScalarType? dtype=None, *, Tensor out=None)', (vt.PARAMETERS['log_softmax_int'][0], vt.PARAMETERS['log_softmax_int'][1] + (('out', 'Tensor?', True),)), (vt.log_softmax_int_out, ('out',))),
     ],
     'logsumexp': [
         (vt.logsumexp, 'logsumexp(Tensor input, int[1] dim, bool keepdim=False, *, Tensor out=None)', (vt.PARAMETERS['logsumexp'][0], vt.PARAMETERS['logsumexp'][1] + (('out', 'Tensor?', True),)), (vt.logsumexp_out, ('out',))),
@@ -237,7 +237,7 @@ TORCH_FUNCTIONS = {
         (vt.matmul, 'matmul(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['matmul'][0], vt.PARAMETERS['matmul'][1] + (('out', 'Tensor?', True),)), (vt.matmul_out, ('out',))),
     ],
     'max': [
-        (vt.max, 'max(Tensor input)', vt.PARAMETERS['max']),
+        (vt.max, 'max(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['max'][0], vt.PARAMETERS['max'][1] + (('out', 'Tensor?', True),)), (vt.max_unary_out, ('out',))),
         (vt.max_other, 'max(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['max_other'][0], vt.PARAMETERS['max_other'][1] + (('out', 'Tensor?', True),)), (vt.max_out, ('out',))),
         (vt.max_dim, 'max(Tensor input, int dim, bool keepdim=False, *, Tensor[2] out=None)', (vt.PARAMETERS['max_dim'][0], vt.PARAMETERS['max_dim'][1] + (('out', 'Tensor[]?', True),)), (vt.max_dim_max, ('max', 'max_values'))),
     ],
@@ -245,11 +245,11 @@ TORCH_FUNCTIONS = {
         (vt.maximum, 'maximum(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['maximum'][0], vt.PARAMETERS['maximum'][1] + (('out', 'Tensor?', True),)), (vt.maximum_out, ('out',))),
     ],
     'mean': [
-        (vt.mean, 'mean(Tensor input, *, ScalarType? dtype=None)', vt.PARAMETERS['mean']),
+        (vt.mean, 'mean(Tensor input, *, ScalarType? dtype=None, Tensor out=None)', (vt.PARAMETERS['mean'][0], vt.PARAMETERS['mean'][1] + (('out', 'Tensor?', True),)), (vt.mean_dtype_out, ('out',))),
         (vt.mean_dim, 'mean(Tensor input, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor out=None)', (vt.PARAMETERS['mean_dim'][0], vt.PARAMETERS['mean_dim'][1] + (('out', 'Tensor?', True),)), (vt.mean_out, ('out',))),
     ],
     'min': [
-        (vt.min, 'min(Tensor input)', vt.PARAMETERS['min']),
+        (vt.min, 'min(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['min'][0], vt.PARAMETERS['min'][1] + (('out', 'Tensor?', True),)), (vt.min_unary_out, ('out',))),
         (vt.min_other, 'min(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['min_other'][0], vt.PARAMETERS['min_other'][1] + (('out', 'Tensor?', True),)), (vt.min_out, ('out',))),
         (vt.min_dim, 'min(Tensor input, int dim, bool keepdim=False, *, Tensor[2] out=None)', (vt.PARAMETERS['min_dim'][0], vt.PARAMETERS['min_dim'][1] + (('out', 'Tensor[]?', True),)), (vt.min_dim_min, ('min', 'min_indices'))),
     ],
@@ -343,7 +343,7 @@ TORCH_FUNCTIONS = {
         (vt.slice_Tensor, 'slice(Tensor input, int dim=0, int? start=None, int? end=None, int step=1)', vt.PARAMETERS['slice_Tensor']),
     ],
     'softmax': [
-        (vt.softmax_int, 'softmax(Tensor input, int dim, ScalarType? dtype=None)', vt.PARAMETERS['softmax_int']),
+        (vt.softmax_int, 'softmax(Tensor input, int dim, ScalarType? dtype=None, *, Tensor out=None)', (vt.PARAMETERS['softmax_int'][0], vt.PARAMETERS['softmax_int'][1] + (('out', 'Tensor?', True),)), (vt.softmax_int_out, ('out',))),
     ],
     'sort': [
         (vt.sort_stable, 'sort(Tensor input, *, bool? stable, int dim=-1, bool descending=False, Tensor[2] out=None)', (vt.PARAMETERS['sort_stable'][0], vt.PARAMETERS['sort_stable'][1] + (('out', 'Tensor[]?', True),)), (vt.sort_values_stable, ('values', 'indices'))),

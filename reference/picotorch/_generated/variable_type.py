@@ -547,6 +547,15 @@ def mean(self, *, dtype=None):
     return result
 
 
+def mean_dtype_out(self, *, dtype=None, out):
+    """``mean.dtype_out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("mean", self, out)
+    result = mean(self, dtype=dtype)
+    native.write_out(out, result, "mean.dtype_out")
+    bump_version(out)
+    return out
+
+
 def mean_dim(self, dim, keepdim=False, *, dtype=None):
     """``mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor``"""
     grad_fn = None
@@ -2321,6 +2330,15 @@ def _softmax(self, dim, half_to_float):
     return result
 
 
+def _softmax_out(self, dim, half_to_float, *, out):
+    """``_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("_softmax", self, out)
+    result = _softmax(self, dim, half_to_float)
+    native.write_out(out, result, "_softmax.out")
+    bump_version(out)
+    return out
+
+
 def _softmax_backward_data(grad_output, output, dim, input_dtype):
     """``_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor``"""
     grad_fn = None
@@ -2337,9 +2355,27 @@ def _softmax_backward_data(grad_output, output, dim, input_dtype):
     return result
 
 
+def _softmax_backward_data_out(grad_output, output, dim, input_dtype, *, out):
+    """``_softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("_softmax_backward_data", grad_output, output, out)
+    result = _softmax_backward_data(grad_output, output, dim, input_dtype)
+    native.write_out(out, result, "_softmax_backward_data.out")
+    bump_version(out)
+    return out
+
+
 def softmax_int(self, dim, dtype=None):
     """``softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor``"""
     return native.softmax(self, dim, dtype)
+
+
+def softmax_int_out(self, dim, dtype=None, *, out):
+    """``softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("softmax", self, out)
+    result = softmax_int(self, dim, dtype)
+    native.write_out(out, result, "softmax.int_out")
+    bump_version(out)
+    return out
 
 
 def _log_softmax(self, dim, half_to_float):
@@ -2357,6 +2393,15 @@ def _log_softmax(self, dim, half_to_float):
     return result
 
 
+def _log_softmax_out(self, dim, half_to_float, *, out):
+    """``_log_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("_log_softmax", self, out)
+    result = _log_softmax(self, dim, half_to_float)
+    native.write_out(out, result, "_log_softmax.out")
+    bump_version(out)
+    return out
+
+
 def _log_softmax_backward_data(grad_output, output, dim, input_dtype):
     """``_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor``"""
     grad_fn = None
@@ -2372,9 +2417,27 @@ def _log_softmax_backward_data(grad_output, output, dim, input_dtype):
     return result
 
 
+def _log_softmax_backward_data_out(grad_output, output, dim, input_dtype, *, out):
+    """``_log_softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("_log_softmax_backward_data", grad_output, output, out)
+    result = _log_softmax_backward_data(grad_output, output, dim, input_dtype)
+    native.write_out(out, result, "_log_softmax_backward_data.out")
+    bump_version(out)
+    return out
+
+
 def log_softmax_int(self, dim, dtype=None):
     """``log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor``"""
     return native.log_softmax(self, dim, dtype)
+
+
+def log_softmax_int_out(self, dim, dtype=None, *, out):
+    """``log_softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("log_softmax", self, out)
+    result = log_softmax_int(self, dim, dtype)
+    native.write_out(out, result, "log_softmax.int_out")
+    bump_version(out)
+    return out
 
 
 def relu_(self):
@@ -2505,6 +2568,15 @@ def bernoulli(self, *, generator=None):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def bernoulli_out(self, *, generator=None, out):
+    """``bernoulli.out(Tensor self, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("bernoulli", self, out)
+    result = bernoulli(self, generator=generator)
+    native.write_out(out, result, "bernoulli.out")
+    bump_version(out)
+    return out
 
 
 def bernoulli__Tensor(self, p, *, generator=None):
@@ -2778,6 +2850,15 @@ def max(self):
     return result
 
 
+def max_unary_out(self, *, out):
+    """``max.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("max", self, out)
+    result = max(self)
+    native.write_out(out, result, "max.unary_out")
+    bump_version(out)
+    return out
+
+
 def max_other(self, other):
     """``max.other(Tensor self, Tensor other) -> Tensor``"""
     return native.max_other(self, other)
@@ -2832,6 +2913,15 @@ def min(self):
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, is_output=True)
     return result
+
+
+def min_unary_out(self, *, out):
+    """``min.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("min", self, out)
+    result = min(self)
+    native.write_out(out, result, "min.unary_out")
+    bump_version(out)
+    return out
 
 
 def min_other(self, other):
@@ -3609,6 +3699,15 @@ def argsort_stable(self, *, stable, dim=-1, descending=False):
     return native.argsort_stable(self, stable, dim, descending)
 
 
+def argsort_stable_out(self, *, stable, dim=-1, descending=False, out):
+    """``argsort.stable_out(Tensor self, *, bool stable, int dim=-1, bool descending=False, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("argsort", self, out)
+    result = argsort_stable(self, stable=stable, dim=dim, descending=descending)
+    native.write_out(out, result, "argsort.stable_out")
+    bump_version(out)
+    return out
+
+
 def argsort(self, dim=-1, descending=False):
     """``argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor``"""
     return native.argsort(self, dim, descending)
@@ -3716,6 +3815,7 @@ register_kernels("sum(Tensor self, *, ScalarType? dtype=None) -> Tensor", {"CPU"
 register_kernels("sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", {"CPU": native.sum_dim, "CUDA": native.sum_dim}, sum_dim_IntList)
 register_kernels("sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", {}, sum_IntList_out)
 register_kernels("mean(Tensor self, *, ScalarType? dtype=None) -> Tensor", {"CPU": native.mean, "CUDA": native.mean}, mean)
+register_kernels("mean.dtype_out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", {}, mean_dtype_out)
 register_kernels("mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", {"CPU": native.mean_dim, "CUDA": native.mean_dim}, mean_dim)
 register_kernels("mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", {}, mean_out)
 register_kernels("mm(Tensor self, Tensor mat2) -> Tensor", {"CPU": native.mm, "CUDA": native.mm}, mm)
@@ -3875,11 +3975,17 @@ register_kernels("addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, S
 register_kernels("addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)", {"CPU": native.addcdiv_, "CUDA": native.addcdiv_}, addcdiv_)
 register_kernels("lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)", {"CPU": native.lerp_, "CUDA": native.lerp_}, lerp__Scalar)
 register_kernels("_softmax(Tensor self, int dim, bool half_to_float) -> Tensor", {"CPU": native._softmax, "CUDA": native._softmax}, _softmax)
+register_kernels("_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)", {}, _softmax_out)
 register_kernels("_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor", {"CPU": native._softmax_backward_data, "CUDA": native._softmax_backward_data}, _softmax_backward_data)
+register_kernels("_softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) out) -> Tensor(a!)", {}, _softmax_backward_data_out)
 register_kernels("softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", {"CompositeImplicitAutograd": native.softmax}, softmax_int)
+register_kernels("softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)", {}, softmax_int_out)
 register_kernels("_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor", {"CPU": native._log_softmax, "CUDA": native._log_softmax}, _log_softmax)
+register_kernels("_log_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)", {}, _log_softmax_out)
 register_kernels("_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor", {"CPU": native._log_softmax_backward_data, "CUDA": native._log_softmax_backward_data}, _log_softmax_backward_data)
+register_kernels("_log_softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) out) -> Tensor(a!)", {}, _log_softmax_backward_data_out)
 register_kernels("log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", {"CompositeImplicitAutograd": native.log_softmax}, log_softmax_int)
+register_kernels("log_softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)", {}, log_softmax_int_out)
 register_kernels("relu_(Tensor(a!) self) -> Tensor(a!)", {"CPU": native.relu_, "CUDA": native.relu_}, relu_)
 register_kernels("gelu(Tensor self, *, str approximate='none') -> Tensor", {"CPU": native.gelu, "CUDA": native.gelu}, gelu)
 register_kernels("gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor", {"CPU": native.gelu_backward, "CUDA": native.gelu_backward}, gelu_backward)
@@ -3890,6 +3996,7 @@ register_kernels("native_layer_norm(Tensor input, int[] normalized_shape, Tensor
 register_kernels("native_layer_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)", {"CPU": native.native_layer_norm_backward, "CUDA": native.native_layer_norm_backward}, native_layer_norm_backward)
 register_kernels("layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor", {"CompositeImplicitAutograd": native.layer_norm}, layer_norm)
 register_kernels("bernoulli(Tensor self, *, Generator? generator=None) -> Tensor", {"CPU": native.bernoulli, "CUDA": native.bernoulli}, bernoulli)
+register_kernels("bernoulli.out(Tensor self, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)", {}, bernoulli_out)
 register_kernels("bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> Tensor(a!)", {"CPU": native.bernoulli_, "CUDA": native.bernoulli_}, bernoulli__Tensor)
 register_kernels("bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)", {"CPU": native.bernoulli_, "CUDA": native.bernoulli_}, bernoulli__float)
 register_kernels("native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)", {"CPU": native.native_dropout, "CUDA": native.native_dropout}, native_dropout)
@@ -3912,11 +4019,13 @@ register_kernels("nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight,
 register_kernels("nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight) -> Tensor", {"CPU": native.nll_loss2d_backward, "CUDA": native.nll_loss2d_backward}, nll_loss2d_backward)
 register_kernels("cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, int ignore_index=-100, float label_smoothing=0.0) -> Tensor", {"CompositeImplicitAutograd": native.cross_entropy_loss}, cross_entropy_loss)
 register_kernels("max(Tensor self) -> Tensor", {"CPU": native.max, "CUDA": native.max}, max)
+register_kernels("max.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, max_unary_out)
 register_kernels("max.other(Tensor self, Tensor other) -> Tensor", {"CompositeImplicitAutograd": native.max_other}, max_other)
 register_kernels("max.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, max_out)
 register_kernels("max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", {"CPU": native.max_dim, "CUDA": native.max_dim}, max_dim)
 register_kernels("max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices)", {}, max_dim_max)
 register_kernels("min(Tensor self) -> Tensor", {"CPU": native.min, "CUDA": native.min}, min)
+register_kernels("min.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, min_unary_out)
 register_kernels("min.other(Tensor self, Tensor other) -> Tensor", {"CompositeImplicitAutograd": native.min_other}, min_other)
 register_kernels("min.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, min_out)
 register_kernels("min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", {"CPU": native.min_dim, "CUDA": native.min_dim}, min_dim)
@@ -3985,6 +4094,7 @@ register_kernels("sort.values_stable(Tensor self, *, bool? stable, int dim=-1, b
 register_kernels("sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)", {"CPU": native.sort, "CUDA": native.sort}, sort)
 register_kernels("sort.values(Tensor self, int dim=-1, bool descending=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)", {}, sort_values)
 register_kernels("argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor", {"CompositeImplicitAutograd": native.argsort_stable}, argsort_stable)
+register_kernels("argsort.stable_out(Tensor self, *, bool stable, int dim=-1, bool descending=False, Tensor(a!) out) -> Tensor(a!)", {}, argsort_stable_out)
 register_kernels("argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor", {"CompositeImplicitAutograd": native.argsort}, argsort)
 register_kernels("topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)", {"CPU": native.topk, "CUDA": native.topk}, topk)
 register_kernels("topk.values(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)", {}, topk_values)
@@ -4041,6 +4151,7 @@ PARAMETERS = {
     "sum_dim_IntList": ((('self', 'Tensor', False), ('dim', 'int[]?', False), ('keepdim', 'bool', True),), (('dtype', 'any', True),)),
     "sum_IntList_out": ((('self', 'Tensor', False), ('dim', 'int[]?', False), ('keepdim', 'bool', True),), (('dtype', 'any', True), ('out', 'Tensor', False),)),
     "mean": ((('self', 'Tensor', False),), (('dtype', 'any', True),)),
+    "mean_dtype_out": ((('self', 'Tensor', False),), (('dtype', 'any', True), ('out', 'Tensor', False),)),
     "mean_dim": ((('self', 'Tensor', False), ('dim', 'int[]?', False), ('keepdim', 'bool', True),), (('dtype', 'any', True),)),
     "mean_out": ((('self', 'Tensor', False), ('dim', 'int[]?', False), ('keepdim', 'bool', True),), (('dtype', 'any', True), ('out', 'Tensor', False),)),
     "mm": ((('self', 'Tensor', False), ('mat2', 'Tensor', False),), ()),
@@ -4200,11 +4311,17 @@ PARAMETERS = {
     "addcdiv_": ((('self', 'Tensor', False), ('tensor1', 'Tensor', False), ('tensor2', 'Tensor', False),), (('value', 'Scalar', True),)),
     "lerp__Scalar": ((('self', 'Tensor', False), ('end', 'Tensor', False), ('weight', 'Scalar', False),), ()),
     "_softmax": ((('self', 'Tensor', False), ('dim', 'int', False), ('half_to_float', 'bool', False),), ()),
+    "_softmax_out": ((('self', 'Tensor', False), ('dim', 'int', False), ('half_to_float', 'bool', False),), (('out', 'Tensor', False),)),
     "_softmax_backward_data": ((('grad_output', 'Tensor', False), ('output', 'Tensor', False), ('dim', 'int', False), ('input_dtype', 'any', False),), ()),
+    "_softmax_backward_data_out": ((('grad_output', 'Tensor', False), ('output', 'Tensor', False), ('dim', 'int', False), ('input_dtype', 'any', False),), (('out', 'Tensor', False),)),
     "softmax_int": ((('self', 'Tensor', False), ('dim', 'int', False), ('dtype', 'any', True),), ()),
+    "softmax_int_out": ((('self', 'Tensor', False), ('dim', 'int', False), ('dtype', 'any', True),), (('out', 'Tensor', False),)),
     "_log_softmax": ((('self', 'Tensor', False), ('dim', 'int', False), ('half_to_float', 'bool', False),), ()),
+    "_log_softmax_out": ((('self', 'Tensor', False), ('dim', 'int', False), ('half_to_float', 'bool', False),), (('out', 'Tensor', False),)),
     "_log_softmax_backward_data": ((('grad_output', 'Tensor', False), ('output', 'Tensor', False), ('dim', 'int', False), ('input_dtype', 'any', False),), ()),
+    "_log_softmax_backward_data_out": ((('grad_output', 'Tensor', False), ('output', 'Tensor', False), ('dim', 'int', False), ('input_dtype', 'any', False),), (('out', 'Tensor', False),)),
     "log_softmax_int": ((('self', 'Tensor', False), ('dim', 'int', False), ('dtype', 'any', True),), ()),
+    "log_softmax_int_out": ((('self', 'Tensor', False), ('dim', 'int', False), ('dtype', 'any', True),), (('out', 'Tensor', False),)),
     "relu_": ((('self', 'Tensor', False),), ()),
     "gelu": ((('self', 'Tensor', False),), (('approximate', 'any', True),)),
     "gelu_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False),), (('approximate', 'any', True),)),
@@ -4215,6 +4332,7 @@ PARAMETERS = {
     "native_layer_norm_backward": ((('grad_out', 'Tensor', False), ('input', 'Tensor', False), ('normalized_shape', 'int[]', False), ('mean', 'Tensor', False), ('rstd', 'Tensor', False), ('weight', 'Tensor?', False), ('bias', 'Tensor?', False), ('output_mask', 'any', False),), ()),
     "layer_norm": ((('input', 'Tensor', False), ('normalized_shape', 'int[]', False), ('weight', 'Tensor?', True), ('bias', 'Tensor?', True), ('eps', 'any', True), ('cudnn_enable', 'bool', True),), ()),
     "bernoulli": ((('self', 'Tensor', False),), (('generator', 'any', True),)),
+    "bernoulli_out": ((('self', 'Tensor', False),), (('generator', 'any', True), ('out', 'Tensor', False),)),
     "bernoulli__Tensor": ((('self', 'Tensor', False), ('p', 'Tensor', False),), (('generator', 'any', True),)),
     "bernoulli__float": ((('self', 'Tensor', False), ('p', 'any', True),), (('generator', 'any', True),)),
     "native_dropout": ((('input', 'Tensor', False), ('p', 'any', False), ('train', 'bool?', False),), ()),
@@ -4237,11 +4355,13 @@ PARAMETERS = {
     "nll_loss2d_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False), ('target', 'Tensor', False), ('weight', 'Tensor?', False), ('reduction', 'int', False), ('ignore_index', 'int', False), ('total_weight', 'Tensor', False),), ()),
     "cross_entropy_loss": ((('self', 'Tensor', False), ('target', 'Tensor', False), ('weight', 'Tensor?', True), ('reduction', 'int', True), ('ignore_index', 'int', True), ('label_smoothing', 'any', True),), ()),
     "max": ((('self', 'Tensor', False),), ()),
+    "max_unary_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
     "max_other": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
     "max_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
     "max_dim": ((('self', 'Tensor', False), ('dim', 'int', False), ('keepdim', 'bool', True),), ()),
     "max_dim_max": ((('self', 'Tensor', False), ('dim', 'int', False), ('keepdim', 'bool', True),), (('max', 'Tensor', False), ('max_values', 'Tensor', False),)),
     "min": ((('self', 'Tensor', False),), ()),
+    "min_unary_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
     "min_other": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
     "min_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
     "min_dim": ((('self', 'Tensor', False), ('dim', 'int', False), ('keepdim', 'bool', True),), ()),
@@ -4310,6 +4430,7 @@ PARAMETERS = {
     "sort": ((('self', 'Tensor', False), ('dim', 'int', True), ('descending', 'bool', True),), ()),
     "sort_values": ((('self', 'Tensor', False), ('dim', 'int', True), ('descending', 'bool', True),), (('values', 'Tensor', False), ('indices', 'Tensor', False),)),
     "argsort_stable": ((('self', 'Tensor', False),), (('stable', 'bool', False), ('dim', 'int', True), ('descending', 'bool', True),)),
+    "argsort_stable_out": ((('self', 'Tensor', False),), (('stable', 'bool', False), ('dim', 'int', True), ('descending', 'bool', True), ('out', 'Tensor', False),)),
     "argsort": ((('self', 'Tensor', False), ('dim', 'int', True), ('descending', 'bool', True),), ()),
     "topk": ((('self', 'Tensor', False), ('k', 'int', False), ('dim', 'int', True), ('largest', 'bool', True), ('sorted', 'bool', True),), ()),
     "topk_values": ((('self', 'Tensor', False), ('k', 'int', False), ('dim', 'int', True), ('largest', 'bool', True), ('sorted', 'bool', True),), (('values', 'Tensor', False), ('indices', 'Tensor', False),)),
@@ -4342,7 +4463,7 @@ register_op("sigmoid_backward", overloaded("sigmoid_backward", [(sigmoid_backwar
 register_op("tanh", overloaded("tanh", [(tanh, PARAMETERS["tanh"]), (tanh_out, PARAMETERS["tanh_out"])]))
 register_op("tanh_backward", overloaded("tanh_backward", [(tanh_backward, PARAMETERS["tanh_backward"])]))
 register_op("sum", overloaded("sum", [(sum, PARAMETERS["sum"]), (sum_dim_IntList, PARAMETERS["sum_dim_IntList"]), (sum_IntList_out, PARAMETERS["sum_IntList_out"])]))
-register_op("mean", overloaded("mean", [(mean, PARAMETERS["mean"]), (mean_dim, PARAMETERS["mean_dim"]), (mean_out, PARAMETERS["mean_out"])]))
+register_op("mean", overloaded("mean", [(mean, PARAMETERS["mean"]), (mean_dtype_out, PARAMETERS["mean_dtype_out"]), (mean_dim, PARAMETERS["mean_dim"]), (mean_out, PARAMETERS["mean_out"])]))
 register_op("mm", overloaded("mm", [(mm, PARAMETERS["mm"]), (mm_out, PARAMETERS["mm_out"])]))
 register_op("mv", overloaded("mv", [(mv, PARAMETERS["mv"]), (mv_out, PARAMETERS["mv_out"])]))
 register_op("dot", overloaded("dot", [(dot, PARAMETERS["dot"]), (dot_out, PARAMETERS["dot_out"])]))
@@ -4421,12 +4542,12 @@ register_op("sqrt", overloaded("sqrt", [(sqrt, PARAMETERS["sqrt"]), (sqrt_out, P
 register_op("addcmul_", overloaded("addcmul_", [(addcmul_, PARAMETERS["addcmul_"])]))
 register_op("addcdiv_", overloaded("addcdiv_", [(addcdiv_, PARAMETERS["addcdiv_"])]))
 register_op("lerp_", overloaded("lerp_", [(lerp__Scalar, PARAMETERS["lerp__Scalar"])]))
-register_op("_softmax", overloaded("_softmax", [(_softmax, PARAMETERS["_softmax"])]))
-register_op("_softmax_backward_data", overloaded("_softmax_backward_data", [(_softmax_backward_data, PARAMETERS["_softmax_backward_data"])]))
-register_op("softmax", overloaded("softmax", [(softmax_int, PARAMETERS["softmax_int"])]))
-register_op("_log_softmax", overloaded("_log_softmax", [(_log_softmax, PARAMETERS["_log_softmax"])]))
-register_op("_log_softmax_backward_data", overloaded("_log_softmax_backward_data", [(_log_softmax_backward_data, PARAMETERS["_log_softmax_backward_data"])]))
-register_op("log_softmax", overloaded("log_softmax", [(log_softmax_int, PARAMETERS["log_softmax_int"])]))
+register_op("_softmax", overloaded("_softmax", [(_softmax, PARAMETERS["_softmax"]), (_softmax_out, PARAMETERS["_softmax_out"])]))
+register_op("_softmax_backward_data", overloaded("_softmax_backward_data", [(_softmax_backward_data, PARAMETERS["_softmax_backward_data"]), (_softmax_backward_data_out, PARAMETERS["_softmax_backward_data_out"])]))
+register_op("softmax", overloaded("softmax", [(softmax_int, PARAMETERS["softmax_int"]), (softmax_int_out, PARAMETERS["softmax_int_out"])]))
+register_op("_log_softmax", overloaded("_log_softmax", [(_log_softmax, PARAMETERS["_log_softmax"]), (_log_softmax_out, PARAMETERS["_log_softmax_out"])]))
+register_op("_log_softmax_backward_data", overloaded("_log_softmax_backward_data", [(_log_softmax_backward_data, PARAMETERS["_log_softmax_backward_data"]), (_log_softmax_backward_data_out, PARAMETERS["_log_softmax_backward_data_out"])]))
+register_op("log_softmax", overloaded("log_softmax", [(log_softmax_int, PARAMETERS["log_softmax_int"]), (log_softmax_int_out, PARAMETERS["log_softmax_int_out"])]))
 register_op("relu_", overloaded("relu_", [(relu_, PARAMETERS["relu_"])]))
 register_op("gelu", overloaded("gelu", [(gelu, PARAMETERS["gelu"])]))
 register_op("gelu_backward", overloaded("gelu_backward", [(gelu_backward, PARAMETERS["gelu_backward"])]))
@@ -4436,7 +4557,7 @@ register_op("silu_backward", overloaded("silu_backward", [(silu_backward, PARAME
 register_op("native_layer_norm", overloaded("native_layer_norm", [(native_layer_norm, PARAMETERS["native_layer_norm"])]))
 register_op("native_layer_norm_backward", overloaded("native_layer_norm_backward", [(native_layer_norm_backward, PARAMETERS["native_layer_norm_backward"])]))
 register_op("layer_norm", overloaded("layer_norm", [(layer_norm, PARAMETERS["layer_norm"])]))
-register_op("bernoulli", overloaded("bernoulli", [(bernoulli, PARAMETERS["bernoulli"])]))
+register_op("bernoulli", overloaded("bernoulli", [(bernoulli, PARAMETERS["bernoulli"]), (bernoulli_out, PARAMETERS["bernoulli_out"])]))
 register_op("bernoulli_", overloaded("bernoulli_", [(bernoulli__Tensor, PARAMETERS["bernoulli__Tensor"]), (bernoulli__float, PARAMETERS["bernoulli__float"])]))
 register_op("native_dropout", overloaded("native_dropout", [(native_dropout, PARAMETERS["native_dropout"])]))
 register_op("native_dropout_backward", overloaded("native_dropout_backward", [(native_dropout_backward, PARAMETERS["native_dropout_backward"])]))
@@ -4457,8 +4578,8 @@ register_op("nll_loss2d", overloaded("nll_loss2d", [(nll_loss2d, PARAMETERS["nll
 register_op("nll_loss2d_forward", overloaded("nll_loss2d_forward", [(nll_loss2d_forward, PARAMETERS["nll_loss2d_forward"])]))
 register_op("nll_loss2d_backward", overloaded("nll_loss2d_backward", [(nll_loss2d_backward, PARAMETERS["nll_loss2d_backward"])]))
 register_op("cross_entropy_loss", overloaded("cross_entropy_loss", [(cross_entropy_loss, PARAMETERS["cross_entropy_loss"])]))
-register_op("max", overloaded("max", [(max, PARAMETERS["max"]), (max_other, PARAMETERS["max_other"]), (max_out, PARAMETERS["max_out"]), (max_dim, PARAMETERS["max_dim"]), (max_dim_max, PARAMETERS["max_dim_max"])]))
-register_op("min", overloaded("min", [(min, PARAMETERS["min"]), (min_other, PARAMETERS["min_other"]), (min_out, PARAMETERS["min_out"]), (min_dim, PARAMETERS["min_dim"]), (min_dim_min, PARAMETERS["min_dim_min"])]))
+register_op("max", overloaded("max", [(max, PARAMETERS["max"]), (max_unary_out, PARAMETERS["max_unary_out"]), (max_other, PARAMETERS["max_other"]), (max_out, PARAMETERS["max_out"]), (max_dim, PARAMETERS["max_dim"]), (max_dim_max, PARAMETERS["max_dim_max"])]))
+register_op("min", overloaded("min", [(min, PARAMETERS["min"]), (min_unary_out, PARAMETERS["min_unary_out"]), (min_other, PARAMETERS["min_other"]), (min_out, PARAMETERS["min_out"]), (min_dim, PARAMETERS["min_dim"]), (min_dim_min, PARAMETERS["min_dim_min"])]))
 register_op("amax", overloaded("amax", [(amax, PARAMETERS["amax"]), (amax_out, PARAMETERS["amax_out"])]))
 register_op("amin", overloaded("amin", [(amin, PARAMETERS["amin"]), (amin_out, PARAMETERS["amin_out"])]))
 register_op("argmax", overloaded("argmax", [(argmax, PARAMETERS["argmax"]), (argmax_out, PARAMETERS["argmax_out"])]))
@@ -4495,7 +4616,7 @@ register_op("roll", overloaded("roll", [(roll, PARAMETERS["roll"])]))
 register_op("repeat", overloaded("repeat", [(repeat, PARAMETERS["repeat"])]))
 register_op("tile", overloaded("tile", [(tile, PARAMETERS["tile"])]))
 register_op("sort", overloaded("sort", [(sort_stable, PARAMETERS["sort_stable"]), (sort_values_stable, PARAMETERS["sort_values_stable"]), (sort, PARAMETERS["sort"]), (sort_values, PARAMETERS["sort_values"])]))
-register_op("argsort", overloaded("argsort", [(argsort_stable, PARAMETERS["argsort_stable"]), (argsort, PARAMETERS["argsort"])]))
+register_op("argsort", overloaded("argsort", [(argsort_stable, PARAMETERS["argsort_stable"]), (argsort_stable_out, PARAMETERS["argsort_stable_out"]), (argsort, PARAMETERS["argsort"])]))
 register_op("topk", overloaded("topk", [(topk, PARAMETERS["topk"]), (topk_values, PARAMETERS["topk_values"])]))
 register_op("isnan", overloaded("isnan", [(isnan, PARAMETERS["isnan"])]))
 register_op("isfinite", overloaded("isfinite", [(isfinite, PARAMETERS["isfinite"])]))

@@ -3,7 +3,9 @@
 Models ``tools/autograd/gen_python_functions.py``, which writes ``python_torch_functions_*.cpp`` and
 ``python_variable_methods.cpp``. For each Python name it lists the overloads in the order the
 argument parser tries them, each with its autograd kernel, the signature torch prints in its
-messages and the parameter table the parser matches (written once, in ``variable_type.py``). The
+messages and the parameter table the parser matches (written once, in ``variable_type.py``). A
+function's functional overload and its out= overload (``add.Tensor``, ``add.out``) are one entry whose
+signature ends in ``Tensor out=None`` (``group_overloads``); methods never take ``out=``. The
 template comes first, the code filling it after.
 '''
 

@@ -12,6 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import picotorch
+from picotorch.native.device import use_backend
 from picotorch_course.difftest import assert_same, run_both
 
 pytest.importorskip("torch")
@@ -265,3 +267,20 @@ def test_function_forms_with_out_fuzz(name, positions, keyword, keyword_value):
         kwargs = {} if keyword is None else {keyword: value}
         return getattr(T, name)(x(T), *[VALUES[p] for p in positions], **kwargs)
     assert_same(_warnings_of(program))
+
+
+def test_out_on_a_device_under_the_array_api():
+    """A ``cuda`` backed by ``array_api_strict``: out= writes there; an ``out`` on another device is refused with
+    TensorIterator's message (no GPU to compare with PyTorch here)."""
+    xps = pytest.importorskip("array_api_strict")  # optional third-party backend: skipped where missing
+    T = picotorch
+    with use_backend("cuda", xps, [xps.Device("device1"), xps.Device("device2")]):
+        a = T.tensor([3.0, 1.0], device="cuda")
+        out = T.empty(2, device="cuda")
+        assert T.add(a, 1, out=out) is out and out.tolist() == [4.0, 2.0] and out.device.type == "cuda"
+        values, indices = T.empty(0, device="cuda"), T.empty(0, dtype=T.int64, device="cuda")
+        T.sort(a, out=(values, indices))
+        assert (values.tolist(), indices.tolist()) == ([1.0, 3.0], [1, 0])
+        with pytest.raises(RuntimeError, match=r"^Expected all tensors to be on the same device, but found at least "
+                                               r"two devices, cpu and cuda:0!$"):
+            T.add(a, 1, out=T.empty(2))

@@ -18,13 +18,13 @@ import sys
 import warnings
 
 from ..c10 import scalar_type as st
+from .checks import check_same_device
 from .helpers import convert, shape_of, xp_of, zeros_array
 
 
 def write_out(out, result, overload: str) -> None:
     """Check ``result`` against ``out`` as the kernel of ``overload`` (``add.out``) does, then copy it in."""
-    if out._device != result._device:
-        raise RuntimeError(f"Expected out tensor to have device {result._device}, but got {out._device} instead")
+    check_same_device(out, result)  # TensorIterator's check, outputs first (not measured: no GPU here)
     OUT_DTYPE_CHECKS.get(overload, _castable)(result._dtype, out._dtype)
     resize_output(out, tuple(result._data.shape))
     out._data[...] = convert(xp_of(out), result._data, out._dtype)

@@ -143,6 +143,11 @@ DTYPE_ERRORS = {
     "dot": lambda T: T.dot(x(T)[0], x(T)[1], out=T.empty((), dtype=T.int64)),
     "mv is addmv": lambda T: T.mv(x(T), x(T)[0], out=T.empty(2, dtype=T.int64)),
     "logsumexp wants a floating out": lambda T: T.logsumexp(x(T), 0, out=T.empty(3, dtype=T.int64)),
+    "max of all: a bare canCast check": lambda T: T.max(x(T), out=T.empty((), dtype=T.int64)),
+    "mean of all": lambda T: T.mean(x(T), out=T.empty((), dtype=T.int32)),
+    "softmax wants the exact dtype": lambda T: T.softmax(x(T), 1, out=T.empty(2, 3, dtype=T.float64)),
+    "argsort wants long": lambda T: T.argsort(x(T), stable=True, out=T.empty(2, 3, dtype=T.int32)),
+    "sum: a dtype given and another out": lambda T: T.sum(x(T), 0, dtype=T.float64, out=T.empty(3)),
 }
 
 

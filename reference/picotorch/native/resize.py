@@ -123,6 +123,19 @@ def _floating_result(result, out) -> None:
     _castable(result, out)
 
 
+def _can_cast_check(result, out) -> None:
+    """``max_unary_out``, ``min_unary_out``: a bare ``TORCH_CHECK(canCast(...))``, whose message is its condition."""
+    if not st.can_cast(result, out):
+        raise RuntimeError("Expected canCast( typeMetaToScalarType(self.dtype()), typeMetaToScalarType(out.dtype())) "
+                           "to be true, but got false.  (Could this error message be improved?  If so, please report "
+                           "an enhancement request to PyTorch.)")
+
+
+def _mean_all(result, out) -> None:
+    if not st.can_cast(result, out):
+        raise RuntimeError(f"mean.dtype_out(): input types can't be cast to the desired output type {out.c10_name}")
+
+
 _TYPE_META = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
               "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
               "uint8": "unsigned char", "bool": "bool"}
@@ -132,8 +145,11 @@ _TYPE_META = {"float32": "float", "float64": "double", "float16": "c10::Half", "
 OUT_DTYPE_CHECKS = {
     **dict.fromkeys(("mm.out", "bmm.out", "matmul.out", "addmm.out", "baddbmm.out", "argmax.out", "argmin.out",
                      "gather.out", "scatter.src_out", "scatter.value_out", "scatter_add.out", "index_add.out",
-                     "sort.values", "sort.values_stable", "topk.values", "max.dim_max", "min.dim_min"),
+                     "sort.values", "sort.values_stable", "topk.values", "max.dim_max", "min.dim_min",
+                     "softmax.int_out", "log_softmax.int_out", "argsort.stable_out", "sum.IntList_out"),
                     _exact_type_meta),
+    **dict.fromkeys(("max.unary_out", "min.unary_out"), _can_cast_check),
+    "mean.dtype_out": _mean_all,
     **dict.fromkeys(("abs.out", "sign.out", "clamp.out", "clamp_min.out", "clamp_max.out"), _exact_found),
     **dict.fromkeys(("cat.out", "stack.out"), _castable_cat),
     **dict.fromkeys(("amax.out", "amin.out"), _same_as_input),

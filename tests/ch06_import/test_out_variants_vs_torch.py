@@ -201,6 +201,10 @@ MESSAGES = {
     "pow with a str": lambda T: T.pow(x(T), "a"),
     "add with too many and out": lambda T: T.add(x(T), x(T), 2, 3, out=T.empty(2, 3)),
     "methods never take out": lambda T: x(T).add(x(T), out=T.empty(2, 3)),
+    "the deprecated add(input, alpha, other) has out= too": lambda T: T.add(x(T), 2, x(T), out="a"),
+    "the deprecated add, one too many": lambda T: T.add(x(T), 2, x(T), x(T), out=x(T)),
+    "out is keyword-only": lambda T: T.add(x(T), x(T), 1, x(T)),
+    "a bad third positional beside out": lambda T: T.add(x(T), 2, "a", out=x(T)),
     "a method with a bad argument": lambda T: x(T).exp(out=T.empty(2, 3)),
 }
 

@@ -206,6 +206,8 @@ def message_signatures(name: str, texts: list[str], numbers_as_tensors: bool, me
     for params in _DEPRECATED.get(name.removesuffix("_") if method else name, ()):
         if method:
             params = params.replace("Tensor self, ", "")
+        elif name not in _DEPRECATED_WITHOUT_OUT:  # grouped with its deprecated out= twin, as any overload
+            params += ", *, Tensor out=None"
         signatures.append(FunctionSignature(f"{name}({params.replace('Tensor self', 'Tensor input')})",
                                             numbers_as_tensors, hidden=True))
     return signatures
@@ -213,8 +215,10 @@ def message_signatures(name: str, texts: list[str], numbers_as_tensors: bool, me
 
 # tools/autograd/deprecated.yaml: old argument orders (a scale before the tensors) that PyTorch still binds,
 # with a warning, and leaves out of its messages. picotorch does not bind them; they shape the messages.
+# Each has an out= twin there, except sspaddmm's.
+_DEPRECATED_WITHOUT_OUT = {"sspaddmm"}
 _DEPRECATED = {
-    "add": ("Tensor self, Scalar alpha, Tensor other", "Tensor self, Scalar alpha, Tensor other, *, Tensor out"),
+    "add": ("Tensor self, Scalar alpha, Tensor other",),
     "sub": ("Tensor self, Scalar alpha, Tensor other",),
     "addcdiv": ("Tensor self, Scalar value, Tensor tensor1, Tensor tensor2",),
     "addcmul": ("Tensor self, Scalar value, Tensor tensor1, Tensor tensor2",),

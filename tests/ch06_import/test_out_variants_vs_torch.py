@@ -62,6 +62,12 @@ RESULTS = {
     "amax": lambda T: T.amax(x(T), 0, out=T.empty(3)),
     "index_select": lambda T: T.index_select(x(T), 1, T.tensor([2, 0]), out=T.empty(2, 2)),
     "gather": lambda T: T.gather(x(T), 1, T.tensor([[0], [2]]), out=T.empty(2, 1)),
+    "torch._C._nn.gelu": lambda T: T._C._nn.gelu(x(T), approximate="tanh", out=T.empty(2, 3)),
+    "torch._C._nn.mse_loss": lambda T: T._C._nn.mse_loss(x(T), x(T) * 2, 0, out=T.empty(2, 3)),
+    "torch.linalg.vector_norm": lambda T: T.linalg.vector_norm(x(T), 1, 0, out=T.empty(3)),
+    "softmax": lambda T: T.softmax(x(T), 1, out=T.empty(2, 3)),
+    "max of all": lambda T: T.max(x(T), out=T.empty(())),
+    "mean of all": lambda T: T.mean(x(T), out=T.empty((), dtype=T.float64)),
 }
 
 

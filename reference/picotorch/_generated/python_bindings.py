@@ -428,19 +428,19 @@ TORCH_NN_FUNCTIONS = {
         (vt.cross_entropy_loss, 'cross_entropy_loss(Tensor input, Tensor target, Tensor? weight=None, int reduction=Mean, int ignore_index=-100, float label_smoothing=0.0)', vt.PARAMETERS['cross_entropy_loss']),
     ],
     'gelu': [
-        (vt.gelu, "gelu(Tensor input, *, str approximate='none')", vt.PARAMETERS['gelu']),
+        (vt.gelu, "gelu(Tensor input, *, str approximate='none', Tensor out=None)", (vt.PARAMETERS['gelu'][0], vt.PARAMETERS['gelu'][1] + (('out', 'Tensor?', True),)), (vt.gelu_out, ('out',))),
     ],
     'l1_loss': [
         (vt.l1_loss, 'l1_loss(Tensor input, Tensor target, int reduction=Mean)', vt.PARAMETERS['l1_loss']),
     ],
     'mse_loss': [
-        (vt.mse_loss, 'mse_loss(Tensor input, Tensor target, int reduction=Mean)', vt.PARAMETERS['mse_loss']),
+        (vt.mse_loss, 'mse_loss(Tensor input, Tensor target, int reduction=Mean, *, Tensor out=None)', (vt.PARAMETERS['mse_loss'][0], vt.PARAMETERS['mse_loss'][1] + (('out', 'Tensor?', True),)), (vt.mse_loss_out, ('out',))),
     ],
     'nll_loss': [
-        (vt.nll_loss, 'nll_loss(Tensor input, Tensor target, Tensor? weight=None, int reduction=Mean, int ignore_index=-100)', vt.PARAMETERS['nll_loss']),
+        (vt.nll_loss, 'nll_loss(Tensor input, Tensor target, Tensor? weight=None, int reduction=Mean, int ignore_index=-100, *, Tensor out=None)', (vt.PARAMETERS['nll_loss'][0], vt.PARAMETERS['nll_loss'][1] + (('out', 'Tensor?', True),)), (vt.nll_loss_out, ('out',))),
     ],
     'nll_loss2d': [
-        (vt.nll_loss2d, 'nll_loss2d(Tensor input, Tensor target, Tensor? weight=None, int reduction=Mean, int ignore_index=-100)', vt.PARAMETERS['nll_loss2d']),
+        (vt.nll_loss2d, 'nll_loss2d(Tensor input, Tensor target, Tensor? weight=None, int reduction=Mean, int ignore_index=-100, *, Tensor out=None)', (vt.PARAMETERS['nll_loss2d'][0], vt.PARAMETERS['nll_loss2d'][1] + (('out', 'Tensor?', True),)), (vt.nll_loss2d_out, ('out',))),
     ],
     'nll_loss2d_forward': [
         (vt.nll_loss2d_forward, 'nll_loss2d_forward(Tensor input, Tensor target, Tensor? weight, int reduction, int ignore_index)', vt.PARAMETERS['nll_loss2d_forward']),
@@ -455,7 +455,7 @@ TORCH_NN_FUNCTIONS = {
         (vt.one_hot, 'one_hot(Tensor input, int num_classes=-1)', vt.PARAMETERS['one_hot']),
     ],
     'silu': [
-        (vt.silu, 'silu(Tensor input)', vt.PARAMETERS['silu']),
+        (vt.silu, 'silu(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['silu'][0], vt.PARAMETERS['silu'][1] + (('out', 'Tensor?', True),)), (vt.silu_out, ('out',))),
     ],
     'silu_': [
         (vt.silu_, 'silu_(Tensor input)', vt.PARAMETERS['silu_']),
@@ -465,7 +465,7 @@ TORCH_NN_FUNCTIONS = {
 # ``python_module: linalg`` ops: ``torch._C._linalg.<name>``, which ``torch.linalg`` exposes
 TORCH_LINALG_FUNCTIONS = {
     'linalg_vector_norm': [
-        (vt.linalg_vector_norm, 'linalg_vector_norm(Tensor input, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None)', vt.PARAMETERS['linalg_vector_norm']),
+        (vt.linalg_vector_norm, 'linalg_vector_norm(Tensor input, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor out=None)', (vt.PARAMETERS['linalg_vector_norm'][0], vt.PARAMETERS['linalg_vector_norm'][1] + (('out', 'Tensor?', True),)), (vt.linalg_vector_norm_out, ('out',))),
     ],
 }
 

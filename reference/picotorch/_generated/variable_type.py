@@ -2469,6 +2469,15 @@ def gelu(self, *, approximate='none'):
     return result
 
 
+def gelu_out(self, *, approximate='none', out):
+    """``gelu.out(Tensor self, *, str approximate='none', Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("gelu", self, out)
+    result = gelu(self, approximate=approximate)
+    native.write_out(out, result, "gelu.out")
+    bump_version(out)
+    return out
+
+
 def gelu_backward(grad_output, self, *, approximate='none'):
     """``gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor``"""
     grad_fn = None
@@ -2495,6 +2504,15 @@ def silu(self):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def silu_out(self, *, out):
+    """``silu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("silu", self, out)
+    result = silu(self)
+    native.write_out(out, result, "silu.out")
+    bump_version(out)
+    return out
 
 
 def silu_(self):
@@ -2719,6 +2737,15 @@ def mse_loss(self, target, reduction=0):
     return result
 
 
+def mse_loss_out(self, target, reduction=0, *, out):
+    """``mse_loss.out(Tensor self, Tensor target, int reduction=Mean, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("mse_loss", self, target, out)
+    result = mse_loss(self, target, reduction)
+    native.write_out(out, result, "mse_loss.out")
+    bump_version(out)
+    return out
+
+
 def mse_loss_backward(grad_output, self, target, reduction):
     """``mse_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor``"""
     grad_fn = None
@@ -2748,6 +2775,15 @@ def nll_loss_nd(self, target, weight=None, reduction=0, ignore_index=-100):
 def nll_loss(self, target, weight=None, reduction=0, ignore_index=-100):
     """``nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, int ignore_index=-100) -> Tensor``"""
     return native.nll_loss(self, target, weight, reduction, ignore_index)
+
+
+def nll_loss_out(self, target, weight=None, reduction=0, ignore_index=-100, *, out):
+    """``nll_loss.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, int ignore_index=-100, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("nll_loss", self, target, weight, out)
+    result = nll_loss(self, target, weight, reduction, ignore_index)
+    native.write_out(out, result, "nll_loss.out")
+    bump_version(out)
+    return out
 
 
 def nll_loss_forward(self, target, weight, reduction, ignore_index):
@@ -2791,6 +2827,15 @@ def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index
 def nll_loss2d(self, target, weight=None, reduction=0, ignore_index=-100):
     """``nll_loss2d(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, int ignore_index=-100) -> Tensor``"""
     return native.nll_loss2d(self, target, weight, reduction, ignore_index)
+
+
+def nll_loss2d_out(self, target, weight=None, reduction=0, ignore_index=-100, *, out):
+    """``nll_loss2d.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, int ignore_index=-100, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("nll_loss2d", self, target, weight, out)
+    result = nll_loss2d(self, target, weight, reduction, ignore_index)
+    native.write_out(out, result, "nll_loss2d.out")
+    bump_version(out)
+    return out
 
 
 def nll_loss2d_forward(self, target, weight, reduction, ignore_index):
@@ -3175,6 +3220,15 @@ def linalg_vector_norm(self, ord=2, dim=None, keepdim=False, *, dtype=None):
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, is_output=True)
     return result
+
+
+def linalg_vector_norm_out(self, ord=2, dim=None, keepdim=False, *, dtype=None, out):
+    """``linalg_vector_norm.out(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("linalg_vector_norm", self, out)
+    result = linalg_vector_norm(self, ord, dim, keepdim, dtype=dtype)
+    native.write_out(out, result, "linalg_vector_norm.out")
+    bump_version(out)
+    return out
 
 
 def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
@@ -3988,8 +4042,10 @@ register_kernels("log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) 
 register_kernels("log_softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)", {}, log_softmax_int_out)
 register_kernels("relu_(Tensor(a!) self) -> Tensor(a!)", {"CPU": native.relu_, "CUDA": native.relu_}, relu_)
 register_kernels("gelu(Tensor self, *, str approximate='none') -> Tensor", {"CPU": native.gelu, "CUDA": native.gelu}, gelu)
+register_kernels("gelu.out(Tensor self, *, str approximate='none', Tensor(a!) out) -> Tensor(a!)", {}, gelu_out)
 register_kernels("gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor", {"CPU": native.gelu_backward, "CUDA": native.gelu_backward}, gelu_backward)
 register_kernels("silu(Tensor self) -> Tensor", {"CPU": native.silu, "CUDA": native.silu}, silu)
+register_kernels("silu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, silu_out)
 register_kernels("silu_(Tensor(a!) self) -> Tensor(a!)", {"CPU": native.silu_, "CUDA": native.silu_}, silu_)
 register_kernels("silu_backward(Tensor grad_output, Tensor self) -> Tensor", {"CPU": native.silu_backward, "CUDA": native.silu_backward}, silu_backward)
 register_kernels("native_layer_norm(Tensor input, int[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)", {"CPU": native.native_layer_norm, "CUDA": native.native_layer_norm}, native_layer_norm)
@@ -4008,13 +4064,16 @@ register_kernels("masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> 
 register_kernels("binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor", {"CPU": native.binary_cross_entropy_with_logits, "CUDA": native.binary_cross_entropy_with_logits}, binary_cross_entropy_with_logits)
 register_kernels("binary_cross_entropy_with_logits_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor", {"CPU": native.binary_cross_entropy_with_logits_backward, "CUDA": native.binary_cross_entropy_with_logits_backward}, binary_cross_entropy_with_logits_backward)
 register_kernels("mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor", {"CPU": native.mse_loss, "CUDA": native.mse_loss}, mse_loss)
+register_kernels("mse_loss.out(Tensor self, Tensor target, int reduction=Mean, *, Tensor(a!) out) -> Tensor(a!)", {}, mse_loss_out)
 register_kernels("mse_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor", {"CPU": native.mse_loss_backward, "CUDA": native.mse_loss_backward}, mse_loss_backward)
 register_kernels("l1_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor", {"CompositeImplicitAutograd": native.l1_loss}, l1_loss)
 register_kernels("nll_loss_nd(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, int ignore_index=-100) -> Tensor", {"CompositeImplicitAutograd": native.nll_loss_nd}, nll_loss_nd)
 register_kernels("nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, int ignore_index=-100) -> Tensor", {"CompositeImplicitAutograd": native.nll_loss}, nll_loss)
+register_kernels("nll_loss.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, int ignore_index=-100, *, Tensor(a!) out) -> Tensor(a!)", {}, nll_loss_out)
 register_kernels("nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index) -> (Tensor output, Tensor total_weight)", {"CPU": native.nll_loss_forward, "CUDA": native.nll_loss_forward}, nll_loss_forward)
 register_kernels("nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight) -> Tensor", {"CPU": native.nll_loss_backward, "CUDA": native.nll_loss_backward}, nll_loss_backward)
 register_kernels("nll_loss2d(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, int ignore_index=-100) -> Tensor", {"CompositeImplicitAutograd": native.nll_loss2d}, nll_loss2d)
+register_kernels("nll_loss2d.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, int ignore_index=-100, *, Tensor(a!) out) -> Tensor(a!)", {}, nll_loss2d_out)
 register_kernels("nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index) -> (Tensor output, Tensor total_weight)", {"CPU": native.nll_loss2d_forward, "CUDA": native.nll_loss2d_forward}, nll_loss2d_forward)
 register_kernels("nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight) -> Tensor", {"CPU": native.nll_loss2d_backward, "CUDA": native.nll_loss2d_backward}, nll_loss2d_backward)
 register_kernels("cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, int ignore_index=-100, float label_smoothing=0.0) -> Tensor", {"CompositeImplicitAutograd": native.cross_entropy_loss}, cross_entropy_loss)
@@ -4051,6 +4110,7 @@ register_kernels("std.correction(Tensor self, int[1]? dim=None, *, Scalar? corre
 register_kernels("std.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!)", {}, std_correction_out)
 register_kernels("std(Tensor self, bool unbiased=True) -> Tensor", {"CompositeImplicitAutograd": native.std_unbiased}, std)
 register_kernels("linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", {"CPU": native.linalg_vector_norm, "CUDA": native.linalg_vector_norm}, linalg_vector_norm)
+register_kernels("linalg_vector_norm.out(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", {}, linalg_vector_norm_out)
 register_kernels("embedding(Tensor weight, Tensor indices, int padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor", {"CPU": native.embedding, "CUDA": native.embedding}, embedding)
 register_kernels("embedding_backward(Tensor grad, Tensor indices, int num_weights, int padding_idx, bool scale_grad_by_freq, bool sparse) -> Tensor", {"CompositeImplicitAutograd": native.embedding_backward}, embedding_backward)
 register_kernels("embedding_dense_backward(Tensor grad_output, Tensor indices, int num_weights, int padding_idx, bool scale_grad_by_freq) -> Tensor", {"CPU": native.embedding_dense_backward, "CUDA": native.embedding_dense_backward}, embedding_dense_backward)
@@ -4324,8 +4384,10 @@ PARAMETERS = {
     "log_softmax_int_out": ((('self', 'Tensor', False), ('dim', 'int', False), ('dtype', 'any', True),), (('out', 'Tensor', False),)),
     "relu_": ((('self', 'Tensor', False),), ()),
     "gelu": ((('self', 'Tensor', False),), (('approximate', 'any', True),)),
+    "gelu_out": ((('self', 'Tensor', False),), (('approximate', 'any', True), ('out', 'Tensor', False),)),
     "gelu_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False),), (('approximate', 'any', True),)),
     "silu": ((('self', 'Tensor', False),), ()),
+    "silu_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
     "silu_": ((('self', 'Tensor', False),), ()),
     "silu_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False),), ()),
     "native_layer_norm": ((('input', 'Tensor', False), ('normalized_shape', 'int[]', False), ('weight', 'Tensor?', False), ('bias', 'Tensor?', False), ('eps', 'any', False),), ()),
@@ -4344,13 +4406,16 @@ PARAMETERS = {
     "binary_cross_entropy_with_logits": ((('self', 'Tensor', False), ('target', 'Tensor', False), ('weight', 'Tensor?', True), ('pos_weight', 'Tensor?', True), ('reduction', 'int', True),), ()),
     "binary_cross_entropy_with_logits_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False), ('target', 'Tensor', False), ('weight', 'Tensor?', True), ('pos_weight', 'Tensor?', True), ('reduction', 'int', True),), ()),
     "mse_loss": ((('self', 'Tensor', False), ('target', 'Tensor', False), ('reduction', 'int', True),), ()),
+    "mse_loss_out": ((('self', 'Tensor', False), ('target', 'Tensor', False), ('reduction', 'int', True),), (('out', 'Tensor', False),)),
     "mse_loss_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False), ('target', 'Tensor', False), ('reduction', 'int', False),), ()),
     "l1_loss": ((('self', 'Tensor', False), ('target', 'Tensor', False), ('reduction', 'int', True),), ()),
     "nll_loss_nd": ((('self', 'Tensor', False), ('target', 'Tensor', False), ('weight', 'Tensor?', True), ('reduction', 'int', True), ('ignore_index', 'int', True),), ()),
     "nll_loss": ((('self', 'Tensor', False), ('target', 'Tensor', False), ('weight', 'Tensor?', True), ('reduction', 'int', True), ('ignore_index', 'int', True),), ()),
+    "nll_loss_out": ((('self', 'Tensor', False), ('target', 'Tensor', False), ('weight', 'Tensor?', True), ('reduction', 'int', True), ('ignore_index', 'int', True),), (('out', 'Tensor', False),)),
     "nll_loss_forward": ((('self', 'Tensor', False), ('target', 'Tensor', False), ('weight', 'Tensor?', False), ('reduction', 'int', False), ('ignore_index', 'int', False),), ()),
     "nll_loss_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False), ('target', 'Tensor', False), ('weight', 'Tensor?', False), ('reduction', 'int', False), ('ignore_index', 'int', False), ('total_weight', 'Tensor', False),), ()),
     "nll_loss2d": ((('self', 'Tensor', False), ('target', 'Tensor', False), ('weight', 'Tensor?', True), ('reduction', 'int', True), ('ignore_index', 'int', True),), ()),
+    "nll_loss2d_out": ((('self', 'Tensor', False), ('target', 'Tensor', False), ('weight', 'Tensor?', True), ('reduction', 'int', True), ('ignore_index', 'int', True),), (('out', 'Tensor', False),)),
     "nll_loss2d_forward": ((('self', 'Tensor', False), ('target', 'Tensor', False), ('weight', 'Tensor?', False), ('reduction', 'int', False), ('ignore_index', 'int', False),), ()),
     "nll_loss2d_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False), ('target', 'Tensor', False), ('weight', 'Tensor?', False), ('reduction', 'int', False), ('ignore_index', 'int', False), ('total_weight', 'Tensor', False),), ()),
     "cross_entropy_loss": ((('self', 'Tensor', False), ('target', 'Tensor', False), ('weight', 'Tensor?', True), ('reduction', 'int', True), ('ignore_index', 'int', True), ('label_smoothing', 'any', True),), ()),
@@ -4387,6 +4452,7 @@ PARAMETERS = {
     "std_correction_out": ((('self', 'Tensor', False), ('dim', 'int[]?', True),), (('correction', 'Scalar?', True), ('keepdim', 'bool', True), ('out', 'Tensor', False),)),
     "std": ((('self', 'Tensor', False), ('unbiased', 'bool', True),), ()),
     "linalg_vector_norm": ((('self', 'Tensor', False), ('ord', 'Scalar', True), ('dim', 'int[]?', True), ('keepdim', 'bool', True),), (('dtype', 'any', True),)),
+    "linalg_vector_norm_out": ((('self', 'Tensor', False), ('ord', 'Scalar', True), ('dim', 'int[]?', True), ('keepdim', 'bool', True),), (('dtype', 'any', True), ('out', 'Tensor', False),)),
     "embedding": ((('weight', 'Tensor', False), ('indices', 'Tensor', False), ('padding_idx', 'int', True), ('scale_grad_by_freq', 'bool', True), ('sparse', 'bool', True),), ()),
     "embedding_backward": ((('grad', 'Tensor', False), ('indices', 'Tensor', False), ('num_weights', 'int', False), ('padding_idx', 'int', False), ('scale_grad_by_freq', 'bool', False), ('sparse', 'bool', False),), ()),
     "embedding_dense_backward": ((('grad_output', 'Tensor', False), ('indices', 'Tensor', False), ('num_weights', 'int', False), ('padding_idx', 'int', False), ('scale_grad_by_freq', 'bool', False),), ()),
@@ -4549,9 +4615,9 @@ register_op("_log_softmax", overloaded("_log_softmax", [(_log_softmax, PARAMETER
 register_op("_log_softmax_backward_data", overloaded("_log_softmax_backward_data", [(_log_softmax_backward_data, PARAMETERS["_log_softmax_backward_data"]), (_log_softmax_backward_data_out, PARAMETERS["_log_softmax_backward_data_out"])]))
 register_op("log_softmax", overloaded("log_softmax", [(log_softmax_int, PARAMETERS["log_softmax_int"]), (log_softmax_int_out, PARAMETERS["log_softmax_int_out"])]))
 register_op("relu_", overloaded("relu_", [(relu_, PARAMETERS["relu_"])]))
-register_op("gelu", overloaded("gelu", [(gelu, PARAMETERS["gelu"])]))
+register_op("gelu", overloaded("gelu", [(gelu, PARAMETERS["gelu"]), (gelu_out, PARAMETERS["gelu_out"])]))
 register_op("gelu_backward", overloaded("gelu_backward", [(gelu_backward, PARAMETERS["gelu_backward"])]))
-register_op("silu", overloaded("silu", [(silu, PARAMETERS["silu"])]))
+register_op("silu", overloaded("silu", [(silu, PARAMETERS["silu"]), (silu_out, PARAMETERS["silu_out"])]))
 register_op("silu_", overloaded("silu_", [(silu_, PARAMETERS["silu_"])]))
 register_op("silu_backward", overloaded("silu_backward", [(silu_backward, PARAMETERS["silu_backward"])]))
 register_op("native_layer_norm", overloaded("native_layer_norm", [(native_layer_norm, PARAMETERS["native_layer_norm"])]))
@@ -4567,14 +4633,14 @@ register_op("masked_fill_", overloaded("masked_fill_", [(masked_fill__Scalar, PA
 register_op("masked_fill", overloaded("masked_fill", [(masked_fill_Scalar, PARAMETERS["masked_fill_Scalar"])]))
 register_op("binary_cross_entropy_with_logits", overloaded("binary_cross_entropy_with_logits", [(binary_cross_entropy_with_logits, PARAMETERS["binary_cross_entropy_with_logits"])]))
 register_op("binary_cross_entropy_with_logits_backward", overloaded("binary_cross_entropy_with_logits_backward", [(binary_cross_entropy_with_logits_backward, PARAMETERS["binary_cross_entropy_with_logits_backward"])]))
-register_op("mse_loss", overloaded("mse_loss", [(mse_loss, PARAMETERS["mse_loss"])]))
+register_op("mse_loss", overloaded("mse_loss", [(mse_loss, PARAMETERS["mse_loss"]), (mse_loss_out, PARAMETERS["mse_loss_out"])]))
 register_op("mse_loss_backward", overloaded("mse_loss_backward", [(mse_loss_backward, PARAMETERS["mse_loss_backward"])]))
 register_op("l1_loss", overloaded("l1_loss", [(l1_loss, PARAMETERS["l1_loss"])]))
 register_op("nll_loss_nd", overloaded("nll_loss_nd", [(nll_loss_nd, PARAMETERS["nll_loss_nd"])]))
-register_op("nll_loss", overloaded("nll_loss", [(nll_loss, PARAMETERS["nll_loss"])]))
+register_op("nll_loss", overloaded("nll_loss", [(nll_loss, PARAMETERS["nll_loss"]), (nll_loss_out, PARAMETERS["nll_loss_out"])]))
 register_op("nll_loss_forward", overloaded("nll_loss_forward", [(nll_loss_forward, PARAMETERS["nll_loss_forward"])]))
 register_op("nll_loss_backward", overloaded("nll_loss_backward", [(nll_loss_backward, PARAMETERS["nll_loss_backward"])]))
-register_op("nll_loss2d", overloaded("nll_loss2d", [(nll_loss2d, PARAMETERS["nll_loss2d"])]))
+register_op("nll_loss2d", overloaded("nll_loss2d", [(nll_loss2d, PARAMETERS["nll_loss2d"]), (nll_loss2d_out, PARAMETERS["nll_loss2d_out"])]))
 register_op("nll_loss2d_forward", overloaded("nll_loss2d_forward", [(nll_loss2d_forward, PARAMETERS["nll_loss2d_forward"])]))
 register_op("nll_loss2d_backward", overloaded("nll_loss2d_backward", [(nll_loss2d_backward, PARAMETERS["nll_loss2d_backward"])]))
 register_op("cross_entropy_loss", overloaded("cross_entropy_loss", [(cross_entropy_loss, PARAMETERS["cross_entropy_loss"])]))
@@ -4587,7 +4653,7 @@ register_op("argmin", overloaded("argmin", [(argmin, PARAMETERS["argmin"]), (arg
 register_op("logsumexp", overloaded("logsumexp", [(logsumexp, PARAMETERS["logsumexp"]), (logsumexp_out, PARAMETERS["logsumexp_out"])]))
 register_op("var", overloaded("var", [(var_dim, PARAMETERS["var_dim"]), (var_out, PARAMETERS["var_out"]), (var_correction, PARAMETERS["var_correction"]), (var_correction_out, PARAMETERS["var_correction_out"]), (var, PARAMETERS["var"])]))
 register_op("std", overloaded("std", [(std_dim, PARAMETERS["std_dim"]), (std_out, PARAMETERS["std_out"]), (std_correction, PARAMETERS["std_correction"]), (std_correction_out, PARAMETERS["std_correction_out"]), (std, PARAMETERS["std"])]))
-register_op("linalg_vector_norm", overloaded("linalg_vector_norm", [(linalg_vector_norm, PARAMETERS["linalg_vector_norm"])]))
+register_op("linalg_vector_norm", overloaded("linalg_vector_norm", [(linalg_vector_norm, PARAMETERS["linalg_vector_norm"]), (linalg_vector_norm_out, PARAMETERS["linalg_vector_norm_out"])]))
 register_op("embedding", overloaded("embedding", [(embedding, PARAMETERS["embedding"])]))
 register_op("embedding_backward", overloaded("embedding_backward", [(embedding_backward, PARAMETERS["embedding_backward"])]))
 register_op("embedding_dense_backward", overloaded("embedding_dense_backward", [(embedding_dense_backward, PARAMETERS["embedding_dense_backward"])]))

@@ -227,10 +227,7 @@ def gen_autograd_kernel(op: Op) -> str:
 def gen_out_kernel(op: Op, functional: dict[str, Op]) -> str:
     """An out= overload's function, calling its functional overload (the one with the same signature)."""
     schema = op.schema
-    base = functional.get(schema.signature())
-    if base is None:
-        raise NotImplementedError(f"{op.overload}: picotorch generates an out= overload from the functional "
-                                  "overload of the same signature, and there is none")
+    base = functional[schema.signature()]  # there is one: validate.check_out_overloads
     arguments = schema.arguments
     outs = [python_name(a) for a in arguments.out]
     call = [python_name(a) for a in arguments.positional]

@@ -81,10 +81,6 @@ _copy_variable_functions()
 __all__.extend(name for name in dir(_sys.modules[__name__]) if isinstance(globals()[name], _dtype))
 
 
-def matmul(input, other):
-    return _C._VariableFunctions.matmul(input, other)
-
-
 return_types = _C._return_types  # torch.return_types: the named tuples of max(dim=...) and friends
 
 

@@ -32,7 +32,7 @@ from .gen_variable_type import gen_variable_type_file
 from .load_derivatives import parse_derivatives_yaml
 from .model import parse_native_yaml
 from .report import parse_file
-from .validate import check_formulas, check_kernels
+from .validate import check_formulas, check_kernels, check_out_overloads
 
 
 def _package_dir() -> Path:
@@ -61,6 +61,7 @@ def load_ops(package: Path = PACKAGE, yaml_dir: Path | None = None) -> list[Op]:
     infos = parse_derivatives_yaml(yaml_dir / "derivatives.yaml", {str(f.func) for f in functions})
     ops = match_differentiability_info(functions, infos)
     check_kernels(ops, package / "native" / "__init__.py")
+    check_out_overloads(ops)
     check_formulas(ops, package / "autograd" / "functions_manual.py")
     return ops
 

@@ -3,7 +3,9 @@
 Models ``tools/autograd/gen_python_functions.py``, which writes ``python_torch_functions_*.cpp`` and
 ``python_variable_methods.cpp``. For each Python name it lists the overloads in the order the
 argument parser tries them, each with its autograd kernel, the signature torch prints in its
-messages and the parameter table the parser matches (written once, in ``variable_type.py``). The
+messages and the parameter table the parser matches (written once, in ``variable_type.py``). A
+function's functional overload and its out= overload (``add.Tensor``, ``add.out``) are one entry whose
+signature ends in ``Tensor out=None`` (``group_overloads``); methods never take ``out=``. The
 template comes first, the code filling it after.
 '''
 
@@ -12,7 +14,7 @@ from __future__ import annotations
 import re
 
 from .api.autograd import Op
-from .api.python import python_signature, sort_signature
+from .api.python import out_parameter, python_signature, sort_signature
 from .code_template import CodeTemplate
 
 PYTHON_BINDINGS_PY = CodeTemplate('''\
@@ -63,6 +65,13 @@ ${name}: [
 
 OVERLOAD = CodeTemplate("(vt.${py_name}, ${signature}, vt.PARAMETERS['${py_name}']),")
 
+# A functional overload grouped with its out= overload (``add.Tensor`` + ``add.out``): one signature, which
+# ends in ``Tensor out=None``; the parser calls the out overload when ``out`` is given, passing the tensor (or each
+# of a tuple's, ``sort(..., out=(values, indices))``) as the out overload's arguments named last.
+OVERLOAD_WITH_OUT = CodeTemplate(
+    "(vt.${py_name}, ${signature}, (vt.PARAMETERS['${py_name}'][0], vt.PARAMETERS['${py_name}'][1] + "
+    "(${out_parameter},)), (vt.${out_name}, ${out_names})),")
+
 RETURN_TYPE = CodeTemplate("${py_name}: (${name}, ${fields}),")
 
 # Bindings PyTorch leaves out (its SKIP_PYTHON_BINDINGS lists): the Scalar overloads of arithmetic
@@ -84,9 +93,11 @@ def gen_python_bindings_file(ops: list[Op], generated_comment: str) -> str:
     bound = list(filter(bound_in_python, ops))
     for name in sorted({op.base for op in bound}):
         overloads = [op for op in bound if op.base == name]
-        for op in sort_overloads([op for op in overloads if "function" in op.fn.variants], method=False):
-            tables[op.fn.python_module].setdefault(name, []).append(_overload(op, method=False))
-        for op in sort_overloads([op for op in overloads if "method" in op.fn.variants], method=True):
+        functions_of_name = group_overloads([op for op in overloads if "function" in op.fn.variants])
+        for op, out in sort_overloads(functions_of_name, method=False):
+            tables[op.fn.python_module].setdefault(name, []).append(_overload(op, method=False, out=out))
+        methods_of_name = [(op, None) for op in overloads if "method" in op.fn.variants and not op.schema.is_out_fn()]
+        for op, _ in sort_overloads(methods_of_name, method=True):
             methods.setdefault(name, []).append(_overload(op, method=True))
     return PYTHON_BINDINGS_PY.substitute(
         generated_comment=generated_comment,
@@ -96,16 +107,24 @@ def gen_python_bindings_file(ops: list[Op], generated_comment: str) -> str:
                                 for name, o in linalg_functions.items()],
         tensor_methods=[PYTHON_NAME.substitute(name=repr(name), overloads=o) for name, o in methods.items()],
         numbers_as_tensors=repr(sorted(NUMBERS_AS_TENSORS)),
-        return_types=[RETURN_TYPE.substitute(py_name=repr(op.py_name), name=repr(op.base),
+        return_types=[RETURN_TYPE.substitute(py_name=repr(op.py_name), name=repr(_return_type_name(op)),
                                              fields=repr(tuple(r.name for r in op.schema.returns)))
                       for op in ops if bound_in_python(op) and _has_named_returns(op)],
     )
 
 
 def _has_named_returns(op: Op) -> bool:
-    """``structseq`` results in PyTorch: two or more returns, every one named, none written in place."""
+    """``structseq`` results in PyTorch: two or more returns, every one named, none written in place
+    except by an out= overload (``sort.values``)."""
     returns = op.schema.returns
-    return len(returns) > 1 and all(r.name and not (r.annotation and r.annotation.is_write) for r in returns)
+    written = op.schema.is_out_fn()
+    return len(returns) > 1 and all(r.name and (written or not (r.annotation and r.annotation.is_write))
+                                    for r in returns)
+
+
+def _return_type_name(op: Op) -> str:
+    """``torch.return_types.sort``, and ``sort_out`` for what ``sort(..., out=...)`` returns."""
+    return f"{op.base}_out" if op.schema.is_out_fn() else op.base
 
 
 def bound_in_python(op: Op) -> bool:
@@ -114,11 +133,21 @@ def bound_in_python(op: Op) -> bool:
     return not any(p.fullmatch(op.base) for p in SKIP_PYTHON_PATTERNS)
 
 
-def sort_overloads(ops: list[Op], method: bool) -> list[Op]:
+def group_overloads(ops: list[Op]) -> list[tuple[Op, Op | None]]:
+    """Each functional overload with its out= overload, if it has one (``group_overloads``): they pair when
+    their Python signatures without the outputs are the same text. An out overload without a partner is
+    an error in PyTorch's generator; here it is left out of Python (it is still ``ops.<name>``)."""
+    outs = {python_signature(op.schema, False): op for op in ops if op.schema.is_out_fn()}
+    return [(op, outs.get(python_signature(op.schema, False))) for op in ops if not op.schema.is_out_fn()]
+
+
+def sort_overloads(groups: list[tuple[Op, Op | None]], method: bool) -> list[tuple[Op, Op | None]]:
     """The order the parser tries one name's overloads, as ``sort_overloads`` orders them: by signature
-    text, then each overload moved after every one it is "smaller" than (same parameters, but a Scalar
-    where the other takes a Tensor, an int list where it takes an int ...), so the narrower one wins."""
-    ops = sorted(ops, key=lambda op: sort_signature(op.schema, method))
+    text (with ``out=`` when grouped), then each overload moved after every one it is "smaller" than (same
+    parameters, but a Scalar where the other takes a Tensor, an int list where it takes an int ...), so the
+    narrower one wins. ``groups`` are (functional, out overload or None) pairs."""
+    groups = sorted(groups, key=lambda g: sort_signature(g[0].schema, method, g[1].schema if g[1] else None))
+    ops = [op for op, _ in groups]
     larger_than = {i: {j for j, other in enumerate(ops) if _is_smaller(op, other, method)} for i, op in enumerate(ops)}
     larger_than = {i: larger for i, larger in larger_than.items() if larger}
     order = [i for i in range(len(ops)) if i not in larger_than]
@@ -128,7 +157,7 @@ def sort_overloads(ops: list[Op], method: bool) -> list[Op]:
             if not larger_than[j]:
                 del larger_than[j]
                 order.append(j)
-    return [ops[i] for i in order]
+    return [groups[i] for i in order]
 
 
 def _is_smaller(op: Op, other: Op, method: bool) -> bool:
@@ -148,6 +177,10 @@ def _is_type_smaller(t: str, other: str) -> bool:
             or ("Dimname" in t and "Dimname" not in other) or (t == "Tensor[]" and "[]" in other))
 
 
-def _overload(op: Op, method: bool) -> str:
-    signature = repr(python_signature(op.schema, method))
-    return OVERLOAD.substitute(py_name=op.py_name, signature=signature)
+def _overload(op: Op, method: bool, out: Op | None = None) -> str:
+    if out is None:
+        return OVERLOAD.substitute(py_name=op.py_name, signature=repr(python_signature(op.schema, method)))
+    signature = repr(python_signature(op.schema, method, out.schema))
+    return OVERLOAD_WITH_OUT.substitute(py_name=op.py_name, signature=signature,
+                                        out_parameter=out_parameter(out.schema), out_name=out.py_name,
+                                        out_names=repr(tuple(a.name for a in out.schema.arguments.out)))

@@ -19,7 +19,7 @@ from .api.autograd import (
     saved_values,
     should_compute,
 )
-from .api.python import argument_kind, call_arguments, formals, parameter_table
+from .api.python import argument_kind, call_arguments, formals, parameter_table, python_default, python_name
 from .code_template import CodeTemplate
 
 VARIABLE_TYPE_PY = CodeTemplate('''\
@@ -35,7 +35,7 @@ ${generated_comment}
 from picotorch.autograd.grad_mode import is_grad_enabled
 from picotorch.autograd.variable import (
     SavedVariable, any_requires_grad, as_view, bump_version, check_inplace, check_no_requires_grad,
-    collect_next_edges, rebase_history, set_history,
+    collect_next_edges, rebase_history, set_history, throw_error_out_requires_grad,
 )
 from picotorch import native
 from picotorch.autograd import variable_type_manual as manual
@@ -88,6 +88,26 @@ def ${py_name}(${formals}):
     """``${schema}``"""
     return ${kernel}(${arguments})
 ''')
+
+# An out= overload (``add.out``): no graph (nothing may require grad while grad mode is on), the functional
+# overload's result written into ``out`` with PyTorch's out= rules (native/resize.py), ``out`` returned.
+# PyTorch gives each its own kernel that computes into ``out``; picotorch reuses the functional one.
+OUT_KERNEL = CodeTemplate('''\
+def ${py_name}(${formals}):
+    """``${schema}``"""
+    throw_error_out_requires_grad("${name}", ${tensors})
+    result = ${functional}(${call})
+    ${write_outs}
+    return ${outs}
+''')
+
+WRITE_OUT = CodeTemplate('''\
+native.write_out(${out}, ${result}, "${overload}")
+bump_version(${out})
+''')
+
+# Ops whose out= overload takes its dtype from ``out`` when none is given (``infer_dtype_from_optional``).
+DTYPE_FROM_OUT = {"sum"}
 
 # Ops whose autograd kernel is written by hand (PyTorch's MANUAL_AUTOGRAD): VariableTypeManual.cpp.
 MANUAL_AUTOGRAD = {"copy_"}
@@ -170,9 +190,11 @@ REGISTER_OP = CodeTemplate('register_op("${name}", overloaded("${name}", [${over
 
 
 def gen_variable_type_file(ops: list[Op], generated_comment: str) -> str:
+    functional = {op.schema.signature(): op for op in ops if op.schema.kind() == "functional"}
     return VARIABLE_TYPE_PY.substitute(
         generated_comment=generated_comment,
-        autograd_kernels="\n\n".join(gen_autograd_kernel(op) for op in ops),  # two blank lines between
+        autograd_kernels="\n\n".join(  # two blank lines between
+            gen_out_kernel(op, functional) if op.schema.is_out_fn() else gen_autograd_kernel(op) for op in ops),
         kernel_tables=[_register_kernels(op) for op in ops],
         parameter_tables=[PARAMETER_TABLE.substitute(py_name=op.py_name, parameters=parameter_table(op.schema))
                           for op in ops],
@@ -200,6 +222,33 @@ def gen_autograd_kernel(op: Op) -> str:
         as_view=_as_view(op),
         returns="self" if op.is_inplace else "result",
     )
+
+
+def gen_out_kernel(op: Op, functional: dict[str, Op]) -> str:
+    """An out= overload's function, calling its functional overload (the one with the same signature)."""
+    schema = op.schema
+    base = functional[schema.signature()]  # there is one: validate.check_out_overloads
+    arguments = schema.arguments
+    outs = [python_name(a) for a in arguments.out]
+    call = [python_name(a) for a in arguments.positional]
+    for a in arguments.kwarg_only:
+        value = python_name(a)
+        if a.name == "dtype" and op.base in DTYPE_FROM_OUT:
+            value = f"{value} if {value} is not None else {outs[0]}._dtype"
+        call.append(f"{python_name(a)}={value}")
+    tensors = [f"*{python_name(a)}" if argument_kind(a) == "Tensor[]" else python_name(a)
+               for a in arguments.flat_non_out() if argument_kind(a).startswith("Tensor")]
+    kwarg_only = formals(schema).partition("*")[2].lstrip(", ")
+    positional = [python_name(a) if a.default is None else f"{python_name(a)}={python_default(a.default)}"
+                  for a in arguments.positional]
+    every = ", ".join([*positional, "*", *filter(None, [kwarg_only]), *outs])
+    results = ["result"] if len(outs) == 1 else [f"result[{i}]" for i in range(len(outs))]
+    write_outs = [WRITE_OUT.substitute(out=out, result=result, overload=op.overload)
+                  for out, result in zip(outs, results)]
+    return OUT_KERNEL.substitute(py_name=op.py_name, formals=every, schema=schema, name=op.base,
+                                 tensors=", ".join([*tensors, *outs]), functional=base.py_name,
+                                 call=", ".join(call), write_outs=write_outs,
+                                 outs=outs[0] if len(outs) == 1 else f"({', '.join(outs)})")
 
 
 def _check_no_requires_grad(op: Op) -> list[str]:

@@ -23,7 +23,7 @@ from .api.autograd import Op, formula_value
 from .errors import ParseError
 from .load_derivatives import output_names
 
-__all__ = ["check_formulas", "check_kernels", "module_names"]
+__all__ = ["check_formulas", "check_kernels", "check_out_overloads", "module_names"]
 
 # Names the generated nodes module binds itself (its imports), besides functions_manual's.
 NODES_MODULE_NAMES = frozenset({"Node", "SavedVariable", "ERR_BACKWARD_TWICE", "ops"})
@@ -60,6 +60,17 @@ def check_kernels(ops: list[Op], native_init: Path) -> None:
                                  "picotorch.native",
                                  "the name of a kernel that picotorch/native/__init__.py imports or defines",
                                  f"func: {op.schema}")
+
+
+def check_out_overloads(ops: list[Op]) -> None:
+    """Every out= overload has a functional overload of the same signature, which its function calls and its
+    Python signature is grouped with (PyTorch's ``group_overloads`` refuses an out schema without one too)."""
+    functional = {op.schema.signature() for op in ops if op.schema.kind() == "functional"}
+    for op in ops:
+        if op.schema.is_out_fn() and op.schema.signature() not in functional:
+            raise ParseError(*op.fn.loc, f"the out= overload {op.overload} has no functional overload of the same "
+                             "signature", f"an entry '{op.schema.signature()}' (any overload name) beside it",
+                             f"func: {op.schema}")
 
 
 def check_formulas(ops: list[Op], functions_manual: Path) -> None:

@@ -1,8 +1,8 @@
 """Chapter 05: what the generator writes for a small YAML fixture, compared with committed files.
 
 ``fixtures/small/`` holds a ``native_functions.yaml`` with one op of each kind the generator treats
-differently (``mul.Tensor`` with a derivative, its in-place ``mul_.Tensor``, the view ``t``, the composite
-``matmul``) and its ``derivatives.yaml``; ``fixtures/small/expected/*.expected`` are the three generated
+differently (``mul.Tensor`` with a derivative, its in-place ``mul_.Tensor``, its ``mul.out``, the view ``t``,
+the composite ``matmul``) and its ``derivatives.yaml``; ``fixtures/small/expected/*.expected`` are the three generated
 files, written once and read by eye. A change to a template shows here as a diff.
 
 To accept an intended change: ``PICOTORCHGEN_UPDATE_EXPECTED=1 pytest tests/ch05_codegen/test_codegen_fixture.py``

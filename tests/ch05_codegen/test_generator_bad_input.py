@@ -87,7 +87,7 @@ def test_an_op_defined_twice(yaml_dir):
     native = yaml_dir / "native_functions.yaml"
     native.write_text(native.read_text() + "\n- func: t(Tensor self) -> Tensor\n")
     e = error_of(yaml_dir)
-    assert str(e) == (f"{native}:29: operator t is already defined at line 18; expected one entry per "
+    assert str(e) == (f"{native}:33: operator t is already defined at line 18; expected one entry per "
                       "'name.overload'. The entry: func: t(Tensor self) -> Tensor")
 
 
@@ -170,3 +170,12 @@ def test_main_returns_1_on_bad_input(yaml_dir, tmp_path, capsys):
     assert main(["--yaml", str(yaml_dir), "--out", str(tmp_path)]) == 1
     assert "reads 'gradd'" in capsys.readouterr().err
     assert not (tmp_path / "nodes.py").exists(), "nothing is written"
+
+
+def test_an_out_overload_without_its_functional_one(yaml_dir):
+    native = yaml_dir / "native_functions.yaml"
+    native.write_text(native.read_text() + "\n- func: t.out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!)\n")
+    e = error_of(yaml_dir)
+    assert str(e) == (f"{native}:33: the out= overload t.out has no functional overload of the same signature; "
+                      "expected an entry 't(Tensor self, int dim) -> Tensor' (any overload name) beside it. "
+                      "The entry: func: t.out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!)")

@@ -86,6 +86,7 @@ def test_explain_by_name_covers_every_overload_of_that_name(capsys):
     assert main(["--explain", "mul"]) == 0
     out = capsys.readouterr().out
     assert out.splitlines()[0] == ("--explain mul: mul.Tensor (mul.Tensor(Tensor self, Tensor other) -> Tensor), "
+                                   "mul.out (mul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)), "
                                    "mul.Scalar (mul.Scalar(Tensor self, Scalar other) -> Tensor)")
     assert "     |   def mul_Scalar(self, other):" in out.splitlines()
 

@@ -256,7 +256,8 @@ def _namespace_of(bindings: dict, module: str) -> _types.SimpleNamespace:
 def _make_function(name: str, signatures, method: bool, module: str):
     """The binding of one Python name. ``module`` names it in ``__torch_function__`` errors: ``torch``,
     ``torch.Tensor``, ``torch.nn``, ``torch.linalg``."""
-    signatures = [(_with_return_type(impl), sig, params) for impl, sig, params in signatures]
+    signatures = [(_with_return_type(impl), sig, params, *[(_with_return_type(fn), names) for fn, names in out])
+                  for impl, sig, params, *out in signatures]
     parser = _python_arg_parser.PythonArgParser(name, signatures, name in _python_bindings.NUMBERS_AS_TENSORS, method)
     fewest, most, call_simply = parser.simple_fewest, len(parser.simple_kinds), parser.call_simply
     not_simple = _python_arg_parser.NOT_SIMPLE
@@ -281,7 +282,7 @@ def _make_function(name: str, signatures, method: bool, module: str):
 
     function.__name__ = name
     function.__qualname__ = f"TensorBase.{name}" if method else name
-    function.__doc__ = "\n".join(sig for _, sig, _ in signatures)
+    function.__doc__ = "\n".join(sig for _, sig, *_ in signatures)
     return function
 
 

@@ -3,7 +3,9 @@
 Models ``torch/csrc/utils/python_arg_parser.cpp``: each Python name has a list of signatures, tried
 in order (the order torchgen's ``sort_overloads`` gives them); the first that accepts the arguments
 wins. A Python number passed where a ``Tensor`` is expected becomes a zero-dim "wrapped number" tensor,
-for the arithmetic ops that allow it.
+for the arithmetic ops that allow it. A signature ending in ``Tensor out=None`` stands for two overloads,
+the functional one and its out= one (``add.Tensor`` and ``add.out``, grouped by the generator as torchgen's
+``group_overloads`` does): a call given ``out`` goes to the second.
 
 When no signature accepts a call, the second half of this file says why, with PyTorch's words: it reads
 each signature as the C++ parser does (``FunctionSignature``) and replays its decisions. One signature
@@ -62,7 +64,7 @@ def _tensor_params(params) -> frozenset:
     """The names of the (single) ``Tensor`` parameters: where a Python number becomes a wrapped tensor."""
     return _fact("tensors", params, 0, lambda: frozenset(
         name for name, kind, _ in list(params[0]) + list(params[1])
-        if kind.startswith("Tensor") and not kind.endswith("[]")))
+        if kind.startswith("Tensor") and not kind.endswith("[]")))  # out=2.5 too, as in PyTorch
 
 
 def _takes_lone_int_list(params, sig: str, first: int) -> bool:
@@ -76,6 +78,15 @@ def _takes_lone_int_list(params, sig: str, first: int) -> bool:
         schema_type = sig[sig.index("(") + 1:].split(" ", 1)[0]  # a method's text leaves self out
         return schema_type.rstrip("?") in ("int[]", "SymInt[]")
     return _fact("int_list", params, first, compute)
+
+
+def _out_arguments(names: tuple, out) -> dict:
+    """``out=t``, or ``out=(values, indices)`` for several outputs (``PythonArgs::tensorlist_n``), by name."""
+    if len(names) == 1:
+        return {names[0]: out}
+    if len(out) != len(names):
+        raise TypeError(f"expected tuple of {len(names)} elements but got {len(out)}")
+    return dict(zip(names, out))
 
 
 NOT_SIMPLE = object()
@@ -98,6 +109,10 @@ def _self_first(params):
 class PythonArgParser:
     def __init__(self, name: str, signatures, numbers_as_tensors: bool, method: bool) -> None:
         self.name = name
+        # A signature that ends in ``Tensor out=None`` is a functional overload grouped with its out= overload
+        # (a fourth entry: the function and the names of its out arguments), which a call given ``out`` takes.
+        self.out_overloads = {entry[0]: entry[3] for entry in signatures if len(entry) > 3}
+        signatures = [entry[:3] for entry in signatures]
         # (impl, printed signature, params); a method receives the tensor first, whatever the schema's order
         self.signatures = [(impl, sig, _self_first(params)) for impl, sig, params in signatures] if method \
             else signatures
@@ -139,6 +154,11 @@ class PythonArgParser:
 
     def _parse_and_call(self, args, kwargs):
         impl, values = self.bound(args, kwargs)
+        if "out" in values:  # only a grouped signature has an ``out`` parameter
+            out = values.pop("out")
+            if out is not None:
+                out_overload, names = self.out_overloads[impl]
+                return out_overload(**values, **_out_arguments(names, out))
         return impl(**values)
 
     def bound(self, args, kwargs):
@@ -186,6 +206,8 @@ def message_signatures(name: str, texts: list[str], numbers_as_tensors: bool, me
     for params in _DEPRECATED.get(name.removesuffix("_") if method else name, ()):
         if method:
             params = params.replace("Tensor self, ", "")
+        elif name not in _DEPRECATED_WITHOUT_OUT:  # grouped with its deprecated out= twin, as any overload
+            params += ", *, Tensor out=None"
         signatures.append(FunctionSignature(f"{name}({params.replace('Tensor self', 'Tensor input')})",
                                             numbers_as_tensors, hidden=True))
     return signatures
@@ -193,8 +215,10 @@ def message_signatures(name: str, texts: list[str], numbers_as_tensors: bool, me
 
 # tools/autograd/deprecated.yaml: old argument orders (a scale before the tensors) that PyTorch still binds,
 # with a warning, and leaves out of its messages. picotorch does not bind them; they shape the messages.
+# Each has an out= twin there, except sspaddmm's.
+_DEPRECATED_WITHOUT_OUT = {"sspaddmm"}
 _DEPRECATED = {
-    "add": ("Tensor self, Scalar alpha, Tensor other", "Tensor self, Scalar alpha, Tensor other, *, Tensor out"),
+    "add": ("Tensor self, Scalar alpha, Tensor other",),
     "sub": ("Tensor self, Scalar alpha, Tensor other",),
     "addcdiv": ("Tensor self, Scalar value, Tensor tensor1, Tensor tensor2",),
     "addcmul": ("Tensor self, Scalar value, Tensor tensor1, Tensor tensor2",),

@@ -13,19 +13,19 @@ from . import variable_type as vt
 
 TORCH_FUNCTIONS = {
     '_log_softmax': [
-        (vt._log_softmax, '_log_softmax(Tensor input, int dim, bool half_to_float)', vt.PARAMETERS['_log_softmax']),
+        (vt._log_softmax, '_log_softmax(Tensor input, int dim, bool half_to_float, *, Tensor out=None)', (vt.PARAMETERS['_log_softmax'][0], vt.PARAMETERS['_log_softmax'][1] + (('out', 'Tensor?', True),)), (vt._log_softmax_out, ('out',))),
     ],
     '_log_softmax_backward_data': [
-        (vt._log_softmax_backward_data, '_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype)', vt.PARAMETERS['_log_softmax_backward_data']),
+        (vt._log_softmax_backward_data, '_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor out=None)', (vt.PARAMETERS['_log_softmax_backward_data'][0], vt.PARAMETERS['_log_softmax_backward_data'][1] + (('out', 'Tensor?', True),)), (vt._log_softmax_backward_data_out, ('out',))),
     ],
     '_reshape_alias': [
         (vt._reshape_alias, '_reshape_alias(Tensor input, int[] size, int[] stride)', vt.PARAMETERS['_reshape_alias']),
     ],
     '_softmax': [
-        (vt._softmax, '_softmax(Tensor input, int dim, bool half_to_float)', vt.PARAMETERS['_softmax']),
+        (vt._softmax, '_softmax(Tensor input, int dim, bool half_to_float, *, Tensor out=None)', (vt.PARAMETERS['_softmax'][0], vt.PARAMETERS['_softmax'][1] + (('out', 'Tensor?', True),)), (vt._softmax_out, ('out',))),
     ],
     '_softmax_backward_data': [
-        (vt._softmax_backward_data, '_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype)', vt.PARAMETERS['_softmax_backward_data']),
+        (vt._softmax_backward_data, '_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor out=None)', (vt.PARAMETERS['_softmax_backward_data'][0], vt.PARAMETERS['_softmax_backward_data'][1] + (('out', 'Tensor?', True),)), (vt._softmax_backward_data_out, ('out',))),
     ],
     '_to_copy': [
         (vt._to_copy, '_to_copy(Tensor input, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None)', vt.PARAMETERS['_to_copy']),
@@ -34,13 +34,13 @@ TORCH_FUNCTIONS = {
         (vt._unsafe_view, '_unsafe_view(Tensor input, int[] size)', vt.PARAMETERS['_unsafe_view']),
     ],
     'abs': [
-        (vt.abs, 'abs(Tensor input)', vt.PARAMETERS['abs']),
+        (vt.abs, 'abs(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['abs'][0], vt.PARAMETERS['abs'][1] + (('out', 'Tensor?', True),)), (vt.abs_out, ('out',))),
     ],
     'add': [
-        (vt.add_Tensor, 'add(Tensor input, Tensor other, *, Scalar alpha=1)', vt.PARAMETERS['add_Tensor']),
+        (vt.add_Tensor, 'add(Tensor input, Tensor other, *, Scalar alpha=1, Tensor out=None)', (vt.PARAMETERS['add_Tensor'][0], vt.PARAMETERS['add_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.add_out, ('out',))),
     ],
     'addmm': [
-        (vt.addmm, 'addmm(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1)', vt.PARAMETERS['addmm']),
+        (vt.addmm, 'addmm(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor out=None)', (vt.PARAMETERS['addmm'][0], vt.PARAMETERS['addmm'][1] + (('out', 'Tensor?', True),)), (vt.addmm_out, ('out',))),
     ],
     'alias': [
         (vt.alias, 'alias(Tensor input)', vt.PARAMETERS['alias']),
@@ -49,66 +49,66 @@ TORCH_FUNCTIONS = {
         (vt.allclose, 'allclose(Tensor input, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False)', vt.PARAMETERS['allclose']),
     ],
     'amax': [
-        (vt.amax, 'amax(Tensor input, int[1] dim=[], bool keepdim=False)', vt.PARAMETERS['amax']),
+        (vt.amax, 'amax(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor out=None)', (vt.PARAMETERS['amax'][0], vt.PARAMETERS['amax'][1] + (('out', 'Tensor?', True),)), (vt.amax_out, ('out',))),
     ],
     'amin': [
-        (vt.amin, 'amin(Tensor input, int[1] dim=[], bool keepdim=False)', vt.PARAMETERS['amin']),
+        (vt.amin, 'amin(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor out=None)', (vt.PARAMETERS['amin'][0], vt.PARAMETERS['amin'][1] + (('out', 'Tensor?', True),)), (vt.amin_out, ('out',))),
     ],
     'argmax': [
-        (vt.argmax, 'argmax(Tensor input, int? dim=None, bool keepdim=False)', vt.PARAMETERS['argmax']),
+        (vt.argmax, 'argmax(Tensor input, int? dim=None, bool keepdim=False, *, Tensor out=None)', (vt.PARAMETERS['argmax'][0], vt.PARAMETERS['argmax'][1] + (('out', 'Tensor?', True),)), (vt.argmax_out, ('out',))),
     ],
     'argmin': [
-        (vt.argmin, 'argmin(Tensor input, int? dim=None, bool keepdim=False)', vt.PARAMETERS['argmin']),
+        (vt.argmin, 'argmin(Tensor input, int? dim=None, bool keepdim=False, *, Tensor out=None)', (vt.PARAMETERS['argmin'][0], vt.PARAMETERS['argmin'][1] + (('out', 'Tensor?', True),)), (vt.argmin_out, ('out',))),
     ],
     'argsort': [
-        (vt.argsort_stable, 'argsort(Tensor input, *, bool stable, int dim=-1, bool descending=False)', vt.PARAMETERS['argsort_stable']),
+        (vt.argsort_stable, 'argsort(Tensor input, *, bool stable, int dim=-1, bool descending=False, Tensor out=None)', (vt.PARAMETERS['argsort_stable'][0], vt.PARAMETERS['argsort_stable'][1] + (('out', 'Tensor?', True),)), (vt.argsort_stable_out, ('out',))),
         (vt.argsort, 'argsort(Tensor input, int dim=-1, bool descending=False)', vt.PARAMETERS['argsort']),
     ],
     'baddbmm': [
-        (vt.baddbmm, 'baddbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)', vt.PARAMETERS['baddbmm']),
+        (vt.baddbmm, 'baddbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor out=None)', (vt.PARAMETERS['baddbmm'][0], vt.PARAMETERS['baddbmm'][1] + (('out', 'Tensor?', True),)), (vt.baddbmm_out, ('out',))),
     ],
     'bernoulli': [
-        (vt.bernoulli, 'bernoulli(Tensor input, *, Generator? generator=None)', vt.PARAMETERS['bernoulli']),
+        (vt.bernoulli, 'bernoulli(Tensor input, *, Generator? generator=None, Tensor out=None)', (vt.PARAMETERS['bernoulli'][0], vt.PARAMETERS['bernoulli'][1] + (('out', 'Tensor?', True),)), (vt.bernoulli_out, ('out',))),
     ],
     'binary_cross_entropy_with_logits': [
         (vt.binary_cross_entropy_with_logits, 'binary_cross_entropy_with_logits(Tensor input, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean)', vt.PARAMETERS['binary_cross_entropy_with_logits']),
     ],
     'bitwise_and': [
-        (vt.bitwise_and_Tensor, 'bitwise_and(Tensor input, Tensor other)', vt.PARAMETERS['bitwise_and_Tensor']),
-        (vt.bitwise_and_Scalar, 'bitwise_and(Tensor input, Scalar other)', vt.PARAMETERS['bitwise_and_Scalar']),
+        (vt.bitwise_and_Tensor, 'bitwise_and(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['bitwise_and_Tensor'][0], vt.PARAMETERS['bitwise_and_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.bitwise_and_Tensor_out, ('out',))),
+        (vt.bitwise_and_Scalar, 'bitwise_and(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['bitwise_and_Scalar'][0], vt.PARAMETERS['bitwise_and_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.bitwise_and_Scalar_out, ('out',))),
     ],
     'bitwise_or': [
-        (vt.bitwise_or_Tensor, 'bitwise_or(Tensor input, Tensor other)', vt.PARAMETERS['bitwise_or_Tensor']),
-        (vt.bitwise_or_Scalar, 'bitwise_or(Tensor input, Scalar other)', vt.PARAMETERS['bitwise_or_Scalar']),
+        (vt.bitwise_or_Tensor, 'bitwise_or(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['bitwise_or_Tensor'][0], vt.PARAMETERS['bitwise_or_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.bitwise_or_Tensor_out, ('out',))),
+        (vt.bitwise_or_Scalar, 'bitwise_or(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['bitwise_or_Scalar'][0], vt.PARAMETERS['bitwise_or_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.bitwise_or_Scalar_out, ('out',))),
     ],
     'bmm': [
-        (vt.bmm, 'bmm(Tensor input, Tensor mat2)', vt.PARAMETERS['bmm']),
+        (vt.bmm, 'bmm(Tensor input, Tensor mat2, *, Tensor out=None)', (vt.PARAMETERS['bmm'][0], vt.PARAMETERS['bmm'][1] + (('out', 'Tensor?', True),)), (vt.bmm_out, ('out',))),
     ],
     'cat': [
-        (vt.cat, 'cat(Tensor[] tensors, int dim=0)', vt.PARAMETERS['cat']),
+        (vt.cat, 'cat(Tensor[] tensors, int dim=0, *, Tensor out=None)', (vt.PARAMETERS['cat'][0], vt.PARAMETERS['cat'][1] + (('out', 'Tensor?', True),)), (vt.cat_out, ('out',))),
     ],
     'chunk': [
         (vt.chunk, 'chunk(Tensor input, int chunks, int dim=0)', vt.PARAMETERS['chunk']),
     ],
     'clamp': [
-        (vt.clamp_Tensor, 'clamp(Tensor input, Tensor? min=None, Tensor? max=None)', vt.PARAMETERS['clamp_Tensor']),
-        (vt.clamp, 'clamp(Tensor input, Scalar? min=None, Scalar? max=None)', vt.PARAMETERS['clamp']),
+        (vt.clamp_Tensor, 'clamp(Tensor input, Tensor? min=None, Tensor? max=None, *, Tensor out=None)', (vt.PARAMETERS['clamp_Tensor'][0], vt.PARAMETERS['clamp_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.clamp_Tensor_out, ('out',))),
+        (vt.clamp, 'clamp(Tensor input, Scalar? min=None, Scalar? max=None, *, Tensor out=None)', (vt.PARAMETERS['clamp'][0], vt.PARAMETERS['clamp'][1] + (('out', 'Tensor?', True),)), (vt.clamp_out, ('out',))),
     ],
     'clamp_': [
         (vt.clamp__Tensor, 'clamp_(Tensor input, Tensor? min=None, Tensor? max=None)', vt.PARAMETERS['clamp__Tensor']),
         (vt.clamp_, 'clamp_(Tensor input, Scalar? min=None, Scalar? max=None)', vt.PARAMETERS['clamp_']),
     ],
     'clamp_max': [
-        (vt.clamp_max_Tensor, 'clamp_max(Tensor input, Tensor max)', vt.PARAMETERS['clamp_max_Tensor']),
-        (vt.clamp_max, 'clamp_max(Tensor input, Scalar max)', vt.PARAMETERS['clamp_max']),
+        (vt.clamp_max_Tensor, 'clamp_max(Tensor input, Tensor max, *, Tensor out=None)', (vt.PARAMETERS['clamp_max_Tensor'][0], vt.PARAMETERS['clamp_max_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.clamp_max_Tensor_out, ('out',))),
+        (vt.clamp_max, 'clamp_max(Tensor input, Scalar max, *, Tensor out=None)', (vt.PARAMETERS['clamp_max'][0], vt.PARAMETERS['clamp_max'][1] + (('out', 'Tensor?', True),)), (vt.clamp_max_out, ('out',))),
     ],
     'clamp_max_': [
         (vt.clamp_max__Tensor, 'clamp_max_(Tensor input, Tensor max)', vt.PARAMETERS['clamp_max__Tensor']),
         (vt.clamp_max_, 'clamp_max_(Tensor input, Scalar max)', vt.PARAMETERS['clamp_max_']),
     ],
     'clamp_min': [
-        (vt.clamp_min_Tensor, 'clamp_min(Tensor input, Tensor min)', vt.PARAMETERS['clamp_min_Tensor']),
-        (vt.clamp_min, 'clamp_min(Tensor input, Scalar min)', vt.PARAMETERS['clamp_min']),
+        (vt.clamp_min_Tensor, 'clamp_min(Tensor input, Tensor min, *, Tensor out=None)', (vt.PARAMETERS['clamp_min_Tensor'][0], vt.PARAMETERS['clamp_min_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.clamp_min_Tensor_out, ('out',))),
+        (vt.clamp_min, 'clamp_min(Tensor input, Scalar min, *, Tensor out=None)', (vt.PARAMETERS['clamp_min'][0], vt.PARAMETERS['clamp_min'][1] + (('out', 'Tensor?', True),)), (vt.clamp_min_out, ('out',))),
     ],
     'clamp_min_': [
         (vt.clamp_min__Tensor, 'clamp_min_(Tensor input, Tensor min)', vt.PARAMETERS['clamp_min__Tensor']),
@@ -118,13 +118,13 @@ TORCH_FUNCTIONS = {
         (vt.clone, 'clone(Tensor input, *, MemoryFormat? memory_format=None)', vt.PARAMETERS['clone']),
     ],
     'cos': [
-        (vt.cos, 'cos(Tensor input)', vt.PARAMETERS['cos']),
+        (vt.cos, 'cos(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['cos'][0], vt.PARAMETERS['cos'][1] + (('out', 'Tensor?', True),)), (vt.cos_out, ('out',))),
     ],
     'div': [
-        (vt.div_Tensor, 'div(Tensor input, Tensor other)', vt.PARAMETERS['div_Tensor']),
+        (vt.div_Tensor, 'div(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['div_Tensor'][0], vt.PARAMETERS['div_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.div_out, ('out',))),
     ],
     'dot': [
-        (vt.dot, 'dot(Tensor input, Tensor tensor)', vt.PARAMETERS['dot']),
+        (vt.dot, 'dot(Tensor input, Tensor tensor, *, Tensor out=None)', (vt.PARAMETERS['dot'][0], vt.PARAMETERS['dot'][1] + (('out', 'Tensor?', True),)), (vt.dot_out, ('out',))),
     ],
     'dropout': [
         (vt.dropout, 'dropout(Tensor input, float p, bool train)', vt.PARAMETERS['dropout']),
@@ -139,17 +139,17 @@ TORCH_FUNCTIONS = {
         (vt.embedding_renorm_, 'embedding_renorm_(Tensor input, Tensor indices, float max_norm, float norm_type)', vt.PARAMETERS['embedding_renorm_']),
     ],
     'eq': [
-        (vt.eq_Tensor, 'eq(Tensor input, Tensor other)', vt.PARAMETERS['eq_Tensor']),
-        (vt.eq_Scalar, 'eq(Tensor input, Scalar other)', vt.PARAMETERS['eq_Scalar']),
+        (vt.eq_Tensor, 'eq(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['eq_Tensor'][0], vt.PARAMETERS['eq_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.eq_Tensor_out, ('out',))),
+        (vt.eq_Scalar, 'eq(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['eq_Scalar'][0], vt.PARAMETERS['eq_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.eq_Scalar_out, ('out',))),
     ],
     'exp': [
-        (vt.exp, 'exp(Tensor input)', vt.PARAMETERS['exp']),
+        (vt.exp, 'exp(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['exp'][0], vt.PARAMETERS['exp'][1] + (('out', 'Tensor?', True),)), (vt.exp_out, ('out',))),
     ],
     'exp2': [
-        (vt.exp2, 'exp2(Tensor input)', vt.PARAMETERS['exp2']),
+        (vt.exp2, 'exp2(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['exp2'][0], vt.PARAMETERS['exp2'][1] + (('out', 'Tensor?', True),)), (vt.exp2_out, ('out',))),
     ],
     'expm1': [
-        (vt.expm1, 'expm1(Tensor input)', vt.PARAMETERS['expm1']),
+        (vt.expm1, 'expm1(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['expm1'][0], vt.PARAMETERS['expm1'][1] + (('out', 'Tensor?', True),)), (vt.expm1_out, ('out',))),
     ],
     'fill': [
         (vt.fill_Tensor, 'fill(Tensor input, Tensor value)', vt.PARAMETERS['fill_Tensor']),
@@ -166,28 +166,28 @@ TORCH_FUNCTIONS = {
         (vt.flip, 'flip(Tensor input, int[] dims)', vt.PARAMETERS['flip']),
     ],
     'floor_divide': [
-        (vt.floor_divide, 'floor_divide(Tensor input, Tensor other)', vt.PARAMETERS['floor_divide']),
+        (vt.floor_divide, 'floor_divide(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['floor_divide'][0], vt.PARAMETERS['floor_divide'][1] + (('out', 'Tensor?', True),)), (vt.floor_divide_out, ('out',))),
         (vt.floor_divide_Scalar, 'floor_divide(Tensor input, Scalar other)', vt.PARAMETERS['floor_divide_Scalar']),
     ],
     'gather': [
-        (vt.gather, 'gather(Tensor input, int dim, Tensor index, *, bool sparse_grad=False)', vt.PARAMETERS['gather']),
+        (vt.gather, 'gather(Tensor input, int dim, Tensor index, *, bool sparse_grad=False, Tensor out=None)', (vt.PARAMETERS['gather'][0], vt.PARAMETERS['gather'][1] + (('out', 'Tensor?', True),)), (vt.gather_out, ('out',))),
     ],
     'ge': [
-        (vt.ge_Tensor, 'ge(Tensor input, Tensor other)', vt.PARAMETERS['ge_Tensor']),
-        (vt.ge_Scalar, 'ge(Tensor input, Scalar other)', vt.PARAMETERS['ge_Scalar']),
+        (vt.ge_Tensor, 'ge(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['ge_Tensor'][0], vt.PARAMETERS['ge_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.ge_Tensor_out, ('out',))),
+        (vt.ge_Scalar, 'ge(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['ge_Scalar'][0], vt.PARAMETERS['ge_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.ge_Scalar_out, ('out',))),
     ],
     'gt': [
-        (vt.gt_Tensor, 'gt(Tensor input, Tensor other)', vt.PARAMETERS['gt_Tensor']),
-        (vt.gt_Scalar, 'gt(Tensor input, Scalar other)', vt.PARAMETERS['gt_Scalar']),
+        (vt.gt_Tensor, 'gt(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['gt_Tensor'][0], vt.PARAMETERS['gt_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.gt_Tensor_out, ('out',))),
+        (vt.gt_Scalar, 'gt(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['gt_Scalar'][0], vt.PARAMETERS['gt_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.gt_Scalar_out, ('out',))),
     ],
     'index': [
         (vt.index_Tensor, 'index(Tensor input, Tensor?[] indices)', vt.PARAMETERS['index_Tensor']),
     ],
     'index_add': [
-        (vt.index_add, 'index_add(Tensor input, int dim, Tensor index, Tensor source, *, Scalar alpha=1)', vt.PARAMETERS['index_add']),
+        (vt.index_add, 'index_add(Tensor input, int dim, Tensor index, Tensor source, *, Scalar alpha=1, Tensor out=None)', (vt.PARAMETERS['index_add'][0], vt.PARAMETERS['index_add'][1] + (('out', 'Tensor?', True),)), (vt.index_add_out, ('out',))),
     ],
     'index_select': [
-        (vt.index_select, 'index_select(Tensor input, int dim, Tensor index)', vt.PARAMETERS['index_select']),
+        (vt.index_select, 'index_select(Tensor input, int dim, Tensor index, *, Tensor out=None)', (vt.PARAMETERS['index_select'][0], vt.PARAMETERS['index_select'][1] + (('out', 'Tensor?', True),)), (vt.index_select_out, ('out',))),
     ],
     'isclose': [
         (vt.isclose, 'isclose(Tensor input, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False)', vt.PARAMETERS['isclose']),
@@ -205,65 +205,65 @@ TORCH_FUNCTIONS = {
         (vt.layer_norm, 'layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True)', vt.PARAMETERS['layer_norm']),
     ],
     'le': [
-        (vt.le_Tensor, 'le(Tensor input, Tensor other)', vt.PARAMETERS['le_Tensor']),
-        (vt.le_Scalar, 'le(Tensor input, Scalar other)', vt.PARAMETERS['le_Scalar']),
+        (vt.le_Tensor, 'le(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['le_Tensor'][0], vt.PARAMETERS['le_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.le_Tensor_out, ('out',))),
+        (vt.le_Scalar, 'le(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['le_Scalar'][0], vt.PARAMETERS['le_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.le_Scalar_out, ('out',))),
     ],
     'log': [
-        (vt.log, 'log(Tensor input)', vt.PARAMETERS['log']),
+        (vt.log, 'log(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['log'][0], vt.PARAMETERS['log'][1] + (('out', 'Tensor?', True),)), (vt.log_out, ('out',))),
     ],
     'log10': [
-        (vt.log10, 'log10(Tensor input)', vt.PARAMETERS['log10']),
+        (vt.log10, 'log10(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['log10'][0], vt.PARAMETERS['log10'][1] + (('out', 'Tensor?', True),)), (vt.log10_out, ('out',))),
     ],
     'log1p': [
-        (vt.log1p, 'log1p(Tensor input)', vt.PARAMETERS['log1p']),
+        (vt.log1p, 'log1p(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['log1p'][0], vt.PARAMETERS['log1p'][1] + (('out', 'Tensor?', True),)), (vt.log1p_out, ('out',))),
     ],
     'log2': [
-        (vt.log2, 'log2(Tensor input)', vt.PARAMETERS['log2']),
+        (vt.log2, 'log2(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['log2'][0], vt.PARAMETERS['log2'][1] + (('out', 'Tensor?', True),)), (vt.log2_out, ('out',))),
     ],
     'log_softmax': [
-        (vt.log_softmax_int, 'log_softmax(Tensor input, int dim, ScalarType? dtype=None)', vt.PARAMETERS['log_softmax_int']),
+        (vt.log_softmax_int, 'log_softmax(Tensor input, int dim, ScalarType? dtype=None, *, Tensor out=None)', (vt.PARAMETERS['log_softmax_int'][0], vt.PARAMETERS['log_softmax_int'][1] + (('out', 'Tensor?', True),)), (vt.log_softmax_int_out, ('out',))),
     ],
     'logsumexp': [
-        (vt.logsumexp, 'logsumexp(Tensor input, int[1] dim, bool keepdim=False)', vt.PARAMETERS['logsumexp']),
+        (vt.logsumexp, 'logsumexp(Tensor input, int[1] dim, bool keepdim=False, *, Tensor out=None)', (vt.PARAMETERS['logsumexp'][0], vt.PARAMETERS['logsumexp'][1] + (('out', 'Tensor?', True),)), (vt.logsumexp_out, ('out',))),
     ],
     'lt': [
-        (vt.lt_Tensor, 'lt(Tensor input, Tensor other)', vt.PARAMETERS['lt_Tensor']),
-        (vt.lt_Scalar, 'lt(Tensor input, Scalar other)', vt.PARAMETERS['lt_Scalar']),
+        (vt.lt_Tensor, 'lt(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['lt_Tensor'][0], vt.PARAMETERS['lt_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.lt_Tensor_out, ('out',))),
+        (vt.lt_Scalar, 'lt(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['lt_Scalar'][0], vt.PARAMETERS['lt_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.lt_Scalar_out, ('out',))),
     ],
     'masked_fill': [
         (vt.masked_fill_Scalar, 'masked_fill(Tensor input, Tensor mask, Scalar value)', vt.PARAMETERS['masked_fill_Scalar']),
     ],
     'matmul': [
-        (vt.matmul, 'matmul(Tensor input, Tensor other)', vt.PARAMETERS['matmul']),
+        (vt.matmul, 'matmul(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['matmul'][0], vt.PARAMETERS['matmul'][1] + (('out', 'Tensor?', True),)), (vt.matmul_out, ('out',))),
     ],
     'max': [
-        (vt.max, 'max(Tensor input)', vt.PARAMETERS['max']),
-        (vt.max_other, 'max(Tensor input, Tensor other)', vt.PARAMETERS['max_other']),
-        (vt.max_dim, 'max(Tensor input, int dim, bool keepdim=False)', vt.PARAMETERS['max_dim']),
+        (vt.max, 'max(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['max'][0], vt.PARAMETERS['max'][1] + (('out', 'Tensor?', True),)), (vt.max_unary_out, ('out',))),
+        (vt.max_other, 'max(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['max_other'][0], vt.PARAMETERS['max_other'][1] + (('out', 'Tensor?', True),)), (vt.max_out, ('out',))),
+        (vt.max_dim, 'max(Tensor input, int dim, bool keepdim=False, *, Tensor[2] out=None)', (vt.PARAMETERS['max_dim'][0], vt.PARAMETERS['max_dim'][1] + (('out', 'Tensor[]?', True),)), (vt.max_dim_max, ('max', 'max_values'))),
     ],
     'maximum': [
-        (vt.maximum, 'maximum(Tensor input, Tensor other)', vt.PARAMETERS['maximum']),
+        (vt.maximum, 'maximum(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['maximum'][0], vt.PARAMETERS['maximum'][1] + (('out', 'Tensor?', True),)), (vt.maximum_out, ('out',))),
     ],
     'mean': [
-        (vt.mean, 'mean(Tensor input, *, ScalarType? dtype=None)', vt.PARAMETERS['mean']),
-        (vt.mean_dim, 'mean(Tensor input, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None)', vt.PARAMETERS['mean_dim']),
+        (vt.mean, 'mean(Tensor input, *, ScalarType? dtype=None, Tensor out=None)', (vt.PARAMETERS['mean'][0], vt.PARAMETERS['mean'][1] + (('out', 'Tensor?', True),)), (vt.mean_dtype_out, ('out',))),
+        (vt.mean_dim, 'mean(Tensor input, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor out=None)', (vt.PARAMETERS['mean_dim'][0], vt.PARAMETERS['mean_dim'][1] + (('out', 'Tensor?', True),)), (vt.mean_out, ('out',))),
     ],
     'min': [
-        (vt.min, 'min(Tensor input)', vt.PARAMETERS['min']),
-        (vt.min_other, 'min(Tensor input, Tensor other)', vt.PARAMETERS['min_other']),
-        (vt.min_dim, 'min(Tensor input, int dim, bool keepdim=False)', vt.PARAMETERS['min_dim']),
+        (vt.min, 'min(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['min'][0], vt.PARAMETERS['min'][1] + (('out', 'Tensor?', True),)), (vt.min_unary_out, ('out',))),
+        (vt.min_other, 'min(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['min_other'][0], vt.PARAMETERS['min_other'][1] + (('out', 'Tensor?', True),)), (vt.min_out, ('out',))),
+        (vt.min_dim, 'min(Tensor input, int dim, bool keepdim=False, *, Tensor[2] out=None)', (vt.PARAMETERS['min_dim'][0], vt.PARAMETERS['min_dim'][1] + (('out', 'Tensor[]?', True),)), (vt.min_dim_min, ('min', 'min_indices'))),
     ],
     'minimum': [
-        (vt.minimum, 'minimum(Tensor input, Tensor other)', vt.PARAMETERS['minimum']),
+        (vt.minimum, 'minimum(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['minimum'][0], vt.PARAMETERS['minimum'][1] + (('out', 'Tensor?', True),)), (vt.minimum_out, ('out',))),
     ],
     'mm': [
-        (vt.mm, 'mm(Tensor input, Tensor mat2)', vt.PARAMETERS['mm']),
+        (vt.mm, 'mm(Tensor input, Tensor mat2, *, Tensor out=None)', (vt.PARAMETERS['mm'][0], vt.PARAMETERS['mm'][1] + (('out', 'Tensor?', True),)), (vt.mm_out, ('out',))),
     ],
     'mul': [
-        (vt.mul_Tensor, 'mul(Tensor input, Tensor other)', vt.PARAMETERS['mul_Tensor']),
+        (vt.mul_Tensor, 'mul(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['mul_Tensor'][0], vt.PARAMETERS['mul_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.mul_out, ('out',))),
     ],
     'mv': [
-        (vt.mv, 'mv(Tensor input, Tensor vec)', vt.PARAMETERS['mv']),
+        (vt.mv, 'mv(Tensor input, Tensor vec, *, Tensor out=None)', (vt.PARAMETERS['mv'][0], vt.PARAMETERS['mv'][1] + (('out', 'Tensor?', True),)), (vt.mv_out, ('out',))),
     ],
     'narrow': [
         (vt.narrow_Tensor, 'narrow(Tensor input, int dim, Tensor start, int length)', vt.PARAMETERS['narrow_Tensor']),
@@ -276,11 +276,11 @@ TORCH_FUNCTIONS = {
         (vt.native_layer_norm, 'native_layer_norm(Tensor input, int[] normalized_shape, Tensor? weight, Tensor? bias, float eps)', vt.PARAMETERS['native_layer_norm']),
     ],
     'ne': [
-        (vt.ne_Tensor, 'ne(Tensor input, Tensor other)', vt.PARAMETERS['ne_Tensor']),
-        (vt.ne_Scalar, 'ne(Tensor input, Scalar other)', vt.PARAMETERS['ne_Scalar']),
+        (vt.ne_Tensor, 'ne(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['ne_Tensor'][0], vt.PARAMETERS['ne_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.ne_Tensor_out, ('out',))),
+        (vt.ne_Scalar, 'ne(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['ne_Scalar'][0], vt.PARAMETERS['ne_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.ne_Scalar_out, ('out',))),
     ],
     'neg': [
-        (vt.neg, 'neg(Tensor input)', vt.PARAMETERS['neg']),
+        (vt.neg, 'neg(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['neg'][0], vt.PARAMETERS['neg'][1] + (('out', 'Tensor?', True),)), (vt.neg_out, ('out',))),
     ],
     'ones_like': [
         (vt.ones_like, 'ones_like(Tensor input, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None)', vt.PARAMETERS['ones_like']),
@@ -289,12 +289,12 @@ TORCH_FUNCTIONS = {
         (vt.permute, 'permute(Tensor input, int[] dims)', vt.PARAMETERS['permute']),
     ],
     'pow': [
-        (vt.pow_Tensor_Tensor, 'pow(Tensor input, Tensor exponent)', vt.PARAMETERS['pow_Tensor_Tensor']),
-        (vt.pow_Scalar, 'pow(Scalar self, Tensor exponent)', vt.PARAMETERS['pow_Scalar']),
-        (vt.pow_Tensor_Scalar, 'pow(Tensor input, Scalar exponent)', vt.PARAMETERS['pow_Tensor_Scalar']),
+        (vt.pow_Tensor_Tensor, 'pow(Tensor input, Tensor exponent, *, Tensor out=None)', (vt.PARAMETERS['pow_Tensor_Tensor'][0], vt.PARAMETERS['pow_Tensor_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.pow_Tensor_Tensor_out, ('out',))),
+        (vt.pow_Scalar, 'pow(Scalar self, Tensor exponent, *, Tensor out=None)', (vt.PARAMETERS['pow_Scalar'][0], vt.PARAMETERS['pow_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.pow_Scalar_out, ('out',))),
+        (vt.pow_Tensor_Scalar, 'pow(Tensor input, Scalar exponent, *, Tensor out=None)', (vt.PARAMETERS['pow_Tensor_Scalar'][0], vt.PARAMETERS['pow_Tensor_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.pow_Tensor_Scalar_out, ('out',))),
     ],
     'reciprocal': [
-        (vt.reciprocal, 'reciprocal(Tensor input)', vt.PARAMETERS['reciprocal']),
+        (vt.reciprocal, 'reciprocal(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['reciprocal'][0], vt.PARAMETERS['reciprocal'][1] + (('out', 'Tensor?', True),)), (vt.reciprocal_out, ('out',))),
     ],
     'relu': [
         (vt.relu, 'relu(Tensor input)', vt.PARAMETERS['relu']),
@@ -303,9 +303,9 @@ TORCH_FUNCTIONS = {
         (vt.relu_, 'relu_(Tensor input)', vt.PARAMETERS['relu_']),
     ],
     'remainder': [
-        (vt.remainder_Tensor, 'remainder(Tensor input, Tensor other)', vt.PARAMETERS['remainder_Tensor']),
+        (vt.remainder_Tensor, 'remainder(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['remainder_Tensor'][0], vt.PARAMETERS['remainder_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.remainder_Tensor_out, ('out',))),
         (vt.remainder_Scalar_Tensor, 'remainder(Scalar self, Tensor other)', vt.PARAMETERS['remainder_Scalar_Tensor']),
-        (vt.remainder_Scalar, 'remainder(Tensor input, Scalar other)', vt.PARAMETERS['remainder_Scalar']),
+        (vt.remainder_Scalar, 'remainder(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['remainder_Scalar'][0], vt.PARAMETERS['remainder_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.remainder_Scalar_out, ('out',))),
     ],
     'reshape': [
         (vt.reshape, 'reshape(Tensor input, int[] shape)', vt.PARAMETERS['reshape']),
@@ -314,40 +314,40 @@ TORCH_FUNCTIONS = {
         (vt.roll, 'roll(Tensor input, int[1] shifts, int[1] dims=[])', vt.PARAMETERS['roll']),
     ],
     'rsqrt': [
-        (vt.rsqrt, 'rsqrt(Tensor input)', vt.PARAMETERS['rsqrt']),
+        (vt.rsqrt, 'rsqrt(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['rsqrt'][0], vt.PARAMETERS['rsqrt'][1] + (('out', 'Tensor?', True),)), (vt.rsqrt_out, ('out',))),
     ],
     'rsub': [
         (vt.rsub_Tensor, 'rsub(Tensor input, Tensor other, *, Scalar alpha=1)', vt.PARAMETERS['rsub_Tensor']),
         (vt.rsub_Scalar, 'rsub(Tensor input, Scalar other, Scalar alpha=1)', vt.PARAMETERS['rsub_Scalar']),
     ],
     'scatter': [
-        (vt.scatter_src, 'scatter(Tensor input, int dim, Tensor index, Tensor src)', vt.PARAMETERS['scatter_src']),
-        (vt.scatter_value, 'scatter(Tensor input, int dim, Tensor index, Scalar value)', vt.PARAMETERS['scatter_value']),
+        (vt.scatter_src, 'scatter(Tensor input, int dim, Tensor index, Tensor src, *, Tensor out=None)', (vt.PARAMETERS['scatter_src'][0], vt.PARAMETERS['scatter_src'][1] + (('out', 'Tensor?', True),)), (vt.scatter_src_out, ('out',))),
+        (vt.scatter_value, 'scatter(Tensor input, int dim, Tensor index, Scalar value, *, Tensor out=None)', (vt.PARAMETERS['scatter_value'][0], vt.PARAMETERS['scatter_value'][1] + (('out', 'Tensor?', True),)), (vt.scatter_value_out, ('out',))),
     ],
     'scatter_add': [
-        (vt.scatter_add, 'scatter_add(Tensor input, int dim, Tensor index, Tensor src)', vt.PARAMETERS['scatter_add']),
+        (vt.scatter_add, 'scatter_add(Tensor input, int dim, Tensor index, Tensor src, *, Tensor out=None)', (vt.PARAMETERS['scatter_add'][0], vt.PARAMETERS['scatter_add'][1] + (('out', 'Tensor?', True),)), (vt.scatter_add_out, ('out',))),
     ],
     'select': [
         (vt.select_int, 'select(Tensor input, int dim, int index)', vt.PARAMETERS['select_int']),
     ],
     'sigmoid': [
-        (vt.sigmoid, 'sigmoid(Tensor input)', vt.PARAMETERS['sigmoid']),
+        (vt.sigmoid, 'sigmoid(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['sigmoid'][0], vt.PARAMETERS['sigmoid'][1] + (('out', 'Tensor?', True),)), (vt.sigmoid_out, ('out',))),
     ],
     'sign': [
-        (vt.sign, 'sign(Tensor input)', vt.PARAMETERS['sign']),
+        (vt.sign, 'sign(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['sign'][0], vt.PARAMETERS['sign'][1] + (('out', 'Tensor?', True),)), (vt.sign_out, ('out',))),
     ],
     'sin': [
-        (vt.sin, 'sin(Tensor input)', vt.PARAMETERS['sin']),
+        (vt.sin, 'sin(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['sin'][0], vt.PARAMETERS['sin'][1] + (('out', 'Tensor?', True),)), (vt.sin_out, ('out',))),
     ],
     'slice': [
         (vt.slice_Tensor, 'slice(Tensor input, int dim=0, int? start=None, int? end=None, int step=1)', vt.PARAMETERS['slice_Tensor']),
     ],
     'softmax': [
-        (vt.softmax_int, 'softmax(Tensor input, int dim, ScalarType? dtype=None)', vt.PARAMETERS['softmax_int']),
+        (vt.softmax_int, 'softmax(Tensor input, int dim, ScalarType? dtype=None, *, Tensor out=None)', (vt.PARAMETERS['softmax_int'][0], vt.PARAMETERS['softmax_int'][1] + (('out', 'Tensor?', True),)), (vt.softmax_int_out, ('out',))),
     ],
     'sort': [
-        (vt.sort_stable, 'sort(Tensor input, *, bool? stable, int dim=-1, bool descending=False)', vt.PARAMETERS['sort_stable']),
-        (vt.sort, 'sort(Tensor input, int dim=-1, bool descending=False)', vt.PARAMETERS['sort']),
+        (vt.sort_stable, 'sort(Tensor input, *, bool? stable, int dim=-1, bool descending=False, Tensor[2] out=None)', (vt.PARAMETERS['sort_stable'][0], vt.PARAMETERS['sort_stable'][1] + (('out', 'Tensor[]?', True),)), (vt.sort_values_stable, ('values', 'indices'))),
+        (vt.sort, 'sort(Tensor input, int dim=-1, bool descending=False, *, Tensor[2] out=None)', (vt.PARAMETERS['sort'][0], vt.PARAMETERS['sort'][1] + (('out', 'Tensor[]?', True),)), (vt.sort_values, ('values', 'indices'))),
     ],
     'split': [
         (vt.split_Tensor, 'split(Tensor input, int split_size, int dim=0)', vt.PARAMETERS['split_Tensor']),
@@ -357,7 +357,7 @@ TORCH_FUNCTIONS = {
         (vt.split_with_sizes, 'split_with_sizes(Tensor input, int[] split_sizes, int dim=0)', vt.PARAMETERS['split_with_sizes']),
     ],
     'sqrt': [
-        (vt.sqrt, 'sqrt(Tensor input)', vt.PARAMETERS['sqrt']),
+        (vt.sqrt, 'sqrt(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['sqrt'][0], vt.PARAMETERS['sqrt'][1] + (('out', 'Tensor?', True),)), (vt.sqrt_out, ('out',))),
     ],
     'squeeze': [
         (vt.squeeze, 'squeeze(Tensor input)', vt.PARAMETERS['squeeze']),
@@ -365,31 +365,31 @@ TORCH_FUNCTIONS = {
         (vt.squeeze_dims, 'squeeze(Tensor input, int[] dim)', vt.PARAMETERS['squeeze_dims']),
     ],
     'stack': [
-        (vt.stack, 'stack(Tensor[] tensors, int dim=0)', vt.PARAMETERS['stack']),
+        (vt.stack, 'stack(Tensor[] tensors, int dim=0, *, Tensor out=None)', (vt.PARAMETERS['stack'][0], vt.PARAMETERS['stack'][1] + (('out', 'Tensor?', True),)), (vt.stack_out, ('out',))),
     ],
     'std': [
-        (vt.std_dim, 'std(Tensor input, int[1] dim, bool unbiased=True, bool keepdim=False)', vt.PARAMETERS['std_dim']),
-        (vt.std_correction, 'std(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False)', vt.PARAMETERS['std_correction']),
+        (vt.std_dim, 'std(Tensor input, int[1] dim, bool unbiased=True, bool keepdim=False, *, Tensor out=None)', (vt.PARAMETERS['std_dim'][0], vt.PARAMETERS['std_dim'][1] + (('out', 'Tensor?', True),)), (vt.std_out, ('out',))),
+        (vt.std_correction, 'std(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor out=None)', (vt.PARAMETERS['std_correction'][0], vt.PARAMETERS['std_correction'][1] + (('out', 'Tensor?', True),)), (vt.std_correction_out, ('out',))),
         (vt.std, 'std(Tensor input, bool unbiased=True)', vt.PARAMETERS['std']),
     ],
     'sub': [
-        (vt.sub_Tensor, 'sub(Tensor input, Tensor other, *, Scalar alpha=1)', vt.PARAMETERS['sub_Tensor']),
+        (vt.sub_Tensor, 'sub(Tensor input, Tensor other, *, Scalar alpha=1, Tensor out=None)', (vt.PARAMETERS['sub_Tensor'][0], vt.PARAMETERS['sub_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.sub_out, ('out',))),
     ],
     'sum': [
         (vt.sum, 'sum(Tensor input, *, ScalarType? dtype=None)', vt.PARAMETERS['sum']),
-        (vt.sum_dim_IntList, 'sum(Tensor input, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None)', vt.PARAMETERS['sum_dim_IntList']),
+        (vt.sum_dim_IntList, 'sum(Tensor input, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor out=None)', (vt.PARAMETERS['sum_dim_IntList'][0], vt.PARAMETERS['sum_dim_IntList'][1] + (('out', 'Tensor?', True),)), (vt.sum_IntList_out, ('out',))),
     ],
     't': [
         (vt.t, 't(Tensor input)', vt.PARAMETERS['t']),
     ],
     'tanh': [
-        (vt.tanh, 'tanh(Tensor input)', vt.PARAMETERS['tanh']),
+        (vt.tanh, 'tanh(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['tanh'][0], vt.PARAMETERS['tanh'][1] + (('out', 'Tensor?', True),)), (vt.tanh_out, ('out',))),
     ],
     'tile': [
         (vt.tile, 'tile(Tensor input, int[] dims)', vt.PARAMETERS['tile']),
     ],
     'topk': [
-        (vt.topk, 'topk(Tensor input, int k, int dim=-1, bool largest=True, bool sorted=True)', vt.PARAMETERS['topk']),
+        (vt.topk, 'topk(Tensor input, int k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor[2] out=None)', (vt.PARAMETERS['topk'][0], vt.PARAMETERS['topk'][1] + (('out', 'Tensor[]?', True),)), (vt.topk_values, ('values', 'indices'))),
     ],
     'transpose': [
         (vt.transpose_int, 'transpose(Tensor input, int dim0, int dim1)', vt.PARAMETERS['transpose_int']),
@@ -404,12 +404,12 @@ TORCH_FUNCTIONS = {
         (vt.unsqueeze, 'unsqueeze(Tensor input, int dim)', vt.PARAMETERS['unsqueeze']),
     ],
     'var': [
-        (vt.var_dim, 'var(Tensor input, int[1] dim, bool unbiased=True, bool keepdim=False)', vt.PARAMETERS['var_dim']),
-        (vt.var_correction, 'var(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False)', vt.PARAMETERS['var_correction']),
+        (vt.var_dim, 'var(Tensor input, int[1] dim, bool unbiased=True, bool keepdim=False, *, Tensor out=None)', (vt.PARAMETERS['var_dim'][0], vt.PARAMETERS['var_dim'][1] + (('out', 'Tensor?', True),)), (vt.var_out, ('out',))),
+        (vt.var_correction, 'var(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor out=None)', (vt.PARAMETERS['var_correction'][0], vt.PARAMETERS['var_correction'][1] + (('out', 'Tensor?', True),)), (vt.var_correction_out, ('out',))),
         (vt.var, 'var(Tensor input, bool unbiased=True)', vt.PARAMETERS['var']),
     ],
     'where': [
-        (vt.where_self, 'where(Tensor condition, Tensor input, Tensor other)', vt.PARAMETERS['where_self']),
+        (vt.where_self, 'where(Tensor condition, Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['where_self'][0], vt.PARAMETERS['where_self'][1] + (('out', 'Tensor?', True),)), (vt.where_self_out, ('out',))),
         (vt.where_ScalarSelf, 'where(Tensor condition, Scalar self, Tensor other)', vt.PARAMETERS['where_ScalarSelf']),
         (vt.where_ScalarOther, 'where(Tensor condition, Tensor input, Scalar other)', vt.PARAMETERS['where_ScalarOther']),
         (vt.where_Scalar, 'where(Tensor condition, Scalar self, Scalar other)', vt.PARAMETERS['where_Scalar']),
@@ -428,19 +428,19 @@ TORCH_NN_FUNCTIONS = {
         (vt.cross_entropy_loss, 'cross_entropy_loss(Tensor input, Tensor target, Tensor? weight=None, int reduction=Mean, int ignore_index=-100, float label_smoothing=0.0)', vt.PARAMETERS['cross_entropy_loss']),
     ],
     'gelu': [
-        (vt.gelu, "gelu(Tensor input, *, str approximate='none')", vt.PARAMETERS['gelu']),
+        (vt.gelu, "gelu(Tensor input, *, str approximate='none', Tensor out=None)", (vt.PARAMETERS['gelu'][0], vt.PARAMETERS['gelu'][1] + (('out', 'Tensor?', True),)), (vt.gelu_out, ('out',))),
     ],
     'l1_loss': [
         (vt.l1_loss, 'l1_loss(Tensor input, Tensor target, int reduction=Mean)', vt.PARAMETERS['l1_loss']),
     ],
     'mse_loss': [
-        (vt.mse_loss, 'mse_loss(Tensor input, Tensor target, int reduction=Mean)', vt.PARAMETERS['mse_loss']),
+        (vt.mse_loss, 'mse_loss(Tensor input, Tensor target, int reduction=Mean, *, Tensor out=None)', (vt.PARAMETERS['mse_loss'][0], vt.PARAMETERS['mse_loss'][1] + (('out', 'Tensor?', True),)), (vt.mse_loss_out, ('out',))),
     ],
     'nll_loss': [
-        (vt.nll_loss, 'nll_loss(Tensor input, Tensor target, Tensor? weight=None, int reduction=Mean, int ignore_index=-100)', vt.PARAMETERS['nll_loss']),
+        (vt.nll_loss, 'nll_loss(Tensor input, Tensor target, Tensor? weight=None, int reduction=Mean, int ignore_index=-100, *, Tensor out=None)', (vt.PARAMETERS['nll_loss'][0], vt.PARAMETERS['nll_loss'][1] + (('out', 'Tensor?', True),)), (vt.nll_loss_out, ('out',))),
     ],
     'nll_loss2d': [
-        (vt.nll_loss2d, 'nll_loss2d(Tensor input, Tensor target, Tensor? weight=None, int reduction=Mean, int ignore_index=-100)', vt.PARAMETERS['nll_loss2d']),
+        (vt.nll_loss2d, 'nll_loss2d(Tensor input, Tensor target, Tensor? weight=None, int reduction=Mean, int ignore_index=-100, *, Tensor out=None)', (vt.PARAMETERS['nll_loss2d'][0], vt.PARAMETERS['nll_loss2d'][1] + (('out', 'Tensor?', True),)), (vt.nll_loss2d_out, ('out',))),
     ],
     'nll_loss2d_forward': [
         (vt.nll_loss2d_forward, 'nll_loss2d_forward(Tensor input, Tensor target, Tensor? weight, int reduction, int ignore_index)', vt.PARAMETERS['nll_loss2d_forward']),
@@ -455,7 +455,7 @@ TORCH_NN_FUNCTIONS = {
         (vt.one_hot, 'one_hot(Tensor input, int num_classes=-1)', vt.PARAMETERS['one_hot']),
     ],
     'silu': [
-        (vt.silu, 'silu(Tensor input)', vt.PARAMETERS['silu']),
+        (vt.silu, 'silu(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['silu'][0], vt.PARAMETERS['silu'][1] + (('out', 'Tensor?', True),)), (vt.silu_out, ('out',))),
     ],
     'silu_': [
         (vt.silu_, 'silu_(Tensor input)', vt.PARAMETERS['silu_']),
@@ -465,7 +465,7 @@ TORCH_NN_FUNCTIONS = {
 # ``python_module: linalg`` ops: ``torch._C._linalg.<name>``, which ``torch.linalg`` exposes
 TORCH_LINALG_FUNCTIONS = {
     'linalg_vector_norm': [
-        (vt.linalg_vector_norm, 'linalg_vector_norm(Tensor input, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None)', vt.PARAMETERS['linalg_vector_norm']),
+        (vt.linalg_vector_norm, 'linalg_vector_norm(Tensor input, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor out=None)', (vt.PARAMETERS['linalg_vector_norm'][0], vt.PARAMETERS['linalg_vector_norm'][1] + (('out', 'Tensor?', True),)), (vt.linalg_vector_norm_out, ('out',))),
     ],
 }
 
@@ -912,8 +912,13 @@ RETURN_TYPES = {
     'nll_loss_forward': ('nll_loss_forward', ('output', 'total_weight')),
     'nll_loss2d_forward': ('nll_loss2d_forward', ('output', 'total_weight')),
     'max_dim': ('max', ('values', 'indices')),
+    'max_dim_max': ('max_out', ('values', 'indices')),
     'min_dim': ('min', ('values', 'indices')),
+    'min_dim_min': ('min_out', ('values', 'indices')),
     'sort_stable': ('sort', ('values', 'indices')),
+    'sort_values_stable': ('sort_out', ('values', 'indices')),
     'sort': ('sort', ('values', 'indices')),
+    'sort_values': ('sort_out', ('values', 'indices')),
     'topk': ('topk', ('values', 'indices')),
+    'topk_values': ('topk_out', ('values', 'indices')),
 }

@@ -11,7 +11,7 @@ registered with the dispatcher (``ops.<name>``) at the end of this file.
 from picotorch.autograd.grad_mode import is_grad_enabled
 from picotorch.autograd.variable import (
     SavedVariable, any_requires_grad, as_view, bump_version, check_inplace, check_no_requires_grad,
-    collect_next_edges, rebase_history, set_history,
+    collect_next_edges, rebase_history, set_history, throw_error_out_requires_grad,
 )
 from picotorch import native
 from picotorch.autograd import variable_type_manual as manual
@@ -32,6 +32,15 @@ def add_Tensor(self, other, *, alpha=1):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def add_out(self, other, *, alpha=1, out):
+    """``add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("add", self, other, out)
+    result = add_Tensor(self, other, alpha=alpha)
+    native.write_out(out, result, "add.out")
+    bump_version(out)
+    return out
 
 
 def add__Tensor(self, other, *, alpha=1):
@@ -77,6 +86,15 @@ def sub_Tensor(self, other, *, alpha=1):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def sub_out(self, other, *, alpha=1, out):
+    """``sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("sub", self, other, out)
+    result = sub_Tensor(self, other, alpha=alpha)
+    native.write_out(out, result, "sub.out")
+    bump_version(out)
+    return out
 
 
 def sub_Scalar(self, other, alpha=1):
@@ -139,6 +157,15 @@ def mul_Tensor(self, other):
     return result
 
 
+def mul_out(self, other, *, out):
+    """``mul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("mul", self, other, out)
+    result = mul_Tensor(self, other)
+    native.write_out(out, result, "mul.out")
+    bump_version(out)
+    return out
+
+
 def mul__Tensor(self, other):
     """``mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
     check_inplace(self, any_requires_grad(self, other))
@@ -189,6 +216,15 @@ def div_Tensor(self, other):
     return result
 
 
+def div_out(self, other, *, out):
+    """``div.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("div", self, other, out)
+    result = div_Tensor(self, other)
+    native.write_out(out, result, "div.out")
+    bump_version(out)
+    return out
+
+
 def div_Scalar(self, other):
     """``div.Scalar(Tensor self, Scalar other) -> Tensor``"""
     grad_fn = None
@@ -215,6 +251,15 @@ def neg(self):
     return result
 
 
+def neg_out(self, *, out):
+    """``neg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("neg", self, out)
+    result = neg(self)
+    native.write_out(out, result, "neg.out")
+    bump_version(out)
+    return out
+
+
 def reciprocal(self):
     """``reciprocal(Tensor self) -> Tensor``"""
     grad_fn = None
@@ -226,6 +271,15 @@ def reciprocal(self):
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, is_output=True)
     return result
+
+
+def reciprocal_out(self, *, out):
+    """``reciprocal.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("reciprocal", self, out)
+    result = reciprocal(self)
+    native.write_out(out, result, "reciprocal.out")
+    bump_version(out)
+    return out
 
 
 def pow_Tensor_Tensor(self, exponent):
@@ -243,6 +297,15 @@ def pow_Tensor_Tensor(self, exponent):
     return result
 
 
+def pow_Tensor_Tensor_out(self, exponent, *, out):
+    """``pow.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("pow", self, exponent, out)
+    result = pow_Tensor_Tensor(self, exponent)
+    native.write_out(out, result, "pow.Tensor_Tensor_out")
+    bump_version(out)
+    return out
+
+
 def pow_Scalar(self, exponent):
     """``pow.Scalar(Scalar self, Tensor exponent) -> Tensor``"""
     grad_fn = None
@@ -256,6 +319,15 @@ def pow_Scalar(self, exponent):
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, is_output=True)
     return result
+
+
+def pow_Scalar_out(self, exponent, *, out):
+    """``pow.Scalar_out(Scalar self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("pow", exponent, out)
+    result = pow_Scalar(self, exponent)
+    native.write_out(out, result, "pow.Scalar_out")
+    bump_version(out)
+    return out
 
 
 def pow_Tensor_Scalar(self, exponent):
@@ -272,6 +344,15 @@ def pow_Tensor_Scalar(self, exponent):
     return result
 
 
+def pow_Tensor_Scalar_out(self, exponent, *, out):
+    """``pow.Tensor_Scalar_out(Tensor self, Scalar exponent, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("pow", self, out)
+    result = pow_Tensor_Scalar(self, exponent)
+    native.write_out(out, result, "pow.Tensor_Scalar_out")
+    bump_version(out)
+    return out
+
+
 def exp(self):
     """``exp(Tensor self) -> Tensor``"""
     grad_fn = None
@@ -285,6 +366,15 @@ def exp(self):
     return result
 
 
+def exp_out(self, *, out):
+    """``exp.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("exp", self, out)
+    result = exp(self)
+    native.write_out(out, result, "exp.out")
+    bump_version(out)
+    return out
+
+
 def log(self):
     """``log(Tensor self) -> Tensor``"""
     grad_fn = None
@@ -296,6 +386,15 @@ def log(self):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def log_out(self, *, out):
+    """``log.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("log", self, out)
+    result = log(self)
+    native.write_out(out, result, "log.out")
+    bump_version(out)
+    return out
 
 
 def relu(self):
@@ -338,6 +437,15 @@ def sigmoid(self):
     return result
 
 
+def sigmoid_out(self, *, out):
+    """``sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("sigmoid", self, out)
+    result = sigmoid(self)
+    native.write_out(out, result, "sigmoid.out")
+    bump_version(out)
+    return out
+
+
 def sigmoid_backward(grad_output, output):
     """``sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor``"""
     grad_fn = None
@@ -363,6 +471,15 @@ def tanh(self):
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, is_output=True)
     return result
+
+
+def tanh_out(self, *, out):
+    """``tanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("tanh", self, out)
+    result = tanh(self)
+    native.write_out(out, result, "tanh.out")
+    bump_version(out)
+    return out
 
 
 def tanh_backward(grad_output, output):
@@ -407,6 +524,15 @@ def sum_dim_IntList(self, dim, keepdim=False, *, dtype=None):
     return result
 
 
+def sum_IntList_out(self, dim, keepdim=False, *, dtype=None, out):
+    """``sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("sum", self, out)
+    result = sum_dim_IntList(self, dim, keepdim, dtype=dtype if dtype is not None else out._dtype)
+    native.write_out(out, result, "sum.IntList_out")
+    bump_version(out)
+    return out
+
+
 def mean(self, *, dtype=None):
     """``mean(Tensor self, *, ScalarType? dtype=None) -> Tensor``"""
     grad_fn = None
@@ -419,6 +545,15 @@ def mean(self, *, dtype=None):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def mean_dtype_out(self, *, dtype=None, out):
+    """``mean.dtype_out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("mean", self, out)
+    result = mean(self, dtype=dtype)
+    native.write_out(out, result, "mean.dtype_out")
+    bump_version(out)
+    return out
 
 
 def mean_dim(self, dim, keepdim=False, *, dtype=None):
@@ -435,6 +570,15 @@ def mean_dim(self, dim, keepdim=False, *, dtype=None):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def mean_out(self, dim, keepdim=False, *, dtype=None, out):
+    """``mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("mean", self, out)
+    result = mean_dim(self, dim, keepdim, dtype=dtype)
+    native.write_out(out, result, "mean.out")
+    bump_version(out)
+    return out
 
 
 def mm(self, mat2):
@@ -457,6 +601,15 @@ def mm(self, mat2):
     return result
 
 
+def mm_out(self, mat2, *, out):
+    """``mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("mm", self, mat2, out)
+    result = mm(self, mat2)
+    native.write_out(out, result, "mm.out")
+    bump_version(out)
+    return out
+
+
 def mv(self, vec):
     """``mv(Tensor self, Tensor vec) -> Tensor``"""
     grad_fn = None
@@ -473,6 +626,15 @@ def mv(self, vec):
     return result
 
 
+def mv_out(self, vec, *, out):
+    """``mv.out(Tensor self, Tensor vec, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("mv", self, vec, out)
+    result = mv(self, vec)
+    native.write_out(out, result, "mv.out")
+    bump_version(out)
+    return out
+
+
 def dot(self, tensor):
     """``dot(Tensor self, Tensor tensor) -> Tensor``"""
     grad_fn = None
@@ -487,6 +649,15 @@ def dot(self, tensor):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def dot_out(self, tensor, *, out):
+    """``dot.out(Tensor self, Tensor tensor, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("dot", self, tensor, out)
+    result = dot(self, tensor)
+    native.write_out(out, result, "dot.out")
+    bump_version(out)
+    return out
 
 
 def addmm(self, mat1, mat2, *, beta=1, alpha=1):
@@ -511,6 +682,15 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     return result
 
 
+def addmm_out(self, mat1, mat2, *, beta=1, alpha=1, out):
+    """``addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("addmm", self, mat1, mat2, out)
+    result = addmm(self, mat1, mat2, beta=beta, alpha=alpha)
+    native.write_out(out, result, "addmm.out")
+    bump_version(out)
+    return out
+
+
 def bmm(self, mat2):
     """``bmm(Tensor self, Tensor mat2) -> Tensor``"""
     grad_fn = None
@@ -527,9 +707,27 @@ def bmm(self, mat2):
     return result
 
 
+def bmm_out(self, mat2, *, out):
+    """``bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("bmm", self, mat2, out)
+    result = bmm(self, mat2)
+    native.write_out(out, result, "bmm.out")
+    bump_version(out)
+    return out
+
+
 def matmul(self, other):
     """``matmul(Tensor self, Tensor other) -> Tensor``"""
     return native.matmul(self, other)
+
+
+def matmul_out(self, other, *, out):
+    """``matmul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("matmul", self, other, out)
+    result = matmul(self, other)
+    native.write_out(out, result, "matmul.out")
+    bump_version(out)
+    return out
 
 
 def t(self):
@@ -879,6 +1077,15 @@ def stack(tensors, dim=0):
     return result
 
 
+def stack_out(tensors, dim=0, *, out):
+    """``stack.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("stack", *tensors, out)
+    result = stack(tensors, dim)
+    native.write_out(out, result, "stack.out")
+    bump_version(out)
+    return out
+
+
 def cat(tensors, dim=0):
     """``cat(Tensor[] tensors, int dim=0) -> Tensor``"""
     grad_fn = None
@@ -895,6 +1102,15 @@ def cat(tensors, dim=0):
     return result
 
 
+def cat_out(tensors, dim=0, *, out):
+    """``cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("cat", *tensors, out)
+    result = cat(tensors, dim)
+    native.write_out(out, result, "cat.out")
+    bump_version(out)
+    return out
+
+
 def where_self(condition, self, other):
     """``where.self(Tensor condition, Tensor self, Tensor other) -> Tensor``"""
     grad_fn = None
@@ -906,6 +1122,15 @@ def where_self(condition, self, other):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def where_self_out(condition, self, other, *, out):
+    """``where.self_out(Tensor condition, Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("where", condition, self, other, out)
+    result = where_self(condition, self, other)
+    native.write_out(out, result, "where.self_out")
+    bump_version(out)
+    return out
 
 
 def where_ScalarSelf(condition, self, other):
@@ -955,10 +1180,28 @@ def eq_Scalar(self, other):
     return result
 
 
+def eq_Scalar_out(self, other, *, out):
+    """``eq.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("eq", self, out)
+    result = eq_Scalar(self, other)
+    native.write_out(out, result, "eq.Scalar_out")
+    bump_version(out)
+    return out
+
+
 def eq_Tensor(self, other):
     """``eq.Tensor(Tensor self, Tensor other) -> Tensor``"""
     result = kernel_for("eq.Tensor", device_of(self, other))(self, other)
     return result
+
+
+def eq_Tensor_out(self, other, *, out):
+    """``eq.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("eq", self, other, out)
+    result = eq_Tensor(self, other)
+    native.write_out(out, result, "eq.Tensor_out")
+    bump_version(out)
+    return out
 
 
 def ne_Scalar(self, other):
@@ -967,10 +1210,28 @@ def ne_Scalar(self, other):
     return result
 
 
+def ne_Scalar_out(self, other, *, out):
+    """``ne.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("ne", self, out)
+    result = ne_Scalar(self, other)
+    native.write_out(out, result, "ne.Scalar_out")
+    bump_version(out)
+    return out
+
+
 def ne_Tensor(self, other):
     """``ne.Tensor(Tensor self, Tensor other) -> Tensor``"""
     result = kernel_for("ne.Tensor", device_of(self, other))(self, other)
     return result
+
+
+def ne_Tensor_out(self, other, *, out):
+    """``ne.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("ne", self, other, out)
+    result = ne_Tensor(self, other)
+    native.write_out(out, result, "ne.Tensor_out")
+    bump_version(out)
+    return out
 
 
 def lt_Scalar(self, other):
@@ -979,10 +1240,28 @@ def lt_Scalar(self, other):
     return result
 
 
+def lt_Scalar_out(self, other, *, out):
+    """``lt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("lt", self, out)
+    result = lt_Scalar(self, other)
+    native.write_out(out, result, "lt.Scalar_out")
+    bump_version(out)
+    return out
+
+
 def lt_Tensor(self, other):
     """``lt.Tensor(Tensor self, Tensor other) -> Tensor``"""
     result = kernel_for("lt.Tensor", device_of(self, other))(self, other)
     return result
+
+
+def lt_Tensor_out(self, other, *, out):
+    """``lt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("lt", self, other, out)
+    result = lt_Tensor(self, other)
+    native.write_out(out, result, "lt.Tensor_out")
+    bump_version(out)
+    return out
 
 
 def le_Scalar(self, other):
@@ -991,10 +1270,28 @@ def le_Scalar(self, other):
     return result
 
 
+def le_Scalar_out(self, other, *, out):
+    """``le.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("le", self, out)
+    result = le_Scalar(self, other)
+    native.write_out(out, result, "le.Scalar_out")
+    bump_version(out)
+    return out
+
+
 def le_Tensor(self, other):
     """``le.Tensor(Tensor self, Tensor other) -> Tensor``"""
     result = kernel_for("le.Tensor", device_of(self, other))(self, other)
     return result
+
+
+def le_Tensor_out(self, other, *, out):
+    """``le.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("le", self, other, out)
+    result = le_Tensor(self, other)
+    native.write_out(out, result, "le.Tensor_out")
+    bump_version(out)
+    return out
 
 
 def gt_Scalar(self, other):
@@ -1003,10 +1300,28 @@ def gt_Scalar(self, other):
     return result
 
 
+def gt_Scalar_out(self, other, *, out):
+    """``gt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("gt", self, out)
+    result = gt_Scalar(self, other)
+    native.write_out(out, result, "gt.Scalar_out")
+    bump_version(out)
+    return out
+
+
 def gt_Tensor(self, other):
     """``gt.Tensor(Tensor self, Tensor other) -> Tensor``"""
     result = kernel_for("gt.Tensor", device_of(self, other))(self, other)
     return result
+
+
+def gt_Tensor_out(self, other, *, out):
+    """``gt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("gt", self, other, out)
+    result = gt_Tensor(self, other)
+    native.write_out(out, result, "gt.Tensor_out")
+    bump_version(out)
+    return out
 
 
 def ge_Scalar(self, other):
@@ -1015,10 +1330,28 @@ def ge_Scalar(self, other):
     return result
 
 
+def ge_Scalar_out(self, other, *, out):
+    """``ge.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("ge", self, out)
+    result = ge_Scalar(self, other)
+    native.write_out(out, result, "ge.Scalar_out")
+    bump_version(out)
+    return out
+
+
 def ge_Tensor(self, other):
     """``ge.Tensor(Tensor self, Tensor other) -> Tensor``"""
     result = kernel_for("ge.Tensor", device_of(self, other))(self, other)
     return result
+
+
+def ge_Tensor_out(self, other, *, out):
+    """``ge.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("ge", self, other, out)
+    result = ge_Tensor(self, other)
+    native.write_out(out, result, "ge.Tensor_out")
+    bump_version(out)
+    return out
 
 
 def abs(self):
@@ -1034,6 +1367,15 @@ def abs(self):
     return result
 
 
+def abs_out(self, *, out):
+    """``abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("abs", self, out)
+    result = abs(self)
+    native.write_out(out, result, "abs.out")
+    bump_version(out)
+    return out
+
+
 def sign(self):
     """``sign(Tensor self) -> Tensor``"""
     grad_fn = None
@@ -1044,6 +1386,15 @@ def sign(self):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def sign_out(self, *, out):
+    """``sign.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("sign", self, out)
+    result = sign(self)
+    native.write_out(out, result, "sign.out")
+    bump_version(out)
+    return out
 
 
 def rsqrt(self):
@@ -1059,6 +1410,15 @@ def rsqrt(self):
     return result
 
 
+def rsqrt_out(self, *, out):
+    """``rsqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("rsqrt", self, out)
+    result = rsqrt(self)
+    native.write_out(out, result, "rsqrt.out")
+    bump_version(out)
+    return out
+
+
 def exp2(self):
     """``exp2(Tensor self) -> Tensor``"""
     grad_fn = None
@@ -1070,6 +1430,15 @@ def exp2(self):
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, is_output=True)
     return result
+
+
+def exp2_out(self, *, out):
+    """``exp2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("exp2", self, out)
+    result = exp2(self)
+    native.write_out(out, result, "exp2.out")
+    bump_version(out)
+    return out
 
 
 def expm1(self):
@@ -1085,6 +1454,15 @@ def expm1(self):
     return result
 
 
+def expm1_out(self, *, out):
+    """``expm1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("expm1", self, out)
+    result = expm1(self)
+    native.write_out(out, result, "expm1.out")
+    bump_version(out)
+    return out
+
+
 def log2(self):
     """``log2(Tensor self) -> Tensor``"""
     grad_fn = None
@@ -1096,6 +1474,15 @@ def log2(self):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def log2_out(self, *, out):
+    """``log2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("log2", self, out)
+    result = log2(self)
+    native.write_out(out, result, "log2.out")
+    bump_version(out)
+    return out
 
 
 def log10(self):
@@ -1111,6 +1498,15 @@ def log10(self):
     return result
 
 
+def log10_out(self, *, out):
+    """``log10.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("log10", self, out)
+    result = log10(self)
+    native.write_out(out, result, "log10.out")
+    bump_version(out)
+    return out
+
+
 def log1p(self):
     """``log1p(Tensor self) -> Tensor``"""
     grad_fn = None
@@ -1122,6 +1518,15 @@ def log1p(self):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def log1p_out(self, *, out):
+    """``log1p.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("log1p", self, out)
+    result = log1p(self)
+    native.write_out(out, result, "log1p.out")
+    bump_version(out)
+    return out
 
 
 def sin(self):
@@ -1137,6 +1542,15 @@ def sin(self):
     return result
 
 
+def sin_out(self, *, out):
+    """``sin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("sin", self, out)
+    result = sin(self)
+    native.write_out(out, result, "sin.out")
+    bump_version(out)
+    return out
+
+
 def cos(self):
     """``cos(Tensor self) -> Tensor``"""
     grad_fn = None
@@ -1148,6 +1562,15 @@ def cos(self):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def cos_out(self, *, out):
+    """``cos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("cos", self, out)
+    result = cos(self)
+    native.write_out(out, result, "cos.out")
+    bump_version(out)
+    return out
 
 
 def clamp_Tensor(self, min=None, max=None):
@@ -1165,6 +1588,15 @@ def clamp_Tensor(self, min=None, max=None):
     return result
 
 
+def clamp_Tensor_out(self, min=None, max=None, *, out):
+    """``clamp.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("clamp", self, min, max, out)
+    result = clamp_Tensor(self, min, max)
+    native.write_out(out, result, "clamp.Tensor_out")
+    bump_version(out)
+    return out
+
+
 def clamp(self, min=None, max=None):
     """``clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor``"""
     grad_fn = None
@@ -1178,6 +1610,15 @@ def clamp(self, min=None, max=None):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def clamp_out(self, min=None, max=None, *, out):
+    """``clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("clamp", self, out)
+    result = clamp(self, min, max)
+    native.write_out(out, result, "clamp.out")
+    bump_version(out)
+    return out
 
 
 def clamp__Tensor(self, min=None, max=None):
@@ -1228,6 +1669,15 @@ def clamp_max(self, max):
     return result
 
 
+def clamp_max_out(self, max, *, out):
+    """``clamp_max.out(Tensor self, Scalar max, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("clamp_max", self, out)
+    result = clamp_max(self, max)
+    native.write_out(out, result, "clamp_max.out")
+    bump_version(out)
+    return out
+
+
 def clamp_max_Tensor(self, max):
     """``clamp_max.Tensor(Tensor self, Tensor max) -> Tensor``"""
     grad_fn = None
@@ -1240,6 +1690,15 @@ def clamp_max_Tensor(self, max):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def clamp_max_Tensor_out(self, max, *, out):
+    """``clamp_max.Tensor_out(Tensor self, Tensor max, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("clamp_max", self, max, out)
+    result = clamp_max_Tensor(self, max)
+    native.write_out(out, result, "clamp_max.Tensor_out")
+    bump_version(out)
+    return out
 
 
 def clamp_max_(self, max):
@@ -1288,6 +1747,15 @@ def clamp_min(self, min):
     return result
 
 
+def clamp_min_out(self, min, *, out):
+    """``clamp_min.out(Tensor self, Scalar min, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("clamp_min", self, out)
+    result = clamp_min(self, min)
+    native.write_out(out, result, "clamp_min.out")
+    bump_version(out)
+    return out
+
+
 def clamp_min_Tensor(self, min):
     """``clamp_min.Tensor(Tensor self, Tensor min) -> Tensor``"""
     grad_fn = None
@@ -1300,6 +1768,15 @@ def clamp_min_Tensor(self, min):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def clamp_min_Tensor_out(self, min, *, out):
+    """``clamp_min.Tensor_out(Tensor self, Tensor min, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("clamp_min", self, min, out)
+    result = clamp_min_Tensor(self, min)
+    native.write_out(out, result, "clamp_min.Tensor_out")
+    bump_version(out)
+    return out
 
 
 def clamp_min_(self, min):
@@ -1348,6 +1825,15 @@ def maximum(self, other):
     return result
 
 
+def maximum_out(self, other, *, out):
+    """``maximum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("maximum", self, other, out)
+    result = maximum(self, other)
+    native.write_out(out, result, "maximum.out")
+    bump_version(out)
+    return out
+
+
 def minimum(self, other):
     """``minimum(Tensor self, Tensor other) -> Tensor``"""
     grad_fn = None
@@ -1360,6 +1846,15 @@ def minimum(self, other):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def minimum_out(self, other, *, out):
+    """``minimum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("minimum", self, other, out)
+    result = minimum(self, other)
+    native.write_out(out, result, "minimum.out")
+    bump_version(out)
+    return out
 
 
 def sub__Tensor(self, other, *, alpha=1):
@@ -1441,6 +1936,15 @@ def floor_divide(self, other):
     return result
 
 
+def floor_divide_out(self, other, *, out):
+    """``floor_divide.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("floor_divide", self, other, out)
+    result = floor_divide(self, other)
+    native.write_out(out, result, "floor_divide.out")
+    bump_version(out)
+    return out
+
+
 def floor_divide__Tensor(self, other):
     """``floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
     check_inplace(self)
@@ -1490,6 +1994,15 @@ def remainder_Scalar(self, other):
     return result
 
 
+def remainder_Scalar_out(self, other, *, out):
+    """``remainder.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("remainder", self, out)
+    result = remainder_Scalar(self, other)
+    native.write_out(out, result, "remainder.Scalar_out")
+    bump_version(out)
+    return out
+
+
 def remainder__Scalar(self, other):
     """``remainder_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)``"""
     check_inplace(self, any_requires_grad(self))
@@ -1518,6 +2031,15 @@ def remainder_Tensor(self, other):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def remainder_Tensor_out(self, other, *, out):
+    """``remainder.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("remainder", self, other, out)
+    result = remainder_Tensor(self, other)
+    native.write_out(out, result, "remainder.Tensor_out")
+    bump_version(out)
+    return out
 
 
 def remainder__Tensor(self, other):
@@ -1555,10 +2077,28 @@ def bitwise_and_Scalar(self, other):
     return result
 
 
+def bitwise_and_Scalar_out(self, other, *, out):
+    """``bitwise_and.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("bitwise_and", self, out)
+    result = bitwise_and_Scalar(self, other)
+    native.write_out(out, result, "bitwise_and.Scalar_out")
+    bump_version(out)
+    return out
+
+
 def bitwise_and_Tensor(self, other):
     """``bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor``"""
     result = kernel_for("bitwise_and.Tensor", device_of(self, other))(self, other)
     return result
+
+
+def bitwise_and_Tensor_out(self, other, *, out):
+    """``bitwise_and.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("bitwise_and", self, other, out)
+    result = bitwise_and_Tensor(self, other)
+    native.write_out(out, result, "bitwise_and.Tensor_out")
+    bump_version(out)
+    return out
 
 
 def bitwise_and__Scalar(self, other):
@@ -1581,10 +2121,28 @@ def bitwise_or_Scalar(self, other):
     return result
 
 
+def bitwise_or_Scalar_out(self, other, *, out):
+    """``bitwise_or.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("bitwise_or", self, out)
+    result = bitwise_or_Scalar(self, other)
+    native.write_out(out, result, "bitwise_or.Scalar_out")
+    bump_version(out)
+    return out
+
+
 def bitwise_or_Tensor(self, other):
     """``bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor``"""
     result = kernel_for("bitwise_or.Tensor", device_of(self, other))(self, other)
     return result
+
+
+def bitwise_or_Tensor_out(self, other, *, out):
+    """``bitwise_or.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("bitwise_or", self, other, out)
+    result = bitwise_or_Tensor(self, other)
+    native.write_out(out, result, "bitwise_or.Tensor_out")
+    bump_version(out)
+    return out
 
 
 def bitwise_or__Scalar(self, other):
@@ -1696,6 +2254,15 @@ def sqrt(self):
     return result
 
 
+def sqrt_out(self, *, out):
+    """``sqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("sqrt", self, out)
+    result = sqrt(self)
+    native.write_out(out, result, "sqrt.out")
+    bump_version(out)
+    return out
+
+
 def addcmul_(self, tensor1, tensor2, *, value=1):
     """``addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)``"""
     check_inplace(self, any_requires_grad(self, tensor1, tensor2))
@@ -1763,6 +2330,15 @@ def _softmax(self, dim, half_to_float):
     return result
 
 
+def _softmax_out(self, dim, half_to_float, *, out):
+    """``_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("_softmax", self, out)
+    result = _softmax(self, dim, half_to_float)
+    native.write_out(out, result, "_softmax.out")
+    bump_version(out)
+    return out
+
+
 def _softmax_backward_data(grad_output, output, dim, input_dtype):
     """``_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor``"""
     grad_fn = None
@@ -1779,9 +2355,27 @@ def _softmax_backward_data(grad_output, output, dim, input_dtype):
     return result
 
 
+def _softmax_backward_data_out(grad_output, output, dim, input_dtype, *, out):
+    """``_softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("_softmax_backward_data", grad_output, output, out)
+    result = _softmax_backward_data(grad_output, output, dim, input_dtype)
+    native.write_out(out, result, "_softmax_backward_data.out")
+    bump_version(out)
+    return out
+
+
 def softmax_int(self, dim, dtype=None):
     """``softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor``"""
     return native.softmax(self, dim, dtype)
+
+
+def softmax_int_out(self, dim, dtype=None, *, out):
+    """``softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("softmax", self, out)
+    result = softmax_int(self, dim, dtype)
+    native.write_out(out, result, "softmax.int_out")
+    bump_version(out)
+    return out
 
 
 def _log_softmax(self, dim, half_to_float):
@@ -1799,6 +2393,15 @@ def _log_softmax(self, dim, half_to_float):
     return result
 
 
+def _log_softmax_out(self, dim, half_to_float, *, out):
+    """``_log_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("_log_softmax", self, out)
+    result = _log_softmax(self, dim, half_to_float)
+    native.write_out(out, result, "_log_softmax.out")
+    bump_version(out)
+    return out
+
+
 def _log_softmax_backward_data(grad_output, output, dim, input_dtype):
     """``_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor``"""
     grad_fn = None
@@ -1814,9 +2417,27 @@ def _log_softmax_backward_data(grad_output, output, dim, input_dtype):
     return result
 
 
+def _log_softmax_backward_data_out(grad_output, output, dim, input_dtype, *, out):
+    """``_log_softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("_log_softmax_backward_data", grad_output, output, out)
+    result = _log_softmax_backward_data(grad_output, output, dim, input_dtype)
+    native.write_out(out, result, "_log_softmax_backward_data.out")
+    bump_version(out)
+    return out
+
+
 def log_softmax_int(self, dim, dtype=None):
     """``log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor``"""
     return native.log_softmax(self, dim, dtype)
+
+
+def log_softmax_int_out(self, dim, dtype=None, *, out):
+    """``log_softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("log_softmax", self, out)
+    result = log_softmax_int(self, dim, dtype)
+    native.write_out(out, result, "log_softmax.int_out")
+    bump_version(out)
+    return out
 
 
 def relu_(self):
@@ -1848,6 +2469,15 @@ def gelu(self, *, approximate='none'):
     return result
 
 
+def gelu_out(self, *, approximate='none', out):
+    """``gelu.out(Tensor self, *, str approximate='none', Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("gelu", self, out)
+    result = gelu(self, approximate=approximate)
+    native.write_out(out, result, "gelu.out")
+    bump_version(out)
+    return out
+
+
 def gelu_backward(grad_output, self, *, approximate='none'):
     """``gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor``"""
     grad_fn = None
@@ -1874,6 +2504,15 @@ def silu(self):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def silu_out(self, *, out):
+    """``silu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("silu", self, out)
+    result = silu(self)
+    native.write_out(out, result, "silu.out")
+    bump_version(out)
+    return out
 
 
 def silu_(self):
@@ -1947,6 +2586,15 @@ def bernoulli(self, *, generator=None):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def bernoulli_out(self, *, generator=None, out):
+    """``bernoulli.out(Tensor self, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("bernoulli", self, out)
+    result = bernoulli(self, generator=generator)
+    native.write_out(out, result, "bernoulli.out")
+    bump_version(out)
+    return out
 
 
 def bernoulli__Tensor(self, p, *, generator=None):
@@ -2089,6 +2737,15 @@ def mse_loss(self, target, reduction=0):
     return result
 
 
+def mse_loss_out(self, target, reduction=0, *, out):
+    """``mse_loss.out(Tensor self, Tensor target, int reduction=Mean, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("mse_loss", self, target, out)
+    result = mse_loss(self, target, reduction)
+    native.write_out(out, result, "mse_loss.out")
+    bump_version(out)
+    return out
+
+
 def mse_loss_backward(grad_output, self, target, reduction):
     """``mse_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor``"""
     grad_fn = None
@@ -2118,6 +2775,15 @@ def nll_loss_nd(self, target, weight=None, reduction=0, ignore_index=-100):
 def nll_loss(self, target, weight=None, reduction=0, ignore_index=-100):
     """``nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, int ignore_index=-100) -> Tensor``"""
     return native.nll_loss(self, target, weight, reduction, ignore_index)
+
+
+def nll_loss_out(self, target, weight=None, reduction=0, ignore_index=-100, *, out):
+    """``nll_loss.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, int ignore_index=-100, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("nll_loss", self, target, weight, out)
+    result = nll_loss(self, target, weight, reduction, ignore_index)
+    native.write_out(out, result, "nll_loss.out")
+    bump_version(out)
+    return out
 
 
 def nll_loss_forward(self, target, weight, reduction, ignore_index):
@@ -2161,6 +2827,15 @@ def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index
 def nll_loss2d(self, target, weight=None, reduction=0, ignore_index=-100):
     """``nll_loss2d(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, int ignore_index=-100) -> Tensor``"""
     return native.nll_loss2d(self, target, weight, reduction, ignore_index)
+
+
+def nll_loss2d_out(self, target, weight=None, reduction=0, ignore_index=-100, *, out):
+    """``nll_loss2d.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, int ignore_index=-100, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("nll_loss2d", self, target, weight, out)
+    result = nll_loss2d(self, target, weight, reduction, ignore_index)
+    native.write_out(out, result, "nll_loss2d.out")
+    bump_version(out)
+    return out
 
 
 def nll_loss2d_forward(self, target, weight, reduction, ignore_index):
@@ -2220,9 +2895,27 @@ def max(self):
     return result
 
 
+def max_unary_out(self, *, out):
+    """``max.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("max", self, out)
+    result = max(self)
+    native.write_out(out, result, "max.unary_out")
+    bump_version(out)
+    return out
+
+
 def max_other(self, other):
     """``max.other(Tensor self, Tensor other) -> Tensor``"""
     return native.max_other(self, other)
+
+
+def max_out(self, other, *, out):
+    """``max.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("max", self, other, out)
+    result = max_other(self, other)
+    native.write_out(out, result, "max.out")
+    bump_version(out)
+    return out
 
 
 def max_dim(self, dim, keepdim=False):
@@ -2242,6 +2935,17 @@ def max_dim(self, dim, keepdim=False):
     return result
 
 
+def max_dim_max(self, dim, keepdim=False, *, max, max_values):
+    """``max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices)``"""
+    throw_error_out_requires_grad("max", self, max, max_values)
+    result = max_dim(self, dim, keepdim)
+    native.write_out(max, result[0], "max.dim_max")
+    bump_version(max)
+    native.write_out(max_values, result[1], "max.dim_max")
+    bump_version(max_values)
+    return (max, max_values)
+
+
 def min(self):
     """``min(Tensor self) -> Tensor``"""
     grad_fn = None
@@ -2256,9 +2960,27 @@ def min(self):
     return result
 
 
+def min_unary_out(self, *, out):
+    """``min.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("min", self, out)
+    result = min(self)
+    native.write_out(out, result, "min.unary_out")
+    bump_version(out)
+    return out
+
+
 def min_other(self, other):
     """``min.other(Tensor self, Tensor other) -> Tensor``"""
     return native.min_other(self, other)
+
+
+def min_out(self, other, *, out):
+    """``min.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("min", self, other, out)
+    result = min_other(self, other)
+    native.write_out(out, result, "min.out")
+    bump_version(out)
+    return out
 
 
 def min_dim(self, dim, keepdim=False):
@@ -2278,6 +3000,17 @@ def min_dim(self, dim, keepdim=False):
     return result
 
 
+def min_dim_min(self, dim, keepdim=False, *, min, min_indices):
+    """``min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices)``"""
+    throw_error_out_requires_grad("min", self, min, min_indices)
+    result = min_dim(self, dim, keepdim)
+    native.write_out(min, result[0], "min.dim_min")
+    bump_version(min)
+    native.write_out(min_indices, result[1], "min.dim_min")
+    bump_version(min_indices)
+    return (min, min_indices)
+
+
 def amax(self, dim=(), keepdim=False):
     """``amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor``"""
     grad_fn = None
@@ -2292,6 +3025,15 @@ def amax(self, dim=(), keepdim=False):
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, is_output=True)
     return result
+
+
+def amax_out(self, dim=(), keepdim=False, *, out):
+    """``amax.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("amax", self, out)
+    result = amax(self, dim, keepdim)
+    native.write_out(out, result, "amax.out")
+    bump_version(out)
+    return out
 
 
 def amin(self, dim=(), keepdim=False):
@@ -2310,16 +3052,43 @@ def amin(self, dim=(), keepdim=False):
     return result
 
 
+def amin_out(self, dim=(), keepdim=False, *, out):
+    """``amin.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("amin", self, out)
+    result = amin(self, dim, keepdim)
+    native.write_out(out, result, "amin.out")
+    bump_version(out)
+    return out
+
+
 def argmax(self, dim=None, keepdim=False):
     """``argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor``"""
     result = kernel_for("argmax", device_of(self))(self, dim, keepdim)
     return result
 
 
+def argmax_out(self, dim=None, keepdim=False, *, out):
+    """``argmax.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("argmax", self, out)
+    result = argmax(self, dim, keepdim)
+    native.write_out(out, result, "argmax.out")
+    bump_version(out)
+    return out
+
+
 def argmin(self, dim=None, keepdim=False):
     """``argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor``"""
     result = kernel_for("argmin", device_of(self))(self, dim, keepdim)
     return result
+
+
+def argmin_out(self, dim=None, keepdim=False, *, out):
+    """``argmin.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("argmin", self, out)
+    result = argmin(self, dim, keepdim)
+    native.write_out(out, result, "argmin.out")
+    bump_version(out)
+    return out
 
 
 def logsumexp(self, dim, keepdim=False):
@@ -2338,9 +3107,27 @@ def logsumexp(self, dim, keepdim=False):
     return result
 
 
+def logsumexp_out(self, dim, keepdim=False, *, out):
+    """``logsumexp.out(Tensor self, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("logsumexp", self, out)
+    result = logsumexp(self, dim, keepdim)
+    native.write_out(out, result, "logsumexp.out")
+    bump_version(out)
+    return out
+
+
 def var_dim(self, dim, unbiased=True, keepdim=False):
     """``var.dim(Tensor self, int[1] dim, bool unbiased=True, bool keepdim=False) -> Tensor``"""
     return native.var_dim(self, dim, unbiased, keepdim)
+
+
+def var_out(self, dim, unbiased=True, keepdim=False, *, out):
+    """``var.out(Tensor self, int[1] dim, bool unbiased=True, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("var", self, out)
+    result = var_dim(self, dim, unbiased, keepdim)
+    native.write_out(out, result, "var.out")
+    bump_version(out)
+    return out
 
 
 def var_correction(self, dim=None, *, correction=None, keepdim=False):
@@ -2359,6 +3146,15 @@ def var_correction(self, dim=None, *, correction=None, keepdim=False):
     return result
 
 
+def var_correction_out(self, dim=None, *, correction=None, keepdim=False, out):
+    """``var.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("var", self, out)
+    result = var_correction(self, dim, correction=correction, keepdim=keepdim)
+    native.write_out(out, result, "var.correction_out")
+    bump_version(out)
+    return out
+
+
 def var(self, unbiased=True):
     """``var(Tensor self, bool unbiased=True) -> Tensor``"""
     return native.var_unbiased(self, unbiased)
@@ -2367,6 +3163,15 @@ def var(self, unbiased=True):
 def std_dim(self, dim, unbiased=True, keepdim=False):
     """``std.dim(Tensor self, int[1] dim, bool unbiased=True, bool keepdim=False) -> Tensor``"""
     return native.std_dim(self, dim, unbiased, keepdim)
+
+
+def std_out(self, dim, unbiased=True, keepdim=False, *, out):
+    """``std.out(Tensor self, int[1] dim, bool unbiased=True, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("std", self, out)
+    result = std_dim(self, dim, unbiased, keepdim)
+    native.write_out(out, result, "std.out")
+    bump_version(out)
+    return out
 
 
 def std_correction(self, dim=None, *, correction=None, keepdim=False):
@@ -2384,6 +3189,15 @@ def std_correction(self, dim=None, *, correction=None, keepdim=False):
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, is_output=True)
     return result
+
+
+def std_correction_out(self, dim=None, *, correction=None, keepdim=False, out):
+    """``std.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("std", self, out)
+    result = std_correction(self, dim, correction=correction, keepdim=keepdim)
+    native.write_out(out, result, "std.correction_out")
+    bump_version(out)
+    return out
 
 
 def std(self, unbiased=True):
@@ -2406,6 +3220,15 @@ def linalg_vector_norm(self, ord=2, dim=None, keepdim=False, *, dtype=None):
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, is_output=True)
     return result
+
+
+def linalg_vector_norm_out(self, ord=2, dim=None, keepdim=False, *, dtype=None, out):
+    """``linalg_vector_norm.out(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("linalg_vector_norm", self, out)
+    result = linalg_vector_norm(self, ord, dim, keepdim, dtype=dtype)
+    native.write_out(out, result, "linalg_vector_norm.out")
+    bump_version(out)
+    return out
 
 
 def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
@@ -2474,6 +3297,15 @@ def gather(self, dim, index, *, sparse_grad=False):
     return result
 
 
+def gather_out(self, dim, index, *, sparse_grad=False, out):
+    """``gather.out(Tensor self, int dim, Tensor index, *, bool sparse_grad=False, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("gather", self, index, out)
+    result = gather(self, dim, index, sparse_grad=sparse_grad)
+    native.write_out(out, result, "gather.out")
+    bump_version(out)
+    return out
+
+
 def scatter_src(self, dim, index, src):
     """``scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor``"""
     grad_fn = None
@@ -2486,6 +3318,15 @@ def scatter_src(self, dim, index, src):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def scatter_src_out(self, dim, index, src, *, out):
+    """``scatter.src_out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("scatter", self, index, src, out)
+    result = scatter_src(self, dim, index, src)
+    native.write_out(out, result, "scatter.src_out")
+    bump_version(out)
+    return out
 
 
 def scatter__src(self, dim, index, src):
@@ -2518,6 +3359,15 @@ def scatter_value(self, dim, index, value):
     return result
 
 
+def scatter_value_out(self, dim, index, value, *, out):
+    """``scatter.value_out(Tensor self, int dim, Tensor index, Scalar value, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("scatter", self, index, out)
+    result = scatter_value(self, dim, index, value)
+    native.write_out(out, result, "scatter.value_out")
+    bump_version(out)
+    return out
+
+
 def scatter__value(self, dim, index, value):
     """``scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)``"""
     check_inplace(self, any_requires_grad(self))
@@ -2547,6 +3397,15 @@ def scatter_add(self, dim, index, src):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def scatter_add_out(self, dim, index, src, *, out):
+    """``scatter_add.out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("scatter_add", self, index, src, out)
+    result = scatter_add(self, dim, index, src)
+    native.write_out(out, result, "scatter_add.out")
+    bump_version(out)
+    return out
 
 
 def scatter_add_(self, dim, index, src):
@@ -2581,6 +3440,15 @@ def index_select(self, dim, index):
     return result
 
 
+def index_select_out(self, dim, index, *, out):
+    """``index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("index_select", self, index, out)
+    result = index_select(self, dim, index)
+    native.write_out(out, result, "index_select.out")
+    bump_version(out)
+    return out
+
+
 def index_select_backward(grad, self_sizes, dim, index):
     """``index_select_backward(Tensor grad, int[] self_sizes, int dim, Tensor index) -> Tensor``"""
     return native.index_select_backward(grad, self_sizes, dim, index)
@@ -2603,6 +3471,15 @@ def index_add(self, dim, index, source, *, alpha=1):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def index_add_out(self, dim, index, source, *, alpha=1, out):
+    """``index_add.out(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("index_add", self, index, source, out)
+    result = index_add(self, dim, index, source, alpha=alpha)
+    native.write_out(out, result, "index_add.out")
+    bump_version(out)
+    return out
 
 
 def index_add_(self, dim, index, source, *, alpha=1):
@@ -2642,6 +3519,15 @@ def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def baddbmm_out(self, batch1, batch2, *, beta=1, alpha=1, out):
+    """``baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("baddbmm", self, batch1, batch2, out)
+    result = baddbmm(self, batch1, batch2, beta=beta, alpha=alpha)
+    native.write_out(out, result, "baddbmm.out")
+    bump_version(out)
+    return out
 
 
 def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
@@ -2824,6 +3710,17 @@ def sort_stable(self, *, stable, dim=-1, descending=False):
     return result
 
 
+def sort_values_stable(self, *, stable, dim=-1, descending=False, values, indices):
+    """``sort.values_stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)``"""
+    throw_error_out_requires_grad("sort", self, values, indices)
+    result = sort_stable(self, stable=stable, dim=dim, descending=descending)
+    native.write_out(values, result[0], "sort.values_stable")
+    bump_version(values)
+    native.write_out(indices, result[1], "sort.values_stable")
+    bump_version(indices)
+    return (values, indices)
+
+
 def sort(self, dim=-1, descending=False):
     """``sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)``"""
     grad_fn = None
@@ -2840,9 +3737,29 @@ def sort(self, dim=-1, descending=False):
     return result
 
 
+def sort_values(self, dim=-1, descending=False, *, values, indices):
+    """``sort.values(Tensor self, int dim=-1, bool descending=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)``"""
+    throw_error_out_requires_grad("sort", self, values, indices)
+    result = sort(self, dim, descending)
+    native.write_out(values, result[0], "sort.values")
+    bump_version(values)
+    native.write_out(indices, result[1], "sort.values")
+    bump_version(indices)
+    return (values, indices)
+
+
 def argsort_stable(self, *, stable, dim=-1, descending=False):
     """``argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor``"""
     return native.argsort_stable(self, stable, dim, descending)
+
+
+def argsort_stable_out(self, *, stable, dim=-1, descending=False, out):
+    """``argsort.stable_out(Tensor self, *, bool stable, int dim=-1, bool descending=False, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("argsort", self, out)
+    result = argsort_stable(self, stable=stable, dim=dim, descending=descending)
+    native.write_out(out, result, "argsort.stable_out")
+    bump_version(out)
+    return out
 
 
 def argsort(self, dim=-1, descending=False):
@@ -2864,6 +3781,17 @@ def topk(self, k, dim=-1, largest=True, sorted=True):
             set_history(result[0], grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], is_output=True)
     return result
+
+
+def topk_values(self, k, dim=-1, largest=True, sorted=True, *, values, indices):
+    """``topk.values(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)``"""
+    throw_error_out_requires_grad("topk", self, values, indices)
+    result = topk(self, k, dim, largest, sorted)
+    native.write_out(values, result[0], "topk.values")
+    bump_version(values)
+    native.write_out(indices, result[1], "topk.values")
+    bump_version(indices)
+    return (values, indices)
 
 
 def isnan(self):
@@ -2900,40 +3828,62 @@ def one_hot(self, num_classes=-1):
 
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add_cuda}, add_Tensor)
+register_kernels("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, add_out)
 register_kernels("add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", {"CPU": native.add_, "CUDA": native.add_}, add__Tensor)
 register_kernels("add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add}, add_Scalar)
 register_kernels("sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.sub, "CUDA": native.sub}, sub_Tensor)
+register_kernels("sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, sub_out)
 register_kernels("sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", {"CPU": native.sub, "CUDA": native.sub}, sub_Scalar)
 register_kernels("rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.rsub, "CUDA": native.rsub}, rsub_Tensor)
 register_kernels("rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", {"CPU": native.rsub, "CUDA": native.rsub}, rsub_Scalar)
 register_kernels("mul.Tensor(Tensor self, Tensor other) -> Tensor", {"CPU": native.mul, "CUDA": native.mul_cuda}, mul_Tensor)
+register_kernels("mul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, mul_out)
 register_kernels("mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CPU": native.mul_, "CUDA": native.mul_}, mul__Tensor)
 register_kernels("mul.Scalar(Tensor self, Scalar other) -> Tensor", {"CPU": native.mul, "CUDA": native.mul}, mul_Scalar)
 register_kernels("div.Tensor(Tensor self, Tensor other) -> Tensor", {"CPU": native.div, "CUDA": native.div}, div_Tensor)
+register_kernels("div.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, div_out)
 register_kernels("div.Scalar(Tensor self, Scalar other) -> Tensor", {"CPU": native.div, "CUDA": native.div}, div_Scalar)
 register_kernels("neg(Tensor self) -> Tensor", {"CPU": native.neg, "CUDA": native.neg}, neg)
+register_kernels("neg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, neg_out)
 register_kernels("reciprocal(Tensor self) -> Tensor", {"CPU": native.reciprocal, "CUDA": native.reciprocal}, reciprocal)
+register_kernels("reciprocal.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, reciprocal_out)
 register_kernels("pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor", {"CPU": native.pow, "CUDA": native.pow}, pow_Tensor_Tensor)
+register_kernels("pow.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)", {}, pow_Tensor_Tensor_out)
 register_kernels("pow.Scalar(Scalar self, Tensor exponent) -> Tensor", {"CPU": native.pow_scalar_base, "CUDA": native.pow_scalar_base}, pow_Scalar)
+register_kernels("pow.Scalar_out(Scalar self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)", {}, pow_Scalar_out)
 register_kernels("pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor", {"CPU": native.pow, "CUDA": native.pow}, pow_Tensor_Scalar)
+register_kernels("pow.Tensor_Scalar_out(Tensor self, Scalar exponent, *, Tensor(a!) out) -> Tensor(a!)", {}, pow_Tensor_Scalar_out)
 register_kernels("exp(Tensor self) -> Tensor", {"CPU": native.exp, "CUDA": native.exp}, exp)
+register_kernels("exp.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, exp_out)
 register_kernels("log(Tensor self) -> Tensor", {"CPU": native.log, "CUDA": native.log}, log)
+register_kernels("log.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, log_out)
 register_kernels("relu(Tensor self) -> Tensor", {"CPU": native.relu, "CUDA": native.relu_cuda}, relu)
 register_kernels("threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor", {"CPU": native.threshold_backward, "CUDA": native.threshold_backward_cuda}, threshold_backward)
 register_kernels("sigmoid(Tensor self) -> Tensor", {"CPU": native.sigmoid, "CUDA": native.sigmoid}, sigmoid)
+register_kernels("sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, sigmoid_out)
 register_kernels("sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor", {"CPU": native.sigmoid_backward, "CUDA": native.sigmoid_backward}, sigmoid_backward)
 register_kernels("tanh(Tensor self) -> Tensor", {"CPU": native.tanh, "CUDA": native.tanh}, tanh)
+register_kernels("tanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, tanh_out)
 register_kernels("tanh_backward(Tensor grad_output, Tensor output) -> Tensor", {"CPU": native.tanh_backward, "CUDA": native.tanh_backward}, tanh_backward)
 register_kernels("sum(Tensor self, *, ScalarType? dtype=None) -> Tensor", {"CPU": native.sum, "CUDA": native.sum}, sum)
 register_kernels("sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", {"CPU": native.sum_dim, "CUDA": native.sum_dim}, sum_dim_IntList)
+register_kernels("sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", {}, sum_IntList_out)
 register_kernels("mean(Tensor self, *, ScalarType? dtype=None) -> Tensor", {"CPU": native.mean, "CUDA": native.mean}, mean)
+register_kernels("mean.dtype_out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", {}, mean_dtype_out)
 register_kernels("mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", {"CPU": native.mean_dim, "CUDA": native.mean_dim}, mean_dim)
+register_kernels("mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", {}, mean_out)
 register_kernels("mm(Tensor self, Tensor mat2) -> Tensor", {"CPU": native.mm, "CUDA": native.mm}, mm)
+register_kernels("mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)", {}, mm_out)
 register_kernels("mv(Tensor self, Tensor vec) -> Tensor", {"CPU": native.mv, "CUDA": native.mv}, mv)
+register_kernels("mv.out(Tensor self, Tensor vec, *, Tensor(a!) out) -> Tensor(a!)", {}, mv_out)
 register_kernels("dot(Tensor self, Tensor tensor) -> Tensor", {"CPU": native.dot, "CUDA": native.dot}, dot)
+register_kernels("dot.out(Tensor self, Tensor tensor, *, Tensor(a!) out) -> Tensor(a!)", {}, dot_out)
 register_kernels("addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor", {"CPU": native.addmm, "CUDA": native.addmm}, addmm)
+register_kernels("addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, addmm_out)
 register_kernels("bmm(Tensor self, Tensor mat2) -> Tensor", {"CPU": native.bmm, "CUDA": native.bmm}, bmm)
+register_kernels("bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)", {}, bmm_out)
 register_kernels("matmul(Tensor self, Tensor other) -> Tensor", {"CompositeImplicitAutograd": native.matmul}, matmul)
+register_kernels("matmul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, matmul_out)
 register_kernels("t(Tensor(a) self) -> Tensor(a)", {"CPU": native.t, "CUDA": native.t}, t, computes=False)
 register_kernels("transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", {"CPU": native.transpose, "CUDA": native.transpose}, transpose_int, computes=False)
 register_kernels("permute(Tensor(a) self, int[] dims) -> Tensor(a)", {"CPU": native.permute, "CUDA": native.permute}, permute, computes=False)
@@ -2961,8 +3911,11 @@ register_kernels("_index_put_impl_(Tensor(a!) self, Tensor?[] indices, Tensor va
 register_kernels("clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", {"CPU": native.clone, "CUDA": native.clone}, clone)
 register_kernels("_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor", {"CPU": native._to_copy, "CUDA": native._to_copy}, _to_copy)
 register_kernels("stack(Tensor[] tensors, int dim=0) -> Tensor", {"CPU": native.stack, "CUDA": native.stack}, stack)
+register_kernels("stack.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)", {}, stack_out)
 register_kernels("cat(Tensor[] tensors, int dim=0) -> Tensor", {"CPU": native.cat, "CUDA": native.cat}, cat)
+register_kernels("cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)", {}, cat_out)
 register_kernels("where.self(Tensor condition, Tensor self, Tensor other) -> Tensor", {"CPU": native.where, "CUDA": native.where}, where_self)
+register_kernels("where.self_out(Tensor condition, Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, where_self_out)
 register_kernels("where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor", {"CompositeImplicitAutograd": native.where_scalar_self}, where_ScalarSelf)
 register_kernels("where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor", {"CompositeImplicitAutograd": native.where_scalar_other}, where_ScalarOther)
 register_kernels("where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor", {"CompositeImplicitAutograd": native.where_scalars}, where_Scalar)
@@ -2970,60 +3923,97 @@ register_kernels("zero_(Tensor(a!) self) -> Tensor(a!)", {"CPU": native.zero_, "
 register_kernels("zeros_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", {"CPU": native.zeros_like, "CUDA": native.zeros_like}, zeros_like)
 register_kernels("ones_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", {"CPU": native.ones_like, "CUDA": native.ones_like}, ones_like)
 register_kernels("eq.Scalar(Tensor self, Scalar other) -> Tensor", {"CPU": native.eq, "CUDA": native.eq}, eq_Scalar)
+register_kernels("eq.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", {}, eq_Scalar_out)
 register_kernels("eq.Tensor(Tensor self, Tensor other) -> Tensor", {"CPU": native.eq, "CUDA": native.eq}, eq_Tensor)
+register_kernels("eq.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, eq_Tensor_out)
 register_kernels("ne.Scalar(Tensor self, Scalar other) -> Tensor", {"CPU": native.ne, "CUDA": native.ne}, ne_Scalar)
+register_kernels("ne.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", {}, ne_Scalar_out)
 register_kernels("ne.Tensor(Tensor self, Tensor other) -> Tensor", {"CPU": native.ne, "CUDA": native.ne}, ne_Tensor)
+register_kernels("ne.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, ne_Tensor_out)
 register_kernels("lt.Scalar(Tensor self, Scalar other) -> Tensor", {"CPU": native.lt, "CUDA": native.lt}, lt_Scalar)
+register_kernels("lt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", {}, lt_Scalar_out)
 register_kernels("lt.Tensor(Tensor self, Tensor other) -> Tensor", {"CPU": native.lt, "CUDA": native.lt}, lt_Tensor)
+register_kernels("lt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, lt_Tensor_out)
 register_kernels("le.Scalar(Tensor self, Scalar other) -> Tensor", {"CPU": native.le, "CUDA": native.le}, le_Scalar)
+register_kernels("le.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", {}, le_Scalar_out)
 register_kernels("le.Tensor(Tensor self, Tensor other) -> Tensor", {"CPU": native.le, "CUDA": native.le}, le_Tensor)
+register_kernels("le.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, le_Tensor_out)
 register_kernels("gt.Scalar(Tensor self, Scalar other) -> Tensor", {"CPU": native.gt, "CUDA": native.gt}, gt_Scalar)
+register_kernels("gt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", {}, gt_Scalar_out)
 register_kernels("gt.Tensor(Tensor self, Tensor other) -> Tensor", {"CPU": native.gt, "CUDA": native.gt}, gt_Tensor)
+register_kernels("gt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, gt_Tensor_out)
 register_kernels("ge.Scalar(Tensor self, Scalar other) -> Tensor", {"CPU": native.ge, "CUDA": native.ge}, ge_Scalar)
+register_kernels("ge.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", {}, ge_Scalar_out)
 register_kernels("ge.Tensor(Tensor self, Tensor other) -> Tensor", {"CPU": native.ge, "CUDA": native.ge}, ge_Tensor)
+register_kernels("ge.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, ge_Tensor_out)
 register_kernels("abs(Tensor self) -> Tensor", {"CPU": native.abs, "CUDA": native.abs}, abs)
+register_kernels("abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, abs_out)
 register_kernels("sign(Tensor self) -> Tensor", {"CPU": native.sign, "CUDA": native.sign}, sign)
+register_kernels("sign.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, sign_out)
 register_kernels("rsqrt(Tensor self) -> Tensor", {"CPU": native.rsqrt, "CUDA": native.rsqrt}, rsqrt)
+register_kernels("rsqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, rsqrt_out)
 register_kernels("exp2(Tensor self) -> Tensor", {"CPU": native.exp2, "CUDA": native.exp2}, exp2)
+register_kernels("exp2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, exp2_out)
 register_kernels("expm1(Tensor self) -> Tensor", {"CPU": native.expm1, "CUDA": native.expm1}, expm1)
+register_kernels("expm1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, expm1_out)
 register_kernels("log2(Tensor self) -> Tensor", {"CPU": native.log2, "CUDA": native.log2}, log2)
+register_kernels("log2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, log2_out)
 register_kernels("log10(Tensor self) -> Tensor", {"CPU": native.log10, "CUDA": native.log10}, log10)
+register_kernels("log10.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, log10_out)
 register_kernels("log1p(Tensor self) -> Tensor", {"CPU": native.log1p, "CUDA": native.log1p}, log1p)
+register_kernels("log1p.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, log1p_out)
 register_kernels("sin(Tensor self) -> Tensor", {"CPU": native.sin, "CUDA": native.sin}, sin)
+register_kernels("sin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, sin_out)
 register_kernels("cos(Tensor self) -> Tensor", {"CPU": native.cos, "CUDA": native.cos}, cos)
+register_kernels("cos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, cos_out)
 register_kernels("clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor", {"CPU": native.clamp_tensor, "CUDA": native.clamp_tensor}, clamp_Tensor)
+register_kernels("clamp.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out) -> Tensor(a!)", {}, clamp_Tensor_out)
 register_kernels("clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor", {"CPU": native.clamp, "CUDA": native.clamp}, clamp)
+register_kernels("clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!)", {}, clamp_out)
 register_kernels("clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)", {"CPU": native.clamp_tensor_, "CUDA": native.clamp_tensor_}, clamp__Tensor)
 register_kernels("clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)", {"CPU": native.clamp_, "CUDA": native.clamp_}, clamp_)
 register_kernels("clamp_max(Tensor self, Scalar max) -> Tensor", {"CPU": native.clamp_max, "CUDA": native.clamp_max}, clamp_max)
+register_kernels("clamp_max.out(Tensor self, Scalar max, *, Tensor(a!) out) -> Tensor(a!)", {}, clamp_max_out)
 register_kernels("clamp_max.Tensor(Tensor self, Tensor max) -> Tensor", {"CPU": native.clamp_max, "CUDA": native.clamp_max}, clamp_max_Tensor)
+register_kernels("clamp_max.Tensor_out(Tensor self, Tensor max, *, Tensor(a!) out) -> Tensor(a!)", {}, clamp_max_Tensor_out)
 register_kernels("clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)", {"CPU": native.clamp_max_, "CUDA": native.clamp_max_}, clamp_max_)
 register_kernels("clamp_max_.Tensor(Tensor(a!) self, Tensor max) -> Tensor(a!)", {"CPU": native.clamp_max_, "CUDA": native.clamp_max_}, clamp_max__Tensor)
 register_kernels("clamp_min(Tensor self, Scalar min) -> Tensor", {"CPU": native.clamp_min, "CUDA": native.clamp_min}, clamp_min)
+register_kernels("clamp_min.out(Tensor self, Scalar min, *, Tensor(a!) out) -> Tensor(a!)", {}, clamp_min_out)
 register_kernels("clamp_min.Tensor(Tensor self, Tensor min) -> Tensor", {"CPU": native.clamp_min, "CUDA": native.clamp_min}, clamp_min_Tensor)
+register_kernels("clamp_min.Tensor_out(Tensor self, Tensor min, *, Tensor(a!) out) -> Tensor(a!)", {}, clamp_min_Tensor_out)
 register_kernels("clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)", {"CPU": native.clamp_min_, "CUDA": native.clamp_min_}, clamp_min_)
 register_kernels("clamp_min_.Tensor(Tensor(a!) self, Tensor min) -> Tensor(a!)", {"CPU": native.clamp_min_, "CUDA": native.clamp_min_}, clamp_min__Tensor)
 register_kernels("maximum(Tensor self, Tensor other) -> Tensor", {"CPU": native.maximum, "CUDA": native.maximum}, maximum)
+register_kernels("maximum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, maximum_out)
 register_kernels("minimum(Tensor self, Tensor other) -> Tensor", {"CPU": native.minimum, "CUDA": native.minimum}, minimum)
+register_kernels("minimum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, minimum_out)
 register_kernels("sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", {"CPU": native.sub_, "CUDA": native.sub_}, sub__Tensor)
 register_kernels("div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CPU": native.div_, "CUDA": native.div_}, div__Tensor)
 register_kernels("pow_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)", {"CPU": native.pow_, "CUDA": native.pow_}, pow__Scalar)
 register_kernels("pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)", {"CPU": native.pow_, "CUDA": native.pow_}, pow__Tensor)
 register_kernels("floor_divide(Tensor self, Tensor other) -> Tensor", {"CPU": native.floor_divide, "CUDA": native.floor_divide}, floor_divide)
+register_kernels("floor_divide.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, floor_divide_out)
 register_kernels("floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CPU": native.floor_divide_, "CUDA": native.floor_divide_}, floor_divide__Tensor)
 register_kernels("floor_divide.Scalar(Tensor self, Scalar other) -> Tensor", {"CPU": native.floor_divide, "CUDA": native.floor_divide}, floor_divide_Scalar)
 register_kernels("floor_divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", {"CPU": native.floor_divide_, "CUDA": native.floor_divide_}, floor_divide__Scalar)
 register_kernels("remainder.Scalar(Tensor self, Scalar other) -> Tensor", {"CPU": native.remainder, "CUDA": native.remainder}, remainder_Scalar)
+register_kernels("remainder.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", {}, remainder_Scalar_out)
 register_kernels("remainder_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", {"CPU": native.remainder_, "CUDA": native.remainder_}, remainder__Scalar)
 register_kernels("remainder.Tensor(Tensor self, Tensor other) -> Tensor", {"CPU": native.remainder, "CUDA": native.remainder}, remainder_Tensor)
+register_kernels("remainder.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, remainder_Tensor_out)
 register_kernels("remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CPU": native.remainder_, "CUDA": native.remainder_}, remainder__Tensor)
 register_kernels("remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor", {"CPU": native.remainder_scalar_tensor, "CUDA": native.remainder_scalar_tensor}, remainder_Scalar_Tensor)
 register_kernels("bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor", {"CPU": native.bitwise_and, "CUDA": native.bitwise_and}, bitwise_and_Scalar)
+register_kernels("bitwise_and.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", {}, bitwise_and_Scalar_out)
 register_kernels("bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor", {"CPU": native.bitwise_and, "CUDA": native.bitwise_and}, bitwise_and_Tensor)
+register_kernels("bitwise_and.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, bitwise_and_Tensor_out)
 register_kernels("bitwise_and_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", {"CPU": native.bitwise_and_, "CUDA": native.bitwise_and_}, bitwise_and__Scalar)
 register_kernels("bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CPU": native.bitwise_and_, "CUDA": native.bitwise_and_}, bitwise_and__Tensor)
 register_kernels("bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor", {"CPU": native.bitwise_or, "CUDA": native.bitwise_or}, bitwise_or_Scalar)
+register_kernels("bitwise_or.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", {}, bitwise_or_Scalar_out)
 register_kernels("bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor", {"CPU": native.bitwise_or, "CUDA": native.bitwise_or}, bitwise_or_Tensor)
+register_kernels("bitwise_or.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, bitwise_or_Tensor_out)
 register_kernels("bitwise_or_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", {"CPU": native.bitwise_or_, "CUDA": native.bitwise_or_}, bitwise_or__Scalar)
 register_kernels("bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CPU": native.bitwise_or_, "CUDA": native.bitwise_or_}, bitwise_or__Tensor)
 register_kernels("copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)", {"CPU": native.copy_, "CUDA": native.copy_}, copy_)
@@ -3034,25 +4024,35 @@ register_kernels("fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)", {"
 register_kernels("normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor(a!)", {"CPU": native.normal_, "CUDA": native.normal_}, normal_)
 register_kernels("uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!)", {"CPU": native.uniform_, "CUDA": native.uniform_}, uniform_)
 register_kernels("sqrt(Tensor self) -> Tensor", {"CPU": native.sqrt, "CUDA": native.sqrt}, sqrt)
+register_kernels("sqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, sqrt_out)
 register_kernels("addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)", {"CPU": native.addcmul_, "CUDA": native.addcmul_}, addcmul_)
 register_kernels("addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)", {"CPU": native.addcdiv_, "CUDA": native.addcdiv_}, addcdiv_)
 register_kernels("lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)", {"CPU": native.lerp_, "CUDA": native.lerp_}, lerp__Scalar)
 register_kernels("_softmax(Tensor self, int dim, bool half_to_float) -> Tensor", {"CPU": native._softmax, "CUDA": native._softmax}, _softmax)
+register_kernels("_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)", {}, _softmax_out)
 register_kernels("_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor", {"CPU": native._softmax_backward_data, "CUDA": native._softmax_backward_data}, _softmax_backward_data)
+register_kernels("_softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) out) -> Tensor(a!)", {}, _softmax_backward_data_out)
 register_kernels("softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", {"CompositeImplicitAutograd": native.softmax}, softmax_int)
+register_kernels("softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)", {}, softmax_int_out)
 register_kernels("_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor", {"CPU": native._log_softmax, "CUDA": native._log_softmax}, _log_softmax)
+register_kernels("_log_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)", {}, _log_softmax_out)
 register_kernels("_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor", {"CPU": native._log_softmax_backward_data, "CUDA": native._log_softmax_backward_data}, _log_softmax_backward_data)
+register_kernels("_log_softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) out) -> Tensor(a!)", {}, _log_softmax_backward_data_out)
 register_kernels("log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", {"CompositeImplicitAutograd": native.log_softmax}, log_softmax_int)
+register_kernels("log_softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)", {}, log_softmax_int_out)
 register_kernels("relu_(Tensor(a!) self) -> Tensor(a!)", {"CPU": native.relu_, "CUDA": native.relu_}, relu_)
 register_kernels("gelu(Tensor self, *, str approximate='none') -> Tensor", {"CPU": native.gelu, "CUDA": native.gelu}, gelu)
+register_kernels("gelu.out(Tensor self, *, str approximate='none', Tensor(a!) out) -> Tensor(a!)", {}, gelu_out)
 register_kernels("gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor", {"CPU": native.gelu_backward, "CUDA": native.gelu_backward}, gelu_backward)
 register_kernels("silu(Tensor self) -> Tensor", {"CPU": native.silu, "CUDA": native.silu}, silu)
+register_kernels("silu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, silu_out)
 register_kernels("silu_(Tensor(a!) self) -> Tensor(a!)", {"CPU": native.silu_, "CUDA": native.silu_}, silu_)
 register_kernels("silu_backward(Tensor grad_output, Tensor self) -> Tensor", {"CPU": native.silu_backward, "CUDA": native.silu_backward}, silu_backward)
 register_kernels("native_layer_norm(Tensor input, int[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)", {"CPU": native.native_layer_norm, "CUDA": native.native_layer_norm}, native_layer_norm)
 register_kernels("native_layer_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)", {"CPU": native.native_layer_norm_backward, "CUDA": native.native_layer_norm_backward}, native_layer_norm_backward)
 register_kernels("layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor", {"CompositeImplicitAutograd": native.layer_norm}, layer_norm)
 register_kernels("bernoulli(Tensor self, *, Generator? generator=None) -> Tensor", {"CPU": native.bernoulli, "CUDA": native.bernoulli}, bernoulli)
+register_kernels("bernoulli.out(Tensor self, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)", {}, bernoulli_out)
 register_kernels("bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> Tensor(a!)", {"CPU": native.bernoulli_, "CUDA": native.bernoulli_}, bernoulli__Tensor)
 register_kernels("bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)", {"CPU": native.bernoulli_, "CUDA": native.bernoulli_}, bernoulli__float)
 register_kernels("native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)", {"CPU": native.native_dropout, "CUDA": native.native_dropout}, native_dropout)
@@ -3064,50 +4064,76 @@ register_kernels("masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> 
 register_kernels("binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor", {"CPU": native.binary_cross_entropy_with_logits, "CUDA": native.binary_cross_entropy_with_logits}, binary_cross_entropy_with_logits)
 register_kernels("binary_cross_entropy_with_logits_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor", {"CPU": native.binary_cross_entropy_with_logits_backward, "CUDA": native.binary_cross_entropy_with_logits_backward}, binary_cross_entropy_with_logits_backward)
 register_kernels("mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor", {"CPU": native.mse_loss, "CUDA": native.mse_loss}, mse_loss)
+register_kernels("mse_loss.out(Tensor self, Tensor target, int reduction=Mean, *, Tensor(a!) out) -> Tensor(a!)", {}, mse_loss_out)
 register_kernels("mse_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor", {"CPU": native.mse_loss_backward, "CUDA": native.mse_loss_backward}, mse_loss_backward)
 register_kernels("l1_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor", {"CompositeImplicitAutograd": native.l1_loss}, l1_loss)
 register_kernels("nll_loss_nd(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, int ignore_index=-100) -> Tensor", {"CompositeImplicitAutograd": native.nll_loss_nd}, nll_loss_nd)
 register_kernels("nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, int ignore_index=-100) -> Tensor", {"CompositeImplicitAutograd": native.nll_loss}, nll_loss)
+register_kernels("nll_loss.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, int ignore_index=-100, *, Tensor(a!) out) -> Tensor(a!)", {}, nll_loss_out)
 register_kernels("nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index) -> (Tensor output, Tensor total_weight)", {"CPU": native.nll_loss_forward, "CUDA": native.nll_loss_forward}, nll_loss_forward)
 register_kernels("nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight) -> Tensor", {"CPU": native.nll_loss_backward, "CUDA": native.nll_loss_backward}, nll_loss_backward)
 register_kernels("nll_loss2d(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, int ignore_index=-100) -> Tensor", {"CompositeImplicitAutograd": native.nll_loss2d}, nll_loss2d)
+register_kernels("nll_loss2d.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, int ignore_index=-100, *, Tensor(a!) out) -> Tensor(a!)", {}, nll_loss2d_out)
 register_kernels("nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index) -> (Tensor output, Tensor total_weight)", {"CPU": native.nll_loss2d_forward, "CUDA": native.nll_loss2d_forward}, nll_loss2d_forward)
 register_kernels("nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight) -> Tensor", {"CPU": native.nll_loss2d_backward, "CUDA": native.nll_loss2d_backward}, nll_loss2d_backward)
 register_kernels("cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, int ignore_index=-100, float label_smoothing=0.0) -> Tensor", {"CompositeImplicitAutograd": native.cross_entropy_loss}, cross_entropy_loss)
 register_kernels("max(Tensor self) -> Tensor", {"CPU": native.max, "CUDA": native.max}, max)
+register_kernels("max.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, max_unary_out)
 register_kernels("max.other(Tensor self, Tensor other) -> Tensor", {"CompositeImplicitAutograd": native.max_other}, max_other)
+register_kernels("max.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, max_out)
 register_kernels("max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", {"CPU": native.max_dim, "CUDA": native.max_dim}, max_dim)
+register_kernels("max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices)", {}, max_dim_max)
 register_kernels("min(Tensor self) -> Tensor", {"CPU": native.min, "CUDA": native.min}, min)
+register_kernels("min.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, min_unary_out)
 register_kernels("min.other(Tensor self, Tensor other) -> Tensor", {"CompositeImplicitAutograd": native.min_other}, min_other)
+register_kernels("min.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, min_out)
 register_kernels("min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", {"CPU": native.min_dim, "CUDA": native.min_dim}, min_dim)
+register_kernels("min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices)", {}, min_dim_min)
 register_kernels("amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", {"CPU": native.amax, "CUDA": native.amax}, amax)
+register_kernels("amax.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)", {}, amax_out)
 register_kernels("amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", {"CPU": native.amin, "CUDA": native.amin}, amin)
+register_kernels("amin.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)", {}, amin_out)
 register_kernels("argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor", {"CPU": native.argmax, "CUDA": native.argmax}, argmax)
+register_kernels("argmax.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)", {}, argmax_out)
 register_kernels("argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor", {"CPU": native.argmin, "CUDA": native.argmin}, argmin)
+register_kernels("argmin.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)", {}, argmin_out)
 register_kernels("logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor", {"CPU": native.logsumexp, "CUDA": native.logsumexp}, logsumexp)
+register_kernels("logsumexp.out(Tensor self, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)", {}, logsumexp_out)
 register_kernels("var.dim(Tensor self, int[1] dim, bool unbiased=True, bool keepdim=False) -> Tensor", {"CompositeImplicitAutograd": native.var_dim}, var_dim)
+register_kernels("var.out(Tensor self, int[1] dim, bool unbiased=True, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)", {}, var_out)
 register_kernels("var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor", {"CPU": native.var, "CUDA": native.var}, var_correction)
+register_kernels("var.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!)", {}, var_correction_out)
 register_kernels("var(Tensor self, bool unbiased=True) -> Tensor", {"CompositeImplicitAutograd": native.var_unbiased}, var)
 register_kernels("std.dim(Tensor self, int[1] dim, bool unbiased=True, bool keepdim=False) -> Tensor", {"CompositeImplicitAutograd": native.std_dim}, std_dim)
+register_kernels("std.out(Tensor self, int[1] dim, bool unbiased=True, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)", {}, std_out)
 register_kernels("std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor", {"CPU": native.std, "CUDA": native.std}, std_correction)
+register_kernels("std.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!)", {}, std_correction_out)
 register_kernels("std(Tensor self, bool unbiased=True) -> Tensor", {"CompositeImplicitAutograd": native.std_unbiased}, std)
 register_kernels("linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", {"CPU": native.linalg_vector_norm, "CUDA": native.linalg_vector_norm}, linalg_vector_norm)
+register_kernels("linalg_vector_norm.out(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", {}, linalg_vector_norm_out)
 register_kernels("embedding(Tensor weight, Tensor indices, int padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor", {"CPU": native.embedding, "CUDA": native.embedding}, embedding)
 register_kernels("embedding_backward(Tensor grad, Tensor indices, int num_weights, int padding_idx, bool scale_grad_by_freq, bool sparse) -> Tensor", {"CompositeImplicitAutograd": native.embedding_backward}, embedding_backward)
 register_kernels("embedding_dense_backward(Tensor grad_output, Tensor indices, int num_weights, int padding_idx, bool scale_grad_by_freq) -> Tensor", {"CPU": native.embedding_dense_backward, "CUDA": native.embedding_dense_backward}, embedding_dense_backward)
 register_kernels("embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)", {"CPU": native.embedding_renorm_, "CUDA": native.embedding_renorm_}, embedding_renorm_)
 register_kernels("gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor", {"CPU": native.gather, "CUDA": native.gather}, gather)
+register_kernels("gather.out(Tensor self, int dim, Tensor index, *, bool sparse_grad=False, Tensor(a!) out) -> Tensor(a!)", {}, gather_out)
 register_kernels("scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor", {"CPU": native.scatter, "CUDA": native.scatter}, scatter_src)
+register_kernels("scatter.src_out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!)", {}, scatter_src_out)
 register_kernels("scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)", {"CPU": native.scatter_, "CUDA": native.scatter_}, scatter__src)
 register_kernels("scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor", {"CPU": native.scatter, "CUDA": native.scatter}, scatter_value)
+register_kernels("scatter.value_out(Tensor self, int dim, Tensor index, Scalar value, *, Tensor(a!) out) -> Tensor(a!)", {}, scatter_value_out)
 register_kernels("scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)", {"CPU": native.scatter_, "CUDA": native.scatter_}, scatter__value)
 register_kernels("scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor", {"CPU": native.scatter_add, "CUDA": native.scatter_add}, scatter_add)
+register_kernels("scatter_add.out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!)", {}, scatter_add_out)
 register_kernels("scatter_add_(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)", {"CPU": native.scatter_add_, "CUDA": native.scatter_add_}, scatter_add_)
 register_kernels("index_select(Tensor self, int dim, Tensor index) -> Tensor", {"CPU": native.index_select, "CUDA": native.index_select}, index_select)
+register_kernels("index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!)", {}, index_select_out)
 register_kernels("index_select_backward(Tensor grad, int[] self_sizes, int dim, Tensor index) -> Tensor", {"CompositeImplicitAutograd": native.index_select_backward}, index_select_backward)
 register_kernels("index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor", {"CPU": native.index_add, "CUDA": native.index_add}, index_add)
+register_kernels("index_add.out(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, index_add_out)
 register_kernels("index_add_(Tensor(a!) self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor(a!)", {"CPU": native.index_add_, "CUDA": native.index_add_}, index_add_)
 register_kernels("baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor", {"CPU": native.baddbmm, "CUDA": native.baddbmm}, baddbmm)
+register_kernels("baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, baddbmm_out)
 register_kernels("baddbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)", {"CPU": native.baddbmm_, "CUDA": native.baddbmm_}, baddbmm_)
 register_kernels("_reshape_alias(Tensor(a) self, int[] size, int[] stride) -> Tensor(a)", {"CPU": native._reshape_alias, "CUDA": native._reshape_alias}, _reshape_alias, computes=False)
 register_kernels("unflatten.int(Tensor(a) self, int dim, int[] sizes) -> Tensor(a)", {"CompositeImplicitAutograd": native.unflatten}, unflatten_int, computes=False)
@@ -3124,10 +4150,14 @@ register_kernels("roll(Tensor self, int[1] shifts, int[1] dims=[]) -> Tensor", {
 register_kernels("repeat(Tensor self, int[] repeats) -> Tensor", {"CPU": native.repeat, "CUDA": native.repeat}, repeat)
 register_kernels("tile(Tensor self, int[] dims) -> Tensor", {"CompositeImplicitAutograd": native.tile}, tile)
 register_kernels("sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)", {"CPU": native.sort_stable, "CUDA": native.sort_stable}, sort_stable)
+register_kernels("sort.values_stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)", {}, sort_values_stable)
 register_kernels("sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)", {"CPU": native.sort, "CUDA": native.sort}, sort)
+register_kernels("sort.values(Tensor self, int dim=-1, bool descending=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)", {}, sort_values)
 register_kernels("argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor", {"CompositeImplicitAutograd": native.argsort_stable}, argsort_stable)
+register_kernels("argsort.stable_out(Tensor self, *, bool stable, int dim=-1, bool descending=False, Tensor(a!) out) -> Tensor(a!)", {}, argsort_stable_out)
 register_kernels("argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor", {"CompositeImplicitAutograd": native.argsort}, argsort)
 register_kernels("topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)", {"CPU": native.topk, "CUDA": native.topk}, topk)
+register_kernels("topk.values(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)", {}, topk_values)
 register_kernels("isnan(Tensor self) -> Tensor", {"CPU": native.isnan, "CUDA": native.isnan}, isnan)
 register_kernels("isfinite(Tensor self) -> Tensor", {"CompositeImplicitAutograd": native.isfinite}, isfinite)
 register_kernels("isinf(Tensor self) -> Tensor", {"CPU": native.isinf, "CUDA": native.isinf}, isinf)
@@ -3140,40 +4170,62 @@ register_kernels("one_hot(Tensor self, int num_classes=-1) -> Tensor", {"Composi
 # ops.<name> below and the Python argument parser (python_bindings.py) both match arguments against them
 PARAMETERS = {
     "add_Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('alpha', 'Scalar', True),)),
+    "add_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('alpha', 'Scalar', True), ('out', 'Tensor', False),)),
     "add__Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('alpha', 'Scalar', True),)),
     "add_Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False), ('alpha', 'Scalar', True),), ()),
     "sub_Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('alpha', 'Scalar', True),)),
+    "sub_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('alpha', 'Scalar', True), ('out', 'Tensor', False),)),
     "sub_Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False), ('alpha', 'Scalar', True),), ()),
     "rsub_Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('alpha', 'Scalar', True),)),
     "rsub_Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False), ('alpha', 'Scalar', True),), ()),
     "mul_Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "mul_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
     "mul__Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
     "mul_Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
     "div_Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "div_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
     "div_Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
     "neg": ((('self', 'Tensor', False),), ()),
+    "neg_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
     "reciprocal": ((('self', 'Tensor', False),), ()),
+    "reciprocal_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
     "pow_Tensor_Tensor": ((('self', 'Tensor', False), ('exponent', 'Tensor', False),), ()),
+    "pow_Tensor_Tensor_out": ((('self', 'Tensor', False), ('exponent', 'Tensor', False),), (('out', 'Tensor', False),)),
     "pow_Scalar": ((('self', 'Scalar', False), ('exponent', 'Tensor', False),), ()),
+    "pow_Scalar_out": ((('self', 'Scalar', False), ('exponent', 'Tensor', False),), (('out', 'Tensor', False),)),
     "pow_Tensor_Scalar": ((('self', 'Tensor', False), ('exponent', 'Scalar', False),), ()),
+    "pow_Tensor_Scalar_out": ((('self', 'Tensor', False), ('exponent', 'Scalar', False),), (('out', 'Tensor', False),)),
     "exp": ((('self', 'Tensor', False),), ()),
+    "exp_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
     "log": ((('self', 'Tensor', False),), ()),
+    "log_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
     "relu": ((('self', 'Tensor', False),), ()),
     "threshold_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False), ('threshold', 'Scalar', False),), ()),
     "sigmoid": ((('self', 'Tensor', False),), ()),
+    "sigmoid_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
     "sigmoid_backward": ((('grad_output', 'Tensor', False), ('output', 'Tensor', False),), ()),
     "tanh": ((('self', 'Tensor', False),), ()),
+    "tanh_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
     "tanh_backward": ((('grad_output', 'Tensor', False), ('output', 'Tensor', False),), ()),
     "sum": ((('self', 'Tensor', False),), (('dtype', 'any', True),)),
     "sum_dim_IntList": ((('self', 'Tensor', False), ('dim', 'int[]?', False), ('keepdim', 'bool', True),), (('dtype', 'any', True),)),
+    "sum_IntList_out": ((('self', 'Tensor', False), ('dim', 'int[]?', False), ('keepdim', 'bool', True),), (('dtype', 'any', True), ('out', 'Tensor', False),)),
     "mean": ((('self', 'Tensor', False),), (('dtype', 'any', True),)),
+    "mean_dtype_out": ((('self', 'Tensor', False),), (('dtype', 'any', True), ('out', 'Tensor', False),)),
     "mean_dim": ((('self', 'Tensor', False), ('dim', 'int[]?', False), ('keepdim', 'bool', True),), (('dtype', 'any', True),)),
+    "mean_out": ((('self', 'Tensor', False), ('dim', 'int[]?', False), ('keepdim', 'bool', True),), (('dtype', 'any', True), ('out', 'Tensor', False),)),
     "mm": ((('self', 'Tensor', False), ('mat2', 'Tensor', False),), ()),
+    "mm_out": ((('self', 'Tensor', False), ('mat2', 'Tensor', False),), (('out', 'Tensor', False),)),
     "mv": ((('self', 'Tensor', False), ('vec', 'Tensor', False),), ()),
+    "mv_out": ((('self', 'Tensor', False), ('vec', 'Tensor', False),), (('out', 'Tensor', False),)),
     "dot": ((('self', 'Tensor', False), ('tensor', 'Tensor', False),), ()),
+    "dot_out": ((('self', 'Tensor', False), ('tensor', 'Tensor', False),), (('out', 'Tensor', False),)),
     "addmm": ((('self', 'Tensor', False), ('mat1', 'Tensor', False), ('mat2', 'Tensor', False),), (('beta', 'Scalar', True), ('alpha', 'Scalar', True),)),
+    "addmm_out": ((('self', 'Tensor', False), ('mat1', 'Tensor', False), ('mat2', 'Tensor', False),), (('beta', 'Scalar', True), ('alpha', 'Scalar', True), ('out', 'Tensor', False),)),
     "bmm": ((('self', 'Tensor', False), ('mat2', 'Tensor', False),), ()),
+    "bmm_out": ((('self', 'Tensor', False), ('mat2', 'Tensor', False),), (('out', 'Tensor', False),)),
     "matmul": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "matmul_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
     "t": ((('self', 'Tensor', False),), ()),
     "transpose_int": ((('self', 'Tensor', False), ('dim0', 'int', False), ('dim1', 'int', False),), ()),
     "permute": ((('self', 'Tensor', False), ('dims', 'int[]', False),), ()),
@@ -3201,8 +4253,11 @@ PARAMETERS = {
     "clone": ((('self', 'Tensor', False),), (('memory_format', 'any', True),)),
     "_to_copy": ((('self', 'Tensor', False),), (('dtype', 'any', True), ('layout', 'any', True), ('device', 'any', True), ('pin_memory', 'bool?', True), ('non_blocking', 'bool', True), ('memory_format', 'any', True),)),
     "stack": ((('tensors', 'Tensor[]', False), ('dim', 'int', True),), ()),
+    "stack_out": ((('tensors', 'Tensor[]', False), ('dim', 'int', True),), (('out', 'Tensor', False),)),
     "cat": ((('tensors', 'Tensor[]', False), ('dim', 'int', True),), ()),
+    "cat_out": ((('tensors', 'Tensor[]', False), ('dim', 'int', True),), (('out', 'Tensor', False),)),
     "where_self": ((('condition', 'Tensor', False), ('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "where_self_out": ((('condition', 'Tensor', False), ('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
     "where_ScalarSelf": ((('condition', 'Tensor', False), ('self', 'Scalar', False), ('other', 'Tensor', False),), ()),
     "where_ScalarOther": ((('condition', 'Tensor', False), ('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
     "where_Scalar": ((('condition', 'Tensor', False), ('self', 'Scalar', False), ('other', 'Scalar', False),), ()),
@@ -3210,60 +4265,97 @@ PARAMETERS = {
     "zeros_like": ((('self', 'Tensor', False),), (('dtype', 'any', True), ('layout', 'any', True), ('device', 'any', True), ('pin_memory', 'bool?', True), ('memory_format', 'any', True),)),
     "ones_like": ((('self', 'Tensor', False),), (('dtype', 'any', True), ('layout', 'any', True), ('device', 'any', True), ('pin_memory', 'bool?', True), ('memory_format', 'any', True),)),
     "eq_Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "eq_Scalar_out": ((('self', 'Tensor', False), ('other', 'Scalar', False),), (('out', 'Tensor', False),)),
     "eq_Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "eq_Tensor_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
     "ne_Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "ne_Scalar_out": ((('self', 'Tensor', False), ('other', 'Scalar', False),), (('out', 'Tensor', False),)),
     "ne_Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "ne_Tensor_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
     "lt_Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "lt_Scalar_out": ((('self', 'Tensor', False), ('other', 'Scalar', False),), (('out', 'Tensor', False),)),
     "lt_Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "lt_Tensor_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
     "le_Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "le_Scalar_out": ((('self', 'Tensor', False), ('other', 'Scalar', False),), (('out', 'Tensor', False),)),
     "le_Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "le_Tensor_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
     "gt_Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "gt_Scalar_out": ((('self', 'Tensor', False), ('other', 'Scalar', False),), (('out', 'Tensor', False),)),
     "gt_Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "gt_Tensor_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
     "ge_Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "ge_Scalar_out": ((('self', 'Tensor', False), ('other', 'Scalar', False),), (('out', 'Tensor', False),)),
     "ge_Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "ge_Tensor_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
     "abs": ((('self', 'Tensor', False),), ()),
+    "abs_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
     "sign": ((('self', 'Tensor', False),), ()),
+    "sign_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
     "rsqrt": ((('self', 'Tensor', False),), ()),
+    "rsqrt_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
     "exp2": ((('self', 'Tensor', False),), ()),
+    "exp2_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
     "expm1": ((('self', 'Tensor', False),), ()),
+    "expm1_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
     "log2": ((('self', 'Tensor', False),), ()),
+    "log2_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
     "log10": ((('self', 'Tensor', False),), ()),
+    "log10_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
     "log1p": ((('self', 'Tensor', False),), ()),
+    "log1p_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
     "sin": ((('self', 'Tensor', False),), ()),
+    "sin_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
     "cos": ((('self', 'Tensor', False),), ()),
+    "cos_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
     "clamp_Tensor": ((('self', 'Tensor', False), ('min', 'Tensor?', True), ('max', 'Tensor?', True),), ()),
+    "clamp_Tensor_out": ((('self', 'Tensor', False), ('min', 'Tensor?', True), ('max', 'Tensor?', True),), (('out', 'Tensor', False),)),
     "clamp": ((('self', 'Tensor', False), ('min', 'Scalar?', True), ('max', 'Scalar?', True),), ()),
+    "clamp_out": ((('self', 'Tensor', False), ('min', 'Scalar?', True), ('max', 'Scalar?', True),), (('out', 'Tensor', False),)),
     "clamp__Tensor": ((('self', 'Tensor', False), ('min', 'Tensor?', True), ('max', 'Tensor?', True),), ()),
     "clamp_": ((('self', 'Tensor', False), ('min', 'Scalar?', True), ('max', 'Scalar?', True),), ()),
     "clamp_max": ((('self', 'Tensor', False), ('max', 'Scalar', False),), ()),
+    "clamp_max_out": ((('self', 'Tensor', False), ('max', 'Scalar', False),), (('out', 'Tensor', False),)),
     "clamp_max_Tensor": ((('self', 'Tensor', False), ('max', 'Tensor', False),), ()),
+    "clamp_max_Tensor_out": ((('self', 'Tensor', False), ('max', 'Tensor', False),), (('out', 'Tensor', False),)),
     "clamp_max_": ((('self', 'Tensor', False), ('max', 'Scalar', False),), ()),
     "clamp_max__Tensor": ((('self', 'Tensor', False), ('max', 'Tensor', False),), ()),
     "clamp_min": ((('self', 'Tensor', False), ('min', 'Scalar', False),), ()),
+    "clamp_min_out": ((('self', 'Tensor', False), ('min', 'Scalar', False),), (('out', 'Tensor', False),)),
     "clamp_min_Tensor": ((('self', 'Tensor', False), ('min', 'Tensor', False),), ()),
+    "clamp_min_Tensor_out": ((('self', 'Tensor', False), ('min', 'Tensor', False),), (('out', 'Tensor', False),)),
     "clamp_min_": ((('self', 'Tensor', False), ('min', 'Scalar', False),), ()),
     "clamp_min__Tensor": ((('self', 'Tensor', False), ('min', 'Tensor', False),), ()),
     "maximum": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "maximum_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
     "minimum": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "minimum_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
     "sub__Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('alpha', 'Scalar', True),)),
     "div__Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
     "pow__Scalar": ((('self', 'Tensor', False), ('exponent', 'Scalar', False),), ()),
     "pow__Tensor": ((('self', 'Tensor', False), ('exponent', 'Tensor', False),), ()),
     "floor_divide": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "floor_divide_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
     "floor_divide__Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
     "floor_divide_Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
     "floor_divide__Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
     "remainder_Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "remainder_Scalar_out": ((('self', 'Tensor', False), ('other', 'Scalar', False),), (('out', 'Tensor', False),)),
     "remainder__Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
     "remainder_Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "remainder_Tensor_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
     "remainder__Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
     "remainder_Scalar_Tensor": ((('self', 'Scalar', False), ('other', 'Tensor', False),), ()),
     "bitwise_and_Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "bitwise_and_Scalar_out": ((('self', 'Tensor', False), ('other', 'Scalar', False),), (('out', 'Tensor', False),)),
     "bitwise_and_Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "bitwise_and_Tensor_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
     "bitwise_and__Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
     "bitwise_and__Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
     "bitwise_or_Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "bitwise_or_Scalar_out": ((('self', 'Tensor', False), ('other', 'Scalar', False),), (('out', 'Tensor', False),)),
     "bitwise_or_Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "bitwise_or_Tensor_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
     "bitwise_or__Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
     "bitwise_or__Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
     "copy_": ((('self', 'Tensor', False), ('src', 'Tensor', False), ('non_blocking', 'bool', True),), ()),
@@ -3274,25 +4366,35 @@ PARAMETERS = {
     "normal_": ((('self', 'Tensor', False), ('mean', 'any', True), ('std', 'any', True),), (('generator', 'any', True),)),
     "uniform_": ((('self', 'Tensor', False), ('from_', 'any', True), ('to', 'any', True),), (('generator', 'any', True),)),
     "sqrt": ((('self', 'Tensor', False),), ()),
+    "sqrt_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
     "addcmul_": ((('self', 'Tensor', False), ('tensor1', 'Tensor', False), ('tensor2', 'Tensor', False),), (('value', 'Scalar', True),)),
     "addcdiv_": ((('self', 'Tensor', False), ('tensor1', 'Tensor', False), ('tensor2', 'Tensor', False),), (('value', 'Scalar', True),)),
     "lerp__Scalar": ((('self', 'Tensor', False), ('end', 'Tensor', False), ('weight', 'Scalar', False),), ()),
     "_softmax": ((('self', 'Tensor', False), ('dim', 'int', False), ('half_to_float', 'bool', False),), ()),
+    "_softmax_out": ((('self', 'Tensor', False), ('dim', 'int', False), ('half_to_float', 'bool', False),), (('out', 'Tensor', False),)),
     "_softmax_backward_data": ((('grad_output', 'Tensor', False), ('output', 'Tensor', False), ('dim', 'int', False), ('input_dtype', 'any', False),), ()),
+    "_softmax_backward_data_out": ((('grad_output', 'Tensor', False), ('output', 'Tensor', False), ('dim', 'int', False), ('input_dtype', 'any', False),), (('out', 'Tensor', False),)),
     "softmax_int": ((('self', 'Tensor', False), ('dim', 'int', False), ('dtype', 'any', True),), ()),
+    "softmax_int_out": ((('self', 'Tensor', False), ('dim', 'int', False), ('dtype', 'any', True),), (('out', 'Tensor', False),)),
     "_log_softmax": ((('self', 'Tensor', False), ('dim', 'int', False), ('half_to_float', 'bool', False),), ()),
+    "_log_softmax_out": ((('self', 'Tensor', False), ('dim', 'int', False), ('half_to_float', 'bool', False),), (('out', 'Tensor', False),)),
     "_log_softmax_backward_data": ((('grad_output', 'Tensor', False), ('output', 'Tensor', False), ('dim', 'int', False), ('input_dtype', 'any', False),), ()),
+    "_log_softmax_backward_data_out": ((('grad_output', 'Tensor', False), ('output', 'Tensor', False), ('dim', 'int', False), ('input_dtype', 'any', False),), (('out', 'Tensor', False),)),
     "log_softmax_int": ((('self', 'Tensor', False), ('dim', 'int', False), ('dtype', 'any', True),), ()),
+    "log_softmax_int_out": ((('self', 'Tensor', False), ('dim', 'int', False), ('dtype', 'any', True),), (('out', 'Tensor', False),)),
     "relu_": ((('self', 'Tensor', False),), ()),
     "gelu": ((('self', 'Tensor', False),), (('approximate', 'any', True),)),
+    "gelu_out": ((('self', 'Tensor', False),), (('approximate', 'any', True), ('out', 'Tensor', False),)),
     "gelu_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False),), (('approximate', 'any', True),)),
     "silu": ((('self', 'Tensor', False),), ()),
+    "silu_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
     "silu_": ((('self', 'Tensor', False),), ()),
     "silu_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False),), ()),
     "native_layer_norm": ((('input', 'Tensor', False), ('normalized_shape', 'int[]', False), ('weight', 'Tensor?', False), ('bias', 'Tensor?', False), ('eps', 'any', False),), ()),
     "native_layer_norm_backward": ((('grad_out', 'Tensor', False), ('input', 'Tensor', False), ('normalized_shape', 'int[]', False), ('mean', 'Tensor', False), ('rstd', 'Tensor', False), ('weight', 'Tensor?', False), ('bias', 'Tensor?', False), ('output_mask', 'any', False),), ()),
     "layer_norm": ((('input', 'Tensor', False), ('normalized_shape', 'int[]', False), ('weight', 'Tensor?', True), ('bias', 'Tensor?', True), ('eps', 'any', True), ('cudnn_enable', 'bool', True),), ()),
     "bernoulli": ((('self', 'Tensor', False),), (('generator', 'any', True),)),
+    "bernoulli_out": ((('self', 'Tensor', False),), (('generator', 'any', True), ('out', 'Tensor', False),)),
     "bernoulli__Tensor": ((('self', 'Tensor', False), ('p', 'Tensor', False),), (('generator', 'any', True),)),
     "bernoulli__float": ((('self', 'Tensor', False), ('p', 'any', True),), (('generator', 'any', True),)),
     "native_dropout": ((('input', 'Tensor', False), ('p', 'any', False), ('train', 'bool?', False),), ()),
@@ -3304,50 +4406,76 @@ PARAMETERS = {
     "binary_cross_entropy_with_logits": ((('self', 'Tensor', False), ('target', 'Tensor', False), ('weight', 'Tensor?', True), ('pos_weight', 'Tensor?', True), ('reduction', 'int', True),), ()),
     "binary_cross_entropy_with_logits_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False), ('target', 'Tensor', False), ('weight', 'Tensor?', True), ('pos_weight', 'Tensor?', True), ('reduction', 'int', True),), ()),
     "mse_loss": ((('self', 'Tensor', False), ('target', 'Tensor', False), ('reduction', 'int', True),), ()),
+    "mse_loss_out": ((('self', 'Tensor', False), ('target', 'Tensor', False), ('reduction', 'int', True),), (('out', 'Tensor', False),)),
     "mse_loss_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False), ('target', 'Tensor', False), ('reduction', 'int', False),), ()),
     "l1_loss": ((('self', 'Tensor', False), ('target', 'Tensor', False), ('reduction', 'int', True),), ()),
     "nll_loss_nd": ((('self', 'Tensor', False), ('target', 'Tensor', False), ('weight', 'Tensor?', True), ('reduction', 'int', True), ('ignore_index', 'int', True),), ()),
     "nll_loss": ((('self', 'Tensor', False), ('target', 'Tensor', False), ('weight', 'Tensor?', True), ('reduction', 'int', True), ('ignore_index', 'int', True),), ()),
+    "nll_loss_out": ((('self', 'Tensor', False), ('target', 'Tensor', False), ('weight', 'Tensor?', True), ('reduction', 'int', True), ('ignore_index', 'int', True),), (('out', 'Tensor', False),)),
     "nll_loss_forward": ((('self', 'Tensor', False), ('target', 'Tensor', False), ('weight', 'Tensor?', False), ('reduction', 'int', False), ('ignore_index', 'int', False),), ()),
     "nll_loss_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False), ('target', 'Tensor', False), ('weight', 'Tensor?', False), ('reduction', 'int', False), ('ignore_index', 'int', False), ('total_weight', 'Tensor', False),), ()),
     "nll_loss2d": ((('self', 'Tensor', False), ('target', 'Tensor', False), ('weight', 'Tensor?', True), ('reduction', 'int', True), ('ignore_index', 'int', True),), ()),
+    "nll_loss2d_out": ((('self', 'Tensor', False), ('target', 'Tensor', False), ('weight', 'Tensor?', True), ('reduction', 'int', True), ('ignore_index', 'int', True),), (('out', 'Tensor', False),)),
     "nll_loss2d_forward": ((('self', 'Tensor', False), ('target', 'Tensor', False), ('weight', 'Tensor?', False), ('reduction', 'int', False), ('ignore_index', 'int', False),), ()),
     "nll_loss2d_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False), ('target', 'Tensor', False), ('weight', 'Tensor?', False), ('reduction', 'int', False), ('ignore_index', 'int', False), ('total_weight', 'Tensor', False),), ()),
     "cross_entropy_loss": ((('self', 'Tensor', False), ('target', 'Tensor', False), ('weight', 'Tensor?', True), ('reduction', 'int', True), ('ignore_index', 'int', True), ('label_smoothing', 'any', True),), ()),
     "max": ((('self', 'Tensor', False),), ()),
+    "max_unary_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
     "max_other": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "max_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
     "max_dim": ((('self', 'Tensor', False), ('dim', 'int', False), ('keepdim', 'bool', True),), ()),
+    "max_dim_max": ((('self', 'Tensor', False), ('dim', 'int', False), ('keepdim', 'bool', True),), (('max', 'Tensor', False), ('max_values', 'Tensor', False),)),
     "min": ((('self', 'Tensor', False),), ()),
+    "min_unary_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
     "min_other": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "min_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
     "min_dim": ((('self', 'Tensor', False), ('dim', 'int', False), ('keepdim', 'bool', True),), ()),
+    "min_dim_min": ((('self', 'Tensor', False), ('dim', 'int', False), ('keepdim', 'bool', True),), (('min', 'Tensor', False), ('min_indices', 'Tensor', False),)),
     "amax": ((('self', 'Tensor', False), ('dim', 'int[]', True), ('keepdim', 'bool', True),), ()),
+    "amax_out": ((('self', 'Tensor', False), ('dim', 'int[]', True), ('keepdim', 'bool', True),), (('out', 'Tensor', False),)),
     "amin": ((('self', 'Tensor', False), ('dim', 'int[]', True), ('keepdim', 'bool', True),), ()),
+    "amin_out": ((('self', 'Tensor', False), ('dim', 'int[]', True), ('keepdim', 'bool', True),), (('out', 'Tensor', False),)),
     "argmax": ((('self', 'Tensor', False), ('dim', 'int?', True), ('keepdim', 'bool', True),), ()),
+    "argmax_out": ((('self', 'Tensor', False), ('dim', 'int?', True), ('keepdim', 'bool', True),), (('out', 'Tensor', False),)),
     "argmin": ((('self', 'Tensor', False), ('dim', 'int?', True), ('keepdim', 'bool', True),), ()),
+    "argmin_out": ((('self', 'Tensor', False), ('dim', 'int?', True), ('keepdim', 'bool', True),), (('out', 'Tensor', False),)),
     "logsumexp": ((('self', 'Tensor', False), ('dim', 'int[]', False), ('keepdim', 'bool', True),), ()),
+    "logsumexp_out": ((('self', 'Tensor', False), ('dim', 'int[]', False), ('keepdim', 'bool', True),), (('out', 'Tensor', False),)),
     "var_dim": ((('self', 'Tensor', False), ('dim', 'int[]', False), ('unbiased', 'bool', True), ('keepdim', 'bool', True),), ()),
+    "var_out": ((('self', 'Tensor', False), ('dim', 'int[]', False), ('unbiased', 'bool', True), ('keepdim', 'bool', True),), (('out', 'Tensor', False),)),
     "var_correction": ((('self', 'Tensor', False), ('dim', 'int[]?', True),), (('correction', 'Scalar?', True), ('keepdim', 'bool', True),)),
+    "var_correction_out": ((('self', 'Tensor', False), ('dim', 'int[]?', True),), (('correction', 'Scalar?', True), ('keepdim', 'bool', True), ('out', 'Tensor', False),)),
     "var": ((('self', 'Tensor', False), ('unbiased', 'bool', True),), ()),
     "std_dim": ((('self', 'Tensor', False), ('dim', 'int[]', False), ('unbiased', 'bool', True), ('keepdim', 'bool', True),), ()),
+    "std_out": ((('self', 'Tensor', False), ('dim', 'int[]', False), ('unbiased', 'bool', True), ('keepdim', 'bool', True),), (('out', 'Tensor', False),)),
     "std_correction": ((('self', 'Tensor', False), ('dim', 'int[]?', True),), (('correction', 'Scalar?', True), ('keepdim', 'bool', True),)),
+    "std_correction_out": ((('self', 'Tensor', False), ('dim', 'int[]?', True),), (('correction', 'Scalar?', True), ('keepdim', 'bool', True), ('out', 'Tensor', False),)),
     "std": ((('self', 'Tensor', False), ('unbiased', 'bool', True),), ()),
     "linalg_vector_norm": ((('self', 'Tensor', False), ('ord', 'Scalar', True), ('dim', 'int[]?', True), ('keepdim', 'bool', True),), (('dtype', 'any', True),)),
+    "linalg_vector_norm_out": ((('self', 'Tensor', False), ('ord', 'Scalar', True), ('dim', 'int[]?', True), ('keepdim', 'bool', True),), (('dtype', 'any', True), ('out', 'Tensor', False),)),
     "embedding": ((('weight', 'Tensor', False), ('indices', 'Tensor', False), ('padding_idx', 'int', True), ('scale_grad_by_freq', 'bool', True), ('sparse', 'bool', True),), ()),
     "embedding_backward": ((('grad', 'Tensor', False), ('indices', 'Tensor', False), ('num_weights', 'int', False), ('padding_idx', 'int', False), ('scale_grad_by_freq', 'bool', False), ('sparse', 'bool', False),), ()),
     "embedding_dense_backward": ((('grad_output', 'Tensor', False), ('indices', 'Tensor', False), ('num_weights', 'int', False), ('padding_idx', 'int', False), ('scale_grad_by_freq', 'bool', False),), ()),
     "embedding_renorm_": ((('self', 'Tensor', False), ('indices', 'Tensor', False), ('max_norm', 'any', False), ('norm_type', 'any', False),), ()),
     "gather": ((('self', 'Tensor', False), ('dim', 'int', False), ('index', 'Tensor', False),), (('sparse_grad', 'bool', True),)),
+    "gather_out": ((('self', 'Tensor', False), ('dim', 'int', False), ('index', 'Tensor', False),), (('sparse_grad', 'bool', True), ('out', 'Tensor', False),)),
     "scatter_src": ((('self', 'Tensor', False), ('dim', 'int', False), ('index', 'Tensor', False), ('src', 'Tensor', False),), ()),
+    "scatter_src_out": ((('self', 'Tensor', False), ('dim', 'int', False), ('index', 'Tensor', False), ('src', 'Tensor', False),), (('out', 'Tensor', False),)),
     "scatter__src": ((('self', 'Tensor', False), ('dim', 'int', False), ('index', 'Tensor', False), ('src', 'Tensor', False),), ()),
     "scatter_value": ((('self', 'Tensor', False), ('dim', 'int', False), ('index', 'Tensor', False), ('value', 'Scalar', False),), ()),
+    "scatter_value_out": ((('self', 'Tensor', False), ('dim', 'int', False), ('index', 'Tensor', False), ('value', 'Scalar', False),), (('out', 'Tensor', False),)),
     "scatter__value": ((('self', 'Tensor', False), ('dim', 'int', False), ('index', 'Tensor', False), ('value', 'Scalar', False),), ()),
     "scatter_add": ((('self', 'Tensor', False), ('dim', 'int', False), ('index', 'Tensor', False), ('src', 'Tensor', False),), ()),
+    "scatter_add_out": ((('self', 'Tensor', False), ('dim', 'int', False), ('index', 'Tensor', False), ('src', 'Tensor', False),), (('out', 'Tensor', False),)),
     "scatter_add_": ((('self', 'Tensor', False), ('dim', 'int', False), ('index', 'Tensor', False), ('src', 'Tensor', False),), ()),
     "index_select": ((('self', 'Tensor', False), ('dim', 'int', False), ('index', 'Tensor', False),), ()),
+    "index_select_out": ((('self', 'Tensor', False), ('dim', 'int', False), ('index', 'Tensor', False),), (('out', 'Tensor', False),)),
     "index_select_backward": ((('grad', 'Tensor', False), ('self_sizes', 'int[]', False), ('dim', 'int', False), ('index', 'Tensor', False),), ()),
     "index_add": ((('self', 'Tensor', False), ('dim', 'int', False), ('index', 'Tensor', False), ('source', 'Tensor', False),), (('alpha', 'Scalar', True),)),
+    "index_add_out": ((('self', 'Tensor', False), ('dim', 'int', False), ('index', 'Tensor', False), ('source', 'Tensor', False),), (('alpha', 'Scalar', True), ('out', 'Tensor', False),)),
     "index_add_": ((('self', 'Tensor', False), ('dim', 'int', False), ('index', 'Tensor', False), ('source', 'Tensor', False),), (('alpha', 'Scalar', True),)),
     "baddbmm": ((('self', 'Tensor', False), ('batch1', 'Tensor', False), ('batch2', 'Tensor', False),), (('beta', 'Scalar', True), ('alpha', 'Scalar', True),)),
+    "baddbmm_out": ((('self', 'Tensor', False), ('batch1', 'Tensor', False), ('batch2', 'Tensor', False),), (('beta', 'Scalar', True), ('alpha', 'Scalar', True), ('out', 'Tensor', False),)),
     "baddbmm_": ((('self', 'Tensor', False), ('batch1', 'Tensor', False), ('batch2', 'Tensor', False),), (('beta', 'Scalar', True), ('alpha', 'Scalar', True),)),
     "_reshape_alias": ((('self', 'Tensor', False), ('size', 'int[]', False), ('stride', 'int[]', False),), ()),
     "unflatten_int": ((('self', 'Tensor', False), ('dim', 'int', False), ('sizes', 'int[]', False),), ()),
@@ -3364,10 +4492,14 @@ PARAMETERS = {
     "repeat": ((('self', 'Tensor', False), ('repeats', 'int[]', False),), ()),
     "tile": ((('self', 'Tensor', False), ('dims', 'int[]', False),), ()),
     "sort_stable": ((('self', 'Tensor', False),), (('stable', 'bool?', False), ('dim', 'int', True), ('descending', 'bool', True),)),
+    "sort_values_stable": ((('self', 'Tensor', False),), (('stable', 'bool?', False), ('dim', 'int', True), ('descending', 'bool', True), ('values', 'Tensor', False), ('indices', 'Tensor', False),)),
     "sort": ((('self', 'Tensor', False), ('dim', 'int', True), ('descending', 'bool', True),), ()),
+    "sort_values": ((('self', 'Tensor', False), ('dim', 'int', True), ('descending', 'bool', True),), (('values', 'Tensor', False), ('indices', 'Tensor', False),)),
     "argsort_stable": ((('self', 'Tensor', False),), (('stable', 'bool', False), ('dim', 'int', True), ('descending', 'bool', True),)),
+    "argsort_stable_out": ((('self', 'Tensor', False),), (('stable', 'bool', False), ('dim', 'int', True), ('descending', 'bool', True), ('out', 'Tensor', False),)),
     "argsort": ((('self', 'Tensor', False), ('dim', 'int', True), ('descending', 'bool', True),), ()),
     "topk": ((('self', 'Tensor', False), ('k', 'int', False), ('dim', 'int', True), ('largest', 'bool', True), ('sorted', 'bool', True),), ()),
+    "topk_values": ((('self', 'Tensor', False), ('k', 'int', False), ('dim', 'int', True), ('largest', 'bool', True), ('sorted', 'bool', True),), (('values', 'Tensor', False), ('indices', 'Tensor', False),)),
     "isnan": ((('self', 'Tensor', False),), ()),
     "isfinite": ((('self', 'Tensor', False),), ()),
     "isinf": ((('self', 'Tensor', False),), ()),
@@ -3378,32 +4510,32 @@ PARAMETERS = {
 
 
 # ---- operators by name, choosing an overload by the arguments' types (ops.mul -> mul_Tensor)
-register_op("add", overloaded("add", [(add_Tensor, PARAMETERS["add_Tensor"]), (add_Scalar, PARAMETERS["add_Scalar"])]))
+register_op("add", overloaded("add", [(add_Tensor, PARAMETERS["add_Tensor"]), (add_out, PARAMETERS["add_out"]), (add_Scalar, PARAMETERS["add_Scalar"])]))
 register_op("add_", overloaded("add_", [(add__Tensor, PARAMETERS["add__Tensor"])]))
-register_op("sub", overloaded("sub", [(sub_Tensor, PARAMETERS["sub_Tensor"]), (sub_Scalar, PARAMETERS["sub_Scalar"])]))
+register_op("sub", overloaded("sub", [(sub_Tensor, PARAMETERS["sub_Tensor"]), (sub_out, PARAMETERS["sub_out"]), (sub_Scalar, PARAMETERS["sub_Scalar"])]))
 register_op("rsub", overloaded("rsub", [(rsub_Tensor, PARAMETERS["rsub_Tensor"]), (rsub_Scalar, PARAMETERS["rsub_Scalar"])]))
-register_op("mul", overloaded("mul", [(mul_Tensor, PARAMETERS["mul_Tensor"]), (mul_Scalar, PARAMETERS["mul_Scalar"])]))
+register_op("mul", overloaded("mul", [(mul_Tensor, PARAMETERS["mul_Tensor"]), (mul_out, PARAMETERS["mul_out"]), (mul_Scalar, PARAMETERS["mul_Scalar"])]))
 register_op("mul_", overloaded("mul_", [(mul__Tensor, PARAMETERS["mul__Tensor"])]))
-register_op("div", overloaded("div", [(div_Tensor, PARAMETERS["div_Tensor"]), (div_Scalar, PARAMETERS["div_Scalar"])]))
-register_op("neg", overloaded("neg", [(neg, PARAMETERS["neg"])]))
-register_op("reciprocal", overloaded("reciprocal", [(reciprocal, PARAMETERS["reciprocal"])]))
-register_op("pow", overloaded("pow", [(pow_Tensor_Tensor, PARAMETERS["pow_Tensor_Tensor"]), (pow_Scalar, PARAMETERS["pow_Scalar"]), (pow_Tensor_Scalar, PARAMETERS["pow_Tensor_Scalar"])]))
-register_op("exp", overloaded("exp", [(exp, PARAMETERS["exp"])]))
-register_op("log", overloaded("log", [(log, PARAMETERS["log"])]))
+register_op("div", overloaded("div", [(div_Tensor, PARAMETERS["div_Tensor"]), (div_out, PARAMETERS["div_out"]), (div_Scalar, PARAMETERS["div_Scalar"])]))
+register_op("neg", overloaded("neg", [(neg, PARAMETERS["neg"]), (neg_out, PARAMETERS["neg_out"])]))
+register_op("reciprocal", overloaded("reciprocal", [(reciprocal, PARAMETERS["reciprocal"]), (reciprocal_out, PARAMETERS["reciprocal_out"])]))
+register_op("pow", overloaded("pow", [(pow_Tensor_Tensor, PARAMETERS["pow_Tensor_Tensor"]), (pow_Tensor_Tensor_out, PARAMETERS["pow_Tensor_Tensor_out"]), (pow_Scalar, PARAMETERS["pow_Scalar"]), (pow_Scalar_out, PARAMETERS["pow_Scalar_out"]), (pow_Tensor_Scalar, PARAMETERS["pow_Tensor_Scalar"]), (pow_Tensor_Scalar_out, PARAMETERS["pow_Tensor_Scalar_out"])]))
+register_op("exp", overloaded("exp", [(exp, PARAMETERS["exp"]), (exp_out, PARAMETERS["exp_out"])]))
+register_op("log", overloaded("log", [(log, PARAMETERS["log"]), (log_out, PARAMETERS["log_out"])]))
 register_op("relu", overloaded("relu", [(relu, PARAMETERS["relu"])]))
 register_op("threshold_backward", overloaded("threshold_backward", [(threshold_backward, PARAMETERS["threshold_backward"])]))
-register_op("sigmoid", overloaded("sigmoid", [(sigmoid, PARAMETERS["sigmoid"])]))
+register_op("sigmoid", overloaded("sigmoid", [(sigmoid, PARAMETERS["sigmoid"]), (sigmoid_out, PARAMETERS["sigmoid_out"])]))
 register_op("sigmoid_backward", overloaded("sigmoid_backward", [(sigmoid_backward, PARAMETERS["sigmoid_backward"])]))
-register_op("tanh", overloaded("tanh", [(tanh, PARAMETERS["tanh"])]))
+register_op("tanh", overloaded("tanh", [(tanh, PARAMETERS["tanh"]), (tanh_out, PARAMETERS["tanh_out"])]))
 register_op("tanh_backward", overloaded("tanh_backward", [(tanh_backward, PARAMETERS["tanh_backward"])]))
-register_op("sum", overloaded("sum", [(sum, PARAMETERS["sum"]), (sum_dim_IntList, PARAMETERS["sum_dim_IntList"])]))
-register_op("mean", overloaded("mean", [(mean, PARAMETERS["mean"]), (mean_dim, PARAMETERS["mean_dim"])]))
-register_op("mm", overloaded("mm", [(mm, PARAMETERS["mm"])]))
-register_op("mv", overloaded("mv", [(mv, PARAMETERS["mv"])]))
-register_op("dot", overloaded("dot", [(dot, PARAMETERS["dot"])]))
-register_op("addmm", overloaded("addmm", [(addmm, PARAMETERS["addmm"])]))
-register_op("bmm", overloaded("bmm", [(bmm, PARAMETERS["bmm"])]))
-register_op("matmul", overloaded("matmul", [(matmul, PARAMETERS["matmul"])]))
+register_op("sum", overloaded("sum", [(sum, PARAMETERS["sum"]), (sum_dim_IntList, PARAMETERS["sum_dim_IntList"]), (sum_IntList_out, PARAMETERS["sum_IntList_out"])]))
+register_op("mean", overloaded("mean", [(mean, PARAMETERS["mean"]), (mean_dtype_out, PARAMETERS["mean_dtype_out"]), (mean_dim, PARAMETERS["mean_dim"]), (mean_out, PARAMETERS["mean_out"])]))
+register_op("mm", overloaded("mm", [(mm, PARAMETERS["mm"]), (mm_out, PARAMETERS["mm_out"])]))
+register_op("mv", overloaded("mv", [(mv, PARAMETERS["mv"]), (mv_out, PARAMETERS["mv_out"])]))
+register_op("dot", overloaded("dot", [(dot, PARAMETERS["dot"]), (dot_out, PARAMETERS["dot_out"])]))
+register_op("addmm", overloaded("addmm", [(addmm, PARAMETERS["addmm"]), (addmm_out, PARAMETERS["addmm_out"])]))
+register_op("bmm", overloaded("bmm", [(bmm, PARAMETERS["bmm"]), (bmm_out, PARAMETERS["bmm_out"])]))
+register_op("matmul", overloaded("matmul", [(matmul, PARAMETERS["matmul"]), (matmul_out, PARAMETERS["matmul_out"])]))
 register_op("t", overloaded("t", [(t, PARAMETERS["t"])]))
 register_op("transpose", overloaded("transpose", [(transpose_int, PARAMETERS["transpose_int"])]))
 register_op("permute", overloaded("permute", [(permute, PARAMETERS["permute"])]))
@@ -3426,72 +4558,72 @@ register_op("index", overloaded("index", [(index_Tensor, PARAMETERS["index_Tenso
 register_op("_index_put_impl_", overloaded("_index_put_impl_", [(_index_put_impl_, PARAMETERS["_index_put_impl_"])]))
 register_op("clone", overloaded("clone", [(clone, PARAMETERS["clone"])]))
 register_op("_to_copy", overloaded("_to_copy", [(_to_copy, PARAMETERS["_to_copy"])]))
-register_op("stack", overloaded("stack", [(stack, PARAMETERS["stack"])]))
-register_op("cat", overloaded("cat", [(cat, PARAMETERS["cat"])]))
-register_op("where", overloaded("where", [(where_self, PARAMETERS["where_self"]), (where_ScalarSelf, PARAMETERS["where_ScalarSelf"]), (where_ScalarOther, PARAMETERS["where_ScalarOther"]), (where_Scalar, PARAMETERS["where_Scalar"])]))
+register_op("stack", overloaded("stack", [(stack, PARAMETERS["stack"]), (stack_out, PARAMETERS["stack_out"])]))
+register_op("cat", overloaded("cat", [(cat, PARAMETERS["cat"]), (cat_out, PARAMETERS["cat_out"])]))
+register_op("where", overloaded("where", [(where_self, PARAMETERS["where_self"]), (where_self_out, PARAMETERS["where_self_out"]), (where_ScalarSelf, PARAMETERS["where_ScalarSelf"]), (where_ScalarOther, PARAMETERS["where_ScalarOther"]), (where_Scalar, PARAMETERS["where_Scalar"])]))
 register_op("zero_", overloaded("zero_", [(zero_, PARAMETERS["zero_"])]))
 register_op("zeros_like", overloaded("zeros_like", [(zeros_like, PARAMETERS["zeros_like"])]))
 register_op("ones_like", overloaded("ones_like", [(ones_like, PARAMETERS["ones_like"])]))
-register_op("eq", overloaded("eq", [(eq_Scalar, PARAMETERS["eq_Scalar"]), (eq_Tensor, PARAMETERS["eq_Tensor"])]))
-register_op("ne", overloaded("ne", [(ne_Scalar, PARAMETERS["ne_Scalar"]), (ne_Tensor, PARAMETERS["ne_Tensor"])]))
-register_op("lt", overloaded("lt", [(lt_Scalar, PARAMETERS["lt_Scalar"]), (lt_Tensor, PARAMETERS["lt_Tensor"])]))
-register_op("le", overloaded("le", [(le_Scalar, PARAMETERS["le_Scalar"]), (le_Tensor, PARAMETERS["le_Tensor"])]))
-register_op("gt", overloaded("gt", [(gt_Scalar, PARAMETERS["gt_Scalar"]), (gt_Tensor, PARAMETERS["gt_Tensor"])]))
-register_op("ge", overloaded("ge", [(ge_Scalar, PARAMETERS["ge_Scalar"]), (ge_Tensor, PARAMETERS["ge_Tensor"])]))
-register_op("abs", overloaded("abs", [(abs, PARAMETERS["abs"])]))
-register_op("sign", overloaded("sign", [(sign, PARAMETERS["sign"])]))
-register_op("rsqrt", overloaded("rsqrt", [(rsqrt, PARAMETERS["rsqrt"])]))
-register_op("exp2", overloaded("exp2", [(exp2, PARAMETERS["exp2"])]))
-register_op("expm1", overloaded("expm1", [(expm1, PARAMETERS["expm1"])]))
-register_op("log2", overloaded("log2", [(log2, PARAMETERS["log2"])]))
-register_op("log10", overloaded("log10", [(log10, PARAMETERS["log10"])]))
-register_op("log1p", overloaded("log1p", [(log1p, PARAMETERS["log1p"])]))
-register_op("sin", overloaded("sin", [(sin, PARAMETERS["sin"])]))
-register_op("cos", overloaded("cos", [(cos, PARAMETERS["cos"])]))
-register_op("clamp", overloaded("clamp", [(clamp_Tensor, PARAMETERS["clamp_Tensor"]), (clamp, PARAMETERS["clamp"])]))
+register_op("eq", overloaded("eq", [(eq_Scalar, PARAMETERS["eq_Scalar"]), (eq_Scalar_out, PARAMETERS["eq_Scalar_out"]), (eq_Tensor, PARAMETERS["eq_Tensor"]), (eq_Tensor_out, PARAMETERS["eq_Tensor_out"])]))
+register_op("ne", overloaded("ne", [(ne_Scalar, PARAMETERS["ne_Scalar"]), (ne_Scalar_out, PARAMETERS["ne_Scalar_out"]), (ne_Tensor, PARAMETERS["ne_Tensor"]), (ne_Tensor_out, PARAMETERS["ne_Tensor_out"])]))
+register_op("lt", overloaded("lt", [(lt_Scalar, PARAMETERS["lt_Scalar"]), (lt_Scalar_out, PARAMETERS["lt_Scalar_out"]), (lt_Tensor, PARAMETERS["lt_Tensor"]), (lt_Tensor_out, PARAMETERS["lt_Tensor_out"])]))
+register_op("le", overloaded("le", [(le_Scalar, PARAMETERS["le_Scalar"]), (le_Scalar_out, PARAMETERS["le_Scalar_out"]), (le_Tensor, PARAMETERS["le_Tensor"]), (le_Tensor_out, PARAMETERS["le_Tensor_out"])]))
+register_op("gt", overloaded("gt", [(gt_Scalar, PARAMETERS["gt_Scalar"]), (gt_Scalar_out, PARAMETERS["gt_Scalar_out"]), (gt_Tensor, PARAMETERS["gt_Tensor"]), (gt_Tensor_out, PARAMETERS["gt_Tensor_out"])]))
+register_op("ge", overloaded("ge", [(ge_Scalar, PARAMETERS["ge_Scalar"]), (ge_Scalar_out, PARAMETERS["ge_Scalar_out"]), (ge_Tensor, PARAMETERS["ge_Tensor"]), (ge_Tensor_out, PARAMETERS["ge_Tensor_out"])]))
+register_op("abs", overloaded("abs", [(abs, PARAMETERS["abs"]), (abs_out, PARAMETERS["abs_out"])]))
+register_op("sign", overloaded("sign", [(sign, PARAMETERS["sign"]), (sign_out, PARAMETERS["sign_out"])]))
+register_op("rsqrt", overloaded("rsqrt", [(rsqrt, PARAMETERS["rsqrt"]), (rsqrt_out, PARAMETERS["rsqrt_out"])]))
+register_op("exp2", overloaded("exp2", [(exp2, PARAMETERS["exp2"]), (exp2_out, PARAMETERS["exp2_out"])]))
+register_op("expm1", overloaded("expm1", [(expm1, PARAMETERS["expm1"]), (expm1_out, PARAMETERS["expm1_out"])]))
+register_op("log2", overloaded("log2", [(log2, PARAMETERS["log2"]), (log2_out, PARAMETERS["log2_out"])]))
+register_op("log10", overloaded("log10", [(log10, PARAMETERS["log10"]), (log10_out, PARAMETERS["log10_out"])]))
+register_op("log1p", overloaded("log1p", [(log1p, PARAMETERS["log1p"]), (log1p_out, PARAMETERS["log1p_out"])]))
+register_op("sin", overloaded("sin", [(sin, PARAMETERS["sin"]), (sin_out, PARAMETERS["sin_out"])]))
+register_op("cos", overloaded("cos", [(cos, PARAMETERS["cos"]), (cos_out, PARAMETERS["cos_out"])]))
+register_op("clamp", overloaded("clamp", [(clamp_Tensor, PARAMETERS["clamp_Tensor"]), (clamp_Tensor_out, PARAMETERS["clamp_Tensor_out"]), (clamp, PARAMETERS["clamp"]), (clamp_out, PARAMETERS["clamp_out"])]))
 register_op("clamp_", overloaded("clamp_", [(clamp__Tensor, PARAMETERS["clamp__Tensor"]), (clamp_, PARAMETERS["clamp_"])]))
-register_op("clamp_max", overloaded("clamp_max", [(clamp_max, PARAMETERS["clamp_max"]), (clamp_max_Tensor, PARAMETERS["clamp_max_Tensor"])]))
+register_op("clamp_max", overloaded("clamp_max", [(clamp_max, PARAMETERS["clamp_max"]), (clamp_max_out, PARAMETERS["clamp_max_out"]), (clamp_max_Tensor, PARAMETERS["clamp_max_Tensor"]), (clamp_max_Tensor_out, PARAMETERS["clamp_max_Tensor_out"])]))
 register_op("clamp_max_", overloaded("clamp_max_", [(clamp_max_, PARAMETERS["clamp_max_"]), (clamp_max__Tensor, PARAMETERS["clamp_max__Tensor"])]))
-register_op("clamp_min", overloaded("clamp_min", [(clamp_min, PARAMETERS["clamp_min"]), (clamp_min_Tensor, PARAMETERS["clamp_min_Tensor"])]))
+register_op("clamp_min", overloaded("clamp_min", [(clamp_min, PARAMETERS["clamp_min"]), (clamp_min_out, PARAMETERS["clamp_min_out"]), (clamp_min_Tensor, PARAMETERS["clamp_min_Tensor"]), (clamp_min_Tensor_out, PARAMETERS["clamp_min_Tensor_out"])]))
 register_op("clamp_min_", overloaded("clamp_min_", [(clamp_min_, PARAMETERS["clamp_min_"]), (clamp_min__Tensor, PARAMETERS["clamp_min__Tensor"])]))
-register_op("maximum", overloaded("maximum", [(maximum, PARAMETERS["maximum"])]))
-register_op("minimum", overloaded("minimum", [(minimum, PARAMETERS["minimum"])]))
+register_op("maximum", overloaded("maximum", [(maximum, PARAMETERS["maximum"]), (maximum_out, PARAMETERS["maximum_out"])]))
+register_op("minimum", overloaded("minimum", [(minimum, PARAMETERS["minimum"]), (minimum_out, PARAMETERS["minimum_out"])]))
 register_op("sub_", overloaded("sub_", [(sub__Tensor, PARAMETERS["sub__Tensor"])]))
 register_op("div_", overloaded("div_", [(div__Tensor, PARAMETERS["div__Tensor"])]))
 register_op("pow_", overloaded("pow_", [(pow__Scalar, PARAMETERS["pow__Scalar"]), (pow__Tensor, PARAMETERS["pow__Tensor"])]))
-register_op("floor_divide", overloaded("floor_divide", [(floor_divide, PARAMETERS["floor_divide"]), (floor_divide_Scalar, PARAMETERS["floor_divide_Scalar"])]))
+register_op("floor_divide", overloaded("floor_divide", [(floor_divide, PARAMETERS["floor_divide"]), (floor_divide_out, PARAMETERS["floor_divide_out"]), (floor_divide_Scalar, PARAMETERS["floor_divide_Scalar"])]))
 register_op("floor_divide_", overloaded("floor_divide_", [(floor_divide__Tensor, PARAMETERS["floor_divide__Tensor"]), (floor_divide__Scalar, PARAMETERS["floor_divide__Scalar"])]))
-register_op("remainder", overloaded("remainder", [(remainder_Scalar, PARAMETERS["remainder_Scalar"]), (remainder_Tensor, PARAMETERS["remainder_Tensor"]), (remainder_Scalar_Tensor, PARAMETERS["remainder_Scalar_Tensor"])]))
+register_op("remainder", overloaded("remainder", [(remainder_Scalar, PARAMETERS["remainder_Scalar"]), (remainder_Scalar_out, PARAMETERS["remainder_Scalar_out"]), (remainder_Tensor, PARAMETERS["remainder_Tensor"]), (remainder_Tensor_out, PARAMETERS["remainder_Tensor_out"]), (remainder_Scalar_Tensor, PARAMETERS["remainder_Scalar_Tensor"])]))
 register_op("remainder_", overloaded("remainder_", [(remainder__Scalar, PARAMETERS["remainder__Scalar"]), (remainder__Tensor, PARAMETERS["remainder__Tensor"])]))
-register_op("bitwise_and", overloaded("bitwise_and", [(bitwise_and_Scalar, PARAMETERS["bitwise_and_Scalar"]), (bitwise_and_Tensor, PARAMETERS["bitwise_and_Tensor"])]))
+register_op("bitwise_and", overloaded("bitwise_and", [(bitwise_and_Scalar, PARAMETERS["bitwise_and_Scalar"]), (bitwise_and_Scalar_out, PARAMETERS["bitwise_and_Scalar_out"]), (bitwise_and_Tensor, PARAMETERS["bitwise_and_Tensor"]), (bitwise_and_Tensor_out, PARAMETERS["bitwise_and_Tensor_out"])]))
 register_op("bitwise_and_", overloaded("bitwise_and_", [(bitwise_and__Scalar, PARAMETERS["bitwise_and__Scalar"]), (bitwise_and__Tensor, PARAMETERS["bitwise_and__Tensor"])]))
-register_op("bitwise_or", overloaded("bitwise_or", [(bitwise_or_Scalar, PARAMETERS["bitwise_or_Scalar"]), (bitwise_or_Tensor, PARAMETERS["bitwise_or_Tensor"])]))
+register_op("bitwise_or", overloaded("bitwise_or", [(bitwise_or_Scalar, PARAMETERS["bitwise_or_Scalar"]), (bitwise_or_Scalar_out, PARAMETERS["bitwise_or_Scalar_out"]), (bitwise_or_Tensor, PARAMETERS["bitwise_or_Tensor"]), (bitwise_or_Tensor_out, PARAMETERS["bitwise_or_Tensor_out"])]))
 register_op("bitwise_or_", overloaded("bitwise_or_", [(bitwise_or__Scalar, PARAMETERS["bitwise_or__Scalar"]), (bitwise_or__Tensor, PARAMETERS["bitwise_or__Tensor"])]))
 register_op("copy_", overloaded("copy_", [(copy_, PARAMETERS["copy_"])]))
 register_op("fill", overloaded("fill", [(fill_Scalar, PARAMETERS["fill_Scalar"]), (fill_Tensor, PARAMETERS["fill_Tensor"])]))
 register_op("fill_", overloaded("fill_", [(fill__Scalar, PARAMETERS["fill__Scalar"]), (fill__Tensor, PARAMETERS["fill__Tensor"])]))
 register_op("normal_", overloaded("normal_", [(normal_, PARAMETERS["normal_"])]))
 register_op("uniform_", overloaded("uniform_", [(uniform_, PARAMETERS["uniform_"])]))
-register_op("sqrt", overloaded("sqrt", [(sqrt, PARAMETERS["sqrt"])]))
+register_op("sqrt", overloaded("sqrt", [(sqrt, PARAMETERS["sqrt"]), (sqrt_out, PARAMETERS["sqrt_out"])]))
 register_op("addcmul_", overloaded("addcmul_", [(addcmul_, PARAMETERS["addcmul_"])]))
 register_op("addcdiv_", overloaded("addcdiv_", [(addcdiv_, PARAMETERS["addcdiv_"])]))
 register_op("lerp_", overloaded("lerp_", [(lerp__Scalar, PARAMETERS["lerp__Scalar"])]))
-register_op("_softmax", overloaded("_softmax", [(_softmax, PARAMETERS["_softmax"])]))
-register_op("_softmax_backward_data", overloaded("_softmax_backward_data", [(_softmax_backward_data, PARAMETERS["_softmax_backward_data"])]))
-register_op("softmax", overloaded("softmax", [(softmax_int, PARAMETERS["softmax_int"])]))
-register_op("_log_softmax", overloaded("_log_softmax", [(_log_softmax, PARAMETERS["_log_softmax"])]))
-register_op("_log_softmax_backward_data", overloaded("_log_softmax_backward_data", [(_log_softmax_backward_data, PARAMETERS["_log_softmax_backward_data"])]))
-register_op("log_softmax", overloaded("log_softmax", [(log_softmax_int, PARAMETERS["log_softmax_int"])]))
+register_op("_softmax", overloaded("_softmax", [(_softmax, PARAMETERS["_softmax"]), (_softmax_out, PARAMETERS["_softmax_out"])]))
+register_op("_softmax_backward_data", overloaded("_softmax_backward_data", [(_softmax_backward_data, PARAMETERS["_softmax_backward_data"]), (_softmax_backward_data_out, PARAMETERS["_softmax_backward_data_out"])]))
+register_op("softmax", overloaded("softmax", [(softmax_int, PARAMETERS["softmax_int"]), (softmax_int_out, PARAMETERS["softmax_int_out"])]))
+register_op("_log_softmax", overloaded("_log_softmax", [(_log_softmax, PARAMETERS["_log_softmax"]), (_log_softmax_out, PARAMETERS["_log_softmax_out"])]))
+register_op("_log_softmax_backward_data", overloaded("_log_softmax_backward_data", [(_log_softmax_backward_data, PARAMETERS["_log_softmax_backward_data"]), (_log_softmax_backward_data_out, PARAMETERS["_log_softmax_backward_data_out"])]))
+register_op("log_softmax", overloaded("log_softmax", [(log_softmax_int, PARAMETERS["log_softmax_int"]), (log_softmax_int_out, PARAMETERS["log_softmax_int_out"])]))
 register_op("relu_", overloaded("relu_", [(relu_, PARAMETERS["relu_"])]))
-register_op("gelu", overloaded("gelu", [(gelu, PARAMETERS["gelu"])]))
+register_op("gelu", overloaded("gelu", [(gelu, PARAMETERS["gelu"]), (gelu_out, PARAMETERS["gelu_out"])]))
 register_op("gelu_backward", overloaded("gelu_backward", [(gelu_backward, PARAMETERS["gelu_backward"])]))
-register_op("silu", overloaded("silu", [(silu, PARAMETERS["silu"])]))
+register_op("silu", overloaded("silu", [(silu, PARAMETERS["silu"]), (silu_out, PARAMETERS["silu_out"])]))
 register_op("silu_", overloaded("silu_", [(silu_, PARAMETERS["silu_"])]))
 register_op("silu_backward", overloaded("silu_backward", [(silu_backward, PARAMETERS["silu_backward"])]))
 register_op("native_layer_norm", overloaded("native_layer_norm", [(native_layer_norm, PARAMETERS["native_layer_norm"])]))
 register_op("native_layer_norm_backward", overloaded("native_layer_norm_backward", [(native_layer_norm_backward, PARAMETERS["native_layer_norm_backward"])]))
 register_op("layer_norm", overloaded("layer_norm", [(layer_norm, PARAMETERS["layer_norm"])]))
-register_op("bernoulli", overloaded("bernoulli", [(bernoulli, PARAMETERS["bernoulli"])]))
+register_op("bernoulli", overloaded("bernoulli", [(bernoulli, PARAMETERS["bernoulli"]), (bernoulli_out, PARAMETERS["bernoulli_out"])]))
 register_op("bernoulli_", overloaded("bernoulli_", [(bernoulli__Tensor, PARAMETERS["bernoulli__Tensor"]), (bernoulli__float, PARAMETERS["bernoulli__float"])]))
 register_op("native_dropout", overloaded("native_dropout", [(native_dropout, PARAMETERS["native_dropout"])]))
 register_op("native_dropout_backward", overloaded("native_dropout_backward", [(native_dropout_backward, PARAMETERS["native_dropout_backward"])]))
@@ -3501,41 +4633,41 @@ register_op("masked_fill_", overloaded("masked_fill_", [(masked_fill__Scalar, PA
 register_op("masked_fill", overloaded("masked_fill", [(masked_fill_Scalar, PARAMETERS["masked_fill_Scalar"])]))
 register_op("binary_cross_entropy_with_logits", overloaded("binary_cross_entropy_with_logits", [(binary_cross_entropy_with_logits, PARAMETERS["binary_cross_entropy_with_logits"])]))
 register_op("binary_cross_entropy_with_logits_backward", overloaded("binary_cross_entropy_with_logits_backward", [(binary_cross_entropy_with_logits_backward, PARAMETERS["binary_cross_entropy_with_logits_backward"])]))
-register_op("mse_loss", overloaded("mse_loss", [(mse_loss, PARAMETERS["mse_loss"])]))
+register_op("mse_loss", overloaded("mse_loss", [(mse_loss, PARAMETERS["mse_loss"]), (mse_loss_out, PARAMETERS["mse_loss_out"])]))
 register_op("mse_loss_backward", overloaded("mse_loss_backward", [(mse_loss_backward, PARAMETERS["mse_loss_backward"])]))
 register_op("l1_loss", overloaded("l1_loss", [(l1_loss, PARAMETERS["l1_loss"])]))
 register_op("nll_loss_nd", overloaded("nll_loss_nd", [(nll_loss_nd, PARAMETERS["nll_loss_nd"])]))
-register_op("nll_loss", overloaded("nll_loss", [(nll_loss, PARAMETERS["nll_loss"])]))
+register_op("nll_loss", overloaded("nll_loss", [(nll_loss, PARAMETERS["nll_loss"]), (nll_loss_out, PARAMETERS["nll_loss_out"])]))
 register_op("nll_loss_forward", overloaded("nll_loss_forward", [(nll_loss_forward, PARAMETERS["nll_loss_forward"])]))
 register_op("nll_loss_backward", overloaded("nll_loss_backward", [(nll_loss_backward, PARAMETERS["nll_loss_backward"])]))
-register_op("nll_loss2d", overloaded("nll_loss2d", [(nll_loss2d, PARAMETERS["nll_loss2d"])]))
+register_op("nll_loss2d", overloaded("nll_loss2d", [(nll_loss2d, PARAMETERS["nll_loss2d"]), (nll_loss2d_out, PARAMETERS["nll_loss2d_out"])]))
 register_op("nll_loss2d_forward", overloaded("nll_loss2d_forward", [(nll_loss2d_forward, PARAMETERS["nll_loss2d_forward"])]))
 register_op("nll_loss2d_backward", overloaded("nll_loss2d_backward", [(nll_loss2d_backward, PARAMETERS["nll_loss2d_backward"])]))
 register_op("cross_entropy_loss", overloaded("cross_entropy_loss", [(cross_entropy_loss, PARAMETERS["cross_entropy_loss"])]))
-register_op("max", overloaded("max", [(max, PARAMETERS["max"]), (max_other, PARAMETERS["max_other"]), (max_dim, PARAMETERS["max_dim"])]))
-register_op("min", overloaded("min", [(min, PARAMETERS["min"]), (min_other, PARAMETERS["min_other"]), (min_dim, PARAMETERS["min_dim"])]))
-register_op("amax", overloaded("amax", [(amax, PARAMETERS["amax"])]))
-register_op("amin", overloaded("amin", [(amin, PARAMETERS["amin"])]))
-register_op("argmax", overloaded("argmax", [(argmax, PARAMETERS["argmax"])]))
-register_op("argmin", overloaded("argmin", [(argmin, PARAMETERS["argmin"])]))
-register_op("logsumexp", overloaded("logsumexp", [(logsumexp, PARAMETERS["logsumexp"])]))
-register_op("var", overloaded("var", [(var_dim, PARAMETERS["var_dim"]), (var_correction, PARAMETERS["var_correction"]), (var, PARAMETERS["var"])]))
-register_op("std", overloaded("std", [(std_dim, PARAMETERS["std_dim"]), (std_correction, PARAMETERS["std_correction"]), (std, PARAMETERS["std"])]))
-register_op("linalg_vector_norm", overloaded("linalg_vector_norm", [(linalg_vector_norm, PARAMETERS["linalg_vector_norm"])]))
+register_op("max", overloaded("max", [(max, PARAMETERS["max"]), (max_unary_out, PARAMETERS["max_unary_out"]), (max_other, PARAMETERS["max_other"]), (max_out, PARAMETERS["max_out"]), (max_dim, PARAMETERS["max_dim"]), (max_dim_max, PARAMETERS["max_dim_max"])]))
+register_op("min", overloaded("min", [(min, PARAMETERS["min"]), (min_unary_out, PARAMETERS["min_unary_out"]), (min_other, PARAMETERS["min_other"]), (min_out, PARAMETERS["min_out"]), (min_dim, PARAMETERS["min_dim"]), (min_dim_min, PARAMETERS["min_dim_min"])]))
+register_op("amax", overloaded("amax", [(amax, PARAMETERS["amax"]), (amax_out, PARAMETERS["amax_out"])]))
+register_op("amin", overloaded("amin", [(amin, PARAMETERS["amin"]), (amin_out, PARAMETERS["amin_out"])]))
+register_op("argmax", overloaded("argmax", [(argmax, PARAMETERS["argmax"]), (argmax_out, PARAMETERS["argmax_out"])]))
+register_op("argmin", overloaded("argmin", [(argmin, PARAMETERS["argmin"]), (argmin_out, PARAMETERS["argmin_out"])]))
+register_op("logsumexp", overloaded("logsumexp", [(logsumexp, PARAMETERS["logsumexp"]), (logsumexp_out, PARAMETERS["logsumexp_out"])]))
+register_op("var", overloaded("var", [(var_dim, PARAMETERS["var_dim"]), (var_out, PARAMETERS["var_out"]), (var_correction, PARAMETERS["var_correction"]), (var_correction_out, PARAMETERS["var_correction_out"]), (var, PARAMETERS["var"])]))
+register_op("std", overloaded("std", [(std_dim, PARAMETERS["std_dim"]), (std_out, PARAMETERS["std_out"]), (std_correction, PARAMETERS["std_correction"]), (std_correction_out, PARAMETERS["std_correction_out"]), (std, PARAMETERS["std"])]))
+register_op("linalg_vector_norm", overloaded("linalg_vector_norm", [(linalg_vector_norm, PARAMETERS["linalg_vector_norm"]), (linalg_vector_norm_out, PARAMETERS["linalg_vector_norm_out"])]))
 register_op("embedding", overloaded("embedding", [(embedding, PARAMETERS["embedding"])]))
 register_op("embedding_backward", overloaded("embedding_backward", [(embedding_backward, PARAMETERS["embedding_backward"])]))
 register_op("embedding_dense_backward", overloaded("embedding_dense_backward", [(embedding_dense_backward, PARAMETERS["embedding_dense_backward"])]))
 register_op("embedding_renorm_", overloaded("embedding_renorm_", [(embedding_renorm_, PARAMETERS["embedding_renorm_"])]))
-register_op("gather", overloaded("gather", [(gather, PARAMETERS["gather"])]))
-register_op("scatter", overloaded("scatter", [(scatter_src, PARAMETERS["scatter_src"]), (scatter_value, PARAMETERS["scatter_value"])]))
+register_op("gather", overloaded("gather", [(gather, PARAMETERS["gather"]), (gather_out, PARAMETERS["gather_out"])]))
+register_op("scatter", overloaded("scatter", [(scatter_src, PARAMETERS["scatter_src"]), (scatter_src_out, PARAMETERS["scatter_src_out"]), (scatter_value, PARAMETERS["scatter_value"]), (scatter_value_out, PARAMETERS["scatter_value_out"])]))
 register_op("scatter_", overloaded("scatter_", [(scatter__src, PARAMETERS["scatter__src"]), (scatter__value, PARAMETERS["scatter__value"])]))
-register_op("scatter_add", overloaded("scatter_add", [(scatter_add, PARAMETERS["scatter_add"])]))
+register_op("scatter_add", overloaded("scatter_add", [(scatter_add, PARAMETERS["scatter_add"]), (scatter_add_out, PARAMETERS["scatter_add_out"])]))
 register_op("scatter_add_", overloaded("scatter_add_", [(scatter_add_, PARAMETERS["scatter_add_"])]))
-register_op("index_select", overloaded("index_select", [(index_select, PARAMETERS["index_select"])]))
+register_op("index_select", overloaded("index_select", [(index_select, PARAMETERS["index_select"]), (index_select_out, PARAMETERS["index_select_out"])]))
 register_op("index_select_backward", overloaded("index_select_backward", [(index_select_backward, PARAMETERS["index_select_backward"])]))
-register_op("index_add", overloaded("index_add", [(index_add, PARAMETERS["index_add"])]))
+register_op("index_add", overloaded("index_add", [(index_add, PARAMETERS["index_add"]), (index_add_out, PARAMETERS["index_add_out"])]))
 register_op("index_add_", overloaded("index_add_", [(index_add_, PARAMETERS["index_add_"])]))
-register_op("baddbmm", overloaded("baddbmm", [(baddbmm, PARAMETERS["baddbmm"])]))
+register_op("baddbmm", overloaded("baddbmm", [(baddbmm, PARAMETERS["baddbmm"]), (baddbmm_out, PARAMETERS["baddbmm_out"])]))
 register_op("baddbmm_", overloaded("baddbmm_", [(baddbmm_, PARAMETERS["baddbmm_"])]))
 register_op("_reshape_alias", overloaded("_reshape_alias", [(_reshape_alias, PARAMETERS["_reshape_alias"])]))
 register_op("unflatten", overloaded("unflatten", [(unflatten_int, PARAMETERS["unflatten_int"])]))
@@ -3549,9 +4681,9 @@ register_op("flip", overloaded("flip", [(flip, PARAMETERS["flip"])]))
 register_op("roll", overloaded("roll", [(roll, PARAMETERS["roll"])]))
 register_op("repeat", overloaded("repeat", [(repeat, PARAMETERS["repeat"])]))
 register_op("tile", overloaded("tile", [(tile, PARAMETERS["tile"])]))
-register_op("sort", overloaded("sort", [(sort_stable, PARAMETERS["sort_stable"]), (sort, PARAMETERS["sort"])]))
-register_op("argsort", overloaded("argsort", [(argsort_stable, PARAMETERS["argsort_stable"]), (argsort, PARAMETERS["argsort"])]))
-register_op("topk", overloaded("topk", [(topk, PARAMETERS["topk"])]))
+register_op("sort", overloaded("sort", [(sort_stable, PARAMETERS["sort_stable"]), (sort_values_stable, PARAMETERS["sort_values_stable"]), (sort, PARAMETERS["sort"]), (sort_values, PARAMETERS["sort_values"])]))
+register_op("argsort", overloaded("argsort", [(argsort_stable, PARAMETERS["argsort_stable"]), (argsort_stable_out, PARAMETERS["argsort_stable_out"]), (argsort, PARAMETERS["argsort"])]))
+register_op("topk", overloaded("topk", [(topk, PARAMETERS["topk"]), (topk_values, PARAMETERS["topk_values"])]))
 register_op("isnan", overloaded("isnan", [(isnan, PARAMETERS["isnan"])]))
 register_op("isfinite", overloaded("isfinite", [(isfinite, PARAMETERS["isfinite"])]))
 register_op("isinf", overloaded("isinf", [(isinf, PARAMETERS["isinf"])]))

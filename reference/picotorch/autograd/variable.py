@@ -495,6 +495,14 @@ def tensor_data(t):
     return new_tensor(t._data, t._dtype, t._device, version=t._version_counter)
 
 
+def throw_error_out_requires_grad(fn_name: str, *tensors) -> None:
+    """An out= overload records no graph: with grad mode on, no input and no ``out`` may require grad
+    (``throw_error_out_requires_grad`` in VariableTypeUtils.h). Under ``no_grad`` anything goes."""
+    if is_grad_enabled() and any_requires_grad(*tensors):
+        raise RuntimeError(f"{fn_name}(): functions with out=... arguments don't support automatic differentiation, "
+                           "but one of the arguments requires grad.")
+
+
 def check_no_requires_grad(tensor, name: str, fn_name: str) -> None:
     """An input an op has no derivative for must not require grad (``check_no_requires_grad`` in
     ``torch/csrc/autograd/FunctionsManual.cpp``), rather than silently getting no gradient."""

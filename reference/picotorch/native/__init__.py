@@ -118,6 +118,7 @@ from .onehot import one_hot
 from .pointwise_ops import addcdiv_, addcmul_, lerp_
 from .reduce_all_ops import max, min
 from .reduce_ops import amax, amin, argmax, argmin, logsumexp, mean, mean_dim, std, sum, sum_dim, var
+from .resize import resize_output, write_out
 from .scatter_gather import gather, index_add, index_add_, index_select, scatter, scatter_, scatter_add, scatter_add_
 from .soft_max import _log_softmax, _log_softmax_backward_data, _softmax, _softmax_backward_data
 from .sorting import argsort, argsort_stable, sort, sort_stable, topk
@@ -189,6 +190,7 @@ from .unary_ops import (
 )
 
 __all__ = [
+    "resize_output", "write_out",  # out= (Resize.cpp)
     "_index_put_impl_", "_to_copy", "_unsafe_view", "add", "add_", "add_cuda", "addmm", "alias", "bmm", "cat", "clone",
     "flatten",
     "div", "dot", "eq", "exp", "expand", "expand_as", "ge", "gt", "index", "le", "log", "lt", "matmul", "mean",

@@ -13,7 +13,8 @@ import re
 
 from ..model import Argument, FunctionSchema
 
-__all__ = ["argument_kind", "call_arguments", "formals", "parameter_table", "python_signature", "sort_signature"]
+__all__ = ["argument_kind", "call_arguments", "formals", "out_parameter", "parameter_table", "python_default",
+           "python_name", "python_signature", "sort_signature"]
 
 _NUMBER = re.compile(r"-?\d+(\.\d*)?(e-?\d+)?")
 
@@ -35,15 +36,32 @@ def python_name(a: Argument) -> str:
     return a.name + "_" if keyword.iskeyword(a.name) else a.name
 
 
-def python_signature(schema: FunctionSchema, method: bool) -> str:
+def python_signature(schema: FunctionSchema, method: bool, out: FunctionSchema | None = None) -> str:
     """``add(Tensor input, Tensor other, *, Scalar alpha=1)`` as torch's docs and errors print it.
 
-    A method leaves ``self`` out; elsewhere a ``Tensor self`` is called ``input``.
+    A method leaves ``self`` out; elsewhere a ``Tensor self`` is called ``input``. With the op's ``out``
+    overload (``add.out``) the one signature of both ends in ``Tensor out=None`` (``PythonSignatureGroup``).
     """
     positional = [_signature_argument(a) for a in schema.arguments.positional if not (method and a.name == "self")]
-    kwarg_only = [_signature_argument(a) for a in schema.arguments.kwarg_only]
+    kwarg_only = [_signature_argument(a) for a in schema.arguments.kwarg_only] + _out_argument(out)
     arguments = positional + (["*", *kwarg_only] if kwarg_only else [])
     return f"{schema.name.name}({', '.join(arguments)})"
+
+
+def _out_argument(out: FunctionSchema | None) -> list[str]:
+    """``PythonOutArgument``: one output keeps its name (``Tensor out=None``); several become one
+    ``Tensor[N] out=None``, a tuple (``sort(..., out=(values, indices))``)."""
+    if out is None:
+        return []
+    outputs = out.arguments.out
+    if len(outputs) == 1:
+        return [f"Tensor {outputs[0].name}=None"]
+    return [f"Tensor[{len(outputs)}] out=None"]
+
+
+def out_parameter(out: FunctionSchema) -> str:
+    """The ``out`` row the parser matches for a grouped signature: optional, so the functional call binds too."""
+    return "('out', 'Tensor?', True)" if len(out.arguments.out) == 1 else "('out', 'Tensor[]?', True)"
 
 
 def parameter_table(schema: FunctionSchema) -> str:
@@ -51,7 +69,7 @@ def parameter_table(schema: FunctionSchema) -> str:
 
     Each parameter is ``(name, kind, has_default)``, ``kind`` as :func:`argument_kind` gives it.
     """
-    return f"({_row(schema.arguments.positional)}, {_row(schema.arguments.kwarg_only)})"
+    return f"({_row(schema.arguments.positional)}, {_row(schema.arguments.kwarg_only + schema.arguments.out)})"
 
 
 def _row(arguments: tuple[Argument, ...]) -> str:
@@ -111,7 +129,7 @@ def _signature_argument(a: Argument) -> str:
     return text if a.default is None else f"{text}={a.default}"
 
 
-def sort_signature(schema: FunctionSchema, method: bool) -> str:
+def sort_signature(schema: FunctionSchema, method: bool, out: FunctionSchema | None = None) -> str:
     """The signature text torchgen sorts overloads by (``signature_str``): C++ type names, C++ defaults
     read back as Python values (``IntArrayRef[1] dim=None``, ``int64_t dim=-1``, ``double eps=1e-05``)."""
     def argument(a: Argument) -> str:
@@ -119,7 +137,8 @@ def sort_signature(schema: FunctionSchema, method: bool) -> str:
         name = "input" if a.name == "self" and type_text == "Tensor" else a.name
         return f"{type_text} {name}" if a.default is None else f"{type_text} {name}={_cpp_default(a)}"
     positional = [argument(a) for a in schema.arguments.positional if not (method and a.name == "self")]
-    kwarg_only = [argument(a) for a in schema.arguments.kwarg_only]
+    outputs = [text.replace("Tensor[", "TensorList[") for text in _out_argument(out)]
+    kwarg_only = [argument(a) for a in schema.arguments.kwarg_only] + outputs
     return f"{schema.name.name}({', '.join(positional + (['*', *kwarg_only] if kwarg_only else []))})"
 
 

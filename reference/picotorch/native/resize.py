@@ -1,0 +1,158 @@
+"""Writing a result into a caller's ``out=`` tensor: resize it if needed, check the dtype, copy.
+
+Models ``aten/src/ATen/native/Resize.cpp`` (``resize_output``) and the output checks of the ``*_out``
+kernels. In PyTorch each out= overload (``add.out``, ``sum.IntList_out``) has a kernel of its own that
+computes straight into ``out``; picotorch's out= overloads compute the functional result and write it
+here (``write_out``), with PyTorch's rules:
+
+- an ``out`` of another shape is resized; if it had elements, with the deprecation ``UserWarning``;
+- the result's dtype must fit ``out``'s, by the rule of the op's kernel family (:data:`OUT_DTYPE_CHECKS`):
+  TensorIterator ops cast when ``can_cast`` allows it, matmul-like ops and ``argmax`` want the exact dtype,
+  ``cat`` and ``stack`` raise a ``TypeError``;
+- the generated wrapper then bumps ``out``'s version and returns ``out`` itself.
+"""
+
+from __future__ import annotations
+
+import sys
+import warnings
+
+from ..c10 import scalar_type as st
+from .checks import check_same_device
+from .helpers import convert, shape_of, xp_of, zeros_array
+
+
+def write_out(out, result, overload: str) -> None:
+    """Check ``result`` against ``out`` as the kernel of ``overload`` (``add.out``) does, then copy it in."""
+    check_same_device(out, result)  # TensorIterator's check, outputs first (not measured: no GPU here)
+    OUT_DTYPE_CHECKS.get(overload, _castable)(result._dtype, out._dtype)
+    resize_output(out, tuple(result._data.shape))
+    out._data[...] = convert(xp_of(out), result._data, out._dtype)
+
+
+def resize_output(out, shape: tuple) -> bool:
+    """``at::native::resize_output``: give ``out`` the result's shape; True if it changed. Resizing an out
+    that had elements is deprecated: PyTorch warns (and will one day refuse)."""
+    if shape_of(out) == shape:
+        return False
+    if out._data.size != 0:
+        warnings.warn(
+            f"An output with one or more elements was resized since it had shape {list(shape_of(out))}, which does "
+            f"not match the required output shape {list(shape)}. This behavior is deprecated, and in a future "
+            "PyTorch release outputs will not be resized unless they have zero elements. You can explicitly reuse "
+            "an out tensor t by resizing it, inplace, to zero elements with t.resize_(0). (Triggered internally at "
+            "/__w/pytorch/pytorch/aten/src/ATen/native/Resize.cpp:30.)", UserWarning, stacklevel=_caller_level())
+    out._data = zeros_array(out, shape)
+    return True
+
+
+def _caller_level() -> int:
+    """The ``stacklevel`` of the first frame outside picotorch, from ``resize_output``'s: the user's call,
+    which C++'s warnings name too (the Python line that called into the extension)."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_globals.get("__name__", "").split(".")[0] == _PACKAGE:
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+_PACKAGE = __name__.split(".")[0]
+
+
+# ---- the dtype checks of the out= kernels, by family
+
+
+def _castable(result, out) -> None:
+    """TensorIterator (``structured_inherits: TensorIteratorBase``) and reductions: compute in the result's
+    dtype, cast into out's, if ``can_cast`` allows (float64 into float32 yes, float into an integer no)."""
+    if not st.can_cast(result, out):
+        raise RuntimeError(f"result type {result.c10_name} can't be cast to the desired output type {out.c10_name}")
+
+
+def _exact_type_meta(result, out) -> None:
+    """``mm_out``, ``bmm_out``, ``argmax_out``, ``gather_out``...: out must have the result's dtype (C++ names)."""
+    if result != out:
+        raise RuntimeError(f"Expected out tensor to have dtype {_TYPE_META[result.name]}, but got "
+                           f"{_TYPE_META[out.name]} instead")
+
+
+def _exact_found(result, out) -> None:
+    """``abs``, ``sign``, ``clamp``: out must have the result's dtype."""
+    if result != out:
+        raise RuntimeError(f"Found dtype {out.c10_name} but expected {result.c10_name}")
+
+
+def _exact_where(result, out) -> None:
+    if result != out:
+        raise RuntimeError(f"Expected out type to be {result.c10_name} but got {out.c10_name}")
+
+
+def _castable_cat(result, out) -> None:
+    """``cat_out`` (and ``stack``, which calls it): a ``TORCH_CHECK_TYPE``, so a TypeError."""
+    if not st.can_cast(result, out):
+        raise TypeError(f"torch.cat(): input types can't be cast to the desired output type {out.c10_name}")
+
+
+def _same_as_input(result, out) -> None:
+    """``amax_out``, ``amin_out``: the input's dtype (the result's) and out's must be one."""
+    if result != out:
+        raise RuntimeError(f"Expected the dtype for input and out to match, but got {result.c10_name} for input's "
+                           f"dtype and {out.c10_name} for out's dtype.")
+
+
+def _index_select(result, out) -> None:
+    if result != out:
+        raise RuntimeError("index_select(): self and result must have the same scalar type")
+
+
+def _dot(result, out) -> None:
+    if result != out:
+        raise RuntimeError(f"result dtype {out.c10_name} does not match input dtype {result.c10_name}")
+
+
+def _mv(result, out) -> None:
+    """``mv`` is ``addmv`` with out as its input: the three dtypes (out, matrix, vector) must agree."""
+    if result != out:
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {out.c10_name}, "
+                           f"{result.c10_name}, and {result.c10_name}")
+
+
+def _floating_result(result, out) -> None:
+    """``logsumexp_out``: a floating out, into which the result is cast."""
+    if not out.is_floating_point:
+        raise RuntimeError(f"logsumexp(): Expected floating point type for result tensor, but got: {out.c10_name}")
+    _castable(result, out)
+
+
+def _can_cast_check(result, out) -> None:
+    """``max_unary_out``, ``min_unary_out``: a bare ``TORCH_CHECK(canCast(...))``, whose message is its condition."""
+    if not st.can_cast(result, out):
+        raise RuntimeError("Expected canCast( typeMetaToScalarType(self.dtype()), typeMetaToScalarType(out.dtype())) "
+                           "to be true, but got false.  (Could this error message be improved?  If so, please report "
+                           "an enhancement request to PyTorch.)")
+
+
+def _mean_all(result, out) -> None:
+    if not st.can_cast(result, out):
+        raise RuntimeError(f"mean.dtype_out(): input types can't be cast to the desired output type {out.c10_name}")
+
+
+_TYPE_META = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+              "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+              "uint8": "unsigned char", "bool": "bool"}
+
+# Each op whose out= kernel checks the dtype otherwise than TensorIterator (``_castable``, the default),
+# as measured on PyTorch 2.13.
+OUT_DTYPE_CHECKS = {
+    **dict.fromkeys(("mm.out", "bmm.out", "matmul.out", "addmm.out", "baddbmm.out", "argmax.out", "argmin.out",
+                     "gather.out", "scatter.src_out", "scatter.value_out", "scatter_add.out", "index_add.out",
+                     "sort.values", "sort.values_stable", "topk.values", "max.dim_max", "min.dim_min",
+                     "softmax.int_out", "log_softmax.int_out", "argsort.stable_out", "sum.IntList_out"),
+                    _exact_type_meta),
+    **dict.fromkeys(("max.unary_out", "min.unary_out"), _can_cast_check),
+    "mean.dtype_out": _mean_all,
+    **dict.fromkeys(("abs.out", "sign.out", "clamp.out", "clamp_min.out", "clamp_max.out"), _exact_found),
+    **dict.fromkeys(("cat.out", "stack.out"), _castable_cat),
+    **dict.fromkeys(("amax.out", "amin.out"), _same_as_input),
+    "where.self_out": _exact_where, "index_select.out": _index_select, "dot.out": _dot, "mv.out": _mv,
+    "logsumexp.out": _floating_result,
+}

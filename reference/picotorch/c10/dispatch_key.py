@@ -182,9 +182,6 @@ class DispatchKeySet:
     def empty(self) -> bool:
         return self.repr_ == 0
 
-    def raw_repr(self) -> int:
-        return self.repr_
-
     def highestPriorityTypeId(self) -> DispatchKey:  # noqa: N802  (PyTorch's name)
         """The key whose kernel runs: the highest functionality, with the highest backend if it is
         per-backend; ``Undefined`` for the empty set."""

@@ -139,11 +139,7 @@ def _quiet_state(current):
     return quiet
 
 
-_DISPATCH_KEYS = {"cpu": "CPU", "cuda": "CUDA"}  # built once: every op asks
-
-
-def dispatch_key(device_type: str) -> str:
-    return _DISPATCH_KEYS.get(device_type) or backend_key_name(device_type)
+_DISPATCH_KEYS = {"cpu": "CPU", "cuda": "CUDA"}  # the common devices' backend keys, one dict lookup: every op asks
 
 
 def kernel_for(overload: str, device_type: str):
@@ -151,7 +147,7 @@ def kernel_for(overload: str, device_type: str):
     redispatch to the backend key. The backend slots are read directly (one dict lookup per call);
     the whole table, for dumps and errors, is ``ENTRIES`` (NOTE [Why backward formulas ...] above)."""
     table = _KERNELS[overload]
-    key = _DISPATCH_KEYS.get(device_type) or backend_key_name(device_type)  # dispatch_key(), inlined
+    key = _DISPATCH_KEYS.get(device_type) or backend_key_name(device_type)
     if key not in table:
         raise NotImplementedError(ENTRIES[f"aten::{overload}"].report_error(key))
     return table[key]

@@ -145,13 +145,6 @@ def formula_value(op: Op, name: str) -> Saved | None:
     return _saved_for(name, args, outputs)
 
 
-def _arg_rank(name: str, order: list[str]) -> int:
-    for i, arg in enumerate(order):
-        if name == arg or name.startswith(arg + "_"):
-            return i
-    return len(order)
-
-
 # What a formula may say about an input besides its value: ``self_sizes`` is ``tuple(self.shape)``;
 # its strides are kept only for an input that needs a gradient (``strides_or_error`` in PyTorch).
 _DERIVED = (("_sizes", "tuple({0}.shape)"), ("_strides", "tuple({0}.stride()) if any_requires_grad({0}) else ()"),

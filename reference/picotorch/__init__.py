@@ -103,7 +103,7 @@ from .utils import data as _utils_data  # noqa: E402, F401  (loads picotorch.uti
 from .utils.serialization import load, save  # noqa: E402
 
 # submodules imported on first access, as torch's _dynamo, _inductor, onnx: nothing at import needs them
-_lazy_modules = frozenset({"viz"})
+_lazy_modules = frozenset({"distributed", "viz"})
 
 
 def __getattr__(name: str):

@@ -1,0 +1,175 @@
+"""The collectives a program calls: ``horovod/torch/mpi_ops.py``.
+
+Every collective comes in Horovod's three spellings: ``allreduce_async_`` (in place, returns a handle at
+once), ``allreduce_`` (in place, waits) and ``allreduce`` (returns a new tensor). The async form is the one
+the ``DistributedOptimizer``'s hooks use: it copies the tensor into a request, hands the request to this
+rank's runtime (``runtime.py``) and returns an integer handle; ``synchronize(handle)`` waits for the result
+and writes it into the tensor; ``poll(handle)`` asks without waiting.
+
+NOTE [Keep the buffers alive until the collective completes]: the handle map (``_handle_map`` in
+Horovod) holds the tensor and the request's arrays from the call until ``synchronize``. A non-blocking MPI
+collective writes into those buffers later, from another thread; if they were freed first, it would write
+into freed memory (with mpi4py's ``Iallreduce``: a segfault).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._C import from_numpy
+from ..autograd import no_grad
+from ..native.device import to_numpy
+from ..native.tensor_impl import TensorImpl
+from .basics import initialized_state
+from .process_sets import global_process_set
+from .runtime import Request
+
+__all__ = ["Adasum", "Average", "Sum", "allreduce", "allreduce_", "allreduce_async", "allreduce_async_",
+           "barrier", "broadcast", "broadcast_", "broadcast_async", "broadcast_async_", "grouped_allreduce",
+           "grouped_allreduce_", "grouped_allreduce_async", "grouped_allreduce_async_", "poll", "synchronize"]
+
+# The reduction ops, spelled as Horovod spells them (``hvd.Average`` ...). Adasum is left out (see Adasum).
+Average, Sum, Adasum = "Average", "Sum", "Adasum"
+
+
+def _handle_map(state) -> dict:
+    return state.extra.setdefault("handle_map", {})
+
+
+def _next_handle(state) -> int:
+    state.extra["last_handle"] = handle = state.extra.get("last_handle", -1) + 1
+    return handle
+
+
+def _as_array(tensor) -> np.ndarray:
+    """A private NumPy copy of ``tensor``'s values: the request's buffer, whatever the tensor's device."""
+    if not isinstance(tensor, TensorImpl):
+        raise TypeError(f"expected a Tensor, got {type(tensor).__name__}")
+    return np.array(to_numpy(tensor.detach()._data), copy=True)
+
+
+def _resolve_op(average, op) -> str:
+    if op is not None and average is not None:
+        raise ValueError("The op parameter supersedes average. Please provide only one of them.")
+    if op is None:
+        op = Average if average is None or average else Sum
+    if op == Adasum:
+        raise NotImplementedError("picotorch.distributed leaves out Adasum: use hvd.Average or hvd.Sum")
+    if op not in (Average, Sum):
+        raise ValueError(f"op must be hvd.Average or hvd.Sum, got {op!r}")
+    return op
+
+
+def _submit(kind: str, tensors: list, outputs: list, name, process_set, grouped=False, **fields) -> int:
+    state = initialized_state()
+    request = Request(kind, name if name is not None else f"{kind}.noname.{state.extra.get('last_handle', -1) + 1}",
+                      [_as_array(t) for t in tensors], process_set=process_set, grouped=grouped, **fields)
+    handle = _next_handle(state)
+    _handle_map(state)[handle] = (request, outputs)
+    state.runtime.enqueue(request)
+    return handle
+
+
+# ----------------------------------------------------------------------------- allreduce
+
+
+def allreduce_async_(tensor, average=None, name=None, op=None, prescale_factor=1.0, postscale_factor=1.0,
+                     process_set=global_process_set) -> int:
+    """Start averaging (or summing) ``tensor`` over the ranks, in place; returns a handle."""
+    op = _resolve_op(average, op)
+    return _submit("allreduce", [tensor], [tensor], name, process_set, average=op == Average,
+                   prescale_factor=prescale_factor, postscale_factor=postscale_factor)
+
+
+def allreduce_async(tensor, average=None, name=None, op=None, prescale_factor=1.0, postscale_factor=1.0,
+                    process_set=global_process_set) -> int:
+    op = _resolve_op(average, op)
+    output = tensor.detach().clone()
+    return _submit("allreduce", [tensor], [output], name, process_set, average=op == Average,
+                   prescale_factor=prescale_factor, postscale_factor=postscale_factor)
+
+
+def allreduce_(tensor, average=None, name=None, op=None, prescale_factor=1.0, postscale_factor=1.0,
+               process_set=global_process_set):
+    return synchronize(allreduce_async_(tensor, average, name, op, prescale_factor, postscale_factor, process_set))
+
+
+def allreduce(tensor, average=None, name=None, compression=None, op=None, prescale_factor=1.0,
+              postscale_factor=1.0, process_set=global_process_set):
+    return synchronize(allreduce_async(tensor, average, name, op, prescale_factor, postscale_factor, process_set))
+
+
+def grouped_allreduce_async_(tensors, average=None, name=None, op=None, prescale_factor=1.0,
+                             postscale_factor=1.0, process_set=global_process_set) -> int:
+    """One handle for several tensors, reduced together (Horovod fuses a group as one unit)."""
+    op = _resolve_op(average, op)
+    tensors = list(tensors)
+    return _submit("allreduce", tensors, tensors, name, process_set, grouped=True, average=op == Average,
+                   prescale_factor=prescale_factor, postscale_factor=postscale_factor)
+
+
+def grouped_allreduce_async(tensors, average=None, name=None, op=None, prescale_factor=1.0,
+                            postscale_factor=1.0, process_set=global_process_set) -> int:
+    op = _resolve_op(average, op)
+    tensors = list(tensors)
+    outputs = [t.detach().clone() for t in tensors]
+    return _submit("allreduce", tensors, outputs, name, process_set, grouped=True, average=op == Average,
+                   prescale_factor=prescale_factor, postscale_factor=postscale_factor)
+
+
+def grouped_allreduce_(tensors, average=None, name=None, op=None, prescale_factor=1.0, postscale_factor=1.0,
+                       process_set=global_process_set):
+    return synchronize(grouped_allreduce_async_(tensors, average, name, op, prescale_factor, postscale_factor,
+                                                process_set))
+
+
+def grouped_allreduce(tensors, average=None, name=None, compression=None, op=None, prescale_factor=1.0,
+                      postscale_factor=1.0, process_set=global_process_set):
+    return synchronize(grouped_allreduce_async(tensors, average, name, op, prescale_factor, postscale_factor,
+                                               process_set))
+
+
+# ----------------------------------------------------------------------------- broadcast
+
+
+def broadcast_async_(tensor, root_rank, name=None, process_set=global_process_set) -> int:
+    return _submit("broadcast", [tensor], [tensor], name, process_set, root_rank=root_rank)
+
+
+def broadcast_async(tensor, root_rank, name=None, process_set=global_process_set) -> int:
+    return _submit("broadcast", [tensor], [tensor.detach().clone()], name, process_set, root_rank=root_rank)
+
+
+def broadcast_(tensor, root_rank, name=None, process_set=global_process_set):
+    return synchronize(broadcast_async_(tensor, root_rank, name, process_set))
+
+
+def broadcast(tensor, root_rank, name=None, process_set=global_process_set):
+    return synchronize(broadcast_async(tensor, root_rank, name, process_set))
+
+
+def barrier(process_set=global_process_set) -> None:
+    synchronize(_submit("barrier", [], [], "barrier", process_set))
+
+
+# ----------------------------------------------------------------------------- waiting
+
+
+def poll(handle: int) -> bool:
+    """True once the collective of ``handle`` has finished (``synchronize`` will not wait)."""
+    request, _ = _handle_map(initialized_state())[handle]
+    return request.done.is_set()
+
+
+def synchronize(handle: int):
+    """Wait for ``handle``'s collective, write the result into its output tensor(s), and return them."""
+    request, outputs = _handle_map(initialized_state()).pop(handle)
+    request.done.wait()
+    if request.error is not None:
+        raise request.error
+    with no_grad():
+        for output, array in zip(outputs, request.arrays):
+            output.copy_(from_numpy(np.ascontiguousarray(array)))
+    if request.kind == "barrier":
+        return None
+    return outputs if request.grouped else outputs[0]

@@ -1,0 +1,64 @@
+"""Where a rank finds itself: one state per process (MPI) or per thread (threads backend).
+
+Horovod keeps one global state per process (the C++ ``horovod_global`` in ``horovod/common/operations.cc``):
+``hvd.init()`` fills it, every other call reads it. picotorch runs a job two ways, and finds the state
+accordingly:
+
+- ``backend="mpi"``: one process per rank (``mpiexec -n 2 python train.py``), so the state is a module
+  global, as in Horovod;
+- ``backend="threads"``: N ranks as N threads of one process (``picotorch.distributed.launch``); each
+  thread has its own state, kept in a ``threading.local``, so ``rank()`` answers differently per thread.
+
+A ``RankState`` is that state: the rank, the world size, the communicator (the backend's point-to-point
+and collective primitives) and the runtime (the background cycle that runs the collectives). Threads that
+work for a rank (the runtime's own background thread) ``adopt`` its state.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+
+__all__ = ["NOT_INITIALIZED", "RankState", "adopt", "current", "current_or_none", "set_process_state"]
+
+NOT_INITIALIZED = "Horovod has not been initialized; use hvd.init()."
+
+
+@dataclass(eq=False)
+class RankState:
+    """One rank's view of the job (Horovod's ``HorovodGlobalState``, reduced to what picotorch needs)."""
+
+    rank: int
+    size: int
+    communicator: object  # the backend's Communicator for this rank (``threads_backend``, ``mpi_backend``)
+    backend: str  # "threads" or "mpi"
+    local_rank: int = 0
+    local_size: int = 1
+    runtime: object = None  # runtime.Runtime: the queue and background cycle, set by ``init``
+    extra: dict = field(default_factory=dict)  # per-rank odds and ends (process sets, timeline...)
+
+
+_thread_state = threading.local()  # threads backend: one RankState per rank thread
+_process_state: RankState | None = None  # mpi backend: one per process
+
+
+def current_or_none() -> RankState | None:
+    return getattr(_thread_state, "state", None) or _process_state
+
+
+def current() -> RankState:
+    """The calling rank's state; Horovod's ``ValueError`` when ``init`` has not run."""
+    state = current_or_none()
+    if state is None:
+        raise ValueError(NOT_INITIALIZED)
+    return state
+
+
+def adopt(state: RankState | None) -> None:
+    """Make the calling thread act for ``state``'s rank (launch's rank threads, the runtime's thread)."""
+    _thread_state.state = state
+
+
+def set_process_state(state: RankState | None) -> None:
+    global _process_state
+    _process_state = state

@@ -20,6 +20,7 @@ import threading
 import time
 
 import numpy as np
+import numpy.random  # noqa: F401 - loaded before rank threads start: N threads loading it at once see it half-made
 
 from . import runtime
 from .exceptions import HorovodInternalError

@@ -1,0 +1,39 @@
+"""The mpi backend across 2 real processes (``mpiexec -n 2``): collectives equal NumPy; faults end the job.
+
+Each case runs ``mpi_worker.py`` under mpiexec; the worker computes the expected values with NumPy from
+every rank's seeded inputs and prints ``PASS case rank r``.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from mpi_run import mpiexec
+
+WORKER = Path(__file__).with_name("mpi_worker.py")
+STALL = {"HOROVOD_STALL_SHUTDOWN_TIME_SECONDS": "2"}
+
+
+@pytest.mark.parametrize("case", ["collectives", "process_sets"])
+def test_collectives_on_two_processes_equal_numpy(case):
+    done = mpiexec(WORKER, case)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert sorted(line for line in done.stdout.splitlines() if line.startswith("PASS")) == \
+        [f"PASS {case} rank 0", f"PASS {case} rank 1"], done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("case, peer", [("fail", "raises"), ("hang", "is stuck in time.sleep")])
+def test_peer_that_raises_or_hangs_fails_the_other_within_the_timeout(case, peer):
+    """Rank 1 {peer} instead of joining an allreduce: rank 0 gives up after 2 s and the job ends."""
+    start = time.monotonic()
+    done = mpiexec(WORKER, case, env=STALL, timeout=20)
+    elapsed = time.monotonic() - start
+    assert done.returncode != 0
+    assert "PASS" not in done.stdout
+    assert ("HorovodInternalError: rank 0 waited 2 s for the allreduce of 4 float32 values (16 bytes) among "
+            "ranks [0, 1] to complete: a peer is stuck, died or never joined") in done.stderr, done.stderr
+    assert elapsed < 15, f"the job took {elapsed:.1f} s to end"
+    if case == "fail":
+        assert "ValueError: rank 1 breaks on purpose" in done.stderr

@@ -10,7 +10,9 @@ threads backend's ``ThreadCommunicator`` has the same methods.
 The story of one collective: start it non-blocking (``Iallreduce``, ``Ibcast``, ``Ibarrier``...), then
 poll the request with ``Test`` until it completes or a deadline passes. A blocking ``Allreduce`` would
 wait forever for a peer that died, is stuck, or never joined; polling lets this rank give up with a
-``HorovodInternalError`` that says what it waited for. The deadline is Horovod's own setting
+``HorovodInternalError`` that says what it waited for. (Polling back to back while the transfer may still
+be running keeps it as fast as a blocking call: each ``Test`` moves MPI's progress on. After that the peer is
+late, and the poll sleeps between tries, so a slow peer costs no CPU.) The deadline is Horovod's own setting
 ``HOROVOD_STALL_SHUTDOWN_TIME_SECONDS`` (seconds; Horovod's default 0 means "never shut down", picotorch
 never waits forever: unset or 0 means 60 s, Horovod's stall *warning* time).
 
@@ -43,8 +45,9 @@ __all__ = ["DEFAULT_TIMEOUT", "MPICommunicator", "collective_timeout", "rank_sta
 
 TIMEOUT_ENV = "HOROVOD_STALL_SHUTDOWN_TIME_SECONDS"
 DEFAULT_TIMEOUT = 60.0  # seconds: Horovod's HOROVOD_STALL_CHECK_TIME_SECONDS default (when a stall is reported)
-SPIN_SECONDS = 2e-4  # poll without sleeping this long first: small collectives finish in microseconds
-MAX_SLEEP = 1e-3  # then sleep between polls, doubling up to this
+SPIN_SECONDS = 1e-3  # poll back to back for this long plus the bytes' time at SPIN_BANDWIDTH (a healthy transfer:
+SPIN_BANDWIDTH = 1e9  # each Test moves MPI's progress on), then sleep between polls, doubling up to MAX_SLEEP
+MAX_SLEEP = 1e-3  # (the peer is late: waiting for it should cost no CPU)
 
 
 def collective_timeout() -> float:
@@ -135,6 +138,8 @@ class MPICommunicator:
     def _wait(self, request, buffers, what: str) -> None:
         """Poll ``request`` until done; ``buffers`` stays referenced until then (see the NOTE above)."""
         start = time.monotonic()
+        nbytes = sum(b.nbytes for b in buffers) if isinstance(buffers, tuple) else getattr(buffers, "nbytes", 0)
+        spin_until = start + SPIN_SECONDS + nbytes / SPIN_BANDWIDTH
         deadline, pause = start + self.timeout, 0.0
         while not request.Test():
             now = time.monotonic()
@@ -142,7 +147,7 @@ class MPICommunicator:
                 raise HorovodInternalError(
                     f"rank {self.rank} waited {self.timeout:g} s for the {what} among ranks {self._members()} "
                     f"to complete: a peer is stuck, died or never joined (set {TIMEOUT_ENV} to wait longer)")
-            if now - start > SPIN_SECONDS:
+            if now > spin_until:
                 pause = min(MAX_SLEEP, max(pause * 2, 1e-5))
                 time.sleep(pause)
         del buffers  # only now may MPI's view of the buffers go
@@ -171,7 +176,7 @@ def rank_state() -> RankState:
             f"MPI was initialised with {names.get(provided, provided)}, but picotorch's runtime calls MPI from "
             "its background thread and needs MPI_THREAD_SERIALIZED: set mpi4py.rc.thread_level = 'serialized' "
             "(or leave mpi4py's default, 'multiple') before the first `from mpi4py import MPI`")
-    comm = MPI.COMM_WORLD
+    comm = MPI.COMM_WORLD.Dup()  # picotorch's own communicator: the program's MPI calls never mix with ours
     local = comm.Split_type(MPI.COMM_TYPE_SHARED)
     _abort_on_peer_failure(MPI)
     return RankState(comm.Get_rank(), comm.Get_size(), MPICommunicator(comm), "mpi",

@@ -37,13 +37,15 @@ def _requirement_names(lines: list[str]) -> set[str]:
 
 def test_binder_installs_what_the_lab_extra_installs():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    wanted = _requirement_names(project["dependencies"] + project["optional-dependencies"]["lab"])
+    extras = project["optional-dependencies"]
+    # Binder adds the mpi extra to the lab's, so chapter 07 can launch real MPI processes from a cell
+    wanted = _requirement_names(project["dependencies"] + extras["lab"] + extras["mpi"])
     lines = (ROOT / "binder/requirements.txt").read_text().splitlines()
     listed = _requirement_names([line for line in lines if line.strip() and not line.startswith("#")])
     assert listed == wanted
     assert "torch" not in wanted  # several GB from PyPI: the notebooks show recorded PyTorch output
     post_build = (ROOT / "binder/postBuild").read_text()
-    assert "-e \".[lab]\"" in post_build and "install-switch" in post_build
+    assert "-e \".[lab,mpi]\"" in post_build and "install-switch" in post_build
     assert "picotorch_course exercises" in post_build
 
 

@@ -6,6 +6,8 @@ Inputs are small integers, so the expected sums (NumPy, here) are exact whatever
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 
@@ -58,3 +60,25 @@ def test_ring_allreduce_talks_only_to_the_right_neighbour_one_chunk_at_a_time():
     for rank in range(4):
         sent = [(dest, size) for source, dest, size in record if source == rank]
         assert sent == [((rank + 1) % 4, 100)] * 6, f"rank {rank} sent {sent}"
+
+
+@pytest.mark.exercise("7.1")
+def test_ring_allreduce_leaves_nothing_for_a_slow_neighbour_to_read_after_it_returns():
+    """All-gather: send a copy of your finished chunk and pass on what you receive, not views of your buffer."""
+    def fn():
+        comm = current().communicator
+        recv, delays = comm.recv, iter(np.random.default_rng(comm.rank).uniform(0, 0.002, size=1000))
+        comm.recv = lambda source: (time.sleep(next(delays)), recv(source))[1]
+        out = []
+        for round_ in range(10):
+            buffer = _rank_input(comm.rank * 100 + round_, 37)
+            comm.allreduce(buffer)
+            out.append(buffer.copy())
+            buffer[...] = np.nan  # the caller reuses its buffer at once
+        return out
+
+    results = hvd.launch(fn, 4, timeout=TIMEOUT)
+    for round_ in range(10):
+        expected = np.sum([_rank_input(r * 100 + round_, 37) for r in range(4)], axis=0)
+        for rank in range(4):
+            np.testing.assert_array_equal(results[rank][round_], expected, err_msg=f"round {round_}, rank {rank}")

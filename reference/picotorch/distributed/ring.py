@@ -64,7 +64,11 @@ def ring_broadcast(comm, buffer: np.ndarray, root: int) -> None:
 
 
 def ring_allreduce(comm, buffer: np.ndarray) -> None:
-    """Sum ``buffer`` over the ranks of ``comm``, in place: reduce-scatter, then all-gather."""
+    """Sum ``buffer`` over the ranks of ``comm``, in place: reduce-scatter, then all-gather.
+
+    ``ring_broadcast`` above is the worked example of the moves: send right, receive from the left, and
+    pass a received message on as it is. ``chunks`` are views of ``buffer``: adding into them is the sum.
+    """
     if not buffer.flags.c_contiguous:  # the chunks must be views of one flat run of memory
         work = np.ascontiguousarray(buffer)
         ring_allreduce(comm, work)

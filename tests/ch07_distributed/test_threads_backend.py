@@ -306,6 +306,35 @@ def test_a_rank_that_raises_fails_the_others_through_the_public_api():
     assert time.monotonic() - start < 2.0
 
 
+def test_a_background_thread_blocked_in_a_collective_wakes_when_another_rank_raises():
+    """As the runtime's cycle thread does: it, not the rank's own thread, waits on the links."""
+    seen: dict = {}
+
+    def fn():
+        comm = _comm()
+        if comm.rank == 0:
+            time.sleep(0.1)
+            raise RuntimeError("rank 0 gives up")
+
+        def background():
+            try:
+                comm.allreduce(np.ones(8))
+            except HorovodInternalError as error:
+                seen[comm.rank] = str(error)
+
+        thread = threading.Thread(target=background)
+        thread.start()
+        thread.join(3.0)
+        return thread.is_alive()
+
+    start = time.monotonic()
+    with pytest.raises(RuntimeError, match="rank 0 gives up"):
+        hvd.launch(fn, 3, timeout=TIMEOUT)
+    assert time.monotonic() - start < 2.0
+    assert sorted(seen) == [1, 2]
+    assert all(text.endswith("rank 0 failed: RuntimeError: rank 0 gives up") for text in seen.values())
+
+
 def test_a_rank_that_dies_before_the_collective_fails_the_others_naming_it():
     seen: dict = {}
     start = time.monotonic()

@@ -19,7 +19,7 @@ The autograd engine never imports this package: the optimizer hooks into the gra
 gradient accumulators, as Horovod does. Where the pieces live:
 
 - ``state.py``, ``basics.py``: the rank's state; ``init``, ``rank``, ``size``...
-- ``threads_backend.py`` (``launch``, the ring allreduce over channels), ``mpi_backend.py`` (mpi4py);
+- ``threads_backend.py`` (``launch``, ``NetworkModel``), ``ring.py`` (the ring allreduce), ``mpi_backend.py``;
 - ``runtime.py``: the background cycle: negotiation, tensor fusion, execution (``operations.cc``);
 - ``mpi_ops.py``: ``allreduce_async_``, ``synchronize``, ``poll``, ``broadcast_``...;
 - ``functions.py``: ``broadcast_parameters``, ``broadcast_optimizer_state``, ``broadcast_object``...;
@@ -53,7 +53,7 @@ from .mpi_ops import (
 )
 from .optimizer import DistributedOptimizer
 from .process_sets import ProcessSet, add_process_set, global_process_set, remove_process_set
-from .threads_backend import launch
+from .threads_backend import NetworkModel, launch
 
 __all__ = [
     "Adasum", "Average", "DistributedOptimizer", "HorovodInternalError", "ProcessSet", "Sum", "add_process_set",
@@ -62,4 +62,5 @@ __all__ = [
     "broadcast_parameters", "global_process_set", "grouped_allreduce", "grouped_allreduce_",
     "grouped_allreduce_async", "grouped_allreduce_async_", "init", "is_initialized", "launch", "local_rank",
     "local_size", "poll", "rank", "remove_process_set", "shutdown", "size", "synchronize",
+    "NetworkModel",
 ]

@@ -121,7 +121,7 @@ def train(args: argparse.Namespace) -> History:
     reference_opt = make_optimizer(picotorch, reference.parameters(), args.optimizer, args.lr) if args.check else None
 
     if hvd.rank() == 0:
-        print(f"{hvd.size()} ranks, {args.optimizer}, global batch {args.batch_size} "
+        print(f"{hvd.size()} rank{'s' if hvd.size() > 1 else ''}, {args.optimizer}, global batch {args.batch_size} "
               f"({'allreduce_ after backward' if args.no_hooks else 'hvd.DistributedOptimizer'})", flush=True)
     history, start, step = History(), time.perf_counter(), 0
     for batches in global_batches(len(x_train), args.batch_size, args.seed, args.epochs):

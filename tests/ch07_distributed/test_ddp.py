@@ -42,44 +42,91 @@ def local_rows(array):
     return pt.from_numpy(array[hvd.rank() * chunk:(hvd.rank() + 1) * chunk].copy())
 
 
-def _ddp_step(bucket_cap_mb):
+def _ddp_steps(bucket_cap_mb):
+    """Two iterations: the first with a single bucket, the second with the buckets rebuilt from the first."""
     hvd.init()
     ddp = DistributedDataParallel(model_with_weights(), bucket_cap_mb=bucket_cap_mb)
-    ((ddp(local_rows(X)) - local_rows(Y)) ** 2).mean().backward()
-    grads = [p.grad.numpy().copy() for p in ddp.parameters()]
-    buckets = ddp.reducer.bucket_indices
+    results = []
+    for _ in range(2):
+        ddp.zero_grad()
+        ((ddp(local_rows(X)) - local_rows(Y)) ** 2).mean().backward()
+        results.append(([p.grad.numpy().copy() for p in ddp.parameters()], ddp.reducer.bucket_indices))
     hvd.shutdown()
-    return grads, buckets
+    return results
 
 
 @pytest.mark.parametrize("world_size", [2, 4])
 def test_gradients_equal_single_process_full_batch(world_size):
     expected = full_batch_grads([(X, Y)])
-    # 60 bytes per bucket: several buckets, launched in order
-    for grads, buckets in hvd.launch(_ddp_step, world_size, 60e-6, timeout=20):
-        assert len(buckets) > 2
-        for got, want in zip(grads, expected):
-            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    # 60 bytes per bucket: after the rebuild, several buckets, launched in order
+    for (grads1, buckets1), (grads2, buckets2) in hvd.launch(_ddp_steps, world_size, 60e-6, timeout=20):
+        assert len(buckets1) == 1 and len(buckets2) > 2
+        for grads in (grads1, grads2):
+            for got, want in zip(grads, expected):
+                np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
 
 
-def _bucket_indices(model, bucket_cap_mb):
+def three_layers(lib):
+    # parameters: w0 600x4 (9600 B), b0, w1 600x600 (1.44 MB), b1, w2 4x600, b2
+    return lib.nn.Sequential(lib.nn.Linear(4, 600), lib.nn.Linear(600, 600), lib.nn.Linear(600, 4))
+
+
+def _buckets_before_and_after_rebuild(bucket_cap_mb, find_unused_parameters):
     hvd.init()
-    indices = DistributedDataParallel(model, bucket_cap_mb=bucket_cap_mb).reducer.bucket_indices
-    hvd.shutdown()
-    return indices
-
-
-def test_buckets_are_in_reverse_parameter_order_with_a_small_bucket_for_the_first_parameters():
     pt.manual_seed(0)
-    # parameters: w0 4x600 (9600 B), b0, w1 600x600 (1.44 MB), b1, w2 4x600, b2
-    model = pt.nn.Sequential(pt.nn.Linear(4, 600), pt.nn.Linear(600, 600), pt.nn.Linear(600, 4))
-    (buckets,) = hvd.launch(_bucket_indices, 1, model, None, timeout=20)
-    # default cap 25 MiB, but the bucket of the first parameters closes at 1 MiB; reduced last
-    assert buckets == [[3, 4, 5], [0, 1, 2]]
-    (buckets,) = hvd.launch(_bucket_indices, 1, model, 1.0, timeout=20)
-    assert buckets == [[3, 4, 5], [0, 1, 2]]  # an explicit cap applies to every bucket
-    (buckets,) = hvd.launch(_bucket_indices, 1, model, 25.0, timeout=20)
-    assert buckets == [[0, 1, 2, 3, 4, 5]]
+    ddp = DistributedDataParallel(three_layers(pt), bucket_cap_mb=bucket_cap_mb,
+                                  find_unused_parameters=find_unused_parameters)
+    before = ddp.reducer.bucket_indices
+    ddp(pt.randn(3, 4)).sum().backward()
+    ddp(pt.randn(3, 4))  # the next forward rebuilds the buckets
+    after = ddp.reducer.bucket_indices
+    hvd.shutdown()
+    return before, after
+
+
+def test_buckets_are_rebuilt_in_gradient_order_with_a_small_first_bucket():
+    (before, after), _ = hvd.launch(_buckets_before_and_after_rebuild, 2, None, False, timeout=20)
+    # What torch 2.13 reports for this model (gloo, 1 rank): bucket_sizes '1464016', then
+    # rebuilt_per_bucket_param_indices '5 4 3 2, 1 0': the first bucket closes at 1 MiB, the next at 25 MiB
+    assert before == [[0, 1, 2, 3, 4, 5]]
+    assert after == [[5, 4, 3, 2], [1, 0]]
+    (before, after), _ = hvd.launch(_buckets_before_and_after_rebuild, 2, None, True, timeout=20)
+    # find_unused_parameters: no rebuild; parameters order, the first parameters' bucket small, reversed
+    assert before == after == [[3, 4, 5], [0, 1, 2]]
+
+
+def test_buckets_match_torchs_ddp(tmp_path):
+    torch = pytest.importorskip("torch")
+    dist = pytest.importorskip("torch.distributed")
+    if not dist.is_available() or not dist.is_gloo_available():
+        pytest.skip("torch.distributed with gloo is needed")
+    dist.init_process_group("gloo", init_method=f"file://{tmp_path / 'store'}", rank=0, world_size=1)
+    try:
+        for cap, find_unused in ((None, False), (0.5, False), (None, True), (0.5, True)):
+            torch.manual_seed(0)
+            ddp = torch.nn.parallel.DistributedDataParallel(three_layers(torch), bucket_cap_mb=cap,
+                                                            find_unused_parameters=find_unused)
+            sizes_before = ddp._get_ddp_logging_data()["bucket_sizes"]
+            for _ in range(2):  # DDP rebuilds at the second forward and logs it at the third
+                ddp(torch.randn(3, 4)).sum().backward()
+            ddp(torch.randn(3, 4))
+            data = ddp._get_ddp_logging_data()
+            before, after = hvd.launch(_buckets_before_and_after_rebuild, 1, cap, find_unused, timeout=20)[0]
+            assert sizes_before == ", ".join(str(bucket_bytes(b)) for b in before)
+            assert data["has_rebuilt_buckets"] == (not find_unused)
+            if find_unused:
+                assert before == after
+            else:
+                assert data["rebuilt_per_bucket_param_indices"] == ", ".join(" ".join(map(str, b)) for b in after)
+    finally:
+        dist.destroy_process_group()
+
+
+SIZES = [600 * 4, 600, 600 * 600, 600, 4 * 600, 4]
+
+
+def bucket_bytes(bucket):
+    return sum(4 * SIZES[i] for i in bucket)
 
 
 def test_bucket_assignment_follows_torchs_rule():

@@ -10,12 +10,16 @@ differ in who decides what travels together:
 
 - Horovod: each gradient is its own request; the background cycle fuses whatever is ready on every rank
   into buffers of up to ``HOROVOD_FUSION_THRESHOLD`` bytes, anew at each cycle (``runtime.py``);
-- DDP: the groups (buckets) are fixed once, at construction. The parameters, in ``module.parameters()``
-  order, are cut into buckets of up to ``bucket_cap_mb`` MiB (25), the bucket of the first parameters
-  capped at 1 MiB (``dist._DEFAULT_FIRST_BUCKET_BYTES``: the gradients computed last should not wait in a
-  big bucket); then the list of buckets is reversed, because backward produces the last layer's
-  gradients first. A bucket's allreduce starts when its last gradient has arrived, and buckets start in
-  index order (bucket 2 full before bucket 1 waits for bucket 1).
+- DDP: the groups (buckets) are fixed in advance. In the first iteration every parameter is in one bucket,
+  and the reducer notes the order in which the gradients arrive; at the next forward it cuts that order
+  into buckets (``rebuild_buckets``): the first one up to 1 MiB (``dist._DEFAULT_FIRST_BUCKET_BYTES``, so
+  that communication starts early; with an explicit ``bucket_cap_mb``, up to that), the others up to
+  ``bucket_cap_mb`` MiB (default 25); rank 0's buckets are broadcast so that every rank has the same. For
+  a stack of layers that order is the reverse of ``module.parameters()``. A bucket's allreduce starts when
+  its last gradient has arrived, and buckets start in index order (bucket 2 full before bucket 1 waits
+  for bucket 1). With ``find_unused_parameters=True`` there is no rebuild: the buckets are cut from the
+  start in ``module.parameters()`` order, the bucket of the first parameters capped at 1 MiB, and the
+  list is reversed.
 
 Every gradient is divided by the world size as it is copied into its bucket (one flat tensor per bucket),
 the bucket is summed over the ranks (``allreduce_async_(op=Sum)`` through this package's runtime), and when
@@ -28,15 +32,14 @@ are marked ready at once).
 Simplifications: PyTorch queues ``finalize_backward`` with ``Variable._execution_engine.queue_callback``
 to run when the engine finishes; picotorch's engine has no final callbacks, so it runs in the hook that
 launches the last bucket (every parameter's gradient is final by then: the same result, a few nodes
-earlier). PyTorch 2.13 starts with a single bucket when ``find_unused_parameters=False`` and rebuilds the
-buckets after the first iteration from the order the gradients arrived in (for a stack of layers: reverse
-parameter order); picotorch assigns reverse parameter order from the start. No ``gradient_as_bucket_view``,
-``static_graph``, comm hooks, or buffers broadcast at each forward.
+earlier). No ``gradient_as_bucket_view``, ``static_graph``, comm hooks, ``bucket_cap_mb_list``, or buffers
+broadcast at each forward.
 """
 
 from __future__ import annotations
 
 import contextlib
+import sys
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -48,7 +51,7 @@ from ..native.dispatcher import ops
 from ..native.tensor_impl import TensorImpl
 from ..nn.modules.module import Module
 from .basics import initialized_state
-from .functions import broadcast_parameters
+from .functions import broadcast_object, broadcast_parameters
 from .mpi_ops import Sum, allreduce_async_, synchronize
 from .process_sets import global_process_set
 
@@ -87,15 +90,20 @@ class DistributedDataParallel(Module):
         params = [p for _, p in named]
         self.bucket_bytes_cap = int((DEFAULT_BUCKET_CAP_MB if bucket_cap_mb is None else bucket_cap_mb) * MB)
         first_cap = DEFAULT_FIRST_BUCKET_BYTES if bucket_cap_mb is None else self.bucket_bytes_cap
-        limits = [first_cap, self.bucket_bytes_cap] if first_cap < self.bucket_bytes_cap else [self.bucket_bytes_cap]
+        if not find_unused_parameters:
+            limits = [sys.maxsize]  # one bucket until the first iteration shows the order (rebuild_buckets)
+        elif first_cap < self.bucket_bytes_cap:
+            limits = [first_cap, self.bucket_bytes_cap]
+        else:
+            limits = [self.bucket_bytes_cap]
         bucket_indices, _ = compute_bucket_assignment_by_size(params, limits)
         # Reversed: the gradients of the last parameters are computed first (distributed.py's note).
         self.reducer = Reducer(params, list(reversed(bucket_indices)), self.process_group, find_unused_parameters,
-                               [name for name, _ in named])
+                               [name for name, _ in named], self.bucket_bytes_cap, first_cap)
 
     def forward(self, *inputs, **kwargs):
         if is_grad_enabled():
-            self.reducer.ensure_prior_reduction_finished()  # PyTorch checks it in _rebuild_buckets
+            self.reducer.rebuild_buckets()  # first checks that the previous iteration's reduction finished
         output = self.module(*inputs, **kwargs)
         if is_grad_enabled() and self.require_backward_grad_sync:
             self.reducer.prepare_for_backward(_find_tensors(output) if self.find_unused_parameters else [])
@@ -174,14 +182,16 @@ class Reducer:
     """``c10d::Reducer``: hooks on the gradient accumulators, buckets launched in order, averages written back."""
 
     def __init__(self, params: list, bucket_indices: list[list[int]], process_group, find_unused_parameters: bool,
-                 param_names: list[str]) -> None:
+                 param_names: list[str], bucket_bytes_cap: int, first_bucket_bytes_cap: int) -> None:
         self.params = params
         self.param_names = param_names
-        self.bucket_indices = bucket_indices
         self.process_group = process_group
         self.find_unused_parameters = find_unused_parameters
-        self.buckets = [Bucket(list(indices)) for indices in bucket_indices]
-        self.variable_locators = {i: b for b, indices in enumerate(bucket_indices) for i in indices}
+        self.bucket_bytes_cap = bucket_bytes_cap
+        self.first_bucket_bytes_cap = first_bucket_bytes_cap
+        self.initialize_buckets(bucket_indices)
+        self.has_rebuilt_bucket = False
+        self.rebuilt_param_indices: list[int] = []  # the order the gradients arrived in, in the first iteration
         self.expect_autograd_hooks = False
         self.require_finalize = False
         self.next_bucket = 0
@@ -190,6 +200,11 @@ class Reducer:
         # The accumulators are held weakly by their tensors: keep them alive, or the hooks never fire.
         self.grad_accumulators = [p.expand_as(p).grad_fn.next_functions[0][0] for p in params]
         self.hooks = [acc.register_hook(self._make_hook(i)) for i, acc in enumerate(self.grad_accumulators)]
+
+    def initialize_buckets(self, bucket_indices: list[list[int]]) -> None:
+        self.bucket_indices = bucket_indices
+        self.buckets = [Bucket(list(indices)) for indices in bucket_indices]
+        self.variable_locators = {i: b for b, indices in enumerate(bucket_indices) for i in indices}
 
     def _make_hook(self, index: int):
         def autograd_hook(grad_inputs, grad_outputs):
@@ -215,14 +230,19 @@ class Reducer:
         if not self.expect_autograd_hooks:  # no_sync, or a backward that DDP's forward did not prepare
             return
         self.locally_used.add(index)
+        if self.should_rebuild_buckets():
+            self.rebuilt_param_indices.append(index)
         self.mark_variable_ready(index)
 
     def mark_variable_ready(self, index: int) -> None:
         if index in self.marked:
-            raise RuntimeError(f"Expected to mark a variable ready only once. This error is caused by one of the "
-                               f"following reasons: 1) Use of a module parameter outside the `forward` function. "
-                               f"2) Reused parameters in multiple reentrant backward passes. Parameter at index "
-                               f"{index} with name {self.param_names[index]} has been marked as ready twice.")
+            raise RuntimeError(  # PyTorch's text, its three possible reasons shortened to their first lines
+                "Expected to mark a variable ready only once. This error is caused by one of the following "
+                "reasons: 1) Use of a module parameter outside the `forward` function. 2) Reused parameters in "
+                "multiple reentrant backward passes. 3) Incorrect unused parameter detection.\n"
+                f"Parameter at index {index} with name {self.param_names[index]} has been marked as ready twice. "
+                "This means that multiple autograd engine hooks have fired for this particular parameter during "
+                "this iteration.")
         self.marked.add(index)
         self.require_finalize = True
         bucket = self.buckets[self.variable_locators[index]]
@@ -267,6 +287,22 @@ class Reducer:
         synchronize(allreduce_async_(used, name="DistributedDataParallel.local_used_map", op=Sum,
                                      process_set=self.process_group))
         return [bool(v) for v in to_numpy(used._data)]
+
+    # ---- at the start of the next iteration
+    def should_rebuild_buckets(self) -> bool:
+        return not self.find_unused_parameters and not self.has_rebuilt_bucket
+
+    def rebuild_buckets(self) -> bool:
+        """Once, at the second forward: buckets cut from the order the gradients arrived in (rank 0's)."""
+        self.ensure_prior_reduction_finished()
+        if not self.should_rebuild_buckets() or not self.rebuilt_param_indices:
+            return False
+        order, self.rebuilt_param_indices = self.rebuilt_param_indices, []
+        bucket_indices, _ = compute_bucket_assignment_by_size(
+            [self.params[i] for i in order], [self.first_bucket_bytes_cap, self.bucket_bytes_cap], order)
+        self.initialize_buckets(broadcast_object(bucket_indices, 0, process_set=self.process_group))
+        self.has_rebuilt_bucket = True
+        return True
 
     def ensure_prior_reduction_finished(self) -> None:
         if not self.require_finalize:

@@ -6,9 +6,11 @@ Models nothing: it measures the overlap target. N ranks (threads backend) train 
 square linear layers (tanh between them) on ``--batch`` rows; the threads backend's network model
 (``launch(fn, N, network=NetworkModel(latency, bandwidth))``) gives communication a visible, predictable
 time, and unless ``--bandwidth`` is given the bandwidth is calibrated so that averaging the gradients
-takes about as long as computing them. Each variant is one function (one training step on every rank):
+takes about as long as computing them. What is timed, per step, is what can overlap: backward, the
+communication and the optimizer's step; the forward (which nothing overlaps) runs before the clock starts.
+Each variant is one function (setting up one rank's step):
 
-- ``compute``: forward and backward only, no communication;
+- ``compute``: backward and step only, no communication;
 - ``comm``: only the allreduce of the same gradients (one async allreduce per gradient, then synchronize);
 - ``hooked``: Horovod's way by hand: a post-accumulate-grad hook starts each gradient's allreduce the
   moment the engine has it; after backward, synchronize and step;
@@ -21,7 +23,14 @@ Reported: each variant's median step time (``bench/_timing.py``: one warm-up, th
 ``--repeats`` steps on each rank; a step's time is the slowest rank's median; the variants take turns,
 ``--rounds`` times, and the median of the rounds is shown), ideal = max(compute, comm)
 and serial = compute + comm; the target is ``hooked``/``optimizer`` within 10% of ideal and clearly below
-serial. Not a test: nothing fails when it is slow. The machine is shared: run it twice.
+serial. Why not exactly ideal: the first gradient exists only after the last layer's backward, and the
+last one's allreduce starts when backward ends, so with L equal layers the best is about (1 + 1/L) x ideal
+(hence 16 layers by default). Not a test: nothing fails when it is slow. The machine is shared: run it twice.
+
+All ranks are threads of one Python process: the runtime's background threads and the rank threads share
+the GIL, so communication work done in Python (negotiation, the ring's additions, copies) delays backward,
+which Horovod's C++ background thread does not. ``--switch-interval`` (``sys.setswitchinterval``, Python's
+default 5 ms) bounds how long a thread that wants the GIL back waits for it.
 """
 
 from __future__ import annotations
@@ -58,32 +67,38 @@ def build(config):
     return model, x
 
 
-def backward(model, x):
-    (model(x) ** 2).mean().backward()
-
-
 def allreduce_all(params) -> None:
     handles = [hvd.allreduce_async_(p.grad, name=f"grad.{i}") for i, p in enumerate(params)]
     for handle in handles:
         hvd.synchronize(handle)
 
 
+# Each variant returns (setup, step): setup (untimed) zeroes the gradients and runs forward, returning the
+# loss; step (timed) runs backward, the communication, and the optimizer's step.
+
+
+def forward_of(model, x, optimizer):
+    def setup():
+        optimizer.zero_grad()
+        return (model(x) ** 2).mean()
+    return setup
+
+
 def compute_step(config):
     model, x = build(config)
     optimizer = pt.optim.SGD(model.parameters(), lr=1e-3)
 
-    def step():
-        optimizer.zero_grad()
-        backward(model, x)
+    def step(loss):
+        loss.backward()
         optimizer.step()
-    return step
+    return forward_of(model, x, optimizer), step
 
 
 def comm_step(config):
     model, x = build(config)
-    backward(model, x)  # gradients of the right sizes, once
+    (model(x) ** 2).mean().backward()  # gradients of the right sizes, once
     params = list(model.parameters())
-    return lambda: allreduce_all(params)
+    return None, lambda: allreduce_all(params)
 
 
 def serial_step(config):
@@ -91,12 +106,11 @@ def serial_step(config):
     optimizer = pt.optim.SGD(model.parameters(), lr=1e-3)
     params = list(model.parameters())
 
-    def step():
-        optimizer.zero_grad()
-        backward(model, x)
+    def step(loss):
+        loss.backward()
         allreduce_all(params)
         optimizer.step()
-    return step
+    return forward_of(model, x, optimizer), step
 
 
 def hooked_step(config):
@@ -107,13 +121,12 @@ def hooked_step(config):
         p.register_post_accumulate_grad_hook(
             lambda param, i=i: handles.append(hvd.allreduce_async_(param.grad, name=f"grad.{i}")))
 
-    def step():
-        optimizer.zero_grad(set_to_none=False)  # the hooks' handles write into the same .grad tensors
-        backward(model, x)
+    def step(loss):
+        loss.backward()
         while handles:
             hvd.synchronize(handles.pop())
         optimizer.step()
-    return step
+    return forward_of(model, x, optimizer), step
 
 
 def optimizer_step(config):
@@ -121,11 +134,10 @@ def optimizer_step(config):
     optimizer = hvd.DistributedOptimizer(pt.optim.SGD(model.parameters(), lr=1e-3),
                                          named_parameters=model.named_parameters())
 
-    def step():
-        optimizer.zero_grad()
-        backward(model, x)
+    def step(loss):
+        loss.backward()
         optimizer.step()
-    return step
+    return forward_of(model, x, optimizer), step
 
 
 def ddp_step(config):
@@ -133,11 +145,10 @@ def ddp_step(config):
     ddp = DistributedDataParallel(model, bucket_cap_mb=config.bucket_cap_mb)
     optimizer = pt.optim.SGD(ddp.parameters(), lr=1e-3)
 
-    def step():
-        optimizer.zero_grad()
-        (ddp(x) ** 2).mean().backward()
+    def step(loss):
+        loss.backward()
         optimizer.step()
-    return step
+    return forward_of(ddp, x, optimizer), step
 
 
 STEPS = {"compute": compute_step, "comm": comm_step, "hooked": hooked_step, "optimizer": optimizer_step,
@@ -150,9 +161,9 @@ STEPS = {"compute": compute_step, "comm": comm_step, "hooked": hooked_step, "opt
 def rank_median(make_step, config) -> float:
     hvd.init()
     try:
-        step = make_step(config)
+        setup, step = make_step(config)
         hvd.barrier()
-        return median_seconds(step, config.repeats)
+        return median_seconds(step, config.repeats, setup)
     finally:
         hvd.shutdown()
 
@@ -211,16 +222,20 @@ def calibrate(config, compute: float) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ranks", type=int, default=2)
-    parser.add_argument("--layers", type=int, default=8)
-    parser.add_argument("--width", type=int, default=384)
+    parser.add_argument("--layers", type=int, default=16)
+    parser.add_argument("--width", type=int, default=320)
     parser.add_argument("--batch", type=int, default=256)
     parser.add_argument("--repeats", type=int, default=9, help="steps per measurement")
     parser.add_argument("--rounds", type=int, default=3, help="measurements per variant, taken in turns")
     parser.add_argument("--latency", type=float, default=1e-4, help="seconds per message")
     parser.add_argument("--bandwidth", type=float, default=None, help="bytes/s (default: calibrated)")
     parser.add_argument("--bucket-cap-mb", type=float, default=None, help="ddp's bucket_cap_mb")
+    parser.add_argument("--switch-interval", type=float, default=None,
+                        help="sys.setswitchinterval (s): how long a thread holding the GIL keeps it from the others")
     parser.add_argument("--variants", default=",".join(VARIANTS))
     config = parser.parse_args()
+    if config.switch_interval is not None:
+        sys.setswitchinterval(config.switch_interval)
     if not hasattr(hvd, "NetworkModel"):
         sys.exit("needs the threads backend's network model: picotorch.distributed.NetworkModel")
     variants = [v for v in config.variants.split(",") if v]

@@ -49,9 +49,10 @@ import time
 from dataclasses import dataclass
 
 from ..autograd import profiler
+from .basics import initialized_state
 from .functions import allgather_object, broadcast_object
 from .mpi_ops import barrier
-from .state import NOT_INITIALIZED, STATE_OBSERVERS, RankState, current_or_none
+from .state import STATE_OBSERVERS, RankState, current_or_none
 
 __all__ = ["RankRecorder", "Timeline", "chrome_trace", "start_timeline", "stop_timeline"]
 
@@ -76,7 +77,7 @@ def start_timeline(file_path, mark_cycles=False) -> None:
     Every rank calls it, as every rank calls any collective. ``mark_cycles``: an instant event each time
     the background cycle starts.
     """
-    state = _initialized_state()
+    state = initialized_state()
     if state.extra.get("timeline") is not None:
         raise ValueError("a timeline is already recording on this rank; call hvd.stop_timeline() first")
     if state.backend == "threads":  # one process: the ranks share rank 0's recorder (no copy is made)
@@ -90,7 +91,7 @@ def start_timeline(file_path, mark_cycles=False) -> None:
 
 def stop_timeline() -> None:
     """``hvd.stop_timeline``: stop recording; rank 0 writes every rank's records into the one file."""
-    state = _initialized_state()
+    state = initialized_state()
     recorder = state.extra.pop("timeline", None)
     if recorder is None:
         return  # Horovod logs "Timeline is already stopped" and goes on
@@ -105,13 +106,6 @@ def stop_timeline() -> None:
     records = allgather_object(timeline.items())
     if state.rank == 0:
         timeline.export_chrome_trace(timeline.path, [item for rank_items in records for item in rank_items])
-
-
-def _initialized_state() -> RankState:
-    state = current_or_none()
-    if state is None or state.runtime is None:
-        raise ValueError(NOT_INITIALIZED)
-    return state
 
 
 def _agreed_origin(state: RankState) -> int:

@@ -6,11 +6,14 @@ import statistics
 import time
 
 
-def median_seconds(fn, repeats: int) -> float:
-    fn()  # warm up (imports, caches)
-    times = []
-    for _ in range(repeats):
+def median_seconds(fn, repeats: int, setup=None) -> float:
+    """With ``setup``, each run first calls ``setup()``, untimed, and times ``fn(what setup returned)``."""
+
+    def run() -> float:
+        argument = setup() if setup is not None else None
         start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        fn(argument) if setup is not None else fn()
+        return time.perf_counter() - start
+
+    run()  # warm up (imports, caches)
+    return statistics.median(run() for _ in range(repeats))

@@ -23,7 +23,8 @@ gradient accumulators, as Horovod does. Where the pieces live:
 - ``runtime.py``: the background cycle: negotiation, tensor fusion, execution (``operations.cc``);
 - ``mpi_ops.py``: ``allreduce_async_``, ``synchronize``, ``poll``, ``broadcast_``...;
 - ``functions.py``: ``broadcast_parameters``, ``broadcast_optimizer_state``, ``broadcast_object``...;
-- ``process_sets.py``; ``optimizer.py`` (``DistributedOptimizer``); ``timeline.py``; ``ddp.py``.
+- ``process_sets.py``; ``optimizer.py`` (``DistributedOptimizer``); ``timeline.py`` (``start_timeline``,
+  ``stop_timeline``, ``Timeline``); ``ddp.py`` (``DistributedDataParallel``, PyTorch's buckets, for comparison).
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ from .mpi_ops import (
 from .optimizer import DistributedOptimizer
 from .process_sets import ProcessSet, add_process_set, global_process_set, remove_process_set
 from .threads_backend import NetworkModel, launch
+from .timeline import start_timeline, stop_timeline
 
 __all__ = [
     "Adasum", "Average", "DistributedOptimizer", "HorovodInternalError", "ProcessSet", "Sum", "add_process_set",
@@ -61,6 +63,6 @@ __all__ = [
     "broadcast_", "broadcast_async", "broadcast_async_", "broadcast_object", "broadcast_optimizer_state",
     "broadcast_parameters", "global_process_set", "grouped_allreduce", "grouped_allreduce_",
     "grouped_allreduce_async", "grouped_allreduce_async_", "init", "is_initialized", "launch", "local_rank",
-    "local_size", "poll", "rank", "remove_process_set", "shutdown", "size", "synchronize",
-    "NetworkModel",
+    "local_size", "poll", "rank", "remove_process_set", "shutdown", "size", "start_timeline", "stop_timeline",
+    "synchronize", "NetworkModel",
 ]

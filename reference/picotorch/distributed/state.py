@@ -19,9 +19,12 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 
-__all__ = ["NOT_INITIALIZED", "RankState", "adopt", "current", "current_or_none", "set_process_state"]
+__all__ = ["NOT_INITIALIZED", "STATE_OBSERVERS", "RankState", "adopt", "current", "current_or_none",
+           "set_process_state"]
 
 NOT_INITIALIZED = "Horovod has not been initialized; use hvd.init()."
+
+STATE_OBSERVERS: list = []  # called with each new RankState (a timeline.Timeline around a whole launch joins it)
 
 
 @dataclass(eq=False)
@@ -36,6 +39,10 @@ class RankState:
     local_size: int = 1
     runtime: object = None  # runtime.Runtime: the queue and background cycle, set by ``init``
     extra: dict = field(default_factory=dict)  # per-rank odds and ends (process sets, timeline...)
+
+    def __post_init__(self) -> None:
+        for observe in list(STATE_OBSERVERS):
+            observe(self)
 
 
 _thread_state = threading.local()  # threads backend: one RankState per rank thread

@@ -12,8 +12,11 @@ here imports torch or picotorch's internals. Every walk is iterative: graphs may
 - ``side_by_side(picotorch_tensor, torch_tensor, ...)`` -> both graphs in one row
 - ``draw_timeline(trace)`` -> a Gantt chart (matplotlib) of a Chrome trace, one row per thread
   (``picotorch.autograd.profiler.profile``, ``torch.profiler``, Horovod's timeline)
+- ``draw_distributed_timeline(trace)`` -> a Figure: per rank, its backward and communication rows
+  (``picotorch.distributed.timeline``'s trace), to see the overlap
 """
 
+from ._distributed import draw_distributed_timeline
 from ._dot import DEFAULT_MAX_NODES, draw_graph
 from ._notebook import PNG, SideBySide, show, side_by_side
 from ._text import GraphText, graph_text
@@ -24,6 +27,7 @@ __all__ = [
     "PNG",
     "GraphText",
     "SideBySide",
+    "draw_distributed_timeline",
     "draw_graph",
     "draw_timeline",
     "graph_text",

@@ -30,6 +30,7 @@ gradient accumulators, as Horovod does. Where the pieces live:
 from __future__ import annotations
 
 from .basics import init, is_initialized, local_rank, local_size, rank, shutdown, size
+from .ddp import _compute_bucket_assignment_by_size  # noqa: F401  (torch.distributed's, for comparisons)
 from .exceptions import HorovodInternalError
 from .functions import allgather_object, broadcast_object, broadcast_optimizer_state, broadcast_parameters
 from .mpi_ops import (

@@ -164,6 +164,11 @@ def compute_bucket_assignment_by_size(tensors, bucket_size_limits, tensor_indice
     return [indices for indices, _ in result], [limit for _, limit in result]
 
 
+def _compute_bucket_assignment_by_size(tensors, bucket_size_limits, expect_sparse_gradient=(), tensor_indices=()):
+    """The same, with ``torch.distributed``'s name and arguments (sparse gradients are left out: ignored)."""
+    return compute_bucket_assignment_by_size(tensors, bucket_size_limits, tensor_indices)
+
+
 # ----------------------------------------------------------------------------- the reducer
 
 

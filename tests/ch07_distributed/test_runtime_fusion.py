@@ -56,7 +56,7 @@ def test_fusion_changes_the_number_of_collectives_not_the_results(monkeypatch):
         for tensors, _ in results:
             for i, tensor in enumerate(tensors):
                 assert tensor.dtype == values(0, i).dtype
-                np.testing.assert_allclose(tensor, expected_sum(i), rtol=1e-6)
+                np.testing.assert_allclose(tensor, expected_sum(i), rtol=1e-5, atol=1e-6)
     fused_stats, unfused_stats = fused[0][1], unfused[0][1]
     assert unfused_stats["collectives"] == unfused_stats["tensors"] == 40  # threshold 0: one per tensor
     assert fused_stats["tensors"] == 40 and fused_stats["bytes"] == unfused_stats["bytes"]
@@ -89,7 +89,7 @@ def test_average_and_scale_factors_survive_fusion(monkeypatch):
     for tensors, stats in allreduce_many(12, op=hvd.Average, prescale_factor=2.0, postscale_factor=0.5):
         assert stats["collectives"] < 12
         for i, tensor in enumerate(tensors):
-            np.testing.assert_allclose(tensor, expected_sum(i) * 2.0 * 0.5 / 4, rtol=1e-6)
+            np.testing.assert_allclose(tensor, expected_sum(i) * 2.0 * 0.5 / 4, rtol=1e-5, atol=1e-6)
 
 
 def test_a_grouped_allreduce_may_span_several_buffers(monkeypatch):

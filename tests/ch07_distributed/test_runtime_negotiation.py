@@ -63,7 +63,7 @@ def test_order_is_identical_on_all_ranks_when_ranks_enqueue_in_different_orders(
     assert sorted(executed[0]) == sorted(names)
     for _, _, values in results:
         for i in range(len(names)):
-            np.testing.assert_allclose(values[i], sum(rank_values(r, i) for r in range(3)), rtol=1e-6)
+            np.testing.assert_allclose(values[i], sum(rank_values(r, i) for r in range(3)), rtol=1e-5, atol=1e-6)
 
 
 def test_a_tensor_runs_only_once_every_rank_has_requested_it():

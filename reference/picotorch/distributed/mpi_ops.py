@@ -175,7 +175,7 @@ def synchronize(handle: int):
         raise request.error
     with no_grad():
         for output, array in zip(outputs, request.arrays):
-            output.copy_(from_numpy(np.ascontiguousarray(array).reshape(array.shape)))  # 0-d stays 0-d
+            output.copy_(from_numpy(np.require(array, requirements="C")))  # (ascontiguousarray makes 0-d 1-d)
     if request.kind == "barrier":
         return None
     return outputs if request.grouped else outputs[0]

@@ -38,6 +38,7 @@ response cache, no autotuner, no ``join``, and the stall times may be fractions 
 
 from __future__ import annotations
 
+import atexit
 import logging
 import os
 import threading
@@ -679,6 +680,15 @@ def start(state: RankState, process_sets=None) -> None:
         registered.append(ps)
     state.runtime = Runtime(state)
     state.runtime.thread.start()
+    if state.backend == "mpi":  # as Horovod's init: a process that ends (or raises) leaves the job cleanly
+        atexit.register(_stop_at_exit, state)
+
+
+def _stop_at_exit(state: RankState) -> None:
+    """The other ranks hear "shut down" (their pending handles fail with Horovod's message) instead of
+    waiting for a process that is gone; and MPI is finalized only after this rank's last collective."""
+    if state.runtime is not None:
+        stop(state)
 
 
 STOP_TIMEOUT = 120.0  # seconds stop() waits for the last negotiation (the other ranks' threads cycle meanwhile)

@@ -7,7 +7,7 @@ import pytest
 import picotorch
 import picotorch.distributed as hvd
 from picotorch.distributed import state as dist_state
-from picotorch.distributed.runtime import Response, fuse_responses
+from picotorch.distributed.runtime import Response, Settings, fuse_responses
 
 
 class Recorder:
@@ -171,19 +171,21 @@ def test_average_and_sum_are_not_fused():
 
 @pytest.mark.parametrize("text", ["abc", "1.5"])
 def test_a_bad_threshold_is_named(monkeypatch, text):
-    from picotorch.distributed.runtime import Settings
-
     monkeypatch.setenv("HOROVOD_FUSION_THRESHOLD", text)
     with pytest.raises(ValueError, match="HOROVOD_FUSION_THRESHOLD"):
         Settings.from_environ()
 
 
 def test_settings_default_to_horovods(monkeypatch):
-    from picotorch.distributed.runtime import Settings
-
     for name in ("HOROVOD_FUSION_THRESHOLD", "HOROVOD_CYCLE_TIME", "HOROVOD_STALL_CHECK_TIME_SECONDS",
                  "HOROVOD_STALL_SHUTDOWN_TIME_SECONDS", "HOROVOD_STALL_CHECK_DISABLE"):
         monkeypatch.delenv(name, raising=False)
     settings = Settings.from_environ()
     assert (settings.fusion_threshold, settings.cycle_time_ms) == (64 * 1024 * 1024, 1.0)
     assert (settings.stall_check, settings.stall_check_seconds, settings.stall_shutdown_seconds) == (True, 60, 0)
+
+
+@pytest.mark.parametrize("text, check", [("1", False), ("true", False), ("0", True), ("", True)])
+def test_the_stall_check_can_be_disabled(monkeypatch, text, check):
+    monkeypatch.setenv("HOROVOD_STALL_CHECK_DISABLE", text)
+    assert Settings.from_environ().stall_check is check

@@ -107,7 +107,7 @@ class Settings:
     """The runtime's knobs, with Horovod's defaults; ``from_environ`` reads Horovod's variables."""
 
     fusion_threshold: int = 64 * 1024 * 1024  # bytes; 0: one collective per tensor
-    cycle_time_ms: float = 1.0  # Horovod's default since 0.21 (operations.cc sets 1 ms; 5 ms before)
+    cycle_time_ms: float = 1.0  # Horovod's default (operations.cc: SetCycleTimeMs(1) unless the env says)
     stall_check: bool = True
     stall_check_seconds: float = 60.0  # warn about tensors some ranks never submitted
     stall_shutdown_seconds: float = 0.0  # ... and shut down after this long (0: never)

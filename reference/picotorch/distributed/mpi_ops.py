@@ -166,8 +166,8 @@ def synchronize(handle: int):
     """Wait for ``handle``'s collective, write the result into its output tensor(s), and return them.
 
     A collective that failed (a mismatch between ranks, a rank that died, ``shutdown``) raises
-    ``HorovodInternalError`` here, as Horovod's. A handle still pending when ``shutdown`` ran can be
-    synchronized afterwards, and raises Horovod's shutdown message (so the handle map outlives ``init``).
+    ``HorovodInternalError`` here, as Horovod's. On the threads backend a handle still pending when
+    ``shutdown`` ran can be synchronized afterwards, and raises Horovod's shutdown message.
     """
     request, outputs = _handle_map(current()).pop(handle)
     request.done.wait()

@@ -55,6 +55,7 @@ from .mpi_ops import (
 )
 from .optimizer import DistributedOptimizer
 from .process_sets import ProcessSet, add_process_set, global_process_set, remove_process_set
+from .runtime import runtime_stats
 from .threads_backend import NetworkModel, launch
 from .timeline import start_timeline, stop_timeline
 
@@ -64,6 +65,6 @@ __all__ = [
     "broadcast_", "broadcast_async", "broadcast_async_", "broadcast_object", "broadcast_optimizer_state",
     "broadcast_parameters", "global_process_set", "grouped_allreduce", "grouped_allreduce_",
     "grouped_allreduce_async", "grouped_allreduce_async_", "init", "is_initialized", "launch", "local_rank",
-    "local_size", "poll", "rank", "remove_process_set", "shutdown", "size", "start_timeline", "stop_timeline",
-    "synchronize", "NetworkModel",
+    "local_size", "poll", "rank", "remove_process_set", "runtime_stats", "shutdown", "size", "start_timeline",
+    "stop_timeline", "synchronize", "NetworkModel",
 ]

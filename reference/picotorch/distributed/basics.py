@@ -17,7 +17,7 @@ __all__ = ["init", "is_initialized", "local_rank", "local_size", "rank", "shutdo
 def init(backend: str | None = None, process_sets=None) -> None:
     """``hvd.init()``: join the job. Inside ``launch`` the threads backend is already chosen; else MPI.
 
-    ``process_sets``: ``ProcessSet`` objects (or lists of ranks) to register on every rank, as Horovod's.
+    ``process_sets``: ``ProcessSet`` objects to register on every rank, as Horovod's.
     """
     state = current_or_none()
     if backend is None:

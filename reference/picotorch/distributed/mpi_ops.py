@@ -23,6 +23,7 @@ from ..native.tensor_impl import TensorImpl
 from .basics import initialized_state
 from .process_sets import global_process_set
 from .runtime import Request
+from .state import current
 
 __all__ = ["Adasum", "Average", "Sum", "allreduce", "allreduce_", "allreduce_async", "allreduce_async_",
            "barrier", "broadcast", "broadcast_", "broadcast_async", "broadcast_async_", "grouped_allreduce",
@@ -64,9 +65,9 @@ def _submit(kind: str, tensors: list, outputs: list, name, process_set, grouped=
     state = initialized_state()
     request = Request(kind, name if name is not None else f"{kind}.noname.{state.extra.get('last_handle', -1) + 1}",
                       [_as_array(t) for t in tensors], process_set=process_set, grouped=grouped, **fields)
+    state.runtime.enqueue(request)  # raises (duplicate name, shut down) before a handle exists
     handle = _next_handle(state)
     _handle_map(state)[handle] = (request, outputs)
-    state.runtime.enqueue(request)
     return handle
 
 
@@ -157,13 +158,18 @@ def barrier(process_set=global_process_set) -> None:
 
 def poll(handle: int) -> bool:
     """True once the collective of ``handle`` has finished (``synchronize`` will not wait)."""
-    request, _ = _handle_map(initialized_state())[handle]
+    request, _ = _handle_map(current())[handle]
     return request.done.is_set()
 
 
 def synchronize(handle: int):
-    """Wait for ``handle``'s collective, write the result into its output tensor(s), and return them."""
-    request, outputs = _handle_map(initialized_state()).pop(handle)
+    """Wait for ``handle``'s collective, write the result into its output tensor(s), and return them.
+
+    A collective that failed (a mismatch between ranks, a rank that died, ``shutdown``) raises
+    ``HorovodInternalError`` here, as Horovod's. On the threads backend a handle still pending when
+    ``shutdown`` ran can be synchronized afterwards, and raises Horovod's shutdown message.
+    """
+    request, outputs = _handle_map(current()).pop(handle)
     request.done.wait()
     if request.error is not None:
         raise request.error

@@ -83,6 +83,7 @@ def train_in_set(models, batch, members):
     x, y = shard(batch, hvd.rank())
     F.cross_entropy(model(x), y).backward()
     optimizer.step()
+    hvd.barrier()  # as in Horovod, a rank that finishes shuts the job down: rank 1 (outside the set) waits
     return snapshot(model)[0]
 
 

@@ -195,7 +195,8 @@ def test_network_model_delivers_one_message_at_a_time_per_link():
         return first, time.perf_counter() - sent_at[0]
 
     _, (first, second) = hvd.launch(fn, 2, timeout=TIMEOUT, network=hvd.NetworkModel(latency=0.01, bandwidth=1e7))
-    assert 0.11 <= first <= 0.16 and 0.22 <= second <= 0.28, (first, second)
+    # lower bounds 10% loose: the model sleeps on time.monotonic, this test reads time.perf_counter
+    assert 0.10 <= first <= 0.16 and 0.20 <= second <= 0.28, (first, second)
 
 
 def test_network_model_counts_an_object_by_its_pickle():
@@ -212,7 +213,7 @@ def test_network_model_counts_an_object_by_its_pickle():
         return time.perf_counter() - sent_at[0]
 
     _, elapsed = hvd.launch(fn, 2, timeout=TIMEOUT, network=hvd.NetworkModel(bandwidth=1e7))
-    assert 0.05 <= elapsed <= 0.09, elapsed
+    assert 0.045 <= elapsed <= 0.09, elapsed  # 10% loose below, as above
 
 
 def test_without_network_model_messages_arrive_at_once():

@@ -39,8 +39,11 @@ def test_peer_that_raises_or_hangs_fails_the_other_within_the_timeout(case, peer
     assert "PASS" not in done.stdout
     if case == "fail":
         assert "ValueError: rank 1 breaks on purpose" in done.stderr
-        assert ("HorovodInternalError: Horovod has been shut down. This was caused by an exception on one of the "
-                "ranks") in done.stderr, done.stderr
+        # mpiexec may kill rank 0 as soon as rank 1 exits with an error; if rank 0 lived to say why, it says this
+        # (its traceback may be cut short: the exception's own line comes last, so look for that)
+        if "HorovodInternalError" in done.stderr:
+            assert ("HorovodInternalError: Horovod has been shut down. This was caused by an exception on one of "
+                    "the ranks") in done.stderr, done.stderr
     else:
         assert "Missing ranks:\n1!: [never.completes]" in done.stderr, done.stderr
     assert elapsed < 15, f"the job took {elapsed:.1f} s to end"

@@ -131,7 +131,7 @@ def test_start_and_stop_timeline_write_one_file_for_every_rank(tmp_path):
 def _hooked_step(overlap):
     hvd.init()
     pt.manual_seed(0)
-    weights = [pt.randn(192, 192, requires_grad=True) for _ in range(6)]
+    weights = [pt.randn(192, 192, requires_grad=True) for _ in range(10)]
     handles = []
     if overlap:
         for i, w in enumerate(weights):
@@ -140,6 +140,7 @@ def _hooked_step(overlap):
     x = pt.randn(256, 192)
     for w in weights:
         x = (x @ w).tanh()
+    hvd.barrier()  # both ranks start backward together: a loaded machine may not skew them past the overlap
     x.sum().backward()
     if not overlap:
         handles = [hvd.allreduce_async_(w.grad, name=f"w{i}") for i, w in enumerate(weights)]

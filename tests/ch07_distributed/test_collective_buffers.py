@@ -1,0 +1,66 @@
+"""Where a collective works: in the tensor's own memory when it can, else in a copy written back.
+
+``mpi_ops._buffer_of``: an in-place collective (``allreduce_``, ``allreduce_async_``, ``broadcast_``) on a
+contiguous CPU tensor reduces its storage directly, as Horovod does, and ``synchronize`` bumps the
+version counter as any in-place op does; a strided view gets a copy whose result is written back
+through the view; an out-of-place ``allreduce`` never touches its input.
+"""
+
+import numpy as np
+
+import picotorch as torch
+import picotorch.distributed as hvd
+
+TIMEOUT = 20
+
+
+def _on_ranks(fn, world_size=2):
+    def run():
+        hvd.init()
+        try:
+            return fn()
+        finally:
+            hvd.shutdown()
+    return hvd.launch(run, world_size, timeout=TIMEOUT)
+
+
+def test_in_place_allreduce_works_in_the_tensors_own_memory_and_bumps_its_version():
+    def fn():
+        t = torch.full((4,), float(hvd.rank() + 1))
+        storage, version = t.numpy(), t._version
+        hvd.allreduce_(t, name="t", op=hvd.Sum)
+        return storage.tolist(), t.tolist(), t._version - version
+    for storage, values, bumped in _on_ranks(fn):
+        assert storage == values == [3.0] * 4  # the NumPy array under t holds the sum: no copy was made
+        assert bumped == 1
+
+
+def test_a_strided_view_is_reduced_through_a_copy_and_written_back_into_its_base():
+    def fn():
+        base = torch.arange(6, dtype=torch.float32).reshape(2, 3) * (hvd.rank() + 1)
+        column = base[:, 1]  # not contiguous
+        hvd.allreduce_(column, name="column", op=hvd.Sum)
+        return base.tolist()
+    for rank, values in enumerate(_on_ranks(fn)):
+        k = rank + 1  # column 1 holds (1, 4) * (1 + 2) on both ranks; the other columns are each rank's own
+        assert values == [[0.0, 3.0, 2.0 * k], [3.0 * k, 12.0, 5.0 * k]]
+
+
+def test_out_of_place_allreduce_leaves_its_input_alone():
+    def fn():
+        t = torch.full((3,), float(hvd.rank()))
+        before = t._version
+        out = hvd.allreduce(t, name="t")
+        return t.tolist(), out.tolist(), t._version - before
+    results = _on_ranks(fn, 3)
+    for rank, (t, out, bumped) in enumerate(results):
+        assert t == [float(rank)] * 3 and out == [1.0] * 3 and bumped == 0
+
+
+def test_a_read_only_buffer_is_never_written():
+    def fn():
+        t = torch.from_numpy(np.broadcast_to(np.float32(hvd.rank() + 1), (4,)))  # read-only NumPy view
+        out = hvd.allreduce(t, name="t", op=hvd.Sum)
+        return t.tolist(), out.tolist()
+    for rank, (t, out) in enumerate(_on_ranks(fn)):
+        assert t == [float(rank + 1)] * 4 and out == [3.0] * 4

@@ -34,7 +34,13 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-import numpy.random  # noqa: F401 - loaded before rank threads start: N threads loading it at once see it half-made
+
+# NumPy loads these submodules on first use; N rank threads using one at once may see it half-made
+# (``np.random.default_rng`` or ``np.ma.isMaskedArray`` missing): load them before any rank starts.
+import numpy.fft  # noqa: F401
+import numpy.ma  # noqa: F401
+import numpy.polynomial  # noqa: F401
+import numpy.random  # noqa: F401
 
 from . import runtime
 from .exceptions import HorovodInternalError

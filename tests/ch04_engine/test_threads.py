@@ -5,6 +5,7 @@ threads run without a GPU. A pre hook on every node records the thread that ran 
 one queue is compared with PyTorch's order for the same program on the CPU (one queue, one rule).
 """
 
+import contextvars
 import threading
 
 import pytest
@@ -12,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import picotorch
-from picotorch.autograd import profiler, set_multithreading_enabled
+from picotorch.autograd import profiler, set_multithreading_enabled, thread_local_state
 from picotorch.autograd.engine import get_default_engine
 
 xps = pytest.importorskip("array_api_strict")
@@ -211,3 +212,24 @@ def test_device_threads_are_named_like_pytorchs_and_are_daemons(fake_cuda):
     (x * 2).sum().backward()
     workers = [t for t in threading.enumerate() if t.name.startswith("pt_autograd_")]
     assert "pt_autograd_1" in {t.name for t in workers} and all(t.daemon for t in workers)
+
+
+def test_a_device_thread_runs_nodes_with_the_callers_thread_local_state(fake_cuda):
+    """NOTE [ThreadLocalState]: picotorch's registered per-thread state travels with the backward to the
+    device threads (as PyTorch's ThreadLocalState does); a program's own context variable does not."""
+    carried = thread_local_state.propagate(contextvars.ContextVar("test_carried", default="default"))
+    own = contextvars.ContextVar("test_own", default="default")
+    seen = []
+    x, out = two_device_graph(picotorch)
+    node = out.grad_fn
+    while node.device().type == "cpu":  # walk to a cuda node
+        node = node.next_functions[0][0]
+    node.register_prehook(lambda grads: seen.append((threading.current_thread().name, carried.get(), own.get())))
+    carried.set("the caller's")
+    own.set("the caller's")
+    try:
+        out.backward()
+    finally:
+        thread_local_state._PROPAGATED.remove(carried)
+    assert seen == [("pt_autograd_0", "the caller's", "default")]
+    assert carried.get() == "the caller's"  # and the caller's own values are untouched

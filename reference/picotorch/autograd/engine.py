@@ -49,6 +49,7 @@ from .grad_mode import is_multithreading_enabled, set_grad_enabled
 from .graph import Edge, GraphRoot, Node
 from .hooks import call_node_hooks
 from .ready_queue import NodeTask, ReadyQueue, SequenceNrReadyQueue, ThreadSafeReadyQueue
+from .thread_local_state import ThreadLocalState
 
 if TYPE_CHECKING:  # imported where used: only the threaded path needs it
     from concurrent.futures import Future
@@ -87,6 +88,7 @@ class Engine:
         task.cpu_ready_queue = _worker.local_ready_queue
         task.ready_queues = GraphTaskQueues(self, task.cpu_ready_queue)
         task.profile = prof
+        task.thread_locals = ThreadLocalState()
         return self.execute_with_graph_task(task, graph_root, root_buffer).result()
 
     def _runs_on_caller_alone(self, task: GraphTask, graph_root: Node) -> bool:
@@ -185,7 +187,10 @@ class Engine:
         start = time.perf_counter_ns() if prof is not None else 0
         try:
             with set_grad_enabled(graph_task.grad_mode):
-                _evaluate(graph_task, task.fn, task.inputs, graph_task.ready_queues)
+                if _worker.device == graph_task.owner:
+                    _evaluate(graph_task, task.fn, task.inputs, graph_task.ready_queues)
+                else:  # another thread's backward: run the node with its caller's state (NOTE [ThreadLocalState])
+                    graph_task.thread_locals.run(_evaluate, graph_task, task.fn, task.inputs, graph_task.ready_queues)
         finally:
             if prof is not None:
                 prof.add_span(profiler.ENGINE_SPAN_PREFIX + task.fn.name(), start, time.perf_counter_ns(), "cpu_op")
@@ -400,6 +405,13 @@ def _is_expandable_to(shape, desired) -> bool:
 
 # ----------------------------------------------------------------------------- the graph task
 
+# NOTE [ThreadLocalState]
+# A backward's nodes and hooks may run on a device's worker thread, not on the thread that called
+# backward. PyTorch captures that thread's thread-local state when the GraphTask is made (grad mode, the
+# profiler, autocast, debug info...) and installs it on the worker around each node it runs, so a hook
+# there sees what its caller would. picotorch carries grad mode in the GraphTask itself, and the rest of
+# its own per-thread state as the context variables registered in ``thread_local_state.py``.
+
 
 @dataclass
 class GraphTask:
@@ -423,6 +435,7 @@ class GraphTask:
     future_completed: bool = False
     has_error: bool = False
     profile: profiler.profile | None = None
+    thread_locals: ThreadLocalState | None = None  # the caller's thread-local state: NOTE [ThreadLocalState]
 
     def completed(self) -> bool:
         """Every task pushed for this backward has run (or been skipped after an error)."""

@@ -7,7 +7,10 @@ accordingly:
 - ``backend="mpi"``: one process per rank (``mpiexec -n 2 python train.py``), so the state is a module
   global, as in Horovod;
 - ``backend="threads"``: N ranks as N threads of one process (``picotorch.distributed.launch``); each
-  thread has its own state, kept in a ``threading.local``, so ``rank()`` answers differently per thread.
+  thread has its own state, kept in a context variable, so ``rank()`` answers differently per thread —
+  and a hook that the autograd engine runs on a device's worker thread still finds the rank of the
+  thread that called backward (the variable is part of the thread-local state a backward carries to its
+  workers: ``autograd/thread_local_state.py``).
 
 A ``RankState`` is that state: the rank, the world size, the communicator (the backend's point-to-point
 and collective primitives) and the runtime (the background cycle that runs the collectives). Threads that
@@ -16,8 +19,10 @@ work for a rank (the runtime's own background thread) ``adopt`` its state.
 
 from __future__ import annotations
 
-import threading
+import contextvars
 from dataclasses import dataclass, field
+
+from ..autograd.thread_local_state import propagate
 
 __all__ = ["NOT_INITIALIZED", "STATE_OBSERVERS", "RankState", "adopt", "current", "current_or_none",
            "set_process_state"]
@@ -45,12 +50,13 @@ class RankState:
             observe(self)
 
 
-_thread_state = threading.local()  # threads backend: one RankState per rank thread
+# carried into the autograd engine's worker threads, so a hook there knows its rank (NOTE [ThreadLocalState])
+_thread_state = propagate(contextvars.ContextVar("picotorch_rank_state", default=None))
 _process_state: RankState | None = None  # mpi backend: one per process
 
 
 def current_or_none() -> RankState | None:
-    return getattr(_thread_state, "state", None) or _process_state
+    return _thread_state.get() or _process_state
 
 
 def current() -> RankState:
@@ -63,7 +69,7 @@ def current() -> RankState:
 
 def adopt(state: RankState | None) -> None:
     """Make the calling thread act for ``state``'s rank (launch's rank threads, the runtime's thread)."""
-    _thread_state.state = state
+    _thread_state.set(state)
 
 
 def set_process_state(state: RankState | None) -> None:

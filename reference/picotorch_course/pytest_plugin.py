@@ -28,6 +28,7 @@ Options:
 from __future__ import annotations
 
 import faulthandler
+import functools
 import json
 import re
 import sys
@@ -173,29 +174,49 @@ def explanation(excinfo: pytest.ExceptionInfo) -> str:
     return "\n".join(lines)
 
 
-def learner_frame(exc: BaseException | None, package: Path) -> dict | None:
+def learner_frame(exc: BaseException | None, package: Path, prefer: str | None = None) -> dict | None:
     """The deepest frame inside ``package`` of ``exc`` (or of its causes): file relative to it, line, function.
 
-    A ``SyntaxError`` in the package has no frame there; its own file and line are used.
+    With ``prefer`` (the file of the exercise being tested), the deepest frame in that file wins when there
+    is one: an error raised by the package's own machinery (a timeout in a communication channel, say) then
+    points at the learner's line that called it. A ``SyntaxError`` in the package has no frame there; its own
+    file and line are used.
     """
     seen = set()
     while exc is not None and id(exc) not in seen:
         seen.add(id(exc))
-        found = None
+        found = preferred = None
         tb = exc.__traceback__
         while tb is not None:
             rel = _inside(tb.tb_frame.f_code.co_filename, package)
             if rel is not None:
                 found = {"file": rel, "line": tb.tb_lineno, "function": tb.tb_frame.f_code.co_name}
+                preferred = found if rel == prefer else preferred
             tb = tb.tb_next
         if isinstance(exc, SyntaxError) and exc.filename:
             rel = _inside(exc.filename, package)
             if rel is not None:
-                found = {"file": rel, "line": exc.lineno or 0, "function": None}
+                found = preferred = {"file": rel, "line": exc.lineno or 0, "function": None}
         if found is not None:
-            return found
+            return preferred or found
         exc = exc.__cause__ or exc.__context__
     return None
+
+
+@functools.cache
+def _exercises_in(reference: Path) -> dict[str, markers.Exercise]:
+    return markers.discover(reference / "picotorch")
+
+
+def exercise_file(exercise_id_: str | None) -> str | None:
+    """The file (relative to the package) of the exercise's Python block, or None."""
+    exercise = _exercises_in(_paths.reference_dir()).get(exercise_id_) if exercise_id_ else None
+    if exercise is None:
+        return None
+    try:
+        return exercise.path.resolve().relative_to((_paths.reference_dir() / "picotorch").resolve()).as_posix()
+    except ValueError:
+        return None
 
 
 def _inside(filename: str, package: Path) -> str | None:
@@ -263,7 +284,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
             extra += [
                 ("exceptions", _exception_chain(exc)),
                 ("explanation", explanation(call.excinfo)),
-                ("where", learner_frame(exc, package_dir())),
+                ("where", learner_frame(exc, package_dir(), exercise_file(exercise_id(item)))),
             ]
     report.user_properties = list(report.user_properties) + extra
 

@@ -69,8 +69,18 @@ def hang_on_rank_1(rank: int, size: int) -> None:
 CASES = {"collectives": check_collectives, "process_sets": check_process_sets,
          "fail": fail_on_rank_1, "hang": hang_on_rank_1}
 
+def never_joins_on_rank_1() -> None:
+    """Rank 1 is stuck before ``hvd.init()``: rank 0's init must give up, not wait forever."""
+    from mpi4py import MPI  # (hvd.init would import it; here rank 1 must start MPI without joining)
+
+    if MPI.COMM_WORLD.Get_rank() == 1:
+        time.sleep(120)
+
+
 if __name__ == "__main__":
     case = sys.argv[1]
+    if case == "late":
+        never_joins_on_rank_1()
     hvd.init(backend="mpi")
     CASES[case](hvd.rank(), hvd.size())
     print(f"PASS {case} rank {hvd.rank()}", flush=True)

@@ -47,3 +47,14 @@ def test_peer_that_raises_or_hangs_fails_the_other_within_the_timeout(case, peer
     else:
         assert "Missing ranks:\n1!: [never.completes]" in done.stderr, done.stderr
     assert elapsed < 15, f"the job took {elapsed:.1f} s to end"
+
+
+def test_a_rank_that_never_joins_fails_init_on_the_others_within_the_timeout():
+    """Rank 1 never calls hvd.init(): rank 0's init gives up after the stall time and the job ends."""
+    start = time.monotonic()
+    done = mpiexec(WORKER, "late", env=STALL, timeout=30)
+    elapsed = time.monotonic() - start
+    assert done.returncode != 0
+    assert "HorovodInternalError: rank 0 waited 2 s in hvd.init() for the other ranks to join" in done.stderr, \
+        done.stderr
+    assert elapsed < 15, f"the job took {elapsed:.1f} s to end"

@@ -176,11 +176,31 @@ def rank_state() -> RankState:
             f"MPI was initialised with {names.get(provided, provided)}, but picotorch's runtime calls MPI from "
             "its background thread and needs MPI_THREAD_SERIALIZED: set mpi4py.rc.thread_level = 'serialized' "
             "(or leave mpi4py's default, 'multiple') before the first `from mpi4py import MPI`")
-    comm = MPI.COMM_WORLD.Dup()  # picotorch's own communicator: the program's MPI calls never mix with ours
-    local = comm.Split_type(MPI.COMM_TYPE_SHARED)
     _abort_on_peer_failure(MPI)
+    comm = _joined(MPI)
+    local = comm.Split_type(MPI.COMM_TYPE_SHARED)
     return RankState(comm.Get_rank(), comm.Get_size(), MPICommunicator(comm), "mpi",
                      local_rank=local.Get_rank(), local_size=local.Get_size())
+
+
+def _joined(MPI):
+    """picotorch's own communicator (the program's MPI calls never mix with ours): a duplicate of COMM_WORLD.
+
+    Duplicating is a collective, so it is where a rank first meets the others; it is started without
+    blocking (``Idup``) and polled until the stall time, so a rank that never calls ``hvd.init()`` fails
+    the others' ``init`` with a message instead of hanging it.
+    """
+    comm, request = MPI.COMM_WORLD.Idup()
+    timeout = collective_timeout()
+    deadline = time.monotonic() + timeout
+    while not request.Test():
+        if time.monotonic() > deadline:
+            raise HorovodInternalError(
+                f"rank {MPI.COMM_WORLD.Get_rank()} waited {timeout:g} s in hvd.init() for the other ranks to join "
+                f"(COMM_WORLD has {MPI.COMM_WORLD.Get_size()}): a rank never called hvd.init(), is stuck before "
+                f"it, or died (set {TIMEOUT_ENV} to wait longer)")
+        time.sleep(0.001)
+    return comm
 
 
 def _abort_on_peer_failure(MPI) -> None:

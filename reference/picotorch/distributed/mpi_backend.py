@@ -161,7 +161,7 @@ class MPICommunicator:
                     f"to complete: a peer is stuck, died or never joined (set {TIMEOUT_ENV} to wait longer)")
             if now > spin_until:
                 pause = min(MAX_SLEEP, max(pause * 2, 1e-5))
-            time.sleep(pause)
+                time.sleep(pause)
         del buffers  # only now may MPI's view of the buffers go
 
     def _members(self) -> list[int]:

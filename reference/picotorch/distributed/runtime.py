@@ -505,7 +505,8 @@ class Runtime:
         request.remaining = len(request.arrays)
         request.enqueued_ns = time.perf_counter_ns()
         self.queue.add(request)
-        self._wakeup.set()
+        if not self._wakeup.is_set():  # (set() takes a lock and notifies: a burst of enqueues pays it once)
+            self._wakeup.set()
         return request
 
     def _check_process_set(self, request: Request) -> None:

@@ -45,9 +45,9 @@ __all__ = ["DEFAULT_TIMEOUT", "MPICommunicator", "collective_timeout", "rank_sta
 
 TIMEOUT_ENV = "HOROVOD_STALL_SHUTDOWN_TIME_SECONDS"
 DEFAULT_TIMEOUT = 60.0  # seconds: Horovod's HOROVOD_STALL_CHECK_TIME_SECONDS default (when a stall is reported)
-SPIN_SECONDS = 2e-4  # poll back to back for this long plus the bytes' time at SPIN_BANDWIDTH (a healthy transfer:
+SPIN_SECONDS = 1e-3  # poll back to back for this long plus the bytes' time at SPIN_BANDWIDTH (a healthy transfer:
 SPIN_BANDWIDTH = 1e9  # each Test moves MPI's progress on), then sleep between polls, doubling up to MAX_SLEEP
-MAX_SLEEP = 2.5e-4  # (the peer is late: waiting for it should cost no CPU)
+MAX_SLEEP = 1e-3  # (the peer is late: waiting for it should cost no CPU)
 OBJECT_SLOT = 4096  # bytes per rank in allgather_object's first (often only) round: a length, then the pickle
 
 

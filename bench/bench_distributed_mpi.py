@@ -17,6 +17,13 @@ thread level, ``MPI_THREAD_MULTIPLE``, lets the main thread call it while picoto
 negotiates; ``hvd.barrier`` would itself be a runtime cycle, which the next request would wait
 ``HOROVOD_CYCLE_TIME`` behind). The time is rank 0's median. "B/s" is the bytes reduced over that time
 (what the program sees, not the wire's traffic). The target: picotorch ≥ 0.8× raw.
+
+What bounds the small sizes: ``hvd.allreduce_`` called right after the previous one waits for the runtime's
+next cycle, ``HOROVOD_CYCLE_TIME`` (1 ms) after the last one started, as in Horovod (only an idle runtime
+starts a cycle at once: ``runtime.py``); ``HOROVOD_CYCLE_TIME=0.1 python bench/bench_distributed_mpi.py``
+shows what remains, the request, the negotiation and the thread hand-offs in Python (about 0.2 ms). The
+fused case pays that once per cycle plus about 20 µs of Python per tensor, and above a few MB the copies
+into and out of the fusion buffer (as Horovod's fusion does), where raw MPI reduces each buffer in place.
 """
 
 from __future__ import annotations

@@ -15,17 +15,19 @@ Each variant is one function (setting up one rank's step):
 - ``hooked``: Horovod's way by hand: a post-accumulate-grad hook starts each gradient's allreduce the
   moment the engine has it; after backward, synchronize and step;
 - ``optimizer``: ``hvd.DistributedOptimizer`` (``optimizer.py``): the same, through Horovod's class;
-- ``nofusion``: ``optimizer`` (or ``hooked`` when it is missing) with ``HOROVOD_FUSION_THRESHOLD=0``;
+- ``nofusion``: ``optimizer`` (or ``hooked`` when it is missing) with ``HOROVOD_FUSION_THRESHOLD=0``, and
+  beside it ``comm-nofusion``: ``comm`` with fusion off too, its ideal's communication time;
 - ``serial``: no overlap: backward first, then the allreduce of every gradient;
 - ``ddp``: PyTorch's bucketed reducer (``ddp.py``).
 
 Reported: each variant's median step time (``bench/_timing.py``: one warm-up, then the median of
 ``--repeats`` steps on each rank; a step's time is the slowest rank's median; the variants take turns,
 ``--rounds`` times, and the median of the rounds is shown), ideal = max(compute, comm)
-and serial = compute + comm; the target is ``hooked``/``optimizer`` within 10% of ideal and clearly below
-serial. Why not exactly ideal: the first gradient exists only after the last layer's backward, and the
-last one's allreduce starts when backward ends, so with L equal layers the best is about (1 + 1/L) x ideal
-(hence 16 layers by default). Not a test: nothing fails when it is slow. The machine is shared: run it twice.
+and serial = compute + comm (for ``nofusion``: with ``comm-nofusion``, the same communication unfused); the
+target is ``hooked``/``optimizer`` within 10% of ideal and clearly below serial. Why not exactly ideal:
+the first gradient exists only after the last layer's backward, and the last one's allreduce starts when
+backward ends, so with L equal layers the best is about (1 + 1/L) x ideal (hence 16 layers by default).
+Not a test: nothing fails when it is slow. The machine is shared: run it twice.
 
 All ranks are threads of one Python process: the runtime's background threads and the rank threads share
 the GIL, so communication work done in Python (negotiation, the ring's additions, copies) delays backward,
@@ -73,14 +75,20 @@ def allreduce_all(params) -> None:
         hvd.synchronize(handle)
 
 
-# Each variant returns (setup, step): setup (untimed) zeroes the gradients and runs forward, returning the
-# loss; step (timed) runs backward, the communication, and the optimizer's step.
+# Each variant returns (setup, step): setup (untimed) zeroes the gradients, runs forward and waits at a
+# barrier, returning the loss; step (timed) runs backward, the communication, and the optimizer's step.
+# The barrier makes every rank start its timed step together: the ranks' threads share one GIL, so without
+# it one rank's clock would start while another still runs its forward, and a rank's step would include
+# waiting (in its first allreduce) for that forward -- time no real cluster spends, and time the
+# "compute" variant, whose ranks never wait for each other, would not count.
 
 
 def forward_of(model, x, optimizer):
     def setup():
         optimizer.zero_grad()
-        return (model(x) ** 2).mean()
+        loss = (model(x) ** 2).mean()
+        hvd.barrier()
+        return loss
     return setup
 
 
@@ -152,7 +160,8 @@ def ddp_step(config):
 
 
 STEPS = {"compute": compute_step, "comm": comm_step, "hooked": hooked_step, "optimizer": optimizer_step,
-         "nofusion": optimizer_step, "serial": serial_step, "ddp": ddp_step}
+         "nofusion": optimizer_step, "comm-nofusion": comm_step, "serial": serial_step, "ddp": ddp_step}
+UNFUSED = ("nofusion", "comm-nofusion")  # run with HOROVOD_FUSION_THRESHOLD=0
 
 
 # ----------------------------------------------------------------------------- running a variant
@@ -174,7 +183,7 @@ def measure(variant: str, config, bandwidth: float) -> float:
     if variant == "nofusion" and not has_distributed_optimizer():
         make_step = hooked_step
     saved = os.environ.get("HOROVOD_FUSION_THRESHOLD")
-    if variant == "nofusion":
+    if variant in UNFUSED:
         os.environ["HOROVOD_FUSION_THRESHOLD"] = "0"
     try:
         network = hvd.NetworkModel(latency=config.latency, bandwidth=bandwidth)
@@ -253,19 +262,30 @@ def main() -> None:
         print("optimizer: n/a (hvd.DistributedOptimizer is not written yet)")
         variants.remove("optimizer")
     # The machine is shared: the variants take turns, round after round, so that each round's load is shared.
-    rounds = {variant: [] for variant in ["compute", "comm"] + variants}
+    extra = ["comm-nofusion"] if "nofusion" in variants else []
+    rounds = {variant: [] for variant in ["compute", "comm"] + extra + variants}
     for _ in range(config.rounds):
         for variant in rounds:
             rounds[variant].append(measure(variant, config, float("inf") if variant == "compute" else bandwidth))
     results = {variant: statistics.median(times) for variant, times in rounds.items()}
     compute, comm = results["compute"], results["comm"]
     ideal, serial = max(compute, comm), compute + comm
-    print(f"{'variant':<10} {'ms/step':>9} {'/ideal':>7} {'/serial':>8}")
+    bounds = {variant: (ideal, serial) for variant in results}
+    if "comm-nofusion" in results:
+        unfused = results["comm-nofusion"]
+        for variant in UNFUSED:
+            bounds[variant] = (max(compute, unfused), compute + unfused)
+    print(f"{'variant':<13} {'ms/step':>9} {'/ideal':>7} {'/serial':>8}")
     for variant, seconds in results.items():
-        print(f"{variant:<10} {seconds * 1e3:9.1f} {seconds / ideal:7.2f} {seconds / serial:8.2f}")
+        print(f"{variant:<13} {seconds * 1e3:9.1f} {seconds / bounds[variant][0]:7.2f} "
+              f"{seconds / bounds[variant][1]:8.2f}")
     print(f"ideal = max(compute, comm) = {ideal * 1e3:.1f} ms; serial = compute + comm = {serial * 1e3:.1f} ms")
-    for variant in ("hooked", "optimizer"):
+    if "comm-nofusion" in results:
+        print(f"nofusion's: ideal = max(compute, comm-nofusion) = {bounds['nofusion'][0] * 1e3:.1f} ms; "
+              f"serial = {bounds['nofusion'][1] * 1e3:.1f} ms")
+    for variant in ("hooked", "optimizer", "nofusion"):
         if variant in results:
+            ideal, serial = bounds[variant]
             verdict = "yes" if results[variant] <= 1.1 * ideal else "no"
             print(f"{variant}: within 10% of ideal: {verdict} ({results[variant] / ideal:.2f}x ideal, "
                   f"{results[variant] / serial:.2f}x serial)")

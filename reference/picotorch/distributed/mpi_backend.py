@@ -48,6 +48,7 @@ DEFAULT_TIMEOUT = 60.0  # seconds: Horovod's HOROVOD_STALL_CHECK_TIME_SECONDS de
 SPIN_SECONDS = 1e-3  # poll back to back for this long plus the bytes' time at SPIN_BANDWIDTH (a healthy transfer:
 SPIN_BANDWIDTH = 1e9  # each Test moves MPI's progress on), then sleep between polls, doubling up to MAX_SLEEP
 MAX_SLEEP = 1e-3  # (the peer is late: waiting for it should cost no CPU)
+OBJECT_SLOT = 4096  # bytes per rank in allgather_object's first (often only) round: a length, then the pickle
 
 
 def collective_timeout() -> float:
@@ -120,11 +121,22 @@ class MPICommunicator:
         return obj if self.rank == root else pickle.loads(payload.tobytes())
 
     def allgather_object(self, obj) -> list:
-        """Every rank's ``obj``, by rank: the pickled sizes first (``Iallgather``), then the bytes (``Iallgatherv``)."""
+        """Every rank's ``obj``, by rank, pickled: one ``Iallgather`` of fixed-size slots (each the pickle's
+        length, then its bytes if they fit); only when some pickle does not fit, an ``Iallgatherv`` of them all.
+
+        The runtime's negotiation calls this every cycle with a few hundred bytes: one round trip, not two.
+        """
         payload = _pickled(obj)
-        lengths = np.zeros(self.size, dtype=np.int64)
-        request = self.comm.Iallgather(np.array([len(payload)], dtype=np.int64), lengths)
-        self._wait(request, lengths, "allgather of the pickled objects' sizes")
+        slot = np.zeros(OBJECT_SLOT, dtype=np.uint8)
+        slot[:8].view(np.int64)[0] = len(payload)
+        if len(payload) <= OBJECT_SLOT - 8:
+            slot[8:8 + len(payload)] = payload
+        slots = np.empty((self.size, OBJECT_SLOT), dtype=np.uint8)
+        request = self.comm.Iallgather(slot, slots)
+        self._wait(request, (slot, slots), "allgather of the pickled objects")
+        lengths = slots[:, :8].copy().view(np.int64).reshape(-1)
+        if lengths.max() <= OBJECT_SLOT - 8:
+            return [pickle.loads(slots[r, 8:8 + n].tobytes()) for r, n in enumerate(lengths.tolist())]
         offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]])
         gathered = np.empty(int(lengths.sum()), dtype=np.uint8)
         request = self.comm.Iallgatherv(payload, [gathered, lengths, offsets, self.MPI.BYTE])

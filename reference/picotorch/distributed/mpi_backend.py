@@ -51,6 +51,9 @@ MAX_SLEEP = 1e-3  # (the peer is late: waiting for it should cost no CPU)
 OBJECT_SLOT = 4096  # bytes per rank in allgather_object's first (often only) round: a length, then the pickle
 
 
+ABORT_GRACE = 0.5  # seconds between printing a HorovodInternalError and aborting the job
+
+
 def collective_timeout() -> float:
     """Seconds a rank waits for one collective: ``HOROVOD_STALL_SHUTDOWN_TIME_SECONDS``, else 60."""
     value = os.environ.get(TIMEOUT_ENV, "")
@@ -225,6 +228,7 @@ def _abort_on_peer_failure(MPI) -> None:
         previous(kind, error, traceback)
         if issubclass(kind, HorovodInternalError) and MPI.Is_initialized() and not MPI.Is_finalized():
             sys.stderr.flush()
+            time.sleep(ABORT_GRACE)  # mpiexec forwards output asynchronously: let it take the traceback first
             MPI.COMM_WORLD.Abort(1)
 
     excepthook.picotorch_mpi = True

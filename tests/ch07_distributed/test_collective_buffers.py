@@ -64,3 +64,21 @@ def test_a_read_only_buffer_is_never_written():
         return t.tolist(), out.tolist()
     for rank, (t, out) in enumerate(_on_ranks(fn)):
         assert t == [float(rank + 1)] * 4 and out == [3.0] * 4
+
+
+def test_grouped_allreduce_refuses_an_empty_or_mixed_group_and_synchronize_of_a_spent_handle_is_none():
+    def fn():
+        errors = []
+        for group in ([], [torch.ones(2), torch.ones(2, dtype=torch.float64)]):
+            try:
+                hvd.grouped_allreduce(group, name="g")
+            except ValueError as error:
+                errors.append(str(error))
+        handle = hvd.allreduce_async_(torch.ones(2), name="once")
+        hvd.synchronize(handle)
+        return errors, hvd.synchronize(handle)
+    for errors, again in _on_ranks(fn):
+        assert errors == ["grouped_allreduce needs at least one tensor",
+                          "grouped_allreduce: picotorch reduces a group in one dtype, got ['torch.float32', "
+                          "'torch.float64']"]
+        assert again is None  # as Horovod's: a handle not in the handle map gives None

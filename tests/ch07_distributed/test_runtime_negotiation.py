@@ -154,7 +154,7 @@ def test_a_rank_outside_a_set_cannot_use_it():
         hvd.init(process_sets=[hvd.ProcessSet([0])])
         ps = dist_state.current().extra["process_sets"][0]
         if hvd.rank() == 1:
-            with pytest.raises(ValueError, match="not part of process set"):
+            with pytest.raises(ValueError, match="is not a member of the provided process set"):
                 hvd.allreduce_async_(picotorch.tensor(np.ones(1, dtype=np.float32)), name="x", process_set=ps)
         hvd.shutdown()
 

@@ -187,9 +187,9 @@ class Engine:
         start = time.perf_counter_ns() if prof is not None else 0
         try:
             with set_grad_enabled(graph_task.grad_mode):
-                if _worker.device == graph_task.owner:
+                if threading.get_ident() == graph_task.thread_locals.thread:
                     _evaluate(graph_task, task.fn, task.inputs, graph_task.ready_queues)
-                else:  # another thread's backward: run the node with its caller's state (NOTE [ThreadLocalState])
+                else:  # another thread: with the state of the one that called backward (NOTE [ThreadLocalState])
                     graph_task.thread_locals.run(_evaluate, graph_task, task.fn, task.inputs, graph_task.ready_queues)
         finally:
             if prof is not None:

@@ -15,6 +15,7 @@ thread-local values (a ``threading.local``, a ContextVar of its own) stay on the
 from __future__ import annotations
 
 import contextvars
+import threading
 
 __all__ = ["ThreadLocalState", "propagate"]
 
@@ -31,9 +32,10 @@ def propagate(var: contextvars.ContextVar) -> contextvars.ContextVar:
 class ThreadLocalState:
     """The registered variables' values on the thread that made it (a GraphTask's ``thread_locals``)."""
 
-    __slots__ = ("values",)
+    __slots__ = ("thread", "values")
 
     def __init__(self) -> None:
+        self.thread = threading.get_ident()  # the thread it was taken on, which needs no guard
         self.values = [(var, var.get(_UNSET)) for var in _PROPAGATED]
 
     def run(self, fn, *args):

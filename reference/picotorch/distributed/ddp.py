@@ -1,4 +1,4 @@
-"""PyTorch's way, for comparison: DDP's bucketed reducer.
+"""PyTorch's way, for comparison: DDP's bucketed reducer (``torch/nn/parallel/distributed.py``, ``reducer.cpp``).
 
 Models ``torch/nn/parallel/distributed.py`` (``DistributedDataParallel``: wrap a module, bucket its
 parameters, ``no_sync``) and ``torch/csrc/distributed/c10d/reducer.cpp`` (``Reducer``:
@@ -40,11 +40,11 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
-from .._C import from_numpy
+from .._C import _VariableFunctions, from_numpy
 from ..autograd import is_grad_enabled, no_grad
 from ..native.device import to_numpy
 from ..native.dispatcher import ops
@@ -180,7 +180,6 @@ class Bucket:
     pending: int = 0
     flat: object = None
     handle: int | None = None
-    offsets: list[int] = field(default_factory=list)
 
 
 class Reducer:
@@ -269,7 +268,7 @@ class Reducer:
 
     def _grad_or_zeros(self, index: int):
         param = self.params[index]
-        return param.grad.detach() if param.grad is not None else param.detach() * 0
+        return param.grad.detach() if param.grad is not None else _VariableFunctions.zeros_like(param.detach())
 
     def finalize_backward(self) -> None:
         """Wait for every bucket and write each parameter's averaged gradient into its ``.grad``."""
@@ -344,7 +343,8 @@ def _write_grad(param, value) -> None:
 
 
 def _accumulators_reached_from(outputs: list) -> set:
-    """The AccumulateGrad nodes behind ``outputs`` (``search_unused_parameters``: an iterative graph walk)."""
+    """Every node behind ``outputs``, AccumulateGrad nodes among them (``search_unused_parameters``: an
+    iterative graph walk)."""
     seen, stack = set(), [t.grad_fn for t in outputs if t.grad_fn is not None]
     while stack:
         node = stack.pop()

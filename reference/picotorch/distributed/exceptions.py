@@ -7,12 +7,8 @@ same reasons, with a message that names the tensor and the ranks involved.
 
 from __future__ import annotations
 
-__all__ = ["HorovodInternalError", "HostsUpdatedInterrupt"]
+__all__ = ["HorovodInternalError"]
 
 
 class HorovodInternalError(RuntimeError):
     """A collective failed on some rank: every other rank gets this instead of waiting forever."""
-
-
-class HostsUpdatedInterrupt(RuntimeError):
-    """Elastic Horovod's signal that the set of hosts changed (kept for the spelling; never raised here)."""

@@ -36,7 +36,8 @@ def allgather_object(obj, name=None, process_set=global_process_set) -> list:
 
 
 def broadcast_parameters(params, root_rank, process_set=global_process_set) -> None:
-    """Overwrite ``params`` (a ``state_dict``, ``named_parameters()`` or a list of pairs) with rank 0's values."""
+    """Overwrite ``params`` with rank ``root_rank``'s values: a ``state_dict``, or a list of ``(name, tensor)``
+    pairs (``list(model.named_parameters())``: a generator is refused, as Horovod refuses it)."""
     if isinstance(params, dict):
         params = sorted(params.items())
     elif isinstance(params, list):

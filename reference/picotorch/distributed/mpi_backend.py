@@ -165,7 +165,6 @@ class MPICommunicator:
             if now > spin_until:
                 pause = min(MAX_SLEEP, max(pause * 2, 1e-5))
                 time.sleep(pause)
-        del buffers  # only now may MPI's view of the buffers go
 
     def _members(self) -> list[int]:
         """This communicator's ranks, numbered as in the whole job (``COMM_WORLD``)."""

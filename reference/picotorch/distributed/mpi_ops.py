@@ -14,6 +14,8 @@ into freed memory (with mpi4py's ``Iallreduce``: a segfault).
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from .._C import from_numpy
@@ -29,7 +31,7 @@ __all__ = ["Adasum", "Average", "Sum", "allreduce", "allreduce_", "allreduce_asy
            "barrier", "broadcast", "broadcast_", "broadcast_async", "broadcast_async_", "grouped_allreduce",
            "grouped_allreduce_", "grouped_allreduce_async", "grouped_allreduce_async_", "poll", "synchronize"]
 
-# The reduction ops, spelled as Horovod spells them (``hvd.Average`` ...). Adasum is left out (see Adasum).
+# The reduction ops, spelled as Horovod spells them (``hvd.Average`` ...); Adasum is left out (``_resolve_op``).
 Average, Sum, Adasum = "Average", "Sum", "Adasum"
 
 
@@ -38,8 +40,8 @@ def _handle_map(state) -> dict:
 
 
 def _next_handle(state) -> int:
-    state.extra["last_handle"] = handle = state.extra.get("last_handle", -1) + 1
-    return handle
+    # itertools.count: one step, so hooks of one rank running on two device threads never share a handle
+    return next(state.extra.setdefault("handles", itertools.count()))
 
 
 def _buffer_of(tensor, in_place: bool) -> tuple[np.ndarray, bool]:
@@ -74,7 +76,7 @@ def _submit(kind: str, tensors: list, outputs: list, name, process_set, grouped=
     """Queue the collective on ``tensors``, whose results go to ``outputs`` (the same tensors: in place)."""
     state = initialized_state()
     buffers = [_buffer_of(t, t is out) for t, out in zip(tensors, outputs)] if outputs else []
-    request = Request(kind, name if name is not None else f"{kind}.noname.{state.extra.get('last_handle', -1) + 1}",
+    request = Request(kind, name if name is not None else f"{kind}.noname.{len(_handle_map(state))}",
                       [array for array, _ in buffers], process_set=process_set, grouped=grouped, **fields)
     state.runtime.enqueue(request)  # raises (duplicate name, shut down) before a handle exists
     handle = _next_handle(state)
@@ -111,11 +113,23 @@ def allreduce(tensor, average=None, name=None, compression=None, op=None, presca
     return synchronize(allreduce_async(tensor, average, name, op, prescale_factor, postscale_factor, process_set))
 
 
+def _group(tensors) -> list:
+    """The tensors of a grouped allreduce: at least one, all of one dtype (picotorch's runtime negotiates a
+    group as one request with one dtype; Horovod's, one request per tensor, allows mixed dtypes)."""
+    tensors = list(tensors)
+    if not tensors:
+        raise ValueError("grouped_allreduce needs at least one tensor")
+    dtypes = {t.dtype for t in tensors}
+    if len(dtypes) > 1:
+        raise ValueError(f"grouped_allreduce: picotorch reduces a group in one dtype, got {sorted(map(str, dtypes))}")
+    return tensors
+
+
 def grouped_allreduce_async_(tensors, average=None, name=None, op=None, prescale_factor=1.0,
                              postscale_factor=1.0, process_set=global_process_set) -> int:
     """One handle for several tensors, reduced together (Horovod fuses a group as one unit)."""
     op = _resolve_op(average, op)
-    tensors = list(tensors)
+    tensors = _group(tensors)
     return _submit("allreduce", tensors, tensors, name, process_set, grouped=True, average=op == Average,
                    prescale_factor=prescale_factor, postscale_factor=postscale_factor)
 
@@ -123,8 +137,7 @@ def grouped_allreduce_async_(tensors, average=None, name=None, op=None, prescale
 def grouped_allreduce_async(tensors, average=None, name=None, op=None, prescale_factor=1.0,
                             postscale_factor=1.0, process_set=global_process_set) -> int:
     op = _resolve_op(average, op)
-    tensors = list(tensors)
-    outputs = [t.detach().clone() for t in tensors]
+    outputs = [t.detach().clone() for t in _group(tensors)]
     return _submit("allreduce", outputs, outputs, name, process_set, grouped=True, average=op == Average,
                    prescale_factor=prescale_factor, postscale_factor=postscale_factor)
 
@@ -181,7 +194,10 @@ def synchronize(handle: int):
     ``HorovodInternalError`` here, as Horovod's. On the threads backend a handle still pending when
     ``shutdown`` ran can be synchronized afterwards, and raises Horovod's shutdown message.
     """
-    request, outputs, shared = _handle_map(current()).pop(handle)
+    entry = _handle_map(current()).pop(handle, None)
+    if entry is None:  # as Horovod's: a handle already synchronized (or never made) gives None
+        return None
+    request, outputs, shared = entry
     request.done.wait()
     if request.error is not None:
         raise request.error
@@ -190,7 +206,8 @@ def synchronize(handle: int):
             if in_place:  # the collective wrote into the tensor's own memory: an in-place op, as copy_ is
                 output._version_counter.bump()
             else:
-                output.copy_(from_numpy(np.require(array, requirements="C")))  # (ascontiguousarray: 0-d to 1-d)
+                # np.require, not ascontiguousarray (which makes a 0-d array 1-d)
+                output.copy_(from_numpy(np.require(array, requirements="C")))
     if request.kind == "barrier":
         return None
     return outputs if request.grouped else outputs[0]

@@ -302,8 +302,8 @@ class _DistributedOptimizer(Optimizer):
         completed = set()
         for key in self._handles:
             completed.update(key) if isinstance(key, tuple) else completed.add(key)
-        # In name order: each rank finds its own missing set, and the ranks' orders must agree for a runtime
-        # without negotiation (Horovod's runtime matches by name, in any order).
+        # In name order, so every rank submits them alike (the runtime would match them by name in any order;
+        # one order keeps the runs, and their timelines, the same from run to run).
         for p in sorted(self._requires_update - completed, key=self._parameter_names.get):
             self._handles[p] = self._allreduce_grad_async(p)
         for p, handle in self._handles.items():

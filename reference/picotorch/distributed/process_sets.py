@@ -12,6 +12,7 @@ data: each rank finds its own communicator for the set in its state.
 from __future__ import annotations
 
 from .basics import initialized_state
+from .state import register_process_set
 
 __all__ = ["ProcessSet", "add_process_set", "global_process_set", "remove_process_set"]
 
@@ -33,7 +34,7 @@ class ProcessSet:
         return len(self._ranks())
 
     def rank(self) -> int:
-        """This rank's index in the set (``-1`` where Horovod's would be: a rank outside the set)."""
+        """This rank's index in the set; ``-1`` on a rank outside it."""
         state = initialized_state()
         ranks = self._ranks()
         return ranks.index(state.rank) if state.rank in ranks else -1
@@ -50,9 +51,8 @@ class ProcessSet:
             cache[key] = state.communicator.split(self.ranks, tag=f"process_set {key}")
         return cache[key]
 
-    def __repr__(self) -> str:
-        ranks = "all" if self.ranks is None else self.ranks
-        return f"ProcessSet(process_set_id={self.process_set_id}, ranks={ranks})"
+    def __repr__(self) -> str:  # Horovod's __str__
+        return f"ProcessSet(process_set_id={self.process_set_id}, ranks={self.ranks}, mpi_comm=None)"
 
 
 global_process_set = ProcessSet()
@@ -60,18 +60,20 @@ global_process_set.process_set_id = 0
 
 
 def add_process_set(process_set) -> ProcessSet:
-    """Register a set on this rank (every rank must add the same sets in the same order)."""
+    """Register a set on this rank (every rank must add the same sets in the same order); a set of the same
+    ranks twice is Horovod's ``ValueError``."""
     ps = process_set if isinstance(process_set, ProcessSet) else ProcessSet(process_set)
-    registered = initialized_state().extra.setdefault("process_sets", [])
-    if ps.process_set_id is None:
-        ps.process_set_id = len(registered) + 1
-    registered.append(ps)
+    register_process_set(initialized_state(), ps)
     return ps
 
 
 def remove_process_set(process_set: ProcessSet) -> bool:
+    """Unregister a set on this rank and forget its id; ``False`` for the global set or one never added.
+
+    Simplification: a set whose collectives already ran keeps its negotiation going until shutdown."""
     registered = initialized_state().extra.setdefault("process_sets", [])
-    if process_set in registered:
-        registered.remove(process_set)
-        return True
-    return False
+    if process_set not in registered:  # (the global set never is; under launch, ranks share the object)
+        return False
+    registered.remove(process_set)
+    process_set.process_set_id = None
+    return True

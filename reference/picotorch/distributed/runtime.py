@@ -60,7 +60,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .exceptions import HorovodInternalError
-from .state import NOT_INITIALIZED, RankState, adopt, current
+from .state import NOT_INITIALIZED, RankState, adopt, current, register_process_set
 
 __all__ = ["DUPLICATE_NAME_ERROR", "SHUT_DOWN_ERROR", "Request", "Runtime", "Settings", "runtime_stats",
            "start", "stop"]
@@ -300,16 +300,17 @@ def _mismatch(name: str, messages: dict[int, Message], global_ranks: list[int]) 
     """The first disagreement between the ranks' requests, in Horovod's order of checks, or None."""
     first = messages[min(messages)]
     checks = [
-        (lambda m: _TYPE_NAMES[m.kind],
-         lambda a, b: f"Mismatched operations: One rank did an {a}, but another rank did an {b}."),
         (lambda m: m.dtype,
          lambda a, b: f"Mismatched data types: One rank had type {a}, but another rank had type {b}."),
+        (lambda m: _TYPE_NAMES[m.kind],
+         lambda a, b: f"Mismatched operations: One rank did an {a}, but another rank did an {b}."),
         (lambda m: _shape_text(m.shapes) if m.kind in ("allreduce", "broadcast") else None,
          lambda a, b: (f"Mismatched {_TYPE_NAMES[first.kind]} tensor shapes: One rank sent a tensor of shape "
                        f"{a}, but another rank sent a tensor of shape {b}.")),
         (lambda m: (m.prescale_factor, m.postscale_factor) if m.kind == "allreduce" else None,
          lambda a, b: (f"Mismatched prescale and/or postscale factors: One rank sent factors ({a[0]:g}, "
                        f"{a[1]:g}), but another rank sent factors ({b[0]:g}, {b[1]:g}).")),
+        # (Horovod prints the op's enum value, 0 or 1; picotorch its name)
         (lambda m: ("AVERAGE" if m.average else "SUM") if m.kind == "allreduce" else None,
          lambda a, b: (f"Mismatched reduction operation: One rank sent reduction op {a}, but another rank "
                        f"sent reduction op {b}.")),
@@ -518,7 +519,8 @@ class Runtime:
             kind = _TYPE_NAMES.get(request.kind, request.kind).capitalize()
             raise ValueError(f"{kind}: Process set provided does not exist, or has not been registered.")
         if self.state.rank not in ps.ranks:
-            raise ValueError(f"rank {self.state.rank} is not part of process set {ps.ranks}")
+            kind = _TYPE_NAMES.get(request.kind, request.kind).capitalize()
+            raise ValueError(f"{kind}: Rank {self.state.rank} is not a member of the provided process set.")
 
     def request_shutdown(self) -> None:
         self._shutdown_requested = True
@@ -722,13 +724,10 @@ def _scale(buffer: np.ndarray, factor: float) -> None:
 
 def start(state: RankState, process_sets=None) -> None:
     """``hvd.init()``'s part: register the process sets, start the background thread."""
-    registered = state.extra.setdefault("process_sets", [])
     for ps in process_sets or []:
         if not hasattr(ps, "process_set_id"):  # Horovod's init takes ProcessSet objects only
             raise ValueError(f"process_sets must be hvd.ProcessSet objects, got {ps!r}")
-        if ps.process_set_id is None:
-            ps.process_set_id = len(registered) + 1
-        registered.append(ps)
+        register_process_set(state, ps)
     state.runtime = Runtime(state)
     state.runtime.thread.start()
     if state.backend == "mpi":  # as Horovod's init: a process that ends (or raises) leaves the job cleanly

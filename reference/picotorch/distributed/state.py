@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from ..autograd.thread_local_state import propagate
 
 __all__ = ["NOT_INITIALIZED", "STATE_OBSERVERS", "RankState", "adopt", "current", "current_or_none",
-           "set_process_state"]
+           "register_process_set", "set_process_state"]
 
 NOT_INITIALIZED = "Horovod has not been initialized; use hvd.init()."
 
@@ -75,3 +75,18 @@ def adopt(state: RankState | None) -> None:
 def set_process_state(state: RankState | None) -> None:
     global _process_state
     _process_state = state
+
+
+def register_process_set(state: RankState, process_set) -> None:
+    """Give ``process_set`` this rank's next id (1, 2, ...; never reused) and register it on this rank.
+
+    Every rank registers the same sets in the same order, so the ids agree; under ``launch`` the ranks
+    share the ``ProcessSet`` object, and the first rank to register it sets the id they all compute.
+    """
+    registered = state.extra.setdefault("process_sets", [])
+    if any(ps is process_set or ps.ranks == process_set.ranks for ps in registered):
+        raise ValueError(f"Attempted to add a duplicate process set: {process_set}")
+    state.extra["last_process_set_id"] = set_id = state.extra.get("last_process_set_id", 0) + 1
+    if process_set.process_set_id is None:
+        process_set.process_set_id = set_id
+    registered.append(process_set)

@@ -1,4 +1,4 @@
-"""N ranks as N threads of one process: ``launch(fn, world_size=N)`` and the threads communicator.
+"""N ranks as N threads of one process: what ``horovodrun -np N`` (``horovod/runner/``) and MPI give a job.
 
 Stands in for what ``horovodrun``/``mpiexec`` plus MPI give a real job: each rank runs ``fn`` on a thread
 of its own, with its own rank state (``state.py``), and ranks talk only through point-to-point links
@@ -53,11 +53,7 @@ DEFAULT_TIMEOUT = 60.0  # seconds a rank waits on a link before failing (Horovod
 POLL = 0.05  # seconds between checks of the abort flag while waiting
 OBJECT_BYTES = 64  # what a message counts for in the network model when it cannot be pickled
 
-SHUT_DOWN_ERROR = (  # horovod/common/common.h: what every other rank reports once one has failed
-    "Horovod has been shut down. This was caused by an exception on one of the ranks or an attempt to "
-    "allreduce, allgather or broadcast a tensor after one of the ranks finished execution. If the shutdown "
-    "was caused by an exception, you should see the exception in the log before the first shutdown message."
-)
+SHUT_DOWN_ERROR = runtime.SHUT_DOWN_ERROR  # what every other rank reports once one has failed
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,8 @@ rank, named ``"rank K"``); in each, the thread rows are:
 
 - ``backward``: the engine's nodes (``autograd::engine::evaluate_function: MmBackward0``...), recorded by
   ``picotorch.autograd.profiler`` (the rank threads of ``launch`` are named ``"rank K"``: that is how a
-  node finds its rank);
+  node finds its rank; so the nodes a device's worker thread runs, ``pt_autograd_0`` for cuda, are left
+  out of a threads run's trace);
 - ``communication``: one bar per piece of work the runtime's background thread did (a fused buffer's
   ``ALLREDUCE`` is one bar, whatever the number of tensors in it; their names are in ``args``);
 - one row per tensor, as in Horovod's file (negotiation marks on rank 0's rows: rank 0 is Horovod's

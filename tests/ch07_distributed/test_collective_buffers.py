@@ -1,9 +1,6 @@
-"""Where a collective works: in the tensor's own memory when it can, else in a copy written back.
-
-``mpi_ops._buffer_of``: an in-place collective (``allreduce_``, ``allreduce_async_``, ``broadcast_``) on a
-contiguous CPU tensor reduces its storage directly, as Horovod does, and ``synchronize`` bumps the
-version counter as any in-place op does; a strided view gets a copy whose result is written back
-through the view; an out-of-place ``allreduce`` never touches its input.
+"""Where a collective's result goes: ``mpi_ops._buffer_of`` gives each request a private copy, and
+``synchronize`` writes the result into the tensor (through a strided view into its base) with ``copy_``,
+an in-place op that bumps the version counter; an out-of-place ``allreduce`` never touches its input.
 """
 
 import numpy as np
@@ -24,14 +21,14 @@ def _on_ranks(fn, world_size=2):
     return hvd.launch(run, world_size, timeout=TIMEOUT)
 
 
-def test_in_place_allreduce_works_in_the_tensors_own_memory_and_bumps_its_version():
+def test_in_place_allreduce_writes_the_sum_into_the_tensor_and_bumps_its_version():
     def fn():
         t = torch.full((4,), float(hvd.rank() + 1))
         storage, version = t.numpy(), t._version
         hvd.allreduce_(t, name="t", op=hvd.Sum)
         return storage.tolist(), t.tolist(), t._version - version
     for storage, values, bumped in _on_ranks(fn):
-        assert storage == values == [3.0] * 4  # the NumPy array under t holds the sum: no copy was made
+        assert storage == values == [3.0] * 4  # the NumPy array under t holds the sum
         assert bumped == 1
 
 

@@ -120,3 +120,24 @@ def test_float32_values_are_pytorchs_as_often_as_measured(name):
     theirs = getattr(torch, name)(torch.from_numpy(x), 1).numpy()
     assert np.mean(ours == theirs) >= AGREEMENT[name]
     np.testing.assert_allclose(ours, theirs, rtol=1e-6, atol=3e-7)  # log_softmax near 0: a cancellation
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape,dim", [((4, 5), 1), ((4, 1), -1), ((5,), 0), ((3, 6, 5), 2), ((3, 6, 5), 1),
+                                       ((6, 4), 0), ((700, 400), 1), ((400, 700), 0)])
+def test_rows_of_negative_zeros_sum_as_pytorchs_kernels_do(name, dtype, shape, dim):
+    """NOTE [A row of negative zeros]: along the last dim a gradient row of ``-0.`` sums to ``-0.`` and the
+    input's gradient is ``+0.``; along other dims the sum starts from ``+0.``. (700, 400) takes the big
+    float32 path of ``log_softmax``."""
+    x = np.random.default_rng(0).standard_normal(shape).astype(dtype)
+    g = -np.zeros(shape, dtype)
+    if len(shape) == 2:
+        g[1] = 0.0  # a row of +0.
+        g[2, 0] = 1.0  # and a row with one number among the -0.
+    signs = []
+    for T in (picotorch, torch):
+        leaf = T.tensor(x, requires_grad=True)
+        getattr(T, name)(leaf, dim).backward(T.tensor(g))
+        signs.append(np.signbit(leaf.grad.numpy()))
+    np.testing.assert_array_equal(signs[0], signs[1])

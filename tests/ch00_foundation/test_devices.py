@@ -97,3 +97,25 @@ def test_without_a_gpu_cuda_tensors_raise_and_is_available_is_false():
     assert picotorch.cuda.is_available() is False
     with pytest.raises((AssertionError, RuntimeError)):
         picotorch.ones(2, device="cuda")
+
+
+def test_a_cpu_tensor_has_no_device_index_and_device_objects_are_read_only_as_in_pytorch():
+    """Every CPU tensor shares one device object (no index, even when made on ``cpu:0``); so a device's
+    fields cannot be written, with PyTorch's texts."""
+    torch = pytest.importorskip("torch")
+
+    def prog(T):
+        made = [repr(T.ones(1, device="cpu:0").device), repr(T.tensor([1.0], device="cpu:0").device),
+                repr(T.zeros(1).to("cpu:0").device), repr(T.device("cpu:0"))]
+        errors = []
+        for attr in ("type", "index", "nothing"):
+            try:
+                setattr(T.device("cpu"), attr, "cuda")
+            except AttributeError as e:
+                errors.append(str(e))
+        try:
+            del T.device("cpu").type
+        except AttributeError as e:
+            errors.append(str(e))
+        return made, errors
+    assert prog(picotorch) == prog(torch)

@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 
 from ..c10 import scalar_type as st
-from ..c10.device import device as Device
+from ..c10.device import CPU
 from ..native import distributions
 from ..native.device import backend, normalize, to_numpy
 from ..native.helpers import convert, is_reduced_float, np_xp, xp_dtype
@@ -61,7 +61,7 @@ def _check_sizes(name: str, shape) -> None:
 def _finish(data_np: np.ndarray, dtype, device, requires_grad: bool):
     if requires_grad:
         check_requires_grad(dtype)
-    dev = normalize(device) if device is not None else Device("cpu")
+    dev = normalize(device) if device is not None else CPU
     target = backend(dev)
     xp_dtype(target.xp, dtype)  # a device whose array library lacks the dtype (bfloat16) says so here
     data = target.xp.asarray(data_np, device=target.array_device(dev.index))
@@ -379,7 +379,7 @@ def from_numpy(array: np.ndarray):
     if not isinstance(array, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
     dtype = st.from_numpy_dtype(array.dtype)
-    return new_tensor(array, dtype, Device("cpu"))
+    return new_tensor(array, dtype, CPU)
 
 
 def rand_like(input, *, dtype=None, device=None, requires_grad=False, layout=None, memory_format=None):

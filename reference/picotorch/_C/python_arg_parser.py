@@ -91,6 +91,7 @@ def _out_arguments(names: tuple, out) -> dict:
 
 NOT_SIMPLE = object()
 _PLAIN_NUMBERS = (int, float)  # exactly these types: a bool, a NumPy scalar... take the general path
+_TWO_TENSORS = ("Tensor", "Tensor")
 
 
 def check_requires_grad(dtype) -> None:
@@ -140,6 +141,15 @@ class PythonArgParser:
         ``Tensor`` slot becomes its wrapped-number tensor first. Anything else returns ``NOT_SIMPLE`` and
         takes the general path (``__call__``)."""
         kinds = self.simple_kinds
+        if self.numbers_as_tensors and len(args) == 2 and kinds[:2] == _TWO_TENSORS:
+            # ``a * 0.5``, ``a + b``: a tensor, then a tensor or a plain number (made its wrapped-number
+            # tensor here), the commonest call of all; one look at each instead of binding twice
+            first, second = args
+            if isinstance(first, TensorImpl):
+                if isinstance(second, TensorImpl):
+                    return self.simple_impl(first, second)
+                if type(second) is float or type(second) is int:
+                    return self.simple_impl(first, scalar_tensor(second))
         values = bound_simply(kinds, args)
         if values is not None:
             return self.simple_impl(*values)

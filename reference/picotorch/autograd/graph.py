@@ -16,6 +16,7 @@ import threading
 from collections import OrderedDict
 from typing import NamedTuple
 
+from ..c10.device import CPU
 from ..c10.device import device as Device
 from ..native.dispatcher import ops
 from . import anomaly_mode, saved_variable_hooks
@@ -24,7 +25,6 @@ from .grad_mode import enable_grad
 from .hooks import RemovableHandle, TensorPreHook, new_hooks_dict
 
 UINT64_MAX = 2**64 - 1
-CPU = Device("cpu")
 _thread_state = threading.local()
 
 
@@ -77,6 +77,9 @@ class InputMetadata(NamedTuple):
     @classmethod
     def of(cls, tensor) -> InputMetadata:
         return cls(tuple(tensor._data.shape), tensor._dtype, tensor._device)
+
+
+_new_tuple = tuple.__new__
 
 
 class Node:
@@ -149,8 +152,10 @@ class Node:
         return self._topological_nr
 
     def add_input_metadata(self, tensor) -> int:
-        self.input_metadata.append(InputMetadata.of(tensor))
-        return len(self.input_metadata) - 1
+        metadata = self.input_metadata
+        # InputMetadata.of(tensor), without the named tuple's Python __new__: once per output of every op
+        metadata.append(_new_tuple(InputMetadata, (tuple(tensor._data.shape), tensor._dtype, tensor._device)))
+        return len(metadata) - 1
 
     @property
     def num_inputs(self) -> int:

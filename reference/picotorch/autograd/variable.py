@@ -80,7 +80,7 @@ def gradient_edge(t) -> Edge:
     if t._attr_version is not None and t._attr_version != t._version_counter.version:  # _stale_view, inlined
         refresh_view_grad_fn(t)
     if t._grad_fn is not None:
-        return Edge(t._grad_fn, t._output_nr)
+        return _new_tuple(Edge, (t._grad_fn, t._output_nr))  # Edge(...) without its Python __new__: 0.15 us
     return Edge(grad_accumulator(t), 0)
 
 
@@ -99,6 +99,7 @@ def _stale_view(t) -> bool:
 # Edges are immutable, so every "no gradient here" edge can be this one: an op on a Python number (a
 # wrapped-number input) then allocates nothing for it, and the cyclic GC has one object less to scan.
 _NO_EDGE = Edge(None, 0)
+_new_tuple = tuple.__new__
 
 
 def any_requires_grad(*tensors) -> bool:

@@ -15,7 +15,8 @@ class device:
 
     def __init__(self, type, index: int | None = None):
         if isinstance(type, device):
-            self.type, self.index = type.type, type.index
+            _set(self, "type", type.type)
+            _set(self, "index", type.index)
             return
         if isinstance(type, int) and not isinstance(type, bool):
             type, index = "cuda", type
@@ -29,7 +30,17 @@ class device:
             dev_index = index
         if dev_index is not None and dev_index < 0:
             raise RuntimeError("Device index must not be negative")
-        self.type, self.index = dev_type, dev_index
+        _set(self, "type", dev_type)
+        _set(self, "index", dev_index)
+
+    def __setattr__(self, name, value):
+        # read-only, as PyTorch's: tensors share device objects (every CPU tensor the one ``CPU``)
+        if name in device.__slots__:
+            raise AttributeError(f"attribute '{name}' of 'torch.device' objects is not writable")
+        raise AttributeError(f"'torch.device' object has no attribute '{name}'")
+
+    def __delattr__(self, name):
+        self.__setattr__(name, None)
 
     def __str__(self) -> str:
         return self.type if self.index is None else f"{self.type}:{self.index}"
@@ -46,6 +57,9 @@ class device:
 
     def __hash__(self) -> int:
         return hash((self.type, self.index))
+
+
+_set = object.__setattr__
 
 
 _DEVICE_STRING = re.compile(r"([a-zA-Z_]+)(?::([1-9]\d*|0))?")
@@ -68,3 +82,8 @@ def _parse(text: str) -> tuple[str, int | None]:
 
 def _typename(obj) -> str:
     return type(obj).__name__
+
+
+# The one CPU device (no index) that tensors made on the CPU share: comparing a tensor's device with an
+# operand's is then ``is``, not a call of ``__eq__`` (once per binary op with a Python number).
+CPU = device("cpu")

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..c10.device import device
+from ..c10.device import CPU, device
 from .cuda import lazy_init
 from .numpy_namespace import np_xp
 
@@ -38,9 +38,14 @@ def has_accelerator() -> bool:
 
 
 def normalize(dev) -> device:
-    """``cuda`` means the current CUDA device (``cuda:0`` here): a tensor always has an index there."""
+    """A tensor's device: ``cuda`` means the current CUDA device (``cuda:0`` here), a tensor always has an
+    index there; every CPU tensor has the one shared ``CPU``."""
+    if dev is CPU:
+        return CPU
     dev = device(dev)
-    if dev.type != "cpu" and dev.index is None:
+    if dev.type == "cpu":  # a CPU tensor has no index, as PyTorch's (``cpu:0`` makes one on ``cpu``)
+        return CPU
+    if dev.index is None:
         return device(dev.type, 0)
     return dev
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..c10 import scalar_type as st
-from ..c10.device import device as Device
+from ..c10.device import CPU
 from . import checks
 from .device import backend, to_numpy
 from .numpy_namespace import np_xp
@@ -179,7 +179,7 @@ def scalar_tensor(value):
 # One device object shared by every wrapped number: parsing "cpu" on each Python number an op
 # receives cost as much as the rest of this function, and left one more object per saved number
 # for the cyclic GC to scan.
-_CPU = Device("cpu")
+_CPU = CPU
 
 
 def as_operand(value):

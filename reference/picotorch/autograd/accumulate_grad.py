@@ -28,6 +28,8 @@ from .variable import collect_next_edges, requires_grad, set_history
 
 
 class AccumulateGrad(Node):
+    _tensor_pre_hooks_elsewhere = True  # on the leaf (tensor_pre_hooks below)
+
     def __init__(self, variable) -> None:
         super().__init__(sequence_nr=UINT64_MAX)
         self.variable = variable

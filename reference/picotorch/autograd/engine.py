@@ -109,7 +109,10 @@ class Engine:
             with set_grad_enabled(task.grad_mode):
                 while queue.heap:
                     item = queue.pop()
-                    _evaluate(task, item.fn, item.inputs, queue)
+                    if AnomalyMode.enabled:
+                        _evaluate(task, item.fn, item.inputs, queue)
+                    else:  # _evaluate, inlined: one call fewer for every node of a plain backward
+                        evaluate_function(task, item.fn, item.inputs, queue)
         finally:
             _worker.device = NO_DEVICE
         return task.captured_vars
@@ -338,7 +341,10 @@ def _pass_gradient(task: GraphTask, edge: Edge, grad, queue: ReadyQueue) -> None
 
 def call_function(fn: Node, inputs: InputBuffer) -> list:
     """Hooks before, the node, hooks after (``call_function`` in engine.cpp)."""
-    grads = call_tensor_pre_hooks(fn, inputs.variables())
+    if fn._tensor_pre_hooks or fn._retains_grad_hooks or fn._tensor_pre_hooks_elsewhere:
+        grads = call_tensor_pre_hooks(fn, inputs.variables())
+    else:  # most nodes have none: the call would hand the gradients back as they are (0.2 us a node)
+        grads = inputs.variables()
     if fn._pre_hooks:  # asked here, not in call_node_hooks: most nodes have none, and it saves a call
         grads = call_node_hooks("pre", fn.pre_hooks(), grads)
     if not fn._post_hooks:  # the node gets the gradients themselves (AccumulateGrad may keep one as .grad)

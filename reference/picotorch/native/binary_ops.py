@@ -47,6 +47,9 @@ from .tensor_impl import new_tensor
 
 
 def add(self, other, alpha=1):
+    if alpha == 1:  # the usual call: nothing to check or scale, and no closure to build
+        return _binary(self, other, _add_alpha_one)
+
     def compute(xp, a, b, dtype):
         _check_alpha(dtype, alpha)
         alpha_ = _alpha(dtype, alpha)
@@ -60,8 +63,14 @@ def add(self, other, alpha=1):
     return _binary(self, other, compute)
 
 
+def _add_alpha_one(xp, a, b, dtype):
+    return xp.logical_or(a, b) if dtype is st.bool_ else xp.add(a, b)
+
+
 def sub(self, other, alpha=1):
     _check_bool_sub(self, other)
+    if alpha == 1:
+        return _binary(self, other, _subtract_alpha_one)
 
     def compute(xp, a, b, dtype):
         _check_alpha(dtype, alpha)
@@ -72,6 +81,10 @@ def sub(self, other, alpha=1):
             return fused_multiply_add(xp, b, const(xp, -alpha_, b), a)
         return xp.subtract(a, scaled(xp, b, alpha_))
     return _binary(self, other, compute)
+
+
+def _subtract_alpha_one(xp, a, b, dtype):
+    return xp.subtract(a, b)
 
 
 def rsub(self, other, alpha=1):
@@ -85,13 +98,19 @@ def rsub(self, other, alpha=1):
 
 
 def mul(self, other):
-    def compute(xp, a, b, dtype):
-        return xp.logical_and(a, b) if dtype is st.bool_ else xp.multiply(a, b)
-    return _binary(self, other, compute, scalar_in_float32=True)
+    return _binary(self, other, _multiply, scalar_in_float32=True)
+
+
+def _multiply(xp, a, b, dtype):
+    return xp.logical_and(a, b) if dtype is st.bool_ else xp.multiply(a, b)
 
 
 def div(self, other):
-    return _binary(self, other, lambda xp, a, b, dtype: xp.divide(a, b), to_float=True, scalar_in_float32=True)
+    return _binary(self, other, _divide, to_float=True, scalar_in_float32=True)
+
+
+def _divide(xp, a, b, dtype):
+    return xp.divide(a, b)
 
 
 def pow(self, exponent):

@@ -332,7 +332,9 @@ def _pass_gradient(task: GraphTask, edge: Edge, grad, queue: ReadyQueue) -> None
         if task.exec_info and not task.should_execute(fn):  # exec_info is empty for backward(): skip the call
             return
         buffer = InputBuffer(fn.num_inputs)
-    buffer.add(edge.input_nr, grad)
+        buffer.buffer[edge.input_nr] = grad  # buffer.add into an empty slot, inlined: every node's first gradient
+    else:
+        buffer.add(edge.input_nr, grad)
     if is_ready:
         queue.push(NodeTask(fn, buffer, task))
     else:

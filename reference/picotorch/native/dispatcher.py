@@ -331,8 +331,15 @@ def overloaded(name: str, candidates):
     """``ops.<name>``: the first overload whose parameters accept the arguments (C++ overloading)."""
     first, simple = candidates[0][0], simple_signature(candidates[0][1])
     fewest, kinds = simple or (1, ())
+    takes_two_tensors = kinds[:2] == ("Tensor", "Tensor") and fewest <= 2
 
     def call(*args, **kwargs):
+        if takes_two_tensors and len(args) == 2 and not kwargs:
+            # ``ops.mul(grad, other)``, ``ops.add(old, grad)``: what a backward formula and the input buffer
+            # call for every node, bound with one look at each argument
+            a, b = args
+            if isinstance(a, TensorImpl) and isinstance(b, TensorImpl):
+                return first(a, b)
         if not kwargs and fewest <= len(args) <= len(kinds):
             values = bound_simply(kinds, args)
             if values is not None:

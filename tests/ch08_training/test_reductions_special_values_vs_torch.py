@@ -1,0 +1,59 @@
+"""Reductions, losses and normalisation against PyTorch on special values, bit for bit: the sign of a zero
+result, where NaN appears, and the gradients at ties. ``assert_same`` compares with a tolerance and reads
+``-0.`` as ``0.``, so these tests compare the bits themselves (float values as float64, NaN masks apart)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import picotorch
+
+torch = pytest.importorskip("torch")
+
+NAN, INF = float("nan"), float("inf")
+FLOATS = ["float32", "float64", "float16", "bfloat16"]
+ZEROS = [[-0.0, 0.0, -0.0, 0.0], [0.0, -0.0, 0.0, -0.0]]
+
+
+def _bits(t) -> np.ndarray:
+    return np.array(t.detach().double().tolist() if t.dim() else [t.detach().double().item()])
+
+
+def assert_same_bits(prog):
+    """Run ``prog`` on both libraries; every returned tensor must have the same dtype, shape and value bits."""
+    ours, theirs = prog(picotorch), prog(torch)
+    ours, theirs = (ours if isinstance(ours, tuple) else (ours,)), (theirs if isinstance(theirs, tuple) else (theirs,))
+    assert len(ours) == len(theirs)
+    for a, b in zip(ours, theirs, strict=True):
+        assert str(a.dtype) == str(b.dtype) and tuple(a.shape) == tuple(b.shape), (a, b)
+        x, y = _bits(a), _bits(b)
+        assert np.array_equal(np.isnan(x), np.isnan(y)), (x, y)
+        x, y = x[~np.isnan(x)], y[~np.isnan(y)]
+        assert np.array_equal(x, y) and np.array_equal(np.signbit(x), np.signbit(y)), (x, y)
+
+
+@pytest.mark.parametrize("name", ["max", "min"])
+@pytest.mark.parametrize("dim", [0, 1, -1])
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_max_dim_value_is_the_element_at_its_index(name, dim, dtype):
+    """max(dim) / min(dim) return the element at the returned index: the first of tied zeros keeps its sign."""
+    def prog(T):
+        x = T.tensor(ZEROS + [[1.0, NAN, 1.0, NAN]], dtype=getattr(T, dtype), requires_grad=True)
+        values, indices = getattr(x, name)(dim)
+        values.backward(T.ones_like(values))
+        return values, indices, x.grad
+    assert_same_bits(prog)
+
+
+@pytest.mark.parametrize("name", ["amax", "amin"])
+@pytest.mark.parametrize("dim", [0, 1, (0, 1), ()])
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_amax_of_tied_zeros_takes_the_first_sign(name, dim, dtype):
+    """amax / amin of -0. and 0. (rows shorter than a vector): the first zero's sign; the gradient splits evenly."""
+    def prog(T):
+        x = T.tensor(ZEROS, dtype=getattr(T, dtype), requires_grad=True)
+        y = getattr(x, name)(dim)
+        y.backward(T.ones_like(y))
+        return y, x.grad
+    assert_same_bits(prog)

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import picotorch
+from picotorch_course.difftest import assert_same
 
 torch = pytest.importorskip("torch")
 
@@ -57,3 +58,36 @@ def test_amax_of_tied_zeros_takes_the_first_sign(name, dim, dtype):
         y.backward(T.ones_like(y))
         return y, x.grad
     assert_same_bits(prog)
+
+
+LOGITS = [[30.0, -100.0, 1.0, -1.0], [0.0, -0.0, 5.0, -30.0], [NAN, INF, -INF, 88.0]]
+TARGETS = [[1.0, 0.0, 1.0, 0.5], [0.5, 1.0, 0.0, 1.0], [1.0, 0.0, 1.0, 0.0]]
+
+
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+@pytest.mark.parametrize("pos_weight", [None, [1.0, 2.0, 0.5, 0.0]])
+@pytest.mark.parametrize("weight", [None, [1.0, 0.0, 2.0, 3.0]])
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_bce_with_logits_rounds_each_step(reduction, pos_weight, weight, dtype):
+    """binary_cross_entropy_with_logits below float64 is a chain of ops, each rounded: sigmoid(30.) - 1 is 0 and
+    sigmoid(-100.) underflows to 0 in float32, as PyTorch computes them."""
+    def prog(T):
+        dt = getattr(T, dtype)
+        x = T.tensor(LOGITS, dtype=dt, requires_grad=True)
+        extra = {"pos_weight": None if pos_weight is None else T.tensor(pos_weight, dtype=dt),
+                 "weight": None if weight is None else T.tensor(weight, dtype=dt)}
+        y = T.nn.functional.binary_cross_entropy_with_logits(x, T.tensor(TARGETS, dtype=dt), reduction=reduction,
+                                                             **extra)
+        y.backward(T.ones_like(y) * 0.5)
+        return y, x.grad
+    assert_same_bits(prog)
+
+
+@pytest.mark.parametrize("input_dtype, target_dtype", [("float32", "int64"), ("float32", "bool"), ("int64", "float32"),
+                                                       ("int32", "int64")])
+def test_bce_with_logits_dtype_errors(input_dtype, target_dtype):
+    """An integer input, a bool target, an integer target: PyTorch's error texts."""
+    def prog(T):
+        x, t = T.ones(3, dtype=getattr(T, input_dtype)), T.ones(3, dtype=getattr(T, target_dtype))
+        return T.nn.functional.binary_cross_entropy_with_logits(x, t)
+    assert_same(prog)

@@ -91,3 +91,36 @@ def test_bce_with_logits_dtype_errors(input_dtype, target_dtype):
         x, t = T.ones(3, dtype=getattr(T, input_dtype)), T.ones(3, dtype=getattr(T, target_dtype))
         return T.nn.functional.binary_cross_entropy_with_logits(x, t)
     assert_same(prog)
+
+
+@pytest.mark.parametrize("k", [0, 2])
+@pytest.mark.parametrize("alpha", [1, 0, 2])
+@pytest.mark.parametrize("beta", [1, 0, 3])
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_addmm_skips_an_operand_whose_factor_is_zero(k, alpha, beta, dtype):
+    """NOTE [addmm's beta and alpha of 0]: a NaN in self (beta=0) or in the matrices (alpha=0) does not reach
+    the result; an empty inner dim gives beta * self with its -0. kept."""
+    def prog(T):
+        dt = getattr(T, dtype)
+        bias = T.tensor([[NAN, 1.0, -0.0], [-0.0, INF, 2.0]], dtype=dt)
+        mat1 = T.tensor([[NAN, INF], [1.0, -0.0]], dtype=dt)[:, :k]
+        mat2 = T.tensor([[1.0, -0.0, 2.0], [0.0, 1.0, 1.0]], dtype=dt)[:k]
+        return T.addmm(bias, mat1, mat2, beta=beta, alpha=alpha), T.addmm(bias[0], mat1, mat2, beta=beta, alpha=alpha)
+    assert_same_bits(prog)
+
+
+@pytest.mark.parametrize("bias_shape", [(4,), (3, 3), (2, 4), (1, 4), (2, 1), (5, 2, 3)])
+@pytest.mark.parametrize("k", [0, 2])
+def test_addmm_bias_that_does_not_expand(bias_shape, k):
+    """self is expanded to the product's shape first: expand's error texts, also for an empty inner dim."""
+    assert_same(lambda T: T.addmm(T.ones(bias_shape), T.ones(2, k), T.ones(k, 3)))
+
+
+@pytest.mark.parametrize("name", ["mm", "bmm", "mv", "dot", "addmm", "matmul"])
+def test_matrix_products_refuse_bool(name):
+    """mm / matmul / addmm, bmm, mv and dot of bool tensors: the CPU kernel's "not implemented for 'Bool'"."""
+    def prog(T):
+        b = T.ones(2, 2, dtype=T.bool)
+        args = {"bmm": (b[None], b[None]), "mv": (b, b[0]), "dot": (b[0], b[0]), "addmm": (b, b, b)}.get(name, (b, b))
+        return getattr(T, name)(*args)
+    assert_same(prog)

@@ -124,3 +124,16 @@ def test_matrix_products_refuse_bool(name):
         args = {"bmm": (b[None], b[None]), "mv": (b, b[0]), "dot": (b[0], b[0]), "addmm": (b, b, b)}.get(name, (b, b))
         return getattr(T, name)(*args)
     assert_same(prog)
+
+
+@pytest.mark.parametrize("shapes", [((3, 4), (3, 3)), ((3, 4), (2,)), ((3, 4), (3,)), ((2, 3, 4), (2,)), ((4,), ()),
+                                    ((2, 4, 3, 2), (2, 3)), ((2, 4, 3, 2), (2, 3, 3)), ((2, 4, 3, 2), (2, 3, 2))])
+@pytest.mark.parametrize("dtype", ["float32", "int64", "int32"])
+@pytest.mark.parametrize("weight", [None, 3])
+def test_nll_loss_checks_dims_before_the_target_dtype(shapes, dtype, weight):
+    """nll_loss / cross_entropy: the dims are checked first, then the target's dtype, then the sizes and weight."""
+    def prog(T):
+        (input_shape, target_shape), w = shapes, None if weight is None else T.ones(weight)
+        target = T.zeros(target_shape, dtype=getattr(T, dtype))
+        return [fn(T.ones(input_shape), target, w) for fn in (T.nn.functional.nll_loss, T.nn.functional.cross_entropy)]
+    assert_same(prog)

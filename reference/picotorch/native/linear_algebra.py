@@ -38,6 +38,7 @@ def mm(self, mat2):
         raise RuntimeError("mat2 must be a matrix")
     _check_mm_shapes(self, mat2)
     _check_matmul_dtypes(self, mat2)
+    _check_not_bool(self, "addmm_impl_cpu_")
     dev = common_device(self, mat2)
     return new_tensor(_product(xp_of(self), self._data, mat2._data, self._dtype), self._dtype, dev)
 
@@ -53,8 +54,15 @@ def bmm(self, mat2):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{b}, {m}] "
                            f"but got: [{b2}, {m2}].")
     _check_matmul_dtypes(self, mat2)
+    _check_not_bool(self, "bmm")
     return new_tensor(_product(xp_of(self), self._data, mat2._data, self._dtype), self._dtype,
                       common_device(self, mat2))
+
+
+def _check_not_bool(t, kernel) -> None:
+    """The CPU gemm / gemv / dot kernels are dispatched for numbers, not for bool."""
+    if t._dtype is st.bool_:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
 
 
 def _check_mm_shapes(m1, m2) -> None:
@@ -71,6 +79,7 @@ def mv(self, vec):
         raise RuntimeError(f"size mismatch, got input ({self._data.shape[0]}), mat ({self._data.shape[0]}x"
                            f"{self._data.shape[1]}), vec ({vec._data.shape[0]})")
     _check_matmul_dtypes(self, vec)
+    _check_not_bool(self, "addmv_impl_cpu")
     return new_tensor(_product(xp_of(self), self._data, vec._data, self._dtype), self._dtype,
                       common_device(self, vec))
 
@@ -85,6 +94,7 @@ def dot(self, tensor):
     if n != m:
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the "
                            f"same number of elements, but got {n} and {m} elements respectively")
+    _check_not_bool(self, "dot")
     xp = xp_of(self)
     if is_reduced_float(self._dtype):
         data = convert(xp, xp.asarray(xp.vecdot(in_float32(xp, self._data), in_float32(xp, tensor._data))),
@@ -101,24 +111,43 @@ def addmm(self, mat1, mat2, beta=1, alpha=1):
     if mat2._data.ndim != 2:
         raise RuntimeError(f"mat2 must be a matrix, got {mat2._data.ndim}-D tensor")
     _check_mm_shapes(mat1, mat2)
+    _check_not_bool(mat1, "addmm_impl_cpu_")
     xp = xp_of(mat1)
-    if is_reduced_float(mat1._dtype):
+    reduced = is_reduced_float(mat1._dtype)
+    if mat1._data.shape[1] == 0 or (alpha == 0 and not reduced):
+        return _addmm_without_product(self, mat1, mat2, beta, xp)
+    if reduced:
         return _addmm_reduced_float(self, mat1, mat2, beta, alpha, xp)
     product = matmul(xp, mat1._data, mat2._data)
     _check_addmm_out_shape(self, tuple(product.shape))
-    bias = scaled(xp, cast(self, mat1._dtype, xp), beta)
-    if xp is np_xp and alpha == 1:
-        data = np.add(product, bias, out=product)  # the product is ours: add the bias in place, one array fewer
+    if beta == 0:  # NOTE [addmm's beta and alpha of 0]
+        data = xp.asarray(scaled(xp, product, alpha))
+    elif xp is np_xp and alpha == 1:
+        data = np.add(product, scaled(xp, cast(self, mat1._dtype, xp), beta), out=product)  # in place: one array fewer
     else:
-        data = xp.asarray(scaled(xp, product, alpha) + bias)
+        data = xp.asarray(scaled(xp, product, alpha) + scaled(xp, cast(self, mat1._dtype, xp), beta))
+    return new_tensor(data, mat1._dtype, common_device(self, mat1, mat2))
+
+
+# NOTE [addmm's beta and alpha of 0]
+# BLAS's gemm computes ``alpha * (mat1 @ mat2) + beta * self`` and reads neither operand whose factor is 0:
+# with ``beta=0`` a NaN in ``self`` does not reach the result, with ``alpha=0`` (float32 / float64) a NaN in the
+# matrices does not either. An empty inner dimension (k = 0) never calls gemm: the result is ``beta * self``
+# (its -0. kept), or zeros for ``beta=0``. PyTorch's float16 / bfloat16 gemm does read the matrices at ``alpha=0``.
+def _addmm_without_product(self, mat1, mat2, beta, xp):
+    shape = (mat1._data.shape[0], mat2._data.shape[1])
+    _check_addmm_out_shape(self, shape)
+    if beta == 0:
+        data = xp.zeros(shape, dtype=mat1._data.dtype, device=mat1._data.device)
+    else:
+        bias = xp.broadcast_to(scaled(xp, cast(self, mat1._dtype, xp), beta), shape)
+        data = xp.reshape(xp.asarray(xp.reshape(bias, (-1,)), copy=True), shape)  # a contiguous copy, -0. kept
     return new_tensor(data, mat1._dtype, common_device(self, mat1, mat2))
 
 
 def _check_addmm_out_shape(self, out_shape) -> None:
-    if checks.broadcast_shapes(shape_of(self), out_shape) != out_shape:
-        raise RuntimeError(f"The expanded size of the tensor ({out_shape[-1]}) must match the existing "
-                           f"size ({shape_of(self)[-1]}) at non-singleton dimension 1.  Target sizes: "
-                           f"{list(out_shape)}.  Tensor sizes: {list(shape_of(self))}")
+    """``self`` is expanded to the product's shape first: ``expand``'s errors (the last dim that does not fit)."""
+    expand(self, out_shape)
 
 
 # NOTE [float16 and bfloat16 matrix products]
@@ -136,8 +165,10 @@ def _product(xp, a, b, dtype):
 def _addmm_reduced_float(self, mat1, mat2, beta, alpha, xp):
     product = matmul(xp, in_float32(xp, mat1._data), in_float32(xp, mat2._data))
     _check_addmm_out_shape(self, tuple(product.shape))
-    bias = scaled(xp, in_float32(xp, cast(self, mat1._dtype, xp)), beta)
-    data = convert(xp, xp.asarray(scaled(xp, product, alpha) + bias), mat1._dtype)
+    data = scaled(xp, product, alpha)
+    if beta != 0:  # NOTE [addmm's beta and alpha of 0]
+        data = data + scaled(xp, in_float32(xp, cast(self, mat1._dtype, xp)), beta)
+    data = convert(xp, xp.asarray(data), mat1._dtype)
     return new_tensor(data, mat1._dtype, common_device(self, mat1, mat2))
 
 

@@ -9,7 +9,12 @@ once (PyTorch's float32 sum is a cascade of partial sums, far closer to that tha
 
 from __future__ import annotations
 
+import numpy as np
+
+from ..c10 import scalar_type as st
 from . import checks
+from .binary_ops import check_inplace_operands
+from .dispatcher import ops
 from .helpers import (
     cast,
     common_device,
@@ -42,9 +47,11 @@ def mse_loss_backward(grad_output, self, target, reduction):
 
 def binary_cross_entropy_with_logits(self, target, weight=None, pos_weight=None, reduction=_MEAN):
     """``(1 - t) * x - log_sigmoid(x) * (1 + (pos_weight - 1) * t)``, times ``weight``, reduced."""
+    if not (self._dtype.is_floating_point and target._dtype.is_floating_point):
+        _check_bce_with_logits_dtypes(self, target)
     xp, dtype, x, t = _operands("log_sigmoid_cpu", self, target, float64=True)
-    if is_reduced_float(dtype):
-        loss = _bce_with_logits_reduced_float(xp, dtype, x, t, weight, pos_weight)
+    if dtype is not st.float64:
+        loss = _bce_with_logits_chain(xp, dtype, x, t, weight, pos_weight)
         return _reduce(self, target, xp, dtype, loss, reduction)
     log_sigmoid = xp.minimum(x, 0.0) - xp.log1p(xp.exp(-xp.abs(x)))
     if pos_weight is not None:
@@ -55,13 +62,22 @@ def binary_cross_entropy_with_logits(self, target, weight=None, pos_weight=None,
     return _reduce(self, target, xp, dtype, loss, reduction)
 
 
+def _check_bce_with_logits_dtypes(self, target):
+    """PyTorch's chain refuses what its first ops refuse: ``log_sigmoid`` of an integer input, ``1 - target`` of a
+    bool target, and ``(1 - target).mul_(input)`` writing a float into an integer target's dtype."""
+    if not self._dtype.is_floating_point:
+        raise NotImplementedError(f"\"log_sigmoid_cpu\" not implemented for '{self._dtype.c10_name}'")
+    one_minus_target = ops.sub(ops.ones_like(target), target)  # C++ `1 - t` is a tensor of ones minus t
+    check_inplace_operands(one_minus_target, self)
+
+
 def binary_cross_entropy_with_logits_backward(grad_output, self, target, weight=None, pos_weight=None,
                                               reduction=_MEAN):
     """``(sigmoid(x) - t) * grad`` (``((pw * t + 1 - t) * sigmoid(x) - pw * t) * grad`` with ``pos_weight``)."""
     xp, dtype, x, t = _operands("sigmoid_cpu", self, target, float64=True)
-    if is_reduced_float(dtype):
-        grad = _bce_with_logits_backward_reduced_float(xp, dtype, x, t, grad_output, weight, pos_weight, reduction,
-                                                       self.numel())
+    if dtype is not st.float64:
+        grad = _bce_with_logits_backward_chain(xp, dtype, x, t, grad_output, weight, pos_weight, reduction,
+                                               self.numel())
         return new_tensor(convert(xp, grad, dtype), dtype, common_device(self, target))
     sigmoid = 1 / (1 + xp.exp(-x))
     g = _float64(xp, grad_output)
@@ -77,14 +93,14 @@ def binary_cross_entropy_with_logits_backward(grad_output, self, target, weight=
     return new_tensor(convert(xp, grad, dtype), dtype, common_device(self, target))
 
 
-def _bce_with_logits_reduced_float(xp, dtype, x, t, weight, pos_weight):
-    """For float16 / bfloat16 PyTorch's function is a chain of tensor ops (``log_sigmoid``, ``1 - t``,
-    ``mul_``, ``sub_`` ...), each computed in float32 and rounded to the dtype: the same chain here."""
+def _bce_with_logits_chain(xp, dtype, x, t, weight, pos_weight):
+    """Below float64 PyTorch's function is a chain of tensor ops (``log_sigmoid``, ``1 - t``, ``mul_``,
+    ``sub_`` ...), each computed in float32 and rounded to the dtype: the same chain here (rounding once at
+    the end instead loses the float32 zeros: ``sigmoid(30.) - 1`` is 0 in float32)."""
     def rounded(a):
         return rounded_to(xp, a, dtype)
     x, t = xp.astype(x, xp.float32), xp.astype(t, xp.float32)
-    log_sigmoid = rounded(xp.astype(xp.minimum(_as_float64(xp, x), 0.0) - xp.log1p(xp.exp(-xp.abs(_as_float64(xp, x)))),
-                                    xp.float32))
+    log_sigmoid = rounded(_log_sigmoid_float32(xp, x))
     if pos_weight is not None:
         log_weight = rounded(rounded(rounded(_float32_of(xp, pos_weight) - 1) * t) + 1)
         log_sigmoid = rounded(log_sigmoid * log_weight)
@@ -94,12 +110,12 @@ def _bce_with_logits_reduced_float(xp, dtype, x, t, weight, pos_weight):
     return loss
 
 
-def _bce_with_logits_backward_reduced_float(xp, dtype, x, t, grad_output, weight, pos_weight, reduction, numel):
+def _bce_with_logits_backward_chain(xp, dtype, x, t, grad_output, weight, pos_weight, reduction, numel):
     """The backward's chain of tensor ops (``sigmoid``, ``sub``, ``mul_`` by the gradient, ``div_`` by the count),
-    each rounded to float16 / bfloat16 as PyTorch's ops are."""
+    each rounded to float32 / float16 / bfloat16 as PyTorch's ops are."""
     def rounded(a):
         return rounded_to(xp, a, dtype)
-    sigmoid = rounded(xp.astype(1 / (1 + xp.exp(-x)), xp.float32))
+    sigmoid = rounded(_sigmoid_float32(xp, x))
     x, t = xp.astype(x, xp.float32), xp.astype(t, xp.float32)
     if pos_weight is not None:
         pw_t = rounded(_float32_of(xp, pos_weight) * t)
@@ -112,6 +128,19 @@ def _bce_with_logits_backward_reduced_float(xp, dtype, x, t, grad_output, weight
     if reduction == _MEAN:
         grad = grad / xp.asarray(numel, dtype=xp.float32)
     return grad
+
+
+def _log_sigmoid_float32(xp, x):
+    """PyTorch's float32 log_sigmoid kernel, ``min(x, 0) - log1p(exp(-|x|))``, each function's result a float32."""
+    e = xp.astype(xp.exp(-xp.abs(_as_float64(xp, x))), xp.float32)
+    return xp.minimum(x, xp.asarray(0.0, dtype=xp.float32)) - xp.astype(xp.log1p(_as_float64(xp, e)), xp.float32)
+
+
+def _sigmoid_float32(xp, x):
+    """PyTorch's float32 sigmoid, ``1 / (1 + exp(-x))`` in float32: below -88.7 ``exp`` overflows and gives 0."""
+    with np.errstate(over="ignore"):
+        e = xp.astype(xp.exp(-x), xp.float32)
+    return 1 / (1 + e)
 
 
 def _float32_of(xp, t):

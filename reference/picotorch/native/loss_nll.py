@@ -28,11 +28,11 @@ _NONE, _MEAN = 0, 1
 
 
 def nll_loss_forward(self, target, weight, reduction, ignore_index):
-    _check_target_dtype(target)
     if not 0 < self.dim() <= 2:
         raise RuntimeError("input tensor should be 1D or 2D")
     if target.dim() > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    _check_target_dtype(target)  # after the meta function's dim checks, before the sizes'
     no_batch_dim = self.dim() == 1 and target.dim() == 0
     if not no_batch_dim and shape_of(self)[0] != shape_of(target)[0]:
         raise RuntimeError(f"size mismatch (got input: {list(shape_of(self))}, target: {list(shape_of(target))})")
@@ -60,7 +60,6 @@ def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index
 
 
 def nll_loss2d_forward(self, target, weight, reduction, ignore_index):
-    _check_target_dtype(target)
     _check_inputs_nll_loss2d(self, target, weight)
     _check_dtypes(self, weight, "nll_loss2d_forward_out_frame")
     x, t, n_classes = _as_rows(self, target)
@@ -102,6 +101,7 @@ def _check_inputs_nll_loss2d(self, target, weight) -> None:
     if self.dim() != 4:
         raise RuntimeError("only batches of spatial inputs supported (4D tensors), but got input of dimension: "
                            f"{self.dim()}")
+    _check_target_dtype(target)  # after the dims, before the weight and the sizes
     if weight is not None and weight.numel() != shape_of(self)[1]:
         raise RuntimeError("weight tensor should be defined either for all or no classes")
     n, _, h, w = shape_of(self)

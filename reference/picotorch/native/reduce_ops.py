@@ -97,8 +97,27 @@ def _extreme(self, dim, keepdim, name, xp_name):
     if self._data.size == 0:
         _check_nonempty_reduction(self, dim, name)
     xp = xp_of(self)
-    data = getattr(xp, xp_name)(self._data, axis=axes, keepdims=keepdim)
-    return new_tensor(xp.asarray(data), self._dtype, self._device)
+    data = xp.asarray(getattr(xp, xp_name)(self._data, axis=axes, keepdims=keepdim))
+    if self._dtype.is_floating_point and xp.any(data == 0):
+        data = _first_zero_sign(xp, self._data, axes, keepdim, data)
+    return new_tensor(data, self._dtype, self._device)
+
+
+def _first_zero_sign(xp, x, axes, keepdim, data):
+    """A zero extreme takes the sign of the first zero of its slice: PyTorch's loop keeps its running best
+    unless a later value is strictly greater (smaller), and -0. == 0. (for slices shorter than a vector;
+    longer ones take their lanes' order, which is not modelled)."""
+    kept = tuple(d for d in range(x.ndim) if d not in axes)
+    rows = xp.reshape(xp.permute_dims(x, kept + tuple(axes)), (-1, _numel(x, axes)))
+    first = xp.take_along_axis(rows, xp.argmax(rows == 0, axis=1, keepdims=True), axis=1)
+    return xp.where(data == 0, xp.reshape(first, data.shape), data)
+
+
+def _numel(x, axes):
+    count = 1
+    for axis in axes:
+        count *= x.shape[axis]
+    return count
 
 
 def _check_nonempty_reduction(self, dim, name):

@@ -95,7 +95,8 @@ def _clamp(self, min, max, kernel):
 
 # ----------------------------------------------------------------------------- max.dim and min.dim
 # The value and the index of the largest (smallest) element along one dim: the first one among ties,
-# the first NaN where there is one (its value is then NaN).
+# the first NaN where there is one (its value is then NaN). PyTorch's kernel keeps a running best and
+# replaces it only by a strictly greater value, so among -0. and 0. the first one is returned.
 
 
 def max_dim(self, dim, keepdim=False):
@@ -115,10 +116,13 @@ def _value_and_index(self, dim, keepdim, name):
                 new_tensor(xp.zeros((), dtype=xp.int64, device=self._data.device), st.int64, self._device))
     if self._data.shape[axis] == 0:
         raise IndexError(f"{name}(): Expected reduction dim {axis} to have non-zero size.")
-    values = getattr(xp, name)(self._data, axis=axis, keepdims=keepdim)
-    indices = getattr(xp, f"arg{name}")(self._data, axis=axis, keepdims=keepdim)
+    # the value is the element at the returned index: among equal zeros, the first one's sign
+    indices = xp.astype(getattr(xp, f"arg{name}")(self._data, axis=axis, keepdims=True), xp.int64)
+    values = xp.take_along_axis(self._data, indices, axis=axis)
+    if not keepdim:
+        values, indices = xp.squeeze(values, axis=axis), xp.squeeze(indices, axis=axis)
     return (new_tensor(xp.asarray(values), self._dtype, self._device),
-            new_tensor(xp.astype(xp.asarray(indices), xp.int64), st.int64, self._device))
+            new_tensor(xp.asarray(indices), st.int64, self._device))
 
 
 # ----------------------------------------------------------------------------- isnan, isinf, isfinite

@@ -40,8 +40,8 @@ def test_broadcast_error_names_the_first_clash():
                                               ((5, 1, 2), (1, 1, 2))])
 def test_broadcast_gradient_is_summed_back(shape, leaf_shape):
     """The gradient of a broadcast operand is summed over the broadcast dims and has the operand's shape."""
-    leaf = picotorch.ones(*leaf_shape, requires_grad=True)
-    big = picotorch.ones(*shape)
+    leaf = picotorch.ones(leaf_shape, requires_grad=True)
+    big = picotorch.ones(shape)
     (leaf * big).sum().backward()
     assert tuple(leaf.grad.shape) == leaf_shape
     elements = 1

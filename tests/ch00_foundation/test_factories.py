@@ -63,3 +63,30 @@ def test_manual_seed_makes_rand_repeatable():
     picotorch.manual_seed(0)
     assert picotorch.rand(3).tolist() == first
     assert picotorch.randn(2, 3, dtype=picotorch.float64).dtype == picotorch.float64
+
+
+FACTORY_CALLS = [
+    "T.zeros(size=(2, 3), dtype=T.int64)", "T.ones(size=[2])", "T.empty(size=(0,)).shape", "T.rand(size=(2,)).shape",
+    "T.randn(size=[3], requires_grad=True).shape", "T.full(size=(2,), fill_value=3.0)", "T.full((2,), fill_value=1)",
+    "T.ones()", "T.zeros(dtype=T.float64)", "T.empty(requires_grad=True, dtype=T.float32)", "T.zeros(2, size=(2,))",
+    "T.ones((2,), (3,))", "T.ones(2, (3,))", "T.rand()", "T.randn()", "T.rand(dtype=T.float64)",
+    "T.randn(requires_grad=True, dtype=T.float32)", "T.rand(dtype=T.float32, device='cpu')", "T.rand(2, size=(2,))",
+    "T.full()", "T.full((2,))", "T.full(fill_value=1)", "T.full((2,), 1.0, 2.0)", "T.full(2, 3.0)",
+    "T.rand_like(T.tensor(1.0)).shape", "T.randn_like(T.ones(2, 3)).shape",
+]
+
+
+@pytest.mark.parametrize("expr", FACTORY_CALLS)
+def test_factory_size_arguments_and_their_errors_are_pytorchs(expr):
+    """``size=`` as a keyword; a missing size or fill value, a size given twice, too many positional sizes:
+    PyTorch's texts (``rand``/``randn`` have two visible signatures: the invalid-combination text unless
+    exactly one keyword was given)."""
+    torch = pytest.importorskip("torch")
+    import picotorch
+
+    def run(T):
+        try:
+            return repr(eval(expr, {"T": T}))
+        except (TypeError, RuntimeError) as e:
+            return f"{type(e).__name__}: {e}"
+    assert run(picotorch) == run(torch)

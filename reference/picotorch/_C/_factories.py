@@ -20,6 +20,7 @@ from ..native import distributions
 from ..native.device import backend, normalize, to_numpy
 from ..native.helpers import convert, is_reduced_float, np_xp, xp_dtype
 from ..native.tensor_impl import TensorImpl, new_tensor
+from .invalid_arguments import format_invalid_args
 from .python_arg_parser import check_requires_grad
 
 
@@ -78,25 +79,71 @@ def _filled(name, size, value, dtype, device, requires_grad):
     return _finish(_host_convert(np.full(shape, value), dtype), dtype, device, requires_grad)
 
 
-def zeros(*size, dtype=None, device=None, requires_grad=False, out=None, layout=None, pin_memory=False):
-    return _filled("zeros", size, 0, dtype, device, requires_grad)
+def zeros(*size, dtype=None, device=None, requires_grad=False, out=None, layout=None, pin_memory=False,
+          **named):
+    return _filled("zeros", _size_argument("zeros", size, named), 0, dtype, device, requires_grad)
 
 
-def ones(*size, dtype=None, device=None, requires_grad=False, out=None, layout=None, pin_memory=False):
-    return _filled("ones", size, 1, dtype, device, requires_grad)
+def ones(*size, dtype=None, device=None, requires_grad=False, out=None, layout=None, pin_memory=False, **named):
+    return _filled("ones", _size_argument("ones", size, named), 1, dtype, device, requires_grad)
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False, out=None, layout=None, pin_memory=False,
-          memory_format=None):
-    return _filled("empty", size, 0, dtype, device, requires_grad)
+          memory_format=None, **named):
+    return _filled("empty", _size_argument("empty", size, named), 0, dtype, device, requires_grad)
 
 
-def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=None, layout=None,
-         pin_memory=False):
+def _size_argument(name: str, args: tuple, named: dict) -> tuple:
+    """A factory's ``size``: ints, one sequence of ints, or ``size=`` (the binding's checks and texts, for the
+    factories with one visible signature)."""
+    unexpected = [key for key in named if key not in ("size", "names")]
+    if unexpected:
+        raise TypeError(f"{name}() got an unexpected keyword argument '{unexpected[0]}'")
+    if "size" in named:
+        if args:
+            raise TypeError(f"{name}() got multiple values for argument 'size'")
+        args = (named["size"],)
+    if not args:
+        raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
+    if len(args) > 1 and isinstance(args[0], (list, tuple)):
+        raise TypeError(f"{name}() takes 1 positional argument but {len(args)} were given")
+    return args
+
+
+def full(*args, **kwargs):
+    size, fill_value, options = _bind_full(args, kwargs)
+    if not isinstance(size, (list, tuple)):  # one sequence of ints: full's size has no ``*size`` form
+        raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}")
+    dtype = options.get("dtype")
     if dtype is None:
         dtype = st.scalar_dtype(fill_value)
     _check_float_fits(fill_value, dtype)
-    return _filled("full", (tuple(size),), fill_value, dtype, device, requires_grad)
+    return _filled("full", (tuple(size),), fill_value, dtype, options.get("device"),
+                   options.get("requires_grad", False))
+
+
+_FULL_OPTIONS = ("dtype", "device", "requires_grad", "out", "layout", "pin_memory", "names")
+
+
+def _bind_full(args, kwargs):
+    """``full(size, fill_value, *, ...)`` bound as PyTorch's parser binds it, with its texts."""
+    if len(args) > 2:
+        raise TypeError(f"full() takes 2 positional arguments but {len(args)} were given")
+    values = dict(zip(("size", "fill_value"), args))
+    for key, value in kwargs.items():
+        if key in values:
+            raise TypeError(f"full() got multiple values for argument '{key}'")
+        if key not in ("size", "fill_value") and key not in _FULL_OPTIONS:
+            raise TypeError(f"full() got an unexpected keyword argument '{key}'")
+        values[key] = value
+    params = ["size", "fill_value"]
+    missing = [name for name in params if name not in values]
+    if missing:  # from the first one missing on, every positional parameter (a keyword one too), as PyTorch
+        names = params[params.index(missing[0]):]
+        plural = "s" if len(names) == 1 else ""  # PyTorch's plural is the wrong way round
+        raise TypeError(f"full() missing {len(names)} required positional argument{plural}: "
+                        f"{', '.join(f'{chr(34)}{n}{chr(34)}' for n in names)}")
+    return values["size"], values["fill_value"], values
 
 
 # The largest finite value of each float dtype below float64, and its C++ name in the error.
@@ -111,24 +158,46 @@ def _check_float_fits(value, dtype) -> None:
         raise RuntimeError(f"value cannot be converted to type {limit[1]} without overflow")
 
 
-def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None, layout=None,
-         pin_memory=False):
-    shape = _sizes("rand", size)
-    _check_sizes("rand", shape)
-    dtype = dtype or st.get_default_dtype()
-    _check_float("rand", dtype)
-    values = distributions.default_generator().random(shape)
-    return _finish(_host_convert(values, dtype), dtype, device, requires_grad)
+def rand(*size, **options):
+    return _random("rand", size, options, lambda generator, shape: generator.random(shape))
 
 
-def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None, layout=None,
-          pin_memory=False):
-    shape = _sizes("randn", size)
-    _check_sizes("randn", shape)
-    dtype = dtype or st.get_default_dtype()
-    _check_float("randn", dtype)
-    values = distributions.default_generator().standard_normal(shape)
-    return _finish(_host_convert(values, dtype), dtype, device, requires_grad)
+def randn(*size, **options):
+    return _random("randn", size, options, lambda generator, shape: generator.standard_normal(shape))
+
+
+def _random(name, size, options, draw):
+    size = _random_size(name, size, options)
+    shape = _sizes(name, size)
+    _check_sizes(name, shape)
+    dtype = options.get("dtype") or st.get_default_dtype()
+    _check_float(name, dtype)
+    values = draw(distributions.default_generator(), shape)
+    return _finish(_host_convert(values, dtype), dtype, options.get("device"), options.get("requires_grad", False))
+
+
+_RANDOM_OPTIONS = ("generator", "dtype", "device", "requires_grad", "out", "layout", "pin_memory")
+_RANDOM_SIGNATURES = [
+    "(tuple of ints size, *, torch.Generator generator, Tensor out = None, torch.dtype dtype = None, torch.layout "
+    "layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)",
+    "(tuple of ints size, *, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device "
+    "device = None, bool pin_memory = False, bool requires_grad = False)"]
+
+
+def _random_size(name: str, args: tuple, options: dict) -> tuple:
+    """``rand``'s and ``randn``'s ``size``. With two visible signatures PyTorch's parser names the one missing
+    argument only when one signature is plausible, i.e. when exactly one keyword was given; otherwise (none,
+    several, or ``size`` twice) it prints the invalid combination."""
+    for key in options:
+        if key not in _RANDOM_OPTIONS and key not in ("size", "names"):
+            raise TypeError(f"{name}() got an unexpected keyword argument '{key}'")
+    if "size" in options and not args:
+        return (options["size"],)
+    if args and "size" not in options:
+        return args
+    if not args and len(options) == 1:
+        raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
+    raise TypeError(format_invalid_args(args, options, f"{name}()", _RANDOM_SIGNATURES))
 
 
 def _check_float(name: str, dtype) -> None:
@@ -383,11 +452,11 @@ def from_numpy(array: np.ndarray):
 
 
 def rand_like(input, *, dtype=None, device=None, requires_grad=False, layout=None, memory_format=None):
-    return rand(*input.shape, dtype=dtype or input.dtype, device=device or input.device,
+    return rand(size=tuple(input.shape), dtype=dtype or input.dtype, device=device or input.device,
                 requires_grad=requires_grad)
 
 
 def randn_like(input, *, dtype=None, device=None, requires_grad=False, layout=None, memory_format=None):
-    return randn(*input.shape, dtype=dtype or input.dtype, device=device or input.device,
+    return randn(size=tuple(input.shape), dtype=dtype or input.dtype, device=device or input.device,
                  requires_grad=requires_grad)
 

@@ -22,7 +22,7 @@ def relu(self):
     """``x < 0 ? 0 : x``: a NaN stays NaN and ``-0.`` stays ``-0.`` (``NaN < 0`` and ``-0. < 0`` are false), as
     PyTorch's ``clamp_min(self, 0)`` gives; ``where(x > 0, x, 0)`` would make both ``0.``."""
     if self._dtype is st.bool_:
-        raise NotImplementedError('"clamp_min_cpu" not implemented for \'Bool\'')
+        raise RuntimeError("Boolean inputs not supported for relu")  # Activation.cpp checks before clamp_min
     xp = xp_of(self)
     data = self._data
     return wrap(self, follow_inputs(xp, xp.where(data < 0, _zero(xp, data), data), [data]))
@@ -48,7 +48,7 @@ def _zero(xp, like):
 def relu_(self):
     """In place: the same ``x < 0 ? 0 : x``, so ``-0.`` stays ``-0.`` (the version bump is autograd's)."""
     if self._dtype is st.bool_:
-        raise NotImplementedError('"clamp_min_cpu" not implemented for \'Bool\'')
+        raise RuntimeError("Boolean inputs not supported for relu")  # Activation.cpp checks before clamp_min
     xp = xp_of(self)
     data = self._data
     data[...] = xp.where(data < 0, _zero(xp, data), data)

@@ -132,8 +132,21 @@ def floor_divide(self, other):
 
 
 def remainder(self, other):
-    """The remainder of floor division: the sign of ``other``, as Python's ``%``."""
-    return _binary(self, other, _division("remainder_cpu", lambda xp, a, b: xp.remainder(a, b)))
+    """The remainder of floor division: the sign of ``other``, as Python's ``%`` (NOTE [remainder of floats])."""
+    return _binary(self, other, _division("remainder_cpu", _remainder))
+
+
+# NOTE [remainder of floats]
+# PyTorch's float kernel starts from C's ``fmod`` (the sign of ``self``) and adds ``other`` to a nonzero
+# remainder of the wrong sign. A zero remainder keeps fmod's sign, the dividend's: ``-4. % 2`` is ``-0.``
+# and ``4. % -2`` is ``0.``, where NumPy's ``remainder`` (and Python's ``%``) give the divisor's sign.
+def _remainder(xp, a, b):
+    if not xp.isdtype(a.dtype, "real floating"):
+        return xp.remainder(a, b)
+    mod = xp.fmod(a, b)
+    zero = const(xp, 0, mod)
+    wrong_sign = xp.logical_and(mod != zero, xp.not_equal(b < zero, mod < zero))
+    return xp.where(wrong_sign, mod + b, mod)
 
 
 def remainder_scalar_tensor(self, other):

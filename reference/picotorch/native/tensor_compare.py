@@ -11,6 +11,8 @@ int tensor clamped to ``0.5`` is float); a NaN anywhere gives NaN.
 
 from __future__ import annotations
 
+import math
+
 from ..c10 import scalar_type as st
 from . import checks
 from .binary_ops import check_inplace_operands, write_inplace
@@ -84,13 +86,34 @@ def _clamp(self, min, max, kernel):
         shape = checks.broadcast_shapes(shape, shape_of(b))
     xp = backend(dev).xp
     data = cast(self, dtype, xp, dev)
-    if min is not None:
-        data = xp.maximum(data, cast(as_operand(min), dtype, xp, dev))
-    if max is not None:
-        data = xp.minimum(data, cast(as_operand(max), dtype, xp, dev))
+    if kernel == "clamp_cpu" or _is_tensor(min) or _is_tensor(max):
+        if min is not None:
+            data = xp.maximum(data, cast(as_operand(min), dtype, xp, dev))
+        if max is not None:
+            data = xp.minimum(data, cast(as_operand(max), dtype, xp, dev))
+    else:
+        data = _clamp_by_numbers(xp, data, *[None if b is None else cast(as_operand(b), dtype, xp, dev)
+                                             for b in (min, max)])
     data = xp.broadcast_to(xp.asarray(data), shape)
     return new_tensor(follow_inputs(xp, xp.asarray(data, copy=True), [self._data] + [b._data for b in bounds]),
                       dtype, dev)
+
+
+# NOTE [clamp by numbers keeps the input on a tie]
+# With number bounds PyTorch's kernels compute ``std::min(std::max(x, min), max)`` (their vectorised form
+# picks the same operand): ``x < min ? min : x``, then ``max < v ? max : v``. An input equal to a bound is
+# kept, so ``clamp(-0., min=0.)`` is ``-0.`` (NumPy's ``maximum`` gives the bound, ``0.``), a NaN input stays
+# NaN, and ``min > max`` gives ``max`` everywhere. A NaN bound makes every element NaN before this
+# (``clamp`` in TensorCompare.cpp fills the result). Tensor bounds keep NumPy's ``maximum``/``minimum``: there
+# PyTorch's vectorised loop and its scalar tail break a tie differently.
+def _clamp_by_numbers(xp, data, low, high):
+    if any(b is not None and bool(xp.isnan(b)) for b in (low, high)):
+        return xp.full(tuple(data.shape), math.nan, dtype=data.dtype, device=data.device)
+    if low is not None:
+        data = xp.where(data < low, low, data)
+    if high is not None:
+        data = xp.where(high < data, high, data)
+    return data
 
 
 # ----------------------------------------------------------------------------- max.dim and min.dim

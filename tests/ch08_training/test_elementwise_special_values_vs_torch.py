@@ -151,3 +151,42 @@ def test_pow_of_two_tensors_at_zero_base(dtype):
         out.backward(_tensor(T, [1.0, -0.0, NAN, INF, -1.0, 2.0, -0.0, 1.0], dtype))
         return out, x.grad, e.grad
     assert_bits(prog)
+
+
+# ----------------------------------------------------------------------------- pow by a number
+POW_NUMBERS = [0, 1, 0.5, -0.5, -1, 2, 3, -2, 2.0, 1.5, 0.1, 2.7]
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("exponent", POW_NUMBERS)
+def test_pow_by_a_number_takes_pytorchs_special_paths(exponent, dtype):
+    """NOTE [pow by a number]: 0.5 is sqrt ((-0.) ** 0.5 is -0.) except in float16; 2, 3, -2 multiply."""
+    values = [v for v in SPECIAL if v != 5e-324]  # a subnormal base is where SLEEF's powf and C's pow part
+    assert_bits(lambda T: _tensor(T, values, dtype) ** exponent)
+    assert_bits(lambda T: [_tensor(T, v, dtype) ** exponent for v in values])  # zero-dim: the scalar path
+
+
+@pytest.mark.parametrize("n", [7, 32, 45, 77, 1000])
+def test_float32_pow_vectors_and_scalar_tail(n):
+    """float32 x ** 0.1: the 32-element vectors use 0.1 rounded to float32 (SLEEF's powf, nearly always the
+    rounded double result), the scalar tail the double 0.1 (C's pow in double: bit for bit)."""
+    values = np.linspace(0.5, 30.0, n, dtype=np.float32)
+    tail = n - n % 32
+    for exponent in (0.1, 2.7, -0.3):
+        ours = (picotorch.tensor(values) ** exponent).numpy()
+        theirs = (torch.tensor(values) ** exponent).numpy()
+        np.testing.assert_array_equal(ours[tail:], theirs[tail:])
+        assert (ours[:tail] == theirs[:tail]).mean() >= 0.9 if tail else True
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "int8", "uint8"])
+def test_integer_pow(dtype):
+    """powi: a negative tensor exponent gives 1, +-1 or 0; only a negative integer number exponent is an error."""
+    base = [0, 1, 2, 3, 5, 7] if dtype == "uint8" else [0, 1, -1, 2, -2, 3, -3, 7]
+    exponent = [3, 0, 1, 2, 5, 1] if dtype == "uint8" else [-1, -3, -2, -1, -4, 0, 3, -2]
+    assert_bits(lambda T: _tensor(T, base, dtype) ** _tensor(T, exponent, dtype))
+    assert_bits(lambda T: [2 ** _tensor(T, exponent, dtype), (-1) ** _tensor(T, exponent, dtype),
+                           1 ** _tensor(T, exponent, dtype), 0 ** _tensor(T, exponent, dtype)])
+    for number in (-1, -2, 2, 3, 0, 1, -1.0, 0.5):
+        assert_bits(lambda T, e=number: _tensor(T, base, dtype) ** e)
+        assert_bits(lambda T, e=number: _tensor(T, base, dtype).pow_(e) if isinstance(e, int) else None)

@@ -196,6 +196,7 @@ CASES = {
     "sort": ([data(3, 4)], lambda T, a: a.sort(0, descending=True).values),
     "sort_stable": ([data(3, 4)], lambda T, a: T.sort(a, stable=True).values),
     "topk": ([data(3, 5)], lambda T, a: a.topk(2, largest=False).values),
+    "div_trunc": ([data(2, 3), data(2, 3, positive=True)], lambda T, a, b: T.div(a, b, rounding_mode="trunc")),
 }
 
 

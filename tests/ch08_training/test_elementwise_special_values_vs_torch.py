@@ -190,3 +190,43 @@ def test_integer_pow(dtype):
     for number in (-1, -2, 2, 3, 0, 1, -1.0, 0.5):
         assert_bits(lambda T, e=number: _tensor(T, base, dtype) ** e)
         assert_bits(lambda T, e=number: _tensor(T, base, dtype).pow_(e) if isinstance(e, int) else None)
+
+
+# ----------------------------------------------------------------------------- div's rounding modes
+DIVISIONS = {
+    "trunc": lambda T, x, y: T.div(x, y, rounding_mode="trunc"),
+    "floor": lambda T, x, y: T.div(x, y, rounding_mode="floor"),
+    "none": lambda T, x, y: T.div(x, y, rounding_mode=None),
+    "trunc_number": lambda T, x, y: x.div(-3, rounding_mode="trunc"),
+    "floor_number": lambda T, x, y: T.div(x, 0.0, rounding_mode="floor"),
+    "floordiv": lambda T, x, y: x // y,
+    "trunc_": lambda T, x, y: x.clone().div_(y, rounding_mode="trunc"),
+}
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("name", DIVISIONS)
+def test_div_rounding_modes_and_their_zero_gradients(name, dtype):
+    """div(rounding_mode='trunc'/'floor'): a step function, so zero gradients (DivBackward2)."""
+    for grad in GRADS:
+        assert_bits(_with_grad(DIVISIONS[name], SPECIAL, dtype, grad, flip=True))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("mode", ["trunc", "floor"])
+def test_reduced_float_division_rounds_every_step(mode, dtype):
+    """NOTE [Floor division in float16 and bfloat16]: each step of div_floor_floating rounds to the dtype."""
+    rng = np.random.default_rng(0)
+    a, b = (rng.standard_normal(3000) * 100).tolist(), rng.standard_normal(3000).tolist()
+    assert_bits(lambda T: T.div(_tensor(T, a, dtype), _tensor(T, b, dtype), rounding_mode=mode))
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "uint8", "bool"])
+def test_integer_division_modes_and_errors(dtype):
+    values = [True, False, True] if dtype == "bool" else [7, 0, 9, 100, 3] if dtype == "uint8" else [-7, 0, 7, -8, 9]
+    divisors = [True, True, True] if dtype == "bool" else [2, 3, 4, 7, 1] if dtype == "uint8" else [2, -3, -2, 3, 1]
+    for mode in ("trunc", "floor", None, "round"):
+        assert_bits(lambda T, m=mode: T.div(_tensor(T, values, dtype), _tensor(T, divisors, dtype), rounding_mode=m))
+        assert_bits(lambda T, m=mode: T.div(_tensor(T, values, dtype), 0, rounding_mode=m))
+        assert_bits(lambda T, m=mode: _tensor(T, values, dtype).div_(2, rounding_mode=m))
+        assert_bits(lambda T, m=mode: _tensor(T, values, dtype).div_(2.5, rounding_mode=m))

@@ -122,6 +122,8 @@ TORCH_FUNCTIONS = {
     ],
     'div': [
         (vt.div_Tensor, 'div(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['div_Tensor'][0], vt.PARAMETERS['div_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.div_out, ('out',))),
+        (vt.div_Tensor_mode, 'div(Tensor input, Tensor other, *, str? rounding_mode, Tensor out=None)', (vt.PARAMETERS['div_Tensor_mode'][0], vt.PARAMETERS['div_Tensor_mode'][1] + (('out', 'Tensor?', True),)), (vt.div_out_mode, ('out',))),
+        (vt.div_Scalar_mode, 'div(Tensor input, Scalar other, *, str? rounding_mode)', vt.PARAMETERS['div_Scalar_mode']),
     ],
     'dot': [
         (vt.dot, 'dot(Tensor input, Tensor tensor, *, Tensor out=None)', (vt.PARAMETERS['dot'][0], vt.PARAMETERS['dot'][1] + (('out', 'Tensor?', True),)), (vt.dot_out, ('out',))),
@@ -586,9 +588,12 @@ TENSOR_METHODS = {
     ],
     'div': [
         (vt.div_Tensor, 'div(Tensor other)', vt.PARAMETERS['div_Tensor']),
+        (vt.div_Tensor_mode, 'div(Tensor other, *, str? rounding_mode)', vt.PARAMETERS['div_Tensor_mode']),
+        (vt.div_Scalar_mode, 'div(Scalar other, *, str? rounding_mode)', vt.PARAMETERS['div_Scalar_mode']),
     ],
     'div_': [
         (vt.div__Tensor, 'div_(Tensor other)', vt.PARAMETERS['div__Tensor']),
+        (vt.div__Tensor_mode, 'div_(Tensor other, *, str? rounding_mode)', vt.PARAMETERS['div__Tensor_mode']),
     ],
     'dot': [
         (vt.dot, 'dot(Tensor tensor)', vt.PARAMETERS['dot']),

@@ -239,6 +239,47 @@ def div_Scalar(self, other):
     return result
 
 
+def div_Tensor_mode(self, other, *, rounding_mode):
+    """``div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = nodes.DivBackward2()
+        grad_fn.set_next_edges(collect_next_edges(self, other))
+        grad_fn.other_ = SavedVariable(other)
+        grad_fn.rounding_mode = rounding_mode
+        if grad_fn.should_compute_output(1):
+            grad_fn.self_ = SavedVariable(self)
+        grad_fn.self_scalar_type = self.dtype
+    result = kernel_for("div.Tensor_mode", device_of(self, other))(self, other, rounding_mode)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def div_out_mode(self, other, *, rounding_mode, out):
+    """``div.out_mode(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("div", self, other, out)
+    result = div_Tensor_mode(self, other, rounding_mode=rounding_mode)
+    native.write_out(out, result, "div.out_mode")
+    bump_version(out)
+    return out
+
+
+def div_Scalar_mode(self, other, *, rounding_mode):
+    """``div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.DivBackward3()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.other = other
+        grad_fn.rounding_mode = rounding_mode
+        grad_fn.self_scalar_type = self.dtype
+    result = kernel_for("div.Scalar_mode", device_of(self))(self, other, rounding_mode)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 def neg(self):
     """``neg(Tensor self) -> Tensor``"""
     grad_fn = None
@@ -1886,6 +1927,25 @@ def div__Tensor(self, other):
             grad_fn.self_ = SavedVariable(self.clone().detach())
         grad_fn.self_scalar_type = self.dtype
     result = kernel_for("div_.Tensor", device_of(self, other))(self, other)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def div__Tensor_mode(self, other, *, rounding_mode):
+    """``div_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self, other))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = nodes.DivBackward2()
+        grad_fn.set_next_edges(collect_next_edges(self, other))
+        grad_fn.other_ = SavedVariable(other)
+        grad_fn.rounding_mode = rounding_mode
+        if grad_fn.should_compute_output(1):
+            grad_fn.self_ = SavedVariable(self.clone().detach())
+        grad_fn.self_scalar_type = self.dtype
+    result = kernel_for("div_.Tensor_mode", device_of(self, other))(self, other, rounding_mode)
     bump_version(self)
     if grad_fn is not None:
         rebase_history(self, grad_fn)
@@ -3843,6 +3903,9 @@ register_kernels("mul.Scalar(Tensor self, Scalar other) -> Tensor", {"CPU": nati
 register_kernels("div.Tensor(Tensor self, Tensor other) -> Tensor", {"CPU": native.div, "CUDA": native.div}, div_Tensor)
 register_kernels("div.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, div_out)
 register_kernels("div.Scalar(Tensor self, Scalar other) -> Tensor", {"CPU": native.div, "CUDA": native.div}, div_Scalar)
+register_kernels("div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor", {"CPU": native.div_mode, "CUDA": native.div_mode}, div_Tensor_mode)
+register_kernels("div.out_mode(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)", {}, div_out_mode)
+register_kernels("div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor", {"CPU": native.div_mode, "CUDA": native.div_mode}, div_Scalar_mode)
 register_kernels("neg(Tensor self) -> Tensor", {"CPU": native.neg, "CUDA": native.neg}, neg)
 register_kernels("neg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, neg_out)
 register_kernels("reciprocal(Tensor self) -> Tensor", {"CPU": native.reciprocal, "CUDA": native.reciprocal}, reciprocal)
@@ -3990,6 +4053,7 @@ register_kernels("minimum(Tensor self, Tensor other) -> Tensor", {"CPU": native.
 register_kernels("minimum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, minimum_out)
 register_kernels("sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", {"CPU": native.sub_, "CUDA": native.sub_}, sub__Tensor)
 register_kernels("div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CPU": native.div_, "CUDA": native.div_}, div__Tensor)
+register_kernels("div_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)", {"CPU": native.div_mode_, "CUDA": native.div_mode_}, div__Tensor_mode)
 register_kernels("pow_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)", {"CPU": native.pow_, "CUDA": native.pow_}, pow__Scalar)
 register_kernels("pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)", {"CPU": native.pow_, "CUDA": native.pow_}, pow__Tensor)
 register_kernels("floor_divide(Tensor self, Tensor other) -> Tensor", {"CPU": native.floor_divide, "CUDA": native.floor_divide}, floor_divide)
@@ -4185,6 +4249,9 @@ PARAMETERS = {
     "div_Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
     "div_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
     "div_Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "div_Tensor_mode": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('rounding_mode', 'any', False),)),
+    "div_out_mode": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('rounding_mode', 'any', False), ('out', 'Tensor', False),)),
+    "div_Scalar_mode": ((('self', 'Tensor', False), ('other', 'Scalar', False),), (('rounding_mode', 'any', False),)),
     "neg": ((('self', 'Tensor', False),), ()),
     "neg_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
     "reciprocal": ((('self', 'Tensor', False),), ()),
@@ -4332,6 +4399,7 @@ PARAMETERS = {
     "minimum_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
     "sub__Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('alpha', 'Scalar', True),)),
     "div__Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "div__Tensor_mode": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('rounding_mode', 'any', False),)),
     "pow__Scalar": ((('self', 'Tensor', False), ('exponent', 'Scalar', False),), ()),
     "pow__Tensor": ((('self', 'Tensor', False), ('exponent', 'Tensor', False),), ()),
     "floor_divide": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
@@ -4516,7 +4584,7 @@ register_op("sub", overloaded("sub", [(sub_Tensor, PARAMETERS["sub_Tensor"]), (s
 register_op("rsub", overloaded("rsub", [(rsub_Tensor, PARAMETERS["rsub_Tensor"]), (rsub_Scalar, PARAMETERS["rsub_Scalar"])]))
 register_op("mul", overloaded("mul", [(mul_Tensor, PARAMETERS["mul_Tensor"]), (mul_out, PARAMETERS["mul_out"]), (mul_Scalar, PARAMETERS["mul_Scalar"])]))
 register_op("mul_", overloaded("mul_", [(mul__Tensor, PARAMETERS["mul__Tensor"])]))
-register_op("div", overloaded("div", [(div_Tensor, PARAMETERS["div_Tensor"]), (div_out, PARAMETERS["div_out"]), (div_Scalar, PARAMETERS["div_Scalar"])]))
+register_op("div", overloaded("div", [(div_Tensor, PARAMETERS["div_Tensor"]), (div_out, PARAMETERS["div_out"]), (div_Scalar, PARAMETERS["div_Scalar"]), (div_Tensor_mode, PARAMETERS["div_Tensor_mode"]), (div_out_mode, PARAMETERS["div_out_mode"]), (div_Scalar_mode, PARAMETERS["div_Scalar_mode"])]))
 register_op("neg", overloaded("neg", [(neg, PARAMETERS["neg"]), (neg_out, PARAMETERS["neg_out"])]))
 register_op("reciprocal", overloaded("reciprocal", [(reciprocal, PARAMETERS["reciprocal"]), (reciprocal_out, PARAMETERS["reciprocal_out"])]))
 register_op("pow", overloaded("pow", [(pow_Tensor_Tensor, PARAMETERS["pow_Tensor_Tensor"]), (pow_Tensor_Tensor_out, PARAMETERS["pow_Tensor_Tensor_out"]), (pow_Scalar, PARAMETERS["pow_Scalar"]), (pow_Scalar_out, PARAMETERS["pow_Scalar_out"]), (pow_Tensor_Scalar, PARAMETERS["pow_Tensor_Scalar"]), (pow_Tensor_Scalar_out, PARAMETERS["pow_Tensor_Scalar_out"])]))
@@ -4589,7 +4657,7 @@ register_op("clamp_min_", overloaded("clamp_min_", [(clamp_min_, PARAMETERS["cla
 register_op("maximum", overloaded("maximum", [(maximum, PARAMETERS["maximum"]), (maximum_out, PARAMETERS["maximum_out"])]))
 register_op("minimum", overloaded("minimum", [(minimum, PARAMETERS["minimum"]), (minimum_out, PARAMETERS["minimum_out"])]))
 register_op("sub_", overloaded("sub_", [(sub__Tensor, PARAMETERS["sub__Tensor"])]))
-register_op("div_", overloaded("div_", [(div__Tensor, PARAMETERS["div__Tensor"])]))
+register_op("div_", overloaded("div_", [(div__Tensor, PARAMETERS["div__Tensor"]), (div__Tensor_mode, PARAMETERS["div__Tensor_mode"])]))
 register_op("pow_", overloaded("pow_", [(pow__Scalar, PARAMETERS["pow__Scalar"]), (pow__Tensor, PARAMETERS["pow__Tensor"])]))
 register_op("floor_divide", overloaded("floor_divide", [(floor_divide, PARAMETERS["floor_divide"]), (floor_divide_out, PARAMETERS["floor_divide_out"]), (floor_divide_Scalar, PARAMETERS["floor_divide_Scalar"])]))
 register_op("floor_divide_", overloaded("floor_divide_", [(floor_divide__Tensor, PARAMETERS["floor_divide__Tensor"]), (floor_divide__Scalar, PARAMETERS["floor_divide__Scalar"])]))

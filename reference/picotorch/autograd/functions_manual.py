@@ -90,11 +90,16 @@ def mul_tensor_backward(grad, other, self_scalar_type):
     return ops.mul(grad, other)
 
 
-def div_tensor_self_backward(grad, other, self_scalar_type):
+def div_tensor_self_backward(grad, other, self_scalar_type, rounding_mode=None):
+    """``grad / other``; a rounded quotient is a step function: zeros of ``self``'s dtype."""
+    if rounding_mode is not None:
+        return ops.zeros_like(grad, dtype=self_scalar_type)
     return ops.div(grad, other)
 
 
-def div_tensor_other_backward(grad, self, other):
+def div_tensor_other_backward(grad, self, other, rounding_mode=None):
+    if rounding_mode is not None:
+        return ops.zeros_like(grad, dtype=other.dtype)
     return ops.neg(ops.mul(grad, ops.div(ops.div(self, other), other)))
 
 

@@ -39,6 +39,8 @@ from .binary_ops import (
     bitwise_or_,
     div,
     div_,
+    div_mode,
+    div_mode_,
     eq,
     floor_divide,
     floor_divide_,
@@ -203,7 +205,8 @@ __all__ = [
     "abs", "bitwise_and", "bitwise_and_", "bitwise_or", "bitwise_or_", "clamp", "clamp_", "clamp_max", "clamp_max_",
     "clamp_min", "clamp_min_", "clamp_tensor", "clamp_tensor_", "copy_", "cos", "div_", "exp2", "expm1", "fill",
     "fill_", "floor_divide", "floor_divide_", "log1p", "log2", "log10", "maximum", "minimum", "normal_", "pow_",
-    "remainder", "remainder_", "remainder_scalar_tensor", "rsqrt", "sign", "sin", "sub_", "uniform_",
+    "remainder", "remainder_", "remainder_scalar_tensor", "div_mode", "div_mode_", "rsqrt", "sign", "sin", "sub_",
+    "uniform_",
     "where_scalar_other", "where_scalar_self", "where_scalars", "addcdiv_", "addcmul_", "lerp_", "sqrt",
     # torch.nn (group D)
     "_log_softmax", "_log_softmax_backward_data", "_softmax", "_softmax_backward_data", "bernoulli", "bernoulli_",

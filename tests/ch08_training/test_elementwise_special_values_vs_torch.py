@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import picotorch
+from picotorch.native.dispatcher import ops
 
 torch = pytest.importorskip("torch")
 
@@ -230,3 +231,18 @@ def test_integer_division_modes_and_errors(dtype):
         assert_bits(lambda T, m=mode: T.div(_tensor(T, values, dtype), 0, rounding_mode=m))
         assert_bits(lambda T, m=mode: _tensor(T, values, dtype).div_(2, rounding_mode=m))
         assert_bits(lambda T, m=mode: _tensor(T, values, dtype).div_(2.5, rounding_mode=m))
+
+
+# ----------------------------------------------------------------------------- tanh's backward
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_tanh_backward_fuses_one_minus_square(dtype):
+    """tanh_backward: grad * fma(-y, y, 1) (float32 opmath for the 16-bit floats): bit for bit in float32."""
+    rng = np.random.default_rng(1)
+    y, g = np.tanh(rng.standard_normal(2000) * 2), rng.standard_normal(2000)
+    ours = ops.tanh_backward(_tensor(picotorch, g.tolist(), dtype), _tensor(picotorch, y.tolist(), dtype))
+    theirs = torch.ops.aten.tanh_backward(_tensor(torch, g.tolist(), dtype), _tensor(torch, y.tolist(), dtype))
+    agree = (ours.float().numpy() == theirs.float().numpy()).mean()
+    assert agree >= (0.99 if dtype == "float64" else 1.0)  # float64: fused in x86's long double, else unfused
+    for grad in GRADS:
+        assert_bits(_with_grad(lambda T, x: T.tanh(x), [v for v in SPECIAL if abs(v) not in (0.5, 2.0, 4.0, 3.0)],
+                               dtype, grad))

@@ -32,6 +32,7 @@ from .helpers import (
     fused_multiply_add,
     in_float32,
     is_reduced_float,
+    np_xp,
     result_type,
     rounded_scalar,
     rounded_to,
@@ -551,9 +552,17 @@ def sigmoid_backward(grad_output, output):
 
 
 def tanh_backward(grad_output, output):
+    """``grad * (1 - y * y)``, the parenthesis one fused multiply-add in float32 (and float16 / bfloat16's float32
+    opmath), as PyTorch's compiled kernel computes it: measured 100% of 10^5 float32 values (70% unfused)."""
     xp, g, y = _opmath_operands(grad_output, output)
     one = const(xp, 1, y)
-    return _opmath_result(grad_output, xp, g * (one - y * y))
+    if y.dtype == xp.float64 and xp is np_xp and _LONG_DOUBLE_FUSES:  # 99.9% agree in long double (68% unfused)
+        wide = np.longdouble
+        return _opmath_result(grad_output, xp, g * (wide(1) - y.astype(wide) * y.astype(wide)).astype(np.float64))
+    return _opmath_result(grad_output, xp, g * fused_multiply_add(xp, -y, y, one))
+
+
+_LONG_DOUBLE_FUSES = np.finfo(np.longdouble).nmant >= 63  # x86's 80-bit long double; elsewhere it is a double
 
 
 def _opmath_operands(grad_output, output):

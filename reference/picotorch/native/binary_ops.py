@@ -20,7 +20,7 @@ import numpy as np
 
 from ..c10 import scalar_type as st
 from . import checks
-from .device import backend
+from .device import backend, to_numpy
 from .helpers import (
     as_operand,
     binary_operands,
@@ -219,7 +219,7 @@ def _floor_division_rounded(xp, a, b, dtype):
     def rounded(x):
         return rounded_to(xp, x, dtype)
     zero, one = const(xp, 0, a), const(xp, 1, a)
-    mod = xp.fmod(a, b) if hasattr(xp, "fmod") else a - xp.trunc(a / b) * b  # array_api_strict has no fmod
+    mod = _fmod(xp, a, b)
     div = rounded(rounded(a - mod) / b)
     div = xp.where(xp.logical_and(mod != zero, xp.not_equal(b < zero, mod < zero)), rounded(div - one), div)
     floor = xp.floor(div)
@@ -243,6 +243,18 @@ def _remainder(xp, a, b):
     if not xp.isdtype(a.dtype, "real floating"):
         return mod
     return xp.where(mod == const(xp, 0, mod), xp.copysign(mod, a), mod)  # a nonzero one is the same in both
+
+
+def fmod(self, other):
+    """C's ``fmod``: the remainder of the quotient truncated toward zero, with ``self``'s sign."""
+    return _binary(self, other, _division("fmod_cpu", lambda xp, a, b, dtype: _fmod(xp, a, b)))
+
+
+def _fmod(xp, a, b):
+    """C's ``fmod``; the Array API has none (array_api_strict lacks it), so NumPy's on a copy, moved back."""
+    if hasattr(xp, "fmod"):
+        return xp.fmod(a, b)
+    return xp.asarray(np.fmod(to_numpy(a), to_numpy(b)), device=a.device)
 
 
 def remainder_scalar_tensor(self, other):

@@ -84,6 +84,8 @@ def test_clamp_by_numbers_keeps_the_input_on_a_tie(name, dtype):
     """NOTE [clamp by numbers keeps the input on a tie]: -0. clamped to min 0. stays -0.; NaN bounds fill NaN."""
     for grad in GRADS:
         assert_bits(_with_grad(CLAMPS[name], SPECIAL, dtype, grad))
+    assert_bits(lambda T: [CLAMPS[name](T, _tensor(T, v, dtype)) for v in (-0.0, 0.0, NAN, -1.0)])  # zero-dim
+    assert_bits(lambda T: CLAMPS[name](T, _tensor(T, [[-0.0, 0.0]], dtype).expand(3, 2)))  # a broadcast view
 
 
 @pytest.mark.parametrize("dtype", ["int64", "int32", "uint8"])

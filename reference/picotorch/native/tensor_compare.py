@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ..c10 import scalar_type as st
 from . import checks
 from .binary_ops import check_inplace_operands, maximum, minimum, write_inplace
@@ -95,7 +97,7 @@ def _clamp(self, min, max, kernel):
             data = xp.minimum(data, cast(as_operand(max), dtype, xp, dev))
     else:
         data = _clamp_by_numbers(xp, data, *[None if b is None else cast(as_operand(b), dtype, xp, dev)
-                                             for b in (min, max)])
+                                             for b in (min, max)], floating=dtype.is_floating_point)
     data = xp.broadcast_to(xp.asarray(data), shape)
     return new_tensor(follow_inputs(xp, xp.asarray(data, copy=True), [self._data] + [b._data for b in bounds]),
                       dtype, dev)
@@ -108,14 +110,24 @@ def _clamp(self, min, max, kernel):
 # NaN, and ``min > max`` gives ``max`` everywhere. A NaN bound makes every element NaN before this
 # (``clamp`` in TensorCompare.cpp fills the result). Tensor bounds keep NumPy's ``maximum``/``minimum``: there
 # PyTorch's vectorised loop and its scalar tail break a tie differently.
-def _clamp_by_numbers(xp, data, low, high):
+def _clamp_by_numbers(xp, data, low, high, floating):
     if any(b is not None and bool(xp.isnan(b)) for b in (low, high)):
         return xp.full(tuple(data.shape), math.nan, dtype=data.dtype, device=data.device)
     if low is not None:
-        data = xp.where(data < low, low, data)
+        data = _keep_on_tie(xp, xp.maximum(data, low), data, low, floating)
     if high is not None:
-        data = xp.where(high < data, high, data)
+        data = _keep_on_tie(xp, xp.minimum(data, high), data, high, floating)
     return data
+
+
+def _keep_on_tie(xp, result, data, bound, floating):
+    """``result`` with ``data``'s own value where it equals ``bound``: only a zero bound can differ (its sign)."""
+    if not floating or float(bound) != 0:
+        return result
+    if type(result) is np.ndarray:  # a masked copy: a fifth of where's time (a zero-dim result is a NumPy scalar)
+        np.copyto(result, data, where=data == bound)
+        return result
+    return xp.where(data == bound, data, result)
 
 
 # ----------------------------------------------------------------------------- max.dim and min.dim

@@ -359,3 +359,21 @@ def test_fmod_of_two_tensors(dtype):
     values = [-0.0, 0.0, 4.0, -4.0, 3.0, -3.0, 2.0, -2.0, 1.0, INF, NAN, 7.5]
     for grad in GRADS:
         assert_bits(_with_grad(lambda T, x, y: T.fmod(x, y), values, dtype, grad, flip=True))
+
+
+# ----------------------------------------------------------------------------- maximum, minimum: ties of zeros
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("n", [1, 5, 8, 16, 17, 33, 40, 100])
+def test_maximum_minimum_ties_of_zeros(n, dtype):
+    """NOTE [Ties of maximum and minimum]: the scalar tail keeps self, the vectors take other."""
+    rng = np.random.default_rng(n)
+    a, b, c = (rng.choice([-0.0, 0.0, 1.0, -1.0, NAN], size=(2, n)).tolist() for _ in range(3))
+
+    def prog(T):
+        x, y, z = (_tensor(T, v, dtype) for v in (a, b, c))
+        zero = _tensor(T, -0.0, dtype)
+        return [T.maximum(x, y), T.minimum(x, y), T.maximum(x, zero), T.minimum(zero, x), T.maximum(x, y[0]),
+                T.clamp(x, y, z), T.clamp(x, min=y), T.clamp_max(x, z), x.clone().clamp_(y, z)]
+    assert_bits(prog)
+    for grad in GRADS:  # a tie shares the gradient: half each
+        assert_bits(_with_grad(lambda T, x, y: T.maximum(x, y), a[0] + b[0], dtype, grad, flip=True))

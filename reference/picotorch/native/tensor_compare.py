@@ -17,7 +17,7 @@ import numpy as np
 
 from ..c10 import scalar_type as st
 from . import checks
-from .binary_ops import check_inplace_operands, maximum, minimum, write_inplace
+from .binary_ops import break_zero_ties, check_inplace_operands, maximum, minimum, write_inplace
 from .device import backend
 from .dispatcher import ops
 from .helpers import as_operand, cast, common_device, result_type, shape_of, xp_of
@@ -91,10 +91,10 @@ def _clamp(self, min, max, kernel):
     xp = backend(dev).xp
     data = cast(self, dtype, xp, dev)
     if kernel == "clamp_cpu" or _is_tensor(min) or _is_tensor(max):
-        if min is not None:
-            data = xp.maximum(data, cast(as_operand(min), dtype, xp, dev))
-        if max is not None:
-            data = xp.minimum(data, cast(as_operand(max), dtype, xp, dev))
+        for bound, pick in ((min, xp.maximum), (max, xp.minimum)):  # maximum's rule for a tie of zeros
+            if bound is not None:
+                bound = cast(as_operand(bound), dtype, xp, dev)
+                data = break_zero_ties(xp, pick(data, bound), data, bound, dtype)
     else:
         data = _clamp_by_numbers(xp, data, *[None if b is None else cast(as_operand(b), dtype, xp, dev)
                                              for b in (min, max)], floating=dtype.is_floating_point)
@@ -108,8 +108,8 @@ def _clamp(self, min, max, kernel):
 # picks the same operand): ``x < min ? min : x``, then ``max < v ? max : v``. An input equal to a bound is
 # kept, so ``clamp(-0., min=0.)`` is ``-0.`` (NumPy's ``maximum`` gives the bound, ``0.``), a NaN input stays
 # NaN, and ``min > max`` gives ``max`` everywhere. A NaN bound makes every element NaN before this
-# (``clamp`` in TensorCompare.cpp fills the result). Tensor bounds keep NumPy's ``maximum``/``minimum``: there
-# PyTorch's vectorised loop and its scalar tail break a tie differently.
+# (``clamp`` in TensorCompare.cpp fills the result). Tensor bounds go through ``maximum``/``minimum``'s rule:
+# there PyTorch's vectorised loop and its scalar tail break a tie differently (NOTE [Ties of maximum and minimum]).
 def _clamp_by_numbers(xp, data, low, high, floating):
     if any(b is not None and bool(xp.isnan(b)) for b in (low, high)):
         return xp.full(tuple(data.shape), math.nan, dtype=data.dtype, device=data.device)

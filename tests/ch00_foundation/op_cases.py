@@ -196,6 +196,15 @@ CASES = {
     "sort": ([data(3, 4)], lambda T, a: a.sort(0, descending=True).values),
     "sort_stable": ([data(3, 4)], lambda T, a: T.sort(a, stable=True).values),
     "topk": ([data(3, 5)], lambda T, a: a.topk(2, largest=False).values),
+    "div_trunc": ([data(2, 3), data(2, 3, positive=True)], lambda T, a, b: T.div(a, b, rounding_mode="trunc")),
+    "floor": ([data(2, 3)], lambda T, a: T.floor(a) + a),
+    "ceil": ([data(2, 3)], lambda T, a: a.ceil() * a),
+    "trunc": ([data(2, 3)], lambda T, a: T.trunc(a) + a),
+    "round": ([data(2, 3)], lambda T, a: a.round() + a),
+    "frac": ([data(2, 3)], lambda T, a: T.frac(a)),
+    "nan_to_num": ([data(2, 3)], lambda T, a: T.nan_to_num(T.log(a))),
+    "fmod_scalar": ([data(2, 3)], lambda T, a: T.fmod(a, 0.7)),
+    "fmod_tensor": ([data(2, 3), data(2, 3, positive=True)], lambda T, a, b: a.fmod(b)),
 }
 
 

@@ -27,6 +27,7 @@ PROGRAMS = {
     "wrong type for a keyword": lambda T: T.add(x(T), x(T), alpha="a"),
     "a dtype where a tensor goes": lambda T: T.matmul(x(T), T.float32),
     "a NumPy float where an int goes": lambda T: x(T).transpose(0, np.float64(1.0)),
+    "div with nothing": lambda T: x(T).div(),  # the overloads with rounding_mode listed as PyTorch lists them
     "a Size where an int goes": lambda T: x(T).transpose(0, T.Size([1])),
     "a device where an int goes": lambda T: x(T).transpose(T.device("cpu"), 1),
     "a Generator where an int goes": lambda T: x(T).transpose(0, T.Generator()),
@@ -109,7 +110,6 @@ DIFFERENT = {
                                        "no where(Tensor condition) overload"),
     "bitwise_and function with a str": (lambda T: T.bitwise_and(x(T), "a"),
                                         "no bitwise_and.Scalar_Tensor overload"),
-    "div with nothing": (lambda T: x(T).div(), "no div.Tensor_mode / div.Scalar_mode (rounding_mode)"),
     "where function with a str": (lambda T: T.where(x(T) > 0, x(T), "a"), "no where(Tensor condition)"),
     "view with a str": (lambda T: x(T).view("a"), "no view.dtype overload"),
     "view with a float first": (lambda T: x(T).view(2.5, 3), "no view.dtype overload"),

@@ -279,6 +279,86 @@ class DivBackward1(Node):
         return node.other
 
 
+class DivBackward2(Node):
+    """Backward of ``div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor``."""
+
+    other_ = None
+    rounding_mode = None
+    self_ = None
+    self_scalar_type = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            other = node.other_.unpack(node)
+            rounding_mode = node.rounding_mode
+            self_scalar_type = node.self_scalar_type
+            grad_inputs[0] = div_tensor_self_backward(grad, other, self_scalar_type, rounding_mode)
+        if node.should_compute_output(1):
+            other = node.other_.unpack(node)
+            rounding_mode = node.rounding_mode
+            self = node.self_.unpack(node)
+            grad_inputs[1] = div_tensor_other_backward(grad, self, other, rounding_mode)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.other_ is not None:
+            node.other_.reset_data()
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_other(node):
+        return None if node.other_ is None else node.other_.unpack(node)
+
+    @property
+    def _raw_saved_other(node):
+        return SavedVariable(None) if node.other_ is None else node.other_
+
+    @property
+    def _saved_rounding_mode(node):
+        return node.rounding_mode
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class DivBackward3(Node):
+    """Backward of ``div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor``."""
+
+    other = None
+    rounding_mode = None
+    self_scalar_type = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            other = node.other
+            rounding_mode = node.rounding_mode
+            self_scalar_type = node.self_scalar_type
+            grad_inputs[0] = div_tensor_self_backward(grad, other, self_scalar_type, rounding_mode)
+        return grad_inputs
+
+    @property
+    def _saved_other(node):
+        return node.other
+
+    @property
+    def _saved_rounding_mode(node):
+        return node.rounding_mode
+
+
 class NegBackward0(Node):
     """Backward of ``neg(Tensor self) -> Tensor``."""
 
@@ -2495,6 +2575,154 @@ class SqrtBackward0(Node):
     @property
     def _raw_saved_result(node):
         return SavedVariable(None) if node.result_ is None else node.result_
+
+
+class FloorBackward0(Node):
+    """Backward of ``floor(Tensor self) -> Tensor``."""
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            grad_inputs[0] = ops.zeros_like(grad)
+        return grad_inputs
+
+
+class CeilBackward0(Node):
+    """Backward of ``ceil(Tensor self) -> Tensor``."""
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            grad_inputs[0] = ops.zeros_like(grad)
+        return grad_inputs
+
+
+class TruncBackward0(Node):
+    """Backward of ``trunc(Tensor self) -> Tensor``."""
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            grad_inputs[0] = ops.zeros_like(grad)
+        return grad_inputs
+
+
+class RoundBackward0(Node):
+    """Backward of ``round(Tensor self) -> Tensor``."""
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            grad_inputs[0] = ops.zeros_like(grad)
+        return grad_inputs
+
+
+class FracBackward0(Node):
+    """Backward of ``frac(Tensor self) -> Tensor``."""
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            grad_inputs[0] = grad
+        return grad_inputs
+
+
+class NanToNumBackward0(Node):
+    """Backward of ``nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor``."""
+
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            self = node.self_.unpack(node)
+            grad_inputs[0] = ops.mul(grad, ops.isfinite(self))
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class FmodBackward0(Node):
+    """Backward of ``fmod.Scalar(Tensor self, Scalar other) -> Tensor``."""
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            grad_inputs[0] = grad
+        return grad_inputs
+
+
+class FmodBackward1(Node):
+    """Backward of ``fmod.Tensor(Tensor self, Tensor other) -> Tensor``."""
+
+    other_ = None
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            grad_inputs[0] = grad
+        if node.should_compute_output(1):
+            other = node.other_.unpack(node)
+            self = node.self_.unpack(node)
+            grad_inputs[1] = ops.mul(ops.neg(grad), ops.div(self, other, rounding_mode="trunc"))
+        return grad_inputs
+
+    def release_variables(node):
+        if node.other_ is not None:
+            node.other_.reset_data()
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_other(node):
+        return None if node.other_ is None else node.other_.unpack(node)
+
+    @property
+    def _raw_saved_other(node):
+        return SavedVariable(None) if node.other_ is None else node.other_
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
 
 
 class AddcmulBackward0(Node):

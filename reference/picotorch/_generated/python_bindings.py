@@ -87,6 +87,9 @@ TORCH_FUNCTIONS = {
     'cat': [
         (vt.cat, 'cat(Tensor[] tensors, int dim=0, *, Tensor out=None)', (vt.PARAMETERS['cat'][0], vt.PARAMETERS['cat'][1] + (('out', 'Tensor?', True),)), (vt.cat_out, ('out',))),
     ],
+    'ceil': [
+        (vt.ceil, 'ceil(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['ceil'][0], vt.PARAMETERS['ceil'][1] + (('out', 'Tensor?', True),)), (vt.ceil_out, ('out',))),
+    ],
     'chunk': [
         (vt.chunk, 'chunk(Tensor input, int chunks, int dim=0)', vt.PARAMETERS['chunk']),
     ],
@@ -122,6 +125,8 @@ TORCH_FUNCTIONS = {
     ],
     'div': [
         (vt.div_Tensor, 'div(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['div_Tensor'][0], vt.PARAMETERS['div_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.div_out, ('out',))),
+        (vt.div_Tensor_mode, 'div(Tensor input, Tensor other, *, str? rounding_mode, Tensor out=None)', (vt.PARAMETERS['div_Tensor_mode'][0], vt.PARAMETERS['div_Tensor_mode'][1] + (('out', 'Tensor?', True),)), (vt.div_out_mode, ('out',))),
+        (vt.div_Scalar_mode, 'div(Tensor input, Scalar other, *, str? rounding_mode)', vt.PARAMETERS['div_Scalar_mode']),
     ],
     'dot': [
         (vt.dot, 'dot(Tensor input, Tensor tensor, *, Tensor out=None)', (vt.PARAMETERS['dot'][0], vt.PARAMETERS['dot'][1] + (('out', 'Tensor?', True),)), (vt.dot_out, ('out',))),
@@ -165,9 +170,19 @@ TORCH_FUNCTIONS = {
     'flip': [
         (vt.flip, 'flip(Tensor input, int[] dims)', vt.PARAMETERS['flip']),
     ],
+    'floor': [
+        (vt.floor, 'floor(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['floor'][0], vt.PARAMETERS['floor'][1] + (('out', 'Tensor?', True),)), (vt.floor_out, ('out',))),
+    ],
     'floor_divide': [
         (vt.floor_divide, 'floor_divide(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['floor_divide'][0], vt.PARAMETERS['floor_divide'][1] + (('out', 'Tensor?', True),)), (vt.floor_divide_out, ('out',))),
         (vt.floor_divide_Scalar, 'floor_divide(Tensor input, Scalar other)', vt.PARAMETERS['floor_divide_Scalar']),
+    ],
+    'fmod': [
+        (vt.fmod_Tensor, 'fmod(Tensor input, Tensor other)', vt.PARAMETERS['fmod_Tensor']),
+        (vt.fmod_Scalar, 'fmod(Tensor input, Scalar other)', vt.PARAMETERS['fmod_Scalar']),
+    ],
+    'frac': [
+        (vt.frac, 'frac(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['frac'][0], vt.PARAMETERS['frac'][1] + (('out', 'Tensor?', True),)), (vt.frac_out, ('out',))),
     ],
     'gather': [
         (vt.gather, 'gather(Tensor input, int dim, Tensor index, *, bool sparse_grad=False, Tensor out=None)', (vt.PARAMETERS['gather'][0], vt.PARAMETERS['gather'][1] + (('out', 'Tensor?', True),)), (vt.gather_out, ('out',))),
@@ -265,6 +280,9 @@ TORCH_FUNCTIONS = {
     'mv': [
         (vt.mv, 'mv(Tensor input, Tensor vec, *, Tensor out=None)', (vt.PARAMETERS['mv'][0], vt.PARAMETERS['mv'][1] + (('out', 'Tensor?', True),)), (vt.mv_out, ('out',))),
     ],
+    'nan_to_num': [
+        (vt.nan_to_num, 'nan_to_num(Tensor input, float? nan=None, float? posinf=None, float? neginf=None)', vt.PARAMETERS['nan_to_num']),
+    ],
     'narrow': [
         (vt.narrow_Tensor, 'narrow(Tensor input, int dim, Tensor start, int length)', vt.PARAMETERS['narrow_Tensor']),
         (vt.narrow, 'narrow(Tensor input, int dim, int start, int length)', vt.PARAMETERS['narrow']),
@@ -312,6 +330,9 @@ TORCH_FUNCTIONS = {
     ],
     'roll': [
         (vt.roll, 'roll(Tensor input, int[1] shifts, int[1] dims=[])', vt.PARAMETERS['roll']),
+    ],
+    'round': [
+        (vt.round, 'round(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['round'][0], vt.PARAMETERS['round'][1] + (('out', 'Tensor?', True),)), (vt.round_out, ('out',))),
     ],
     'rsqrt': [
         (vt.rsqrt, 'rsqrt(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['rsqrt'][0], vt.PARAMETERS['rsqrt'][1] + (('out', 'Tensor?', True),)), (vt.rsqrt_out, ('out',))),
@@ -393,6 +414,9 @@ TORCH_FUNCTIONS = {
     ],
     'transpose': [
         (vt.transpose_int, 'transpose(Tensor input, int dim0, int dim1)', vt.PARAMETERS['transpose_int']),
+    ],
+    'trunc': [
+        (vt.trunc, 'trunc(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['trunc'][0], vt.PARAMETERS['trunc'][1] + (('out', 'Tensor?', True),)), (vt.trunc_out, ('out',))),
     ],
     'unbind': [
         (vt.unbind_int, 'unbind(Tensor input, int dim=0)', vt.PARAMETERS['unbind_int']),
@@ -545,6 +569,9 @@ TENSOR_METHODS = {
     'bmm': [
         (vt.bmm, 'bmm(Tensor mat2)', vt.PARAMETERS['bmm']),
     ],
+    'ceil': [
+        (vt.ceil, 'ceil()', vt.PARAMETERS['ceil']),
+    ],
     'chunk': [
         (vt.chunk, 'chunk(int chunks, int dim=0)', vt.PARAMETERS['chunk']),
     ],
@@ -586,9 +613,12 @@ TENSOR_METHODS = {
     ],
     'div': [
         (vt.div_Tensor, 'div(Tensor other)', vt.PARAMETERS['div_Tensor']),
+        (vt.div_Tensor_mode, 'div(Tensor other, *, str? rounding_mode)', vt.PARAMETERS['div_Tensor_mode']),
+        (vt.div_Scalar_mode, 'div(Scalar other, *, str? rounding_mode)', vt.PARAMETERS['div_Scalar_mode']),
     ],
     'div_': [
         (vt.div__Tensor, 'div_(Tensor other)', vt.PARAMETERS['div__Tensor']),
+        (vt.div__Tensor_mode, 'div_(Tensor other, *, str? rounding_mode)', vt.PARAMETERS['div__Tensor_mode']),
     ],
     'dot': [
         (vt.dot, 'dot(Tensor tensor)', vt.PARAMETERS['dot']),
@@ -622,6 +652,9 @@ TENSOR_METHODS = {
     'flip': [
         (vt.flip, 'flip(int[] dims)', vt.PARAMETERS['flip']),
     ],
+    'floor': [
+        (vt.floor, 'floor()', vt.PARAMETERS['floor']),
+    ],
     'floor_divide': [
         (vt.floor_divide, 'floor_divide(Tensor other)', vt.PARAMETERS['floor_divide']),
         (vt.floor_divide_Scalar, 'floor_divide(Scalar other)', vt.PARAMETERS['floor_divide_Scalar']),
@@ -629,6 +662,13 @@ TENSOR_METHODS = {
     'floor_divide_': [
         (vt.floor_divide__Tensor, 'floor_divide_(Tensor other)', vt.PARAMETERS['floor_divide__Tensor']),
         (vt.floor_divide__Scalar, 'floor_divide_(Scalar other)', vt.PARAMETERS['floor_divide__Scalar']),
+    ],
+    'fmod': [
+        (vt.fmod_Tensor, 'fmod(Tensor other)', vt.PARAMETERS['fmod_Tensor']),
+        (vt.fmod_Scalar, 'fmod(Scalar other)', vt.PARAMETERS['fmod_Scalar']),
+    ],
+    'frac': [
+        (vt.frac, 'frac()', vt.PARAMETERS['frac']),
     ],
     'gather': [
         (vt.gather, 'gather(int dim, Tensor index, *, bool sparse_grad=False)', vt.PARAMETERS['gather']),
@@ -735,6 +775,9 @@ TENSOR_METHODS = {
     'mv': [
         (vt.mv, 'mv(Tensor vec)', vt.PARAMETERS['mv']),
     ],
+    'nan_to_num': [
+        (vt.nan_to_num, 'nan_to_num(float? nan=None, float? posinf=None, float? neginf=None)', vt.PARAMETERS['nan_to_num']),
+    ],
     'narrow': [
         (vt.narrow_Tensor, 'narrow(int dim, Tensor start, int length)', vt.PARAMETERS['narrow_Tensor']),
         (vt.narrow, 'narrow(int dim, int start, int length)', vt.PARAMETERS['narrow']),
@@ -785,6 +828,9 @@ TENSOR_METHODS = {
     ],
     'roll': [
         (vt.roll, 'roll(int[1] shifts, int[1] dims=[])', vt.PARAMETERS['roll']),
+    ],
+    'round': [
+        (vt.round, 'round()', vt.PARAMETERS['round']),
     ],
     'rsqrt': [
         (vt.rsqrt, 'rsqrt()', vt.PARAMETERS['rsqrt']),
@@ -871,6 +917,9 @@ TENSOR_METHODS = {
     ],
     'transpose': [
         (vt.transpose_int, 'transpose(int dim0, int dim1)', vt.PARAMETERS['transpose_int']),
+    ],
+    'trunc': [
+        (vt.trunc, 'trunc()', vt.PARAMETERS['trunc']),
     ],
     'unbind': [
         (vt.unbind_int, 'unbind(int dim=0)', vt.PARAMETERS['unbind_int']),

@@ -239,6 +239,47 @@ def div_Scalar(self, other):
     return result
 
 
+def div_Tensor_mode(self, other, *, rounding_mode):
+    """``div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = nodes.DivBackward2()
+        grad_fn.set_next_edges(collect_next_edges(self, other))
+        grad_fn.other_ = SavedVariable(other)
+        grad_fn.rounding_mode = rounding_mode
+        if grad_fn.should_compute_output(1):
+            grad_fn.self_ = SavedVariable(self)
+        grad_fn.self_scalar_type = self.dtype
+    result = kernel_for("div.Tensor_mode", device_of(self, other))(self, other, rounding_mode)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def div_out_mode(self, other, *, rounding_mode, out):
+    """``div.out_mode(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("div", self, other, out)
+    result = div_Tensor_mode(self, other, rounding_mode=rounding_mode)
+    native.write_out(out, result, "div.out_mode")
+    bump_version(out)
+    return out
+
+
+def div_Scalar_mode(self, other, *, rounding_mode):
+    """``div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.DivBackward3()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.other = other
+        grad_fn.rounding_mode = rounding_mode
+        grad_fn.self_scalar_type = self.dtype
+    result = kernel_for("div.Scalar_mode", device_of(self))(self, other, rounding_mode)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 def neg(self):
     """``neg(Tensor self) -> Tensor``"""
     grad_fn = None
@@ -1892,6 +1933,25 @@ def div__Tensor(self, other):
     return self
 
 
+def div__Tensor_mode(self, other, *, rounding_mode):
+    """``div_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self, other))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = nodes.DivBackward2()
+        grad_fn.set_next_edges(collect_next_edges(self, other))
+        grad_fn.other_ = SavedVariable(other)
+        grad_fn.rounding_mode = rounding_mode
+        if grad_fn.should_compute_output(1):
+            grad_fn.self_ = SavedVariable(self.clone().detach())
+        grad_fn.self_scalar_type = self.dtype
+    result = kernel_for("div_.Tensor_mode", device_of(self, other))(self, other, rounding_mode)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
 def pow__Scalar(self, exponent):
     """``pow_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)``"""
     check_inplace(self, any_requires_grad(self))
@@ -2261,6 +2321,152 @@ def sqrt_out(self, *, out):
     native.write_out(out, result, "sqrt.out")
     bump_version(out)
     return out
+
+
+def floor(self):
+    """``floor(Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.FloorBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("floor", device_of(self))(self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def floor_out(self, *, out):
+    """``floor.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("floor", self, out)
+    result = floor(self)
+    native.write_out(out, result, "floor.out")
+    bump_version(out)
+    return out
+
+
+def ceil(self):
+    """``ceil(Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.CeilBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("ceil", device_of(self))(self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def ceil_out(self, *, out):
+    """``ceil.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("ceil", self, out)
+    result = ceil(self)
+    native.write_out(out, result, "ceil.out")
+    bump_version(out)
+    return out
+
+
+def trunc(self):
+    """``trunc(Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.TruncBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("trunc", device_of(self))(self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def trunc_out(self, *, out):
+    """``trunc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("trunc", self, out)
+    result = trunc(self)
+    native.write_out(out, result, "trunc.out")
+    bump_version(out)
+    return out
+
+
+def round(self):
+    """``round(Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.RoundBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("round", device_of(self))(self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def round_out(self, *, out):
+    """``round.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("round", self, out)
+    result = round(self)
+    native.write_out(out, result, "round.out")
+    bump_version(out)
+    return out
+
+
+def frac(self):
+    """``frac(Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.FracBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("frac", device_of(self))(self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def frac_out(self, *, out):
+    """``frac.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("frac", self, out)
+    result = frac(self)
+    native.write_out(out, result, "frac.out")
+    bump_version(out)
+    return out
+
+
+def nan_to_num(self, nan=None, posinf=None, neginf=None):
+    """``nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.NanToNumBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("nan_to_num", device_of(self))(self, nan, posinf, neginf)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def fmod_Scalar(self, other):
+    """``fmod.Scalar(Tensor self, Scalar other) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.FmodBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("fmod.Scalar", device_of(self))(self, other)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def fmod_Tensor(self, other):
+    """``fmod.Tensor(Tensor self, Tensor other) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = nodes.FmodBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self, other))
+        if grad_fn.should_compute_output(1):
+            grad_fn.other_ = SavedVariable(other)
+        if grad_fn.should_compute_output(1):
+            grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("fmod.Tensor", device_of(self, other))(self, other)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
 
 
 def addcmul_(self, tensor1, tensor2, *, value=1):
@@ -3843,6 +4049,9 @@ register_kernels("mul.Scalar(Tensor self, Scalar other) -> Tensor", {"CPU": nati
 register_kernels("div.Tensor(Tensor self, Tensor other) -> Tensor", {"CPU": native.div, "CUDA": native.div}, div_Tensor)
 register_kernels("div.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, div_out)
 register_kernels("div.Scalar(Tensor self, Scalar other) -> Tensor", {"CPU": native.div, "CUDA": native.div}, div_Scalar)
+register_kernels("div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor", {"CPU": native.div_mode, "CUDA": native.div_mode}, div_Tensor_mode)
+register_kernels("div.out_mode(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)", {}, div_out_mode)
+register_kernels("div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor", {"CPU": native.div_mode, "CUDA": native.div_mode}, div_Scalar_mode)
 register_kernels("neg(Tensor self) -> Tensor", {"CPU": native.neg, "CUDA": native.neg}, neg)
 register_kernels("neg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, neg_out)
 register_kernels("reciprocal(Tensor self) -> Tensor", {"CPU": native.reciprocal, "CUDA": native.reciprocal}, reciprocal)
@@ -3990,6 +4199,7 @@ register_kernels("minimum(Tensor self, Tensor other) -> Tensor", {"CPU": native.
 register_kernels("minimum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, minimum_out)
 register_kernels("sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", {"CPU": native.sub_, "CUDA": native.sub_}, sub__Tensor)
 register_kernels("div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CPU": native.div_, "CUDA": native.div_}, div__Tensor)
+register_kernels("div_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)", {"CPU": native.div_mode_, "CUDA": native.div_mode_}, div__Tensor_mode)
 register_kernels("pow_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)", {"CPU": native.pow_, "CUDA": native.pow_}, pow__Scalar)
 register_kernels("pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)", {"CPU": native.pow_, "CUDA": native.pow_}, pow__Tensor)
 register_kernels("floor_divide(Tensor self, Tensor other) -> Tensor", {"CPU": native.floor_divide, "CUDA": native.floor_divide}, floor_divide)
@@ -4025,6 +4235,19 @@ register_kernels("normal_(Tensor(a!) self, float mean=0, float std=1, *, Generat
 register_kernels("uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!)", {"CPU": native.uniform_, "CUDA": native.uniform_}, uniform_)
 register_kernels("sqrt(Tensor self) -> Tensor", {"CPU": native.sqrt, "CUDA": native.sqrt}, sqrt)
 register_kernels("sqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, sqrt_out)
+register_kernels("floor(Tensor self) -> Tensor", {"CPU": native.floor, "CUDA": native.floor}, floor)
+register_kernels("floor.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, floor_out)
+register_kernels("ceil(Tensor self) -> Tensor", {"CPU": native.ceil, "CUDA": native.ceil}, ceil)
+register_kernels("ceil.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, ceil_out)
+register_kernels("trunc(Tensor self) -> Tensor", {"CPU": native.trunc, "CUDA": native.trunc}, trunc)
+register_kernels("trunc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, trunc_out)
+register_kernels("round(Tensor self) -> Tensor", {"CPU": native.round, "CUDA": native.round}, round)
+register_kernels("round.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, round_out)
+register_kernels("frac(Tensor self) -> Tensor", {"CPU": native.frac, "CUDA": native.frac}, frac)
+register_kernels("frac.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, frac_out)
+register_kernels("nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor", {"CPU": native.nan_to_num, "CUDA": native.nan_to_num}, nan_to_num)
+register_kernels("fmod.Scalar(Tensor self, Scalar other) -> Tensor", {"CPU": native.fmod, "CUDA": native.fmod}, fmod_Scalar)
+register_kernels("fmod.Tensor(Tensor self, Tensor other) -> Tensor", {"CPU": native.fmod, "CUDA": native.fmod}, fmod_Tensor)
 register_kernels("addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)", {"CPU": native.addcmul_, "CUDA": native.addcmul_}, addcmul_)
 register_kernels("addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)", {"CPU": native.addcdiv_, "CUDA": native.addcdiv_}, addcdiv_)
 register_kernels("lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)", {"CPU": native.lerp_, "CUDA": native.lerp_}, lerp__Scalar)
@@ -4185,6 +4408,9 @@ PARAMETERS = {
     "div_Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
     "div_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
     "div_Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "div_Tensor_mode": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('rounding_mode', 'any', False),)),
+    "div_out_mode": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('rounding_mode', 'any', False), ('out', 'Tensor', False),)),
+    "div_Scalar_mode": ((('self', 'Tensor', False), ('other', 'Scalar', False),), (('rounding_mode', 'any', False),)),
     "neg": ((('self', 'Tensor', False),), ()),
     "neg_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
     "reciprocal": ((('self', 'Tensor', False),), ()),
@@ -4332,6 +4558,7 @@ PARAMETERS = {
     "minimum_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
     "sub__Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('alpha', 'Scalar', True),)),
     "div__Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "div__Tensor_mode": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('rounding_mode', 'any', False),)),
     "pow__Scalar": ((('self', 'Tensor', False), ('exponent', 'Scalar', False),), ()),
     "pow__Tensor": ((('self', 'Tensor', False), ('exponent', 'Tensor', False),), ()),
     "floor_divide": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
@@ -4367,6 +4594,19 @@ PARAMETERS = {
     "uniform_": ((('self', 'Tensor', False), ('from_', 'any', True), ('to', 'any', True),), (('generator', 'any', True),)),
     "sqrt": ((('self', 'Tensor', False),), ()),
     "sqrt_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "floor": ((('self', 'Tensor', False),), ()),
+    "floor_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "ceil": ((('self', 'Tensor', False),), ()),
+    "ceil_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "trunc": ((('self', 'Tensor', False),), ()),
+    "trunc_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "round": ((('self', 'Tensor', False),), ()),
+    "round_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "frac": ((('self', 'Tensor', False),), ()),
+    "frac_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "nan_to_num": ((('self', 'Tensor', False), ('nan', 'any', True), ('posinf', 'any', True), ('neginf', 'any', True),), ()),
+    "fmod_Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "fmod_Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
     "addcmul_": ((('self', 'Tensor', False), ('tensor1', 'Tensor', False), ('tensor2', 'Tensor', False),), (('value', 'Scalar', True),)),
     "addcdiv_": ((('self', 'Tensor', False), ('tensor1', 'Tensor', False), ('tensor2', 'Tensor', False),), (('value', 'Scalar', True),)),
     "lerp__Scalar": ((('self', 'Tensor', False), ('end', 'Tensor', False), ('weight', 'Scalar', False),), ()),
@@ -4516,7 +4756,7 @@ register_op("sub", overloaded("sub", [(sub_Tensor, PARAMETERS["sub_Tensor"]), (s
 register_op("rsub", overloaded("rsub", [(rsub_Tensor, PARAMETERS["rsub_Tensor"]), (rsub_Scalar, PARAMETERS["rsub_Scalar"])]))
 register_op("mul", overloaded("mul", [(mul_Tensor, PARAMETERS["mul_Tensor"]), (mul_out, PARAMETERS["mul_out"]), (mul_Scalar, PARAMETERS["mul_Scalar"])]))
 register_op("mul_", overloaded("mul_", [(mul__Tensor, PARAMETERS["mul__Tensor"])]))
-register_op("div", overloaded("div", [(div_Tensor, PARAMETERS["div_Tensor"]), (div_out, PARAMETERS["div_out"]), (div_Scalar, PARAMETERS["div_Scalar"])]))
+register_op("div", overloaded("div", [(div_Tensor, PARAMETERS["div_Tensor"]), (div_out, PARAMETERS["div_out"]), (div_Scalar, PARAMETERS["div_Scalar"]), (div_Tensor_mode, PARAMETERS["div_Tensor_mode"]), (div_out_mode, PARAMETERS["div_out_mode"]), (div_Scalar_mode, PARAMETERS["div_Scalar_mode"])]))
 register_op("neg", overloaded("neg", [(neg, PARAMETERS["neg"]), (neg_out, PARAMETERS["neg_out"])]))
 register_op("reciprocal", overloaded("reciprocal", [(reciprocal, PARAMETERS["reciprocal"]), (reciprocal_out, PARAMETERS["reciprocal_out"])]))
 register_op("pow", overloaded("pow", [(pow_Tensor_Tensor, PARAMETERS["pow_Tensor_Tensor"]), (pow_Tensor_Tensor_out, PARAMETERS["pow_Tensor_Tensor_out"]), (pow_Scalar, PARAMETERS["pow_Scalar"]), (pow_Scalar_out, PARAMETERS["pow_Scalar_out"]), (pow_Tensor_Scalar, PARAMETERS["pow_Tensor_Scalar"]), (pow_Tensor_Scalar_out, PARAMETERS["pow_Tensor_Scalar_out"])]))
@@ -4589,7 +4829,7 @@ register_op("clamp_min_", overloaded("clamp_min_", [(clamp_min_, PARAMETERS["cla
 register_op("maximum", overloaded("maximum", [(maximum, PARAMETERS["maximum"]), (maximum_out, PARAMETERS["maximum_out"])]))
 register_op("minimum", overloaded("minimum", [(minimum, PARAMETERS["minimum"]), (minimum_out, PARAMETERS["minimum_out"])]))
 register_op("sub_", overloaded("sub_", [(sub__Tensor, PARAMETERS["sub__Tensor"])]))
-register_op("div_", overloaded("div_", [(div__Tensor, PARAMETERS["div__Tensor"])]))
+register_op("div_", overloaded("div_", [(div__Tensor, PARAMETERS["div__Tensor"]), (div__Tensor_mode, PARAMETERS["div__Tensor_mode"])]))
 register_op("pow_", overloaded("pow_", [(pow__Scalar, PARAMETERS["pow__Scalar"]), (pow__Tensor, PARAMETERS["pow__Tensor"])]))
 register_op("floor_divide", overloaded("floor_divide", [(floor_divide, PARAMETERS["floor_divide"]), (floor_divide_out, PARAMETERS["floor_divide_out"]), (floor_divide_Scalar, PARAMETERS["floor_divide_Scalar"])]))
 register_op("floor_divide_", overloaded("floor_divide_", [(floor_divide__Tensor, PARAMETERS["floor_divide__Tensor"]), (floor_divide__Scalar, PARAMETERS["floor_divide__Scalar"])]))
@@ -4605,6 +4845,13 @@ register_op("fill_", overloaded("fill_", [(fill__Scalar, PARAMETERS["fill__Scala
 register_op("normal_", overloaded("normal_", [(normal_, PARAMETERS["normal_"])]))
 register_op("uniform_", overloaded("uniform_", [(uniform_, PARAMETERS["uniform_"])]))
 register_op("sqrt", overloaded("sqrt", [(sqrt, PARAMETERS["sqrt"]), (sqrt_out, PARAMETERS["sqrt_out"])]))
+register_op("floor", overloaded("floor", [(floor, PARAMETERS["floor"]), (floor_out, PARAMETERS["floor_out"])]))
+register_op("ceil", overloaded("ceil", [(ceil, PARAMETERS["ceil"]), (ceil_out, PARAMETERS["ceil_out"])]))
+register_op("trunc", overloaded("trunc", [(trunc, PARAMETERS["trunc"]), (trunc_out, PARAMETERS["trunc_out"])]))
+register_op("round", overloaded("round", [(round, PARAMETERS["round"]), (round_out, PARAMETERS["round_out"])]))
+register_op("frac", overloaded("frac", [(frac, PARAMETERS["frac"]), (frac_out, PARAMETERS["frac_out"])]))
+register_op("nan_to_num", overloaded("nan_to_num", [(nan_to_num, PARAMETERS["nan_to_num"])]))
+register_op("fmod", overloaded("fmod", [(fmod_Scalar, PARAMETERS["fmod_Scalar"]), (fmod_Tensor, PARAMETERS["fmod_Tensor"])]))
 register_op("addcmul_", overloaded("addcmul_", [(addcmul_, PARAMETERS["addcmul_"])]))
 register_op("addcdiv_", overloaded("addcdiv_", [(addcdiv_, PARAMETERS["addcdiv_"])]))
 register_op("lerp_", overloaded("lerp_", [(lerp__Scalar, PARAMETERS["lerp__Scalar"])]))

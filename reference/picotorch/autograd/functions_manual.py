@@ -90,11 +90,16 @@ def mul_tensor_backward(grad, other, self_scalar_type):
     return ops.mul(grad, other)
 
 
-def div_tensor_self_backward(grad, other, self_scalar_type):
+def div_tensor_self_backward(grad, other, self_scalar_type, rounding_mode=None):
+    """``grad / other``; a rounded quotient is a step function: zeros of ``self``'s dtype."""
+    if rounding_mode is not None:
+        return ops.zeros_like(grad, dtype=self_scalar_type)
     return ops.div(grad, other)
 
 
-def div_tensor_other_backward(grad, self, other):
+def div_tensor_other_backward(grad, self, other, rounding_mode=None):
+    if rounding_mode is not None:
+        return ops.zeros_like(grad, dtype=other.dtype)
     return ops.neg(ops.mul(grad, ops.div(ops.div(self, other), other)))
 
 
@@ -112,14 +117,18 @@ def pow_backward_self(grad, self, exponent):
 
 
 def pow_backward_exponent(grad, self, exponent, result):
-    """d(b ** e)/de = b ** e * log(b), defined as 0 where b == 0 and e >= 0."""
+    """d(b ** e)/de = b ** e * log(b), defined as 0 where b == 0 and e >= 0.
+
+    The zero is chosen before ``grad`` multiplies, as PyTorch does: a NaN or infinite ``grad`` still gives
+    NaN there, and a ``-0.`` gives ``-0.``.
+    """
     if not isinstance(self, TensorImpl):
         if self == 0:
-            return ops.where(ops.ge(exponent, 0), ops.zeros_like(grad), ops.mul(grad, ops.mul(result, -math.inf)))
-        return ops.mul(grad, ops.mul(result, math.log(self)))
-    slope = ops.mul(grad, ops.mul(result, ops.log(self)))
-    at_zero = ops.mul(ops.eq(self, 0), ops.ge(exponent, 0))
-    return ops.where(at_zero, ops.zeros_like(slope), slope)
+            return ops.mul(grad, ops.where(ops.ge(exponent, 0), scalar_zero(grad), ops.mul(result, -math.inf)))
+        return ops.mul(grad, ops.mul(result, math.log(self) if self > 0 else math.nan))  # C's log(-2.) is NaN
+    at_zero = ops.bitwise_and(ops.eq(self, 0), ops.ge(exponent, 0))
+    base = self if self.dtype is result.dtype else ops._to_copy(self, dtype=result.dtype)  # log in the promoted dtype
+    return ops.mul(grad, ops.where(at_zero, scalar_zero(grad), ops.mul(result, ops.log(base))))
 
 
 def mm_mat1_backward(grad, mat2, mat1_sizes, mat1_strides, alpha):

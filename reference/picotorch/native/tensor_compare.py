@@ -11,9 +11,13 @@ int tensor clamped to ``0.5`` is float); a NaN anywhere gives NaN.
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
+
 from ..c10 import scalar_type as st
 from . import checks
-from .binary_ops import check_inplace_operands, write_inplace
+from .binary_ops import break_zero_ties, check_inplace_operands, maximum, minimum, write_inplace
 from .device import backend
 from .dispatcher import ops
 from .helpers import as_operand, cast, common_device, result_type, shape_of, xp_of
@@ -78,19 +82,52 @@ def _clamp(self, min, max, kernel):
     dev = common_device(self, *bounds)
     dtype = result_type(self, *bounds)
     if dtype.c10_name == "Bool":
+        if len(bounds) == 1 and _is_tensor(bounds[0]):  # one tensor bound is maximum / minimum, which take bools
+            return maximum(self, bounds[0]) if min is not None else minimum(self, bounds[0])
         raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
     shape = shape_of(self)
     for b in bounds:
         shape = checks.broadcast_shapes(shape, shape_of(b))
     xp = backend(dev).xp
     data = cast(self, dtype, xp, dev)
-    if min is not None:
-        data = xp.maximum(data, cast(as_operand(min), dtype, xp, dev))
-    if max is not None:
-        data = xp.minimum(data, cast(as_operand(max), dtype, xp, dev))
+    if kernel == "clamp_cpu" or _is_tensor(min) or _is_tensor(max):
+        for bound, pick in ((min, xp.maximum), (max, xp.minimum)):  # maximum's rule for a tie of zeros
+            if bound is not None:
+                bound = cast(as_operand(bound), dtype, xp, dev)
+                data = break_zero_ties(xp, pick(data, bound), data, bound, dtype)
+    else:
+        data = _clamp_by_numbers(xp, data, *[None if b is None else cast(as_operand(b), dtype, xp, dev)
+                                             for b in (min, max)], floating=dtype.is_floating_point)
     data = xp.broadcast_to(xp.asarray(data), shape)
     return new_tensor(follow_inputs(xp, xp.asarray(data, copy=True), [self._data] + [b._data for b in bounds]),
                       dtype, dev)
+
+
+# NOTE [clamp by numbers keeps the input on a tie]
+# With number bounds PyTorch's kernels compute ``std::min(std::max(x, min), max)`` (their vectorised form
+# picks the same operand): ``x < min ? min : x``, then ``max < v ? max : v``. An input equal to a bound is
+# kept, so ``clamp(-0., min=0.)`` is ``-0.`` (NumPy's ``maximum`` gives the bound, ``0.``), a NaN input stays
+# NaN, and ``min > max`` gives ``max`` everywhere. A NaN bound makes every element NaN before this
+# (``clamp`` in TensorCompare.cpp fills the result). Tensor bounds go through ``maximum``/``minimum``'s rule:
+# there PyTorch's vectorised loop and its scalar tail break a tie differently (NOTE [Ties of maximum and minimum]).
+def _clamp_by_numbers(xp, data, low, high, floating):
+    if any(b is not None and bool(xp.isnan(b)) for b in (low, high)):
+        return xp.full(tuple(data.shape), math.nan, dtype=data.dtype, device=data.device)
+    if low is not None:
+        data = _keep_on_tie(xp, xp.maximum(data, low), data, low, floating)
+    if high is not None:
+        data = _keep_on_tie(xp, xp.minimum(data, high), data, high, floating)
+    return data
+
+
+def _keep_on_tie(xp, result, data, bound, floating):
+    """``result`` with ``data``'s own value where it equals ``bound``: only a zero bound can differ (its sign)."""
+    if not floating or float(bound) != 0:
+        return result
+    if type(result) is np.ndarray:  # a masked copy: a fifth of where's time (a zero-dim result is a NumPy scalar)
+        np.copyto(result, data, where=data == bound)
+        return result
+    return xp.where(data == bound, data, result)
 
 
 # ----------------------------------------------------------------------------- max.dim and min.dim

@@ -2,8 +2,9 @@
 
 Models ``aten/src/ATen/native/UnaryOps.cpp`` (``neg``, ``abs``, ``sign``, ``exp``, ``exp2``,
 ``expm1``, ``log``, ``log2``, ``log10``, ``log1p``, ``sin``, ``cos``, ``rsqrt``, ``reciprocal``, ``sigmoid``,
-``tanh``). The float functions compute in floating point: an integer input gives a tensor of the
-default dtype, as PyTorch's ``promote_integer_inputs_to_float`` does.
+``tanh``; ``floor``, ``ceil``, ``trunc``, ``round``, ``frac``, ``nan_to_num`` at the end). The float
+functions compute in floating point: an integer input gives a tensor of the default dtype, as PyTorch's
+``promote_integer_inputs_to_float`` does.
 
 NOTE [Rounding float32 functions as PyTorch does]
 PyTorch's CPU kernels for float32 ``exp``, ``tanh``, ``sin`` ... are vectorised (SLEEF) and almost
@@ -17,6 +18,8 @@ input is computed in float32 (PyTorch's upcast) or float64 and rounded once: 100
 """
 
 from __future__ import annotations
+
+import math
 
 from ..c10 import scalar_type as st
 from .helpers import cast, const, convert, float_dtype, in_float32, is_reduced_float, wrap, xp_dtype, xp_of
@@ -131,3 +134,60 @@ def _rounded(xp, a, dtype):
 # sqrt: the optimizers' denominator
 def sqrt(self):
     return _unary_float(self, lambda xp, a: xp.sqrt(a))
+
+
+# ----------------------------------------------------------------------------- rounding, frac, nan_to_num
+# floor, ceil, trunc and round (half to even, C's nearbyint) return an integer tensor's own values; a bool
+# tensor has no kernel. frac is x - trunc(x) and floats only. Exact in every dtype: no rounding rule needed.
+
+
+def floor(self):
+    return _rounding(self, "floor", lambda xp, a: xp.floor(a))
+
+
+def ceil(self):
+    return _rounding(self, "ceil", lambda xp, a: xp.ceil(a))
+
+
+def trunc(self):
+    return _rounding(self, "trunc", lambda xp, a: xp.trunc(a))
+
+
+def round(self):
+    return _rounding(self, "round", lambda xp, a: xp.round(a))
+
+
+def _rounding(self, name, fn):
+    if self._dtype is st.bool_:
+        raise NotImplementedError(f"\"{name}_vml_cpu\" not implemented for 'Bool'")
+    xp = xp_of(self)
+    if not self._dtype.is_floating_point:
+        return wrap(self, xp.asarray(self._data, copy=True))
+    a = in_float32(xp, self._data) if is_reduced_float(self._dtype) else self._data
+    return wrap(self, follow_inputs(xp, convert(xp, xp.asarray(fn(xp, a)), self._dtype), [self._data]))
+
+
+def frac(self):
+    if not self._dtype.is_floating_point:
+        raise NotImplementedError(f"\"frac_cpu\" not implemented for '{self._dtype.c10_name}'")
+    return _rounding(self, "frac", lambda xp, a: a - xp.trunc(a))
+
+
+_LARGEST = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38, "float32": 3.4028234663852886e38,
+            "float64": 1.7976931348623157e308}  # each dtype's largest finite value (torch.finfo(dtype).max)
+
+
+def nan_to_num(self, nan=None, posinf=None, neginf=None):
+    """NaN, +inf and -inf replaced by ``nan`` (0.), ``posinf`` and ``neginf`` (the dtype's largest and lowest
+    finite values by default), each rounded to the dtype; an integer or bool tensor is copied."""
+    xp = xp_of(self)
+    data = self._data
+    if not self._dtype.is_floating_point:
+        return wrap(self, xp.asarray(data, copy=True))
+    high = _LARGEST[self._dtype.name]
+    replacements = (0.0 if nan is None else nan, high if posinf is None else posinf,
+                    -high if neginf is None else neginf)
+    nan_, posinf_, neginf_ = (const(xp, v, data) for v in replacements)
+    inf = const(xp, math.inf, data)
+    result = xp.where(xp.isnan(data), nan_, xp.where(data == inf, posinf_, xp.where(data == -inf, neginf_, data)))
+    return wrap(self, follow_inputs(xp, xp.asarray(result), [data]))

@@ -119,3 +119,18 @@ def test_a_cpu_tensor_has_no_device_index_and_device_objects_are_read_only_as_in
             errors.append(str(e))
         return made, errors
     assert prog(picotorch) == prog(torch)
+
+
+def test_read_only_devices_still_copy_deepcopy_and_pickle():
+    """Read-only fields must not break the copy protocols: a model deep-copied keeps working."""
+    import copy
+    import pickle
+    torch = pytest.importorskip("torch")
+
+    def prog(T):
+        devices = [T.device("cpu"), T.device("cuda", 1), T.device("cpu:0")]
+        round_trips = (copy.copy, copy.deepcopy, lambda d: pickle.loads(pickle.dumps(d)))
+        copies = [repr(f(d)) for d in devices for f in round_trips]
+        model = copy.deepcopy(T.nn.Linear(2, 3))
+        return copies, repr(model.weight.device), [d == copy.deepcopy(d) for d in devices]
+    assert prog(picotorch) == prog(torch)

@@ -42,6 +42,9 @@ class device:
     def __delattr__(self, name):
         self.__setattr__(name, None)
 
+    def __reduce__(self):  # copy, deepcopy and pickle rebuild it through the constructor (fields are read-only)
+        return device, (self.type, self.index)
+
     def __str__(self) -> str:
         return self.type if self.index is None else f"{self.type}:{self.index}"
 

@@ -8,6 +8,8 @@ them, as PyTorch does, so a saved state can be loaded into a fresh optimizer ove
 
 from __future__ import annotations
 
+import warnings
+
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad, no_grad
 
@@ -62,7 +64,7 @@ class Optimizer:
 
     def add_param_group(self, param_group: dict) -> None:
         if not isinstance(param_group, dict):
-            raise TypeError(f"param_group must be a dict, but got {type(param_group).__name__}")
+            raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
         params = param_group["params"]
         if isinstance(params, Tensor):
             param_group["params"] = [params]
@@ -74,12 +76,16 @@ class Optimizer:
         for param in param_group["params"]:
             if not isinstance(param, Tensor):
                 raise TypeError(f"optimizer can only optimize Tensors, but one of the params is {_typename(param)}")
-            if not param.is_leaf:
+            if not self.defaults.get("differentiable", None) and not (param.is_leaf or param.retains_grad):
                 raise ValueError("can't optimize a non-leaf Tensor")
         for name, default in self.defaults.items():
             if default is required and name not in param_group:
                 raise ValueError(f"parameter group didn't specify a value of required optimization parameter {name}")
             param_group.setdefault(name, default)
+        if len({id(p) for p in param_group["params"]}) != len(param_group["params"]):
+            warnings.warn("optimizer contains a parameter group with duplicate parameters; in future, this will "
+                          "cause an error; see github.com/pytorch/pytorch/issues/40967 for more information",
+                          stacklevel=3)
         seen = {id(p) for group in self.param_groups for p in group["params"]}
         if any(id(p) in seen for p in param_group["params"]):
             raise ValueError("some parameters appear in more than one parameter group")

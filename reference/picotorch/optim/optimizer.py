@@ -73,6 +73,7 @@ class Optimizer:
                             "of tensors in sets will change between runs. Please use a list instead.")
         else:
             param_group["params"] = list(params)
+        _extract_names(param_group)
         for param in param_group["params"]:
             if not isinstance(param, Tensor):
                 raise TypeError(f"optimizer can only optimize Tensors, but one of the params is {_typename(param)}")
@@ -86,6 +87,11 @@ class Optimizer:
             warnings.warn("optimizer contains a parameter group with duplicate parameters; in future, this will "
                           "cause an error; see github.com/pytorch/pytorch/issues/40967 for more information",
                           stacklevel=3)
+        for group in self.param_groups:
+            if ("param_names" in param_group) != ("param_names" in group):
+                which = "with names" if "param_names" in param_group else "without names"
+                raise ValueError("all optimizer param groups should be with/without names. "
+                                 f"cannot add param group {which} to the optimizer")
         seen = {id(p) for group in self.param_groups for p in group["params"]}
         if any(id(p) in seen for p in param_group["params"]):
             raise ValueError("some parameters appear in more than one parameter group")
@@ -155,7 +161,26 @@ class Optimizer:
             else:
                 state[key] = _copy(value)
         self.state = state
-        self.param_groups = [{**_copy(s), "params": g["params"]} for g, s in zip(groups, saved_groups)]
+        self.param_groups = [_updated_group(g, _copy(s)) for g, s in zip(groups, saved_groups)]
+
+
+def _extract_names(param_group: dict) -> None:
+    """``(name, tensor)`` pairs (``model.named_parameters()``): the tensors stay in ``params``, the names go to
+    ``param_names``; all of a group's params are named or none is."""
+    names = [p[0] for p in param_group["params"] if isinstance(p, tuple)]
+    param_group["params"] = [p[1] if isinstance(p, tuple) else p for p in param_group["params"]]
+    if names:
+        if len(names) != len(param_group["params"]):
+            raise ValueError("all optimizer params should be with/without names. Some param names are missing")
+        param_group["param_names"] = names
+
+
+def _updated_group(group: dict, saved: dict) -> dict:
+    """A loaded group over this optimizer's tensors, keeping its own names if the saved group has none."""
+    saved["params"] = group["params"]
+    if "param_names" in group and "param_names" not in saved:
+        saved["param_names"] = group["param_names"]
+    return saved
 
 
 def _cast_like(param, value, key):

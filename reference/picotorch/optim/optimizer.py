@@ -133,11 +133,13 @@ class Optimizer:
     # ------------------------------------------------------------------ state_dict
 
     def state_dict(self) -> dict:
+        # PyTorch numbers the positions, not the tensors: a tensor listed twice in one group takes its last
+        # position there, and a tensor already numbered by an earlier group keeps that number
         index: dict[int, int] = {}
-        groups = []
+        groups, start = [], 0
         for group in self.param_groups:
-            for p in group["params"]:
-                index.setdefault(id(p), len(index))
+            index.update({id(p): i for i, p in enumerate(group["params"], start) if id(p) not in index})
+            start += len(group["params"])
             packed = {k: v for k, v in group.items() if k != "params"}
             packed["params"] = [index[id(p)] for p in group["params"]]
             groups.append(packed)

@@ -69,7 +69,7 @@ class TensorBase(TensorImpl):
             return _handle_method(self, TensorBase.size, () if dim is None else (dim,))
         if dim is None:
             return Size(self._data.shape)
-        return int(self._data.shape[checks.wrap_dim(dim, self._data.ndim)])
+        return int(self._data.shape[checks.wrap_dim(dim, self._data.ndim, wrap_scalar=False)])
 
     def dim(self) -> int:
         if _TORCH_FUNCTION.active and check_has_torch_function(self):
@@ -129,7 +129,7 @@ class TensorBase(TensorImpl):
         if strides is None:
             strides = _contiguous_strides(self._data.shape, self._dtype.itemsize)
         elements = tuple(s // self._dtype.itemsize for s in strides)
-        return elements if dim is None else elements[checks.wrap_dim(dim, self._data.ndim)]
+        return elements if dim is None else elements[checks.wrap_dim(dim, self._data.ndim, wrap_scalar=False)]
 
     def is_contiguous(self, memory_format=None) -> bool:
         if 0 in self._data.shape:

@@ -7,8 +7,11 @@ Models ``c10/core/WrapDimMinimal.h`` (``maybe_wrap_dim``), ``aten/src/ATen/Expan
 from __future__ import annotations
 
 
-def wrap_dim(dim: int, ndim: int) -> int:
-    """A possibly negative dim as an index in ``range(ndim)`` (a 0-dim tensor accepts -1 and 0)."""
+def wrap_dim(dim: int, ndim: int, wrap_scalar: bool = True) -> int:
+    """A possibly negative dim as an index in ``range(ndim)`` (a 0-dim tensor accepts -1 and 0, unless
+    ``wrap_scalar`` is False, as for ``size(dim)`` and ``stride(dim)``: c10's ``maybe_wrap_dim``)."""
+    if ndim == 0 and not wrap_scalar:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     rank = max(ndim, 1)
     if not -rank <= dim < rank:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-rank}, {rank - 1}], "

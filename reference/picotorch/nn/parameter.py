@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .._C import _disabled_torch_function_impl, empty
 from .._tensor import Tensor
+from ..c10.scalar_type import is_differentiable_type
 from ..native.tensor_impl import TensorImpl
 
 
@@ -17,6 +18,11 @@ class Parameter(Tensor):
     def __new__(cls, data=None, requires_grad: bool = True):
         if data is None:
             data = empty(0)
+        if not isinstance(data, TensorImpl):
+            data = data.detach()  # PyTorch's path for any other type: a list fails here, with its AttributeError
+        if requires_grad and not is_differentiable_type(data._dtype):
+            # the check of PyTorch's ``Tensor._make_subclass``, worded unlike ``requires_grad_``'s
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         p = object.__new__(cls)
         # a Parameter shares the data of the tensor it wraps, but starts a new graph as a leaf
         TensorImpl.__init__(p, data._data, data._dtype, data._device, version=data._version_counter)

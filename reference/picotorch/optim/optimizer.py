@@ -8,6 +8,8 @@ them, as PyTorch does, so a saved state can be loaded into a fresh optimizer ove
 
 from __future__ import annotations
 
+import warnings
+
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad, no_grad
 
@@ -62,7 +64,7 @@ class Optimizer:
 
     def add_param_group(self, param_group: dict) -> None:
         if not isinstance(param_group, dict):
-            raise TypeError(f"param_group must be a dict, but got {type(param_group).__name__}")
+            raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
         params = param_group["params"]
         if isinstance(params, Tensor):
             param_group["params"] = [params]
@@ -71,15 +73,25 @@ class Optimizer:
                             "of tensors in sets will change between runs. Please use a list instead.")
         else:
             param_group["params"] = list(params)
+        _extract_names(param_group)
         for param in param_group["params"]:
             if not isinstance(param, Tensor):
                 raise TypeError(f"optimizer can only optimize Tensors, but one of the params is {_typename(param)}")
-            if not param.is_leaf:
+            if not self.defaults.get("differentiable", None) and not (param.is_leaf or param.retains_grad):
                 raise ValueError("can't optimize a non-leaf Tensor")
         for name, default in self.defaults.items():
             if default is required and name not in param_group:
                 raise ValueError(f"parameter group didn't specify a value of required optimization parameter {name}")
             param_group.setdefault(name, default)
+        if len({id(p) for p in param_group["params"]}) != len(param_group["params"]):
+            warnings.warn("optimizer contains a parameter group with duplicate parameters; in future, this will "
+                          "cause an error; see github.com/pytorch/pytorch/issues/40967 for more information",
+                          stacklevel=3)
+        for group in self.param_groups:
+            if ("param_names" in param_group) != ("param_names" in group):
+                which = "with names" if "param_names" in param_group else "without names"
+                raise ValueError("all optimizer param groups should be with/without names. "
+                                 f"cannot add param group {which} to the optimizer")
         seen = {id(p) for group in self.param_groups for p in group["params"]}
         if any(id(p) in seen for p in param_group["params"]):
             raise ValueError("some parameters appear in more than one parameter group")
@@ -121,11 +133,13 @@ class Optimizer:
     # ------------------------------------------------------------------ state_dict
 
     def state_dict(self) -> dict:
+        # PyTorch numbers the positions, not the tensors: a tensor listed twice in one group takes its last
+        # position there, and a tensor already numbered by an earlier group keeps that number
         index: dict[int, int] = {}
-        groups = []
+        groups, start = [], 0
         for group in self.param_groups:
-            for p in group["params"]:
-                index.setdefault(id(p), len(index))
+            index.update({id(p): i for i, p in enumerate(group["params"], start) if id(p) not in index})
+            start += len(group["params"])
             packed = {k: v for k, v in group.items() if k != "params"}
             packed["params"] = [index[id(p)] for p in group["params"]]
             groups.append(packed)
@@ -149,7 +163,26 @@ class Optimizer:
             else:
                 state[key] = _copy(value)
         self.state = state
-        self.param_groups = [{**_copy(s), "params": g["params"]} for g, s in zip(groups, saved_groups)]
+        self.param_groups = [_updated_group(g, _copy(s)) for g, s in zip(groups, saved_groups)]
+
+
+def _extract_names(param_group: dict) -> None:
+    """``(name, tensor)`` pairs (``model.named_parameters()``): the tensors stay in ``params``, the names go to
+    ``param_names``; all of a group's params are named or none is."""
+    names = [p[0] for p in param_group["params"] if isinstance(p, tuple)]
+    param_group["params"] = [p[1] if isinstance(p, tuple) else p for p in param_group["params"]]
+    if names:
+        if len(names) != len(param_group["params"]):
+            raise ValueError("all optimizer params should be with/without names. Some param names are missing")
+        param_group["param_names"] = names
+
+
+def _updated_group(group: dict, saved: dict) -> dict:
+    """A loaded group over this optimizer's tensors, keeping its own names if the saved group has none."""
+    saved["params"] = group["params"]
+    if "param_names" in group and "param_names" not in saved:
+        saved["param_names"] = group["param_names"]
+    return saved
 
 
 def _cast_like(param, value, key):

@@ -27,7 +27,9 @@ def default_collate(batch):
     elem = batch[0]
     if isinstance(elem, Tensor):
         return _VF.stack(batch, 0)
-    if isinstance(elem, np.ndarray) and elem.dtype.kind not in "USO":
+    if isinstance(elem, np.ndarray):
+        if elem.dtype.kind in "USO":  # strings and objects: PyTorch names the array's dtype
+            raise TypeError(_ERROR.format(elem.dtype))
         return _VF.stack([tensor(b) for b in batch], 0)
     if isinstance(elem, np.generic) and elem.dtype.kind not in "USO":
         return tensor(np.array(batch))

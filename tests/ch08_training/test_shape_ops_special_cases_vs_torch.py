@@ -70,3 +70,66 @@ def test_setitem_int_beyond_int64_and_the_order_of_checks():
                 out.append((type(err).__name__, str(err)))
         return out
     assert_same(prog)
+
+
+# ----------------------------------------------------------------------------- cat's legacy rule, output layouts
+
+
+def _layout(t):
+    return (t, tuple(t.stride()) if t.numel() else "empty", t.is_contiguous(), t._base is not None)
+
+
+CATS = {
+    "all_legacy_empty": lambda T: T.cat([T.tensor([]), T.tensor([], dtype=T.int64)]),
+    "all_legacy_empty_any_dim": lambda T: T.cat([T.tensor([]), T.tensor([], dtype=T.float64)], 5),
+    "all_legacy_empty_grad": lambda T: T.cat([T.tensor([]).requires_grad_(), T.tensor([])], -3),
+    "legacy_empty_between": lambda T: T.cat([T.ones(2, 3), T.tensor([]), T.ones(2, 2)], 1),
+    "legacy_empty_first_sets_nothing": lambda T: T.cat([T.tensor([]), T.ones(2, 3)], -1),
+    "zero_dim_before_dim_check": lambda T: T.cat([T.tensor(1.0), T.ones(2)], 4),
+    "zero_dim_after_legacy_empty": lambda T: T.cat([T.tensor([]), T.tensor(1.0)]),
+    "zero_dim_second": lambda T: T.cat([T.ones(2), T.tensor(1.0)], 5),
+    "dims_mismatch_after_legacy": lambda T: T.cat([T.tensor([]), T.ones(2), T.ones(2, 3)]),
+    "transposed_inputs": lambda T: T.cat([T.ones(2, 3).t(), T.zeros(2, 3).t()], 1),
+    "permuted_4d": lambda T: T.cat([T.ones(1, 2, 3, 4).permute(0, 2, 3, 1)] * 2),
+    "permuted_3d_mixed": lambda T: T.cat([T.ones(2, 3, 4).transpose(0, 2), T.ones(4, 3, 1)], 2),
+    "promoted": lambda T: T.cat([T.ones(2, 3, dtype=T.int32).t(), T.ones(3, 1, dtype=T.float16)], 1),
+    "stack_transposed": lambda T: T.stack([T.ones(2, 3).t(), T.zeros(2, 3).t()], 2),
+    "stack_transposed_dim0": lambda T: T.stack([T.arange(6.0).reshape(2, 3).t()] * 2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CATS))
+def test_cat_and_stack_legacy_empty_rule_and_contiguous_output(name):
+    assert_same(lambda T: _layout(CATS[name](T)))
+
+
+def test_cat_gradient_through_a_legacy_empty_tensor():
+    def prog(T):
+        x = T.arange(3.0, requires_grad=True)
+        e = T.tensor([], requires_grad=True)
+        y = T.cat([e, x.t(), e])
+        (y * T.tensor([1.0, -2.0, 3.0])).sum().backward()
+        return y, x.grad, e.grad
+    assert_same(prog)
+
+
+OUT_OF_PLACE = {
+    "masked_fill": lambda T, x: x.masked_fill(T.tensor([True, False, True]), -1.0),
+    "masked_fill_broadcast_self": lambda T, x: x.masked_fill(T.ones(2, 4, 3, dtype=T.bool), 5.0),
+    "scatter_value": lambda T, x: x.scatter(0, T.tensor([[0, 1]]), 9.0),
+    "scatter_src": lambda T, x: x.scatter(1, T.tensor([[0], [2]]), T.ones(2, 1)),
+    "scatter_add": lambda T, x: x.scatter_add(0, T.tensor([[3, 3]]), T.ones(1, 2)),
+    "index_add": lambda T, x: x.index_add(1, T.tensor([2, 0]), T.ones(4, 2)),
+    "gather": lambda T, x: x.gather(0, T.zeros(4, 3, dtype=T.long)),
+    "index_select": lambda T, x: x.index_select(1, T.tensor([2, 0])),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OUT_OF_PLACE))
+def test_functional_indexing_ops_allocate_contiguous_outputs(name):
+    def prog(T):
+        x = T.arange(12.0).reshape(3, 4).t().requires_grad_()
+        y = OUT_OF_PLACE[name](T, x)
+        (y * T.arange(1.0, y.numel() + 1).reshape(y.shape)).sum().backward()
+        return _layout(y), x.grad
+    assert_same(prog)

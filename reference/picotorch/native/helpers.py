@@ -72,6 +72,14 @@ def zeros_array(like, shape, dtype=None):
     return xp.zeros(tuple(shape), dtype=xp_dtype(xp, dtype), device=like._data.device)
 
 
+def row_major_copy(xp, data):
+    """A new array in row-major order (``at::empty(sizes)``, ``clone(MemoryFormat::Contiguous)``), never a view
+    of ``data``: what an op that allocates a contiguous output holds."""
+    if xp is np_xp:
+        return np.array(data, order="C", copy=True)
+    return xp.asarray(data, copy=True)
+
+
 def has_scatter(data) -> bool:
     """Whether ``data``'s library can add at repeated positions itself (NumPy, CuPy); the Array API cannot."""
     return type(data) is np.ndarray or type(data).__module__.startswith("cupy")

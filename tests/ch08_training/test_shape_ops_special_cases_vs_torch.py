@@ -133,3 +133,24 @@ def test_functional_indexing_ops_allocate_contiguous_outputs(name):
         (y * T.arange(1.0, y.numel() + 1).reshape(y.shape)).sum().backward()
         return _layout(y), x.grad
     assert_same(prog)
+
+
+# ----------------------------------------------------------------------------- slices in tensor[index]
+
+SLICES = {
+    "step_zero": lambda T: T.ones(3)[::0],
+    "step_zero_second_dim": lambda T: T.ones(3, 2)[:, ::0],
+    "step_negative": lambda T: T.ones(3)[::-1],
+    "zero_dim_slice": lambda T: T.tensor(1.0)[0:1],
+    "zero_dim_full_slice": lambda T: T.tensor(1.0)[:],
+    "zero_dim_after_ellipsis": lambda T: T.tensor(1.0)[..., :],
+    "zero_dim_after_none": lambda T: T.tensor(1.0)[None, :],
+    "zero_dim_after_select": lambda T: T.ones(2)[0, :],
+    "setitem_step_zero": lambda T: T.ones(3).__setitem__(slice(None, None, 0), 1.0),
+    "setitem_zero_dim_slice": lambda T: T.tensor(2.0).__setitem__(slice(0, 1), 1.0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SLICES))
+def test_slice_errors(name):
+    assert_same(SLICES[name])

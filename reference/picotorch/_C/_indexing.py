@@ -120,8 +120,12 @@ INT64_MAX = 2**63 - 1
 
 def _slice(result, dim, item: slice, optimize: bool):
     """``a:b:c`` becomes ``slice(dim, a or 0, b or INT64_MAX, c or 1)``; the kernel clamps the bounds."""
-    if item.step is not None and item.step <= 0:
+    if item.step is not None and item.step == 0:
+        raise ValueError("slice step cannot be zero")  # Python's own check, in PySlice_Unpack
+    if item.step is not None and item.step < 0:
         raise ValueError("step must be greater than zero")
+    if result.dim() == 0:
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
     start = 0 if item.start is None else _as_int(item.start)
     stop = INT64_MAX if item.stop is None else _as_int(item.stop)
     step = 1 if item.step is None else _as_int(item.step)

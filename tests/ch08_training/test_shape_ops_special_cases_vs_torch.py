@@ -50,6 +50,21 @@ def test_number_written_into_every_dtype(name):
     assert_same(_all_cases(WRITES[name]))
 
 
+@pytest.mark.parametrize("numel", [0, 1, 3])
+def test_fill_of_one_cpu_element_leaves_reduced_floats_unchecked(numel):
+    """``fill_`` of a single CPU element takes ``scalar_fill``: float16/bfloat16 then overflow to inf."""
+    def prog(T):
+        out = []
+        for name in DTYPES:
+            for v in (65505.0, 65520.0, 1e6, 1e39, 3.4028236e38, float("nan"), 300):
+                try:
+                    out.append(T.zeros(numel, dtype=getattr(T, name)).fill_(v))
+                except RuntimeError as err:
+                    out.append(str(err))
+        return out
+    assert_same(prog)
+
+
 @pytest.mark.parametrize("v", [2**40, -1, 300, 2.7, -0.5, 1e6, 65505.0, 1e39, 3.4028236e38])
 def test_fill_with_a_zero_dim_tensor_casts_unchecked(v):
     def prog(T):

@@ -14,7 +14,7 @@ from ..autograd import variable as autograd_meta
 from ..autograd.copy_slices import SetItemSlices
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..native.dispatcher import ops
-from ..native.helpers import as_operand, const, wrap, xp_of
+from ..native.helpers import as_operand, check_scalar_fits, const, is_reduced_float, wrap, xp_of
 from ..native.tensor_impl import TensorImpl
 from . import _torch_function
 from ._factories import tensor
@@ -120,8 +120,12 @@ INT64_MAX = 2**63 - 1
 
 def _slice(result, dim, item: slice, optimize: bool):
     """``a:b:c`` becomes ``slice(dim, a or 0, b or INT64_MAX, c or 1)``; the kernel clamps the bounds."""
-    if item.step is not None and item.step <= 0:
+    if item.step is not None and item.step == 0:
+        raise ValueError("slice step cannot be zero")  # Python's own check, in PySlice_Unpack
+    if item.step is not None and item.step < 0:
         raise ValueError("step must be greater than zero")
+    if result.dim() == 0:
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
     start = 0 if item.start is None else _as_int(item.start)
     stop = INT64_MAX if item.stop is None else _as_int(item.stop)
     step = 1 if item.step is None else _as_int(item.step)
@@ -216,9 +220,15 @@ def _is_advanced(item) -> bool:
 
 
 def _as_value(self, value):
+    """``valueToTensor``: a Python number becomes a tensor of ``self``'s dtype, so it must fit that dtype
+    (float16 and bfloat16 excepted: ``scalarToTensor`` fills those unchecked, so 1e6 becomes inf)."""
     if isinstance(value, TensorImpl):
         return value
     if isinstance(value, (bool, int, float)):
+        if isinstance(value, int) and not isinstance(value, bool) and not -2**63 <= value < 2**63:
+            raise ValueError("Overflow when unpacking long long")
+        if not isinstance(value, bool) and not is_reduced_float(self._dtype):
+            check_scalar_fits(value, self._dtype)
         return as_operand(value)
     raise TypeError(f"can't assign a {type(value).__name__} to a torch.{self.dtype.c10_name}Tensor")
 

@@ -13,6 +13,8 @@ reach kernels only through the dispatcher or through these helpers.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..c10 import scalar_type as st
@@ -68,6 +70,14 @@ def zeros_array(like, shape, dtype=None):
     xp = xp_of(like)
     dtype = dtype or like._dtype
     return xp.zeros(tuple(shape), dtype=xp_dtype(xp, dtype), device=like._data.device)
+
+
+def row_major_copy(xp, data):
+    """A new array in row-major order (``at::empty(sizes)``, ``clone(MemoryFormat::Contiguous)``), never a view
+    of ``data``: what an op that allocates a contiguous output holds."""
+    if xp is np_xp:
+        return np.array(data, order="C", copy=True)
+    return xp.asarray(data, copy=True)
 
 
 def has_scatter(data) -> bool:
@@ -131,10 +141,42 @@ def _astype(xp, data, target):
 
 def stored_scalar(value, dtype):
     """A Python number as a tensor of ``dtype`` stores it when written into it (``2.7`` into an integer
-    tensor is ``2``, anything into a bool tensor is ``bool(value)``); floats unchanged."""
+    tensor is ``2``, ``-1`` into uint8 is ``255``, anything into a bool tensor is ``bool(value)``); floats
+    unchanged. A number the dtype cannot hold is an error (``Scalar::to<T>``, ``c10::checked_convert``)."""
     if dtype is st.bool_:
         return bool(value)
-    return value if dtype.is_floating_point else int(value)
+    check_scalar_fits(value, dtype)
+    if dtype.is_floating_point:
+        return value
+    if isinstance(value, float) and value >= 2.0**63:
+        return -2**63  # passes the check (2**63 - 1 is 2**63 as a double); x86's conversion gives INT64_MIN
+    return int(value) % 256 if dtype is st.uint8 else int(value)
+
+
+# The largest finite value of each float dtype narrower than a Python float.
+_FLOAT_MAX = {st.float16: 65504.0, st.bfloat16: 3.3895313892515355e38, st.float32: 3.4028234663852886e38}
+# The C++ type each dtype's ``checked_convert`` names in its error.
+_CPP_NAMES = {st.float16: "c10::Half", st.bfloat16: "c10::BFloat16", st.float32: "float", st.float64: "double",
+              st.uint8: "uint8_t", st.int8: "int8_t", st.int16: "int16_t", st.int32: "int", st.int64: "int64_t"}
+
+
+def check_scalar_fits(value, dtype) -> None:
+    """``c10::overflows``: an infinity fits a float dtype and NaN any dtype that has one; any other number must
+    lie in the dtype's range (an unsigned dtype also takes a negative integer, which wraps)."""
+    name = _CPP_NAMES.get(dtype)
+    if name is None or isinstance(value, complex):
+        return
+    if dtype.is_floating_point:
+        magnitude = abs(float(value))
+        fits = not _FLOAT_MAX.get(dtype, math.inf) < magnitude < math.inf  # NaN and the infinities fit
+    else:
+        info = np.iinfo(st.to_numpy_dtype(dtype))
+        if isinstance(value, float):
+            fits = float(info.min) <= value <= float(info.max)  # as C++ compares: in double; False for NaN, inf
+        else:
+            fits = info.min <= value <= info.max or (info.min == 0 and -info.max <= value < 0)
+    if not fits:
+        raise RuntimeError(f"value cannot be converted to type {name} without overflow")
 
 
 def rounded_scalar(value, dtype) -> float:

@@ -15,7 +15,7 @@ import numpy as np
 from ..c10 import scalar_type as st
 from . import checks
 from .device import to_numpy
-from .helpers import stored_scalar, wrap, xp_of
+from .helpers import row_major_copy, stored_scalar, wrap, xp_of
 
 
 def index(self, indices):
@@ -154,7 +154,7 @@ def masked_fill(self, mask, value):
     """Out of place: ``self`` expanded to the broadcast shape with ``mask``, copied, then filled."""
     xp = xp_of(self)
     shape = checks.broadcast_shapes(tuple(self._data.shape), tuple(mask._data.shape))
-    result = wrap(self, xp.asarray(xp.broadcast_to(self._data, shape), copy=True))
+    result = wrap(self, row_major_copy(xp, xp.broadcast_to(self._data, shape)))  # clone(MemoryFormat::Contiguous)
     return masked_fill_(result, mask, value)
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from ..c10 import scalar_type as st
 from . import checks
 from .device import to_numpy
-from .helpers import add_at, has_scatter, stored_scalar, wrap, xp_of
+from .helpers import add_at, has_scatter, row_major_copy, stored_scalar, wrap, xp_of
 
 _INDEX_DTYPES = (st.int64, st.int32)
 
@@ -251,8 +251,8 @@ def _any_outside(xp, data, size) -> bool:
 
 
 def _copy_of(self):
-    xp = xp_of(self)
-    return wrap(self, xp.asarray(self._data, copy=True))
+    """The functional op's output: allocated contiguous (``set_output_raw_strided`` with no strides), then filled."""
+    return wrap(self, row_major_copy(xp_of(self), self._data))
 
 
 def _ndim(t) -> int:

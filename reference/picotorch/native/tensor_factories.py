@@ -8,10 +8,12 @@ nothing (``torch.zeros``, ``torch.tensor``) are ``picotorch/_C/_factories.py``.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .device import backend, normalize, to_numpy
-from .helpers import convert, is_reduced_float, shape_of, wrap, xp_dtype, xp_of
+from .helpers import check_scalar_fits, convert, is_reduced_float, shape_of, stored_scalar, wrap, xp_dtype, xp_of
 from .numpy_namespace import np_xp
 from .tensor_impl import TensorImpl, new_tensor
 
@@ -76,10 +78,17 @@ def fill_(self, value):
         if value._data.ndim != 0:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
                                f"{value._data.ndim} dimensions.")
-        value = to_numpy(value._data).item()
+        xp = xp_of(self)
+        host = convert(np_xp, to_numpy(value._data), self._dtype)  # a tensor's value is cast unchecked, as copy_
+        self._data[...] = xp.asarray(host, device=self._data.device)
+        return self
     xp = xp_of(self)
     if is_reduced_float(self._dtype):
+        if not (self._device.type == "cpu" and math.prod(self._data.shape) == 1):
+            check_scalar_fits(value, self._dtype)  # one CPU element takes ``scalar_fill``'s unchecked path
         value = float(np.float32(value))  # a Python number becomes Half / BFloat16 through float, as in C++
+    else:
+        value = stored_scalar(value, self._dtype)  # a number must fit (``Scalar::to<T>``)
     self._data[...] = xp.asarray(value, dtype=xp_dtype(xp, self._dtype), device=self._data.device)
     return self
 

@@ -13,12 +13,20 @@ from __future__ import annotations
 import builtins  # this file defines a `slice` kernel; the built-in is builtins.slice
 import math
 
-import numpy as np
-
 from ..c10 import scalar_type as st
 from . import checks
-from .helpers import cast, common_device, permute_dims, reduce_dims, shape_of, view_of, wrap, xp_of, zeros_array
-from .numpy_namespace import np_xp
+from .helpers import (
+    cast,
+    common_device,
+    permute_dims,
+    reduce_dims,
+    row_major_copy,
+    shape_of,
+    view_of,
+    wrap,
+    xp_of,
+    zeros_array,
+)
 from .tensor_impl import new_tensor
 
 # ----------------------------------------------------------------------------- views
@@ -256,7 +264,7 @@ def _rolled(self, data, shifts, dims):
     d = checks.wrap_dim(dims[0], data.ndim)
     if data.ndim == 0:
         raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
-    return _row_major_copy(xp, xp.roll(data, shifts[0], axis=d))  # a cat of two narrowed pieces
+    return row_major_copy(xp, xp.roll(data, shifts[0], axis=d))  # a cat of two narrowed pieces
 
 
 def repeat(self, repeats):
@@ -276,14 +284,7 @@ def repeat(self, repeats):
     interleaved = tuple(x for p in padded for x in (1, p))
     expanded = tuple(x for p, r in zip(padded, repeats) for x in (r, p))
     data = xp.broadcast_to(xp.reshape(self._data, interleaved), expanded)
-    return wrap(self, _row_major_copy(xp, xp.reshape(data, target)))
-
-
-def _row_major_copy(xp, data):
-    """A new array in row-major order (``at::empty(sizes)``), never a view of ``data``."""
-    if xp is np_xp:
-        return np.array(data, order="C", copy=True)
-    return xp.asarray(data, copy=True)
+    return wrap(self, row_major_copy(xp, xp.reshape(data, target)))
 
 
 # ----------------------------------------------------------------------------- backward of views
@@ -318,23 +319,34 @@ def stack(tensors, dim=0):
     dtype = _join_dtype(tensors)
     xp = xp_of(tensors[0])
     dev = common_device(*tensors)
-    return new_tensor(xp.stack([cast(t, dtype, xp) for t in tensors], axis=d), dtype, dev)
+    return new_tensor(_row_major(xp, xp.stack([cast(t, dtype, xp) for t in tensors], axis=d)), dtype, dev)
 
 
 def cat(tensors, dim=0):
+    """Joined along ``dim`` into a new row-major tensor. A 1-D empty tensor is skipped (PyTorch's legacy
+    rule): it neither sets the number of dims nor has to match; if every input is one, so is the result."""
     if len(tensors) == 0:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
-    ref = next((t for t in tensors if shape_of(t) != (0,)), tensors[0])
-    if ref._data.ndim == 0:
-        raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
-    d = checks.wrap_dim(dim, ref._data.ndim)
-    parts = [t for t in tensors if shape_of(t) != (0,)]
     for i, t in enumerate(tensors):
-        _check_cat_shape(ref, t, d, i)
+        if t._data.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
+    parts = [t for t in tensors if shape_of(t) != (0,)]
+    if not parts:  # ``dim`` is not even wrapped (legacy_cat_wrap_dim)
+        dtype = _join_dtype(tensors)
+        return new_tensor(zeros_array(tensors[0], (0,), dtype), dtype, common_device(*tensors))
+    d = checks.wrap_dim(dim, parts[0]._data.ndim)
+    for i, t in enumerate(tensors):
+        _check_cat_shape(parts[0], t, d, i)
     dtype = _join_dtype(tensors)
-    xp = xp_of(ref)
     dev = common_device(*tensors)
-    return new_tensor(xp.concat([cast(t, dtype, xp) for t in parts], axis=d), dtype, dev)
+    xp = xp_of(parts[0])
+    return new_tensor(_row_major(xp, xp.concat([cast(t, dtype, xp) for t in parts], axis=d)), dtype, dev)
+
+
+def _row_major(xp, data):
+    """``data`` itself when it is row-major already, else a row-major copy: a join's output is contiguous."""
+    flags = getattr(data, "flags", None)
+    return data if flags is None or flags["C_CONTIGUOUS"] else row_major_copy(xp, data)
 
 
 def _join_dtype(tensors):
@@ -342,7 +354,7 @@ def _join_dtype(tensors):
 
 
 def _check_cat_shape(ref, t, d, i) -> None:
-    if shape_of(t) == (0,) and ref is not t:
+    if shape_of(t) == (0,):
         return
     if t._data.ndim != ref._data.ndim:
         raise RuntimeError(f"Tensors must have same number of dimensions: got {ref._data.ndim} and "

@@ -1,5 +1,7 @@
 """Creating tensors: dtype and shape inference of ``tensor()``, factories, conversions — against PyTorch."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -73,6 +75,11 @@ FACTORY_CALLS = [
     "T.randn(requires_grad=True, dtype=T.float32)", "T.rand(dtype=T.float32, device='cpu')", "T.rand(2, size=(2,))",
     "T.full()", "T.full((2,))", "T.full(fill_value=1)", "T.full((2,), 1.0, 2.0)", "T.full(2, 3.0)",
     "T.rand_like(T.tensor(1.0)).shape", "T.randn_like(T.ones(2, 3)).shape",
+    # full is empty + fill_: the number must fit the dtype, except one float16/bfloat16 element (scalar_fill)
+    "T.full((2,), 2**40, dtype=T.int32)", "T.full((2,), -1, dtype=T.uint8)", "T.full((2,), -300, dtype=T.uint8)",
+    "T.full((2,), float('nan'), dtype=T.int64)", "T.full((2,), 1e6, dtype=T.float16)",
+    "T.full((1,), 1e6, dtype=T.float16)", "T.full((2,), 300, dtype=T.int8)", "T.full((2,), 2.5, dtype=T.int64)",
+    "T.full((2,), float('inf'), dtype=T.bfloat16)",
 ]
 
 
@@ -89,4 +96,6 @@ def test_factory_size_arguments_and_their_errors_are_pytorchs(expr):
             return repr(eval(expr, {"T": T}))
         except (TypeError, RuntimeError) as e:
             return f"{type(e).__name__}: {e}"
-    assert run(picotorch) == run(torch)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # PyTorch warns about none of these; NumPy's cast warnings must not leak
+        assert run(picotorch) == run(torch)

@@ -18,7 +18,7 @@ from ..c10 import scalar_type as st
 from ..c10.device import CPU
 from ..native import distributions
 from ..native.device import backend, normalize, to_numpy
-from ..native.helpers import convert, is_reduced_float, np_xp, xp_dtype
+from ..native.helpers import check_scalar_fits, convert, is_reduced_float, np_xp, xp_dtype
 from ..native.tensor_impl import TensorImpl, new_tensor
 from .invalid_arguments import format_invalid_args
 from .python_arg_parser import check_requires_grad
@@ -117,7 +117,8 @@ def full(*args, **kwargs):
     dtype = options.get("dtype")
     if dtype is None:
         dtype = st.scalar_dtype(fill_value)
-    _check_float_fits(fill_value, dtype)
+    if not (math.prod(size) == 1 and is_reduced_float(dtype)):  # full is empty + fill_: one CPU element of
+        check_scalar_fits(fill_value, dtype)                     # float16/bfloat16 takes scalar_fill, unchecked
     return _filled("full", (tuple(size),), fill_value, dtype, options.get("device"),
                    options.get("requires_grad", False))
 
@@ -440,8 +441,10 @@ def _to_array(data, dtype) -> np.ndarray:
 
 
 def _host_convert(array: np.ndarray, dtype) -> np.ndarray:
-    """A host array in ``dtype``, converted as C++ converts (float16 / bfloat16 through float32)."""
-    return convert(np_xp, array, dtype)
+    """A host array in ``dtype``, converted as C++ converts (float16 / bfloat16 through float32); a value the
+    dtype cannot hold, where PyTorch lets it through (one float16 element of ``full``), becomes inf silently."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return convert(np_xp, array, dtype)
 
 
 def from_numpy(array: np.ndarray):

@@ -80,6 +80,19 @@ FACTORY_CALLS = [
     "T.full((2,), float('nan'), dtype=T.int64)", "T.full((2,), 1e6, dtype=T.float16)",
     "T.full((1,), 1e6, dtype=T.float16)", "T.full((2,), 300, dtype=T.int8)", "T.full((2,), 2.5, dtype=T.int64)",
     "T.full((2,), float('inf'), dtype=T.bfloat16)",
+    # randint: its two forms, the range it draws from and what each dtype can hold (values are NumPy's stream)
+    "T.randint(10, (3,)).dtype", "T.randint(3, 10, (2, 2)).shape", "T.randint(10, size=(2,)).shape",
+    "T.randint(low=2, high=4, size=(2,)).shape", "T.randint(3, 10, size=(2,)).shape", "T.randint(10, ()).shape",
+    "T.randint(high=10, size=(2,)).shape", "T.randint(10, (2,), dtype=T.float32, requires_grad=True).requires_grad",
+    "T.randint(3, 7, (1000,)).max() < 7", "T.randint(3, 7, (1000,)).min() >= 3", "T.randint(1, 2, (3,))",
+    "T.randint(0, 1, (2,), dtype=T.bool)", "T.randint(10, (2,), dtype=T.bfloat16).dtype",
+    "T.randint(5, 5, (2,))", "T.randint(5, 3, (2,))", "T.randint(10, 3)", "T.randint(10)", "T.randint(2.5, (2,))",
+    "T.randint(10, (2,), requires_grad=True)", "T.randint(-1, 2, (3,), dtype=T.uint8)", "T.randint(10, (-1,))",
+    "T.randint(300, (2,), dtype=T.uint8)", "T.randint(2**40, (2,), dtype=T.int32)",
+    "T.randint(-2**40, 0, (2,), dtype=T.int32)", "T.randint(200, (2,), dtype=T.int8)",
+    "T.randint(2**20, (2,), dtype=T.int16)", "T.randint(0, 3, (2,), dtype=T.bool)", "T.randint(2**70, (2,))",
+    "T.randint(2**30, (2,), dtype=T.float16)", "T.randint(10, (2,), 3)", "T.randint(2.5, 10, (2,))",
+    "T.randint(1, 10, 3)", "T.randint(10, size=3)", "T.randint(low=1, high=10, size=3)", "T.randint(1, 10, size=3)",
 ]
 
 
@@ -94,7 +107,7 @@ def test_factory_size_arguments_and_their_errors_are_pytorchs(expr):
     def run(T):
         try:
             return repr(eval(expr, {"T": T}))
-        except (TypeError, RuntimeError) as e:
+        except (TypeError, RuntimeError, ValueError) as e:
             return f"{type(e).__name__}: {e}"
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # PyTorch warns about none of these; NumPy's cast warnings must not leak

@@ -151,8 +151,8 @@ def _variable_module() -> dict:
 def _torch_functions() -> dict:
     functions = _namespace_of(_python_bindings.TORCH_FUNCTIONS, "torch")
     manual = {name: getattr(_factories, name) for name in (
-        "tensor", "zeros", "ones", "empty", "full", "rand", "randn", "arange", "linspace", "rand_like", "randn_like",
-        "from_numpy", "manual_seed")}
+        "tensor", "zeros", "ones", "empty", "full", "rand", "randn", "randint", "arange", "linspace", "rand_like",
+        "randn_like", "from_numpy", "manual_seed")}
     # PyTorch generates these from native_functions.yaml; picotorch writes them by hand
     manual.update(randperm=_generator.randperm, promote_types=_st.promote_types,
                   result_type=_type_properties.result_type, can_cast=_st.can_cast)

@@ -177,6 +177,74 @@ def _random(name, size, options, draw):
     return _finish(_host_convert(values, dtype), dtype, options.get("device"), options.get("requires_grad", False))
 
 
+def randint(*args, **options):
+    """``randint(high, size)`` / ``randint(low, high, size)``: integers drawn uniformly from ``[low, high)``, int64
+    unless ``dtype`` says otherwise (``random_(from, to)`` on an empty tensor, with its checks and texts)."""
+    low, high, size = _bind_randint(args, options)
+    shape = _sizes("randint", (size,))
+    _check_sizes("randint", shape)
+    dtype = options.get("dtype") or st.int64
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    _check_randint_range(low, high - 1, dtype)
+    values = distributions.default_generator().integers(low, high, shape)
+    return _finish(_host_convert(values, dtype), dtype, options.get("device"), options.get("requires_grad", False))
+
+
+_RANDINT_SIGNATURES = [f"({ints}tuple of ints size, *, {generator}Tensor out = None, torch.dtype dtype = None, "
+                       "torch.layout layout = None, torch.device device = None, bool pin_memory = False, "
+                       "bool requires_grad = False)"
+                       for ints in ("int high, ", "int low, int high, ")
+                       for generator in ("torch.Generator generator, ", "")]
+
+
+def _bind_randint(args, options):
+    """The two forms, checked as PyTorch's parser checks them: a wrong type in ``randint(high, size)`` names the
+    argument; in the three-argument form, or with an argument missing, it is the invalid combination of all four
+    signatures."""
+    given = len(args) + sum(name in options for name in ("low", "high", "size"))
+    names = ("low", "high", "size") if given >= 3 or "low" in options else ("high", "size")
+    invalid = TypeError(format_invalid_args(args, options, "randint()", _RANDINT_SIGNATURES))
+    if len(args) > len(names):
+        raise invalid
+    values = dict(zip(names, args))
+    for key, value in options.items():
+        if key in values or (key not in names and key not in _RANDOM_OPTIONS):
+            raise invalid
+        values[key] = value
+    if any(name not in values for name in names):
+        raise invalid
+    for position, name in enumerate(names, 1):
+        value = values[name]
+        expected = "tuple of ints" if name == "size" else "int"
+        if (name == "size" and not isinstance(value, (list, tuple))) or (
+                name != "size" and (not isinstance(value, int) or isinstance(value, bool))):
+            if len(names) == 3:
+                raise invalid
+            where = f" (position {position})" if position <= len(args) else ""
+            raise TypeError(f"randint(): argument '{name}'{where} must be {expected}, not {type(value).__name__}")
+        if name != "size" and not -2**63 <= value < 2**63:
+            raise ValueError("Overflow when unpacking long long")
+    return values.get("low", 0), values["high"], values["size"]
+
+
+# What ``random_(from, to)`` lets a dtype hold: an integer type's range, a float type's exact integers
+# (``std::numeric_limits<T>::digits``), with the C++ names of its error text.
+_RANDINT_RANGES = {st.uint8: (0, 255, "unsigned char"), st.int8: (-128, 127, "signed char"),
+                   st.int16: (-2**15, 2**15 - 1, "short int"), st.int32: (-2**31, 2**31 - 1, "int"),
+                   st.int64: (-2**63, 2**63 - 1, "long int"), st.bool_: (0, 1, "bool"),
+                   st.float16: (-2**11, 2**11, "c10::Half"), st.bfloat16: (-2**8, 2**8, "c10::BFloat16"),
+                   st.float32: (-2**24, 2**24, "float"), st.float64: (-2**53, 2**53, "double")}
+
+
+def _check_randint_range(low, last, dtype) -> None:
+    lowest, highest, name = _RANDINT_RANGES[dtype]
+    if not lowest <= low <= highest:
+        raise RuntimeError(f"from is out of bounds for {name}")
+    if not lowest <= last <= highest:
+        raise RuntimeError(f"to - 1 is out of bounds for {name}")
+
+
 _RANDOM_OPTIONS = ("generator", "dtype", "device", "requires_grad", "out", "layout", "pin_memory")
 _RANDOM_SIGNATURES = [
     "(tuple of ints size, *, torch.Generator generator, Tensor out = None, torch.dtype dtype = None, torch.layout "

@@ -1,12 +1,14 @@
-"""Where a collective's result goes: ``mpi_ops._buffer_of`` gives each request a private copy, and
-``synchronize`` writes the result into the tensor (through a strided view into its base) with ``copy_``,
-an in-place op that bumps the version counter; an out-of-place ``allreduce`` never touches its input.
+"""Where a collective's result goes: ``mpi_ops._buffer_of`` lets an in-place collective on a contiguous,
+writable CPU tensor work in the tensor's own memory (``synchronize`` only bumps its version), gives anything
+else a private copy that ``synchronize`` writes into the tensor (through a strided view into its base) with
+``copy_``, an in-place op that bumps the version counter; an out-of-place ``allreduce`` never touches its input.
 """
 
 import numpy as np
 
 import picotorch as torch
 import picotorch.distributed as hvd
+from picotorch.distributed import mpi_ops, state
 
 TIMEOUT = 20
 
@@ -30,6 +32,23 @@ def test_in_place_allreduce_writes_the_sum_into_the_tensor_and_bumps_its_version
     for storage, values, bumped in _on_ranks(fn):
         assert storage == values == [3.0] * 4  # the NumPy array under t holds the sum
         assert bumped == 1
+
+
+def test_an_in_place_allreduce_of_a_contiguous_tensor_works_in_its_own_memory_no_copy():
+    def fn():
+        t = torch.full((1000,), float(hvd.rank() + 1))
+        handle = hvd.allreduce_async_(t, name="t", op=hvd.Sum)
+        request = mpi_ops._handle_map(state.current())[handle][0]
+        shared = np.shares_memory(request.arrays[0], t.numpy())
+        hvd.synchronize(handle)
+        column = torch.ones(3, 2)[:, 0]  # strided: a private copy
+        handle = hvd.allreduce_async_(column, name="column", op=hvd.Sum)
+        request = mpi_ops._handle_map(state.current())[handle][0]
+        copied = not np.shares_memory(request.arrays[0], column.numpy())
+        hvd.synchronize(handle)
+        return shared, copied, t[0].item(), column.tolist()
+    for shared, copied, value, column in _on_ranks(fn):
+        assert shared and copied and value == 3.0 and column == [2.0] * 3
 
 
 def test_a_strided_view_is_reduced_through_a_copy_and_written_back_into_its_base():

@@ -45,14 +45,20 @@ def _next_handle(state) -> int:
 
 
 def _buffer_of(tensor, in_place: bool) -> tuple[np.ndarray, bool]:
-    """The request's buffer for ``tensor``: a private NumPy copy, written back by ``synchronize``.
+    """The request's buffer for ``tensor``, and whether it is the tensor's own memory.
 
-    (Working in the tensor's own memory, as Horovod does, saves two memory passes, but here it raced: a
-    ring neighbour may still read a chunk of the buffer after this rank's collective has returned, and 1
-    of 6 four-rank digits runs then took a wrong gradient. ``in_place`` is kept for when that is found.)
+    An in-place collective on a CPU tensor whose storage is one contiguous, writable NumPy array works
+    in that array, as Horovod works in the tensor's memory: no copy in, none out (a gradient hook that
+    copied would delay the backward it runs in, and ``synchronize`` would copy again before the step).
+    Anything else (another device, a strided view, a read-only broadcast) gets a private NumPy copy,
+    written back by ``synchronize``. Until then the tensor belongs to the collective: reading it shows
+    a partial sum, writing it corrupts the result, as in Horovod.
     """
     if not isinstance(tensor, TensorImpl):
         raise TypeError(f"expected a Tensor, got {type(tensor).__name__}")
+    data = tensor._data
+    if in_place and type(data) is np.ndarray and data.flags.c_contiguous and data.flags.writeable:
+        return data, True
     return np.array(to_numpy(tensor.detach()._data), copy=True), False
 
 

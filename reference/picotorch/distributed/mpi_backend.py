@@ -93,6 +93,7 @@ class MPICommunicator:
         self.size = comm.Get_size()
         self.timeout = collective_timeout() if timeout is None else timeout
         self.MPI = _mpi()
+        self._in_place, self._sum = self.MPI.IN_PLACE, self.MPI.SUM
 
     def split(self, ranks: list[int], tag: str) -> MPICommunicator:
         """The communicator of a process set (``ranks`` in this communicator's numbering).
@@ -106,8 +107,9 @@ class MPICommunicator:
     # ---- the collectives: start, then wait with a deadline
     def allreduce(self, buffer: np.ndarray) -> None:
         """Sum ``buffer`` over the ranks, in place (``buffer`` must be C-contiguous)."""
-        request = self.comm.Iallreduce(self.MPI.IN_PLACE, buffer, op=self.MPI.SUM)
-        self._wait(request, buffer, f"allreduce of {_describe(buffer)}")
+        request = self.comm.Iallreduce(self._in_place, buffer, op=self._sum)
+        if not request.Test():  # (a small buffer is often done by now: the bookkeeping below is skipped)
+            self._wait(request, buffer, f"allreduce of {_describe(buffer)}")
 
     def broadcast(self, buffer: np.ndarray, root: int) -> None:
         request = self.comm.Ibcast(buffer, root=root)

@@ -347,6 +347,39 @@ def as_strided_view(t, sizes, strides, offset):
     return view_of(t, as_strided(flat, shape=sizes, strides=tuple(s * itemsize for s in strides)))
 
 
+FMA_BLOCK = 65536  # elements: two float64 blocks of scratch (1 MB) stay in the L2 cache, and few enough
+# blocks that NumPy's per-call cost stays small (a 100k-element step: 8192 -> 0.2 ms, 65536 -> 0.13 ms)
+
+
+def _blockwise(a, b, c) -> bool:
+    """A large same-shape ``a * b + c`` with a scalar ``b`` (``add(x, y, alpha=a)``, an optimizer's step)."""
+    return (type(a) is np.ndarray and type(c) is np.ndarray and a.size >= 4096 and a.shape == c.shape
+            and np.ndim(b) == 0 and a.flags.c_contiguous and c.flags.c_contiguous)
+
+
+def _fused_multiply_add_blockwise(a, b, c):
+    """``fused_multiply_add`` block by block through float64 scratch that stays in cache: the whole-array
+    version writes and reads three float64 temporaries the size of the input (8 bytes an element each way)."""
+    out = np.empty(a.shape, np.float32)
+    flat_a, flat_c, flat_out = a.reshape(-1), c.reshape(-1), out.reshape(-1)
+    factor = np.float64(b)
+    block_size = min(FMA_BLOCK, flat_a.size)
+    wide, addend = np.empty(block_size, np.float64), np.empty(block_size, np.float64)
+    for start in range(0, flat_a.size, block_size):
+        stop = min(start + block_size, flat_a.size)
+        block, block_addend = wide[:stop - start], addend[:stop - start]
+        np.copyto(block, flat_a[start:stop])
+        np.multiply(block, factor, out=block)
+        np.copyto(block_addend, flat_c[start:stop])
+        np.add(block, block_addend, out=block)
+        np.copyto(flat_out[start:stop], block, casting="same_kind")
+    return out
+
+
+def _float64(x):
+    return x.astype(np.float64) if hasattr(x, "astype") else np.asarray(x, dtype=np.float64)
+
+
 def fused_multiply_add(xp, a, b, c):
     """``a * b + c`` rounded once, as the FMA instruction of PyTorch's vectorised CPU kernels does.
 
@@ -355,8 +388,16 @@ def fused_multiply_add(xp, a, b, c):
     """
     if a.dtype != xp.float32:
         return xp.add(xp.multiply(a, b), c)
-    if xp is np_xp:  # the same steps, NumPy casting as it goes: a fifth of the time of casts made one by one
-        return np.add(np.multiply(a, b, dtype=np.float64), c, dtype=np.float64).astype(np.float32)
+    if xp is np_xp:
+        if _blockwise(a, b, c):
+            return _fused_multiply_add_blockwise(a, b, c)
+        # Each operand cast whole first: a ufunc told dtype=float64 casts float32 inputs through small buffers,
+        # several times slower; the bits are the same.
+        product = np.multiply(_float64(a), _float64(b))
+        addend = _float64(c)
+        if type(product) is np.ndarray and addend.shape == product.shape:
+            return np.add(product, addend, out=product).astype(np.float32)
+        return np.add(product, addend).astype(np.float32)
     wide = xp.float64
     product = xp.multiply(xp.astype(a, wide), xp.astype(b, wide))
     return xp.astype(xp.add(product, xp.astype(c, wide)), xp.float32)

@@ -9,6 +9,7 @@ import pytest
 
 import picotorch
 import picotorch.distributed as hvd
+from picotorch.distributed import runtime
 from picotorch.distributed import state as dist_state
 
 
@@ -191,11 +192,12 @@ def test_the_cycle_time_sets_how_often_the_background_thread_wakes(monkeypatch):
 
 
 def test_enqueue_returns_before_the_collective_runs(monkeypatch):
-    monkeypatch.setenv("HOROVOD_CYCLE_TIME", "200")
-
+    """Rank 0 enqueues at once, rank 1 only 0.3 s later: rank 0's call returns at once, its handle pending."""
     def run():
         hvd.init()
-        hvd.barrier()  # the next cycle is ~200 ms away
+        hvd.barrier()
+        if hvd.rank() == 1:
+            time.sleep(0.3)
         started = time.perf_counter()
         handle = hvd.allreduce_async_(picotorch.tensor(np.ones(1, dtype=np.float32)), name="x")
         returned = time.perf_counter() - started
@@ -204,9 +206,45 @@ def test_enqueue_returns_before_the_collective_runs(monkeypatch):
         hvd.shutdown()
         return returned, pending
 
-    for returned, pending in hvd.launch(run, 2, timeout=10):
-        assert returned < 0.05
-        assert pending
+    (returned, pending), (returned_1, _) = hvd.launch(run, 2, timeout=10)
+    assert returned < 0.05 and returned_1 < 0.05
+    assert pending
+
+
+def test_an_idle_runtime_negotiates_every_20_ms_not_every_cycle(monkeypatch):
+    monkeypatch.setenv("HOROVOD_CYCLE_TIME", "1")
+
+    def run():
+        hvd.init()
+        hvd.barrier()
+        hvd.runtime_stats(reset=True)
+        time.sleep(0.3)
+        cycles = hvd.runtime_stats()["cycles"]
+        hvd.shutdown()
+        return cycles
+
+    for cycles in hvd.launch(run, 2, timeout=10):
+        assert 3 <= cycles <= 0.3 / runtime.IDLE_CYCLE_SECONDS + 4  # Horovod's loop: about 300
+
+
+def test_a_request_after_everything_is_done_does_not_wait_for_the_next_tick(monkeypatch):
+    """Back-to-back synchronous allreduces: each finds the runtime with nothing in flight and wakes it."""
+    monkeypatch.setenv("HOROVOD_CYCLE_TIME", "500")
+
+    def run():
+        hvd.init()
+        t = picotorch.ones(3)
+        hvd.allreduce_(t, name="first")
+        started = time.perf_counter()
+        for i in range(3):
+            hvd.allreduce_(t, name=f"again.{i}")
+        elapsed = time.perf_counter() - started
+        hvd.shutdown()
+        return elapsed, t.tolist()
+
+    for elapsed, values in hvd.launch(run, 2, timeout=10):
+        assert elapsed < 0.5  # a tick after each: 1.5 s
+        assert values == [1.0] * 3
 
 
 def test_the_background_thread_is_named_after_its_rank():

@@ -5,7 +5,7 @@
 ``allreduce_async_`` does not communicate. It puts a request on this rank's tensor queue and returns at
 once, so a gradient hook never waits for the network. One background thread per rank, named
 ``"rank K: background"``, does all the communication; it wakes every ``HOROVOD_CYCLE_TIME`` ms and runs
-one cycle (the exception, an idle runtime woken early, is under "Settings" below):
+one cycle (the exceptions, for an idle runtime, are under "Settings" below):
 
 1. **negotiation**: the ranks of each process set exchange the names they newly requested; a name is
    *ready* once every rank of the set has requested it. Ready names come out in one order, the same on
@@ -31,12 +31,20 @@ this rank ran.
 
 What ``HOROVOD_CYCLE_TIME`` means here. In Horovod it is the minimum time between the starts of two
 cycles: a request waits for the next tick, and the requests that arrive meanwhile fuse. picotorch keeps
-that after any cycle that took a new request or ran a collective. After an *idle* cycle (this rank took
-nothing new and ran nothing), an enqueue ends the wait at once: nothing was in flight to fuse with, and
-the tick would only add latency (up to a whole cycle, about 1 ms, to a lone allreduce). The next cycle
-is still a collective step every rank takes together: a rank woken early waits in the negotiation for
-the others, so the order of the responses, and the fusion of whatever arrives while that cycle runs, are
-unchanged.
+that after any cycle that took a new request or ran a collective and left something in flight. After an
+*idle* cycle (this rank took nothing new and ran nothing, or has nothing left in flight), two things differ:
+
+- an enqueue ends the wait at once: nothing is in flight to fuse with, and the tick would only add latency
+  (up to a whole cycle, about 1 ms, to a lone ``hvd.allreduce_`` of a loss for logging, or a barrier);
+- without an enqueue, the next tick comes ``IDLE_CYCLE_SECONDS`` (20 ms) after the last, not one cycle
+  time: every cycle is a negotiation, a few hundred microseconds of Python, and on the threads backend
+  all ranks pay it from the interpreter and cores their backward passes use (1000 idle cycles a second
+  made two ranks' compute-only steps a third slower). The stall inspector and shutdown still run in
+  those ticks.
+
+The next cycle is still a collective step every rank takes together: a rank woken early waits in the
+negotiation for the others (they wake at their own enqueue of the same collective, or at their idle tick),
+so the order of the responses, and the fusion of whatever arrives while that cycle runs, are unchanged.
 
 Where picotorch simplifies: Horovod's workers send their new requests to the coordinator (rank 0 of the
 set), which alone keeps the table of who asked for what and answers with the response list. Here every
@@ -179,6 +187,10 @@ class TensorQueue:
                 raise ValueError(DUPLICATE_NAME_ERROR)
             self._table[key] = request
             self._new.append(request)
+
+    def in_flight(self) -> bool:
+        """Whether some request of this rank is not done yet."""
+        return bool(self._table)
 
     def take_new(self) -> list[Request]:
         with self._lock:
@@ -479,6 +491,8 @@ class Controller:
 
 # ----------------------------------------------------------------------------- the runtime
 
+IDLE_CYCLE_SECONDS = 0.02  # an idle runtime's cycle: at least this long, unless an enqueue ends it (see above)
+
 
 class Runtime:
     """One rank's runtime: the tensor queue, the background thread, the controllers, the fusion buffers."""
@@ -591,12 +605,16 @@ class Runtime:
             self._stall_shutdown = self._stall_shutdown or controller.check_for_stalled_tensors()
         for requests in by_set.values():  # sets not registered on every rank yet: ask again next cycle
             self._waiting.extend(requests)
+        if not self.queue.in_flight():
+            self._idle = True
         return None
 
     def _wait_for_cycle(self) -> None:
-        """Sleep until ``HOROVOD_CYCLE_TIME`` after the last cycle's start; after an idle cycle, an enqueue
-        ends the sleep at once (the module docstring says why)."""
-        sleep = self._last_cycle_start + self.settings.cycle_time_ms / 1000.0 - time.perf_counter()
+        """Sleep until ``HOROVOD_CYCLE_TIME`` after the last cycle's start; after an idle cycle, until
+        ``IDLE_CYCLE_SECONDS`` after it or an enqueue, whichever comes first (the module docstring says why)."""
+        cycle = max(self.settings.cycle_time_ms / 1000.0, IDLE_CYCLE_SECONDS) if self._idle else \
+            self.settings.cycle_time_ms / 1000.0
+        sleep = self._last_cycle_start + cycle - time.perf_counter()
         if sleep > 0:
             if self._idle:
                 self._wakeup.wait(sleep)
@@ -655,12 +673,14 @@ class Runtime:
         _scale(buffer, response.prescale_factor)
         reduce_start = time.perf_counter_ns()
         comm.allreduce(buffer)
-        _scale(buffer, response.postscale_factor / (comm.size if response.average else 1))
+        postscale = response.postscale_factor / (comm.size if response.average else 1)
+        if len(arrays) == 1:
+            _scale(buffer, postscale)
         end = time.perf_counter_ns()
         if timeline is not None:
             timeline.record("ALLREDUCE", names, reduce_start, end)
         if len(arrays) > 1:
-            self._memcpy_out(buffer, arrays)
+            self._memcpy_out(buffer, arrays, postscale)  # scaled on the way out: one pass over the bytes, not two
             if timeline is not None:
                 timeline.record("MEMCPY_OUT_FUSION_BUFFER", names, end, time.perf_counter_ns())
         self.stats["collectives"] += 1
@@ -688,10 +708,15 @@ class Runtime:
             offset += array.size
 
     @staticmethod
-    def _memcpy_out(buffer: np.ndarray, arrays: list) -> None:
+    def _memcpy_out(buffer: np.ndarray, arrays: list, factor: float = 1.0) -> None:
+        """Each array's part of ``buffer`` back into it, times ``factor`` (as ``_scale`` would, then a copy)."""
         offset = 0
         for array in arrays:
-            array.reshape(-1)[...] = buffer[offset:offset + array.size]
+            part = buffer[offset:offset + array.size]
+            if factor != 1.0:
+                np.multiply(part, factor, out=array.reshape(-1), casting="unsafe")
+            else:
+                array.reshape(-1)[...] = part
             offset += array.size
 
     def _other_collective(self, request: Request, comm, timeline) -> None:

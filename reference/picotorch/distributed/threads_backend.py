@@ -29,7 +29,6 @@ from __future__ import annotations
 import math
 import pickle
 import queue
-import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -77,26 +76,6 @@ class NetworkModel:
 
     def transfer_time(self, nbytes: int) -> float:
         return self.latency + nbytes / self.bandwidth
-
-
-_precise = threading.local()  # .done: this thread's timer slack is set
-PR_SET_TIMERSLACK = 29  # linux/prctl.h
-TIMER_SLACK_NS = 1000
-
-
-def _sleep_precisely() -> None:
-    """Let this thread's sleeps end on time: the network model delivers a message by sleeping until it
-    arrives, and Linux lets a sleeping thread wake up to 50 µs late (its timer slack, merging wake-ups to
-    save power) — about as long as a modelled latency, on every message. Linux only; elsewhere, nothing."""
-    _precise.done = True
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_TIMERSLACK, TIMER_SLACK_NS, 0, 0, 0)
-    except (OSError, AttributeError):  # no libc prctl: the sleeps are only less precise
-        pass
 
 
 def _is_number(value) -> bool:
@@ -228,8 +207,6 @@ class ThreadCommunicator:
 
     def _wait_until(self, arrival: float) -> None:
         """Sleep until the network model delivers the message (checking for an abort meanwhile)."""
-        if not getattr(_precise, "done", False):  # once per thread
-            _sleep_precisely()
         while (left := arrival - time.perf_counter()) > 0:
             self._check_abort()
             time.sleep(min(left, POLL))

@@ -4,7 +4,7 @@ A big float32 ``log_softmax`` and its backward (float32 steps by blocks of rows,
 float32 softmax]); ``nll_loss``'s cascade sum over a big batch, a level at a time (NOTE [Cascade sum of
 nll_loss]), with ignored targets and class weights; a ``DataLoader`` over a ``TensorDataset`` gathering a
 batch's rows in one ``index`` per tensor; the optimizers' ``addcmul_``/``addcdiv_``/``lerp_`` on arrays of
-one dtype and shape.
+one dtype and shape; ``add(x, y, alpha=a)`` and an SGD step through the block-by-block fused multiply-add.
 """
 
 import numpy as np
@@ -178,3 +178,30 @@ def test_optimizer_pointwise_ops_fast_and_general_paths_agree(op):
     for i in range(6):
         general = apply(picotorch.tensor(a[i:i + 1]), picotorch.tensor(b[i]), picotorch.tensor(c[i]))
         np.testing.assert_array_equal(general[0], fast[i])
+
+
+# ``fused_multiply_add`` block by block (native/helpers.py): a large same-shape ``a * b + c`` with a scalar ``b``.
+@pytest.mark.parametrize("size", [4095, 4096, 65536, 100_000, 131_073])
+@pytest.mark.parametrize("alpha", [-1e-3, 0.37, 3.0])
+def test_add_with_alpha_on_large_float32_tensors_has_pytorchs_fused_bits(size, alpha):
+    rng = np.random.default_rng(size)
+    x = (rng.standard_normal(size) * 10.0 ** rng.uniform(-4, 4, size)).astype(np.float32)
+    y = (rng.standard_normal(size) * 10.0 ** rng.uniform(-4, 4, size)).astype(np.float32)
+    x[:3], y[:3] = [-0.0, np.inf, np.nan], [0.0, 1.0, 2.0]
+    ours = picotorch.add(picotorch.tensor(x), picotorch.tensor(y), alpha=alpha).numpy()
+    theirs = torch.add(torch.tensor(x), torch.tensor(y), alpha=alpha).numpy()
+    assert np.array_equal(ours.view(np.int32), theirs.view(np.int32))
+
+
+def test_a_large_sgd_step_and_lerp_have_pytorchs_bits():
+    rng = np.random.default_rng(7)
+    p, g = rng.standard_normal((320, 320)).astype(np.float32), rng.standard_normal((320, 320)).astype(np.float32)
+    results = []
+    for T in (picotorch, torch):
+        param = T.tensor(p, requires_grad=True)
+        param.grad = T.tensor(g)
+        T.optim.SGD([param], lr=0.01).step()
+        lerped = T.tensor(p).lerp_(T.tensor(g), 0.3)
+        results.append((param.detach().numpy(), lerped.numpy()))
+    for ours, theirs in zip(*results):
+        assert np.array_equal(ours.view(np.int32), theirs.view(np.int32))

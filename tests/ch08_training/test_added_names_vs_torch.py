@@ -121,3 +121,50 @@ def test_all_any_out_and_requires_grad(name):
 
     assert_same(prog)
 
+
+
+# ----------------------------------------------------------------------------- full_like, empty_like
+
+FILLS = [2.5, -0.0, 7, True, -1, 1e300, float("nan"), float("inf")]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("fill", FILLS)
+def test_full_like_values_dtype_and_layout(kind, dtype, fill):
+    def prog(T):
+        x = _source(T, kind, dtype)
+        results = [_seen(T.full_like(x, fill)), _seen(T.full_like(x, fill, dtype=T.float64)),
+                   _seen(T.full_like(x, T.tensor(fill)))]
+        return results
+
+    assert_same(prog)
+
+
+@pytest.mark.parametrize("call", ["T.full_like(x)", "T.full_like(x, 'a')", "T.full_like(x, T.tensor([1.0]))",
+                                  "T.full_like(T.ones(2, dtype=T.uint8), 300)", "T.full_like(x, 1e300)",
+                                  "T.full_like(T.ones(2, dtype=T.int64), 1, requires_grad=True)",
+                                  "T.full_like(x, 1, requires_grad=True)", "T.full_like(x, 1, dtype=T.int64)",
+                                  "T.full_like(T.ones(2, requires_grad=True), 3)", "T.empty_like()",
+                                  "T.empty_like(x, T.float64)",
+                                  "T.empty_like(T.ones(2, dtype=T.int64), requires_grad=True)"])
+def test_full_like_empty_like_options_and_errors(call):
+    def prog(T):
+        return eval(call, {"T": T, "x": T.ones(2, 3).t()})
+
+    assert_same(prog)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_empty_like_layout(kind, dtype):
+    def prog(T):
+        x = _source(T, kind, dtype)
+        results = []
+        for made in (T.empty_like(x), T.empty_like(x, dtype=T.float64), T.empty_like(x, requires_grad=True)
+                     if x.dtype.is_floating_point else T.empty_like(x, device="cpu")):
+            results.append((str(made.dtype), tuple(made.shape), made.stride() if made.numel() else None,
+                            made.requires_grad, made.is_leaf, made.grad_fn))
+        return results
+
+    assert_same(prog)

@@ -153,6 +153,9 @@ TORCH_FUNCTIONS = {
     'embedding_renorm_': [
         (vt.embedding_renorm_, 'embedding_renorm_(Tensor input, Tensor indices, float max_norm, float norm_type)', vt.PARAMETERS['embedding_renorm_']),
     ],
+    'empty_like': [
+        (vt.empty_like, 'empty_like(Tensor input, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None)', vt.PARAMETERS['empty_like']),
+    ],
     'eq': [
         (vt.eq_Tensor, 'eq(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['eq_Tensor'][0], vt.PARAMETERS['eq_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.eq_Tensor_out, ('out',))),
         (vt.eq_Scalar, 'eq(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['eq_Scalar'][0], vt.PARAMETERS['eq_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.eq_Scalar_out, ('out',))),
@@ -196,6 +199,9 @@ TORCH_FUNCTIONS = {
     ],
     'frac': [
         (vt.frac, 'frac(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['frac'][0], vt.PARAMETERS['frac'][1] + (('out', 'Tensor?', True),)), (vt.frac_out, ('out',))),
+    ],
+    'full_like': [
+        (vt.full_like, 'full_like(Tensor input, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None)', vt.PARAMETERS['full_like']),
     ],
     'gather': [
         (vt.gather, 'gather(Tensor input, int dim, Tensor index, *, bool sparse_grad=False, Tensor out=None)', (vt.PARAMETERS['gather'][0], vt.PARAMETERS['gather'][1] + (('out', 'Tensor?', True),)), (vt.gather_out, ('out',))),

@@ -4128,6 +4128,18 @@ def any_all_out(self, *, out):
     return out
 
 
+def full_like(self, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    """``full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor``"""
+    result = kernel_for("full_like", device_of(self))(self, fill_value, dtype, layout, device, pin_memory, memory_format)
+    return result
+
+
+def empty_like(self, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    """``empty_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor``"""
+    result = kernel_for("empty_like", device_of(self))(self, dtype, layout, device, pin_memory, memory_format)
+    return result
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add_cuda}, add_Tensor)
 register_kernels("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, add_out)
@@ -4496,6 +4508,8 @@ register_kernels("all(Tensor self) -> Tensor", {"CPU": native.all, "CUDA": nativ
 register_kernels("all.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, all_all_out)
 register_kernels("any(Tensor self) -> Tensor", {"CPU": native.any, "CUDA": native.any}, any)
 register_kernels("any.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, any_all_out)
+register_kernels("full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", {"CPU": native.full_like, "CUDA": native.full_like}, full_like)
+register_kernels("empty_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", {"CPU": native.empty_like, "CUDA": native.empty_like}, empty_like)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -4868,6 +4882,8 @@ PARAMETERS = {
     "all_all_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
     "any": ((('self', 'Tensor', False),), ()),
     "any_all_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "full_like": ((('self', 'Tensor', False), ('fill_value', 'Scalar', False),), (('dtype', 'any', True), ('layout', 'any', True), ('device', 'any', True), ('pin_memory', 'bool?', True), ('memory_format', 'any', True),)),
+    "empty_like": ((('self', 'Tensor', False),), (('dtype', 'any', True), ('layout', 'any', True), ('device', 'any', True), ('pin_memory', 'bool?', True), ('memory_format', 'any', True),)),
 }
 
 
@@ -5062,3 +5078,5 @@ register_op("one_hot", overloaded("one_hot", [(one_hot, PARAMETERS["one_hot"])])
 register_op("equal", overloaded("equal", [(equal, PARAMETERS["equal"])]))
 register_op("all", overloaded("all", [(all_dim, PARAMETERS["all_dim"]), (all_dims, PARAMETERS["all_dims"]), (all_out, PARAMETERS["all_out"]), (all_dims_out, PARAMETERS["all_dims_out"]), (all, PARAMETERS["all"]), (all_all_out, PARAMETERS["all_all_out"])]))
 register_op("any", overloaded("any", [(any_dim, PARAMETERS["any_dim"]), (any_dims, PARAMETERS["any_dims"]), (any_out, PARAMETERS["any_out"]), (any_dims_out, PARAMETERS["any_dims_out"]), (any, PARAMETERS["any"]), (any_all_out, PARAMETERS["any_all_out"])]))
+register_op("full_like", overloaded("full_like", [(full_like, PARAMETERS["full_like"])]))
+register_op("empty_like", overloaded("empty_like", [(empty_like, PARAMETERS["empty_like"])]))

@@ -161,7 +161,7 @@ from .tensor_compare import (
     max_dim,
     min_dim,
 )
-from .tensor_factories import _to_copy, clone, fill, fill_, ones_like, zero_, zeros_like
+from .tensor_factories import _to_copy, clone, empty_like, fill, fill_, full_like, ones_like, zero_, zeros_like
 from .tensor_shape import (
     _reshape_alias,
     _unsafe_view,
@@ -255,5 +255,5 @@ __all__ = [
     "allclose", "argsort", "argsort_stable", "isclose", "isfinite", "isinf", "isnan", "one_hot", "sort",
     "sort_stable", "topk",
     # added names (equal, all/any, ...)
-    "all", "all_dim", "all_dims", "any", "any_dim", "any_dims", "equal",
+    "all", "all_dim", "all_dims", "any", "any_dim", "any_dims", "equal", "empty_like", "full_like",
 ]

@@ -45,6 +45,11 @@ TORCH_FUNCTIONS = {
     'alias': [
         (vt.alias, 'alias(Tensor input)', vt.PARAMETERS['alias']),
     ],
+    'all': [
+        (vt.all, 'all(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['all'][0], vt.PARAMETERS['all'][1] + (('out', 'Tensor?', True),)), (vt.all_all_out, ('out',))),
+        (vt.all_dims, 'all(Tensor input, int[]? dim=None, bool keepdim=False, *, Tensor out=None)', (vt.PARAMETERS['all_dims'][0], vt.PARAMETERS['all_dims'][1] + (('out', 'Tensor?', True),)), (vt.all_dims_out, ('out',))),
+        (vt.all_dim, 'all(Tensor input, int dim, bool keepdim=False, *, Tensor out=None)', (vt.PARAMETERS['all_dim'][0], vt.PARAMETERS['all_dim'][1] + (('out', 'Tensor?', True),)), (vt.all_out, ('out',))),
+    ],
     'allclose': [
         (vt.allclose, 'allclose(Tensor input, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False)', vt.PARAMETERS['allclose']),
     ],
@@ -53,6 +58,11 @@ TORCH_FUNCTIONS = {
     ],
     'amin': [
         (vt.amin, 'amin(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor out=None)', (vt.PARAMETERS['amin'][0], vt.PARAMETERS['amin'][1] + (('out', 'Tensor?', True),)), (vt.amin_out, ('out',))),
+    ],
+    'any': [
+        (vt.any, 'any(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['any'][0], vt.PARAMETERS['any'][1] + (('out', 'Tensor?', True),)), (vt.any_all_out, ('out',))),
+        (vt.any_dims, 'any(Tensor input, int[]? dim=None, bool keepdim=False, *, Tensor out=None)', (vt.PARAMETERS['any_dims'][0], vt.PARAMETERS['any_dims'][1] + (('out', 'Tensor?', True),)), (vt.any_dims_out, ('out',))),
+        (vt.any_dim, 'any(Tensor input, int dim, bool keepdim=False, *, Tensor out=None)', (vt.PARAMETERS['any_dim'][0], vt.PARAMETERS['any_dim'][1] + (('out', 'Tensor?', True),)), (vt.any_out, ('out',))),
     ],
     'argmax': [
         (vt.argmax, 'argmax(Tensor input, int? dim=None, bool keepdim=False, *, Tensor out=None)', (vt.PARAMETERS['argmax'][0], vt.PARAMETERS['argmax'][1] + (('out', 'Tensor?', True),)), (vt.argmax_out, ('out',))),
@@ -143,9 +153,15 @@ TORCH_FUNCTIONS = {
     'embedding_renorm_': [
         (vt.embedding_renorm_, 'embedding_renorm_(Tensor input, Tensor indices, float max_norm, float norm_type)', vt.PARAMETERS['embedding_renorm_']),
     ],
+    'empty_like': [
+        (vt.empty_like, 'empty_like(Tensor input, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None)', vt.PARAMETERS['empty_like']),
+    ],
     'eq': [
         (vt.eq_Tensor, 'eq(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['eq_Tensor'][0], vt.PARAMETERS['eq_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.eq_Tensor_out, ('out',))),
         (vt.eq_Scalar, 'eq(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['eq_Scalar'][0], vt.PARAMETERS['eq_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.eq_Scalar_out, ('out',))),
+    ],
+    'equal': [
+        (vt.equal, 'equal(Tensor input, Tensor other)', vt.PARAMETERS['equal']),
     ],
     'exp': [
         (vt.exp, 'exp(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['exp'][0], vt.PARAMETERS['exp'][1] + (('out', 'Tensor?', True),)), (vt.exp_out, ('out',))),
@@ -183,6 +199,9 @@ TORCH_FUNCTIONS = {
     ],
     'frac': [
         (vt.frac, 'frac(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['frac'][0], vt.PARAMETERS['frac'][1] + (('out', 'Tensor?', True),)), (vt.frac_out, ('out',))),
+    ],
+    'full_like': [
+        (vt.full_like, 'full_like(Tensor input, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None)', vt.PARAMETERS['full_like']),
     ],
     'gather': [
         (vt.gather, 'gather(Tensor input, int dim, Tensor index, *, bool sparse_grad=False, Tensor out=None)', (vt.PARAMETERS['gather'][0], vt.PARAMETERS['gather'][1] + (('out', 'Tensor?', True),)), (vt.gather_out, ('out',))),
@@ -518,6 +537,11 @@ TENSOR_METHODS = {
     'alias': [
         (vt.alias, 'alias()', vt.PARAMETERS['alias']),
     ],
+    'all': [
+        (vt.all, 'all()', vt.PARAMETERS['all']),
+        (vt.all_dims, 'all(int[]? dim=None, bool keepdim=False)', vt.PARAMETERS['all_dims']),
+        (vt.all_dim, 'all(int dim, bool keepdim=False)', vt.PARAMETERS['all_dim']),
+    ],
     'allclose': [
         (vt.allclose, 'allclose(Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False)', vt.PARAMETERS['allclose']),
     ],
@@ -526,6 +550,11 @@ TENSOR_METHODS = {
     ],
     'amin': [
         (vt.amin, 'amin(int[1] dim=[], bool keepdim=False)', vt.PARAMETERS['amin']),
+    ],
+    'any': [
+        (vt.any, 'any()', vt.PARAMETERS['any']),
+        (vt.any_dims, 'any(int[]? dim=None, bool keepdim=False)', vt.PARAMETERS['any_dims']),
+        (vt.any_dim, 'any(int dim, bool keepdim=False)', vt.PARAMETERS['any_dim']),
     ],
     'argmax': [
         (vt.argmax, 'argmax(int? dim=None, bool keepdim=False)', vt.PARAMETERS['argmax']),
@@ -626,6 +655,9 @@ TENSOR_METHODS = {
     'eq': [
         (vt.eq_Tensor, 'eq(Tensor other)', vt.PARAMETERS['eq_Tensor']),
         (vt.eq_Scalar, 'eq(Scalar other)', vt.PARAMETERS['eq_Scalar']),
+    ],
+    'equal': [
+        (vt.equal, 'equal(Tensor other)', vt.PARAMETERS['equal']),
     ],
     'exp': [
         (vt.exp, 'exp()', vt.PARAMETERS['exp']),

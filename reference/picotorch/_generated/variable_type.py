@@ -4032,6 +4032,114 @@ def one_hot(self, num_classes=-1):
     return native.one_hot(self, num_classes)
 
 
+def equal(self, other):
+    """``equal(Tensor self, Tensor other) -> bool``"""
+    result = kernel_for("equal", device_of(self, other))(self, other)
+    return result
+
+
+def all_dim(self, dim, keepdim=False):
+    """``all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor``"""
+    result = kernel_for("all.dim", device_of(self))(self, dim, keepdim)
+    return result
+
+
+def all_dims(self, dim=None, keepdim=False):
+    """``all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor``"""
+    result = kernel_for("all.dims", device_of(self))(self, dim, keepdim)
+    return result
+
+
+def all_out(self, dim, keepdim=False, *, out):
+    """``all.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("all", self, out)
+    result = all_dim(self, dim, keepdim)
+    native.write_out(out, result, "all.out")
+    bump_version(out)
+    return out
+
+
+def all_dims_out(self, dim=None, keepdim=False, *, out):
+    """``all.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("all", self, out)
+    result = all_dims(self, dim, keepdim)
+    native.write_out(out, result, "all.dims_out")
+    bump_version(out)
+    return out
+
+
+def any_dim(self, dim, keepdim=False):
+    """``any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor``"""
+    result = kernel_for("any.dim", device_of(self))(self, dim, keepdim)
+    return result
+
+
+def any_dims(self, dim=None, keepdim=False):
+    """``any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor``"""
+    result = kernel_for("any.dims", device_of(self))(self, dim, keepdim)
+    return result
+
+
+def any_out(self, dim, keepdim=False, *, out):
+    """``any.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("any", self, out)
+    result = any_dim(self, dim, keepdim)
+    native.write_out(out, result, "any.out")
+    bump_version(out)
+    return out
+
+
+def any_dims_out(self, dim=None, keepdim=False, *, out):
+    """``any.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("any", self, out)
+    result = any_dims(self, dim, keepdim)
+    native.write_out(out, result, "any.dims_out")
+    bump_version(out)
+    return out
+
+
+def all(self):
+    """``all(Tensor self) -> Tensor``"""
+    result = kernel_for("all", device_of(self))(self)
+    return result
+
+
+def all_all_out(self, *, out):
+    """``all.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("all", self, out)
+    result = all(self)
+    native.write_out(out, result, "all.all_out")
+    bump_version(out)
+    return out
+
+
+def any(self):
+    """``any(Tensor self) -> Tensor``"""
+    result = kernel_for("any", device_of(self))(self)
+    return result
+
+
+def any_all_out(self, *, out):
+    """``any.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("any", self, out)
+    result = any(self)
+    native.write_out(out, result, "any.all_out")
+    bump_version(out)
+    return out
+
+
+def full_like(self, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    """``full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor``"""
+    result = kernel_for("full_like", device_of(self))(self, fill_value, dtype, layout, device, pin_memory, memory_format)
+    return result
+
+
+def empty_like(self, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    """``empty_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor``"""
+    result = kernel_for("empty_like", device_of(self))(self, dtype, layout, device, pin_memory, memory_format)
+    return result
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add_cuda}, add_Tensor)
 register_kernels("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, add_out)
@@ -4387,6 +4495,21 @@ register_kernels("isinf(Tensor self) -> Tensor", {"CPU": native.isinf, "CUDA": n
 register_kernels("isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor", {"CompositeImplicitAutograd": native.isclose}, isclose)
 register_kernels("allclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> bool", {"CompositeImplicitAutograd": native.allclose}, allclose)
 register_kernels("one_hot(Tensor self, int num_classes=-1) -> Tensor", {"CompositeImplicitAutograd": native.one_hot}, one_hot)
+register_kernels("equal(Tensor self, Tensor other) -> bool", {"CPU": native.equal, "CUDA": native.equal}, equal)
+register_kernels("all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor", {"CPU": native.all_dim, "CUDA": native.all_dim}, all_dim)
+register_kernels("all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor", {"CPU": native.all_dims, "CUDA": native.all_dims}, all_dims)
+register_kernels("all.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)", {}, all_out)
+register_kernels("all.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)", {}, all_dims_out)
+register_kernels("any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor", {"CPU": native.any_dim, "CUDA": native.any_dim}, any_dim)
+register_kernels("any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor", {"CPU": native.any_dims, "CUDA": native.any_dims}, any_dims)
+register_kernels("any.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)", {}, any_out)
+register_kernels("any.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)", {}, any_dims_out)
+register_kernels("all(Tensor self) -> Tensor", {"CPU": native.all, "CUDA": native.all}, all)
+register_kernels("all.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, all_all_out)
+register_kernels("any(Tensor self) -> Tensor", {"CPU": native.any, "CUDA": native.any}, any)
+register_kernels("any.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, any_all_out)
+register_kernels("full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", {"CPU": native.full_like, "CUDA": native.full_like}, full_like)
+register_kernels("empty_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", {"CPU": native.empty_like, "CUDA": native.empty_like}, empty_like)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -4746,6 +4869,21 @@ PARAMETERS = {
     "isclose": ((('self', 'Tensor', False), ('other', 'Tensor', False), ('rtol', 'any', True), ('atol', 'any', True), ('equal_nan', 'bool', True),), ()),
     "allclose": ((('self', 'Tensor', False), ('other', 'Tensor', False), ('rtol', 'any', True), ('atol', 'any', True), ('equal_nan', 'bool', True),), ()),
     "one_hot": ((('self', 'Tensor', False), ('num_classes', 'int', True),), ()),
+    "equal": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "all_dim": ((('self', 'Tensor', False), ('dim', 'int', False), ('keepdim', 'bool', True),), ()),
+    "all_dims": ((('self', 'Tensor', False), ('dim', 'int[]?', True), ('keepdim', 'bool', True),), ()),
+    "all_out": ((('self', 'Tensor', False), ('dim', 'int', False), ('keepdim', 'bool', True),), (('out', 'Tensor', False),)),
+    "all_dims_out": ((('self', 'Tensor', False), ('dim', 'int[]?', True), ('keepdim', 'bool', True),), (('out', 'Tensor', False),)),
+    "any_dim": ((('self', 'Tensor', False), ('dim', 'int', False), ('keepdim', 'bool', True),), ()),
+    "any_dims": ((('self', 'Tensor', False), ('dim', 'int[]?', True), ('keepdim', 'bool', True),), ()),
+    "any_out": ((('self', 'Tensor', False), ('dim', 'int', False), ('keepdim', 'bool', True),), (('out', 'Tensor', False),)),
+    "any_dims_out": ((('self', 'Tensor', False), ('dim', 'int[]?', True), ('keepdim', 'bool', True),), (('out', 'Tensor', False),)),
+    "all": ((('self', 'Tensor', False),), ()),
+    "all_all_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "any": ((('self', 'Tensor', False),), ()),
+    "any_all_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "full_like": ((('self', 'Tensor', False), ('fill_value', 'Scalar', False),), (('dtype', 'any', True), ('layout', 'any', True), ('device', 'any', True), ('pin_memory', 'bool?', True), ('memory_format', 'any', True),)),
+    "empty_like": ((('self', 'Tensor', False),), (('dtype', 'any', True), ('layout', 'any', True), ('device', 'any', True), ('pin_memory', 'bool?', True), ('memory_format', 'any', True),)),
 }
 
 
@@ -4937,3 +5075,8 @@ register_op("isinf", overloaded("isinf", [(isinf, PARAMETERS["isinf"])]))
 register_op("isclose", overloaded("isclose", [(isclose, PARAMETERS["isclose"])]))
 register_op("allclose", overloaded("allclose", [(allclose, PARAMETERS["allclose"])]))
 register_op("one_hot", overloaded("one_hot", [(one_hot, PARAMETERS["one_hot"])]))
+register_op("equal", overloaded("equal", [(equal, PARAMETERS["equal"])]))
+register_op("all", overloaded("all", [(all_dim, PARAMETERS["all_dim"]), (all_dims, PARAMETERS["all_dims"]), (all_out, PARAMETERS["all_out"]), (all_dims_out, PARAMETERS["all_dims_out"]), (all, PARAMETERS["all"]), (all_all_out, PARAMETERS["all_all_out"])]))
+register_op("any", overloaded("any", [(any_dim, PARAMETERS["any_dim"]), (any_dims, PARAMETERS["any_dims"]), (any_out, PARAMETERS["any_out"]), (any_dims_out, PARAMETERS["any_dims_out"]), (any, PARAMETERS["any"]), (any_all_out, PARAMETERS["any_all_out"])]))
+register_op("full_like", overloaded("full_like", [(full_like, PARAMETERS["full_like"])]))
+register_op("empty_like", overloaded("empty_like", [(empty_like, PARAMETERS["empty_like"])]))

@@ -19,6 +19,7 @@ import numpy
 
 from ..native.dispatcher import ops
 from ..native.helpers import np_xp, xp_of
+from ..native.layout import non_overlapping_and_dense
 from ..native.tensor_impl import new_tensor
 from . import variable
 from .grad_mode import is_grad_enabled
@@ -114,18 +115,6 @@ def clone_obey_contract(grad, variable):
         out[...] = grad._data
         return out
     return xp.asarray(numpy.ascontiguousarray(grad._data)) if xp is np_xp else xp.asarray(grad._data, copy=True)
-
-
-def non_overlapping_and_dense(shape, strides) -> bool:
-    """Every element at its own address, no gap: the strides, sorted, are the running sizes' products."""
-    expected = 1
-    for size, stride in sorted(zip(shape, strides), key=lambda pair: pair[1]):
-        if size == 1:
-            continue
-        if stride != expected:
-            return False
-        expected *= size
-    return True
 
 
 def contiguous_strides(shape) -> tuple:

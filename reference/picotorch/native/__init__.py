@@ -120,7 +120,26 @@ from .loss_nll import nll_loss2d_backward, nll_loss2d_forward, nll_loss_backward
 from .onehot import one_hot
 from .pointwise_ops import addcdiv_, addcmul_, lerp_
 from .reduce_all_ops import max, min
-from .reduce_ops import amax, amin, argmax, argmin, logsumexp, mean, mean_dim, std, sum, sum_dim, var
+from .reduce_ops import (
+    all,
+    all_dim,
+    all_dims,
+    amax,
+    amin,
+    any,
+    any_dim,
+    any_dims,
+    argmax,
+    argmin,
+    equal,
+    logsumexp,
+    mean,
+    mean_dim,
+    std,
+    sum,
+    sum_dim,
+    var,
+)
 from .resize import resize_output, write_out
 from .scatter_gather import gather, index_add, index_add_, index_select, scatter, scatter_, scatter_add, scatter_add_
 from .soft_max import _log_softmax, _log_softmax_backward_data, _softmax, _softmax_backward_data
@@ -142,7 +161,7 @@ from .tensor_compare import (
     max_dim,
     min_dim,
 )
-from .tensor_factories import _to_copy, clone, fill, fill_, ones_like, zero_, zeros_like
+from .tensor_factories import _to_copy, clone, empty_like, fill, fill_, full_like, ones_like, zero_, zeros_like
 from .tensor_shape import (
     _reshape_alias,
     _unsafe_view,
@@ -235,4 +254,6 @@ __all__ = [
     # more ops (group L)
     "allclose", "argsort", "argsort_stable", "isclose", "isfinite", "isinf", "isnan", "one_hot", "sort",
     "sort_stable", "topk",
+    # added names (equal, all/any, ...)
+    "all", "all_dim", "all_dims", "any", "any_dim", "any_dims", "equal", "empty_like", "full_like",
 ]

@@ -27,6 +27,18 @@ def _element_strides(array, out_shape: tuple) -> tuple | None:
     return tuple(aligned)
 
 
+def non_overlapping_and_dense(shape, strides) -> bool:
+    """Every element at its own address, no gap: the strides, sorted, are the running sizes' products."""
+    expected = 1
+    for size, stride in sorted(zip(shape, strides), key=lambda pair: pair[1]):
+        if size == 1:
+            continue
+        if stride != expected:
+            return False
+        expected *= size
+    return True
+
+
 def _should_swap(dim0: int, dim1: int, operands: list[tuple], shape: tuple) -> int:
     for strides in operands:
         s0, s1 = strides[dim0], strides[dim1]

@@ -1,5 +1,5 @@
 """The reductions: ``sum`` and ``mean``, ``amax``/``amin``, ``argmax``/``argmin``, ``logsumexp``, ``var`` and
-``std``, over all dims or some.
+``std``, ``all``/``any``, over all dims or some; and ``equal`` (ATen's ``cpu_equal``).
 
 Models ``aten/src/ATen/native/ReduceOps.cpp``. An integer ``sum`` accumulates in int64 (``Long``); a
 ``mean`` needs a floating-point dtype and says so in PyTorch's words. ``max()`` without a dim lives in
@@ -14,7 +14,18 @@ import numpy as np
 
 from ..c10 import scalar_type as st
 from . import checks
-from .helpers import cast, convert, float_dtype, in_float32, is_reduced_float, reduce_dims, xp_dtype, xp_of
+from .dispatcher import ops
+from .helpers import (
+    cast,
+    convert,
+    float_dtype,
+    in_float32,
+    is_reduced_float,
+    reduce_dims,
+    row_major_copy,
+    xp_dtype,
+    xp_of,
+)
 from .tensor_impl import new_tensor
 
 
@@ -227,3 +238,53 @@ def _var(self, dim, correction, keepdim, name):
         if name == "std":
             out = xp.sqrt(out)
     return new_tensor(convert(xp, xp.asarray(out), self._dtype), self._dtype, self._device)  # float16: via float32
+
+
+# ----------------------------------------------------------------------------- all, any, equal
+# ``all``/``any`` give bool, except for a uint8 input, which gives uint8 (NumPy's rule, kept by PyTorch for
+# old code that used uint8 as its bool). An empty ``dim`` list reduces nothing (``all.dims``); None reduces all.
+
+
+def all(self):
+    return _all_any(self, None, False, "all")
+
+
+def all_dim(self, dim, keepdim=False):
+    return _all_any(self, dim, keepdim, "all")
+
+
+def all_dims(self, dim=None, keepdim=False):
+    return _all_any(self, dim, keepdim, "all")
+
+
+def any(self):
+    return _all_any(self, None, False, "any")
+
+
+def any_dim(self, dim, keepdim=False):
+    return _all_any(self, dim, keepdim, "any")
+
+
+def any_dims(self, dim=None, keepdim=False):
+    return _all_any(self, dim, keepdim, "any")
+
+
+def _all_any(self, dim, keepdim, name):
+    axes = () if isinstance(dim, (list, tuple)) and len(dim) == 0 else reduce_dims(self, dim)
+    xp = xp_of(self)
+    truth = self._data if self._dtype is st.bool_ else self._data != 0  # NaN counts as true
+    data = xp.asarray(getattr(xp, name)(truth, axis=axes, keepdims=keepdim))
+    dtype = st.uint8 if self._dtype is st.uint8 else st.bool_
+    data = row_major_copy(xp, xp.astype(data, xp_dtype(xp, dtype)))  # NumPy keeps the input's dim order
+    return new_tensor(data, dtype, self._device)
+
+
+def equal(self, other):
+    """True when both have one shape and equal values after type promotion (``cpu_equal``): NaN is never equal."""
+    if self._device != other._device:
+        raise RuntimeError(f"Cannot compare two tensors on different devices. Got: {self._device} and "
+                           f"{other._device}")
+    if self._data.shape != other._data.shape:
+        return False
+    same = ops.eq(self, other)
+    return bool(xp_of(same).all(same._data))

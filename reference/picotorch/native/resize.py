@@ -136,6 +136,14 @@ def _mean_all(result, out) -> None:
         raise RuntimeError(f"mean.dtype_out(): input types can't be cast to the desired output type {out.c10_name}")
 
 
+def _bool_result(name: str):
+    """``all_out``, ``any_out``: a bool or uint8 out, whatever the input's dtype."""
+    def check(result, out) -> None:
+        if out not in (st.bool_, st.uint8):
+            raise RuntimeError(f"{name} only supports bool tensor for result, got: {out.c10_name}")
+    return check
+
+
 _TYPE_META = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
               "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
               "uint8": "unsigned char", "bool": "bool"}
@@ -155,4 +163,6 @@ OUT_DTYPE_CHECKS = {
     **dict.fromkeys(("amax.out", "amin.out"), _same_as_input),
     "where.self_out": _exact_where, "index_select.out": _index_select, "dot.out": _dot, "mv.out": _mv,
     "logsumexp.out": _floating_result,
+    **{f"{name}.{overload}": _bool_result(name) for name in ("all", "any")
+       for overload in ("out", "dims_out", "all_out")},
 }

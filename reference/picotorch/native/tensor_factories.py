@@ -1,6 +1,8 @@
-"""New tensors from a tensor: ``zeros_like``, ``ones_like``, ``clone``, ``_to_copy``, ``zero_``.
+"""New tensors from a tensor: ``zeros_like``, ``ones_like``, ``full_like``, ``empty_like``, ``clone``, ``_to_copy``,
+``zero_``.
 
-Models ``aten/src/ATen/native/TensorFactories.cpp`` (``zeros_like``, ``ones_like``, ``clone``) with
+Models ``aten/src/ATen/native/TensorFactories.cpp`` (``zeros_like``, ``ones_like``, ``full_like``,
+``empty_like``, ``clone``) with
 neighbours: ``_to_copy`` (what ``.to(dtype, device)`` calls; ATen's ``TensorConversions.cpp``),
 and ``zero_``, ``fill_``, ``fill`` (ATen's ``Fill.cpp``). The factories that make a tensor from
 nothing (``torch.zeros``, ``torch.tensor``) are ``picotorch/_C/_factories.py``.
@@ -14,6 +16,7 @@ import numpy as np
 
 from .device import backend, normalize, to_numpy
 from .helpers import check_scalar_fits, convert, is_reduced_float, shape_of, stored_scalar, wrap, xp_dtype, xp_of
+from .layout import non_overlapping_and_dense
 from .numpy_namespace import np_xp
 from .tensor_impl import TensorImpl, new_tensor
 
@@ -34,6 +37,30 @@ def _filled_like(self, value, dtype, device):
     data = target.xp.full(shape_of(self), value, dtype=xp_dtype(target.xp, dtype),
                           device=target.array_device(device.index))
     return new_tensor(data, dtype, device)
+
+
+def full_like(self, fill_value, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    """``empty_like`` + ``fill_``: the value must fit the dtype, which is ``self``'s unless given."""
+    check_scalar_fits(fill_value, dtype or self._dtype)
+    value = convert(np_xp, np.asarray(fill_value), dtype or self._dtype)[()]  # C++'s cast: -1 is 255 in uint8
+    return _preserving_layout(self, value, dtype, device, memory_format)
+
+
+def empty_like(self, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    return _preserving_layout(self, 0, dtype, device, memory_format)  # zeros: NumPy's memory is not PyTorch's
+
+
+def _preserving_layout(self, value, dtype, device, memory_format):
+    """Like ``_filled_like``, but laid out as ``empty_like``'s ``preserve_format`` lays it: ``self``'s strides when
+    ``self`` is dense and non-overlapping, else row-major."""
+    result = _filled_like(self, value, dtype, device)
+    strides = getattr(self._data, "strides", None)
+    if memory_format in (None, "preserve_format") and strides is not None and result._device == self._device \
+            and non_overlapping_and_dense(self._data.shape, [s // self._data.itemsize for s in strides]):
+        data = xp_of(self).empty_like(self._data, dtype=result._data.dtype)  # NumPy keeps the layout (order="K")
+        data[...] = result._data
+        result._data = data
+    return result
 
 
 def clone(self, memory_format=None):

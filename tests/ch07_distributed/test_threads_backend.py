@@ -7,6 +7,7 @@ Every ``launch`` has a short timeout: a bug fails the test instead of hanging it
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 import traceback
@@ -366,3 +367,20 @@ def test_a_rank_that_never_joins_fails_the_others_after_the_timeout_naming_it():
                                      " waits for rank 2; rank 2 never sent: it is stuck, died or never joined "
                                      "(launch(timeout=...) sets the wait)"))
     assert any("launch gave up waiting for rank(s) [2]" in note for note in info.value.__notes__)
+
+
+def test_each_rank_gets_its_share_of_the_cores_for_blas_while_the_job_runs():
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+
+    def blas_threads():
+        return sorted({info["num_threads"] for info in threadpoolctl.threadpool_info()
+                       if info["user_api"] == "blas"})
+
+    before = blas_threads()
+    if not before:
+        pytest.skip("NumPy's BLAS is not visible to threadpoolctl")
+    with threadpoolctl.threadpool_limits(limits=4, user_api="blas"):
+        assert hvd.launch(blas_threads, 2, timeout=TIMEOUT) == [[max(1, (os.cpu_count() or 1) // 2)]] * 2
+        assert hvd.launch(blas_threads, 64, timeout=TIMEOUT)[0] == [1]
+        assert blas_threads() == [4]  # given back when the job ends
+    assert blas_threads() == before

@@ -26,7 +26,9 @@ share one connection per pair of hosts, and its stall inspector warns after 60 s
 
 from __future__ import annotations
 
+import contextlib
 import math
+import os
 import pickle
 import queue
 import threading
@@ -293,9 +295,10 @@ def launch(fn, world_size: int, *args, timeout: float = DEFAULT_TIMEOUT, network
 
     threads = [threading.Thread(target=run, args=(rank,), name=f"rank {rank}", daemon=True)
                for rank in range(world_size)]
-    for thread in threads:
-        thread.start()
-    stuck = _join(threads, world)
+    with _blas_threads_per_rank(world_size):
+        for thread in threads:
+            thread.start()
+        stuck = _join(threads, world)
     error = _first_error(world, errors)
     if error is not None:
         if stuck:
@@ -303,6 +306,21 @@ def launch(fn, world_size: int, *args, timeout: float = DEFAULT_TIMEOUT, network
                            f"failure (their threads are left behind as daemons)")
         raise error
     return results
+
+
+@contextlib.contextmanager
+def _blas_threads_per_rank(world_size: int):
+    """While the ranks run, each one's BLAS (NumPy's matmul) uses its share of the cores, as a job gives each
+    process its own: with every rank's BLAS using them all, the ranks' spinning BLAS threads crowd each other
+    out, and one rank's forward and backward can run whole milliseconds behind another's. Needs
+    ``threadpoolctl`` (it comes with scikit-learn, in the ``lab`` and ``test`` extras); without it, nothing."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        yield
+        return
+    with threadpool_limits(limits=max(1, (os.cpu_count() or 1) // world_size), user_api="blas"):
+        yield
 
 
 def _record(world: World, errors: list, rank: int, error: BaseException) -> None:

@@ -18,12 +18,12 @@ negotiates; ``hvd.barrier`` would itself be a runtime cycle, which the next requ
 ``HOROVOD_CYCLE_TIME`` behind). The time is rank 0's median. "B/s" is the bytes reduced over that time
 (what the program sees, not the wire's traffic). The target: picotorch ≥ 0.8× raw.
 
-What bounds the small sizes: ``hvd.allreduce_`` called right after the previous one waits for the runtime's
-next cycle, ``HOROVOD_CYCLE_TIME`` (1 ms) after the last one started, as in Horovod (only an idle runtime
-starts a cycle at once: ``runtime.py``); ``HOROVOD_CYCLE_TIME=0.1 python bench/bench_distributed_mpi.py``
-shows what remains, the request, the negotiation and the thread hand-offs in Python (about 0.2 ms). The
-fused case pays that once per cycle plus about 20 µs of Python per tensor, and above a few MB the copies
-into and out of the fusion buffer (as Horovod's fusion does), where raw MPI reduces each buffer in place.
+What bounds the small sizes: ``hvd.allreduce_`` finds the runtime with nothing in flight and wakes it at once
+(``runtime.py``), then pays a request, a negotiation round trip and two thread hand-offs in Python (about
+0.1-0.2 ms). The fused case pays that once per cycle plus about 20 µs of Python per tensor; a burst's first
+request goes alone and the rest wait one ``HOROVOD_CYCLE_TIME`` (1 ms), as in Horovod; above a few MB the
+copies into and out of the fusion buffer (as Horovod's fusion does) cost as much as the allreduce, where raw
+MPI reduces each buffer in place. The transport column is the allreduce of the (fused) buffer itself.
 """
 
 from __future__ import annotations

@@ -1,0 +1,78 @@
+"""Names added together against PyTorch, second batch: ``zeros_like``/``ones_like``/``rand_like``/``randn_like``
+in ``preserve_format``'s layout, ``eye``, ``Tensor.new_zeros``/``new_ones``/``new_full``/``new_empty``/``new_tensor``
+and ``torch.detach``.
+
+Each program runs on both libraries (``assert_same``: values, dtype, shape, ``requires_grad``, ``grad_fn``,
+error types and texts); programs also return strides, and float results their bytes (bit for bit, signed
+zeros and NaN included). Random and ``new_empty`` values are undefined here: only their layout is compared.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from picotorch_course.difftest import assert_same
+
+torch = pytest.importorskip("torch")
+
+DTYPES = ["float32", "float64", "int64", "bool", "uint8"]
+
+
+def _source(T, kind, dtype="float32"):
+    """An input of one layout: contiguous, transposed, permuted (dense, not row-major), sliced or expanded (not
+    dense), 0-d, empty."""
+    x = T.arange(24).reshape(2, 3, 4).to(getattr(T, dtype))
+    return {"contiguous": x, "transposed": x[0].t(), "permuted": x.permute(2, 0, 1), "sliced": x[:, :, ::2],
+            "column": x[:, 1:2, 1:3], "expanded": x[0, :1].expand(5, 4), "scalar": x[0, 0, 0],
+            "empty": x[:, :0], "size1": x[:1, :, :1].transpose(0, 2)}[kind]
+
+
+def _layout(t):
+    """What a learner may look at besides the values: an empty tensor's strides are not compared (picotorch gives
+    NumPy's for every op, a gap older than these names)."""
+    return str(t.dtype), tuple(t.shape), t.stride() if t.numel() else None, t.is_contiguous(), t.requires_grad, \
+        t.is_leaf, t.grad_fn, t._version
+
+
+def _seen(t):
+    return _layout(t), t.detach().numpy().tobytes().hex()
+
+
+KINDS = ["contiguous", "transposed", "permuted", "sliced", "column", "expanded", "scalar", "empty", "size1"]
+
+
+# ----------------------------------------------------------------------------- zeros_like, ones_like, rand(n)_like
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_zeros_ones_like_keep_a_dense_layout(kind, dtype):
+    def prog(T):
+        x = _source(T, kind, dtype)
+        return [_seen(T.zeros_like(x)), _seen(T.ones_like(x)), _seen(T.zeros_like(x, dtype=T.float64)),
+                _seen(T.ones_like(x, dtype=T.bool)), _seen(T.ones_like(x, device="cpu"))]
+
+    assert_same(prog)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_rand_randn_like_keep_a_dense_layout(kind):
+    def prog(T):
+        x = _source(T, kind)
+        return [_layout(T.rand_like(x)), _layout(T.randn_like(x)), _layout(T.rand_like(x, dtype=T.float64)),
+                _layout(T.randn_like(x, requires_grad=True)), _layout(T.zeros_like(x, requires_grad=True))]
+
+    assert_same(prog)
+
+
+@pytest.mark.parametrize("call", ["T.rand_like(T.ones(2, dtype=T.int64))", "T.randn_like(T.ones(2, dtype=T.bool))",
+                                  "T.rand_like(x, dtype=T.int64)", "T.randn_like(x, dtype=T.uint8)",
+                                  "T.rand_like(T.ones(2, dtype=T.int64), requires_grad=True)",
+                                  "T.zeros_like(T.ones(2, dtype=T.int64), requires_grad=True)",
+                                  "T.ones_like(x, dtype=T.int64, requires_grad=True)",
+                                  "T.ones_like(T.ones(2, requires_grad=True))"])
+def test_like_factories_errors_and_options(call):
+    def prog(T):
+        return eval(call, {"T": T, "x": T.ones(2, 3).t()})
+
+    assert_same(prog)

@@ -76,3 +76,41 @@ def test_like_factories_errors_and_options(call):
         return eval(call, {"T": T, "x": T.ones(2, 3).t()})
 
     assert_same(prog)
+
+
+# ----------------------------------------------------------------------------- eye
+
+EYE_CALLS = ["T.eye(3)", "T.eye(2, 3)", "T.eye(3, 2)", "T.eye(0)", "T.eye(1, 0)", "T.eye(0, 4)", "T.eye(n=2, m=3)",
+             "T.eye(2, m=4)", "T.eye(3, dtype=T.int64)", "T.eye(2, 3, dtype=T.bool)", "T.eye(2, dtype=T.uint8)",
+             "T.eye(2, dtype=T.float64, requires_grad=True)", "T.eye(2, 2, requires_grad=True)",
+             "T.eye(T.tensor(3))", "T.eye(2, device='cpu')"]
+
+
+@pytest.mark.parametrize("call", EYE_CALLS)
+def test_eye_values_dtype_and_layout(call):
+    def prog(T):
+        return _seen(eval(call, {"T": T}))
+
+    assert_same(prog)
+
+
+def test_eye_follows_the_default_dtype():
+    def prog(T):
+        before = T.get_default_dtype()
+        T.set_default_dtype(T.float64)
+        try:
+            return _seen(T.eye(2)), _seen(T.eye(2, 3))
+        finally:
+            T.set_default_dtype(before)
+
+    assert_same(prog)
+
+
+@pytest.mark.parametrize("call", ["T.eye(-1)", "T.eye(2, -3)", "T.eye(-1, -2)", "T.eye(0, -1, dtype=T.int64)",
+                                  "T.eye(-2, dtype=T.bool)", "T.eye(2.0)", "T.eye(True)", "T.eye(n=2.5)",
+                                  "T.eye(2, dtype=T.int64, requires_grad=True)"])
+def test_eye_bad_arguments(call):
+    def prog(T):
+        return eval(call, {"T": T})
+
+    assert_same(prog)

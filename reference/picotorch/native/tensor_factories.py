@@ -1,8 +1,8 @@
 """New tensors from a tensor: ``zeros_like``, ``ones_like``, ``full_like``, ``empty_like``, ``clone``, ``_to_copy``,
-``zero_``.
+``zero_``; and ``eye``.
 
 Models ``aten/src/ATen/native/TensorFactories.cpp`` (``zeros_like``, ``ones_like``, ``full_like``,
-``empty_like``, ``clone``) with
+``empty_like``, ``clone``, ``eye``) with
 neighbours: ``_to_copy`` (what ``.to(dtype, device)`` calls; ATen's ``TensorConversions.cpp``),
 and ``zero_``, ``fill_``, ``fill`` (ATen's ``Fill.cpp``). The factories that make a tensor from
 nothing (``torch.zeros``, ``torch.tensor``) are ``picotorch/_C/_factories.py``.
@@ -14,6 +14,8 @@ import math
 
 import numpy as np
 
+from ..c10 import scalar_type as st
+from ..c10.device import CPU
 from .device import backend, normalize, to_numpy
 from .helpers import check_scalar_fits, convert, is_reduced_float, shape_of, stored_scalar, wrap, xp_dtype, xp_of
 from .layout import infer_dense_strides, non_overlapping_and_dense
@@ -71,6 +73,22 @@ def _with_strides(array: np.ndarray, strides: tuple) -> np.ndarray:
     laid = np.lib.stride_tricks.as_strided(buffer, array.shape, [s * array.itemsize for s in strides])
     laid[...] = array
     return laid
+
+
+def eye(n, dtype=None, layout=None, device=None, pin_memory=None):
+    return eye_m(n, n, dtype, layout, device, pin_memory, checked="n")
+
+
+def eye_m(n, m, dtype=None, layout=None, device=None, pin_memory=None, checked="nm"):
+    """An ``n`` x ``m`` matrix, ones on the diagonal, in the default dtype unless given."""
+    for name, size in zip(checked, (n, m)):
+        if size < 0:
+            raise RuntimeError(f"{name} must be greater or equal to 0, got {size}")
+    dtype = dtype or st.get_default_dtype()
+    device = normalize(device) if device is not None else CPU
+    target = backend(device)
+    data = target.xp.eye(n, m, dtype=xp_dtype(target.xp, dtype), device=target.array_device(device.index))
+    return new_tensor(data, dtype, device)
 
 
 def clone(self, memory_format=None):

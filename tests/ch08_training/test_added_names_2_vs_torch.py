@@ -114,3 +114,27 @@ def test_eye_bad_arguments(call):
         return eval(call, {"T": T})
 
     assert_same(prog)
+
+
+# ----------------------------------------------------------------------------- torch.detach
+
+
+def test_detach_function_shares_data_and_version():
+    def prog(T):
+        x = T.tensor([1.0, -0.0, 3.0], requires_grad=True)
+        y = x * 2
+        d, e = T.detach(y), T.detach(input=x.t())
+        d.add_(1)
+        return _seen(d), _seen(e), y._version, d._version, d.is_leaf, T.detach(T.ones(2, 3).t()).stride(), \
+            T.detach(T.tensor(2)).dtype
+
+    assert_same(prog)
+
+
+@pytest.mark.parametrize("call", ["T.detach()", "T.detach(1)", "T.detach(x, x)", "T.detach(x, y=1)",
+                                  "T.detach([1.0])"])
+def test_detach_function_bad_arguments(call):
+    def prog(T):
+        return eval(call, {"T": T, "x": T.ones(2)})
+
+    assert_same(prog)

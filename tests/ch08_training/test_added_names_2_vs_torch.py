@@ -1,10 +1,9 @@
 """Names added together against PyTorch, second batch: ``zeros_like``/``ones_like``/``rand_like``/``randn_like``
-in ``preserve_format``'s layout, ``eye``, ``Tensor.new_zeros``/``new_ones``/``new_full``/``new_empty``/``new_tensor``
-and ``torch.detach``.
+in ``preserve_format``'s layout, ``eye`` and ``torch.detach``.
 
 Each program runs on both libraries (``assert_same``: values, dtype, shape, ``requires_grad``, ``grad_fn``,
 error types and texts); programs also return strides, and float results their bytes (bit for bit, signed
-zeros and NaN included). Random and ``new_empty`` values are undefined here: only their layout is compared.
+zeros and NaN included). Random values differ by design: only their layout is compared.
 """
 
 from __future__ import annotations

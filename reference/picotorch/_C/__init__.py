@@ -150,6 +150,9 @@ def _variable_module() -> dict:
       "(called from THPVariable_initModule); beside it the hand-written ones (python_torch_functions_manual.cpp)")
 def _torch_functions() -> dict:
     functions = _namespace_of(_python_bindings.TORCH_FUNCTIONS, "torch")
+    # PyTorch generates torch.detach from detach's schema; picotorch's is the hand-written method, bound alike
+    functions.detach = _make_function("detach", [(lambda input: _TensorBase_type.detach(input), "detach(Tensor input)",
+                                                  ((("input", "Tensor", False),), ()))], False, "torch")
     manual = {name: getattr(_factories, name) for name in (
         "tensor", "zeros", "ones", "empty", "full", "rand", "randn", "randint", "arange", "linspace", "rand_like",
         "randn_like", "from_numpy", "manual_seed")}

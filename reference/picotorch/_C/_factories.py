@@ -18,6 +18,7 @@ from ..c10 import scalar_type as st
 from ..c10.device import CPU
 from ..native import distributions
 from ..native.device import backend, normalize, to_numpy
+from ..native.dispatcher import ops
 from ..native.helpers import check_scalar_fits, convert, is_reduced_float, np_xp, xp_dtype
 from ..native.tensor_impl import TensorImpl, new_tensor
 from .invalid_arguments import format_invalid_args
@@ -523,11 +524,19 @@ def from_numpy(array: np.ndarray):
 
 
 def rand_like(input, *, dtype=None, device=None, requires_grad=False, layout=None, memory_format=None):
-    return rand(size=tuple(input.shape), dtype=dtype or input.dtype, device=device or input.device,
-                requires_grad=requires_grad)
+    drawn = rand(size=tuple(input.shape), dtype=dtype or input.dtype, device=device or input.device)
+    return _laid_out_like(input, drawn, memory_format, requires_grad)
 
 
 def randn_like(input, *, dtype=None, device=None, requires_grad=False, layout=None, memory_format=None):
-    return randn(size=tuple(input.shape), dtype=dtype or input.dtype, device=device or input.device,
-                 requires_grad=requires_grad)
+    drawn = randn(size=tuple(input.shape), dtype=dtype or input.dtype, device=device or input.device)
+    return _laid_out_like(input, drawn, memory_format, requires_grad)
+
+
+def _laid_out_like(input, drawn, memory_format, requires_grad: bool):
+    """The drawn values in ``empty_like``'s layout (``input``'s strides when it is dense and non-overlapping), as
+    PyTorch's ``empty_like(input).uniform_()``; written below autograd, so ``_version`` stays 0."""
+    result = ops.empty_like(input, dtype=drawn._dtype, device=drawn._device, memory_format=memory_format)
+    result._data[...] = drawn._data
+    return result.requires_grad_(True) if requires_grad else result
 

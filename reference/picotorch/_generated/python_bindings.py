@@ -172,6 +172,10 @@ TORCH_FUNCTIONS = {
     'expm1': [
         (vt.expm1, 'expm1(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['expm1'][0], vt.PARAMETERS['expm1'][1] + (('out', 'Tensor?', True),)), (vt.expm1_out, ('out',))),
     ],
+    'eye': [
+        (vt.eye, 'eye(int n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None)', vt.PARAMETERS['eye']),
+        (vt.eye_m, 'eye(int n, int m, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None)', vt.PARAMETERS['eye_m']),
+    ],
     'fill': [
         (vt.fill_Tensor, 'fill(Tensor input, Tensor value)', vt.PARAMETERS['fill_Tensor']),
         (vt.fill_Scalar, 'fill(Tensor input, Scalar value)', vt.PARAMETERS['fill_Scalar']),

@@ -4140,6 +4140,36 @@ def empty_like(self, *, dtype=None, layout=None, device=None, pin_memory=None, m
     return result
 
 
+def eye(n, *, dtype=None, layout=None, device=None, pin_memory=None):
+    """``eye(int n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor``"""
+    result = kernel_for("eye", device_of())(n, dtype, layout, device, pin_memory)
+    return result
+
+
+def eye_m(n, m, *, dtype=None, layout=None, device=None, pin_memory=None):
+    """``eye.m(int n, int m, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor``"""
+    result = kernel_for("eye.m", device_of())(n, m, dtype, layout, device, pin_memory)
+    return result
+
+
+def eye_out(n, *, out):
+    """``eye.out(int n, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("eye", out)
+    result = eye(n)
+    native.write_out(out, result, "eye.out")
+    bump_version(out)
+    return out
+
+
+def eye_m_out(n, m, *, out):
+    """``eye.m_out(int n, int m, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("eye", out)
+    result = eye_m(n, m)
+    native.write_out(out, result, "eye.m_out")
+    bump_version(out)
+    return out
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add_cuda}, add_Tensor)
 register_kernels("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, add_out)
@@ -4510,6 +4540,10 @@ register_kernels("any(Tensor self) -> Tensor", {"CPU": native.any, "CUDA": nativ
 register_kernels("any.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, any_all_out)
 register_kernels("full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", {"CPU": native.full_like, "CUDA": native.full_like}, full_like)
 register_kernels("empty_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", {"CPU": native.empty_like, "CUDA": native.empty_like}, empty_like)
+register_kernels("eye(int n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", {"CPU": native.eye, "CUDA": native.eye}, eye)
+register_kernels("eye.m(int n, int m, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", {"CPU": native.eye_m, "CUDA": native.eye_m}, eye_m)
+register_kernels("eye.out(int n, *, Tensor(a!) out) -> Tensor(a!)", {}, eye_out)
+register_kernels("eye.m_out(int n, int m, *, Tensor(a!) out) -> Tensor(a!)", {}, eye_m_out)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -4884,6 +4918,10 @@ PARAMETERS = {
     "any_all_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
     "full_like": ((('self', 'Tensor', False), ('fill_value', 'Scalar', False),), (('dtype', 'any', True), ('layout', 'any', True), ('device', 'any', True), ('pin_memory', 'bool?', True), ('memory_format', 'any', True),)),
     "empty_like": ((('self', 'Tensor', False),), (('dtype', 'any', True), ('layout', 'any', True), ('device', 'any', True), ('pin_memory', 'bool?', True), ('memory_format', 'any', True),)),
+    "eye": ((('n', 'int', False),), (('dtype', 'any', True), ('layout', 'any', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
+    "eye_m": ((('n', 'int', False), ('m', 'int', False),), (('dtype', 'any', True), ('layout', 'any', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
+    "eye_out": ((('n', 'int', False),), (('out', 'Tensor', False),)),
+    "eye_m_out": ((('n', 'int', False), ('m', 'int', False),), (('out', 'Tensor', False),)),
 }
 
 
@@ -5080,3 +5118,4 @@ register_op("all", overloaded("all", [(all_dim, PARAMETERS["all_dim"]), (all_dim
 register_op("any", overloaded("any", [(any_dim, PARAMETERS["any_dim"]), (any_dims, PARAMETERS["any_dims"]), (any_out, PARAMETERS["any_out"]), (any_dims_out, PARAMETERS["any_dims_out"]), (any, PARAMETERS["any"]), (any_all_out, PARAMETERS["any_all_out"])]))
 register_op("full_like", overloaded("full_like", [(full_like, PARAMETERS["full_like"])]))
 register_op("empty_like", overloaded("empty_like", [(empty_like, PARAMETERS["empty_like"])]))
+register_op("eye", overloaded("eye", [(eye, PARAMETERS["eye"]), (eye_m, PARAMETERS["eye_m"]), (eye_out, PARAMETERS["eye_out"]), (eye_m_out, PARAMETERS["eye_m_out"])]))

@@ -161,7 +161,19 @@ from .tensor_compare import (
     max_dim,
     min_dim,
 )
-from .tensor_factories import _to_copy, clone, empty_like, fill, fill_, full_like, ones_like, zero_, zeros_like
+from .tensor_factories import (
+    _to_copy,
+    clone,
+    empty_like,
+    eye,
+    eye_m,
+    fill,
+    fill_,
+    full_like,
+    ones_like,
+    zero_,
+    zeros_like,
+)
 from .tensor_shape import (
     _reshape_alias,
     _unsafe_view,
@@ -255,5 +267,5 @@ __all__ = [
     "allclose", "argsort", "argsort_stable", "isclose", "isfinite", "isinf", "isnan", "one_hot", "sort",
     "sort_stable", "topk",
     # added names (equal, all/any, ...)
-    "all", "all_dim", "all_dims", "any", "any_dim", "any_dims", "equal", "empty_like", "full_like",
+    "all", "all_dim", "all_dims", "any", "any_dim", "any_dims", "equal", "empty_like", "full_like", "eye", "eye_m",
 ]

@@ -84,6 +84,16 @@ def follow_inputs(xp, result, inputs: list):
     return _relaid(xp, result, order)
 
 
+def infer_dense_strides(shape: tuple, strides: tuple) -> tuple:
+    """``empty_like``'s strides for a tensor with gaps or overlaps: its dimensions in the order its strides give
+    them (TensorIterator's sort; a broadcast dimension keeps its row-major place), the gaps closed."""
+    dense, step = [0] * len(shape), 1
+    for dim in innermost_first(tuple(shape), [tuple(strides)]):
+        dense[dim] = step
+        step *= max(shape[dim], 1)
+    return tuple(dense)
+
+
 def _is_c_contiguous(array) -> bool:
     flags = getattr(array, "flags", None)
     return bool(flags is None or flags["C_CONTIGUOUS"])

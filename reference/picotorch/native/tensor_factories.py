@@ -1,8 +1,8 @@
 """New tensors from a tensor: ``zeros_like``, ``ones_like``, ``full_like``, ``empty_like``, ``clone``, ``_to_copy``,
-``zero_``.
+``zero_``; and ``eye``.
 
 Models ``aten/src/ATen/native/TensorFactories.cpp`` (``zeros_like``, ``ones_like``, ``full_like``,
-``empty_like``, ``clone``) with
+``empty_like``, ``clone``, ``eye``) with
 neighbours: ``_to_copy`` (what ``.to(dtype, device)`` calls; ATen's ``TensorConversions.cpp``),
 and ``zero_``, ``fill_``, ``fill`` (ATen's ``Fill.cpp``). The factories that make a tensor from
 nothing (``torch.zeros``, ``torch.tensor``) are ``picotorch/_C/_factories.py``.
@@ -14,19 +14,21 @@ import math
 
 import numpy as np
 
+from ..c10 import scalar_type as st
+from ..c10.device import CPU
 from .device import backend, normalize, to_numpy
 from .helpers import check_scalar_fits, convert, is_reduced_float, shape_of, stored_scalar, wrap, xp_dtype, xp_of
-from .layout import non_overlapping_and_dense
+from .layout import infer_dense_strides, non_overlapping_and_dense
 from .numpy_namespace import np_xp
 from .tensor_impl import TensorImpl, new_tensor
 
 
 def zeros_like(self, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
-    return _filled_like(self, 0, dtype, device)
+    return _preserving_layout(self, 0, dtype, device, memory_format)
 
 
 def ones_like(self, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
-    return _filled_like(self, 1, dtype, device)
+    return _preserving_layout(self, 1, dtype, device, memory_format)
 
 
 def _filled_like(self, value, dtype, device):
@@ -52,15 +54,41 @@ def empty_like(self, dtype=None, layout=None, device=None, pin_memory=None, memo
 
 def _preserving_layout(self, value, dtype, device, memory_format):
     """Like ``_filled_like``, but laid out as ``empty_like``'s ``preserve_format`` lays it: ``self``'s strides when
-    ``self`` is dense and non-overlapping, else row-major."""
+    ``self`` is dense and non-overlapping, else dense in the order of ``self``'s strides (``infer_dense_strides``)."""
     result = _filled_like(self, value, dtype, device)
     strides = getattr(self._data, "strides", None)
-    if memory_format in (None, "preserve_format") and strides is not None and result._device == self._device \
-            and non_overlapping_and_dense(self._data.shape, [s // self._data.itemsize for s in strides]):
-        data = xp_of(self).empty_like(self._data, dtype=result._data.dtype)  # NumPy keeps the layout (order="K")
-        data[...] = result._data
-        result._data = data
+    if memory_format not in (None, "preserve_format") or strides is None or result._device != self._device \
+            or xp_of(result) is not np_xp or result._data.size == 0:
+        return result
+    shape, strides = self._data.shape, tuple(s // self._data.itemsize for s in strides)
+    if not non_overlapping_and_dense(shape, strides):
+        strides = infer_dense_strides(shape, strides)
+    result._data = _with_strides(result._data, strides)
     return result
+
+
+def _with_strides(array: np.ndarray, strides: tuple) -> np.ndarray:
+    """A copy of ``array`` in a new buffer, at the given strides (in elements): PyTorch's ``empty_strided``."""
+    buffer = np.empty(array.size, dtype=array.dtype)
+    laid = np.lib.stride_tricks.as_strided(buffer, array.shape, [s * array.itemsize for s in strides])
+    laid[...] = array
+    return laid
+
+
+def eye(n, dtype=None, layout=None, device=None, pin_memory=None):
+    return eye_m(n, n, dtype, layout, device, pin_memory, checked="n")
+
+
+def eye_m(n, m, dtype=None, layout=None, device=None, pin_memory=None, checked="nm"):
+    """An ``n`` x ``m`` matrix, ones on the diagonal, in the default dtype unless given."""
+    for name, size in zip(checked, (n, m)):
+        if size < 0:
+            raise RuntimeError(f"{name} must be greater or equal to 0, got {size}")
+    dtype = dtype or st.get_default_dtype()
+    device = normalize(device) if device is not None else CPU
+    target = backend(device)
+    data = target.xp.eye(n, m, dtype=xp_dtype(target.xp, dtype), device=target.array_device(device.index))
+    return new_tensor(data, dtype, device)
 
 
 def clone(self, memory_format=None):

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..c10 import scalar_type as st
 from ..c10.device import CPU
+from ..c10.device import device as Device
 from ..native import distributions
 from ..native.device import backend, normalize, to_numpy
 from ..native.dispatcher import ops
@@ -484,11 +485,51 @@ def _check_overflow(data, dtype) -> None:
             raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
 
 
+_COPY_CONSTRUCT_WARNING = ("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
+                           "or sourceTensor.detach().clone().requires_grad_(True), rather than {}(sourceTensor).")
+
+
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     if isinstance(data, TensorImpl):  # ``internal_new_from_data`` in tensor_new.cpp
-        warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
-                      "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).",
-                      UserWarning, stacklevel=3)
+        warnings.warn(_COPY_CONSTRUCT_WARNING.format("torch.tensor"), UserWarning, stacklevel=3)
+    return _from_data(data, dtype, device, requires_grad)
+
+
+def new_tensor_method(self, *args, **kwargs):
+    """``Tensor.new_tensor`` (``torch::utils::new_tensor``): ``torch.tensor`` in ``self``'s dtype and on its
+    device unless given; the data's own dtype is never inferred, so ``int_t.new_tensor([1.5])`` is int64."""
+    data, dtype, device, requires_grad = _new_tensor_arguments(args, kwargs)
+    if isinstance(data, TensorImpl):
+        warnings.warn(_COPY_CONSTRUCT_WARNING.format("tensor.new_tensor"), UserWarning, stacklevel=3)
+    return _from_data(data, dtype or self._dtype, self._device if device is None else device, requires_grad)
+
+
+_NEW_TENSOR_OPTIONS = {"dtype": (st.dtype, "torch.dtype"), "device": ((Device, str, int), "torch.device"),
+                       "requires_grad": (bool, "bool")}
+
+
+def _new_tensor_arguments(args: tuple, kwargs: dict) -> tuple:
+    """Binds ``new_tensor(PyObject* data, *, ScalarType dtype=None, Device? device=None, bool requires_grad=False)``
+    with PyTorch's parser texts."""
+    if len(args) > 1:
+        raise TypeError(f"new_tensor() takes 1 positional argument but {len(args)} were given")
+    for key in kwargs:
+        if key not in _NEW_TENSOR_OPTIONS and key != "data":
+            raise TypeError(f"new_tensor() got an unexpected keyword argument '{key}'")
+    if args and "data" in kwargs:
+        raise TypeError("new_tensor() got multiple values for argument 'data'")
+    if not args and "data" not in kwargs:
+        raise TypeError('new_tensor() missing 1 required positional arguments: "data"')
+    for key, (types, shown) in _NEW_TENSOR_OPTIONS.items():
+        value = kwargs.get(key)
+        if value is not None and (not isinstance(value, types) or (key == "device" and isinstance(value, bool))):
+            raise TypeError(f"new_tensor(): argument '{key}' must be {shown}, not {type(value).__name__}")
+    return (args[0] if args else kwargs["data"], kwargs.get("dtype"), kwargs.get("device"),
+            bool(kwargs.get("requires_grad")))
+
+
+def _from_data(data, dtype, device, requires_grad: bool):
+    """``internal_new_from_data``: a copy of ``data`` in ``dtype`` (inferred from the data when None)."""
     shape, inferred = _infer(data)
     dtype = dtype or inferred
     _check_overflow(data, dtype)

@@ -25,6 +25,7 @@ from ..native import checks
 from ..native.device import normalize, to_numpy
 from ..native.dispatcher import ops
 from ..native.tensor_impl import TensorImpl, new_tensor
+from . import _factories
 from ._torch_function import STATE as _TORCH_FUNCTION
 from ._torch_function import (
     check_has_torch_function,
@@ -245,6 +246,13 @@ class TensorBase(TensorImpl):
         if not isinstance(value, TensorImpl):
             raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
         self._data, self._dtype, self._device = value._data, value._dtype, value._device
+
+    def new_tensor(self, *args, **kwargs):
+        """``THPVariable_new_tensor``: a copy of the data, with ``self``'s dtype and device unless given."""
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return handle_torch_function_c([self], TensorBase.new_tensor, (self, *args), kwargs or None,
+                                           "torch.Tensor.new_tensor")
+        return _factories.new_tensor_method(self, *args, **kwargs)
 
     def detach(self):
         """A new leaf sharing data and version counter, cut from the graph (``requires_grad=False``)."""

@@ -825,6 +825,18 @@ TENSOR_METHODS = {
     'neg': [
         (vt.neg, 'neg()', vt.PARAMETERS['neg']),
     ],
+    'new_empty': [
+        (vt.new_empty, 'new_empty(int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None)', vt.PARAMETERS['new_empty']),
+    ],
+    'new_full': [
+        (vt.new_full, 'new_full(int[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None)', vt.PARAMETERS['new_full']),
+    ],
+    'new_ones': [
+        (vt.new_ones, 'new_ones(int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None)', vt.PARAMETERS['new_ones']),
+    ],
+    'new_zeros': [
+        (vt.new_zeros, 'new_zeros(int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None)', vt.PARAMETERS['new_zeros']),
+    ],
     'normal_': [
         (vt.normal_, 'normal_(float mean=0, float std=1, *, Generator? generator=None)', vt.PARAMETERS['normal_']),
     ],

@@ -4170,6 +4170,30 @@ def eye_m_out(n, m, *, out):
     return out
 
 
+def new_empty(self, size, *, dtype=None, layout=None, device=None, pin_memory=None):
+    """``new_empty(Tensor self, int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor``"""
+    result = kernel_for("new_empty", device_of(self))(self, size, dtype, layout, device, pin_memory)
+    return result
+
+
+def new_full(self, size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None):
+    """``new_full(Tensor self, int[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor``"""
+    result = kernel_for("new_full", device_of(self))(self, size, fill_value, dtype, layout, device, pin_memory)
+    return result
+
+
+def new_zeros(self, size, *, dtype=None, layout=None, device=None, pin_memory=None):
+    """``new_zeros(Tensor self, int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor``"""
+    result = kernel_for("new_zeros", device_of(self))(self, size, dtype, layout, device, pin_memory)
+    return result
+
+
+def new_ones(self, size, *, dtype=None, layout=None, device=None, pin_memory=None):
+    """``new_ones(Tensor self, int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor``"""
+    result = kernel_for("new_ones", device_of(self))(self, size, dtype, layout, device, pin_memory)
+    return result
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add_cuda}, add_Tensor)
 register_kernels("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, add_out)
@@ -4544,6 +4568,10 @@ register_kernels("eye(int n, *, ScalarType? dtype=None, Layout? layout=None, Dev
 register_kernels("eye.m(int n, int m, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", {"CPU": native.eye_m, "CUDA": native.eye_m}, eye_m)
 register_kernels("eye.out(int n, *, Tensor(a!) out) -> Tensor(a!)", {}, eye_out)
 register_kernels("eye.m_out(int n, int m, *, Tensor(a!) out) -> Tensor(a!)", {}, eye_m_out)
+register_kernels("new_empty(Tensor self, int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", {"CPU": native.new_empty, "CUDA": native.new_empty}, new_empty)
+register_kernels("new_full(Tensor self, int[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", {"CPU": native.new_full, "CUDA": native.new_full}, new_full)
+register_kernels("new_zeros(Tensor self, int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", {"CPU": native.new_zeros, "CUDA": native.new_zeros}, new_zeros)
+register_kernels("new_ones(Tensor self, int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", {"CPU": native.new_ones, "CUDA": native.new_ones}, new_ones)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -4922,6 +4950,10 @@ PARAMETERS = {
     "eye_m": ((('n', 'int', False), ('m', 'int', False),), (('dtype', 'any', True), ('layout', 'any', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
     "eye_out": ((('n', 'int', False),), (('out', 'Tensor', False),)),
     "eye_m_out": ((('n', 'int', False), ('m', 'int', False),), (('out', 'Tensor', False),)),
+    "new_empty": ((('self', 'Tensor', False), ('size', 'int[]', False),), (('dtype', 'any', True), ('layout', 'any', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
+    "new_full": ((('self', 'Tensor', False), ('size', 'int[]', False), ('fill_value', 'Scalar', False),), (('dtype', 'any', True), ('layout', 'any', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
+    "new_zeros": ((('self', 'Tensor', False), ('size', 'int[]', False),), (('dtype', 'any', True), ('layout', 'any', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
+    "new_ones": ((('self', 'Tensor', False), ('size', 'int[]', False),), (('dtype', 'any', True), ('layout', 'any', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
 }
 
 
@@ -5119,3 +5151,7 @@ register_op("any", overloaded("any", [(any_dim, PARAMETERS["any_dim"]), (any_dim
 register_op("full_like", overloaded("full_like", [(full_like, PARAMETERS["full_like"])]))
 register_op("empty_like", overloaded("empty_like", [(empty_like, PARAMETERS["empty_like"])]))
 register_op("eye", overloaded("eye", [(eye, PARAMETERS["eye"]), (eye_m, PARAMETERS["eye_m"]), (eye_out, PARAMETERS["eye_out"]), (eye_m_out, PARAMETERS["eye_m_out"])]))
+register_op("new_empty", overloaded("new_empty", [(new_empty, PARAMETERS["new_empty"])]))
+register_op("new_full", overloaded("new_full", [(new_full, PARAMETERS["new_full"])]))
+register_op("new_zeros", overloaded("new_zeros", [(new_zeros, PARAMETERS["new_zeros"])]))
+register_op("new_ones", overloaded("new_ones", [(new_ones, PARAMETERS["new_ones"])]))

@@ -170,6 +170,10 @@ from .tensor_factories import (
     fill,
     fill_,
     full_like,
+    new_empty,
+    new_full,
+    new_ones,
+    new_zeros,
     ones_like,
     zero_,
     zeros_like,
@@ -268,4 +272,5 @@ __all__ = [
     "sort_stable", "topk",
     # added names (equal, all/any, ...)
     "all", "all_dim", "all_dims", "any", "any_dim", "any_dims", "equal", "empty_like", "full_like", "eye", "eye_m",
+    "new_empty", "new_full", "new_ones", "new_zeros",
 ]

@@ -1,8 +1,8 @@
-"""New tensors from a tensor: ``zeros_like``, ``ones_like``, ``full_like``, ``empty_like``, ``clone``, ``_to_copy``,
-``zero_``; and ``eye``.
+"""New tensors from a tensor: ``zeros_like``, ``ones_like``, ``full_like``, ``empty_like``, ``new_empty``,
+``new_zeros``, ``new_ones``, ``new_full``, ``clone``, ``_to_copy``, ``zero_``; and ``eye``.
 
 Models ``aten/src/ATen/native/TensorFactories.cpp`` (``zeros_like``, ``ones_like``, ``full_like``,
-``empty_like``, ``clone``, ``eye``) with
+``empty_like``, ``new_*``, ``clone``, ``eye``) with
 neighbours: ``_to_copy`` (what ``.to(dtype, device)`` calls; ATen's ``TensorConversions.cpp``),
 and ``zero_``, ``fill_``, ``fill`` (ATen's ``Fill.cpp``). The factories that make a tensor from
 nothing (``torch.zeros``, ``torch.tensor``) are ``picotorch/_C/_factories.py``.
@@ -88,6 +88,39 @@ def eye_m(n, m, dtype=None, layout=None, device=None, pin_memory=None, checked="
     device = normalize(device) if device is not None else CPU
     target = backend(device)
     data = target.xp.eye(n, m, dtype=xp_dtype(target.xp, dtype), device=target.array_device(device.index))
+    return new_tensor(data, dtype, device)
+
+
+def new_empty(self, size, dtype=None, layout=None, device=None, pin_memory=None):
+    return _new_filled(self, size, 0, dtype, device)  # zeros: NumPy's memory is not PyTorch's
+
+
+def new_zeros(self, size, dtype=None, layout=None, device=None, pin_memory=None):
+    return _new_filled(self, size, 0, dtype, device)
+
+
+def new_ones(self, size, dtype=None, layout=None, device=None, pin_memory=None):
+    return _new_filled(self, size, 1, dtype, device)
+
+
+def new_full(self, size, fill_value, dtype=None, layout=None, device=None, pin_memory=None):
+    """``full`` with ``self``'s dtype and device unless given: the value must fit the dtype, as ``full_like``."""
+    check_scalar_fits(fill_value, dtype or self._dtype)
+    value = convert(np_xp, np.asarray(fill_value), dtype or self._dtype)[()]  # C++'s cast: -1 is 255 in uint8
+    return _new_filled(self, size, value, dtype, device)
+
+
+def _new_filled(self, size, value, dtype, device):
+    """A contiguous ``size``-shaped tensor filled with ``value``, in ``self``'s dtype and on its device unless
+    given (``new_*`` take only the options from ``self``, never its shape or strides)."""
+    size = tuple(size)
+    bad = next((s for s in size if s < 0), None)
+    if bad is not None:  # check_size_nonnegative
+        raise RuntimeError(f"Trying to create tensor with negative dimension {bad}: {list(size)}")
+    dtype = dtype or self._dtype
+    device = normalize(device) if device is not None else self._device
+    target = backend(device)
+    data = target.xp.full(size, value, dtype=xp_dtype(target.xp, dtype), device=target.array_device(device.index))
     return new_tensor(data, dtype, device)
 
 

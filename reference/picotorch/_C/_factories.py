@@ -18,6 +18,7 @@ from ..c10 import scalar_type as st
 from ..c10.device import CPU
 from ..c10.device import device as Device
 from ..native import distributions
+from ..native.checks import check_size_nonnegative
 from ..native.device import backend, normalize, to_numpy
 from ..native.dispatcher import ops
 from ..native.helpers import check_scalar_fits, convert, is_reduced_float, np_xp, xp_dtype
@@ -54,11 +55,9 @@ def _is_int(value) -> bool:
 
 def _check_sizes(name: str, shape) -> None:
     """``zeros`` checks its sizes itself; every other factory goes through ``check_size_nonnegative``."""
-    for s in shape:
-        if s < 0 and name == "zeros":
-            raise RuntimeError(f"{name}: Dimension size must be non-negative.")
-        if s < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: [{', '.join(map(str, shape))}]")
+    if name == "zeros" and any(s < 0 for s in shape):
+        raise RuntimeError(f"{name}: Dimension size must be non-negative.")
+    check_size_nonnegative(shape)
 
 
 def _finish(data_np: np.ndarray, dtype, device, requires_grad: bool):

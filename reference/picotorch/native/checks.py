@@ -80,3 +80,10 @@ def infer_size(shape, numel_: int) -> tuple:
     if known == 0 or numel_ % known != 0:
         raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel_}")
     return shape[:infer_at] + (numel_ // known,) + shape[infer_at + 1:]
+
+
+def check_size_nonnegative(size) -> None:
+    """ATen's ``check_size_nonnegative``: every size of a new tensor is >= 0."""
+    bad = next((s for s in size if s < 0), None)
+    if bad is not None:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {bad}: {list(size)}")

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..c10 import scalar_type as st
 from ..c10.device import CPU
+from .checks import check_size_nonnegative
 from .device import backend, normalize, to_numpy
 from .helpers import check_scalar_fits, convert, is_reduced_float, shape_of, stored_scalar, wrap, xp_dtype, xp_of
 from .layout import infer_dense_strides, non_overlapping_and_dense
@@ -33,19 +34,27 @@ def ones_like(self, dtype=None, layout=None, device=None, pin_memory=None, memor
 
 def _filled_like(self, value, dtype, device):
     """A new tensor shaped like ``self``, filled with ``value``, on ``device`` (default: ``self``'s)."""
-    dtype = dtype or self._dtype
-    device = normalize(device) if device is not None else self._device
+    return _full(shape_of(self), value, dtype, device, self)
+
+
+def _full(size, value, dtype, device, like):
+    """A contiguous ``size`` tensor of ``value``, in ``like``'s dtype and on its device unless given."""
+    dtype = dtype or like._dtype
+    device = normalize(device) if device is not None else like._device
     target = backend(device)
-    data = target.xp.full(shape_of(self), value, dtype=xp_dtype(target.xp, dtype),
-                          device=target.array_device(device.index))
+    data = target.xp.full(size, value, dtype=xp_dtype(target.xp, dtype), device=target.array_device(device.index))
     return new_tensor(data, dtype, device)
+
+
+def _fill_value(fill_value, dtype):
+    """``fill_``'s value: it must fit the dtype, and is cast as C++ casts (-1 is 255 in uint8)."""
+    check_scalar_fits(fill_value, dtype)
+    return convert(np_xp, np.asarray(fill_value), dtype)[()]
 
 
 def full_like(self, fill_value, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
     """``empty_like`` + ``fill_``: the value must fit the dtype, which is ``self``'s unless given."""
-    check_scalar_fits(fill_value, dtype or self._dtype)
-    value = convert(np_xp, np.asarray(fill_value), dtype or self._dtype)[()]  # C++'s cast: -1 is 255 in uint8
-    return _preserving_layout(self, value, dtype, device, memory_format)
+    return _preserving_layout(self, _fill_value(fill_value, dtype or self._dtype), dtype, device, memory_format)
 
 
 def empty_like(self, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
@@ -107,23 +116,15 @@ def new_ones(self, size, dtype=None, layout=None, device=None, pin_memory=None):
 
 def new_full(self, size, fill_value, dtype=None, layout=None, device=None, pin_memory=None):
     """``full`` with ``self``'s dtype and device unless given: the value must fit the dtype, as ``full_like``."""
-    check_scalar_fits(fill_value, dtype or self._dtype)
-    value = convert(np_xp, np.asarray(fill_value), dtype or self._dtype)[()]  # C++'s cast: -1 is 255 in uint8
-    return _new_filled(self, size, value, dtype, device)
+    return _new_filled(self, size, _fill_value(fill_value, dtype or self._dtype), dtype, device)
 
 
 def _new_filled(self, size, value, dtype, device):
     """A contiguous ``size``-shaped tensor filled with ``value``, in ``self``'s dtype and on its device unless
     given (``new_*`` take only the options from ``self``, never its shape or strides)."""
     size = tuple(size)
-    bad = next((s for s in size if s < 0), None)
-    if bad is not None:  # check_size_nonnegative
-        raise RuntimeError(f"Trying to create tensor with negative dimension {bad}: {list(size)}")
-    dtype = dtype or self._dtype
-    device = normalize(device) if device is not None else self._device
-    target = backend(device)
-    data = target.xp.full(size, value, dtype=xp_dtype(target.xp, dtype), device=target.array_device(device.index))
-    return new_tensor(data, dtype, device)
+    check_size_nonnegative(size)
+    return _full(size, value, dtype, device, self)
 
 
 def clone(self, memory_format=None):

@@ -276,9 +276,7 @@ def repeat(self, repeats):
                            "tensor")
     padded = (1,) * (len(repeats) - len(shape)) + shape
     target = tuple(p * r for p, r in zip(padded, repeats))
-    if any(s < 0 for s in target):
-        bad = next(s for s in target if s < 0)
-        raise RuntimeError(f"Trying to create tensor with negative dimension {bad}: {list(target)}")
+    checks.check_size_nonnegative(target)
     xp = xp_of(self)
     # each dim p becomes (r, p): broadcast r copies in front of it, then fold the pair into one dim
     interleaved = tuple(x for p in padded for x in (1, p))

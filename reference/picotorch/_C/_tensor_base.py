@@ -20,7 +20,7 @@ from ..autograd import variable as autograd_meta
 from ..c10 import scalar_type as st
 from ..c10.device import device as Device
 from ..c10.scalar_type import is_differentiable_type
-from ..c10.size import Size
+from ..c10.size import Size, size_of_shape
 from ..native import checks
 from ..native.device import normalize, to_numpy
 from ..native.dispatcher import ops
@@ -63,13 +63,13 @@ class TensorBase(TensorImpl):
     def shape(self) -> Size:
         if _TORCH_FUNCTION.active and check_has_torch_function(self):
             return handle_torch_function_getter(self, "shape")
-        return Size(self._data.shape)
+        return size_of_shape(self._data.shape)
 
     def size(self, dim: int | None = None):
         if _TORCH_FUNCTION.active and check_has_torch_function(self):
             return _handle_method(self, TensorBase.size, () if dim is None else (dim,))
         if dim is None:
-            return Size(self._data.shape)
+            return size_of_shape(self._data.shape)
         return int(self._data.shape[checks.wrap_dim(dim, self._data.ndim, wrap_scalar=False)])
 
     def dim(self) -> int:
@@ -129,7 +129,7 @@ class TensorBase(TensorImpl):
         strides = getattr(self._data, "strides", None)
         if strides is None:
             strides = _contiguous_strides(self._data.shape, self._dtype.itemsize)
-        elements = tuple(s // self._dtype.itemsize for s in strides)
+        elements = tuple(map(self._dtype.itemsize.__rfloordiv__, strides))  # each stride // itemsize
         return elements if dim is None else elements[checks.wrap_dim(dim, self._data.ndim, wrap_scalar=False)]
 
     def is_contiguous(self, memory_format=None) -> bool:

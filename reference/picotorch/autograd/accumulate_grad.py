@@ -94,6 +94,8 @@ def accumulate_grad(variable, new_grad, num_expected_refs: int) -> None:
 
 
 def obeys_layout_contract(grad, variable) -> bool:
+    if _same_row_major_layout(grad._data, variable._data):
+        return True  # the usual case (a parameter and its gradient, both row-major), from NumPy's flags
     grad_strides, variable_strides = element_strides(grad._data), element_strides(variable._data)
     shape = grad._data.shape
     if grad_strides is None or variable_strides is None:
@@ -104,6 +106,14 @@ def obeys_layout_contract(grad, variable) -> bool:
         if (size != 1 and stride != wanted) or (size == 1 and stride == 0):
             return False
     return True
+
+
+def _same_row_major_layout(grad, variable) -> bool:
+    """Non-empty row-major NumPy arrays of one shape and itemsize with the same strides, none 0: what the
+    contract asks, answered without computing strides in elements."""
+    return (type(grad) is numpy.ndarray and type(variable) is numpy.ndarray and variable.size > 0
+            and variable.flags.c_contiguous and grad.shape == variable.shape and grad.itemsize == variable.itemsize
+            and grad.strides == variable.strides and 0 not in grad.strides)
 
 
 def clone_obey_contract(grad, variable):

@@ -29,6 +29,12 @@ class Size(tuple):
         return Size(tuple(self) + tuple(other))
 
 
+def size_of_shape(shape: tuple) -> Size:
+    """The ``Size`` of an array's shape, which holds Python ints already: no item needs checking (``sizes()``
+    on every ``x.shape``)."""
+    return tuple.__new__(Size, shape)
+
+
 def _as_size(position: int, value) -> int:
     """``THPSize_pynew``: every item must be an integer (anything with ``__index__``), never a float."""
     try:

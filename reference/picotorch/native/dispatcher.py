@@ -39,9 +39,11 @@ class _OpNamespace:
 
     def __getattr__(self, name: str):
         try:
-            return _OPS[name]
+            op = _OPS[name]
         except KeyError:
             raise AttributeError(f"'_OpNamespace' 'aten' object has no attribute '{name}'") from None
+        self.__dict__[name] = op  # the next ``ops.<name>`` is an attribute read, not a call of this method
+        return op
 
     def __dir__(self):
         return sorted(_OPS)
@@ -52,6 +54,7 @@ ops = _OpNamespace()
 
 def register_op(name: str, fn) -> None:
     _OPS[name] = fn
+    ops.__dict__.pop(name, None)
 
 
 def register_kernels(schema: str, kernels: dict[str, object], function, computes: bool = True) -> None:
@@ -280,7 +283,7 @@ def _param_table(params) -> tuple[dict, frozenset, int]:
 # they are; the exact-type test below proves that in a few comparisons, and the call goes straight to
 # the overload. Anything else (keywords, lists, None, NumPy scalars, bools for ints...) takes the full
 # path, which gives the same answer more slowly. In a small op, binding was a third of the cost.
-_SIMPLE_KINDS = ("Tensor", "int", "int?", "int[]", "int[]?", "Scalar", "any")
+_SIMPLE_KINDS = ("Tensor", "int", "int?", "int[]", "int[]?", "bool", "Scalar", "any")
 
 
 def simple_signature(params) -> tuple | None:
@@ -300,6 +303,34 @@ def simple_signature(params) -> tuple | None:
     return (fewest, tuple(kinds)) if kinds else None
 
 
+def _simple_overloads_by_count(candidates) -> dict:
+    """For each number of positional arguments, the overloads binding would try, in its order, as long as
+    each has a simple signature taking that many (``[(function, kinds), ...]``). An overload with fewer
+    positional parameters is left out: binding rejects it on the count alone (``sum(self, *, dtype)``
+    before ``sum.dim_IntList(self, dim, keepdim)``), and so is one with a required keyword (``div.out``):
+    these calls pass no keywords."""
+    by_count: dict = {}
+    closed = set()  # counts whose run of simple overloads has ended
+    for fn, params in candidates:
+        if any(not optional for _, _, optional in params[1]):
+            continue
+        simple = simple_signature(params)
+        for count in range(len(params[0]) + 1):
+            if count in closed:
+                continue
+            if simple is not None and simple[0] <= count <= len(simple[1]):
+                by_count.setdefault(count, []).append((fn, simple[1]))
+            else:
+                closed.add(count)
+    return by_count
+
+
+def _refuses_a_tensor(kinds: tuple, args) -> bool:
+    """Whether binding would refuse these arguments for sure: one given for a ``Tensor`` is no tensor
+    (``ops.div(grad, 4096)`` is ``div.Scalar``, not ``div.Tensor``)."""
+    return any(kind == "Tensor" and not isinstance(value, TensorImpl) for kind, value in zip(kinds, args))
+
+
 def bound_simply(kinds: tuple, args) -> tuple | None:
     """The values as the overload receives them when each is exactly what its parameter takes (an int
     list becomes a tuple, as binding makes it); None for anything else (a bool is no int here)."""
@@ -313,6 +344,9 @@ def bound_simply(kinds: tuple, args) -> tuple | None:
                 return None
         elif kind == "int" or kind == "int?":
             if type(value) is not int and not (value is None and kind == "int?"):
+                return None
+        elif kind == "bool":
+            if type(value) is not bool:
                 return None
         elif kind != "any":  # an int list
             if value is None and kind == "int[]?":
@@ -332,6 +366,7 @@ def overloaded(name: str, candidates):
     first, simple = candidates[0][0], simple_signature(candidates[0][1])
     fewest, kinds = simple or (1, ())
     takes_two_tensors = kinds[:2] == ("Tensor", "Tensor") and fewest <= 2
+    by_count = _simple_overloads_by_count(candidates)
 
     def call(*args, **kwargs):
         if takes_two_tensors and len(args) == 2 and not kwargs:
@@ -340,10 +375,13 @@ def overloaded(name: str, candidates):
             a, b = args
             if isinstance(a, TensorImpl) and isinstance(b, TensorImpl):
                 return first(a, b)
-        if not kwargs and fewest <= len(args) <= len(kinds):
-            values = bound_simply(kinds, args)
-            if values is not None:
-                return first(*values)  # NOTE [Binding without the dict]
+        if not kwargs:
+            for fn, simple_kinds in by_count.get(len(args), ()):
+                values = bound_simply(simple_kinds, args)
+                if values is not None:
+                    return fn(*values)  # NOTE [Binding without the dict]
+                if not _refuses_a_tensor(simple_kinds, args):
+                    break  # binding may still accept it (a NumPy scalar for an int...): the full path decides
         for fn, params in candidates:
             values = bind(params, args, kwargs)
             if values is not None:

@@ -71,6 +71,8 @@ def innermost_first(shape: tuple, operands: list[tuple]) -> list[int]:
 
 def follow_inputs(xp, result, inputs: list):
     """``result`` (an elementwise op's output) laid out in memory as PyTorch would allocate it."""
+    if type(result) is numpy.ndarray and _row_major_like_inputs(result, inputs):
+        return result  # the usual case, asked of NumPy's flags directly (no call per input)
     shape = tuple(result.shape)
     if len(shape) < 2 or getattr(result, "strides", None) is None:
         return result
@@ -82,6 +84,20 @@ def follow_inputs(xp, result, inputs: list):
         return result
     order = list(reversed(innermost_first(shape, operands)))  # slowest- to fastest-moving
     return _relaid(xp, result, order)
+
+
+def _row_major_like_inputs(result, inputs: list) -> bool:
+    """A row-major NumPy ``result`` whose inputs are numbers or row-major arrays of its shape (or one with
+    fewer than two dims): TensorIterator's fast set-up, nothing to re-lay."""
+    if result.ndim < 2:
+        return True
+    if not result.flags.c_contiguous:
+        return False
+    shape = result.shape
+    for a in inputs:
+        if a.ndim and (a.shape != shape or not a.flags.c_contiguous):
+            return False
+    return True
 
 
 def infer_dense_strides(shape: tuple, strides: tuple) -> tuple:

@@ -13,6 +13,8 @@ from __future__ import annotations
 import builtins  # this file defines a `slice` kernel; the built-in is builtins.slice
 import math
 
+import numpy as np
+
 from ..c10 import scalar_type as st
 from . import checks
 from .helpers import (
@@ -40,7 +42,8 @@ def t(self):
     ndim = self._data.ndim
     if ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {ndim}D")
-    return transpose(self, 0, 1) if ndim == 2 else view_of(self, self._data)
+    # a matrix's ``.T`` (every Array API namespace has it for 2-D) is one attribute read, not a transpose call
+    return view_of(self, self._data.T) if ndim == 2 else view_of(self, self._data)
 
 
 def transpose(self, dim0, dim1):
@@ -48,6 +51,8 @@ def transpose(self, dim0, dim1):
     d0, d1 = checks.wrap_dim(dim0, ndim), checks.wrap_dim(dim1, ndim)
     if ndim == 0:
         return view_of(self, self._data)
+    if type(self._data) is np.ndarray:
+        return view_of(self, self._data.swapaxes(d0, d1))  # NumPy's own method: no call through its Python layer
     axes = list(range(ndim))
     axes[d0], axes[d1] = axes[d1], axes[d0]
     return view_of(self, permute_dims(xp_of(self), self._data, tuple(axes)))
@@ -82,7 +87,7 @@ def _unsafe_view(self, size):
 
 
 def expand(self, size, implicit=False):
-    size = tuple(int(s) for s in size)
+    size = tuple(map(int, size))
     current = shape_of(self)
     if len(size) < len(current):
         raise RuntimeError(f"expand(torch.{self._dtype.c10_name}Tensor{{{list(current)}}}, size={list(size)}): "

@@ -161,7 +161,8 @@ class _Fifo:
 
 
 class _HeapQ:
-    """Python's ``heapq`` keyed by ``(-sequence_nr, arrival)``: it needs a total order, so ties go first-come."""
+    """Python's ``heapq`` keyed by ``(-sequence_nr, arrival)``, the usual recipe (a tie never compares nodes): ties go
+    first-come. Ties left as ties give libstdc++'s order (NOTE [heapq takes libstdc++'s steps] in ready_queue.py)."""
 
     def __init__(self) -> None:
         self.items: list = []

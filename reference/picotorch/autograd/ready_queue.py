@@ -6,9 +6,9 @@ gradient has arrived (``_pass_gradient`` in ``engine.py``); the engine always po
 highest ``sequence_nr``, the one whose forward op ran last (NOTE [Sequence Number] in ``graph.py``).
 
 ``ReadyQueue`` is the heap with libstdc++'s steps and a comparator of your choice (the course replays
-PyTorch's own nodes with it). Two queues build on it: ``SequenceNrReadyQueue``, the caller's own loop on the
+PyTorch's own nodes with it). Two queues give its order: ``SequenceNrReadyQueue``, the caller's own loop on the
 plain CPU path, where every task belongs to one ``GraphTask`` and none is empty, so comparing ``sequence_nr``
-alone gives the same order (kept beside each task and compared inline); and ``ThreadSafeReadyQueue``, the
+alone gives the same order (and ``heapq`` takes the same steps in C); and ``ThreadSafeReadyQueue``, the
 queue of a device's worker thread (and of the caller once threads are in play), with PyTorch's mutex,
 ``not_empty`` condition and whole comparator (empty tasks first, then the deeper reentrant backward, then
 ``sequence_nr``).
@@ -17,6 +17,7 @@ Simplification: no shutdown tasks; the worker threads are daemons that live as l
 
 from __future__ import annotations
 
+import heapq
 import threading
 from dataclasses import dataclass
 
@@ -123,53 +124,41 @@ class ReadyQueue:
         self._sift_up(hole, top, value)
 
 
-class SequenceNrReadyQueue(ReadyQueue):
+class SequenceNrReadyQueue:
     """The caller's queue on the plain CPU path: ``ReadyQueue`` with ``compare_node_sequence_nr``, the same
-    push and pop steps, but each task's ``sequence_nr`` kept beside it in ``keys`` and compared inline.
+    order, ties included, with the heap's steps done by Python's ``heapq`` (C) instead of Python loops.
 
-    A wide backward makes thousands of nodes ready at once (every output of a ``stack``), and a Python call
-    per comparison was most of the heap's cost. The steps, so the order of ties, are ``ReadyQueue``'s."""
+    A wide backward makes thousands of nodes ready at once (every output of a ``stack``): the heap's loops
+    were a tenth of its time. NOTE [heapq takes libstdc++'s steps] says why the order is the same.
+    """
 
     def __init__(self) -> None:
-        super().__init__(compare_node_sequence_nr)
-        self.keys: list[int] = []  # keys[i] is heap[i].fn's sequence_nr
+        self.heap: list[_Priority] = []  # heapq's min-heap of minus each task's sequence_nr
+
+    def __len__(self) -> int:
+        return len(self.heap)
 
     def push(self, task: NodeTask) -> None:
-        heap, keys = self.heap, self.keys
-        key = task.fn._sequence_nr_value
-        heap.append(task)
-        keys.append(key)
-        if len(heap) > 1:  # a lone task is the top already (a chain's backward: every push)
-            self._sift_up_key(len(heap) - 1, task, key)
+        priority = _Priority(-task.fn._sequence_nr_value)
+        priority.task = task
+        heapq.heappush(self.heap, priority)
 
     def pop(self) -> NodeTask:
-        heap, keys = self.heap, self.keys
-        top, last, last_key = heap[0], heap.pop(), keys.pop()
-        length = len(heap)
-        if length:
-            hole = child = 0
-            while child < (length - 1) // 2:  # __adjust_heap: the hole sinks along the child that goes first
-                child = 2 * (child + 1)
-                if keys[child] < keys[child - 1]:
-                    child -= 1
-                heap[hole], keys[hole] = heap[child], keys[child]
-                hole = child
-            if length % 2 == 0 and child == (length - 2) // 2:
-                child = 2 * (child + 1)
-                heap[hole], keys[hole] = heap[child - 1], keys[child - 1]
-                hole = child - 1
-            self._sift_up_key(hole, last, last_key)
-        return top
+        return heapq.heappop(self.heap).task
 
-    def _sift_up_key(self, hole: int, task: NodeTask, key: int) -> None:
-        heap, keys = self.heap, self.keys
-        while hole > 0:
-            parent = (hole - 1) // 2
-            if not keys[parent] < key:
-                break
-            heap[hole], keys[hole] = heap[parent], keys[parent]
-            hole = parent
-        heap[hole], keys[hole] = task, key
+
+class _Priority(int):
+    """Minus a task's ``sequence_nr``, carrying the task: compared as a plain int (in C), so equal numbers
+    are ties, as ``compare_node_sequence_nr`` makes them, and never fall back on comparing tasks."""
+
+
+# NOTE [heapq takes libstdc++'s steps]
+# With keys negated (a min-heap of -sequence_nr is a max-heap of sequence_nr), CPython's heapq makes the moves
+# libstdc++'s std::priority_queue makes, so the layout, and with it the order of ties, is the same:
+# - push: append, then move up while the new key beats its parent (ties stop it): ``__push_heap``;
+# - pop: take the top, put the last element in the hole at the root, sink the hole to a leaf along the child
+#   that goes first (the right one on a tie), then move the element up from there: ``__adjust_heap``.
+# tests/ch04_engine/test_ready_queue.py checks it against ``ReadyQueue`` on programs full of ties.
 
 
 class ThreadSafeReadyQueue(ReadyQueue):

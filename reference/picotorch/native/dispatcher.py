@@ -363,10 +363,9 @@ def bound_simply(kinds: tuple, args) -> tuple | None:
 
 def overloaded(name: str, candidates):
     """``ops.<name>``: the first overload whose parameters accept the arguments (C++ overloading)."""
-    first, simple = candidates[0][0], simple_signature(candidates[0][1])
-    fewest, kinds = simple or (1, ())
-    takes_two_tensors = kinds[:2] == ("Tensor", "Tensor") and fewest <= 2
     by_count = _simple_overloads_by_count(candidates)
+    first, kinds = (by_count.get(2) or [(None, ())])[0]  # what two positional arguments bind to first
+    takes_two_tensors = kinds[:2] == ("Tensor", "Tensor")
 
     def call(*args, **kwargs):
         if takes_two_tensors and len(args) == 2 and not kwargs:

@@ -65,6 +65,29 @@ def permute_dims(xp, a, axes: tuple):
     return np.transpose(a, axes) if xp is np_xp else xp.permute_dims(a, axes)
 
 
+def zero_where(xp, condition, data):
+    """``condition ? 0 : data``, bit for bit (a NaN or ``-0.`` in ``data`` is kept where ``condition`` is
+    false). NumPy: the data's bits ANDed with a mask of ones where ``condition`` is false, a third of
+    ``where``'s time on relu's arrays (``where`` broadcasts the zero); elsewhere ``where``."""
+    if type(condition) is np.ndarray and condition.shape == data.shape and data.dtype.itemsize in _SAME_WIDTH_INT \
+            and data.dtype.kind not in "bc":
+        bits = _SAME_WIDTH_INT[data.dtype.itemsize]
+        mask = np.subtract(condition, 1, dtype=bits)  # True -> 0, False -> -1 (every bit set)
+        return np.bitwise_and(data.view(bits), mask, out=mask).view(data.dtype)
+    return xp.where(condition, _zero_like(xp, data), data)
+
+
+_SAME_WIDTH_INT = {1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}
+
+
+def _zero_like(xp, data):
+    """A zero ``where`` can take beside ``data``: NumPy's own scalar of its dtype (no array of zeros to fill and
+    read), else a zero-dim array on its device."""
+    if xp is np_xp:
+        return data.dtype.type(0)
+    return xp.zeros((), dtype=data.dtype, device=data.device)
+
+
 def zeros_array(like, shape, dtype=None):
     """An array of zeros of ``shape`` on ``like``'s device, in ``dtype`` (default: ``like``'s)."""
     xp = xp_of(like)

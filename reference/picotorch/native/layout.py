@@ -83,6 +83,8 @@ def follow_inputs(xp, result, inputs: list):
     if not operands:
         return result
     order = list(reversed(innermost_first(shape, operands)))  # slowest- to fastest-moving
+    if order == sorted(order) and _is_c_contiguous(result):
+        return result  # row-major already, e.g. beside a broadcast input (whose stride-0 dims say nothing)
     return _relaid(xp, result, order)
 
 
@@ -120,8 +122,9 @@ def _relaid(xp, result, order: list[int]):
     inverse = [0] * len(order)
     for position, dim in enumerate(order):
         inverse[dim] = position
-    laid = _c_contiguous(xp.permute_dims(result, tuple(order)))
-    return xp.permute_dims(laid, tuple(inverse))
+    permute = numpy.transpose if type(result) is numpy.ndarray else xp.permute_dims  # NumPy's own: no wrapper
+    laid = _c_contiguous(permute(result, tuple(order)))
+    return permute(laid, tuple(inverse))
 
 
 def _c_contiguous(array):

@@ -28,7 +28,7 @@ from .helpers import (
     xp_of,
 )
 from .tensor_impl import new_tensor
-from .tensor_shape import expand
+from .tensor_shape import expand, expanded_shape
 
 
 def mm(self, mat2):
@@ -147,7 +147,7 @@ def _addmm_without_product(self, mat1, mat2, beta, xp):
 
 def _check_addmm_out_shape(self, out_shape) -> None:
     """``self`` is expanded to the product's shape first: ``expand``'s errors (the last dim that does not fit)."""
-    expand(self, out_shape)
+    expanded_shape(self, out_shape)  # the check alone: the view it would make is not used
 
 
 # NOTE [float16 and bfloat16 matrix products]

@@ -21,6 +21,7 @@ from .helpers import (
     float_dtype,
     in_float32,
     is_reduced_float,
+    np_xp,
     reduce_dims,
     row_major_copy,
     xp_dtype,
@@ -39,6 +40,9 @@ def sum_dim(self, dim, keepdim=False, dtype=None):
     axes = reduce_dims(self, dim)
     if is_reduced_float(out_dtype):  # accumulated in float32, rounded once (PyTorch's reduced-float sums)
         data = convert(xp, _sum_float32(xp, cast(self, out_dtype, xp), axes, keepdim), out_dtype)
+    elif xp is np_xp:  # np.sum is this call behind a Python wrapper (a third of a small sum's time)
+        return new_tensor(np.asarray(np.add.reduce(cast(self, out_dtype, xp), axis=axes, keepdims=keepdim,
+                                                   dtype=xp_dtype(xp, out_dtype))), out_dtype, self._device)
     else:
         data = xp.sum(cast(self, out_dtype, xp), axis=axes, keepdims=keepdim, dtype=xp_dtype(xp, out_dtype))
     return new_tensor(xp.asarray(data), out_dtype, self._device)
@@ -62,6 +66,8 @@ def mean_dim(self, dim, keepdim=False, dtype=None):
     out_dtype = _mean_dtype(self, dtype)
     xp = xp_of(self)
     axes = reduce_dims(self, dim)
+    if xp is np_xp and self._data.size and not is_reduced_float(out_dtype):
+        return new_tensor(_mean_numpy(cast(self, out_dtype, xp), axes, keepdim), out_dtype, self._device)
     with warnings.catch_warnings():  # NumPy warns on an empty mean; PyTorch quietly returns nan
         warnings.simplefilter("ignore", RuntimeWarning)
         if is_reduced_float(out_dtype):
@@ -70,6 +76,16 @@ def mean_dim(self, dim, keepdim=False, dtype=None):
         else:
             data = xp.mean(cast(self, out_dtype, xp), axis=axes, keepdims=keepdim)
     return new_tensor(xp.asarray(data), out_dtype, self._device)
+
+
+def _mean_numpy(data, axes, keepdim):
+    """ATen's CPU mean, ``sum(...).div_(count)``, for a non-empty NumPy array: the division in the array's own
+    dtype (``np.mean`` divides in float64 and rounds again: the same float32, as double rounding of a
+    quotient is harmless, but through a Python wrapper and a warnings context that cost half a small mean)."""
+    count = 1
+    for axis in axes:
+        count *= data.shape[axis]
+    return np.asarray(np.true_divide(np.add.reduce(data, axis=axes, keepdims=keepdim), count))
 
 
 def _mean_float32(xp, data, axes, keepdim):

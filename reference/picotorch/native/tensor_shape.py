@@ -87,6 +87,12 @@ def _unsafe_view(self, size):
 
 
 def expand(self, size, implicit=False):
+    target = expanded_shape(self, size)
+    return view_of(self, xp_of(self).broadcast_to(self._data, target))
+
+
+def expanded_shape(self, size) -> tuple:
+    """The shape ``self.expand(size)`` has, or ``expand``'s error (what ``addmm`` checks its bias with)."""
     size = tuple(map(int, size))
     current = shape_of(self)
     if len(size) < len(current):
@@ -94,8 +100,7 @@ def expand(self, size, implicit=False):
                            "the number of sizes provided "
                            f"({len(size)}) must be greater or equal to the number of dimensions in the "
                            f"tensor ({len(current)})")
-    target = _expanded_shape(current, size)
-    return view_of(self, xp_of(self).broadcast_to(self._data, target))
+    return _expanded_shape(current, size)
 
 
 def _expanded_shape(current, size):

@@ -43,8 +43,9 @@ def _check_against_torch(shape_a, shape_b, op="matmul", grad_a=True, grad_b=True
     assert p_graph == t_graph
     for ours, theirs in ((p_ga, t_ga), (p_gb, t_gb)):
         assert (ours is None) == (theirs is None)
-        if ours is not None:
-            np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-12)
+        if ours is not None:  # atol: a gradient summed over a broadcast batch may cancel to ~1e-4, where the
+            # two libraries' sums (in either order) differ in the last bit of the terms, ~1e-16 (seen once in 7000 runs)
+            np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-12, atol=1e-14)
 
 
 @pytest.mark.parametrize("shape_a, shape_b", [

@@ -331,7 +331,7 @@ def _pass_gradient(task: GraphTask, edge: Edge, grad, queue: ReadyQueue) -> None
     if buffer is None:
         if task.exec_info and not task.should_execute(fn):  # exec_info is empty for backward(): skip the call
             return
-        buffer = InputBuffer(fn.num_inputs)
+        buffer = InputBuffer(len(fn.input_metadata))  # fn.num_inputs, without the property's call on every node
         buffer.buffer[edge.input_nr] = grad  # buffer.add into an empty slot, inlined: every node's first gradient
     else:
         buffer.add(edge.input_nr, grad)
@@ -536,8 +536,11 @@ def compute_dependencies(root: Node, task: GraphTask, min_topo_nr: int) -> None:
     deps = task.dependencies
     while queue:
         fn = queue.pop()
-        if fn.topological_nr < min_topo_nr:
-            continue
+        if min_topo_nr:
+            if fn.topological_nr < min_topo_nr:
+                continue
+        else:  # backward(): no node is pruned; the property's one effect kept, without its call on every node
+            fn._has_parent = True
         for edge in fn.next_edges:
             nxt = edge.function
             if nxt is None:

@@ -176,12 +176,31 @@ def numpy_mlp_step(batch: int, sizes: tuple[int, ...]):
 
 
 def bench_mlp(repeats: int) -> None:
-    for batch, sizes in ((64, (512, 512, 512)), (64, (32, 64, 1))):
+    """A step is milliseconds or less: many runs, in blocks that take turns (each block warms up first, so
+    every step finds its own weights in cache as in a training loop), so a change of the machine's load
+    while the case runs reaches all three medians alike: each ratio is of one moment."""
+    for batch, sizes, blocks in ((64, (512, 512, 512), 4 * repeats), (64, (32, 64, 1), 20 * repeats)):
         name = f"MLP step {batch}x{sizes[0]}-{sizes[1]}-{sizes[2]}"
-        ours = median_seconds(mlp_step(picotorch, batch, sizes), repeats)
-        theirs = median_seconds(mlp_step(torch, batch, sizes), repeats) if torch else None
-        numpy_time = median_seconds(numpy_mlp_step(batch, sizes), repeats)
-        _line(name, ours, theirs, other=("numpy", numpy_time))
+        steps = [mlp_step(picotorch, batch, sizes), numpy_mlp_step(batch, sizes)]
+        if torch:
+            steps.append(mlp_step(torch, batch, sizes))
+        medians = medians_in_turns(steps, blocks)
+        _line(name, medians[0], medians[2] if torch else None, other=("numpy", medians[1]))
+
+
+def medians_in_turns(steps, blocks: int, block: int = 20, warm_up: int = 3) -> list[float]:
+    """The median time of each step over ``blocks`` rounds; a round runs each step ``warm_up`` times untimed,
+    then ``block`` times timed, in turn."""
+    times = [[] for _ in steps]
+    for _ in range(blocks):
+        for step, kept in zip(steps, times):
+            for _ in range(warm_up):
+                step()
+            for _ in range(block):
+                start = time.perf_counter()
+                step()
+                kept.append(time.perf_counter() - start)
+    return [statistics.median(kept) for kept in times]
 
 
 # ----------------------------------------------------------------------------- main
@@ -205,7 +224,7 @@ def main(argv=None) -> None:
     if "wide" in cases:
         bench_wide(repeats)
     if "mlp" in cases:
-        bench_mlp(repeats * 3)
+        bench_mlp(repeats)
 
 
 if __name__ == "__main__":

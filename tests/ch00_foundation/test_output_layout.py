@@ -36,3 +36,44 @@ def test_output_layout_matches(op):
         if ours != theirs:
             mismatches.append((first, second, ours, theirs))
     assert mismatches == []
+
+
+EXPAND_SOURCES = ["T.ones(())", "T.ones(1)", "T.ones(3)", "T.ones(3, 1)", "T.ones(1, 3)", "T.ones(2, 1, 3)",
+                  "T.ones(1, 1)", "T.ones(3, 2).t()", "T.ones(4, 6)[:, ::2][:1]", "T.ones(2, 3, 1).transpose(0, 2)"]
+EXPAND_TARGETS = [(1,), (3,), (1, 1), (3, 1), (1, 3), (2, 3), (2, 3, 1), (2, 1, 3), (5, 2, 4, 3), (1, 1, 1),
+                  (4, 3, 3), (1, 2, 1, 3), (-1, 3), (2, -1, -1), (1, 2, 3), (3, 2), (2, 3, 2), (1, 3, 1, 1)]
+
+
+def _expanded(T, source, target):
+    try:
+        e = eval(source, {"T": T}).expand(*target)
+    except RuntimeError as error:
+        return str(error)
+    return tuple(e.shape), e.stride(), e.is_contiguous(), e.contiguous().stride()
+
+
+def test_expand_strides_match():
+    """``inferExpandGeometry``: a kept dimension keeps its stride (a size-1 one too), a grown one gets 0, a new
+    leading size-1 dimension the stride a contiguous one would have; a zero-dim tensor expands with all zeros."""
+    mismatches = []
+    for source, target in itertools.product(EXPAND_SOURCES, EXPAND_TARGETS):
+        ours, theirs = _expanded(picotorch, source, target), _expanded(torch, source, target)
+        if ours != theirs:
+            mismatches.append((source, target, ours, theirs))
+    assert mismatches == []
+
+
+@pytest.mark.parametrize("program", [
+    "x = T.ones(3, 3); x.expand_as(x).add_(1); out = x",          # Horovod's p.expand_as(p), written to
+    "x = T.ones(3); x.expand(1, 3).mul_(2); out = x",             # a new size-1 dim: no overlap, writable
+    "x = T.ones(3, 1); x.expand(3, 1).sub_(1); out = x",
+    "x = T.arange(6.).view(2, 3); y = x.expand(1, 2, 3); y[0, 1, 2] = 9; out = x",
+])
+def test_an_expand_that_overlaps_nothing_writes_through_to_its_base(program):
+    """Writing into an expanded view that repeats no element is allowed and changes the base, as in PyTorch."""
+    results = []
+    for T in (picotorch, torch):
+        scope = {"T": T}
+        exec(program, scope)
+        results.append(scope["out"].tolist())
+    assert results[0] == results[1]

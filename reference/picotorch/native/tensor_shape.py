@@ -88,13 +88,46 @@ def _unsafe_view(self, size):
 
 def expand(self, size, implicit=False):
     target = expanded_shape(self, size)
-    return view_of(self, xp_of(self).broadcast_to(self._data, target))
+    data = self._data
+    if type(data) is np.ndarray:
+        return view_of(self, _expanded_view(data, target))
+    return view_of(self, xp_of(self).broadcast_to(data, target))
+
+
+# NOTE [expand's strides]
+# ``inferExpandGeometry`` keeps a dimension's stride unless it grows from 1 (then 0); a new leading dimension of
+# size 1 gets the stride a contiguous one would have (the next dim's size times its stride), a larger one 0.
+# NumPy's ``broadcast_to`` zeroes every size-1 dimension it touches and makes the view read-only, so
+# ``ones(3, 1).expand(3, 1).stride()`` would be (1, 0) where PyTorch says (1, 1), and ``x.expand_as(x).add_(1)``
+# would fail. A zero-dim tensor expands with every stride 0. The view is built at PyTorch's strides; it is
+# read-only only when it overlaps itself (a stride of 0 over more than one element), where writing is an error
+# in PyTorch too.
+def _expanded_view(data, target):
+    strides = data.strides
+    offset = len(target) - data.ndim
+    out = [0] * len(target)  # a zero-dim tensor's expansion keeps these zeros everywhere, as in PyTorch
+    for i in reversed(range(len(target)) if data.ndim else ()):
+        if i >= offset:
+            out[i] = strides[i - offset] if data.shape[i - offset] == target[i] else 0
+        elif target[i] == 1:
+            out[i] = target[i + 1] * out[i + 1]
+    overlaps = any(stride == 0 and n > 1 for stride, n in zip(out, target))
+    if not data.flags.c_contiguous:
+        return np.lib.stride_tricks.as_strided(data, target, out, writeable=data.flags.writeable and not overlaps)
+    view = np.ndarray(target, data.dtype, data, 0, out)  # on the array's own buffer: a tenth of as_strided's time
+    if overlaps:
+        view.flags.writeable = False
+    return view
 
 
 def expanded_shape(self, size) -> tuple:
     """The shape ``self.expand(size)`` has, or ``expand``'s error (what ``addmm`` checks its bias with)."""
     size = tuple(map(int, size))
     current = shape_of(self)
+    if not current and any(s < 0 for s in size) and 0 not in size:
+        # a zero-dim tensor takes the sizes as they are (inferExpandGeometry returns early); a negative one
+        # then fails the element count (with a 0 among them PyTorch even makes the tensor: not modelled)
+        raise RuntimeError("numel: integer multiplication overflow")
     if len(size) < len(current):
         raise RuntimeError(f"expand(torch.{self._dtype.c10_name}Tensor{{{list(current)}}}, size={list(size)}): "
                            "the number of sizes provided "

@@ -176,3 +176,23 @@ def test_matmul_folded_through_the_transpose_is_contiguous():
 ])
 def test_bad_input_raises_torch_errors(program):
     assert_same(program)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("layout", ["row-major", "transposed", "strided"])
+def test_an_outer_product_through_mm_and_addmm_is_torchs_bit_for_bit(dtype, layout):
+    """k = 1 (a Linear's backward to a single output): each element is one product, exact in any library, so
+    ``mm`` and ``addmm`` (one rounding of bias + product) must give torch's very bits, whatever the layout."""
+    rng = np.random.default_rng(7)
+    column, row, bias = rng.standard_normal((6, 1)), rng.standard_normal((1, 5)), rng.standard_normal(5)
+    results = []
+    for T in (picotorch, torch):
+        a, b = T.tensor(column, dtype=getattr(T, dtype)), T.tensor(row, dtype=getattr(T, dtype))
+        if layout == "transposed":
+            a, b = T.tensor(column.T, dtype=getattr(T, dtype)).t(), T.tensor(row.T, dtype=getattr(T, dtype)).t()
+        elif layout == "strided":
+            a = T.tensor(np.repeat(column, 2, axis=0), dtype=getattr(T, dtype))[::2]
+        c = T.tensor(bias, dtype=getattr(T, dtype))
+        results.append([T.mm(a, b).numpy().tobytes(), T.addmm(c, a, b).numpy().tobytes(),
+                        (a @ b).numpy().tobytes()])
+    assert results[0] == results[1]

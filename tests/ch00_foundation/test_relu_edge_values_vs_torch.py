@@ -31,28 +31,31 @@ def test_relu_of_integers_matches():
 
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
 @pytest.mark.parametrize("transposed", [False, True])
-def test_relu_backward_passes_every_incoming_gradient_bit_for_bit_or_zero(dtype, transposed):
+@pytest.mark.parametrize("repeats", [1, 5])  # 49 and 1225 elements: both of zero_where's paths
+def test_relu_backward_passes_every_incoming_gradient_bit_for_bit_or_zero(dtype, transposed, repeats):
     """``threshold_backward`` on every pair of an edge value of relu's output and an edge value of the incoming
     gradient: a NaN, an infinity or a ``-0.`` of the gradient passes unchanged where the output is not <= 0, and
     every gradient becomes ``+0.`` where it is (never ``0 * g``, which would be NaN or ``-0.``); with a
     transposed input too, whose gradient keeps its layout."""
     def prog(T):
-        n = len(EDGE)
-        x = T.tensor([[v] * n for v in EDGE], dtype=getattr(T, dtype))
+        edge = EDGE * repeats
+        n = len(edge)
+        x = T.tensor([[v] * n for v in edge], dtype=getattr(T, dtype))
         x = (x.t() if transposed else x).detach().requires_grad_()
         y = T.relu(x)
-        gradient = T.tensor([EDGE] * n, dtype=getattr(T, dtype))
+        gradient = T.tensor([edge] * n, dtype=getattr(T, dtype))
         y.backward(gradient.t() if transposed else gradient)
         return y, x.grad, 1 / x.grad, x.grad.stride()
     assert_same(prog)
 
 
 @pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "int32", "int64", "float16", "float64"])
-def test_relu_in_place_keeps_negative_zero_and_integers(dtype):
+@pytest.mark.parametrize("repeats", [1, 200])
+def test_relu_in_place_keeps_negative_zero_and_integers(dtype, repeats):
     """``relu_`` in place: the same values as ``relu``, in the input itself."""
     def prog(T):
         values = [0, 3, 255, 1] if dtype == "uint8" else ([-3, 0, 5, -1, 7] if dtype.startswith("int") else EDGE)
-        x = T.tensor(values, dtype=getattr(T, dtype))
+        x = T.tensor(values * repeats, dtype=getattr(T, dtype))
         y = x.relu_()
         return x, 1 / x if dtype.startswith("float") else x, y is x
     assert_same(prog)

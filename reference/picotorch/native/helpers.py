@@ -75,9 +75,10 @@ def permute_dims(xp, a, axes: tuple):
 def zero_where(xp, condition, data):
     """``condition ? 0 : data``, bit for bit (a NaN or ``-0.`` in ``data`` is kept where ``condition`` is
     false). NumPy: the data's bits ANDed with a mask of ones where ``condition`` is false, a third of
-    ``where``'s time on relu's arrays (``where`` broadcasts the zero); elsewhere ``where``."""
-    if type(condition) is np.ndarray and condition.shape == data.shape and data.dtype.itemsize in _SAME_WIDTH_INT \
-            and data.dtype.kind not in "bc":
+    ``where``'s time on relu's arrays (``where`` broadcasts the zero); elsewhere, and for arrays too small for
+    the two extra calls to pay (under 512 elements), ``where``."""
+    if type(condition) is np.ndarray and condition.size >= 512 and condition.shape == data.shape \
+            and data.dtype.itemsize in _SAME_WIDTH_INT and data.dtype.kind not in "bc":
         bits = _SAME_WIDTH_INT[data.dtype.itemsize]
         mask = np.subtract(condition, 1, dtype=bits)  # True -> 0, False -> -1 (every bit set)
         return np.bitwise_and(data.view(bits), mask, out=mask).view(data.dtype)

@@ -102,6 +102,7 @@ PROGRAMS = {
     "add with one tensor": lambda T: T.add(x(T)),
     "remainder function with two numbers": lambda T: T.remainder(2, 3),
     "sort function with a str (out= of two tensors)": lambda T: T.sort(x(T), "a"),
+    "a number for a dtype": lambda T: x(T).softmax(0, -1),  # ScalarType parameters are checked when binding
 }
 
 # Programs whose messages differ, and why: picotorch's YAML has fewer overloads than PyTorch's.
@@ -117,8 +118,6 @@ DIFFERENT = {
                                        "binding takes one int for any int[] (PyTorch only for int[N])"),
     "None for a dim with the default []": (lambda T: x(T).amax(None, True),
                                            "binding does not know that a [] default also allows None"),
-    "a number for a dtype": (lambda T: x(T).softmax(0, -1),
-                             "dtype, str and float parameters are not type-checked when binding"),
     "copy_'s parameter name": (lambda T: x(T).copy_(), "PyTorch's hand-written copy_ calls it other, the YAML src"),
     "masked_fill with a str": (lambda T: x(T).masked_fill(x(T) > 0, "a"), "masked_fill.Scalar only"),
     "addmm too many": (lambda T: T.addmm(x(T)), "no addmm.dtype (out_dtype) overload"),

@@ -23,7 +23,7 @@ from ..native.device import backend, normalize, to_numpy
 from ..native.dispatcher import ops
 from ..native.helpers import check_scalar_fits, convert, is_reduced_float, np_xp, xp_dtype
 from ..native.tensor_impl import TensorImpl, new_tensor
-from .invalid_arguments import format_invalid_args
+from .invalid_arguments import format_invalid_args, tp_name
 from .python_arg_parser import check_requires_grad
 
 
@@ -60,6 +60,19 @@ def _check_sizes(name: str, shape) -> None:
     check_size_nonnegative(shape)
 
 
+def _dtype_argument(name: str, value, invalid_combination=None):
+    """A factory's ``dtype``: None, a dtype, or Python's ``float``/``int``/``bool`` (float64, int64, bool); anything
+    else is the argument parser's TypeError (``invalid_combination``: the message of a factory that has several
+    signatures, which PyTorch prints instead)."""
+    if value is None:
+        return None
+    found = st.as_dtype(value)
+    if found is None:
+        raise TypeError(invalid_combination() if invalid_combination is not None else
+                        f"{name}(): argument 'dtype' must be torch.dtype, not {tp_name(value)}")
+    return found
+
+
 def _finish(data_np: np.ndarray, dtype, device, requires_grad: bool):
     if requires_grad:
         check_requires_grad(dtype)
@@ -74,6 +87,7 @@ def _finish(data_np: np.ndarray, dtype, device, requires_grad: bool):
 
 
 def _filled(name, size, value, dtype, device, requires_grad):
+    dtype = _dtype_argument(name, dtype)
     shape = _sizes(name, size)
     _check_sizes(name, shape)
     dtype = dtype or st.get_default_dtype()
@@ -115,7 +129,7 @@ def full(*args, **kwargs):
     size, fill_value, options = _bind_full(args, kwargs)
     if not isinstance(size, (list, tuple)):  # one sequence of ints: full's size has no ``*size`` form
         raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}")
-    dtype = options.get("dtype")
+    dtype = _dtype_argument("full", options.get("dtype"))
     if dtype is None:
         dtype = st.scalar_dtype(fill_value)
     if not (math.prod(size) == 1 and is_reduced_float(dtype)):  # full is empty + fill_: one CPU element of
@@ -169,10 +183,13 @@ def randn(*size, **options):
 
 
 def _random(name, size, options, draw):
+    given = size
     size = _random_size(name, size, options)
+    dtype = _dtype_argument(name, options.get("dtype"),
+                            lambda: format_invalid_args(given, options, f"{name}()", _RANDOM_SIGNATURES))
     shape = _sizes(name, size)
     _check_sizes(name, shape)
-    dtype = options.get("dtype") or st.get_default_dtype()
+    dtype = dtype or st.get_default_dtype()
     _check_float(name, dtype)
     values = draw(distributions.default_generator(), shape)
     return _finish(_host_convert(values, dtype), dtype, options.get("device"), options.get("requires_grad", False))
@@ -182,9 +199,11 @@ def randint(*args, **options):
     """``randint(high, size)`` / ``randint(low, high, size)``: integers drawn uniformly from ``[low, high)``, int64
     unless ``dtype`` says otherwise (``random_(from, to)`` on an empty tensor, with its checks and texts)."""
     low, high, size = _bind_randint(args, options)
+    dtype = _dtype_argument("randint", options.get("dtype"),
+                            lambda: format_invalid_args(args, options, "randint()", _RANDINT_SIGNATURES))
     shape = _sizes("randint", (size,))
     _check_sizes("randint", shape)
-    dtype = options.get("dtype") or st.int64
+    dtype = dtype or st.int64
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     _check_randint_range(low, high - 1, dtype)
@@ -278,6 +297,8 @@ def _check_float(name: str, dtype) -> None:
 
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False, out=None, layout=None,
            pin_memory=False):
+    dtype = _dtype_argument("arange", dtype, lambda: _invalid_range_call(
+        "arange", (start, end, step), dtype, _ARANGE_SIGNATURES))
     if end is None:
         start, end = 0, start
     values = (start, end, step)
@@ -290,8 +311,28 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     if dtype is None:
         is_float = any(isinstance(v, float) or (hasattr(v, "_dtype") and v._dtype.is_floating_point) for v in values)
         dtype = st.get_default_dtype() if is_float else st.int64
+    if dtype is st.bool_:
+        raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
     data = _host_convert(np.arange(_num(start), _num(end), _num(step)), dtype)
     return _finish(data, dtype, device, requires_grad)
+
+
+_ARANGE_SIGNATURES = [
+    "(Number end, *, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device device = "
+    "None, bool pin_memory = False, bool requires_grad = False)",
+    "(Number start, Number end, *, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, "
+    "bool pin_memory = False, bool requires_grad = False)",
+    "(Number start, Number end, Number step = 1, *, Tensor out = None, torch.dtype dtype = None, torch.layout layout "
+    "= None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)"]
+
+
+def _invalid_range_call(name, values, dtype, signatures) -> str:
+    """The invalid-combination message of ``arange`` / ``linspace`` given a bad ``dtype``: the positional values as
+    they were most likely passed (arange's missing ``end`` and default ``step`` left out), then ``dtype``."""
+    if name == "arange":
+        start, end, step = values
+        values = (start,) if end is None else (start, end) if step == 1 else (start, end, step)
+    return format_invalid_args(tuple(values), {"dtype": dtype}, f"{name}()", signatures)
 
 
 def _num(v):
@@ -308,6 +349,8 @@ def _num(v):
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, out=None, layout=None,
              pin_memory=False):
+    dtype = _dtype_argument("linspace", dtype, lambda: _invalid_range_call(
+        "linspace", (start, end, steps), dtype, _LINSPACE_SIGNATURES))
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     dtype = dtype or st.get_default_dtype()
@@ -318,6 +361,12 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False,
         _check_float_fits(value, dtype)
         _check_int_fits(value, dtype)
     return _finish(_linspace_values(start, end, steps, dtype), dtype, device, requires_grad)
+
+
+_LINSPACE_SIGNATURES = [
+    f"({start} start, {end} end, int steps, *, Tensor out = None, torch.dtype dtype = None, torch.layout layout = "
+    "None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)"
+    for start, end in (("Tensor", "Tensor"), ("Number", "Tensor"), ("Tensor", "Number"), ("Number", "Number"))]
 
 
 def _linspace_values(start, end, steps, dtype) -> np.ndarray:
@@ -489,6 +538,7 @@ _COPY_CONSTRUCT_WARNING = ("To copy construct from a tensor, it is recommended t
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    dtype = _dtype_argument("tensor", dtype)
     if isinstance(data, TensorImpl):  # ``internal_new_from_data`` in tensor_new.cpp
         warnings.warn(_COPY_CONSTRUCT_WARNING.format("torch.tensor"), UserWarning, stacklevel=3)
     return _from_data(data, dtype, device, requires_grad)

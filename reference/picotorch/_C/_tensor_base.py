@@ -34,6 +34,7 @@ from ._torch_function import (
     handle_torch_function_getter,
     handle_torch_function_setter,
 )
+from .invalid_arguments import format_invalid_args
 
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute won't be "
@@ -473,18 +474,42 @@ def _sizes(t) -> str:
 
 
 def _parse_to(args, kwargs):
-    """``to(dtype)``, ``to(device, dtype=None)``, ``to(other)`` and keywords, as ``parse_to_conversion``."""
+    """``to(device=None, dtype=None, ...)``, ``to(dtype, ...)``, ``to(other, ...)`` (the first argument decides which),
+    then ``non_blocking`` and ``copy`` as bools, as ``parse_to_conversion``; a dtype may be Python's ``float``/
+    ``int``/``bool`` (float64, int64, bool); anything else gets the argument parser's message."""
+    def invalid():
+        return TypeError(format_invalid_args(args, kwargs, "to()", _TO_SIGNATURES))
+
     dtype, device = kwargs.get("dtype"), kwargs.get("device")
     copy = kwargs.get("copy", False)
-    for a in args:
-        if isinstance(a, st.dtype):
-            dtype = a
-        elif isinstance(a, (str, Device, int)) and not isinstance(a, bool):
-            device = a
-        elif isinstance(a, TensorImpl):
-            dtype, device = a._dtype, a._device
-        elif isinstance(a, bool):
-            continue
+    if dtype is not None and st.as_dtype(dtype) is None:
+        raise invalid()
+    dtype = st.as_dtype(dtype) if dtype is not None else None
+    rest = list(args)
+    if rest and not isinstance(rest[0], bool):
+        first = rest.pop(0)
+        if isinstance(first, TensorImpl):
+            dtype, device = first._dtype, first._device
+        elif st.as_dtype(first) is not None:
+            dtype = st.as_dtype(first)
+        elif first is None or isinstance(first, (str, Device, int)):
+            device = first
+            if rest and not isinstance(rest[0], bool):  # to(device, dtype, ...): the second must be a dtype
+                second = rest.pop(0)
+                if second is not None and st.as_dtype(second) is None:
+                    raise invalid()
+                dtype = st.as_dtype(second) if second is not None else dtype
         else:
-            raise TypeError(f"to() received an invalid combination of arguments - got ({type(a).__name__}, )")
+            raise invalid()
+    if len(rest) > 2 or any(not isinstance(a, bool) for a in rest):  # non_blocking, copy
+        raise invalid()
+    if len(rest) == 2:
+        copy = rest[1]
     return dtype, (normalize(device) if device is not None else None), copy
+
+
+_TO_SIGNATURES = [
+    "(torch.device device = None, torch.dtype dtype = None, bool non_blocking = False, bool copy = False, *, "
+    "torch.memory_format memory_format = None)",
+    "(torch.dtype dtype, bool non_blocking = False, bool copy = False, *, torch.memory_format memory_format = None)",
+    "(Tensor tensor, bool non_blocking = False, bool copy = False, *, torch.memory_format memory_format = None)"]

@@ -158,6 +158,20 @@ def promote_types(a: dtype, b: dtype) -> dtype:
     return a if a._rank > b._rank else b
 
 
+# Python's own number types stand for a dtype wherever one is asked (``dtype=float`` is float64), as the
+# argument parser's ``scalartype`` reads them. (``complex`` would be complex128, which picotorch lacks.)
+_PYTHON_TYPE_DTYPES = {float: float64, int: int64, bool: bool_}
+
+
+def as_dtype(value) -> dtype | None:
+    """``value`` as a dtype: itself, or the dtype Python's ``float``/``int``/``bool`` stand for; else None."""
+    if isinstance(value, dtype):
+        return value
+    if type(value) is type:
+        return _PYTHON_TYPE_DTYPES.get(value)
+    return None
+
+
 def scalar_dtype(value) -> dtype:
     """The dtype a Python number would get as a tensor."""
     if isinstance(value, bool):

@@ -25,6 +25,8 @@ except ImportError:
     _ufunc_config = None
 
 from ..c10.dispatch_key import DispatchKey, backend_key_name
+from ..c10.scalar_type import as_dtype
+from ..c10.scalar_type import dtype as DType
 from .operator_entry import OperatorEntry, register_fallthrough
 from .tensor_impl import TensorImpl
 
@@ -203,6 +205,8 @@ def accepts(kind: str, value, numbers_as_tensors: bool = False) -> bool:
         return _is_int(value)
     if base == "bool":  # a Python bool only: no int, no string, no NumPy bool (python_arg_parser.cpp's PyBool_Check)
         return isinstance(value, bool)
+    if base == "ScalarType":  # a torch.dtype, or float / int / bool (what the binding turns into one)
+        return as_dtype(value) is not None
     if base == "int[]":  # after the first, an element may be a bool (PyTorch's unpacking takes it)
         return _is_int(value) or (isinstance(value, (list, tuple)) and all(
             _is_int(v) or (i and isinstance(v, bool)) for i, v in enumerate(value)))
@@ -223,6 +227,8 @@ def _normalize(kind: str, value):
         return tuple(int(v) for v in value)
     if kind.startswith("int") and isinstance(value, (TensorImpl, np.integer)):
         return int(value.item())
+    if kind.startswith("ScalarType") and value is not None:
+        return as_dtype(value)  # ``dtype=float`` is float64
     return value
 
 
@@ -283,7 +289,7 @@ def _param_table(params) -> tuple[dict, frozenset, int]:
 # they are; the exact-type test below proves that in a few comparisons, and the call goes straight to
 # the overload. Anything else (keywords, lists, None, NumPy scalars, bools for ints...) takes the full
 # path, which gives the same answer more slowly. In a small op, binding was a third of the cost.
-_SIMPLE_KINDS = ("Tensor", "int", "int?", "int[]", "int[]?", "bool", "Scalar", "any")
+_SIMPLE_KINDS = ("Tensor", "int", "int?", "int[]", "int[]?", "bool", "Scalar", "ScalarType", "ScalarType?", "any")
 
 
 def simple_signature(params) -> tuple | None:
@@ -348,6 +354,9 @@ def bound_simply(kinds: tuple, args) -> tuple | None:
         elif kind == "bool":
             if type(value) is not bool:
                 return None
+        elif kind == "ScalarType" or kind == "ScalarType?":
+            if not isinstance(value, DType) and not (value is None and kind == "ScalarType?"):
+                return None  # (float for float64 takes the full path, which turns it into the dtype)
         elif kind != "any":  # an int list
             if value is None and kind == "int[]?":
                 continue

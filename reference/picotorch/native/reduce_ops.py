@@ -101,7 +101,8 @@ def _mean_float32(xp, data, axes, keepdim):
 def _mean_dtype(self, dtype, name="mean"):
     out = dtype or self._dtype
     if not out.is_floating_point:
-        raise RuntimeError(f"{name}(): could not infer output dtype. Input dtype must be either a floating "
+        which = "Input" if dtype is None else "Optional"  # the dtype that was asked for is the one named
+        raise RuntimeError(f"{name}(): could not infer output dtype. {which} dtype must be either a floating "
                            f"point or complex dtype. Got: {out.c10_name}")
     return out
 

@@ -92,6 +92,8 @@ def argument_kind(a: Argument) -> str:
         return "int?" if t.optional else "int"
     if t.base == "bool" and not t.is_list:
         return "bool?" if t.optional else "bool"
+    if t.base == "ScalarType" and not t.is_list:
+        return "ScalarType?" if t.optional else "ScalarType"
     return "any"
 
 

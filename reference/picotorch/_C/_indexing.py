@@ -13,7 +13,7 @@ from __future__ import annotations
 from ..autograd import variable as autograd_meta
 from ..autograd.copy_slices import SetItemSlices
 from ..autograd.grad_mode import is_grad_enabled, no_grad
-from ..native.dispatcher import ops
+from ..native.dispatcher import OVERLAP_MESSAGE, READ_ONLY, ops
 from ..native.helpers import as_operand, check_scalar_fits, const, is_reduced_float, wrap, xp_of
 from ..native.tensor_impl import TensorImpl
 from . import _torch_function
@@ -160,7 +160,12 @@ def __setitem__(self, index, value) -> None:
     with no_grad():
         data = ops.expand(ops._to_copy(value, dtype=self.dtype), tuple(target.shape))._data
     key = _array_key(self, index)
-    self._data[key] = data
+    try:
+        self._data[key] = data
+    except ValueError as error:  # NOTE [Writing into a tensor that overlaps itself] (native/dispatcher.py)
+        if str(error) in READ_ONLY:
+            raise RuntimeError(OVERLAP_MESSAGE) from None
+        raise
     self._version_counter.bump()
     if is_grad_enabled() and (autograd_meta.requires_grad(self) or autograd_meta.requires_grad(value)):
         base_edge, value_edge = autograd_meta.collect_next_edges(self, value)

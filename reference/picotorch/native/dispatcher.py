@@ -108,7 +108,12 @@ def _quiet(kernel):
         @functools.wraps(kernel)
         def run(*args, **kwargs):
             with np.errstate(all="ignore"):
-                return kernel(*args, **kwargs)
+                try:
+                    return kernel(*args, **kwargs)
+                except ValueError as error:
+                    if str(error) in READ_ONLY:
+                        raise RuntimeError(OVERLAP_MESSAGE) from None
+                    raise
         return run
 
     @functools.wraps(kernel)
@@ -122,9 +127,25 @@ def _quiet(kernel):
         token = _ERRSTATE.set(quiet)
         try:
             return kernel(*args, **kwargs)
+        except ValueError as error:
+            if str(error) in READ_ONLY:
+                raise RuntimeError(OVERLAP_MESSAGE) from None
+            raise
         finally:
             _ERRSTATE.reset(token)
     return run
+
+
+# NOTE [Writing into a tensor that overlaps itself]
+# An expanded tensor repeats elements (a stride of 0): PyTorch's TensorIterator refuses to write into such an
+# output (``assert_no_internal_overlap``), as do ``copy_`` and the in-place ops. picotorch keeps such views
+# read-only (NOTE [expand's strides]), so the write NumPy refuses is the one PyTorch refuses; the kernel wrapper
+# gives PyTorch's error in its place. (``fill_`` and ``zero_``, which PyTorch allows there, are refused too; and
+# ``masked_fill_``, ``index_put_`` and ``index_fill_``, which PyTorch lets through with a deprecation warning.)
+READ_ONLY = ("assignment destination is read-only", "output array is read-only")
+OVERLAP_MESSAGE = ("unsupported operation: more than one element of the written-to tensor refers to a single "
+                    "memory location. Please clone() the tensor before performing the operation.")
+
 
 
 # NumPy keeps its error state (np.seterr / np.errstate) in a context variable; each state object

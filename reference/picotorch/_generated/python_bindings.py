@@ -36,6 +36,9 @@ TORCH_FUNCTIONS = {
     'abs': [
         (vt.abs, 'abs(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['abs'][0], vt.PARAMETERS['abs'][1] + (('out', 'Tensor?', True),)), (vt.abs_out, ('out',))),
     ],
+    'abs_': [
+        (vt.abs_, 'abs_(Tensor input)', vt.PARAMETERS['abs_']),
+    ],
     'add': [
         (vt.add_Tensor, 'add(Tensor input, Tensor other, *, Scalar alpha=1, Tensor out=None)', (vt.PARAMETERS['add_Tensor'][0], vt.PARAMETERS['add_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.add_out, ('out',))),
     ],
@@ -100,6 +103,9 @@ TORCH_FUNCTIONS = {
     'ceil': [
         (vt.ceil, 'ceil(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['ceil'][0], vt.PARAMETERS['ceil'][1] + (('out', 'Tensor?', True),)), (vt.ceil_out, ('out',))),
     ],
+    'ceil_': [
+        (vt.ceil_, 'ceil_(Tensor input)', vt.PARAMETERS['ceil_']),
+    ],
     'chunk': [
         (vt.chunk, 'chunk(Tensor input, int chunks, int dim=0)', vt.PARAMETERS['chunk']),
     ],
@@ -132,6 +138,9 @@ TORCH_FUNCTIONS = {
     ],
     'cos': [
         (vt.cos, 'cos(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['cos'][0], vt.PARAMETERS['cos'][1] + (('out', 'Tensor?', True),)), (vt.cos_out, ('out',))),
+    ],
+    'cos_': [
+        (vt.cos_, 'cos_(Tensor input)', vt.PARAMETERS['cos_']),
     ],
     'div': [
         (vt.div_Tensor, 'div(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['div_Tensor'][0], vt.PARAMETERS['div_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.div_out, ('out',))),
@@ -169,8 +178,17 @@ TORCH_FUNCTIONS = {
     'exp2': [
         (vt.exp2, 'exp2(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['exp2'][0], vt.PARAMETERS['exp2'][1] + (('out', 'Tensor?', True),)), (vt.exp2_out, ('out',))),
     ],
+    'exp2_': [
+        (vt.exp2_, 'exp2_(Tensor input)', vt.PARAMETERS['exp2_']),
+    ],
+    'exp_': [
+        (vt.exp_, 'exp_(Tensor input)', vt.PARAMETERS['exp_']),
+    ],
     'expm1': [
         (vt.expm1, 'expm1(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['expm1'][0], vt.PARAMETERS['expm1'][1] + (('out', 'Tensor?', True),)), (vt.expm1_out, ('out',))),
+    ],
+    'expm1_': [
+        (vt.expm1_, 'expm1_(Tensor input)', vt.PARAMETERS['expm1_']),
     ],
     'eye': [
         (vt.eye, 'eye(int n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None)', vt.PARAMETERS['eye']),
@@ -193,6 +211,9 @@ TORCH_FUNCTIONS = {
     'floor': [
         (vt.floor, 'floor(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['floor'][0], vt.PARAMETERS['floor'][1] + (('out', 'Tensor?', True),)), (vt.floor_out, ('out',))),
     ],
+    'floor_': [
+        (vt.floor_, 'floor_(Tensor input)', vt.PARAMETERS['floor_']),
+    ],
     'floor_divide': [
         (vt.floor_divide, 'floor_divide(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['floor_divide'][0], vt.PARAMETERS['floor_divide'][1] + (('out', 'Tensor?', True),)), (vt.floor_divide_out, ('out',))),
         (vt.floor_divide_Scalar, 'floor_divide(Tensor input, Scalar other)', vt.PARAMETERS['floor_divide_Scalar']),
@@ -203,6 +224,9 @@ TORCH_FUNCTIONS = {
     ],
     'frac': [
         (vt.frac, 'frac(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['frac'][0], vt.PARAMETERS['frac'][1] + (('out', 'Tensor?', True),)), (vt.frac_out, ('out',))),
+    ],
+    'frac_': [
+        (vt.frac_, 'frac_(Tensor input)', vt.PARAMETERS['frac_']),
     ],
     'full_like': [
         (vt.full_like, 'full_like(Tensor input, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None)', vt.PARAMETERS['full_like']),
@@ -252,11 +276,23 @@ TORCH_FUNCTIONS = {
     'log10': [
         (vt.log10, 'log10(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['log10'][0], vt.PARAMETERS['log10'][1] + (('out', 'Tensor?', True),)), (vt.log10_out, ('out',))),
     ],
+    'log10_': [
+        (vt.log10_, 'log10_(Tensor input)', vt.PARAMETERS['log10_']),
+    ],
     'log1p': [
         (vt.log1p, 'log1p(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['log1p'][0], vt.PARAMETERS['log1p'][1] + (('out', 'Tensor?', True),)), (vt.log1p_out, ('out',))),
     ],
+    'log1p_': [
+        (vt.log1p_, 'log1p_(Tensor input)', vt.PARAMETERS['log1p_']),
+    ],
     'log2': [
         (vt.log2, 'log2(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['log2'][0], vt.PARAMETERS['log2'][1] + (('out', 'Tensor?', True),)), (vt.log2_out, ('out',))),
+    ],
+    'log2_': [
+        (vt.log2_, 'log2_(Tensor input)', vt.PARAMETERS['log2_']),
+    ],
+    'log_': [
+        (vt.log_, 'log_(Tensor input)', vt.PARAMETERS['log_']),
     ],
     'log_softmax': [
         (vt.log_softmax_int, 'log_softmax(Tensor input, int dim, ScalarType? dtype=None, *, Tensor out=None)', (vt.PARAMETERS['log_softmax_int'][0], vt.PARAMETERS['log_softmax_int'][1] + (('out', 'Tensor?', True),)), (vt.log_softmax_int_out, ('out',))),
@@ -323,6 +359,9 @@ TORCH_FUNCTIONS = {
     'neg': [
         (vt.neg, 'neg(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['neg'][0], vt.PARAMETERS['neg'][1] + (('out', 'Tensor?', True),)), (vt.neg_out, ('out',))),
     ],
+    'neg_': [
+        (vt.neg_, 'neg_(Tensor input)', vt.PARAMETERS['neg_']),
+    ],
     'ones_like': [
         (vt.ones_like, 'ones_like(Tensor input, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None)', vt.PARAMETERS['ones_like']),
     ],
@@ -336,6 +375,9 @@ TORCH_FUNCTIONS = {
     ],
     'reciprocal': [
         (vt.reciprocal, 'reciprocal(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['reciprocal'][0], vt.PARAMETERS['reciprocal'][1] + (('out', 'Tensor?', True),)), (vt.reciprocal_out, ('out',))),
+    ],
+    'reciprocal_': [
+        (vt.reciprocal_, 'reciprocal_(Tensor input)', vt.PARAMETERS['reciprocal_']),
     ],
     'relu': [
         (vt.relu, 'relu(Tensor input)', vt.PARAMETERS['relu']),
@@ -357,8 +399,14 @@ TORCH_FUNCTIONS = {
     'round': [
         (vt.round, 'round(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['round'][0], vt.PARAMETERS['round'][1] + (('out', 'Tensor?', True),)), (vt.round_out, ('out',))),
     ],
+    'round_': [
+        (vt.round_, 'round_(Tensor input)', vt.PARAMETERS['round_']),
+    ],
     'rsqrt': [
         (vt.rsqrt, 'rsqrt(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['rsqrt'][0], vt.PARAMETERS['rsqrt'][1] + (('out', 'Tensor?', True),)), (vt.rsqrt_out, ('out',))),
+    ],
+    'rsqrt_': [
+        (vt.rsqrt_, 'rsqrt_(Tensor input)', vt.PARAMETERS['rsqrt_']),
     ],
     'rsub': [
         (vt.rsub_Tensor, 'rsub(Tensor input, Tensor other, *, Scalar alpha=1)', vt.PARAMETERS['rsub_Tensor']),
@@ -377,11 +425,17 @@ TORCH_FUNCTIONS = {
     'sigmoid': [
         (vt.sigmoid, 'sigmoid(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['sigmoid'][0], vt.PARAMETERS['sigmoid'][1] + (('out', 'Tensor?', True),)), (vt.sigmoid_out, ('out',))),
     ],
+    'sigmoid_': [
+        (vt.sigmoid_, 'sigmoid_(Tensor input)', vt.PARAMETERS['sigmoid_']),
+    ],
     'sign': [
         (vt.sign, 'sign(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['sign'][0], vt.PARAMETERS['sign'][1] + (('out', 'Tensor?', True),)), (vt.sign_out, ('out',))),
     ],
     'sin': [
         (vt.sin, 'sin(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['sin'][0], vt.PARAMETERS['sin'][1] + (('out', 'Tensor?', True),)), (vt.sin_out, ('out',))),
+    ],
+    'sin_': [
+        (vt.sin_, 'sin_(Tensor input)', vt.PARAMETERS['sin_']),
     ],
     'slice': [
         (vt.slice_Tensor, 'slice(Tensor input, int dim=0, int? start=None, int? end=None, int step=1)', vt.PARAMETERS['slice_Tensor']),
@@ -402,6 +456,9 @@ TORCH_FUNCTIONS = {
     ],
     'sqrt': [
         (vt.sqrt, 'sqrt(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['sqrt'][0], vt.PARAMETERS['sqrt'][1] + (('out', 'Tensor?', True),)), (vt.sqrt_out, ('out',))),
+    ],
+    'sqrt_': [
+        (vt.sqrt_, 'sqrt_(Tensor input)', vt.PARAMETERS['sqrt_']),
     ],
     'squeeze': [
         (vt.squeeze, 'squeeze(Tensor input)', vt.PARAMETERS['squeeze']),
@@ -429,6 +486,9 @@ TORCH_FUNCTIONS = {
     'tanh': [
         (vt.tanh, 'tanh(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['tanh'][0], vt.PARAMETERS['tanh'][1] + (('out', 'Tensor?', True),)), (vt.tanh_out, ('out',))),
     ],
+    'tanh_': [
+        (vt.tanh_, 'tanh_(Tensor input)', vt.PARAMETERS['tanh_']),
+    ],
     'tile': [
         (vt.tile, 'tile(Tensor input, int[] dims)', vt.PARAMETERS['tile']),
     ],
@@ -440,6 +500,9 @@ TORCH_FUNCTIONS = {
     ],
     'trunc': [
         (vt.trunc, 'trunc(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['trunc'][0], vt.PARAMETERS['trunc'][1] + (('out', 'Tensor?', True),)), (vt.trunc_out, ('out',))),
+    ],
+    'trunc_': [
+        (vt.trunc_, 'trunc_(Tensor input)', vt.PARAMETERS['trunc_']),
     ],
     'unbind': [
         (vt.unbind_int, 'unbind(Tensor input, int dim=0)', vt.PARAMETERS['unbind_int']),
@@ -523,6 +586,9 @@ TENSOR_METHODS = {
     'abs': [
         (vt.abs, 'abs()', vt.PARAMETERS['abs']),
     ],
+    'abs_': [
+        (vt.abs_, 'abs_()', vt.PARAMETERS['abs_']),
+    ],
     'add': [
         (vt.add_Tensor, 'add(Tensor other, *, Scalar alpha=1)', vt.PARAMETERS['add_Tensor']),
     ],
@@ -605,6 +671,9 @@ TENSOR_METHODS = {
     'ceil': [
         (vt.ceil, 'ceil()', vt.PARAMETERS['ceil']),
     ],
+    'ceil_': [
+        (vt.ceil_, 'ceil_()', vt.PARAMETERS['ceil_']),
+    ],
     'chunk': [
         (vt.chunk, 'chunk(int chunks, int dim=0)', vt.PARAMETERS['chunk']),
     ],
@@ -644,6 +713,9 @@ TENSOR_METHODS = {
     'cos': [
         (vt.cos, 'cos()', vt.PARAMETERS['cos']),
     ],
+    'cos_': [
+        (vt.cos_, 'cos_()', vt.PARAMETERS['cos_']),
+    ],
     'div': [
         (vt.div_Tensor, 'div(Tensor other)', vt.PARAMETERS['div_Tensor']),
         (vt.div_Tensor_mode, 'div(Tensor other, *, str? rounding_mode)', vt.PARAMETERS['div_Tensor_mode']),
@@ -669,6 +741,12 @@ TENSOR_METHODS = {
     'exp2': [
         (vt.exp2, 'exp2()', vt.PARAMETERS['exp2']),
     ],
+    'exp2_': [
+        (vt.exp2_, 'exp2_()', vt.PARAMETERS['exp2_']),
+    ],
+    'exp_': [
+        (vt.exp_, 'exp_()', vt.PARAMETERS['exp_']),
+    ],
     'expand': [
         (vt.expand, 'expand(int[] size, *, bool implicit=False)', vt.PARAMETERS['expand']),
     ],
@@ -677,6 +755,9 @@ TENSOR_METHODS = {
     ],
     'expm1': [
         (vt.expm1, 'expm1()', vt.PARAMETERS['expm1']),
+    ],
+    'expm1_': [
+        (vt.expm1_, 'expm1_()', vt.PARAMETERS['expm1_']),
     ],
     'fill_': [
         (vt.fill__Tensor, 'fill_(Tensor value)', vt.PARAMETERS['fill__Tensor']),
@@ -690,6 +771,9 @@ TENSOR_METHODS = {
     ],
     'floor': [
         (vt.floor, 'floor()', vt.PARAMETERS['floor']),
+    ],
+    'floor_': [
+        (vt.floor_, 'floor_()', vt.PARAMETERS['floor_']),
     ],
     'floor_divide': [
         (vt.floor_divide, 'floor_divide(Tensor other)', vt.PARAMETERS['floor_divide']),
@@ -705,6 +789,9 @@ TENSOR_METHODS = {
     ],
     'frac': [
         (vt.frac, 'frac()', vt.PARAMETERS['frac']),
+    ],
+    'frac_': [
+        (vt.frac_, 'frac_()', vt.PARAMETERS['frac_']),
     ],
     'gather': [
         (vt.gather, 'gather(int dim, Tensor index, *, bool sparse_grad=False)', vt.PARAMETERS['gather']),
@@ -754,11 +841,23 @@ TENSOR_METHODS = {
     'log10': [
         (vt.log10, 'log10()', vt.PARAMETERS['log10']),
     ],
+    'log10_': [
+        (vt.log10_, 'log10_()', vt.PARAMETERS['log10_']),
+    ],
     'log1p': [
         (vt.log1p, 'log1p()', vt.PARAMETERS['log1p']),
     ],
+    'log1p_': [
+        (vt.log1p_, 'log1p_()', vt.PARAMETERS['log1p_']),
+    ],
     'log2': [
         (vt.log2, 'log2()', vt.PARAMETERS['log2']),
+    ],
+    'log2_': [
+        (vt.log2_, 'log2_()', vt.PARAMETERS['log2_']),
+    ],
+    'log_': [
+        (vt.log_, 'log_()', vt.PARAMETERS['log_']),
     ],
     'log_softmax': [
         (vt.log_softmax_int, 'log_softmax(int dim, ScalarType? dtype=None)', vt.PARAMETERS['log_softmax_int']),
@@ -825,6 +924,9 @@ TENSOR_METHODS = {
     'neg': [
         (vt.neg, 'neg()', vt.PARAMETERS['neg']),
     ],
+    'neg_': [
+        (vt.neg_, 'neg_()', vt.PARAMETERS['neg_']),
+    ],
     'new_empty': [
         (vt.new_empty, 'new_empty(int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None)', vt.PARAMETERS['new_empty']),
     ],
@@ -854,6 +956,9 @@ TENSOR_METHODS = {
     'reciprocal': [
         (vt.reciprocal, 'reciprocal()', vt.PARAMETERS['reciprocal']),
     ],
+    'reciprocal_': [
+        (vt.reciprocal_, 'reciprocal_()', vt.PARAMETERS['reciprocal_']),
+    ],
     'relu': [
         (vt.relu, 'relu()', vt.PARAMETERS['relu']),
     ],
@@ -880,8 +985,14 @@ TENSOR_METHODS = {
     'round': [
         (vt.round, 'round()', vt.PARAMETERS['round']),
     ],
+    'round_': [
+        (vt.round_, 'round_()', vt.PARAMETERS['round_']),
+    ],
     'rsqrt': [
         (vt.rsqrt, 'rsqrt()', vt.PARAMETERS['rsqrt']),
+    ],
+    'rsqrt_': [
+        (vt.rsqrt_, 'rsqrt_()', vt.PARAMETERS['rsqrt_']),
     ],
     'scatter': [
         (vt.scatter_src, 'scatter(int dim, Tensor index, Tensor src)', vt.PARAMETERS['scatter_src']),
@@ -903,11 +1014,20 @@ TENSOR_METHODS = {
     'sigmoid': [
         (vt.sigmoid, 'sigmoid()', vt.PARAMETERS['sigmoid']),
     ],
+    'sigmoid_': [
+        (vt.sigmoid_, 'sigmoid_()', vt.PARAMETERS['sigmoid_']),
+    ],
     'sign': [
         (vt.sign, 'sign()', vt.PARAMETERS['sign']),
     ],
+    'sign_': [
+        (vt.sign_, 'sign_()', vt.PARAMETERS['sign_']),
+    ],
     'sin': [
         (vt.sin, 'sin()', vt.PARAMETERS['sin']),
+    ],
+    'sin_': [
+        (vt.sin_, 'sin_()', vt.PARAMETERS['sin_']),
     ],
     'softmax': [
         (vt.softmax_int, 'softmax(int dim, ScalarType? dtype=None)', vt.PARAMETERS['softmax_int']),
@@ -925,6 +1045,9 @@ TENSOR_METHODS = {
     ],
     'sqrt': [
         (vt.sqrt, 'sqrt()', vt.PARAMETERS['sqrt']),
+    ],
+    'sqrt_': [
+        (vt.sqrt_, 'sqrt_()', vt.PARAMETERS['sqrt_']),
     ],
     'squeeze': [
         (vt.squeeze, 'squeeze()', vt.PARAMETERS['squeeze']),
@@ -957,6 +1080,9 @@ TENSOR_METHODS = {
     'tanh': [
         (vt.tanh, 'tanh()', vt.PARAMETERS['tanh']),
     ],
+    'tanh_': [
+        (vt.tanh_, 'tanh_()', vt.PARAMETERS['tanh_']),
+    ],
     'tile': [
         (vt.tile, 'tile(int[] dims)', vt.PARAMETERS['tile']),
     ],
@@ -968,6 +1094,9 @@ TENSOR_METHODS = {
     ],
     'trunc': [
         (vt.trunc, 'trunc()', vt.PARAMETERS['trunc']),
+    ],
+    'trunc_': [
+        (vt.trunc_, 'trunc_()', vt.PARAMETERS['trunc_']),
     ],
     'unbind': [
         (vt.unbind_int, 'unbind(int dim=0)', vt.PARAMETERS['unbind_int']),

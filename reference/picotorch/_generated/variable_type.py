@@ -292,6 +292,20 @@ def neg(self):
     return result
 
 
+def neg_(self):
+    """``neg_(Tensor(a!) self) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.NegBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("neg_", device_of(self))(self)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
 def neg_out(self, *, out):
     """``neg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("neg", self, out)
@@ -312,6 +326,21 @@ def reciprocal(self):
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, is_output=True)
     return result
+
+
+def reciprocal_(self):
+    """``reciprocal_(Tensor(a!) self) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.ReciprocalBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("reciprocal_", device_of(self))(self)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return self
 
 
 def reciprocal_out(self, *, out):
@@ -407,6 +436,21 @@ def exp(self):
     return result
 
 
+def exp_(self):
+    """``exp_(Tensor(a!) self) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.ExpBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("exp_", device_of(self))(self)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return self
+
+
 def exp_out(self, *, out):
     """``exp.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("exp", self, out)
@@ -427,6 +471,21 @@ def log(self):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def log_(self):
+    """``log_(Tensor(a!) self) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.LogBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self.clone().detach())
+    result = kernel_for("log_", device_of(self))(self)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
 
 
 def log_out(self, *, out):
@@ -478,6 +537,21 @@ def sigmoid(self):
     return result
 
 
+def sigmoid_(self):
+    """``sigmoid_(Tensor(a!) self) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.SigmoidBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("sigmoid_", device_of(self))(self)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return self
+
+
 def sigmoid_out(self, *, out):
     """``sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("sigmoid", self, out)
@@ -512,6 +586,21 @@ def tanh(self):
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, is_output=True)
     return result
+
+
+def tanh_(self):
+    """``tanh_(Tensor(a!) self) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.TanhBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("tanh_", device_of(self))(self)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return self
 
 
 def tanh_out(self, *, out):
@@ -1408,6 +1497,21 @@ def abs(self):
     return result
 
 
+def abs_(self):
+    """``abs_(Tensor(a!) self) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.AbsBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self.clone().detach())
+    result = kernel_for("abs_", device_of(self))(self)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
 def abs_out(self, *, out):
     """``abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("abs", self, out)
@@ -1427,6 +1531,20 @@ def sign(self):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def sign_(self):
+    """``sign_(Tensor(a!) self) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.SignBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("sign_", device_of(self))(self)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
 
 
 def sign_out(self, *, out):
@@ -1451,6 +1569,21 @@ def rsqrt(self):
     return result
 
 
+def rsqrt_(self):
+    """``rsqrt_(Tensor(a!) self) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.RsqrtBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("rsqrt_", device_of(self))(self)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return self
+
+
 def rsqrt_out(self, *, out):
     """``rsqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("rsqrt", self, out)
@@ -1471,6 +1604,21 @@ def exp2(self):
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, is_output=True)
     return result
+
+
+def exp2_(self):
+    """``exp2_(Tensor(a!) self) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.Exp2Backward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("exp2_", device_of(self))(self)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return self
 
 
 def exp2_out(self, *, out):
@@ -1495,6 +1643,21 @@ def expm1(self):
     return result
 
 
+def expm1_(self):
+    """``expm1_(Tensor(a!) self) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.Expm1Backward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("expm1_", device_of(self))(self)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return self
+
+
 def expm1_out(self, *, out):
     """``expm1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("expm1", self, out)
@@ -1515,6 +1678,21 @@ def log2(self):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def log2_(self):
+    """``log2_(Tensor(a!) self) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.Log2Backward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self.clone().detach())
+    result = kernel_for("log2_", device_of(self))(self)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
 
 
 def log2_out(self, *, out):
@@ -1539,6 +1717,21 @@ def log10(self):
     return result
 
 
+def log10_(self):
+    """``log10_(Tensor(a!) self) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.Log10Backward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self.clone().detach())
+    result = kernel_for("log10_", device_of(self))(self)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
 def log10_out(self, *, out):
     """``log10.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("log10", self, out)
@@ -1559,6 +1752,21 @@ def log1p(self):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def log1p_(self):
+    """``log1p_(Tensor(a!) self) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.Log1PBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self.clone().detach())
+    result = kernel_for("log1p_", device_of(self))(self)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
 
 
 def log1p_out(self, *, out):
@@ -1583,6 +1791,21 @@ def sin(self):
     return result
 
 
+def sin_(self):
+    """``sin_(Tensor(a!) self) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.SinBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self.clone().detach())
+    result = kernel_for("sin_", device_of(self))(self)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
 def sin_out(self, *, out):
     """``sin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("sin", self, out)
@@ -1603,6 +1826,21 @@ def cos(self):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def cos_(self):
+    """``cos_(Tensor(a!) self) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.CosBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self.clone().detach())
+    result = kernel_for("cos_", device_of(self))(self)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
 
 
 def cos_out(self, *, out):
@@ -2314,6 +2552,21 @@ def sqrt(self):
     return result
 
 
+def sqrt_(self):
+    """``sqrt_(Tensor(a!) self) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.SqrtBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("sqrt_", device_of(self))(self)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return self
+
+
 def sqrt_out(self, *, out):
     """``sqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("sqrt", self, out)
@@ -2333,6 +2586,20 @@ def floor(self):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def floor_(self):
+    """``floor_(Tensor(a!) self) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.FloorBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("floor_", device_of(self))(self)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
 
 
 def floor_out(self, *, out):
@@ -2356,6 +2623,20 @@ def ceil(self):
     return result
 
 
+def ceil_(self):
+    """``ceil_(Tensor(a!) self) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.CeilBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("ceil_", device_of(self))(self)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
 def ceil_out(self, *, out):
     """``ceil.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("ceil", self, out)
@@ -2375,6 +2656,20 @@ def trunc(self):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def trunc_(self):
+    """``trunc_(Tensor(a!) self) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.TruncBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("trunc_", device_of(self))(self)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
 
 
 def trunc_out(self, *, out):
@@ -2398,6 +2693,20 @@ def round(self):
     return result
 
 
+def round_(self):
+    """``round_(Tensor(a!) self) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.RoundBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("round_", device_of(self))(self)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
 def round_out(self, *, out):
     """``round.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("round", self, out)
@@ -2417,6 +2726,20 @@ def frac(self):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def frac_(self):
+    """``frac_(Tensor(a!) self) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.FracBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("frac_", device_of(self))(self)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
 
 
 def frac_out(self, *, out):
@@ -4215,8 +4538,10 @@ register_kernels("div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mo
 register_kernels("div.out_mode(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)", {}, div_out_mode)
 register_kernels("div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor", {"CPU": native.div_mode, "CUDA": native.div_mode}, div_Scalar_mode)
 register_kernels("neg(Tensor self) -> Tensor", {"CPU": native.neg, "CUDA": native.neg}, neg)
+register_kernels("neg_(Tensor(a!) self) -> Tensor(a!)", {"CPU": native.neg_, "CUDA": native.neg_}, neg_)
 register_kernels("neg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, neg_out)
 register_kernels("reciprocal(Tensor self) -> Tensor", {"CPU": native.reciprocal, "CUDA": native.reciprocal}, reciprocal)
+register_kernels("reciprocal_(Tensor(a!) self) -> Tensor(a!)", {"CPU": native.reciprocal_, "CUDA": native.reciprocal_}, reciprocal_)
 register_kernels("reciprocal.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, reciprocal_out)
 register_kernels("pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor", {"CPU": native.pow, "CUDA": native.pow}, pow_Tensor_Tensor)
 register_kernels("pow.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)", {}, pow_Tensor_Tensor_out)
@@ -4225,15 +4550,19 @@ register_kernels("pow.Scalar_out(Scalar self, Tensor exponent, *, Tensor(a!) out
 register_kernels("pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor", {"CPU": native.pow, "CUDA": native.pow}, pow_Tensor_Scalar)
 register_kernels("pow.Tensor_Scalar_out(Tensor self, Scalar exponent, *, Tensor(a!) out) -> Tensor(a!)", {}, pow_Tensor_Scalar_out)
 register_kernels("exp(Tensor self) -> Tensor", {"CPU": native.exp, "CUDA": native.exp}, exp)
+register_kernels("exp_(Tensor(a!) self) -> Tensor(a!)", {"CPU": native.exp_, "CUDA": native.exp_}, exp_)
 register_kernels("exp.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, exp_out)
 register_kernels("log(Tensor self) -> Tensor", {"CPU": native.log, "CUDA": native.log}, log)
+register_kernels("log_(Tensor(a!) self) -> Tensor(a!)", {"CPU": native.log_, "CUDA": native.log_}, log_)
 register_kernels("log.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, log_out)
 register_kernels("relu(Tensor self) -> Tensor", {"CPU": native.relu, "CUDA": native.relu_cuda}, relu)
 register_kernels("threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor", {"CPU": native.threshold_backward, "CUDA": native.threshold_backward_cuda}, threshold_backward)
 register_kernels("sigmoid(Tensor self) -> Tensor", {"CPU": native.sigmoid, "CUDA": native.sigmoid}, sigmoid)
+register_kernels("sigmoid_(Tensor(a!) self) -> Tensor(a!)", {"CPU": native.sigmoid_, "CUDA": native.sigmoid_}, sigmoid_)
 register_kernels("sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, sigmoid_out)
 register_kernels("sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor", {"CPU": native.sigmoid_backward, "CUDA": native.sigmoid_backward}, sigmoid_backward)
 register_kernels("tanh(Tensor self) -> Tensor", {"CPU": native.tanh, "CUDA": native.tanh}, tanh)
+register_kernels("tanh_(Tensor(a!) self) -> Tensor(a!)", {"CPU": native.tanh_, "CUDA": native.tanh_}, tanh_)
 register_kernels("tanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, tanh_out)
 register_kernels("tanh_backward(Tensor grad_output, Tensor output) -> Tensor", {"CPU": native.tanh_backward, "CUDA": native.tanh_backward}, tanh_backward)
 register_kernels("sum(Tensor self, *, ScalarType? dtype=None) -> Tensor", {"CPU": native.sum, "CUDA": native.sum}, sum)
@@ -4318,24 +4647,34 @@ register_kernels("ge.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) ->
 register_kernels("ge.Tensor(Tensor self, Tensor other) -> Tensor", {"CPU": native.ge, "CUDA": native.ge}, ge_Tensor)
 register_kernels("ge.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, ge_Tensor_out)
 register_kernels("abs(Tensor self) -> Tensor", {"CPU": native.abs, "CUDA": native.abs}, abs)
+register_kernels("abs_(Tensor(a!) self) -> Tensor(a!)", {"CPU": native.abs_, "CUDA": native.abs_}, abs_)
 register_kernels("abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, abs_out)
 register_kernels("sign(Tensor self) -> Tensor", {"CPU": native.sign, "CUDA": native.sign}, sign)
+register_kernels("sign_(Tensor(a!) self) -> Tensor(a!)", {"CPU": native.sign_, "CUDA": native.sign_}, sign_)
 register_kernels("sign.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, sign_out)
 register_kernels("rsqrt(Tensor self) -> Tensor", {"CPU": native.rsqrt, "CUDA": native.rsqrt}, rsqrt)
+register_kernels("rsqrt_(Tensor(a!) self) -> Tensor(a!)", {"CPU": native.rsqrt_, "CUDA": native.rsqrt_}, rsqrt_)
 register_kernels("rsqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, rsqrt_out)
 register_kernels("exp2(Tensor self) -> Tensor", {"CPU": native.exp2, "CUDA": native.exp2}, exp2)
+register_kernels("exp2_(Tensor(a!) self) -> Tensor(a!)", {"CPU": native.exp2_, "CUDA": native.exp2_}, exp2_)
 register_kernels("exp2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, exp2_out)
 register_kernels("expm1(Tensor self) -> Tensor", {"CPU": native.expm1, "CUDA": native.expm1}, expm1)
+register_kernels("expm1_(Tensor(a!) self) -> Tensor(a!)", {"CPU": native.expm1_, "CUDA": native.expm1_}, expm1_)
 register_kernels("expm1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, expm1_out)
 register_kernels("log2(Tensor self) -> Tensor", {"CPU": native.log2, "CUDA": native.log2}, log2)
+register_kernels("log2_(Tensor(a!) self) -> Tensor(a!)", {"CPU": native.log2_, "CUDA": native.log2_}, log2_)
 register_kernels("log2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, log2_out)
 register_kernels("log10(Tensor self) -> Tensor", {"CPU": native.log10, "CUDA": native.log10}, log10)
+register_kernels("log10_(Tensor(a!) self) -> Tensor(a!)", {"CPU": native.log10_, "CUDA": native.log10_}, log10_)
 register_kernels("log10.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, log10_out)
 register_kernels("log1p(Tensor self) -> Tensor", {"CPU": native.log1p, "CUDA": native.log1p}, log1p)
+register_kernels("log1p_(Tensor(a!) self) -> Tensor(a!)", {"CPU": native.log1p_, "CUDA": native.log1p_}, log1p_)
 register_kernels("log1p.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, log1p_out)
 register_kernels("sin(Tensor self) -> Tensor", {"CPU": native.sin, "CUDA": native.sin}, sin)
+register_kernels("sin_(Tensor(a!) self) -> Tensor(a!)", {"CPU": native.sin_, "CUDA": native.sin_}, sin_)
 register_kernels("sin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, sin_out)
 register_kernels("cos(Tensor self) -> Tensor", {"CPU": native.cos, "CUDA": native.cos}, cos)
+register_kernels("cos_(Tensor(a!) self) -> Tensor(a!)", {"CPU": native.cos_, "CUDA": native.cos_}, cos_)
 register_kernels("cos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, cos_out)
 register_kernels("clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor", {"CPU": native.clamp_tensor, "CUDA": native.clamp_tensor}, clamp_Tensor)
 register_kernels("clamp.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out) -> Tensor(a!)", {}, clamp_Tensor_out)
@@ -4396,16 +4735,22 @@ register_kernels("fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)", {"
 register_kernels("normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor(a!)", {"CPU": native.normal_, "CUDA": native.normal_}, normal_)
 register_kernels("uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!)", {"CPU": native.uniform_, "CUDA": native.uniform_}, uniform_)
 register_kernels("sqrt(Tensor self) -> Tensor", {"CPU": native.sqrt, "CUDA": native.sqrt}, sqrt)
+register_kernels("sqrt_(Tensor(a!) self) -> Tensor(a!)", {"CPU": native.sqrt_, "CUDA": native.sqrt_}, sqrt_)
 register_kernels("sqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, sqrt_out)
 register_kernels("floor(Tensor self) -> Tensor", {"CPU": native.floor, "CUDA": native.floor}, floor)
+register_kernels("floor_(Tensor(a!) self) -> Tensor(a!)", {"CPU": native.floor_, "CUDA": native.floor_}, floor_)
 register_kernels("floor.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, floor_out)
 register_kernels("ceil(Tensor self) -> Tensor", {"CPU": native.ceil, "CUDA": native.ceil}, ceil)
+register_kernels("ceil_(Tensor(a!) self) -> Tensor(a!)", {"CPU": native.ceil_, "CUDA": native.ceil_}, ceil_)
 register_kernels("ceil.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, ceil_out)
 register_kernels("trunc(Tensor self) -> Tensor", {"CPU": native.trunc, "CUDA": native.trunc}, trunc)
+register_kernels("trunc_(Tensor(a!) self) -> Tensor(a!)", {"CPU": native.trunc_, "CUDA": native.trunc_}, trunc_)
 register_kernels("trunc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, trunc_out)
 register_kernels("round(Tensor self) -> Tensor", {"CPU": native.round, "CUDA": native.round}, round)
+register_kernels("round_(Tensor(a!) self) -> Tensor(a!)", {"CPU": native.round_, "CUDA": native.round_}, round_)
 register_kernels("round.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, round_out)
 register_kernels("frac(Tensor self) -> Tensor", {"CPU": native.frac, "CUDA": native.frac}, frac)
+register_kernels("frac_(Tensor(a!) self) -> Tensor(a!)", {"CPU": native.frac_, "CUDA": native.frac_}, frac_)
 register_kernels("frac.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, frac_out)
 register_kernels("nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor", {"CPU": native.nan_to_num, "CUDA": native.nan_to_num}, nan_to_num)
 register_kernels("fmod.Scalar(Tensor self, Scalar other) -> Tensor", {"CPU": native.fmod, "CUDA": native.fmod}, fmod_Scalar)
@@ -4597,8 +4942,10 @@ PARAMETERS = {
     "div_out_mode": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('rounding_mode', 'any', False), ('out', 'Tensor', False),)),
     "div_Scalar_mode": ((('self', 'Tensor', False), ('other', 'Scalar', False),), (('rounding_mode', 'any', False),)),
     "neg": ((('self', 'Tensor', False),), ()),
+    "neg_": ((('self', 'Tensor', False),), ()),
     "neg_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
     "reciprocal": ((('self', 'Tensor', False),), ()),
+    "reciprocal_": ((('self', 'Tensor', False),), ()),
     "reciprocal_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
     "pow_Tensor_Tensor": ((('self', 'Tensor', False), ('exponent', 'Tensor', False),), ()),
     "pow_Tensor_Tensor_out": ((('self', 'Tensor', False), ('exponent', 'Tensor', False),), (('out', 'Tensor', False),)),
@@ -4607,15 +4954,19 @@ PARAMETERS = {
     "pow_Tensor_Scalar": ((('self', 'Tensor', False), ('exponent', 'Scalar', False),), ()),
     "pow_Tensor_Scalar_out": ((('self', 'Tensor', False), ('exponent', 'Scalar', False),), (('out', 'Tensor', False),)),
     "exp": ((('self', 'Tensor', False),), ()),
+    "exp_": ((('self', 'Tensor', False),), ()),
     "exp_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
     "log": ((('self', 'Tensor', False),), ()),
+    "log_": ((('self', 'Tensor', False),), ()),
     "log_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
     "relu": ((('self', 'Tensor', False),), ()),
     "threshold_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False), ('threshold', 'Scalar', False),), ()),
     "sigmoid": ((('self', 'Tensor', False),), ()),
+    "sigmoid_": ((('self', 'Tensor', False),), ()),
     "sigmoid_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
     "sigmoid_backward": ((('grad_output', 'Tensor', False), ('output', 'Tensor', False),), ()),
     "tanh": ((('self', 'Tensor', False),), ()),
+    "tanh_": ((('self', 'Tensor', False),), ()),
     "tanh_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
     "tanh_backward": ((('grad_output', 'Tensor', False), ('output', 'Tensor', False),), ()),
     "sum": ((('self', 'Tensor', False),), (('dtype', 'ScalarType?', True),)),
@@ -4700,24 +5051,34 @@ PARAMETERS = {
     "ge_Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
     "ge_Tensor_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
     "abs": ((('self', 'Tensor', False),), ()),
+    "abs_": ((('self', 'Tensor', False),), ()),
     "abs_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
     "sign": ((('self', 'Tensor', False),), ()),
+    "sign_": ((('self', 'Tensor', False),), ()),
     "sign_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
     "rsqrt": ((('self', 'Tensor', False),), ()),
+    "rsqrt_": ((('self', 'Tensor', False),), ()),
     "rsqrt_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
     "exp2": ((('self', 'Tensor', False),), ()),
+    "exp2_": ((('self', 'Tensor', False),), ()),
     "exp2_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
     "expm1": ((('self', 'Tensor', False),), ()),
+    "expm1_": ((('self', 'Tensor', False),), ()),
     "expm1_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
     "log2": ((('self', 'Tensor', False),), ()),
+    "log2_": ((('self', 'Tensor', False),), ()),
     "log2_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
     "log10": ((('self', 'Tensor', False),), ()),
+    "log10_": ((('self', 'Tensor', False),), ()),
     "log10_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
     "log1p": ((('self', 'Tensor', False),), ()),
+    "log1p_": ((('self', 'Tensor', False),), ()),
     "log1p_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
     "sin": ((('self', 'Tensor', False),), ()),
+    "sin_": ((('self', 'Tensor', False),), ()),
     "sin_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
     "cos": ((('self', 'Tensor', False),), ()),
+    "cos_": ((('self', 'Tensor', False),), ()),
     "cos_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
     "clamp_Tensor": ((('self', 'Tensor', False), ('min', 'Tensor?', True), ('max', 'Tensor?', True),), ()),
     "clamp_Tensor_out": ((('self', 'Tensor', False), ('min', 'Tensor?', True), ('max', 'Tensor?', True),), (('out', 'Tensor', False),)),
@@ -4778,16 +5139,22 @@ PARAMETERS = {
     "normal_": ((('self', 'Tensor', False), ('mean', 'any', True), ('std', 'any', True),), (('generator', 'any', True),)),
     "uniform_": ((('self', 'Tensor', False), ('from_', 'any', True), ('to', 'any', True),), (('generator', 'any', True),)),
     "sqrt": ((('self', 'Tensor', False),), ()),
+    "sqrt_": ((('self', 'Tensor', False),), ()),
     "sqrt_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
     "floor": ((('self', 'Tensor', False),), ()),
+    "floor_": ((('self', 'Tensor', False),), ()),
     "floor_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
     "ceil": ((('self', 'Tensor', False),), ()),
+    "ceil_": ((('self', 'Tensor', False),), ()),
     "ceil_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
     "trunc": ((('self', 'Tensor', False),), ()),
+    "trunc_": ((('self', 'Tensor', False),), ()),
     "trunc_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
     "round": ((('self', 'Tensor', False),), ()),
+    "round_": ((('self', 'Tensor', False),), ()),
     "round_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
     "frac": ((('self', 'Tensor', False),), ()),
+    "frac_": ((('self', 'Tensor', False),), ()),
     "frac_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
     "nan_to_num": ((('self', 'Tensor', False), ('nan', 'any', True), ('posinf', 'any', True), ('neginf', 'any', True),), ()),
     "fmod_Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
@@ -4966,15 +5333,21 @@ register_op("mul", overloaded("mul", [(mul_Tensor, PARAMETERS["mul_Tensor"]), (m
 register_op("mul_", overloaded("mul_", [(mul__Tensor, PARAMETERS["mul__Tensor"])]))
 register_op("div", overloaded("div", [(div_Tensor, PARAMETERS["div_Tensor"]), (div_out, PARAMETERS["div_out"]), (div_Scalar, PARAMETERS["div_Scalar"]), (div_Tensor_mode, PARAMETERS["div_Tensor_mode"]), (div_out_mode, PARAMETERS["div_out_mode"]), (div_Scalar_mode, PARAMETERS["div_Scalar_mode"])]))
 register_op("neg", overloaded("neg", [(neg, PARAMETERS["neg"]), (neg_out, PARAMETERS["neg_out"])]))
+register_op("neg_", overloaded("neg_", [(neg_, PARAMETERS["neg_"])]))
 register_op("reciprocal", overloaded("reciprocal", [(reciprocal, PARAMETERS["reciprocal"]), (reciprocal_out, PARAMETERS["reciprocal_out"])]))
+register_op("reciprocal_", overloaded("reciprocal_", [(reciprocal_, PARAMETERS["reciprocal_"])]))
 register_op("pow", overloaded("pow", [(pow_Tensor_Tensor, PARAMETERS["pow_Tensor_Tensor"]), (pow_Tensor_Tensor_out, PARAMETERS["pow_Tensor_Tensor_out"]), (pow_Scalar, PARAMETERS["pow_Scalar"]), (pow_Scalar_out, PARAMETERS["pow_Scalar_out"]), (pow_Tensor_Scalar, PARAMETERS["pow_Tensor_Scalar"]), (pow_Tensor_Scalar_out, PARAMETERS["pow_Tensor_Scalar_out"])]))
 register_op("exp", overloaded("exp", [(exp, PARAMETERS["exp"]), (exp_out, PARAMETERS["exp_out"])]))
+register_op("exp_", overloaded("exp_", [(exp_, PARAMETERS["exp_"])]))
 register_op("log", overloaded("log", [(log, PARAMETERS["log"]), (log_out, PARAMETERS["log_out"])]))
+register_op("log_", overloaded("log_", [(log_, PARAMETERS["log_"])]))
 register_op("relu", overloaded("relu", [(relu, PARAMETERS["relu"])]))
 register_op("threshold_backward", overloaded("threshold_backward", [(threshold_backward, PARAMETERS["threshold_backward"])]))
 register_op("sigmoid", overloaded("sigmoid", [(sigmoid, PARAMETERS["sigmoid"]), (sigmoid_out, PARAMETERS["sigmoid_out"])]))
+register_op("sigmoid_", overloaded("sigmoid_", [(sigmoid_, PARAMETERS["sigmoid_"])]))
 register_op("sigmoid_backward", overloaded("sigmoid_backward", [(sigmoid_backward, PARAMETERS["sigmoid_backward"])]))
 register_op("tanh", overloaded("tanh", [(tanh, PARAMETERS["tanh"]), (tanh_out, PARAMETERS["tanh_out"])]))
+register_op("tanh_", overloaded("tanh_", [(tanh_, PARAMETERS["tanh_"])]))
 register_op("tanh_backward", overloaded("tanh_backward", [(tanh_backward, PARAMETERS["tanh_backward"])]))
 register_op("sum", overloaded("sum", [(sum, PARAMETERS["sum"]), (sum_dim_IntList, PARAMETERS["sum_dim_IntList"]), (sum_IntList_out, PARAMETERS["sum_IntList_out"])]))
 register_op("mean", overloaded("mean", [(mean, PARAMETERS["mean"]), (mean_dtype_out, PARAMETERS["mean_dtype_out"]), (mean_dim, PARAMETERS["mean_dim"]), (mean_out, PARAMETERS["mean_out"])]))
@@ -5019,15 +5392,25 @@ register_op("le", overloaded("le", [(le_Scalar, PARAMETERS["le_Scalar"]), (le_Sc
 register_op("gt", overloaded("gt", [(gt_Scalar, PARAMETERS["gt_Scalar"]), (gt_Scalar_out, PARAMETERS["gt_Scalar_out"]), (gt_Tensor, PARAMETERS["gt_Tensor"]), (gt_Tensor_out, PARAMETERS["gt_Tensor_out"])]))
 register_op("ge", overloaded("ge", [(ge_Scalar, PARAMETERS["ge_Scalar"]), (ge_Scalar_out, PARAMETERS["ge_Scalar_out"]), (ge_Tensor, PARAMETERS["ge_Tensor"]), (ge_Tensor_out, PARAMETERS["ge_Tensor_out"])]))
 register_op("abs", overloaded("abs", [(abs, PARAMETERS["abs"]), (abs_out, PARAMETERS["abs_out"])]))
+register_op("abs_", overloaded("abs_", [(abs_, PARAMETERS["abs_"])]))
 register_op("sign", overloaded("sign", [(sign, PARAMETERS["sign"]), (sign_out, PARAMETERS["sign_out"])]))
+register_op("sign_", overloaded("sign_", [(sign_, PARAMETERS["sign_"])]))
 register_op("rsqrt", overloaded("rsqrt", [(rsqrt, PARAMETERS["rsqrt"]), (rsqrt_out, PARAMETERS["rsqrt_out"])]))
+register_op("rsqrt_", overloaded("rsqrt_", [(rsqrt_, PARAMETERS["rsqrt_"])]))
 register_op("exp2", overloaded("exp2", [(exp2, PARAMETERS["exp2"]), (exp2_out, PARAMETERS["exp2_out"])]))
+register_op("exp2_", overloaded("exp2_", [(exp2_, PARAMETERS["exp2_"])]))
 register_op("expm1", overloaded("expm1", [(expm1, PARAMETERS["expm1"]), (expm1_out, PARAMETERS["expm1_out"])]))
+register_op("expm1_", overloaded("expm1_", [(expm1_, PARAMETERS["expm1_"])]))
 register_op("log2", overloaded("log2", [(log2, PARAMETERS["log2"]), (log2_out, PARAMETERS["log2_out"])]))
+register_op("log2_", overloaded("log2_", [(log2_, PARAMETERS["log2_"])]))
 register_op("log10", overloaded("log10", [(log10, PARAMETERS["log10"]), (log10_out, PARAMETERS["log10_out"])]))
+register_op("log10_", overloaded("log10_", [(log10_, PARAMETERS["log10_"])]))
 register_op("log1p", overloaded("log1p", [(log1p, PARAMETERS["log1p"]), (log1p_out, PARAMETERS["log1p_out"])]))
+register_op("log1p_", overloaded("log1p_", [(log1p_, PARAMETERS["log1p_"])]))
 register_op("sin", overloaded("sin", [(sin, PARAMETERS["sin"]), (sin_out, PARAMETERS["sin_out"])]))
+register_op("sin_", overloaded("sin_", [(sin_, PARAMETERS["sin_"])]))
 register_op("cos", overloaded("cos", [(cos, PARAMETERS["cos"]), (cos_out, PARAMETERS["cos_out"])]))
+register_op("cos_", overloaded("cos_", [(cos_, PARAMETERS["cos_"])]))
 register_op("clamp", overloaded("clamp", [(clamp_Tensor, PARAMETERS["clamp_Tensor"]), (clamp_Tensor_out, PARAMETERS["clamp_Tensor_out"]), (clamp, PARAMETERS["clamp"]), (clamp_out, PARAMETERS["clamp_out"])]))
 register_op("clamp_", overloaded("clamp_", [(clamp__Tensor, PARAMETERS["clamp__Tensor"]), (clamp_, PARAMETERS["clamp_"])]))
 register_op("clamp_max", overloaded("clamp_max", [(clamp_max, PARAMETERS["clamp_max"]), (clamp_max_out, PARAMETERS["clamp_max_out"]), (clamp_max_Tensor, PARAMETERS["clamp_max_Tensor"]), (clamp_max_Tensor_out, PARAMETERS["clamp_max_Tensor_out"])]))
@@ -5053,11 +5436,17 @@ register_op("fill_", overloaded("fill_", [(fill__Scalar, PARAMETERS["fill__Scala
 register_op("normal_", overloaded("normal_", [(normal_, PARAMETERS["normal_"])]))
 register_op("uniform_", overloaded("uniform_", [(uniform_, PARAMETERS["uniform_"])]))
 register_op("sqrt", overloaded("sqrt", [(sqrt, PARAMETERS["sqrt"]), (sqrt_out, PARAMETERS["sqrt_out"])]))
+register_op("sqrt_", overloaded("sqrt_", [(sqrt_, PARAMETERS["sqrt_"])]))
 register_op("floor", overloaded("floor", [(floor, PARAMETERS["floor"]), (floor_out, PARAMETERS["floor_out"])]))
+register_op("floor_", overloaded("floor_", [(floor_, PARAMETERS["floor_"])]))
 register_op("ceil", overloaded("ceil", [(ceil, PARAMETERS["ceil"]), (ceil_out, PARAMETERS["ceil_out"])]))
+register_op("ceil_", overloaded("ceil_", [(ceil_, PARAMETERS["ceil_"])]))
 register_op("trunc", overloaded("trunc", [(trunc, PARAMETERS["trunc"]), (trunc_out, PARAMETERS["trunc_out"])]))
+register_op("trunc_", overloaded("trunc_", [(trunc_, PARAMETERS["trunc_"])]))
 register_op("round", overloaded("round", [(round, PARAMETERS["round"]), (round_out, PARAMETERS["round_out"])]))
+register_op("round_", overloaded("round_", [(round_, PARAMETERS["round_"])]))
 register_op("frac", overloaded("frac", [(frac, PARAMETERS["frac"]), (frac_out, PARAMETERS["frac_out"])]))
+register_op("frac_", overloaded("frac_", [(frac_, PARAMETERS["frac_"])]))
 register_op("nan_to_num", overloaded("nan_to_num", [(nan_to_num, PARAMETERS["nan_to_num"])]))
 register_op("fmod", overloaded("fmod", [(fmod_Scalar, PARAMETERS["fmod_Scalar"]), (fmod_Tensor, PARAMETERS["fmod_Tensor"])]))
 register_op("addcmul_", overloaded("addcmul_", [(addcmul_, PARAMETERS["addcmul_"])]))

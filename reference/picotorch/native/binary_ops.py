@@ -527,6 +527,11 @@ def write_inplace(self, result) -> None:
     self._data[...] = data
 
 
+def check_result_castable(self, dtype) -> None:
+    """An in-place op's check that its result's ``dtype`` may be written into ``self``."""
+    _check_inplace_dtype(self, dtype)
+
+
 def _check_inplace_dtype(self, dtype, type_meta_names=False) -> None:
     """TensorIterator's check of an in-place result: ``can_cast`` (float64 into float32 yes, float into int no).
 

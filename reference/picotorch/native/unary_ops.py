@@ -2,7 +2,8 @@
 
 Models ``aten/src/ATen/native/UnaryOps.cpp`` (``neg``, ``abs``, ``sign``, ``exp``, ``exp2``,
 ``expm1``, ``log``, ``log2``, ``log10``, ``log1p``, ``sin``, ``cos``, ``rsqrt``, ``reciprocal``, ``sigmoid``,
-``tanh``; ``floor``, ``ceil``, ``trunc``, ``round``, ``frac``, ``nan_to_num`` at the end). The float
+``tanh``; ``floor``, ``ceil``, ``trunc``, ``round``, ``frac``, ``nan_to_num`` at the end; each one's in-place
+``op_`` last of all). The float
 functions compute in floating point: an integer input gives a tensor of the default dtype, as PyTorch's
 ``promote_integer_inputs_to_float`` does.
 
@@ -22,6 +23,7 @@ from __future__ import annotations
 import math
 
 from ..c10 import scalar_type as st
+from .binary_ops import check_result_castable, write_inplace
 from .helpers import cast, const, convert, float_dtype, in_float32, is_reduced_float, wrap, xp_dtype, xp_of
 from .layout import follow_inputs
 from .tensor_impl import new_tensor
@@ -191,3 +193,43 @@ def nan_to_num(self, nan=None, posinf=None, neginf=None):
     inf = const(xp, math.inf, data)
     result = xp.where(xp.isnan(data), nan_, xp.where(data == inf, posinf_, xp.where(data == -inf, neginf_, data)))
     return wrap(self, follow_inputs(xp, xp.asarray(result), [data]))
+
+
+# ----------------------------------------------------------------------------- in place
+# ``exp_`` and the others: TensorIterator with ``self`` as the output. The values are the functional op's; the
+# result's dtype must cast to ``self``'s (``exp_`` of an integer tensor is refused: its result is float).
+
+
+def _in_place(functional):
+    def kernel(self):
+        result = functional(self)
+        check_result_castable(self, result._dtype)
+        write_inplace(self, result)
+        return self
+    kernel.__name__ = kernel.__qualname__ = functional.__name__ + "_"
+    kernel.__doc__ = f"``{functional.__name__}_``: ``{functional.__name__}``'s values written into ``self``."
+    return kernel
+
+
+neg_ = _in_place(neg)
+abs_ = _in_place(abs)
+sign_ = _in_place(sign)
+exp_ = _in_place(exp)
+exp2_ = _in_place(exp2)
+expm1_ = _in_place(expm1)
+log_ = _in_place(log)
+log2_ = _in_place(log2)
+log10_ = _in_place(log10)
+log1p_ = _in_place(log1p)
+sin_ = _in_place(sin)
+cos_ = _in_place(cos)
+rsqrt_ = _in_place(rsqrt)
+reciprocal_ = _in_place(reciprocal)
+sigmoid_ = _in_place(sigmoid)
+tanh_ = _in_place(tanh)
+sqrt_ = _in_place(sqrt)
+floor_ = _in_place(floor)
+ceil_ = _in_place(ceil)
+trunc_ = _in_place(trunc)
+round_ = _in_place(round)
+frac_ = _in_place(frac)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from ..autograd import variable as autograd_meta
 from ..autograd.copy_slices import SetItemSlices
 from ..autograd.grad_mode import is_grad_enabled, no_grad
-from ..native.dispatcher import OVERLAP_MESSAGE, READ_ONLY, ops
+from ..native.dispatcher import ops, raise_if_overlapping
 from ..native.helpers import as_operand, check_scalar_fits, const, is_reduced_float, wrap, xp_of
 from ..native.tensor_impl import TensorImpl
 from . import _torch_function
@@ -163,8 +163,7 @@ def __setitem__(self, index, value) -> None:
     try:
         self._data[key] = data
     except ValueError as error:  # NOTE [Writing into a tensor that overlaps itself] (native/dispatcher.py)
-        if str(error) in READ_ONLY:
-            raise RuntimeError(OVERLAP_MESSAGE) from None
+        raise_if_overlapping(error)
         raise
     self._version_counter.bump()
     if is_grad_enabled() and (autograd_meta.requires_grad(self) or autograd_meta.requires_grad(value)):

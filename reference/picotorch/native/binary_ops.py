@@ -513,7 +513,7 @@ def check_inplace_operands(self, *others, to_float=False, type_meta_names=False)
     if len(others) == 1 and type(others[0]) in (int, float, bool) and self._dtype.is_floating_point:
         return  # a Python number never widens a floating tensor (``m.mul_(0.9)``), even dividing it
     dtype = result_type(self, *[as_operand(o) for o in others])
-    _check_inplace_dtype(self, float_dtype(dtype) if to_float else dtype, type_meta_names)
+    check_inplace_dtype(self, float_dtype(dtype) if to_float else dtype, type_meta_names)
 
 
 def write_inplace(self, result) -> None:
@@ -527,12 +527,7 @@ def write_inplace(self, result) -> None:
     self._data[...] = data
 
 
-def check_result_castable(self, dtype) -> None:
-    """An in-place op's check that its result's ``dtype`` may be written into ``self``."""
-    _check_inplace_dtype(self, dtype)
-
-
-def _check_inplace_dtype(self, dtype, type_meta_names=False) -> None:
+def check_inplace_dtype(self, dtype, type_meta_names=False) -> None:
     """TensorIterator's check of an in-place result: ``can_cast`` (float64 into float32 yes, float into int no).
 
     Structured kernels that check the output themselves (``clamp_``) name it by its C++ type instead.

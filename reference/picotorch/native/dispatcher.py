@@ -111,8 +111,7 @@ def _quiet(kernel):
                 try:
                     return kernel(*args, **kwargs)
                 except ValueError as error:
-                    if str(error) in READ_ONLY:
-                        raise RuntimeError(OVERLAP_MESSAGE) from None
+                    raise_if_overlapping(error)
                     raise
         return run
 
@@ -128,8 +127,7 @@ def _quiet(kernel):
         try:
             return kernel(*args, **kwargs)
         except ValueError as error:
-            if str(error) in READ_ONLY:
-                raise RuntimeError(OVERLAP_MESSAGE) from None
+            raise_if_overlapping(error)
             raise
         finally:
             _ERRSTATE.reset(token)
@@ -142,9 +140,15 @@ def _quiet(kernel):
 # read-only (NOTE [expand's strides]), so the write NumPy refuses is the one PyTorch refuses; the kernel wrapper
 # gives PyTorch's error in its place. (``fill_`` and ``zero_``, which PyTorch allows there, are refused too; and
 # ``masked_fill_``, ``index_put_`` and ``index_fill_``, which PyTorch lets through with a deprecation warning.)
-READ_ONLY = ("assignment destination is read-only", "output array is read-only")
-OVERLAP_MESSAGE = ("unsupported operation: more than one element of the written-to tensor refers to a single "
+_READ_ONLY = ("assignment destination is read-only", "output array is read-only")
+_OVERLAP_MESSAGE = ("unsupported operation: more than one element of the written-to tensor refers to a single "
                     "memory location. Please clone() the tensor before performing the operation.")
+
+
+def raise_if_overlapping(error: ValueError) -> None:
+    """PyTorch's error in place of NumPy's refusal to write into a read-only (self-overlapping) array."""
+    if str(error) in _READ_ONLY:
+        raise RuntimeError(_OVERLAP_MESSAGE) from None
 
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 
 from ..c10 import scalar_type as st
-from .binary_ops import check_result_castable, write_inplace
+from .binary_ops import check_inplace_dtype, write_inplace
 from .helpers import cast, const, convert, float_dtype, in_float32, is_reduced_float, wrap, xp_dtype, xp_of
 from .layout import follow_inputs
 from .tensor_impl import new_tensor
@@ -203,7 +203,7 @@ def nan_to_num(self, nan=None, posinf=None, neginf=None):
 def _in_place(functional):
     def kernel(self):
         result = functional(self)
-        check_result_castable(self, result._dtype)
+        check_inplace_dtype(self, result._dtype)
         write_inplace(self, result)
         return self
     kernel.__name__ = kernel.__qualname__ = functional.__name__ + "_"

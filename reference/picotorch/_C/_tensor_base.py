@@ -17,6 +17,7 @@ from __future__ import annotations
 import warnings
 
 from ..autograd import variable as autograd_meta
+from ..autograd.hooks import legacy_type_string
 from ..c10 import scalar_type as st
 from ..c10.device import device as Device
 from ..c10.scalar_type import is_differentiable_type
@@ -349,6 +350,23 @@ class TensorBase(TensorImpl):
         index = device if isinstance(device, int) else (Device(device).index if device is not None else 0)
         return self.to(Device("cuda", index or 0))
 
+    def type(self, dtype=None, non_blocking=False, **kwargs):
+        """``x.type()``: the legacy type name (``torch.FloatTensor``); ``x.type(torch.float64)`` or
+        ``x.type("torch.DoubleTensor")``: the tensor in that dtype (``self`` when it already is)."""
+        if dtype is None:
+            return legacy_type_string(self)
+        if isinstance(dtype, st.dtype):
+            return self.to(dtype)
+        if not isinstance(dtype, (str, type)):
+            raise TypeError("dtype must be a type, str, or dtype object")
+        name = dtype if isinstance(dtype, str) else dtype.__name__
+        device, _, legacy = name.rpartition(".")
+        found = (st.get_default_dtype() if legacy == "Tensor" else _LEGACY_TYPES.get(legacy)) \
+            if device in ("torch", "torch.cuda") else None
+        if found is None:
+            raise ValueError(f"invalid type: '{name}'")
+        return self.to("cuda" if device == "torch.cuda" else self._device, found)
+
     def type_as(self, other):
         return self.to(other.dtype)
 
@@ -507,6 +525,10 @@ def _parse_to(args, kwargs):
         copy = rest[1]
     return dtype, (normalize(device) if device is not None else None), copy
 
+
+# ``torch.FloatTensor`` and the other legacy type names: each dtype's C++ name and "Tensor"
+_LEGACY_TYPES = {f"{d.c10_name}Tensor": d for d in (st.float32, st.float64, st.float16, st.bfloat16, st.int64,
+                                                     st.int32, st.int16, st.int8, st.uint8, st.bool_)}
 
 _TO_SIGNATURES = [
     "(torch.device device = None, torch.dtype dtype = None, bool non_blocking = False, bool copy = False, *, "

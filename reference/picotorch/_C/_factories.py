@@ -297,8 +297,8 @@ def _check_float(name: str, dtype) -> None:
 
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False, out=None, layout=None,
            pin_memory=False):
-    dtype = _dtype_argument("arange", dtype, lambda: _invalid_range_call(
-        "arange", (start, end, step), dtype, _ARANGE_SIGNATURES))
+    given = (start,) if end is None else (start, end) if step == 1 else (start, end, step)  # as most likely passed
+    dtype = _dtype_argument("arange", dtype, lambda: _invalid_range_call("arange", given, dtype, _ARANGE_SIGNATURES))
     if end is None:
         start, end = 0, start
     values = (start, end, step)
@@ -327,12 +327,9 @@ _ARANGE_SIGNATURES = [
 
 
 def _invalid_range_call(name, values, dtype, signatures) -> str:
-    """The invalid-combination message of ``arange`` / ``linspace`` given a bad ``dtype``: the positional values as
-    they were most likely passed (arange's missing ``end`` and default ``step`` left out), then ``dtype``."""
-    if name == "arange":
-        start, end, step = values
-        values = (start,) if end is None else (start, end) if step == 1 else (start, end, step)
-    return format_invalid_args(tuple(values), {"dtype": dtype}, f"{name}()", signatures)
+    """The invalid-combination message of ``arange`` / ``linspace`` given a bad ``dtype``: the positional
+    ``values``, then ``dtype``."""
+    return format_invalid_args(values, {"dtype": dtype}, f"{name}()", signatures)
 
 
 def _num(v):

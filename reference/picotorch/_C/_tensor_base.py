@@ -500,23 +500,26 @@ def _parse_to(args, kwargs):
 
     dtype, device = kwargs.get("dtype"), kwargs.get("device")
     copy = kwargs.get("copy", False)
-    if dtype is not None and st.as_dtype(dtype) is None:
-        raise invalid()
-    dtype = st.as_dtype(dtype) if dtype is not None else None
+    if dtype is not None:
+        dtype = st.as_dtype(dtype)
+        if dtype is None:
+            raise invalid()
     rest = list(args)
     if rest and not isinstance(rest[0], bool):
         first = rest.pop(0)
+        as_dtype = st.as_dtype(first)
         if isinstance(first, TensorImpl):
             dtype, device = first._dtype, first._device
-        elif st.as_dtype(first) is not None:
-            dtype = st.as_dtype(first)
+        elif as_dtype is not None:
+            dtype = as_dtype
         elif first is None or isinstance(first, (str, Device, int)):
             device = first
             if rest and not isinstance(rest[0], bool):  # to(device, dtype, ...): the second must be a dtype
                 second = rest.pop(0)
-                if second is not None and st.as_dtype(second) is None:
-                    raise invalid()
-                dtype = st.as_dtype(second) if second is not None else dtype
+                if second is not None:
+                    dtype = st.as_dtype(second)
+                    if dtype is None:
+                        raise invalid()
         else:
             raise invalid()
     if len(rest) > 2 or any(not isinstance(a, bool) for a in rest):  # non_blocking, copy

@@ -151,7 +151,6 @@ def raise_if_overlapping(error: ValueError) -> None:
         raise RuntimeError(_OVERLAP_MESSAGE) from None
 
 
-
 # NumPy keeps its error state (np.seterr / np.errstate) in a context variable; each state object
 # maps to the same state with every warning ignored, built once by np.errstate itself so the buffer
 # size and error callback the user set are kept. The user's state is never changed.

@@ -101,6 +101,8 @@ PROGRAMS = {
     "cat_empty": lambda T: T.cat([]),
     "stack_empty": lambda T: T.stack([]),
     "sum_repeated_dim": lambda T: T.ones(2, 3).sum((0, -2)),
+    "sum_two_repeated_dims": lambda T: T.ones(2, 3, 4).sum((0, 1, 1, 0)),  # the first seen twice: dim 1
+    "mean_repeated_dim_later": lambda T: T.ones(2, 3, 4).mean((2, 0, -3)),
 }
 
 

@@ -364,34 +364,57 @@ def _refuses_a_tensor(kinds: tuple, args) -> bool:
 def bound_simply(kinds: tuple, args) -> tuple | None:
     """The values as the overload receives them when each is exactly what its parameter takes (an int
     list becomes a tuple, as binding makes it); None for anything else (a bool is no int here)."""
+    checks = _EXACT_TYPES_OF.get(kinds)
+    if checks is None:
+        checks = _exact_types_of(kinds)
     values = args
-    for i, (kind, value) in enumerate(zip(kinds, args)):
-        if kind == "Tensor":
-            if not isinstance(value, TensorImpl):
-                return None
-        elif kind == "Scalar":
-            if type(value) is not float and type(value) is not int:
-                return None
-        elif kind == "int" or kind == "int?":
-            if type(value) is not int and not (value is None and kind == "int?"):
-                return None
-        elif kind == "bool":
-            if type(value) is not bool:
-                return None
-        elif kind == "ScalarType" or kind == "ScalarType?":
-            if not isinstance(value, DType) and not (value is None and kind == "ScalarType?"):
-                return None  # (float for float64 takes the full path, which turns it into the dtype)
-        elif kind != "any":  # an int list
-            if value is None and kind == "int[]?":
-                continue
-            if type(value) is int:
+    for i, value in enumerate(args):
+        types = checks[i]
+        if type(value) in types:  # one set lookup per argument: the common case
+            continue
+        if types is _INT_LIST:
+            if type(value) is tuple or type(value) is list:
+                for v in value:
+                    if type(v) is not int:
+                        return None
+            elif type(value) is int:
                 value = (value,)
-            elif (type(value) is not tuple and type(value) is not list) or any(type(v) is not int for v in value):
+            elif value is None and kinds[i] == "int[]?":
+                continue
+            else:
                 return None
             if values is args:
                 values = list(args)
             values[i] = tuple(value)
+        elif types is _TENSOR_TYPES and isinstance(value, TensorImpl):
+            _TENSOR_TYPES.add(type(value))  # a subclass seen for the first time (Parameter, a user's own)
+        else:
+            return None
     return values
+
+
+# What bound_simply accepts, per kind, by exact type; an int list takes a second look (its items), and a
+# tensor of a class not seen yet one isinstance. (float for float64 takes the full path, which turns it
+# into the dtype; a bool is no int, a NumPy scalar no Scalar: binding decides those.)
+_TENSOR_TYPES = {TensorImpl}
+_INT_LIST = frozenset()
+
+
+class _AnyType:
+    def __contains__(self, _type) -> bool:
+        return True
+
+
+_EXACT_TYPES = {"Tensor": _TENSOR_TYPES, "Scalar": frozenset((float, int)), "int": frozenset((int,)),
+                "int?": frozenset((int, type(None))), "bool": frozenset((bool,)), "ScalarType": frozenset((DType,)),
+                "ScalarType?": frozenset((DType, type(None))), "any": _AnyType()}
+_EXACT_TYPES_OF: dict = {}
+
+
+def _exact_types_of(kinds: tuple) -> tuple:
+    checks = tuple(_EXACT_TYPES.get(kind, _INT_LIST) for kind in kinds)
+    _EXACT_TYPES_OF[kinds] = checks
+    return checks
 
 
 def overloaded(name: str, candidates):

@@ -29,6 +29,8 @@ from .tensor_impl import TensorImpl, new_tensor
 
 def xp_of(t):
     """The Array-API namespace of ``t``'s device (NumPy on cpu, CuPy on cuda)."""
+    if t._device is CPU:  # nearly every tensor: one look instead of the backend's lookup (every kernel asks)
+        return np_xp
     return backend(t._device).xp
 
 
@@ -332,9 +334,9 @@ def reduce_dims(self, dim) -> tuple:
         return tuple(range(ndim))
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
     wrapped = tuple(checks.wrap_dim(d, ndim) for d in dims)
-    for d in set(wrapped):
-        if wrapped.count(d) > 1:
-            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    if len(set(wrapped)) < len(wrapped):
+        repeated = next(d for i, d in enumerate(wrapped) if d in wrapped[:i])  # the first seen twice, as dim_list_to_bitset
+        raise RuntimeError(f"dim {repeated} appears multiple times in the list of dims")
     return wrapped if ndim else ()  # a zero-dim tensor accepts dim 0 / -1 and has nothing to reduce
 
 

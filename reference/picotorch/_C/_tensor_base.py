@@ -24,6 +24,7 @@ from ..c10.scalar_type import is_differentiable_type
 from ..c10.size import Size, size_of_shape
 from ..native import checks
 from ..native.device import normalize, to_numpy
+from ..native.helpers import contiguous_strides, strides_of
 from ..native.dispatcher import ops
 from ..native.tensor_impl import TensorImpl, new_tensor
 from . import _factories
@@ -128,16 +129,13 @@ class TensorBase(TensorImpl):
         return self._dtype.itemsize
 
     def stride(self, dim: int | None = None):
-        strides = getattr(self._data, "strides", None)
-        if strides is None:
-            strides = _contiguous_strides(self._data.shape, self._dtype.itemsize)
-        elements = tuple(map(self._dtype.itemsize.__rfloordiv__, strides))  # each stride // itemsize
+        elements = strides_of(self)
         return elements if dim is None else elements[checks.wrap_dim(dim, self._data.ndim, wrap_scalar=False)]
 
     def is_contiguous(self, memory_format=None) -> bool:
         if 0 in self._data.shape:
             return True  # an empty tensor is contiguous whatever its strides (``compute_contiguous``)
-        expected = _contiguous_strides(self._data.shape, 1)
+        expected = contiguous_strides(self._data.shape, 1)
         return all(size == 1 or s == e for size, s, e in zip(self._data.shape, self.stride(), expected))
 
     @property
@@ -441,14 +439,6 @@ for _name in ("ndimension", "nelement", "is_floating_point", "element_size", "st
               "float", "half", "bfloat16", "long", "int", "short", "char", "byte", "bool"):
     _handles_torch_function(_name)
 del _name
-
-
-def _contiguous_strides(shape, itemsize: int) -> tuple:
-    strides, step = [], itemsize
-    for size in reversed(tuple(shape)):
-        strides.append(step)
-        step *= max(int(size), 1)
-    return tuple(reversed(strides))
 
 
 def _requires_grad_leaf_error(requires_grad: bool) -> str:

@@ -26,8 +26,8 @@ def add_Tensor(self, other, *, alpha=1):
         grad_fn = nodes.AddBackward0()
         grad_fn.set_next_edges(collect_next_edges(self, other))
         grad_fn.alpha = alpha
-        grad_fn.other_scalar_type = other.dtype
-        grad_fn.self_scalar_type = self.dtype
+        grad_fn.other_scalar_type = other._dtype
+        grad_fn.self_scalar_type = self._dtype
     result = kernel_for("add.Tensor", device_of(self, other))(self, other, alpha)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -51,8 +51,8 @@ def add__Tensor(self, other, *, alpha=1):
         grad_fn = nodes.AddBackward0()
         grad_fn.set_next_edges(collect_next_edges(self, other))
         grad_fn.alpha = alpha
-        grad_fn.other_scalar_type = other.dtype
-        grad_fn.self_scalar_type = self.dtype
+        grad_fn.other_scalar_type = other._dtype
+        grad_fn.self_scalar_type = self._dtype
     result = kernel_for("add_.Tensor", device_of(self, other))(self, other, alpha)
     bump_version(self)
     if grad_fn is not None:
@@ -66,7 +66,7 @@ def add_Scalar(self, other, alpha=1):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.AddBackward1()
         grad_fn.set_next_edges(collect_next_edges(self))
-        grad_fn.self_scalar_type = self.dtype
+        grad_fn.self_scalar_type = self._dtype
     result = kernel_for("add.Scalar", device_of(self))(self, other, alpha)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -80,8 +80,8 @@ def sub_Tensor(self, other, *, alpha=1):
         grad_fn = nodes.SubBackward0()
         grad_fn.set_next_edges(collect_next_edges(self, other))
         grad_fn.alpha = alpha
-        grad_fn.other_scalar_type = other.dtype
-        grad_fn.self_scalar_type = self.dtype
+        grad_fn.other_scalar_type = other._dtype
+        grad_fn.self_scalar_type = self._dtype
     result = kernel_for("sub.Tensor", device_of(self, other))(self, other, alpha)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -103,7 +103,7 @@ def sub_Scalar(self, other, alpha=1):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.SubBackward1()
         grad_fn.set_next_edges(collect_next_edges(self))
-        grad_fn.self_scalar_type = self.dtype
+        grad_fn.self_scalar_type = self._dtype
     result = kernel_for("sub.Scalar", device_of(self))(self, other, alpha)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -117,8 +117,8 @@ def rsub_Tensor(self, other, *, alpha=1):
         grad_fn = nodes.RsubBackward0()
         grad_fn.set_next_edges(collect_next_edges(self, other))
         grad_fn.alpha = alpha
-        grad_fn.other_scalar_type = other.dtype
-        grad_fn.self_scalar_type = self.dtype
+        grad_fn.other_scalar_type = other._dtype
+        grad_fn.self_scalar_type = self._dtype
     result = kernel_for("rsub.Tensor", device_of(self, other))(self, other, alpha)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -132,7 +132,7 @@ def rsub_Scalar(self, other, alpha=1):
         grad_fn = nodes.RsubBackward1()
         grad_fn.set_next_edges(collect_next_edges(self))
         grad_fn.alpha = alpha
-        grad_fn.self_scalar_type = self.dtype
+        grad_fn.self_scalar_type = self._dtype
     result = kernel_for("rsub.Scalar", device_of(self))(self, other, alpha)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -147,10 +147,10 @@ def mul_Tensor(self, other):
         grad_fn.set_next_edges(collect_next_edges(self, other))
         if grad_fn.should_compute_output(0):
             grad_fn.other_ = SavedVariable(other)
-        grad_fn.other_scalar_type = other.dtype
+        grad_fn.other_scalar_type = other._dtype
         if grad_fn.should_compute_output(1):
             grad_fn.self_ = SavedVariable(self)
-        grad_fn.self_scalar_type = self.dtype
+        grad_fn.self_scalar_type = self._dtype
     result = kernel_for("mul.Tensor", device_of(self, other))(self, other)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -175,10 +175,10 @@ def mul__Tensor(self, other):
         grad_fn.set_next_edges(collect_next_edges(self, other))
         if grad_fn.should_compute_output(0):
             grad_fn.other_ = SavedVariable(other)
-        grad_fn.other_scalar_type = other.dtype
+        grad_fn.other_scalar_type = other._dtype
         if grad_fn.should_compute_output(1):
             grad_fn.self_ = SavedVariable(self.clone().detach())
-        grad_fn.self_scalar_type = self.dtype
+        grad_fn.self_scalar_type = self._dtype
     result = kernel_for("mul_.Tensor", device_of(self, other))(self, other)
     bump_version(self)
     if grad_fn is not None:
@@ -193,7 +193,7 @@ def mul_Scalar(self, other):
         grad_fn = nodes.MulBackward1()
         grad_fn.set_next_edges(collect_next_edges(self))
         grad_fn.other = other
-        grad_fn.self_scalar_type = self.dtype
+        grad_fn.self_scalar_type = self._dtype
     result = kernel_for("mul.Scalar", device_of(self))(self, other)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -209,7 +209,7 @@ def div_Tensor(self, other):
         grad_fn.other_ = SavedVariable(other)
         if grad_fn.should_compute_output(1):
             grad_fn.self_ = SavedVariable(self)
-        grad_fn.self_scalar_type = self.dtype
+        grad_fn.self_scalar_type = self._dtype
     result = kernel_for("div.Tensor", device_of(self, other))(self, other)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -232,7 +232,7 @@ def div_Scalar(self, other):
         grad_fn = nodes.DivBackward1()
         grad_fn.set_next_edges(collect_next_edges(self))
         grad_fn.other = other
-        grad_fn.self_scalar_type = self.dtype
+        grad_fn.self_scalar_type = self._dtype
     result = kernel_for("div.Scalar", device_of(self))(self, other)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -249,7 +249,7 @@ def div_Tensor_mode(self, other, *, rounding_mode):
         grad_fn.rounding_mode = rounding_mode
         if grad_fn.should_compute_output(1):
             grad_fn.self_ = SavedVariable(self)
-        grad_fn.self_scalar_type = self.dtype
+        grad_fn.self_scalar_type = self._dtype
     result = kernel_for("div.Tensor_mode", device_of(self, other))(self, other, rounding_mode)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -273,7 +273,7 @@ def div_Scalar_mode(self, other, *, rounding_mode):
         grad_fn.set_next_edges(collect_next_edges(self))
         grad_fn.other = other
         grad_fn.rounding_mode = rounding_mode
-        grad_fn.self_scalar_type = self.dtype
+        grad_fn.self_scalar_type = self._dtype
     result = kernel_for("div.Scalar_mode", device_of(self))(self, other, rounding_mode)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -632,7 +632,7 @@ def sum(self, *, dtype=None):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.SumBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
-        grad_fn.self_sizes = tuple(self.shape)
+        grad_fn.self_sizes = tuple(self._data.shape)
     result = kernel_for("sum", device_of(self))(self, dtype)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -647,7 +647,7 @@ def sum_dim_IntList(self, dim, keepdim=False, *, dtype=None):
         grad_fn.set_next_edges(collect_next_edges(self))
         grad_fn.dim = dim
         grad_fn.keepdim = keepdim
-        grad_fn.self_sizes = tuple(self.shape)
+        grad_fn.self_sizes = tuple(self._data.shape)
     result = kernel_for("sum.dim_IntList", device_of(self))(self, dim, keepdim, dtype)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -670,7 +670,7 @@ def mean(self, *, dtype=None):
         grad_fn = nodes.MeanBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
         grad_fn.self_numel = self.numel()
-        grad_fn.self_sizes = tuple(self.shape)
+        grad_fn.self_sizes = tuple(self._data.shape)
     result = kernel_for("mean", device_of(self))(self, dtype)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -695,7 +695,7 @@ def mean_dim(self, dim, keepdim=False, *, dtype=None):
         grad_fn.dim = dim
         grad_fn.keepdim = keepdim
         grad_fn.self_numel = self.numel()
-        grad_fn.self_sizes = tuple(self.shape)
+        grad_fn.self_sizes = tuple(self._data.shape)
     result = kernel_for("mean.dim", device_of(self))(self, dim, keepdim, dtype)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -719,12 +719,12 @@ def mm(self, mat2):
         grad_fn.set_next_edges(collect_next_edges(self, mat2))
         if grad_fn.should_compute_output(0):
             grad_fn.mat2_ = SavedVariable(mat2)
-        grad_fn.mat2_sizes = tuple(mat2.shape)
-        grad_fn.mat2_strides = tuple(mat2.stride()) if any_requires_grad(mat2) else ()
+        grad_fn.mat2_sizes = tuple(mat2._data.shape)
+        grad_fn.mat2_strides = native.strides_of(mat2) if any_requires_grad(mat2) else ()
         if grad_fn.should_compute_output(1):
             grad_fn.self_ = SavedVariable(self)
-        grad_fn.self_sizes = tuple(self.shape)
-        grad_fn.self_strides = tuple(self.stride()) if any_requires_grad(self) else ()
+        grad_fn.self_sizes = tuple(self._data.shape)
+        grad_fn.self_strides = native.strides_of(self) if any_requires_grad(self) else ()
     result = kernel_for("mm", device_of(self, mat2))(self, mat2)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -800,12 +800,12 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
         grad_fn.beta = beta
         if grad_fn.should_compute_output(2):
             grad_fn.mat1_ = SavedVariable(mat1)
-        grad_fn.mat1_sizes = tuple(mat1.shape)
-        grad_fn.mat1_strides = tuple(mat1.stride()) if any_requires_grad(mat1) else ()
+        grad_fn.mat1_sizes = tuple(mat1._data.shape)
+        grad_fn.mat1_strides = native.strides_of(mat1) if any_requires_grad(mat1) else ()
         if grad_fn.should_compute_output(1):
             grad_fn.mat2_ = SavedVariable(mat2)
-        grad_fn.mat2_sizes = tuple(mat2.shape)
-        grad_fn.mat2_strides = tuple(mat2.stride()) if any_requires_grad(mat2) else ()
+        grad_fn.mat2_sizes = tuple(mat2._data.shape)
+        grad_fn.mat2_strides = native.strides_of(mat2) if any_requires_grad(mat2) else ()
     result = kernel_for("addmm", device_of(self, mat1, mat2))(self, mat1, mat2, beta, alpha)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -908,7 +908,7 @@ def view(self, size):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.ViewBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
-        grad_fn.self_sizes = tuple(self.shape)
+        grad_fn.self_sizes = tuple(self._data.shape)
     result = kernel_for("view", device_of(self))(self, size)
     as_view(self, result)
     if grad_fn is not None:
@@ -922,7 +922,7 @@ def _unsafe_view(self, size):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.UnsafeViewBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
-        grad_fn.self_sizes = tuple(self.shape)
+        grad_fn.self_sizes = tuple(self._data.shape)
     result = kernel_for("_unsafe_view", device_of(self))(self, size)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -958,7 +958,7 @@ def expand(self, size, *, implicit=False):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.ExpandBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
-        grad_fn.self_sizes = tuple(self.shape)
+        grad_fn.self_sizes = tuple(self._data.shape)
     result = kernel_for("expand", device_of(self))(self, size, implicit)
     as_view(self, result)
     if grad_fn is not None:
@@ -996,7 +996,7 @@ def squeeze(self):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.SqueezeBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
-        grad_fn.self_sizes = tuple(self.shape)
+        grad_fn.self_sizes = tuple(self._data.shape)
     result = kernel_for("squeeze", device_of(self))(self)
     as_view(self, result)
     if grad_fn is not None:
@@ -1011,7 +1011,7 @@ def squeeze_dim(self, dim):
         grad_fn = nodes.SqueezeBackward1()
         grad_fn.set_next_edges(collect_next_edges(self))
         grad_fn.dim = dim
-        grad_fn.self_sizes = tuple(self.shape)
+        grad_fn.self_sizes = tuple(self._data.shape)
     result = kernel_for("squeeze.dim", device_of(self))(self, dim)
     as_view(self, result)
     if grad_fn is not None:
@@ -1026,7 +1026,7 @@ def squeeze_(self):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.SqueezeBackward3()
         grad_fn.set_next_edges(collect_next_edges(self))
-        grad_fn.self_sizes = tuple(self.shape)
+        grad_fn.self_sizes = tuple(self._data.shape)
     result = kernel_for("squeeze_", device_of(self))(self)
     bump_version(self)
     if grad_fn is not None:
@@ -1042,7 +1042,7 @@ def squeeze__dim(self, dim):
         grad_fn = nodes.SqueezeBackward4()
         grad_fn.set_next_edges(collect_next_edges(self))
         grad_fn.dim = dim
-        grad_fn.self_sizes = tuple(self.shape)
+        grad_fn.self_sizes = tuple(self._data.shape)
     result = kernel_for("squeeze_.dim", device_of(self))(self, dim)
     bump_version(self)
     if grad_fn is not None:
@@ -1057,7 +1057,7 @@ def squeeze_dims(self, dim):
         grad_fn = nodes.SqueezeBackward2()
         grad_fn.set_next_edges(collect_next_edges(self))
         grad_fn.dim = dim
-        grad_fn.self_sizes = tuple(self.shape)
+        grad_fn.self_sizes = tuple(self._data.shape)
     result = kernel_for("squeeze.dims", device_of(self))(self, dim)
     as_view(self, result)
     if grad_fn is not None:
@@ -1073,7 +1073,7 @@ def squeeze__dims(self, dim):
         grad_fn = nodes.SqueezeBackward5()
         grad_fn.set_next_edges(collect_next_edges(self))
         grad_fn.dim = dim
-        grad_fn.self_sizes = tuple(self.shape)
+        grad_fn.self_sizes = tuple(self._data.shape)
     result = kernel_for("squeeze_.dims", device_of(self))(self, dim)
     bump_version(self)
     if grad_fn is not None:
@@ -1089,7 +1089,7 @@ def select_int(self, dim, index):
         grad_fn.set_next_edges(collect_next_edges(self))
         grad_fn.dim = dim
         grad_fn.index = index
-        grad_fn.self_sizes = tuple(self.shape)
+        grad_fn.self_sizes = tuple(self._data.shape)
     result = kernel_for("select.int", device_of(self))(self, dim, index)
     as_view(self, result)
     if grad_fn is not None:
@@ -1119,7 +1119,7 @@ def slice_Tensor(self, dim=0, start=None, end=None, step=1):
         grad_fn.set_next_edges(collect_next_edges(self))
         grad_fn.dim = dim
         grad_fn.end = end
-        grad_fn.self_sizes = tuple(self.shape)
+        grad_fn.self_sizes = tuple(self._data.shape)
         grad_fn.start = start
         grad_fn.step = step
     result = kernel_for("slice.Tensor", device_of(self))(self, dim, start, end, step)
@@ -1152,8 +1152,8 @@ def index_Tensor(self, indices):
         grad_fn = nodes.IndexBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
         grad_fn.indices_ = [SavedVariable(t) for t in indices]
-        grad_fn.self_options = (self.dtype, self.device)
-        grad_fn.self_sizes = tuple(self.shape)
+        grad_fn.self_options = (self._dtype, self._device)
+        grad_fn.self_sizes = tuple(self._data.shape)
     result = kernel_for("index.Tensor", device_of(self, indices))(self, indices)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -1185,7 +1185,7 @@ def _to_copy(self, *, dtype=None, layout=None, device=None, pin_memory=None, non
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.ToCopyBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
-        grad_fn.self_options = (self.dtype, self.device)
+        grad_fn.self_options = (self._dtype, self._device)
     result = kernel_for("_to_copy", device_of(self))(self, dtype, layout, device, pin_memory, non_blocking, memory_format)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -1200,7 +1200,7 @@ def stack(tensors, dim=0):
         grad_fn.set_next_edges(collect_next_edges(*tensors))
         grad_fn.tensors_size_ = len(tensors)
         grad_fn.dim = dim
-        grad_fn.tensors_args_scalartypes = [t.dtype for t in tensors]
+        grad_fn.tensors_args_scalartypes = [t._dtype for t in tensors]
     result = kernel_for("stack", device_of(tensors))(tensors, dim)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -1224,8 +1224,8 @@ def cat(tensors, dim=0):
         grad_fn.set_next_edges(collect_next_edges(*tensors))
         grad_fn.tensors_size_ = len(tensors)
         grad_fn.dim = dim
-        grad_fn.tensors_args_scalartypes = [t.dtype for t in tensors]
-        grad_fn.tensors_args_sizes = [tuple(t.shape) for t in tensors]
+        grad_fn.tensors_args_scalartypes = [t._dtype for t in tensors]
+        grad_fn.tensors_args_sizes = [tuple(t._data.shape) for t in tensors]
     result = kernel_for("cat", device_of(tensors))(tensors, dim)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -2144,8 +2144,8 @@ def sub__Tensor(self, other, *, alpha=1):
         grad_fn = nodes.SubBackward0()
         grad_fn.set_next_edges(collect_next_edges(self, other))
         grad_fn.alpha = alpha
-        grad_fn.other_scalar_type = other.dtype
-        grad_fn.self_scalar_type = self.dtype
+        grad_fn.other_scalar_type = other._dtype
+        grad_fn.self_scalar_type = self._dtype
     result = kernel_for("sub_.Tensor", device_of(self, other))(self, other, alpha)
     bump_version(self)
     if grad_fn is not None:
@@ -2163,7 +2163,7 @@ def div__Tensor(self, other):
         grad_fn.other_ = SavedVariable(other)
         if grad_fn.should_compute_output(1):
             grad_fn.self_ = SavedVariable(self.clone().detach())
-        grad_fn.self_scalar_type = self.dtype
+        grad_fn.self_scalar_type = self._dtype
     result = kernel_for("div_.Tensor", device_of(self, other))(self, other)
     bump_version(self)
     if grad_fn is not None:
@@ -2182,7 +2182,7 @@ def div__Tensor_mode(self, other, *, rounding_mode):
         grad_fn.rounding_mode = rounding_mode
         if grad_fn.should_compute_output(1):
             grad_fn.self_ = SavedVariable(self.clone().detach())
-        grad_fn.self_scalar_type = self.dtype
+        grad_fn.self_scalar_type = self._dtype
     result = kernel_for("div_.Tensor_mode", device_of(self, other))(self, other, rounding_mode)
     bump_version(self)
     if grad_fn is not None:
@@ -2851,7 +2851,7 @@ def _softmax(self, dim, half_to_float):
         grad_fn = nodes.SoftmaxBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
         grad_fn.dim = dim
-        grad_fn.self_scalar_type = self.dtype
+        grad_fn.self_scalar_type = self._dtype
     result = kernel_for("_softmax", device_of(self))(self, dim, half_to_float)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -2914,7 +2914,7 @@ def _log_softmax(self, dim, half_to_float):
         grad_fn = nodes.LogSoftmaxBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
         grad_fn.dim = dim
-        grad_fn.self_scalar_type = self.dtype
+        grad_fn.self_scalar_type = self._dtype
     result = kernel_for("_log_softmax", device_of(self))(self, dim, half_to_float)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -3455,7 +3455,7 @@ def max_dim(self, dim, keepdim=False):
         grad_fn.set_next_edges(collect_next_edges(self))
         grad_fn.dim = dim
         grad_fn.keepdim = keepdim
-        grad_fn.self_sizes = tuple(self.shape)
+        grad_fn.self_sizes = tuple(self._data.shape)
     result = kernel_for("max.dim", device_of(self))(self, dim, keepdim)
     if grad_fn is not None:
         if result[0] is not None:  # undefined when a gradient output_mask left it out
@@ -3520,7 +3520,7 @@ def min_dim(self, dim, keepdim=False):
         grad_fn.set_next_edges(collect_next_edges(self))
         grad_fn.dim = dim
         grad_fn.keepdim = keepdim
-        grad_fn.self_sizes = tuple(self.shape)
+        grad_fn.self_sizes = tuple(self._data.shape)
     result = kernel_for("min.dim", device_of(self))(self, dim, keepdim)
     if grad_fn is not None:
         if result[0] is not None:  # undefined when a gradient output_mask left it out
@@ -3962,7 +3962,7 @@ def index_select(self, dim, index):
         grad_fn.set_next_edges(collect_next_edges(self))
         grad_fn.dim = dim
         grad_fn.index_ = SavedVariable(index)
-        grad_fn.self_sizes = tuple(self.shape)
+        grad_fn.self_sizes = tuple(self._data.shape)
     result = kernel_for("index_select", device_of(self, index))(self, dim, index)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -3995,7 +3995,7 @@ def index_add(self, dim, index, source, *, alpha=1):
             grad_fn.index_ = SavedVariable(index)
         if grad_fn.should_compute_output(1):
             grad_fn.source_ = SavedVariable(source)
-        grad_fn.source_dim = source.dim()
+        grad_fn.source_dim = source._data.ndim
     result = kernel_for("index_add", device_of(self, index, source))(self, dim, index, source, alpha)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -4024,7 +4024,7 @@ def index_add_(self, dim, index, source, *, alpha=1):
             grad_fn.index_ = SavedVariable(index)
         if grad_fn.should_compute_output(1):
             grad_fn.source_ = SavedVariable(source)
-        grad_fn.source_dim = source.dim()
+        grad_fn.source_dim = source._data.ndim
     result = kernel_for("index_add_", device_of(self, index, source))(self, dim, index, source, alpha)
     bump_version(self)
     if grad_fn is not None:
@@ -4085,7 +4085,7 @@ def _reshape_alias(self, size, stride):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.ReshapeAliasBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
-        grad_fn.self_sizes = tuple(self.shape)
+        grad_fn.self_sizes = tuple(self._data.shape)
     result = kernel_for("_reshape_alias", device_of(self))(self, size, stride)
     as_view(self, result)
     if grad_fn is not None:
@@ -4115,8 +4115,8 @@ def split_Tensor(self, split_size, dim=0):
         grad_fn = nodes.SplitBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
         grad_fn.dim = dim
-        grad_fn.self_options = (self.dtype, self.device)
-        grad_fn.self_sizes = tuple(self.shape)
+        grad_fn.self_options = (self._dtype, self._device)
+        grad_fn.self_sizes = tuple(self._data.shape)
         grad_fn.split_size = split_size
     result = kernel_for("split.Tensor", device_of(self))(self, split_size, dim)
     for view in result:
@@ -4139,8 +4139,8 @@ def split_with_sizes(self, split_sizes, dim=0):
         grad_fn = nodes.SplitWithSizesBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
         grad_fn.dim = dim
-        grad_fn.self_options = (self.dtype, self.device)
-        grad_fn.self_sizes = tuple(self.shape)
+        grad_fn.self_options = (self._dtype, self._device)
+        grad_fn.self_sizes = tuple(self._data.shape)
         grad_fn.split_sizes = split_sizes
     result = kernel_for("split_with_sizes", device_of(self))(self, split_sizes, dim)
     for view in result:
@@ -4211,7 +4211,7 @@ def repeat(self, repeats):
         grad_fn = nodes.RepeatBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
         grad_fn.repeats = repeats
-        grad_fn.self_sizes = tuple(self.shape)
+        grad_fn.self_sizes = tuple(self._data.shape)
     result = kernel_for("repeat", device_of(self))(self, repeats)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -4230,7 +4230,7 @@ def sort_stable(self, *, stable, dim=-1, descending=False):
         grad_fn = nodes.SortBackward1()
         grad_fn.set_next_edges(collect_next_edges(self))
         grad_fn.dim = dim
-        grad_fn.self_sizes = tuple(self.shape)
+        grad_fn.self_sizes = tuple(self._data.shape)
     result = kernel_for("sort.stable", device_of(self))(self, stable, dim, descending)
     if grad_fn is not None:
         if result[0] is not None:  # undefined when a gradient output_mask left it out
@@ -4257,7 +4257,7 @@ def sort(self, dim=-1, descending=False):
         grad_fn = nodes.SortBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
         grad_fn.dim = dim
-        grad_fn.self_sizes = tuple(self.shape)
+        grad_fn.self_sizes = tuple(self._data.shape)
     result = kernel_for("sort", device_of(self))(self, dim, descending)
     if grad_fn is not None:
         if result[0] is not None:  # undefined when a gradient output_mask left it out
@@ -4303,7 +4303,7 @@ def topk(self, k, dim=-1, largest=True, sorted=True):
         grad_fn = nodes.TopkBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
         grad_fn.dim = dim
-        grad_fn.self_sizes = tuple(self.shape)
+        grad_fn.self_sizes = tuple(self._data.shape)
     result = kernel_for("topk", device_of(self))(self, k, dim, largest, sorted)
     if grad_fn is not None:
         if result[0] is not None:  # undefined when a gradient output_mask left it out

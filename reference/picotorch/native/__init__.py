@@ -140,6 +140,7 @@ from .reduce_ops import (
     sum_dim,
     var,
 )
+from .helpers import strides_of
 from .resize import resize_output, write_out
 from .scatter_gather import gather, index_add, index_add_, index_select, scatter, scatter_, scatter_add, scatter_add_
 from .soft_max import _log_softmax, _log_softmax_backward_data, _softmax, _softmax_backward_data
@@ -257,6 +258,7 @@ from .unary_ops import (
 
 __all__ = [
     "resize_output", "write_out",  # out= (Resize.cpp)
+    "strides_of",  # what an autograd kernel saves of an input (``strides_or_error``)
     "_index_put_impl_", "_to_copy", "_unsafe_view", "add", "add_", "add_cuda", "addmm", "alias", "bmm", "cat", "clone",
     "flatten",
     "div", "dot", "eq", "exp", "expand", "expand_as", "ge", "gt", "index", "le", "log", "lt", "matmul", "mean",

@@ -50,6 +50,24 @@ def shape_of(t) -> tuple:
     return tuple(t._data.shape)
 
 
+def strides_of(t) -> tuple:
+    """``t``'s strides in elements (``TensorImpl::strides()``); an array with no strides of its own (the
+    Array API's) is row-major."""
+    strides = getattr(t._data, "strides", None)
+    if strides is None:
+        return contiguous_strides(t._data.shape, 1)
+    return tuple(map(t._dtype.itemsize.__rfloordiv__, strides))  # each stride // itemsize
+
+
+def contiguous_strides(shape, itemsize: int) -> tuple:
+    """The strides of a row-major array of ``shape`` (a size of 0 counts as 1, as PyTorch's do)."""
+    strides, step = [], itemsize
+    for size in reversed(tuple(shape)):
+        strides.append(step)
+        step *= max(int(size), 1)
+    return tuple(reversed(strides))
+
+
 def wrap(t_like, data, dtype=None):
     """A new tensor on ``t_like``'s device around ``data``."""
     if type(data) is not np.ndarray:  # an ndarray is an array already: asarray's wrapper costs a microsecond

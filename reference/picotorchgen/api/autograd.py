@@ -145,13 +145,16 @@ def formula_value(op: Op, name: str) -> Saved | None:
     return _saved_for(name, args, outputs)
 
 
-# What a formula may say about an input besides its value: ``self_sizes`` is ``tuple(self.shape)``;
-# its strides are kept only for an input that needs a gradient (``strides_or_error`` in PyTorch).
-_DERIVED = (("_sizes", "tuple({0}.shape)"), ("_strides", "tuple({0}.stride()) if any_requires_grad({0}) else ()"),
-            ("_numel", "{0}.numel()"), ("_dim", "{0}.dim()"), ("_scalar_type", "{0}.dtype"),
-            ("_options", "({0}.dtype, {0}.device)"),
-            ("_args_sizes", "[tuple(t.shape) for t in {0}]"),
-            ("_args_scalartypes", "[t.dtype for t in {0}]"))
+# What a formula may say about an input besides its value: ``self_sizes`` is its shape as a tuple; its
+# strides are kept only for an input that needs a gradient (``strides_or_error`` in PyTorch). They are read
+# from the tensor's fields, as the C++ kernel reads the TensorImpl's (``self.sym_sizes()``): no Python
+# property, no ``__torch_function__``, no ``torch.Size`` to build and take apart on every forward op.
+_DERIVED = (("_sizes", "tuple({0}._data.shape)"),
+            ("_strides", "native.strides_of({0}) if any_requires_grad({0}) else ()"),
+            ("_numel", "{0}.numel()"), ("_dim", "{0}._data.ndim"), ("_scalar_type", "{0}._dtype"),
+            ("_options", "({0}._dtype, {0}._device)"),
+            ("_args_sizes", "[tuple(t._data.shape) for t in {0}]"),
+            ("_args_scalartypes", "[t._dtype for t in {0}]"))
 
 
 _NTH_RESULT = re.compile(r"result(\d+)")

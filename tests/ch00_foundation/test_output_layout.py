@@ -10,7 +10,9 @@ import picotorch
 torch = pytest.importorskip("torch")
 
 VIEWS = ["a", "a.transpose(0, 1)", "a.transpose(1, 2)", "a.permute(2, 0, 1)", "a[:, :1]", "a[0:1]",
-         "a.transpose(0, 2)", "a[:, :, 1:2]"]
+         "a.transpose(0, 2)", "a[:, :, 1:2]",
+         # one value expanded (every stride 0: tells no order), and an expand that keeps one stride
+         "a[1, 2, 3].expand(2, 3, 4)", "a[:1, :1, :1].expand(2, 3, 4)", "a[1:2, :, 0:1].expand(2, 3, 4)"]
 
 
 def _layout(T, first, second, op):

@@ -88,6 +88,16 @@ def matmul(xp, a, b):
     return np.matmul(a, b)
 
 
+def reshaped_view(xp, data, shape: tuple):
+    """``data`` seen with ``shape`` without a copy; raises (ValueError, TypeError...) when it cannot be."""
+    if type(data) is np.ndarray and _RESHAPE_TAKES_COPY:
+        return data.reshape(shape, copy=False)  # np.reshape is this method behind two Python calls
+    return xp.reshape(data, shape, copy=False)
+
+
+_RESHAPE_TAKES_COPY = np.lib.NumpyVersion(np.__version__) >= "2.1.0"
+
+
 def permute_dims(xp, a, axes: tuple):
     return np.transpose(a, axes) if xp is np_xp else xp.permute_dims(a, axes)
 

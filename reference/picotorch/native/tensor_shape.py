@@ -22,6 +22,7 @@ from .helpers import (
     common_device,
     permute_dims,
     reduce_dims,
+    reshaped_view,
     row_major_copy,
     shape_of,
     view_of,
@@ -74,7 +75,7 @@ def view(self, size):
     shape = checks.infer_size(size, math.prod(shape_of(self)))
     xp = xp_of(self)
     try:
-        data = xp.reshape(self._data, shape, copy=False)
+        data = reshaped_view(xp, self._data, shape)
     except (ValueError, AttributeError, TypeError):
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
                            "dimension spans across two contiguous subspaces). Use .reshape(...) instead.") from None
@@ -412,14 +413,14 @@ def _check_cat_shape(ref, t, d, i) -> None:
 def _reshape_alias(self, size, stride):
     """``reshape``'s view of a tensor that is not row-major but can be viewed as ``size`` (``stride`` is what
     ``computeStride`` found; the array library finds the same layout)."""
-    return view_of(self, xp_of(self).reshape(self._data, tuple(size), copy=False))
+    return view_of(self, reshaped_view(xp_of(self), self._data, tuple(size)))
 
 
 def view_strides(self, size):
     """``at::detail::computeStride``: the strides of ``self`` viewed as ``size``, or None when a copy is needed."""
     shape = checks.infer_size(size, math.prod(shape_of(self)))
     try:
-        data = xp_of(self).reshape(self._data, shape, copy=False)
+        data = reshaped_view(xp_of(self), self._data, shape)
     except (ValueError, AttributeError, TypeError):
         return None
     strides = getattr(data, "strides", None)

@@ -9,11 +9,19 @@ from __future__ import annotations
 import functools
 import threading
 
-_state = threading.local()
+class _ThreadState(threading.local):
+    """Each thread's modes; a thread starts with both on (the class attributes: reading one costs no exception
+    on a thread that never set it, as ``getattr`` with a default did on every op)."""
+
+    enabled = True
+    multithreading = True
+
+
+_state = _ThreadState()
 
 
 def is_grad_enabled() -> bool:
-    return getattr(_state, "enabled", True)
+    return _state.enabled
 
 
 def _set_enabled(mode: bool) -> None:
@@ -72,7 +80,7 @@ class set_grad_enabled(_GradModeContext):
 
 def is_multithreading_enabled() -> bool:
     """``torch._C._is_multithreading_enabled``: may backward use the device threads (thread-local)."""
-    return getattr(_state, "multithreading", True)
+    return _state.multithreading
 
 
 class set_multithreading_enabled(_GradModeContext):

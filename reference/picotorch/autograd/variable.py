@@ -81,7 +81,7 @@ def gradient_edge(t) -> Edge:
         refresh_view_grad_fn(t)
     if t._grad_fn is not None:
         return _new_tuple(Edge, (t._grad_fn, t._output_nr))  # Edge(...) without its Python __new__: 0.15 us
-    return Edge(grad_accumulator(t), 0)
+    return _new_tuple(Edge, (grad_accumulator(t), 0))
 
 
 def collect_next_edges(*tensors) -> list[Edge]:

@@ -358,11 +358,12 @@ def float_dtype(dtype):
 def reduce_dims(self, dim) -> tuple:
     """The dims a reduction (or ``squeeze(dims)``) works on: all for None or ``()``, else ``dim`` wrapped."""
     ndim = self._data.ndim
-    if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0):
+    dims = () if dim is None else (dim,) if isinstance(dim, int) else tuple(dim)
+    if not dims:
         return tuple(range(ndim))
-    dims = (dim,) if isinstance(dim, int) else tuple(dim)
-    wrapped = tuple(checks.wrap_dim(d, ndim) for d in dims)
-    if len(set(wrapped)) < len(wrapped):
+    # wrap_dim only for what needs it (a negative dim, a bool, a wrong one): a reduction's dims are asked every call
+    wrapped = tuple([d if type(d) is int and 0 <= d < ndim else checks.wrap_dim(d, ndim) for d in dims])
+    if len(wrapped) > 1 and len(set(wrapped)) < len(wrapped):
         repeated = next(d for i, d in enumerate(wrapped) if d in wrapped[:i])  # the first seen twice, as dim_list_to_bitset
         raise RuntimeError(f"dim {repeated} appears multiple times in the list of dims")
     return wrapped if ndim else ()  # a zero-dim tensor accepts dim 0 / -1 and has nothing to reduce

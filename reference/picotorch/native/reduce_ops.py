@@ -41,8 +41,10 @@ def sum_dim(self, dim, keepdim=False, dtype=None):
     if is_reduced_float(out_dtype):  # accumulated in float32, rounded once (PyTorch's reduced-float sums)
         data = convert(xp, _sum_float32(xp, cast(self, out_dtype, xp), axes, keepdim), out_dtype)
     elif xp is np_xp:  # np.sum is this call behind a Python wrapper (a third of a small sum's time)
-        return new_tensor(np.asarray(np.add.reduce(cast(self, out_dtype, xp), axis=axes, keepdims=keepdim,
-                                                   dtype=xp_dtype(xp, out_dtype))), out_dtype, self._device)
+        data = np.add.reduce(cast(self, out_dtype, xp), axis=axes, keepdims=keepdim,
+                             dtype=None if out_dtype is self._dtype and out_dtype.is_floating_point
+                             else xp_dtype(xp, out_dtype))  # (NumPy would widen a small int itself)
+        return new_tensor(data if type(data) is np.ndarray else np.asarray(data), out_dtype, self._device)
     else:
         data = xp.sum(cast(self, out_dtype, xp), axis=axes, keepdims=keepdim, dtype=xp_dtype(xp, out_dtype))
     return new_tensor(xp.asarray(data), out_dtype, self._device)

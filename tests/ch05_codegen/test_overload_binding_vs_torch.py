@@ -84,3 +84,12 @@ def test_a_name_read_again_is_the_same_registered_operator():
     assert "mul" in dir(ops)
     with pytest.raises(AttributeError, match="has no attribute 'no_such_op'"):
         ops.no_such_op  # noqa: B018
+
+
+def test_a_second_round_of_calls_picks_the_same_overloads():
+    """NOTE [Binding by the arguments' types]: arguments of types seen before go straight to the overload that
+    took them; all the calls and refusals again, interleaved, in one process, still give torch's answers."""
+    for _ in range(2):
+        for (name, make_args), refused in zip(CALLS, REFUSED * len(CALLS)):
+            test_plain_calls_pick_torchs_overload(name, make_args)
+            test_calls_torch_refuses_are_refused(*refused)

@@ -417,11 +417,20 @@ def _exact_types_of(kinds: tuple) -> tuple:
     return checks
 
 
+# NOTE [Binding by the arguments' types]
+# Whether bound_simply accepts plain positional values depends on their types alone (a tensor, an int, a float,
+# None...), not on the values, except for int lists, which it converts. So once arguments of some types were
+# taken as they were by an overload, arguments of the same types are taken by the same one: ``ops.div(grad, 64)``
+# no longer tries ``div.Tensor`` first. C++ resolves overloads when it compiles; this is the nearest Python gets
+# (a lookup per call instead of a look at each argument of each candidate), where there are candidates to try:
+# for a count of arguments that only one overload takes, bound_simply's one pass is as cheap.
 def overloaded(name: str, candidates):
     """``ops.<name>``: the first overload whose parameters accept the arguments (C++ overloading)."""
     by_count = _simple_overloads_by_count(candidates)
     first, kinds = (by_count.get(2) or [(None, ())])[0]  # what two positional arguments bind to first
     takes_two_tensors = kinds[:2] == ("Tensor", "Tensor")
+    chosen_by_types: dict = {}  # the arguments' types -> the overload that took them as they were
+    several_overloads = {count for count, overloads in by_count.items() if len(overloads) > 1}
 
     def call(*args, **kwargs):
         if takes_two_tensors and len(args) == 2 and not kwargs:
@@ -431,9 +440,17 @@ def overloaded(name: str, candidates):
             if isinstance(a, TensorImpl) and isinstance(b, TensorImpl):
                 return first(a, b)
         if not kwargs:
+            types = None
+            if len(args) in several_overloads:
+                types = tuple(map(type, args))
+                chosen = chosen_by_types.get(types)
+                if chosen is not None:
+                    return chosen(*args)  # NOTE [Binding by the arguments' types]
             for fn, simple_kinds in by_count.get(len(args), ()):
                 values = bound_simply(simple_kinds, args)
                 if values is not None:
+                    if values is args and types is not None:
+                        chosen_by_types[types] = fn
                     return fn(*values)  # NOTE [Binding without the dict]
                 if not _refuses_a_tensor(simple_kinds, args):
                     break  # binding may still accept it (a NumPy scalar for an int...): the full path decides

@@ -319,6 +319,11 @@ def binary_operands(self, other, *, to_float=False):
 
 
 def common_device(*tensors):
+    for t in tensors:
+        if t._device is not CPU:
+            break
+    else:
+        return CPU  # every tensor on the CPU (most calls): nothing to check or choose
     checks.check_same_device(*tensors)
     for t in tensors:
         if not t._is_wrapped_number and t._device.type != "cpu":

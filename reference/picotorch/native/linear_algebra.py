@@ -105,7 +105,8 @@ def dot(self, tensor):
 
 
 def addmm(self, mat1, mat2, beta=1, alpha=1):
-    _check_addmm_dtypes(self, mat1, mat2)
+    if self._dtype is not mat2._dtype or mat1._dtype is not mat2._dtype:
+        _check_addmm_dtypes(self, mat1, mat2)
     if mat1._data.ndim != 2:
         raise RuntimeError(f"mat1 must be a matrix, got {mat1._data.ndim}-D tensor")
     if mat2._data.ndim != 2:
@@ -147,6 +148,9 @@ def _addmm_without_product(self, mat1, mat2, beta, xp):
 
 def _check_addmm_out_shape(self, out_shape) -> None:
     """``self`` is expanded to the product's shape first: ``expand``'s errors (the last dim that does not fit)."""
+    shape = self._data.shape
+    if shape == out_shape or shape == out_shape[1:]:
+        return  # a Linear's bias (a row of the product's width) or a whole matrix: expands as it is
     expanded_shape(self, out_shape)  # the check alone: the view it would make is not used
 
 

@@ -42,6 +42,8 @@ def _full(size, value, dtype, device, like):
     dtype = dtype or like._dtype
     device = normalize(device) if device is not None else like._device
     target = backend(device)
+    if target.xp is np_xp:  # array-api-compat's full is NumPy's behind a Python wrapper (half its time)
+        return new_tensor(np.full(size, value, dtype=xp_dtype(np_xp, dtype)), dtype, device)
     data = target.xp.full(size, value, dtype=xp_dtype(target.xp, dtype), device=target.array_device(device.index))
     return new_tensor(data, dtype, device)
 
@@ -67,7 +69,8 @@ def _preserving_layout(self, value, dtype, device, memory_format):
     result = _filled_like(self, value, dtype, device)
     strides = getattr(self._data, "strides", None)
     if memory_format not in (None, "preserve_format") or strides is None or self._data.ndim < 2 \
-            or result._device != self._device or xp_of(result) is not np_xp or result._data.size == 0:
+            or (result._device is not self._device and result._device != self._device) \
+            or xp_of(result) is not np_xp or result._data.size == 0:
         return result  # (fewer than two dims: a dense layout has one order, the new tensor's)
     shape, strides = self._data.shape, tuple(s // self._data.itemsize for s in strides)
     if not non_overlapping_and_dense(shape, strides):

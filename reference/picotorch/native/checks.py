@@ -6,6 +6,8 @@ Models ``c10/core/WrapDimMinimal.h`` (``maybe_wrap_dim``), ``aten/src/ATen/Expan
 
 from __future__ import annotations
 
+import math
+
 
 def wrap_dim(dim: int, ndim: int, wrap_scalar: bool = True) -> int:
     """A possibly negative dim as an index in ``range(ndim)`` (a 0-dim tensor accepts -1 and 0, unless
@@ -59,7 +61,11 @@ def numel(shape) -> int:
 
 def infer_size(shape, numel_: int) -> tuple:
     """Resolve one ``-1`` in a view/reshape shape (``at::infer_size``)."""
-    shape = tuple(int(s) for s in shape)
+    shape = tuple(map(int, shape))
+    if not shape or min(shape) >= 0:  # nothing to infer, no bad size (most views): one product
+        if math.prod(shape) != numel_:
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel_}")
+        return shape
     known, infer_at = 1, None
     for i, s in enumerate(shape):
         if s == -1:

@@ -51,3 +51,32 @@ def test_broadcast_gradient_is_summed_back(shape, leaf_shape):
     for s in leaf_shape:
         leaf_elements *= s
     assert leaf.grad.tolist() == picotorch.full(leaf_shape, elements / leaf_elements).tolist()
+
+
+SUM_TO_GRAPHS = {  # a gradient computed with create_graph=True: the ops sum_to ran are in its graph
+    "zero_dim_leaf_times_vector": lambda T, x: (x * (x * T.ones(3))).sum(),
+    "zero_dim_expanded": lambda T, x: (x.expand(3) ** 2).sum(),
+    "zero_dim_expanded_to_itself": lambda T, x: x.expand(()) * x,
+    "leading_dims": lambda T, x: (x.expand(2, 3) * x.expand(2, 3)).sum(),
+    "a_size_one_dim": lambda T, x: (x.reshape(1, 1).expand(3, 4) * T.arange(12.0).reshape(3, 4) * x).sum(),
+}
+
+
+def _graph_names(fn, depth=3):
+    if fn is None or depth == 0:
+        return None
+    return fn.name(), [_graph_names(next_fn, depth - 1) for next_fn, _ in fn.next_functions]
+
+
+@pytest.mark.exercise("0.2")
+@pytest.mark.parametrize("name", sorted(SUM_TO_GRAPHS))
+def test_sum_to_records_torchs_ops(name):
+    """Under create_graph the sum is recorded: a zero-dim shape is the plain sum (SumBackward0), any other
+    a sum over the broadcast dims (SumBackward1), then a view when leading dims went (ViewBackward0)."""
+    torch = pytest.importorskip("torch")
+    graphs = []
+    for T in (picotorch, torch):
+        x = T.tensor(2.0, requires_grad=True)
+        (g,) = T.autograd.grad(SUM_TO_GRAPHS[name](T, x), x, create_graph=True)
+        graphs.append(_graph_names(g.grad_fn))
+    assert graphs[0] == graphs[1]

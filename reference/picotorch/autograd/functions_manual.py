@@ -155,9 +155,12 @@ def sum_to(grad, shape):
     """Sum ``grad`` down to ``shape`` (undoing broadcasting), as ``at::sum_to`` does."""
     # Worked example: a (3, 1) tensor broadcast to (2, 3, 4) gets a (2, 3, 4) gradient; summing over
     # dim 0 (a leading dim the tensor did not have) and dim 2 (where it had size 1, keepdim) gives
-    # (1, 3, 1), and a view makes it (3, 1). Use ops.sum(grad, dims, True) and ops.view(grad, shape).
+    # (1, 3, 1), and a view makes it (3, 1). Use ops.sum(grad, dims, True) and ops.view(grad, shape); a
+    # zero-dim shape is always the plain sum, ops.sum(grad) (a create_graph backward then shows SumBackward0).
     # BEGIN SOLUTION 0.2: sum grad over the broadcast dimensions so that it has exactly `shape`
     shape = tuple(shape)
+    if not shape:
+        return ops.sum(grad)
     grad_shape = tuple(grad.shape)
     if grad_shape == shape:
         return grad

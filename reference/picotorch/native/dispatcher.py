@@ -24,6 +24,7 @@ try:  # NumPy's error-state context variable (numpy >= 2); see _quiet
 except ImportError:
     _ufunc_config = None
 
+from ..c10.device import CPU
 from ..c10.dispatch_key import DispatchKey, backend_key_name
 from ..c10.scalar_type import as_dtype
 from ..c10.scalar_type import dtype as DType
@@ -187,7 +188,7 @@ def device_of(*args) -> str:
     for a in args:
         if not isinstance(a, TensorImpl):
             break
-        if a._device.type != "cpu" and not a._is_wrapped_number:
+        if a._device is not CPU and a._device.type != "cpu" and not a._is_wrapped_number:
             break
     else:
         return "cpu"  # only CPU tensors (most calls): answered without the general walk below
@@ -427,19 +428,23 @@ def _exact_types_of(kinds: tuple) -> tuple:
 def overloaded(name: str, candidates):
     """``ops.<name>``: the first overload whose parameters accept the arguments (C++ overloading)."""
     by_count = _simple_overloads_by_count(candidates)
-    first, kinds = (by_count.get(2) or [(None, ())])[0]  # what two positional arguments bind to first
-    takes_two_tensors = kinds[:2] == ("Tensor", "Tensor")
+    # per count of arguments, the overload binding tries first when it takes that many tensors
+    takes_tensors = {count: overloads[0][0] for count, overloads in by_count.items()
+                     if count and overloads[0][1][:count] == ("Tensor",) * count}
     chosen_by_types: dict = {}  # the arguments' types -> the overload that took them as they were
     several_overloads = {count for count, overloads in by_count.items() if len(overloads) > 1}
 
     def call(*args, **kwargs):
-        if takes_two_tensors and len(args) == 2 and not kwargs:
-            # ``ops.mul(grad, other)``, ``ops.add(old, grad)``: what a backward formula and the input buffer
-            # call for every node, bound with one look at each argument
-            a, b = args
-            if isinstance(a, TensorImpl) and isinstance(b, TensorImpl):
-                return first(a, b)
         if not kwargs:
+            first = takes_tensors.get(len(args))
+            if first is not None:
+                # ``ops.mul(grad, other)``, ``ops.add(old, grad)``, ``ops.t(grad)``: what backward formulas and
+                # the input buffer call for every node, bound with one look at each argument
+                for a in args:
+                    if not isinstance(a, TensorImpl):
+                        break
+                else:
+                    return first(*args)
             types = None
             if len(args) in several_overloads:
                 types = tuple(map(type, args))

@@ -24,8 +24,8 @@ from ..c10.scalar_type import is_differentiable_type
 from ..c10.size import Size, size_of_shape
 from ..native import checks
 from ..native.device import normalize, to_numpy
-from ..native.helpers import contiguous_strides, strides_of
 from ..native.dispatcher import ops
+from ..native.helpers import contiguous_strides, strides_of
 from ..native.tensor_impl import TensorImpl, new_tensor
 from . import _factories
 from ._torch_function import STATE as _TORCH_FUNCTION

@@ -18,7 +18,7 @@ import sys
 import numpy
 
 from ..native.dispatcher import ops
-from ..native.helpers import np_xp, xp_of
+from ..native.helpers import contiguous_strides, np_xp, xp_of
 from ..native.layout import non_overlapping_and_dense
 from ..native.tensor_impl import new_tensor
 from . import variable
@@ -101,7 +101,7 @@ def obeys_layout_contract(grad, variable) -> bool:
     if grad_strides is None or variable_strides is None:
         return True  # an array library without strides keeps its own layout
     if not non_overlapping_and_dense(variable._data.shape, variable_strides):
-        return grad_strides == contiguous_strides(shape)
+        return grad_strides == contiguous_strides(shape, 1)
     for size, stride, wanted in zip(shape, grad_strides, variable_strides):
         if (size != 1 and stride != wanted) or (size == 1 and stride == 0):
             return False
@@ -125,14 +125,6 @@ def clone_obey_contract(grad, variable):
         out[...] = grad._data
         return out
     return xp.asarray(numpy.ascontiguousarray(grad._data)) if xp is np_xp else xp.asarray(grad._data, copy=True)
-
-
-def contiguous_strides(shape) -> tuple:
-    strides, step = [], 1
-    for size in reversed(shape):
-        strides.append(step)
-        step *= max(size, 1)
-    return tuple(reversed(strides))
 
 
 def element_strides(array) -> tuple | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import threading
 
+
 class _ThreadState(threading.local):
     """Each thread's modes; a thread starts with both on (the class attributes: reading one costs no exception
     on a thread that never set it, as ``getattr`` with a default did on every op)."""

@@ -107,6 +107,7 @@ from .cuda.elementwise import add_cuda, mul_cuda, relu_cuda, threshold_backward_
 from .distributions import bernoulli, bernoulli_, normal_, uniform_
 from .embedding import embedding, embedding_dense_backward, embedding_renorm_
 from .fused_dropout import native_dropout, native_dropout_backward
+from .helpers import strides_of
 from .indexing import _index_put_impl_, index, masked_fill, masked_fill_
 from .layer_norm_kernel import native_layer_norm, native_layer_norm_backward
 from .linear_algebra import addmm, baddbmm, baddbmm_, bmm, dot, linalg_vector_norm, mm, mv
@@ -140,7 +141,6 @@ from .reduce_ops import (
     sum_dim,
     var,
 )
-from .helpers import strides_of
 from .resize import resize_output, write_out
 from .scatter_gather import gather, index_add, index_add_, index_select, scatter, scatter_, scatter_add, scatter_add_
 from .soft_max import _log_softmax, _log_softmax_backward_data, _softmax, _softmax_backward_data

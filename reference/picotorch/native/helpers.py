@@ -369,7 +369,8 @@ def reduce_dims(self, dim) -> tuple:
     # wrap_dim only for what needs it (a negative dim, a bool, a wrong one): a reduction's dims are asked every call
     wrapped = tuple([d if type(d) is int and 0 <= d < ndim else checks.wrap_dim(d, ndim) for d in dims])
     if len(wrapped) > 1 and len(set(wrapped)) < len(wrapped):
-        repeated = next(d for i, d in enumerate(wrapped) if d in wrapped[:i])  # the first seen twice, as dim_list_to_bitset
+        # the first dim seen twice, as dim_list_to_bitset reports it
+        repeated = next(d for i, d in enumerate(wrapped) if d in wrapped[:i])
         raise RuntimeError(f"dim {repeated} appears multiple times in the list of dims")
     return wrapped if ndim else ()  # a zero-dim tensor accepts dim 0 / -1 and has nothing to reduce
 

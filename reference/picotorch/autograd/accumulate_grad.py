@@ -29,8 +29,6 @@ from .variable import collect_next_edges, requires_grad, set_history
 
 
 class AccumulateGrad(Node):
-    _tensor_pre_hooks_elsewhere = True  # on the leaf (tensor_pre_hooks below)
-
     def __init__(self, variable) -> None:
         super().__init__(sequence_nr=UINT64_MAX)
         self.variable = variable
@@ -44,6 +42,11 @@ class AccumulateGrad(Node):
         # weakly, so hooks kept here would vanish with a dropped node. Read them on each call.
         hooks = self.variable._backward_hooks
         return [TensorPreHook(hooks, 0)] if hooks else []
+
+    @property
+    def _tensor_pre_hooks_elsewhere(self) -> bool:
+        """Whether the leaf has hooks (``tensor_pre_hooks`` above): the engine asks before building the list."""
+        return bool(self.variable._backward_hooks)
 
     def apply(self, grads: list) -> list:
         new_grad = grads[0]

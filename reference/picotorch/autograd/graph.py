@@ -99,7 +99,7 @@ class Node:
     _pre_hooks: OrderedDict | None = None  # Node.register_prehook
     _post_hooks: OrderedDict | None = None  # Node.register_hook
     _metadata: dict | None = None
-    _tensor_pre_hooks_elsewhere = False  # True where tensor_pre_hooks() reads hooks kept outside the node
+    _tensor_pre_hooks_elsewhere = False  # True where tensor_pre_hooks() has hooks kept outside the node
 
     def __init__(self, next_edges=(), sequence_nr: int | None = None) -> None:
         self._sequence_nr_value = _next_sequence_nr() if sequence_nr is None else sequence_nr

@@ -79,3 +79,33 @@ def test_an_expand_that_overlaps_nothing_writes_through_to_its_base(program):
         exec(program, scope)
         results.append(scope["out"].tolist())
     assert results[0] == results[1]
+
+
+ONE_VALUE_PROGRAMS = {  # NOTE [One value, expanded]: large enough for the fill (4096 elements and more)
+    "mean_backward": lambda T: _mean_gradient(T),
+    "div_number": lambda T: T.tensor(3.0).expand(64, 512) / 32768,
+    "mul_number": lambda T: T.tensor(-0.0).expand(8, 1024) * 2.5,
+    "number_over_expanded": lambda T: 2 / T.tensor([[0.0]]).expand(4096, 2),
+    "zero_over_zero": lambda T: T.tensor(0.0, dtype=T.float64).expand(5000) / 0.0,
+    "int_div": lambda T: T.tensor(7).expand(70, 70) / 2,
+    "bool_mul": lambda T: T.tensor(True).expand(100, 50) * T.tensor(False),
+    "two_expanded": lambda T: T.tensor(1.5).expand(80, 60) * T.tensor([[4.0]]).expand(80, 60),
+    "expanded_times_full": lambda T: T.tensor(2.0).expand(100, 50) * T.arange(5000.0).reshape(100, 50),
+}
+
+
+def _mean_gradient(T):
+    x = T.ones(64, 512, requires_grad=True)
+    (x.mean() * 3).backward()
+    return x.grad
+
+
+def _one_value_result(T, name):
+    result = ONE_VALUE_PROGRAMS[name](T)
+    values = result.detach().double().numpy() if result.dtype != T.bool else result.numpy()
+    return (tuple(result.shape), result.stride(), str(result.dtype).split(".")[-1], values.tobytes())
+
+
+@pytest.mark.parametrize("name", sorted(ONE_VALUE_PROGRAMS))
+def test_one_value_expanded_gives_torchs_result(name):
+    assert _one_value_result(picotorch, name) == _one_value_result(torch, name)

@@ -99,5 +99,7 @@ class SetItemSlices(Node):
         base_grad = ops.mul(grad, self.mask_fn(grad)) if self.should_compute_output(0) else None
         value_grad = None
         if self.should_compute_output(1):
-            value_grad = sum_to(self.region_of(grad), self.value_shape)
+            value_grad = self.region_of(grad)
+            if tuple(value_grad.shape) != tuple(self.value_shape):  # a broadcast value (validate_outputs' sum_to)
+                value_grad = sum_to(value_grad, self.value_shape)
         return [base_grad, value_grad]

@@ -300,7 +300,7 @@ def binary_operands(self, other, *, to_float=False):
         # tensor's device, dtype and shape (a number never widens a float, broadcasts, or pins a
         # device); answered here, this saves a third of the set-up.
         dev, dtype = self._device, self._dtype
-        xp = backend(dev).xp
+        xp = np_xp if dev is CPU else backend(dev).xp  # xp_of, inline
         return other, dev, dtype, tuple(self._data.shape), xp, self._data, cast(other, dtype, xp, dev)
     if (other._dtype is self._dtype and other._device is self._device and other._data.shape == self._data.shape
             and not other._is_wrapped_number and not self._is_wrapped_number
@@ -308,7 +308,8 @@ def binary_operands(self, other, *, to_float=False):
         # Two tensors of one dtype, device and shape (a backward adding up gradients): nothing to promote,
         # broadcast or move, so the general steps below would return the inputs as they are.
         dev = self._device
-        return other, dev, self._dtype, tuple(self._data.shape), backend(dev).xp, self._data, other._data
+        xp = np_xp if dev is CPU else backend(dev).xp  # xp_of, inline
+        return other, dev, self._dtype, tuple(self._data.shape), xp, self._data, other._data
     dev = common_device(self, other)
     dtype = result_type(self, other)
     if to_float:

@@ -71,7 +71,7 @@ def innermost_first(shape: tuple, operands: list[tuple]) -> list[int]:
 
 def follow_inputs(xp, result, inputs: list):
     """``result`` (an elementwise op's output) laid out in memory as PyTorch would allocate it."""
-    if type(result) is numpy.ndarray and _row_major_like_inputs(result, inputs):
+    if type(result) is numpy.ndarray and (result.ndim < 2 or _row_major_like_inputs(result, inputs)):
         return result  # the usual case, asked of NumPy's flags directly (no call per input)
     shape = tuple(result.shape)
     if len(shape) < 2 or getattr(result, "strides", None) is None:

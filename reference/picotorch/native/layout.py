@@ -89,11 +89,9 @@ def follow_inputs(xp, result, inputs: list):
 
 
 def _row_major_like_inputs(result, inputs: list) -> bool:
-    """A row-major NumPy ``result`` whose inputs are numbers, row-major arrays of its shape, or arrays whose
-    every stride is 0 (one value expanded: ``sum``'s and ``mean``'s backward), which tell no order (or one
-    with fewer than two dims): TensorIterator's fast set-up, nothing to re-lay."""
-    if result.ndim < 2:
-        return True
+    """A row-major NumPy ``result`` (of two dims or more) whose inputs are numbers, row-major arrays of its shape,
+    or arrays whose every stride is 0 (one value expanded: ``sum``'s and ``mean``'s backward), which tell no
+    order: TensorIterator's fast set-up, nothing to re-lay."""
     if not result.flags.c_contiguous:
         return False
     shape = result.shape

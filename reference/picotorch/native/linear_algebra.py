@@ -105,8 +105,7 @@ def dot(self, tensor):
 
 
 def addmm(self, mat1, mat2, beta=1, alpha=1):
-    if self._dtype is not mat2._dtype or mat1._dtype is not mat2._dtype:
-        _check_addmm_dtypes(self, mat1, mat2)
+    _check_addmm_dtypes(self, mat1, mat2)
     if mat1._data.ndim != 2:
         raise RuntimeError(f"mat1 must be a matrix, got {mat1._data.ndim}-D tensor")
     if mat2._data.ndim != 2:

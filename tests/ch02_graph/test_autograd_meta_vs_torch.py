@@ -402,3 +402,21 @@ def test_create_graph_keeps_gradients_connected(lib):
 
 def test_torch_is_the_reference_here():
     assert torch.__version__.startswith("2.")
+
+
+@pytest.mark.parametrize("leaf", ["row-major", "transposed", "expanded"])
+def test_create_graph_copy_into_the_leaf_layout(leaf):
+    """``clone_obey_contract`` under grad mode: a dense leaf gets ``new_empty_strided(...).copy_(grad)``
+    (CopyBackwards, with no edge for the empty tensor), another leaf ``clone`` (CloneBackward0)."""
+    def prog(t):
+        w = {"row-major": t.ones(2, 3), "transposed": t.ones(3, 2).t(),
+             "expanded": t.ones(3).expand(2, 3)}[leaf].detach().requires_grad_()
+        s = t.arange(6.0).reshape(3, 2).requires_grad_()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            (w * s.t()).sum().backward(create_graph=True)
+        node = w.grad.grad_fn
+        second, = t.autograd.grad((w.grad * w.grad).sum(), s)
+        return (node.name(), [(n.name() if n else None, i) for n, i in node.next_functions], list(w.grad.stride()),
+                second.tolist())
+    same(prog)

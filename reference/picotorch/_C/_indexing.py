@@ -10,11 +10,12 @@ was applied the result is an ``alias`` of the tensor (``x[...]`` shows ``AliasBa
 
 from __future__ import annotations
 
-from ..autograd import variable as autograd_meta
-from ..autograd.copy_slices import SetItemSlices
-from ..autograd.grad_mode import is_grad_enabled, no_grad
-from ..native.dispatcher import ops, raise_if_overlapping
-from ..native.helpers import as_operand, check_scalar_fits, const, is_reduced_float, wrap, xp_of
+from .._generated import variable_type
+from ..autograd import variable_type_manual as manual
+from ..autograd.grad_mode import no_grad
+from ..c10 import scalar_type as st
+from ..native.dispatcher import ops
+from ..native.helpers import as_operand, check_scalar_fits, is_reduced_float
 from ..native.tensor_impl import TensorImpl
 from . import _torch_function
 from ._factories import tensor
@@ -30,6 +31,9 @@ def __getitem__(self, index):
         return ops.alias(self)
     if index is None:
         return ops.unsqueeze(self, 0)
+    if index is True or index is False:  # unsqueeze, then index with [0] or with nothing
+        result = ops.unsqueeze(self, 0)
+        return ops.index(result, [_bool_index(result, index)])
     if _is_integer(index):
         if self.dim() == 0:
             raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
@@ -75,18 +79,34 @@ def _count_dims(index) -> int:
 
 
 def _apply_slicing(self, index):
-    """Apply ints, slices and None as views; gather tensor indices for one ``index`` call."""
+    """``x[a, b, ...]``: the views, then one ``index`` call for the tensors (or an alias if nothing applied)."""
+    result, tensor_indices = _slicing(self, index)
+    if any(i is not None for i in tensor_indices):
+        return ops.index(result, _trimmed(tensor_indices))
+    return ops.alias(self) if result is self else result
+
+
+def _slicing(self, index: tuple):
+    """``applySlicing``: ints, slices, None and bools as views; tensor indices gathered for one call."""
     specified = _count_dims(index)
     if specified > self.dim():
         raise IndexError(f"too many indices for tensor of dimension {self.dim()}")
     result, dim, tensor_indices = self, 0, []
     for real_dim, item in enumerate(index):  # real_dim: where an error says an integer index is
         result, dim = _apply_item(result, item, dim, tensor_indices, self.dim() - specified, real_dim)
-    if any(i is not None for i in tensor_indices):
-        while tensor_indices[-1] is None:
-            tensor_indices.pop()
-        return ops.index(result, tensor_indices)
-    return ops.alias(self) if result is self else result
+    return result, tensor_indices
+
+
+def _trimmed(tensor_indices: list) -> list:
+    while tensor_indices[-1] is None:
+        tensor_indices.pop()
+    return tensor_indices
+
+
+def _bool_index(result, value: bool):
+    """``boolToIndexingTensor``: True selects the new dimension's one element, False none."""
+    with no_grad():
+        return tensor([0] if value else [], dtype=st.int64, device=result.device)
 
 
 def _apply_item(result, item, dim, tensor_indices, ellipsis_span, real_dim):
@@ -96,6 +116,10 @@ def _apply_item(result, item, dim, tensor_indices, ellipsis_span, real_dim):
     if item is None:
         tensor_indices.append(None)
         return ops.unsqueeze(result, dim), dim + 1
+    if item is True or item is False:
+        result = ops.unsqueeze(result, dim)
+        tensor_indices.append(_bool_index(result, item))
+        return result, dim + 1
     if _is_integer(item):
         return _select(result, dim, item, real_dim), dim
     if isinstance(item, slice):
@@ -141,91 +165,61 @@ getitem = __getitem__  # the name the code below calls it by
 
 
 def __setitem__(self, index, value) -> None:
-    """Write ``value`` into the selected elements; record ``CopySlices`` when gradients flow."""
+    """``THPVariable_setitem``: the index makes a view of ``self`` (a view like any other, recorded in grad
+    mode) and the value is copied into it (``copy_to``); with tensors in the index, ``index_put_`` writes
+    through them into that view. Autograd then records the write as any in-place op on a view: the base
+    gets ``CopySlices`` around the write's own node."""
     if _TORCH_FUNCTION.active and _torch_function.check_has_torch_function(self):
         return _torch_function.handle_torch_function_indexing(self, "__setitem__", (self, index, value))
     value = _as_value(self, value)
     if isinstance(index, TensorImpl) and index._dtype.name == "uint8" and value.numel() == 1:
         # THPVariable_setitem: one mask and one value is masked_fill_, which takes bool masks only
         raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype unsigned char")
-    with no_grad():
-        target = getitem(self, index)
-    if is_grad_enabled() and self._grad_fn is None and self._requires_grad:
-        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
-    if self._creation_meta != "DEFAULT":
-        _check_view_write(self, index, target, value)
-    value = _without_leading_ones(value)
-    if target._base is None:  # advanced indexing: the write is index_put_, with its own message
-        _check_index_put_shape(value, target)
-    with no_grad():
-        data = ops.expand(ops._to_copy(value, dtype=self.dtype), tuple(target.shape))._data
-    key = _array_key(self, index)
-    try:
-        self._data[key] = data
-    except ValueError as error:  # NOTE [Writing into a tensor that overlaps itself] (native/dispatcher.py)
-        raise_if_overlapping(error)
-        raise
-    self._version_counter.bump()
-    if is_grad_enabled() and (autograd_meta.requires_grad(self) or autograd_meta.requires_grad(value)):
-        base_edge, value_edge = autograd_meta.collect_next_edges(self, value)
-        node = SetItemSlices([base_edge, value_edge], tuple(value.shape), region_of=lambda grad: getitem(grad, index),
-                             mask_fn=lambda grad: _outside_mask(grad, key), on_view=_makes_a_view_first(self, index))
-        autograd_meta.rebase_history(self, node)
+    if index is False:
+        return  # nothing is written, and nothing checked
+    if index is Ellipsis:
+        return _copy_to(self, value)
+    if index is None or index is True:
+        return _copy_to(ops.unsqueeze(self, 0), value)
+    if _is_integer(index) and not isinstance(index, TensorImpl):
+        if self.dim() == 0:
+            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                             "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+        return _copy_to(_select(self, 0, index), value)
+    if isinstance(index, slice):
+        return _copy_to(_slice(self, 0, index, optimize=True), value)
+    sliced, tensor_indices = _slicing(self, index if isinstance(index, tuple) else (index,))
+    if not any(i is not None for i in tensor_indices):
+        return _copy_to(sliced, value)
+    manual.index_put_(sliced, _trimmed(tensor_indices), _without_leading_ones(value))
 
 
-def _without_leading_ones(value):
-    """``slicePrefix1sSize``: the value's leading size-1 dimensions are dropped before the write."""
+def _copy_to(dst, src) -> None:
+    """``copy_to`` (ATen/TensorIndexing.h): a value of the target's shape is copied; a zero-dim value on the
+    CPU fills; any other is viewed without its leading ones and expanded to the target (``setitem``'s
+    ``expand_inplace``) first."""
+    if tuple(dst.shape) == tuple(src.shape):
+        ops.copy_(dst, src)
+    elif src.dim() == 0 and src._device.type == "cpu":
+        variable_type.fill__Tensor(dst, src)  # the Tensor overload, as C++ calls it (FillBackward3)
+    else:
+        src = _without_leading_ones(src, always=True)
+        ops.copy_(dst, src if tuple(src.shape) == tuple(dst.shape) else ops.expand(src, tuple(dst.shape)))
+
+
+def _without_leading_ones(value, always: bool = False):
+    """``slicePrefix1sSize``: the value's leading size-1 dimensions are dropped (``copy_to`` views the value
+    even when there are none)."""
     shape = tuple(value.shape)
     kept = 0
     while kept < len(shape) and shape[kept] == 1:
         kept += 1
-    return ops.view(value, shape[kept:]) if kept else value
-
-
-def _check_index_put_shape(value, target) -> None:
-    value_shape, target_shape = tuple(value.shape), tuple(target.shape)
-    fits = len(value_shape) <= len(target_shape) and all(
-        v in (1, t) for v, t in zip(value_shape[::-1], target_shape[::-1]))
-    if not fits:
-        raise RuntimeError(f"shape mismatch: value tensor of shape {list(value_shape)} cannot be broadcast to "
-                           f"indexing result of shape {list(target_shape)}")
-
-
-def _check_view_write(self, index, target, value) -> None:
-    """The write is ``copy_`` into the view ``self[index]`` (made in grad mode) or ``index_put_`` on ``self``:
-    either way, the in-place check of a view that must not be modified in place (NOTE [ View + Inplace
-    detection ] in autograd/variable.py)."""
-    if not is_grad_enabled():
-        return
-    if isinstance(index, slice):  # setitem skips a full slice, as in a tuple (getitem does not)
-        written = _slice(self, 0, index, optimize=True)
-    else:
-        written = getitem(self, index) if target._base is not None and target is not self else self
-    any_requires_grad = autograd_meta.requires_grad(self) or autograd_meta.requires_grad(value)
-    autograd_meta.check_inplace(written, any_requires_grad)
-
-
-def _makes_a_view_first(self, index) -> bool:
-    """Whether ``self[index]`` applies a view op before any tensor index (then a write is CopySlices)."""
-    items = index if isinstance(index, tuple) else (index,)
-    if not any(_is_advanced(i) for i in items):
-        return True
-    for item in items:
-        if item is Ellipsis or _is_advanced(item):
-            continue
-        if isinstance(item, slice) and item.indices(1 << 62) == slice(None).indices(1 << 62):
-            continue
-        return True
-    return False
-
-
-def _is_advanced(item) -> bool:
-    return isinstance(item, (list, tuple)) or (isinstance(item, TensorImpl) and not _is_integer(item))
+    return ops.view(value, shape[kept:]) if kept or always else value
 
 
 def _as_value(self, value):
-    """``valueToTensor``: a Python number becomes a tensor of ``self``'s dtype, so it must fit that dtype
-    (float16 and bfloat16 excepted: ``scalarToTensor`` fills those unchecked, so 1e6 becomes inf)."""
+    """``valueToTensor``: a Python number becomes a zero-dim CPU tensor of ``self``'s dtype, so it must fit that
+    dtype (float16 and bfloat16 excepted: ``scalarToTensor`` fills those unchecked, so 1e6 becomes inf)."""
     if isinstance(value, TensorImpl):
         return value
     if isinstance(value, (bool, int, float)):
@@ -233,25 +227,6 @@ def _as_value(self, value):
             raise ValueError("Overflow when unpacking long long")
         if not isinstance(value, bool) and not is_reduced_float(self._dtype):
             check_scalar_fits(value, self._dtype)
-        return as_operand(value)
+        with no_grad():
+            return ops._to_copy(as_operand(value), dtype=self.dtype)  # the number cast as a fill casts it
     raise TypeError(f"can't assign a {type(value).__name__} to a torch.{self.dtype.c10_name}Tensor")
-
-
-def _array_key(self, index):
-    """The same index for the array library (tensors become arrays)."""
-    items = index if isinstance(index, tuple) else (index,)
-    return tuple(_array_item(i) if isinstance(i, TensorImpl) else i for i in items)
-
-
-def _array_item(index):
-    """A uint8 index is a mask (``getitem`` above has warned about it already)."""
-    if index._dtype.name != "uint8":
-        return index._data
-    return xp_of(index).astype(index._data, xp_of(index).bool)
-
-
-def _outside_mask(grad, key):
-    xp = xp_of(grad)
-    mask = xp.ones(tuple(grad.shape), dtype=grad._data.dtype, device=grad._data.device)
-    mask[key] = const(xp, 0, mask)
-    return wrap(grad, mask)

@@ -2,7 +2,7 @@
 
 Models ``torch/csrc/autograd/functions/accumulate_grad.h`` / ``.cpp`` (``AccumulateGrad``,
 ``accumulateGrad``) and, for the copy it makes under ``create_graph=True``,
-``functions/tensor.h`` (``CopyBackwards``).
+``torch/csrc/autograd/utils/grad_layout_contract.h`` (``clone_obey_contract``).
 
 A leaf that requires grad appears in every graph that uses it as one ``AccumulateGrad`` node with
 no next edges (so its ``topological_nr`` is 0) and the largest possible ``sequence_nr`` (so it runs
@@ -26,6 +26,7 @@ from .grad_mode import is_grad_enabled
 from .graph import UINT64_MAX, Node
 from .hooks import TensorPreHook
 from .variable import collect_next_edges, requires_grad, set_history
+from .variable_type_manual import CopyBackwards
 
 
 class AccumulateGrad(Node):
@@ -122,8 +123,7 @@ def _same_row_major_layout(grad, variable) -> bool:
 def clone_obey_contract(grad, variable):
     """A copy of ``grad``'s array laid out as ``variable``'s when that is dense, else contiguous."""
     xp = xp_of(grad)
-    if element_strides(variable._data) is not None and non_overlapping_and_dense(
-            variable._data.shape, element_strides(variable._data)):
+    if _dense(variable._data):
         out = xp.empty_like(variable._data)  # NumPy keeps the prototype's layout (order="K")
         out[...] = grad._data
         return out
@@ -140,22 +140,23 @@ def variable_detach(grad):
     return variable.tensor_data(grad)
 
 
-class CopyBackwards(Node):
-    """The backward of a plain copy: the gradient passes through unchanged."""
-
-    def name(self) -> str:
-        return "torch::autograd::CopyBackwards"
-
-    def apply(self, grads: list) -> list:
-        return [grads[0] if self.should_compute_output(0) else None]
-
-
 def copy_with_history(grad, variable):
-    """``clone_obey_contract`` under grad mode: a copy whose ``grad_fn`` is ``CopyBackwards``."""
-    copy = new_tensor(clone_obey_contract(grad, variable), grad._dtype, grad._device)
-    if requires_grad(grad):
-        set_history(copy, CopyBackwards(collect_next_edges(grad)))
+    """``clone_obey_contract`` under grad mode: ``new_empty_strided(...).copy_(grad)`` records
+    ``CopyBackwards`` (no edge for the empty tensor, one for ``grad``) where the variable is dense, and
+    ``clone(contiguous)`` records ``CloneBackward0`` where it is not."""
+    data = clone_obey_contract(grad, variable)
+    if not requires_grad(grad):
+        return new_tensor(data, grad._dtype, grad._device)
+    if not _dense(variable._data):
+        return ops.clone(grad, memory_format="contiguous_format")
+    copy = new_tensor(data, grad._dtype, grad._device)
+    set_history(copy, CopyBackwards(collect_next_edges(None, grad), (grad._dtype, grad._device)))
     return copy
+
+
+def _dense(array) -> bool:
+    strides = element_strides(array)
+    return strides is not None and non_overlapping_and_dense(array.shape, strides)
 
 
 variable.set_accumulate_grad_class(AccumulateGrad)  # NOTE [Who makes a leaf's AccumulateGrad]

@@ -7,29 +7,45 @@ gradient that the view covers. The view itself is then re-derived from the new b
 (``AsStridedBackward0``). The view branch of ``rebase_history`` that makes these nodes is in
 ``variable.py``, as in ``variable.cpp``.
 
-``x[key] = value`` is the same story with ``copy_`` as the in-place op: PyTorch records it as
-``CopySlices`` whose wrapped function is the copy's backward (zero for the old values, the region of
-the gradient for ``value``); :class:`SetItemSlices` is that case.
+``x[key] = value`` is the same story: indexing makes the view and ``copy_`` (or ``fill_``, or
+``index_put_``) writes into it (``picotorch/_C/_indexing.py``), so the base's node is ``CopySlices``
+around ``CopyBackwards``.
+
+``CopySlices.apply`` takes PyTorch's steps with ops, so that under ``create_graph=True`` the gradients
+it returns have PyTorch's history: a new tensor with the base's layout gets a copy of the gradient
+(``CopyBackwards``), the view's region of it (``AsStridedBackward0``) is cloned (``CloneBackward0``) for
+the wrapped node, and what that node returns for the view is copied back into the region (``CopySlices``).
 """
 
 from __future__ import annotations
 
 from ..native.dispatcher import ops
-from ..native.helpers import as_strided_view, strided_geometry, wrap, zeros_array
-from .functions_manual import sum_to
+from ..native.helpers import as_strided_view, empty_strided, strided_geometry, strides_of, wrap
 from .graph import Edge, Node
 
 
 class Region:
-    """Where a view sits inside its base's storage: sizes, strides and offset, in elements."""
+    """Where a view sits inside its base's storage: sizes, strides and offset, in elements, and the base's
+    own sizes and strides."""
 
     def __init__(self, view, base) -> None:
         self.sizes, self.strides, self.offset = strided_geometry(view, base)
-        self.base_shape = tuple(base.shape)
+        self.base_shape, self.base_strides = tuple(base._data.shape), strides_of(base)
+
+    def whole(self) -> Region:
+        """The base itself, as a region of its storage."""
+        region = Region.__new__(Region)
+        region.sizes, region.strides, region.offset = self.base_shape, self.base_strides, 0
+        region.base_shape, region.base_strides = self.base_shape, self.base_strides
+        return region
 
     def of(self, tensor):
-        """The region of a base-shaped tensor, as a strided view sharing its data."""
+        """The region of a tensor laid out as the base, as a strided view sharing its data."""
         return as_strided_view(tensor, self.sizes, self.strides, self.offset)
+
+    def new_base_like(self, grad, zeros: bool = False):
+        """``grad.new_empty_strided(base sizes, base strides)`` (or zeros): the region is where it was."""
+        return wrap(grad, empty_strided(grad, self.base_shape, self.base_strides, zeros))
 
 
 class CopySlices(Node):
@@ -47,17 +63,33 @@ class CopySlices(Node):
         grad = grads[0]
         if grad is None:
             return [None] * len(self.next_edges)
-        result = ops.clone(grad)
-        region = self.region.of(result)
-        from_fn = self.fn.apply([ops.clone(region)])
-        if from_fn[0] is not None:
-            region._data[...] = from_fn[0]._data
-        else:
-            region._data[...] = 0
-        return [result, *from_fn[1:]]
+        result = self.region.new_base_like(grad)
+        ops.copy_(result, grad)
+        grad_slice = _as_strided(result, self.region)
+        from_fn = self.fn.apply([ops.clone(grad_slice, memory_format="contiguous_format")])
+        grad_inputs = [None] * len(self.next_edges)
+        for i in range(1, len(grad_inputs)):
+            if self.should_compute_output(i):
+                grad_inputs[i] = from_fn[i]
+        if self.should_compute_output(0):
+            if from_fn[0] is not None:
+                ops.copy_(grad_slice, from_fn[0])
+            else:  # the wrapped node gave the view no gradient: its old values did not matter
+                grad_slice._data[...] = 0
+            grad_inputs[0] = result
+        return grad_inputs
 
     def release_variables(self) -> None:
         self.fn.release_variables()
+
+
+def _as_strided(result, region: Region):
+    """``result.as_strided(region)``: a view with its history, made by ``variable.py``, which owns views and
+    their history (it sets this at import: it imports this module, so this one cannot import it)."""
+    return _AS_STRIDED[0](result, region)
+
+
+_AS_STRIDED: list = [None]
 
 
 class AsStridedBackward0(Node):
@@ -72,34 +104,8 @@ class AsStridedBackward0(Node):
         grad = grads[0]
         if grad is None:
             return [None]
-        base_grad = wrap(grad, zeros_array(grad, self.region.base_shape))
-        self.region.of(base_grad)._data[...] = grad._data
-        return [base_grad]
-
-
-class SetItemSlices(Node):
-    """``x[key] = value``: CopySlices around a copy (old values get no gradient, value gets the region)."""
-
-    def __init__(self, next_edges, value_shape, *, region_of, mask_fn, on_view: bool = True) -> None:
-        super().__init__(next_edges)
-        self.value_shape = value_shape
-        # Both come from the indexing code above (python_variable_indexing), which knows the index:
-        self.region_of = region_of  # grad -> grad[index], the part of the gradient that reached value
-        self.mask_fn = mask_fn  # makes a tensor like the gradient: 0 inside the written region, 1 outside
-        self.on_view = on_view
-
-    def name(self) -> str:
-        # Indexing only with tensors writes straight into the tensor (index_put_): no view, no CopySlices.
-        return "torch::autograd::CopySlices" if self.on_view else "IndexPutBackward0"
-
-    def apply(self, grads: list) -> list:
-        grad = grads[0]
-        if grad is None:
-            return [None, None]
-        base_grad = ops.mul(grad, self.mask_fn(grad)) if self.should_compute_output(0) else None
-        value_grad = None
-        if self.should_compute_output(1):
-            value_grad = self.region_of(grad)
-            if tuple(value_grad.shape) != tuple(self.value_shape):  # a broadcast value (validate_outputs' sum_to)
-                value_grad = sum_to(value_grad, self.value_shape)
-        return [base_grad, value_grad]
+        # as_strided_backward: zeros laid out as the base, the gradient copied into the view's region, and the
+        # whole base seen through as_strided; with ops, so that under create_graph the result keeps its history
+        storage = self.region.new_base_like(grad, zeros=True)
+        ops.copy_(_as_strided(storage, self.region), grad)
+        return [_as_strided(storage, self.region.whole())]

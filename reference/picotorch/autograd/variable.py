@@ -18,6 +18,7 @@ import weakref
 from ..c10.scalar_type import is_differentiable_type
 from ..native.dispatcher import ops
 from ..native.tensor_impl import TensorImpl, new_tensor
+from . import copy_slices
 from .anomaly_mode import AnomalyMode
 from .copy_slices import AsStridedBackward0, CopySlices, Region
 from .grad_mode import is_grad_enabled, no_grad
@@ -160,6 +161,19 @@ def rebase_view_history(view, fn: Node) -> None:
     set_history(base, copy_slices)
     set_history(view, AsStridedBackward0(Edge(copy_slices, 0), region))
     view._attr_version = view._version_counter.version
+
+
+def as_strided_with_history(base, region: Region):
+    """``base.as_strided(...)`` for the nodes of ``copy_slices.py``: in grad mode, a view whose node is
+    ``AsStridedBackward0``."""
+    view = region.of(base)
+    if is_grad_enabled() and requires_grad(base):
+        as_view(base, view)
+        set_history(view, AsStridedBackward0(gradient_edge(base), region))
+    return view
+
+
+copy_slices._AS_STRIDED[0] = as_strided_with_history
 
 
 def _current_grad_fn(t):

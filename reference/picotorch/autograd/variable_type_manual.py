@@ -1,7 +1,11 @@
-"""Autograd pieces PyTorch writes by hand instead of generating: ``copy_``, ``CopyBackwards``, ``NotImplemented``.
+"""Autograd pieces written by hand instead of generated: ``copy_``, ``CopyBackwards``, ``NotImplemented``, and
+``index_put_`` / ``index_put`` with their ``IndexPutBackward0``.
 
 Models ``torch/csrc/autograd/VariableTypeManual.cpp`` (``copy_``), ``CopyBackwards`` of
 ``torch/csrc/autograd/functions/tensor.cpp`` and ``NotImplemented`` of ``functions/basic_ops.h``.
+``index_put_`` is generated in PyTorch from ``index_put``'s formulas in ``derivatives.yaml``; picotorch's
+generator has no op for it (only the kernel ``_index_put_impl_``), so ``x[idx] = v`` and the backward of
+that write call these two.
 ``copy_`` is in ``MANUAL_AUTOGRAD`` of the generator: ``_generated/variable_type.py`` takes this
 function as the op's autograd kernel. A copy overwrites ``self``, so ``self``'s old value gets a
 zero gradient and ``src`` the gradient, converted back to ``src``'s dtype and device (the engine
@@ -13,8 +17,9 @@ from __future__ import annotations
 
 from ..c10.scalar_type import is_differentiable_type
 from ..native.dispatcher import device_of, kernel_for, ops
-from ..native.tensor_impl import TensorImpl
-from .grad_mode import is_grad_enabled
+from ..native.helpers import zeros_array
+from ..native.tensor_impl import TensorImpl, new_tensor
+from .grad_mode import is_grad_enabled, no_grad
 from .graph import Node
 from .variable import (
     any_requires_grad,
@@ -24,6 +29,7 @@ from .variable import (
     gradient_edge,
     rebase_history,
     requires_grad,
+    set_history,
 )
 
 
@@ -79,3 +85,62 @@ class NotImplemented(Node):  # noqa: A001  (PyTorch's name for the node)
 
     def apply(self, grads: list) -> list:
         raise RuntimeError(self.msg)
+
+
+# ----------------------------------------------------------------------------- index_put_ (x[idx] = v)
+
+
+class IndexPutBackward0(Node):
+    """``self: accumulate ? grad : grad.index_put(indices, zeros_like(values), false)``, ``values: grad.index(indices)``
+    (the engine sums a broadcast value's gradient down to its shape)."""
+
+    def __init__(self, next_edges, indices, values, accumulate: bool) -> None:
+        super().__init__(next_edges)
+        self.indices = indices
+        self.values_geometry = (tuple(values._data.shape), values._dtype, values._device)
+        self.accumulate = accumulate
+
+    def apply(self, grads: list) -> list:
+        grad = grads[0]
+        if grad is None:
+            return [None, None]
+        self_grad = values_grad = None
+        if self.should_compute_output(0):
+            if self.accumulate:
+                self_grad = grad
+            else:
+                shape, dtype, _ = self.values_geometry
+                zeros = new_tensor(zeros_array(grad, shape, dtype), dtype, grad._device)  # zeros_like(values)
+                self_grad = index_put(grad, self.indices, zeros)
+        if self.should_compute_output(1):
+            values_grad = ops.index(grad, self.indices)
+        return [self_grad, values_grad]
+
+    def release_variables(self) -> None:
+        self.indices = None
+
+
+def index_put_(self, indices, values, accumulate=False):
+    """``index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)``"""
+    requires_grad = is_grad_enabled() and any_requires_grad(self, values)
+    check_inplace(self, requires_grad)
+    grad_fn = None
+    if requires_grad:
+        grad_fn = IndexPutBackward0(collect_next_edges(self, values), indices, values, accumulate)
+    kernel_for("_index_put_impl_", device_of(self, values))(self, indices, values, accumulate, False)
+    bump_version(self)
+    if grad_fn is not None:
+        if not is_differentiable_type(self._dtype):  # set_history's check, after the write (as in PyTorch)
+            raise RuntimeError(f"Autograd not support dtype: {self._dtype.c10_name}")
+        rebase_history(self, grad_fn)
+    return self
+
+
+def index_put(self, indices, values, accumulate=False):
+    """``index_put``: a copy of ``self`` written through ``indices``."""
+    with no_grad():
+        result = ops.clone(self)
+    kernel_for("_index_put_impl_", device_of(result, values))(result, indices, values, accumulate, False)
+    if is_grad_enabled() and any_requires_grad(self, values) and is_differentiable_type(self._dtype):
+        set_history(result, IndexPutBackward0(collect_next_edges(self, values), indices, values, accumulate))
+    return result

@@ -405,15 +405,41 @@ def _address(array) -> int:
 
 
 def as_strided_view(t, sizes, strides, offset):
-    """A tensor viewing ``t``'s (contiguous) data with the given geometry (``Tensor.as_strided``)."""
+    """A tensor viewing ``t``'s data with the given geometry (``Tensor.as_strided``), in elements from the
+    start of ``t``'s storage (its first element: PyTorch's strides are never negative)."""
     data = t._data
     itemsize = t._dtype.itemsize
-    flat = xp_of(t).reshape(data, (-1,))[offset:]
+    as_strided = _as_strided_of(data)
+    flat = as_strided(data, shape=(_storage_extent(data, itemsize),), strides=(itemsize,))[offset:]
+    return view_of(t, as_strided(flat, shape=sizes, strides=tuple(s * itemsize for s in strides)))
+
+
+def empty_strided(like, shape, strides, zeros: bool = False):
+    """An array of ``shape`` with ``strides`` (elements) on ``like``'s device, over storage of its own."""
+    xp = xp_of(like)
+    data = like._data
+    extent = 1 + sum((n - 1) * s for n, s in zip(shape, strides)) if 0 not in shape else 0
+    make = xp.zeros if zeros else xp.empty
+    flat = make((extent,), dtype=data.dtype, device=data.device)
+    if tuple(strides) == contiguous_strides(shape, 1) or extent == 0:
+        return xp.reshape(flat, tuple(shape))
+    itemsize = like._dtype.itemsize
+    return _as_strided_of(flat)(flat, shape=tuple(shape), strides=tuple(s * itemsize for s in strides))
+
+
+def _as_strided_of(data):
     if type(data).__module__.startswith("cupy"):
         from cupy.lib.stride_tricks import as_strided  # CuPy is imported only when a CUDA tensor exists
-    else:
-        as_strided = np.lib.stride_tricks.as_strided
-    return view_of(t, as_strided(flat, shape=sizes, strides=tuple(s * itemsize for s in strides)))
+
+        return as_strided
+    return np.lib.stride_tricks.as_strided
+
+
+def _storage_extent(data, itemsize: int) -> int:
+    """Elements from ``data``'s first element to one past its last."""
+    if data.size == 0:
+        return 0
+    return 1 + sum((n - 1) * s for n, s in zip(data.shape, data.strides)) // itemsize
 
 
 FMA_BLOCK = 65536  # elements: two float64 blocks of scratch (1 MB) stay in the L2 cache, and few enough

@@ -28,8 +28,19 @@ def index(self, indices):
 
 
 def _index_put_impl_(self, indices, values, accumulate=False, unsafe=False):
+    """Write ``values`` where ``indices`` point. One value and one mask is ``masked_fill_`` (no dtype check:
+    the value is converted); anything else checks, in PyTorch's order, the indices, that ``values``
+    broadcasts to what they select, and that its dtype is ``self``'s."""
+    if len(indices) > self._data.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {self._data.ndim} (got {len(indices)})")
+    mask = None if accumulate else _mask_to_fill(self, indices, values)
+    if mask is not None:
+        return masked_fill_(self, mask, values.item())
+    _check_indices(self, indices)
     key = _index_key(indices)
     data = self._data
+    if not accumulate:
+        _check_put_shape_and_dtype(self, tuple(data[key].shape), values)
     if accumulate and hasattr(data, "__array__") and type(data).__module__ == "numpy":
         np.add.at(data, key, values._data)
     elif accumulate and type(data).__module__.startswith("cupy"):
@@ -41,6 +52,32 @@ def _index_put_impl_(self, indices, values, accumulate=False, unsafe=False):
     else:
         data[key] = values._data
     return self
+
+
+def _mask_to_fill(self, indices, values):
+    """``canDispatchToMaskedFill``: one value on the CPU and a single bool (or uint8) mask among the indices
+    become ``masked_fill_`` with the mask's dimensions lined up with the ones it indexes."""
+    if values._data.size != 1 or values._device.type != "cpu":
+        return None
+    masks = [i for i in indices if i is not None]
+    if len(masks) != 1 or masks[0]._dtype not in (st.bool_, st.uint8) or masks[0]._device != self._device:
+        return None
+    _check_mask_shapes(self, indices)
+    mask, covered = masks[0], sum(1 if i is None else i._data.ndim for i in indices)
+    return wrap(mask, mask._data.reshape(tuple(mask._data.shape) + (1,) * (self._data.ndim - covered)))
+
+
+def _check_put_shape_and_dtype(self, selected_shape, values) -> None:
+    """``make_index_put_iterator``'s two checks."""
+    value_shape = tuple(values._data.shape)
+    fits = len(value_shape) <= len(selected_shape) and all(
+        v in (1, s) for v, s in zip(value_shape[::-1], selected_shape[::-1]))
+    if not fits:
+        raise RuntimeError(f"shape mismatch: value tensor of shape {_listed(value_shape)} cannot be broadcast to "
+                           f"indexing result of shape {_listed(selected_shape)}")
+    if values._dtype is not self._dtype:
+        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                           f"{self._dtype.c10_name} for the destination and {values._dtype.c10_name} for the source.")
 
 
 def _index_key(indices):

@@ -111,8 +111,9 @@ _KEYS = {
     "mask": lambda T: T.arange(12).reshape(3, 4) > 5, "list": lambda T: [0, 2], "zero-dim int": lambda T: T.tensor(1),
     "(None, 1)": lambda T: (None, 1), "(True, 1)": lambda T: (True, 1),
 }
-# Not yet as in PyTorch: an int tensor filled (fill_) through a view with a float value that requires grad, where
-# PyTorch raises "Autograd not support dtype: Long" after the write (the generated fill_ checks the dtype first).
+# Not as in PyTorch: a float value that requires grad written into an int tensor by fill_ or masked_fill_. PyTorch
+# records the write (the int tensor then requires grad) and fails only in backward ("Autograd not support dtype:
+# Long"); picotorch records no history for an integer tensor (set_history), as for its other in-place ops.
 _KNOWN_GAPS = {("int", "zero-dim"), ("int", "(1,)")}
 
 

@@ -980,3 +980,60 @@ def test_grad_with_inputs_prunes_around_custom_nodes():
         return ga, gb, log
 
     assert_same(prog)
+
+
+_VIEW_OUTPUT_WRITES = [
+    "x = T.ones(2, 2, requires_grad=True) * 1; y = Id.apply(x); y.add_(1)",
+    "x = T.ones(2, 2, requires_grad=True); y = Id.apply(x); y.add_(1)",
+    "x = T.ones(2, 2, requires_grad=True) * 1; a, b = Two.apply(x); a.add_(1)",
+    "x = T.ones(2, 2, requires_grad=True) * 1; a, b = Two.apply(x); b.mul_(2)",
+    "x = T.ones(2, 2, requires_grad=True) * 1; y = OneView.apply(x); z = y[0]; z.add_(1)",
+    "x = T.ones(2, 2, requires_grad=True) * 1; y = OneView.apply(x); x.add_(1); y.grad_fn",
+    "x = T.ones(2, 2) * 1; y = OneView.apply(x); y.add_(1); out.append(y.requires_grad)",
+    "x = T.ones(2, 2, requires_grad=True) * 1\nwith T.no_grad():\n    y = OneView.apply(x)\ny.add_(1)",
+    "x = T.ones(2, 2, requires_grad=True) * 1; y = OneView.apply(x).clone(); y.add_(1); out.append(y.grad_fn.name())",
+]
+
+
+@pytest.mark.parametrize("program", _VIEW_OUTPUT_WRITES)
+def test_views_a_function_returns_are_not_modified_in_place(program):
+    """A view a custom Function returns (an input returned as-is included) is marked IN_CUSTOM_FUNCTION (several
+    differentiable outputs: MULTI_OUTPUT_NODE): an in-place op on it, on a view of it or on its base raises."""
+    def prog(T):
+        class Id(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x
+
+            @staticmethod
+            def backward(ctx, g):
+                return g
+
+        class Two(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x.view(-1), x[0]
+
+            @staticmethod
+            def backward(ctx, a, b):
+                return a.view(2, 2)
+
+        class OneView(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x[0]
+
+            @staticmethod
+            def backward(ctx, g):
+                r = g.new_zeros(2, 2)
+                r[0] = g
+                return r
+
+        out = []
+        try:
+            exec(program, {"T": T, "Id": Id, "Two": Two, "OneView": OneView, "out": out})
+            out.append("ok")
+        except RuntimeError as error:
+            out.append(str(error))
+        return out
+    assert_same(prog)

@@ -373,7 +373,7 @@ def wrap_outputs(ctx: PyNode, input_vars: list, raw: tuple, is_executable: bool,
     non_differentiable = parse_non_differentiable(ctx)
     dirty = mark_dirty(ctx)
     input_ids = {id(t) for t in input_vars}
-    outputs, output_ids = [], set()
+    outputs, output_ids, differentiable = [], set(), 0
     for i, obj in enumerate(raw):
         if not isinstance(obj, TensorImpl):
             if node is not None:
@@ -384,8 +384,15 @@ def wrap_outputs(ctx: PyNode, input_vars: list, raw: tuple, is_executable: bool,
                           node is not None and id(obj) not in non_differentiable and is_differentiable_type(obj._dtype),
                           id(obj) in to_save_if_setup_context)
         var = set_output_history(obj, i, node, kind, len(raw))
+        if var._base is not None and not (kind.is_input and kind.is_modified):
+            var._creation_meta = "IN_CUSTOM_FUNCTION"  # NOTE [ View + Inplace detection ] (variable.py)
+        differentiable += kind.is_differentiable
         output_ids.add(id(obj))
         outputs.append(var)
+    if differentiable > 1:  # one node cannot stand for several views: none of them may be modified in place
+        for var in outputs:
+            if isinstance(var, TensorImpl) and var._base is not None:
+                var._creation_meta = "MULTI_OUTPUT_NODE"
     if dirty - output_ids:
         raise RuntimeError(ERR_DIRTY_NOT_RETURNED)
     if is_executable:

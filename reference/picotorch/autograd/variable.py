@@ -220,13 +220,19 @@ def check_inplace(t, any_input_requires_grad: bool | None = None) -> None:
 # NOTE [ View + Inplace detection ]
 # An in-place op on a view rewrites the base's history (CopySlices). PyTorch forbids it when it cannot
 # do that right: the view was made with grad mode off (was the in-place op meant to be tracked?), or it
-# is one of several views one op returned (``unbind``, ``split``: one CopySlices cannot cover them all).
-# Every view remembers which case it is, its CreationMeta, set when it is made (``as_view``).
+# is one of several views one op returned (``unbind``, ``split``: one CopySlices cannot cover them all), or
+# a custom Function returned it (CopySlices would wrap the Function's own backward, which never saw the view).
+# Every view remembers which case it is, its CreationMeta, set when it is made (``as_view``) or by a custom
+# Function's output wrapping (``python_function.wrap_outputs``).
 
 _NO_GRAD_ADVICE = (
     " Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving "
     "both the view and the inplace either both inside the no_grad block (if you don't want the inplace to be "
     "tracked) or both outside (if you want the inplace to be tracked).")
+_CUSTOM_FUNCTION_ADVICE = (
+    " This view was created inside a custom Function (or because an input was returned as-is) and the autograd logic "
+    "to handle view+inplace would override the custom backward associated with the custom Function, leading to "
+    "incorrect gradients. This behavior is forbidden. You can fix this by cloning the output of the custom Function.")
 _MULTI_OUTPUT_ADVICE = (
     " This view is the output of a function that returns multiple views. Such functions do not allow the output "
     "views to be modified inplace. You should replace the inplace operation by an out-of-place one.")
@@ -258,7 +264,8 @@ def handle_view_on_rebase(view, indirect: bool = False) -> None:
         message = f"{prefix} no_grad mode and {modified} modified inplace with grad mode enabled."
     else:
         message = f"{where} is a view and {modified} modified inplace."
-    advice = _MULTI_OUTPUT_ADVICE if meta == "MULTI_OUTPUT_NODE" else _NO_GRAD_ADVICE
+    advice = {"MULTI_OUTPUT_NODE": _MULTI_OUTPUT_ADVICE, "IN_CUSTOM_FUNCTION": _CUSTOM_FUNCTION_ADVICE}.get(
+        meta, _NO_GRAD_ADVICE)
     raise RuntimeError(message + advice)
 
 

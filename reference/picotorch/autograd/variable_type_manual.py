@@ -123,15 +123,13 @@ class IndexPutBackward0(Node):
 def index_put_(self, indices, values, accumulate=False):
     """``index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)``"""
     requires_grad = is_grad_enabled() and any_requires_grad(self, values)
-    check_inplace(self, requires_grad)
+    check_inplace(self, requires_grad)  # (an integer self then gets no history here; see set_history)
     grad_fn = None
     if requires_grad:
         grad_fn = IndexPutBackward0(collect_next_edges(self, values), indices, values, accumulate)
     kernel_for("_index_put_impl_", device_of(self, values))(self, indices, values, accumulate, False)
     bump_version(self)
     if grad_fn is not None:
-        if not is_differentiable_type(self._dtype):  # set_history's check, after the write (as in PyTorch)
-            raise RuntimeError(f"Autograd not support dtype: {self._dtype.c10_name}")
         rebase_history(self, grad_fn)
     return self
 

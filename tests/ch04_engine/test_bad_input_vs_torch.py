@@ -115,6 +115,14 @@ def test_grad_of_an_output_that_does_not_require_grad():
     assert_same(prog)
 
 
+def test_grad_checks_the_outputs_before_the_inputs():
+    """Neither requires grad: the engine's run_backward names the output first."""
+    def prog(T):
+        x = T.tensor([1.0, 2.0])
+        return T.autograd.grad(x.sum(), x)
+    assert_same(prog)
+
+
 def test_grad_with_grad_outputs_of_the_wrong_shape():
     def prog(T):
         x = T.ones(2, requires_grad=True)

@@ -140,13 +140,13 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             is_grads_batched=is_grads_batched, materialize_grads=materialize_grads)
     if allow_unused is None:
         allow_unused = materialize_grads
-    for t in inputs:
-        if not requires_grad(t):
-            raise RuntimeError("One of the differentiated Tensors does not require grad")
     grads = _make_grads(outputs, _grads_tuple(grad_outputs, len(outputs)))
     if retain_graph is None:
         retain_graph = create_graph
-    roots = _root_edges(outputs, grads)
+    roots = _root_edges(outputs, grads)  # THPEngine_run_backward checks the outputs, then the inputs
+    for t in inputs:
+        if not requires_grad(t):
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
     edges = [_output_edge(t, accumulate=False) for t in inputs]
     result = get_default_engine().execute(roots, grads, retain_graph, create_graph, accumulate_grad=False,
                                           outputs=edges)

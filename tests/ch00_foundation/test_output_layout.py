@@ -109,3 +109,28 @@ def _one_value_result(T, name):
 @pytest.mark.parametrize("name", sorted(ONE_VALUE_PROGRAMS))
 def test_one_value_expanded_gives_torchs_result(name):
     assert _one_value_result(picotorch, name) == _one_value_result(torch, name)
+
+
+@pytest.mark.parametrize("program", [
+    "x = T.ones(3, 1).expand(3, 3); x.fill_(2.0); out = x",            # fill_ writes every copy of an element
+    "x = T.ones(3, 1).expand(3, 3); x.zero_(); out = x",
+    "b = T.ones(3, 1); x = b.expand(3, 3); x[0].fill_(2.0); out = b",
+    "b = T.ones(3); x = b.expand(2, 3); x[0] = 5; out = b",           # a row that repeats nothing: copy_
+    "x = T.ones(3, 1).expand(3, 3); x[0] = 2.0; out = x",             # fill_ of a tensor value is copy_: refused
+    "x = T.ones(3, 1).expand(3, 3); x.fill_(T.tensor(2.0)); out = x",
+    "x = T.ones(3, 1).expand(3, 3); x.add_(1); out = x",
+    "out = [T.empty(0, 3).stride(), T.zeros(2, 0, 4).stride(), (T.ones(0, 3) * 2).stride(), T.ones(0).stride()]",
+])
+def test_fill_and_zero_write_into_an_expanded_tensor(program):
+    """``fill_`` (a number) and ``zero_`` may write into a tensor that repeats elements; ``copy_``, ``fill_`` of a
+    tensor (a copy on its device) and the in-place ops may not. A new empty tensor has row-major strides."""
+    results = []
+    for T in (picotorch, torch):
+        scope = {"T": T}
+        try:
+            exec(program, scope)
+            out = scope["out"]
+            results.append(out if isinstance(out, list) else out.tolist())
+        except RuntimeError as error:
+            results.append(str(error))
+    assert results[0] == results[1]

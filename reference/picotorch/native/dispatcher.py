@@ -139,8 +139,9 @@ def _quiet(kernel):
 # An expanded tensor repeats elements (a stride of 0): PyTorch's TensorIterator refuses to write into such an
 # output (``assert_no_internal_overlap``), as do ``copy_`` and the in-place ops. picotorch keeps such views
 # read-only (NOTE [expand's strides]), so the write NumPy refuses is the one PyTorch refuses; the kernel wrapper
-# gives PyTorch's error in its place. (``fill_`` and ``zero_``, which PyTorch allows there, are refused too; and
-# ``masked_fill_``, ``index_put_`` and ``index_fill_``, which PyTorch lets through with a deprecation warning.)
+# gives PyTorch's error in its place. ``fill_`` and ``zero_``, which PyTorch allows there, write through a writeable
+# alias (``helpers.writable_data``). (``masked_fill_``, ``index_put_`` and ``index_fill_``, which PyTorch lets
+# through with a deprecation warning, are refused.)
 _READ_ONLY = ("assignment destination is read-only", "output array is read-only")
 _OVERLAP_MESSAGE = ("unsupported operation: more than one element of the written-to tensor refers to a single "
                     "memory location. Please clone() the tensor before performing the operation.")

@@ -54,8 +54,8 @@ def strides_of(t) -> tuple:
     """``t``'s strides in elements (``TensorImpl::strides()``); an array with no strides of its own (the
     Array API's) is row-major."""
     strides = getattr(t._data, "strides", None)
-    if strides is None:
-        return contiguous_strides(t._data.shape, 1)
+    if strides is None or (t._base is None and t._data.size == 0 and strides and not any(strides)):
+        return contiguous_strides(t._data.shape, 1)  # (NumPy gives a new empty array strides of 0)
     return tuple(map(t._dtype.itemsize.__rfloordiv__, strides))  # each stride // itemsize
 
 
@@ -412,6 +412,17 @@ def as_strided_view(t, sizes, strides, offset):
     as_strided = _as_strided_of(data)
     flat = as_strided(data, shape=(_storage_extent(data, itemsize),), strides=(itemsize,))[offset:]
     return view_of(t, as_strided(flat, shape=sizes, strides=tuple(s * itemsize for s in strides)))
+
+
+def writable_data(t):
+    """The array ``fill_`` and ``zero_`` write into: an expanded view's own array is read-only (NOTE [Writing
+    into a tensor that overlaps itself] in dispatcher.py), but PyTorch lets these two write there (every copy
+    of an element gets the same value), so they write through a writeable alias of the same memory."""
+    data = t._data
+    if t._base is None or getattr(data, "flags", None) is None or data.flags.writeable:
+        return data
+    sizes, strides, offset = strided_geometry(t, t._base)
+    return as_strided_view(t._base, sizes, strides, offset)._data
 
 
 def empty_strided(like, shape, strides, zeros: bool = False):

@@ -18,7 +18,17 @@ from ..c10 import scalar_type as st
 from ..c10.device import CPU
 from .checks import check_size_nonnegative
 from .device import backend, normalize, to_numpy
-from .helpers import check_scalar_fits, convert, is_reduced_float, shape_of, stored_scalar, wrap, xp_dtype, xp_of
+from .helpers import (
+    check_scalar_fits,
+    convert,
+    is_reduced_float,
+    shape_of,
+    stored_scalar,
+    wrap,
+    writable_data,
+    xp_dtype,
+    xp_of,
+)
 from .layout import infer_dense_strides, non_overlapping_and_dense
 from .numpy_namespace import np_xp
 from .tensor_impl import TensorImpl, new_tensor
@@ -162,7 +172,7 @@ def _to_device(self, dtype, device, target):
 
 def zero_(self):
     xp = xp_of(self)
-    self._data[...] = xp.zeros_like(self._data)
+    writable_data(self)[...] = xp.zeros_like(self._data)
     return self
 
 
@@ -174,7 +184,9 @@ def fill_(self, value):
                                f"{value._data.ndim} dimensions.")
         xp = xp_of(self)
         host = convert(np_xp, to_numpy(value._data), self._dtype)  # a tensor's value is cast unchecked, as copy_
-        self._data[...] = xp.asarray(host, device=self._data.device)
+        # on the value's device PyTorch copies it (copy_ refuses an expanded self); elsewhere it fills its item()
+        target = self._data if value._device == self._device else writable_data(self)
+        target[...] = xp.asarray(host, device=self._data.device)
         return self
     xp = xp_of(self)
     if is_reduced_float(self._dtype):
@@ -183,7 +195,7 @@ def fill_(self, value):
         value = float(np.float32(value))  # a Python number becomes Half / BFloat16 through float, as in C++
     else:
         value = stored_scalar(value, self._dtype)  # a number must fit (``Scalar::to<T>``)
-    self._data[...] = xp.asarray(value, dtype=xp_dtype(xp, self._dtype), device=self._data.device)
+    writable_data(self)[...] = xp.asarray(value, dtype=xp_dtype(xp, self._dtype), device=self._data.device)
     return self
 
 

@@ -9,6 +9,7 @@ values, gradients (double backward too), error types and texts. The expected val
 from __future__ import annotations
 
 import math
+import warnings
 
 import pytest
 
@@ -247,6 +248,8 @@ def test_cumsum_in_place_and_out():
 
 
 @pytest.mark.parametrize("program", [
+    lambda T: _x(T).cumsum_(0, dtype=T.float64),
+    lambda T: _x(T, "int32").cumsum_(1, dtype=T.int64),
     lambda T: _x(T).cumsum(2),
     lambda T: _x(T).cumsum(-3),
     lambda T: T.tensor(1.0).cumsum(1),
@@ -464,6 +467,15 @@ def test_activation_modules_reprs_and_forward():
         outputs = [m(x * 1) for m in modules]
         seq = nn.Sequential(nn.Linear(4, 3), nn.LeakyReLU(), nn.Softplus(), nn.ELU(), nn.Hardtanh())
         return [repr(m) for m in modules], [(y, _node(y)) for y in outputs], repr(seq)
+    assert_same(prog)
+
+
+def test_hardtanh_module_deprecated_keywords_warn():
+    def prog(T):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            module = T.nn.Hardtanh(min_value=-2.0, max_value=3)
+        return repr(module), [(w.category.__name__, str(w.message)) for w in caught]
     assert_same(prog)
 
 

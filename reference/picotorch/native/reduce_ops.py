@@ -14,7 +14,7 @@ import numpy as np
 
 from ..c10 import scalar_type as st
 from . import checks
-from .binary_ops import write_inplace
+from .binary_ops import type_meta_name, write_inplace
 from .dispatcher import ops
 from .helpers import (
     cast,
@@ -369,6 +369,9 @@ def cumsum(self, dim, dtype=None):
 
 def cumsum_(self, dim, dtype=None):
     """In place: the sums in ``self``'s own dtype (``self`` is the output whose dtype the op keeps)."""
-    result = cumsum(self, dim, dtype=dtype or self._dtype)
+    if dtype is not None and dtype is not self._dtype:
+        raise RuntimeError(f"Bad in-place call: input tensor dtype {type_meta_name(self._dtype)} and output tensor "
+                           f"dtype {type_meta_name(dtype)} should match")
+    result = cumsum(self, dim, dtype=self._dtype)
     write_inplace(self, result)
     return self

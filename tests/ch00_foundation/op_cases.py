@@ -205,6 +205,24 @@ CASES = {
     "nan_to_num": ([data(2, 3)], lambda T, a: T.nan_to_num(T.log(a))),
     "fmod_scalar": ([data(2, 3)], lambda T, a: T.fmod(a, 0.7)),
     "fmod_tensor": ([data(2, 3), data(2, 3, positive=True)], lambda T, a, b: a.fmod(b)),
+    # ops batch: square ... pad
+    "square": ([data(2, 3)], lambda T, a: a.square()),
+    "prod": ([data(2, 3)], lambda T, a: a.prod()),
+    "prod_dim": ([data(2, 3, 4)], lambda T, a: T.prod(a, 1, keepdim=True)),
+    "cumsum": ([data(2, 3)], lambda T, a: a.cumsum(-1)),
+    "tril": ([data(3, 4)], lambda T, a: a.tril(1)),
+    "triu": ([data(2, 3, 4)], lambda T, a: T.triu(a, -1)),
+    "erf": ([data(2, 3)], lambda T, a: a.erf()),
+    "softplus": ([data(3, 4)], lambda T, a: T.nn.functional.softplus(a, beta=2, threshold=1)),
+    "leaky_relu": ([data(3, 4)], lambda T, a: T.nn.functional.leaky_relu(a, 0.2)),
+    "leaky_relu_inplace": ([data(3, 4)], lambda T, a: T.nn.functional.leaky_relu(a * 1, 0.3, inplace=True)),
+    "elu": ([data(3, 4)], lambda T, a: T.nn.functional.elu(a, alpha=0.5)),
+    "elu_inplace": ([data(3, 4)], lambda T, a: T.nn.functional.elu(a * 1, inplace=True)),
+    "hardtanh": ([data(3, 4)], lambda T, a: T.nn.functional.hardtanh(a, -0.5, 0.5)),
+    "movedim": ([data(2, 3, 4)], lambda T, a: a.movedim(0, -1)),
+    "swapaxes": ([data(2, 3, 4)], lambda T, a: T.swapaxes(a, 0, 2)),
+    "outer": ([data(3), data(4)], lambda T, a, b: T.outer(a, b)),
+    "pad": ([data(2, 3)], lambda T, a: T.nn.functional.pad(a, (1, 2, -1, 1), value=0.5)),
 }
 
 

@@ -5096,3 +5096,654 @@ class TopkBackward0(Node):
     @property
     def _raw_saved_indices(node):
         return SavedVariable(None) if node.indices_ is None else node.indices_
+
+
+class ProdBackward0(Node):
+    """Backward of ``prod(Tensor self, *, ScalarType? dtype=None) -> Tensor``."""
+
+    self_ = None
+    result_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            self = node.self_.unpack(node)
+            result = node.result_.unpack(node)
+            grad_inputs[0] = prod_backward(grad, to_dtype_of(self, grad), result)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+        if node.result_ is not None:
+            node.result_.reset_data()
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_result(node):
+        return None if node.result_ is None else node.result_.unpack(node)
+
+    @property
+    def _raw_saved_result(node):
+        return SavedVariable(None) if node.result_ is None else node.result_
+
+
+class ProdBackward1(Node):
+    """Backward of ``prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor``."""
+
+    dim = None
+    keepdim = None
+    self_ = None
+    result_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            dim = node.dim
+            keepdim = node.keepdim
+            self = node.self_.unpack(node)
+            result = node.result_.unpack(node)
+            grad_inputs[0] = prod_backward(grad, to_dtype_of(self, grad), result, dim, keepdim)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+        if node.result_ is not None:
+            node.result_.reset_data()
+
+    @property
+    def _saved_dim(node):
+        return None if node.dim is None else node.dim % 18446744073709551616
+
+    @property
+    def _saved_keepdim(node):
+        return node.keepdim
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_result(node):
+        return None if node.result_ is None else node.result_.unpack(node)
+
+    @property
+    def _raw_saved_result(node):
+        return SavedVariable(None) if node.result_ is None else node.result_
+
+
+class CumsumBackward0(Node):
+    """Backward of ``cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor``."""
+
+    dim = None
+    self_scalar_type = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            dim = node.dim
+            self_scalar_type = node.self_scalar_type
+            grad_inputs[0] = cumsum_backward(to_scalar_type(grad, self_scalar_type), dim)
+        return grad_inputs
+
+    @property
+    def _saved_dim(node):
+        return None if node.dim is None else node.dim % 18446744073709551616
+
+
+class TrilBackward0(Node):
+    """Backward of ``tril(Tensor self, int diagonal=0) -> Tensor``."""
+
+    diagonal = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            diagonal = node.diagonal
+            grad_inputs[0] = ops.tril(grad, diagonal)
+        return grad_inputs
+
+    @property
+    def _saved_diagonal(node):
+        return None if node.diagonal is None else node.diagonal % 18446744073709551616
+
+
+class TriuBackward0(Node):
+    """Backward of ``triu(Tensor self, int diagonal=0) -> Tensor``."""
+
+    diagonal = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            diagonal = node.diagonal
+            grad_inputs[0] = ops.triu(grad, diagonal)
+        return grad_inputs
+
+    @property
+    def _saved_diagonal(node):
+        return None if node.diagonal is None else node.diagonal % 18446744073709551616
+
+
+class ErfBackward0(Node):
+    """Backward of ``erf(Tensor self) -> Tensor``."""
+
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            self = node.self_.unpack(node)
+            grad_inputs[0] = erf_backward(grad, self)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class SoftplusBackward0(Node):
+    """Backward of ``softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor``."""
+
+    beta = None
+    self_ = None
+    threshold = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            beta = node.beta
+            self = node.self_.unpack(node)
+            threshold = node.threshold
+            grad_inputs[0] = ops.softplus_backward(grad, self, beta, threshold)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_beta(node):
+        return node.beta
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_threshold(node):
+        return node.threshold
+
+
+class SoftplusBackwardBackward0(Node):
+    """Backward of ``softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor``."""
+
+    beta = None
+    grad_output_ = None
+    self_ = None
+    threshold = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            beta = node.beta
+            self = node.self_.unpack(node)
+            threshold = node.threshold
+            grad_inputs[0] = ops.softplus_backward(grad, self, beta, threshold)
+        if node.should_compute_output(1):
+            beta = node.beta
+            grad_output = node.grad_output_.unpack(node)
+            self = node.self_.unpack(node)
+            threshold = node.threshold
+            grad_inputs[1] = softplus_double_backward(ops.mul(grad, grad_output), self, beta, threshold)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.grad_output_ is not None:
+            node.grad_output_.reset_data()
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_beta(node):
+        return node.beta
+
+    @property
+    def _saved_grad_output(node):
+        return None if node.grad_output_ is None else node.grad_output_.unpack(node)
+
+    @property
+    def _raw_saved_grad_output(node):
+        return SavedVariable(None) if node.grad_output_ is None else node.grad_output_
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_threshold(node):
+        return node.threshold
+
+
+class LeakyReluBackward0(Node):
+    """Backward of ``leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor``."""
+
+    negative_slope = None
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            negative_slope = node.negative_slope
+            self = node.self_.unpack(node)
+            grad_inputs[0] = ops.leaky_relu_backward(grad, self, negative_slope, False)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_negative_slope(node):
+        return node.negative_slope
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class LeakyReluBackwardBackward0(Node):
+    """Backward of ``leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor``."""
+
+    negative_slope = None
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            negative_slope = node.negative_slope
+            self = node.self_.unpack(node)
+            grad_inputs[0] = ops.leaky_relu_backward(grad, self, negative_slope, False)
+        if node.should_compute_output(1):
+            grad_inputs[1] = ops.zeros_like(grad)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_negative_slope(node):
+        return node.negative_slope
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class LeakyReluBackward1(Node):
+    """Backward of ``leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)``."""
+
+    negative_slope = None
+    result_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            negative_slope = node.negative_slope
+            result = node.result_.unpack(node)
+            grad_inputs[0] = ops.leaky_relu_backward(grad, result, negative_slope, True)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.result_ is not None:
+            node.result_.reset_data()
+
+    @property
+    def _saved_negative_slope(node):
+        return node.negative_slope
+
+    @property
+    def _saved_result(node):
+        return None if node.result_ is None else node.result_.unpack(node)
+
+    @property
+    def _raw_saved_result(node):
+        return SavedVariable(None) if node.result_ is None else node.result_
+
+
+class EluBackward0(Node):
+    """Backward of ``elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor``."""
+
+    alpha = None
+    input_scale = None
+    scale = None
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            alpha = node.alpha
+            input_scale = node.input_scale
+            scale = node.scale
+            self = node.self_.unpack(node)
+            grad_inputs[0] = ops.elu_backward(grad, alpha, scale, input_scale, False, self)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_alpha(node):
+        return node.alpha
+
+    @property
+    def _saved_input_scale(node):
+        return node.input_scale
+
+    @property
+    def _saved_scale(node):
+        return node.scale
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class EluBackwardBackward0(Node):
+    """Backward of ``elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor``."""
+
+    alpha = None
+    grad_output_ = None
+    input_scale = None
+    is_result = None
+    scale = None
+    self_or_result_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            alpha = node.alpha
+            input_scale = node.input_scale
+            is_result = node.is_result
+            scale = node.scale
+            self_or_result = node.self_or_result_.unpack(node)
+            grad_inputs[0] = ops.elu_backward(grad, alpha, scale, input_scale, is_result, self_or_result)
+        if node.should_compute_output(1):
+            alpha = node.alpha
+            grad_output = node.grad_output_.unpack(node)
+            input_scale = node.input_scale
+            is_result = node.is_result
+            scale = node.scale
+            self_or_result = node.self_or_result_.unpack(node)
+            grad_inputs[1] = elu_double_backward(grad, grad_output, alpha, scale, input_scale, is_result, self_or_result)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.grad_output_ is not None:
+            node.grad_output_.reset_data()
+        if node.self_or_result_ is not None:
+            node.self_or_result_.reset_data()
+
+    @property
+    def _saved_alpha(node):
+        return node.alpha
+
+    @property
+    def _saved_grad_output(node):
+        return None if node.grad_output_ is None else node.grad_output_.unpack(node)
+
+    @property
+    def _raw_saved_grad_output(node):
+        return SavedVariable(None) if node.grad_output_ is None else node.grad_output_
+
+    @property
+    def _saved_input_scale(node):
+        return node.input_scale
+
+    @property
+    def _saved_is_result(node):
+        return node.is_result
+
+    @property
+    def _saved_scale(node):
+        return node.scale
+
+    @property
+    def _saved_self_or_result(node):
+        return None if node.self_or_result_ is None else node.self_or_result_.unpack(node)
+
+    @property
+    def _raw_saved_self_or_result(node):
+        return SavedVariable(None) if node.self_or_result_ is None else node.self_or_result_
+
+
+class EluBackward1(Node):
+    """Backward of ``elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)``."""
+
+    alpha = None
+    input_scale = None
+    scale = None
+    result_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            alpha = node.alpha
+            input_scale = node.input_scale
+            scale = node.scale
+            result = node.result_.unpack(node)
+            grad_inputs[0] = ops.elu_backward(grad, alpha, scale, input_scale, True, result)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.result_ is not None:
+            node.result_.reset_data()
+
+    @property
+    def _saved_alpha(node):
+        return node.alpha
+
+    @property
+    def _saved_input_scale(node):
+        return node.input_scale
+
+    @property
+    def _saved_scale(node):
+        return node.scale
+
+    @property
+    def _saved_result(node):
+        return None if node.result_ is None else node.result_.unpack(node)
+
+    @property
+    def _raw_saved_result(node):
+        return SavedVariable(None) if node.result_ is None else node.result_
+
+
+class HardtanhBackward0(Node):
+    """Backward of ``hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor``."""
+
+    max_val = None
+    min_val = None
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            max_val = node.max_val
+            min_val = node.min_val
+            self = node.self_.unpack(node)
+            grad_inputs[0] = ops.hardtanh_backward(grad, self, min_val, max_val)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_max_val(node):
+        return node.max_val
+
+    @property
+    def _saved_min_val(node):
+        return node.min_val
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class HardtanhBackwardBackward0(Node):
+    """Backward of ``hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor``."""
+
+    max_val = None
+    min_val = None
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            max_val = node.max_val
+            min_val = node.min_val
+            self = node.self_.unpack(node)
+            grad_inputs[0] = ops.hardtanh_backward(grad, self, min_val, max_val)
+        if node.should_compute_output(1):
+            grad_inputs[1] = ops.zeros_like(grad)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_max_val(node):
+        return node.max_val
+
+    @property
+    def _saved_min_val(node):
+        return node.min_val
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class ConstantPadNdBackward0(Node):
+    """Backward of ``constant_pad_nd(Tensor self, int[] pad, Scalar value=0) -> Tensor``."""
+
+    pad = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            pad = node.pad
+            grad_inputs[0] = constant_pad_nd_backward(grad, pad)
+        return grad_inputs
+
+    @property
+    def _saved_pad(node):
+        saved = node.pad
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))

@@ -136,11 +136,17 @@ TORCH_FUNCTIONS = {
     'clone': [
         (vt.clone, 'clone(Tensor input, *, MemoryFormat? memory_format=None)', vt.PARAMETERS['clone']),
     ],
+    'constant_pad_nd': [
+        (vt.constant_pad_nd, 'constant_pad_nd(Tensor input, int[] pad, Scalar value=0)', vt.PARAMETERS['constant_pad_nd']),
+    ],
     'cos': [
         (vt.cos, 'cos(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['cos'][0], vt.PARAMETERS['cos'][1] + (('out', 'Tensor?', True),)), (vt.cos_out, ('out',))),
     ],
     'cos_': [
         (vt.cos_, 'cos_(Tensor input)', vt.PARAMETERS['cos_']),
+    ],
+    'cumsum': [
+        (vt.cumsum, 'cumsum(Tensor input, int dim, *, ScalarType? dtype=None, Tensor out=None)', (vt.PARAMETERS['cumsum'][0], vt.PARAMETERS['cumsum'][1] + (('out', 'Tensor?', True),)), (vt.cumsum_out, ('out',))),
     ],
     'div': [
         (vt.div_Tensor, 'div(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['div_Tensor'][0], vt.PARAMETERS['div_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.div_out, ('out',))),
@@ -171,6 +177,12 @@ TORCH_FUNCTIONS = {
     ],
     'equal': [
         (vt.equal, 'equal(Tensor input, Tensor other)', vt.PARAMETERS['equal']),
+    ],
+    'erf': [
+        (vt.erf, 'erf(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['erf'][0], vt.PARAMETERS['erf'][1] + (('out', 'Tensor?', True),)), (vt.erf_out, ('out',))),
+    ],
+    'erf_': [
+        (vt.erf_, 'erf_(Tensor input)', vt.PARAMETERS['erf_']),
     ],
     'exp': [
         (vt.exp, 'exp(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['exp'][0], vt.PARAMETERS['exp'][1] + (('out', 'Tensor?', True),)), (vt.exp_out, ('out',))),
@@ -237,6 +249,9 @@ TORCH_FUNCTIONS = {
     'ge': [
         (vt.ge_Tensor, 'ge(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['ge_Tensor'][0], vt.PARAMETERS['ge_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.ge_Tensor_out, ('out',))),
         (vt.ge_Scalar, 'ge(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['ge_Scalar'][0], vt.PARAMETERS['ge_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.ge_Scalar_out, ('out',))),
+    ],
+    'ger': [
+        (vt.ger, 'ger(Tensor input, Tensor vec2)', vt.PARAMETERS['ger']),
     ],
     'gt': [
         (vt.gt_Tensor, 'gt(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['gt_Tensor'][0], vt.PARAMETERS['gt_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.gt_Tensor_out, ('out',))),
@@ -333,6 +348,14 @@ TORCH_FUNCTIONS = {
     'mm': [
         (vt.mm, 'mm(Tensor input, Tensor mat2, *, Tensor out=None)', (vt.PARAMETERS['mm'][0], vt.PARAMETERS['mm'][1] + (('out', 'Tensor?', True),)), (vt.mm_out, ('out',))),
     ],
+    'moveaxis': [
+        (vt.moveaxis_int, 'moveaxis(Tensor input, int source, int destination)', vt.PARAMETERS['moveaxis_int']),
+        (vt.moveaxis_intlist, 'moveaxis(Tensor input, int[] source, int[] destination)', vt.PARAMETERS['moveaxis_intlist']),
+    ],
+    'movedim': [
+        (vt.movedim_int, 'movedim(Tensor input, int source, int destination)', vt.PARAMETERS['movedim_int']),
+        (vt.movedim_intlist, 'movedim(Tensor input, int[] source, int[] destination)', vt.PARAMETERS['movedim_intlist']),
+    ],
     'mul': [
         (vt.mul_Tensor, 'mul(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['mul_Tensor'][0], vt.PARAMETERS['mul_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.mul_out, ('out',))),
     ],
@@ -365,6 +388,9 @@ TORCH_FUNCTIONS = {
     'ones_like': [
         (vt.ones_like, 'ones_like(Tensor input, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None)', vt.PARAMETERS['ones_like']),
     ],
+    'outer': [
+        (vt.outer, 'outer(Tensor input, Tensor vec2)', vt.PARAMETERS['outer']),
+    ],
     'permute': [
         (vt.permute, 'permute(Tensor input, int[] dims)', vt.PARAMETERS['permute']),
     ],
@@ -372,6 +398,10 @@ TORCH_FUNCTIONS = {
         (vt.pow_Tensor_Tensor, 'pow(Tensor input, Tensor exponent, *, Tensor out=None)', (vt.PARAMETERS['pow_Tensor_Tensor'][0], vt.PARAMETERS['pow_Tensor_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.pow_Tensor_Tensor_out, ('out',))),
         (vt.pow_Scalar, 'pow(Scalar self, Tensor exponent, *, Tensor out=None)', (vt.PARAMETERS['pow_Scalar'][0], vt.PARAMETERS['pow_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.pow_Scalar_out, ('out',))),
         (vt.pow_Tensor_Scalar, 'pow(Tensor input, Scalar exponent, *, Tensor out=None)', (vt.PARAMETERS['pow_Tensor_Scalar'][0], vt.PARAMETERS['pow_Tensor_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.pow_Tensor_Scalar_out, ('out',))),
+    ],
+    'prod': [
+        (vt.prod, 'prod(Tensor input, *, ScalarType? dtype=None)', vt.PARAMETERS['prod']),
+        (vt.prod_dim_int, 'prod(Tensor input, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor out=None)', (vt.PARAMETERS['prod_dim_int'][0], vt.PARAMETERS['prod_dim_int'][1] + (('out', 'Tensor?', True),)), (vt.prod_int_out, ('out',))),
     ],
     'reciprocal': [
         (vt.reciprocal, 'reciprocal(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['reciprocal'][0], vt.PARAMETERS['reciprocal'][1] + (('out', 'Tensor?', True),)), (vt.reciprocal_out, ('out',))),
@@ -460,6 +490,12 @@ TORCH_FUNCTIONS = {
     'sqrt_': [
         (vt.sqrt_, 'sqrt_(Tensor input)', vt.PARAMETERS['sqrt_']),
     ],
+    'square': [
+        (vt.square, 'square(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['square'][0], vt.PARAMETERS['square'][1] + (('out', 'Tensor?', True),)), (vt.square_out, ('out',))),
+    ],
+    'square_': [
+        (vt.square_, 'square_(Tensor input)', vt.PARAMETERS['square_']),
+    ],
     'squeeze': [
         (vt.squeeze, 'squeeze(Tensor input)', vt.PARAMETERS['squeeze']),
         (vt.squeeze_dim, 'squeeze(Tensor input, int dim)', vt.PARAMETERS['squeeze_dim']),
@@ -480,6 +516,12 @@ TORCH_FUNCTIONS = {
         (vt.sum, 'sum(Tensor input, *, ScalarType? dtype=None)', vt.PARAMETERS['sum']),
         (vt.sum_dim_IntList, 'sum(Tensor input, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor out=None)', (vt.PARAMETERS['sum_dim_IntList'][0], vt.PARAMETERS['sum_dim_IntList'][1] + (('out', 'Tensor?', True),)), (vt.sum_IntList_out, ('out',))),
     ],
+    'swapaxes': [
+        (vt.swapaxes, 'swapaxes(Tensor input, int axis0, int axis1)', vt.PARAMETERS['swapaxes']),
+    ],
+    'swapdims': [
+        (vt.swapdims, 'swapdims(Tensor input, int dim0, int dim1)', vt.PARAMETERS['swapdims']),
+    ],
     't': [
         (vt.t, 't(Tensor input)', vt.PARAMETERS['t']),
     ],
@@ -497,6 +539,12 @@ TORCH_FUNCTIONS = {
     ],
     'transpose': [
         (vt.transpose_int, 'transpose(Tensor input, int dim0, int dim1)', vt.PARAMETERS['transpose_int']),
+    ],
+    'tril': [
+        (vt.tril, 'tril(Tensor input, int diagonal=0, *, Tensor out=None)', (vt.PARAMETERS['tril'][0], vt.PARAMETERS['tril'][1] + (('out', 'Tensor?', True),)), (vt.tril_out, ('out',))),
+    ],
+    'triu': [
+        (vt.triu, 'triu(Tensor input, int diagonal=0, *, Tensor out=None)', (vt.PARAMETERS['triu'][0], vt.PARAMETERS['triu'][1] + (('out', 'Tensor?', True),)), (vt.triu_out, ('out',))),
     ],
     'trunc': [
         (vt.trunc, 'trunc(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['trunc'][0], vt.PARAMETERS['trunc'][1] + (('out', 'Tensor?', True),)), (vt.trunc_out, ('out',))),
@@ -537,11 +585,29 @@ TORCH_NN_FUNCTIONS = {
     'cross_entropy_loss': [
         (vt.cross_entropy_loss, 'cross_entropy_loss(Tensor input, Tensor target, Tensor? weight=None, int reduction=Mean, int ignore_index=-100, float label_smoothing=0.0)', vt.PARAMETERS['cross_entropy_loss']),
     ],
+    'elu': [
+        (vt.elu, 'elu(Tensor input, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1, *, Tensor out=None)', (vt.PARAMETERS['elu'][0], vt.PARAMETERS['elu'][1] + (('out', 'Tensor?', True),)), (vt.elu_out, ('out',))),
+    ],
+    'elu_': [
+        (vt.elu_, 'elu_(Tensor input, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1)', vt.PARAMETERS['elu_']),
+    ],
     'gelu': [
         (vt.gelu, "gelu(Tensor input, *, str approximate='none', Tensor out=None)", (vt.PARAMETERS['gelu'][0], vt.PARAMETERS['gelu'][1] + (('out', 'Tensor?', True),)), (vt.gelu_out, ('out',))),
     ],
+    'hardtanh': [
+        (vt.hardtanh, 'hardtanh(Tensor input, Scalar min_val=-1, Scalar max_val=1, *, Tensor out=None)', (vt.PARAMETERS['hardtanh'][0], vt.PARAMETERS['hardtanh'][1] + (('out', 'Tensor?', True),)), (vt.hardtanh_out, ('out',))),
+    ],
+    'hardtanh_': [
+        (vt.hardtanh_, 'hardtanh_(Tensor input, Scalar min_val=-1, Scalar max_val=1)', vt.PARAMETERS['hardtanh_']),
+    ],
     'l1_loss': [
         (vt.l1_loss, 'l1_loss(Tensor input, Tensor target, int reduction=Mean)', vt.PARAMETERS['l1_loss']),
+    ],
+    'leaky_relu': [
+        (vt.leaky_relu, 'leaky_relu(Tensor input, Scalar negative_slope=0.01, *, Tensor out=None)', (vt.PARAMETERS['leaky_relu'][0], vt.PARAMETERS['leaky_relu'][1] + (('out', 'Tensor?', True),)), (vt.leaky_relu_out, ('out',))),
+    ],
+    'leaky_relu_': [
+        (vt.leaky_relu_, 'leaky_relu_(Tensor input, Scalar negative_slope=0.01)', vt.PARAMETERS['leaky_relu_']),
     ],
     'mse_loss': [
         (vt.mse_loss, 'mse_loss(Tensor input, Tensor target, int reduction=Mean, *, Tensor out=None)', (vt.PARAMETERS['mse_loss'][0], vt.PARAMETERS['mse_loss'][1] + (('out', 'Tensor?', True),)), (vt.mse_loss_out, ('out',))),
@@ -564,11 +630,17 @@ TORCH_NN_FUNCTIONS = {
     'one_hot': [
         (vt.one_hot, 'one_hot(Tensor input, int num_classes=-1)', vt.PARAMETERS['one_hot']),
     ],
+    'pad': [
+        (vt.pad, "pad(Tensor input, int[] pad, str mode='constant', float? value=None)", vt.PARAMETERS['pad']),
+    ],
     'silu': [
         (vt.silu, 'silu(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['silu'][0], vt.PARAMETERS['silu'][1] + (('out', 'Tensor?', True),)), (vt.silu_out, ('out',))),
     ],
     'silu_': [
         (vt.silu_, 'silu_(Tensor input)', vt.PARAMETERS['silu_']),
+    ],
+    'softplus': [
+        (vt.softplus, 'softplus(Tensor input, Scalar beta=1, Scalar threshold=20, *, Tensor out=None)', (vt.PARAMETERS['softplus'][0], vt.PARAMETERS['softplus'][1] + (('out', 'Tensor?', True),)), (vt.softplus_out, ('out',))),
     ],
 }
 
@@ -716,6 +788,12 @@ TENSOR_METHODS = {
     'cos_': [
         (vt.cos_, 'cos_()', vt.PARAMETERS['cos_']),
     ],
+    'cumsum': [
+        (vt.cumsum, 'cumsum(int dim, *, ScalarType? dtype=None)', vt.PARAMETERS['cumsum']),
+    ],
+    'cumsum_': [
+        (vt.cumsum_, 'cumsum_(int dim, *, ScalarType? dtype=None)', vt.PARAMETERS['cumsum_']),
+    ],
     'div': [
         (vt.div_Tensor, 'div(Tensor other)', vt.PARAMETERS['div_Tensor']),
         (vt.div_Tensor_mode, 'div(Tensor other, *, str? rounding_mode)', vt.PARAMETERS['div_Tensor_mode']),
@@ -734,6 +812,12 @@ TENSOR_METHODS = {
     ],
     'equal': [
         (vt.equal, 'equal(Tensor other)', vt.PARAMETERS['equal']),
+    ],
+    'erf': [
+        (vt.erf, 'erf()', vt.PARAMETERS['erf']),
+    ],
+    'erf_': [
+        (vt.erf_, 'erf_()', vt.PARAMETERS['erf_']),
     ],
     'exp': [
         (vt.exp, 'exp()', vt.PARAMETERS['exp']),
@@ -799,6 +883,9 @@ TENSOR_METHODS = {
     'ge': [
         (vt.ge_Tensor, 'ge(Tensor other)', vt.PARAMETERS['ge_Tensor']),
         (vt.ge_Scalar, 'ge(Scalar other)', vt.PARAMETERS['ge_Scalar']),
+    ],
+    'ger': [
+        (vt.ger, 'ger(Tensor vec2)', vt.PARAMETERS['ger']),
     ],
     'gt': [
         (vt.gt_Tensor, 'gt(Tensor other)', vt.PARAMETERS['gt_Tensor']),
@@ -901,6 +988,14 @@ TENSOR_METHODS = {
     'mm': [
         (vt.mm, 'mm(Tensor mat2)', vt.PARAMETERS['mm']),
     ],
+    'moveaxis': [
+        (vt.moveaxis_int, 'moveaxis(int source, int destination)', vt.PARAMETERS['moveaxis_int']),
+        (vt.moveaxis_intlist, 'moveaxis(int[] source, int[] destination)', vt.PARAMETERS['moveaxis_intlist']),
+    ],
+    'movedim': [
+        (vt.movedim_int, 'movedim(int source, int destination)', vt.PARAMETERS['movedim_int']),
+        (vt.movedim_intlist, 'movedim(int[] source, int[] destination)', vt.PARAMETERS['movedim_intlist']),
+    ],
     'mul': [
         (vt.mul_Tensor, 'mul(Tensor other)', vt.PARAMETERS['mul_Tensor']),
     ],
@@ -942,6 +1037,9 @@ TENSOR_METHODS = {
     'normal_': [
         (vt.normal_, 'normal_(float mean=0, float std=1, *, Generator? generator=None)', vt.PARAMETERS['normal_']),
     ],
+    'outer': [
+        (vt.outer, 'outer(Tensor vec2)', vt.PARAMETERS['outer']),
+    ],
     'permute': [
         (vt.permute, 'permute(int[] dims)', vt.PARAMETERS['permute']),
     ],
@@ -952,6 +1050,10 @@ TENSOR_METHODS = {
     'pow_': [
         (vt.pow__Tensor, 'pow_(Tensor exponent)', vt.PARAMETERS['pow__Tensor']),
         (vt.pow__Scalar, 'pow_(Scalar exponent)', vt.PARAMETERS['pow__Scalar']),
+    ],
+    'prod': [
+        (vt.prod, 'prod(*, ScalarType? dtype=None)', vt.PARAMETERS['prod']),
+        (vt.prod_dim_int, 'prod(int dim, bool keepdim=False, *, ScalarType? dtype=None)', vt.PARAMETERS['prod_dim_int']),
     ],
     'reciprocal': [
         (vt.reciprocal, 'reciprocal()', vt.PARAMETERS['reciprocal']),
@@ -1049,6 +1151,12 @@ TENSOR_METHODS = {
     'sqrt_': [
         (vt.sqrt_, 'sqrt_()', vt.PARAMETERS['sqrt_']),
     ],
+    'square': [
+        (vt.square, 'square()', vt.PARAMETERS['square']),
+    ],
+    'square_': [
+        (vt.square_, 'square_()', vt.PARAMETERS['square_']),
+    ],
     'squeeze': [
         (vt.squeeze, 'squeeze()', vt.PARAMETERS['squeeze']),
         (vt.squeeze_dim, 'squeeze(int dim)', vt.PARAMETERS['squeeze_dim']),
@@ -1074,6 +1182,12 @@ TENSOR_METHODS = {
         (vt.sum, 'sum(*, ScalarType? dtype=None)', vt.PARAMETERS['sum']),
         (vt.sum_dim_IntList, 'sum(int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None)', vt.PARAMETERS['sum_dim_IntList']),
     ],
+    'swapaxes': [
+        (vt.swapaxes, 'swapaxes(int axis0, int axis1)', vt.PARAMETERS['swapaxes']),
+    ],
+    'swapdims': [
+        (vt.swapdims, 'swapdims(int dim0, int dim1)', vt.PARAMETERS['swapdims']),
+    ],
     't': [
         (vt.t, 't()', vt.PARAMETERS['t']),
     ],
@@ -1091,6 +1205,18 @@ TENSOR_METHODS = {
     ],
     'transpose': [
         (vt.transpose_int, 'transpose(int dim0, int dim1)', vt.PARAMETERS['transpose_int']),
+    ],
+    'tril': [
+        (vt.tril, 'tril(int diagonal=0)', vt.PARAMETERS['tril']),
+    ],
+    'tril_': [
+        (vt.tril_, 'tril_(int diagonal=0)', vt.PARAMETERS['tril_']),
+    ],
+    'triu': [
+        (vt.triu, 'triu(int diagonal=0)', vt.PARAMETERS['triu']),
+    ],
+    'triu_': [
+        (vt.triu_, 'triu_(int diagonal=0)', vt.PARAMETERS['triu_']),
     ],
     'trunc': [
         (vt.trunc, 'trunc()', vt.PARAMETERS['trunc']),

@@ -4517,6 +4517,482 @@ def new_ones(self, size, *, dtype=None, layout=None, device=None, pin_memory=Non
     return result
 
 
+def square(self):
+    """``square(Tensor self) -> Tensor``"""
+    return native.square(self)
+
+
+def square_(self):
+    """``square_(Tensor(a!) self) -> Tensor(a!)``"""
+    return native.square_(self)
+
+
+def square_out(self, *, out):
+    """``square.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("square", self, out)
+    result = square(self)
+    native.write_out(out, result, "square.out")
+    bump_version(out)
+    return out
+
+
+def prod(self, *, dtype=None):
+    """``prod(Tensor self, *, ScalarType? dtype=None) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.ProdBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("prod", device_of(self))(self, dtype)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return result
+
+
+def prod_dim_int(self, dim, keepdim=False, *, dtype=None):
+    """``prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.ProdBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim = dim
+        grad_fn.keepdim = keepdim
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("prod.dim_int", device_of(self))(self, dim, keepdim, dtype)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return result
+
+
+def prod_int_out(self, dim, keepdim=False, *, dtype=None, out):
+    """``prod.int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("prod", self, out)
+    result = prod_dim_int(self, dim, keepdim, dtype=dtype)
+    native.write_out(out, result, "prod.int_out")
+    bump_version(out)
+    return out
+
+
+def cumsum(self, dim, *, dtype=None):
+    """``cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.CumsumBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim = dim
+        grad_fn.self_scalar_type = self._dtype
+    result = kernel_for("cumsum", device_of(self))(self, dim, dtype)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def cumsum_(self, dim, *, dtype=None):
+    """``cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.CumsumBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim = dim
+        grad_fn.self_scalar_type = self._dtype
+    result = kernel_for("cumsum_", device_of(self))(self, dim, dtype)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def cumsum_out(self, dim, *, dtype=None, out):
+    """``cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("cumsum", self, out)
+    result = cumsum(self, dim, dtype=dtype)
+    native.write_out(out, result, "cumsum.out")
+    bump_version(out)
+    return out
+
+
+def tril_(self, diagonal=0):
+    """``tril_(Tensor(a!) self, int diagonal=0) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.TrilBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.diagonal = diagonal
+    result = kernel_for("tril_", device_of(self))(self, diagonal)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def triu_(self, diagonal=0):
+    """``triu_(Tensor(a!) self, int diagonal=0) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.TriuBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.diagonal = diagonal
+    result = kernel_for("triu_", device_of(self))(self, diagonal)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def triu_out(self, diagonal=0, *, out):
+    """``triu.out(Tensor self, int diagonal=0, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("triu", self, out)
+    result = triu(self, diagonal)
+    native.write_out(out, result, "triu.out")
+    bump_version(out)
+    return out
+
+
+def triu(self, diagonal=0):
+    """``triu(Tensor self, int diagonal=0) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.TriuBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.diagonal = diagonal
+    result = kernel_for("triu", device_of(self))(self, diagonal)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def tril_out(self, diagonal=0, *, out):
+    """``tril.out(Tensor self, int diagonal=0, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("tril", self, out)
+    result = tril(self, diagonal)
+    native.write_out(out, result, "tril.out")
+    bump_version(out)
+    return out
+
+
+def tril(self, diagonal=0):
+    """``tril(Tensor self, int diagonal=0) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.TrilBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.diagonal = diagonal
+    result = kernel_for("tril", device_of(self))(self, diagonal)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def erf(self):
+    """``erf(Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.ErfBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("erf", device_of(self))(self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def erf_(self):
+    """``erf_(Tensor(a!) self) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.ErfBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self.clone().detach())
+    result = kernel_for("erf_", device_of(self))(self)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def erf_out(self, *, out):
+    """``erf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("erf", self, out)
+    result = erf(self)
+    native.write_out(out, result, "erf.out")
+    bump_version(out)
+    return out
+
+
+def softplus(self, beta=1, threshold=20):
+    """``softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.SoftplusBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.beta = beta
+        grad_fn.self_ = SavedVariable(self)
+        grad_fn.threshold = threshold
+    result = kernel_for("softplus", device_of(self))(self, beta, threshold)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def softplus_out(self, beta=1, threshold=20, *, out):
+    """``softplus.out(Tensor self, Scalar beta=1, Scalar threshold=20, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("softplus", self, out)
+    result = softplus(self, beta, threshold)
+    native.write_out(out, result, "softplus.out")
+    bump_version(out)
+    return out
+
+
+def softplus_backward(grad_output, self, beta, threshold):
+    """``softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(grad_output, self):
+        grad_fn = nodes.SoftplusBackwardBackward0()
+        grad_fn.set_next_edges(collect_next_edges(grad_output, self))
+        grad_fn.beta = beta
+        grad_fn.grad_output_ = SavedVariable(grad_output)
+        grad_fn.self_ = SavedVariable(self)
+        grad_fn.threshold = threshold
+    result = kernel_for("softplus_backward", device_of(grad_output, self))(grad_output, self, beta, threshold)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def leaky_relu(self, negative_slope=0.01):
+    """``leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.LeakyReluBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.negative_slope = negative_slope
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("leaky_relu", device_of(self))(self, negative_slope)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def leaky_relu_out(self, negative_slope=0.01, *, out):
+    """``leaky_relu.out(Tensor self, Scalar negative_slope=0.01, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("leaky_relu", self, out)
+    result = leaky_relu(self, negative_slope)
+    native.write_out(out, result, "leaky_relu.out")
+    bump_version(out)
+    return out
+
+
+def leaky_relu_backward(grad_output, self, negative_slope, self_is_result):
+    """``leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(grad_output, self):
+        grad_fn = nodes.LeakyReluBackwardBackward0()
+        grad_fn.set_next_edges(collect_next_edges(grad_output, self))
+        grad_fn.negative_slope = negative_slope
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("leaky_relu_backward", device_of(grad_output, self))(grad_output, self, negative_slope, self_is_result)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def leaky_relu_(self, negative_slope=0.01):
+    """``leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.LeakyReluBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.negative_slope = negative_slope
+    result = kernel_for("leaky_relu_", device_of(self))(self, negative_slope)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return self
+
+
+def elu(self, alpha=1, scale=1, input_scale=1):
+    """``elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.EluBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.alpha = alpha
+        grad_fn.input_scale = input_scale
+        grad_fn.scale = scale
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("elu", device_of(self))(self, alpha, scale, input_scale)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def elu_out(self, alpha=1, scale=1, input_scale=1, *, out):
+    """``elu.out(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("elu", self, out)
+    result = elu(self, alpha, scale, input_scale)
+    native.write_out(out, result, "elu.out")
+    bump_version(out)
+    return out
+
+
+def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result):
+    """``elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(grad_output, self_or_result):
+        grad_fn = nodes.EluBackwardBackward0()
+        grad_fn.set_next_edges(collect_next_edges(grad_output, self_or_result))
+        grad_fn.alpha = alpha
+        grad_fn.grad_output_ = SavedVariable(grad_output)
+        grad_fn.input_scale = input_scale
+        grad_fn.is_result = is_result
+        grad_fn.scale = scale
+        grad_fn.self_or_result_ = SavedVariable(self_or_result)
+    result = kernel_for("elu_backward", device_of(grad_output, self_or_result))(grad_output, alpha, scale, input_scale, is_result, self_or_result)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def elu_(self, alpha=1, scale=1, input_scale=1):
+    """``elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.EluBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.alpha = alpha
+        grad_fn.input_scale = input_scale
+        grad_fn.scale = scale
+    result = kernel_for("elu_", device_of(self))(self, alpha, scale, input_scale)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return self
+
+
+def hardtanh(self, min_val=-1, max_val=1):
+    """``hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.HardtanhBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.max_val = max_val
+        grad_fn.min_val = min_val
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("hardtanh", device_of(self))(self, min_val, max_val)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def hardtanh_out(self, min_val=-1, max_val=1, *, out):
+    """``hardtanh.out(Tensor self, Scalar min_val=-1, Scalar max_val=1, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("hardtanh", self, out)
+    result = hardtanh(self, min_val, max_val)
+    native.write_out(out, result, "hardtanh.out")
+    bump_version(out)
+    return out
+
+
+def hardtanh_backward(grad_output, self, min_val, max_val):
+    """``hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(grad_output, self):
+        grad_fn = nodes.HardtanhBackwardBackward0()
+        grad_fn.set_next_edges(collect_next_edges(grad_output, self))
+        grad_fn.max_val = max_val
+        grad_fn.min_val = min_val
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("hardtanh_backward", device_of(grad_output, self))(grad_output, self, min_val, max_val)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def hardtanh_(self, min_val=-1, max_val=1):
+    """``hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.HardtanhBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.max_val = max_val
+        grad_fn.min_val = min_val
+        grad_fn.self_ = SavedVariable(self.clone().detach())
+    result = kernel_for("hardtanh_", device_of(self))(self, min_val, max_val)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def movedim_intlist(self, source, destination):
+    """``movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)``"""
+    return native.movedim(self, source, destination)
+
+
+def movedim_int(self, source, destination):
+    """``movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)``"""
+    return native.movedim_int(self, source, destination)
+
+
+def moveaxis_intlist(self, source, destination):
+    """``moveaxis.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)``"""
+    return native.movedim(self, source, destination)
+
+
+def moveaxis_int(self, source, destination):
+    """``moveaxis.int(Tensor(a) self, int source, int destination) -> Tensor(a)``"""
+    return native.movedim_int(self, source, destination)
+
+
+def swapaxes(self, axis0, axis1):
+    """``swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)``"""
+    return native.swapaxes(self, axis0, axis1)
+
+
+def swapdims(self, dim0, dim1):
+    """``swapdims(Tensor(a) self, int dim0, int dim1) -> Tensor(a)``"""
+    return native.swapaxes(self, dim0, dim1)
+
+
+def outer(self, vec2):
+    """``outer(Tensor self, Tensor vec2) -> Tensor``"""
+    return native.outer(self, vec2)
+
+
+def ger(self, vec2):
+    """``ger(Tensor self, Tensor vec2) -> Tensor``"""
+    return native.outer(self, vec2)
+
+
+def constant_pad_nd(self, pad, value=0):
+    """``constant_pad_nd(Tensor self, int[] pad, Scalar value=0) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.ConstantPadNdBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.pad = pad
+    result = kernel_for("constant_pad_nd", device_of(self))(self, pad, value)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def pad(self, pad, mode='constant', value=None):
+    """``pad(Tensor self, int[] pad, str mode='constant', float? value=None) -> Tensor``"""
+    return native.pad(self, pad, mode, value)
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add_cuda}, add_Tensor)
 register_kernels("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, add_out)
@@ -4917,6 +5393,49 @@ register_kernels("new_empty(Tensor self, int[] size, *, ScalarType? dtype=None, 
 register_kernels("new_full(Tensor self, int[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", {"CPU": native.new_full, "CUDA": native.new_full}, new_full)
 register_kernels("new_zeros(Tensor self, int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", {"CPU": native.new_zeros, "CUDA": native.new_zeros}, new_zeros)
 register_kernels("new_ones(Tensor self, int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", {"CPU": native.new_ones, "CUDA": native.new_ones}, new_ones)
+register_kernels("square(Tensor self) -> Tensor", {"CompositeImplicitAutograd": native.square}, square)
+register_kernels("square_(Tensor(a!) self) -> Tensor(a!)", {"CompositeImplicitAutograd": native.square_}, square_)
+register_kernels("square.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, square_out)
+register_kernels("prod(Tensor self, *, ScalarType? dtype=None) -> Tensor", {"CPU": native.prod, "CUDA": native.prod}, prod)
+register_kernels("prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", {"CPU": native.prod_dim, "CUDA": native.prod_dim}, prod_dim_int)
+register_kernels("prod.int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", {}, prod_int_out)
+register_kernels("cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", {"CPU": native.cumsum, "CUDA": native.cumsum}, cumsum)
+register_kernels("cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)", {"CPU": native.cumsum_, "CUDA": native.cumsum_}, cumsum_)
+register_kernels("cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", {}, cumsum_out)
+register_kernels("tril_(Tensor(a!) self, int diagonal=0) -> Tensor(a!)", {"CPU": native.tril_, "CUDA": native.tril_}, tril_)
+register_kernels("triu_(Tensor(a!) self, int diagonal=0) -> Tensor(a!)", {"CPU": native.triu_, "CUDA": native.triu_}, triu_)
+register_kernels("triu.out(Tensor self, int diagonal=0, *, Tensor(a!) out) -> Tensor(a!)", {}, triu_out)
+register_kernels("triu(Tensor self, int diagonal=0) -> Tensor", {"CPU": native.triu, "CUDA": native.triu}, triu)
+register_kernels("tril.out(Tensor self, int diagonal=0, *, Tensor(a!) out) -> Tensor(a!)", {}, tril_out)
+register_kernels("tril(Tensor self, int diagonal=0) -> Tensor", {"CPU": native.tril, "CUDA": native.tril}, tril)
+register_kernels("erf(Tensor self) -> Tensor", {"CPU": native.erf, "CUDA": native.erf}, erf)
+register_kernels("erf_(Tensor(a!) self) -> Tensor(a!)", {"CPU": native.erf_, "CUDA": native.erf_}, erf_)
+register_kernels("erf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, erf_out)
+register_kernels("softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor", {"CPU": native.softplus, "CUDA": native.softplus}, softplus)
+register_kernels("softplus.out(Tensor self, Scalar beta=1, Scalar threshold=20, *, Tensor(a!) out) -> Tensor(a!)", {}, softplus_out)
+register_kernels("softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor", {"CPU": native.softplus_backward, "CUDA": native.softplus_backward}, softplus_backward)
+register_kernels("leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor", {"CPU": native.leaky_relu, "CUDA": native.leaky_relu}, leaky_relu)
+register_kernels("leaky_relu.out(Tensor self, Scalar negative_slope=0.01, *, Tensor(a!) out) -> Tensor(a!)", {}, leaky_relu_out)
+register_kernels("leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor", {"CPU": native.leaky_relu_backward, "CUDA": native.leaky_relu_backward}, leaky_relu_backward)
+register_kernels("leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)", {"CPU": native.leaky_relu_, "CUDA": native.leaky_relu_}, leaky_relu_)
+register_kernels("elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor", {"CPU": native.elu, "CUDA": native.elu}, elu)
+register_kernels("elu.out(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1, *, Tensor(a!) out) -> Tensor(a!)", {}, elu_out)
+register_kernels("elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor", {"CPU": native.elu_backward, "CUDA": native.elu_backward}, elu_backward)
+register_kernels("elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)", {"CPU": native.elu_, "CUDA": native.elu_}, elu_)
+register_kernels("hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor", {"CPU": native.hardtanh, "CUDA": native.hardtanh}, hardtanh)
+register_kernels("hardtanh.out(Tensor self, Scalar min_val=-1, Scalar max_val=1, *, Tensor(a!) out) -> Tensor(a!)", {}, hardtanh_out)
+register_kernels("hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor", {"CPU": native.hardtanh_backward, "CUDA": native.hardtanh_backward}, hardtanh_backward)
+register_kernels("hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)", {"CPU": native.hardtanh_, "CUDA": native.hardtanh_}, hardtanh_)
+register_kernels("movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)", {"CompositeImplicitAutograd": native.movedim}, movedim_intlist, computes=False)
+register_kernels("movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)", {"CompositeImplicitAutograd": native.movedim_int}, movedim_int, computes=False)
+register_kernels("moveaxis.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)", {"CompositeImplicitAutograd": native.movedim}, moveaxis_intlist, computes=False)
+register_kernels("moveaxis.int(Tensor(a) self, int source, int destination) -> Tensor(a)", {"CompositeImplicitAutograd": native.movedim_int}, moveaxis_int, computes=False)
+register_kernels("swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)", {"CompositeImplicitAutograd": native.swapaxes}, swapaxes, computes=False)
+register_kernels("swapdims(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", {"CompositeImplicitAutograd": native.swapaxes}, swapdims, computes=False)
+register_kernels("outer(Tensor self, Tensor vec2) -> Tensor", {"CompositeImplicitAutograd": native.outer}, outer)
+register_kernels("ger(Tensor self, Tensor vec2) -> Tensor", {"CompositeImplicitAutograd": native.outer}, ger)
+register_kernels("constant_pad_nd(Tensor self, int[] pad, Scalar value=0) -> Tensor", {"CPU": native.constant_pad_nd, "CUDA": native.constant_pad_nd}, constant_pad_nd)
+register_kernels("pad(Tensor self, int[] pad, str mode='constant', float? value=None) -> Tensor", {"CompositeImplicitAutograd": native.pad}, pad)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -5321,6 +5840,49 @@ PARAMETERS = {
     "new_full": ((('self', 'Tensor', False), ('size', 'int[]', False), ('fill_value', 'Scalar', False),), (('dtype', 'ScalarType?', True), ('layout', 'any', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
     "new_zeros": ((('self', 'Tensor', False), ('size', 'int[]', False),), (('dtype', 'ScalarType?', True), ('layout', 'any', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
     "new_ones": ((('self', 'Tensor', False), ('size', 'int[]', False),), (('dtype', 'ScalarType?', True), ('layout', 'any', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
+    "square": ((('self', 'Tensor', False),), ()),
+    "square_": ((('self', 'Tensor', False),), ()),
+    "square_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "prod": ((('self', 'Tensor', False),), (('dtype', 'ScalarType?', True),)),
+    "prod_dim_int": ((('self', 'Tensor', False), ('dim', 'int', False), ('keepdim', 'bool', True),), (('dtype', 'ScalarType?', True),)),
+    "prod_int_out": ((('self', 'Tensor', False), ('dim', 'int', False), ('keepdim', 'bool', True),), (('dtype', 'ScalarType?', True), ('out', 'Tensor', False),)),
+    "cumsum": ((('self', 'Tensor', False), ('dim', 'int', False),), (('dtype', 'ScalarType?', True),)),
+    "cumsum_": ((('self', 'Tensor', False), ('dim', 'int', False),), (('dtype', 'ScalarType?', True),)),
+    "cumsum_out": ((('self', 'Tensor', False), ('dim', 'int', False),), (('dtype', 'ScalarType?', True), ('out', 'Tensor', False),)),
+    "tril_": ((('self', 'Tensor', False), ('diagonal', 'int', True),), ()),
+    "triu_": ((('self', 'Tensor', False), ('diagonal', 'int', True),), ()),
+    "triu_out": ((('self', 'Tensor', False), ('diagonal', 'int', True),), (('out', 'Tensor', False),)),
+    "triu": ((('self', 'Tensor', False), ('diagonal', 'int', True),), ()),
+    "tril_out": ((('self', 'Tensor', False), ('diagonal', 'int', True),), (('out', 'Tensor', False),)),
+    "tril": ((('self', 'Tensor', False), ('diagonal', 'int', True),), ()),
+    "erf": ((('self', 'Tensor', False),), ()),
+    "erf_": ((('self', 'Tensor', False),), ()),
+    "erf_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "softplus": ((('self', 'Tensor', False), ('beta', 'Scalar', True), ('threshold', 'Scalar', True),), ()),
+    "softplus_out": ((('self', 'Tensor', False), ('beta', 'Scalar', True), ('threshold', 'Scalar', True),), (('out', 'Tensor', False),)),
+    "softplus_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False), ('beta', 'Scalar', False), ('threshold', 'Scalar', False),), ()),
+    "leaky_relu": ((('self', 'Tensor', False), ('negative_slope', 'Scalar', True),), ()),
+    "leaky_relu_out": ((('self', 'Tensor', False), ('negative_slope', 'Scalar', True),), (('out', 'Tensor', False),)),
+    "leaky_relu_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False), ('negative_slope', 'Scalar', False), ('self_is_result', 'bool', False),), ()),
+    "leaky_relu_": ((('self', 'Tensor', False), ('negative_slope', 'Scalar', True),), ()),
+    "elu": ((('self', 'Tensor', False), ('alpha', 'Scalar', True), ('scale', 'Scalar', True), ('input_scale', 'Scalar', True),), ()),
+    "elu_out": ((('self', 'Tensor', False), ('alpha', 'Scalar', True), ('scale', 'Scalar', True), ('input_scale', 'Scalar', True),), (('out', 'Tensor', False),)),
+    "elu_backward": ((('grad_output', 'Tensor', False), ('alpha', 'Scalar', False), ('scale', 'Scalar', False), ('input_scale', 'Scalar', False), ('is_result', 'bool', False), ('self_or_result', 'Tensor', False),), ()),
+    "elu_": ((('self', 'Tensor', False), ('alpha', 'Scalar', True), ('scale', 'Scalar', True), ('input_scale', 'Scalar', True),), ()),
+    "hardtanh": ((('self', 'Tensor', False), ('min_val', 'Scalar', True), ('max_val', 'Scalar', True),), ()),
+    "hardtanh_out": ((('self', 'Tensor', False), ('min_val', 'Scalar', True), ('max_val', 'Scalar', True),), (('out', 'Tensor', False),)),
+    "hardtanh_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False), ('min_val', 'Scalar', False), ('max_val', 'Scalar', False),), ()),
+    "hardtanh_": ((('self', 'Tensor', False), ('min_val', 'Scalar', True), ('max_val', 'Scalar', True),), ()),
+    "movedim_intlist": ((('self', 'Tensor', False), ('source', 'int[]', False), ('destination', 'int[]', False),), ()),
+    "movedim_int": ((('self', 'Tensor', False), ('source', 'int', False), ('destination', 'int', False),), ()),
+    "moveaxis_intlist": ((('self', 'Tensor', False), ('source', 'int[]', False), ('destination', 'int[]', False),), ()),
+    "moveaxis_int": ((('self', 'Tensor', False), ('source', 'int', False), ('destination', 'int', False),), ()),
+    "swapaxes": ((('self', 'Tensor', False), ('axis0', 'int', False), ('axis1', 'int', False),), ()),
+    "swapdims": ((('self', 'Tensor', False), ('dim0', 'int', False), ('dim1', 'int', False),), ()),
+    "outer": ((('self', 'Tensor', False), ('vec2', 'Tensor', False),), ()),
+    "ger": ((('self', 'Tensor', False), ('vec2', 'Tensor', False),), ()),
+    "constant_pad_nd": ((('self', 'Tensor', False), ('pad', 'int[]', False), ('value', 'Scalar', True),), ()),
+    "pad": ((('self', 'Tensor', False), ('pad', 'int[]', False), ('mode', 'any', True), ('value', 'any', True),), ()),
 }
 
 
@@ -5544,3 +6106,33 @@ register_op("new_empty", overloaded("new_empty", [(new_empty, PARAMETERS["new_em
 register_op("new_full", overloaded("new_full", [(new_full, PARAMETERS["new_full"])]))
 register_op("new_zeros", overloaded("new_zeros", [(new_zeros, PARAMETERS["new_zeros"])]))
 register_op("new_ones", overloaded("new_ones", [(new_ones, PARAMETERS["new_ones"])]))
+register_op("square", overloaded("square", [(square, PARAMETERS["square"]), (square_out, PARAMETERS["square_out"])]))
+register_op("square_", overloaded("square_", [(square_, PARAMETERS["square_"])]))
+register_op("prod", overloaded("prod", [(prod, PARAMETERS["prod"]), (prod_dim_int, PARAMETERS["prod_dim_int"]), (prod_int_out, PARAMETERS["prod_int_out"])]))
+register_op("cumsum", overloaded("cumsum", [(cumsum, PARAMETERS["cumsum"]), (cumsum_out, PARAMETERS["cumsum_out"])]))
+register_op("cumsum_", overloaded("cumsum_", [(cumsum_, PARAMETERS["cumsum_"])]))
+register_op("tril_", overloaded("tril_", [(tril_, PARAMETERS["tril_"])]))
+register_op("triu_", overloaded("triu_", [(triu_, PARAMETERS["triu_"])]))
+register_op("triu", overloaded("triu", [(triu_out, PARAMETERS["triu_out"]), (triu, PARAMETERS["triu"])]))
+register_op("tril", overloaded("tril", [(tril_out, PARAMETERS["tril_out"]), (tril, PARAMETERS["tril"])]))
+register_op("erf", overloaded("erf", [(erf, PARAMETERS["erf"]), (erf_out, PARAMETERS["erf_out"])]))
+register_op("erf_", overloaded("erf_", [(erf_, PARAMETERS["erf_"])]))
+register_op("softplus", overloaded("softplus", [(softplus, PARAMETERS["softplus"]), (softplus_out, PARAMETERS["softplus_out"])]))
+register_op("softplus_backward", overloaded("softplus_backward", [(softplus_backward, PARAMETERS["softplus_backward"])]))
+register_op("leaky_relu", overloaded("leaky_relu", [(leaky_relu, PARAMETERS["leaky_relu"]), (leaky_relu_out, PARAMETERS["leaky_relu_out"])]))
+register_op("leaky_relu_backward", overloaded("leaky_relu_backward", [(leaky_relu_backward, PARAMETERS["leaky_relu_backward"])]))
+register_op("leaky_relu_", overloaded("leaky_relu_", [(leaky_relu_, PARAMETERS["leaky_relu_"])]))
+register_op("elu", overloaded("elu", [(elu, PARAMETERS["elu"]), (elu_out, PARAMETERS["elu_out"])]))
+register_op("elu_backward", overloaded("elu_backward", [(elu_backward, PARAMETERS["elu_backward"])]))
+register_op("elu_", overloaded("elu_", [(elu_, PARAMETERS["elu_"])]))
+register_op("hardtanh", overloaded("hardtanh", [(hardtanh, PARAMETERS["hardtanh"]), (hardtanh_out, PARAMETERS["hardtanh_out"])]))
+register_op("hardtanh_backward", overloaded("hardtanh_backward", [(hardtanh_backward, PARAMETERS["hardtanh_backward"])]))
+register_op("hardtanh_", overloaded("hardtanh_", [(hardtanh_, PARAMETERS["hardtanh_"])]))
+register_op("movedim", overloaded("movedim", [(movedim_intlist, PARAMETERS["movedim_intlist"]), (movedim_int, PARAMETERS["movedim_int"])]))
+register_op("moveaxis", overloaded("moveaxis", [(moveaxis_intlist, PARAMETERS["moveaxis_intlist"]), (moveaxis_int, PARAMETERS["moveaxis_int"])]))
+register_op("swapaxes", overloaded("swapaxes", [(swapaxes, PARAMETERS["swapaxes"])]))
+register_op("swapdims", overloaded("swapdims", [(swapdims, PARAMETERS["swapdims"])]))
+register_op("outer", overloaded("outer", [(outer, PARAMETERS["outer"])]))
+register_op("ger", overloaded("ger", [(ger, PARAMETERS["ger"])]))
+register_op("constant_pad_nd", overloaded("constant_pad_nd", [(constant_pad_nd, PARAMETERS["constant_pad_nd"])]))
+register_op("pad", overloaded("pad", [(pad, PARAMETERS["pad"])]))

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import math
 
+from ..c10 import scalar_type as st
 from ..native.dispatcher import ops
-from ..native.helpers import scalar_tensor, wrap, zeros_array
+from ..native.helpers import products_of_others, scalar_tensor, wrap, zeros_array
 from ..native.tensor_impl import TensorImpl
 from .grad_mode import is_grad_enabled
 
@@ -75,6 +76,14 @@ __all__ = [  # what `from functions_manual import *` gives the generated nodes
     "unbind_backward",
     "roll_backward",
     "repeat_backward",
+    # ops batch (prod, cumsum, erf, softplus, elu, constant_pad_nd)
+    "to_scalar_type",
+    "prod_backward",
+    "cumsum_backward",
+    "erf_backward",
+    "softplus_double_backward",
+    "elu_double_backward",
+    "constant_pad_nd_backward",
 ]
 
 
@@ -608,3 +617,83 @@ def repeat_backward(grad, repeats, input_shape):
     if not sum_dims:
         return grad
     return ops.sum(ops.reshape(grad, grad_size), sum_dims)
+
+
+# ----------------------------------------------------------------------------- ops batch
+
+
+def to_scalar_type(t, dtype):
+    """``t.to(dtype)``: ``t`` itself when it has that dtype already."""
+    return t if t.dtype is dtype else ops._to_copy(t, dtype=dtype)
+
+
+def prod_backward(grad, input, result, dim=None, keepdim=False):
+    """``grad * result / input`` when no element of ``input`` is 0; otherwise, for each element, the product of
+    the others in its slice (``_prod_of_others``). Without ``dim`` the whole tensor is one slice; with two zeros
+    or more and grad mode off the answer is all zeros (every product of others holds a zero)."""
+    if input.dim() == 0:
+        return grad
+    if dim is None:
+        zeros = ops.sum(ops.eq(input, 0)).item()
+        if zeros == 0:
+            return ops.mul(grad, ops.div(result, input))
+        if zeros > 1 and not is_grad_enabled():
+            return ops.zeros_like(input, memory_format="contiguous_format")
+        flat = ops.view(ops.contiguous(input), (-1,))
+        return ops.view_as(ops.mul(grad, _prod_of_others(flat, 0)), input)
+    dim %= input.dim()
+    if not keepdim:
+        grad, result = ops.unsqueeze(grad, dim), ops.unsqueeze(result, dim)
+    if ops.sum(ops.eq(input, 0)).item() == 0:
+        return ops.mul(grad, ops.div(result, input))
+    if input.numel() == 0:
+        return ops.expand_as(grad, input)
+    if input.shape[dim] == 1:
+        return grad
+    return ops.mul(grad, _prod_of_others(input, dim))
+
+
+def _prod_of_others(input, dim):
+    """For each element, the product of the other elements along ``dim``, zeros included. PyTorch builds it from two
+    exclusive ``cumprod``s, which picotorch does not have: a plain backward takes the values (``products_of_others``);
+    a ``create_graph`` backward, which must record ops, replaces row ``i``'s own element by 1 in a copy expanded
+    along a new dim and takes ``prod`` over the old dim (the same values, other nodes, n times the memory)."""
+    if not is_grad_enabled():
+        return products_of_others(input, dim)
+    n = input.shape[dim]
+    expanded = ops.expand(ops.unsqueeze(input, dim), input.shape[:dim] + (n,) + input.shape[dim:])
+    own = ops.view(ops.eye(n, dtype=st.bool_, device=input.device), (n, n) + (1,) * (input.dim() - dim - 1))
+    return ops.prod(ops.where(own, scalar_tensor(1), expanded), dim + 1)
+
+
+def cumsum_backward(grad, dim):
+    """Each input adds to every output from its place on: its gradient is the reversed running sum of ``grad``."""
+    if grad.numel() <= 1 or grad.shape[dim] == 1:
+        return grad
+    return ops.flip(ops.cumsum(ops.flip(grad, [dim]), dim), [dim])
+
+
+def erf_backward(grad, self):
+    """``2 / sqrt(pi) * exp(-self**2) * grad``."""
+    return ops.mul(ops.mul(ops.exp(ops.neg(ops.pow(self, 2))), 2.0 / math.sqrt(math.pi)), grad)
+
+
+def softplus_double_backward(grad, input, beta, threshold):
+    """The slope ``sigmoid(beta * x)`` differentiated again: ``beta * s * (1 - s)``, 0 on the linear branch."""
+    x = ops.mul(input, beta)
+    below = to_dtype_of(ops.lt(x, threshold), grad)
+    return ops.mul(ops.mul(ops.sigmoid_backward(grad, ops.sigmoid(x)), below), beta)
+
+
+def elu_double_backward(grad, grad_output, alpha, scale, input_scale, is_result, self_or_result):
+    """d(elu_backward)/d(self_or_result): nonzero on the exponential branch only (where it is below 0)."""
+    below = to_dtype_of(ops.lt(self_or_result, 0), grad)
+    scaled = ops.mul(ops.mul(grad, grad_output), input_scale)
+    if is_result:
+        return ops.mul(scaled, below)
+    return ops.mul(ops.elu_backward(scaled, alpha, scale, input_scale, is_result, self_or_result), below)
+
+
+def constant_pad_nd_backward(grad, pad):
+    """The padding cut off again: the same amounts, negated."""
+    return ops.constant_pad_nd(grad, [-p for p in pad], 0)

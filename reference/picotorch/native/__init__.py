@@ -13,7 +13,8 @@ The files are ATen's, one module per ``.cpp``:
   ``loss_nll.py`` (``LossNLL.cpp``, ``LossNLL2d.cpp``), ``reduce_ops.py`` (``ReduceOps.cpp``),
   ``reduce_all_ops.py`` (``ReduceAllOps.cpp``: ``max()``, ``min()``), ``linear_algebra.py``
   (``LinearAlgebra.cpp``), ``tensor_shape.py`` (``TensorShape.cpp``), ``indexing.py``
-  (``TensorAdvancedIndexing.cpp``), ``tensor_factories.py`` (``TensorFactories.cpp``), ``scatter_gather.py``
+  (``TensorAdvancedIndexing.cpp``), ``tensor_factories.py`` (``TensorFactories.cpp``), ``triangular_ops.py``
+  (``TriangularOps.cpp``: ``tril``, ``triu``), ``pad_nd.py`` (``PadNd.cpp``: ``constant_pad_nd``), ``scatter_gather.py``
   (``gather``, ``scatter``, ``index_select``, ``index_add`` of ``TensorAdvancedIndexing.cpp``), ``embedding.py``
   (``Embedding.cpp``);
 - ``tensor_compare.py`` (``TensorCompare.cpp``: ``clamp``), ``copy.py`` (``Copy.cpp``),
@@ -29,7 +30,27 @@ This package's namespace is ATen's flat ``at::native``: every kernel that a ``di
 ``native.<name>``, whichever file defines it.
 """
 
-from .activation import gelu, gelu_backward, relu, relu_, silu, silu_, silu_backward, threshold_backward
+from .activation import (
+    elu,
+    elu_,
+    elu_backward,
+    gelu,
+    gelu_backward,
+    hardtanh,
+    hardtanh_,
+    hardtanh_backward,
+    leaky_relu,
+    leaky_relu_,
+    leaky_relu_backward,
+    relu,
+    relu_,
+    silu,
+    silu_,
+    silu_backward,
+    softplus,
+    softplus_backward,
+    threshold_backward,
+)
 from .binary_ops import (
     add,
     add_,
@@ -83,16 +104,23 @@ from .composite import (
     matmul,
     max_other,
     min_other,
+    movedim,
+    movedim_int,
     narrow,
     narrow_tensor,
     nll_loss,
     nll_loss2d,
     nll_loss_nd,
+    outer,
+    pad,
     reshape,
     softmax,
     split_sizes,
+    square,
+    square_,
     std_dim,
     std_unbiased,
+    swapaxes,
     tile,
     unflatten,
     var_dim,
@@ -119,6 +147,7 @@ from .loss import (
 )
 from .loss_nll import nll_loss2d_backward, nll_loss2d_forward, nll_loss_backward, nll_loss_forward
 from .onehot import one_hot
+from .pad_nd import constant_pad_nd
 from .pointwise_ops import addcdiv_, addcmul_, lerp_
 from .reduce_all_ops import max, min
 from .reduce_ops import (
@@ -132,10 +161,14 @@ from .reduce_ops import (
     any_dims,
     argmax,
     argmin,
+    cumsum,
+    cumsum_,
     equal,
     logsumexp,
     mean,
     mean_dim,
+    prod,
+    prod_dim,
     std,
     sum,
     sum_dim,
@@ -208,6 +241,7 @@ from .tensor_shape import (
     unsqueeze,
     view,
 )
+from .triangular_ops import tril, tril_, triu, triu_
 from .unary_ops import (
     abs,
     abs_,
@@ -215,6 +249,8 @@ from .unary_ops import (
     ceil_,
     cos,
     cos_,
+    erf,
+    erf_,
     exp,
     exp2,
     exp2_,
@@ -300,4 +336,9 @@ __all__ = [
     # the unary ops in place
     "abs_", "ceil_", "cos_", "exp2_", "exp_", "expm1_", "floor_", "frac_", "log1p_", "log2_", "log10_", "log_", "neg_",
     "reciprocal_", "round_", "rsqrt_", "sigmoid_", "sign_", "sin_", "sqrt_", "tanh_", "trunc_",
+    # ops batch (square ... pad)
+    "constant_pad_nd", "cumsum", "cumsum_", "elu", "elu_", "elu_backward", "erf", "erf_", "hardtanh", "hardtanh_",
+    "hardtanh_backward", "leaky_relu", "leaky_relu_", "leaky_relu_backward", "movedim", "movedim_int", "outer", "pad",
+    "prod", "prod_dim", "softplus", "softplus_backward", "square", "square_", "swapaxes", "tril", "tril_", "triu",
+    "triu_",
 ]

@@ -551,7 +551,7 @@ def check_inplace_dtype(self, dtype, type_meta_names=False) -> None:
     Structured kernels that check the output themselves (``clamp_``) name it by its C++ type instead.
     """
     if not st.can_cast(dtype, self._dtype):
-        target = _TYPE_META_NAMES[self._dtype.name] if type_meta_names else self._dtype.c10_name
+        target = type_meta_name(self._dtype) if type_meta_names else self._dtype.c10_name
         raise RuntimeError(f"result type {dtype.c10_name} can't be cast to the desired output type {target}")
 
 
@@ -559,6 +559,11 @@ def check_inplace_dtype(self, dtype, type_meta_names=False) -> None:
 _TYPE_META_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
                     "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
                     "uint8": "unsigned char", "bool": "bool"}
+
+
+def type_meta_name(dtype) -> str:
+    """The C++ type name a ``caffe2::TypeMeta`` prints for ``dtype`` (``float``, ``long int``)."""
+    return _TYPE_META_NAMES[dtype.name]
 
 
 # ----------------------------------------------------------------------------- comparisons

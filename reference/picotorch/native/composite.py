@@ -474,3 +474,72 @@ def embedding_backward(grad, indices, num_weights, padding_idx, scale_grad_by_fr
 def index_select_backward(grad, self_sizes, dim, index):
     """Zeros of the input's shape, the gradient's rows added back where they were read (``index_add_``)."""
     return ops.index_add_(wrap(grad, zeros_array(grad, self_sizes)), dim, index, grad)
+
+
+# ----------------------------------------------------------------------------- ops batch
+# ``square`` is ``pow(self, 2)`` (PowBackward0); ``movedim`` a ``permute`` (an ``alias`` of a zero-dim tensor);
+# ``swapaxes``/``swapdims`` a ``transpose``; ``outer`` (and ``ger``) the first vector as a column times the
+# second; ``nn.functional.pad`` checks its arguments and calls ``constant_pad_nd`` (PadNd.cpp).
+
+
+def square(self):
+    return ops.pow(self, 2)
+
+
+def square_(self):
+    return ops.pow_(self, 2)
+
+
+def movedim(self, source, destination):
+    source, destination = [int(d) for d in source], [int(d) for d in destination]
+    if len(source) != len(destination):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({source} dims) should contain the "
+                           f"same number of dims as destination ({destination} dims)")
+    ndim = self.dim()
+    moved = [checks.wrap_dim(d, ndim) for d in source]
+    targets = [checks.wrap_dim(d, ndim) for d in destination]
+    if len(set(moved)) != len(moved):
+        raise RuntimeError(f"movedim: repeated dim in `source` ({source})")
+    if len(set(targets)) != len(targets):
+        raise RuntimeError(f"movedim: repeated dim in `destination` ({destination})")
+    if ndim == 0:
+        return ops.alias(self)
+    order = [None] * ndim
+    for d, target in zip(moved, targets):
+        order[target] = d
+    rest = iter(d for d in range(ndim) if d not in moved)  # the other dims keep their relative order
+    return ops.permute(self, [d if d is not None else next(rest) for d in order])
+
+
+def movedim_int(self, source, destination):
+    return movedim(self, [source], [destination])
+
+
+def swapaxes(self, axis0, axis1):
+    return ops.transpose(self, axis0, axis1)
+
+
+def outer(self, vec2):
+    for name, t in (("self", self), ("vec2", vec2)):
+        if t.dim() != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t.dim()}-D")
+    return ops.mul(ops.reshape(self, (self.shape[0], 1)), vec2)
+
+
+_PAD_MODES = ("constant", "reflect", "replicate", "circular")
+
+
+def pad(self, pad, mode="constant", value=None):
+    """``nn.functional.pad``: ``constant_pad_nd`` for mode 'constant' (the only one picotorch has)."""
+    if mode not in _PAD_MODES:
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) > self.dim() * 2:
+        raise RuntimeError(f"Padding length should be less than or equal to two times the input dimension but got "
+                           f"padding length {len(pad)} and input of dimension {self.dim()}")
+    if mode == "constant":
+        return ops.constant_pad_nd(self, pad, 0.0 if value is None else value)
+    if value is not None and value != 0:
+        raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument")
+    raise NotImplementedError(f"picotorch pads in mode 'constant' only, not {mode!r}")

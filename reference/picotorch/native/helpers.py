@@ -250,6 +250,39 @@ def is_reduced_float(dtype) -> bool:
     return dtype.itemsize == 2 and dtype.is_floating_point
 
 
+def products_of_others(t, dim):
+    """For each element of ``t``, the product of the other elements along ``dim``, zeros included, as a new tensor
+    without history (``prod``'s gradient where an element is 0): the running product of the elements before it
+    times that of the elements after it, each a ``cumprod`` accumulated in ATen's CPU ``acc_type`` (float64 for
+    float32, float32 for float16 and bfloat16) and rounded to ``t``'s dtype, as ``prod_safe_zeros_backward``."""
+    xp, data = xp_of(t), t._data
+    n = data.shape[dim]
+    wide = xp.float32 if is_reduced_float(t._dtype) else xp.float64 if t._dtype.is_floating_point else xp.int64
+
+    def part(start, stop):
+        return data[(slice(None),) * dim + (slice(start, stop),)]
+
+    ones = xp.ones(data.shape[:dim] + (1,) + data.shape[dim + 1:], dtype=data.dtype, device=data.device)
+    with np.errstate(over="ignore", invalid="ignore"):  # inf and NaN quietly, as in C++
+        before = xp.cumulative_prod(xp.astype(xp.concat([ones, part(0, n - 1)], axis=dim), wide), axis=dim)
+        after = xp.cumulative_prod(xp.astype(xp.concat([ones, xp.flip(part(1, n), axis=dim)], axis=dim), wide),
+                                   axis=dim)
+        before, after = convert(xp, before, t._dtype), xp.flip(convert(xp, after, t._dtype), axis=dim)
+        if is_reduced_float(t._dtype):
+            return wrap(t, row_major_copy(xp, convert(xp, in_float32(xp, before) * in_float32(xp, after), t._dtype)))
+        return wrap(t, row_major_copy(xp, before * after))
+
+
+_ERF = np.frompyfunc(math.erf, 1, 1)
+
+
+def erf_float64(xp, x):
+    """The error function of a float64 array: the Array API has none, so C's ``erf`` (``math.erf``) on NumPy's
+    copy of the values, moved back to ``x``'s device."""
+    values = np.asarray(_ERF(x if xp is np_xp else to_numpy(x)), dtype=np.float64)
+    return values if xp is np_xp else xp.asarray(values, device=x.device)
+
+
 def in_float32(xp, data):
     """A float16 / bfloat16 array widened to float32, exactly, to compute in (PyTorch's ``opmath``)."""
     return _astype(xp, data, xp.float32)

@@ -1,5 +1,5 @@
 """The reductions: ``sum`` and ``mean``, ``amax``/``amin``, ``argmax``/``argmin``, ``logsumexp``, ``var`` and
-``std``, ``all``/``any``, over all dims or some; and ``equal`` (ATen's ``cpu_equal``).
+``std``, ``all``/``any``, over all dims or some; ``equal`` (ATen's ``cpu_equal``); ``prod`` and ``cumsum``.
 
 Models ``aten/src/ATen/native/ReduceOps.cpp``. An integer ``sum`` accumulates in int64 (``Long``); a
 ``mean`` needs a floating-point dtype and says so in PyTorch's words. ``max()`` without a dim lives in
@@ -14,6 +14,7 @@ import numpy as np
 
 from ..c10 import scalar_type as st
 from . import checks
+from .binary_ops import type_meta_name, write_inplace
 from .dispatcher import ops
 from .helpers import (
     cast,
@@ -307,3 +308,70 @@ def equal(self, other):
         return False
     same = ops.eq(self, other)
     return bool(xp_of(same).all(same._data))
+
+
+# ----------------------------------------------------------------------------- prod, cumsum
+# Integers (and bool) multiply and add up in int64 unless a ``dtype`` is given, as ``sum``. ``prod`` multiplies
+# in the output dtype itself, one element after another (ATen's ``prod_kernel_impl`` keeps a float16 running
+# product in float16; a row of 32 elements or more is multiplied in vector lanes, whose order is not modelled:
+# the last bits may differ there); ``cumsum`` accumulates in ATen's CPU ``acc_type`` (float64 for float32, float32
+# for float16 and bfloat16) and rounds each output.
+
+
+def prod(self, dtype=None):
+    return _prod(self, None, False, dtype)
+
+
+def prod_dim(self, dim, keepdim=False, dtype=None):
+    return _prod(self, dim, keepdim, dtype)
+
+
+def _prod(self, dim, keepdim, dtype):
+    out_dtype = _sum_dtype(self, dtype)
+    xp = xp_of(self)
+    axes = reduce_dims(self, dim)
+    data = cast(self, out_dtype, xp)
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is inf (and inf * 0 NaN) quietly, as in C++
+        if is_reduced_float(out_dtype):
+            product = _running_product_reduced(xp, data, axes, keepdim, out_dtype)
+        else:
+            product = xp.prod(data, axis=axes, keepdims=keepdim, dtype=xp_dtype(xp, out_dtype))
+    return new_tensor(xp.asarray(product), out_dtype, self._device)
+
+
+def _running_product_reduced(xp, data, axes, keepdim, dtype):
+    """float16 / bfloat16: each partial product rounded to ``dtype`` before the next factor multiplies it."""
+    kept = tuple(d for d in range(data.ndim) if d not in axes)
+    out_shape = tuple(1 if d in axes else data.shape[d] for d in range(data.ndim)) if keepdim \
+        else tuple(data.shape[d] for d in kept)
+    rows = xp.reshape(xp.permute_dims(data, kept + tuple(axes)), (-1, _numel(data, axes)))
+    product = convert(xp, xp.ones((rows.shape[0],), dtype=xp.float32, device=rows.device), dtype)
+    for i in range(rows.shape[1]):
+        product = convert(xp, in_float32(xp, product) * in_float32(xp, rows[:, i]), dtype)
+    return xp.reshape(product, out_shape)
+
+
+def cumsum(self, dim, dtype=None):
+    out_dtype = _sum_dtype(self, dtype)
+    axis = checks.wrap_dim(dim, self._data.ndim)
+    xp = xp_of(self)
+    data = cast(self, out_dtype, xp)
+    if self._data.ndim == 0:
+        return new_tensor(xp.asarray(data, copy=True), out_dtype, self._device)
+    if out_dtype.is_floating_point:
+        wide = xp.float32 if is_reduced_float(out_dtype) else xp.float64  # ATen's CPU acc_type
+        with np.errstate(over="ignore", invalid="ignore"):
+            total = convert(xp, xp.cumulative_sum(xp.astype(data, wide), axis=axis), out_dtype)
+        return new_tensor(row_major_copy(xp, total), out_dtype, self._device)
+    total = xp.cumulative_sum(data, axis=axis, dtype=xp_dtype(xp, out_dtype))
+    return new_tensor(row_major_copy(xp, total), out_dtype, self._device)
+
+
+def cumsum_(self, dim, dtype=None):
+    """In place: the sums in ``self``'s own dtype (``self`` is the output whose dtype the op keeps)."""
+    if dtype is not None and dtype is not self._dtype:
+        raise RuntimeError(f"Bad in-place call: input tensor dtype {type_meta_name(self._dtype)} and output tensor "
+                           f"dtype {type_meta_name(dtype)} should match")
+    result = cumsum(self, dim, dtype=self._dtype)
+    write_inplace(self, result)
+    return self

@@ -2,7 +2,7 @@
 
 Models ``aten/src/ATen/native/UnaryOps.cpp`` (``neg``, ``abs``, ``sign``, ``exp``, ``exp2``,
 ``expm1``, ``log``, ``log2``, ``log10``, ``log1p``, ``sin``, ``cos``, ``rsqrt``, ``reciprocal``, ``sigmoid``,
-``tanh``; ``floor``, ``ceil``, ``trunc``, ``round``, ``frac``, ``nan_to_num`` at the end; each one's in-place
+``tanh``, ``erf``; ``floor``, ``ceil``, ``trunc``, ``round``, ``frac``, ``nan_to_num`` at the end; each one's in-place
 ``op_`` last of all). The float
 functions compute in floating point: an integer input gives a tensor of the default dtype, as PyTorch's
 ``promote_integer_inputs_to_float`` does.
@@ -24,7 +24,18 @@ import math
 
 from ..c10 import scalar_type as st
 from .binary_ops import check_inplace_dtype, write_inplace
-from .helpers import cast, const, convert, float_dtype, in_float32, is_reduced_float, wrap, xp_dtype, xp_of
+from .helpers import (
+    cast,
+    const,
+    convert,
+    erf_float64,
+    float_dtype,
+    in_float32,
+    is_reduced_float,
+    wrap,
+    xp_dtype,
+    xp_of,
+)
 from .layout import follow_inputs
 from .tensor_impl import new_tensor
 
@@ -109,6 +120,10 @@ def sigmoid(self):
 
 def tanh(self):
     return _unary_float(self, lambda xp, a: xp.tanh(a), widen=True)
+
+
+def erf(self):
+    return _unary_float(self, erf_float64, widen=True)
 
 
 def _unary_float(self, fn, *, widen=False):
@@ -228,6 +243,7 @@ reciprocal_ = _in_place(reciprocal)
 sigmoid_ = _in_place(sigmoid)
 tanh_ = _in_place(tanh)
 sqrt_ = _in_place(sqrt)
+erf_ = _in_place(erf)
 floor_ = _in_place(floor)
 ceil_ = _in_place(ceil)
 trunc_ = _in_place(trunc)

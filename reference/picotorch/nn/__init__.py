@@ -6,15 +6,18 @@ layer), ``torch/nn/functional.py`` and ``torch/nn/init.py`` — what a first tra
 
 from . import functional, init, utils
 from .modules import (
+    ELU,
     GELU,
     BCEWithLogitsLoss,
     CrossEntropyLoss,
     Dropout,
     Embedding,
     Flatten,
+    Hardtanh,
     Identity,
     L1Loss,
     LayerNorm,
+    LeakyReLU,
     Linear,
     LogSoftmax,
     Module,
@@ -27,12 +30,14 @@ from .modules import (
     Sigmoid,
     SiLU,
     Softmax,
+    Softplus,
     Tanh,
 )
 from .parameter import Parameter
 
 __all__ = [
-    "BCEWithLogitsLoss", "CrossEntropyLoss", "Dropout", "Embedding", "Flatten", "GELU", "Identity", "L1Loss",
-    "LayerNorm", "Linear", "LogSoftmax", "MSELoss", "Module", "ModuleDict", "ModuleList", "NLLLoss", "Parameter",
-    "ReLU", "Sequential", "SiLU", "Sigmoid", "Softmax", "Tanh", "functional", "init", "utils",
+    "BCEWithLogitsLoss", "CrossEntropyLoss", "Dropout", "ELU", "Embedding", "Flatten", "GELU", "Hardtanh", "Identity",
+    "L1Loss", "LayerNorm", "LeakyReLU", "Linear", "LogSoftmax", "MSELoss", "Module", "ModuleDict", "ModuleList",
+    "NLLLoss", "Parameter", "ReLU", "Sequential", "SiLU", "Sigmoid", "Softmax", "Softplus", "Tanh", "functional",
+    "init", "utils",
 ]

@@ -1,4 +1,5 @@
-"""``torch.nn.functional``: activations, ``linear``, ``dropout``, ``layer_norm``, ``embedding`` and the losses.
+"""``torch.nn.functional``: activations, ``linear``, ``dropout``, ``layer_norm``, ``embedding``, the losses, ``pad``
+and ``normalize``.
 
 Models ``torch/nn/functional.py``, which mostly checks Python-level arguments and calls an op
 (``torch.<op>`` or ``torch._C._nn.<op>``); the op decides what the graph shows. So ``F.cross_entropy`` is
@@ -20,9 +21,10 @@ from ..native.checks import broadcast_shapes
 from ..native.dispatcher import ops
 from . import _reduction
 
-__all__ = ["binary_cross_entropy_with_logits", "cross_entropy", "dropout", "embedding", "gelu", "l1_loss",
-           "layer_norm", "linear", "log_softmax", "mse_loss", "nll_loss", "one_hot", "relu", "relu_", "sigmoid", "silu",
-           "softmax", "tanh"]
+__all__ = ["binary_cross_entropy_with_logits", "cross_entropy", "dropout", "elu", "elu_", "embedding", "gelu",
+           "hardtanh", "hardtanh_", "l1_loss", "layer_norm", "leaky_relu", "leaky_relu_", "linear", "log_softmax",
+           "mse_loss", "nll_loss", "normalize", "one_hot", "pad", "relu", "relu_", "sigmoid", "silu", "softmax",
+           "softplus", "tanh"]
 
 
 # ----------------------------------------------------------------------------- linear
@@ -69,6 +71,32 @@ one_hot = _nn.one_hot  # the op itself, as in PyTorch (group L)
 
 def silu(input, inplace: bool = False):
     return _nn.silu_(input) if inplace else _nn.silu(input)
+
+
+softplus = _nn.softplus  # the op itself, as in PyTorch
+
+
+def leaky_relu(input, negative_slope: float = 0.01, inplace: bool = False):
+    return _nn.leaky_relu_(input, negative_slope) if inplace else _nn.leaky_relu(input, negative_slope)
+
+
+leaky_relu_ = _nn.leaky_relu_
+
+
+def elu(input, alpha: float = 1.0, inplace: bool = False):
+    return _nn.elu_(input, alpha) if inplace else _nn.elu(input, alpha)
+
+
+elu_ = _nn.elu_
+
+
+def hardtanh(input, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False):
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    return _nn.hardtanh_(input, min_val, max_val) if inplace else _nn.hardtanh(input, min_val, max_val)
+
+
+hardtanh_ = _nn.hardtanh_
 
 
 def sigmoid(input):
@@ -208,3 +236,22 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if not target.size() == input.size():
         raise ValueError(f"Target size ({target.size()}) must be the same as input size ({input.size()})")
     return _VF.binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction_enum)
+
+
+# ----------------------------------------------------------------------------- padding, normalize
+
+
+def pad(input, pad, mode: str = "constant", value=None):
+    """``torch._C._nn.pad``: mode 'constant' is ``constant_pad_nd`` (``ConstantPadNdBackward0``); picotorch has no
+    other mode."""
+    return _nn.pad(input, pad, mode, value)
+
+
+def normalize(input, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out=None):
+    """``input`` divided by its ``p``-norm over ``dim`` (at least ``eps``): ``DivBackward0`` over ``ExpandBackward0``
+    over ``ClampMinBackward0`` over ``LinalgVectorNormBackward0``."""
+    if out is None:
+        denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+        return input / denom
+    denom = input.norm(p, dim, keepdim=True).clamp_min_(eps).expand_as(input)
+    return _VF.div(input, denom, out=out)

@@ -338,3 +338,47 @@ def test_hooks_run_with_grad_mode_of_create_graph():
 def test_handle_class_lives_in_utils_hooks(lib):
     handle = lib.ones(2, requires_grad=True).register_hook(print)
     assert type(handle).__module__ == f"{lib.__name__}.utils.hooks"
+
+
+_MULTI_GRAD_HOOK_PROGRAMS = [
+    # torch/autograd/graph.py's own example: c and d share a and b; inputs= prunes
+    """a = T.rand(2, 3, requires_grad=True); b = T.rand(2, 3, requires_grad=True); c = a * b; d = a * b
+h = T.autograd.graph.register_multi_grad_hook((a, b, c, d), lambda grads: log.append([g is not None for g in grads]))
+c.sum().backward(retain_graph=True)
+c.sum().backward(inputs=(a,), retain_graph=True)
+d.sum().backward(retain_graph=True)
+h.remove()
+c.sum().backward()""",
+    """a = T.tensor([1., 2.], requires_grad=True); b = T.tensor([3.], requires_grad=True)
+T.autograd.graph.register_multi_grad_hook((a, b), record)
+(a * 2).sum().backward(retain_graph=True)
+(a * b).sum().backward()
+T.autograd.grad((a * b).sum(), b)""",
+    """a = T.tensor([1., 2.], requires_grad=True); b = T.tensor([3.], requires_grad=True); n = T.ones(2)
+T.autograd.graph.register_multi_grad_hook((a, n, b), record)
+(a * b * n).sum().backward()""",
+    """a = T.tensor([1., 2.], requires_grad=True); b = T.tensor([3.], requires_grad=True)
+T.autograd.graph.register_multi_grad_hook((a, b), lambda g: log.append(g.tolist()), mode="any")
+(a * b).sum().backward()
+(b * 2).sum().backward()""",
+    """a = T.tensor([1., 2.], requires_grad=True)
+T.autograd.graph.register_multi_grad_hook((a,), lambda g: None, mode="some")""",
+    """a = T.tensor([1., 2.], requires_grad=True)
+T.autograd.graph.register_multi_grad_hook((a,), lambda g: None)
+log.append(T.autograd.graph.get_gradient_edge(a * 1).node.name())""",
+]
+
+
+@pytest.mark.parametrize("program", _MULTI_GRAD_HOOK_PROGRAMS)
+def test_register_multi_grad_hook(program):
+    """``"all"``: one call per backward once every gradient that backward computes is in (None for the others,
+    pruning by ``inputs=`` counted through ``_will_engine_execute_node``); ``"any"``: the first gradient only."""
+    def prog(T):
+        T.manual_seed(0)
+        log = []
+
+        def record(grads):
+            log.append([None if g is None else g.tolist() for g in grads])
+        exec(program, {"T": T, "log": log, "record": record})
+        return log
+    same(prog)

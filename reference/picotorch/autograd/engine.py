@@ -46,7 +46,7 @@ from . import anomaly_mode, profiler
 from .anomaly_mode import AnomalyMode
 from .functions_manual import sum_to
 from .grad_mode import is_multithreading_enabled, set_grad_enabled
-from .graph import Edge, GraphRoot, Node
+from .graph import Edge, GraphRoot, Node, swap_current_graph_task
 from .hooks import call_node_hooks
 from .ready_queue import NodeTask, ReadyQueue, SequenceNrReadyQueue, ThreadSafeReadyQueue
 from .thread_local_state import ThreadLocalState
@@ -103,6 +103,7 @@ class Engine:
         queue = SequenceNrReadyQueue()
         queue.push(NodeTask(graph_root, root_buffer))
         _worker.device = CPU_DEVICE  # so that a backward called from inside a node knows it is reentrant
+        previous_task = swap_current_graph_task(task)
         try:
             # The whole backward (nodes and hooks) runs with grad mode = create_graph, as the GraphTask's
             # thread-local state does in engine.cpp.
@@ -115,6 +116,7 @@ class Engine:
                         evaluate_function(task, item.fn, item.inputs, queue)
         finally:
             _worker.device = NO_DEVICE
+            swap_current_graph_task(previous_task)
         return task.captured_vars
 
     # ---- the threads: Note [Reentrant backwards], Note [Allocating GPUs to autograd threads]
@@ -188,6 +190,7 @@ class Engine:
         """``evaluate_function`` under the backward's grad mode; one span per node when a profile records."""
         prof = graph_task.profile
         start = time.perf_counter_ns() if prof is not None else 0
+        previous_task = swap_current_graph_task(graph_task)  # GraphTaskGuard
         try:
             with set_grad_enabled(graph_task.grad_mode):
                 if threading.get_ident() == graph_task.thread_locals.thread:
@@ -195,6 +198,7 @@ class Engine:
                 else:  # another thread: with the state of the one that called backward (NOTE [ThreadLocalState])
                     graph_task.thread_locals.run(_evaluate, graph_task, task.fn, task.inputs, graph_task.ready_queues)
         finally:
+            swap_current_graph_task(previous_task)
             if prof is not None:
                 prof.add_span(profiler.ENGINE_SPAN_PREFIX + task.fn.name(), start, time.perf_counter_ns(), "cpu_op")
 
@@ -421,12 +425,16 @@ def _is_expandable_to(shape, desired) -> bool:
 # its own per-thread state as the context variables registered in ``thread_local_state.py``.
 
 
+_GRAPH_TASK_IDS = itertools.count()
+
+
 @dataclass
 class GraphTask:
     """The state of one backward: what each node still waits for, and what ``autograd.grad`` needs."""
 
     keep_graph: bool
     grad_mode: bool = False  # create_graph: the grad mode every node runs under
+    id: int = field(default_factory=lambda: next(_GRAPH_TASK_IDS))  # (torch._C._current_graph_task_id)
     dependencies: dict = field(default_factory=dict)  # node -> number of gradients still to arrive
     not_ready: dict = field(default_factory=dict)  # node -> its InputBuffer, while gradients are missing
     exec_info: dict = field(default_factory=dict)  # node -> ExecInfo; empty for backward(): run everything

@@ -2,7 +2,7 @@
 
 Models ``torch/csrc/autograd/function.h`` (``Node``), ``edge.h`` (``Edge``),
 ``functions/basic_ops.h`` (``GraphRoot``) and the Python face of nodes, ``torch/autograd/graph.py``
-(``GradientEdge``, ``get_gradient_edge``; at the end, chapter 4's ``saved_tensors_hooks``,
+(``GradientEdge``, ``get_gradient_edge``, ``register_multi_grad_hook``; at the end, chapter 4's ``saved_tensors_hooks``,
 ``save_on_cpu``, ``disable_saved_tensors_hooks``). The node at the end of every path,
 ``AccumulateGrad``, is in ``accumulate_grad.py``. A node is the backward of one forward op: it takes
 the gradients of the op's outputs and returns the gradients of its inputs, which flow along its
@@ -322,6 +322,114 @@ def get_gradient_edge(tensor) -> GradientEdge:
 def increment_version(tensor) -> None:
     """Bump a tensor's version counter, as an in-place op would (``torch.autograd.graph.increment_version``)."""
     tensor._version_counter.bump()
+
+
+# ----------------------------------------------------------------------------- the running backward (chapter 3)
+# engine.cpp keeps, per thread, the graph task whose node the thread is running (``current_graph_task``); Python
+# asks it two things, through ``torch._C``: which backward this is, and whether it will run a given node. A hook
+# that must wait for several tensors' gradients counts with them (``register_multi_grad_hook``, below).
+
+
+def swap_current_graph_task(task):
+    """The engine sets the graph task it runs on this thread (``GraphTaskGuard``); returns the one before."""
+    previous = getattr(_thread_state, "graph_task", None)
+    _thread_state.graph_task = task
+    return previous
+
+
+def current_graph_task_id() -> int:
+    """``torch._C._current_graph_task_id()``: the running backward's id, -1 outside backward."""
+    task = getattr(_thread_state, "graph_task", None)
+    return -1 if task is None else task.id
+
+
+def will_engine_execute_node(node) -> bool:
+    """``torch._C._will_engine_execute_node``: whether the running backward reaches ``node`` (a Node or a
+    GradientEdge) and runs it; ``autograd.grad`` runs only the nodes on a path to its inputs."""
+    task = getattr(_thread_state, "graph_task", None)
+    if task is None:
+        raise RuntimeError("_will_engine_execute_node should only be called during the backward pass")
+    node = node.node if isinstance(node, GradientEdge) else node
+    runs = node in task.nodes_in_graph
+    if runs and task.exec_info:
+        info = task.exec_info.get(node)
+        runs = info is not None and info.should_execute()
+        if runs and node.topological_nr == 0 and info.captures:
+            raise RuntimeError("A leaf node was passed to _will_engine_execute_node but we are currently running "
+                               "autograd.grad(). This is currently not supported.")
+    return runs
+
+
+def register_multi_grad_hook(tensors, fn, *, mode: str = "all") -> _MultiHandle:
+    """Call ``fn`` once the gradients of all ``tensors`` that this backward computes are there (``"all"``: with
+    the list of them, None for the others), or with the first one that arrives (``"any"``)."""
+    modes = ("all", "any")
+    if mode not in modes:
+        raise ValueError(f"Expects mode to be one of {modes} but got {mode}")
+    lock = threading.Lock()
+    tensors = tuple(tensors)
+    if mode == "all":
+        nodes = [_grad_fn_or_grad_acc(t) for t in tensors]
+        counts: dict[int, int] = {}
+        buffers: dict[int, list] = {}
+        expected: list[int] = [0]
+
+        def hook_for(index: int):
+            def collect(grad) -> None:
+                task_id = _task_id_inside_backward()
+                with lock:
+                    seen = counts.get(task_id, 0)
+                    counts[task_id] = seen + 1
+                    if seen == 0:  # the first gradient of this backward: how many will come
+                        expected[0] = sum(map(will_engine_execute_node, nodes))
+                    buffer = buffers.setdefault(task_id, [None] * len(tensors))
+                buffer[index] = grad
+                if seen == expected[0] - 1:
+                    del counts[task_id], buffers[task_id]
+                    fn(buffer)
+            return collect
+
+        return _MultiHandle(tuple(t.register_hook(hook_for(i)) for i, t in enumerate(tensors)))
+    ran: dict[int, bool] = {}
+
+    def first_only(grad) -> None:
+        task_id = _task_id_inside_backward()
+        with lock:
+            already, ran[task_id] = ran.get(task_id, False), True
+        if not already:
+            fn(grad)
+    return _MultiHandle(tuple(t.register_hook(first_only) for t in tensors if t.requires_grad))
+
+
+def _grad_fn_or_grad_acc(tensor) -> Node:
+    node = get_gradient_edge(tensor).node if tensor.requires_grad else tensor.grad_fn
+    if node is None:
+        raise AssertionError("Expected gradient function to be set")
+    return node
+
+
+def _task_id_inside_backward() -> int:
+    task_id = current_graph_task_id()
+    if task_id == -1:
+        raise AssertionError("expected this hook to be called inside a backward call")
+    return task_id
+
+
+class _MultiHandle(RemovableHandle):
+    """The handles of the hooks one ``register_multi_grad_hook`` registered: ``remove()`` removes them all."""
+
+    def __init__(self, handles: tuple) -> None:
+        self.handles = handles
+
+    def remove(self) -> None:
+        for handle in self.handles:
+            handle.remove()
+
+    def __getstate__(self):
+        return self.handles
+
+    def __setstate__(self, state) -> None:
+        self.handles = state
 
 
 # ----------------------------------------------------------------------------- saved tensors hooks (chapter 4)

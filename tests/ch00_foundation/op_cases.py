@@ -223,6 +223,9 @@ CASES = {
     "swapaxes": ([data(2, 3, 4)], lambda T, a: T.swapaxes(a, 0, 2)),
     "outer": ([data(3), data(4)], lambda T, a, b: T.outer(a, b)),
     "pad": ([data(2, 3)], lambda T, a: T.nn.functional.pad(a, (1, 2, -1, 1), value=0.5)),
+    # ops batch 2
+    "cumprod": ([data(2, 3)], lambda T, a: a.cumprod(-1)),
+    "cumprod_dim0": ([data(3, 2, 2)], lambda T, a: T.cumprod(a, 0)),
 }
 
 

@@ -5747,3 +5747,51 @@ class ConstantPadNdBackward0(Node):
         if saved is None:
             return None
         return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+
+class CumprodBackward0(Node):
+    """Backward of ``cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor``."""
+
+    dim = None
+    self_ = None
+    self_scalar_type = None
+    result_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            dim = node.dim
+            self = node.self_.unpack(node)
+            self_scalar_type = node.self_scalar_type
+            result = node.result_.unpack(node)
+            grad_inputs[0] = cumprod_backward(to_scalar_type(grad, self_scalar_type), self, dim, result)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+        if node.result_ is not None:
+            node.result_.reset_data()
+
+    @property
+    def _saved_dim(node):
+        return None if node.dim is None else node.dim % 18446744073709551616
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_result(node):
+        return None if node.result_ is None else node.result_.unpack(node)
+
+    @property
+    def _raw_saved_result(node):
+        return SavedVariable(None) if node.result_ is None else node.result_

@@ -145,6 +145,9 @@ TORCH_FUNCTIONS = {
     'cos_': [
         (vt.cos_, 'cos_(Tensor input)', vt.PARAMETERS['cos_']),
     ],
+    'cumprod': [
+        (vt.cumprod, 'cumprod(Tensor input, int dim, *, ScalarType? dtype=None, Tensor out=None)', (vt.PARAMETERS['cumprod'][0], vt.PARAMETERS['cumprod'][1] + (('out', 'Tensor?', True),)), (vt.cumprod_out, ('out',))),
+    ],
     'cumsum': [
         (vt.cumsum, 'cumsum(Tensor input, int dim, *, ScalarType? dtype=None, Tensor out=None)', (vt.PARAMETERS['cumsum'][0], vt.PARAMETERS['cumsum'][1] + (('out', 'Tensor?', True),)), (vt.cumsum_out, ('out',))),
     ],
@@ -787,6 +790,12 @@ TENSOR_METHODS = {
     ],
     'cos_': [
         (vt.cos_, 'cos_()', vt.PARAMETERS['cos_']),
+    ],
+    'cumprod': [
+        (vt.cumprod, 'cumprod(int dim, *, ScalarType? dtype=None)', vt.PARAMETERS['cumprod']),
+    ],
+    'cumprod_': [
+        (vt.cumprod_, 'cumprod_(int dim, *, ScalarType? dtype=None)', vt.PARAMETERS['cumprod_']),
     ],
     'cumsum': [
         (vt.cumsum, 'cumsum(int dim, *, ScalarType? dtype=None)', vt.PARAMETERS['cumsum']),

@@ -4993,6 +4993,49 @@ def pad(self, pad, mode='constant', value=None):
     return native.pad(self, pad, mode, value)
 
 
+def cumprod(self, dim, *, dtype=None):
+    """``cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.CumprodBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim = dim
+        grad_fn.self_ = SavedVariable(self)
+        grad_fn.self_scalar_type = self._dtype
+    result = kernel_for("cumprod", device_of(self))(self, dim, dtype)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return result
+
+
+def cumprod_(self, dim, *, dtype=None):
+    """``cumprod_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.CumprodBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim = dim
+        grad_fn.self_ = SavedVariable(self.clone().detach())
+        grad_fn.self_scalar_type = self._dtype
+    result = kernel_for("cumprod_", device_of(self))(self, dim, dtype)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return self
+
+
+def cumprod_out(self, dim, *, dtype=None, out):
+    """``cumprod.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("cumprod", self, out)
+    result = cumprod(self, dim, dtype=dtype)
+    native.write_out(out, result, "cumprod.out")
+    bump_version(out)
+    return out
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add_cuda}, add_Tensor)
 register_kernels("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, add_out)
@@ -5436,6 +5479,9 @@ register_kernels("outer(Tensor self, Tensor vec2) -> Tensor", {"CompositeImplici
 register_kernels("ger(Tensor self, Tensor vec2) -> Tensor", {"CompositeImplicitAutograd": native.outer}, ger)
 register_kernels("constant_pad_nd(Tensor self, int[] pad, Scalar value=0) -> Tensor", {"CPU": native.constant_pad_nd, "CUDA": native.constant_pad_nd}, constant_pad_nd)
 register_kernels("pad(Tensor self, int[] pad, str mode='constant', float? value=None) -> Tensor", {"CompositeImplicitAutograd": native.pad}, pad)
+register_kernels("cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", {"CPU": native.cumprod, "CUDA": native.cumprod}, cumprod)
+register_kernels("cumprod_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)", {"CPU": native.cumprod_, "CUDA": native.cumprod_}, cumprod_)
+register_kernels("cumprod.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", {}, cumprod_out)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -5883,6 +5929,9 @@ PARAMETERS = {
     "ger": ((('self', 'Tensor', False), ('vec2', 'Tensor', False),), ()),
     "constant_pad_nd": ((('self', 'Tensor', False), ('pad', 'int[]', False), ('value', 'Scalar', True),), ()),
     "pad": ((('self', 'Tensor', False), ('pad', 'int[]', False), ('mode', 'any', True), ('value', 'any', True),), ()),
+    "cumprod": ((('self', 'Tensor', False), ('dim', 'int', False),), (('dtype', 'ScalarType?', True),)),
+    "cumprod_": ((('self', 'Tensor', False), ('dim', 'int', False),), (('dtype', 'ScalarType?', True),)),
+    "cumprod_out": ((('self', 'Tensor', False), ('dim', 'int', False),), (('dtype', 'ScalarType?', True), ('out', 'Tensor', False),)),
 }
 
 
@@ -6136,3 +6185,5 @@ register_op("outer", overloaded("outer", [(outer, PARAMETERS["outer"])]))
 register_op("ger", overloaded("ger", [(ger, PARAMETERS["ger"])]))
 register_op("constant_pad_nd", overloaded("constant_pad_nd", [(constant_pad_nd, PARAMETERS["constant_pad_nd"])]))
 register_op("pad", overloaded("pad", [(pad, PARAMETERS["pad"])]))
+register_op("cumprod", overloaded("cumprod", [(cumprod, PARAMETERS["cumprod"]), (cumprod_out, PARAMETERS["cumprod_out"])]))
+register_op("cumprod_", overloaded("cumprod_", [(cumprod_, PARAMETERS["cumprod_"])]))

@@ -161,6 +161,8 @@ from .reduce_ops import (
     any_dims,
     argmax,
     argmin,
+    cumprod,
+    cumprod_,
     cumsum,
     cumsum_,
     equal,
@@ -341,4 +343,6 @@ __all__ = [
     "hardtanh_backward", "leaky_relu", "leaky_relu_", "leaky_relu_backward", "movedim", "movedim_int", "outer", "pad",
     "prod", "prod_dim", "softplus", "softplus_backward", "square", "square_", "swapaxes", "tril", "tril_", "triu",
     "triu_",
+    # ops batch 2
+    "cumprod", "cumprod_",
 ]

@@ -1,0 +1,167 @@
+"""The second ops batch against PyTorch: ``cumprod`` (and ``prod``'s double backward, which PyTorch builds from it).
+
+Each program runs on both libraries: values, dtypes, shapes, strides, ``grad_fn`` names, ``next_functions``, saved
+values, gradients (double backward too), error types and texts. The expected values always come from torch.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from picotorch_course.difftest import assert_same
+
+torch = pytest.importorskip("torch")
+
+DATA = [[1.5, -2.0, 0.5, 3.0], [-0.25, 4.0, -1.0, 2.0], [0.75, -3.5, 1.25, -0.5]]
+INT_DATA = [[1, -2, 0, 3], [-1, 4, 2, 2], [5, -3, 1, -2]]
+FLOATS = ["float32", "float64", "float16", "bfloat16"]
+INTS = ["int64", "int32", "int8", "uint8", "bool"]
+
+
+def _node(out):
+    """What a learner sees of ``out``'s node: its name and where its edges lead."""
+    fn = out.grad_fn
+    return fn.name(), [(n.name() if n is not None else None, nr) for n, nr in fn.next_functions]
+
+
+def _graph(out):
+    """Every node under ``out``, depth first: its name and where its edges lead."""
+    seen, order, stack = set(), [], [out.grad_fn]
+    while stack:
+        fn = stack.pop()
+        if fn is None or fn in seen:
+            continue
+        seen.add(fn)
+        order.append((fn.name(), [(n.name() if n is not None else None, nr) for n, nr in fn.next_functions]))
+        stack.extend(n for n, _ in reversed(fn.next_functions))
+    return order
+
+
+def _x(T, dtype="float32", requires_grad=False):
+    """A 3x4 tensor of ``dtype``: ``DATA``, or for an integer dtype ``INT_DATA`` (its absolute values if unsigned)."""
+    if dtype in INTS:
+        data = [[abs(v) for v in row] for row in INT_DATA] if dtype == "uint8" else INT_DATA
+        return T.tensor(data).to(getattr(T, dtype))
+    x = T.tensor(DATA, dtype=getattr(T, dtype))
+    return x.requires_grad_() if requires_grad else x
+
+
+def _layout(t):
+    return t, t.dtype, tuple(t.shape), t.stride()
+
+
+# ----------------------------------------------------------------------------- cumprod
+
+
+@pytest.mark.parametrize("dtype", FLOATS + INTS)
+@pytest.mark.parametrize("dim", [0, 1, -1, -2])
+def test_cumprod_values_dtype_and_layout(dtype, dim):
+    def prog(T):
+        x = _x(T, dtype)
+        return (_layout(x.cumprod(dim)), _layout(T.cumprod(x.t(), dim)),
+                _layout(x.cumprod(dim=dim, dtype=T.float64)), _layout(T.cumprod(x[:, ::2], dim)))
+    assert_same(prog, rtol=1e-2 if dtype in ("float16", "bfloat16") else 1e-6)
+
+
+def test_cumprod_of_empty_zero_dim_and_overflowing_tensors():
+    def prog(T):
+        big = T.full((40,), 3, dtype=T.int8)
+        return (T.zeros(0, 3).cumprod(0), T.zeros(0, 3).cumprod(1), T.tensor(2.5).cumprod(0),
+                T.tensor(7).cumprod(-1), T.full((200,), 10.0).cumprod(0), big.cumprod(0), big.cumprod(0, dtype=T.int8),
+                T.tensor([True, True, False, True]).cumprod(0))
+    assert_same(prog)
+
+
+def test_cumprod_backward_node_saved_values_and_gradient():
+    def prog(T):
+        x = _x(T, "float64", requires_grad=True)
+        y = x.cumprod(-1)
+        weights = T.arange(12, dtype=T.float64).reshape(3, 4)
+        (y * weights).sum().backward()
+        fn = y.grad_fn
+        return y, _node(y), fn._saved_dim, fn._saved_self, fn._saved_result, x.grad
+    assert_same(prog)
+
+
+@pytest.mark.parametrize("values", [
+    [1.5, 0.0, 2.0, -1.0],
+    [0.0, 2.0, 0.0, 3.0],
+    [2.0, -1.0, 3.0, 0.0],
+    [[2.0, 0.0, 4.0], [1.5, -1.0, 0.5]],
+    [[0.0, 0.0, 4.0], [1.5, 0.0, 0.5]],
+])
+@pytest.mark.parametrize("dim", [0, -1])
+def test_cumprod_gradient_with_zeros(values, dim):
+    def prog(T):
+        x = T.tensor(values, dtype=T.float64, requires_grad=True)
+        y = x.cumprod(dim)
+        weights = T.arange(1.0, y.numel() + 1, dtype=T.float64).reshape(y.shape)
+        g, = T.autograd.grad(y, x, weights)
+        return y, g
+    assert_same(prog)
+
+
+@pytest.mark.parametrize("values", [[1.5, -2.0, 0.5, 3.0], [1.5, 0.0, 2.0, -1.0], [[2.0, 0.0, 4.0], [0.0, 1.0, 0.0]]])
+def test_cumprod_double_backward_graph_and_values(values):
+    """With a zero, PyTorch records the products of the others position by position (a CopySlices node each)."""
+    def prog(T):
+        x = T.tensor(values, dtype=T.float64, requires_grad=True)
+        y = x.cumprod(-1)
+        weights = T.arange(1.0, y.numel() + 1, dtype=T.float64).reshape(y.shape)
+        g, = T.autograd.grad(y, x, weights, create_graph=True)
+        h, = T.autograd.grad((g * g).sum(), x)
+        return g, _graph(g), h
+    assert_same(prog)
+
+
+def test_cumprod_with_dtype_casts_the_gradient_back():
+    def prog(T):
+        x = T.tensor([[1.0, 2.0, 3.0]], requires_grad=True)
+        y = x.cumprod(1, dtype=T.float64)
+        g, = T.autograd.grad(y, x, T.tensor([[1.0, -1.0, 2.0]], dtype=T.float64), create_graph=True)
+        return y, _node(y), g, _graph(g)
+    assert_same(prog)
+
+
+def test_cumprod_in_place_and_out():
+    def prog(T):
+        a = T.tensor([[1, 2], [3, 4]], dtype=T.int32)
+        a.cumprod_(0)
+        b = _x(T)
+        b.cumprod_(1)
+        x = _x(T, requires_grad=True)
+        c = x * 1
+        c.cumprod_(0)
+        c.sum().backward()
+        out = T.empty(3, 4)
+        written = T.cumprod(_x(T), 0, out=out)
+        return a, b, c, _node(c), x.grad, written is out, out
+    assert_same(prog)
+
+
+@pytest.mark.parametrize("program", [
+    lambda T: _x(T).cumprod_(0, dtype=T.float64),
+    lambda T: _x(T, "int32").cumprod_(1, dtype=T.int64),
+    lambda T: _x(T).cumprod(2),
+    lambda T: _x(T).cumprod(-3),
+    lambda T: T.tensor(1.0).cumprod(1),
+    lambda T: _x(T).cumprod(),
+    lambda T: T.cumprod(_x(T), dim=0, dtype=T.int16),
+])
+def test_cumprod_bad_input(program):
+    assert_same(program)
+
+
+# ----------------------------------------------------------------------------- prod's double backward
+
+
+@pytest.mark.parametrize("values", [[1.5, 0.0, 2.0, -1.0], [0.0, 2.0, 0.0, 3.0], [[2.0, 0.0], [1.5, -1.0]]])
+def test_prod_double_backward_with_zeros_records_cumprods(values):
+    """PyTorch takes the products of the others from two exclusive ``cumprod``s: the same nodes here."""
+    def prog(T):
+        w = T.tensor(values, dtype=T.float64, requires_grad=True)
+        g, = T.autograd.grad(w.prod(), w, create_graph=True)
+        g1, = T.autograd.grad(w.prod(-1).sum(), w, create_graph=True)
+        h1, = T.autograd.grad((g1 * g1).sum(), w)
+        return g, _graph(g), g1, _graph(g1), h1
+    assert_same(prog)

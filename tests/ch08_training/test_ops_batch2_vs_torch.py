@@ -165,3 +165,175 @@ def test_prod_double_backward_with_zeros_records_cumprods(values):
         h1, = T.autograd.grad((g1 * g1).sum(), w)
         return g, _graph(g), g1, _graph(g1), h1
     assert_same(prog)
+
+
+# ----------------------------------------------------------------------------- trace
+
+
+@pytest.mark.parametrize("dtype", FLOATS + INTS)
+def test_trace_values_dtype_and_layout(dtype):
+    def prog(T):
+        x = _x(T, dtype)
+        return _layout(x.trace()), _layout(T.trace(x.t())), _layout(x[:, ::2].trace()), _layout(x[:, :1].trace())
+    assert_same(prog, rtol=1e-2 if dtype in ("float16", "bfloat16") else 1e-6)
+
+
+def test_trace_backward_node_saved_sizes_and_gradient():
+    def prog(T):
+        x = _x(T, "float64", requires_grad=True)
+        y = x.trace()
+        y.backward(T.tensor(2.5, dtype=T.float64))
+        w = T.ones(4, 2, requires_grad=True)
+        w.t().trace().backward()
+        return y, _node(y), y.grad_fn._saved_self_sym_sizes, x.grad, w.grad, T.zeros(0, 3).trace()
+    assert_same(prog)
+
+
+def test_trace_double_backward_fills_the_diagonal_with_index_fill():
+    def prog(T):
+        x = T.arange(12.0, requires_grad=True).reshape(3, 4)
+        g, = T.autograd.grad(x.trace() ** 2, x, create_graph=True)
+        h, = T.autograd.grad((g * g).sum(), x)
+        return g, _graph(g), h
+    assert_same(prog)
+
+
+@pytest.mark.parametrize("program", [
+    lambda T: T.ones(3).trace(),
+    lambda T: T.ones(2, 2, 2).trace(),
+    lambda T: T.tensor(1.0).trace(),
+    lambda T: T.ones(2, 2, dtype=T.bool).trace(),
+    lambda T: T.ones(3, dtype=T.bool).trace(),
+])
+def test_trace_bad_input(program):
+    assert_same(program)
+
+
+# ----------------------------------------------------------------------------- index_fill
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int64", "int8", "uint8", "bool"])
+def test_index_fill_values_and_layout(dtype):
+    def prog(T):
+        x = _x(T, dtype)
+        index = T.tensor([2, 0, 2])
+        return (_layout(x.index_fill(1, index, 1)), _layout(T.index_fill(x.t(), 0, index, T.tensor(0))),
+                _layout(x.index_fill(0, T.tensor(1), 7)), _layout(x.index_fill(-1, T.tensor([-1]), 1)),
+                _layout(x.index_fill(0, T.tensor([], dtype=T.int64), 1)))
+    assert_same(prog)
+
+
+def test_index_fill_in_place_number_casts_and_zero_dim():
+    def prog(T):
+        a = T.arange(3)
+        a.index_fill_(0, T.tensor([1]), 2.7)
+        b = T.arange(6.0).reshape(2, 3)
+        b.t().index_fill_(1, T.tensor([0]), -1.0)
+        return a, b, T.tensor(3.0).index_fill(0, T.tensor([0]), 1.0), T.tensor(3.0).index_fill(-1, T.tensor(0), 5)
+    assert_same(prog)
+
+
+def test_index_fill_gradients_and_nodes():
+    def prog(T):
+        x = _x(T, "float64", requires_grad=True)
+        v = T.tensor(2.0, dtype=T.float64, requires_grad=True)
+        y = x.index_fill(1, T.tensor([0, 2]), 5.0)
+        z = x.index_fill(0, T.tensor([2, 0, 2]), v)
+        weights = T.arange(12.0, dtype=T.float64).reshape(3, 4)
+        gx, = T.autograd.grad((y * weights).sum(), x)
+        gx2, gv = T.autograd.grad((z * weights).sum(), (x, v))
+        w = x * 1
+        w.index_fill_(1, T.tensor([3]), v)
+        return _node(y), _node(z), gx, gx2, gv, _node(w), z.grad_fn._saved_dim, z.grad_fn._saved_index
+    assert_same(prog)
+
+
+@pytest.mark.parametrize("program", [
+    lambda T: _x(T).index_fill(1, T.tensor([0.0]), 1),
+    lambda T: _x(T).index_fill(1, T.tensor([[0]]), 1),
+    lambda T: _x(T).index_fill(1, T.tensor([4]), 1),
+    lambda T: _x(T).index_fill(0, T.tensor([-4]), 1),
+    lambda T: _x(T).index_fill(2, T.tensor([0]), 1),
+    lambda T: _x(T).index_fill(0, T.tensor([0]), T.tensor([1.0, 2.0])),
+    lambda T: _x(T).index_fill(0, T.tensor([0], dtype=T.int32), 1),
+    lambda T: T.tensor(3.0).index_fill(1, T.tensor([0]), 1.0),
+    lambda T: T.tensor([1, 2], dtype=T.uint8).index_fill(0, T.tensor([0]), -1),
+])
+def test_index_fill_bad_input(program):
+    assert_same(program)
+
+
+# ----------------------------------------------------------------------------- atan2
+
+
+@pytest.mark.parametrize("dtype", FLOATS + INTS)
+def test_atan2_values_dtype_and_layout(dtype):
+    def prog(T):
+        x = _x(T, dtype)
+        y = x.flip(0)
+        return (_layout(T.atan2(x, y)), _layout(x.atan2(y.t().t())), _layout(T.arctan2(x.t(), y.t())),
+                _layout(x.atan2(T.tensor(2.0, dtype=T.float64))), _layout(T.atan2(x[:, :1], y)))
+    assert_same(prog, rtol=1e-2 if dtype in ("float16", "bfloat16") else 1e-6)
+
+
+def test_atan2_mixed_dtypes_and_special_values():
+    def prog(T):
+        y = T.tensor([0.0, -0.0, 1.0, -1.0, float("inf"), float("nan"), 0.0, -0.0])
+        x = T.tensor([0.0, 0.0, float("-inf"), 0.0, float("inf"), 1.0, -0.0, -1.0])
+        return (T.atan2(y, x), T.atan2(y.double(), x), T.atan2(T.tensor([1, 2]), T.tensor([3.0], dtype=T.float16)),
+                T.atan2(T.tensor([True]), T.tensor([2], dtype=T.int8)))
+    assert_same(prog)
+
+
+def test_atan2_backward_nodes_broadcast_and_double_backward():
+    def prog(T):
+        y = _x(T, "float64", requires_grad=True)
+        x = T.tensor([0.5, -1.0, 2.0, 1.5], dtype=T.float64, requires_grad=True)
+        z = T.atan2(y, x)
+        weights = T.arange(12.0, dtype=T.float64).reshape(3, 4)
+        gy, gx = T.autograd.grad(z, (y, x), weights, create_graph=True)
+        h = T.autograd.grad((gy * gy).sum() + (gx * gx).sum(), (y, x))
+        only, = T.autograd.grad(T.atan2(y, x.detach()).sum(), y)
+        return z, _node(z), z.grad_fn._saved_self, z.grad_fn._saved_other, gy, gx, _graph(gx), h, only
+    assert_same(prog)
+
+
+def test_atan2_in_place_and_out():
+    def prog(T):
+        a = _x(T)
+        a.atan2_(T.tensor([1.0, -1.0, 2.0, 0.5]))
+        b = _x(T, "float64")
+        b.arctan2_(T.tensor(-1.0))
+        w = _x(T, requires_grad=True)
+        c = w * 1
+        c.atan2_(T.ones(4))
+        c.sum().backward()
+        out = T.empty(3, 4)
+        written = T.atan2(_x(T), _x(T).flip(1), out=out)
+        out2 = T.empty(3, 4, dtype=T.float64)
+        T.arctan2(_x(T), T.tensor(1.0), out=out2)
+        return a, b, c, _node(c), w.grad, written is out, out, out2
+    assert_same(prog)
+
+
+@pytest.mark.parametrize("program", [
+    lambda T: _x(T, "int64").atan2_(T.tensor(1.0)),
+    lambda T: _x(T).atan2_(T.ones(3, 1)),
+    lambda T: T.atan2(_x(T), T.ones(2, 4)),
+    lambda T: T.atan2(_x(T), 1.0),
+    lambda T: _x(T).atan2(),
+    lambda T: T.atan2(_x(T), _x(T), out=T.empty(3, 4, dtype=T.int64)),
+])
+def test_atan2_bad_input(program):
+    assert_same(program)
+
+
+def test_atan2_gradient_at_the_origin_and_when_squares_underflow():
+    def prog(T):
+        y = T.tensor([0.0, 1e-170, 1e-160, 1.0, 0.0], dtype=T.float64, requires_grad=True)
+        x = T.tensor([0.0, 1e-170, 0.0, 0.0, -2.0], dtype=T.float64, requires_grad=True)
+        gy, gx = T.autograd.grad(T.atan2(y, x).sum(), (y, x))
+        s = T.tensor([0.0, 1e-30], requires_grad=True)
+        g32, = T.autograd.grad(T.atan2(s, T.zeros(2)).sum(), s)
+        return gy, gx, g32
+    assert_same(prog)

@@ -67,6 +67,9 @@ TORCH_FUNCTIONS = {
         (vt.any_dims, 'any(Tensor input, int[]? dim=None, bool keepdim=False, *, Tensor out=None)', (vt.PARAMETERS['any_dims'][0], vt.PARAMETERS['any_dims'][1] + (('out', 'Tensor?', True),)), (vt.any_dims_out, ('out',))),
         (vt.any_dim, 'any(Tensor input, int dim, bool keepdim=False, *, Tensor out=None)', (vt.PARAMETERS['any_dim'][0], vt.PARAMETERS['any_dim'][1] + (('out', 'Tensor?', True),)), (vt.any_out, ('out',))),
     ],
+    'arctan2': [
+        (vt.arctan2, 'arctan2(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['arctan2'][0], vt.PARAMETERS['arctan2'][1] + (('out', 'Tensor?', True),)), (vt.arctan2_out, ('out',))),
+    ],
     'argmax': [
         (vt.argmax, 'argmax(Tensor input, int? dim=None, bool keepdim=False, *, Tensor out=None)', (vt.PARAMETERS['argmax'][0], vt.PARAMETERS['argmax'][1] + (('out', 'Tensor?', True),)), (vt.argmax_out, ('out',))),
     ],
@@ -76,6 +79,9 @@ TORCH_FUNCTIONS = {
     'argsort': [
         (vt.argsort_stable, 'argsort(Tensor input, *, bool stable, int dim=-1, bool descending=False, Tensor out=None)', (vt.PARAMETERS['argsort_stable'][0], vt.PARAMETERS['argsort_stable'][1] + (('out', 'Tensor?', True),)), (vt.argsort_stable_out, ('out',))),
         (vt.argsort, 'argsort(Tensor input, int dim=-1, bool descending=False)', vt.PARAMETERS['argsort']),
+    ],
+    'atan2': [
+        (vt.atan2, 'atan2(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['atan2'][0], vt.PARAMETERS['atan2'][1] + (('out', 'Tensor?', True),)), (vt.atan2_out, ('out',))),
     ],
     'baddbmm': [
         (vt.baddbmm, 'baddbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor out=None)', (vt.PARAMETERS['baddbmm'][0], vt.PARAMETERS['baddbmm'][1] + (('out', 'Tensor?', True),)), (vt.baddbmm_out, ('out',))),
@@ -265,6 +271,10 @@ TORCH_FUNCTIONS = {
     ],
     'index_add': [
         (vt.index_add, 'index_add(Tensor input, int dim, Tensor index, Tensor source, *, Scalar alpha=1, Tensor out=None)', (vt.PARAMETERS['index_add'][0], vt.PARAMETERS['index_add'][1] + (('out', 'Tensor?', True),)), (vt.index_add_out, ('out',))),
+    ],
+    'index_fill': [
+        (vt.index_fill_int_Tensor, 'index_fill(Tensor input, int dim, Tensor index, Tensor value)', vt.PARAMETERS['index_fill_int_Tensor']),
+        (vt.index_fill_int_Scalar, 'index_fill(Tensor input, int dim, Tensor index, Scalar value)', vt.PARAMETERS['index_fill_int_Scalar']),
     ],
     'index_select': [
         (vt.index_select, 'index_select(Tensor input, int dim, Tensor index, *, Tensor out=None)', (vt.PARAMETERS['index_select'][0], vt.PARAMETERS['index_select'][1] + (('out', 'Tensor?', True),)), (vt.index_select_out, ('out',))),
@@ -540,6 +550,9 @@ TORCH_FUNCTIONS = {
     'topk': [
         (vt.topk, 'topk(Tensor input, int k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor[2] out=None)', (vt.PARAMETERS['topk'][0], vt.PARAMETERS['topk'][1] + (('out', 'Tensor[]?', True),)), (vt.topk_values, ('values', 'indices'))),
     ],
+    'trace': [
+        (vt.trace, 'trace(Tensor input)', vt.PARAMETERS['trace']),
+    ],
     'transpose': [
         (vt.transpose_int, 'transpose(Tensor input, int dim0, int dim1)', vt.PARAMETERS['transpose_int']),
     ],
@@ -701,6 +714,12 @@ TENSOR_METHODS = {
         (vt.any_dims, 'any(int[]? dim=None, bool keepdim=False)', vt.PARAMETERS['any_dims']),
         (vt.any_dim, 'any(int dim, bool keepdim=False)', vt.PARAMETERS['any_dim']),
     ],
+    'arctan2': [
+        (vt.arctan2, 'arctan2(Tensor other)', vt.PARAMETERS['arctan2']),
+    ],
+    'arctan2_': [
+        (vt.arctan2_, 'arctan2_(Tensor other)', vt.PARAMETERS['arctan2_']),
+    ],
     'argmax': [
         (vt.argmax, 'argmax(int? dim=None, bool keepdim=False)', vt.PARAMETERS['argmax']),
     ],
@@ -710,6 +729,12 @@ TENSOR_METHODS = {
     'argsort': [
         (vt.argsort_stable, 'argsort(*, bool stable, int dim=-1, bool descending=False)', vt.PARAMETERS['argsort_stable']),
         (vt.argsort, 'argsort(int dim=-1, bool descending=False)', vt.PARAMETERS['argsort']),
+    ],
+    'atan2': [
+        (vt.atan2, 'atan2(Tensor other)', vt.PARAMETERS['atan2']),
+    ],
+    'atan2_': [
+        (vt.atan2_, 'atan2_(Tensor other)', vt.PARAMETERS['atan2_']),
     ],
     'baddbmm': [
         (vt.baddbmm, 'baddbmm(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)', vt.PARAMETERS['baddbmm']),
@@ -908,6 +933,14 @@ TENSOR_METHODS = {
     ],
     'index_add_': [
         (vt.index_add_, 'index_add_(int dim, Tensor index, Tensor source, *, Scalar alpha=1)', vt.PARAMETERS['index_add_']),
+    ],
+    'index_fill': [
+        (vt.index_fill_int_Tensor, 'index_fill(int dim, Tensor index, Tensor value)', vt.PARAMETERS['index_fill_int_Tensor']),
+        (vt.index_fill_int_Scalar, 'index_fill(int dim, Tensor index, Scalar value)', vt.PARAMETERS['index_fill_int_Scalar']),
+    ],
+    'index_fill_': [
+        (vt.index_fill__int_Tensor, 'index_fill_(int dim, Tensor index, Tensor value)', vt.PARAMETERS['index_fill__int_Tensor']),
+        (vt.index_fill__int_Scalar, 'index_fill_(int dim, Tensor index, Scalar value)', vt.PARAMETERS['index_fill__int_Scalar']),
     ],
     'index_select': [
         (vt.index_select, 'index_select(int dim, Tensor index)', vt.PARAMETERS['index_select']),
@@ -1211,6 +1244,9 @@ TENSOR_METHODS = {
     ],
     'topk': [
         (vt.topk, 'topk(int k, int dim=-1, bool largest=True, bool sorted=True)', vt.PARAMETERS['topk']),
+    ],
+    'trace': [
+        (vt.trace, 'trace()', vt.PARAMETERS['trace']),
     ],
     'transpose': [
         (vt.transpose_int, 'transpose(int dim0, int dim1)', vt.PARAMETERS['transpose_int']),

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import math
 
+from ..c10 import scalar_type as st
+from ..native.device import to_numpy
 from ..native.dispatcher import ops
 from ..native.helpers import products_of_others, scalar_tensor, wrap, xp_dtype, xp_of, zeros_array
 from ..native.tensor_impl import TensorImpl
@@ -85,6 +87,9 @@ __all__ = [  # what `from functions_manual import *` gives the generated nodes
     "constant_pad_nd_backward",
     # ops batch 2 (cumprod)
     "cumprod_backward",
+    "trace_backward",
+    "unique_of",
+    "atan2_backward",
 ]
 
 
@@ -757,3 +762,31 @@ def _cumprod_backward_with_zeros(grad, input, dim, output, w):
     exclusive = ops.cat([ones, ops.narrow(output, dim, 0, n - 1)], dim)
     at_zero = ops.mul(tail, exclusive)
     return ops.where(before_first, early, ops.where(first_zero, at_zero, scalar_tensor(0.0)))
+
+
+def trace_backward(grad, sizes):
+    """``grad`` on the diagonal of zeros shaped like the input: every ``m + 1``-th element of it flattened."""
+    if len(sizes) != 2:
+        raise RuntimeError("expected matrix input")
+    n, m = sizes
+    xp = xp_of(grad)
+    grad_input = wrap(grad, zeros_array(grad, (n * m,)))
+    diagonal = wrap(grad, xp.arange(0, n * m, m + 1, dtype=xp.int64, device=grad._data.device), st.int64)
+    return ops.view(ops.index_fill_(grad_input, 0, diagonal, grad), sizes)
+
+
+def unique_of(index, like):
+    """The distinct indices (``at::_unique``), on ``like``'s device: a repeated one is filled once, so its gradient
+    counts once."""
+    xp = xp_of(like)
+    values = xp.unique_values(xp.asarray(to_numpy(index._data).reshape(-1), device=like._data.device))
+    return wrap(like, values, index.dtype)
+
+
+def atan2_backward(grad, self, other, output_mask):
+    """d atan2(y, x) = (x dy - y dx) / (x^2 + y^2), both from one reciprocal; where x^2 + y^2 is 0 (at the origin,
+    or both squares underflowing) the gradient is 0, not NaN."""
+    denominator = ops.add(ops.mul(self, self), ops.mul(other, other))
+    recip = ops.masked_fill(ops.reciprocal(denominator), ops.eq(denominator, 0), 0)
+    return (ops.mul(ops.mul(grad, other), recip) if output_mask[0] else None,
+            ops.mul(ops.mul(grad, ops.neg(self)), recip) if output_mask[1] else None)

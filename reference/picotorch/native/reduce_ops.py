@@ -1,5 +1,6 @@
 """The reductions: ``sum`` and ``mean``, ``amax``/``amin``, ``argmax``/``argmin``, ``logsumexp``, ``var`` and
-``std``, ``all``/``any``, over all dims or some; ``equal`` (ATen's ``cpu_equal``); ``prod``, ``cumsum`` and ``cumprod``.
+``std``, ``all``/``any``, over all dims or some; ``equal`` (ATen's ``cpu_equal``); ``prod``, ``cumsum`` and
+``cumprod``; ``trace``.
 
 Models ``aten/src/ATen/native/ReduceOps.cpp``. An integer ``sum`` accumulates in int64 (``Long``); a
 ``mean`` needs a floating-point dtype and says so in PyTorch's words. ``max()`` without a dim lives in
@@ -391,3 +392,26 @@ def _cumulative_(self, dim, dtype, op):
                            f"dtype {type_meta_name(dtype)} should match")
     write_inplace(self, op(self, dim, dtype=self._dtype))
     return self
+
+
+# ----------------------------------------------------------------------------- trace
+# The diagonal of a matrix summed in ATen's CPU ``acc_type`` (float64 for float32, float32 for float16 and bfloat16;
+# integers in int64, their result's dtype too); bool has no kernel.
+
+
+def trace(self):
+    if self._dtype is st.bool_:
+        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
+    if self._data.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {self._data.ndim}")
+    out_dtype = _sum_dtype(self, None)
+    xp = xp_of(self)
+    n = min(self._data.shape)
+    steps = xp.arange(n, device=self._data.device)
+    diagonal = self._data[steps, steps]
+    if out_dtype.is_floating_point:
+        wide = xp.float32 if is_reduced_float(out_dtype) else xp.float64
+        total = convert(xp, xp.sum(xp.astype(diagonal, wide)), out_dtype)
+    else:
+        total = xp.sum(diagonal, dtype=xp_dtype(xp, out_dtype))
+    return new_tensor(xp.asarray(total), out_dtype, self._device)

@@ -337,3 +337,67 @@ def test_atan2_gradient_at_the_origin_and_when_squares_underflow():
         g32, = T.autograd.grad(T.atan2(s, T.zeros(2)).sum(), s)
         return gy, gx, g32
     assert_same(prog)
+
+
+# ----------------------------------------------------------------------------- logit
+
+LOGIT_DATA = [-0.5, 0.0, 0.1, 0.5, 0.75, 1.0, 1.5, float("nan"), 0.3]
+EPSES = [None, 0.2, 0.0, -1.0, 0.6, 1e-6]
+
+
+@pytest.mark.parametrize("dtype", FLOATS + INTS)
+@pytest.mark.parametrize("eps", EPSES)
+def test_logit_values_dtype_and_layout(dtype, eps):
+    def prog(T):
+        x = _x(T, dtype) if dtype in INTS else (_x(T, dtype) / 4 + 0.5)
+        z = T.tensor(LOGIT_DATA).to(getattr(T, dtype)) if dtype not in INTS else x
+        return (_layout(x.logit(eps)), _layout(T.logit(x.t(), eps=eps)), _layout(x[:, ::2].logit(eps)),
+                _layout(z.logit(eps)))
+    assert_same(prog, rtol=1e-2 if dtype in ("float16", "bfloat16") else 1e-6)
+
+
+@pytest.mark.parametrize("eps", EPSES)
+def test_logit_backward_node_gradient_and_double_backward(eps):
+    """A plain backward runs PyTorch's kernel; under create_graph its ``where`` formula: they differ outside."""
+    def prog(T):
+        x = T.tensor(LOGIT_DATA, dtype=T.float64, requires_grad=True)
+        y = T.logit(x, eps)
+        weights = T.arange(1.0, 10.0, dtype=T.float64)
+        g, = T.autograd.grad(y, x, weights, retain_graph=True)
+        gg, = T.autograd.grad(y, x, weights, create_graph=True)
+        h, = T.autograd.grad(gg[2:5].sum(), x)
+        return y, _node(y), y.grad_fn._saved_eps, y.grad_fn._saved_self, g, gg, _graph(gg), h
+    assert_same(prog)
+
+
+def test_logit_float32_gradient_and_defaults():
+    def prog(T):
+        x = T.tensor([0.1, 0.25, 0.5, 0.9, 0.0], requires_grad=True)
+        x.logit().sum().backward()
+        return x.grad, T.logit(T.tensor(0.25)), T.tensor([0.2]).logit(eps=0), T.tensor([1, 0]).logit(0.25)
+    assert_same(prog)
+
+
+def test_logit_in_place_and_out():
+    def prog(T):
+        a = T.tensor([0.1, 0.5, 0.9, 1.2])
+        a.logit_()
+        b = T.tensor([0.1, 0.5, 0.9, 1.2], dtype=T.float64)
+        T.logit_(b, 0.2)
+        w = T.tensor([0.3, 0.6], requires_grad=True)
+        c = w * 1
+        c.logit_(1e-3)
+        c.sum().backward()
+        out = T.empty(4)
+        written = T.logit(T.tensor([0.1, 0.5, 0.9, 1.2]), 0.05, out=out)
+        return a, b, c, _node(c), w.grad, written is out, out
+    assert_same(prog)
+
+
+@pytest.mark.parametrize("program", [
+    lambda T: T.arange(3).logit_(),
+    lambda T: T.logit(T.tensor([0.5]), out=T.empty(1, dtype=T.int64)),
+    lambda T: T.tensor([True]).logit(),
+])
+def test_logit_bad_input(program):
+    assert_same(program)

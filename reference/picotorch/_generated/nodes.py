@@ -5932,3 +5932,37 @@ class Atan2Backward0(Node):
     @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class LogitBackward0(Node):
+    """Backward of ``logit(Tensor self, float? eps=None) -> Tensor``."""
+
+    eps = None
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            eps = node.eps
+            self = node.self_.unpack(node)
+            grad_inputs[0] = logit_backward(grad, self, eps)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_eps(node):
+        return node.eps
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_

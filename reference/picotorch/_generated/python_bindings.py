@@ -325,6 +325,12 @@ TORCH_FUNCTIONS = {
     'log_softmax': [
         (vt.log_softmax_int, 'log_softmax(Tensor input, int dim, ScalarType? dtype=None, *, Tensor out=None)', (vt.PARAMETERS['log_softmax_int'][0], vt.PARAMETERS['log_softmax_int'][1] + (('out', 'Tensor?', True),)), (vt.log_softmax_int_out, ('out',))),
     ],
+    'logit': [
+        (vt.logit, 'logit(Tensor input, float? eps=None, *, Tensor out=None)', (vt.PARAMETERS['logit'][0], vt.PARAMETERS['logit'][1] + (('out', 'Tensor?', True),)), (vt.logit_out, ('out',))),
+    ],
+    'logit_': [
+        (vt.logit_, 'logit_(Tensor input, float? eps=None)', vt.PARAMETERS['logit_']),
+    ],
     'logsumexp': [
         (vt.logsumexp, 'logsumexp(Tensor input, int[1] dim, bool keepdim=False, *, Tensor out=None)', (vt.PARAMETERS['logsumexp'][0], vt.PARAMETERS['logsumexp'][1] + (('out', 'Tensor?', True),)), (vt.logsumexp_out, ('out',))),
     ],
@@ -990,6 +996,12 @@ TENSOR_METHODS = {
     ],
     'log_softmax': [
         (vt.log_softmax_int, 'log_softmax(int dim, ScalarType? dtype=None)', vt.PARAMETERS['log_softmax_int']),
+    ],
+    'logit': [
+        (vt.logit, 'logit(float? eps=None)', vt.PARAMETERS['logit']),
+    ],
+    'logit_': [
+        (vt.logit_, 'logit_(float? eps=None)', vt.PARAMETERS['logit_']),
     ],
     'logsumexp': [
         (vt.logsumexp, 'logsumexp(int[1] dim, bool keepdim=False)', vt.PARAMETERS['logsumexp']),

@@ -5167,6 +5167,45 @@ def arctan2_(self, other):
     return native.arctan2_(self, other)
 
 
+def logit(self, eps=None):
+    """``logit(Tensor self, float? eps=None) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.LogitBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.eps = eps
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("logit", device_of(self))(self, eps)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def logit_(self, eps=None):
+    """``logit_(Tensor(a!) self, float? eps=None) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.LogitBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.eps = eps
+        grad_fn.self_ = SavedVariable(self.clone().detach())
+    result = kernel_for("logit_", device_of(self))(self, eps)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def logit_out(self, eps=None, *, out):
+    """``logit.out(Tensor self, float? eps=None, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("logit", self, out)
+    result = logit(self, eps)
+    native.write_out(out, result, "logit.out")
+    bump_version(out)
+    return out
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add_cuda}, add_Tensor)
 register_kernels("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, add_out)
@@ -5624,6 +5663,9 @@ register_kernels("atan2(Tensor self, Tensor other) -> Tensor", {"CPU": native.at
 register_kernels("arctan2(Tensor self, Tensor other) -> Tensor", {"CompositeImplicitAutograd": native.arctan2}, arctan2)
 register_kernels("arctan2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, arctan2_out)
 register_kernels("arctan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CompositeImplicitAutograd": native.arctan2_}, arctan2_)
+register_kernels("logit(Tensor self, float? eps=None) -> Tensor", {"CPU": native.logit, "CUDA": native.logit}, logit)
+register_kernels("logit_(Tensor(a!) self, float? eps=None) -> Tensor(a!)", {"CPU": native.logit_, "CUDA": native.logit_}, logit_)
+register_kernels("logit.out(Tensor self, float? eps=None, *, Tensor(a!) out) -> Tensor(a!)", {}, logit_out)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -6085,6 +6127,9 @@ PARAMETERS = {
     "arctan2": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
     "arctan2_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
     "arctan2_": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "logit": ((('self', 'Tensor', False), ('eps', 'any', True),), ()),
+    "logit_": ((('self', 'Tensor', False), ('eps', 'any', True),), ()),
+    "logit_out": ((('self', 'Tensor', False), ('eps', 'any', True),), (('out', 'Tensor', False),)),
 }
 
 
@@ -6347,3 +6392,5 @@ register_op("atan2", overloaded("atan2", [(atan2_out, PARAMETERS["atan2_out"]), 
 register_op("atan2_", overloaded("atan2_", [(atan2_, PARAMETERS["atan2_"])]))
 register_op("arctan2", overloaded("arctan2", [(arctan2, PARAMETERS["arctan2"]), (arctan2_out, PARAMETERS["arctan2_out"])]))
 register_op("arctan2_", overloaded("arctan2_", [(arctan2_, PARAMETERS["arctan2_"])]))
+register_op("logit", overloaded("logit", [(logit, PARAMETERS["logit"]), (logit_out, PARAMETERS["logit_out"])]))
+register_op("logit_", overloaded("logit_", [(logit_, PARAMETERS["logit_"])]))

@@ -90,6 +90,7 @@ __all__ = [  # what `from functions_manual import *` gives the generated nodes
     "trace_backward",
     "unique_of",
     "atan2_backward",
+    "logit_backward",
 ]
 
 
@@ -790,3 +791,23 @@ def atan2_backward(grad, self, other, output_mask):
     recip = ops.masked_fill(ops.reciprocal(denominator), ops.eq(denominator, 0), 0)
     return (ops.mul(ops.mul(grad, other), recip) if output_mask[0] else None,
             ops.mul(ops.mul(grad, ops.neg(self)), recip) if output_mask[1] else None)
+
+
+def logit_backward(grad, self, eps):
+    """``grad / (x (1 - x))`` inside ``[eps, 1 - eps]`` (``[0, 1]`` without eps), else 0 (NaN without eps). Under grad
+    mode PyTorch records this ``where`` (infinitely differentiable); otherwise its kernel runs, which treats a
+    negative eps as none and lets NaN inputs through (the values below, with no graph)."""
+    quotient = ops.div(grad, ops.mul(self, ops.sub(scalar_tensor(1.0), self)))  # C++'s ``1.0 - self``
+    if is_grad_enabled():
+        lo, hi = (0.0, 1.0) if eps is None else (eps, 1.0 - eps)
+        inside = ops.bitwise_and(ops.ge(self, lo), ops.le(self, hi))
+        outside = wrap(self, _full_array(self, 0.0 if eps is not None else math.nan))
+        return ops.where(inside, quotient, outside)
+    lo, hi = (0.0, 1.0) if eps is None or eps < 0 else (eps, 1.0 - eps)
+    outside = ops.bitwise_or(ops.lt(self, lo), ops.gt(self, hi))
+    return ops.where(outside, scalar_tensor(math.nan if eps is None or eps < 0 else 0.0), quotient)
+
+
+def _full_array(like, value):
+    xp = xp_of(like)
+    return xp.full((), value, dtype=xp_dtype(xp, like.dtype), device=like._data.device)

@@ -287,6 +287,8 @@ from .unary_ops import (
     log10,
     log10_,
     log_,
+    logit,
+    logit_,
     nan_to_num,
     neg,
     neg_,
@@ -360,5 +362,6 @@ __all__ = [
     "prod", "prod_dim", "softplus", "softplus_backward", "square", "square_", "swapaxes", "tril", "tril_", "triu",
     "triu_",
     # ops batch 2
-    "cumprod", "cumprod_", "index_fill", "index_fill_", "trace", "atan2", "atan2_", "arctan2", "arctan2_",
+    "arctan2", "arctan2_", "atan2", "atan2_", "cumprod", "cumprod_", "index_fill", "index_fill_", "logit", "logit_",
+    "trace",
 ]

@@ -223,6 +223,15 @@ CASES = {
     "swapaxes": ([data(2, 3, 4)], lambda T, a: T.swapaxes(a, 0, 2)),
     "outer": ([data(3), data(4)], lambda T, a, b: T.outer(a, b)),
     "pad": ([data(2, 3)], lambda T, a: T.nn.functional.pad(a, (1, 2, -1, 1), value=0.5)),
+    # ops batch 2
+    "cumprod": ([data(2, 3)], lambda T, a: a.cumprod(-1)),
+    "cumprod_dim0": ([data(3, 2, 2)], lambda T, a: T.cumprod(a, 0)),
+    "trace": ([data(3, 4)], lambda T, a: a.trace()),
+    "index_fill": ([data(3, 4)], lambda T, a: a.index_fill(1, T.tensor([0, 2]), -1.5)),
+    "index_fill_tensor": ([data(3, 4), data()], lambda T, a, v: T.index_fill(a, 0, T.tensor([2, 0, 2]), v)),
+    "atan2": ([data(2, 3), data(3)], lambda T, a, b: T.atan2(a, b)),
+    "logit": ([data(2, 3)], lambda T, a: T.sigmoid(a).logit()),
+    "logit_eps": ([data(2, 3)], lambda T, a: T.logit(T.sigmoid(a), eps=0.3)),
 }
 
 

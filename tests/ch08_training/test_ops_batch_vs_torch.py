@@ -174,7 +174,7 @@ def test_prod_gradient_with_a_zero_in_a_large_tensor(dtype, dim):
 
 @pytest.mark.parametrize("values", [[1.5, 0.0, 2.0, -1.0], [0.0, 2.0, 0.0, 3.0], [[2.0, 0.0], [1.5, -1.0]]])
 def test_prod_second_derivative_with_zeros(values):
-    """Values only: PyTorch builds this gradient from ``cumprod``, which picotorch does not have (its graph differs)."""
+    """Values (the graph, built from ``cumprod``, is compared in test_ops_batch2_vs_torch.py)."""
     def prog(T):
         w = T.tensor(values, dtype=T.float64, requires_grad=True)
         g, = T.autograd.grad(w.prod(), w, create_graph=True)

@@ -67,6 +67,9 @@ TORCH_FUNCTIONS = {
         (vt.any_dims, 'any(Tensor input, int[]? dim=None, bool keepdim=False, *, Tensor out=None)', (vt.PARAMETERS['any_dims'][0], vt.PARAMETERS['any_dims'][1] + (('out', 'Tensor?', True),)), (vt.any_dims_out, ('out',))),
         (vt.any_dim, 'any(Tensor input, int dim, bool keepdim=False, *, Tensor out=None)', (vt.PARAMETERS['any_dim'][0], vt.PARAMETERS['any_dim'][1] + (('out', 'Tensor?', True),)), (vt.any_out, ('out',))),
     ],
+    'arctan2': [
+        (vt.arctan2, 'arctan2(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['arctan2'][0], vt.PARAMETERS['arctan2'][1] + (('out', 'Tensor?', True),)), (vt.arctan2_out, ('out',))),
+    ],
     'argmax': [
         (vt.argmax, 'argmax(Tensor input, int? dim=None, bool keepdim=False, *, Tensor out=None)', (vt.PARAMETERS['argmax'][0], vt.PARAMETERS['argmax'][1] + (('out', 'Tensor?', True),)), (vt.argmax_out, ('out',))),
     ],
@@ -76,6 +79,9 @@ TORCH_FUNCTIONS = {
     'argsort': [
         (vt.argsort_stable, 'argsort(Tensor input, *, bool stable, int dim=-1, bool descending=False, Tensor out=None)', (vt.PARAMETERS['argsort_stable'][0], vt.PARAMETERS['argsort_stable'][1] + (('out', 'Tensor?', True),)), (vt.argsort_stable_out, ('out',))),
         (vt.argsort, 'argsort(Tensor input, int dim=-1, bool descending=False)', vt.PARAMETERS['argsort']),
+    ],
+    'atan2': [
+        (vt.atan2, 'atan2(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['atan2'][0], vt.PARAMETERS['atan2'][1] + (('out', 'Tensor?', True),)), (vt.atan2_out, ('out',))),
     ],
     'baddbmm': [
         (vt.baddbmm, 'baddbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor out=None)', (vt.PARAMETERS['baddbmm'][0], vt.PARAMETERS['baddbmm'][1] + (('out', 'Tensor?', True),)), (vt.baddbmm_out, ('out',))),
@@ -144,6 +150,9 @@ TORCH_FUNCTIONS = {
     ],
     'cos_': [
         (vt.cos_, 'cos_(Tensor input)', vt.PARAMETERS['cos_']),
+    ],
+    'cumprod': [
+        (vt.cumprod, 'cumprod(Tensor input, int dim, *, ScalarType? dtype=None, Tensor out=None)', (vt.PARAMETERS['cumprod'][0], vt.PARAMETERS['cumprod'][1] + (('out', 'Tensor?', True),)), (vt.cumprod_out, ('out',))),
     ],
     'cumsum': [
         (vt.cumsum, 'cumsum(Tensor input, int dim, *, ScalarType? dtype=None, Tensor out=None)', (vt.PARAMETERS['cumsum'][0], vt.PARAMETERS['cumsum'][1] + (('out', 'Tensor?', True),)), (vt.cumsum_out, ('out',))),
@@ -263,6 +272,10 @@ TORCH_FUNCTIONS = {
     'index_add': [
         (vt.index_add, 'index_add(Tensor input, int dim, Tensor index, Tensor source, *, Scalar alpha=1, Tensor out=None)', (vt.PARAMETERS['index_add'][0], vt.PARAMETERS['index_add'][1] + (('out', 'Tensor?', True),)), (vt.index_add_out, ('out',))),
     ],
+    'index_fill': [
+        (vt.index_fill_int_Tensor, 'index_fill(Tensor input, int dim, Tensor index, Tensor value)', vt.PARAMETERS['index_fill_int_Tensor']),
+        (vt.index_fill_int_Scalar, 'index_fill(Tensor input, int dim, Tensor index, Scalar value)', vt.PARAMETERS['index_fill_int_Scalar']),
+    ],
     'index_select': [
         (vt.index_select, 'index_select(Tensor input, int dim, Tensor index, *, Tensor out=None)', (vt.PARAMETERS['index_select'][0], vt.PARAMETERS['index_select'][1] + (('out', 'Tensor?', True),)), (vt.index_select_out, ('out',))),
     ],
@@ -311,6 +324,12 @@ TORCH_FUNCTIONS = {
     ],
     'log_softmax': [
         (vt.log_softmax_int, 'log_softmax(Tensor input, int dim, ScalarType? dtype=None, *, Tensor out=None)', (vt.PARAMETERS['log_softmax_int'][0], vt.PARAMETERS['log_softmax_int'][1] + (('out', 'Tensor?', True),)), (vt.log_softmax_int_out, ('out',))),
+    ],
+    'logit': [
+        (vt.logit, 'logit(Tensor input, float? eps=None, *, Tensor out=None)', (vt.PARAMETERS['logit'][0], vt.PARAMETERS['logit'][1] + (('out', 'Tensor?', True),)), (vt.logit_out, ('out',))),
+    ],
+    'logit_': [
+        (vt.logit_, 'logit_(Tensor input, float? eps=None)', vt.PARAMETERS['logit_']),
     ],
     'logsumexp': [
         (vt.logsumexp, 'logsumexp(Tensor input, int[1] dim, bool keepdim=False, *, Tensor out=None)', (vt.PARAMETERS['logsumexp'][0], vt.PARAMETERS['logsumexp'][1] + (('out', 'Tensor?', True),)), (vt.logsumexp_out, ('out',))),
@@ -537,6 +556,9 @@ TORCH_FUNCTIONS = {
     'topk': [
         (vt.topk, 'topk(Tensor input, int k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor[2] out=None)', (vt.PARAMETERS['topk'][0], vt.PARAMETERS['topk'][1] + (('out', 'Tensor[]?', True),)), (vt.topk_values, ('values', 'indices'))),
     ],
+    'trace': [
+        (vt.trace, 'trace(Tensor input)', vt.PARAMETERS['trace']),
+    ],
     'transpose': [
         (vt.transpose_int, 'transpose(Tensor input, int dim0, int dim1)', vt.PARAMETERS['transpose_int']),
     ],
@@ -698,6 +720,12 @@ TENSOR_METHODS = {
         (vt.any_dims, 'any(int[]? dim=None, bool keepdim=False)', vt.PARAMETERS['any_dims']),
         (vt.any_dim, 'any(int dim, bool keepdim=False)', vt.PARAMETERS['any_dim']),
     ],
+    'arctan2': [
+        (vt.arctan2, 'arctan2(Tensor other)', vt.PARAMETERS['arctan2']),
+    ],
+    'arctan2_': [
+        (vt.arctan2_, 'arctan2_(Tensor other)', vt.PARAMETERS['arctan2_']),
+    ],
     'argmax': [
         (vt.argmax, 'argmax(int? dim=None, bool keepdim=False)', vt.PARAMETERS['argmax']),
     ],
@@ -707,6 +735,12 @@ TENSOR_METHODS = {
     'argsort': [
         (vt.argsort_stable, 'argsort(*, bool stable, int dim=-1, bool descending=False)', vt.PARAMETERS['argsort_stable']),
         (vt.argsort, 'argsort(int dim=-1, bool descending=False)', vt.PARAMETERS['argsort']),
+    ],
+    'atan2': [
+        (vt.atan2, 'atan2(Tensor other)', vt.PARAMETERS['atan2']),
+    ],
+    'atan2_': [
+        (vt.atan2_, 'atan2_(Tensor other)', vt.PARAMETERS['atan2_']),
     ],
     'baddbmm': [
         (vt.baddbmm, 'baddbmm(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)', vt.PARAMETERS['baddbmm']),
@@ -787,6 +821,12 @@ TENSOR_METHODS = {
     ],
     'cos_': [
         (vt.cos_, 'cos_()', vt.PARAMETERS['cos_']),
+    ],
+    'cumprod': [
+        (vt.cumprod, 'cumprod(int dim, *, ScalarType? dtype=None)', vt.PARAMETERS['cumprod']),
+    ],
+    'cumprod_': [
+        (vt.cumprod_, 'cumprod_(int dim, *, ScalarType? dtype=None)', vt.PARAMETERS['cumprod_']),
     ],
     'cumsum': [
         (vt.cumsum, 'cumsum(int dim, *, ScalarType? dtype=None)', vt.PARAMETERS['cumsum']),
@@ -900,6 +940,14 @@ TENSOR_METHODS = {
     'index_add_': [
         (vt.index_add_, 'index_add_(int dim, Tensor index, Tensor source, *, Scalar alpha=1)', vt.PARAMETERS['index_add_']),
     ],
+    'index_fill': [
+        (vt.index_fill_int_Tensor, 'index_fill(int dim, Tensor index, Tensor value)', vt.PARAMETERS['index_fill_int_Tensor']),
+        (vt.index_fill_int_Scalar, 'index_fill(int dim, Tensor index, Scalar value)', vt.PARAMETERS['index_fill_int_Scalar']),
+    ],
+    'index_fill_': [
+        (vt.index_fill__int_Tensor, 'index_fill_(int dim, Tensor index, Tensor value)', vt.PARAMETERS['index_fill__int_Tensor']),
+        (vt.index_fill__int_Scalar, 'index_fill_(int dim, Tensor index, Scalar value)', vt.PARAMETERS['index_fill__int_Scalar']),
+    ],
     'index_select': [
         (vt.index_select, 'index_select(int dim, Tensor index)', vt.PARAMETERS['index_select']),
     ],
@@ -948,6 +996,12 @@ TENSOR_METHODS = {
     ],
     'log_softmax': [
         (vt.log_softmax_int, 'log_softmax(int dim, ScalarType? dtype=None)', vt.PARAMETERS['log_softmax_int']),
+    ],
+    'logit': [
+        (vt.logit, 'logit(float? eps=None)', vt.PARAMETERS['logit']),
+    ],
+    'logit_': [
+        (vt.logit_, 'logit_(float? eps=None)', vt.PARAMETERS['logit_']),
     ],
     'logsumexp': [
         (vt.logsumexp, 'logsumexp(int[1] dim, bool keepdim=False)', vt.PARAMETERS['logsumexp']),
@@ -1202,6 +1256,9 @@ TENSOR_METHODS = {
     ],
     'topk': [
         (vt.topk, 'topk(int k, int dim=-1, bool largest=True, bool sorted=True)', vt.PARAMETERS['topk']),
+    ],
+    'trace': [
+        (vt.trace, 'trace()', vt.PARAMETERS['trace']),
     ],
     'transpose': [
         (vt.transpose_int, 'transpose(int dim0, int dim1)', vt.PARAMETERS['transpose_int']),

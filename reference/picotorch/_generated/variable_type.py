@@ -4993,6 +4993,219 @@ def pad(self, pad, mode='constant', value=None):
     return native.pad(self, pad, mode, value)
 
 
+def cumprod(self, dim, *, dtype=None):
+    """``cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.CumprodBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim = dim
+        grad_fn.self_ = SavedVariable(self)
+        grad_fn.self_scalar_type = self._dtype
+    result = kernel_for("cumprod", device_of(self))(self, dim, dtype)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return result
+
+
+def cumprod_(self, dim, *, dtype=None):
+    """``cumprod_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.CumprodBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim = dim
+        grad_fn.self_ = SavedVariable(self.clone().detach())
+        grad_fn.self_scalar_type = self._dtype
+    result = kernel_for("cumprod_", device_of(self))(self, dim, dtype)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return self
+
+
+def cumprod_out(self, dim, *, dtype=None, out):
+    """``cumprod.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("cumprod", self, out)
+    result = cumprod(self, dim, dtype=dtype)
+    native.write_out(out, result, "cumprod.out")
+    bump_version(out)
+    return out
+
+
+def trace(self):
+    """``trace(Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.TraceBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_sizes = tuple(self._data.shape)
+    result = kernel_for("trace", device_of(self))(self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def index_fill__int_Scalar(self, dim, index, value):
+    """``index_fill_.int_Scalar(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.IndexFillBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim = dim
+        grad_fn.index_ = SavedVariable(index)
+    result = kernel_for("index_fill_.int_Scalar", device_of(self, index))(self, dim, index, value)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def index_fill_int_Scalar(self, dim, index, value):
+    """``index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.IndexFillBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim = dim
+        grad_fn.index_ = SavedVariable(index)
+    result = kernel_for("index_fill.int_Scalar", device_of(self, index))(self, dim, index, value)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def index_fill__int_Tensor(self, dim, index, value):
+    """``index_fill_.int_Tensor(Tensor(a!) self, int dim, Tensor index, Tensor value) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self, value))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, value):
+        grad_fn = nodes.IndexFillBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self, value))
+        grad_fn.dim = dim
+        grad_fn.index_ = SavedVariable(index)
+    result = kernel_for("index_fill_.int_Tensor", device_of(self, index, value))(self, dim, index, value)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def index_fill_int_Tensor(self, dim, index, value):
+    """``index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, value):
+        grad_fn = nodes.IndexFillBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self, value))
+        grad_fn.dim = dim
+        grad_fn.index_ = SavedVariable(index)
+    result = kernel_for("index_fill.int_Tensor", device_of(self, index, value))(self, dim, index, value)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def atan2_out(self, other, *, out):
+    """``atan2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("atan2", self, other, out)
+    result = atan2(self, other)
+    native.write_out(out, result, "atan2.out")
+    bump_version(out)
+    return out
+
+
+def atan2_(self, other):
+    """``atan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self, other))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = nodes.Atan2Backward0()
+        grad_fn.set_next_edges(collect_next_edges(self, other))
+        grad_fn.other_ = SavedVariable(other)
+        grad_fn.self_ = SavedVariable(self.clone().detach())
+    result = kernel_for("atan2_", device_of(self, other))(self, other)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def atan2(self, other):
+    """``atan2(Tensor self, Tensor other) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = nodes.Atan2Backward0()
+        grad_fn.set_next_edges(collect_next_edges(self, other))
+        grad_fn.other_ = SavedVariable(other)
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("atan2", device_of(self, other))(self, other)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def arctan2(self, other):
+    """``arctan2(Tensor self, Tensor other) -> Tensor``"""
+    return native.arctan2(self, other)
+
+
+def arctan2_out(self, other, *, out):
+    """``arctan2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("arctan2", self, other, out)
+    result = arctan2(self, other)
+    native.write_out(out, result, "arctan2.out")
+    bump_version(out)
+    return out
+
+
+def arctan2_(self, other):
+    """``arctan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
+    return native.arctan2_(self, other)
+
+
+def logit(self, eps=None):
+    """``logit(Tensor self, float? eps=None) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.LogitBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.eps = eps
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("logit", device_of(self))(self, eps)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def logit_(self, eps=None):
+    """``logit_(Tensor(a!) self, float? eps=None) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.LogitBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.eps = eps
+        grad_fn.self_ = SavedVariable(self.clone().detach())
+    result = kernel_for("logit_", device_of(self))(self, eps)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def logit_out(self, eps=None, *, out):
+    """``logit.out(Tensor self, float? eps=None, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("logit", self, out)
+    result = logit(self, eps)
+    native.write_out(out, result, "logit.out")
+    bump_version(out)
+    return out
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add_cuda}, add_Tensor)
 register_kernels("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, add_out)
@@ -5436,6 +5649,23 @@ register_kernels("outer(Tensor self, Tensor vec2) -> Tensor", {"CompositeImplici
 register_kernels("ger(Tensor self, Tensor vec2) -> Tensor", {"CompositeImplicitAutograd": native.outer}, ger)
 register_kernels("constant_pad_nd(Tensor self, int[] pad, Scalar value=0) -> Tensor", {"CPU": native.constant_pad_nd, "CUDA": native.constant_pad_nd}, constant_pad_nd)
 register_kernels("pad(Tensor self, int[] pad, str mode='constant', float? value=None) -> Tensor", {"CompositeImplicitAutograd": native.pad}, pad)
+register_kernels("cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", {"CPU": native.cumprod, "CUDA": native.cumprod}, cumprod)
+register_kernels("cumprod_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)", {"CPU": native.cumprod_, "CUDA": native.cumprod_}, cumprod_)
+register_kernels("cumprod.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", {}, cumprod_out)
+register_kernels("trace(Tensor self) -> Tensor", {"CPU": native.trace, "CUDA": native.trace}, trace)
+register_kernels("index_fill_.int_Scalar(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)", {"CPU": native.index_fill_, "CUDA": native.index_fill_}, index_fill__int_Scalar)
+register_kernels("index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor", {"CPU": native.index_fill, "CUDA": native.index_fill}, index_fill_int_Scalar)
+register_kernels("index_fill_.int_Tensor(Tensor(a!) self, int dim, Tensor index, Tensor value) -> Tensor(a!)", {"CPU": native.index_fill_, "CUDA": native.index_fill_}, index_fill__int_Tensor)
+register_kernels("index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor", {"CPU": native.index_fill, "CUDA": native.index_fill}, index_fill_int_Tensor)
+register_kernels("atan2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, atan2_out)
+register_kernels("atan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CPU": native.atan2_, "CUDA": native.atan2_}, atan2_)
+register_kernels("atan2(Tensor self, Tensor other) -> Tensor", {"CPU": native.atan2, "CUDA": native.atan2}, atan2)
+register_kernels("arctan2(Tensor self, Tensor other) -> Tensor", {"CompositeImplicitAutograd": native.arctan2}, arctan2)
+register_kernels("arctan2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, arctan2_out)
+register_kernels("arctan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CompositeImplicitAutograd": native.arctan2_}, arctan2_)
+register_kernels("logit(Tensor self, float? eps=None) -> Tensor", {"CPU": native.logit, "CUDA": native.logit}, logit)
+register_kernels("logit_(Tensor(a!) self, float? eps=None) -> Tensor(a!)", {"CPU": native.logit_, "CUDA": native.logit_}, logit_)
+register_kernels("logit.out(Tensor self, float? eps=None, *, Tensor(a!) out) -> Tensor(a!)", {}, logit_out)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -5883,6 +6113,23 @@ PARAMETERS = {
     "ger": ((('self', 'Tensor', False), ('vec2', 'Tensor', False),), ()),
     "constant_pad_nd": ((('self', 'Tensor', False), ('pad', 'int[]', False), ('value', 'Scalar', True),), ()),
     "pad": ((('self', 'Tensor', False), ('pad', 'int[]', False), ('mode', 'any', True), ('value', 'any', True),), ()),
+    "cumprod": ((('self', 'Tensor', False), ('dim', 'int', False),), (('dtype', 'ScalarType?', True),)),
+    "cumprod_": ((('self', 'Tensor', False), ('dim', 'int', False),), (('dtype', 'ScalarType?', True),)),
+    "cumprod_out": ((('self', 'Tensor', False), ('dim', 'int', False),), (('dtype', 'ScalarType?', True), ('out', 'Tensor', False),)),
+    "trace": ((('self', 'Tensor', False),), ()),
+    "index_fill__int_Scalar": ((('self', 'Tensor', False), ('dim', 'int', False), ('index', 'Tensor', False), ('value', 'Scalar', False),), ()),
+    "index_fill_int_Scalar": ((('self', 'Tensor', False), ('dim', 'int', False), ('index', 'Tensor', False), ('value', 'Scalar', False),), ()),
+    "index_fill__int_Tensor": ((('self', 'Tensor', False), ('dim', 'int', False), ('index', 'Tensor', False), ('value', 'Tensor', False),), ()),
+    "index_fill_int_Tensor": ((('self', 'Tensor', False), ('dim', 'int', False), ('index', 'Tensor', False), ('value', 'Tensor', False),), ()),
+    "atan2_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "atan2_": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "atan2": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "arctan2": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "arctan2_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "arctan2_": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "logit": ((('self', 'Tensor', False), ('eps', 'any', True),), ()),
+    "logit_": ((('self', 'Tensor', False), ('eps', 'any', True),), ()),
+    "logit_out": ((('self', 'Tensor', False), ('eps', 'any', True),), (('out', 'Tensor', False),)),
 }
 
 
@@ -6136,3 +6383,14 @@ register_op("outer", overloaded("outer", [(outer, PARAMETERS["outer"])]))
 register_op("ger", overloaded("ger", [(ger, PARAMETERS["ger"])]))
 register_op("constant_pad_nd", overloaded("constant_pad_nd", [(constant_pad_nd, PARAMETERS["constant_pad_nd"])]))
 register_op("pad", overloaded("pad", [(pad, PARAMETERS["pad"])]))
+register_op("cumprod", overloaded("cumprod", [(cumprod, PARAMETERS["cumprod"]), (cumprod_out, PARAMETERS["cumprod_out"])]))
+register_op("cumprod_", overloaded("cumprod_", [(cumprod_, PARAMETERS["cumprod_"])]))
+register_op("trace", overloaded("trace", [(trace, PARAMETERS["trace"])]))
+register_op("index_fill_", overloaded("index_fill_", [(index_fill__int_Scalar, PARAMETERS["index_fill__int_Scalar"]), (index_fill__int_Tensor, PARAMETERS["index_fill__int_Tensor"])]))
+register_op("index_fill", overloaded("index_fill", [(index_fill_int_Scalar, PARAMETERS["index_fill_int_Scalar"]), (index_fill_int_Tensor, PARAMETERS["index_fill_int_Tensor"])]))
+register_op("atan2", overloaded("atan2", [(atan2_out, PARAMETERS["atan2_out"]), (atan2, PARAMETERS["atan2"])]))
+register_op("atan2_", overloaded("atan2_", [(atan2_, PARAMETERS["atan2_"])]))
+register_op("arctan2", overloaded("arctan2", [(arctan2, PARAMETERS["arctan2"]), (arctan2_out, PARAMETERS["arctan2_out"])]))
+register_op("arctan2_", overloaded("arctan2_", [(arctan2_, PARAMETERS["arctan2_"])]))
+register_op("logit", overloaded("logit", [(logit, PARAMETERS["logit"]), (logit_out, PARAMETERS["logit_out"])]))
+register_op("logit_", overloaded("logit_", [(logit_, PARAMETERS["logit_"])]))

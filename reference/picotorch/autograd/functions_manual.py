@@ -10,8 +10,9 @@ from __future__ import annotations
 import math
 
 from ..c10 import scalar_type as st
+from ..native.device import to_numpy
 from ..native.dispatcher import ops
-from ..native.helpers import products_of_others, scalar_tensor, wrap, zeros_array
+from ..native.helpers import products_of_others, scalar_tensor, wrap, xp_dtype, xp_of, zeros_array
 from ..native.tensor_impl import TensorImpl
 from .grad_mode import is_grad_enabled
 
@@ -84,6 +85,12 @@ __all__ = [  # what `from functions_manual import *` gives the generated nodes
     "softplus_double_backward",
     "elu_double_backward",
     "constant_pad_nd_backward",
+    # ops batch 2 (cumprod)
+    "cumprod_backward",
+    "trace_backward",
+    "unique_of",
+    "atan2_backward",
+    "logit_backward",
 ]
 
 
@@ -654,16 +661,17 @@ def prod_backward(grad, input, result, dim=None, keepdim=False):
 
 
 def _prod_of_others(input, dim):
-    """For each element, the product of the other elements along ``dim``, zeros included. PyTorch builds it from two
-    exclusive ``cumprod``s, which picotorch does not have: a plain backward takes the values (``products_of_others``);
-    a ``create_graph`` backward, which must record ops, replaces row ``i``'s own element by 1 in a copy expanded
-    along a new dim and takes ``prod`` over the old dim (the same values, other nodes, n times the memory)."""
+    """For each element, the product of the other elements along ``dim``, zeros included: the exclusive ``cumprod``
+    from the front times the one from the back (``prod_safe_zeros_backward``). A plain backward takes the values
+    directly (``products_of_others``, the same steps in ATen's accumulation type); a ``create_graph`` backward
+    records the ``cat``/``narrow``/``flip``/``cumprod`` ops, so the graph shows PyTorch's nodes."""
     if not is_grad_enabled():
         return products_of_others(input, dim)
     n = input.shape[dim]
-    expanded = ops.expand(ops.unsqueeze(input, dim), input.shape[:dim] + (n,) + input.shape[dim:])
-    own = ops.view(ops.eye(n, dtype=st.bool_, device=input.device), (n, n) + (1,) * (input.dim() - dim - 1))
-    return ops.prod(ops.where(own, scalar_tensor(1), expanded), dim + 1)
+    ones = wrap(input, _ones_array(input, input.shape[:dim] + (1,) + input.shape[dim + 1:]))
+    before = ops.cumprod(ops.cat([ones, ops.narrow(input, dim, 0, n - 1)], dim), dim)
+    after = ops.flip(ops.cumprod(ops.cat([ones, ops.flip(ops.narrow(input, dim, 1, n - 1), [dim])], dim), dim), [dim])
+    return ops.mul(before, after)
 
 
 def cumsum_backward(grad, dim):
@@ -697,3 +705,109 @@ def elu_double_backward(grad, grad_output, alpha, scale, input_scale, is_result,
 def constant_pad_nd_backward(grad, pad):
     """The padding cut off again: the same amounts, negated."""
     return ops.constant_pad_nd(grad, [-p for p in pad], 0)
+
+
+def _ones_array(like, shape):
+    xp = xp_of(like)
+    return xp.ones(tuple(shape), dtype=xp_dtype(xp, like.dtype), device=like._data.device)
+
+
+def _reversed_cumsum(t, dim):
+    return ops.flip(ops.cumsum(ops.flip(t, [dim]), dim), [dim])
+
+
+def cumprod_backward(grad, input, dim, output):
+    """Each input ``x_k`` scales every output from ``k`` on. Without zeros that is the reversed running sum of
+    ``output * grad`` over ``x_k``. With zeros, a plain backward takes the values slice by slice; under grad mode the
+    products of the others are recorded one position at a time, each copied into its slice of a zero tensor, as
+    PyTorch does (its O(n^2) differentiable path: a CopySlices node per position)."""
+    if input.numel() <= 1:
+        return grad
+    dim = dim % input.dim()
+    n = input.shape[dim]
+    if n == 1:
+        return grad
+    w = ops.mul(output, grad)
+    if not ops.any(ops.eq(input, 0)).item():
+        return ops.div(_reversed_cumsum(w, dim), input)
+    if not is_grad_enabled():
+        return _cumprod_backward_with_zeros(grad, input, dim, output, w)
+    ones = ops.expand(wrap(grad, _ones_array(grad, (1,))), input.shape[:dim] + (1,) + input.shape[dim + 1:])
+    grad_input = wrap(grad, zeros_array(grad, input.shape))
+    for k in range(n):
+        if k == 0:
+            omitted = ops.cat([ones, ops.cumprod(ops.slice(input, dim, 1), dim)], dim)
+        elif k == n - 1:
+            omitted = ops.prod(ops.slice(input, dim, 0, k), dim, True)
+        else:
+            until_k = ops.prod(ops.slice(input, dim, 0, k), dim, True)
+            from_k_plus_1 = ops.cumprod(ops.slice(input, dim, k + 1), dim)
+            omitted = ops.cat([until_k, ops.mul(ops.expand_as(until_k, from_k_plus_1), from_k_plus_1)], dim)
+        ops.copy_(ops.select(grad_input, dim, k), ops.sum(ops.mul(ops.slice(grad, dim, k), omitted), dim))
+    return grad_input
+
+
+def _cumprod_backward_with_zeros(grad, input, dim, output, w):
+    """Before the first zero of a slice, the no-zero formula; at the first zero, the product of the inputs before it
+    times the sum of ``grad`` times the running product of the inputs after it, up to the second zero; 0 after."""
+    zeros_so_far = ops.cumsum(ops.eq(input, 0), dim)
+    before_first = ops.eq(zeros_so_far, 0)
+    upto_second = ops.eq(zeros_so_far, 1)
+    first_zero = ops.bitwise_and(upto_second, ops.eq(input, 0))
+    not_between = ops.bitwise_or(ops.ne(zeros_so_far, 1), ops.eq(input, 0))
+    early = ops.div(_reversed_cumsum(ops.masked_fill(w, ops.ne(zeros_so_far, 0), 0.0), dim), input)
+    tail = ops.sum(ops.mul(ops.cumprod(ops.masked_fill(input, not_between, 1.0), dim),
+                           ops.masked_fill(grad, ops.ne(zeros_so_far, 1), 0.0)), dim, True)
+    n = input.shape[dim]
+    ones = wrap(output, _ones_array(output, output.shape[:dim] + (1,) + output.shape[dim + 1:]))
+    exclusive = ops.cat([ones, ops.narrow(output, dim, 0, n - 1)], dim)
+    at_zero = ops.mul(tail, exclusive)
+    return ops.where(before_first, early, ops.where(first_zero, at_zero, scalar_tensor(0.0)))
+
+
+def trace_backward(grad, sizes):
+    """``grad`` on the diagonal of zeros shaped like the input: every ``m + 1``-th element of it flattened."""
+    if len(sizes) != 2:
+        raise RuntimeError("expected matrix input")
+    n, m = sizes
+    xp = xp_of(grad)
+    grad_input = wrap(grad, zeros_array(grad, (n * m,)))
+    diagonal = wrap(grad, xp.arange(0, n * m, m + 1, dtype=xp.int64, device=grad._data.device), st.int64)
+    return ops.view(ops.index_fill_(grad_input, 0, diagonal, grad), sizes)
+
+
+def unique_of(index, like):
+    """The distinct indices (``at::_unique``), on ``like``'s device: a repeated one is filled once, so its gradient
+    counts once."""
+    xp = xp_of(like)
+    values = xp.unique_values(xp.asarray(to_numpy(index._data).reshape(-1), device=like._data.device))
+    return wrap(like, values, index.dtype)
+
+
+def atan2_backward(grad, self, other, output_mask):
+    """d atan2(y, x) = (x dy - y dx) / (x^2 + y^2), both from one reciprocal; where x^2 + y^2 is 0 (at the origin,
+    or both squares underflowing) the gradient is 0, not NaN."""
+    denominator = ops.add(ops.mul(self, self), ops.mul(other, other))
+    recip = ops.masked_fill(ops.reciprocal(denominator), ops.eq(denominator, 0), 0)
+    return (ops.mul(ops.mul(grad, other), recip) if output_mask[0] else None,
+            ops.mul(ops.mul(grad, ops.neg(self)), recip) if output_mask[1] else None)
+
+
+def logit_backward(grad, self, eps):
+    """``grad / (x (1 - x))`` inside ``[eps, 1 - eps]`` (``[0, 1]`` without eps), else 0 (NaN without eps). Under grad
+    mode PyTorch records this ``where`` (infinitely differentiable); otherwise its kernel runs, which treats a
+    negative eps as none and lets NaN inputs through (the values below, with no graph)."""
+    quotient = ops.div(grad, ops.mul(self, ops.sub(scalar_tensor(1.0), self)))  # C++'s ``1.0 - self``
+    if is_grad_enabled():
+        lo, hi = (0.0, 1.0) if eps is None else (eps, 1.0 - eps)
+        inside = ops.bitwise_and(ops.ge(self, lo), ops.le(self, hi))
+        outside = wrap(self, _full_array(self, 0.0 if eps is not None else math.nan))
+        return ops.where(inside, quotient, outside)
+    lo, hi = (0.0, 1.0) if eps is None or eps < 0 else (eps, 1.0 - eps)
+    outside = ops.bitwise_or(ops.lt(self, lo), ops.gt(self, hi))
+    return ops.where(outside, scalar_tensor(math.nan if eps is None or eps < 0 else 0.0), quotient)
+
+
+def _full_array(like, value):
+    xp = xp_of(like)
+    return xp.full((), value, dtype=xp_dtype(xp, like.dtype), device=like._data.device)

@@ -54,6 +54,8 @@ from .activation import (
 from .binary_ops import (
     add,
     add_,
+    atan2,
+    atan2_,
     bitwise_and,
     bitwise_and_,
     bitwise_or,
@@ -89,6 +91,8 @@ from .binary_ops import (
     where,
 )
 from .composite import (
+    arctan2,
+    arctan2_,
     chunk,
     contiguous,
     cross_entropy_loss,
@@ -161,6 +165,8 @@ from .reduce_ops import (
     any_dims,
     argmax,
     argmin,
+    cumprod,
+    cumprod_,
     cumsum,
     cumsum_,
     equal,
@@ -172,10 +178,22 @@ from .reduce_ops import (
     std,
     sum,
     sum_dim,
+    trace,
     var,
 )
 from .resize import resize_output, write_out
-from .scatter_gather import gather, index_add, index_add_, index_select, scatter, scatter_, scatter_add, scatter_add_
+from .scatter_gather import (
+    gather,
+    index_add,
+    index_add_,
+    index_fill,
+    index_fill_,
+    index_select,
+    scatter,
+    scatter_,
+    scatter_add,
+    scatter_add_,
+)
 from .soft_max import _log_softmax, _log_softmax_backward_data, _softmax, _softmax_backward_data
 from .sorting import argsort, argsort_stable, sort, sort_stable, topk
 from .tensor_compare import (
@@ -269,6 +287,8 @@ from .unary_ops import (
     log10,
     log10_,
     log_,
+    logit,
+    logit_,
     nan_to_num,
     neg,
     neg_,
@@ -341,4 +361,7 @@ __all__ = [
     "hardtanh_backward", "leaky_relu", "leaky_relu_", "leaky_relu_backward", "movedim", "movedim_int", "outer", "pad",
     "prod", "prod_dim", "softplus", "softplus_backward", "square", "square_", "swapaxes", "tril", "tril_", "triu",
     "triu_",
+    # ops batch 2
+    "arctan2", "arctan2_", "atan2", "atan2_", "cumprod", "cumprod_", "index_fill", "index_fill_", "logit", "logit_",
+    "trace",
 ]

@@ -293,6 +293,20 @@ def _division(kernel, fn):
     return compute
 
 
+def atan2(self, other):
+    return _binary(self, other, _arctan2, to_float=True)
+
+
+def _arctan2(xp, a, b, dtype):
+    return xp.atan2(a, b)
+
+
+def atan2_(self, other):
+    check_inplace_operands(self, other, to_float=True)
+    write_inplace(self, atan2(self, other))
+    return self
+
+
 def bitwise_and(self, other):
     return _binary(self, other, _bitwise("bitwise_and", lambda xp, a, b: xp.bitwise_and(a, b)))
 

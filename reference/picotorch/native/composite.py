@@ -543,3 +543,15 @@ def pad(self, pad, mode="constant", value=None):
     if value is not None and value != 0:
         raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument")
     raise NotImplementedError(f"picotorch pads in mode 'constant' only, not {mode!r}")
+
+
+# ----------------------------------------------------------------------------- ops batch 2
+# ``arctan2`` is an alias: it calls ``atan2`` (the graph shows Atan2Backward0).
+
+
+def arctan2(self, other):
+    return ops.atan2(self, other)
+
+
+def arctan2_(self, other):
+    return ops.atan2_(self, other)

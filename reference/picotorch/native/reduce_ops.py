@@ -1,5 +1,6 @@
 """The reductions: ``sum`` and ``mean``, ``amax``/``amin``, ``argmax``/``argmin``, ``logsumexp``, ``var`` and
-``std``, ``all``/``any``, over all dims or some; ``equal`` (ATen's ``cpu_equal``); ``prod`` and ``cumsum``.
+``std``, ``all``/``any``, over all dims or some; ``equal`` (ATen's ``cpu_equal``); ``prod``, ``cumsum`` and
+``cumprod``; ``trace``.
 
 Models ``aten/src/ATen/native/ReduceOps.cpp``. An integer ``sum`` accumulates in int64 (``Long``); a
 ``mean`` needs a floating-point dtype and says so in PyTorch's words. ``max()`` without a dim lives in
@@ -310,12 +311,12 @@ def equal(self, other):
     return bool(xp_of(same).all(same._data))
 
 
-# ----------------------------------------------------------------------------- prod, cumsum
+# ----------------------------------------------------------------------------- prod, cumsum, cumprod
 # Integers (and bool) multiply and add up in int64 unless a ``dtype`` is given, as ``sum``. ``prod`` multiplies
 # in the output dtype itself, one element after another (ATen's ``prod_kernel_impl`` keeps a float16 running
 # product in float16; a row of 32 elements or more is multiplied in vector lanes, whose order is not modelled:
-# the last bits may differ there); ``cumsum`` accumulates in ATen's CPU ``acc_type`` (float64 for float32, float32
-# for float16 and bfloat16) and rounds each output.
+# the last bits may differ there); ``cumsum`` and ``cumprod`` accumulate in ATen's CPU ``acc_type`` (float64 for
+# float32, float32 for float16 and bfloat16) and round each output.
 
 
 def prod(self, dtype=None):
@@ -352,6 +353,14 @@ def _running_product_reduced(xp, data, axes, keepdim, dtype):
 
 
 def cumsum(self, dim, dtype=None):
+    return _cumulative(self, dim, dtype, "cumulative_sum")
+
+
+def cumprod(self, dim, dtype=None):
+    return _cumulative(self, dim, dtype, "cumulative_prod")
+
+
+def _cumulative(self, dim, dtype, how):
     out_dtype = _sum_dtype(self, dtype)
     axis = checks.wrap_dim(dim, self._data.ndim)
     xp = xp_of(self)
@@ -361,17 +370,48 @@ def cumsum(self, dim, dtype=None):
     if out_dtype.is_floating_point:
         wide = xp.float32 if is_reduced_float(out_dtype) else xp.float64  # ATen's CPU acc_type
         with np.errstate(over="ignore", invalid="ignore"):
-            total = convert(xp, xp.cumulative_sum(xp.astype(data, wide), axis=axis), out_dtype)
+            total = convert(xp, getattr(xp, how)(xp.astype(data, wide), axis=axis), out_dtype)
         return new_tensor(row_major_copy(xp, total), out_dtype, self._device)
-    total = xp.cumulative_sum(data, axis=axis, dtype=xp_dtype(xp, out_dtype))
+    with np.errstate(over="ignore"):
+        total = getattr(xp, how)(data, axis=axis, dtype=xp_dtype(xp, out_dtype))
     return new_tensor(row_major_copy(xp, total), out_dtype, self._device)
 
 
 def cumsum_(self, dim, dtype=None):
     """In place: the sums in ``self``'s own dtype (``self`` is the output whose dtype the op keeps)."""
+    return _cumulative_(self, dim, dtype, cumsum)
+
+
+def cumprod_(self, dim, dtype=None):
+    return _cumulative_(self, dim, dtype, cumprod)
+
+
+def _cumulative_(self, dim, dtype, op):
     if dtype is not None and dtype is not self._dtype:
         raise RuntimeError(f"Bad in-place call: input tensor dtype {type_meta_name(self._dtype)} and output tensor "
                            f"dtype {type_meta_name(dtype)} should match")
-    result = cumsum(self, dim, dtype=self._dtype)
-    write_inplace(self, result)
+    write_inplace(self, op(self, dim, dtype=self._dtype))
     return self
+
+
+# ----------------------------------------------------------------------------- trace
+# The diagonal of a matrix summed in ATen's CPU ``acc_type`` (float64 for float32, float32 for float16 and bfloat16;
+# integers in int64, their result's dtype too); bool has no kernel.
+
+
+def trace(self):
+    if self._dtype is st.bool_:
+        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
+    if self._data.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {self._data.ndim}")
+    out_dtype = _sum_dtype(self, None)
+    xp = xp_of(self)
+    n = min(self._data.shape)
+    steps = xp.arange(n, device=self._data.device)
+    diagonal = self._data[steps, steps]
+    if out_dtype.is_floating_point:
+        wide = xp.float32 if is_reduced_float(out_dtype) else xp.float64
+        total = convert(xp, xp.sum(xp.astype(diagonal, wide)), out_dtype)
+    else:
+        total = xp.sum(diagonal, dtype=xp_dtype(xp, out_dtype))
+    return new_tensor(xp.asarray(total), out_dtype, self._device)

@@ -1,4 +1,5 @@
-"""``gather``, ``scatter``, ``scatter_add``, ``index_select`` and ``index_add``: reading and writing along one dim.
+"""``gather``, ``scatter``, ``scatter_add``, ``index_select``, ``index_add`` and ``index_fill``: reading and writing
+along one dim.
 
 Models ``aten/src/ATen/native/TensorAdvancedIndexing.cpp`` (the meta functions and CPU kernels of these ops),
 ``aten/src/ATen/native/ScatterGatherChecks.h`` (their dtype and shape checks) and
@@ -15,7 +16,9 @@ from __future__ import annotations
 from ..c10 import scalar_type as st
 from . import checks
 from .device import to_numpy
-from .helpers import add_at, has_scatter, row_major_copy, stored_scalar, wrap, xp_of
+from .helpers import add_at, has_scatter, row_major_copy, stored_scalar, wrap, writable_data, xp_of, zeros_array
+from .tensor_factories import clone, fill_
+from .tensor_impl import TensorImpl
 
 _INDEX_DTYPES = (st.int64, st.int32)
 
@@ -279,3 +282,37 @@ def _listed(t) -> str:
 
 
 __all__ = ["gather", "index_add", "index_add_", "index_select", "scatter", "scatter_", "scatter_add", "scatter_add_"]
+
+
+# ----------------------------------------------------------------------------- index_fill
+
+
+def index_fill(self, dim, index, value):
+    return index_fill_(clone(self), dim, index, value)  # in the input's layout (``MemoryFormat::Preserve``)
+
+
+def index_fill_(self, dim, index, value):
+    """``self.select(dim, i).fill_(value)`` for each ``i`` of ``index`` (a value tensor must be 0-dim: its item)."""
+    if isinstance(value, TensorImpl) and value._data.ndim != 0:
+        raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                           f"{value._data.ndim} dimension(s).")
+    if index._dtype is not st.int64:
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    ndim = max(self._data.ndim, 1)  # a 0-dim self counts as one element along one dim
+    dim = checks.wrap_dim(dim, ndim)
+    if index._data.ndim > 1:
+        raise RuntimeError("Index has to be a vector/scalar")
+    xp = xp_of(self)
+    size = self._data.shape[dim] if self._data.ndim else 1
+    positions = to_numpy(index._data).reshape(-1)
+    for i in positions:
+        if not -size <= i < size:
+            raise IndexError(f"index {i} is out of bounds for dimension {dim} with size {size}")
+    one = fill_(wrap(self, zeros_array(self, ())), to_numpy(value._data).item() if isinstance(value, TensorImpl)
+                else value)
+    target = writable_data(self)
+    chosen = xp.reshape(xp.asarray(positions % max(size, 1), device=target.device), (-1, 1))
+    hit = xp.any(chosen == xp.reshape(xp.arange(size, device=target.device), (1, -1)), axis=0)
+    along = tuple(size if d == dim else 1 for d in range(self._data.ndim))
+    target[...] = xp.where(xp.reshape(hit, along), one._data, target)
+    return self

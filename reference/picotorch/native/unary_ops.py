@@ -2,8 +2,8 @@
 
 Models ``aten/src/ATen/native/UnaryOps.cpp`` (``neg``, ``abs``, ``sign``, ``exp``, ``exp2``,
 ``expm1``, ``log``, ``log2``, ``log10``, ``log1p``, ``sin``, ``cos``, ``rsqrt``, ``reciprocal``, ``sigmoid``,
-``tanh``, ``erf``; ``floor``, ``ceil``, ``trunc``, ``round``, ``frac``, ``nan_to_num`` at the end; each one's in-place
-``op_`` last of all). The float
+``tanh``, ``erf``, ``logit``; ``floor``, ``ceil``, ``trunc``, ``round``, ``frac``, ``nan_to_num`` at the end; each
+one's in-place ``op_`` last of all). The float
 functions compute in floating point: an integer input gives a tensor of the default dtype, as PyTorch's
 ``promote_integer_inputs_to_float`` does.
 
@@ -21,6 +21,8 @@ input is computed in float32 (PyTorch's upcast) or float64 and rounded once: 100
 from __future__ import annotations
 
 import math
+
+import numpy as np
 
 from ..c10 import scalar_type as st
 from .binary_ops import check_inplace_dtype, write_inplace
@@ -124,6 +126,33 @@ def tanh(self):
 
 def erf(self):
     return _unary_float(self, erf_float64, widen=True)
+
+
+def logit(self, eps=None):
+    """``log(x / (1 - x))``, ``x`` first clamped to ``[eps, 1 - eps]`` when ``eps`` is given and not negative. The
+    quotient is formed in float32 for float16 / bfloat16, its log rounded once."""
+    dtype = float_dtype(self._dtype)
+    xp = xp_of(self)
+    x = cast(self, dtype, xp)
+    lo = hi = None
+    if eps is not None and eps >= 0:  # eps in the dtype, then 1 - that in the dtype (1 - 1e-6 is 1 in float16)
+        lo = const(xp, eps, x)
+        hi = const(xp, 1 - float(lo), x)
+    if is_reduced_float(dtype):
+        x, lo, hi = (None if a is None else in_float32(xp, a) for a in (x, lo, hi))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if lo is not None:
+            x = xp.where(x < lo, lo, xp.where(x > hi, hi, x))
+        ratio = x / (const(xp, 1, x) - x)
+        data = xp.log(ratio) if dtype is st.float64 else convert(xp, xp.log(xp.astype(ratio, xp.float64)), dtype)
+    return new_tensor(follow_inputs(xp, xp.asarray(data), [self._data]), dtype, self._device)
+
+
+def logit_(self, eps=None):
+    result = logit(self, eps)
+    check_inplace_dtype(self, result._dtype)
+    write_inplace(self, result)
+    return self
 
 
 def _unary_float(self, fn, *, widen=False):

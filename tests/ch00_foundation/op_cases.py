@@ -139,6 +139,7 @@ CASES = {
     "native_dropout_eval": ([data(2, 3)], lambda T, a: T.native_dropout(a, 0.5, False)[0]),
     "masked_fill": ([data(2, 3)], lambda T, a: a.masked_fill(a > 0, 2.0)),
     "inplace_masked_fill": ([data(2, 3)], lambda T, a: (a * 1).masked_fill_(a < 0, -1.0)),
+    "masked_fill_tensor": ([data(2, 3), data(1)], lambda T, a, v: a.masked_fill(a > 0, v[0])),
     "mse_loss": ([data(3, 4), data(3, 4)], lambda T, a, b: T.nn.functional.mse_loss(a, b)),
     "l1_loss_sum": ([data(3, 4), data(3, 4)], lambda T, a, b: T.nn.functional.l1_loss(a, b, reduction="sum")),
     "nll_loss": ([data(4, 5)], lambda T, a: T.nn.functional.nll_loss(a, T.tensor([1, 0, 4, 2]))),

@@ -119,7 +119,6 @@ DIFFERENT = {
     "None for a dim with the default []": (lambda T: x(T).amax(None, True),
                                            "binding does not know that a [] default also allows None"),
     "copy_'s parameter name": (lambda T: x(T).copy_(), "PyTorch's hand-written copy_ calls it other, the YAML src"),
-    "masked_fill with a str": (lambda T: x(T).masked_fill(x(T) > 0, "a"), "masked_fill.Scalar only"),
     "addmm too many": (lambda T: T.addmm(x(T)), "no addmm.dtype (out_dtype) overload"),
     "scatter with a str": (lambda T: x(T).scatter(0, "a", "b"), "no scatter.reduce / scatter.value_reduce"),
     "a deprecated add that PyTorch binds": (lambda T: T.add(x(T), 2, x(T)),

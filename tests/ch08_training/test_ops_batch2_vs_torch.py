@@ -365,3 +365,31 @@ def test_logit_in_place_and_out():
 ])
 def test_logit_bad_input(program):
     assert_same(program)
+
+
+# ----------------------------------------------------------------------------- masked_fill with a tensor value
+
+
+@pytest.mark.parametrize("program", [
+    "y = x.masked_fill(x > 0, v); out = [y, _node(y)]",
+    "z = x * 1; z.masked_fill_(x > 0, v); out = [z, _node(z)]",
+    "y = T.masked_fill(x, T.tensor([True, False, True, False]), v); out = [y, _node(y)]",
+    "y = x.masked_fill(x > 0, v); out = list(T.autograd.grad((y * y).sum(), [x, v]))",
+    "y = x.masked_fill(x > 0, v); gx, gv = T.autograd.grad((y * y).sum(), [x, v], create_graph=True);"
+    " out = [gx, gv, _node(gx)]",
+    "out = [_x(T, 'int64').masked_fill(_x(T, 'int64') > 1, T.tensor(7.5))]",
+    "out = [_x(T, 'int8').masked_fill(_x(T, 'int8') > 1, T.tensor(300))]",
+    "out = [_x(T).masked_fill(_x(T) > 0, T.tensor(2.0, dtype=T.float64))]",
+    "out = [x.masked_fill(x > 0, T.ones(2))]",
+    "out = [x.masked_fill(T.tensor([1, 0, 1, 0]), T.tensor(2.0))]",
+    "z = T.ones(4); z.masked_fill_(T.tensor([[True, False, True, False]]), T.tensor(2.0)); out = [z]",
+])
+def test_masked_fill_with_a_tensor_value(program):
+    """``masked_fill.Tensor`` / ``masked_fill_.Tensor`` (MaskedFillBackward1): a zero-dim value, written as its
+    ``item()``; its gradient is the sum of the gradient where the mask is true."""
+    def prog(T):
+        scope = {"T": T, "x": _x(T, requires_grad=True), "v": T.tensor(5.0, requires_grad=True), "_x": _x,
+                 "_node": _node}
+        exec(program, scope)
+        return scope["out"]
+    assert_same(prog)

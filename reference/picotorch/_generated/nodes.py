@@ -3403,6 +3403,37 @@ class MaskedFillBackward0(Node):
         return SavedVariable(None) if node.mask_ is None else node.mask_
 
 
+class MaskedFillBackward1(Node):
+    """Backward of ``masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor``."""
+
+    mask_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            mask = node.mask_.unpack(node)
+            grad_inputs[0] = ops.masked_fill(grad, mask, 0)
+        if node.should_compute_output(1):
+            mask = node.mask_.unpack(node)
+            grad_inputs[1] = ops.sum(ops.where(mask, grad, ops.zeros_like(grad)))
+        return grad_inputs
+
+    def release_variables(node):
+        if node.mask_ is not None:
+            node.mask_.reset_data()
+
+    @property
+    def _saved_mask(node):
+        return None if node.mask_ is None else node.mask_.unpack(node)
+
+    @property
+    def _raw_saved_mask(node):
+        return SavedVariable(None) if node.mask_ is None else node.mask_
+
+
 class BinaryCrossEntropyWithLogitsBackward0(Node):
     """Backward of ``binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor``."""
 

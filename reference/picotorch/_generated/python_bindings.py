@@ -339,6 +339,7 @@ TORCH_FUNCTIONS = {
         (vt.lt_Scalar, 'lt(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['lt_Scalar'][0], vt.PARAMETERS['lt_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.lt_Scalar_out, ('out',))),
     ],
     'masked_fill': [
+        (vt.masked_fill_Tensor, 'masked_fill(Tensor input, Tensor mask, Tensor value)', vt.PARAMETERS['masked_fill_Tensor']),
         (vt.masked_fill_Scalar, 'masked_fill(Tensor input, Tensor mask, Scalar value)', vt.PARAMETERS['masked_fill_Scalar']),
     ],
     'matmul': [
@@ -1011,9 +1012,11 @@ TENSOR_METHODS = {
         (vt.lt_Scalar, 'lt(Scalar other)', vt.PARAMETERS['lt_Scalar']),
     ],
     'masked_fill': [
+        (vt.masked_fill_Tensor, 'masked_fill(Tensor mask, Tensor value)', vt.PARAMETERS['masked_fill_Tensor']),
         (vt.masked_fill_Scalar, 'masked_fill(Tensor mask, Scalar value)', vt.PARAMETERS['masked_fill_Scalar']),
     ],
     'masked_fill_': [
+        (vt.masked_fill__Tensor, 'masked_fill_(Tensor mask, Tensor value)', vt.PARAMETERS['masked_fill__Tensor']),
         (vt.masked_fill__Scalar, 'masked_fill_(Tensor mask, Scalar value)', vt.PARAMETERS['masked_fill__Scalar']),
     ],
     'matmul': [

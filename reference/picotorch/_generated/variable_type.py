@@ -3226,6 +3226,34 @@ def masked_fill_Scalar(self, mask, value):
     return result
 
 
+def masked_fill__Tensor(self, mask, value):
+    """``masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self, value))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, value):
+        grad_fn = nodes.MaskedFillBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self, value))
+        grad_fn.mask_ = SavedVariable(mask)
+    result = kernel_for("masked_fill_.Tensor", device_of(self, mask, value))(self, mask, value)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def masked_fill_Tensor(self, mask, value):
+    """``masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, value):
+        grad_fn = nodes.MaskedFillBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self, value))
+        grad_fn.mask_ = SavedVariable(mask)
+    result = kernel_for("masked_fill.Tensor", device_of(self, mask, value))(self, mask, value)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 def binary_cross_entropy_with_logits(self, target, weight=None, pos_weight=None, reduction=0):
     """``binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor``"""
     check_no_requires_grad(weight, "weight", "binary_cross_entropy_with_logits")
@@ -5480,6 +5508,8 @@ register_kernels("dropout(Tensor input, float p, bool train) -> Tensor", {"Compo
 register_kernels("dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)", {"CompositeImplicitAutograd": native.dropout_}, dropout_)
 register_kernels("masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)", {"CPU": native.masked_fill_, "CUDA": native.masked_fill_}, masked_fill__Scalar)
 register_kernels("masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor", {"CPU": native.masked_fill, "CUDA": native.masked_fill}, masked_fill_Scalar)
+register_kernels("masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)", {"CPU": native.masked_fill_, "CUDA": native.masked_fill_}, masked_fill__Tensor)
+register_kernels("masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor", {"CPU": native.masked_fill, "CUDA": native.masked_fill}, masked_fill_Tensor)
 register_kernels("binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor", {"CPU": native.binary_cross_entropy_with_logits, "CUDA": native.binary_cross_entropy_with_logits}, binary_cross_entropy_with_logits)
 register_kernels("binary_cross_entropy_with_logits_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor", {"CPU": native.binary_cross_entropy_with_logits_backward, "CUDA": native.binary_cross_entropy_with_logits_backward}, binary_cross_entropy_with_logits_backward)
 register_kernels("mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor", {"CPU": native.mse_loss, "CUDA": native.mse_loss}, mse_loss)
@@ -5944,6 +5974,8 @@ PARAMETERS = {
     "dropout_": ((('self', 'Tensor', False), ('p', 'any', False), ('train', 'bool', False),), ()),
     "masked_fill__Scalar": ((('self', 'Tensor', False), ('mask', 'Tensor', False), ('value', 'Scalar', False),), ()),
     "masked_fill_Scalar": ((('self', 'Tensor', False), ('mask', 'Tensor', False), ('value', 'Scalar', False),), ()),
+    "masked_fill__Tensor": ((('self', 'Tensor', False), ('mask', 'Tensor', False), ('value', 'Tensor', False),), ()),
+    "masked_fill_Tensor": ((('self', 'Tensor', False), ('mask', 'Tensor', False), ('value', 'Tensor', False),), ()),
     "binary_cross_entropy_with_logits": ((('self', 'Tensor', False), ('target', 'Tensor', False), ('weight', 'Tensor?', True), ('pos_weight', 'Tensor?', True), ('reduction', 'int', True),), ()),
     "binary_cross_entropy_with_logits_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False), ('target', 'Tensor', False), ('weight', 'Tensor?', True), ('pos_weight', 'Tensor?', True), ('reduction', 'int', True),), ()),
     "mse_loss": ((('self', 'Tensor', False), ('target', 'Tensor', False), ('reduction', 'int', True),), ()),
@@ -6282,8 +6314,8 @@ register_op("native_dropout", overloaded("native_dropout", [(native_dropout, PAR
 register_op("native_dropout_backward", overloaded("native_dropout_backward", [(native_dropout_backward, PARAMETERS["native_dropout_backward"])]))
 register_op("dropout", overloaded("dropout", [(dropout, PARAMETERS["dropout"])]))
 register_op("dropout_", overloaded("dropout_", [(dropout_, PARAMETERS["dropout_"])]))
-register_op("masked_fill_", overloaded("masked_fill_", [(masked_fill__Scalar, PARAMETERS["masked_fill__Scalar"])]))
-register_op("masked_fill", overloaded("masked_fill", [(masked_fill_Scalar, PARAMETERS["masked_fill_Scalar"])]))
+register_op("masked_fill_", overloaded("masked_fill_", [(masked_fill__Scalar, PARAMETERS["masked_fill__Scalar"]), (masked_fill__Tensor, PARAMETERS["masked_fill__Tensor"])]))
+register_op("masked_fill", overloaded("masked_fill", [(masked_fill_Scalar, PARAMETERS["masked_fill_Scalar"]), (masked_fill_Tensor, PARAMETERS["masked_fill_Tensor"])]))
 register_op("binary_cross_entropy_with_logits", overloaded("binary_cross_entropy_with_logits", [(binary_cross_entropy_with_logits, PARAMETERS["binary_cross_entropy_with_logits"])]))
 register_op("binary_cross_entropy_with_logits_backward", overloaded("binary_cross_entropy_with_logits_backward", [(binary_cross_entropy_with_logits_backward, PARAMETERS["binary_cross_entropy_with_logits_backward"])]))
 register_op("mse_loss", overloaded("mse_loss", [(mse_loss, PARAMETERS["mse_loss"]), (mse_loss_out, PARAMETERS["mse_loss_out"])]))

@@ -16,6 +16,7 @@ from ..c10 import scalar_type as st
 from . import checks
 from .device import to_numpy
 from .helpers import row_major_copy, stored_scalar, wrap, xp_of
+from .tensor_impl import TensorImpl
 
 
 def index(self, indices):
@@ -172,7 +173,13 @@ def _listed(shape) -> str:
 
 
 def masked_fill_(self, mask, value):
-    """Write ``value`` (converted to ``self``'s dtype) where the bool ``mask``, broadcast to ``self``, is true."""
+    """Write ``value`` (converted to ``self``'s dtype) where the bool ``mask``, broadcast to ``self``, is true; a
+    tensor value (``masked_fill_.Tensor``) must be zero-dim, and its ``item()`` is written."""
+    if isinstance(value, TensorImpl):
+        if value._data.ndim != 0:
+            raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                               f"{value._data.ndim} dimension(s).")
+        value = value.item()
     if mask._dtype is not st.bool_:
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
                            f"{_TYPE_META_NAMES[mask._dtype.name]}")

@@ -144,12 +144,11 @@ def copy_with_history(grad, variable):
     """``clone_obey_contract`` under grad mode: ``new_empty_strided(...).copy_(grad)`` records
     ``CopyBackwards`` (no edge for the empty tensor, one for ``grad``) where the variable is dense, and
     ``clone(contiguous)`` records ``CloneBackward0`` where it is not."""
-    data = clone_obey_contract(grad, variable)
-    if not requires_grad(grad):
-        return new_tensor(data, grad._dtype, grad._device)
-    if not _dense(variable._data):
+    if requires_grad(grad) and not _dense(variable._data):
         return ops.clone(grad, memory_format="contiguous_format")
-    copy = new_tensor(data, grad._dtype, grad._device)
+    copy = new_tensor(clone_obey_contract(grad, variable), grad._dtype, grad._device)
+    if not requires_grad(grad):
+        return copy
     set_history(copy, CopyBackwards(collect_next_edges(None, grad), (grad._dtype, grad._device)))
     return copy
 

@@ -85,11 +85,16 @@ class CopySlices(Node):
 
 def _as_strided(result, region: Region):
     """``result.as_strided(region)``: a view with its history, made by ``variable.py``, which owns views and
-    their history (it sets this at import: it imports this module, so this one cannot import it)."""
-    return _AS_STRIDED[0](result, region)
+    their history (it hands its maker over at import: it imports this module, so this one cannot import it)."""
+    return _as_strided_with_history(result, region)
 
 
-_AS_STRIDED: list = [None]
+_as_strided_with_history = None
+
+
+def set_view_maker(fn) -> None:
+    global _as_strided_with_history
+    _as_strided_with_history = fn
 
 
 class AsStridedBackward0(Node):

@@ -434,7 +434,7 @@ class GraphTask:
 
     keep_graph: bool
     grad_mode: bool = False  # create_graph: the grad mode every node runs under
-    id: int = field(default_factory=lambda: next(_GRAPH_TASK_IDS))  # (torch._C._current_graph_task_id)
+    id: int = field(default_factory=_GRAPH_TASK_IDS.__next__)  # (torch._C._current_graph_task_id)
     dependencies: dict = field(default_factory=dict)  # node -> number of gradients still to arrive
     not_ready: dict = field(default_factory=dict)  # node -> its InputBuffer, while gradients are missing
     exec_info: dict = field(default_factory=dict)  # node -> ExecInfo; empty for backward(): run everything

@@ -678,7 +678,7 @@ def cumsum_backward(grad, dim):
     """Each input adds to every output from its place on: its gradient is the reversed running sum of ``grad``."""
     if grad.numel() <= 1 or grad.shape[dim] == 1:
         return grad
-    return ops.flip(ops.cumsum(ops.flip(grad, [dim]), dim), [dim])
+    return _reversed_cumsum(grad, dim)
 
 
 def erf_backward(grad, self):

@@ -7,6 +7,8 @@ batch's rows in one ``index`` per tensor; the optimizers' ``addcmul_``/``addcdiv
 one dtype and shape; ``add(x, y, alpha=a)`` and an SGD step through the block-by-block fused multiply-add.
 """
 
+import threading
+
 import numpy as np
 import pytest
 
@@ -191,6 +193,48 @@ def test_add_with_alpha_on_large_float32_tensors_has_pytorchs_fused_bits(size, a
     ours = picotorch.add(picotorch.tensor(x), picotorch.tensor(y), alpha=alpha).numpy()
     theirs = torch.add(torch.tensor(x), torch.tensor(y), alpha=alpha).numpy()
     assert np.array_equal(ours.view(np.int32), theirs.view(np.int32))
+
+
+# ``add_``/``sub_`` with an alpha on a large float32 tensor write the fused result into ``self``'s own memory
+# (binary_ops._fused_in_place): the same bits as torch, with ``other`` apart from ``self`` or ``self`` itself.
+@pytest.mark.parametrize("op", ["add_", "sub_"])
+@pytest.mark.parametrize("alpha", [-1e-3, 0.37, 2, -7])
+@pytest.mark.parametrize("aliased", [False, True])
+def test_in_place_add_and_sub_with_alpha_have_pytorchs_fused_bits(op, alpha, aliased):
+    rng = np.random.default_rng(11)
+    x = (rng.standard_normal((320, 320)) * 10.0 ** rng.uniform(-4, 4, (320, 320))).astype(np.float32)
+    y = (rng.standard_normal((320, 320)) * 10.0 ** rng.uniform(-4, 4, (320, 320))).astype(np.float32)
+    x[0, :4], y[0, :4] = [-0.0, np.inf, np.nan, 3e38], [0.0, 1.0, 2.0, 3e38]
+    results = []
+    for T in (picotorch, torch):
+        target = T.tensor(x)
+        getattr(target, op)(target if aliased else T.tensor(y), alpha=alpha)
+        results.append(target.numpy())
+    assert np.array_equal(results[0].view(np.int32), results[1].view(np.int32))
+
+
+def test_sgd_steps_on_rank_threads_have_pytorchs_bits():
+    # The fused update's float64 scratch is kept per thread: two threads stepping at once must not share it.
+    rng = np.random.default_rng(5)
+    p = [rng.standard_normal((320, 320)).astype(np.float32) for _ in range(4)]
+    g = [rng.standard_normal((320, 320)).astype(np.float32) for _ in range(4)]
+
+    def train(T, i):
+        param = T.tensor(p[i], requires_grad=True)
+        optimizer = T.optim.SGD([param], lr=0.01, momentum=0.9)
+        for _ in range(20):
+            param.grad = T.tensor(g[i])
+            optimizer.step()
+        return param.detach().numpy()
+
+    ours = [None] * 4
+    threads = [threading.Thread(target=lambda i=i: ours.__setitem__(i, train(picotorch, i))) for i in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for i in range(4):
+        assert np.array_equal(ours[i].view(np.int32), train(torch, i).view(np.int32))
 
 
 def test_a_large_sgd_step_and_lerp_have_pytorchs_bits():

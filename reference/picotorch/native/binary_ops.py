@@ -30,6 +30,7 @@ from .helpers import (
     convert,
     float_dtype,
     fused_multiply_add,
+    fused_multiply_add_into,
     in_float32,
     is_reduced_float,
     np_xp,
@@ -475,15 +476,25 @@ def _integer_pow(xp, a, b):
 
 def add_(self, other, alpha=1):
     check_inplace_operands(self, other)
-    write_inplace(self, add(self, other, alpha))
+    if alpha == 1 or not _fused_in_place(self, other, alpha):
+        write_inplace(self, add(self, other, alpha))
     return self
 
 
 def sub_(self, other, alpha=1):
     _check_bool_sub(self, other)
     check_inplace_operands(self, other)
-    write_inplace(self, sub(self, other, alpha))
+    if alpha == 1 or not _fused_in_place(self, other, -alpha):
+        write_inplace(self, sub(self, other, alpha))
     return self
+
+
+def _fused_in_place(self, other, alpha) -> bool:
+    """A float32 ``self += alpha * other`` of one shape (an optimizer's step) computed into ``self``'s memory,
+    with the fused rounding ``add`` has; False when that path does not apply (nothing written)."""
+    if self._dtype is not st.float32 or getattr(other, "_dtype", None) is not st.float32:
+        return False
+    return fused_multiply_add_into(self._data, other._data, np.float32(alpha))
 
 
 def mul_(self, other):

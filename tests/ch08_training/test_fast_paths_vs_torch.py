@@ -213,6 +213,30 @@ def test_in_place_add_and_sub_with_alpha_have_pytorchs_fused_bits(op, alpha, ali
     assert np.array_equal(results[0].view(np.int32), results[1].view(np.int32))
 
 
+# Block by block, ``fused_multiply_add`` also takes two arrays and a scalar (``1 - y * y``...): the bits of a
+# large tensor are those of the same values cut into pieces too small for the blockwise path.
+@pytest.mark.parametrize("program", ["gelu_tanh", "addcmul_", "lerp_scalar"])
+def test_blockwise_fused_multiply_add_has_the_whole_array_bits(program):
+    rng = np.random.default_rng(13)
+    x, y, z = ((rng.standard_normal(3 * 4000) * 3).astype(np.float32) for _ in range(3))
+
+    def apply(a, b, c):
+        if program == "gelu_tanh":
+            a.requires_grad_()
+            out = picotorch.nn.functional.gelu(a, approximate="tanh")
+            out.backward(b)
+            return np.concatenate([out.detach().numpy(), a.grad.numpy()])
+        if program == "addcmul_":
+            return a.addcmul_(b, c, value=0.3).numpy()
+        return a.lerp_(b, 0.7).numpy()
+
+    whole = apply(*(picotorch.tensor(v) for v in (x, y, z)))
+    pieces = [apply(*(picotorch.tensor(v[i:i + 4000]) for v in (x, y, z))) for i in range(0, 12000, 4000)]
+    if program == "gelu_tanh":
+        pieces = [np.concatenate([p[:4000] for p in pieces]), np.concatenate([p[4000:] for p in pieces])]
+    assert np.array_equal(whole.view(np.int32), np.concatenate(pieces).view(np.int32))
+
+
 def test_sgd_steps_on_rank_threads_have_pytorchs_bits():
     # The fused update's float64 scratch is kept per thread: two threads stepping at once must not share it.
     rng = np.random.default_rng(5)

@@ -492,28 +492,43 @@ FMA_BLOCK = 65536  # elements: two float64 blocks of scratch (1 MB) stay in the 
 
 
 def _blockwise(a, b, c) -> bool:
-    """A large same-shape ``a * b + c`` with a scalar ``b`` (``add(x, y, alpha=a)``, an optimizer's step)."""
-    return (type(a) is np.ndarray and type(c) is np.ndarray and a.size >= 4096 and a.shape == c.shape
-            and np.ndim(b) == 0 and a.flags.c_contiguous and c.flags.c_contiguous)
+    """A large ``a * b + c`` whose operands are each a float32 array of one shape, C-contiguous, or a scalar
+    (``add(x, y, alpha=a)`` and an optimizer's step; ``1 - y * y`` in tanh's backward)."""
+    arrays = [x for x in (a, b, c) if np.ndim(x) != 0]
+    if not arrays:
+        return False
+    shape = arrays[0].shape
+    return all(type(x) is np.ndarray and x.dtype == np.float32 and x.shape == shape and x.flags.c_contiguous
+               for x in arrays) and arrays[0].size >= 4096
 
 
 def _fused_multiply_add_blockwise(a, b, c, out=None):
     """``fused_multiply_add`` block by block through float64 scratch that stays in cache: the whole-array
     version writes and reads three float64 temporaries the size of the input (8 bytes an element each way).
 
-    ``out`` (float32, ``a``'s shape, C-contiguous) may be ``c`` itself, or ``a``: each block is read whole
+    ``out`` (float32, the arrays' shape, C-contiguous) may be one of the operands: each block is read whole
     before it is written."""
-    out = np.empty(a.shape, np.float32) if out is None else out
-    flat_a, flat_c, flat_out = a.reshape(-1), c.reshape(-1), out.reshape(-1)
-    factor = np.float64(b)
+    if np.ndim(a) == 0:  # the product is symmetric: the array (if any) goes first
+        a, b = b, a
+    shape = next(np.shape(x) for x in (a, b, c) if np.ndim(x) != 0)
+    out = np.empty(shape, np.float32) if out is None else out
+    flat_out = out.reshape(-1)
+    a, b, c = (x.reshape(-1) if np.ndim(x) else np.float64(x) for x in (a, b, c))
     wide, addend = _fma_scratch()
-    for start in range(0, flat_a.size, FMA_BLOCK):
-        stop = min(start + FMA_BLOCK, flat_a.size)
-        block, block_addend = wide[:stop - start], addend[:stop - start]
-        np.copyto(block, flat_a[start:stop])
-        np.multiply(block, factor, out=block)
-        np.copyto(block_addend, flat_c[start:stop])
-        np.add(block, block_addend, out=block)
+    for start in range(0, flat_out.size, FMA_BLOCK):
+        stop = min(start + FMA_BLOCK, flat_out.size)
+        block = wide[:stop - start]
+        if np.ndim(a):
+            np.copyto(block, a[start:stop])
+            np.multiply(block, b if np.ndim(b) == 0 else b[start:stop], out=block)
+        else:
+            block.fill(a * b)  # two float32 scalars: their product is exact in float64
+        if np.ndim(c):
+            block_addend = addend[:stop - start]
+            np.copyto(block_addend, c[start:stop])
+            np.add(block, block_addend, out=block)
+        else:
+            np.add(block, c, out=block)
         np.copyto(flat_out[start:stop], block, casting="same_kind")
     return out
 
@@ -536,8 +551,7 @@ def fused_multiply_add_into(out, a, b) -> bool:
     applies (float32 NumPy arrays of one shape, C-contiguous, ``b`` a scalar, ``a`` either ``out`` itself or
     apart from it); False, writing nothing, when not. An optimizer's ``param.add_(grad, alpha=-lr)`` saves
     the result's allocation and the copy back."""
-    if not (type(a) is np.ndarray and type(out) is np.ndarray and a.dtype == np.float32 == out.dtype
-            and _blockwise(a, b, out)):
+    if not (type(a) is np.ndarray and type(out) is np.ndarray and np.ndim(b) == 0 and _blockwise(a, b, out)):
         return False
     if a is not out and np.may_share_memory(a, out):
         return False

@@ -40,6 +40,7 @@ from picotorch.autograd.variable import (
 from picotorch import native
 from picotorch.autograd import variable_type_manual as manual
 from picotorch.native.dispatcher import device_of, kernel_for, register_kernels, register_op, overloaded
+from picotorch.c10.layout import MEMORY_FORMATS
 
 from . import nodes
 

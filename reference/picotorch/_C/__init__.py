@@ -30,12 +30,13 @@ from ..autograd.engine import get_default_engine as _get_default_engine
 from ..autograd.saved_variable_hooks import pop_hooks as _pop_hooks
 from ..autograd.saved_variable_hooks import push_hooks as _push_hooks
 from ..autograd.variable import SavedVariable as _SavedVariable
+from ..c10 import layout as _layout
 from ..c10 import scalar_type as _st
 from ..c10.device import device as _Device
 from ..c10.size import Size as _Size
 from ..native import tensor_impl as _tensor_impl
 from ..native.tensor_impl import TensorImpl as _TensorImpl
-from . import _dispatch, _factories, _generator, _indexing, _torch_function, _type_properties
+from . import _dispatch, _factories, _generator, _indexing, _torch_function, _type_info, _type_properties
 from . import _return_types as _named_tuples
 from . import python_arg_parser as _python_arg_parser
 from ._init_module import left_out, run, step
@@ -69,10 +70,12 @@ def _set_tensor_class(cls) -> None:
 def _init_extension(module) -> None:
     """``THPModule_initExtension``: called by ``picotorch/__init__.py`` once ``Tensor`` exists.
 
-    Like ``torch::utils::initializeDtypes``, it puts the dtype objects on the ``picotorch`` module itself
-    (``torch.float32`` is not a name of ``torch._C``), under both their names (``float32``, ``float``).
+    Like ``torch::utils::initializeDtypes`` (and ``initializeLayouts``, ``initializeMemoryFormats``), it puts the
+    dtype objects on the ``picotorch`` module itself (``torch.float32`` is not a name of ``torch._C``), under both
+    their names (``float32``, ``float``), and the layouts and memory formats (``torch.strided``,
+    ``torch.contiguous_format``).
     """
-    for name, value in _DTYPE_NAMES.items():
+    for name, value in {**_DTYPE_NAMES, **_layout.LAYOUTS, **_layout.MEMORY_FORMATS}.items():
         setattr(module, name, value)
 
 
@@ -117,9 +120,21 @@ def _dtype_type() -> dict:
     return {"dtype": _st.dtype}
 
 
-left_out("THPDTypeInfo_init", "no finfo / iinfo")
-left_out("THPLayout_init", "every tensor is strided: no sparse or mkldnn layouts")
-left_out("THPMemoryFormat_init", "memory formats are plain strings ('contiguous_format')")
+@step("THPDTypeInfo_init", "finfo and iinfo, the limits of a dtype (_type_info.py)")
+def _type_info_types() -> dict:
+    return {"finfo": _type_info.finfo, "iinfo": _type_info.iinfo}
+
+
+@step("THPLayout_init", "layout (c10/layout.py: every tensor is strided); its objects go on picotorch too")
+def _layout_type() -> dict:
+    return {"layout": _layout.layout}
+
+
+@step("THPMemoryFormat_init", "memory_format (c10/layout.py); its objects go on picotorch too")
+def _memory_format_type() -> dict:
+    return {"memory_format": _layout.memory_format}
+
+
 left_out("THPQScheme_init", "no quantization")
 
 

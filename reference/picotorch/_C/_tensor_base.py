@@ -20,6 +20,7 @@ from ..autograd import variable as autograd_meta
 from ..autograd.hooks import legacy_type_string
 from ..c10 import scalar_type as st
 from ..c10.device import device as Device
+from ..c10.layout import strided
 from ..c10.scalar_type import is_differentiable_type
 from ..c10.size import Size, size_of_shape
 from ..native import checks
@@ -115,6 +116,13 @@ class TensorBase(TensorImpl):
         if _TORCH_FUNCTION.active and check_has_torch_function(self):
             return handle_torch_function_getter(self, "device")
         return self._device
+
+    @property
+    def layout(self):
+        """Always ``torch.strided``: picotorch has no sparse tensors (``c10/layout.py``)."""
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return handle_torch_function_getter(self, "layout")
+        return strided
 
     @property
     def is_cuda(self) -> bool:

@@ -16,6 +16,7 @@ from picotorch.autograd.variable import (
 from picotorch import native
 from picotorch.autograd import variable_type_manual as manual
 from picotorch.native.dispatcher import device_of, kernel_for, register_kernels, register_op, overloaded
+from picotorch.c10.layout import MEMORY_FORMATS
 
 from . import nodes
 
@@ -4126,7 +4127,7 @@ def unflatten_int(self, dim, sizes):
     return native.unflatten(self, dim, sizes)
 
 
-def contiguous(self, *, memory_format='contiguous_format'):
+def contiguous(self, *, memory_format=MEMORY_FORMATS['contiguous_format']):
     """``contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)``"""
     return native.contiguous(self, memory_format)
 
@@ -5791,8 +5792,8 @@ PARAMETERS = {
     "slice_backward": ((('grad_output', 'Tensor', False), ('input_sizes', 'int[]', False), ('dim', 'int', False), ('start', 'int', False), ('end', 'int', False), ('step', 'int', False),), ()),
     "index_Tensor": ((('self', 'Tensor', False), ('indices', 'Tensor?[]', False),), ()),
     "_index_put_impl_": ((('self', 'Tensor', False), ('indices', 'Tensor?[]', False), ('values', 'Tensor', False), ('accumulate', 'bool', True), ('unsafe', 'bool', True),), ()),
-    "clone": ((('self', 'Tensor', False),), (('memory_format', 'any', True),)),
-    "_to_copy": ((('self', 'Tensor', False),), (('dtype', 'ScalarType?', True), ('layout', 'any', True), ('device', 'any', True), ('pin_memory', 'bool?', True), ('non_blocking', 'bool', True), ('memory_format', 'any', True),)),
+    "clone": ((('self', 'Tensor', False),), (('memory_format', 'MemoryFormat?', True),)),
+    "_to_copy": ((('self', 'Tensor', False),), (('dtype', 'ScalarType?', True), ('layout', 'Layout?', True), ('device', 'any', True), ('pin_memory', 'bool?', True), ('non_blocking', 'bool', True), ('memory_format', 'MemoryFormat?', True),)),
     "stack": ((('tensors', 'Tensor[]', False), ('dim', 'int', True),), ()),
     "stack_out": ((('tensors', 'Tensor[]', False), ('dim', 'int', True),), (('out', 'Tensor', False),)),
     "cat": ((('tensors', 'Tensor[]', False), ('dim', 'int', True),), ()),
@@ -5803,8 +5804,8 @@ PARAMETERS = {
     "where_ScalarOther": ((('condition', 'Tensor', False), ('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
     "where_Scalar": ((('condition', 'Tensor', False), ('self', 'Scalar', False), ('other', 'Scalar', False),), ()),
     "zero_": ((('self', 'Tensor', False),), ()),
-    "zeros_like": ((('self', 'Tensor', False),), (('dtype', 'ScalarType?', True), ('layout', 'any', True), ('device', 'any', True), ('pin_memory', 'bool?', True), ('memory_format', 'any', True),)),
-    "ones_like": ((('self', 'Tensor', False),), (('dtype', 'ScalarType?', True), ('layout', 'any', True), ('device', 'any', True), ('pin_memory', 'bool?', True), ('memory_format', 'any', True),)),
+    "zeros_like": ((('self', 'Tensor', False),), (('dtype', 'ScalarType?', True), ('layout', 'Layout?', True), ('device', 'any', True), ('pin_memory', 'bool?', True), ('memory_format', 'MemoryFormat?', True),)),
+    "ones_like": ((('self', 'Tensor', False),), (('dtype', 'ScalarType?', True), ('layout', 'Layout?', True), ('device', 'any', True), ('pin_memory', 'bool?', True), ('memory_format', 'MemoryFormat?', True),)),
     "eq_Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
     "eq_Scalar_out": ((('self', 'Tensor', False), ('other', 'Scalar', False),), (('out', 'Tensor', False),)),
     "eq_Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
@@ -6052,7 +6053,7 @@ PARAMETERS = {
     "baddbmm_": ((('self', 'Tensor', False), ('batch1', 'Tensor', False), ('batch2', 'Tensor', False),), (('beta', 'Scalar', True), ('alpha', 'Scalar', True),)),
     "_reshape_alias": ((('self', 'Tensor', False), ('size', 'int[]', False), ('stride', 'int[]', False),), ()),
     "unflatten_int": ((('self', 'Tensor', False), ('dim', 'int', False), ('sizes', 'int[]', False),), ()),
-    "contiguous": ((('self', 'Tensor', False),), (('memory_format', 'any', True),)),
+    "contiguous": ((('self', 'Tensor', False),), (('memory_format', 'MemoryFormat', True),)),
     "chunk": ((('self', 'Tensor', False), ('chunks', 'int', False), ('dim', 'int', True),), ()),
     "split_Tensor": ((('self', 'Tensor', False), ('split_size', 'int', False), ('dim', 'int', True),), ()),
     "split_sizes": ((('self', 'Tensor', False), ('split_size', 'int[]', False), ('dim', 'int', True),), ()),
@@ -6092,16 +6093,16 @@ PARAMETERS = {
     "all_all_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
     "any": ((('self', 'Tensor', False),), ()),
     "any_all_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
-    "full_like": ((('self', 'Tensor', False), ('fill_value', 'Scalar', False),), (('dtype', 'ScalarType?', True), ('layout', 'any', True), ('device', 'any', True), ('pin_memory', 'bool?', True), ('memory_format', 'any', True),)),
-    "empty_like": ((('self', 'Tensor', False),), (('dtype', 'ScalarType?', True), ('layout', 'any', True), ('device', 'any', True), ('pin_memory', 'bool?', True), ('memory_format', 'any', True),)),
-    "eye": ((('n', 'int', False),), (('dtype', 'ScalarType?', True), ('layout', 'any', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
-    "eye_m": ((('n', 'int', False), ('m', 'int', False),), (('dtype', 'ScalarType?', True), ('layout', 'any', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
+    "full_like": ((('self', 'Tensor', False), ('fill_value', 'Scalar', False),), (('dtype', 'ScalarType?', True), ('layout', 'Layout?', True), ('device', 'any', True), ('pin_memory', 'bool?', True), ('memory_format', 'MemoryFormat?', True),)),
+    "empty_like": ((('self', 'Tensor', False),), (('dtype', 'ScalarType?', True), ('layout', 'Layout?', True), ('device', 'any', True), ('pin_memory', 'bool?', True), ('memory_format', 'MemoryFormat?', True),)),
+    "eye": ((('n', 'int', False),), (('dtype', 'ScalarType?', True), ('layout', 'Layout?', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
+    "eye_m": ((('n', 'int', False), ('m', 'int', False),), (('dtype', 'ScalarType?', True), ('layout', 'Layout?', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
     "eye_out": ((('n', 'int', False),), (('out', 'Tensor', False),)),
     "eye_m_out": ((('n', 'int', False), ('m', 'int', False),), (('out', 'Tensor', False),)),
-    "new_empty": ((('self', 'Tensor', False), ('size', 'int[]', False),), (('dtype', 'ScalarType?', True), ('layout', 'any', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
-    "new_full": ((('self', 'Tensor', False), ('size', 'int[]', False), ('fill_value', 'Scalar', False),), (('dtype', 'ScalarType?', True), ('layout', 'any', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
-    "new_zeros": ((('self', 'Tensor', False), ('size', 'int[]', False),), (('dtype', 'ScalarType?', True), ('layout', 'any', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
-    "new_ones": ((('self', 'Tensor', False), ('size', 'int[]', False),), (('dtype', 'ScalarType?', True), ('layout', 'any', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
+    "new_empty": ((('self', 'Tensor', False), ('size', 'int[]', False),), (('dtype', 'ScalarType?', True), ('layout', 'Layout?', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
+    "new_full": ((('self', 'Tensor', False), ('size', 'int[]', False), ('fill_value', 'Scalar', False),), (('dtype', 'ScalarType?', True), ('layout', 'Layout?', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
+    "new_zeros": ((('self', 'Tensor', False), ('size', 'int[]', False),), (('dtype', 'ScalarType?', True), ('layout', 'Layout?', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
+    "new_ones": ((('self', 'Tensor', False), ('size', 'int[]', False),), (('dtype', 'ScalarType?', True), ('layout', 'Layout?', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
     "square": ((('self', 'Tensor', False),), ()),
     "square_": ((('self', 'Tensor', False),), ()),
     "square_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),

@@ -17,6 +17,7 @@ import sys
 
 import numpy
 
+from ..c10.layout import contiguous_format
 from ..native.dispatcher import ops
 from ..native.helpers import contiguous_strides, np_xp, xp_of
 from ..native.layout import non_overlapping_and_dense
@@ -145,7 +146,7 @@ def copy_with_history(grad, variable):
     ``CopyBackwards`` (no edge for the empty tensor, one for ``grad``) where the variable is dense, and
     ``clone(contiguous)`` records ``CloneBackward0`` where it is not."""
     if requires_grad(grad) and not _dense(variable._data):
-        return ops.clone(grad, memory_format="contiguous_format")
+        return ops.clone(grad, memory_format=contiguous_format)
     copy = new_tensor(clone_obey_contract(grad, variable), grad._dtype, grad._device)
     if not requires_grad(grad):
         return copy

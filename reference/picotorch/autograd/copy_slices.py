@@ -19,6 +19,7 @@ the wrapped node, and what that node returns for the view is copied back into th
 
 from __future__ import annotations
 
+from ..c10.layout import contiguous_format
 from ..native.dispatcher import ops
 from ..native.helpers import as_strided_view, empty_strided, strided_geometry, strides_of, wrap
 from .graph import Edge, Node
@@ -66,7 +67,7 @@ class CopySlices(Node):
         result = self.region.new_base_like(grad)
         ops.copy_(result, grad)
         grad_slice = _as_strided(result, self.region)
-        from_fn = self.fn.apply([ops.clone(grad_slice, memory_format="contiguous_format")])
+        from_fn = self.fn.apply([ops.clone(grad_slice, memory_format=contiguous_format)])
         grad_inputs = [None] * len(self.next_edges)
         for i in range(1, len(grad_inputs)):
             if self.should_compute_output(i):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 from ..c10 import scalar_type as st
+from ..c10.layout import contiguous_format
 from ..native.device import to_numpy
 from ..native.dispatcher import ops
 from ..native.helpers import products_of_others, scalar_tensor, wrap, xp_dtype, xp_of, zeros_array
@@ -645,7 +646,7 @@ def prod_backward(grad, input, result, dim=None, keepdim=False):
         if zeros == 0:
             return ops.mul(grad, ops.div(result, input))
         if zeros > 1 and not is_grad_enabled():
-            return ops.zeros_like(input, memory_format="contiguous_format")
+            return ops.zeros_like(input, memory_format=contiguous_format)
         flat = ops.view(ops.contiguous(input), (-1,))
         return ops.view_as(ops.mul(grad, _prod_of_others(flat, 0)), input)
     dim %= input.dim()

@@ -9,6 +9,7 @@ there is no ``MatmulBackward`` or ``ReshapeBackward``.
 
 from __future__ import annotations
 
+from ..c10.layout import contiguous_format
 from . import checks
 from .dispatcher import ops
 from .helpers import scalar_tensor, wrap, zeros_array
@@ -53,7 +54,7 @@ def unflatten(self, dim, sizes):
     return ops.view(self, tuple(shape[:d]) + tuple(inferred) + tuple(shape[d + 1:]))
 
 
-def contiguous(self, memory_format="contiguous_format"):
+def contiguous(self, memory_format=contiguous_format):
     """The tensor itself when already row-major, else a row-major copy (``CloneBackward0``)."""
     return self if self.is_contiguous() else ops.clone(self, memory_format=memory_format)
 
@@ -114,7 +115,7 @@ def reshape(self, shape):
     allow one; else a row-major copy viewed as the new shape (``_unsafe_view``)."""
     strides = view_strides(self, shape)  # (an array without strides, ``array_api_strict``'s, answers here)
     if strides is None:
-        return ops._unsafe_view(ops.clone(self, memory_format="contiguous_format"), shape)
+        return ops._unsafe_view(ops.clone(self, memory_format=contiguous_format), shape)
     if self.is_contiguous():
         return ops.view(self, shape)
     return ops._reshape_alias(self, checks.infer_size(shape, self.numel()), strides)
@@ -196,7 +197,7 @@ def _fold_into_mm(self, other):
     if not transpose:
         return product
     product = ops.transpose(product, -2, -1)  # ``.contiguous()``: a row-major copy unless already one
-    return product if product.is_contiguous() else ops.clone(product, memory_format="contiguous_format")
+    return product if product.is_contiguous() else ops.clone(product, memory_format=contiguous_format)
 
 
 def _broadcast_into_bmm(self, other):

@@ -26,6 +26,7 @@ except ImportError:
 
 from ..c10.device import CPU
 from ..c10.dispatch_key import DispatchKey, backend_key_name
+from ..c10.layout import layout, memory_format
 from ..c10.scalar_type import as_dtype
 from ..c10.scalar_type import dtype as DType
 from .operator_entry import OperatorEntry, register_fallthrough
@@ -233,6 +234,10 @@ def accepts(kind: str, value, numbers_as_tensors: bool = False) -> bool:
         return isinstance(value, bool)
     if base == "ScalarType":  # a torch.dtype, or float / int / bool (what the binding turns into one)
         return as_dtype(value) is not None
+    if base == "MemoryFormat":  # torch.contiguous_format..., never its name as a plain string
+        return type(value) is memory_format
+    if base == "Layout":
+        return type(value) is layout
     if base == "int[]":  # after the first, an element may be a bool (PyTorch's unpacking takes it)
         return _is_int(value) or (isinstance(value, (list, tuple)) and all(
             _is_int(v) or (i and isinstance(v, bool)) for i, v in enumerate(value)))

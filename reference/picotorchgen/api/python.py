@@ -94,6 +94,8 @@ def argument_kind(a: Argument) -> str:
         return "bool?" if t.optional else "bool"
     if t.base == "ScalarType" and not t.is_list:
         return "ScalarType?" if t.optional else "ScalarType"
+    if t.base in ("MemoryFormat", "Layout") and not t.is_list:
+        return f"{t.base}?" if t.optional else t.base
     return "any"
 
 
@@ -104,7 +106,8 @@ def _formal(a: Argument) -> str:
 
 def python_default(text: str) -> str:
     """A schema default as Python source: ``[]`` -> ``()``, ``[0,1]`` -> ``(0,1,)``, ``mean`` -> ``'mean'``,
-    ``'none'`` stays ``'none'``, and ``Mean`` (``int reduction=Mean``) -> ``0``.
+    ``'none'`` stays ``'none'``, ``contiguous_format`` -> ``torch.contiguous_format`` (``c10/layout.py``), and
+    ``Mean`` (``int reduction=Mean``) -> ``0``.
 
     ``0``, not ``at::Reduction::Mean`` (1): PyTorch's Python argument parser reads an int default with
     ``atol``, which gives 0 for ``Mean``, so ``torch._C._nn.mse_loss(x, y)`` does not reduce (``F.mse_loss``
@@ -114,6 +117,8 @@ def python_default(text: str) -> str:
         return text
     if text == "Mean":
         return "0"
+    if text.endswith("_format"):  # ``MemoryFormat memory_format=contiguous_format``: the object, not its name
+        return f"MEMORY_FORMATS[{text!r}]"
     if text[:1] in "'\"":
         return text
     if text == "[]":

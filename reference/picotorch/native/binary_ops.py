@@ -44,6 +44,7 @@ from .helpers import (
     xp_of,
 )
 from .layout import follow_inputs
+from .memory_overlap import assert_no_partial_overlap
 from .tensor_impl import new_tensor
 
 # ----------------------------------------------------------------------------- arithmetic
@@ -550,7 +551,10 @@ def bitwise_or_(self, other):
 
 
 def check_inplace_operands(self, *others, to_float=False, type_meta_names=False) -> None:
-    """TensorIterator's set-up of an in-place op, before any kernel runs: the promoted dtype must cast to ``self``'s."""
+    """TensorIterator's set-up of an in-place op, before any kernel runs: no input may partly overlap ``self``
+    (``memory_overlap.py``), and the promoted dtype must cast to ``self``'s."""
+    for other in others:
+        assert_no_partial_overlap(self, other)
     if len(others) == 1 and getattr(others[0], "_dtype", None) is self._dtype and not to_float:
         return  # the common case (``w.add_(g)``, same dtypes) casts to itself: no promotion to compute
     if len(others) == 1 and type(others[0]) in (int, float, bool) and self._dtype.is_floating_point:

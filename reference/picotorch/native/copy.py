@@ -11,9 +11,11 @@ from __future__ import annotations
 from . import checks
 from .device import to_numpy
 from .helpers import convert, np_xp, shape_of, xp_of
+from .memory_overlap import assert_no_partial_overlap
 
 
 def copy_(self, src, non_blocking=False):
+    assert_no_partial_overlap(self, src)
     shape = shape_of(self)
     if checks.broadcast_shapes(shape, shape_of(src)) != shape:
         raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape "

@@ -29,7 +29,7 @@ from .explain import explain
 from .gen_autograd_functions import gen_nodes_file
 from .gen_python_functions import gen_python_bindings_file
 from .gen_variable_type import gen_variable_type_file
-from .load_derivatives import parse_derivatives_yaml
+from .load_derivatives import add_view_copy_derivatives, parse_derivatives_yaml
 from .model import parse_native_yaml
 from .report import parse_file
 from .validate import check_formulas, check_kernels, check_out_overloads
@@ -59,6 +59,7 @@ def load_ops(package: Path = PACKAGE, yaml_dir: Path | None = None) -> list[Op]:
     yaml_dir = package if yaml_dir is None else yaml_dir
     functions = parse_native_yaml(yaml_dir / "native_functions.yaml")
     infos = parse_derivatives_yaml(yaml_dir / "derivatives.yaml", {str(f.func) for f in functions})
+    infos = add_view_copy_derivatives(infos, functions)
     ops = match_differentiability_info(functions, infos)
     check_kernels(ops, package / "native" / "__init__.py")
     check_out_overloads(ops)

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +42,7 @@ from .model import FunctionSchema, parse_each
 
 __all__ = [
     "Derivative",
+    "add_view_copy_derivatives",
     "DifferentiabilityInfo",
     "backward_node_name",
     "backward_node_prefix",
@@ -287,3 +288,21 @@ def _check_unique(infos: list[DifferentiabilityInfo], failures: list[ParseError]
             raise error
         failures.append(error)
     return unique
+
+
+def add_view_copy_derivatives(infos: list[DifferentiabilityInfo], functions) -> list[DifferentiabilityInfo]:
+    """``infos`` plus, for each view op whose ``<name>_copy`` twin ``native_functions.yaml`` declares, an entry for
+    the twin with the view's formulas, its node named after the view's with ``_copy`` appended
+    (``diagonal_copy`` -> ``DiagonalBackward0_copy``), as torchgen's ``add_view_copy_derivatives`` does."""
+    declared = {str(f.func.name): f.func for f in functions}
+    copies = []
+    for info in infos:
+        name = info.func.name
+        returns_view = bool(info.func.returns) and any(
+            r.annotation is not None and not r.annotation.is_write for r in info.func.returns)
+        twin = declared.get(str(replace(name, base=f"{name.base}_copy")))
+        if not returns_view or name.inplace or twin is None or info.op_name is None:
+            continue
+        copies.append(replace(info, name=str(twin), func=twin, op_name=f"{info.op_name}_copy",
+                              dispatch_op_names=tuple((k, n and f"{n}_copy") for k, n in info.dispatch_op_names)))
+    return infos + copies

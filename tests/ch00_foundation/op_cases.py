@@ -231,6 +231,18 @@ CASES = {
     "index_fill": ([data(3, 4)], lambda T, a: a.index_fill(1, T.tensor([0, 2]), -1.5)),
     "index_fill_tensor": ([data(3, 4), data()], lambda T, a, v: T.index_fill(a, 0, T.tensor([2, 0, 2]), v)),
     "atan2": ([data(2, 3), data(3)], lambda T, a, b: T.atan2(a, b)),
+    # ops batch 3
+    "masked_select": ([data(3, 4)], lambda T, a: a.masked_select(T.tensor([True, False, True, True], device=a.device))),
+    "masked_scatter": ([data(3, 4), data(10)],
+                       lambda T, a, s: a.masked_scatter(T.tensor([True, False, True, False], device=a.device), s)),
+    "take": ([data(3, 4)], lambda T, a: a.take(T.tensor([[0, 5], [5, -1]], device=a.device))),
+    "put": ([data(3, 4), data(2)], lambda T, a, s: a.put(T.tensor([1, -1], device=a.device), s)),
+    "diagonal": ([data(3, 4)], lambda T, a: a.diagonal(1)),
+    "diag_matrix": ([data(3, 4)], lambda T, a: T.diag(a, -1)),
+    "diag_vector": ([data(3)], lambda T, a: T.diag(a, 1)),
+    "diag_embed": ([data(2, 3)], lambda T, a: T.diag_embed(a, 0, 0, 2)),
+    "lerp_scalar": ([data(2, 3), data(3)], lambda T, a, b: T.lerp(a, b, 0.7)),
+    "lerp_tensor": ([data(2, 3), data(2, 3), data(3)], lambda T, a, b, w: T.lerp(a, b, w)),
     "logit": ([data(2, 3)], lambda T, a: T.sigmoid(a).logit()),
     "logit_eps": ([data(2, 3)], lambda T, a: T.logit(T.sigmoid(a), eps=0.3)),
 }

@@ -2829,7 +2829,7 @@ class AddcdivBackward0(Node):
 
 
 class LerpBackward0(Node):
-    """Backward of ``lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)``."""
+    """Backward of ``lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor``."""
 
     weight = None
 
@@ -2840,7 +2840,7 @@ class LerpBackward0(Node):
             return grad_inputs
         if node.should_compute_output(0):
             weight = node.weight
-            grad_inputs[0] = ops.mul(grad, 1 - weight)
+            grad_inputs[0] = ops.mul(grad, 1 - float(weight))
         if node.should_compute_output(1):
             weight = node.weight
             grad_inputs[1] = ops.mul(grad, weight)
@@ -3418,7 +3418,7 @@ class MaskedFillBackward1(Node):
             grad_inputs[0] = ops.masked_fill(grad, mask, 0)
         if node.should_compute_output(1):
             mask = node.mask_.unpack(node)
-            grad_inputs[1] = ops.sum(ops.where(mask, grad, ops.zeros_like(grad)))
+            grad_inputs[1] = masked_fill_backward(grad, mask)
         return grad_inputs
 
     def release_variables(node):
@@ -5997,3 +5997,397 @@ class LogitBackward0(Node):
     @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class MaskedSelectBackward0(Node):
+    """Backward of ``masked_select(Tensor self, Tensor mask) -> Tensor``."""
+
+    mask_ = None
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            mask = node.mask_.unpack(node)
+            self = node.self_.unpack(node)
+            grad_inputs[0] = ops.masked_select_backward(grad, self, mask)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.mask_ is not None:
+            node.mask_.reset_data()
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_mask(node):
+        return None if node.mask_ is None else node.mask_.unpack(node)
+
+    @property
+    def _raw_saved_mask(node):
+        return SavedVariable(None) if node.mask_ is None else node.mask_
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class MaskedScatterBackward0(Node):
+    """Backward of ``masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor``."""
+
+    mask_ = None
+    source_sizes = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            mask = node.mask_.unpack(node)
+            grad_inputs[0] = ops.masked_fill(grad, mask, 0)
+        if node.should_compute_output(1):
+            mask = node.mask_.unpack(node)
+            source_sizes = node.source_sizes
+            grad_inputs[1] = ops.masked_scatter_backward(grad, mask, source_sizes)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.mask_ is not None:
+            node.mask_.reset_data()
+
+    @property
+    def _saved_mask(node):
+        return None if node.mask_ is None else node.mask_.unpack(node)
+
+    @property
+    def _raw_saved_mask(node):
+        return SavedVariable(None) if node.mask_ is None else node.mask_
+
+    @property
+    def _saved_source_sym_sizes(node):
+        return node.source_sizes
+
+
+class MaskedScatterBackwardBackward0(Node):
+    """Backward of ``masked_scatter_backward(Tensor grad_output, Tensor mask, int[] sizes) -> Tensor``."""
+
+    grad_output_info = None
+    mask_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            grad_output_info = node.grad_output_info
+            mask = node.mask_.unpack(node)
+            grad_inputs[0] = ops.masked_scatter(zeros_of(grad_output_info, grad), mask, grad)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.mask_ is not None:
+            node.mask_.reset_data()
+
+    @property
+    def _saved_mask(node):
+        return None if node.mask_ is None else node.mask_.unpack(node)
+
+    @property
+    def _raw_saved_mask(node):
+        return SavedVariable(None) if node.mask_ is None else node.mask_
+
+
+class TakeBackward0(Node):
+    """Backward of ``take(Tensor self, Tensor index) -> Tensor``."""
+
+    index_ = None
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            index = node.index_.unpack(node)
+            self = node.self_.unpack(node)
+            grad_inputs[0] = ops.put_(ops.zeros_like(self), index, grad, True)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.index_ is not None:
+            node.index_.reset_data()
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_index(node):
+        return None if node.index_ is None else node.index_.unpack(node)
+
+    @property
+    def _raw_saved_index(node):
+        return SavedVariable(None) if node.index_ is None else node.index_
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class PutBackward0(Node):
+    """Backward of ``put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor``."""
+
+    accumulate = None
+    index_ = None
+    source_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            accumulate = node.accumulate
+            index = node.index_.unpack(node)
+            source = node.source_.unpack(node)
+            grad_inputs[0] = grad if accumulate else ops.put(grad, index, ops.zeros_like(source), False)
+        if node.should_compute_output(1):
+            index = node.index_.unpack(node)
+            source = node.source_.unpack(node)
+            grad_inputs[1] = reshape_as(ops.take(grad, index), source)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.index_ is not None:
+            node.index_.reset_data()
+        if node.source_ is not None:
+            node.source_.reset_data()
+
+    @property
+    def _saved_accumulate(node):
+        return node.accumulate
+
+    @property
+    def _saved_index(node):
+        return None if node.index_ is None else node.index_.unpack(node)
+
+    @property
+    def _raw_saved_index(node):
+        return SavedVariable(None) if node.index_ is None else node.index_
+
+    @property
+    def _saved_source(node):
+        return None if node.source_ is None else node.source_.unpack(node)
+
+    @property
+    def _raw_saved_source(node):
+        return SavedVariable(None) if node.source_ is None else node.source_
+
+
+class DiagonalBackward0(Node):
+    """Backward of ``diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)``."""
+
+    dim1 = None
+    dim2 = None
+    offset = None
+    self_sizes = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            dim1 = node.dim1
+            dim2 = node.dim2
+            offset = node.offset
+            self_sizes = node.self_sizes
+            grad_inputs[0] = ops.diagonal_backward(grad, self_sizes, offset, dim1, dim2)
+        return grad_inputs
+
+    @property
+    def _saved_dim1(node):
+        return None if node.dim1 is None else node.dim1 % 18446744073709551616
+
+    @property
+    def _saved_dim2(node):
+        return None if node.dim2 is None else node.dim2 % 18446744073709551616
+
+    @property
+    def _saved_offset(node):
+        return None if node.offset is None else node.offset % 18446744073709551616
+
+    @property
+    def _saved_self_sym_sizes(node):
+        return node.self_sizes
+
+
+class DiagonalBackwardBackward0(Node):
+    """Backward of ``diagonal_backward(Tensor grad_output, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor``."""
+
+    dim1 = None
+    dim2 = None
+    offset = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            dim1 = node.dim1
+            dim2 = node.dim2
+            offset = node.offset
+            grad_inputs[0] = ops.diagonal(grad, offset, dim1, dim2)
+        return grad_inputs
+
+    @property
+    def _saved_dim1(node):
+        return None if node.dim1 is None else node.dim1 % 18446744073709551616
+
+    @property
+    def _saved_dim2(node):
+        return None if node.dim2 is None else node.dim2 % 18446744073709551616
+
+    @property
+    def _saved_offset(node):
+        return None if node.offset is None else node.offset % 18446744073709551616
+
+
+class DiagonalBackward0_copy(Node):
+    """Backward of ``diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor``."""
+
+    dim1 = None
+    dim2 = None
+    offset = None
+    self_sizes = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            dim1 = node.dim1
+            dim2 = node.dim2
+            offset = node.offset
+            self_sizes = node.self_sizes
+            grad_inputs[0] = ops.diagonal_backward(grad, self_sizes, offset, dim1, dim2)
+        return grad_inputs
+
+    @property
+    def _saved_dim1(node):
+        return None if node.dim1 is None else node.dim1 % 18446744073709551616
+
+    @property
+    def _saved_dim2(node):
+        return None if node.dim2 is None else node.dim2 % 18446744073709551616
+
+    @property
+    def _saved_offset(node):
+        return None if node.offset is None else node.offset % 18446744073709551616
+
+    @property
+    def _saved_self_sym_sizes(node):
+        return node.self_sizes
+
+
+class DiagEmbedBackward0(Node):
+    """Backward of ``diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor``."""
+
+    dim1 = None
+    dim2 = None
+    offset = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            dim1 = node.dim1
+            dim2 = node.dim2
+            offset = node.offset
+            grad_inputs[0] = ops.diagonal(grad, offset, dim1, dim2)
+        return grad_inputs
+
+    @property
+    def _saved_dim1(node):
+        return None if node.dim1 is None else node.dim1 % 18446744073709551616
+
+    @property
+    def _saved_dim2(node):
+        return None if node.dim2 is None else node.dim2 % 18446744073709551616
+
+    @property
+    def _saved_offset(node):
+        return None if node.offset is None else node.offset % 18446744073709551616
+
+
+class LerpBackward1(Node):
+    """Backward of ``lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor``."""
+
+    end_ = None
+    self_ = None
+    weight_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            weight = node.weight_.unpack(node)
+            grad_inputs[0] = ops.mul(grad, one_minus(weight))
+        if node.should_compute_output(1):
+            weight = node.weight_.unpack(node)
+            grad_inputs[1] = ops.mul(grad, weight)
+        if node.should_compute_output(2):
+            end = node.end_.unpack(node)
+            self = node.self_.unpack(node)
+            grad_inputs[2] = ops.mul(grad, ops.sub(end, self))
+        return grad_inputs
+
+    def release_variables(node):
+        if node.end_ is not None:
+            node.end_.reset_data()
+        if node.self_ is not None:
+            node.self_.reset_data()
+        if node.weight_ is not None:
+            node.weight_.reset_data()
+
+    @property
+    def _saved_end(node):
+        return None if node.end_ is None else node.end_.unpack(node)
+
+    @property
+    def _raw_saved_end(node):
+        return SavedVariable(None) if node.end_ is None else node.end_
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_weight(node):
+        return None if node.weight_ is None else node.weight_.unpack(node)
+
+    @property
+    def _raw_saved_weight(node):
+        return SavedVariable(None) if node.weight_ is None else node.weight_

@@ -157,6 +157,18 @@ TORCH_FUNCTIONS = {
     'cumsum': [
         (vt.cumsum, 'cumsum(Tensor input, int dim, *, ScalarType? dtype=None, Tensor out=None)', (vt.PARAMETERS['cumsum'][0], vt.PARAMETERS['cumsum'][1] + (('out', 'Tensor?', True),)), (vt.cumsum_out, ('out',))),
     ],
+    'diag': [
+        (vt.diag, 'diag(Tensor input, int diagonal=0)', vt.PARAMETERS['diag']),
+    ],
+    'diag_embed': [
+        (vt.diag_embed, 'diag_embed(Tensor input, int offset=0, int dim1=-2, int dim2=-1)', vt.PARAMETERS['diag_embed']),
+    ],
+    'diagonal': [
+        (vt.diagonal, 'diagonal(Tensor input, int offset=0, int dim1=0, int dim2=1)', vt.PARAMETERS['diagonal']),
+    ],
+    'diagonal_copy': [
+        (vt.diagonal_copy, 'diagonal_copy(Tensor input, int offset=0, int dim1=0, int dim2=1)', vt.PARAMETERS['diagonal_copy']),
+    ],
     'div': [
         (vt.div_Tensor, 'div(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['div_Tensor'][0], vt.PARAMETERS['div_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.div_out, ('out',))),
         (vt.div_Tensor_mode, 'div(Tensor input, Tensor other, *, str? rounding_mode, Tensor out=None)', (vt.PARAMETERS['div_Tensor_mode'][0], vt.PARAMETERS['div_Tensor_mode'][1] + (('out', 'Tensor?', True),)), (vt.div_out_mode, ('out',))),
@@ -298,6 +310,10 @@ TORCH_FUNCTIONS = {
         (vt.le_Tensor, 'le(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['le_Tensor'][0], vt.PARAMETERS['le_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.le_Tensor_out, ('out',))),
         (vt.le_Scalar, 'le(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['le_Scalar'][0], vt.PARAMETERS['le_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.le_Scalar_out, ('out',))),
     ],
+    'lerp': [
+        (vt.lerp_Tensor, 'lerp(Tensor input, Tensor end, Tensor weight, *, Tensor out=None)', (vt.PARAMETERS['lerp_Tensor'][0], vt.PARAMETERS['lerp_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.lerp_Tensor_out, ('out',))),
+        (vt.lerp_Scalar, 'lerp(Tensor input, Tensor end, Scalar weight, *, Tensor out=None)', (vt.PARAMETERS['lerp_Scalar'][0], vt.PARAMETERS['lerp_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.lerp_Scalar_out, ('out',))),
+    ],
     'log': [
         (vt.log, 'log(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['log'][0], vt.PARAMETERS['log'][1] + (('out', 'Tensor?', True),)), (vt.log_out, ('out',))),
     ],
@@ -341,6 +357,12 @@ TORCH_FUNCTIONS = {
     'masked_fill': [
         (vt.masked_fill_Tensor, 'masked_fill(Tensor input, Tensor mask, Tensor value)', vt.PARAMETERS['masked_fill_Tensor']),
         (vt.masked_fill_Scalar, 'masked_fill(Tensor input, Tensor mask, Scalar value)', vt.PARAMETERS['masked_fill_Scalar']),
+    ],
+    'masked_scatter': [
+        (vt.masked_scatter, 'masked_scatter(Tensor input, Tensor mask, Tensor source)', vt.PARAMETERS['masked_scatter']),
+    ],
+    'masked_select': [
+        (vt.masked_select, 'masked_select(Tensor input, Tensor mask, *, Tensor out=None)', (vt.PARAMETERS['masked_select'][0], vt.PARAMETERS['masked_select'][1] + (('out', 'Tensor?', True),)), (vt.masked_select_out, ('out',))),
     ],
     'matmul': [
         (vt.matmul, 'matmul(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['matmul'][0], vt.PARAMETERS['matmul'][1] + (('out', 'Tensor?', True),)), (vt.matmul_out, ('out',))),
@@ -422,6 +444,9 @@ TORCH_FUNCTIONS = {
     'prod': [
         (vt.prod, 'prod(Tensor input, *, ScalarType? dtype=None)', vt.PARAMETERS['prod']),
         (vt.prod_dim_int, 'prod(Tensor input, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor out=None)', (vt.PARAMETERS['prod_dim_int'][0], vt.PARAMETERS['prod_dim_int'][1] + (('out', 'Tensor?', True),)), (vt.prod_int_out, ('out',))),
+    ],
+    'put': [
+        (vt.put, 'put(Tensor input, Tensor index, Tensor source, bool accumulate=False)', vt.PARAMETERS['put']),
     ],
     'reciprocal': [
         (vt.reciprocal, 'reciprocal(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['reciprocal'][0], vt.PARAMETERS['reciprocal'][1] + (('out', 'Tensor?', True),)), (vt.reciprocal_out, ('out',))),
@@ -544,6 +569,9 @@ TORCH_FUNCTIONS = {
     ],
     't': [
         (vt.t, 't(Tensor input)', vt.PARAMETERS['t']),
+    ],
+    'take': [
+        (vt.take, 'take(Tensor input, Tensor index, *, Tensor out=None)', (vt.PARAMETERS['take'][0], vt.PARAMETERS['take'][1] + (('out', 'Tensor?', True),)), (vt.take_out, ('out',))),
     ],
     'tanh': [
         (vt.tanh, 'tanh(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['tanh'][0], vt.PARAMETERS['tanh'][1] + (('out', 'Tensor?', True),)), (vt.tanh_out, ('out',))),
@@ -835,6 +863,15 @@ TENSOR_METHODS = {
     'cumsum_': [
         (vt.cumsum_, 'cumsum_(int dim, *, ScalarType? dtype=None)', vt.PARAMETERS['cumsum_']),
     ],
+    'diag': [
+        (vt.diag, 'diag(int diagonal=0)', vt.PARAMETERS['diag']),
+    ],
+    'diag_embed': [
+        (vt.diag_embed, 'diag_embed(int offset=0, int dim1=-2, int dim2=-1)', vt.PARAMETERS['diag_embed']),
+    ],
+    'diagonal': [
+        (vt.diagonal, 'diagonal(int offset=0, int dim1=0, int dim2=1)', vt.PARAMETERS['diagonal']),
+    ],
     'div': [
         (vt.div_Tensor, 'div(Tensor other)', vt.PARAMETERS['div_Tensor']),
         (vt.div_Tensor_mode, 'div(Tensor other, *, str? rounding_mode)', vt.PARAMETERS['div_Tensor_mode']),
@@ -968,7 +1005,12 @@ TENSOR_METHODS = {
         (vt.le_Tensor, 'le(Tensor other)', vt.PARAMETERS['le_Tensor']),
         (vt.le_Scalar, 'le(Scalar other)', vt.PARAMETERS['le_Scalar']),
     ],
+    'lerp': [
+        (vt.lerp_Tensor, 'lerp(Tensor end, Tensor weight)', vt.PARAMETERS['lerp_Tensor']),
+        (vt.lerp_Scalar, 'lerp(Tensor end, Scalar weight)', vt.PARAMETERS['lerp_Scalar']),
+    ],
     'lerp_': [
+        (vt.lerp__Tensor, 'lerp_(Tensor end, Tensor weight)', vt.PARAMETERS['lerp__Tensor']),
         (vt.lerp__Scalar, 'lerp_(Tensor end, Scalar weight)', vt.PARAMETERS['lerp__Scalar']),
     ],
     'log': [
@@ -1018,6 +1060,15 @@ TENSOR_METHODS = {
     'masked_fill_': [
         (vt.masked_fill__Tensor, 'masked_fill_(Tensor mask, Tensor value)', vt.PARAMETERS['masked_fill__Tensor']),
         (vt.masked_fill__Scalar, 'masked_fill_(Tensor mask, Scalar value)', vt.PARAMETERS['masked_fill__Scalar']),
+    ],
+    'masked_scatter': [
+        (vt.masked_scatter, 'masked_scatter(Tensor mask, Tensor source)', vt.PARAMETERS['masked_scatter']),
+    ],
+    'masked_scatter_': [
+        (vt.masked_scatter_, 'masked_scatter_(Tensor mask, Tensor source)', vt.PARAMETERS['masked_scatter_']),
+    ],
+    'masked_select': [
+        (vt.masked_select, 'masked_select(Tensor mask)', vt.PARAMETERS['masked_select']),
     ],
     'matmul': [
         (vt.matmul, 'matmul(Tensor other)', vt.PARAMETERS['matmul']),
@@ -1111,6 +1162,12 @@ TENSOR_METHODS = {
     'prod': [
         (vt.prod, 'prod(*, ScalarType? dtype=None)', vt.PARAMETERS['prod']),
         (vt.prod_dim_int, 'prod(int dim, bool keepdim=False, *, ScalarType? dtype=None)', vt.PARAMETERS['prod_dim_int']),
+    ],
+    'put': [
+        (vt.put, 'put(Tensor index, Tensor source, bool accumulate=False)', vt.PARAMETERS['put']),
+    ],
+    'put_': [
+        (vt.put_, 'put_(Tensor index, Tensor source, bool accumulate=False)', vt.PARAMETERS['put_']),
     ],
     'reciprocal': [
         (vt.reciprocal, 'reciprocal()', vt.PARAMETERS['reciprocal']),
@@ -1247,6 +1304,9 @@ TENSOR_METHODS = {
     ],
     't': [
         (vt.t, 't()', vt.PARAMETERS['t']),
+    ],
+    'take': [
+        (vt.take, 'take(Tensor index)', vt.PARAMETERS['take']),
     ],
     'tanh': [
         (vt.tanh, 'tanh()', vt.PARAMETERS['tanh']),

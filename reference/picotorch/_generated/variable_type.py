@@ -5235,6 +5235,268 @@ def logit_out(self, eps=None, *, out):
     return out
 
 
+def masked_select(self, mask):
+    """``masked_select(Tensor self, Tensor mask) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.MaskedSelectBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.mask_ = SavedVariable(mask)
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("masked_select", device_of(self, mask))(self, mask)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def masked_select_out(self, mask, *, out):
+    """``masked_select.out(Tensor self, Tensor mask, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("masked_select", self, mask, out)
+    result = masked_select(self, mask)
+    native.write_out(out, result, "masked_select.out")
+    bump_version(out)
+    return out
+
+
+def masked_select_backward(grad, input, mask):
+    """``masked_select_backward(Tensor grad, Tensor input, Tensor mask) -> Tensor``"""
+    return native.masked_select_backward(grad, input, mask)
+
+
+def masked_scatter_(self, mask, source):
+    """``masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self, source))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, source):
+        grad_fn = nodes.MaskedScatterBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, source))
+        grad_fn.mask_ = SavedVariable(mask)
+        grad_fn.source_sizes = tuple(source._data.shape)
+    result = kernel_for("masked_scatter_", device_of(self, mask, source))(self, mask, source)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def masked_scatter(self, mask, source):
+    """``masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, source):
+        grad_fn = nodes.MaskedScatterBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, source))
+        grad_fn.mask_ = SavedVariable(mask)
+        grad_fn.source_sizes = tuple(source._data.shape)
+    result = kernel_for("masked_scatter", device_of(self, mask, source))(self, mask, source)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def masked_scatter_backward(grad_output, mask, sizes):
+    """``masked_scatter_backward(Tensor grad_output, Tensor mask, int[] sizes) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(grad_output):
+        grad_fn = nodes.MaskedScatterBackwardBackward0()
+        grad_fn.set_next_edges(collect_next_edges(grad_output))
+        grad_fn.grad_output_info = (tuple(grad_output._data.shape), grad_output._dtype)
+        grad_fn.mask_ = SavedVariable(mask)
+    result = kernel_for("masked_scatter_backward", device_of(grad_output, mask))(grad_output, mask, sizes)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def take(self, index):
+    """``take(Tensor self, Tensor index) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.TakeBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.index_ = SavedVariable(index)
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("take", device_of(self, index))(self, index)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def take_out(self, index, *, out):
+    """``take.out(Tensor self, Tensor index, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("take", self, index, out)
+    result = take(self, index)
+    native.write_out(out, result, "take.out")
+    bump_version(out)
+    return out
+
+
+def put_(self, index, source, accumulate=False):
+    """``put_(Tensor(a!) self, Tensor index, Tensor source, bool accumulate=False) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self, source))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, source):
+        grad_fn = nodes.PutBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, source))
+        grad_fn.accumulate = accumulate
+        grad_fn.index_ = SavedVariable(index)
+        grad_fn.source_ = SavedVariable(source)
+    result = kernel_for("put_", device_of(self, index, source))(self, index, source, accumulate)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def put(self, index, source, accumulate=False):
+    """``put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, source):
+        grad_fn = nodes.PutBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, source))
+        grad_fn.accumulate = accumulate
+        grad_fn.index_ = SavedVariable(index)
+        grad_fn.source_ = SavedVariable(source)
+    result = kernel_for("put", device_of(self, index, source))(self, index, source, accumulate)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def diagonal(self, offset=0, dim1=0, dim2=1):
+    """``diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.DiagonalBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim1 = dim1
+        grad_fn.dim2 = dim2
+        grad_fn.offset = offset
+        grad_fn.self_sizes = tuple(self._data.shape)
+    result = kernel_for("diagonal", device_of(self))(self, offset, dim1, dim2)
+    as_view(self, result)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def diagonal_backward(grad_output, input_sizes, offset, dim1, dim2):
+    """``diagonal_backward(Tensor grad_output, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(grad_output):
+        grad_fn = nodes.DiagonalBackwardBackward0()
+        grad_fn.set_next_edges(collect_next_edges(grad_output))
+        grad_fn.dim1 = dim1
+        grad_fn.dim2 = dim2
+        grad_fn.offset = offset
+    result = kernel_for("diagonal_backward", device_of(grad_output))(grad_output, input_sizes, offset, dim1, dim2)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def diagonal_copy(self, offset=0, dim1=0, dim2=1):
+    """``diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.DiagonalBackward0_copy()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim1 = dim1
+        grad_fn.dim2 = dim2
+        grad_fn.offset = offset
+        grad_fn.self_sizes = tuple(self._data.shape)
+    result = kernel_for("diagonal_copy", device_of(self))(self, offset, dim1, dim2)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def diag_embed(self, offset=0, dim1=-2, dim2=-1):
+    """``diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.DiagEmbedBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim1 = dim1
+        grad_fn.dim2 = dim2
+        grad_fn.offset = offset
+    result = kernel_for("diag_embed", device_of(self))(self, offset, dim1, dim2)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def diag(self, diagonal=0):
+    """``diag(Tensor self, int diagonal=0) -> Tensor``"""
+    return native.diag(self, diagonal)
+
+
+def lerp_Scalar_out(self, end, weight, *, out):
+    """``lerp.Scalar_out(Tensor self, Tensor end, Scalar weight, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("lerp", self, end, out)
+    result = lerp_Scalar(self, end, weight)
+    native.write_out(out, result, "lerp.Scalar_out")
+    bump_version(out)
+    return out
+
+
+def lerp_Tensor_out(self, end, weight, *, out):
+    """``lerp.Tensor_out(Tensor self, Tensor end, Tensor weight, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("lerp", self, end, weight, out)
+    result = lerp_Tensor(self, end, weight)
+    native.write_out(out, result, "lerp.Tensor_out")
+    bump_version(out)
+    return out
+
+
+def lerp_Scalar(self, end, weight):
+    """``lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, end):
+        grad_fn = nodes.LerpBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, end))
+        grad_fn.weight = weight
+    result = kernel_for("lerp.Scalar", device_of(self, end))(self, end, weight)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def lerp_Tensor(self, end, weight):
+    """``lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, end, weight):
+        grad_fn = nodes.LerpBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self, end, weight))
+        if grad_fn.should_compute_output(2):
+            grad_fn.end_ = SavedVariable(end)
+        if grad_fn.should_compute_output(2):
+            grad_fn.self_ = SavedVariable(self)
+        grad_fn.weight_ = SavedVariable(weight)
+    result = kernel_for("lerp.Tensor", device_of(self, end, weight))(self, end, weight)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def lerp__Tensor(self, end, weight):
+    """``lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self, end, weight))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, end, weight):
+        grad_fn = nodes.LerpBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self, end, weight))
+        if grad_fn.should_compute_output(2):
+            grad_fn.end_ = SavedVariable(end)
+        if grad_fn.should_compute_output(2):
+            grad_fn.self_ = SavedVariable(self.clone().detach())
+        grad_fn.weight_ = SavedVariable(weight)
+    result = kernel_for("lerp_.Tensor", device_of(self, end, weight))(self, end, weight)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add_cuda}, add_Tensor)
 register_kernels("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, add_out)
@@ -5697,6 +5959,26 @@ register_kernels("arctan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"Comp
 register_kernels("logit(Tensor self, float? eps=None) -> Tensor", {"CPU": native.logit, "CUDA": native.logit}, logit)
 register_kernels("logit_(Tensor(a!) self, float? eps=None) -> Tensor(a!)", {"CPU": native.logit_, "CUDA": native.logit_}, logit_)
 register_kernels("logit.out(Tensor self, float? eps=None, *, Tensor(a!) out) -> Tensor(a!)", {}, logit_out)
+register_kernels("masked_select(Tensor self, Tensor mask) -> Tensor", {"CPU": native.masked_select, "CUDA": native.masked_select}, masked_select)
+register_kernels("masked_select.out(Tensor self, Tensor mask, *, Tensor(a!) out) -> Tensor(a!)", {}, masked_select_out)
+register_kernels("masked_select_backward(Tensor grad, Tensor input, Tensor mask) -> Tensor", {"CompositeImplicitAutograd": native.masked_select_backward}, masked_select_backward)
+register_kernels("masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)", {"CPU": native.masked_scatter_, "CUDA": native.masked_scatter_}, masked_scatter_)
+register_kernels("masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor", {"CPU": native.masked_scatter, "CUDA": native.masked_scatter}, masked_scatter)
+register_kernels("masked_scatter_backward(Tensor grad_output, Tensor mask, int[] sizes) -> Tensor", {"CPU": native.masked_scatter_backward, "CUDA": native.masked_scatter_backward}, masked_scatter_backward)
+register_kernels("take(Tensor self, Tensor index) -> Tensor", {"CPU": native.take, "CUDA": native.take}, take)
+register_kernels("take.out(Tensor self, Tensor index, *, Tensor(a!) out) -> Tensor(a!)", {}, take_out)
+register_kernels("put_(Tensor(a!) self, Tensor index, Tensor source, bool accumulate=False) -> Tensor(a!)", {"CPU": native.put_, "CUDA": native.put_}, put_)
+register_kernels("put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor", {"CPU": native.put, "CUDA": native.put}, put)
+register_kernels("diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)", {"CPU": native.diagonal, "CUDA": native.diagonal}, diagonal, computes=False)
+register_kernels("diagonal_backward(Tensor grad_output, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor", {"CPU": native.diagonal_backward, "CUDA": native.diagonal_backward}, diagonal_backward)
+register_kernels("diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor", {"CPU": native.diagonal_copy, "CUDA": native.diagonal_copy}, diagonal_copy)
+register_kernels("diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor", {"CPU": native.diag_embed, "CUDA": native.diag_embed}, diag_embed)
+register_kernels("diag(Tensor self, int diagonal=0) -> Tensor", {"CompositeImplicitAutograd": native.diag}, diag)
+register_kernels("lerp.Scalar_out(Tensor self, Tensor end, Scalar weight, *, Tensor(a!) out) -> Tensor(a!)", {}, lerp_Scalar_out)
+register_kernels("lerp.Tensor_out(Tensor self, Tensor end, Tensor weight, *, Tensor(a!) out) -> Tensor(a!)", {}, lerp_Tensor_out)
+register_kernels("lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor", {"CPU": native.lerp, "CUDA": native.lerp}, lerp_Scalar)
+register_kernels("lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor", {"CPU": native.lerp, "CUDA": native.lerp}, lerp_Tensor)
+register_kernels("lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)", {"CPU": native.lerp_, "CUDA": native.lerp_}, lerp__Tensor)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -6163,6 +6445,26 @@ PARAMETERS = {
     "logit": ((('self', 'Tensor', False), ('eps', 'any', True),), ()),
     "logit_": ((('self', 'Tensor', False), ('eps', 'any', True),), ()),
     "logit_out": ((('self', 'Tensor', False), ('eps', 'any', True),), (('out', 'Tensor', False),)),
+    "masked_select": ((('self', 'Tensor', False), ('mask', 'Tensor', False),), ()),
+    "masked_select_out": ((('self', 'Tensor', False), ('mask', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "masked_select_backward": ((('grad', 'Tensor', False), ('input', 'Tensor', False), ('mask', 'Tensor', False),), ()),
+    "masked_scatter_": ((('self', 'Tensor', False), ('mask', 'Tensor', False), ('source', 'Tensor', False),), ()),
+    "masked_scatter": ((('self', 'Tensor', False), ('mask', 'Tensor', False), ('source', 'Tensor', False),), ()),
+    "masked_scatter_backward": ((('grad_output', 'Tensor', False), ('mask', 'Tensor', False), ('sizes', 'int[]', False),), ()),
+    "take": ((('self', 'Tensor', False), ('index', 'Tensor', False),), ()),
+    "take_out": ((('self', 'Tensor', False), ('index', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "put_": ((('self', 'Tensor', False), ('index', 'Tensor', False), ('source', 'Tensor', False), ('accumulate', 'bool', True),), ()),
+    "put": ((('self', 'Tensor', False), ('index', 'Tensor', False), ('source', 'Tensor', False), ('accumulate', 'bool', True),), ()),
+    "diagonal": ((('self', 'Tensor', False), ('offset', 'int', True), ('dim1', 'int', True), ('dim2', 'int', True),), ()),
+    "diagonal_backward": ((('grad_output', 'Tensor', False), ('input_sizes', 'int[]', False), ('offset', 'int', False), ('dim1', 'int', False), ('dim2', 'int', False),), ()),
+    "diagonal_copy": ((('self', 'Tensor', False), ('offset', 'int', True), ('dim1', 'int', True), ('dim2', 'int', True),), ()),
+    "diag_embed": ((('self', 'Tensor', False), ('offset', 'int', True), ('dim1', 'int', True), ('dim2', 'int', True),), ()),
+    "diag": ((('self', 'Tensor', False), ('diagonal', 'int', True),), ()),
+    "lerp_Scalar_out": ((('self', 'Tensor', False), ('end', 'Tensor', False), ('weight', 'Scalar', False),), (('out', 'Tensor', False),)),
+    "lerp_Tensor_out": ((('self', 'Tensor', False), ('end', 'Tensor', False), ('weight', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "lerp_Scalar": ((('self', 'Tensor', False), ('end', 'Tensor', False), ('weight', 'Scalar', False),), ()),
+    "lerp_Tensor": ((('self', 'Tensor', False), ('end', 'Tensor', False), ('weight', 'Tensor', False),), ()),
+    "lerp__Tensor": ((('self', 'Tensor', False), ('end', 'Tensor', False), ('weight', 'Tensor', False),), ()),
 }
 
 
@@ -6293,7 +6595,7 @@ register_op("nan_to_num", overloaded("nan_to_num", [(nan_to_num, PARAMETERS["nan
 register_op("fmod", overloaded("fmod", [(fmod_Scalar, PARAMETERS["fmod_Scalar"]), (fmod_Tensor, PARAMETERS["fmod_Tensor"])]))
 register_op("addcmul_", overloaded("addcmul_", [(addcmul_, PARAMETERS["addcmul_"])]))
 register_op("addcdiv_", overloaded("addcdiv_", [(addcdiv_, PARAMETERS["addcdiv_"])]))
-register_op("lerp_", overloaded("lerp_", [(lerp__Scalar, PARAMETERS["lerp__Scalar"])]))
+register_op("lerp_", overloaded("lerp_", [(lerp__Scalar, PARAMETERS["lerp__Scalar"]), (lerp__Tensor, PARAMETERS["lerp__Tensor"])]))
 register_op("_softmax", overloaded("_softmax", [(_softmax, PARAMETERS["_softmax"]), (_softmax_out, PARAMETERS["_softmax_out"])]))
 register_op("_softmax_backward_data", overloaded("_softmax_backward_data", [(_softmax_backward_data, PARAMETERS["_softmax_backward_data"]), (_softmax_backward_data_out, PARAMETERS["_softmax_backward_data_out"])]))
 register_op("softmax", overloaded("softmax", [(softmax_int, PARAMETERS["softmax_int"]), (softmax_int_out, PARAMETERS["softmax_int_out"])]))
@@ -6427,3 +6729,17 @@ register_op("arctan2", overloaded("arctan2", [(arctan2, PARAMETERS["arctan2"]), 
 register_op("arctan2_", overloaded("arctan2_", [(arctan2_, PARAMETERS["arctan2_"])]))
 register_op("logit", overloaded("logit", [(logit, PARAMETERS["logit"]), (logit_out, PARAMETERS["logit_out"])]))
 register_op("logit_", overloaded("logit_", [(logit_, PARAMETERS["logit_"])]))
+register_op("masked_select", overloaded("masked_select", [(masked_select, PARAMETERS["masked_select"]), (masked_select_out, PARAMETERS["masked_select_out"])]))
+register_op("masked_select_backward", overloaded("masked_select_backward", [(masked_select_backward, PARAMETERS["masked_select_backward"])]))
+register_op("masked_scatter_", overloaded("masked_scatter_", [(masked_scatter_, PARAMETERS["masked_scatter_"])]))
+register_op("masked_scatter", overloaded("masked_scatter", [(masked_scatter, PARAMETERS["masked_scatter"])]))
+register_op("masked_scatter_backward", overloaded("masked_scatter_backward", [(masked_scatter_backward, PARAMETERS["masked_scatter_backward"])]))
+register_op("take", overloaded("take", [(take, PARAMETERS["take"]), (take_out, PARAMETERS["take_out"])]))
+register_op("put_", overloaded("put_", [(put_, PARAMETERS["put_"])]))
+register_op("put", overloaded("put", [(put, PARAMETERS["put"])]))
+register_op("diagonal", overloaded("diagonal", [(diagonal, PARAMETERS["diagonal"])]))
+register_op("diagonal_backward", overloaded("diagonal_backward", [(diagonal_backward, PARAMETERS["diagonal_backward"])]))
+register_op("diagonal_copy", overloaded("diagonal_copy", [(diagonal_copy, PARAMETERS["diagonal_copy"])]))
+register_op("diag_embed", overloaded("diag_embed", [(diag_embed, PARAMETERS["diag_embed"])]))
+register_op("diag", overloaded("diag", [(diag, PARAMETERS["diag"])]))
+register_op("lerp", overloaded("lerp", [(lerp_Scalar_out, PARAMETERS["lerp_Scalar_out"]), (lerp_Tensor_out, PARAMETERS["lerp_Tensor_out"]), (lerp_Scalar, PARAMETERS["lerp_Scalar"]), (lerp_Tensor, PARAMETERS["lerp_Tensor"])]))

@@ -92,6 +92,11 @@ __all__ = [  # what `from functions_manual import *` gives the generated nodes
     "unique_of",
     "atan2_backward",
     "logit_backward",
+    # ops batch 3
+    "masked_fill_backward",
+    "one_minus",
+    "zeros_of",
+    "reshape_as",
 ]
 
 
@@ -812,3 +817,24 @@ def logit_backward(grad, self, eps):
 def _full_array(like, value):
     xp = xp_of(like)
     return xp.full((), value, dtype=xp_dtype(xp, like.dtype), device=like._data.device)
+
+
+def masked_fill_backward(grad, mask):
+    """A tensor value's gradient: the sum of ``grad`` where the (broadcast) mask is true."""
+    return ops.sum(ops.masked_select(grad, mask))
+
+
+def one_minus(t):
+    """``1 - t`` as ATen's C++ ``Scalar - Tensor`` computes it: a tensor like ``t`` filled with 1, then ``t``
+    subtracted in place (the graph shows SubBackward0 with no edge for the 1s)."""
+    return ops.sub_(ops.fill_(ops.empty_like(t), 1), t)
+
+
+def reshape_as(t, other):
+    return ops.reshape(t, tuple(other._data.shape))
+
+
+def zeros_of(info, like):
+    """Zeros of a saved (shape, dtype) on ``like``'s device: ``zeros_like`` of an input that is not saved."""
+    shape, dtype = info
+    return wrap(like, zeros_array(like, shape, dtype), dtype)

@@ -96,6 +96,7 @@ from .composite import (
     chunk,
     contiguous,
     cross_entropy_loss,
+    diag,
     dropout,
     dropout_,
     embedding_backward,
@@ -105,6 +106,7 @@ from .composite import (
     l1_loss,
     layer_norm,
     log_softmax,
+    masked_select_backward,
     matmul,
     max_other,
     min_other,
@@ -140,7 +142,19 @@ from .distributions import bernoulli, bernoulli_, normal_, uniform_
 from .embedding import embedding, embedding_dense_backward, embedding_renorm_
 from .fused_dropout import native_dropout, native_dropout_backward
 from .helpers import strides_of
-from .indexing import _index_put_impl_, index, masked_fill, masked_fill_
+from .indexing import (
+    _index_put_impl_,
+    index,
+    masked_fill,
+    masked_fill_,
+    masked_scatter,
+    masked_scatter_,
+    masked_scatter_backward,
+    masked_select,
+    put,
+    put_,
+    take,
+)
 from .layer_norm_kernel import native_layer_norm, native_layer_norm_backward
 from .linear_algebra import addmm, baddbmm, baddbmm_, bmm, dot, linalg_vector_norm, mm, mv
 from .loss import (
@@ -152,7 +166,7 @@ from .loss import (
 from .loss_nll import nll_loss2d_backward, nll_loss2d_forward, nll_loss_backward, nll_loss_forward
 from .onehot import one_hot
 from .pad_nd import constant_pad_nd
-from .pointwise_ops import addcdiv_, addcmul_, lerp_
+from .pointwise_ops import addcdiv_, addcmul_, lerp, lerp_
 from .reduce_all_ops import max, min
 from .reduce_ops import (
     all,
@@ -235,6 +249,10 @@ from .tensor_shape import (
     _unsafe_view,
     alias,
     cat,
+    diag_embed,
+    diagonal,
+    diagonal_backward,
+    diagonal_copy,
     expand,
     flip,
     permute,
@@ -364,4 +382,7 @@ __all__ = [
     # ops batch 2
     "arctan2", "arctan2_", "atan2", "atan2_", "cumprod", "cumprod_", "index_fill", "index_fill_", "logit", "logit_",
     "trace",
+    # ops batch 3
+    "diag", "diag_embed", "diagonal", "diagonal_backward", "diagonal_copy", "lerp", "masked_scatter", "masked_scatter_",
+    "masked_scatter_backward", "masked_select", "masked_select_backward", "put", "put_", "take",
 ]

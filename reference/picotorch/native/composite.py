@@ -1,7 +1,7 @@
 """Operators built from other operators (PyTorch's ``CompositeImplicitAutograd`` kernels).
 
 Models ``aten/src/ATen/native/LinearAlgebra.cpp`` (``matmul``) and ``TensorShape.cpp`` (``reshape``,
-``expand_as``, ``flatten``, ``unflatten``, ``chunk``, ``narrow``, ``tile``, ``contiguous``). They call
+``expand_as``, ``flatten``, ``unflatten``, ``chunk``, ``narrow``, ``tile``, ``contiguous``, ``diag``). They call
 operators through the dispatcher, so autograd records the ops they call: this is why ``a @ b`` on
 matrices shows ``MmBackward0`` and ``reshape`` shows ``ViewBackward0`` or ``UnsafeViewBackward0`` —
 there is no ``MatmulBackward`` or ``ReshapeBackward``.
@@ -556,3 +556,23 @@ def arctan2(self, other):
 
 def arctan2_(self, other):
     return ops.atan2_(self, other)
+
+
+# ----------------------------------------------------------------------------- ops batch 3
+# ``masked_select_backward`` as in TensorAdvancedIndexing.cpp, ``diag`` as in TensorShape.cpp.
+
+
+def masked_select_backward(grad, input, mask):
+    """Zeros of the shape ``input`` and ``mask`` broadcast to, with ``grad`` written where the mask is true (in place:
+    ``masked_scatter_``, so the graph shows MaskedScatterBackward0 with no edge for the zeros)."""
+    shape = checks.broadcast_shapes(tuple(input._data.shape), tuple(mask._data.shape))
+    return ops.masked_scatter_(ops.zeros_like(ops.expand(input, shape)), mask, grad)
+
+
+def diag(self, diagonal=0):
+    """A vector to a matrix with it on a diagonal (``diag_embed``), a matrix to a copy of its diagonal
+    (``diagonal_copy``)."""
+    ndim = self._data.ndim
+    if ndim not in (1, 2):
+        raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {ndim}D")
+    return ops.diag_embed(self, diagonal) if ndim == 1 else ops.diagonal_copy(self, diagonal)

@@ -1,6 +1,7 @@
 """Advanced indexing: ``x[idx]`` with tensor indices, and writing through them.
 
-Models ``aten/src/ATen/native/TensorAdvancedIndexing.cpp`` (``index``, ``_index_put_impl_``, ``masked_fill_``). The
+Models ``aten/src/ATen/native/TensorAdvancedIndexing.cpp`` (``index``, ``_index_put_impl_``, ``masked_fill_``,
+``masked_select``, ``masked_scatter_``, ``take``, ``put_``). The
 Python indexing that turns ``x[1:, mask]`` into these calls is ``picotorch/_C/_indexing.py``
 (``torch/csrc/autograd/python_variable_indexing.cpp``). With ``accumulate=True`` repeated indices add
 up (``index_put_(..., accumulate=True)``, and the backward of ``index``).
@@ -8,6 +9,7 @@ up (``index_put_(..., accumulate=True)``, and the backward of ``index``).
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -15,8 +17,10 @@ import numpy as np
 from ..c10 import scalar_type as st
 from . import checks
 from .device import to_numpy
-from .helpers import row_major_copy, stored_scalar, wrap, xp_of
+from .helpers import row_major_copy, stored_scalar, wrap, xp_of, zeros_array
+from .tensor_factories import clone
 from .tensor_impl import TensorImpl
+from .tensor_shape import expanded_shape
 
 
 def index(self, indices):
@@ -205,3 +209,122 @@ def masked_fill(self, mask, value):
 _TYPE_META_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
                     "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
                     "uint8": "unsigned char", "bool": "bool"}
+
+
+# ----------------------------------------------------------------------------- masked_select, masked_scatter
+# ``masked_select`` reads, and ``masked_scatter_`` writes, the elements where a bool mask is true, in the
+# row-major order of the shape ``self`` and ``mask`` broadcast to (not in ``self``'s memory order).
+
+
+def masked_select(self, mask):
+    if mask._dtype is not st.bool_:
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
+    checks.check_same_device(self, mask)
+    xp = xp_of(self)
+    shape = checks.broadcast_shapes(tuple(mask._data.shape), tuple(self._data.shape))  # expand_outplace(mask, self)
+    picked = xp.broadcast_to(self._data, shape)[xp.broadcast_to(mask._data, shape)]
+    return wrap(self, row_major_copy(xp, xp.reshape(picked, (-1,))))
+
+
+def masked_scatter_(self, mask, source):
+    """Write ``source``'s first elements (row-major) where ``mask``, expanded to ``self``'s shape, is true."""
+    if self._dtype is not source._dtype:
+        raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but got"
+                           f"{self._dtype.c10_name} and {source._dtype.c10_name}")
+    if mask._dtype is st.uint8:
+        warnings.warn("masked_scatter_ received a mask with dtype torch.uint8, this behavior is now deprecated,"
+                      "please use a mask with dtype torch.bool instead.", UserWarning, stacklevel=2)
+    if mask._dtype is not st.bool_:
+        raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with dtype "
+                           f"{mask._dtype.c10_name}")
+    checks.check_same_device(self, mask, source)
+    shape = tuple(self._data.shape)
+    expanded_shape(mask, shape)  # expand's error when the mask does not expand to self
+    xp = xp_of(self)
+    where = xp.broadcast_to(mask._data, shape)
+    count = int(xp.sum(xp.astype(where, xp.int64)))
+    values = xp.reshape(source._data, (-1,))
+    if count > values.shape[0]:
+        raise RuntimeError("Number of elements of source < number of ones in mask")
+    self._data[where] = values[:count]
+    return self
+
+
+def masked_scatter(self, mask, source):
+    """Out of place: ``self`` expanded with ``mask`` to their broadcast shape, copied row-major, then written."""
+    xp = xp_of(self)
+    shape = checks.broadcast_shapes(tuple(mask._data.shape), tuple(self._data.shape))
+    result = wrap(self, row_major_copy(xp, xp.broadcast_to(self._data, shape)))
+    return masked_scatter_(result, mask, source)
+
+
+def masked_scatter_backward(grad_output, mask, sizes):
+    """``source``'s gradient: ``grad`` where the mask is true, padded with zeros to ``source``'s size."""
+    picked = masked_select(grad_output, mask)._data
+    xp = xp_of(grad_output)
+    missing = math.prod(sizes) - picked.shape[0]
+    if missing > 0:
+        picked = xp.concat([picked, zeros_array(grad_output, (missing,))])
+    return wrap(grad_output, xp.reshape(picked, tuple(sizes)))
+
+
+# ----------------------------------------------------------------------------- take, put_
+# Both treat ``self`` as flat, in its row-major (logical) order; a negative index counts from the end.
+
+
+def take(self, index):
+    if index._dtype is not st.int64:
+        raise RuntimeError(f"take(): Expected a long tensor for index, but got {index._dtype.c10_name}")
+    checks.check_same_device(self, index)
+    numel = math.prod(self._data.shape)
+    positions = to_numpy(index._data)
+    if numel == 0 and positions.size:
+        raise IndexError("take(): tried to take from an empty tensor")
+    _check_flat_bounds(positions, numel)
+    xp = xp_of(self)
+    flat = xp.reshape(self._data, (-1,))
+    chosen = xp.asarray(positions.reshape(-1) % max(numel, 1), device=self._data.device)
+    return wrap(self, row_major_copy(xp, xp.reshape(xp.take(flat, chosen), positions.shape)))
+
+
+def put_(self, index, source, accumulate=False):
+    """``self.flatten()[index] = source`` (or ``+=`` with ``accumulate``, repeated indices adding up)."""
+    if index._dtype is not st.int64:
+        raise RuntimeError(f"put_(): Expected a long tensor for index, but got {index._dtype.c10_name}")
+    if self._dtype is not source._dtype:
+        raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got self.dtype = "
+                           f"{self._dtype.c10_name} and source.dtype = {source._dtype.c10_name}")
+    if source._data.size != index._data.size:
+        raise IndexError(f"put_(): Expected source and index to have the same number of elements, but got "
+                         f"source.numel() = {source._data.size}, index.numel() = {index._data.size}")
+    checks.check_same_device(self, index, source)
+    positions = to_numpy(index._data).reshape(-1)
+    if positions.size == 0:
+        return self
+    numel = math.prod(self._data.shape)
+    if numel == 0:
+        raise IndexError("put_(): Tried to put elements into an empty tensor")
+    _check_flat_bounds(positions, numel)
+    on_host = type(self._data) is np.ndarray
+    target = self._data if on_host else np.array(to_numpy(self._data))  # the Array API has no scatter: on the host
+    where = np.unravel_index(positions % numel, target.shape)
+    values = to_numpy(source._data).reshape(-1)
+    if accumulate:
+        np.add.at(target, where, values)
+    else:
+        target[where] = values  # a repeated index keeps its last value, as the CPU loop writes in order
+    if not on_host:
+        self._data[...] = xp_of(self).asarray(target, device=self._data.device)
+    return self
+
+
+def put(self, index, source, accumulate=False):
+    return put_(clone(self), index, source, accumulate)  # in the input's layout (``MemoryFormat::Preserve``)
+
+
+def _check_flat_bounds(positions, numel) -> None:
+    """The first index out of range, in the kernel's order."""
+    outside = (positions < -numel) | (positions >= numel)
+    for value in positions[outside].reshape(-1)[:1]:
+        if not -numel <= value < numel:
+            raise IndexError(f"out of range: tried to access index {value} on a tensor of {numel} elements.")

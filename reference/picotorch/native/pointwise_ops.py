@@ -1,4 +1,4 @@
-"""The optimizers' in-place pointwise kernels: ``addcmul_``, ``addcdiv_``, ``lerp_``.
+"""The optimizers' in-place pointwise kernels: ``addcmul_``, ``addcdiv_``, ``lerp_`` (and ``lerp``).
 
 Models ``aten/src/ATen/native/PointwiseOps.cpp`` (``addcmul``, ``addcdiv``) and
 ``aten/src/ATen/native/Lerp.cpp``, in PyTorch's order of operations and roundings on the CPU:
@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .binary_ops import add, check_inplace_operands, div, mul, sub, write_inplace
+from ..c10 import scalar_type as st
+from .binary_ops import add, check_inplace_operands, div, mul, type_meta_name, write_inplace
+from .checks import broadcast_shapes
 from .helpers import const, convert, fused_multiply_add, in_float32, is_reduced_float, np_xp, wrap, xp_of
+from .layout import follow_inputs
 
 
 def addcmul_(self, tensor1, tensor2, value=1):
@@ -43,22 +46,82 @@ def addcdiv_(self, tensor1, tensor2, value=1):
 
 
 def lerp_(self, end, weight):
-    if _in_float32(self, end):
-        _write(self, _opmath(self, lambda xp, s, e: _lerp_float32(xp, s, e, weight), end))
-        return self
-    arrays = _same_float_arrays(self, end)
-    if arrays is not None and type(weight) in (int, float):
+    """``lerp_.Scalar`` and ``lerp_.Tensor``; an optimizer's update (one dtype and shape, a number) skips the
+    general path's checks, promotion and broadcasting."""
+    arrays = _same_float_arrays(self, end) if type(weight) in (int, float) else None
+    if arrays is not None and arrays[0].dtype == np.float32:
         a, b = arrays
         small = abs(weight) < 0.5
         factor = a.dtype.type(weight if small else _weight_minus_one(self, weight))
         self._data[...] = fused_multiply_add(np_xp, b - a, factor, a if small else b)
         return self
-    diff = sub(end, self)
-    if abs(weight) < 0.5:
-        _write(self, _fma(self, diff, weight, self))
-    else:
-        _write(self, _fma(self, diff, _weight_minus_one(self, weight), end))
+    _write(self, lerp(self, end, weight))
     return self
+
+
+def lerp(self, end, weight):
+    """``lerp.Scalar`` / ``lerp.Tensor``: ``self + weight * (end - self)``, computed in the dtype's ``opmath`` type
+    as PyTorch's ``lerp_vec``: ``weight * (end - self) + self`` for ``|weight| < 0.5``, else
+    ``(weight - 1) * (end - self) + end``, each one fused multiply-add."""
+    tensor_weight = hasattr(weight, "_data")
+    _check_lerp_dtypes(self, end, weight if tensor_weight else None)
+    operands = [self, end] + ([weight] if tensor_weight else [])
+    shape = ()
+    for t in operands:
+        shape = broadcast_shapes(shape, tuple(t._data.shape))
+    if not self._dtype.is_floating_point:
+        kernel = "lerp_kernel_tensor" if tensor_weight else "lerp_kernel_scalar"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{self._dtype.c10_name}'")
+    xp = xp_of(self)
+    s, e = (xp.broadcast_to(_in_opmath(xp, t, self._dtype), shape) for t in (self, end))
+    if tensor_weight:  # a zero-dim weight of another dtype is first cast to self's, as TensorIterator does
+        w = _in_opmath(xp, weight, self._dtype)
+    else:
+        w = xp.asarray(weight, dtype=s.dtype, device=s.device)
+    diff = e - s
+    one = xp.asarray(1, dtype=s.dtype, device=s.device)
+    fma = _fused_multiply_add_float64 if s.dtype == xp.float64 else fused_multiply_add
+    values = xp.where(xp.abs(w) < 0.5, fma(xp, diff, w, s), fma(xp, diff, w - one, e))
+    values = convert(xp, xp.asarray(values), self._dtype)
+    return wrap(self, follow_inputs(xp, values, [t._data for t in operands]))
+
+
+def _fused_multiply_add_float64(xp, a, b, c):
+    """``a * b + c`` rounded once, for float64 (no wider type to compute in): the product's rounding error from
+    Dekker's split, the sum's from Knuth's two-sum, added back before the last rounding. (A result exactly halfway
+    between two doubles may still round the other way; in range, never seen against torch.)"""
+    product = a * b
+    a_hi, a_lo = _split(a)
+    b_hi, b_lo = _split(b)
+    product_error = ((a_hi * b_hi - product) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
+    total = product + c
+    c_part = total - product
+    sum_error = (product - (total - c_part)) + (c - c_part)
+    return total + (sum_error + product_error)
+
+
+def _split(x):
+    """``x`` as a high part of 26 bits and the rest (Veltkamp's split): products of the parts are exact."""
+    t = 134217729.0 * x  # 2**27 + 1
+    high = t - (t - x)
+    return high, x - high
+
+
+def _in_opmath(xp, t, dtype):
+    """``t``'s array as ``dtype``, then in that dtype's ``opmath`` type (float64 stays, the others compute in
+    float32)."""
+    data = convert(xp, t._data, dtype) if t._dtype is not dtype else t._data
+    return data if dtype is st.float64 else in_float32(xp, data)
+
+
+def _check_lerp_dtypes(self, end, weight) -> None:
+    """``end`` has ``self``'s dtype; so has a tensor weight, unless it is zero-dim (read as a number)."""
+    if end._dtype is not self._dtype:
+        raise RuntimeError(f"expected dtype {type_meta_name(self._dtype)} for `end` but got dtype "
+                           f"{type_meta_name(end._dtype)}")
+    if weight is not None and weight._dtype is not self._dtype and weight._data.ndim != 0:
+        raise RuntimeError(f"expected dtype {type_meta_name(self._dtype)} for `weight` but got dtype "
+                           f"{type_meta_name(weight._dtype)}")
 
 
 def _same_float_arrays(self, *others):
@@ -118,13 +181,3 @@ def _opmath(self, compute, *others):
 
 def _times(xp, value, a):
     return a if value == 1 else xp.multiply(xp.asarray(value, dtype=xp.float32, device=a.device), a)
-
-
-def _lerp_float32(xp, s, e, weight):
-    """PyTorch's ``lerp_vec``: ``weight * (end - self) + self`` for a small weight, else
-    ``(weight - 1) * (end - self) + end``, one fused multiply-add in float32."""
-    diff = e - s
-    w = xp.asarray(weight, dtype=xp.float32, device=s.device)  # the weight is a float32 first, then ``w - 1``
-    if abs(weight) < 0.5:
-        return fused_multiply_add(xp, diff, w, s)
-    return fused_multiply_add(xp, diff, w - xp.asarray(1, dtype=xp.float32, device=s.device), e)

@@ -5,7 +5,8 @@ input's data and version counter and remembers its base (:func:`helpers.view_of`
 decides what autograd records (``ViewBackward0``, and ``CopySlices`` when a view is written in place).
 ``select_backward`` and ``slice_backward`` scatter a gradient back into zeros of the input's shape;
 ``stack`` and ``cat`` join tensors into a new one (not a view). ``split``, ``split_with_sizes`` and
-``unbind`` return several views of one input; ``flip``, ``roll`` and ``repeat`` copy.
+``unbind`` return several views of one input; ``flip``, ``roll`` and ``repeat`` copy. ``diagonal`` views a
+diagonal (``diagonal_backward``, ``diagonal_copy`` and ``diag_embed`` write or copy through that view).
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ import numpy as np
 
 from ..c10 import scalar_type as st
 from . import checks
+from .device import to_numpy
 from .helpers import (
+    as_strided_view,
     cast,
     common_device,
     permute_dims,
@@ -25,6 +28,7 @@ from .helpers import (
     reshaped_view,
     row_major_copy,
     shape_of,
+    strides_of,
     view_of,
     wrap,
     xp_of,
@@ -427,3 +431,78 @@ def view_strides(self, size):
     if strides is None:
         return tuple(math.prod(shape[i + 1:]) for i in range(len(shape)))
     return tuple(s // self._dtype.itemsize for s in strides)
+
+
+# ----------------------------------------------------------------------------- diagonal and what is built on it
+
+
+def diagonal(self, offset=0, dim1=0, dim2=1):
+    """The view of the elements ``[..., i, i + offset]`` of dims ``dim1`` and ``dim2``: both dims dropped, one of
+    the diagonal's length appended, its stride the sum of theirs."""
+    d1, d2 = _diagonal_dims(dim1, dim2, self._data.ndim)
+    if getattr(self._data, "strides", None) is None:  # an array without strides (the Array API's): a copy
+        return view_of(self, _from_host(self, row_major_copy(np, _diagonal_of(to_numpy(self._data), offset, d1, d2))))
+    sizes, strides = shape_of(self), strides_of(self)
+    length, start = _diagonal_extent(sizes, strides, offset, d1, d2)
+    kept = [d for d in range(len(sizes)) if d not in (d1, d2)]
+    return as_strided_view(self, tuple(sizes[d] for d in kept) + (length,),
+                           tuple(strides[d] for d in kept) + (strides[d1] + strides[d2],), start)
+
+
+def _diagonal_dims(dim1, dim2, ndim):
+    d1, d2 = checks.wrap_dim(dim1, ndim), checks.wrap_dim(dim2, ndim)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return d1, d2
+
+
+def _diagonal_extent(sizes, strides, offset, d1, d2):
+    """The diagonal's length, and where it starts (in elements; 0 when it is empty)."""
+    if offset >= 0:
+        length, start = min(sizes[d1], sizes[d2] - offset), offset * strides[d2]
+    else:
+        length, start = min(sizes[d1] + offset, sizes[d2]), -offset * strides[d1]
+    return (length, start) if length > 0 else (0, 0)
+
+
+def _diagonal_of(array, offset, d1, d2):
+    """The writeable diagonal view of a NumPy array (NumPy's own ``diagonal`` is read-only)."""
+    length, _ = _diagonal_extent(array.shape, array.strides, offset, d1, d2)
+    first = array
+    if length:  # the view starts at the diagonal's first element
+        d = d2 if offset >= 0 else d1
+        first = array[(builtins.slice(None),) * d + (builtins.slice(abs(offset), None),)]
+    kept = [d for d in range(array.ndim) if d not in (d1, d2)]
+    strides = tuple(array.strides[d] for d in kept) + (array.strides[d1] + array.strides[d2],)
+    return np.lib.stride_tricks.as_strided(first, tuple(array.shape[d] for d in kept) + (length,), strides)
+
+
+def _from_host(like, array):
+    return xp_of(like).asarray(array, device=like._data.device)
+
+
+def _with_diagonal(like, sizes, values, offset, d1, d2):
+    """Zeros of ``sizes`` (``like``'s dtype and device) with ``values`` written on a diagonal."""
+    host = np.zeros(sizes, dtype=to_numpy(zeros_array(like, ())).dtype)
+    _diagonal_of(host, offset, d1, d2)[...] = to_numpy(values._data)
+    return wrap(like, host if type(like._data) is np.ndarray else _from_host(like, host))
+
+
+def diagonal_backward(grad_output, input_sizes, offset, dim1, dim2):
+    """Zeros of the input's shape with ``grad_output`` on the diagonal."""
+    d1, d2 = _diagonal_dims(dim1, dim2, len(input_sizes))
+    return _with_diagonal(grad_output, tuple(input_sizes), grad_output, offset, d1, d2)
+
+
+def diagonal_copy(self, offset=0, dim1=0, dim2=1):
+    return wrap(self, row_major_copy(xp_of(self), diagonal(self, offset, dim1, dim2)._data))
+
+
+def diag_embed(self, offset=0, dim1=-2, dim2=-1):
+    """Zeros with ``self``'s last dim written on the diagonal of two new dims ``dim1`` and ``dim2``."""
+    d1, d2 = _diagonal_dims(dim1, dim2, self._data.ndim + 1)
+    side = abs(offset) + self._data.shape[-1]
+    sizes = list(self._data.shape[:-1])
+    sizes.insert(min(d1, d2), side)
+    sizes.insert(max(d1, d2), side)
+    return _with_diagonal(self, tuple(sizes), self, offset, d1, d2)

@@ -153,6 +153,7 @@ _DERIVED = (("_sizes", "tuple({0}._data.shape)"),
             ("_strides", "native.strides_of({0}) if any_requires_grad({0}) else ()"),
             ("_numel", "{0}.numel()"), ("_dim", "{0}._data.ndim"), ("_scalar_type", "{0}._dtype"),
             ("_options", "({0}._dtype, {0}._device)"),
+            ("_info", "(tuple({0}._data.shape), {0}._dtype)"),  # PyTorch's ``TypeAndSize``: what zeros_like needs
             ("_args_sizes", "[tuple(t._data.shape) for t in {0}]"),
             ("_args_scalartypes", "[t._dtype for t in {0}]"))
 

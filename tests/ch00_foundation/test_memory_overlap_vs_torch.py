@@ -16,7 +16,8 @@ CASES = [
     # partial overlap, or the same memory in another order: refused
     "x[1:].add_(x[:-1])", "x.add_(x.t())", "x[1:].copy_(x[:-1])", "x.t().copy_(x)", "x[1:].mul_(x[:-1])",
     "x[1:3].sub_(x[2:4], alpha=2)", "x.view(-1)[1:].add_(x.view(-1)[:-1])", "x[1:].clamp_(x[:-1])",
-    "x.unsqueeze(0).add_(x)", "x[1:].div_(x[:-1])",
+    "x.unsqueeze(0).add_(x)", "x[1:].div_(x[:-1])", "x[1:].addcmul_(x[:-1], x[:-1])",
+    "x[1:].addcdiv_(x[:-1], x[:-1] + 1)", "x[1:].lerp_(x[:-1], 0.5)", "x[1:].lerp_(T.ones(3, 4), x[:-1])",
     "x[1:].long().add_(x[:-1])", "x.view(-1)[2:].add_(x.view(-1)[:-2].int())",
     # the overlap is checked before the dtypes: an int tensor given a float number
     "xi[1:].add_(xi[:-1], alpha=0.5)",

@@ -16,9 +16,11 @@ from .binary_ops import add, check_inplace_operands, div, mul, type_meta_name, w
 from .checks import broadcast_shapes
 from .helpers import const, convert, fused_multiply_add, in_float32, is_reduced_float, np_xp, wrap, xp_of
 from .layout import follow_inputs
+from .memory_overlap import assert_no_partial_overlap
 
 
 def addcmul_(self, tensor1, tensor2, value=1):
+    _check_overlap(self, tensor1, tensor2)
     if _in_float32(self, tensor1, tensor2):
         _write(self, _opmath(self, lambda xp, s, a, b: _times(xp, value, a) * b + s, tensor1, tensor2))
         return self
@@ -33,6 +35,7 @@ def addcmul_(self, tensor1, tensor2, value=1):
 
 
 def addcdiv_(self, tensor1, tensor2, value=1):
+    _check_overlap(self, tensor1, tensor2)
     if _in_float32(self, tensor1, tensor2):
         _write(self, _opmath(self, lambda xp, s, a, b: s + _times(xp, value, a) / b, tensor1, tensor2))
         return self
@@ -48,6 +51,7 @@ def addcdiv_(self, tensor1, tensor2, value=1):
 def lerp_(self, end, weight):
     """``lerp_.Scalar`` and ``lerp_.Tensor``; an optimizer's update (one dtype and shape, a number) skips the
     general path's checks, promotion and broadcasting."""
+    _check_overlap(self, end, weight)
     arrays = _same_float_arrays(self, end) if type(weight) in (int, float) else None
     if arrays is not None and arrays[0].dtype == np.float32:
         a, b = arrays
@@ -57,6 +61,11 @@ def lerp_(self, end, weight):
         return self
     _write(self, lerp(self, end, weight))
     return self
+
+
+def _check_overlap(self, *inputs) -> None:
+    for t in inputs:  # TensorIterator's check, before any other (a number is skipped)
+        assert_no_partial_overlap(self, t)
 
 
 def lerp(self, end, weight):

@@ -91,6 +91,12 @@ __all__ = [  # what `from functions_manual import *` gives the generated nodes
     "unique_of",
     "atan2_backward",
     "logit_backward",
+    # ops batch 4 (cummax/cummin, smooth_l1_loss, huber_loss)
+    "cummaxmin_backward",
+    "smooth_l1_loss_double_backward",
+    "smooth_l1_loss_double_backward_grad_output",
+    "huber_loss_double_backward",
+    "huber_loss_double_backward_grad_output",
 ]
 
 
@@ -437,7 +443,8 @@ def evenly_distribute_backward(grad, input, value):
         mask = ops.isnan(input)
     else:
         mask = ops.eq(input, value)
-    return ops.where(mask, ops.div(grad, ops.sum(mask)), scalar_zero(grad))
+    zeros = wrap(grad, zeros_array(input, tuple(input.shape)))  # ``grad.new_zeros(sizes, input.options())``
+    return ops.masked_fill_(zeros, mask, ops.div(grad, ops.sum(mask)))
 
 
 def restore_reduced_dims(output, dims, keepdim):
@@ -536,8 +543,8 @@ def linalg_vector_norm_backward(grad, self, ord, norm, dim, keepdim):
 
 
 def _zero_where(t, mask):
-    """``t.masked_fill_(mask, 0)``."""
-    return ops.where(mask, scalar_zero(t), t)
+    """``t.masked_fill_(mask, 0)`` (out of place: the same node, ``MaskedFillBackward0``)."""
+    return ops.masked_fill(t, mask, 0)
 
 # ----------------------------------------------------------------------------- indexing (group I)
 
@@ -811,3 +818,43 @@ def logit_backward(grad, self, eps):
 def _full_array(like, value):
     xp = xp_of(like)
     return xp.full((), value, dtype=xp_dtype(xp, like.dtype), device=like._data.device)
+
+
+# ----------------------------------------------------------------------------- ops batch 4
+
+
+def cummaxmin_backward(grad, input, indices, dim):
+    """Each output's gradient added to the element it copied (several outputs may copy one): ``scatter_add_``
+    into zeros. An empty input is returned as it is, as PyTorch does."""
+    if input.numel() == 0:
+        return input
+    return ops.scatter_add_(wrap(grad, zeros_array(input, tuple(input.shape))), dim, indices, grad)
+
+
+def smooth_l1_loss_double_backward(grad, input, target, reduction, beta):
+    """d(smooth_l1_loss_backward)/d(self): ``1 / beta`` inside ``(-beta, beta)``, 0 on the linear parts."""
+    if beta == 0:
+        return wrap(grad, zeros_array(grad, tuple(grad.shape)))
+    inside = to_dtype_of(ops.lt(ops.abs(ops.sub(input, target)), beta), grad)
+    grad_input = ops.div(ops.mul(grad, inside), beta)
+    return ops.div(grad_input, input.numel()) if reduction == _MEAN else grad_input
+
+
+def smooth_l1_loss_double_backward_grad_output(grad, grad_output, input, target, reduction, beta):
+    if reduction == 0:
+        return ops.smooth_l1_loss_backward(grad, input, target, reduction, beta)
+    r = ops.smooth_l1_loss_backward(ops.ones_like(grad_output), input, target, reduction, beta)
+    return ops.sum(ops.mul(r, grad))
+
+
+def huber_loss_double_backward(grad, input, target, reduction, delta):
+    """d(huber_loss_backward)/d(self): 1 inside ``(-delta, delta)``, 0 on the linear parts."""
+    grad_input = ops.mul(grad, ops.lt(ops.abs(ops.sub(input, target)), delta))
+    return ops.div(grad_input, input.numel()) if reduction == _MEAN else grad_input
+
+
+def huber_loss_double_backward_grad_output(grad, grad_output, input, target, reduction, delta):
+    if reduction == 0:
+        return ops.huber_loss_backward(grad, input, target, reduction, delta)
+    r = ops.huber_loss_backward(ops.ones_like(grad_output), input, target, reduction, delta)
+    return ops.sum(ops.mul(r, grad))

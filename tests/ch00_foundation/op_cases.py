@@ -245,6 +245,20 @@ CASES = {
     "lerp_tensor": ([data(2, 3), data(2, 3), data(3)], lambda T, a, b, w: T.lerp(a, b, w)),
     "logit": ([data(2, 3)], lambda T, a: T.sigmoid(a).logit()),
     "logit_eps": ([data(2, 3)], lambda T, a: T.logit(T.sigmoid(a), eps=0.3)),
+    # ops batch 4
+    "median_all": ([data(3, 5)], lambda T, a: a.median()),
+    "median_dim": ([data(3, 5)], lambda T, a: T.median(a, 1, keepdim=True).values),
+    "nanmedian_all": ([data(3, 4)], lambda T, a: T.nanmedian(a)),
+    "nanmedian_dim": ([data(4, 3)], lambda T, a: a.nanmedian(0).values),
+    "kthvalue": ([data(3, 5)], lambda T, a: a.kthvalue(2).values),
+    "cummax": ([data(3, 4)], lambda T, a: a.cummax(1).values),
+    "cummin": ([data(4, 3)], lambda T, a: T.cummin(a, 0).values),
+    "unfold": ([data(2, 7)], lambda T, a: a.unfold(1, 3, 2)),
+    "dist": ([data(2, 3), data(3)], lambda T, a, b: T.dist(a, b)),
+    "dist_p3": ([data(2, 3), data(2, 3)], lambda T, a, b: a.dist(b, 3)),
+    "smooth_l1_loss": ([data(2, 3), data(2, 3)], lambda T, a, b: T.nn.functional.smooth_l1_loss(a, b, beta=0.7)),
+    "huber_loss": ([data(2, 3), data(2, 3)],
+                   lambda T, a, b: T.nn.functional.huber_loss(a, b, reduction="sum", delta=0.8)),
 }
 
 

@@ -6391,3 +6391,719 @@ class LerpBackward1(Node):
     @property
     def _raw_saved_weight(node):
         return SavedVariable(None) if node.weight_ is None else node.weight_
+
+
+class CummaxBackward0(Node):
+    """Backward of ``cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)``."""
+
+    dim = None
+    self_ = None
+    indices_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            dim = node.dim
+            self = node.self_.unpack(node)
+            indices = node.indices_.unpack(node)
+            grad_inputs[0] = cummaxmin_backward(grad, self, indices, dim)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+        if node.indices_ is not None:
+            node.indices_.reset_data()
+
+    @property
+    def _saved_dim(node):
+        return None if node.dim is None else node.dim % 18446744073709551616
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_indices(node):
+        return None if node.indices_ is None else node.indices_.unpack(node)
+
+    @property
+    def _raw_saved_indices(node):
+        return SavedVariable(None) if node.indices_ is None else node.indices_
+
+
+class CumminBackward0(Node):
+    """Backward of ``cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)``."""
+
+    dim = None
+    self_ = None
+    indices_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            dim = node.dim
+            self = node.self_.unpack(node)
+            indices = node.indices_.unpack(node)
+            grad_inputs[0] = cummaxmin_backward(grad, self, indices, dim)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+        if node.indices_ is not None:
+            node.indices_.reset_data()
+
+    @property
+    def _saved_dim(node):
+        return None if node.dim is None else node.dim % 18446744073709551616
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_indices(node):
+        return None if node.indices_ is None else node.indices_.unpack(node)
+
+    @property
+    def _raw_saved_indices(node):
+        return SavedVariable(None) if node.indices_ is None else node.indices_
+
+
+class KthvalueBackward0(Node):
+    """Backward of ``kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)``."""
+
+    dim = None
+    keepdim = None
+    self_sizes = None
+    indices_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            dim = node.dim
+            keepdim = node.keepdim
+            self_sizes = node.self_sizes
+            indices = node.indices_.unpack(node)
+            grad_inputs[0] = value_selecting_reduction_backward(grad, dim, indices, self_sizes, keepdim)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.indices_ is not None:
+            node.indices_.reset_data()
+
+    @property
+    def _saved_dim(node):
+        return None if node.dim is None else node.dim % 18446744073709551616
+
+    @property
+    def _saved_keepdim(node):
+        return node.keepdim
+
+    @property
+    def _saved_self_sym_sizes(node):
+        return node.self_sizes
+
+    @property
+    def _saved_indices(node):
+        return None if node.indices_ is None else node.indices_.unpack(node)
+
+    @property
+    def _raw_saved_indices(node):
+        return SavedVariable(None) if node.indices_ is None else node.indices_
+
+
+class MedianBackward0(Node):
+    """Backward of ``median(Tensor self) -> Tensor``."""
+
+    self_ = None
+    result_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            self = node.self_.unpack(node)
+            result = node.result_.unpack(node)
+            grad_inputs[0] = evenly_distribute_backward(grad, self, result)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+        if node.result_ is not None:
+            node.result_.reset_data()
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_result(node):
+        return None if node.result_ is None else node.result_.unpack(node)
+
+    @property
+    def _raw_saved_result(node):
+        return SavedVariable(None) if node.result_ is None else node.result_
+
+
+class MedianBackward1(Node):
+    """Backward of ``median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)``."""
+
+    dim = None
+    keepdim = None
+    self_sizes = None
+    indices_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            dim = node.dim
+            keepdim = node.keepdim
+            self_sizes = node.self_sizes
+            indices = node.indices_.unpack(node)
+            grad_inputs[0] = value_selecting_reduction_backward(grad, dim, indices, self_sizes, keepdim)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.indices_ is not None:
+            node.indices_.reset_data()
+
+    @property
+    def _saved_dim(node):
+        return None if node.dim is None else node.dim % 18446744073709551616
+
+    @property
+    def _saved_keepdim(node):
+        return node.keepdim
+
+    @property
+    def _saved_self_sym_sizes(node):
+        return node.self_sizes
+
+    @property
+    def _saved_indices(node):
+        return None if node.indices_ is None else node.indices_.unpack(node)
+
+    @property
+    def _raw_saved_indices(node):
+        return SavedVariable(None) if node.indices_ is None else node.indices_
+
+
+class NanmedianBackward0(Node):
+    """Backward of ``nanmedian(Tensor self) -> Tensor``."""
+
+    self_ = None
+    result_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            self = node.self_.unpack(node)
+            result = node.result_.unpack(node)
+            grad_inputs[0] = evenly_distribute_backward(grad, self, result)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+        if node.result_ is not None:
+            node.result_.reset_data()
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_result(node):
+        return None if node.result_ is None else node.result_.unpack(node)
+
+    @property
+    def _raw_saved_result(node):
+        return SavedVariable(None) if node.result_ is None else node.result_
+
+
+class NanmedianBackward1(Node):
+    """Backward of ``nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)``."""
+
+    dim = None
+    keepdim = None
+    self_sizes = None
+    indices_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            dim = node.dim
+            keepdim = node.keepdim
+            self_sizes = node.self_sizes
+            indices = node.indices_.unpack(node)
+            grad_inputs[0] = value_selecting_reduction_backward(grad, dim, indices, self_sizes, keepdim)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.indices_ is not None:
+            node.indices_.reset_data()
+
+    @property
+    def _saved_dim(node):
+        return None if node.dim is None else node.dim % 18446744073709551616
+
+    @property
+    def _saved_keepdim(node):
+        return node.keepdim
+
+    @property
+    def _saved_self_sym_sizes(node):
+        return node.self_sizes
+
+    @property
+    def _saved_indices(node):
+        return None if node.indices_ is None else node.indices_.unpack(node)
+
+    @property
+    def _raw_saved_indices(node):
+        return SavedVariable(None) if node.indices_ is None else node.indices_
+
+
+class DistBackward0(Node):
+    """Backward of ``dist(Tensor self, Tensor other, Scalar p=2) -> Tensor``."""
+
+    other_ = None
+    p = None
+    self_ = None
+    result_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            other = node.other_.unpack(node)
+            p = node.p
+            self = node.self_.unpack(node)
+            result = node.result_.unpack(node)
+            grad_inputs[0] = linalg_vector_norm_backward(grad, ops.sub(self, other), p, result, None, False)
+        if node.should_compute_output(1):
+            other = node.other_.unpack(node)
+            p = node.p
+            self = node.self_.unpack(node)
+            result = node.result_.unpack(node)
+            grad_inputs[1] = ops.neg(linalg_vector_norm_backward(grad, ops.sub(self, other), p, result, None, False))
+        return grad_inputs
+
+    def release_variables(node):
+        if node.other_ is not None:
+            node.other_.reset_data()
+        if node.self_ is not None:
+            node.self_.reset_data()
+        if node.result_ is not None:
+            node.result_.reset_data()
+
+    @property
+    def _saved_other(node):
+        return None if node.other_ is None else node.other_.unpack(node)
+
+    @property
+    def _raw_saved_other(node):
+        return SavedVariable(None) if node.other_ is None else node.other_
+
+    @property
+    def _saved_p(node):
+        return node.p
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_result(node):
+        return None if node.result_ is None else node.result_.unpack(node)
+
+    @property
+    def _raw_saved_result(node):
+        return SavedVariable(None) if node.result_ is None else node.result_
+
+
+class UnfoldBackward0(Node):
+    """Backward of ``unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)``."""
+
+    dimension = None
+    self_sizes = None
+    size = None
+    step = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            dimension = node.dimension
+            self_sizes = node.self_sizes
+            size = node.size
+            step = node.step
+            grad_inputs[0] = ops.unfold_backward(grad, self_sizes, dimension, size, step)
+        return grad_inputs
+
+    @property
+    def _saved_dimension(node):
+        return None if node.dimension is None else node.dimension % 18446744073709551616
+
+    @property
+    def _saved_self_sym_sizes(node):
+        return node.self_sizes
+
+    @property
+    def _saved_size(node):
+        return None if node.size is None else node.size % 18446744073709551616
+
+    @property
+    def _saved_step(node):
+        return None if node.step is None else node.step % 18446744073709551616
+
+
+class UnfoldBackwardBackward0(Node):
+    """Backward of ``unfold_backward(Tensor grad_in, int[] input_sizes, int dim, int size, int step) -> Tensor``."""
+
+    dim = None
+    size = None
+    step = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            dim = node.dim
+            size = node.size
+            step = node.step
+            grad_inputs[0] = ops.unfold(grad, dim, size, step)
+        return grad_inputs
+
+    @property
+    def _saved_dim(node):
+        return None if node.dim is None else node.dim % 18446744073709551616
+
+    @property
+    def _saved_size(node):
+        return None if node.size is None else node.size % 18446744073709551616
+
+    @property
+    def _saved_step(node):
+        return None if node.step is None else node.step % 18446744073709551616
+
+
+class SmoothL1LossBackward0(Node):
+    """Backward of ``smooth_l1_loss(Tensor self, Tensor target, int reduction=Mean, float beta=1.0) -> Tensor``."""
+
+    beta = None
+    reduction = None
+    self_ = None
+    target_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            beta = node.beta
+            reduction = node.reduction
+            self = node.self_.unpack(node)
+            target = node.target_.unpack(node)
+            grad_inputs[0] = ops.smooth_l1_loss_backward(grad, self, target, reduction, beta)
+        if node.should_compute_output(1):
+            beta = node.beta
+            reduction = node.reduction
+            self = node.self_.unpack(node)
+            target = node.target_.unpack(node)
+            grad_inputs[1] = ops.smooth_l1_loss_backward(grad, target, self, reduction, beta)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+        if node.target_ is not None:
+            node.target_.reset_data()
+
+    @property
+    def _saved_beta(node):
+        return node.beta
+
+    @property
+    def _saved_reduction(node):
+        return None if node.reduction is None else node.reduction % 18446744073709551616
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_target(node):
+        return None if node.target_ is None else node.target_.unpack(node)
+
+    @property
+    def _raw_saved_target(node):
+        return SavedVariable(None) if node.target_ is None else node.target_
+
+
+class SmoothL1LossBackwardBackward0(Node):
+    """Backward of ``smooth_l1_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, float beta) -> Tensor``."""
+
+    beta = None
+    grad_output_ = None
+    reduction = None
+    self_ = None
+    target_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            beta = node.beta
+            grad_output = node.grad_output_.unpack(node)
+            reduction = node.reduction
+            self = node.self_.unpack(node)
+            target = node.target_.unpack(node)
+            grad_inputs[0] = smooth_l1_loss_double_backward_grad_output(grad, grad_output, self, target, reduction, beta)
+        if node.should_compute_output(1):
+            beta = node.beta
+            grad_output = node.grad_output_.unpack(node)
+            reduction = node.reduction
+            self = node.self_.unpack(node)
+            target = node.target_.unpack(node)
+            grad_inputs[1] = smooth_l1_loss_double_backward(ops.mul(grad, grad_output), self, target, reduction, beta)
+        if node.should_compute_output(2):
+            beta = node.beta
+            grad_output = node.grad_output_.unpack(node)
+            reduction = node.reduction
+            self = node.self_.unpack(node)
+            target = node.target_.unpack(node)
+            grad_inputs[2] = ops.neg(smooth_l1_loss_double_backward(ops.mul(grad, grad_output), self, target, reduction, beta))
+        return grad_inputs
+
+    def release_variables(node):
+        if node.grad_output_ is not None:
+            node.grad_output_.reset_data()
+        if node.self_ is not None:
+            node.self_.reset_data()
+        if node.target_ is not None:
+            node.target_.reset_data()
+
+    @property
+    def _saved_beta(node):
+        return node.beta
+
+    @property
+    def _saved_grad_output(node):
+        return None if node.grad_output_ is None else node.grad_output_.unpack(node)
+
+    @property
+    def _raw_saved_grad_output(node):
+        return SavedVariable(None) if node.grad_output_ is None else node.grad_output_
+
+    @property
+    def _saved_reduction(node):
+        return None if node.reduction is None else node.reduction % 18446744073709551616
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_target(node):
+        return None if node.target_ is None else node.target_.unpack(node)
+
+    @property
+    def _raw_saved_target(node):
+        return SavedVariable(None) if node.target_ is None else node.target_
+
+
+class HuberLossBackward0(Node):
+    """Backward of ``huber_loss(Tensor self, Tensor target, int reduction=Mean, float delta=1.0) -> Tensor``."""
+
+    delta = None
+    reduction = None
+    self_ = None
+    target_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            delta = node.delta
+            reduction = node.reduction
+            self = node.self_.unpack(node)
+            target = node.target_.unpack(node)
+            grad_inputs[0] = ops.huber_loss_backward(grad, self, target, reduction, delta)
+        if node.should_compute_output(1):
+            delta = node.delta
+            reduction = node.reduction
+            self = node.self_.unpack(node)
+            target = node.target_.unpack(node)
+            grad_inputs[1] = ops.huber_loss_backward(grad, target, self, reduction, delta)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+        if node.target_ is not None:
+            node.target_.reset_data()
+
+    @property
+    def _saved_delta(node):
+        return node.delta
+
+    @property
+    def _saved_reduction(node):
+        return None if node.reduction is None else node.reduction % 18446744073709551616
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_target(node):
+        return None if node.target_ is None else node.target_.unpack(node)
+
+    @property
+    def _raw_saved_target(node):
+        return SavedVariable(None) if node.target_ is None else node.target_
+
+
+class HuberLossBackwardBackward0(Node):
+    """Backward of ``huber_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, float delta) -> Tensor``."""
+
+    delta = None
+    grad_output_ = None
+    reduction = None
+    self_ = None
+    target_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            delta = node.delta
+            grad_output = node.grad_output_.unpack(node)
+            reduction = node.reduction
+            self = node.self_.unpack(node)
+            target = node.target_.unpack(node)
+            grad_inputs[0] = huber_loss_double_backward_grad_output(grad, grad_output, self, target, reduction, delta)
+        if node.should_compute_output(1):
+            delta = node.delta
+            grad_output = node.grad_output_.unpack(node)
+            reduction = node.reduction
+            self = node.self_.unpack(node)
+            target = node.target_.unpack(node)
+            grad_inputs[1] = huber_loss_double_backward(ops.mul(grad, grad_output), self, target, reduction, delta)
+        if node.should_compute_output(2):
+            delta = node.delta
+            grad_output = node.grad_output_.unpack(node)
+            reduction = node.reduction
+            self = node.self_.unpack(node)
+            target = node.target_.unpack(node)
+            grad_inputs[2] = ops.neg(huber_loss_double_backward(ops.mul(grad, grad_output), self, target, reduction, delta))
+        return grad_inputs
+
+    def release_variables(node):
+        if node.grad_output_ is not None:
+            node.grad_output_.reset_data()
+        if node.self_ is not None:
+            node.self_.reset_data()
+        if node.target_ is not None:
+            node.target_.reset_data()
+
+    @property
+    def _saved_delta(node):
+        return node.delta
+
+    @property
+    def _saved_grad_output(node):
+        return None if node.grad_output_ is None else node.grad_output_.unpack(node)
+
+    @property
+    def _raw_saved_grad_output(node):
+        return SavedVariable(None) if node.grad_output_ is None else node.grad_output_
+
+    @property
+    def _saved_reduction(node):
+        return None if node.reduction is None else node.reduction % 18446744073709551616
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_target(node):
+        return None if node.target_ is None else node.target_.unpack(node)
+
+    @property
+    def _raw_saved_target(node):
+        return SavedVariable(None) if node.target_ is None else node.target_

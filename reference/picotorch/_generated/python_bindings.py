@@ -151,6 +151,12 @@ TORCH_FUNCTIONS = {
     'cos_': [
         (vt.cos_, 'cos_(Tensor input)', vt.PARAMETERS['cos_']),
     ],
+    'cummax': [
+        (vt.cummax, 'cummax(Tensor input, int dim, *, Tensor[2] out=None)', (vt.PARAMETERS['cummax'][0], vt.PARAMETERS['cummax'][1] + (('out', 'Tensor[]?', True),)), (vt.cummax_out, ('values', 'indices'))),
+    ],
+    'cummin': [
+        (vt.cummin, 'cummin(Tensor input, int dim, *, Tensor[2] out=None)', (vt.PARAMETERS['cummin'][0], vt.PARAMETERS['cummin'][1] + (('out', 'Tensor[]?', True),)), (vt.cummin_out, ('values', 'indices'))),
+    ],
     'cumprod': [
         (vt.cumprod, 'cumprod(Tensor input, int dim, *, ScalarType? dtype=None, Tensor out=None)', (vt.PARAMETERS['cumprod'][0], vt.PARAMETERS['cumprod'][1] + (('out', 'Tensor?', True),)), (vt.cumprod_out, ('out',))),
     ],
@@ -168,6 +174,9 @@ TORCH_FUNCTIONS = {
     ],
     'diagonal_copy': [
         (vt.diagonal_copy, 'diagonal_copy(Tensor input, int offset=0, int dim1=0, int dim2=1)', vt.PARAMETERS['diagonal_copy']),
+    ],
+    'dist': [
+        (vt.dist, 'dist(Tensor input, Tensor other, Scalar p=2)', vt.PARAMETERS['dist']),
     ],
     'div': [
         (vt.div_Tensor, 'div(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['div_Tensor'][0], vt.PARAMETERS['div_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.div_out, ('out',))),
@@ -303,6 +312,9 @@ TORCH_FUNCTIONS = {
     'isnan': [
         (vt.isnan, 'isnan(Tensor input)', vt.PARAMETERS['isnan']),
     ],
+    'kthvalue': [
+        (vt.kthvalue, 'kthvalue(Tensor input, int k, int dim=-1, bool keepdim=False, *, Tensor[2] out=None)', (vt.PARAMETERS['kthvalue'][0], vt.PARAMETERS['kthvalue'][1] + (('out', 'Tensor[]?', True),)), (vt.kthvalue_values, ('values', 'indices'))),
+    ],
     'layer_norm': [
         (vt.layer_norm, 'layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True)', vt.PARAMETERS['layer_norm']),
     ],
@@ -379,6 +391,10 @@ TORCH_FUNCTIONS = {
         (vt.mean, 'mean(Tensor input, *, ScalarType? dtype=None, Tensor out=None)', (vt.PARAMETERS['mean'][0], vt.PARAMETERS['mean'][1] + (('out', 'Tensor?', True),)), (vt.mean_dtype_out, ('out',))),
         (vt.mean_dim, 'mean(Tensor input, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor out=None)', (vt.PARAMETERS['mean_dim'][0], vt.PARAMETERS['mean_dim'][1] + (('out', 'Tensor?', True),)), (vt.mean_out, ('out',))),
     ],
+    'median': [
+        (vt.median, 'median(Tensor input)', vt.PARAMETERS['median']),
+        (vt.median_dim, 'median(Tensor input, int dim, bool keepdim=False, *, Tensor[2] out=None)', (vt.PARAMETERS['median_dim'][0], vt.PARAMETERS['median_dim'][1] + (('out', 'Tensor[]?', True),)), (vt.median_dim_values, ('values', 'indices'))),
+    ],
     'min': [
         (vt.min, 'min(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['min'][0], vt.PARAMETERS['min'][1] + (('out', 'Tensor?', True),)), (vt.min_unary_out, ('out',))),
         (vt.min_other, 'min(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['min_other'][0], vt.PARAMETERS['min_other'][1] + (('out', 'Tensor?', True),)), (vt.min_out, ('out',))),
@@ -406,6 +422,10 @@ TORCH_FUNCTIONS = {
     ],
     'nan_to_num': [
         (vt.nan_to_num, 'nan_to_num(Tensor input, float? nan=None, float? posinf=None, float? neginf=None)', vt.PARAMETERS['nan_to_num']),
+    ],
+    'nanmedian': [
+        (vt.nanmedian, 'nanmedian(Tensor input)', vt.PARAMETERS['nanmedian']),
+        (vt.nanmedian_dim, 'nanmedian(Tensor input, int dim, bool keepdim=False, *, Tensor[2] out=None)', (vt.PARAMETERS['nanmedian_dim'][0], vt.PARAMETERS['nanmedian_dim'][1] + (('out', 'Tensor[]?', True),)), (vt.nanmedian_dim_values, ('values', 'indices'))),
     ],
     'narrow': [
         (vt.narrow_Tensor, 'narrow(Tensor input, int dim, Tensor start, int length)', vt.PARAMETERS['narrow_Tensor']),
@@ -651,6 +671,9 @@ TORCH_NN_FUNCTIONS = {
     'hardtanh_': [
         (vt.hardtanh_, 'hardtanh_(Tensor input, Scalar min_val=-1, Scalar max_val=1)', vt.PARAMETERS['hardtanh_']),
     ],
+    'huber_loss': [
+        (vt.huber_loss, 'huber_loss(Tensor input, Tensor target, int reduction=Mean, float delta=1.0, *, Tensor out=None)', (vt.PARAMETERS['huber_loss'][0], vt.PARAMETERS['huber_loss'][1] + (('out', 'Tensor?', True),)), (vt.huber_loss_out, ('out',))),
+    ],
     'l1_loss': [
         (vt.l1_loss, 'l1_loss(Tensor input, Tensor target, int reduction=Mean)', vt.PARAMETERS['l1_loss']),
     ],
@@ -689,6 +712,9 @@ TORCH_NN_FUNCTIONS = {
     ],
     'silu_': [
         (vt.silu_, 'silu_(Tensor input)', vt.PARAMETERS['silu_']),
+    ],
+    'smooth_l1_loss': [
+        (vt.smooth_l1_loss, 'smooth_l1_loss(Tensor input, Tensor target, int reduction=Mean, float beta=1.0, *, Tensor out=None)', (vt.PARAMETERS['smooth_l1_loss'][0], vt.PARAMETERS['smooth_l1_loss'][1] + (('out', 'Tensor?', True),)), (vt.smooth_l1_loss_out, ('out',))),
     ],
     'softplus': [
         (vt.softplus, 'softplus(Tensor input, Scalar beta=1, Scalar threshold=20, *, Tensor out=None)', (vt.PARAMETERS['softplus'][0], vt.PARAMETERS['softplus'][1] + (('out', 'Tensor?', True),)), (vt.softplus_out, ('out',))),
@@ -851,6 +877,12 @@ TENSOR_METHODS = {
     'cos_': [
         (vt.cos_, 'cos_()', vt.PARAMETERS['cos_']),
     ],
+    'cummax': [
+        (vt.cummax, 'cummax(int dim)', vt.PARAMETERS['cummax']),
+    ],
+    'cummin': [
+        (vt.cummin, 'cummin(int dim)', vt.PARAMETERS['cummin']),
+    ],
     'cumprod': [
         (vt.cumprod, 'cumprod(int dim, *, ScalarType? dtype=None)', vt.PARAMETERS['cumprod']),
     ],
@@ -871,6 +903,9 @@ TENSOR_METHODS = {
     ],
     'diagonal': [
         (vt.diagonal, 'diagonal(int offset=0, int dim1=0, int dim2=1)', vt.PARAMETERS['diagonal']),
+    ],
+    'dist': [
+        (vt.dist, 'dist(Tensor other, Scalar p=2)', vt.PARAMETERS['dist']),
     ],
     'div': [
         (vt.div_Tensor, 'div(Tensor other)', vt.PARAMETERS['div_Tensor']),
@@ -1001,6 +1036,9 @@ TENSOR_METHODS = {
     'isnan': [
         (vt.isnan, 'isnan()', vt.PARAMETERS['isnan']),
     ],
+    'kthvalue': [
+        (vt.kthvalue, 'kthvalue(int k, int dim=-1, bool keepdim=False)', vt.PARAMETERS['kthvalue']),
+    ],
     'le': [
         (vt.le_Tensor, 'le(Tensor other)', vt.PARAMETERS['le_Tensor']),
         (vt.le_Scalar, 'le(Scalar other)', vt.PARAMETERS['le_Scalar']),
@@ -1085,6 +1123,10 @@ TENSOR_METHODS = {
         (vt.mean, 'mean(*, ScalarType? dtype=None)', vt.PARAMETERS['mean']),
         (vt.mean_dim, 'mean(int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None)', vt.PARAMETERS['mean_dim']),
     ],
+    'median': [
+        (vt.median, 'median()', vt.PARAMETERS['median']),
+        (vt.median_dim, 'median(int dim, bool keepdim=False)', vt.PARAMETERS['median_dim']),
+    ],
     'min': [
         (vt.min, 'min()', vt.PARAMETERS['min']),
         (vt.min_other, 'min(Tensor other)', vt.PARAMETERS['min_other']),
@@ -1115,6 +1157,10 @@ TENSOR_METHODS = {
     ],
     'nan_to_num': [
         (vt.nan_to_num, 'nan_to_num(float? nan=None, float? posinf=None, float? neginf=None)', vt.PARAMETERS['nan_to_num']),
+    ],
+    'nanmedian': [
+        (vt.nanmedian, 'nanmedian()', vt.PARAMETERS['nanmedian']),
+        (vt.nanmedian_dim, 'nanmedian(int dim, bool keepdim=False)', vt.PARAMETERS['nanmedian_dim']),
     ],
     'narrow': [
         (vt.narrow_Tensor, 'narrow(int dim, Tensor start, int length)', vt.PARAMETERS['narrow_Tensor']),
@@ -1350,6 +1396,9 @@ TENSOR_METHODS = {
     'unflatten': [
         (vt.unflatten_int, 'unflatten(int dim, int[] sizes)', vt.PARAMETERS['unflatten_int']),
     ],
+    'unfold': [
+        (vt.unfold, 'unfold(int dimension, int size, int step)', vt.PARAMETERS['unfold']),
+    ],
     'uniform_': [
         (vt.uniform_, 'uniform_(float from=0, float to=1, *, Generator? generator=None)', vt.PARAMETERS['uniform_']),
     ],
@@ -1393,4 +1442,14 @@ RETURN_TYPES = {
     'sort_values': ('sort_out', ('values', 'indices')),
     'topk': ('topk', ('values', 'indices')),
     'topk_values': ('topk_out', ('values', 'indices')),
+    'cummax': ('cummax', ('values', 'indices')),
+    'cummax_out': ('cummax_out', ('values', 'indices')),
+    'cummin': ('cummin', ('values', 'indices')),
+    'cummin_out': ('cummin_out', ('values', 'indices')),
+    'kthvalue': ('kthvalue', ('values', 'indices')),
+    'kthvalue_values': ('kthvalue_out', ('values', 'indices')),
+    'median_dim': ('median', ('values', 'indices')),
+    'median_dim_values': ('median_out', ('values', 'indices')),
+    'nanmedian_dim': ('nanmedian', ('values', 'indices')),
+    'nanmedian_dim_values': ('nanmedian_out', ('values', 'indices')),
 }

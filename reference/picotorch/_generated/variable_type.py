@@ -5497,6 +5497,304 @@ def lerp__Tensor(self, end, weight):
     return self
 
 
+def cummax(self, dim):
+    """``cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.CummaxBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim = dim
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("cummax", device_of(self))(self, dim)
+    if grad_fn is not None:
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
+        grad_fn.indices_ = SavedVariable(result[1], is_output=True)
+    return result
+
+
+def cummax_out(self, dim, *, values, indices):
+    """``cummax.out(Tensor self, int dim, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)``"""
+    throw_error_out_requires_grad("cummax", self, values, indices)
+    result = cummax(self, dim)
+    native.write_out(values, result[0], "cummax.out")
+    bump_version(values)
+    native.write_out(indices, result[1], "cummax.out")
+    bump_version(indices)
+    return (values, indices)
+
+
+def cummin(self, dim):
+    """``cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.CumminBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim = dim
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("cummin", device_of(self))(self, dim)
+    if grad_fn is not None:
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
+        grad_fn.indices_ = SavedVariable(result[1], is_output=True)
+    return result
+
+
+def cummin_out(self, dim, *, values, indices):
+    """``cummin.out(Tensor self, int dim, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)``"""
+    throw_error_out_requires_grad("cummin", self, values, indices)
+    result = cummin(self, dim)
+    native.write_out(values, result[0], "cummin.out")
+    bump_version(values)
+    native.write_out(indices, result[1], "cummin.out")
+    bump_version(indices)
+    return (values, indices)
+
+
+def kthvalue(self, k, dim=-1, keepdim=False):
+    """``kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.KthvalueBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim = dim
+        grad_fn.keepdim = keepdim
+        grad_fn.self_sizes = tuple(self._data.shape)
+    result = kernel_for("kthvalue", device_of(self))(self, k, dim, keepdim)
+    if grad_fn is not None:
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
+        grad_fn.indices_ = SavedVariable(result[1], is_output=True)
+    return result
+
+
+def kthvalue_values(self, k, dim=-1, keepdim=False, *, values, indices):
+    """``kthvalue.values(Tensor self, int k, int dim=-1, bool keepdim=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)``"""
+    throw_error_out_requires_grad("kthvalue", self, values, indices)
+    result = kthvalue(self, k, dim, keepdim)
+    native.write_out(values, result[0], "kthvalue.values")
+    bump_version(values)
+    native.write_out(indices, result[1], "kthvalue.values")
+    bump_version(indices)
+    return (values, indices)
+
+
+def median(self):
+    """``median(Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.MedianBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("median", device_of(self))(self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return result
+
+
+def median_dim(self, dim, keepdim=False):
+    """``median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.MedianBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim = dim
+        grad_fn.keepdim = keepdim
+        grad_fn.self_sizes = tuple(self._data.shape)
+    result = kernel_for("median.dim", device_of(self))(self, dim, keepdim)
+    if grad_fn is not None:
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
+        grad_fn.indices_ = SavedVariable(result[1], is_output=True)
+    return result
+
+
+def median_dim_values(self, dim, keepdim=False, *, values, indices):
+    """``median.dim_values(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)``"""
+    throw_error_out_requires_grad("median", self, values, indices)
+    result = median_dim(self, dim, keepdim)
+    native.write_out(values, result[0], "median.dim_values")
+    bump_version(values)
+    native.write_out(indices, result[1], "median.dim_values")
+    bump_version(indices)
+    return (values, indices)
+
+
+def nanmedian(self):
+    """``nanmedian(Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.NanmedianBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("nanmedian", device_of(self))(self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return result
+
+
+def nanmedian_dim(self, dim, keepdim=False):
+    """``nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.NanmedianBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim = dim
+        grad_fn.keepdim = keepdim
+        grad_fn.self_sizes = tuple(self._data.shape)
+    result = kernel_for("nanmedian.dim", device_of(self))(self, dim, keepdim)
+    if grad_fn is not None:
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
+        grad_fn.indices_ = SavedVariable(result[1], is_output=True)
+    return result
+
+
+def nanmedian_dim_values(self, dim, keepdim=False, *, values, indices):
+    """``nanmedian.dim_values(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)``"""
+    throw_error_out_requires_grad("nanmedian", self, values, indices)
+    result = nanmedian_dim(self, dim, keepdim)
+    native.write_out(values, result[0], "nanmedian.dim_values")
+    bump_version(values)
+    native.write_out(indices, result[1], "nanmedian.dim_values")
+    bump_version(indices)
+    return (values, indices)
+
+
+def dist(self, other, p=2):
+    """``dist(Tensor self, Tensor other, Scalar p=2) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = nodes.DistBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, other))
+        grad_fn.other_ = SavedVariable(other)
+        grad_fn.p = p
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("dist", device_of(self, other))(self, other, p)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return result
+
+
+def unfold(self, dimension, size, step):
+    """``unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.UnfoldBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dimension = dimension
+        grad_fn.self_sizes = tuple(self._data.shape)
+        grad_fn.size = size
+        grad_fn.step = step
+    result = kernel_for("unfold", device_of(self))(self, dimension, size, step)
+    as_view(self, result)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def unfold_backward(grad_in, input_sizes, dim, size, step):
+    """``unfold_backward(Tensor grad_in, int[] input_sizes, int dim, int size, int step) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(grad_in):
+        grad_fn = nodes.UnfoldBackwardBackward0()
+        grad_fn.set_next_edges(collect_next_edges(grad_in))
+        grad_fn.dim = dim
+        grad_fn.size = size
+        grad_fn.step = step
+    result = kernel_for("unfold_backward", device_of(grad_in))(grad_in, input_sizes, dim, size, step)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def smooth_l1_loss_out(self, target, reduction=0, beta=1.0, *, out):
+    """``smooth_l1_loss.out(Tensor self, Tensor target, int reduction=Mean, float beta=1.0, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("smooth_l1_loss", self, target, out)
+    result = smooth_l1_loss(self, target, reduction, beta)
+    native.write_out(out, result, "smooth_l1_loss.out")
+    bump_version(out)
+    return out
+
+
+def smooth_l1_loss(self, target, reduction=0, beta=1.0):
+    """``smooth_l1_loss(Tensor self, Tensor target, int reduction=Mean, float beta=1.0) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, target):
+        grad_fn = nodes.SmoothL1LossBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, target))
+        grad_fn.beta = beta
+        grad_fn.reduction = reduction
+        grad_fn.self_ = SavedVariable(self)
+        grad_fn.target_ = SavedVariable(target)
+    result = kernel_for("smooth_l1_loss", device_of(self, target))(self, target, reduction, beta)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def smooth_l1_loss_backward(grad_output, self, target, reduction, beta):
+    """``smooth_l1_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, float beta) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(grad_output, self, target):
+        grad_fn = nodes.SmoothL1LossBackwardBackward0()
+        grad_fn.set_next_edges(collect_next_edges(grad_output, self, target))
+        grad_fn.beta = beta
+        grad_fn.grad_output_ = SavedVariable(grad_output)
+        grad_fn.reduction = reduction
+        grad_fn.self_ = SavedVariable(self)
+        grad_fn.target_ = SavedVariable(target)
+    result = kernel_for("smooth_l1_loss_backward", device_of(grad_output, self, target))(grad_output, self, target, reduction, beta)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def huber_loss_out(self, target, reduction=0, delta=1.0, *, out):
+    """``huber_loss.out(Tensor self, Tensor target, int reduction=Mean, float delta=1.0, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("huber_loss", self, target, out)
+    result = huber_loss(self, target, reduction, delta)
+    native.write_out(out, result, "huber_loss.out")
+    bump_version(out)
+    return out
+
+
+def huber_loss(self, target, reduction=0, delta=1.0):
+    """``huber_loss(Tensor self, Tensor target, int reduction=Mean, float delta=1.0) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, target):
+        grad_fn = nodes.HuberLossBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, target))
+        grad_fn.delta = delta
+        grad_fn.reduction = reduction
+        grad_fn.self_ = SavedVariable(self)
+        grad_fn.target_ = SavedVariable(target)
+    result = kernel_for("huber_loss", device_of(self, target))(self, target, reduction, delta)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def huber_loss_backward(grad_output, self, target, reduction, delta):
+    """``huber_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, float delta) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(grad_output, self, target):
+        grad_fn = nodes.HuberLossBackwardBackward0()
+        grad_fn.set_next_edges(collect_next_edges(grad_output, self, target))
+        grad_fn.delta = delta
+        grad_fn.grad_output_ = SavedVariable(grad_output)
+        grad_fn.reduction = reduction
+        grad_fn.self_ = SavedVariable(self)
+        grad_fn.target_ = SavedVariable(target)
+    result = kernel_for("huber_loss_backward", device_of(grad_output, self, target))(grad_output, self, target, reduction, delta)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add_cuda}, add_Tensor)
 register_kernels("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, add_out)
@@ -5979,6 +6277,27 @@ register_kernels("lerp.Tensor_out(Tensor self, Tensor end, Tensor weight, *, Ten
 register_kernels("lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor", {"CPU": native.lerp, "CUDA": native.lerp}, lerp_Scalar)
 register_kernels("lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor", {"CPU": native.lerp, "CUDA": native.lerp}, lerp_Tensor)
 register_kernels("lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)", {"CPU": native.lerp_, "CUDA": native.lerp_}, lerp__Tensor)
+register_kernels("cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)", {"CPU": native.cummax, "CUDA": native.cummax}, cummax)
+register_kernels("cummax.out(Tensor self, int dim, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)", {}, cummax_out)
+register_kernels("cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)", {"CPU": native.cummin, "CUDA": native.cummin}, cummin)
+register_kernels("cummin.out(Tensor self, int dim, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)", {}, cummin_out)
+register_kernels("kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)", {"CPU": native.kthvalue, "CUDA": native.kthvalue}, kthvalue)
+register_kernels("kthvalue.values(Tensor self, int k, int dim=-1, bool keepdim=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)", {}, kthvalue_values)
+register_kernels("median(Tensor self) -> Tensor", {"CPU": native.median, "CUDA": native.median}, median)
+register_kernels("median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", {"CPU": native.median_dim, "CUDA": native.median_dim}, median_dim)
+register_kernels("median.dim_values(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)", {}, median_dim_values)
+register_kernels("nanmedian(Tensor self) -> Tensor", {"CPU": native.nanmedian, "CUDA": native.nanmedian}, nanmedian)
+register_kernels("nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", {"CPU": native.nanmedian_dim, "CUDA": native.nanmedian_dim}, nanmedian_dim)
+register_kernels("nanmedian.dim_values(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)", {}, nanmedian_dim_values)
+register_kernels("dist(Tensor self, Tensor other, Scalar p=2) -> Tensor", {"CPU": native.dist, "CUDA": native.dist}, dist)
+register_kernels("unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)", {"CPU": native.unfold, "CUDA": native.unfold}, unfold, computes=False)
+register_kernels("unfold_backward(Tensor grad_in, int[] input_sizes, int dim, int size, int step) -> Tensor", {"CPU": native.unfold_backward, "CUDA": native.unfold_backward}, unfold_backward)
+register_kernels("smooth_l1_loss.out(Tensor self, Tensor target, int reduction=Mean, float beta=1.0, *, Tensor(a!) out) -> Tensor(a!)", {}, smooth_l1_loss_out)
+register_kernels("smooth_l1_loss(Tensor self, Tensor target, int reduction=Mean, float beta=1.0) -> Tensor", {"CPU": native.smooth_l1_loss, "CUDA": native.smooth_l1_loss}, smooth_l1_loss)
+register_kernels("smooth_l1_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, float beta) -> Tensor", {"CPU": native.smooth_l1_loss_backward, "CUDA": native.smooth_l1_loss_backward}, smooth_l1_loss_backward)
+register_kernels("huber_loss.out(Tensor self, Tensor target, int reduction=Mean, float delta=1.0, *, Tensor(a!) out) -> Tensor(a!)", {}, huber_loss_out)
+register_kernels("huber_loss(Tensor self, Tensor target, int reduction=Mean, float delta=1.0) -> Tensor", {"CPU": native.huber_loss, "CUDA": native.huber_loss}, huber_loss)
+register_kernels("huber_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, float delta) -> Tensor", {"CPU": native.huber_loss_backward, "CUDA": native.huber_loss_backward}, huber_loss_backward)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -6465,6 +6784,27 @@ PARAMETERS = {
     "lerp_Scalar": ((('self', 'Tensor', False), ('end', 'Tensor', False), ('weight', 'Scalar', False),), ()),
     "lerp_Tensor": ((('self', 'Tensor', False), ('end', 'Tensor', False), ('weight', 'Tensor', False),), ()),
     "lerp__Tensor": ((('self', 'Tensor', False), ('end', 'Tensor', False), ('weight', 'Tensor', False),), ()),
+    "cummax": ((('self', 'Tensor', False), ('dim', 'int', False),), ()),
+    "cummax_out": ((('self', 'Tensor', False), ('dim', 'int', False),), (('values', 'Tensor', False), ('indices', 'Tensor', False),)),
+    "cummin": ((('self', 'Tensor', False), ('dim', 'int', False),), ()),
+    "cummin_out": ((('self', 'Tensor', False), ('dim', 'int', False),), (('values', 'Tensor', False), ('indices', 'Tensor', False),)),
+    "kthvalue": ((('self', 'Tensor', False), ('k', 'int', False), ('dim', 'int', True), ('keepdim', 'bool', True),), ()),
+    "kthvalue_values": ((('self', 'Tensor', False), ('k', 'int', False), ('dim', 'int', True), ('keepdim', 'bool', True),), (('values', 'Tensor', False), ('indices', 'Tensor', False),)),
+    "median": ((('self', 'Tensor', False),), ()),
+    "median_dim": ((('self', 'Tensor', False), ('dim', 'int', False), ('keepdim', 'bool', True),), ()),
+    "median_dim_values": ((('self', 'Tensor', False), ('dim', 'int', False), ('keepdim', 'bool', True),), (('values', 'Tensor', False), ('indices', 'Tensor', False),)),
+    "nanmedian": ((('self', 'Tensor', False),), ()),
+    "nanmedian_dim": ((('self', 'Tensor', False), ('dim', 'int', False), ('keepdim', 'bool', True),), ()),
+    "nanmedian_dim_values": ((('self', 'Tensor', False), ('dim', 'int', False), ('keepdim', 'bool', True),), (('values', 'Tensor', False), ('indices', 'Tensor', False),)),
+    "dist": ((('self', 'Tensor', False), ('other', 'Tensor', False), ('p', 'Scalar', True),), ()),
+    "unfold": ((('self', 'Tensor', False), ('dimension', 'int', False), ('size', 'int', False), ('step', 'int', False),), ()),
+    "unfold_backward": ((('grad_in', 'Tensor', False), ('input_sizes', 'int[]', False), ('dim', 'int', False), ('size', 'int', False), ('step', 'int', False),), ()),
+    "smooth_l1_loss_out": ((('self', 'Tensor', False), ('target', 'Tensor', False), ('reduction', 'int', True), ('beta', 'any', True),), (('out', 'Tensor', False),)),
+    "smooth_l1_loss": ((('self', 'Tensor', False), ('target', 'Tensor', False), ('reduction', 'int', True), ('beta', 'any', True),), ()),
+    "smooth_l1_loss_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False), ('target', 'Tensor', False), ('reduction', 'int', False), ('beta', 'any', False),), ()),
+    "huber_loss_out": ((('self', 'Tensor', False), ('target', 'Tensor', False), ('reduction', 'int', True), ('delta', 'any', True),), (('out', 'Tensor', False),)),
+    "huber_loss": ((('self', 'Tensor', False), ('target', 'Tensor', False), ('reduction', 'int', True), ('delta', 'any', True),), ()),
+    "huber_loss_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False), ('target', 'Tensor', False), ('reduction', 'int', False), ('delta', 'any', False),), ()),
 }
 
 
@@ -6743,3 +7083,15 @@ register_op("diagonal_copy", overloaded("diagonal_copy", [(diagonal_copy, PARAME
 register_op("diag_embed", overloaded("diag_embed", [(diag_embed, PARAMETERS["diag_embed"])]))
 register_op("diag", overloaded("diag", [(diag, PARAMETERS["diag"])]))
 register_op("lerp", overloaded("lerp", [(lerp_Scalar_out, PARAMETERS["lerp_Scalar_out"]), (lerp_Tensor_out, PARAMETERS["lerp_Tensor_out"]), (lerp_Scalar, PARAMETERS["lerp_Scalar"]), (lerp_Tensor, PARAMETERS["lerp_Tensor"])]))
+register_op("cummax", overloaded("cummax", [(cummax, PARAMETERS["cummax"]), (cummax_out, PARAMETERS["cummax_out"])]))
+register_op("cummin", overloaded("cummin", [(cummin, PARAMETERS["cummin"]), (cummin_out, PARAMETERS["cummin_out"])]))
+register_op("kthvalue", overloaded("kthvalue", [(kthvalue, PARAMETERS["kthvalue"]), (kthvalue_values, PARAMETERS["kthvalue_values"])]))
+register_op("median", overloaded("median", [(median, PARAMETERS["median"]), (median_dim, PARAMETERS["median_dim"]), (median_dim_values, PARAMETERS["median_dim_values"])]))
+register_op("nanmedian", overloaded("nanmedian", [(nanmedian, PARAMETERS["nanmedian"]), (nanmedian_dim, PARAMETERS["nanmedian_dim"]), (nanmedian_dim_values, PARAMETERS["nanmedian_dim_values"])]))
+register_op("dist", overloaded("dist", [(dist, PARAMETERS["dist"])]))
+register_op("unfold", overloaded("unfold", [(unfold, PARAMETERS["unfold"])]))
+register_op("unfold_backward", overloaded("unfold_backward", [(unfold_backward, PARAMETERS["unfold_backward"])]))
+register_op("smooth_l1_loss", overloaded("smooth_l1_loss", [(smooth_l1_loss_out, PARAMETERS["smooth_l1_loss_out"]), (smooth_l1_loss, PARAMETERS["smooth_l1_loss"])]))
+register_op("smooth_l1_loss_backward", overloaded("smooth_l1_loss_backward", [(smooth_l1_loss_backward, PARAMETERS["smooth_l1_loss_backward"])]))
+register_op("huber_loss", overloaded("huber_loss", [(huber_loss_out, PARAMETERS["huber_loss_out"]), (huber_loss, PARAMETERS["huber_loss"])]))
+register_op("huber_loss_backward", overloaded("huber_loss_backward", [(huber_loss_backward, PARAMETERS["huber_loss_backward"])]))

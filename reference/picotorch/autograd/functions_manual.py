@@ -97,6 +97,12 @@ __all__ = [  # what `from functions_manual import *` gives the generated nodes
     "one_minus",
     "zeros_of",
     "reshape_as",
+    # ops batch 4 (cummax/cummin, smooth_l1_loss, huber_loss)
+    "cummaxmin_backward",
+    "smooth_l1_loss_double_backward",
+    "smooth_l1_loss_double_backward_grad_output",
+    "huber_loss_double_backward",
+    "huber_loss_double_backward_grad_output",
 ]
 
 
@@ -443,7 +449,8 @@ def evenly_distribute_backward(grad, input, value):
         mask = ops.isnan(input)
     else:
         mask = ops.eq(input, value)
-    return ops.where(mask, ops.div(grad, ops.sum(mask)), scalar_zero(grad))
+    zeros = wrap(grad, zeros_array(input, tuple(input.shape)))  # ``grad.new_zeros(sizes, input.options())``
+    return ops.masked_fill_(zeros, mask, ops.div(grad, ops.sum(mask)))
 
 
 def restore_reduced_dims(output, dims, keepdim):
@@ -542,8 +549,8 @@ def linalg_vector_norm_backward(grad, self, ord, norm, dim, keepdim):
 
 
 def _zero_where(t, mask):
-    """``t.masked_fill_(mask, 0)``."""
-    return ops.where(mask, scalar_zero(t), t)
+    """``t.masked_fill_(mask, 0)`` (out of place: the same node, ``MaskedFillBackward0``)."""
+    return ops.masked_fill(t, mask, 0)
 
 # ----------------------------------------------------------------------------- indexing (group I)
 
@@ -838,3 +845,41 @@ def zeros_of(info, like):
     """Zeros of a saved (shape, dtype) on ``like``'s device: ``zeros_like`` of an input that is not saved."""
     shape, dtype = info
     return wrap(like, zeros_array(like, shape, dtype), dtype)
+# ----------------------------------------------------------------------------- ops batch 4
+
+
+def cummaxmin_backward(grad, input, indices, dim):
+    """Each output's gradient added to the element it copied (several outputs may copy one): ``scatter_add_``
+    into zeros. An empty input is returned as it is, as PyTorch does."""
+    if input.numel() == 0:
+        return input
+    return ops.scatter_add_(wrap(grad, zeros_array(input, tuple(input.shape))), dim, indices, grad)
+
+
+def smooth_l1_loss_double_backward(grad, input, target, reduction, beta):
+    """d(smooth_l1_loss_backward)/d(self): ``1 / beta`` inside ``(-beta, beta)``, 0 on the linear parts."""
+    if beta == 0:
+        return wrap(grad, zeros_array(grad, tuple(grad.shape)))
+    inside = to_dtype_of(ops.lt(ops.abs(ops.sub(input, target)), beta), grad)
+    grad_input = ops.div(ops.mul(grad, inside), beta)
+    return ops.div(grad_input, input.numel()) if reduction == _MEAN else grad_input
+
+
+def smooth_l1_loss_double_backward_grad_output(grad, grad_output, input, target, reduction, beta):
+    if reduction == 0:
+        return ops.smooth_l1_loss_backward(grad, input, target, reduction, beta)
+    r = ops.smooth_l1_loss_backward(ops.ones_like(grad_output), input, target, reduction, beta)
+    return ops.sum(ops.mul(r, grad))
+
+
+def huber_loss_double_backward(grad, input, target, reduction, delta):
+    """d(huber_loss_backward)/d(self): 1 inside ``(-delta, delta)``, 0 on the linear parts."""
+    grad_input = ops.mul(grad, ops.lt(ops.abs(ops.sub(input, target)), delta))
+    return ops.div(grad_input, input.numel()) if reduction == _MEAN else grad_input
+
+
+def huber_loss_double_backward_grad_output(grad, grad_output, input, target, reduction, delta):
+    if reduction == 0:
+        return ops.huber_loss_backward(grad, input, target, reduction, delta)
+    r = ops.huber_loss_backward(ops.ones_like(grad_output), input, target, reduction, delta)
+    return ops.sum(ops.mul(r, grad))

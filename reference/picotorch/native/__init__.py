@@ -156,12 +156,16 @@ from .indexing import (
     take,
 )
 from .layer_norm_kernel import native_layer_norm, native_layer_norm_backward
-from .linear_algebra import addmm, baddbmm, baddbmm_, bmm, dot, linalg_vector_norm, mm, mv
+from .linear_algebra import addmm, baddbmm, baddbmm_, bmm, dist, dot, linalg_vector_norm, mm, mv
 from .loss import (
     binary_cross_entropy_with_logits,
     binary_cross_entropy_with_logits_backward,
+    huber_loss,
+    huber_loss_backward,
     mse_loss,
     mse_loss_backward,
+    smooth_l1_loss,
+    smooth_l1_loss_backward,
 )
 from .loss_nll import nll_loss2d_backward, nll_loss2d_forward, nll_loss_backward, nll_loss_forward
 from .onehot import one_hot
@@ -179,6 +183,8 @@ from .reduce_ops import (
     any_dims,
     argmax,
     argmin,
+    cummax,
+    cummin,
     cumprod,
     cumprod_,
     cumsum,
@@ -209,7 +215,18 @@ from .scatter_gather import (
     scatter_add_,
 )
 from .soft_max import _log_softmax, _log_softmax_backward_data, _softmax, _softmax_backward_data
-from .sorting import argsort, argsort_stable, sort, sort_stable, topk
+from .sorting import (
+    argsort,
+    argsort_stable,
+    kthvalue,
+    median,
+    median_dim,
+    nanmedian,
+    nanmedian_dim,
+    sort,
+    sort_stable,
+    topk,
+)
 from .tensor_compare import (
     allclose,
     clamp,
@@ -274,6 +291,8 @@ from .tensor_shape import (
     t,
     transpose,
     unbind,
+    unfold,
+    unfold_backward,
     unsqueeze,
     view,
 )
@@ -385,4 +404,7 @@ __all__ = [
     # ops batch 3
     "diag", "diag_embed", "diagonal", "diagonal_backward", "diagonal_copy", "lerp", "masked_scatter", "masked_scatter_",
     "masked_scatter_backward", "masked_select", "masked_select_backward", "put", "put_", "take",
+    # ops batch 4
+    "cummax", "cummin", "dist", "huber_loss", "huber_loss_backward", "kthvalue", "median", "median_dim", "nanmedian",
+    "nanmedian_dim", "smooth_l1_loss", "smooth_l1_loss_backward", "unfold", "unfold_backward",
 ]

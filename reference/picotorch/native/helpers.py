@@ -472,6 +472,15 @@ def empty_strided(like, shape, strides, zeros: bool = False):
     return _as_strided_of(flat)(flat, shape=tuple(shape), strides=tuple(s * itemsize for s in strides))
 
 
+def restrided(data, shape, strides, writeable: bool = True):
+    """Another view of ``data``'s memory with ``shape`` and ``strides`` (in elements), from its first element."""
+    byte_strides = tuple(s * data.dtype.itemsize for s in strides)
+    if type(data) is np.ndarray:
+        return np.lib.stride_tricks.as_strided(data, tuple(shape), byte_strides,
+                                               writeable=writeable and data.flags.writeable)
+    return _as_strided_of(data)(data, shape=tuple(shape), strides=byte_strides)
+
+
 def _as_strided_of(data):
     if type(data).__module__.startswith("cupy"):
         from cupy.lib.stride_tricks import as_strided  # CuPy is imported only when a CUDA tensor exists

@@ -1,4 +1,5 @@
-"""Matrix products: ``mm``, ``mv``, ``dot``, ``addmm``, ``bmm``, ``baddbmm``; ``linalg_vector_norm`` at the end.
+"""Matrix products: ``mm``, ``mv``, ``dot``, ``addmm``, ``bmm``, ``baddbmm``; ``linalg_vector_norm`` and ``dist`` at
+the end.
 
 Models ``aten/src/ATen/native/LinearAlgebra.cpp`` (``mm``, ``addmm``) and its neighbour ``Blas.cpp``
 (``mv``, ``dot``). They check the operands' dimensions, shapes and dtypes with PyTorch's messages and
@@ -14,6 +15,7 @@ import numpy as np
 
 from ..c10 import scalar_type as st
 from . import checks
+from .binary_ops import sub
 from .helpers import (
     cast,
     common_device,
@@ -288,3 +290,16 @@ def baddbmm_(self, batch1, batch2, beta=1, alpha=1):
                            f"{list(shape_of(result))} should match")
     self._data[...] = result._data
     return self
+
+
+# ----------------------------------------------------------------------------- dist
+# ``dist(a, b, p)`` is the p-norm of ``a - b`` (broadcast, promoted), with ``norm``'s own dtype check; its
+# backward (``DistBackward0``) is ``norm_backward`` of that difference.
+
+
+def dist(self, other, p=2):
+    difference = sub(self, other)
+    if not difference._dtype.is_floating_point:
+        raise RuntimeError(f"norm(): input dtype should be either floating point or complex. "
+                           f"Got {difference._dtype.c10_name} instead.")
+    return linalg_vector_norm(difference, p)

@@ -1,4 +1,4 @@
-"""``mse_loss`` and ``binary_cross_entropy_with_logits``, with their backwards.
+"""``mse_loss``, ``smooth_l1_loss``, ``huber_loss`` and ``binary_cross_entropy_with_logits``, with their backwards.
 
 Models ``aten/src/ATen/native/Loss.cpp``. ``reduction`` is ``at::Reduction``: 0 none, 1 mean, 2 sum
 (``torch/nn/_reduction.py`` turns ``'mean'`` into 1). The binary cross entropy works on logits through
@@ -42,6 +42,65 @@ def mse_loss_backward(grad_output, self, target, reduction):
     norm = 2.0 / self.numel() if reduction == _MEAN else 2.0
     g = cast(grad_output, dtype, xp)
     data = xp.broadcast_to(xp.asarray(norm, dtype=a.dtype, device=a.device) * (a - b) * g, shape_of(self))
+    return new_tensor(xp.asarray(data, copy=True), dtype, common_device(self, target))
+
+
+# ``smooth_l1_loss`` is quadratic below ``beta`` and linear above it (``0.5 * z * z / beta`` or ``z - 0.5 * beta``
+# of ``z = |self - target|``); ``huber_loss`` is the same curve scaled by ``delta`` (``0.5 * z * z`` or
+# ``delta * (z - 0.5 * delta)``). Each element is computed in the operands' dtype, as the CPU kernels do.
+
+
+def smooth_l1_loss(self, target, reduction=_MEAN, beta=1.0):
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    xp, dtype, a, b = _operands("smooth_l1_cpu", self, target)
+    z = xp.abs(a - b)
+    half, width = _in_dtype(xp, a, 0.5), _in_dtype(xp, a, beta)
+    loss = xp.where(z < width, half * z * z / width if beta else z, z - half * width)
+    return _reduce(self, target, xp, dtype, loss, reduction)
+
+
+def huber_loss(self, target, reduction=_MEAN, delta=1.0):
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    xp, dtype, a, b = _operands("huber_cpu", self, target)
+    z = xp.abs(a - b)
+    half, width = _in_dtype(xp, a, 0.5), _in_dtype(xp, a, delta)
+    loss = xp.where(z < width, half * z * z, width * (z - half * width))
+    return _reduce(self, target, xp, dtype, loss, reduction)
+
+
+def smooth_l1_loss_backward(grad_output, self, target, reduction, beta):
+    """``norm * grad`` times ``sign(x)`` outside ``(-beta, beta)`` and ``x / beta`` inside, ``x = self - target``."""
+    xp, dtype, a, b = _operands("smooth_l1_backward_cpu", self, target)
+    x, g, norm = a - b, cast(grad_output, dtype, xp), _norm(xp, a, self, reduction)
+    width = _in_dtype(xp, a, beta)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        inside = norm * x * g / width
+    grad = xp.where(x <= -width, -norm * g, xp.where(x >= width, norm * g, inside))
+    return _shaped_as(self, target, xp, dtype, grad)
+
+
+def huber_loss_backward(grad_output, self, target, reduction, delta):
+    """``norm * grad * delta`` times ``sign(x)`` outside ``(-delta, delta)`` and ``norm * x * grad`` inside."""
+    xp, dtype, a, b = _operands("huber_backward_cpu", self, target)
+    x, g, norm = a - b, cast(grad_output, dtype, xp), _norm(xp, a, self, reduction)
+    width = _in_dtype(xp, a, delta)
+    grad = xp.where(x <= -width, -norm * g * width, xp.where(x >= width, norm * g * width, norm * x * g))
+    return _shaped_as(self, target, xp, dtype, grad)
+
+
+def _in_dtype(xp, like, value):
+    return xp.asarray(value, dtype=like.dtype, device=like.device)
+
+
+def _norm(xp, like, self, reduction):
+    """The gradient's scale: ``1 / numel`` for ``mean``, else 1, in the operands' dtype."""
+    return _in_dtype(xp, like, 1.0 / self.numel() if reduction == _MEAN else 1.0)
+
+
+def _shaped_as(self, target, xp, dtype, grad):
+    data = xp.broadcast_to(grad, shape_of(self))
     return new_tensor(xp.asarray(data, copy=True), dtype, common_device(self, target))
 
 

@@ -1,6 +1,6 @@
 """The reductions: ``sum`` and ``mean``, ``amax``/``amin``, ``argmax``/``argmin``, ``logsumexp``, ``var`` and
 ``std``, ``all``/``any``, over all dims or some; ``equal`` (ATen's ``cpu_equal``); ``prod``, ``cumsum`` and
-``cumprod``; ``trace``.
+``cumprod``; ``cummax`` and ``cummin``; ``trace``.
 
 Models ``aten/src/ATen/native/ReduceOps.cpp``. An integer ``sum`` accumulates in int64 (``Long``); a
 ``mean`` needs a floating-point dtype and says so in PyTorch's words. ``max()`` without a dim lives in
@@ -16,6 +16,7 @@ import numpy as np
 from ..c10 import scalar_type as st
 from . import checks
 from .binary_ops import type_meta_name, write_inplace
+from .device import to_numpy
 from .dispatcher import ops
 from .helpers import (
     cast,
@@ -415,3 +416,43 @@ def trace(self):
     else:
         total = xp.sum(diagonal, dtype=xp_dtype(xp, out_dtype))
     return new_tensor(xp.asarray(total), out_dtype, self._device)
+
+
+# ----------------------------------------------------------------------------- cummax, cummin
+# The running extreme and where it was last reached: an element equal to the running value takes its place
+# (``>=`` for cummax, ``<=`` for cummin), so among ties the latest index wins; a NaN takes over and every later
+# NaN takes over again (``cummax_helper_cpu``). Outputs are new contiguous tensors, indices int64.
+
+
+def cummax(self, dim):
+    return _cumulative_extreme(self, dim, np.greater_equal, "cummax")
+
+
+def cummin(self, dim):
+    return _cumulative_extreme(self, dim, np.less_equal, "cummin")
+
+
+def _cumulative_extreme(self, dim, reaches, name):
+    if self._data.ndim == 0 and dim not in (-1, 0):
+        raise IndexError(f"{name}(): Expected reduction dim -1 or 0 for scalar but got {dim}")
+    axis = checks.wrap_dim(dim, self._data.ndim)
+    xp = xp_of(self)
+    data = to_numpy(self._data)
+    rows = np.moveaxis(data.reshape(1) if data.ndim == 0 else data, axis, -1)
+    values, indices = np.empty_like(rows), np.empty(rows.shape, dtype=np.int64)
+    if rows.size:
+        floating = self._dtype.is_floating_point
+        current, where = rows[..., 0].copy(), np.zeros(rows.shape[:-1], dtype=np.int64)
+        for i in range(rows.shape[-1]):
+            x = rows[..., i]
+            taken = reaches(x, current)
+            if floating:
+                taken = np.isnan(x) | (~np.isnan(current) & taken)
+            current, where = np.where(taken, x, current), np.where(taken, i, where)
+            values[..., i], indices[..., i] = current, where
+    values, indices = np.moveaxis(values, -1, axis), np.moveaxis(indices, -1, axis)
+    shape = data.shape
+    return (new_tensor(xp.asarray(np.ascontiguousarray(values).reshape(shape), device=self._data.device),
+                       self._dtype, self._device),
+            new_tensor(xp.asarray(np.ascontiguousarray(indices).reshape(shape), device=self._data.device),
+                       st.int64, self._device))

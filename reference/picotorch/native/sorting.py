@@ -15,6 +15,8 @@ order of ``sorted=False``. Rows without ties take NumPy's sort, whose result is 
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..c10 import scalar_type as st
@@ -162,3 +164,173 @@ def argsort(self, dim=-1, descending=False):
 
 def argsort_stable(self, stable, dim=-1, descending=False):
     return ops.sort(self, stable=stable, dim=dim, descending=descending)[1]
+
+
+# ----------------------------------------------------------------------------- median, nanmedian, kthvalue
+# Which of several equal values is returned follows the kernel's own tie rule (``Sorting.cpp``):
+# ``median.dim`` and ``nanmedian.dim`` partition (value, index) pairs, so among equal values the one at the
+# middle of their index order wins (a stable sort picks it); NaN ends a ``median`` row with its first NaN.
+# ``kthvalue`` runs its own quickselect (median-of-three, Sedgewick's partition) on the row's copy and
+# returns wherever the k-th element landed: that algorithm is followed step by step when the k-th value is
+# tied. ``median()`` of everything returns only a value; only the sign of a zero depends on the algorithm
+# there (``std::nth_element``).
+
+
+def median(self):
+    return _median_all(self, "median_cpu", ignore_nan=False)
+
+
+def nanmedian(self):
+    return _median_all(self, "median_cpu", ignore_nan=True)
+
+
+def median_dim(self, dim, keepdim=False):
+    return _median_along(self, dim, keepdim, "median_out", ignore_nan=False)
+
+
+def nanmedian_dim(self, dim, keepdim=False):
+    return _median_along(self, dim, keepdim, "median_out", ignore_nan=True)
+
+
+def _check_not_bool(self, kernel):
+    if self._dtype is st.bool_:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+
+
+def _median_all(self, kernel, ignore_nan):
+    _check_not_bool(self, kernel)
+    xp = xp_of(self)
+    flat = to_numpy(self._data).reshape(-1)
+    nans = np.isnan(flat) if self._dtype.is_floating_point else np.zeros(flat.shape, dtype=bool)
+    if flat.size == 0 or (not ignore_nan and nans.any()) or nans.all():
+        value = _nan_as(self._dtype)
+    else:
+        kept = flat[~nans]
+        value = np.partition(kept, (kept.size - 1) // 2)[(kept.size - 1) // 2]
+        if value == 0 and self._dtype.is_floating_point and np.signbit(kept[kept == 0]).any():
+            value = _nth_element_value(kept.tolist(), (kept.size - 1) // 2)  # which zero: std::nth_element's
+    return wrap(self, xp.asarray(np.asarray(value, dtype=flat.dtype), device=self._data.device))
+
+
+def _nan_as(dtype):
+    """NaN converted to ``dtype`` as C++ converts it: NaN for floats, the lowest value for 32- and 64-bit
+    integers, 0 for the narrower ones (the low bits of that lowest int32)."""
+    if dtype.is_floating_point:
+        return math.nan
+    return np.iinfo(f"int{dtype.itemsize * 8}").min if dtype.itemsize >= 4 else 0
+
+
+def _nth_element_value(values: list, nth: int, less=lambda a, b: a < b):
+    stl.nth_element(values, 0, nth, len(values), less)
+    return values[nth]
+
+
+def _median_along(self, dim, keepdim, kernel, ignore_nan):
+    _check_not_bool(self, kernel)
+    axis = checks.wrap_dim(dim, self._data.ndim)
+    _check_reduced_size(self, axis, "median")
+    rows = _rows(self, axis)
+    size = rows.shape[-1]
+    nans = np.isnan(rows) if self._dtype.is_floating_point else np.zeros(rows.shape, dtype=bool)
+    order = np.argsort(rows, axis=-1, kind="stable")  # NaNs last, equal values in index order
+    counted = size - nans.sum(axis=-1) if ignore_nan else np.full(rows.shape[:-1], size)
+    middle = np.maximum(counted - 1, 0) // 2
+    chosen = np.take_along_axis(order, middle[..., None], axis=-1)[..., 0]
+    if not ignore_nan:
+        chosen = np.where(nans.any(axis=-1), np.argmax(nans, axis=-1), chosen)  # the first NaN
+    elif size > 1:  # a row of NaNs only: none is less than another, so std::nth_element's moves decide
+        chosen = np.array(chosen)
+        for r in np.flatnonzero(nans.all(axis=-1)):
+            chosen.reshape(-1)[r] = _nth_element_value(list(range(size)), 0, lambda a, b: False)
+    return _gathered(self, axis, chosen, keepdim)
+
+
+def _check_reduced_size(self, axis, name):
+    if self._data.ndim and self._data.shape[axis] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {axis} to have non-zero size.")
+
+
+def kthvalue(self, k, dim=-1, keepdim=False):
+    _check_not_bool(self, "kthvalue_cpu")
+    axis = checks.wrap_dim(dim, self._data.ndim)
+    _check_reduced_size(self, axis, "kthvalue")
+    size = self._data.shape[axis] if self._data.ndim else 1
+    if not 1 <= k <= size:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {axis}")
+    rows = _rows(self, axis)
+    flat = rows.reshape(-1, size)
+    order = np.argsort(flat, axis=-1, kind="stable")  # NaN above every number, as the kernel's comparison
+    chosen = order[:, k - 1].copy()
+    kth = np.take_along_axis(flat, chosen[:, None], axis=-1)[:, 0]
+    for r in np.flatnonzero(_ties(flat, kth)):
+        chosen[r] = _quick_select(list(zip(flat[r].tolist(), range(size))), k - 1)
+    return _gathered(self, axis, chosen.reshape(rows.shape[:-1]), keepdim)
+
+
+def _ties(flat, kth):
+    """The rows whose k-th value occurs more than once (NaNs are equal to each other here)."""
+    if flat.size == 0:
+        return np.zeros(flat.shape[0], dtype=bool)
+    same = (flat == kth[:, None]) | (np.isnan(flat) & np.isnan(kth)[:, None]) if flat.dtype.kind == "f" else (
+        flat == kth[:, None])
+    return same.sum(axis=-1) > 1
+
+
+def _quick_select(pairs: list, k: int) -> int:
+    """``quick_select_template`` of ``Sorting.cpp`` on (value, index) pairs: the index that lands at ``k``."""
+    def greater(a, b):  # NaN above every number
+        return (a[0] != a[0] and b[0] == b[0]) or a[0] > b[0]
+
+    def swap(i, j):
+        pairs[i], pairs[j] = pairs[j], pairs[i]
+
+    left, right = 0, len(pairs) - 1
+    while right > left + 1:
+        mid = (left + right) >> 1
+        swap(mid, left + 1)
+        if greater(pairs[left + 1], pairs[right]):
+            swap(left + 1, right)
+        if greater(pairs[left], pairs[right]):
+            swap(left, right)
+        if greater(pairs[left + 1], pairs[left]):
+            swap(left + 1, left)
+        i, j, pivot = left + 1, right, pairs[left]
+        while True:
+            i += 1
+            while greater(pivot, pairs[i]):
+                i += 1
+            j -= 1
+            while greater(pairs[j], pivot):
+                j -= 1
+            if j < i:
+                break
+            swap(i, j)
+        swap(left, j)
+        if j <= k:
+            left = i
+        if j >= k:
+            right = j - 1
+    if right == left + 1 and greater(pairs[left], pairs[right]):
+        swap(left, right)
+    return pairs[k][1]
+
+
+def _rows(self, axis):
+    """The values with ``axis`` last (a zero-dim tensor as one row of one), compared as float64 when floating."""
+    data = to_numpy(self._data)
+    rows = np.moveaxis(data.reshape(1) if data.ndim == 0 else data, axis, -1)
+    return rows.astype(np.float64) if self._dtype.is_floating_point else rows
+
+
+def _gathered(self, axis, chosen, keepdim):
+    """(values, indices) of the elements at ``chosen`` along ``axis``, the reduced dim kept or dropped."""
+    xp = xp_of(self)
+    indices = np.asarray(chosen, dtype=np.int64)
+    if self._data.ndim:
+        indices = np.expand_dims(indices, axis)
+    device_indices = xp.asarray(indices, device=self._data.device)
+    values = (xp.take_along_axis(self._data, device_indices, axis=axis) if self._data.ndim
+              else xp.asarray(self._data, copy=True))
+    if self._data.ndim and not keepdim:
+        values, device_indices = xp.squeeze(values, axis=axis), xp.squeeze(device_indices, axis=axis)
+    return wrap(self, xp.asarray(values, copy=True)), wrap(self, device_indices, st.int64)

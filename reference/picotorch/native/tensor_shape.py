@@ -26,6 +26,7 @@ from .helpers import (
     permute_dims,
     reduce_dims,
     reshaped_view,
+    restrided,
     row_major_copy,
     shape_of,
     strides_of,
@@ -223,6 +224,43 @@ def slice(self, dim=0, start=None, end=None, step=1):
     return view_of(self, self._data[key])
 
 
+# NOTE [unfold's windows]
+# ``unfold(d, size, step)`` views every window of ``size`` elements along ``d``, ``step`` apart: ``d`` counts the
+# windows (its stride times ``step``) and a new last dim walks one window (``d``'s old stride). Windows that
+# overlap (``step < size``) share memory; such a view is kept read-only here, as an expanded one (PyTorch lets an
+# in-place op write there, with results that depend on its loop order: refused in picotorch).
+def unfold(self, dimension, size, step):
+    data = self._data
+    d = checks.wrap_dim(dimension, data.ndim)
+    length = data.shape[d] if data.ndim else 1
+    if size > length:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {length} but size is {size}")
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    windows = (length - size) // step + 1
+    if getattr(data, "strides", None) is None:  # the Array API has no strided views: the windows are copied
+        return wrap(self, _windows_copied(xp_of(self), data, d, windows, size, step))
+    shape, strides = list(data.shape), list(strides_of(self))
+    if data.ndim:
+        shape[d], strides[d] = windows, strides[d] * step
+    shape.append(size)
+    strides.append(strides_of(self)[d] if data.ndim else 1)
+    overlapping = windows > 1 and 0 < step < size
+    return view_of(self, restrided(data, shape, strides, writeable=not overlapping))
+
+
+def _windows_copied(xp, data, d, windows, size, step):
+    data = xp.reshape(data, (1,)) if data.ndim == 0 else data
+    starts = xp.reshape(xp.arange(windows, device=data.device) * step, (-1, 1))
+    positions = xp.reshape(starts + xp.reshape(xp.arange(size, device=data.device), (1, -1)), (-1,))
+    taken = xp.take(data, positions, axis=d)
+    taken = xp.reshape(taken, data.shape[:d] + (windows, size) + data.shape[d + 1:])
+    order = tuple(i for i in range(taken.ndim) if i != d + 1) + (d + 1,)
+    return xp.permute_dims(taken, order)
+
+
 # ----------------------------------------------------------------------------- several views of one input
 
 
@@ -348,6 +386,18 @@ def slice_backward(grad_output, input_sizes, dim, start, end, step):
     d = checks.wrap_dim(dim, len(input_sizes))
     data[(builtins.slice(None),) * d + (builtins.slice(start, end, step), ...)] = grad_output._data
     return wrap(grad_output, data)
+
+
+def unfold_backward(grad_in, input_sizes, dim, size, step):
+    """Each window's gradient added back where the window lay: the ``j``-th element of every window at once."""
+    sizes = tuple(input_sizes)
+    d = checks.wrap_dim(dim, len(sizes))
+    data = zeros_array(grad_in, sizes or (1,))
+    grad = grad_in._data if sizes else xp_of(grad_in).reshape(grad_in._data, (1, size))
+    windows = grad.shape[d]
+    for j in range(size):
+        data[(builtins.slice(None),) * d + (builtins.slice(j, j + step * (windows - 1) + 1, step), ...)] += grad[..., j]
+    return wrap(grad_in, data if sizes else xp_of(grad_in).reshape(data, ()))
 
 
 # ----------------------------------------------------------------------------- joins

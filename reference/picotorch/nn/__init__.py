@@ -14,6 +14,7 @@ from .modules import (
     Embedding,
     Flatten,
     Hardtanh,
+    HuberLoss,
     Identity,
     L1Loss,
     LayerNorm,
@@ -29,6 +30,7 @@ from .modules import (
     Sequential,
     Sigmoid,
     SiLU,
+    SmoothL1Loss,
     Softmax,
     Softplus,
     Tanh,
@@ -36,8 +38,8 @@ from .modules import (
 from .parameter import Parameter
 
 __all__ = [
-    "BCEWithLogitsLoss", "CrossEntropyLoss", "Dropout", "ELU", "Embedding", "Flatten", "GELU", "Hardtanh", "Identity",
-    "L1Loss", "LayerNorm", "LeakyReLU", "Linear", "LogSoftmax", "MSELoss", "Module", "ModuleDict", "ModuleList",
-    "NLLLoss", "Parameter", "ReLU", "Sequential", "SiLU", "Sigmoid", "Softmax", "Softplus", "Tanh", "functional",
-    "init", "utils",
+    "BCEWithLogitsLoss", "CrossEntropyLoss", "Dropout", "ELU", "Embedding", "Flatten", "GELU", "Hardtanh", "HuberLoss",
+    "Identity", "L1Loss", "LayerNorm", "LeakyReLU", "Linear", "LogSoftmax", "MSELoss", "Module", "ModuleDict",
+    "ModuleList", "NLLLoss", "Parameter", "ReLU", "Sequential", "SiLU", "Sigmoid", "SmoothL1Loss", "Softmax",
+    "Softplus", "Tanh", "functional", "init", "utils",
 ]

@@ -22,9 +22,9 @@ from ..native.dispatcher import ops
 from . import _reduction
 
 __all__ = ["binary_cross_entropy_with_logits", "cross_entropy", "dropout", "elu", "elu_", "embedding", "gelu",
-           "hardtanh", "hardtanh_", "l1_loss", "layer_norm", "leaky_relu", "leaky_relu_", "linear", "log_softmax",
-           "mse_loss", "nll_loss", "normalize", "one_hot", "pad", "relu", "relu_", "sigmoid", "silu", "softmax",
-           "softplus", "tanh"]
+           "hardtanh", "hardtanh_", "huber_loss", "l1_loss", "layer_norm", "leaky_relu", "leaky_relu_", "linear",
+           "log_softmax", "mse_loss", "nll_loss", "normalize", "one_hot", "pad", "relu", "relu_", "sigmoid", "silu",
+           "smooth_l1_loss", "softmax", "softplus", "tanh"]
 
 
 # ----------------------------------------------------------------------------- linear
@@ -197,6 +197,34 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction: str = "mea
     if weight is None:
         return _nn.l1_loss(expanded_input, expanded_target, _reduction.get_enum(reduction))
     return _weighted(ops.abs(ops.sub(expanded_input, expanded_target)), input, weight, reduction)
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction: str = "mean", beta: float = 1.0):
+    """``SmoothL1LossBackward0``; with ``beta == 0`` the loss is the L1 loss, and torch calls ``l1_loss`` there."""
+    _warn_size_mismatch(input, target)
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    expanded_input, expanded_target = _broadcast_tensors(input, target)
+    if beta == 0.0:
+        return _nn.l1_loss(expanded_input, expanded_target, _reduction.get_enum(reduction))
+    return _nn.smooth_l1_loss(expanded_input, expanded_target, _reduction.get_enum(reduction), beta)
+
+
+def huber_loss(input, target, reduction: str = "mean", delta: float = 1.0, weight=None):
+    """``HuberLossBackward0``; with ``weight`` the unreduced loss times the weights, then reduced (a plain mean)."""
+    _warn_size_mismatch(input, target)
+    expanded_input, expanded_target = _broadcast_tensors(input, target)
+    if weight is None:
+        return _nn.huber_loss(expanded_input, expanded_target, _reduction.get_enum(reduction), delta)
+    if weight.size() != input.size():
+        raise ValueError("Weights and input must have the same size.")
+    weighted = ops.mul(_nn.huber_loss(expanded_input, expanded_target, _reduction.get_enum("none"), delta), weight)
+    if reduction == "none":
+        return weighted
+    if reduction == "sum":
+        return ops.sum(weighted)
+    if reduction == "mean":
+        return ops.mean(weighted)
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
 
 
 def _weighted(errors, input, weight, reduction: str):

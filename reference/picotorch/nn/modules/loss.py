@@ -1,4 +1,5 @@
-"""The losses as modules: ``L1Loss``, ``MSELoss``, ``NLLLoss``, ``CrossEntropyLoss``, ``BCEWithLogitsLoss``.
+"""The losses as modules: ``L1Loss``, ``MSELoss``, ``SmoothL1Loss``, ``HuberLoss``, ``NLLLoss``, ``CrossEntropyLoss``,
+``BCEWithLogitsLoss``.
 
 Models ``torch/nn/modules/loss.py``. A loss module keeps its ``reduction`` (and class ``weight``, a buffer,
 so it follows ``.to()`` and is saved in ``state_dict``) and calls ``nn.functional``.
@@ -10,7 +11,7 @@ from .. import _reduction
 from .. import functional as F
 from .module import Module
 
-__all__ = ["BCEWithLogitsLoss", "CrossEntropyLoss", "L1Loss", "MSELoss", "NLLLoss"]
+__all__ = ["BCEWithLogitsLoss", "CrossEntropyLoss", "HuberLoss", "L1Loss", "MSELoss", "NLLLoss", "SmoothL1Loss"]
 
 
 class _Loss(Module):
@@ -36,6 +37,26 @@ class L1Loss(_Loss):
 class MSELoss(_Loss):
     def forward(self, input, target):
         return F.mse_loss(input, target, reduction=self.reduction)
+
+
+class SmoothL1Loss(_Loss):
+    def __init__(self, size_average=None, reduce=None, reduction: str = "mean", beta: float = 1.0) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.beta = beta
+
+    def forward(self, input, target):
+        return F.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
+
+
+class HuberLoss(_Loss):
+    def __init__(self, reduction: str = "mean", delta: float = 1.0) -> None:
+        if not isinstance(delta, (float, int)):
+            raise TypeError(f"delta must be a float or int, got: {type(delta)}")
+        super().__init__(reduction=reduction)
+        self.delta = delta
+
+    def forward(self, input, target):
+        return F.huber_loss(input, target, reduction=self.reduction, delta=self.delta)
 
 
 class NLLLoss(_WeightedLoss):

@@ -112,8 +112,6 @@ DIFFERENT = {
     "bitwise_and function with a str": (lambda T: T.bitwise_and(x(T), "a"),
                                         "no bitwise_and.Scalar_Tensor overload"),
     "where function with a str": (lambda T: T.where(x(T) > 0, x(T), "a"), "no where(Tensor condition)"),
-    "view with a str": (lambda T: x(T).view("a"), "no view.dtype overload"),
-    "view with a float first": (lambda T: x(T).view(2.5, 3), "no view.dtype overload"),
     "an int for an unsized int list": (lambda T: T.reshape(x(T), 6),
                                        "binding takes one int for any int[] (PyTorch only for int[N])"),
     "None for a dim with the default []": (lambda T: x(T).amax(None, True),

@@ -1256,7 +1256,7 @@ class PermuteBackward0(Node):
 
 
 class ViewBackward0(Node):
-    """Backward of ``view(Tensor(a) self, int[] size) -> Tensor(a)``."""
+    """Backward of ``view(Tensor(a) self, SymInt[] size) -> Tensor(a)``."""
 
     self_sizes = None
 

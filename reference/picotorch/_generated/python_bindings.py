@@ -1411,7 +1411,8 @@ TENSOR_METHODS = {
         (vt.var, 'var(bool unbiased=True)', vt.PARAMETERS['var']),
     ],
     'view': [
-        (vt.view, 'view(int[] size)', vt.PARAMETERS['view']),
+        (vt.view_dtype, 'view(ScalarType dtype)', vt.PARAMETERS['view_dtype']),
+        (vt.view, 'view(SymInt[] size)', vt.PARAMETERS['view']),
     ],
     'view_as': [
         (vt.view_as, 'view_as(Tensor other)', vt.PARAMETERS['view_as']),

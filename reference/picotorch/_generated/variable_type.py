@@ -904,7 +904,7 @@ def permute(self, dims):
 
 
 def view(self, size):
-    """``view(Tensor(a) self, int[] size) -> Tensor(a)``"""
+    """``view(Tensor(a) self, SymInt[] size) -> Tensor(a)``"""
     grad_fn = None
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.ViewBackward0()
@@ -914,6 +914,13 @@ def view(self, size):
     as_view(self, result)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    return result
+
+
+def view_dtype(self, dtype):
+    """``view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)``"""
+    result = kernel_for("view.dtype", device_of(self))(self, dtype)
+    as_view(self, result)
     return result
 
 
@@ -5865,7 +5872,8 @@ register_kernels("matmul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Te
 register_kernels("t(Tensor(a) self) -> Tensor(a)", {"CPU": native.t, "CUDA": native.t}, t, computes=False)
 register_kernels("transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", {"CPU": native.transpose, "CUDA": native.transpose}, transpose_int, computes=False)
 register_kernels("permute(Tensor(a) self, int[] dims) -> Tensor(a)", {"CPU": native.permute, "CUDA": native.permute}, permute, computes=False)
-register_kernels("view(Tensor(a) self, int[] size) -> Tensor(a)", {"CPU": native.view, "CUDA": native.view}, view, computes=False)
+register_kernels("view(Tensor(a) self, SymInt[] size) -> Tensor(a)", {"CPU": native.view, "CUDA": native.view}, view, computes=False)
+register_kernels("view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)", {"CPU": native.view_dtype, "CUDA": native.view_dtype}, view_dtype, computes=False)
 register_kernels("_unsafe_view(Tensor self, int[] size) -> Tensor", {"CPU": native._unsafe_view, "CUDA": native._unsafe_view}, _unsafe_view)
 register_kernels("alias(Tensor(a) self) -> Tensor(a)", {"CPU": native.alias, "CUDA": native.alias}, alias, computes=False)
 register_kernels("flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)", {"CompositeImplicitAutograd": native.flatten}, flatten_using_ints, computes=False)
@@ -6373,6 +6381,7 @@ PARAMETERS = {
     "transpose_int": ((('self', 'Tensor', False), ('dim0', 'int', False), ('dim1', 'int', False),), ()),
     "permute": ((('self', 'Tensor', False), ('dims', 'int[]', False),), ()),
     "view": ((('self', 'Tensor', False), ('size', 'int[]', False),), ()),
+    "view_dtype": ((('self', 'Tensor', False), ('dtype', 'ScalarType', False),), ()),
     "_unsafe_view": ((('self', 'Tensor', False), ('size', 'int[]', False),), ()),
     "alias": ((('self', 'Tensor', False),), ()),
     "flatten_using_ints": ((('self', 'Tensor', False), ('start_dim', 'int', True), ('end_dim', 'int', True),), ()),
@@ -6844,7 +6853,7 @@ register_op("matmul", overloaded("matmul", [(matmul, PARAMETERS["matmul"]), (mat
 register_op("t", overloaded("t", [(t, PARAMETERS["t"])]))
 register_op("transpose", overloaded("transpose", [(transpose_int, PARAMETERS["transpose_int"])]))
 register_op("permute", overloaded("permute", [(permute, PARAMETERS["permute"])]))
-register_op("view", overloaded("view", [(view, PARAMETERS["view"])]))
+register_op("view", overloaded("view", [(view, PARAMETERS["view"]), (view_dtype, PARAMETERS["view_dtype"])]))
 register_op("_unsafe_view", overloaded("_unsafe_view", [(_unsafe_view, PARAMETERS["_unsafe_view"])]))
 register_op("alias", overloaded("alias", [(alias, PARAMETERS["alias"])]))
 register_op("flatten", overloaded("flatten", [(flatten_using_ints, PARAMETERS["flatten_using_ints"])]))

@@ -295,6 +295,7 @@ from .tensor_shape import (
     unfold_backward,
     unsqueeze,
     view,
+    view_dtype,
 )
 from .triangular_ops import tril, tril_, triu, triu_
 from .unary_ops import (
@@ -359,7 +360,8 @@ __all__ = [
     "pow_scalar_base", "reciprocal", "relu", "relu_cuda", "reshape", "rsub", "select", "select_backward",
     "sigmoid", "sigmoid_backward", "slice", "slice_backward", "squeeze", "squeeze_", "squeeze_dim",
     "squeeze_dim_", "squeeze_dims", "squeeze_dims_", "stack", "sub", "sum", "sum_dim", "t", "tanh",
-    "tanh_backward", "threshold_backward", "threshold_backward_cuda", "transpose", "unsqueeze", "view", "where",
+    "tanh_backward", "threshold_backward", "threshold_backward_cuda", "transpose", "unsqueeze", "view", "view_dtype",
+    "where",
     "zero_", "zeros_like",
     "abs", "bitwise_and", "bitwise_and_", "bitwise_or", "bitwise_or_", "clamp", "clamp_", "clamp_max", "clamp_max_",
     "clamp_min", "clamp_min_", "clamp_tensor", "clamp_tensor_", "copy_", "cos", "div_", "exp2", "expm1", "fill",

@@ -29,6 +29,7 @@ from .helpers import (
     restrided,
     row_major_copy,
     shape_of,
+    strided_geometry,
     strides_of,
     view_of,
     wrap,
@@ -85,6 +86,33 @@ def view(self, size):
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
                            "dimension spans across two contiguous subspaces). Use .reshape(...) instead.") from None
     return view_of(self, data)
+
+
+def view_dtype(self, dtype):
+    """``x.view(torch.int32)``: the same bytes read as another dtype (``TensorConversions.cpp``). A dtype of
+    another size rescales the last dim, which must be contiguous. The result shares the storage and the version
+    counter but is no autograd view (no ``_base``) and never requires grad: its derivative is not defined."""
+    old, new = self._dtype.itemsize, dtype.itemsize
+    if old != new:
+        _check_view_dtype(self, dtype, old, new)
+    data = self._data.view(dtype._numpy)
+    return new_tensor(data, dtype, self._device, version=self._version_counter)
+
+
+def _check_view_dtype(self, dtype, old: int, new: int) -> None:
+    what = f"to view {self._dtype.c10_name} as {dtype.c10_name} (different element sizes)"
+    if self._data.ndim == 0:
+        raise RuntimeError(f"self.dim() cannot be 0 {what}")
+    stride = strides_of(self)[-1]
+    if stride != 1:
+        raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {stride}")
+    if new > old:
+        ratio = new // old
+        if self._data.shape[-1] % ratio:
+            raise RuntimeError(f"self.size(-1) must be divisible by {ratio} {what}, but got {self._data.shape[-1]}")
+        offset = strided_geometry(self, self._base)[2] if self._base is not None else 0
+        if offset % ratio:
+            raise RuntimeError(f"self.storage_offset() must be divisible by {ratio} {what}, but got {offset}")
 
 
 def _unsafe_view(self, size):

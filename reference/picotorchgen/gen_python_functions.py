@@ -81,7 +81,8 @@ SKIP_PYTHON_PATTERNS = (re.compile(r".*_backward$"), re.compile(r"_index_put_imp
 
 # Ops whose Tensor arguments also accept Python numbers (python_arg_parser.cpp).
 NUMBERS_AS_TENSORS = {"add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "floor_divide", "floor_divide_",
-                      "copy_"}
+                      "copy_", "multiply", "multiply_", "divide", "divide_", "subtract", "subtract_", "true_divide",
+                      "true_divide_"}
 
 
 def gen_python_bindings_file(ops: list[Op], generated_comment: str) -> str:

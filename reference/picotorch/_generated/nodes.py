@@ -1813,7 +1813,7 @@ class AbsBackward0(Node):
             return grad_inputs
         if node.should_compute_output(0):
             self = node.self_.unpack(node)
-            grad_inputs[0] = ops.mul(grad, ops.sign(self))
+            grad_inputs[0] = ops.mul(grad, ops.sgn(self))
         return grad_inputs
 
     def release_variables(node):
@@ -7107,3 +7107,993 @@ class HuberLossBackwardBackward0(Node):
     @property
     def _raw_saved_target(node):
         return SavedVariable(None) if node.target_ is None else node.target_
+
+
+class TanBackward0(Node):
+    """Backward of ``tan(Tensor self) -> Tensor``."""
+
+    result_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            result = node.result_.unpack(node)
+            grad_inputs[0] = ops.mul(grad, ops.add(ops.pow(result, 2), 1))
+        return grad_inputs
+
+    def release_variables(node):
+        if node.result_ is not None:
+            node.result_.reset_data()
+
+    @property
+    def _saved_result(node):
+        return None if node.result_ is None else node.result_.unpack(node)
+
+    @property
+    def _raw_saved_result(node):
+        return SavedVariable(None) if node.result_ is None else node.result_
+
+
+class AsinBackward0(Node):
+    """Backward of ``asin(Tensor self) -> Tensor``."""
+
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            self = node.self_.unpack(node)
+            grad_inputs[0] = ops.mul(grad, ops.rsqrt(ops.add(ops.mul(ops.neg(self), self), 1)))
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class AcosBackward0(Node):
+    """Backward of ``acos(Tensor self) -> Tensor``."""
+
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            self = node.self_.unpack(node)
+            grad_inputs[0] = ops.mul(grad, ops.neg(ops.rsqrt(ops.add(ops.mul(ops.neg(self), self), 1))))
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class AtanBackward0(Node):
+    """Backward of ``atan(Tensor self) -> Tensor``."""
+
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            self = node.self_.unpack(node)
+            grad_inputs[0] = ops.div(grad, ops.add(ops.mul(self, self), 1))
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class SinhBackward0(Node):
+    """Backward of ``sinh(Tensor self) -> Tensor``."""
+
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            self = node.self_.unpack(node)
+            grad_inputs[0] = ops.mul(grad, ops.cosh(self))
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class CoshBackward0(Node):
+    """Backward of ``cosh(Tensor self) -> Tensor``."""
+
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            self = node.self_.unpack(node)
+            grad_inputs[0] = ops.mul(grad, ops.sinh(self))
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class AsinhBackward0(Node):
+    """Backward of ``asinh(Tensor self) -> Tensor``."""
+
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            self = node.self_.unpack(node)
+            grad_inputs[0] = ops.mul(grad, ops.rsqrt(ops.add(ops.pow(self, 2), 1)))
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class AsinhBackward1(Node):
+    """Backward of ``asinh_(Tensor(a!) self) -> Tensor(a!)``."""
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            grad_inputs[0] = not_implemented("inplace version of asinh")
+        return grad_inputs
+
+
+class AcoshBackward0(Node):
+    """Backward of ``acosh(Tensor self) -> Tensor``."""
+
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            self = node.self_.unpack(node)
+            grad_inputs[0] = ops.mul(grad, ops.rsqrt(ops.sub(ops.mul(self, self), 1)))
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class AcoshBackward1(Node):
+    """Backward of ``acosh_(Tensor(a!) self) -> Tensor(a!)``."""
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            grad_inputs[0] = not_implemented("inplace version of acosh")
+        return grad_inputs
+
+
+class AtanhBackward0(Node):
+    """Backward of ``atanh(Tensor self) -> Tensor``."""
+
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            self = node.self_.unpack(node)
+            grad_inputs[0] = atanh_backward(grad, self)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class AtanhBackward1(Node):
+    """Backward of ``atanh_(Tensor(a!) self) -> Tensor(a!)``."""
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            grad_inputs[0] = not_implemented("inplace version of atanh")
+        return grad_inputs
+
+
+class ErfcBackward0(Node):
+    """Backward of ``erfc(Tensor self) -> Tensor``."""
+
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            self = node.self_.unpack(node)
+            grad_inputs[0] = ops.mul(ops.mul(ops.exp(ops.neg(ops.pow(self, 2))), -1.1283791670955126), grad)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class ErfinvBackward0(Node):
+    """Backward of ``erfinv(Tensor self) -> Tensor``."""
+
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            self = node.self_.unpack(node)
+            grad_inputs[0] = ops.mul(ops.mul(ops.exp(ops.pow(ops.erfinv(self), 2)), 0.8862269254527579), grad)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class SincBackward0(Node):
+    """Backward of ``sinc(Tensor self) -> Tensor``."""
+
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            self = node.self_.unpack(node)
+            grad_inputs[0] = sinc_backward(grad, self)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class SgnBackward0(Node):
+    """Backward of ``sgn(Tensor self) -> Tensor``."""
+
+    self_ = None
+    result_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            self = node.self_.unpack(node)
+            result = node.result_.unpack(node)
+            grad_inputs[0] = sgn_backward(self, grad, result)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+        if node.result_ is not None:
+            node.result_.reset_data()
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_result(node):
+        return None if node.result_ is None else node.result_.unpack(node)
+
+    @property
+    def _raw_saved_result(node):
+        return SavedVariable(None) if node.result_ is None else node.result_
+
+
+class Deg2RadBackward0(Node):
+    """Backward of ``deg2rad(Tensor self) -> Tensor``."""
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            grad_inputs[0] = ops.mul(grad, 0.017453292519943295)
+        return grad_inputs
+
+
+class Rad2DegBackward0(Node):
+    """Backward of ``rad2deg(Tensor self) -> Tensor``."""
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            grad_inputs[0] = ops.mul(grad, 57.29577951308232)
+        return grad_inputs
+
+
+class LgammaBackward0(Node):
+    """Backward of ``lgamma(Tensor self) -> Tensor``."""
+
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            self = node.self_.unpack(node)
+            grad_inputs[0] = ops.mul(grad, ops.digamma(self))
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class DigammaBackward0(Node):
+    """Backward of ``digamma(Tensor self) -> Tensor``."""
+
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            self = node.self_.unpack(node)
+            grad_inputs[0] = ops.mul(grad, ops.polygamma(1, self))
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class PolygammaBackward0(Node):
+    """Backward of ``polygamma(int n, Tensor self) -> Tensor``."""
+
+    n = None
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            n = node.n
+            self = node.self_.unpack(node)
+            grad_inputs[0] = ops.mul(grad, ops.polygamma(n + 1, self))
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_n(node):
+        return None if node.n is None else node.n % 18446744073709551616
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class PolygammaBackward1(Node):
+    """Backward of ``polygamma_(Tensor(a!) self, int n) -> Tensor(a!)``."""
+
+    n = None
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            n = node.n
+            self = node.self_.unpack(node)
+            grad_inputs[0] = ops.mul(grad, ops.polygamma(n + 1, self))
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_n(node):
+        return None if node.n is None else node.n % 18446744073709551616
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class HypotBackward0(Node):
+    """Backward of ``hypot(Tensor self, Tensor other) -> Tensor``."""
+
+    other_ = None
+    self_ = None
+    result_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            self = node.self_.unpack(node)
+            result = node.result_.unpack(node)
+            grad_inputs[0] = ops.div(ops.mul(grad, self), result)
+        if node.should_compute_output(1):
+            other = node.other_.unpack(node)
+            result = node.result_.unpack(node)
+            grad_inputs[1] = ops.div(ops.mul(grad, other), result)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.other_ is not None:
+            node.other_.reset_data()
+        if node.self_ is not None:
+            node.self_.reset_data()
+        if node.result_ is not None:
+            node.result_.reset_data()
+
+    @property
+    def _saved_other(node):
+        return None if node.other_ is None else node.other_.unpack(node)
+
+    @property
+    def _raw_saved_other(node):
+        return SavedVariable(None) if node.other_ is None else node.other_
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_result(node):
+        return None if node.result_ is None else node.result_.unpack(node)
+
+    @property
+    def _raw_saved_result(node):
+        return SavedVariable(None) if node.result_ is None else node.result_
+
+
+class LogaddexpBackward0(Node):
+    """Backward of ``logaddexp(Tensor self, Tensor other) -> Tensor``."""
+
+    other_ = None
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            other = node.other_.unpack(node)
+            self = node.self_.unpack(node)
+            grad_inputs[0] = ops.div(grad, ops.add(ops.exp(ops.sub(other, self)), 1))
+        if node.should_compute_output(1):
+            other = node.other_.unpack(node)
+            self = node.self_.unpack(node)
+            grad_inputs[1] = ops.div(grad, ops.add(ops.exp(ops.sub(self, other)), 1))
+        return grad_inputs
+
+    def release_variables(node):
+        if node.other_ is not None:
+            node.other_.reset_data()
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_other(node):
+        return None if node.other_ is None else node.other_.unpack(node)
+
+    @property
+    def _raw_saved_other(node):
+        return SavedVariable(None) if node.other_ is None else node.other_
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class Logaddexp2Backward0(Node):
+    """Backward of ``logaddexp2(Tensor self, Tensor other) -> Tensor``."""
+
+    other_ = None
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            other = node.other_.unpack(node)
+            self = node.self_.unpack(node)
+            grad_inputs[0] = ops.div(grad, ops.add(ops.pow(2, ops.sub(other, self)), 1))
+        if node.should_compute_output(1):
+            other = node.other_.unpack(node)
+            self = node.self_.unpack(node)
+            grad_inputs[1] = ops.div(grad, ops.add(ops.pow(2, ops.sub(self, other)), 1))
+        return grad_inputs
+
+    def release_variables(node):
+        if node.other_ is not None:
+            node.other_.reset_data()
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_other(node):
+        return None if node.other_ is None else node.other_.unpack(node)
+
+    @property
+    def _raw_saved_other(node):
+        return SavedVariable(None) if node.other_ is None else node.other_
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class XlogyBackward0(Node):
+    """Backward of ``xlogy.Tensor(Tensor self, Tensor other) -> Tensor``."""
+
+    other_ = None
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            other = node.other_.unpack(node)
+            self = node.self_.unpack(node)
+            grad_inputs[0] = ops.masked_fill(ops.xlogy(grad, other), ops.bitwise_and(ops.eq(self, 0.0), ops.le(other, 0.0)), 0.0)
+        if node.should_compute_output(1):
+            other = node.other_.unpack(node)
+            self = node.self_.unpack(node)
+            grad_inputs[1] = ops.div(ops.mul(grad, self), other)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.other_ is not None:
+            node.other_.reset_data()
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_other(node):
+        return None if node.other_ is None else node.other_.unpack(node)
+
+    @property
+    def _raw_saved_other(node):
+        return SavedVariable(None) if node.other_ is None else node.other_
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class XlogyBackward1(Node):
+    """Backward of ``xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor``."""
+
+    other_ = None
+    self = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            other = node.other_.unpack(node)
+            self = node.self
+            grad_inputs[0] = ops.div(ops.mul(grad, self), other)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.other_ is not None:
+            node.other_.reset_data()
+
+    @property
+    def _saved_other(node):
+        return None if node.other_ is None else node.other_.unpack(node)
+
+    @property
+    def _raw_saved_other(node):
+        return SavedVariable(None) if node.other_ is None else node.other_
+
+    @property
+    def _saved_self(node):
+        return node.self
+
+
+class XlogyBackward2(Node):
+    """Backward of ``xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor``."""
+
+    other = None
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            other = node.other
+            self = node.self_.unpack(node)
+            grad_inputs[0] = xlogy_scalar_other_backward(grad, self, other)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_other(node):
+        return node.other
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class FminBackward0(Node):
+    """Backward of ``fmin(Tensor self, Tensor other) -> Tensor``."""
+
+    other_ = None
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            other = node.other_.unpack(node)
+            self = node.self_.unpack(node)
+            grad_inputs[0] = ops.masked_fill(grad, fmax_fmin_mask(self, other, ops.le, True), 0)
+        if node.should_compute_output(1):
+            other = node.other_.unpack(node)
+            self = node.self_.unpack(node)
+            grad_inputs[1] = ops.masked_fill(grad, fmax_fmin_mask(self, other, ops.le, False), 0)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.other_ is not None:
+            node.other_.reset_data()
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_other(node):
+        return None if node.other_ is None else node.other_.unpack(node)
+
+    @property
+    def _raw_saved_other(node):
+        return SavedVariable(None) if node.other_ is None else node.other_
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class FmaxBackward0(Node):
+    """Backward of ``fmax(Tensor self, Tensor other) -> Tensor``."""
+
+    other_ = None
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            other = node.other_.unpack(node)
+            self = node.self_.unpack(node)
+            grad_inputs[0] = ops.masked_fill(grad, fmax_fmin_mask(self, other, ops.ge, True), 0)
+        if node.should_compute_output(1):
+            other = node.other_.unpack(node)
+            self = node.self_.unpack(node)
+            grad_inputs[1] = ops.masked_fill(grad, fmax_fmin_mask(self, other, ops.ge, False), 0)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.other_ is not None:
+            node.other_.reset_data()
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_other(node):
+        return None if node.other_ is None else node.other_.unpack(node)
+
+    @property
+    def _raw_saved_other(node):
+        return SavedVariable(None) if node.other_ is None else node.other_
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class CopysignBackward0(Node):
+    """Backward of ``copysign.Tensor(Tensor self, Tensor other) -> Tensor``."""
+
+    self_ = None
+    result_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            self = node.self_.unpack(node)
+            result = node.result_.unpack(node)
+            grad_inputs[0] = copysign_tensor_self_backward(grad, self, result)
+        if node.should_compute_output(1):
+            grad_inputs[1] = ops.zeros_like(grad)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+        if node.result_ is not None:
+            node.result_.reset_data()
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_result(node):
+        return None if node.result_ is None else node.result_.unpack(node)
+
+    @property
+    def _raw_saved_result(node):
+        return SavedVariable(None) if node.result_ is None else node.result_
+
+
+class CopysignBackward1(Node):
+    """Backward of ``copysign.Scalar(Tensor self, Scalar other) -> Tensor``."""
+
+    self_ = None
+    result_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            self = node.self_.unpack(node)
+            result = node.result_.unpack(node)
+            grad_inputs[0] = copysign_tensor_self_backward(grad, self, result)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+        if node.result_ is not None:
+            node.result_.reset_data()
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_result(node):
+        return None if node.result_ is None else node.result_.unpack(node)
+
+    @property
+    def _raw_saved_result(node):
+        return SavedVariable(None) if node.result_ is None else node.result_

@@ -39,6 +39,21 @@ TORCH_FUNCTIONS = {
     'abs_': [
         (vt.abs_, 'abs_(Tensor input)', vt.PARAMETERS['abs_']),
     ],
+    'absolute': [
+        (vt.absolute, 'absolute(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['absolute'][0], vt.PARAMETERS['absolute'][1] + (('out', 'Tensor?', True),)), (vt.absolute_out, ('out',))),
+    ],
+    'acos': [
+        (vt.acos, 'acos(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['acos'][0], vt.PARAMETERS['acos'][1] + (('out', 'Tensor?', True),)), (vt.acos_out, ('out',))),
+    ],
+    'acos_': [
+        (vt.acos_, 'acos_(Tensor input)', vt.PARAMETERS['acos_']),
+    ],
+    'acosh': [
+        (vt.acosh, 'acosh(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['acosh'][0], vt.PARAMETERS['acosh'][1] + (('out', 'Tensor?', True),)), (vt.acosh_out, ('out',))),
+    ],
+    'acosh_': [
+        (vt.acosh_, 'acosh_(Tensor input)', vt.PARAMETERS['acosh_']),
+    ],
     'add': [
         (vt.add_Tensor, 'add(Tensor input, Tensor other, *, Scalar alpha=1, Tensor out=None)', (vt.PARAMETERS['add_Tensor'][0], vt.PARAMETERS['add_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.add_out, ('out',))),
     ],
@@ -67,8 +82,44 @@ TORCH_FUNCTIONS = {
         (vt.any_dims, 'any(Tensor input, int[]? dim=None, bool keepdim=False, *, Tensor out=None)', (vt.PARAMETERS['any_dims'][0], vt.PARAMETERS['any_dims'][1] + (('out', 'Tensor?', True),)), (vt.any_dims_out, ('out',))),
         (vt.any_dim, 'any(Tensor input, int dim, bool keepdim=False, *, Tensor out=None)', (vt.PARAMETERS['any_dim'][0], vt.PARAMETERS['any_dim'][1] + (('out', 'Tensor?', True),)), (vt.any_out, ('out',))),
     ],
+    'arccos': [
+        (vt.arccos, 'arccos(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['arccos'][0], vt.PARAMETERS['arccos'][1] + (('out', 'Tensor?', True),)), (vt.arccos_out, ('out',))),
+    ],
+    'arccos_': [
+        (vt.arccos_, 'arccos_(Tensor input)', vt.PARAMETERS['arccos_']),
+    ],
+    'arccosh': [
+        (vt.arccosh, 'arccosh(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['arccosh'][0], vt.PARAMETERS['arccosh'][1] + (('out', 'Tensor?', True),)), (vt.arccosh_out, ('out',))),
+    ],
+    'arccosh_': [
+        (vt.arccosh_, 'arccosh_(Tensor input)', vt.PARAMETERS['arccosh_']),
+    ],
+    'arcsin': [
+        (vt.arcsin, 'arcsin(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['arcsin'][0], vt.PARAMETERS['arcsin'][1] + (('out', 'Tensor?', True),)), (vt.arcsin_out, ('out',))),
+    ],
+    'arcsin_': [
+        (vt.arcsin_, 'arcsin_(Tensor input)', vt.PARAMETERS['arcsin_']),
+    ],
+    'arcsinh': [
+        (vt.arcsinh, 'arcsinh(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['arcsinh'][0], vt.PARAMETERS['arcsinh'][1] + (('out', 'Tensor?', True),)), (vt.arcsinh_out, ('out',))),
+    ],
+    'arcsinh_': [
+        (vt.arcsinh_, 'arcsinh_(Tensor input)', vt.PARAMETERS['arcsinh_']),
+    ],
+    'arctan': [
+        (vt.arctan, 'arctan(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['arctan'][0], vt.PARAMETERS['arctan'][1] + (('out', 'Tensor?', True),)), (vt.arctan_out, ('out',))),
+    ],
     'arctan2': [
         (vt.arctan2, 'arctan2(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['arctan2'][0], vt.PARAMETERS['arctan2'][1] + (('out', 'Tensor?', True),)), (vt.arctan2_out, ('out',))),
+    ],
+    'arctan_': [
+        (vt.arctan_, 'arctan_(Tensor input)', vt.PARAMETERS['arctan_']),
+    ],
+    'arctanh': [
+        (vt.arctanh, 'arctanh(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['arctanh'][0], vt.PARAMETERS['arctanh'][1] + (('out', 'Tensor?', True),)), (vt.arctanh_out, ('out',))),
+    ],
+    'arctanh_': [
+        (vt.arctanh_, 'arctanh_(Tensor input)', vt.PARAMETERS['arctanh_']),
     ],
     'argmax': [
         (vt.argmax, 'argmax(Tensor input, int? dim=None, bool keepdim=False, *, Tensor out=None)', (vt.PARAMETERS['argmax'][0], vt.PARAMETERS['argmax'][1] + (('out', 'Tensor?', True),)), (vt.argmax_out, ('out',))),
@@ -80,8 +131,32 @@ TORCH_FUNCTIONS = {
         (vt.argsort_stable, 'argsort(Tensor input, *, bool stable, int dim=-1, bool descending=False, Tensor out=None)', (vt.PARAMETERS['argsort_stable'][0], vt.PARAMETERS['argsort_stable'][1] + (('out', 'Tensor?', True),)), (vt.argsort_stable_out, ('out',))),
         (vt.argsort, 'argsort(Tensor input, int dim=-1, bool descending=False)', vt.PARAMETERS['argsort']),
     ],
+    'asin': [
+        (vt.asin, 'asin(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['asin'][0], vt.PARAMETERS['asin'][1] + (('out', 'Tensor?', True),)), (vt.asin_out, ('out',))),
+    ],
+    'asin_': [
+        (vt.asin_, 'asin_(Tensor input)', vt.PARAMETERS['asin_']),
+    ],
+    'asinh': [
+        (vt.asinh, 'asinh(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['asinh'][0], vt.PARAMETERS['asinh'][1] + (('out', 'Tensor?', True),)), (vt.asinh_out, ('out',))),
+    ],
+    'asinh_': [
+        (vt.asinh_, 'asinh_(Tensor input)', vt.PARAMETERS['asinh_']),
+    ],
+    'atan': [
+        (vt.atan, 'atan(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['atan'][0], vt.PARAMETERS['atan'][1] + (('out', 'Tensor?', True),)), (vt.atan_out, ('out',))),
+    ],
     'atan2': [
         (vt.atan2, 'atan2(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['atan2'][0], vt.PARAMETERS['atan2'][1] + (('out', 'Tensor?', True),)), (vt.atan2_out, ('out',))),
+    ],
+    'atan_': [
+        (vt.atan_, 'atan_(Tensor input)', vt.PARAMETERS['atan_']),
+    ],
+    'atanh': [
+        (vt.atanh, 'atanh(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['atanh'][0], vt.PARAMETERS['atanh'][1] + (('out', 'Tensor?', True),)), (vt.atanh_out, ('out',))),
+    ],
+    'atanh_': [
+        (vt.atanh_, 'atanh_(Tensor input)', vt.PARAMETERS['atanh_']),
     ],
     'baddbmm': [
         (vt.baddbmm, 'baddbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor out=None)', (vt.PARAMETERS['baddbmm'][0], vt.PARAMETERS['baddbmm'][1] + (('out', 'Tensor?', True),)), (vt.baddbmm_out, ('out',))),
@@ -139,17 +214,35 @@ TORCH_FUNCTIONS = {
         (vt.clamp_min__Tensor, 'clamp_min_(Tensor input, Tensor min)', vt.PARAMETERS['clamp_min__Tensor']),
         (vt.clamp_min_, 'clamp_min_(Tensor input, Scalar min)', vt.PARAMETERS['clamp_min_']),
     ],
+    'clip': [
+        (vt.clip_Tensor, 'clip(Tensor input, Tensor? min=None, Tensor? max=None, *, Tensor out=None)', (vt.PARAMETERS['clip_Tensor'][0], vt.PARAMETERS['clip_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.clip_Tensor_out, ('out',))),
+        (vt.clip, 'clip(Tensor input, Scalar? min=None, Scalar? max=None, *, Tensor out=None)', (vt.PARAMETERS['clip'][0], vt.PARAMETERS['clip'][1] + (('out', 'Tensor?', True),)), (vt.clip_out, ('out',))),
+    ],
+    'clip_': [
+        (vt.clip__Tensor, 'clip_(Tensor input, Tensor? min=None, Tensor? max=None)', vt.PARAMETERS['clip__Tensor']),
+        (vt.clip_, 'clip_(Tensor input, Scalar? min=None, Scalar? max=None)', vt.PARAMETERS['clip_']),
+    ],
     'clone': [
         (vt.clone, 'clone(Tensor input, *, MemoryFormat? memory_format=None)', vt.PARAMETERS['clone']),
     ],
     'constant_pad_nd': [
         (vt.constant_pad_nd, 'constant_pad_nd(Tensor input, int[] pad, Scalar value=0)', vt.PARAMETERS['constant_pad_nd']),
     ],
+    'copysign': [
+        (vt.copysign_Tensor, 'copysign(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['copysign_Tensor'][0], vt.PARAMETERS['copysign_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.copysign_out, ('out',))),
+        (vt.copysign_Scalar, 'copysign(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['copysign_Scalar'][0], vt.PARAMETERS['copysign_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.copysign_Scalar_out, ('out',))),
+    ],
     'cos': [
         (vt.cos, 'cos(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['cos'][0], vt.PARAMETERS['cos'][1] + (('out', 'Tensor?', True),)), (vt.cos_out, ('out',))),
     ],
     'cos_': [
         (vt.cos_, 'cos_(Tensor input)', vt.PARAMETERS['cos_']),
+    ],
+    'cosh': [
+        (vt.cosh, 'cosh(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['cosh'][0], vt.PARAMETERS['cosh'][1] + (('out', 'Tensor?', True),)), (vt.cosh_out, ('out',))),
+    ],
+    'cosh_': [
+        (vt.cosh_, 'cosh_(Tensor input)', vt.PARAMETERS['cosh_']),
     ],
     'cummax': [
         (vt.cummax, 'cummax(Tensor input, int dim, *, Tensor[2] out=None)', (vt.PARAMETERS['cummax'][0], vt.PARAMETERS['cummax'][1] + (('out', 'Tensor[]?', True),)), (vt.cummax_out, ('values', 'indices'))),
@@ -163,6 +256,12 @@ TORCH_FUNCTIONS = {
     'cumsum': [
         (vt.cumsum, 'cumsum(Tensor input, int dim, *, ScalarType? dtype=None, Tensor out=None)', (vt.PARAMETERS['cumsum'][0], vt.PARAMETERS['cumsum'][1] + (('out', 'Tensor?', True),)), (vt.cumsum_out, ('out',))),
     ],
+    'deg2rad': [
+        (vt.deg2rad, 'deg2rad(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['deg2rad'][0], vt.PARAMETERS['deg2rad'][1] + (('out', 'Tensor?', True),)), (vt.deg2rad_out, ('out',))),
+    ],
+    'deg2rad_': [
+        (vt.deg2rad_, 'deg2rad_(Tensor input)', vt.PARAMETERS['deg2rad_']),
+    ],
     'diag': [
         (vt.diag, 'diag(Tensor input, int diagonal=0)', vt.PARAMETERS['diag']),
     ],
@@ -175,6 +274,9 @@ TORCH_FUNCTIONS = {
     'diagonal_copy': [
         (vt.diagonal_copy, 'diagonal_copy(Tensor input, int offset=0, int dim1=0, int dim2=1)', vt.PARAMETERS['diagonal_copy']),
     ],
+    'digamma': [
+        (vt.digamma, 'digamma(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['digamma'][0], vt.PARAMETERS['digamma'][1] + (('out', 'Tensor?', True),)), (vt.digamma_out, ('out',))),
+    ],
     'dist': [
         (vt.dist, 'dist(Tensor input, Tensor other, Scalar p=2)', vt.PARAMETERS['dist']),
     ],
@@ -182,6 +284,12 @@ TORCH_FUNCTIONS = {
         (vt.div_Tensor, 'div(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['div_Tensor'][0], vt.PARAMETERS['div_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.div_out, ('out',))),
         (vt.div_Tensor_mode, 'div(Tensor input, Tensor other, *, str? rounding_mode, Tensor out=None)', (vt.PARAMETERS['div_Tensor_mode'][0], vt.PARAMETERS['div_Tensor_mode'][1] + (('out', 'Tensor?', True),)), (vt.div_out_mode, ('out',))),
         (vt.div_Scalar_mode, 'div(Tensor input, Scalar other, *, str? rounding_mode)', vt.PARAMETERS['div_Scalar_mode']),
+    ],
+    'divide': [
+        (vt.divide_Tensor, 'divide(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['divide_Tensor'][0], vt.PARAMETERS['divide_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.divide_out, ('out',))),
+        (vt.divide_Tensor_mode, 'divide(Tensor input, Tensor other, *, str? rounding_mode, Tensor out=None)', (vt.PARAMETERS['divide_Tensor_mode'][0], vt.PARAMETERS['divide_Tensor_mode'][1] + (('out', 'Tensor?', True),)), (vt.divide_out_mode, ('out',))),
+        (vt.divide_Scalar, 'divide(Tensor input, Scalar other)', vt.PARAMETERS['divide_Scalar']),
+        (vt.divide_Scalar_mode, 'divide(Tensor input, Scalar other, *, str? rounding_mode)', vt.PARAMETERS['divide_Scalar_mode']),
     ],
     'dot': [
         (vt.dot, 'dot(Tensor input, Tensor tensor, *, Tensor out=None)', (vt.PARAMETERS['dot'][0], vt.PARAMETERS['dot'][1] + (('out', 'Tensor?', True),)), (vt.dot_out, ('out',))),
@@ -213,6 +321,15 @@ TORCH_FUNCTIONS = {
     ],
     'erf_': [
         (vt.erf_, 'erf_(Tensor input)', vt.PARAMETERS['erf_']),
+    ],
+    'erfc': [
+        (vt.erfc, 'erfc(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['erfc'][0], vt.PARAMETERS['erfc'][1] + (('out', 'Tensor?', True),)), (vt.erfc_out, ('out',))),
+    ],
+    'erfc_': [
+        (vt.erfc_, 'erfc_(Tensor input)', vt.PARAMETERS['erfc_']),
+    ],
+    'erfinv': [
+        (vt.erfinv, 'erfinv(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['erfinv'][0], vt.PARAMETERS['erfinv'][1] + (('out', 'Tensor?', True),)), (vt.erfinv_out, ('out',))),
     ],
     'exp': [
         (vt.exp, 'exp(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['exp'][0], vt.PARAMETERS['exp'][1] + (('out', 'Tensor?', True),)), (vt.exp_out, ('out',))),
@@ -250,6 +367,11 @@ TORCH_FUNCTIONS = {
     'flip': [
         (vt.flip, 'flip(Tensor input, int[] dims)', vt.PARAMETERS['flip']),
     ],
+    'float_power': [
+        (vt.float_power_Tensor_Tensor, 'float_power(Tensor input, Tensor exponent)', vt.PARAMETERS['float_power_Tensor_Tensor']),
+        (vt.float_power_Scalar, 'float_power(Scalar self, Tensor exponent)', vt.PARAMETERS['float_power_Scalar']),
+        (vt.float_power_Tensor_Scalar, 'float_power(Tensor input, Scalar exponent)', vt.PARAMETERS['float_power_Tensor_Scalar']),
+    ],
     'floor': [
         (vt.floor, 'floor(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['floor'][0], vt.PARAMETERS['floor'][1] + (('out', 'Tensor?', True),)), (vt.floor_out, ('out',))),
     ],
@@ -259,6 +381,12 @@ TORCH_FUNCTIONS = {
     'floor_divide': [
         (vt.floor_divide, 'floor_divide(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['floor_divide'][0], vt.PARAMETERS['floor_divide'][1] + (('out', 'Tensor?', True),)), (vt.floor_divide_out, ('out',))),
         (vt.floor_divide_Scalar, 'floor_divide(Tensor input, Scalar other)', vt.PARAMETERS['floor_divide_Scalar']),
+    ],
+    'fmax': [
+        (vt.fmax, 'fmax(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['fmax'][0], vt.PARAMETERS['fmax'][1] + (('out', 'Tensor?', True),)), (vt.fmax_out, ('out',))),
+    ],
+    'fmin': [
+        (vt.fmin, 'fmin(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['fmin'][0], vt.PARAMETERS['fmin'][1] + (('out', 'Tensor?', True),)), (vt.fmin_out, ('out',))),
     ],
     'fmod': [
         (vt.fmod_Tensor, 'fmod(Tensor input, Tensor other)', vt.PARAMETERS['fmod_Tensor']),
@@ -283,9 +411,20 @@ TORCH_FUNCTIONS = {
     'ger': [
         (vt.ger, 'ger(Tensor input, Tensor vec2)', vt.PARAMETERS['ger']),
     ],
+    'greater': [
+        (vt.greater_Tensor, 'greater(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['greater_Tensor'][0], vt.PARAMETERS['greater_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.greater_Tensor_out, ('out',))),
+        (vt.greater_Scalar, 'greater(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['greater_Scalar'][0], vt.PARAMETERS['greater_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.greater_Scalar_out, ('out',))),
+    ],
+    'greater_equal': [
+        (vt.greater_equal_Tensor, 'greater_equal(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['greater_equal_Tensor'][0], vt.PARAMETERS['greater_equal_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.greater_equal_Tensor_out, ('out',))),
+        (vt.greater_equal_Scalar, 'greater_equal(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['greater_equal_Scalar'][0], vt.PARAMETERS['greater_equal_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.greater_equal_Scalar_out, ('out',))),
+    ],
     'gt': [
         (vt.gt_Tensor, 'gt(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['gt_Tensor'][0], vt.PARAMETERS['gt_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.gt_Tensor_out, ('out',))),
         (vt.gt_Scalar, 'gt(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['gt_Scalar'][0], vt.PARAMETERS['gt_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.gt_Scalar_out, ('out',))),
+    ],
+    'hypot': [
+        (vt.hypot, 'hypot(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['hypot'][0], vt.PARAMETERS['hypot'][1] + (('out', 'Tensor?', True),)), (vt.hypot_out, ('out',))),
     ],
     'index': [
         (vt.index_Tensor, 'index(Tensor input, Tensor?[] indices)', vt.PARAMETERS['index_Tensor']),
@@ -326,6 +465,17 @@ TORCH_FUNCTIONS = {
         (vt.lerp_Tensor, 'lerp(Tensor input, Tensor end, Tensor weight, *, Tensor out=None)', (vt.PARAMETERS['lerp_Tensor'][0], vt.PARAMETERS['lerp_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.lerp_Tensor_out, ('out',))),
         (vt.lerp_Scalar, 'lerp(Tensor input, Tensor end, Scalar weight, *, Tensor out=None)', (vt.PARAMETERS['lerp_Scalar'][0], vt.PARAMETERS['lerp_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.lerp_Scalar_out, ('out',))),
     ],
+    'less': [
+        (vt.less_Tensor, 'less(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['less_Tensor'][0], vt.PARAMETERS['less_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.less_Tensor_out, ('out',))),
+        (vt.less_Scalar, 'less(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['less_Scalar'][0], vt.PARAMETERS['less_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.less_Scalar_out, ('out',))),
+    ],
+    'less_equal': [
+        (vt.less_equal_Tensor, 'less_equal(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['less_equal_Tensor'][0], vt.PARAMETERS['less_equal_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.less_equal_Tensor_out, ('out',))),
+        (vt.less_equal_Scalar, 'less_equal(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['less_equal_Scalar'][0], vt.PARAMETERS['less_equal_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.less_equal_Scalar_out, ('out',))),
+    ],
+    'lgamma': [
+        (vt.lgamma, 'lgamma(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['lgamma'][0], vt.PARAMETERS['lgamma'][1] + (('out', 'Tensor?', True),)), (vt.lgamma_out, ('out',))),
+    ],
     'log': [
         (vt.log, 'log(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['log'][0], vt.PARAMETERS['log'][1] + (('out', 'Tensor?', True),)), (vt.log_out, ('out',))),
     ],
@@ -352,6 +502,12 @@ TORCH_FUNCTIONS = {
     ],
     'log_softmax': [
         (vt.log_softmax_int, 'log_softmax(Tensor input, int dim, ScalarType? dtype=None, *, Tensor out=None)', (vt.PARAMETERS['log_softmax_int'][0], vt.PARAMETERS['log_softmax_int'][1] + (('out', 'Tensor?', True),)), (vt.log_softmax_int_out, ('out',))),
+    ],
+    'logaddexp': [
+        (vt.logaddexp, 'logaddexp(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['logaddexp'][0], vt.PARAMETERS['logaddexp'][1] + (('out', 'Tensor?', True),)), (vt.logaddexp_out, ('out',))),
+    ],
+    'logaddexp2': [
+        (vt.logaddexp2, 'logaddexp2(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['logaddexp2'][0], vt.PARAMETERS['logaddexp2'][1] + (('out', 'Tensor?', True),)), (vt.logaddexp2_out, ('out',))),
     ],
     'logit': [
         (vt.logit, 'logit(Tensor input, float? eps=None, *, Tensor out=None)', (vt.PARAMETERS['logit'][0], vt.PARAMETERS['logit'][1] + (('out', 'Tensor?', True),)), (vt.logit_out, ('out',))),
@@ -417,6 +573,10 @@ TORCH_FUNCTIONS = {
     'mul': [
         (vt.mul_Tensor, 'mul(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['mul_Tensor'][0], vt.PARAMETERS['mul_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.mul_out, ('out',))),
     ],
+    'multiply': [
+        (vt.multiply_Tensor, 'multiply(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['multiply_Tensor'][0], vt.PARAMETERS['multiply_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.multiply_out, ('out',))),
+        (vt.multiply_Scalar, 'multiply(Tensor input, Scalar other)', vt.PARAMETERS['multiply_Scalar']),
+    ],
     'mv': [
         (vt.mv, 'mv(Tensor input, Tensor vec, *, Tensor out=None)', (vt.PARAMETERS['mv'][0], vt.PARAMETERS['mv'][1] + (('out', 'Tensor?', True),)), (vt.mv_out, ('out',))),
     ],
@@ -447,6 +607,16 @@ TORCH_FUNCTIONS = {
     'neg_': [
         (vt.neg_, 'neg_(Tensor input)', vt.PARAMETERS['neg_']),
     ],
+    'negative': [
+        (vt.negative, 'negative(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['negative'][0], vt.PARAMETERS['negative'][1] + (('out', 'Tensor?', True),)), (vt.negative_out, ('out',))),
+    ],
+    'negative_': [
+        (vt.negative_, 'negative_(Tensor input)', vt.PARAMETERS['negative_']),
+    ],
+    'not_equal': [
+        (vt.not_equal_Tensor, 'not_equal(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['not_equal_Tensor'][0], vt.PARAMETERS['not_equal_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.not_equal_Tensor_out, ('out',))),
+        (vt.not_equal_Scalar, 'not_equal(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['not_equal_Scalar'][0], vt.PARAMETERS['not_equal_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.not_equal_Scalar_out, ('out',))),
+    ],
     'ones_like': [
         (vt.ones_like, 'ones_like(Tensor input, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None)', vt.PARAMETERS['ones_like']),
     ],
@@ -455,6 +625,9 @@ TORCH_FUNCTIONS = {
     ],
     'permute': [
         (vt.permute, 'permute(Tensor input, int[] dims)', vt.PARAMETERS['permute']),
+    ],
+    'polygamma': [
+        (vt.polygamma, 'polygamma(int n, Tensor input, *, Tensor out=None)', (vt.PARAMETERS['polygamma'][0], vt.PARAMETERS['polygamma'][1] + (('out', 'Tensor?', True),)), (vt.polygamma_out, ('out',))),
     ],
     'pow': [
         (vt.pow_Tensor_Tensor, 'pow(Tensor input, Tensor exponent, *, Tensor out=None)', (vt.PARAMETERS['pow_Tensor_Tensor'][0], vt.PARAMETERS['pow_Tensor_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.pow_Tensor_Tensor_out, ('out',))),
@@ -467,6 +640,12 @@ TORCH_FUNCTIONS = {
     ],
     'put': [
         (vt.put, 'put(Tensor input, Tensor index, Tensor source, bool accumulate=False)', vt.PARAMETERS['put']),
+    ],
+    'rad2deg': [
+        (vt.rad2deg, 'rad2deg(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['rad2deg'][0], vt.PARAMETERS['rad2deg'][1] + (('out', 'Tensor?', True),)), (vt.rad2deg_out, ('out',))),
+    ],
+    'rad2deg_': [
+        (vt.rad2deg_, 'rad2deg_(Tensor input)', vt.PARAMETERS['rad2deg_']),
     ],
     'reciprocal': [
         (vt.reciprocal, 'reciprocal(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['reciprocal'][0], vt.PARAMETERS['reciprocal'][1] + (('out', 'Tensor?', True),)), (vt.reciprocal_out, ('out',))),
@@ -517,6 +696,9 @@ TORCH_FUNCTIONS = {
     'select': [
         (vt.select_int, 'select(Tensor input, int dim, int index)', vt.PARAMETERS['select_int']),
     ],
+    'sgn': [
+        (vt.sgn, 'sgn(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['sgn'][0], vt.PARAMETERS['sgn'][1] + (('out', 'Tensor?', True),)), (vt.sgn_out, ('out',))),
+    ],
     'sigmoid': [
         (vt.sigmoid, 'sigmoid(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['sigmoid'][0], vt.PARAMETERS['sigmoid'][1] + (('out', 'Tensor?', True),)), (vt.sigmoid_out, ('out',))),
     ],
@@ -526,11 +708,26 @@ TORCH_FUNCTIONS = {
     'sign': [
         (vt.sign, 'sign(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['sign'][0], vt.PARAMETERS['sign'][1] + (('out', 'Tensor?', True),)), (vt.sign_out, ('out',))),
     ],
+    'signbit': [
+        (vt.signbit, 'signbit(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['signbit'][0], vt.PARAMETERS['signbit'][1] + (('out', 'Tensor?', True),)), (vt.signbit_out, ('out',))),
+    ],
     'sin': [
         (vt.sin, 'sin(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['sin'][0], vt.PARAMETERS['sin'][1] + (('out', 'Tensor?', True),)), (vt.sin_out, ('out',))),
     ],
     'sin_': [
         (vt.sin_, 'sin_(Tensor input)', vt.PARAMETERS['sin_']),
+    ],
+    'sinc': [
+        (vt.sinc, 'sinc(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['sinc'][0], vt.PARAMETERS['sinc'][1] + (('out', 'Tensor?', True),)), (vt.sinc_out, ('out',))),
+    ],
+    'sinc_': [
+        (vt.sinc_, 'sinc_(Tensor input)', vt.PARAMETERS['sinc_']),
+    ],
+    'sinh': [
+        (vt.sinh, 'sinh(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['sinh'][0], vt.PARAMETERS['sinh'][1] + (('out', 'Tensor?', True),)), (vt.sinh_out, ('out',))),
+    ],
+    'sinh_': [
+        (vt.sinh_, 'sinh_(Tensor input)', vt.PARAMETERS['sinh_']),
     ],
     'slice': [
         (vt.slice_Tensor, 'slice(Tensor input, int dim=0, int? start=None, int? end=None, int step=1)', vt.PARAMETERS['slice_Tensor']),
@@ -577,6 +774,10 @@ TORCH_FUNCTIONS = {
     'sub': [
         (vt.sub_Tensor, 'sub(Tensor input, Tensor other, *, Scalar alpha=1, Tensor out=None)', (vt.PARAMETERS['sub_Tensor'][0], vt.PARAMETERS['sub_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.sub_out, ('out',))),
     ],
+    'subtract': [
+        (vt.subtract_Tensor, 'subtract(Tensor input, Tensor other, *, Scalar alpha=1, Tensor out=None)', (vt.PARAMETERS['subtract_Tensor'][0], vt.PARAMETERS['subtract_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.subtract_out, ('out',))),
+        (vt.subtract_Scalar, 'subtract(Tensor input, Scalar other, Scalar alpha=1)', vt.PARAMETERS['subtract_Scalar']),
+    ],
     'sum': [
         (vt.sum, 'sum(Tensor input, *, ScalarType? dtype=None)', vt.PARAMETERS['sum']),
         (vt.sum_dim_IntList, 'sum(Tensor input, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor out=None)', (vt.PARAMETERS['sum_dim_IntList'][0], vt.PARAMETERS['sum_dim_IntList'][1] + (('out', 'Tensor?', True),)), (vt.sum_IntList_out, ('out',))),
@@ -592,6 +793,12 @@ TORCH_FUNCTIONS = {
     ],
     'take': [
         (vt.take, 'take(Tensor input, Tensor index, *, Tensor out=None)', (vt.PARAMETERS['take'][0], vt.PARAMETERS['take'][1] + (('out', 'Tensor?', True),)), (vt.take_out, ('out',))),
+    ],
+    'tan': [
+        (vt.tan, 'tan(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['tan'][0], vt.PARAMETERS['tan'][1] + (('out', 'Tensor?', True),)), (vt.tan_out, ('out',))),
+    ],
+    'tan_': [
+        (vt.tan_, 'tan_(Tensor input)', vt.PARAMETERS['tan_']),
     ],
     'tanh': [
         (vt.tanh, 'tanh(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['tanh'][0], vt.PARAMETERS['tanh'][1] + (('out', 'Tensor?', True),)), (vt.tanh_out, ('out',))),
@@ -616,6 +823,10 @@ TORCH_FUNCTIONS = {
     ],
     'triu': [
         (vt.triu, 'triu(Tensor input, int diagonal=0, *, Tensor out=None)', (vt.PARAMETERS['triu'][0], vt.PARAMETERS['triu'][1] + (('out', 'Tensor?', True),)), (vt.triu_out, ('out',))),
+    ],
+    'true_divide': [
+        (vt.true_divide_Tensor, 'true_divide(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['true_divide_Tensor'][0], vt.PARAMETERS['true_divide_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.true_divide_out, ('out',))),
+        (vt.true_divide_Scalar, 'true_divide(Tensor input, Scalar other)', vt.PARAMETERS['true_divide_Scalar']),
     ],
     'trunc': [
         (vt.trunc, 'trunc(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['trunc'][0], vt.PARAMETERS['trunc'][1] + (('out', 'Tensor?', True),)), (vt.trunc_out, ('out',))),
@@ -642,6 +853,15 @@ TORCH_FUNCTIONS = {
         (vt.where_ScalarSelf, 'where(Tensor condition, Scalar self, Tensor other)', vt.PARAMETERS['where_ScalarSelf']),
         (vt.where_ScalarOther, 'where(Tensor condition, Tensor input, Scalar other)', vt.PARAMETERS['where_ScalarOther']),
         (vt.where_Scalar, 'where(Tensor condition, Scalar self, Scalar other)', vt.PARAMETERS['where_Scalar']),
+    ],
+    'xlogy': [
+        (vt.xlogy_Tensor, 'xlogy(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['xlogy_Tensor'][0], vt.PARAMETERS['xlogy_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.xlogy_OutTensor, ('out',))),
+        (vt.xlogy_Scalar_Self, 'xlogy(Scalar self, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['xlogy_Scalar_Self'][0], vt.PARAMETERS['xlogy_Scalar_Self'][1] + (('out', 'Tensor?', True),)), (vt.xlogy_OutScalar_Self, ('out',))),
+        (vt.xlogy_Scalar_Other, 'xlogy(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['xlogy_Scalar_Other'][0], vt.PARAMETERS['xlogy_Scalar_Other'][1] + (('out', 'Tensor?', True),)), (vt.xlogy_OutScalar_Other, ('out',))),
+    ],
+    'xlogy_': [
+        (vt.xlogy__Tensor, 'xlogy_(Tensor input, Tensor other)', vt.PARAMETERS['xlogy__Tensor']),
+        (vt.xlogy__Scalar_Other, 'xlogy_(Tensor input, Scalar other)', vt.PARAMETERS['xlogy__Scalar_Other']),
     ],
     'zero_': [
         (vt.zero_, 'zero_(Tensor input)', vt.PARAMETERS['zero_']),
@@ -738,6 +958,24 @@ TENSOR_METHODS = {
     'abs_': [
         (vt.abs_, 'abs_()', vt.PARAMETERS['abs_']),
     ],
+    'absolute': [
+        (vt.absolute, 'absolute()', vt.PARAMETERS['absolute']),
+    ],
+    'absolute_': [
+        (vt.absolute_, 'absolute_()', vt.PARAMETERS['absolute_']),
+    ],
+    'acos': [
+        (vt.acos, 'acos()', vt.PARAMETERS['acos']),
+    ],
+    'acos_': [
+        (vt.acos_, 'acos_()', vt.PARAMETERS['acos_']),
+    ],
+    'acosh': [
+        (vt.acosh, 'acosh()', vt.PARAMETERS['acosh']),
+    ],
+    'acosh_': [
+        (vt.acosh_, 'acosh_()', vt.PARAMETERS['acosh_']),
+    ],
     'add': [
         (vt.add_Tensor, 'add(Tensor other, *, Scalar alpha=1)', vt.PARAMETERS['add_Tensor']),
     ],
@@ -775,11 +1013,47 @@ TENSOR_METHODS = {
         (vt.any_dims, 'any(int[]? dim=None, bool keepdim=False)', vt.PARAMETERS['any_dims']),
         (vt.any_dim, 'any(int dim, bool keepdim=False)', vt.PARAMETERS['any_dim']),
     ],
+    'arccos': [
+        (vt.arccos, 'arccos()', vt.PARAMETERS['arccos']),
+    ],
+    'arccos_': [
+        (vt.arccos_, 'arccos_()', vt.PARAMETERS['arccos_']),
+    ],
+    'arccosh': [
+        (vt.arccosh, 'arccosh()', vt.PARAMETERS['arccosh']),
+    ],
+    'arccosh_': [
+        (vt.arccosh_, 'arccosh_()', vt.PARAMETERS['arccosh_']),
+    ],
+    'arcsin': [
+        (vt.arcsin, 'arcsin()', vt.PARAMETERS['arcsin']),
+    ],
+    'arcsin_': [
+        (vt.arcsin_, 'arcsin_()', vt.PARAMETERS['arcsin_']),
+    ],
+    'arcsinh': [
+        (vt.arcsinh, 'arcsinh()', vt.PARAMETERS['arcsinh']),
+    ],
+    'arcsinh_': [
+        (vt.arcsinh_, 'arcsinh_()', vt.PARAMETERS['arcsinh_']),
+    ],
+    'arctan': [
+        (vt.arctan, 'arctan()', vt.PARAMETERS['arctan']),
+    ],
     'arctan2': [
         (vt.arctan2, 'arctan2(Tensor other)', vt.PARAMETERS['arctan2']),
     ],
     'arctan2_': [
         (vt.arctan2_, 'arctan2_(Tensor other)', vt.PARAMETERS['arctan2_']),
+    ],
+    'arctan_': [
+        (vt.arctan_, 'arctan_()', vt.PARAMETERS['arctan_']),
+    ],
+    'arctanh': [
+        (vt.arctanh, 'arctanh()', vt.PARAMETERS['arctanh']),
+    ],
+    'arctanh_': [
+        (vt.arctanh_, 'arctanh_()', vt.PARAMETERS['arctanh_']),
     ],
     'argmax': [
         (vt.argmax, 'argmax(int? dim=None, bool keepdim=False)', vt.PARAMETERS['argmax']),
@@ -791,11 +1065,35 @@ TENSOR_METHODS = {
         (vt.argsort_stable, 'argsort(*, bool stable, int dim=-1, bool descending=False)', vt.PARAMETERS['argsort_stable']),
         (vt.argsort, 'argsort(int dim=-1, bool descending=False)', vt.PARAMETERS['argsort']),
     ],
+    'asin': [
+        (vt.asin, 'asin()', vt.PARAMETERS['asin']),
+    ],
+    'asin_': [
+        (vt.asin_, 'asin_()', vt.PARAMETERS['asin_']),
+    ],
+    'asinh': [
+        (vt.asinh, 'asinh()', vt.PARAMETERS['asinh']),
+    ],
+    'asinh_': [
+        (vt.asinh_, 'asinh_()', vt.PARAMETERS['asinh_']),
+    ],
+    'atan': [
+        (vt.atan, 'atan()', vt.PARAMETERS['atan']),
+    ],
     'atan2': [
         (vt.atan2, 'atan2(Tensor other)', vt.PARAMETERS['atan2']),
     ],
     'atan2_': [
         (vt.atan2_, 'atan2_(Tensor other)', vt.PARAMETERS['atan2_']),
+    ],
+    'atan_': [
+        (vt.atan_, 'atan_()', vt.PARAMETERS['atan_']),
+    ],
+    'atanh': [
+        (vt.atanh, 'atanh()', vt.PARAMETERS['atanh']),
+    ],
+    'atanh_': [
+        (vt.atanh_, 'atanh_()', vt.PARAMETERS['atanh_']),
     ],
     'baddbmm': [
         (vt.baddbmm, 'baddbmm(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)', vt.PARAMETERS['baddbmm']),
@@ -862,6 +1160,14 @@ TENSOR_METHODS = {
         (vt.clamp_min__Tensor, 'clamp_min_(Tensor min)', vt.PARAMETERS['clamp_min__Tensor']),
         (vt.clamp_min_, 'clamp_min_(Scalar min)', vt.PARAMETERS['clamp_min_']),
     ],
+    'clip': [
+        (vt.clip_Tensor, 'clip(Tensor? min=None, Tensor? max=None)', vt.PARAMETERS['clip_Tensor']),
+        (vt.clip, 'clip(Scalar? min=None, Scalar? max=None)', vt.PARAMETERS['clip']),
+    ],
+    'clip_': [
+        (vt.clip__Tensor, 'clip_(Tensor? min=None, Tensor? max=None)', vt.PARAMETERS['clip__Tensor']),
+        (vt.clip_, 'clip_(Scalar? min=None, Scalar? max=None)', vt.PARAMETERS['clip_']),
+    ],
     'clone': [
         (vt.clone, 'clone(*, MemoryFormat? memory_format=None)', vt.PARAMETERS['clone']),
     ],
@@ -871,11 +1177,25 @@ TENSOR_METHODS = {
     'copy_': [
         (vt.copy_, 'copy_(Tensor src, bool non_blocking=False)', vt.PARAMETERS['copy_']),
     ],
+    'copysign': [
+        (vt.copysign_Tensor, 'copysign(Tensor other)', vt.PARAMETERS['copysign_Tensor']),
+        (vt.copysign_Scalar, 'copysign(Scalar other)', vt.PARAMETERS['copysign_Scalar']),
+    ],
+    'copysign_': [
+        (vt.copysign__Tensor, 'copysign_(Tensor other)', vt.PARAMETERS['copysign__Tensor']),
+        (vt.copysign__Scalar, 'copysign_(Scalar other)', vt.PARAMETERS['copysign__Scalar']),
+    ],
     'cos': [
         (vt.cos, 'cos()', vt.PARAMETERS['cos']),
     ],
     'cos_': [
         (vt.cos_, 'cos_()', vt.PARAMETERS['cos_']),
+    ],
+    'cosh': [
+        (vt.cosh, 'cosh()', vt.PARAMETERS['cosh']),
+    ],
+    'cosh_': [
+        (vt.cosh_, 'cosh_()', vt.PARAMETERS['cosh_']),
     ],
     'cummax': [
         (vt.cummax, 'cummax(int dim)', vt.PARAMETERS['cummax']),
@@ -895,6 +1215,12 @@ TENSOR_METHODS = {
     'cumsum_': [
         (vt.cumsum_, 'cumsum_(int dim, *, ScalarType? dtype=None)', vt.PARAMETERS['cumsum_']),
     ],
+    'deg2rad': [
+        (vt.deg2rad, 'deg2rad()', vt.PARAMETERS['deg2rad']),
+    ],
+    'deg2rad_': [
+        (vt.deg2rad_, 'deg2rad_()', vt.PARAMETERS['deg2rad_']),
+    ],
     'diag': [
         (vt.diag, 'diag(int diagonal=0)', vt.PARAMETERS['diag']),
     ],
@@ -903,6 +1229,12 @@ TENSOR_METHODS = {
     ],
     'diagonal': [
         (vt.diagonal, 'diagonal(int offset=0, int dim1=0, int dim2=1)', vt.PARAMETERS['diagonal']),
+    ],
+    'digamma': [
+        (vt.digamma, 'digamma()', vt.PARAMETERS['digamma']),
+    ],
+    'digamma_': [
+        (vt.digamma_, 'digamma_()', vt.PARAMETERS['digamma_']),
     ],
     'dist': [
         (vt.dist, 'dist(Tensor other, Scalar p=2)', vt.PARAMETERS['dist']),
@@ -915,6 +1247,16 @@ TENSOR_METHODS = {
     'div_': [
         (vt.div__Tensor, 'div_(Tensor other)', vt.PARAMETERS['div__Tensor']),
         (vt.div__Tensor_mode, 'div_(Tensor other, *, str? rounding_mode)', vt.PARAMETERS['div__Tensor_mode']),
+    ],
+    'divide': [
+        (vt.divide_Tensor, 'divide(Tensor other)', vt.PARAMETERS['divide_Tensor']),
+        (vt.divide_Tensor_mode, 'divide(Tensor other, *, str? rounding_mode)', vt.PARAMETERS['divide_Tensor_mode']),
+        (vt.divide_Scalar, 'divide(Scalar other)', vt.PARAMETERS['divide_Scalar']),
+        (vt.divide_Scalar_mode, 'divide(Scalar other, *, str? rounding_mode)', vt.PARAMETERS['divide_Scalar_mode']),
+    ],
+    'divide_': [
+        (vt.divide__Tensor, 'divide_(Tensor other)', vt.PARAMETERS['divide__Tensor']),
+        (vt.divide__Tensor_mode, 'divide_(Tensor other, *, str? rounding_mode)', vt.PARAMETERS['divide__Tensor_mode']),
     ],
     'dot': [
         (vt.dot, 'dot(Tensor tensor)', vt.PARAMETERS['dot']),
@@ -931,6 +1273,18 @@ TENSOR_METHODS = {
     ],
     'erf_': [
         (vt.erf_, 'erf_()', vt.PARAMETERS['erf_']),
+    ],
+    'erfc': [
+        (vt.erfc, 'erfc()', vt.PARAMETERS['erfc']),
+    ],
+    'erfc_': [
+        (vt.erfc_, 'erfc_()', vt.PARAMETERS['erfc_']),
+    ],
+    'erfinv': [
+        (vt.erfinv, 'erfinv()', vt.PARAMETERS['erfinv']),
+    ],
+    'erfinv_': [
+        (vt.erfinv_, 'erfinv_()', vt.PARAMETERS['erfinv_']),
     ],
     'exp': [
         (vt.exp, 'exp()', vt.PARAMETERS['exp']),
@@ -966,6 +1320,14 @@ TENSOR_METHODS = {
     'flip': [
         (vt.flip, 'flip(int[] dims)', vt.PARAMETERS['flip']),
     ],
+    'float_power': [
+        (vt.float_power_Tensor_Tensor, 'float_power(Tensor exponent)', vt.PARAMETERS['float_power_Tensor_Tensor']),
+        (vt.float_power_Tensor_Scalar, 'float_power(Scalar exponent)', vt.PARAMETERS['float_power_Tensor_Scalar']),
+    ],
+    'float_power_': [
+        (vt.float_power__Tensor, 'float_power_(Tensor exponent)', vt.PARAMETERS['float_power__Tensor']),
+        (vt.float_power__Scalar, 'float_power_(Scalar exponent)', vt.PARAMETERS['float_power__Scalar']),
+    ],
     'floor': [
         (vt.floor, 'floor()', vt.PARAMETERS['floor']),
     ],
@@ -979,6 +1341,12 @@ TENSOR_METHODS = {
     'floor_divide_': [
         (vt.floor_divide__Tensor, 'floor_divide_(Tensor other)', vt.PARAMETERS['floor_divide__Tensor']),
         (vt.floor_divide__Scalar, 'floor_divide_(Scalar other)', vt.PARAMETERS['floor_divide__Scalar']),
+    ],
+    'fmax': [
+        (vt.fmax, 'fmax(Tensor other)', vt.PARAMETERS['fmax']),
+    ],
+    'fmin': [
+        (vt.fmin, 'fmin(Tensor other)', vt.PARAMETERS['fmin']),
     ],
     'fmod': [
         (vt.fmod_Tensor, 'fmod(Tensor other)', vt.PARAMETERS['fmod_Tensor']),
@@ -1000,9 +1368,23 @@ TENSOR_METHODS = {
     'ger': [
         (vt.ger, 'ger(Tensor vec2)', vt.PARAMETERS['ger']),
     ],
+    'greater': [
+        (vt.greater_Tensor, 'greater(Tensor other)', vt.PARAMETERS['greater_Tensor']),
+        (vt.greater_Scalar, 'greater(Scalar other)', vt.PARAMETERS['greater_Scalar']),
+    ],
+    'greater_equal': [
+        (vt.greater_equal_Tensor, 'greater_equal(Tensor other)', vt.PARAMETERS['greater_equal_Tensor']),
+        (vt.greater_equal_Scalar, 'greater_equal(Scalar other)', vt.PARAMETERS['greater_equal_Scalar']),
+    ],
     'gt': [
         (vt.gt_Tensor, 'gt(Tensor other)', vt.PARAMETERS['gt_Tensor']),
         (vt.gt_Scalar, 'gt(Scalar other)', vt.PARAMETERS['gt_Scalar']),
+    ],
+    'hypot': [
+        (vt.hypot, 'hypot(Tensor other)', vt.PARAMETERS['hypot']),
+    ],
+    'hypot_': [
+        (vt.hypot_, 'hypot_(Tensor other)', vt.PARAMETERS['hypot_']),
     ],
     'index': [
         (vt.index_Tensor, 'index(Tensor?[] indices)', vt.PARAMETERS['index_Tensor']),
@@ -1051,6 +1433,20 @@ TENSOR_METHODS = {
         (vt.lerp__Tensor, 'lerp_(Tensor end, Tensor weight)', vt.PARAMETERS['lerp__Tensor']),
         (vt.lerp__Scalar, 'lerp_(Tensor end, Scalar weight)', vt.PARAMETERS['lerp__Scalar']),
     ],
+    'less': [
+        (vt.less_Tensor, 'less(Tensor other)', vt.PARAMETERS['less_Tensor']),
+        (vt.less_Scalar, 'less(Scalar other)', vt.PARAMETERS['less_Scalar']),
+    ],
+    'less_equal': [
+        (vt.less_equal_Tensor, 'less_equal(Tensor other)', vt.PARAMETERS['less_equal_Tensor']),
+        (vt.less_equal_Scalar, 'less_equal(Scalar other)', vt.PARAMETERS['less_equal_Scalar']),
+    ],
+    'lgamma': [
+        (vt.lgamma, 'lgamma()', vt.PARAMETERS['lgamma']),
+    ],
+    'lgamma_': [
+        (vt.lgamma_, 'lgamma_()', vt.PARAMETERS['lgamma_']),
+    ],
     'log': [
         (vt.log, 'log()', vt.PARAMETERS['log']),
     ],
@@ -1077,6 +1473,12 @@ TENSOR_METHODS = {
     ],
     'log_softmax': [
         (vt.log_softmax_int, 'log_softmax(int dim, ScalarType? dtype=None)', vt.PARAMETERS['log_softmax_int']),
+    ],
+    'logaddexp': [
+        (vt.logaddexp, 'logaddexp(Tensor other)', vt.PARAMETERS['logaddexp']),
+    ],
+    'logaddexp2': [
+        (vt.logaddexp2, 'logaddexp2(Tensor other)', vt.PARAMETERS['logaddexp2']),
     ],
     'logit': [
         (vt.logit, 'logit(float? eps=None)', vt.PARAMETERS['logit']),
@@ -1152,6 +1554,13 @@ TENSOR_METHODS = {
     'mul_': [
         (vt.mul__Tensor, 'mul_(Tensor other)', vt.PARAMETERS['mul__Tensor']),
     ],
+    'multiply': [
+        (vt.multiply_Tensor, 'multiply(Tensor other)', vt.PARAMETERS['multiply_Tensor']),
+        (vt.multiply_Scalar, 'multiply(Scalar other)', vt.PARAMETERS['multiply_Scalar']),
+    ],
+    'multiply_': [
+        (vt.multiply__Tensor, 'multiply_(Tensor other)', vt.PARAMETERS['multiply__Tensor']),
+    ],
     'mv': [
         (vt.mv, 'mv(Tensor vec)', vt.PARAMETERS['mv']),
     ],
@@ -1176,6 +1585,12 @@ TENSOR_METHODS = {
     'neg_': [
         (vt.neg_, 'neg_()', vt.PARAMETERS['neg_']),
     ],
+    'negative': [
+        (vt.negative, 'negative()', vt.PARAMETERS['negative']),
+    ],
+    'negative_': [
+        (vt.negative_, 'negative_()', vt.PARAMETERS['negative_']),
+    ],
     'new_empty': [
         (vt.new_empty, 'new_empty(int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None)', vt.PARAMETERS['new_empty']),
     ],
@@ -1191,11 +1606,21 @@ TENSOR_METHODS = {
     'normal_': [
         (vt.normal_, 'normal_(float mean=0, float std=1, *, Generator? generator=None)', vt.PARAMETERS['normal_']),
     ],
+    'not_equal': [
+        (vt.not_equal_Tensor, 'not_equal(Tensor other)', vt.PARAMETERS['not_equal_Tensor']),
+        (vt.not_equal_Scalar, 'not_equal(Scalar other)', vt.PARAMETERS['not_equal_Scalar']),
+    ],
     'outer': [
         (vt.outer, 'outer(Tensor vec2)', vt.PARAMETERS['outer']),
     ],
     'permute': [
         (vt.permute, 'permute(int[] dims)', vt.PARAMETERS['permute']),
+    ],
+    'polygamma': [
+        (vt.polygamma, 'polygamma(int n)', vt.PARAMETERS['polygamma']),
+    ],
+    'polygamma_': [
+        (vt.polygamma_, 'polygamma_(int n)', vt.PARAMETERS['polygamma_']),
     ],
     'pow': [
         (vt.pow_Tensor_Tensor, 'pow(Tensor exponent)', vt.PARAMETERS['pow_Tensor_Tensor']),
@@ -1214,6 +1639,12 @@ TENSOR_METHODS = {
     ],
     'put_': [
         (vt.put_, 'put_(Tensor index, Tensor source, bool accumulate=False)', vt.PARAMETERS['put_']),
+    ],
+    'rad2deg': [
+        (vt.rad2deg, 'rad2deg()', vt.PARAMETERS['rad2deg']),
+    ],
+    'rad2deg_': [
+        (vt.rad2deg_, 'rad2deg_()', vt.PARAMETERS['rad2deg_']),
     ],
     'reciprocal': [
         (vt.reciprocal, 'reciprocal()', vt.PARAMETERS['reciprocal']),
@@ -1273,6 +1704,12 @@ TENSOR_METHODS = {
     'select': [
         (vt.select_int, 'select(int dim, int index)', vt.PARAMETERS['select_int']),
     ],
+    'sgn': [
+        (vt.sgn, 'sgn()', vt.PARAMETERS['sgn']),
+    ],
+    'sgn_': [
+        (vt.sgn_, 'sgn_()', vt.PARAMETERS['sgn_']),
+    ],
     'sigmoid': [
         (vt.sigmoid, 'sigmoid()', vt.PARAMETERS['sigmoid']),
     ],
@@ -1285,11 +1722,26 @@ TENSOR_METHODS = {
     'sign_': [
         (vt.sign_, 'sign_()', vt.PARAMETERS['sign_']),
     ],
+    'signbit': [
+        (vt.signbit, 'signbit()', vt.PARAMETERS['signbit']),
+    ],
     'sin': [
         (vt.sin, 'sin()', vt.PARAMETERS['sin']),
     ],
     'sin_': [
         (vt.sin_, 'sin_()', vt.PARAMETERS['sin_']),
+    ],
+    'sinc': [
+        (vt.sinc, 'sinc()', vt.PARAMETERS['sinc']),
+    ],
+    'sinc_': [
+        (vt.sinc_, 'sinc_()', vt.PARAMETERS['sinc_']),
+    ],
+    'sinh': [
+        (vt.sinh, 'sinh()', vt.PARAMETERS['sinh']),
+    ],
+    'sinh_': [
+        (vt.sinh_, 'sinh_()', vt.PARAMETERS['sinh_']),
     ],
     'softmax': [
         (vt.softmax_int, 'softmax(int dim, ScalarType? dtype=None)', vt.PARAMETERS['softmax_int']),
@@ -1338,6 +1790,13 @@ TENSOR_METHODS = {
     'sub_': [
         (vt.sub__Tensor, 'sub_(Tensor other, *, Scalar alpha=1)', vt.PARAMETERS['sub__Tensor']),
     ],
+    'subtract': [
+        (vt.subtract_Tensor, 'subtract(Tensor other, *, Scalar alpha=1)', vt.PARAMETERS['subtract_Tensor']),
+        (vt.subtract_Scalar, 'subtract(Scalar other, Scalar alpha=1)', vt.PARAMETERS['subtract_Scalar']),
+    ],
+    'subtract_': [
+        (vt.subtract__Tensor, 'subtract_(Tensor other, *, Scalar alpha=1)', vt.PARAMETERS['subtract__Tensor']),
+    ],
     'sum': [
         (vt.sum, 'sum(*, ScalarType? dtype=None)', vt.PARAMETERS['sum']),
         (vt.sum_dim_IntList, 'sum(int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None)', vt.PARAMETERS['sum_dim_IntList']),
@@ -1353,6 +1812,12 @@ TENSOR_METHODS = {
     ],
     'take': [
         (vt.take, 'take(Tensor index)', vt.PARAMETERS['take']),
+    ],
+    'tan': [
+        (vt.tan, 'tan()', vt.PARAMETERS['tan']),
+    ],
+    'tan_': [
+        (vt.tan_, 'tan_()', vt.PARAMETERS['tan_']),
     ],
     'tanh': [
         (vt.tanh, 'tanh()', vt.PARAMETERS['tanh']),
@@ -1383,6 +1848,13 @@ TENSOR_METHODS = {
     ],
     'triu_': [
         (vt.triu_, 'triu_(int diagonal=0)', vt.PARAMETERS['triu_']),
+    ],
+    'true_divide': [
+        (vt.true_divide_Tensor, 'true_divide(Tensor other)', vt.PARAMETERS['true_divide_Tensor']),
+        (vt.true_divide_Scalar, 'true_divide(Scalar other)', vt.PARAMETERS['true_divide_Scalar']),
+    ],
+    'true_divide_': [
+        (vt.true_divide__Tensor, 'true_divide_(Tensor other)', vt.PARAMETERS['true_divide__Tensor']),
     ],
     'trunc': [
         (vt.trunc, 'trunc()', vt.PARAMETERS['trunc']),
@@ -1421,12 +1893,20 @@ TENSOR_METHODS = {
         (vt.where_self, 'where(Tensor condition, Tensor other)', vt.PARAMETERS['where_self']),
         (vt.where_ScalarOther, 'where(Tensor condition, Scalar other)', vt.PARAMETERS['where_ScalarOther']),
     ],
+    'xlogy': [
+        (vt.xlogy_Tensor, 'xlogy(Tensor other)', vt.PARAMETERS['xlogy_Tensor']),
+        (vt.xlogy_Scalar_Other, 'xlogy(Scalar other)', vt.PARAMETERS['xlogy_Scalar_Other']),
+    ],
+    'xlogy_': [
+        (vt.xlogy__Tensor, 'xlogy_(Tensor other)', vt.PARAMETERS['xlogy__Tensor']),
+        (vt.xlogy__Scalar_Other, 'xlogy_(Scalar other)', vt.PARAMETERS['xlogy__Scalar_Other']),
+    ],
     'zero_': [
         (vt.zero_, 'zero_()', vt.PARAMETERS['zero_']),
     ],
 }
 
-NUMBERS_AS_TENSORS = ['add', 'add_', 'copy_', 'div', 'div_', 'floor_divide', 'floor_divide_', 'mul', 'mul_', 'sub', 'sub_']
+NUMBERS_AS_TENSORS = ['add', 'add_', 'copy_', 'div', 'div_', 'divide', 'divide_', 'floor_divide', 'floor_divide_', 'mul', 'mul_', 'multiply', 'multiply_', 'sub', 'sub_', 'subtract', 'subtract_', 'true_divide', 'true_divide_']
 
 # Overloads whose results all have names: their Python binding returns ``torch.return_types.<name>``
 # (python_return_types.cpp), a named tuple with those fields.

@@ -5802,6 +5802,1477 @@ def huber_loss_backward(grad_output, self, target, reduction, delta):
     return result
 
 
+def tan(self):
+    """``tan(Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.TanBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("tan", device_of(self))(self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return result
+
+
+def tan_(self):
+    """``tan_(Tensor(a!) self) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.TanBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("tan_", device_of(self))(self)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return self
+
+
+def tan_out(self, *, out):
+    """``tan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("tan", self, out)
+    result = tan(self)
+    native.write_out(out, result, "tan.out")
+    bump_version(out)
+    return out
+
+
+def asin(self):
+    """``asin(Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.AsinBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("asin", device_of(self))(self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def asin_(self):
+    """``asin_(Tensor(a!) self) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.AsinBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self.clone().detach())
+    result = kernel_for("asin_", device_of(self))(self)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def asin_out(self, *, out):
+    """``asin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("asin", self, out)
+    result = asin(self)
+    native.write_out(out, result, "asin.out")
+    bump_version(out)
+    return out
+
+
+def acos(self):
+    """``acos(Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.AcosBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("acos", device_of(self))(self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def acos_(self):
+    """``acos_(Tensor(a!) self) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.AcosBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self.clone().detach())
+    result = kernel_for("acos_", device_of(self))(self)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def acos_out(self, *, out):
+    """``acos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("acos", self, out)
+    result = acos(self)
+    native.write_out(out, result, "acos.out")
+    bump_version(out)
+    return out
+
+
+def atan(self):
+    """``atan(Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.AtanBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("atan", device_of(self))(self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def atan_(self):
+    """``atan_(Tensor(a!) self) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.AtanBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self.clone().detach())
+    result = kernel_for("atan_", device_of(self))(self)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def atan_out(self, *, out):
+    """``atan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("atan", self, out)
+    result = atan(self)
+    native.write_out(out, result, "atan.out")
+    bump_version(out)
+    return out
+
+
+def sinh(self):
+    """``sinh(Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.SinhBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("sinh", device_of(self))(self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def sinh_(self):
+    """``sinh_(Tensor(a!) self) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.SinhBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self.clone().detach())
+    result = kernel_for("sinh_", device_of(self))(self)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def sinh_out(self, *, out):
+    """``sinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("sinh", self, out)
+    result = sinh(self)
+    native.write_out(out, result, "sinh.out")
+    bump_version(out)
+    return out
+
+
+def cosh(self):
+    """``cosh(Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.CoshBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("cosh", device_of(self))(self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def cosh_(self):
+    """``cosh_(Tensor(a!) self) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.CoshBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self.clone().detach())
+    result = kernel_for("cosh_", device_of(self))(self)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def cosh_out(self, *, out):
+    """``cosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("cosh", self, out)
+    result = cosh(self)
+    native.write_out(out, result, "cosh.out")
+    bump_version(out)
+    return out
+
+
+def asinh(self):
+    """``asinh(Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.AsinhBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("asinh", device_of(self))(self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def asinh_(self):
+    """``asinh_(Tensor(a!) self) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.AsinhBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("asinh_", device_of(self))(self)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def asinh_out(self, *, out):
+    """``asinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("asinh", self, out)
+    result = asinh(self)
+    native.write_out(out, result, "asinh.out")
+    bump_version(out)
+    return out
+
+
+def acosh(self):
+    """``acosh(Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.AcoshBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("acosh", device_of(self))(self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def acosh_(self):
+    """``acosh_(Tensor(a!) self) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.AcoshBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("acosh_", device_of(self))(self)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def acosh_out(self, *, out):
+    """``acosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("acosh", self, out)
+    result = acosh(self)
+    native.write_out(out, result, "acosh.out")
+    bump_version(out)
+    return out
+
+
+def atanh(self):
+    """``atanh(Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.AtanhBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("atanh", device_of(self))(self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def atanh_(self):
+    """``atanh_(Tensor(a!) self) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.AtanhBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("atanh_", device_of(self))(self)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def atanh_out(self, *, out):
+    """``atanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("atanh", self, out)
+    result = atanh(self)
+    native.write_out(out, result, "atanh.out")
+    bump_version(out)
+    return out
+
+
+def erfc(self):
+    """``erfc(Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.ErfcBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("erfc", device_of(self))(self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def erfc_(self):
+    """``erfc_(Tensor(a!) self) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.ErfcBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self.clone().detach())
+    result = kernel_for("erfc_", device_of(self))(self)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def erfc_out(self, *, out):
+    """``erfc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("erfc", self, out)
+    result = erfc(self)
+    native.write_out(out, result, "erfc.out")
+    bump_version(out)
+    return out
+
+
+def erfinv(self):
+    """``erfinv(Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.ErfinvBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("erfinv", device_of(self))(self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def erfinv_(self):
+    """``erfinv_(Tensor(a!) self) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.ErfinvBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self.clone().detach())
+    result = kernel_for("erfinv_", device_of(self))(self)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def erfinv_out(self, *, out):
+    """``erfinv.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("erfinv", self, out)
+    result = erfinv(self)
+    native.write_out(out, result, "erfinv.out")
+    bump_version(out)
+    return out
+
+
+def sinc(self):
+    """``sinc(Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.SincBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("sinc", device_of(self))(self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def sinc_(self):
+    """``sinc_(Tensor(a!) self) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.SincBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self.clone().detach())
+    result = kernel_for("sinc_", device_of(self))(self)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def sinc_out(self, *, out):
+    """``sinc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("sinc", self, out)
+    result = sinc(self)
+    native.write_out(out, result, "sinc.out")
+    bump_version(out)
+    return out
+
+
+def sgn(self):
+    """``sgn(Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.SgnBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("sgn", device_of(self))(self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return result
+
+
+def sgn_(self):
+    """``sgn_(Tensor(a!) self) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.SgnBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self.clone().detach())
+    result = kernel_for("sgn_", device_of(self))(self)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return self
+
+
+def sgn_out(self, *, out):
+    """``sgn.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("sgn", self, out)
+    result = sgn(self)
+    native.write_out(out, result, "sgn.out")
+    bump_version(out)
+    return out
+
+
+def signbit(self):
+    """``signbit(Tensor self) -> Tensor``"""
+    result = kernel_for("signbit", device_of(self))(self)
+    return result
+
+
+def signbit_out(self, *, out):
+    """``signbit.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("signbit", self, out)
+    result = signbit(self)
+    native.write_out(out, result, "signbit.out")
+    bump_version(out)
+    return out
+
+
+def deg2rad(self):
+    """``deg2rad(Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.Deg2RadBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("deg2rad", device_of(self))(self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def deg2rad_(self):
+    """``deg2rad_(Tensor(a!) self) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.Deg2RadBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("deg2rad_", device_of(self))(self)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def deg2rad_out(self, *, out):
+    """``deg2rad.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("deg2rad", self, out)
+    result = deg2rad(self)
+    native.write_out(out, result, "deg2rad.out")
+    bump_version(out)
+    return out
+
+
+def rad2deg(self):
+    """``rad2deg(Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.Rad2DegBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("rad2deg", device_of(self))(self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def rad2deg_(self):
+    """``rad2deg_(Tensor(a!) self) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.Rad2DegBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("rad2deg_", device_of(self))(self)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def rad2deg_out(self, *, out):
+    """``rad2deg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("rad2deg", self, out)
+    result = rad2deg(self)
+    native.write_out(out, result, "rad2deg.out")
+    bump_version(out)
+    return out
+
+
+def lgamma_out(self, *, out):
+    """``lgamma.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("lgamma", self, out)
+    result = lgamma(self)
+    native.write_out(out, result, "lgamma.out")
+    bump_version(out)
+    return out
+
+
+def lgamma_(self):
+    """``lgamma_(Tensor(a!) self) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.LgammaBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self.clone().detach())
+    result = kernel_for("lgamma_", device_of(self))(self)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def lgamma(self):
+    """``lgamma(Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.LgammaBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("lgamma", device_of(self))(self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def digamma_(self):
+    """``digamma_(Tensor(a!) self) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.DigammaBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self.clone().detach())
+    result = kernel_for("digamma_", device_of(self))(self)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def digamma_out(self, *, out):
+    """``digamma.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("digamma", self, out)
+    result = digamma(self)
+    native.write_out(out, result, "digamma.out")
+    bump_version(out)
+    return out
+
+
+def digamma(self):
+    """``digamma(Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.DigammaBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("digamma", device_of(self))(self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def polygamma_out(n, self, *, out):
+    """``polygamma.out(int n, Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("polygamma", self, out)
+    result = polygamma(n, self)
+    native.write_out(out, result, "polygamma.out")
+    bump_version(out)
+    return out
+
+
+def polygamma(n, self):
+    """``polygamma(int n, Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.PolygammaBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.n = n
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("polygamma", device_of(self))(n, self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def polygamma_(self, n):
+    """``polygamma_(Tensor(a!) self, int n) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.PolygammaBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.n = n
+        grad_fn.self_ = SavedVariable(self.clone().detach())
+    result = kernel_for("polygamma_", device_of(self))(self, n)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def hypot_out(self, other, *, out):
+    """``hypot.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("hypot", self, other, out)
+    result = hypot(self, other)
+    native.write_out(out, result, "hypot.out")
+    bump_version(out)
+    return out
+
+
+def hypot(self, other):
+    """``hypot(Tensor self, Tensor other) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = nodes.HypotBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, other))
+        if grad_fn.should_compute_output(1):
+            grad_fn.other_ = SavedVariable(other)
+        if grad_fn.should_compute_output(0):
+            grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("hypot", device_of(self, other))(self, other)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return result
+
+
+def hypot_(self, other):
+    """``hypot_(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self, other))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = nodes.HypotBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, other))
+        if grad_fn.should_compute_output(1):
+            grad_fn.other_ = SavedVariable(other)
+        if grad_fn.should_compute_output(0):
+            grad_fn.self_ = SavedVariable(self.clone().detach())
+    result = kernel_for("hypot_", device_of(self, other))(self, other)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return self
+
+
+def logaddexp_out(self, other, *, out):
+    """``logaddexp.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("logaddexp", self, other, out)
+    result = logaddexp(self, other)
+    native.write_out(out, result, "logaddexp.out")
+    bump_version(out)
+    return out
+
+
+def logaddexp(self, other):
+    """``logaddexp(Tensor self, Tensor other) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = nodes.LogaddexpBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, other))
+        grad_fn.other_ = SavedVariable(other)
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("logaddexp", device_of(self, other))(self, other)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def logaddexp2_out(self, other, *, out):
+    """``logaddexp2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("logaddexp2", self, other, out)
+    result = logaddexp2(self, other)
+    native.write_out(out, result, "logaddexp2.out")
+    bump_version(out)
+    return out
+
+
+def logaddexp2(self, other):
+    """``logaddexp2(Tensor self, Tensor other) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = nodes.Logaddexp2Backward0()
+        grad_fn.set_next_edges(collect_next_edges(self, other))
+        grad_fn.other_ = SavedVariable(other)
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("logaddexp2", device_of(self, other))(self, other)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def xlogy_Tensor(self, other):
+    """``xlogy.Tensor(Tensor self, Tensor other) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = nodes.XlogyBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, other))
+        grad_fn.other_ = SavedVariable(other)
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("xlogy.Tensor", device_of(self, other))(self, other)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def xlogy_Scalar_Self(self, other):
+    """``xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(other):
+        grad_fn = nodes.XlogyBackward1()
+        grad_fn.set_next_edges(collect_next_edges(other))
+        grad_fn.other_ = SavedVariable(other)
+        grad_fn.self = self
+    result = kernel_for("xlogy.Scalar_Self", device_of(other))(self, other)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def xlogy_Scalar_Other(self, other):
+    """``xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.XlogyBackward2()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.other = other
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("xlogy.Scalar_Other", device_of(self))(self, other)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def xlogy__Tensor(self, other):
+    """``xlogy_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self, other))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = nodes.XlogyBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, other))
+        grad_fn.other_ = SavedVariable(other)
+        grad_fn.self_ = SavedVariable(self.clone().detach())
+    result = kernel_for("xlogy_.Tensor", device_of(self, other))(self, other)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def xlogy__Scalar_Other(self, other):
+    """``xlogy_.Scalar_Other(Tensor(a!) self, Scalar other) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.XlogyBackward2()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.other = other
+        grad_fn.self_ = SavedVariable(self.clone().detach())
+    result = kernel_for("xlogy_.Scalar_Other", device_of(self))(self, other)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def xlogy_OutTensor(self, other, *, out):
+    """``xlogy.OutTensor(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("xlogy", self, other, out)
+    result = xlogy_Tensor(self, other)
+    native.write_out(out, result, "xlogy.OutTensor")
+    bump_version(out)
+    return out
+
+
+def xlogy_OutScalar_Self(self, other, *, out):
+    """``xlogy.OutScalar_Self(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("xlogy", other, out)
+    result = xlogy_Scalar_Self(self, other)
+    native.write_out(out, result, "xlogy.OutScalar_Self")
+    bump_version(out)
+    return out
+
+
+def xlogy_OutScalar_Other(self, other, *, out):
+    """``xlogy.OutScalar_Other(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("xlogy", self, out)
+    result = xlogy_Scalar_Other(self, other)
+    native.write_out(out, result, "xlogy.OutScalar_Other")
+    bump_version(out)
+    return out
+
+
+def fmin(self, other):
+    """``fmin(Tensor self, Tensor other) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = nodes.FminBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, other))
+        grad_fn.other_ = SavedVariable(other)
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("fmin", device_of(self, other))(self, other)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def fmin_out(self, other, *, out):
+    """``fmin.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("fmin", self, other, out)
+    result = fmin(self, other)
+    native.write_out(out, result, "fmin.out")
+    bump_version(out)
+    return out
+
+
+def fmax(self, other):
+    """``fmax(Tensor self, Tensor other) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = nodes.FmaxBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, other))
+        grad_fn.other_ = SavedVariable(other)
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("fmax", device_of(self, other))(self, other)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def fmax_out(self, other, *, out):
+    """``fmax.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("fmax", self, other, out)
+    result = fmax(self, other)
+    native.write_out(out, result, "fmax.out")
+    bump_version(out)
+    return out
+
+
+def copysign_out(self, other, *, out):
+    """``copysign.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("copysign", self, other, out)
+    result = copysign_Tensor(self, other)
+    native.write_out(out, result, "copysign.out")
+    bump_version(out)
+    return out
+
+
+def copysign_Tensor(self, other):
+    """``copysign.Tensor(Tensor self, Tensor other) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = nodes.CopysignBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, other))
+        if grad_fn.should_compute_output(0):
+            grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("copysign.Tensor", device_of(self, other))(self, other)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return result
+
+
+def copysign__Tensor(self, other):
+    """``copysign_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self, other))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = nodes.CopysignBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, other))
+        if grad_fn.should_compute_output(0):
+            grad_fn.self_ = SavedVariable(self.clone().detach())
+    result = kernel_for("copysign_.Tensor", device_of(self, other))(self, other)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return self
+
+
+def copysign_Scalar(self, other):
+    """``copysign.Scalar(Tensor self, Scalar other) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.CopysignBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("copysign.Scalar", device_of(self))(self, other)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return result
+
+
+def copysign__Scalar(self, other):
+    """``copysign_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.CopysignBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self.clone().detach())
+    result = kernel_for("copysign_.Scalar", device_of(self))(self, other)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return self
+
+
+def copysign_Scalar_out(self, other, *, out):
+    """``copysign.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("copysign", self, out)
+    result = copysign_Scalar(self, other)
+    native.write_out(out, result, "copysign.Scalar_out")
+    bump_version(out)
+    return out
+
+
+def float_power_Tensor_Tensor(self, exponent):
+    """``float_power.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor``"""
+    return native.float_power(self, exponent)
+
+
+def float_power_Scalar(self, exponent):
+    """``float_power.Scalar(Scalar self, Tensor exponent) -> Tensor``"""
+    return native.float_power(self, exponent)
+
+
+def float_power_Tensor_Scalar(self, exponent):
+    """``float_power.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor``"""
+    return native.float_power(self, exponent)
+
+
+def float_power__Scalar(self, exponent):
+    """``float_power_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)``"""
+    return native.float_power_(self, exponent)
+
+
+def float_power__Tensor(self, exponent):
+    """``float_power_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)``"""
+    return native.float_power_(self, exponent)
+
+
+def absolute(self):
+    """``absolute(Tensor self) -> Tensor``"""
+    return native.absolute(self)
+
+
+def absolute_(self):
+    """``absolute_(Tensor(a!) self) -> Tensor(a!)``"""
+    return native.absolute_(self)
+
+
+def absolute_out(self, *, out):
+    """``absolute.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("absolute", self, out)
+    result = absolute(self)
+    native.write_out(out, result, "absolute.out")
+    bump_version(out)
+    return out
+
+
+def arcsin(self):
+    """``arcsin(Tensor self) -> Tensor``"""
+    return native.arcsin(self)
+
+
+def arcsin_(self):
+    """``arcsin_(Tensor(a!) self) -> Tensor(a!)``"""
+    return native.arcsin_(self)
+
+
+def arcsin_out(self, *, out):
+    """``arcsin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("arcsin", self, out)
+    result = arcsin(self)
+    native.write_out(out, result, "arcsin.out")
+    bump_version(out)
+    return out
+
+
+def arccos(self):
+    """``arccos(Tensor self) -> Tensor``"""
+    return native.arccos(self)
+
+
+def arccos_(self):
+    """``arccos_(Tensor(a!) self) -> Tensor(a!)``"""
+    return native.arccos_(self)
+
+
+def arccos_out(self, *, out):
+    """``arccos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("arccos", self, out)
+    result = arccos(self)
+    native.write_out(out, result, "arccos.out")
+    bump_version(out)
+    return out
+
+
+def arctan(self):
+    """``arctan(Tensor self) -> Tensor``"""
+    return native.arctan(self)
+
+
+def arctan_(self):
+    """``arctan_(Tensor(a!) self) -> Tensor(a!)``"""
+    return native.arctan_(self)
+
+
+def arctan_out(self, *, out):
+    """``arctan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("arctan", self, out)
+    result = arctan(self)
+    native.write_out(out, result, "arctan.out")
+    bump_version(out)
+    return out
+
+
+def arcsinh(self):
+    """``arcsinh(Tensor self) -> Tensor``"""
+    return native.arcsinh(self)
+
+
+def arcsinh_(self):
+    """``arcsinh_(Tensor(a!) self) -> Tensor(a!)``"""
+    return native.arcsinh_(self)
+
+
+def arcsinh_out(self, *, out):
+    """``arcsinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("arcsinh", self, out)
+    result = arcsinh(self)
+    native.write_out(out, result, "arcsinh.out")
+    bump_version(out)
+    return out
+
+
+def arccosh(self):
+    """``arccosh(Tensor self) -> Tensor``"""
+    return native.arccosh(self)
+
+
+def arccosh_(self):
+    """``arccosh_(Tensor(a!) self) -> Tensor(a!)``"""
+    return native.arccosh_(self)
+
+
+def arccosh_out(self, *, out):
+    """``arccosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("arccosh", self, out)
+    result = arccosh(self)
+    native.write_out(out, result, "arccosh.out")
+    bump_version(out)
+    return out
+
+
+def arctanh(self):
+    """``arctanh(Tensor self) -> Tensor``"""
+    return native.arctanh(self)
+
+
+def arctanh_(self):
+    """``arctanh_(Tensor(a!) self) -> Tensor(a!)``"""
+    return native.arctanh_(self)
+
+
+def arctanh_out(self, *, out):
+    """``arctanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("arctanh", self, out)
+    result = arctanh(self)
+    native.write_out(out, result, "arctanh.out")
+    bump_version(out)
+    return out
+
+
+def negative(self):
+    """``negative(Tensor self) -> Tensor``"""
+    return native.negative(self)
+
+
+def negative_(self):
+    """``negative_(Tensor(a!) self) -> Tensor(a!)``"""
+    return native.negative_(self)
+
+
+def negative_out(self, *, out):
+    """``negative.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("negative", self, out)
+    result = negative(self)
+    native.write_out(out, result, "negative.out")
+    bump_version(out)
+    return out
+
+
+def clip(self, min=None, max=None):
+    """``clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor``"""
+    return native.clip(self, min, max)
+
+
+def clip_Tensor(self, min=None, max=None):
+    """``clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor``"""
+    return native.clip(self, min, max)
+
+
+def clip_(self, min=None, max=None):
+    """``clip_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)``"""
+    return native.clip_(self, min, max)
+
+
+def clip__Tensor(self, min=None, max=None):
+    """``clip_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)``"""
+    return native.clip_(self, min, max)
+
+
+def clip_out(self, min=None, max=None, *, out):
+    """``clip.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("clip", self, out)
+    result = clip(self, min, max)
+    native.write_out(out, result, "clip.out")
+    bump_version(out)
+    return out
+
+
+def clip_Tensor_out(self, min=None, max=None, *, out):
+    """``clip.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("clip", self, min, max, out)
+    result = clip_Tensor(self, min, max)
+    native.write_out(out, result, "clip.Tensor_out")
+    bump_version(out)
+    return out
+
+
+def divide_Tensor(self, other):
+    """``divide.Tensor(Tensor self, Tensor other) -> Tensor``"""
+    return native.divide(self, other)
+
+
+def divide__Tensor(self, other):
+    """``divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
+    return native.divide_(self, other)
+
+
+def divide_out(self, other, *, out):
+    """``divide.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("divide", self, other, out)
+    result = divide_Tensor(self, other)
+    native.write_out(out, result, "divide.out")
+    bump_version(out)
+    return out
+
+
+def divide_Scalar(self, other):
+    """``divide.Scalar(Tensor self, Scalar other) -> Tensor``"""
+    return native.divide(self, other)
+
+
+def divide_Tensor_mode(self, other, *, rounding_mode):
+    """``divide.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor``"""
+    return native.divide_mode(self, other, rounding_mode)
+
+
+def divide__Tensor_mode(self, other, *, rounding_mode):
+    """``divide_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)``"""
+    return native.divide_mode_(self, other, rounding_mode)
+
+
+def divide_out_mode(self, other, *, rounding_mode, out):
+    """``divide.out_mode(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("divide", self, other, out)
+    result = divide_Tensor_mode(self, other, rounding_mode=rounding_mode)
+    native.write_out(out, result, "divide.out_mode")
+    bump_version(out)
+    return out
+
+
+def divide_Scalar_mode(self, other, *, rounding_mode):
+    """``divide.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor``"""
+    return native.divide_mode(self, other, rounding_mode)
+
+
+def true_divide_Tensor(self, other):
+    """``true_divide.Tensor(Tensor self, Tensor other) -> Tensor``"""
+    return native.divide(self, other)
+
+
+def true_divide__Tensor(self, other):
+    """``true_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
+    return native.divide_(self, other)
+
+
+def true_divide_out(self, other, *, out):
+    """``true_divide.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("true_divide", self, other, out)
+    result = true_divide_Tensor(self, other)
+    native.write_out(out, result, "true_divide.out")
+    bump_version(out)
+    return out
+
+
+def true_divide_Scalar(self, other):
+    """``true_divide.Scalar(Tensor self, Scalar other) -> Tensor``"""
+    return native.divide(self, other)
+
+
+def multiply_Tensor(self, other):
+    """``multiply.Tensor(Tensor self, Tensor other) -> Tensor``"""
+    return native.multiply(self, other)
+
+
+def multiply__Tensor(self, other):
+    """``multiply_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
+    return native.multiply_(self, other)
+
+
+def multiply_out(self, other, *, out):
+    """``multiply.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("multiply", self, other, out)
+    result = multiply_Tensor(self, other)
+    native.write_out(out, result, "multiply.out")
+    bump_version(out)
+    return out
+
+
+def multiply_Scalar(self, other):
+    """``multiply.Scalar(Tensor self, Scalar other) -> Tensor``"""
+    return native.multiply(self, other)
+
+
+def subtract_out(self, other, *, alpha=1, out):
+    """``subtract.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("subtract", self, other, out)
+    result = subtract_Tensor(self, other, alpha=alpha)
+    native.write_out(out, result, "subtract.out")
+    bump_version(out)
+    return out
+
+
+def subtract_Tensor(self, other, *, alpha=1):
+    """``subtract.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor``"""
+    return native.subtract(self, other, alpha)
+
+
+def subtract__Tensor(self, other, *, alpha=1):
+    """``subtract_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)``"""
+    return native.subtract_(self, other, alpha)
+
+
+def subtract_Scalar(self, other, alpha=1):
+    """``subtract.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor``"""
+    return native.subtract(self, other, alpha)
+
+
+def not_equal_Scalar_out(self, other, *, out):
+    """``not_equal.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("not_equal", self, out)
+    result = not_equal_Scalar(self, other)
+    native.write_out(out, result, "not_equal.Scalar_out")
+    bump_version(out)
+    return out
+
+
+def not_equal_Scalar(self, other):
+    """``not_equal.Scalar(Tensor self, Scalar other) -> Tensor``"""
+    return native.not_equal(self, other)
+
+
+def not_equal_Tensor_out(self, other, *, out):
+    """``not_equal.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("not_equal", self, other, out)
+    result = not_equal_Tensor(self, other)
+    native.write_out(out, result, "not_equal.Tensor_out")
+    bump_version(out)
+    return out
+
+
+def not_equal_Tensor(self, other):
+    """``not_equal.Tensor(Tensor self, Tensor other) -> Tensor``"""
+    return native.not_equal(self, other)
+
+
+def greater_equal_Scalar_out(self, other, *, out):
+    """``greater_equal.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("greater_equal", self, out)
+    result = greater_equal_Scalar(self, other)
+    native.write_out(out, result, "greater_equal.Scalar_out")
+    bump_version(out)
+    return out
+
+
+def greater_equal_Scalar(self, other):
+    """``greater_equal.Scalar(Tensor self, Scalar other) -> Tensor``"""
+    return native.greater_equal(self, other)
+
+
+def greater_equal_Tensor_out(self, other, *, out):
+    """``greater_equal.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("greater_equal", self, other, out)
+    result = greater_equal_Tensor(self, other)
+    native.write_out(out, result, "greater_equal.Tensor_out")
+    bump_version(out)
+    return out
+
+
+def greater_equal_Tensor(self, other):
+    """``greater_equal.Tensor(Tensor self, Tensor other) -> Tensor``"""
+    return native.greater_equal(self, other)
+
+
+def less_equal_Scalar_out(self, other, *, out):
+    """``less_equal.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("less_equal", self, out)
+    result = less_equal_Scalar(self, other)
+    native.write_out(out, result, "less_equal.Scalar_out")
+    bump_version(out)
+    return out
+
+
+def less_equal_Scalar(self, other):
+    """``less_equal.Scalar(Tensor self, Scalar other) -> Tensor``"""
+    return native.less_equal(self, other)
+
+
+def less_equal_Tensor_out(self, other, *, out):
+    """``less_equal.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("less_equal", self, other, out)
+    result = less_equal_Tensor(self, other)
+    native.write_out(out, result, "less_equal.Tensor_out")
+    bump_version(out)
+    return out
+
+
+def less_equal_Tensor(self, other):
+    """``less_equal.Tensor(Tensor self, Tensor other) -> Tensor``"""
+    return native.less_equal(self, other)
+
+
+def greater_Scalar_out(self, other, *, out):
+    """``greater.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("greater", self, out)
+    result = greater_Scalar(self, other)
+    native.write_out(out, result, "greater.Scalar_out")
+    bump_version(out)
+    return out
+
+
+def greater_Scalar(self, other):
+    """``greater.Scalar(Tensor self, Scalar other) -> Tensor``"""
+    return native.greater(self, other)
+
+
+def greater_Tensor_out(self, other, *, out):
+    """``greater.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("greater", self, other, out)
+    result = greater_Tensor(self, other)
+    native.write_out(out, result, "greater.Tensor_out")
+    bump_version(out)
+    return out
+
+
+def greater_Tensor(self, other):
+    """``greater.Tensor(Tensor self, Tensor other) -> Tensor``"""
+    return native.greater(self, other)
+
+
+def less_Scalar_out(self, other, *, out):
+    """``less.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("less", self, out)
+    result = less_Scalar(self, other)
+    native.write_out(out, result, "less.Scalar_out")
+    bump_version(out)
+    return out
+
+
+def less_Scalar(self, other):
+    """``less.Scalar(Tensor self, Scalar other) -> Tensor``"""
+    return native.less(self, other)
+
+
+def less_Tensor_out(self, other, *, out):
+    """``less.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("less", self, other, out)
+    result = less_Tensor(self, other)
+    native.write_out(out, result, "less.Tensor_out")
+    bump_version(out)
+    return out
+
+
+def less_Tensor(self, other):
+    """``less.Tensor(Tensor self, Tensor other) -> Tensor``"""
+    return native.less(self, other)
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add_cuda}, add_Tensor)
 register_kernels("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, add_out)
@@ -6306,6 +7777,162 @@ register_kernels("smooth_l1_loss_backward(Tensor grad_output, Tensor self, Tenso
 register_kernels("huber_loss.out(Tensor self, Tensor target, int reduction=Mean, float delta=1.0, *, Tensor(a!) out) -> Tensor(a!)", {}, huber_loss_out)
 register_kernels("huber_loss(Tensor self, Tensor target, int reduction=Mean, float delta=1.0) -> Tensor", {"CPU": native.huber_loss, "CUDA": native.huber_loss}, huber_loss)
 register_kernels("huber_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, float delta) -> Tensor", {"CPU": native.huber_loss_backward, "CUDA": native.huber_loss_backward}, huber_loss_backward)
+register_kernels("tan(Tensor self) -> Tensor", {"CPU": native.tan, "CUDA": native.tan}, tan)
+register_kernels("tan_(Tensor(a!) self) -> Tensor(a!)", {"CPU": native.tan_, "CUDA": native.tan_}, tan_)
+register_kernels("tan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, tan_out)
+register_kernels("asin(Tensor self) -> Tensor", {"CPU": native.asin, "CUDA": native.asin}, asin)
+register_kernels("asin_(Tensor(a!) self) -> Tensor(a!)", {"CPU": native.asin_, "CUDA": native.asin_}, asin_)
+register_kernels("asin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, asin_out)
+register_kernels("acos(Tensor self) -> Tensor", {"CPU": native.acos, "CUDA": native.acos}, acos)
+register_kernels("acos_(Tensor(a!) self) -> Tensor(a!)", {"CPU": native.acos_, "CUDA": native.acos_}, acos_)
+register_kernels("acos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, acos_out)
+register_kernels("atan(Tensor self) -> Tensor", {"CPU": native.atan, "CUDA": native.atan}, atan)
+register_kernels("atan_(Tensor(a!) self) -> Tensor(a!)", {"CPU": native.atan_, "CUDA": native.atan_}, atan_)
+register_kernels("atan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, atan_out)
+register_kernels("sinh(Tensor self) -> Tensor", {"CPU": native.sinh, "CUDA": native.sinh}, sinh)
+register_kernels("sinh_(Tensor(a!) self) -> Tensor(a!)", {"CPU": native.sinh_, "CUDA": native.sinh_}, sinh_)
+register_kernels("sinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, sinh_out)
+register_kernels("cosh(Tensor self) -> Tensor", {"CPU": native.cosh, "CUDA": native.cosh}, cosh)
+register_kernels("cosh_(Tensor(a!) self) -> Tensor(a!)", {"CPU": native.cosh_, "CUDA": native.cosh_}, cosh_)
+register_kernels("cosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, cosh_out)
+register_kernels("asinh(Tensor self) -> Tensor", {"CPU": native.asinh, "CUDA": native.asinh}, asinh)
+register_kernels("asinh_(Tensor(a!) self) -> Tensor(a!)", {"CPU": native.asinh_, "CUDA": native.asinh_}, asinh_)
+register_kernels("asinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, asinh_out)
+register_kernels("acosh(Tensor self) -> Tensor", {"CPU": native.acosh, "CUDA": native.acosh}, acosh)
+register_kernels("acosh_(Tensor(a!) self) -> Tensor(a!)", {"CPU": native.acosh_, "CUDA": native.acosh_}, acosh_)
+register_kernels("acosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, acosh_out)
+register_kernels("atanh(Tensor self) -> Tensor", {"CPU": native.atanh, "CUDA": native.atanh}, atanh)
+register_kernels("atanh_(Tensor(a!) self) -> Tensor(a!)", {"CPU": native.atanh_, "CUDA": native.atanh_}, atanh_)
+register_kernels("atanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, atanh_out)
+register_kernels("erfc(Tensor self) -> Tensor", {"CPU": native.erfc, "CUDA": native.erfc}, erfc)
+register_kernels("erfc_(Tensor(a!) self) -> Tensor(a!)", {"CPU": native.erfc_, "CUDA": native.erfc_}, erfc_)
+register_kernels("erfc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, erfc_out)
+register_kernels("erfinv(Tensor self) -> Tensor", {"CPU": native.erfinv, "CUDA": native.erfinv}, erfinv)
+register_kernels("erfinv_(Tensor(a!) self) -> Tensor(a!)", {"CPU": native.erfinv_, "CUDA": native.erfinv_}, erfinv_)
+register_kernels("erfinv.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, erfinv_out)
+register_kernels("sinc(Tensor self) -> Tensor", {"CPU": native.sinc, "CUDA": native.sinc}, sinc)
+register_kernels("sinc_(Tensor(a!) self) -> Tensor(a!)", {"CPU": native.sinc_, "CUDA": native.sinc_}, sinc_)
+register_kernels("sinc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, sinc_out)
+register_kernels("sgn(Tensor self) -> Tensor", {"CPU": native.sgn, "CUDA": native.sgn}, sgn)
+register_kernels("sgn_(Tensor(a!) self) -> Tensor(a!)", {"CPU": native.sgn_, "CUDA": native.sgn_}, sgn_)
+register_kernels("sgn.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, sgn_out)
+register_kernels("signbit(Tensor self) -> Tensor", {"CPU": native.signbit, "CUDA": native.signbit}, signbit)
+register_kernels("signbit.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, signbit_out)
+register_kernels("deg2rad(Tensor self) -> Tensor", {"CPU": native.deg2rad, "CUDA": native.deg2rad}, deg2rad)
+register_kernels("deg2rad_(Tensor(a!) self) -> Tensor(a!)", {"CPU": native.deg2rad_, "CUDA": native.deg2rad_}, deg2rad_)
+register_kernels("deg2rad.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, deg2rad_out)
+register_kernels("rad2deg(Tensor self) -> Tensor", {"CPU": native.rad2deg, "CUDA": native.rad2deg}, rad2deg)
+register_kernels("rad2deg_(Tensor(a!) self) -> Tensor(a!)", {"CPU": native.rad2deg_, "CUDA": native.rad2deg_}, rad2deg_)
+register_kernels("rad2deg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, rad2deg_out)
+register_kernels("lgamma.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, lgamma_out)
+register_kernels("lgamma_(Tensor(a!) self) -> Tensor(a!)", {"CPU": native.lgamma_, "CUDA": native.lgamma_}, lgamma_)
+register_kernels("lgamma(Tensor self) -> Tensor", {"CPU": native.lgamma, "CUDA": native.lgamma}, lgamma)
+register_kernels("digamma_(Tensor(a!) self) -> Tensor(a!)", {"CPU": native.digamma_, "CUDA": native.digamma_}, digamma_)
+register_kernels("digamma.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, digamma_out)
+register_kernels("digamma(Tensor self) -> Tensor", {"CPU": native.digamma, "CUDA": native.digamma}, digamma)
+register_kernels("polygamma.out(int n, Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, polygamma_out)
+register_kernels("polygamma(int n, Tensor self) -> Tensor", {"CPU": native.polygamma, "CUDA": native.polygamma}, polygamma)
+register_kernels("polygamma_(Tensor(a!) self, int n) -> Tensor(a!)", {"CPU": native.polygamma_, "CUDA": native.polygamma_}, polygamma_)
+register_kernels("hypot.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, hypot_out)
+register_kernels("hypot(Tensor self, Tensor other) -> Tensor", {"CPU": native.hypot, "CUDA": native.hypot}, hypot)
+register_kernels("hypot_(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CPU": native.hypot_, "CUDA": native.hypot_}, hypot_)
+register_kernels("logaddexp.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, logaddexp_out)
+register_kernels("logaddexp(Tensor self, Tensor other) -> Tensor", {"CPU": native.logaddexp, "CUDA": native.logaddexp}, logaddexp)
+register_kernels("logaddexp2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, logaddexp2_out)
+register_kernels("logaddexp2(Tensor self, Tensor other) -> Tensor", {"CPU": native.logaddexp2, "CUDA": native.logaddexp2}, logaddexp2)
+register_kernels("xlogy.Tensor(Tensor self, Tensor other) -> Tensor", {"CPU": native.xlogy, "CUDA": native.xlogy}, xlogy_Tensor)
+register_kernels("xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor", {"CPU": native.xlogy, "CUDA": native.xlogy}, xlogy_Scalar_Self)
+register_kernels("xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor", {"CPU": native.xlogy, "CUDA": native.xlogy}, xlogy_Scalar_Other)
+register_kernels("xlogy_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CPU": native.xlogy_, "CUDA": native.xlogy_}, xlogy__Tensor)
+register_kernels("xlogy_.Scalar_Other(Tensor(a!) self, Scalar other) -> Tensor(a!)", {"CPU": native.xlogy_, "CUDA": native.xlogy_}, xlogy__Scalar_Other)
+register_kernels("xlogy.OutTensor(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, xlogy_OutTensor)
+register_kernels("xlogy.OutScalar_Self(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, xlogy_OutScalar_Self)
+register_kernels("xlogy.OutScalar_Other(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", {}, xlogy_OutScalar_Other)
+register_kernels("fmin(Tensor self, Tensor other) -> Tensor", {"CPU": native.fmin, "CUDA": native.fmin}, fmin)
+register_kernels("fmin.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, fmin_out)
+register_kernels("fmax(Tensor self, Tensor other) -> Tensor", {"CPU": native.fmax, "CUDA": native.fmax}, fmax)
+register_kernels("fmax.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, fmax_out)
+register_kernels("copysign.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, copysign_out)
+register_kernels("copysign.Tensor(Tensor self, Tensor other) -> Tensor", {"CPU": native.copysign, "CUDA": native.copysign}, copysign_Tensor)
+register_kernels("copysign_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CPU": native.copysign_, "CUDA": native.copysign_}, copysign__Tensor)
+register_kernels("copysign.Scalar(Tensor self, Scalar other) -> Tensor", {"CPU": native.copysign, "CUDA": native.copysign}, copysign_Scalar)
+register_kernels("copysign_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", {"CPU": native.copysign_, "CUDA": native.copysign_}, copysign__Scalar)
+register_kernels("copysign.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", {}, copysign_Scalar_out)
+register_kernels("float_power.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor", {"CompositeImplicitAutograd": native.float_power}, float_power_Tensor_Tensor)
+register_kernels("float_power.Scalar(Scalar self, Tensor exponent) -> Tensor", {"CompositeImplicitAutograd": native.float_power}, float_power_Scalar)
+register_kernels("float_power.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor", {"CompositeImplicitAutograd": native.float_power}, float_power_Tensor_Scalar)
+register_kernels("float_power_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)", {"CompositeImplicitAutograd": native.float_power_}, float_power__Scalar)
+register_kernels("float_power_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)", {"CompositeImplicitAutograd": native.float_power_}, float_power__Tensor)
+register_kernels("absolute(Tensor self) -> Tensor", {"CompositeImplicitAutograd": native.absolute}, absolute)
+register_kernels("absolute_(Tensor(a!) self) -> Tensor(a!)", {"CompositeImplicitAutograd": native.absolute_}, absolute_)
+register_kernels("absolute.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, absolute_out)
+register_kernels("arcsin(Tensor self) -> Tensor", {"CompositeImplicitAutograd": native.arcsin}, arcsin)
+register_kernels("arcsin_(Tensor(a!) self) -> Tensor(a!)", {"CompositeImplicitAutograd": native.arcsin_}, arcsin_)
+register_kernels("arcsin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, arcsin_out)
+register_kernels("arccos(Tensor self) -> Tensor", {"CompositeImplicitAutograd": native.arccos}, arccos)
+register_kernels("arccos_(Tensor(a!) self) -> Tensor(a!)", {"CompositeImplicitAutograd": native.arccos_}, arccos_)
+register_kernels("arccos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, arccos_out)
+register_kernels("arctan(Tensor self) -> Tensor", {"CompositeImplicitAutograd": native.arctan}, arctan)
+register_kernels("arctan_(Tensor(a!) self) -> Tensor(a!)", {"CompositeImplicitAutograd": native.arctan_}, arctan_)
+register_kernels("arctan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, arctan_out)
+register_kernels("arcsinh(Tensor self) -> Tensor", {"CompositeImplicitAutograd": native.arcsinh}, arcsinh)
+register_kernels("arcsinh_(Tensor(a!) self) -> Tensor(a!)", {"CompositeImplicitAutograd": native.arcsinh_}, arcsinh_)
+register_kernels("arcsinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, arcsinh_out)
+register_kernels("arccosh(Tensor self) -> Tensor", {"CompositeImplicitAutograd": native.arccosh}, arccosh)
+register_kernels("arccosh_(Tensor(a!) self) -> Tensor(a!)", {"CompositeImplicitAutograd": native.arccosh_}, arccosh_)
+register_kernels("arccosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, arccosh_out)
+register_kernels("arctanh(Tensor self) -> Tensor", {"CompositeImplicitAutograd": native.arctanh}, arctanh)
+register_kernels("arctanh_(Tensor(a!) self) -> Tensor(a!)", {"CompositeImplicitAutograd": native.arctanh_}, arctanh_)
+register_kernels("arctanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, arctanh_out)
+register_kernels("negative(Tensor self) -> Tensor", {"CompositeImplicitAutograd": native.negative}, negative)
+register_kernels("negative_(Tensor(a!) self) -> Tensor(a!)", {"CompositeImplicitAutograd": native.negative_}, negative_)
+register_kernels("negative.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, negative_out)
+register_kernels("clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor", {"CompositeImplicitAutograd": native.clip}, clip)
+register_kernels("clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor", {"CompositeImplicitAutograd": native.clip}, clip_Tensor)
+register_kernels("clip_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)", {"CompositeImplicitAutograd": native.clip_}, clip_)
+register_kernels("clip_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)", {"CompositeImplicitAutograd": native.clip_}, clip__Tensor)
+register_kernels("clip.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!)", {}, clip_out)
+register_kernels("clip.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out) -> Tensor(a!)", {}, clip_Tensor_out)
+register_kernels("divide.Tensor(Tensor self, Tensor other) -> Tensor", {"CompositeImplicitAutograd": native.divide}, divide_Tensor)
+register_kernels("divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CompositeImplicitAutograd": native.divide_}, divide__Tensor)
+register_kernels("divide.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, divide_out)
+register_kernels("divide.Scalar(Tensor self, Scalar other) -> Tensor", {"CompositeImplicitAutograd": native.divide}, divide_Scalar)
+register_kernels("divide.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor", {"CompositeImplicitAutograd": native.divide_mode}, divide_Tensor_mode)
+register_kernels("divide_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)", {"CompositeImplicitAutograd": native.divide_mode_}, divide__Tensor_mode)
+register_kernels("divide.out_mode(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)", {}, divide_out_mode)
+register_kernels("divide.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor", {"CompositeImplicitAutograd": native.divide_mode}, divide_Scalar_mode)
+register_kernels("true_divide.Tensor(Tensor self, Tensor other) -> Tensor", {"CompositeImplicitAutograd": native.divide}, true_divide_Tensor)
+register_kernels("true_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CompositeImplicitAutograd": native.divide_}, true_divide__Tensor)
+register_kernels("true_divide.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, true_divide_out)
+register_kernels("true_divide.Scalar(Tensor self, Scalar other) -> Tensor", {"CompositeImplicitAutograd": native.divide}, true_divide_Scalar)
+register_kernels("multiply.Tensor(Tensor self, Tensor other) -> Tensor", {"CompositeImplicitAutograd": native.multiply}, multiply_Tensor)
+register_kernels("multiply_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CompositeImplicitAutograd": native.multiply_}, multiply__Tensor)
+register_kernels("multiply.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, multiply_out)
+register_kernels("multiply.Scalar(Tensor self, Scalar other) -> Tensor", {"CompositeImplicitAutograd": native.multiply}, multiply_Scalar)
+register_kernels("subtract.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, subtract_out)
+register_kernels("subtract.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CompositeImplicitAutograd": native.subtract}, subtract_Tensor)
+register_kernels("subtract_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", {"CompositeImplicitAutograd": native.subtract_}, subtract__Tensor)
+register_kernels("subtract.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", {"CompositeImplicitAutograd": native.subtract}, subtract_Scalar)
+register_kernels("not_equal.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", {}, not_equal_Scalar_out)
+register_kernels("not_equal.Scalar(Tensor self, Scalar other) -> Tensor", {"CompositeImplicitAutograd": native.not_equal}, not_equal_Scalar)
+register_kernels("not_equal.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, not_equal_Tensor_out)
+register_kernels("not_equal.Tensor(Tensor self, Tensor other) -> Tensor", {"CompositeImplicitAutograd": native.not_equal}, not_equal_Tensor)
+register_kernels("greater_equal.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", {}, greater_equal_Scalar_out)
+register_kernels("greater_equal.Scalar(Tensor self, Scalar other) -> Tensor", {"CompositeImplicitAutograd": native.greater_equal}, greater_equal_Scalar)
+register_kernels("greater_equal.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, greater_equal_Tensor_out)
+register_kernels("greater_equal.Tensor(Tensor self, Tensor other) -> Tensor", {"CompositeImplicitAutograd": native.greater_equal}, greater_equal_Tensor)
+register_kernels("less_equal.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", {}, less_equal_Scalar_out)
+register_kernels("less_equal.Scalar(Tensor self, Scalar other) -> Tensor", {"CompositeImplicitAutograd": native.less_equal}, less_equal_Scalar)
+register_kernels("less_equal.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, less_equal_Tensor_out)
+register_kernels("less_equal.Tensor(Tensor self, Tensor other) -> Tensor", {"CompositeImplicitAutograd": native.less_equal}, less_equal_Tensor)
+register_kernels("greater.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", {}, greater_Scalar_out)
+register_kernels("greater.Scalar(Tensor self, Scalar other) -> Tensor", {"CompositeImplicitAutograd": native.greater}, greater_Scalar)
+register_kernels("greater.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, greater_Tensor_out)
+register_kernels("greater.Tensor(Tensor self, Tensor other) -> Tensor", {"CompositeImplicitAutograd": native.greater}, greater_Tensor)
+register_kernels("less.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", {}, less_Scalar_out)
+register_kernels("less.Scalar(Tensor self, Scalar other) -> Tensor", {"CompositeImplicitAutograd": native.less}, less_Scalar)
+register_kernels("less.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, less_Tensor_out)
+register_kernels("less.Tensor(Tensor self, Tensor other) -> Tensor", {"CompositeImplicitAutograd": native.less}, less_Tensor)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -6814,6 +8441,162 @@ PARAMETERS = {
     "huber_loss_out": ((('self', 'Tensor', False), ('target', 'Tensor', False), ('reduction', 'int', True), ('delta', 'any', True),), (('out', 'Tensor', False),)),
     "huber_loss": ((('self', 'Tensor', False), ('target', 'Tensor', False), ('reduction', 'int', True), ('delta', 'any', True),), ()),
     "huber_loss_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False), ('target', 'Tensor', False), ('reduction', 'int', False), ('delta', 'any', False),), ()),
+    "tan": ((('self', 'Tensor', False),), ()),
+    "tan_": ((('self', 'Tensor', False),), ()),
+    "tan_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "asin": ((('self', 'Tensor', False),), ()),
+    "asin_": ((('self', 'Tensor', False),), ()),
+    "asin_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "acos": ((('self', 'Tensor', False),), ()),
+    "acos_": ((('self', 'Tensor', False),), ()),
+    "acos_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "atan": ((('self', 'Tensor', False),), ()),
+    "atan_": ((('self', 'Tensor', False),), ()),
+    "atan_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "sinh": ((('self', 'Tensor', False),), ()),
+    "sinh_": ((('self', 'Tensor', False),), ()),
+    "sinh_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "cosh": ((('self', 'Tensor', False),), ()),
+    "cosh_": ((('self', 'Tensor', False),), ()),
+    "cosh_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "asinh": ((('self', 'Tensor', False),), ()),
+    "asinh_": ((('self', 'Tensor', False),), ()),
+    "asinh_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "acosh": ((('self', 'Tensor', False),), ()),
+    "acosh_": ((('self', 'Tensor', False),), ()),
+    "acosh_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "atanh": ((('self', 'Tensor', False),), ()),
+    "atanh_": ((('self', 'Tensor', False),), ()),
+    "atanh_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "erfc": ((('self', 'Tensor', False),), ()),
+    "erfc_": ((('self', 'Tensor', False),), ()),
+    "erfc_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "erfinv": ((('self', 'Tensor', False),), ()),
+    "erfinv_": ((('self', 'Tensor', False),), ()),
+    "erfinv_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "sinc": ((('self', 'Tensor', False),), ()),
+    "sinc_": ((('self', 'Tensor', False),), ()),
+    "sinc_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "sgn": ((('self', 'Tensor', False),), ()),
+    "sgn_": ((('self', 'Tensor', False),), ()),
+    "sgn_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "signbit": ((('self', 'Tensor', False),), ()),
+    "signbit_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "deg2rad": ((('self', 'Tensor', False),), ()),
+    "deg2rad_": ((('self', 'Tensor', False),), ()),
+    "deg2rad_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "rad2deg": ((('self', 'Tensor', False),), ()),
+    "rad2deg_": ((('self', 'Tensor', False),), ()),
+    "rad2deg_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "lgamma_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "lgamma_": ((('self', 'Tensor', False),), ()),
+    "lgamma": ((('self', 'Tensor', False),), ()),
+    "digamma_": ((('self', 'Tensor', False),), ()),
+    "digamma_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "digamma": ((('self', 'Tensor', False),), ()),
+    "polygamma_out": ((('n', 'int', False), ('self', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "polygamma": ((('n', 'int', False), ('self', 'Tensor', False),), ()),
+    "polygamma_": ((('self', 'Tensor', False), ('n', 'int', False),), ()),
+    "hypot_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "hypot": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "hypot_": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "logaddexp_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "logaddexp": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "logaddexp2_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "logaddexp2": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "xlogy_Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "xlogy_Scalar_Self": ((('self', 'Scalar', False), ('other', 'Tensor', False),), ()),
+    "xlogy_Scalar_Other": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "xlogy__Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "xlogy__Scalar_Other": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "xlogy_OutTensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "xlogy_OutScalar_Self": ((('self', 'Scalar', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "xlogy_OutScalar_Other": ((('self', 'Tensor', False), ('other', 'Scalar', False),), (('out', 'Tensor', False),)),
+    "fmin": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "fmin_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "fmax": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "fmax_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "copysign_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "copysign_Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "copysign__Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "copysign_Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "copysign__Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "copysign_Scalar_out": ((('self', 'Tensor', False), ('other', 'Scalar', False),), (('out', 'Tensor', False),)),
+    "float_power_Tensor_Tensor": ((('self', 'Tensor', False), ('exponent', 'Tensor', False),), ()),
+    "float_power_Scalar": ((('self', 'Scalar', False), ('exponent', 'Tensor', False),), ()),
+    "float_power_Tensor_Scalar": ((('self', 'Tensor', False), ('exponent', 'Scalar', False),), ()),
+    "float_power__Scalar": ((('self', 'Tensor', False), ('exponent', 'Scalar', False),), ()),
+    "float_power__Tensor": ((('self', 'Tensor', False), ('exponent', 'Tensor', False),), ()),
+    "absolute": ((('self', 'Tensor', False),), ()),
+    "absolute_": ((('self', 'Tensor', False),), ()),
+    "absolute_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "arcsin": ((('self', 'Tensor', False),), ()),
+    "arcsin_": ((('self', 'Tensor', False),), ()),
+    "arcsin_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "arccos": ((('self', 'Tensor', False),), ()),
+    "arccos_": ((('self', 'Tensor', False),), ()),
+    "arccos_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "arctan": ((('self', 'Tensor', False),), ()),
+    "arctan_": ((('self', 'Tensor', False),), ()),
+    "arctan_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "arcsinh": ((('self', 'Tensor', False),), ()),
+    "arcsinh_": ((('self', 'Tensor', False),), ()),
+    "arcsinh_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "arccosh": ((('self', 'Tensor', False),), ()),
+    "arccosh_": ((('self', 'Tensor', False),), ()),
+    "arccosh_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "arctanh": ((('self', 'Tensor', False),), ()),
+    "arctanh_": ((('self', 'Tensor', False),), ()),
+    "arctanh_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "negative": ((('self', 'Tensor', False),), ()),
+    "negative_": ((('self', 'Tensor', False),), ()),
+    "negative_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "clip": ((('self', 'Tensor', False), ('min', 'Scalar?', True), ('max', 'Scalar?', True),), ()),
+    "clip_Tensor": ((('self', 'Tensor', False), ('min', 'Tensor?', True), ('max', 'Tensor?', True),), ()),
+    "clip_": ((('self', 'Tensor', False), ('min', 'Scalar?', True), ('max', 'Scalar?', True),), ()),
+    "clip__Tensor": ((('self', 'Tensor', False), ('min', 'Tensor?', True), ('max', 'Tensor?', True),), ()),
+    "clip_out": ((('self', 'Tensor', False), ('min', 'Scalar?', True), ('max', 'Scalar?', True),), (('out', 'Tensor', False),)),
+    "clip_Tensor_out": ((('self', 'Tensor', False), ('min', 'Tensor?', True), ('max', 'Tensor?', True),), (('out', 'Tensor', False),)),
+    "divide_Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "divide__Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "divide_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "divide_Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "divide_Tensor_mode": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('rounding_mode', 'any', False),)),
+    "divide__Tensor_mode": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('rounding_mode', 'any', False),)),
+    "divide_out_mode": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('rounding_mode', 'any', False), ('out', 'Tensor', False),)),
+    "divide_Scalar_mode": ((('self', 'Tensor', False), ('other', 'Scalar', False),), (('rounding_mode', 'any', False),)),
+    "true_divide_Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "true_divide__Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "true_divide_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "true_divide_Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "multiply_Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "multiply__Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "multiply_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "multiply_Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "subtract_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('alpha', 'Scalar', True), ('out', 'Tensor', False),)),
+    "subtract_Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('alpha', 'Scalar', True),)),
+    "subtract__Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('alpha', 'Scalar', True),)),
+    "subtract_Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False), ('alpha', 'Scalar', True),), ()),
+    "not_equal_Scalar_out": ((('self', 'Tensor', False), ('other', 'Scalar', False),), (('out', 'Tensor', False),)),
+    "not_equal_Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "not_equal_Tensor_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "not_equal_Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "greater_equal_Scalar_out": ((('self', 'Tensor', False), ('other', 'Scalar', False),), (('out', 'Tensor', False),)),
+    "greater_equal_Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "greater_equal_Tensor_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "greater_equal_Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "less_equal_Scalar_out": ((('self', 'Tensor', False), ('other', 'Scalar', False),), (('out', 'Tensor', False),)),
+    "less_equal_Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "less_equal_Tensor_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "less_equal_Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "greater_Scalar_out": ((('self', 'Tensor', False), ('other', 'Scalar', False),), (('out', 'Tensor', False),)),
+    "greater_Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "greater_Tensor_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "greater_Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "less_Scalar_out": ((('self', 'Tensor', False), ('other', 'Scalar', False),), (('out', 'Tensor', False),)),
+    "less_Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "less_Tensor_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "less_Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
 }
 
 
@@ -7104,3 +8887,83 @@ register_op("smooth_l1_loss", overloaded("smooth_l1_loss", [(smooth_l1_loss_out,
 register_op("smooth_l1_loss_backward", overloaded("smooth_l1_loss_backward", [(smooth_l1_loss_backward, PARAMETERS["smooth_l1_loss_backward"])]))
 register_op("huber_loss", overloaded("huber_loss", [(huber_loss_out, PARAMETERS["huber_loss_out"]), (huber_loss, PARAMETERS["huber_loss"])]))
 register_op("huber_loss_backward", overloaded("huber_loss_backward", [(huber_loss_backward, PARAMETERS["huber_loss_backward"])]))
+register_op("tan", overloaded("tan", [(tan, PARAMETERS["tan"]), (tan_out, PARAMETERS["tan_out"])]))
+register_op("tan_", overloaded("tan_", [(tan_, PARAMETERS["tan_"])]))
+register_op("asin", overloaded("asin", [(asin, PARAMETERS["asin"]), (asin_out, PARAMETERS["asin_out"])]))
+register_op("asin_", overloaded("asin_", [(asin_, PARAMETERS["asin_"])]))
+register_op("acos", overloaded("acos", [(acos, PARAMETERS["acos"]), (acos_out, PARAMETERS["acos_out"])]))
+register_op("acos_", overloaded("acos_", [(acos_, PARAMETERS["acos_"])]))
+register_op("atan", overloaded("atan", [(atan, PARAMETERS["atan"]), (atan_out, PARAMETERS["atan_out"])]))
+register_op("atan_", overloaded("atan_", [(atan_, PARAMETERS["atan_"])]))
+register_op("sinh", overloaded("sinh", [(sinh, PARAMETERS["sinh"]), (sinh_out, PARAMETERS["sinh_out"])]))
+register_op("sinh_", overloaded("sinh_", [(sinh_, PARAMETERS["sinh_"])]))
+register_op("cosh", overloaded("cosh", [(cosh, PARAMETERS["cosh"]), (cosh_out, PARAMETERS["cosh_out"])]))
+register_op("cosh_", overloaded("cosh_", [(cosh_, PARAMETERS["cosh_"])]))
+register_op("asinh", overloaded("asinh", [(asinh, PARAMETERS["asinh"]), (asinh_out, PARAMETERS["asinh_out"])]))
+register_op("asinh_", overloaded("asinh_", [(asinh_, PARAMETERS["asinh_"])]))
+register_op("acosh", overloaded("acosh", [(acosh, PARAMETERS["acosh"]), (acosh_out, PARAMETERS["acosh_out"])]))
+register_op("acosh_", overloaded("acosh_", [(acosh_, PARAMETERS["acosh_"])]))
+register_op("atanh", overloaded("atanh", [(atanh, PARAMETERS["atanh"]), (atanh_out, PARAMETERS["atanh_out"])]))
+register_op("atanh_", overloaded("atanh_", [(atanh_, PARAMETERS["atanh_"])]))
+register_op("erfc", overloaded("erfc", [(erfc, PARAMETERS["erfc"]), (erfc_out, PARAMETERS["erfc_out"])]))
+register_op("erfc_", overloaded("erfc_", [(erfc_, PARAMETERS["erfc_"])]))
+register_op("erfinv", overloaded("erfinv", [(erfinv, PARAMETERS["erfinv"]), (erfinv_out, PARAMETERS["erfinv_out"])]))
+register_op("erfinv_", overloaded("erfinv_", [(erfinv_, PARAMETERS["erfinv_"])]))
+register_op("sinc", overloaded("sinc", [(sinc, PARAMETERS["sinc"]), (sinc_out, PARAMETERS["sinc_out"])]))
+register_op("sinc_", overloaded("sinc_", [(sinc_, PARAMETERS["sinc_"])]))
+register_op("sgn", overloaded("sgn", [(sgn, PARAMETERS["sgn"]), (sgn_out, PARAMETERS["sgn_out"])]))
+register_op("sgn_", overloaded("sgn_", [(sgn_, PARAMETERS["sgn_"])]))
+register_op("signbit", overloaded("signbit", [(signbit, PARAMETERS["signbit"]), (signbit_out, PARAMETERS["signbit_out"])]))
+register_op("deg2rad", overloaded("deg2rad", [(deg2rad, PARAMETERS["deg2rad"]), (deg2rad_out, PARAMETERS["deg2rad_out"])]))
+register_op("deg2rad_", overloaded("deg2rad_", [(deg2rad_, PARAMETERS["deg2rad_"])]))
+register_op("rad2deg", overloaded("rad2deg", [(rad2deg, PARAMETERS["rad2deg"]), (rad2deg_out, PARAMETERS["rad2deg_out"])]))
+register_op("rad2deg_", overloaded("rad2deg_", [(rad2deg_, PARAMETERS["rad2deg_"])]))
+register_op("lgamma", overloaded("lgamma", [(lgamma_out, PARAMETERS["lgamma_out"]), (lgamma, PARAMETERS["lgamma"])]))
+register_op("lgamma_", overloaded("lgamma_", [(lgamma_, PARAMETERS["lgamma_"])]))
+register_op("digamma_", overloaded("digamma_", [(digamma_, PARAMETERS["digamma_"])]))
+register_op("digamma", overloaded("digamma", [(digamma_out, PARAMETERS["digamma_out"]), (digamma, PARAMETERS["digamma"])]))
+register_op("polygamma", overloaded("polygamma", [(polygamma_out, PARAMETERS["polygamma_out"]), (polygamma, PARAMETERS["polygamma"])]))
+register_op("polygamma_", overloaded("polygamma_", [(polygamma_, PARAMETERS["polygamma_"])]))
+register_op("hypot", overloaded("hypot", [(hypot_out, PARAMETERS["hypot_out"]), (hypot, PARAMETERS["hypot"])]))
+register_op("hypot_", overloaded("hypot_", [(hypot_, PARAMETERS["hypot_"])]))
+register_op("logaddexp", overloaded("logaddexp", [(logaddexp_out, PARAMETERS["logaddexp_out"]), (logaddexp, PARAMETERS["logaddexp"])]))
+register_op("logaddexp2", overloaded("logaddexp2", [(logaddexp2_out, PARAMETERS["logaddexp2_out"]), (logaddexp2, PARAMETERS["logaddexp2"])]))
+register_op("xlogy", overloaded("xlogy", [(xlogy_Tensor, PARAMETERS["xlogy_Tensor"]), (xlogy_Scalar_Self, PARAMETERS["xlogy_Scalar_Self"]), (xlogy_Scalar_Other, PARAMETERS["xlogy_Scalar_Other"]), (xlogy_OutTensor, PARAMETERS["xlogy_OutTensor"]), (xlogy_OutScalar_Self, PARAMETERS["xlogy_OutScalar_Self"]), (xlogy_OutScalar_Other, PARAMETERS["xlogy_OutScalar_Other"])]))
+register_op("xlogy_", overloaded("xlogy_", [(xlogy__Tensor, PARAMETERS["xlogy__Tensor"]), (xlogy__Scalar_Other, PARAMETERS["xlogy__Scalar_Other"])]))
+register_op("fmin", overloaded("fmin", [(fmin, PARAMETERS["fmin"]), (fmin_out, PARAMETERS["fmin_out"])]))
+register_op("fmax", overloaded("fmax", [(fmax, PARAMETERS["fmax"]), (fmax_out, PARAMETERS["fmax_out"])]))
+register_op("copysign", overloaded("copysign", [(copysign_out, PARAMETERS["copysign_out"]), (copysign_Tensor, PARAMETERS["copysign_Tensor"]), (copysign_Scalar, PARAMETERS["copysign_Scalar"]), (copysign_Scalar_out, PARAMETERS["copysign_Scalar_out"])]))
+register_op("copysign_", overloaded("copysign_", [(copysign__Tensor, PARAMETERS["copysign__Tensor"]), (copysign__Scalar, PARAMETERS["copysign__Scalar"])]))
+register_op("float_power", overloaded("float_power", [(float_power_Tensor_Tensor, PARAMETERS["float_power_Tensor_Tensor"]), (float_power_Scalar, PARAMETERS["float_power_Scalar"]), (float_power_Tensor_Scalar, PARAMETERS["float_power_Tensor_Scalar"])]))
+register_op("float_power_", overloaded("float_power_", [(float_power__Scalar, PARAMETERS["float_power__Scalar"]), (float_power__Tensor, PARAMETERS["float_power__Tensor"])]))
+register_op("absolute", overloaded("absolute", [(absolute, PARAMETERS["absolute"]), (absolute_out, PARAMETERS["absolute_out"])]))
+register_op("absolute_", overloaded("absolute_", [(absolute_, PARAMETERS["absolute_"])]))
+register_op("arcsin", overloaded("arcsin", [(arcsin, PARAMETERS["arcsin"]), (arcsin_out, PARAMETERS["arcsin_out"])]))
+register_op("arcsin_", overloaded("arcsin_", [(arcsin_, PARAMETERS["arcsin_"])]))
+register_op("arccos", overloaded("arccos", [(arccos, PARAMETERS["arccos"]), (arccos_out, PARAMETERS["arccos_out"])]))
+register_op("arccos_", overloaded("arccos_", [(arccos_, PARAMETERS["arccos_"])]))
+register_op("arctan", overloaded("arctan", [(arctan, PARAMETERS["arctan"]), (arctan_out, PARAMETERS["arctan_out"])]))
+register_op("arctan_", overloaded("arctan_", [(arctan_, PARAMETERS["arctan_"])]))
+register_op("arcsinh", overloaded("arcsinh", [(arcsinh, PARAMETERS["arcsinh"]), (arcsinh_out, PARAMETERS["arcsinh_out"])]))
+register_op("arcsinh_", overloaded("arcsinh_", [(arcsinh_, PARAMETERS["arcsinh_"])]))
+register_op("arccosh", overloaded("arccosh", [(arccosh, PARAMETERS["arccosh"]), (arccosh_out, PARAMETERS["arccosh_out"])]))
+register_op("arccosh_", overloaded("arccosh_", [(arccosh_, PARAMETERS["arccosh_"])]))
+register_op("arctanh", overloaded("arctanh", [(arctanh, PARAMETERS["arctanh"]), (arctanh_out, PARAMETERS["arctanh_out"])]))
+register_op("arctanh_", overloaded("arctanh_", [(arctanh_, PARAMETERS["arctanh_"])]))
+register_op("negative", overloaded("negative", [(negative, PARAMETERS["negative"]), (negative_out, PARAMETERS["negative_out"])]))
+register_op("negative_", overloaded("negative_", [(negative_, PARAMETERS["negative_"])]))
+register_op("clip", overloaded("clip", [(clip, PARAMETERS["clip"]), (clip_Tensor, PARAMETERS["clip_Tensor"]), (clip_out, PARAMETERS["clip_out"]), (clip_Tensor_out, PARAMETERS["clip_Tensor_out"])]))
+register_op("clip_", overloaded("clip_", [(clip_, PARAMETERS["clip_"]), (clip__Tensor, PARAMETERS["clip__Tensor"])]))
+register_op("divide", overloaded("divide", [(divide_Tensor, PARAMETERS["divide_Tensor"]), (divide_out, PARAMETERS["divide_out"]), (divide_Scalar, PARAMETERS["divide_Scalar"]), (divide_Tensor_mode, PARAMETERS["divide_Tensor_mode"]), (divide_out_mode, PARAMETERS["divide_out_mode"]), (divide_Scalar_mode, PARAMETERS["divide_Scalar_mode"])]))
+register_op("divide_", overloaded("divide_", [(divide__Tensor, PARAMETERS["divide__Tensor"]), (divide__Tensor_mode, PARAMETERS["divide__Tensor_mode"])]))
+register_op("true_divide", overloaded("true_divide", [(true_divide_Tensor, PARAMETERS["true_divide_Tensor"]), (true_divide_out, PARAMETERS["true_divide_out"]), (true_divide_Scalar, PARAMETERS["true_divide_Scalar"])]))
+register_op("true_divide_", overloaded("true_divide_", [(true_divide__Tensor, PARAMETERS["true_divide__Tensor"])]))
+register_op("multiply", overloaded("multiply", [(multiply_Tensor, PARAMETERS["multiply_Tensor"]), (multiply_out, PARAMETERS["multiply_out"]), (multiply_Scalar, PARAMETERS["multiply_Scalar"])]))
+register_op("multiply_", overloaded("multiply_", [(multiply__Tensor, PARAMETERS["multiply__Tensor"])]))
+register_op("subtract", overloaded("subtract", [(subtract_out, PARAMETERS["subtract_out"]), (subtract_Tensor, PARAMETERS["subtract_Tensor"]), (subtract_Scalar, PARAMETERS["subtract_Scalar"])]))
+register_op("subtract_", overloaded("subtract_", [(subtract__Tensor, PARAMETERS["subtract__Tensor"])]))
+register_op("not_equal", overloaded("not_equal", [(not_equal_Scalar_out, PARAMETERS["not_equal_Scalar_out"]), (not_equal_Scalar, PARAMETERS["not_equal_Scalar"]), (not_equal_Tensor_out, PARAMETERS["not_equal_Tensor_out"]), (not_equal_Tensor, PARAMETERS["not_equal_Tensor"])]))
+register_op("greater_equal", overloaded("greater_equal", [(greater_equal_Scalar_out, PARAMETERS["greater_equal_Scalar_out"]), (greater_equal_Scalar, PARAMETERS["greater_equal_Scalar"]), (greater_equal_Tensor_out, PARAMETERS["greater_equal_Tensor_out"]), (greater_equal_Tensor, PARAMETERS["greater_equal_Tensor"])]))
+register_op("less_equal", overloaded("less_equal", [(less_equal_Scalar_out, PARAMETERS["less_equal_Scalar_out"]), (less_equal_Scalar, PARAMETERS["less_equal_Scalar"]), (less_equal_Tensor_out, PARAMETERS["less_equal_Tensor_out"]), (less_equal_Tensor, PARAMETERS["less_equal_Tensor"])]))
+register_op("greater", overloaded("greater", [(greater_Scalar_out, PARAMETERS["greater_Scalar_out"]), (greater_Scalar, PARAMETERS["greater_Scalar"]), (greater_Tensor_out, PARAMETERS["greater_Tensor_out"]), (greater_Tensor, PARAMETERS["greater_Tensor"])]))
+register_op("less", overloaded("less", [(less_Scalar_out, PARAMETERS["less_Scalar_out"]), (less_Scalar, PARAMETERS["less_Scalar"]), (less_Tensor_out, PARAMETERS["less_Tensor_out"]), (less_Tensor, PARAMETERS["less_Tensor"])]))

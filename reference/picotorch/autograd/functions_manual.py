@@ -103,6 +103,13 @@ __all__ = [  # what `from functions_manual import *` gives the generated nodes
     "smooth_l1_loss_double_backward_grad_output",
     "huber_loss_double_backward",
     "huber_loss_double_backward_grad_output",
+    # ops batch 5
+    "atanh_backward",
+    "sinc_backward",
+    "sgn_backward",
+    "copysign_tensor_self_backward",
+    "fmax_fmin_mask",
+    "xlogy_scalar_other_backward",
 ]
 
 
@@ -883,3 +890,42 @@ def huber_loss_double_backward_grad_output(grad, grad_output, input, target, red
         return ops.huber_loss_backward(grad, input, target, reduction, delta)
     r = ops.huber_loss_backward(ops.ones_like(grad_output), input, target, reduction, delta)
     return ops.sum(ops.mul(r, grad))
+# ----------------------------------------------------------------------------- ops batch 5
+
+
+def atanh_backward(grad, self):
+    """``grad * 1 / (1 - x^2)``; C++'s ``1 - t`` fills a new tensor with 1 and subtracts in place (SubBackward0 with
+    no edge for the 1), which a Tensor minus a tensor records the same way."""
+    return ops.div(ops.mul(grad, 1), ops.sub(scalar_tensor(1), ops.pow(self, 2)))
+
+
+def sinc_backward(grad, self):
+    """d sinc(x) = (pi x cos(pi x) - sin(pi x)) / (pi x^2), with 0 where pi x^2 is 0 (the limit at x = 0)."""
+    self_pi = ops.mul(self, math.pi)
+    self_squared_pi = ops.mul(ops.mul(self, self), math.pi)
+    out = ops.mul(grad, ops.div(ops.sub(ops.mul(self_pi, ops.cos(self_pi)), ops.sin(self_pi)), self_squared_pi))
+    return ops.where(ops.eq(self_squared_pi, 0.0), scalar_zero(grad), out)
+
+
+def sgn_backward(self, grad, result):
+    """A real tensor's ``sgn`` is flat wherever it has a derivative: zeros (PyTorch's ZeroTensor, without history)."""
+    return ops.zeros_like(result)
+
+
+def copysign_tensor_self_backward(grad, self, result):
+    """``grad * result / self``: +-1 where the sign was kept or flipped, 0 where ``self`` is 0."""
+    ratio = ops.div(result, self)
+    return ops.mul(grad, ops.masked_fill(ratio, ops.eq(self, 0), 0))
+
+
+def fmax_fmin_mask(self, other, compare, to_self):
+    """Where ``grad`` does not go: ``fmax`` (``compare`` ge) and ``fmin`` (le) pass it to ``self`` where
+    ``compare(self, other)`` holds or ``other`` is NaN, to ``other`` everywhere else."""
+    chosen = ops.bitwise_or(compare(self, other), ops.isnan(other))
+    return ops.eq(chosen, False) if to_self else chosen
+
+
+def xlogy_scalar_other_backward(grad, self, other):
+    """``xlogy(grad, other)``; for ``other <= 0`` (log not finite) 0 where ``self`` is 0, as the forward's 0 there."""
+    grad_self = ops.xlogy(grad, other)
+    return grad_self if float(other) > 0 else ops.masked_fill(grad_self, ops.eq(self, 0.0), 0.0)

@@ -3,7 +3,8 @@
 Models ``aten/src/ATen/native/BinaryOps.cpp`` (``add``, ``sub``, ``rsub``, ``mul``, ``div``,
 ``floor_divide``, ``remainder``, ``bitwise_and``/``bitwise_or``, ``minimum``/``maximum``, the
 comparisons, the in-place forms ``add_``, ``sub_``, ``mul_``, ``div_`` ..., ``sigmoid_backward``,
-``tanh_backward``). Two neighbours sit here too, because they are binary elementwise ops built the
+``tanh_backward``; ``hypot``, ``logaddexp``, ``logaddexp2``, ``xlogy``, ``fmax``/``fmin``, ``copysign`` at the
+end). Two neighbours sit here too, because they are binary elementwise ops built the
 same way: ``pow`` (ATen's ``Pow.cpp``) and ``where`` (ATen's ``TensorCompare.cpp``).
 
 Every kernel starts as TensorIterator does (:func:`helpers.binary_operands`: the common device, the
@@ -45,7 +46,7 @@ from .helpers import (
 )
 from .layout import follow_inputs
 from .memory_overlap import assert_no_partial_overlap
-from .tensor_impl import new_tensor
+from .tensor_impl import TensorImpl, new_tensor
 
 # ----------------------------------------------------------------------------- arithmetic
 
@@ -686,3 +687,102 @@ def _opmath_operands(grad_output, output):
 
 def _opmath_result(like, xp, data):
     return wrap(like, convert(xp, data, like._dtype) if is_reduced_float(like._dtype) else data)
+
+
+# ----------------------------------------------------------------------------- ops batch 5
+# hypot, logaddexp and logaddexp2 have floating kernels only (an integer tensor is refused, not promoted); xlogy
+# and copysign promote integers to the default float; fmax and fmin keep any dtype. Each step PyTorch rounds to the
+# dtype is rounded here too (the library functions in float64, NOTE [Rounding float32 functions as PyTorch does]).
+
+
+def hypot(self, other):
+    return _binary(self, other, _floating_only("hypot", lambda xp, a, b: _in_float64(xp, xp.hypot, a, b)))
+
+
+def logaddexp(self, other):
+    return _binary(self, other, _floating_only("logaddexp", lambda xp, a, b: _log_add(xp, a, b, xp.exp, None)))
+
+
+def logaddexp2(self, other):
+    def compute(xp, a, b):
+        return _log_add(xp, a, b, lambda d: xp.pow(const(xp, 2, d), d), 1 / math.log(2))
+    return _binary(self, other, _floating_only("logaddexp2", compute))
+
+
+def _log_add(xp, a, b, exp, scale):
+    """``max(a, b) + log1p(exp(-|a - b|))`` (times ``scale`` for base 2), each step in the dtype; equal
+    infinities give themselves, not NaN."""
+    with np.errstate(invalid="ignore"):
+        largest = xp.maximum(a, b)
+        tail = _in_float64(xp, xp.log1p, _in_float64(xp, exp, xp.negative(xp.abs(xp.subtract(a, b)))))
+        if scale is not None:
+            tail = xp.multiply(tail, const(xp, scale, tail))
+        return xp.where(xp.isinf(a) & (a == b), a, xp.add(largest, tail))
+
+
+def _in_float64(xp, fn, *arrays):
+    """``fn`` of the arrays computed in float64 and rounded once to their dtype."""
+    dtype = arrays[0].dtype
+    if dtype == xp.float64:
+        return fn(*arrays)
+    return xp.astype(fn(*[xp.astype(a, xp.float64) for a in arrays]), dtype)
+
+
+def _floating_only(name, fn):
+    def compute(xp, a, b, dtype):
+        if not dtype.is_floating_point:
+            raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{dtype.c10_name}'")
+        return fn(xp, a, b)
+    return compute
+
+
+def xlogy(self, other):
+    """``self * log(other)``: 0 where ``self`` is 0 (even for ``other`` 0 or inf), NaN where ``other`` is NaN."""
+    if not isinstance(self, TensorImpl):
+        self = scalar_tensor(self)
+    return _binary(self, other, _xlogy, to_float=True)
+
+
+def _xlogy(xp, a, b, dtype):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        product = xp.multiply(a, _in_float64(xp, xp.log, b))
+        return xp.where(xp.isnan(b), b, xp.where(a == 0, const(xp, 0, a), product))
+
+
+def fmax(self, other):
+    """The larger of the two, a NaN losing to a number (C's ``fmax``)."""
+    return _binary(self, other, lambda xp, a, b, dtype: _fmax_fmin(xp, np.fmax, xp.maximum, a, b, dtype))
+
+
+def fmin(self, other):
+    return _binary(self, other, lambda xp, a, b, dtype: _fmax_fmin(xp, np.fmin, xp.minimum, a, b, dtype))
+
+
+def _fmax_fmin(xp, numpy_fn, fn, a, b, dtype):
+    if not dtype.is_floating_point:
+        return fn(a, b)
+    if xp is np_xp:
+        return numpy_fn(a, b)
+    return xp.where(xp.isnan(a), b, xp.where(xp.isnan(b), a, fn(a, b)))
+
+
+def copysign(self, other):
+    return _binary(self, other, lambda xp, a, b, dtype: xp.copysign(a, b), to_float=True)
+
+
+def hypot_(self, other):
+    return _float_in_place(self, other, hypot, to_float=False)
+
+
+def xlogy_(self, other):
+    return _float_in_place(self, other, xlogy, to_float=True)
+
+
+def copysign_(self, other):
+    return _float_in_place(self, other, copysign, to_float=True)
+
+
+def _float_in_place(self, other, op, to_float):
+    check_inplace_operands(self, other, to_float=to_float)
+    write_inplace(self, op(self, other))
+    return self

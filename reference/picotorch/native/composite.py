@@ -9,6 +9,7 @@ there is no ``MatmulBackward`` or ``ReshapeBackward``.
 
 from __future__ import annotations
 
+from ..c10 import scalar_type as st
 from ..c10.layout import contiguous_format
 from . import checks
 from .dispatcher import ops
@@ -576,3 +577,153 @@ def diag(self, diagonal=0):
     if ndim not in (1, 2):
         raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {ndim}D")
     return ops.diag_embed(self, diagonal) if ndim == 1 else ops.diagonal_copy(self, diagonal)
+# ----------------------------------------------------------------------------- ops batch 5: float_power and aliases
+# ``float_power`` is ``pow`` in float64 (the inputs converted with ``to``, so a float32 input shows ToCopyBackward0
+# under PowBackward1). The aliases call the op they name, whose node the graph shows (``absolute`` gives
+# AbsBackward0, ``clip`` ClampBackward1, ``divide`` DivBackward0).
+
+
+def float_power(self, exponent):
+    if isinstance(self, (int, float, bool)):
+        return ops.pow(float(self), _to_double(exponent))
+    if isinstance(exponent, (int, float, bool)):
+        return ops.pow(_to_double(self), float(exponent))
+    return ops.pow(_to_double(self), _to_double(exponent))
+
+
+def _to_double(t):
+    """``t.to(torch.float64)``: ``t`` itself when it is float64 already."""
+    return t if t._dtype is st.float64 else ops._to_copy(t, dtype=st.float64)
+
+
+def float_power_(self, exponent):
+    if self._dtype is not st.float64:
+        raise RuntimeError(f"the base given to float_power_ has dtype {self._dtype.c10_name} but the operation's "
+                           "result requires dtype Double")
+    if isinstance(exponent, (int, float, bool)):
+        return ops.pow_(self, float(exponent))
+    return ops.pow_(self, _to_double(exponent))
+
+
+def absolute(self):
+    return ops.abs(self)
+
+
+def absolute_(self):
+    return ops.abs_(self)
+
+
+def negative(self):
+    return ops.neg(self)
+
+
+def negative_(self):
+    return ops.neg_(self)
+
+
+def arcsin(self):
+    return ops.asin(self)
+
+
+def arcsin_(self):
+    return ops.asin_(self)
+
+
+def arccos(self):
+    return ops.acos(self)
+
+
+def arccos_(self):
+    return ops.acos_(self)
+
+
+def arctan(self):
+    return ops.atan(self)
+
+
+def arctan_(self):
+    return ops.atan_(self)
+
+
+def arcsinh(self):
+    return ops.asinh(self)
+
+
+def arcsinh_(self):
+    return ops.asinh_(self)
+
+
+def arccosh(self):
+    return ops.acosh(self)
+
+
+def arccosh_(self):
+    return ops.acosh_(self)
+
+
+def arctanh(self):
+    return ops.atanh(self)
+
+
+def arctanh_(self):
+    return ops.atanh_(self)
+
+
+def clip(self, min=None, max=None):
+    return ops.clamp(self, min, max)
+
+
+def clip_(self, min=None, max=None):
+    return ops.clamp_(self, min, max)
+
+
+def divide(self, other):
+    return ops.div(self, other)
+
+
+def divide_(self, other):
+    return ops.div_(self, other)
+
+
+def divide_mode(self, other, rounding_mode=None):
+    return ops.div(self, other, rounding_mode=rounding_mode)
+
+
+def divide_mode_(self, other, rounding_mode=None):
+    return ops.div_(self, other, rounding_mode=rounding_mode)
+
+
+def multiply(self, other):
+    return ops.mul(self, other)
+
+
+def multiply_(self, other):
+    return ops.mul_(self, other)
+
+
+def subtract(self, other, alpha=1):
+    return ops.sub(self, other, alpha=alpha)
+
+
+def subtract_(self, other, alpha=1):
+    return ops.sub_(self, other, alpha=alpha)
+
+
+def greater(self, other):
+    return ops.gt(self, other)
+
+
+def greater_equal(self, other):
+    return ops.ge(self, other)
+
+
+def less(self, other):
+    return ops.lt(self, other)
+
+
+def less_equal(self, other):
+    return ops.le(self, other)
+
+
+def not_equal(self, other):
+    return ops.ne(self, other)

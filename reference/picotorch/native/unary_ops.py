@@ -2,8 +2,9 @@
 
 Models ``aten/src/ATen/native/UnaryOps.cpp`` (``neg``, ``abs``, ``sign``, ``exp``, ``exp2``,
 ``expm1``, ``log``, ``log2``, ``log10``, ``log1p``, ``sin``, ``cos``, ``rsqrt``, ``reciprocal``, ``sigmoid``,
-``tanh``, ``erf``, ``logit``; ``floor``, ``ceil``, ``trunc``, ``round``, ``frac``, ``nan_to_num`` at the end; each
-one's in-place ``op_`` last of all). The float
+``tanh``, ``erf``, ``logit``; ``floor``, ``ceil``, ``trunc``, ``round``, ``frac``, ``nan_to_num``; each one's
+in-place ``op_``; then the fifth ops batch: ``tan`` ... ``atanh``, ``erfc``, ``erfinv``, ``lgamma``, ``digamma``,
+``polygamma``, ``sinc``, ``sgn``, ``signbit``, ``deg2rad``, ``rad2deg``). The float
 functions compute in floating point: an integer input gives a tensor of the default dtype, as PyTorch's
 ``promote_integer_inputs_to_float`` does.
 
@@ -25,7 +26,9 @@ import math
 import numpy as np
 
 from ..c10 import scalar_type as st
-from .binary_ops import check_inplace_dtype, write_inplace
+from . import math_functions
+from .binary_ops import check_inplace_dtype, mul, write_inplace
+from .device import to_numpy
 from .helpers import (
     cast,
     const,
@@ -278,3 +281,147 @@ ceil_ = _in_place(ceil)
 trunc_ = _in_place(trunc)
 round_ = _in_place(round)
 frac_ = _in_place(frac)
+
+
+# ----------------------------------------------------------------------------- ops batch 5
+# The trigonometric and hyperbolic functions follow NOTE [Rounding float32 functions as PyTorch does]. The special
+# functions (``erfc``, ``erfinv``, ``lgamma``, ``digamma``, ``polygamma``) are ``math_functions``' NumPy code, which
+# models ATen's Math.h: float16 / bfloat16 compute there in float32, as PyTorch's scalar kernels do.
+
+
+def tan(self):
+    return _unary_float(self, lambda xp, a: xp.tan(a), widen=True)
+
+
+def asin(self):
+    return _unary_float(self, lambda xp, a: xp.asin(a), widen=True)
+
+
+def acos(self):
+    return _unary_float(self, lambda xp, a: xp.acos(a), widen=True)
+
+
+def atan(self):
+    return _unary_float(self, lambda xp, a: xp.atan(a), widen=True)
+
+
+def sinh(self):
+    return _unary_float(self, lambda xp, a: xp.sinh(a), widen=True)
+
+
+def cosh(self):
+    return _unary_float(self, lambda xp, a: xp.cosh(a), widen=True)
+
+
+def asinh(self):
+    return _unary_float(self, lambda xp, a: xp.asinh(a), widen=True)
+
+
+def acosh(self):
+    return _unary_float(self, lambda xp, a: xp.acosh(a), widen=True)
+
+
+def atanh(self):
+    return _unary_float(self, lambda xp, a: xp.atanh(a), widen=True)
+
+
+def erfc(self):
+    return _unary_float(self, _on_numpy(math_functions.erfc), widen=True)
+
+
+def erfinv(self):
+    return _unary_float(self, _on_numpy(math_functions.erfinv))
+
+
+def lgamma(self):
+    return _unary_float(self, _on_numpy(math_functions.lgamma), widen=True)
+
+
+def digamma(self):
+    return _unary_float(self, _on_numpy(math_functions.digamma))
+
+
+def polygamma(n, self):
+    if n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
+    return _unary_float(self, _on_numpy(lambda a: math_functions.polygamma(n, a)))
+
+
+def polygamma_(self, n):
+    result = polygamma(n, self)
+    check_inplace_dtype(self, result._dtype)
+    write_inplace(self, result)
+    return self
+
+
+def _on_numpy(fn):
+    """``fn`` of a NumPy array as a kernel's ``fn(xp, a)``: another device's array goes to NumPy and back."""
+    def compute(xp, a):
+        if isinstance(a, np.ndarray):
+            return fn(a)
+        return xp.asarray(fn(to_numpy(a)), device=a.device)
+    return compute
+
+
+def sinc(self):
+    """``sin(pi x) / (pi x)``, 1 at 0: the product ``pi x`` is rounded to the dtype (float32 for float16 and
+    bfloat16) before the sine reads it, as PyTorch's kernel computes in its ``opmath`` type."""
+    def compute(xp, a):
+        product = xp.multiply(const(xp, math.pi, a), a)
+        sine = _rounded(xp, xp.sin(_widened(xp, product)), a.dtype)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return xp.where(a == 0, const(xp, 1, a), xp.divide(sine, product))
+    return _unary_float(self, compute)
+
+
+def sgn(self):
+    """For real tensors ``sgn`` is ``sign`` (a complex one would give ``x / |x|``, which picotorch has no dtype for)."""
+    return sign(self)
+
+
+def signbit(self):
+    xp = xp_of(self)
+    if self._dtype.is_floating_point:
+        a = in_float32(xp, self._data) if is_reduced_float(self._dtype) else self._data
+        data = xp.signbit(a)
+    else:
+        data = xp.less(self._data, const(xp, 0, self._data))
+    return new_tensor(follow_inputs(xp, xp.asarray(data), [self._data]), st.bool_, self._device)
+
+
+_PI_180 = 0.017453292519943295769236907684886127134428718885417
+_180_PI = 57.295779513082320876798154814105170332405472466564
+
+
+def deg2rad(self):
+    return _scaled_to_float(self, _PI_180)
+
+
+def rad2deg(self):
+    return _scaled_to_float(self, _180_PI)
+
+
+def _scaled_to_float(self, factor):
+    """``self * factor`` after an integer or bool tensor becomes the default float dtype (ATen's composite kernel)."""
+    if not self._dtype.is_floating_point:
+        self = new_tensor(cast(self, float_dtype(self._dtype), xp_of(self)), float_dtype(self._dtype), self._device)
+    return mul(self, factor)
+
+
+tan_ = _in_place(tan)
+asin_ = _in_place(asin)
+acos_ = _in_place(acos)
+atan_ = _in_place(atan)
+sinh_ = _in_place(sinh)
+cosh_ = _in_place(cosh)
+asinh_ = _in_place(asinh)
+acosh_ = _in_place(acosh)
+atanh_ = _in_place(atanh)
+erfc_ = _in_place(erfc)
+erfinv_ = _in_place(erfinv)
+lgamma_ = _in_place(lgamma)
+digamma_ = _in_place(digamma)
+sinc_ = _in_place(sinc)
+sgn_ = _in_place(sgn)
+deg2rad_ = _in_place(deg2rad)
+rad2deg_ = _in_place(rad2deg)

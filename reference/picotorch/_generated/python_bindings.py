@@ -42,6 +42,12 @@ TORCH_FUNCTIONS = {
     'add': [
         (vt.add_Tensor, 'add(Tensor input, Tensor other, *, Scalar alpha=1, Tensor out=None)', (vt.PARAMETERS['add_Tensor'][0], vt.PARAMETERS['add_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.add_out, ('out',))),
     ],
+    'addcdiv': [
+        (vt.addcdiv, 'addcdiv(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor out=None)', (vt.PARAMETERS['addcdiv'][0], vt.PARAMETERS['addcdiv'][1] + (('out', 'Tensor?', True),)), (vt.addcdiv_out, ('out',))),
+    ],
+    'addcmul': [
+        (vt.addcmul, 'addcmul(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor out=None)', (vt.PARAMETERS['addcmul'][0], vt.PARAMETERS['addcmul'][1] + (('out', 'Tensor?', True),)), (vt.addcmul_out, ('out',))),
+    ],
     'addmm': [
         (vt.addmm, 'addmm(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor out=None)', (vt.PARAMETERS['addmm'][0], vt.PARAMETERS['addmm'][1] + (('out', 'Tensor?', True),)), (vt.addmm_out, ('out',))),
     ],
@@ -79,6 +85,9 @@ TORCH_FUNCTIONS = {
     'argsort': [
         (vt.argsort_stable, 'argsort(Tensor input, *, bool stable, int dim=-1, bool descending=False, Tensor out=None)', (vt.PARAMETERS['argsort_stable'][0], vt.PARAMETERS['argsort_stable'][1] + (('out', 'Tensor?', True),)), (vt.argsort_stable_out, ('out',))),
         (vt.argsort, 'argsort(Tensor input, int dim=-1, bool descending=False)', vt.PARAMETERS['argsort']),
+    ],
+    'argwhere': [
+        (vt.argwhere, 'argwhere(Tensor input)', vt.PARAMETERS['argwhere']),
     ],
     'atan2': [
         (vt.atan2, 'atan2(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['atan2'][0], vt.PARAMETERS['atan2'][1] + (('out', 'Tensor?', True),)), (vt.atan2_out, ('out',))),
@@ -150,6 +159,10 @@ TORCH_FUNCTIONS = {
     ],
     'cos_': [
         (vt.cos_, 'cos_(Tensor input)', vt.PARAMETERS['cos_']),
+    ],
+    'count_nonzero': [
+        (vt.count_nonzero, 'count_nonzero(Tensor input, int? dim=None)', vt.PARAMETERS['count_nonzero']),
+        (vt.count_nonzero_dim_IntList, 'count_nonzero(Tensor input, int[] dim)', vt.PARAMETERS['count_nonzero_dim_IntList']),
     ],
     'cumprod': [
         (vt.cumprod, 'cumprod(Tensor input, int dim, *, ScalarType? dtype=None, Tensor out=None)', (vt.PARAMETERS['cumprod'][0], vt.PARAMETERS['cumprod'][1] + (('out', 'Tensor?', True),)), (vt.cumprod_out, ('out',))),
@@ -325,6 +338,18 @@ TORCH_FUNCTIONS = {
     'log_softmax': [
         (vt.log_softmax_int, 'log_softmax(Tensor input, int dim, ScalarType? dtype=None, *, Tensor out=None)', (vt.PARAMETERS['log_softmax_int'][0], vt.PARAMETERS['log_softmax_int'][1] + (('out', 'Tensor?', True),)), (vt.log_softmax_int_out, ('out',))),
     ],
+    'logical_and': [
+        (vt.logical_and, 'logical_and(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['logical_and'][0], vt.PARAMETERS['logical_and'][1] + (('out', 'Tensor?', True),)), (vt.logical_and_out, ('out',))),
+    ],
+    'logical_not': [
+        (vt.logical_not, 'logical_not(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['logical_not'][0], vt.PARAMETERS['logical_not'][1] + (('out', 'Tensor?', True),)), (vt.logical_not_out, ('out',))),
+    ],
+    'logical_or': [
+        (vt.logical_or, 'logical_or(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['logical_or'][0], vt.PARAMETERS['logical_or'][1] + (('out', 'Tensor?', True),)), (vt.logical_or_out, ('out',))),
+    ],
+    'logical_xor': [
+        (vt.logical_xor, 'logical_xor(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['logical_xor'][0], vt.PARAMETERS['logical_xor'][1] + (('out', 'Tensor?', True),)), (vt.logical_xor_out, ('out',))),
+    ],
     'logit': [
         (vt.logit, 'logit(Tensor input, float? eps=None, *, Tensor out=None)', (vt.PARAMETERS['logit'][0], vt.PARAMETERS['logit'][1] + (('out', 'Tensor?', True),)), (vt.logit_out, ('out',))),
     ],
@@ -384,6 +409,12 @@ TORCH_FUNCTIONS = {
     ],
     'nan_to_num': [
         (vt.nan_to_num, 'nan_to_num(Tensor input, float? nan=None, float? posinf=None, float? neginf=None)', vt.PARAMETERS['nan_to_num']),
+    ],
+    'nanmean': [
+        (vt.nanmean, 'nanmean(Tensor input, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor out=None)', (vt.PARAMETERS['nanmean'][0], vt.PARAMETERS['nanmean'][1] + (('out', 'Tensor?', True),)), (vt.nanmean_out, ('out',))),
+    ],
+    'nansum': [
+        (vt.nansum, 'nansum(Tensor input, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor out=None)', (vt.PARAMETERS['nansum'][0], vt.PARAMETERS['nansum'][1] + (('out', 'Tensor?', True),)), (vt.nansum_out, ('out',))),
     ],
     'narrow': [
         (vt.narrow_Tensor, 'narrow(Tensor input, int dim, Tensor start, int length)', vt.PARAMETERS['narrow_Tensor']),
@@ -529,6 +560,11 @@ TORCH_FUNCTIONS = {
         (vt.std_correction, 'std(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor out=None)', (vt.PARAMETERS['std_correction'][0], vt.PARAMETERS['std_correction'][1] + (('out', 'Tensor?', True),)), (vt.std_correction_out, ('out',))),
         (vt.std, 'std(Tensor input, bool unbiased=True)', vt.PARAMETERS['std']),
     ],
+    'std_mean': [
+        (vt.std_mean_dim, 'std_mean(Tensor input, int[1]? dim, bool unbiased=True, bool keepdim=False)', vt.PARAMETERS['std_mean_dim']),
+        (vt.std_mean_correction, 'std_mean(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False)', vt.PARAMETERS['std_mean_correction']),
+        (vt.std_mean, 'std_mean(Tensor input, bool unbiased=True)', vt.PARAMETERS['std_mean']),
+    ],
     'sub': [
         (vt.sub_Tensor, 'sub(Tensor input, Tensor other, *, Scalar alpha=1, Tensor out=None)', (vt.PARAMETERS['sub_Tensor'][0], vt.PARAMETERS['sub_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.sub_out, ('out',))),
     ],
@@ -588,6 +624,11 @@ TORCH_FUNCTIONS = {
         (vt.var_dim, 'var(Tensor input, int[1] dim, bool unbiased=True, bool keepdim=False, *, Tensor out=None)', (vt.PARAMETERS['var_dim'][0], vt.PARAMETERS['var_dim'][1] + (('out', 'Tensor?', True),)), (vt.var_out, ('out',))),
         (vt.var_correction, 'var(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor out=None)', (vt.PARAMETERS['var_correction'][0], vt.PARAMETERS['var_correction'][1] + (('out', 'Tensor?', True),)), (vt.var_correction_out, ('out',))),
         (vt.var, 'var(Tensor input, bool unbiased=True)', vt.PARAMETERS['var']),
+    ],
+    'var_mean': [
+        (vt.var_mean_dim, 'var_mean(Tensor input, int[1]? dim, bool unbiased=True, bool keepdim=False)', vt.PARAMETERS['var_mean_dim']),
+        (vt.var_mean_correction, 'var_mean(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False)', vt.PARAMETERS['var_mean_correction']),
+        (vt.var_mean, 'var_mean(Tensor input, bool unbiased=True)', vt.PARAMETERS['var_mean']),
     ],
     'where': [
         (vt.where_self, 'where(Tensor condition, Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['where_self'][0], vt.PARAMETERS['where_self'][1] + (('out', 'Tensor?', True),)), (vt.where_self_out, ('out',))),
@@ -690,8 +731,14 @@ TENSOR_METHODS = {
     'add_': [
         (vt.add__Tensor, 'add_(Tensor other, *, Scalar alpha=1)', vt.PARAMETERS['add__Tensor']),
     ],
+    'addcdiv': [
+        (vt.addcdiv, 'addcdiv(Tensor tensor1, Tensor tensor2, *, Scalar value=1)', vt.PARAMETERS['addcdiv']),
+    ],
     'addcdiv_': [
         (vt.addcdiv_, 'addcdiv_(Tensor tensor1, Tensor tensor2, *, Scalar value=1)', vt.PARAMETERS['addcdiv_']),
+    ],
+    'addcmul': [
+        (vt.addcmul, 'addcmul(Tensor tensor1, Tensor tensor2, *, Scalar value=1)', vt.PARAMETERS['addcmul']),
     ],
     'addcmul_': [
         (vt.addcmul_, 'addcmul_(Tensor tensor1, Tensor tensor2, *, Scalar value=1)', vt.PARAMETERS['addcmul_']),
@@ -736,6 +783,9 @@ TENSOR_METHODS = {
     'argsort': [
         (vt.argsort_stable, 'argsort(*, bool stable, int dim=-1, bool descending=False)', vt.PARAMETERS['argsort_stable']),
         (vt.argsort, 'argsort(int dim=-1, bool descending=False)', vt.PARAMETERS['argsort']),
+    ],
+    'argwhere': [
+        (vt.argwhere, 'argwhere()', vt.PARAMETERS['argwhere']),
     ],
     'atan2': [
         (vt.atan2, 'atan2(Tensor other)', vt.PARAMETERS['atan2']),
@@ -822,6 +872,10 @@ TENSOR_METHODS = {
     ],
     'cos_': [
         (vt.cos_, 'cos_()', vt.PARAMETERS['cos_']),
+    ],
+    'count_nonzero': [
+        (vt.count_nonzero, 'count_nonzero(int? dim=None)', vt.PARAMETERS['count_nonzero']),
+        (vt.count_nonzero_dim_IntList, 'count_nonzero(int[] dim)', vt.PARAMETERS['count_nonzero_dim_IntList']),
     ],
     'cumprod': [
         (vt.cumprod, 'cumprod(int dim, *, ScalarType? dtype=None)', vt.PARAMETERS['cumprod']),
@@ -998,6 +1052,30 @@ TENSOR_METHODS = {
     'log_softmax': [
         (vt.log_softmax_int, 'log_softmax(int dim, ScalarType? dtype=None)', vt.PARAMETERS['log_softmax_int']),
     ],
+    'logical_and': [
+        (vt.logical_and, 'logical_and(Tensor other)', vt.PARAMETERS['logical_and']),
+    ],
+    'logical_and_': [
+        (vt.logical_and_, 'logical_and_(Tensor other)', vt.PARAMETERS['logical_and_']),
+    ],
+    'logical_not': [
+        (vt.logical_not, 'logical_not()', vt.PARAMETERS['logical_not']),
+    ],
+    'logical_not_': [
+        (vt.logical_not_, 'logical_not_()', vt.PARAMETERS['logical_not_']),
+    ],
+    'logical_or': [
+        (vt.logical_or, 'logical_or(Tensor other)', vt.PARAMETERS['logical_or']),
+    ],
+    'logical_or_': [
+        (vt.logical_or_, 'logical_or_(Tensor other)', vt.PARAMETERS['logical_or_']),
+    ],
+    'logical_xor': [
+        (vt.logical_xor, 'logical_xor(Tensor other)', vt.PARAMETERS['logical_xor']),
+    ],
+    'logical_xor_': [
+        (vt.logical_xor_, 'logical_xor_(Tensor other)', vt.PARAMETERS['logical_xor_']),
+    ],
     'logit': [
         (vt.logit, 'logit(float? eps=None)', vt.PARAMETERS['logit']),
     ],
@@ -1064,6 +1142,12 @@ TENSOR_METHODS = {
     ],
     'nan_to_num': [
         (vt.nan_to_num, 'nan_to_num(float? nan=None, float? posinf=None, float? neginf=None)', vt.PARAMETERS['nan_to_num']),
+    ],
+    'nanmean': [
+        (vt.nanmean, 'nanmean(int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None)', vt.PARAMETERS['nanmean']),
+    ],
+    'nansum': [
+        (vt.nansum, 'nansum(int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None)', vt.PARAMETERS['nansum']),
     ],
     'narrow': [
         (vt.narrow_Tensor, 'narrow(int dim, Tensor start, int length)', vt.PARAMETERS['narrow_Tensor']),
@@ -1137,6 +1221,9 @@ TENSOR_METHODS = {
     ],
     'reshape': [
         (vt.reshape, 'reshape(int[] shape)', vt.PARAMETERS['reshape']),
+    ],
+    'reshape_as': [
+        (vt.reshape_as, 'reshape_as(Tensor other)', vt.PARAMETERS['reshape_as']),
     ],
     'roll': [
         (vt.roll, 'roll(int[1] shifts, int[1] dims=[])', vt.PARAMETERS['roll']),

@@ -2829,6 +2829,57 @@ def addcdiv_(self, tensor1, tensor2, *, value=1):
     return self
 
 
+def addcmul(self, tensor1, tensor2, *, value=1):
+    """``addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, tensor1, tensor2):
+        grad_fn = nodes.AddcmulBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, tensor1, tensor2))
+        if grad_fn.should_compute_output(2):
+            grad_fn.tensor1_ = SavedVariable(tensor1)
+        if grad_fn.should_compute_output(1):
+            grad_fn.tensor2_ = SavedVariable(tensor2)
+        grad_fn.value = value
+    result = kernel_for("addcmul", device_of(self, tensor1, tensor2))(self, tensor1, tensor2, value)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def addcmul_out(self, tensor1, tensor2, *, value=1, out):
+    """``addcmul.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("addcmul", self, tensor1, tensor2, out)
+    result = addcmul(self, tensor1, tensor2, value=value)
+    native.write_out(out, result, "addcmul.out")
+    bump_version(out)
+    return out
+
+
+def addcdiv(self, tensor1, tensor2, *, value=1):
+    """``addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, tensor1, tensor2):
+        grad_fn = nodes.AddcdivBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, tensor1, tensor2))
+        if grad_fn.should_compute_output(2):
+            grad_fn.tensor1_ = SavedVariable(tensor1)
+        grad_fn.tensor2_ = SavedVariable(tensor2)
+        grad_fn.value = value
+    result = kernel_for("addcdiv", device_of(self, tensor1, tensor2))(self, tensor1, tensor2, value)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def addcdiv_out(self, tensor1, tensor2, *, value=1, out):
+    """``addcdiv.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("addcdiv", self, tensor1, tensor2, out)
+    result = addcdiv(self, tensor1, tensor2, value=value)
+    native.write_out(out, result, "addcdiv.out")
+    bump_version(out)
+    return out
+
+
 def lerp__Scalar(self, end, weight):
     """``lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)``"""
     check_inplace(self, any_requires_grad(self, end))
@@ -5234,6 +5285,233 @@ def logit_out(self, eps=None, *, out):
     return out
 
 
+def logical_not(self):
+    """``logical_not(Tensor self) -> Tensor``"""
+    result = kernel_for("logical_not", device_of(self))(self)
+    return result
+
+
+def logical_not_(self):
+    """``logical_not_(Tensor(a!) self) -> Tensor(a!)``"""
+    result = kernel_for("logical_not_", device_of(self))(self)
+    bump_version(self)
+    return self
+
+
+def logical_not_out(self, *, out):
+    """``logical_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("logical_not", self, out)
+    result = logical_not(self)
+    native.write_out(out, result, "logical_not.out")
+    bump_version(out)
+    return out
+
+
+def logical_xor(self, other):
+    """``logical_xor(Tensor self, Tensor other) -> Tensor``"""
+    result = kernel_for("logical_xor", device_of(self, other))(self, other)
+    return result
+
+
+def logical_xor_(self, other):
+    """``logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
+    result = kernel_for("logical_xor_", device_of(self, other))(self, other)
+    bump_version(self)
+    return self
+
+
+def logical_xor_out(self, other, *, out):
+    """``logical_xor.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("logical_xor", self, other, out)
+    result = logical_xor(self, other)
+    native.write_out(out, result, "logical_xor.out")
+    bump_version(out)
+    return out
+
+
+def logical_and(self, other):
+    """``logical_and(Tensor self, Tensor other) -> Tensor``"""
+    result = kernel_for("logical_and", device_of(self, other))(self, other)
+    return result
+
+
+def logical_and_(self, other):
+    """``logical_and_(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
+    result = kernel_for("logical_and_", device_of(self, other))(self, other)
+    bump_version(self)
+    return self
+
+
+def logical_and_out(self, other, *, out):
+    """``logical_and.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("logical_and", self, other, out)
+    result = logical_and(self, other)
+    native.write_out(out, result, "logical_and.out")
+    bump_version(out)
+    return out
+
+
+def logical_or(self, other):
+    """``logical_or(Tensor self, Tensor other) -> Tensor``"""
+    result = kernel_for("logical_or", device_of(self, other))(self, other)
+    return result
+
+
+def logical_or_(self, other):
+    """``logical_or_(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
+    result = kernel_for("logical_or_", device_of(self, other))(self, other)
+    bump_version(self)
+    return self
+
+
+def logical_or_out(self, other, *, out):
+    """``logical_or.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("logical_or", self, other, out)
+    result = logical_or(self, other)
+    native.write_out(out, result, "logical_or.out")
+    bump_version(out)
+    return out
+
+
+def nonzero(self):
+    """``nonzero(Tensor self) -> Tensor``"""
+    result = kernel_for("nonzero", device_of(self))(self)
+    return result
+
+
+def nonzero_out(self, *, out):
+    """``nonzero.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("nonzero", self, out)
+    result = nonzero(self)
+    native.write_out(out, result, "nonzero.out")
+    bump_version(out)
+    return out
+
+
+def nonzero_numpy(self):
+    """``nonzero_numpy(Tensor self) -> Tensor[]``"""
+    return native.nonzero_numpy(self)
+
+
+def argwhere(self):
+    """``argwhere(Tensor self) -> Tensor``"""
+    return native.argwhere(self)
+
+
+def count_nonzero_dim_IntList(self, dim):
+    """``count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor``"""
+    result = kernel_for("count_nonzero.dim_IntList", device_of(self))(self, dim)
+    return result
+
+
+def count_nonzero(self, dim=None):
+    """``count_nonzero(Tensor self, int? dim=None) -> Tensor``"""
+    return native.count_nonzero_dim(self, dim)
+
+
+def nansum(self, dim=None, keepdim=False, *, dtype=None):
+    """``nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.NansumBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim = dim
+        grad_fn.keepdim = keepdim
+        grad_fn.self_ = SavedVariable(self)
+        grad_fn.self_scalar_type = self._dtype
+    result = kernel_for("nansum", device_of(self))(self, dim, keepdim, dtype)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def nansum_out(self, dim=None, keepdim=False, *, dtype=None, out):
+    """``nansum.out(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("nansum", self, out)
+    result = nansum(self, dim, keepdim, dtype=dtype)
+    native.write_out(out, result, "nansum.out")
+    bump_version(out)
+    return out
+
+
+def nanmean(self, dim=None, keepdim=False, *, dtype=None):
+    """``nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor``"""
+    return native.nanmean(self, dim, keepdim, dtype)
+
+
+def nanmean_out(self, dim=None, keepdim=False, *, dtype=None, out):
+    """``nanmean.out(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("nanmean", self, out)
+    result = nanmean(self, dim, keepdim, dtype=dtype)
+    native.write_out(out, result, "nanmean.out")
+    bump_version(out)
+    return out
+
+
+def std_mean(self, unbiased=True):
+    """``std_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)``"""
+    return native.std_mean_unbiased(self, unbiased)
+
+
+def std_mean_dim(self, dim, unbiased=True, keepdim=False):
+    """``std_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)``"""
+    return native.std_mean_dim(self, dim, unbiased, keepdim)
+
+
+def std_mean_correction(self, dim=None, *, correction=None, keepdim=False):
+    """``std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.StdMeanBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.correction = correction
+        grad_fn.dim = dim
+        grad_fn.keepdim = keepdim
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("std_mean.correction", device_of(self))(self, dim, correction, keepdim)
+    if grad_fn is not None:
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
+        if result[1] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[1], grad_fn)
+        grad_fn.result0_ = SavedVariable(result[0], is_output=True)
+    return result
+
+
+def var_mean(self, unbiased=True):
+    """``var_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)``"""
+    return native.var_mean_unbiased(self, unbiased)
+
+
+def var_mean_dim(self, dim, unbiased=True, keepdim=False):
+    """``var_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)``"""
+    return native.var_mean_dim(self, dim, unbiased, keepdim)
+
+
+def var_mean_correction(self, dim=None, *, correction=None, keepdim=False):
+    """``var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.VarMeanBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.correction = correction
+        grad_fn.dim = dim
+        grad_fn.keepdim = keepdim
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("var_mean.correction", device_of(self))(self, dim, correction, keepdim)
+    if grad_fn is not None:
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
+        if result[1] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[1], grad_fn)
+    return result
+
+
+def reshape_as(self, other):
+    """``reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)``"""
+    return native.reshape_as(self, other)
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add_cuda}, add_Tensor)
 register_kernels("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, add_out)
@@ -5474,6 +5752,10 @@ register_kernels("fmod.Scalar(Tensor self, Scalar other) -> Tensor", {"CPU": nat
 register_kernels("fmod.Tensor(Tensor self, Tensor other) -> Tensor", {"CPU": native.fmod, "CUDA": native.fmod}, fmod_Tensor)
 register_kernels("addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)", {"CPU": native.addcmul_, "CUDA": native.addcmul_}, addcmul_)
 register_kernels("addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)", {"CPU": native.addcdiv_, "CUDA": native.addcdiv_}, addcdiv_)
+register_kernels("addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor", {"CPU": native.addcmul, "CUDA": native.addcmul}, addcmul)
+register_kernels("addcmul.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)", {}, addcmul_out)
+register_kernels("addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor", {"CPU": native.addcdiv, "CUDA": native.addcdiv}, addcdiv)
+register_kernels("addcdiv.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)", {}, addcdiv_out)
 register_kernels("lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)", {"CPU": native.lerp_, "CUDA": native.lerp_}, lerp__Scalar)
 register_kernels("_softmax(Tensor self, int dim, bool half_to_float) -> Tensor", {"CPU": native._softmax, "CUDA": native._softmax}, _softmax)
 register_kernels("_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)", {}, _softmax_out)
@@ -5696,6 +5978,35 @@ register_kernels("arctan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"Comp
 register_kernels("logit(Tensor self, float? eps=None) -> Tensor", {"CPU": native.logit, "CUDA": native.logit}, logit)
 register_kernels("logit_(Tensor(a!) self, float? eps=None) -> Tensor(a!)", {"CPU": native.logit_, "CUDA": native.logit_}, logit_)
 register_kernels("logit.out(Tensor self, float? eps=None, *, Tensor(a!) out) -> Tensor(a!)", {}, logit_out)
+register_kernels("logical_not(Tensor self) -> Tensor", {"CPU": native.logical_not, "CUDA": native.logical_not}, logical_not)
+register_kernels("logical_not_(Tensor(a!) self) -> Tensor(a!)", {"CPU": native.logical_not_, "CUDA": native.logical_not_}, logical_not_)
+register_kernels("logical_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, logical_not_out)
+register_kernels("logical_xor(Tensor self, Tensor other) -> Tensor", {"CPU": native.logical_xor, "CUDA": native.logical_xor}, logical_xor)
+register_kernels("logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CPU": native.logical_xor_, "CUDA": native.logical_xor_}, logical_xor_)
+register_kernels("logical_xor.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, logical_xor_out)
+register_kernels("logical_and(Tensor self, Tensor other) -> Tensor", {"CPU": native.logical_and, "CUDA": native.logical_and}, logical_and)
+register_kernels("logical_and_(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CPU": native.logical_and_, "CUDA": native.logical_and_}, logical_and_)
+register_kernels("logical_and.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, logical_and_out)
+register_kernels("logical_or(Tensor self, Tensor other) -> Tensor", {"CPU": native.logical_or, "CUDA": native.logical_or}, logical_or)
+register_kernels("logical_or_(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CPU": native.logical_or_, "CUDA": native.logical_or_}, logical_or_)
+register_kernels("logical_or.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, logical_or_out)
+register_kernels("nonzero(Tensor self) -> Tensor", {"CPU": native.nonzero, "CUDA": native.nonzero}, nonzero)
+register_kernels("nonzero.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, nonzero_out)
+register_kernels("nonzero_numpy(Tensor self) -> Tensor[]", {"CompositeImplicitAutograd": native.nonzero_numpy}, nonzero_numpy)
+register_kernels("argwhere(Tensor self) -> Tensor", {"CompositeImplicitAutograd": native.argwhere}, argwhere)
+register_kernels("count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor", {"CPU": native.count_nonzero, "CUDA": native.count_nonzero}, count_nonzero_dim_IntList)
+register_kernels("count_nonzero(Tensor self, int? dim=None) -> Tensor", {"CompositeImplicitAutograd": native.count_nonzero_dim}, count_nonzero)
+register_kernels("nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", {"CPU": native.nansum, "CUDA": native.nansum}, nansum)
+register_kernels("nansum.out(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", {}, nansum_out)
+register_kernels("nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", {"CompositeImplicitAutograd": native.nanmean}, nanmean)
+register_kernels("nanmean.out(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", {}, nanmean_out)
+register_kernels("std_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)", {"CompositeImplicitAutograd": native.std_mean_unbiased}, std_mean)
+register_kernels("std_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)", {"CompositeImplicitAutograd": native.std_mean_dim}, std_mean_dim)
+register_kernels("std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)", {"CPU": native.std_mean, "CUDA": native.std_mean}, std_mean_correction)
+register_kernels("var_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)", {"CompositeImplicitAutograd": native.var_mean_unbiased}, var_mean)
+register_kernels("var_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)", {"CompositeImplicitAutograd": native.var_mean_dim}, var_mean_dim)
+register_kernels("var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)", {"CPU": native.var_mean, "CUDA": native.var_mean}, var_mean_correction)
+register_kernels("reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)", {"CompositeImplicitAutograd": native.reshape_as}, reshape_as, computes=False)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -5940,6 +6251,10 @@ PARAMETERS = {
     "fmod_Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
     "addcmul_": ((('self', 'Tensor', False), ('tensor1', 'Tensor', False), ('tensor2', 'Tensor', False),), (('value', 'Scalar', True),)),
     "addcdiv_": ((('self', 'Tensor', False), ('tensor1', 'Tensor', False), ('tensor2', 'Tensor', False),), (('value', 'Scalar', True),)),
+    "addcmul": ((('self', 'Tensor', False), ('tensor1', 'Tensor', False), ('tensor2', 'Tensor', False),), (('value', 'Scalar', True),)),
+    "addcmul_out": ((('self', 'Tensor', False), ('tensor1', 'Tensor', False), ('tensor2', 'Tensor', False),), (('value', 'Scalar', True), ('out', 'Tensor', False),)),
+    "addcdiv": ((('self', 'Tensor', False), ('tensor1', 'Tensor', False), ('tensor2', 'Tensor', False),), (('value', 'Scalar', True),)),
+    "addcdiv_out": ((('self', 'Tensor', False), ('tensor1', 'Tensor', False), ('tensor2', 'Tensor', False),), (('value', 'Scalar', True), ('out', 'Tensor', False),)),
     "lerp__Scalar": ((('self', 'Tensor', False), ('end', 'Tensor', False), ('weight', 'Scalar', False),), ()),
     "_softmax": ((('self', 'Tensor', False), ('dim', 'int', False), ('half_to_float', 'bool', False),), ()),
     "_softmax_out": ((('self', 'Tensor', False), ('dim', 'int', False), ('half_to_float', 'bool', False),), (('out', 'Tensor', False),)),
@@ -6162,6 +6477,35 @@ PARAMETERS = {
     "logit": ((('self', 'Tensor', False), ('eps', 'any', True),), ()),
     "logit_": ((('self', 'Tensor', False), ('eps', 'any', True),), ()),
     "logit_out": ((('self', 'Tensor', False), ('eps', 'any', True),), (('out', 'Tensor', False),)),
+    "logical_not": ((('self', 'Tensor', False),), ()),
+    "logical_not_": ((('self', 'Tensor', False),), ()),
+    "logical_not_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "logical_xor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "logical_xor_": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "logical_xor_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "logical_and": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "logical_and_": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "logical_and_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "logical_or": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "logical_or_": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "logical_or_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "nonzero": ((('self', 'Tensor', False),), ()),
+    "nonzero_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "nonzero_numpy": ((('self', 'Tensor', False),), ()),
+    "argwhere": ((('self', 'Tensor', False),), ()),
+    "count_nonzero_dim_IntList": ((('self', 'Tensor', False), ('dim', 'int[]', False),), ()),
+    "count_nonzero": ((('self', 'Tensor', False), ('dim', 'int?', True),), ()),
+    "nansum": ((('self', 'Tensor', False), ('dim', 'int[]?', True), ('keepdim', 'bool', True),), (('dtype', 'ScalarType?', True),)),
+    "nansum_out": ((('self', 'Tensor', False), ('dim', 'int[]?', True), ('keepdim', 'bool', True),), (('dtype', 'ScalarType?', True), ('out', 'Tensor', False),)),
+    "nanmean": ((('self', 'Tensor', False), ('dim', 'int[]?', True), ('keepdim', 'bool', True),), (('dtype', 'ScalarType?', True),)),
+    "nanmean_out": ((('self', 'Tensor', False), ('dim', 'int[]?', True), ('keepdim', 'bool', True),), (('dtype', 'ScalarType?', True), ('out', 'Tensor', False),)),
+    "std_mean": ((('self', 'Tensor', False), ('unbiased', 'bool', True),), ()),
+    "std_mean_dim": ((('self', 'Tensor', False), ('dim', 'int[]?', False), ('unbiased', 'bool', True), ('keepdim', 'bool', True),), ()),
+    "std_mean_correction": ((('self', 'Tensor', False), ('dim', 'int[]?', True),), (('correction', 'Scalar?', True), ('keepdim', 'bool', True),)),
+    "var_mean": ((('self', 'Tensor', False), ('unbiased', 'bool', True),), ()),
+    "var_mean_dim": ((('self', 'Tensor', False), ('dim', 'int[]?', False), ('unbiased', 'bool', True), ('keepdim', 'bool', True),), ()),
+    "var_mean_correction": ((('self', 'Tensor', False), ('dim', 'int[]?', True),), (('correction', 'Scalar?', True), ('keepdim', 'bool', True),)),
+    "reshape_as": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
 }
 
 
@@ -6292,6 +6636,8 @@ register_op("nan_to_num", overloaded("nan_to_num", [(nan_to_num, PARAMETERS["nan
 register_op("fmod", overloaded("fmod", [(fmod_Scalar, PARAMETERS["fmod_Scalar"]), (fmod_Tensor, PARAMETERS["fmod_Tensor"])]))
 register_op("addcmul_", overloaded("addcmul_", [(addcmul_, PARAMETERS["addcmul_"])]))
 register_op("addcdiv_", overloaded("addcdiv_", [(addcdiv_, PARAMETERS["addcdiv_"])]))
+register_op("addcmul", overloaded("addcmul", [(addcmul, PARAMETERS["addcmul"]), (addcmul_out, PARAMETERS["addcmul_out"])]))
+register_op("addcdiv", overloaded("addcdiv", [(addcdiv, PARAMETERS["addcdiv"]), (addcdiv_out, PARAMETERS["addcdiv_out"])]))
 register_op("lerp_", overloaded("lerp_", [(lerp__Scalar, PARAMETERS["lerp__Scalar"])]))
 register_op("_softmax", overloaded("_softmax", [(_softmax, PARAMETERS["_softmax"]), (_softmax_out, PARAMETERS["_softmax_out"])]))
 register_op("_softmax_backward_data", overloaded("_softmax_backward_data", [(_softmax_backward_data, PARAMETERS["_softmax_backward_data"]), (_softmax_backward_data_out, PARAMETERS["_softmax_backward_data_out"])]))
@@ -6426,3 +6772,20 @@ register_op("arctan2", overloaded("arctan2", [(arctan2, PARAMETERS["arctan2"]), 
 register_op("arctan2_", overloaded("arctan2_", [(arctan2_, PARAMETERS["arctan2_"])]))
 register_op("logit", overloaded("logit", [(logit, PARAMETERS["logit"]), (logit_out, PARAMETERS["logit_out"])]))
 register_op("logit_", overloaded("logit_", [(logit_, PARAMETERS["logit_"])]))
+register_op("logical_not", overloaded("logical_not", [(logical_not, PARAMETERS["logical_not"]), (logical_not_out, PARAMETERS["logical_not_out"])]))
+register_op("logical_not_", overloaded("logical_not_", [(logical_not_, PARAMETERS["logical_not_"])]))
+register_op("logical_xor", overloaded("logical_xor", [(logical_xor, PARAMETERS["logical_xor"]), (logical_xor_out, PARAMETERS["logical_xor_out"])]))
+register_op("logical_xor_", overloaded("logical_xor_", [(logical_xor_, PARAMETERS["logical_xor_"])]))
+register_op("logical_and", overloaded("logical_and", [(logical_and, PARAMETERS["logical_and"]), (logical_and_out, PARAMETERS["logical_and_out"])]))
+register_op("logical_and_", overloaded("logical_and_", [(logical_and_, PARAMETERS["logical_and_"])]))
+register_op("logical_or", overloaded("logical_or", [(logical_or, PARAMETERS["logical_or"]), (logical_or_out, PARAMETERS["logical_or_out"])]))
+register_op("logical_or_", overloaded("logical_or_", [(logical_or_, PARAMETERS["logical_or_"])]))
+register_op("nonzero", overloaded("nonzero", [(nonzero, PARAMETERS["nonzero"]), (nonzero_out, PARAMETERS["nonzero_out"])]))
+register_op("nonzero_numpy", overloaded("nonzero_numpy", [(nonzero_numpy, PARAMETERS["nonzero_numpy"])]))
+register_op("argwhere", overloaded("argwhere", [(argwhere, PARAMETERS["argwhere"])]))
+register_op("count_nonzero", overloaded("count_nonzero", [(count_nonzero_dim_IntList, PARAMETERS["count_nonzero_dim_IntList"]), (count_nonzero, PARAMETERS["count_nonzero"])]))
+register_op("nansum", overloaded("nansum", [(nansum, PARAMETERS["nansum"]), (nansum_out, PARAMETERS["nansum_out"])]))
+register_op("nanmean", overloaded("nanmean", [(nanmean, PARAMETERS["nanmean"]), (nanmean_out, PARAMETERS["nanmean_out"])]))
+register_op("std_mean", overloaded("std_mean", [(std_mean, PARAMETERS["std_mean"]), (std_mean_dim, PARAMETERS["std_mean_dim"]), (std_mean_correction, PARAMETERS["std_mean_correction"])]))
+register_op("var_mean", overloaded("var_mean", [(var_mean, PARAMETERS["var_mean"]), (var_mean_dim, PARAMETERS["var_mean_dim"]), (var_mean_correction, PARAMETERS["var_mean_correction"])]))
+register_op("reshape_as", overloaded("reshape_as", [(reshape_as, PARAMETERS["reshape_as"])]))

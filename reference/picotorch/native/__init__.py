@@ -71,6 +71,12 @@ from .binary_ops import (
     ge,
     gt,
     le,
+    logical_and,
+    logical_and_,
+    logical_or,
+    logical_or_,
+    logical_xor,
+    logical_xor_,
     lt,
     maximum,
     minimum,
@@ -93,8 +99,10 @@ from .binary_ops import (
 from .composite import (
     arctan2,
     arctan2_,
+    argwhere,
     chunk,
     contiguous,
+    count_nonzero_dim,
     cross_entropy_loss,
     dropout,
     dropout_,
@@ -110,24 +118,31 @@ from .composite import (
     min_other,
     movedim,
     movedim_int,
+    nanmean,
     narrow,
     narrow_tensor,
     nll_loss,
     nll_loss2d,
     nll_loss_nd,
+    nonzero_numpy,
     outer,
     pad,
     reshape,
+    reshape_as,
     softmax,
     split_sizes,
     square,
     square_,
     std_dim,
+    std_mean_dim,
+    std_mean_unbiased,
     std_unbiased,
     swapaxes,
     tile,
     unflatten,
     var_dim,
+    var_mean_dim,
+    var_mean_unbiased,
     var_unbiased,
     view_as,
     where_scalar_other,
@@ -140,7 +155,7 @@ from .distributions import bernoulli, bernoulli_, normal_, uniform_
 from .embedding import embedding, embedding_dense_backward, embedding_renorm_
 from .fused_dropout import native_dropout, native_dropout_backward
 from .helpers import strides_of
-from .indexing import _index_put_impl_, index, masked_fill, masked_fill_
+from .indexing import _index_put_impl_, index, masked_fill, masked_fill_, nonzero
 from .layer_norm_kernel import native_layer_norm, native_layer_norm_backward
 from .linear_algebra import addmm, baddbmm, baddbmm_, bmm, dot, linalg_vector_norm, mm, mv
 from .loss import (
@@ -152,7 +167,7 @@ from .loss import (
 from .loss_nll import nll_loss2d_backward, nll_loss2d_forward, nll_loss_backward, nll_loss_forward
 from .onehot import one_hot
 from .pad_nd import constant_pad_nd
-from .pointwise_ops import addcdiv_, addcmul_, lerp_
+from .pointwise_ops import addcdiv, addcdiv_, addcmul, addcmul_, lerp_
 from .reduce_all_ops import max, min
 from .reduce_ops import (
     all,
@@ -165,6 +180,7 @@ from .reduce_ops import (
     any_dims,
     argmax,
     argmin,
+    count_nonzero,
     cumprod,
     cumprod_,
     cumsum,
@@ -173,13 +189,16 @@ from .reduce_ops import (
     logsumexp,
     mean,
     mean_dim,
+    nansum,
     prod,
     prod_dim,
     std,
+    std_mean,
     sum,
     sum_dim,
     trace,
     var,
+    var_mean,
 )
 from .resize import resize_output, write_out
 from .scatter_gather import (
@@ -287,6 +306,8 @@ from .unary_ops import (
     log10,
     log10_,
     log_,
+    logical_not,
+    logical_not_,
     logit,
     logit_,
     nan_to_num,
@@ -364,4 +385,9 @@ __all__ = [
     # ops batch 2
     "arctan2", "arctan2_", "atan2", "atan2_", "cumprod", "cumprod_", "index_fill", "index_fill_", "logit", "logit_",
     "trace",
+    # ops batch 6
+    "addcdiv", "addcmul", "argwhere", "count_nonzero", "count_nonzero_dim", "logical_and", "logical_and_",
+    "logical_not", "logical_not_", "logical_or", "logical_or_", "logical_xor", "logical_xor_", "nanmean", "nansum",
+    "nonzero", "nonzero_numpy", "reshape_as", "std_mean", "std_mean_dim", "std_mean_unbiased", "var_mean",
+    "var_mean_dim", "var_mean_unbiased",
 ]

@@ -623,6 +623,38 @@ def _compare(self, other, fn):
     return new_tensor(follow_inputs(xp, xp.asarray(fn(xp, a, b)), [self._data, other._data]), st.bool_, dev)
 
 
+# ----------------------------------------------------------------------------- logical ops
+# Any dtype: zero is false, anything else (NaN too) true. The result is bool; in place it is written back
+# into ``self``'s dtype (``x.logical_and_(y)`` on floats holds 0. and 1.).
+
+
+def logical_and(self, other):
+    return _compare(self, other, lambda xp, a, b: xp.logical_and(a != 0, b != 0))
+
+
+def logical_or(self, other):
+    return _compare(self, other, lambda xp, a, b: xp.logical_or(a != 0, b != 0))
+
+
+def logical_xor(self, other):
+    return _compare(self, other, lambda xp, a, b: xp.logical_xor(a != 0, b != 0))
+
+
+def logical_and_(self, other):
+    write_inplace(self, logical_and(self, other))
+    return self
+
+
+def logical_or_(self, other):
+    write_inplace(self, logical_or(self, other))
+    return self
+
+
+def logical_xor_(self, other):
+    write_inplace(self, logical_xor(self, other))
+    return self
+
+
 def where(condition, self, other):
     _check_where_condition(condition)
     self, other = as_operand(self), as_operand(other)

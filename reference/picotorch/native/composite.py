@@ -555,3 +555,52 @@ def arctan2(self, other):
 
 def arctan2_(self, other):
     return ops.atan2_(self, other)
+
+
+# ----------------------------------------------------------------------------- ops batch 6
+# ReduceOps.cpp and TensorAdvancedIndexing.cpp: ``nanmean`` divides ``nansum`` by the count of non-NaN elements
+# (DivBackward0 over NansumBackward0); ``std_mean``/``var_mean`` with ``unbiased`` are the ``correction``
+# overload; ``argwhere`` is ``nonzero``; ``as_tuple=True`` is ``nonzero_numpy``, its columns unbound.
+
+
+def nonzero_numpy(self):
+    if self.dim() == 0:
+        return ops.unbind(ops.nonzero(ops.unsqueeze(self, 0)), 1)
+    return ops.unbind(ops.nonzero(self), 1)
+
+
+def argwhere(self):
+    return ops.nonzero(self)
+
+
+def count_nonzero_dim(self, dim=None):
+    """PyTorch's kernel is CompositeExplicitAutograd; with no gradient to record, nothing tells the two apart."""
+    return ops.count_nonzero(self, [] if dim is None else [dim])
+
+
+def nanmean(self, dim=None, keepdim=False, dtype=None):
+    if not self.dtype.is_floating_point:
+        raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got "
+                           f"{self.dtype.c10_name}")
+    counted = ops.sum(ops.logical_not(ops.isnan(self)), dim, keepdim)
+    return ops.div(ops.nansum(self, dim, keepdim, dtype=dtype), counted)
+
+
+def std_mean_unbiased(self, unbiased=True):
+    return ops.std_mean(self, None, correction=1 if unbiased else 0)
+
+
+def std_mean_dim(self, dim, unbiased=True, keepdim=False):
+    return ops.std_mean(self, dim, correction=1 if unbiased else 0, keepdim=keepdim)
+
+
+def var_mean_unbiased(self, unbiased=True):
+    return ops.var_mean(self, None, correction=1 if unbiased else 0)
+
+
+def var_mean_dim(self, dim, unbiased=True, keepdim=False):
+    return ops.var_mean(self, dim, correction=1 if unbiased else 0, keepdim=keepdim)
+
+
+def reshape_as(self, other):
+    return ops.reshape(self, tuple(other.shape))

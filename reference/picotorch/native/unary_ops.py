@@ -278,3 +278,17 @@ ceil_ = _in_place(ceil)
 trunc_ = _in_place(trunc)
 round_ = _in_place(round)
 frac_ = _in_place(frac)
+
+
+# ----------------------------------------------------------------------------- logical_not
+# Any dtype in, bool out (zero is false, NaN true); in place the result is written back in ``self``'s dtype.
+
+
+def logical_not(self):
+    data = self._data
+    return new_tensor(follow_inputs(xp_of(self), data == 0, [data]), st.bool_, self._device)
+
+
+def logical_not_(self):
+    write_inplace(self, logical_not(self))
+    return self

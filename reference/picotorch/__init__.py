@@ -97,6 +97,11 @@ def numel(input) -> int:
     return input.numel()
 
 
+from .functional import *  # noqa: E402, F403  (after the generated functions, which it wraps, as torch's)
+from .functional import __all__ as _functional_all  # noqa: E402
+
+__all__.extend(_functional_all)
+
 from . import autograd, cuda, linalg, nn, optim, overrides, utils  # noqa: E402, F401
 from .autograd import inference_mode  # noqa: E402
 from .utils import data as _utils_data  # noqa: E402, F401  (loads picotorch.utils.data, as torch does)

@@ -155,9 +155,12 @@ def _torch_functions() -> dict:
     functions.detach = _make_function("detach", [(lambda input: _TensorBase_type.detach(input), "detach(Tensor input)",
                                                   ((("input", "Tensor", False),), ()))], False, "torch")
     functions.nonzero = _make_function("nonzero", _nonzero.FUNCTION_SIGNATURES, False, "torch")
+    is_complex = (lambda input: _TensorBase_type.is_complex(input), "is_complex(Tensor input)",
+                  ((("input", "Tensor", False),), ()))
+    functions.is_complex = _make_function("is_complex", [is_complex], False, "torch")
     manual = {name: getattr(_factories, name) for name in (
         "tensor", "zeros", "ones", "empty", "full", "rand", "randn", "randint", "arange", "linspace", "rand_like",
-        "randn_like", "from_numpy", "manual_seed")}
+        "randn_like", "from_numpy", "manual_seed", "as_tensor")}
     # PyTorch generates these from native_functions.yaml; picotorch writes them by hand
     manual.update(randperm=_generator.randperm, promote_types=_st.promote_types,
                   result_type=_type_properties.result_type, can_cast=_st.can_cast)

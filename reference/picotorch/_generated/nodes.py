@@ -6152,3 +6152,32 @@ class VarMeanBackward0(Node):
     @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class Rot90Backward0(Node):
+    """Backward of ``rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor``."""
+
+    dims = None
+    k = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            dims = node.dims
+            k = node.k
+            grad_inputs[0] = ops.rot90(grad, -k, dims)
+        return grad_inputs
+
+    @property
+    def _saved_dims(node):
+        saved = node.dims
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+    @property
+    def _saved_k(node):
+        return None if node.k is None else node.k % 18446744073709551616

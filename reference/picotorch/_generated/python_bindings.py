@@ -92,6 +92,18 @@ TORCH_FUNCTIONS = {
     'atan2': [
         (vt.atan2, 'atan2(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['atan2'][0], vt.PARAMETERS['atan2'][1] + (('out', 'Tensor?', True),)), (vt.atan2_out, ('out',))),
     ],
+    'atleast_1d': [
+        (vt.atleast_1d, 'atleast_1d(Tensor input)', vt.PARAMETERS['atleast_1d']),
+        (vt.atleast_1d_Sequence, 'atleast_1d(Tensor[] tensors)', vt.PARAMETERS['atleast_1d_Sequence']),
+    ],
+    'atleast_2d': [
+        (vt.atleast_2d, 'atleast_2d(Tensor input)', vt.PARAMETERS['atleast_2d']),
+        (vt.atleast_2d_Sequence, 'atleast_2d(Tensor[] tensors)', vt.PARAMETERS['atleast_2d_Sequence']),
+    ],
+    'atleast_3d': [
+        (vt.atleast_3d, 'atleast_3d(Tensor input)', vt.PARAMETERS['atleast_3d']),
+        (vt.atleast_3d_Sequence, 'atleast_3d(Tensor[] tensors)', vt.PARAMETERS['atleast_3d_Sequence']),
+    ],
     'baddbmm': [
         (vt.baddbmm, 'baddbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor out=None)', (vt.PARAMETERS['baddbmm'][0], vt.PARAMETERS['baddbmm'][1] + (('out', 'Tensor?', True),)), (vt.baddbmm_out, ('out',))),
     ],
@@ -111,6 +123,12 @@ TORCH_FUNCTIONS = {
     ],
     'bmm': [
         (vt.bmm, 'bmm(Tensor input, Tensor mat2, *, Tensor out=None)', (vt.PARAMETERS['bmm'][0], vt.PARAMETERS['bmm'][1] + (('out', 'Tensor?', True),)), (vt.bmm_out, ('out',))),
+    ],
+    'broadcast_tensors': [
+        (vt.broadcast_tensors, 'broadcast_tensors(Tensor[] tensors)', vt.PARAMETERS['broadcast_tensors']),
+    ],
+    'broadcast_to': [
+        (vt.broadcast_to, 'broadcast_to(Tensor input, int[] size)', vt.PARAMETERS['broadcast_to']),
     ],
     'cat': [
         (vt.cat, 'cat(Tensor[] tensors, int dim=0, *, Tensor out=None)', (vt.PARAMETERS['cat'][0], vt.PARAMETERS['cat'][1] + (('out', 'Tensor?', True),)), (vt.cat_out, ('out',))),
@@ -151,6 +169,9 @@ TORCH_FUNCTIONS = {
     'clone': [
         (vt.clone, 'clone(Tensor input, *, MemoryFormat? memory_format=None)', vt.PARAMETERS['clone']),
     ],
+    'column_stack': [
+        (vt.column_stack, 'column_stack(Tensor[] tensors, *, Tensor out=None)', (vt.PARAMETERS['column_stack'][0], vt.PARAMETERS['column_stack'][1] + (('out', 'Tensor?', True),)), (vt.column_stack_out, ('out',))),
+    ],
     'constant_pad_nd': [
         (vt.constant_pad_nd, 'constant_pad_nd(Tensor input, int[] pad, Scalar value=0)', vt.PARAMETERS['constant_pad_nd']),
     ],
@@ -170,6 +191,9 @@ TORCH_FUNCTIONS = {
     'cumsum': [
         (vt.cumsum, 'cumsum(Tensor input, int dim, *, ScalarType? dtype=None, Tensor out=None)', (vt.PARAMETERS['cumsum'][0], vt.PARAMETERS['cumsum'][1] + (('out', 'Tensor?', True),)), (vt.cumsum_out, ('out',))),
     ],
+    'diff': [
+        (vt.diff, 'diff(Tensor input, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None, *, Tensor out=None)', (vt.PARAMETERS['diff'][0], vt.PARAMETERS['diff'][1] + (('out', 'Tensor?', True),)), (vt.diff_out, ('out',))),
+    ],
     'div': [
         (vt.div_Tensor, 'div(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['div_Tensor'][0], vt.PARAMETERS['div_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.div_out, ('out',))),
         (vt.div_Tensor_mode, 'div(Tensor input, Tensor other, *, str? rounding_mode, Tensor out=None)', (vt.PARAMETERS['div_Tensor_mode'][0], vt.PARAMETERS['div_Tensor_mode'][1] + (('out', 'Tensor?', True),)), (vt.div_out_mode, ('out',))),
@@ -183,6 +207,9 @@ TORCH_FUNCTIONS = {
     ],
     'dropout_': [
         (vt.dropout_, 'dropout_(Tensor input, float p, bool train)', vt.PARAMETERS['dropout_']),
+    ],
+    'dstack': [
+        (vt.dstack, 'dstack(Tensor[] tensors, *, Tensor out=None)', (vt.PARAMETERS['dstack'][0], vt.PARAMETERS['dstack'][1] + (('out', 'Tensor?', True),)), (vt.dstack_out, ('out',))),
     ],
     'embedding': [
         (vt.embedding, 'embedding(Tensor weight, Tensor indices, int padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False)', vt.PARAMETERS['embedding']),
@@ -242,6 +269,12 @@ TORCH_FUNCTIONS = {
     'flip': [
         (vt.flip, 'flip(Tensor input, int[] dims)', vt.PARAMETERS['flip']),
     ],
+    'fliplr': [
+        (vt.fliplr, 'fliplr(Tensor input)', vt.PARAMETERS['fliplr']),
+    ],
+    'flipud': [
+        (vt.flipud, 'flipud(Tensor input)', vt.PARAMETERS['flipud']),
+    ],
     'floor': [
         (vt.floor, 'floor(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['floor'][0], vt.PARAMETERS['floor'][1] + (('out', 'Tensor?', True),)), (vt.floor_out, ('out',))),
     ],
@@ -278,6 +311,9 @@ TORCH_FUNCTIONS = {
     'gt': [
         (vt.gt_Tensor, 'gt(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['gt_Tensor'][0], vt.PARAMETERS['gt_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.gt_Tensor_out, ('out',))),
         (vt.gt_Scalar, 'gt(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['gt_Scalar'][0], vt.PARAMETERS['gt_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.gt_Scalar_out, ('out',))),
+    ],
+    'hstack': [
+        (vt.hstack, 'hstack(Tensor[] tensors, *, Tensor out=None)', (vt.PARAMETERS['hstack'][0], vt.PARAMETERS['hstack'][1] + (('out', 'Tensor?', True),)), (vt.hstack_out, ('out',))),
     ],
     'index': [
         (vt.index_Tensor, 'index(Tensor input, Tensor?[] indices)', vt.PARAMETERS['index_Tensor']),
@@ -382,6 +418,10 @@ TORCH_FUNCTIONS = {
         (vt.mean, 'mean(Tensor input, *, ScalarType? dtype=None, Tensor out=None)', (vt.PARAMETERS['mean'][0], vt.PARAMETERS['mean'][1] + (('out', 'Tensor?', True),)), (vt.mean_dtype_out, ('out',))),
         (vt.mean_dim, 'mean(Tensor input, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor out=None)', (vt.PARAMETERS['mean_dim'][0], vt.PARAMETERS['mean_dim'][1] + (('out', 'Tensor?', True),)), (vt.mean_out, ('out',))),
     ],
+    'meshgrid': [
+        (vt.meshgrid, 'meshgrid(Tensor[] tensors)', vt.PARAMETERS['meshgrid']),
+        (vt.meshgrid_indexing, 'meshgrid(Tensor[] tensors, *, str indexing)', vt.PARAMETERS['meshgrid_indexing']),
+    ],
     'min': [
         (vt.min, 'min(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['min'][0], vt.PARAMETERS['min'][1] + (('out', 'Tensor?', True),)), (vt.min_unary_out, ('out',))),
         (vt.min_other, 'min(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['min_other'][0], vt.PARAMETERS['min_other'][1] + (('out', 'Tensor?', True),)), (vt.min_out, ('out',))),
@@ -454,6 +494,9 @@ TORCH_FUNCTIONS = {
         (vt.prod, 'prod(Tensor input, *, ScalarType? dtype=None)', vt.PARAMETERS['prod']),
         (vt.prod_dim_int, 'prod(Tensor input, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor out=None)', (vt.PARAMETERS['prod_dim_int'][0], vt.PARAMETERS['prod_dim_int'][1] + (('out', 'Tensor?', True),)), (vt.prod_int_out, ('out',))),
     ],
+    'ravel': [
+        (vt.ravel, 'ravel(Tensor input)', vt.PARAMETERS['ravel']),
+    ],
     'reciprocal': [
         (vt.reciprocal, 'reciprocal(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['reciprocal'][0], vt.PARAMETERS['reciprocal'][1] + (('out', 'Tensor?', True),)), (vt.reciprocal_out, ('out',))),
     ],
@@ -471,11 +514,19 @@ TORCH_FUNCTIONS = {
         (vt.remainder_Scalar_Tensor, 'remainder(Scalar self, Tensor other)', vt.PARAMETERS['remainder_Scalar_Tensor']),
         (vt.remainder_Scalar, 'remainder(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['remainder_Scalar'][0], vt.PARAMETERS['remainder_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.remainder_Scalar_out, ('out',))),
     ],
+    'repeat_interleave': [
+        (vt.repeat_interleave_self_Tensor, 'repeat_interleave(Tensor input, Tensor repeats, int? dim=None, *, int? output_size=None)', vt.PARAMETERS['repeat_interleave_self_Tensor']),
+        (vt.repeat_interleave_Tensor, 'repeat_interleave(Tensor repeats, *, int? output_size=None)', vt.PARAMETERS['repeat_interleave_Tensor']),
+        (vt.repeat_interleave_self_int, 'repeat_interleave(Tensor input, int repeats, int? dim=None, *, int? output_size=None)', vt.PARAMETERS['repeat_interleave_self_int']),
+    ],
     'reshape': [
         (vt.reshape, 'reshape(Tensor input, int[] shape)', vt.PARAMETERS['reshape']),
     ],
     'roll': [
         (vt.roll, 'roll(Tensor input, int[1] shifts, int[1] dims=[])', vt.PARAMETERS['roll']),
+    ],
+    'rot90': [
+        (vt.rot90, 'rot90(Tensor input, int k=1, int[] dims=[0,1])', vt.PARAMETERS['rot90']),
     ],
     'round': [
         (vt.round, 'round(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['round'][0], vt.PARAMETERS['round'][1] + (('out', 'Tensor?', True),)), (vt.round_out, ('out',))),
@@ -587,6 +638,11 @@ TORCH_FUNCTIONS = {
     'tanh_': [
         (vt.tanh_, 'tanh_(Tensor input)', vt.PARAMETERS['tanh_']),
     ],
+    'tensor_split': [
+        (vt.tensor_split_tensor_indices_or_sections, 'tensor_split(Tensor input, Tensor tensor_indices_or_sections, int dim=0)', vt.PARAMETERS['tensor_split_tensor_indices_or_sections']),
+        (vt.tensor_split_sections, 'tensor_split(Tensor input, int sections, int dim=0)', vt.PARAMETERS['tensor_split_sections']),
+        (vt.tensor_split_indices, 'tensor_split(Tensor input, int[] indices, int dim=0)', vt.PARAMETERS['tensor_split_indices']),
+    ],
     'tile': [
         (vt.tile, 'tile(Tensor input, int[] dims)', vt.PARAMETERS['tile']),
     ],
@@ -629,6 +685,9 @@ TORCH_FUNCTIONS = {
         (vt.var_mean_dim, 'var_mean(Tensor input, int[1]? dim, bool unbiased=True, bool keepdim=False)', vt.PARAMETERS['var_mean_dim']),
         (vt.var_mean_correction, 'var_mean(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False)', vt.PARAMETERS['var_mean_correction']),
         (vt.var_mean, 'var_mean(Tensor input, bool unbiased=True)', vt.PARAMETERS['var_mean']),
+    ],
+    'vstack': [
+        (vt.vstack, 'vstack(Tensor[] tensors, *, Tensor out=None)', (vt.PARAMETERS['vstack'][0], vt.PARAMETERS['vstack'][1] + (('out', 'Tensor?', True),)), (vt.vstack_out, ('out',))),
     ],
     'where': [
         (vt.where_self, 'where(Tensor condition, Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['where_self'][0], vt.PARAMETERS['where_self'][1] + (('out', 'Tensor?', True),)), (vt.where_self_out, ('out',))),
@@ -825,6 +884,9 @@ TENSOR_METHODS = {
     'bmm': [
         (vt.bmm, 'bmm(Tensor mat2)', vt.PARAMETERS['bmm']),
     ],
+    'broadcast_to': [
+        (vt.broadcast_to, 'broadcast_to(int[] size)', vt.PARAMETERS['broadcast_to']),
+    ],
     'ceil': [
         (vt.ceil, 'ceil()', vt.PARAMETERS['ceil']),
     ],
@@ -889,6 +951,9 @@ TENSOR_METHODS = {
     'cumsum_': [
         (vt.cumsum_, 'cumsum_(int dim, *, ScalarType? dtype=None)', vt.PARAMETERS['cumsum_']),
     ],
+    'diff': [
+        (vt.diff, 'diff(int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None)', vt.PARAMETERS['diff']),
+    ],
     'div': [
         (vt.div_Tensor, 'div(Tensor other)', vt.PARAMETERS['div_Tensor']),
         (vt.div_Tensor_mode, 'div(Tensor other, *, str? rounding_mode)', vt.PARAMETERS['div_Tensor_mode']),
@@ -947,6 +1012,12 @@ TENSOR_METHODS = {
     ],
     'flip': [
         (vt.flip, 'flip(int[] dims)', vt.PARAMETERS['flip']),
+    ],
+    'fliplr': [
+        (vt.fliplr, 'fliplr()', vt.PARAMETERS['fliplr']),
+    ],
+    'flipud': [
+        (vt.flipud, 'flipud()', vt.PARAMETERS['flipud']),
     ],
     'floor': [
         (vt.floor, 'floor()', vt.PARAMETERS['floor']),
@@ -1196,6 +1267,9 @@ TENSOR_METHODS = {
         (vt.prod, 'prod(*, ScalarType? dtype=None)', vt.PARAMETERS['prod']),
         (vt.prod_dim_int, 'prod(int dim, bool keepdim=False, *, ScalarType? dtype=None)', vt.PARAMETERS['prod_dim_int']),
     ],
+    'ravel': [
+        (vt.ravel, 'ravel()', vt.PARAMETERS['ravel']),
+    ],
     'reciprocal': [
         (vt.reciprocal, 'reciprocal()', vt.PARAMETERS['reciprocal']),
     ],
@@ -1219,6 +1293,10 @@ TENSOR_METHODS = {
     'repeat': [
         (vt.repeat, 'repeat(int[] repeats)', vt.PARAMETERS['repeat']),
     ],
+    'repeat_interleave': [
+        (vt.repeat_interleave_self_Tensor, 'repeat_interleave(Tensor repeats, int? dim=None, *, int? output_size=None)', vt.PARAMETERS['repeat_interleave_self_Tensor']),
+        (vt.repeat_interleave_self_int, 'repeat_interleave(int repeats, int? dim=None, *, int? output_size=None)', vt.PARAMETERS['repeat_interleave_self_int']),
+    ],
     'reshape': [
         (vt.reshape, 'reshape(int[] shape)', vt.PARAMETERS['reshape']),
     ],
@@ -1227,6 +1305,9 @@ TENSOR_METHODS = {
     ],
     'roll': [
         (vt.roll, 'roll(int[1] shifts, int[1] dims=[])', vt.PARAMETERS['roll']),
+    ],
+    'rot90': [
+        (vt.rot90, 'rot90(int k=1, int[] dims=[0,1])', vt.PARAMETERS['rot90']),
     ],
     'round': [
         (vt.round, 'round()', vt.PARAMETERS['round']),
@@ -1340,6 +1421,11 @@ TENSOR_METHODS = {
     ],
     'tanh_': [
         (vt.tanh_, 'tanh_()', vt.PARAMETERS['tanh_']),
+    ],
+    'tensor_split': [
+        (vt.tensor_split_tensor_indices_or_sections, 'tensor_split(Tensor tensor_indices_or_sections, int dim=0)', vt.PARAMETERS['tensor_split_tensor_indices_or_sections']),
+        (vt.tensor_split_sections, 'tensor_split(int sections, int dim=0)', vt.PARAMETERS['tensor_split_sections']),
+        (vt.tensor_split_indices, 'tensor_split(int[] indices, int dim=0)', vt.PARAMETERS['tensor_split_indices']),
     ],
     'tile': [
         (vt.tile, 'tile(int[] dims)', vt.PARAMETERS['tile']),

@@ -5512,6 +5512,186 @@ def reshape_as(self, other):
     return native.reshape_as(self, other)
 
 
+def broadcast_tensors(tensors):
+    """``broadcast_tensors(Tensor[] tensors) -> Tensor[]``"""
+    return native.broadcast_tensors(tensors)
+
+
+def broadcast_to(self, size):
+    """``broadcast_to(Tensor(a) self, int[] size) -> Tensor(a)``"""
+    return native.broadcast_to(self, size)
+
+
+def atleast_1d(self):
+    """``atleast_1d(Tensor self) -> Tensor``"""
+    return native.atleast_1d(self)
+
+
+def atleast_1d_Sequence(tensors):
+    """``atleast_1d.Sequence(Tensor[] tensors) -> Tensor[]``"""
+    return native.atleast_1d_sequence(tensors)
+
+
+def atleast_2d(self):
+    """``atleast_2d(Tensor self) -> Tensor``"""
+    return native.atleast_2d(self)
+
+
+def atleast_2d_Sequence(tensors):
+    """``atleast_2d.Sequence(Tensor[] tensors) -> Tensor[]``"""
+    return native.atleast_2d_sequence(tensors)
+
+
+def atleast_3d(self):
+    """``atleast_3d(Tensor self) -> Tensor``"""
+    return native.atleast_3d(self)
+
+
+def atleast_3d_Sequence(tensors):
+    """``atleast_3d.Sequence(Tensor[] tensors) -> Tensor[]``"""
+    return native.atleast_3d_sequence(tensors)
+
+
+def hstack(tensors):
+    """``hstack(Tensor[] tensors) -> Tensor``"""
+    return native.hstack(tensors)
+
+
+def hstack_out(tensors, *, out):
+    """``hstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("hstack", *tensors, out)
+    result = hstack(tensors)
+    native.write_out(out, result, "hstack.out")
+    bump_version(out)
+    return out
+
+
+def vstack(tensors):
+    """``vstack(Tensor[] tensors) -> Tensor``"""
+    return native.vstack(tensors)
+
+
+def vstack_out(tensors, *, out):
+    """``vstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("vstack", *tensors, out)
+    result = vstack(tensors)
+    native.write_out(out, result, "vstack.out")
+    bump_version(out)
+    return out
+
+
+def dstack(tensors):
+    """``dstack(Tensor[] tensors) -> Tensor``"""
+    return native.dstack(tensors)
+
+
+def dstack_out(tensors, *, out):
+    """``dstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("dstack", *tensors, out)
+    result = dstack(tensors)
+    native.write_out(out, result, "dstack.out")
+    bump_version(out)
+    return out
+
+
+def column_stack(tensors):
+    """``column_stack(Tensor[] tensors) -> Tensor``"""
+    return native.column_stack(tensors)
+
+
+def column_stack_out(tensors, *, out):
+    """``column_stack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("column_stack", *tensors, out)
+    result = column_stack(tensors)
+    native.write_out(out, result, "column_stack.out")
+    bump_version(out)
+    return out
+
+
+def meshgrid(tensors):
+    """``meshgrid(Tensor[] tensors) -> Tensor[]``"""
+    return native.meshgrid(tensors)
+
+
+def meshgrid_indexing(tensors, *, indexing):
+    """``meshgrid.indexing(Tensor[] tensors, *, str indexing) -> Tensor[]``"""
+    return native.meshgrid_indexing(tensors, indexing)
+
+
+def ravel(self):
+    """``ravel(Tensor(a) self) -> Tensor(a)``"""
+    return native.ravel(self)
+
+
+def repeat_interleave_Tensor(repeats, *, output_size=None):
+    """``repeat_interleave.Tensor(Tensor repeats, *, int? output_size=None) -> Tensor``"""
+    result = kernel_for("repeat_interleave.Tensor", device_of(repeats))(repeats, output_size)
+    return result
+
+
+def repeat_interleave_self_Tensor(self, repeats, dim=None, *, output_size=None):
+    """``repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, int? output_size=None) -> Tensor``"""
+    return native.repeat_interleave_self_tensor(self, repeats, dim, output_size)
+
+
+def repeat_interleave_self_int(self, repeats, dim=None, *, output_size=None):
+    """``repeat_interleave.self_int(Tensor self, int repeats, int? dim=None, *, int? output_size=None) -> Tensor``"""
+    return native.repeat_interleave_self_int(self, repeats, dim, output_size)
+
+
+def fliplr(self):
+    """``fliplr(Tensor self) -> Tensor``"""
+    return native.fliplr(self)
+
+
+def flipud(self):
+    """``flipud(Tensor self) -> Tensor``"""
+    return native.flipud(self)
+
+
+def rot90(self, k=1, dims=(0,1,)):
+    """``rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.Rot90Backward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dims = dims
+        grad_fn.k = k
+    result = kernel_for("rot90", device_of(self))(self, k, dims)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def diff(self, n=1, dim=-1, prepend=None, append=None):
+    """``diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor``"""
+    return native.diff(self, n, dim, prepend, append)
+
+
+def diff_out(self, n=1, dim=-1, prepend=None, append=None, *, out):
+    """``diff.out(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("diff", self, prepend, append, out)
+    result = diff(self, n, dim, prepend, append)
+    native.write_out(out, result, "diff.out")
+    bump_version(out)
+    return out
+
+
+def tensor_split_sections(self, sections, dim=0):
+    """``tensor_split.sections(Tensor(a -> *) self, int sections, int dim=0) -> Tensor(a)[]``"""
+    return native.tensor_split_sections(self, sections, dim)
+
+
+def tensor_split_indices(self, indices, dim=0):
+    """``tensor_split.indices(Tensor(a -> *) self, int[] indices, int dim=0) -> Tensor(a)[]``"""
+    return native.tensor_split_indices(self, indices, dim)
+
+
+def tensor_split_tensor_indices_or_sections(self, tensor_indices_or_sections, dim=0):
+    """``tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]``"""
+    return native.tensor_split_tensor(self, tensor_indices_or_sections, dim)
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add_cuda}, add_Tensor)
 register_kernels("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, add_out)
@@ -6007,6 +6187,36 @@ register_kernels("var_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)"
 register_kernels("var_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)", {"CompositeImplicitAutograd": native.var_mean_dim}, var_mean_dim)
 register_kernels("var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)", {"CPU": native.var_mean, "CUDA": native.var_mean}, var_mean_correction)
 register_kernels("reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)", {"CompositeImplicitAutograd": native.reshape_as}, reshape_as, computes=False)
+register_kernels("broadcast_tensors(Tensor[] tensors) -> Tensor[]", {"CompositeImplicitAutograd": native.broadcast_tensors}, broadcast_tensors)
+register_kernels("broadcast_to(Tensor(a) self, int[] size) -> Tensor(a)", {"CompositeImplicitAutograd": native.broadcast_to}, broadcast_to, computes=False)
+register_kernels("atleast_1d(Tensor self) -> Tensor", {"CompositeImplicitAutograd": native.atleast_1d}, atleast_1d)
+register_kernels("atleast_1d.Sequence(Tensor[] tensors) -> Tensor[]", {"CompositeImplicitAutograd": native.atleast_1d_sequence}, atleast_1d_Sequence)
+register_kernels("atleast_2d(Tensor self) -> Tensor", {"CompositeImplicitAutograd": native.atleast_2d}, atleast_2d)
+register_kernels("atleast_2d.Sequence(Tensor[] tensors) -> Tensor[]", {"CompositeImplicitAutograd": native.atleast_2d_sequence}, atleast_2d_Sequence)
+register_kernels("atleast_3d(Tensor self) -> Tensor", {"CompositeImplicitAutograd": native.atleast_3d}, atleast_3d)
+register_kernels("atleast_3d.Sequence(Tensor[] tensors) -> Tensor[]", {"CompositeImplicitAutograd": native.atleast_3d_sequence}, atleast_3d_Sequence)
+register_kernels("hstack(Tensor[] tensors) -> Tensor", {"CompositeImplicitAutograd": native.hstack}, hstack)
+register_kernels("hstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)", {}, hstack_out)
+register_kernels("vstack(Tensor[] tensors) -> Tensor", {"CompositeImplicitAutograd": native.vstack}, vstack)
+register_kernels("vstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)", {}, vstack_out)
+register_kernels("dstack(Tensor[] tensors) -> Tensor", {"CompositeImplicitAutograd": native.dstack}, dstack)
+register_kernels("dstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)", {}, dstack_out)
+register_kernels("column_stack(Tensor[] tensors) -> Tensor", {"CompositeImplicitAutograd": native.column_stack}, column_stack)
+register_kernels("column_stack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)", {}, column_stack_out)
+register_kernels("meshgrid(Tensor[] tensors) -> Tensor[]", {"CompositeImplicitAutograd": native.meshgrid}, meshgrid)
+register_kernels("meshgrid.indexing(Tensor[] tensors, *, str indexing) -> Tensor[]", {"CompositeImplicitAutograd": native.meshgrid_indexing}, meshgrid_indexing)
+register_kernels("ravel(Tensor(a) self) -> Tensor(a)", {"CompositeImplicitAutograd": native.ravel}, ravel, computes=False)
+register_kernels("repeat_interleave.Tensor(Tensor repeats, *, int? output_size=None) -> Tensor", {"CPU": native.repeat_interleave, "CUDA": native.repeat_interleave}, repeat_interleave_Tensor)
+register_kernels("repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, int? output_size=None) -> Tensor", {"CompositeImplicitAutograd": native.repeat_interleave_self_tensor}, repeat_interleave_self_Tensor)
+register_kernels("repeat_interleave.self_int(Tensor self, int repeats, int? dim=None, *, int? output_size=None) -> Tensor", {"CompositeImplicitAutograd": native.repeat_interleave_self_int}, repeat_interleave_self_int)
+register_kernels("fliplr(Tensor self) -> Tensor", {"CompositeImplicitAutograd": native.fliplr}, fliplr)
+register_kernels("flipud(Tensor self) -> Tensor", {"CompositeImplicitAutograd": native.flipud}, flipud)
+register_kernels("rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor", {"CPU": native.rot90, "CUDA": native.rot90}, rot90)
+register_kernels("diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor", {"CompositeImplicitAutograd": native.diff}, diff)
+register_kernels("diff.out(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None, *, Tensor(a!) out) -> Tensor(a!)", {}, diff_out)
+register_kernels("tensor_split.sections(Tensor(a -> *) self, int sections, int dim=0) -> Tensor(a)[]", {"CompositeImplicitAutograd": native.tensor_split_sections}, tensor_split_sections, computes=False)
+register_kernels("tensor_split.indices(Tensor(a -> *) self, int[] indices, int dim=0) -> Tensor(a)[]", {"CompositeImplicitAutograd": native.tensor_split_indices}, tensor_split_indices, computes=False)
+register_kernels("tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]", {"CompositeImplicitAutograd": native.tensor_split_tensor}, tensor_split_tensor_indices_or_sections, computes=False)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -6506,6 +6716,36 @@ PARAMETERS = {
     "var_mean_dim": ((('self', 'Tensor', False), ('dim', 'int[]?', False), ('unbiased', 'bool', True), ('keepdim', 'bool', True),), ()),
     "var_mean_correction": ((('self', 'Tensor', False), ('dim', 'int[]?', True),), (('correction', 'Scalar?', True), ('keepdim', 'bool', True),)),
     "reshape_as": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "broadcast_tensors": ((('tensors', 'Tensor[]', False),), ()),
+    "broadcast_to": ((('self', 'Tensor', False), ('size', 'int[]', False),), ()),
+    "atleast_1d": ((('self', 'Tensor', False),), ()),
+    "atleast_1d_Sequence": ((('tensors', 'Tensor[]', False),), ()),
+    "atleast_2d": ((('self', 'Tensor', False),), ()),
+    "atleast_2d_Sequence": ((('tensors', 'Tensor[]', False),), ()),
+    "atleast_3d": ((('self', 'Tensor', False),), ()),
+    "atleast_3d_Sequence": ((('tensors', 'Tensor[]', False),), ()),
+    "hstack": ((('tensors', 'Tensor[]', False),), ()),
+    "hstack_out": ((('tensors', 'Tensor[]', False),), (('out', 'Tensor', False),)),
+    "vstack": ((('tensors', 'Tensor[]', False),), ()),
+    "vstack_out": ((('tensors', 'Tensor[]', False),), (('out', 'Tensor', False),)),
+    "dstack": ((('tensors', 'Tensor[]', False),), ()),
+    "dstack_out": ((('tensors', 'Tensor[]', False),), (('out', 'Tensor', False),)),
+    "column_stack": ((('tensors', 'Tensor[]', False),), ()),
+    "column_stack_out": ((('tensors', 'Tensor[]', False),), (('out', 'Tensor', False),)),
+    "meshgrid": ((('tensors', 'Tensor[]', False),), ()),
+    "meshgrid_indexing": ((('tensors', 'Tensor[]', False),), (('indexing', 'any', False),)),
+    "ravel": ((('self', 'Tensor', False),), ()),
+    "repeat_interleave_Tensor": ((('repeats', 'Tensor', False),), (('output_size', 'int?', True),)),
+    "repeat_interleave_self_Tensor": ((('self', 'Tensor', False), ('repeats', 'Tensor', False), ('dim', 'int?', True),), (('output_size', 'int?', True),)),
+    "repeat_interleave_self_int": ((('self', 'Tensor', False), ('repeats', 'int', False), ('dim', 'int?', True),), (('output_size', 'int?', True),)),
+    "fliplr": ((('self', 'Tensor', False),), ()),
+    "flipud": ((('self', 'Tensor', False),), ()),
+    "rot90": ((('self', 'Tensor', False), ('k', 'int', True), ('dims', 'int[]', True),), ()),
+    "diff": ((('self', 'Tensor', False), ('n', 'int', True), ('dim', 'int', True), ('prepend', 'Tensor?', True), ('append', 'Tensor?', True),), ()),
+    "diff_out": ((('self', 'Tensor', False), ('n', 'int', True), ('dim', 'int', True), ('prepend', 'Tensor?', True), ('append', 'Tensor?', True),), (('out', 'Tensor', False),)),
+    "tensor_split_sections": ((('self', 'Tensor', False), ('sections', 'int', False), ('dim', 'int', True),), ()),
+    "tensor_split_indices": ((('self', 'Tensor', False), ('indices', 'int[]', False), ('dim', 'int', True),), ()),
+    "tensor_split_tensor_indices_or_sections": ((('self', 'Tensor', False), ('tensor_indices_or_sections', 'Tensor', False), ('dim', 'int', True),), ()),
 }
 
 
@@ -6789,3 +7029,20 @@ register_op("nanmean", overloaded("nanmean", [(nanmean, PARAMETERS["nanmean"]), 
 register_op("std_mean", overloaded("std_mean", [(std_mean, PARAMETERS["std_mean"]), (std_mean_dim, PARAMETERS["std_mean_dim"]), (std_mean_correction, PARAMETERS["std_mean_correction"])]))
 register_op("var_mean", overloaded("var_mean", [(var_mean, PARAMETERS["var_mean"]), (var_mean_dim, PARAMETERS["var_mean_dim"]), (var_mean_correction, PARAMETERS["var_mean_correction"])]))
 register_op("reshape_as", overloaded("reshape_as", [(reshape_as, PARAMETERS["reshape_as"])]))
+register_op("broadcast_tensors", overloaded("broadcast_tensors", [(broadcast_tensors, PARAMETERS["broadcast_tensors"])]))
+register_op("broadcast_to", overloaded("broadcast_to", [(broadcast_to, PARAMETERS["broadcast_to"])]))
+register_op("atleast_1d", overloaded("atleast_1d", [(atleast_1d, PARAMETERS["atleast_1d"]), (atleast_1d_Sequence, PARAMETERS["atleast_1d_Sequence"])]))
+register_op("atleast_2d", overloaded("atleast_2d", [(atleast_2d, PARAMETERS["atleast_2d"]), (atleast_2d_Sequence, PARAMETERS["atleast_2d_Sequence"])]))
+register_op("atleast_3d", overloaded("atleast_3d", [(atleast_3d, PARAMETERS["atleast_3d"]), (atleast_3d_Sequence, PARAMETERS["atleast_3d_Sequence"])]))
+register_op("hstack", overloaded("hstack", [(hstack, PARAMETERS["hstack"]), (hstack_out, PARAMETERS["hstack_out"])]))
+register_op("vstack", overloaded("vstack", [(vstack, PARAMETERS["vstack"]), (vstack_out, PARAMETERS["vstack_out"])]))
+register_op("dstack", overloaded("dstack", [(dstack, PARAMETERS["dstack"]), (dstack_out, PARAMETERS["dstack_out"])]))
+register_op("column_stack", overloaded("column_stack", [(column_stack, PARAMETERS["column_stack"]), (column_stack_out, PARAMETERS["column_stack_out"])]))
+register_op("meshgrid", overloaded("meshgrid", [(meshgrid, PARAMETERS["meshgrid"]), (meshgrid_indexing, PARAMETERS["meshgrid_indexing"])]))
+register_op("ravel", overloaded("ravel", [(ravel, PARAMETERS["ravel"])]))
+register_op("repeat_interleave", overloaded("repeat_interleave", [(repeat_interleave_Tensor, PARAMETERS["repeat_interleave_Tensor"]), (repeat_interleave_self_Tensor, PARAMETERS["repeat_interleave_self_Tensor"]), (repeat_interleave_self_int, PARAMETERS["repeat_interleave_self_int"])]))
+register_op("fliplr", overloaded("fliplr", [(fliplr, PARAMETERS["fliplr"])]))
+register_op("flipud", overloaded("flipud", [(flipud, PARAMETERS["flipud"])]))
+register_op("rot90", overloaded("rot90", [(rot90, PARAMETERS["rot90"])]))
+register_op("diff", overloaded("diff", [(diff, PARAMETERS["diff"]), (diff_out, PARAMETERS["diff_out"])]))
+register_op("tensor_split", overloaded("tensor_split", [(tensor_split_sections, PARAMETERS["tensor_split_sections"]), (tensor_split_indices, PARAMETERS["tensor_split_indices"]), (tensor_split_tensor_indices_or_sections, PARAMETERS["tensor_split_tensor_indices_or_sections"])]))

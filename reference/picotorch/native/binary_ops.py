@@ -40,6 +40,7 @@ from .helpers import (
     scalar_tensor,
     scaled,
     shape_of,
+    truth,
     wrap,
     xp_of,
 )
@@ -629,15 +630,15 @@ def _compare(self, other, fn):
 
 
 def logical_and(self, other):
-    return _compare(self, other, lambda xp, a, b: xp.logical_and(a != 0, b != 0))
+    return _compare(self, other, lambda xp, a, b: xp.logical_and(truth(xp, a), truth(xp, b)))
 
 
 def logical_or(self, other):
-    return _compare(self, other, lambda xp, a, b: xp.logical_or(a != 0, b != 0))
+    return _compare(self, other, lambda xp, a, b: xp.logical_or(truth(xp, a), truth(xp, b)))
 
 
 def logical_xor(self, other):
-    return _compare(self, other, lambda xp, a, b: xp.logical_xor(a != 0, b != 0))
+    return _compare(self, other, lambda xp, a, b: xp.logical_xor(truth(xp, a), truth(xp, b)))
 
 
 def logical_and_(self, other):

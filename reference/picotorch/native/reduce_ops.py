@@ -26,6 +26,7 @@ from .helpers import (
     np_xp,
     reduce_dims,
     row_major_copy,
+    truth,
     xp_dtype,
     xp_of,
 )
@@ -443,5 +444,5 @@ def count_nonzero(self, dim):
     """How many elements are not zero over ``dim`` (every dim when it is empty), as int64."""
     xp = xp_of(self)
     axes = reduce_dims(self, dim)
-    data = xp.sum(self._data != 0, axis=axes, dtype=xp.int64)
+    data = xp.sum(truth(xp, self._data), axis=axes, dtype=xp.int64)
     return new_tensor(xp.asarray(data), st.int64, self._device)

@@ -34,6 +34,7 @@ from .helpers import (
     float_dtype,
     in_float32,
     is_reduced_float,
+    truth,
     wrap,
     xp_dtype,
     xp_of,
@@ -285,8 +286,8 @@ frac_ = _in_place(frac)
 
 
 def logical_not(self):
-    data = self._data
-    return new_tensor(follow_inputs(xp_of(self), data == 0, [data]), st.bool_, self._device)
+    xp, data = xp_of(self), self._data
+    return new_tensor(follow_inputs(xp, xp.logical_not(truth(xp, data)), [data]), st.bool_, self._device)
 
 
 def logical_not_(self):

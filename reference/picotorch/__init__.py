@@ -99,6 +99,10 @@ def numel(input) -> int:
 
 from . import autograd, cuda, linalg, nn, optim, overrides, utils  # noqa: E402, F401
 from .autograd import inference_mode  # noqa: E402
+
+# after the generated functions, which it wraps; as in torch, its names do not join __all__ (broadcast_shapes is
+# not in torch.__all__; atleast_1d is, once, as a _VariableFunctions name)
+from .functional import *  # noqa: E402, F403, I001
 from .utils import data as _utils_data  # noqa: E402, F401  (loads picotorch.utils.data, as torch does)
 from .utils.serialization import load, save  # noqa: E402
 

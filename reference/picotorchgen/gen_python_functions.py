@@ -75,9 +75,10 @@ OVERLOAD_WITH_OUT = CodeTemplate(
 RETURN_TYPE = CodeTemplate("${py_name}: (${name}, ${fields}),")
 
 # Bindings PyTorch leaves out (its SKIP_PYTHON_BINDINGS lists): the Scalar overloads of arithmetic
-# (a Python number becomes a zero-dim tensor for the Tensor overload) and the *_backward ops.
+# (a Python number becomes a zero-dim tensor for the Tensor overload), the *_backward ops, and nonzero with its
+# out and numpy forms (``torch.nonzero`` is bound by hand, for ``as_tuple``: picotorch/_C/_nonzero.py).
 SKIP_PYTHON_SIGNATURES = {"add.Scalar", "sub.Scalar", "mul.Scalar", "div.Scalar"}
-SKIP_PYTHON_PATTERNS = (re.compile(r".*_backward$"), re.compile(r"_index_put_impl_"))
+SKIP_PYTHON_PATTERNS = (re.compile(r".*_backward$"), re.compile(r"_index_put_impl_"), re.compile(r"nonzero(_numpy)?"))
 
 # Ops whose Tensor arguments also accept Python numbers (python_arg_parser.cpp).
 NUMBERS_AS_TENSORS = {"add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "floor_divide", "floor_divide_",

@@ -294,6 +294,17 @@ CASES = {
     "xlogy_scalar_other": ([data(2, 3)], lambda T, a: a.xlogy(3)),
     "copysign_scalar": ([data(2, 3)], lambda T, a: T.copysign(a, -1.0)),
     "polygamma_": ([data(2, 3, positive=True)], lambda T, a: (a * 1).polygamma_(1)),
+    "addcmul": ([data(2, 3), data(3), data(2, 1)], lambda T, a, b, c: T.addcmul(a, b, c, value=0.5)),
+    "addcdiv": ([data(2, 3), data(2, 3), data(2, 3, positive=True)], lambda T, a, b, c: a.addcdiv(b, c, value=2)),
+    "nansum_dim": ([data(2, 3)], lambda T, a: T.nansum(a, 1)),
+    "nanmean": ([data(2, 3)], lambda T, a: a.nanmean(0, keepdim=True)),
+    "std_mean": ([data(3, 4)], lambda T, a: (lambda s, m: s * 2 + m)(*T.std_mean(a, 1))),
+    "var_mean": ([data(3, 4)], lambda T, a: (lambda v, m: v - m)(*T.var_mean(a, correction=0))),
+    "rot90": ([data(2, 3, 2)], lambda T, a: T.rot90(a, 1, [2, 0])),
+    "diff": ([data(3, 4), data(3, 1)], lambda T, a, p: T.diff(a, 2, prepend=p)),
+    "repeat_interleave": ([data(2, 3)], lambda T, a: a.repeat_interleave(2, dim=1)),
+    "column_stack": ([data(3), data(3, 2)], lambda T, a, b: T.column_stack([a, b])),
+    "meshgrid_xy": ([data(3), data(2)], lambda T, a, b: T.meshgrid(a, b, indexing="xy")[1]),
 }
 
 

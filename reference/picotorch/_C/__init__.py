@@ -36,7 +36,7 @@ from ..c10.device import device as _Device
 from ..c10.size import Size as _Size
 from ..native import tensor_impl as _tensor_impl
 from ..native.tensor_impl import TensorImpl as _TensorImpl
-from . import _dispatch, _factories, _generator, _indexing, _torch_function, _type_info, _type_properties
+from . import _dispatch, _factories, _generator, _indexing, _nonzero, _torch_function, _type_info, _type_properties
 from . import _return_types as _named_tuples
 from . import python_arg_parser as _python_arg_parser
 from ._init_module import left_out, run, step
@@ -155,6 +155,7 @@ left_out("NodeIter_init", "torch.fx's node iterator: picotorch has no fx")
 def _variable_module() -> dict:
     for name, signatures in _python_bindings.TENSOR_METHODS.items():
         setattr(_TensorBase_type, name, _make_function(name, signatures, True, "torch.Tensor"))
+    _TensorBase_type.nonzero = _make_function("nonzero", _nonzero.METHOD_SIGNATURES, True, "torch.Tensor")
     _install_operators(_TensorBase_type)
     # _TensorBase: the old name, kept as an alias as PyTorch does; _is_operand: what Tensor's operators accept
     _TensorBase_type.__module__ = "picotorch._C"  # where PyTorch's type says it lives: torch._C.TensorBase
@@ -168,9 +169,13 @@ def _torch_functions() -> dict:
     # PyTorch generates torch.detach from detach's schema; picotorch's is the hand-written method, bound alike
     functions.detach = _make_function("detach", [(lambda input: _TensorBase_type.detach(input), "detach(Tensor input)",
                                                   ((("input", "Tensor", False),), ()))], False, "torch")
+    functions.nonzero = _make_function("nonzero", _nonzero.FUNCTION_SIGNATURES, False, "torch")
+    is_complex = (lambda input: _TensorBase_type.is_complex(input), "is_complex(Tensor input)",
+                  ((("input", "Tensor", False),), ()))
+    functions.is_complex = _make_function("is_complex", [is_complex], False, "torch")
     manual = {name: getattr(_factories, name) for name in (
         "tensor", "zeros", "ones", "empty", "full", "rand", "randn", "randint", "arange", "linspace", "rand_like",
-        "randn_like", "from_numpy", "manual_seed")}
+        "randn_like", "from_numpy", "manual_seed", "as_tensor")}
     # PyTorch generates these from native_functions.yaml; picotorch writes them by hand
     manual.update(randperm=_generator.randperm, promote_types=_st.promote_types,
                   result_type=_type_properties.result_type, can_cast=_st.can_cast)

@@ -610,6 +610,17 @@ def from_numpy(array: np.ndarray):
     return new_tensor(array, dtype, CPU)
 
 
+def as_tensor(data, dtype=None, device=None):
+    """``torch.as_tensor``: no copy where none is needed. A tensor is returned as it is, or ``to`` the dtype and
+    device asked for; a NumPy array's memory is shared (``from_numpy``) unless a conversion is asked for; other data
+    is copied, as ``torch.tensor`` copies it."""
+    if isinstance(data, TensorImpl):
+        return data.to(device=device, dtype=dtype)
+    if isinstance(data, np.ndarray):
+        return from_numpy(data).to(device=device, dtype=dtype)
+    return tensor(data, dtype=dtype, device=device)
+
+
 def rand_like(input, *, dtype=None, device=None, requires_grad=False, layout=None, memory_format=None):
     drawn = rand(size=tuple(input.shape), dtype=dtype or input.dtype, device=device or input.device)
     return _laid_out_like(input, drawn, memory_format, requires_grad)

@@ -26,7 +26,7 @@ from ..c10.size import Size, size_of_shape
 from ..native import checks
 from ..native.device import normalize, to_numpy
 from ..native.dispatcher import ops
-from ..native.helpers import contiguous_strides, strides_of
+from ..native.helpers import contiguous_strides, data_ptr, strided_geometry, strides_of
 from ..native.tensor_impl import TensorImpl, new_tensor
 from . import _factories
 from ._torch_function import STATE as _TORCH_FUNCTION
@@ -135,6 +135,19 @@ class TensorBase(TensorImpl):
 
     def element_size(self) -> int:
         return self._dtype.itemsize
+
+    def is_complex(self) -> bool:
+        return self._dtype.is_complex
+
+    def data_ptr(self) -> int:
+        return data_ptr(self)
+
+    def storage_offset(self) -> int:
+        """Elements from the start of the storage to the first element: a view's place in its base (picotorch's
+        storage is the base's array; an alias made by ``detach()`` has no base here, so it reports 0)."""
+        if self._base is None:
+            return 0
+        return strided_geometry(self, self._base)[2]
 
     def stride(self, dim: int | None = None):
         elements = strides_of(self)
@@ -441,7 +454,8 @@ def _handles_torch_function(name: str):
     setattr(TensorBase, name, checked)
 
 
-for _name in ("ndimension", "nelement", "is_floating_point", "element_size", "stride",
+for _name in ("ndimension", "nelement", "is_floating_point", "is_complex", "data_ptr", "storage_offset",
+              "element_size", "stride",
               "is_contiguous", "requires_grad_", "retain_grad", "detach", "detach_", "_is_view", "tolist",
               "numpy", "__bool__", "__float__", "__int__", "__index__", "to", "cpu", "cuda", "type_as", "double",
               "float", "half", "bfloat16", "long", "int", "short", "char", "byte", "bool"):

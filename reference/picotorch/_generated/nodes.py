@@ -2726,7 +2726,7 @@ class FmodBackward1(Node):
 
 
 class AddcmulBackward0(Node):
-    """Backward of ``addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)``."""
+    """Backward of ``addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor``."""
 
     tensor1_ = None
     tensor2_ = None
@@ -2777,7 +2777,7 @@ class AddcmulBackward0(Node):
 
 
 class AddcdivBackward0(Node):
-    """Backward of ``addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)``."""
+    """Backward of ``addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor``."""
 
     tensor1_ = None
     tensor2_ = None
@@ -2793,12 +2793,12 @@ class AddcdivBackward0(Node):
         if node.should_compute_output(1):
             tensor2 = node.tensor2_.unpack(node)
             value = node.value
-            grad_inputs[1] = ops.div(ops.mul(grad, value), tensor2)
+            grad_inputs[1] = ops.mul(grad, ops.div(scalar_tensor(value), tensor2))
         if node.should_compute_output(2):
             tensor1 = node.tensor1_.unpack(node)
             tensor2 = node.tensor2_.unpack(node)
             value = node.value
-            grad_inputs[2] = ops.neg(ops.div(ops.mul(ops.mul(grad, value), tensor1), ops.mul(tensor2, tensor2)))
+            grad_inputs[2] = ops.mul(ops.neg(grad), ops.div(ops.mul(tensor1, value), ops.mul(tensor2, tensor2)))
         return grad_inputs
 
     def release_variables(node):
@@ -8097,3 +8097,187 @@ class CopysignBackward1(Node):
     @property
     def _raw_saved_result(node):
         return SavedVariable(None) if node.result_ is None else node.result_
+
+
+class NansumBackward0(Node):
+    """Backward of ``nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor``."""
+
+    dim = None
+    keepdim = None
+    self_ = None
+    self_scalar_type = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            dim = node.dim
+            keepdim = node.keepdim
+            self = node.self_.unpack(node)
+            self_scalar_type = node.self_scalar_type
+            grad_inputs[0] = nansum_backward(to_scalar_type(grad, self_scalar_type), self, dim, keepdim)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_dim(node):
+        saved = node.dim
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+    @property
+    def _saved_keepdim(node):
+        return node.keepdim
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class StdMeanBackward0(Node):
+    """Backward of ``std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)``."""
+
+    correction = None
+    dim = None
+    keepdim = None
+    self_ = None
+    result0_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if all(g is None for g in grads):
+            return grad_inputs
+        if node.should_compute_output(0):
+            correction = node.correction
+            dim = node.dim
+            keepdim = node.keepdim
+            self = node.self_.unpack(node)
+            result0 = node.result0_.unpack(node)
+            grad_inputs[0] = std_mean_backward(grads, self, result0, dim, correction, keepdim)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+        if node.result0_ is not None:
+            node.result0_.reset_data()
+
+    @property
+    def _saved_correction(node):
+        return node.correction
+
+    @property
+    def _saved_dim(node):
+        saved = node.dim
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+    @property
+    def _saved_keepdim(node):
+        return node.keepdim
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_result0(node):
+        return None if node.result0_ is None else node.result0_.unpack(node)
+
+    @property
+    def _raw_saved_result0(node):
+        return SavedVariable(None) if node.result0_ is None else node.result0_
+
+
+class VarMeanBackward0(Node):
+    """Backward of ``var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)``."""
+
+    correction = None
+    dim = None
+    keepdim = None
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if all(g is None for g in grads):
+            return grad_inputs
+        if node.should_compute_output(0):
+            correction = node.correction
+            dim = node.dim
+            keepdim = node.keepdim
+            self = node.self_.unpack(node)
+            grad_inputs[0] = var_mean_backward(grads, self, dim, correction, keepdim)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_correction(node):
+        return node.correction
+
+    @property
+    def _saved_dim(node):
+        saved = node.dim
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+    @property
+    def _saved_keepdim(node):
+        return node.keepdim
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class Rot90Backward0(Node):
+    """Backward of ``rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor``."""
+
+    dims = None
+    k = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            dims = node.dims
+            k = node.k
+            grad_inputs[0] = ops.rot90(grad, -k, dims)
+        return grad_inputs
+
+    @property
+    def _saved_dims(node):
+        saved = node.dims
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+    @property
+    def _saved_k(node):
+        return None if node.k is None else node.k % 18446744073709551616

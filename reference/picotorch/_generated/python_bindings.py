@@ -57,6 +57,12 @@ TORCH_FUNCTIONS = {
     'add': [
         (vt.add_Tensor, 'add(Tensor input, Tensor other, *, Scalar alpha=1, Tensor out=None)', (vt.PARAMETERS['add_Tensor'][0], vt.PARAMETERS['add_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.add_out, ('out',))),
     ],
+    'addcdiv': [
+        (vt.addcdiv, 'addcdiv(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor out=None)', (vt.PARAMETERS['addcdiv'][0], vt.PARAMETERS['addcdiv'][1] + (('out', 'Tensor?', True),)), (vt.addcdiv_out, ('out',))),
+    ],
+    'addcmul': [
+        (vt.addcmul, 'addcmul(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor out=None)', (vt.PARAMETERS['addcmul'][0], vt.PARAMETERS['addcmul'][1] + (('out', 'Tensor?', True),)), (vt.addcmul_out, ('out',))),
+    ],
     'addmm': [
         (vt.addmm, 'addmm(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor out=None)', (vt.PARAMETERS['addmm'][0], vt.PARAMETERS['addmm'][1] + (('out', 'Tensor?', True),)), (vt.addmm_out, ('out',))),
     ],
@@ -131,6 +137,9 @@ TORCH_FUNCTIONS = {
         (vt.argsort_stable, 'argsort(Tensor input, *, bool stable, int dim=-1, bool descending=False, Tensor out=None)', (vt.PARAMETERS['argsort_stable'][0], vt.PARAMETERS['argsort_stable'][1] + (('out', 'Tensor?', True),)), (vt.argsort_stable_out, ('out',))),
         (vt.argsort, 'argsort(Tensor input, int dim=-1, bool descending=False)', vt.PARAMETERS['argsort']),
     ],
+    'argwhere': [
+        (vt.argwhere, 'argwhere(Tensor input)', vt.PARAMETERS['argwhere']),
+    ],
     'asin': [
         (vt.asin, 'asin(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['asin'][0], vt.PARAMETERS['asin'][1] + (('out', 'Tensor?', True),)), (vt.asin_out, ('out',))),
     ],
@@ -158,6 +167,18 @@ TORCH_FUNCTIONS = {
     'atanh_': [
         (vt.atanh_, 'atanh_(Tensor input)', vt.PARAMETERS['atanh_']),
     ],
+    'atleast_1d': [
+        (vt.atleast_1d, 'atleast_1d(Tensor input)', vt.PARAMETERS['atleast_1d']),
+        (vt.atleast_1d_Sequence, 'atleast_1d(Tensor[] tensors)', vt.PARAMETERS['atleast_1d_Sequence']),
+    ],
+    'atleast_2d': [
+        (vt.atleast_2d, 'atleast_2d(Tensor input)', vt.PARAMETERS['atleast_2d']),
+        (vt.atleast_2d_Sequence, 'atleast_2d(Tensor[] tensors)', vt.PARAMETERS['atleast_2d_Sequence']),
+    ],
+    'atleast_3d': [
+        (vt.atleast_3d, 'atleast_3d(Tensor input)', vt.PARAMETERS['atleast_3d']),
+        (vt.atleast_3d_Sequence, 'atleast_3d(Tensor[] tensors)', vt.PARAMETERS['atleast_3d_Sequence']),
+    ],
     'baddbmm': [
         (vt.baddbmm, 'baddbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor out=None)', (vt.PARAMETERS['baddbmm'][0], vt.PARAMETERS['baddbmm'][1] + (('out', 'Tensor?', True),)), (vt.baddbmm_out, ('out',))),
     ],
@@ -177,6 +198,12 @@ TORCH_FUNCTIONS = {
     ],
     'bmm': [
         (vt.bmm, 'bmm(Tensor input, Tensor mat2, *, Tensor out=None)', (vt.PARAMETERS['bmm'][0], vt.PARAMETERS['bmm'][1] + (('out', 'Tensor?', True),)), (vt.bmm_out, ('out',))),
+    ],
+    'broadcast_tensors': [
+        (vt.broadcast_tensors, 'broadcast_tensors(Tensor[] tensors)', vt.PARAMETERS['broadcast_tensors']),
+    ],
+    'broadcast_to': [
+        (vt.broadcast_to, 'broadcast_to(Tensor input, int[] size)', vt.PARAMETERS['broadcast_to']),
     ],
     'cat': [
         (vt.cat, 'cat(Tensor[] tensors, int dim=0, *, Tensor out=None)', (vt.PARAMETERS['cat'][0], vt.PARAMETERS['cat'][1] + (('out', 'Tensor?', True),)), (vt.cat_out, ('out',))),
@@ -225,6 +252,9 @@ TORCH_FUNCTIONS = {
     'clone': [
         (vt.clone, 'clone(Tensor input, *, MemoryFormat? memory_format=None)', vt.PARAMETERS['clone']),
     ],
+    'column_stack': [
+        (vt.column_stack, 'column_stack(Tensor[] tensors, *, Tensor out=None)', (vt.PARAMETERS['column_stack'][0], vt.PARAMETERS['column_stack'][1] + (('out', 'Tensor?', True),)), (vt.column_stack_out, ('out',))),
+    ],
     'constant_pad_nd': [
         (vt.constant_pad_nd, 'constant_pad_nd(Tensor input, int[] pad, Scalar value=0)', vt.PARAMETERS['constant_pad_nd']),
     ],
@@ -243,6 +273,10 @@ TORCH_FUNCTIONS = {
     ],
     'cosh_': [
         (vt.cosh_, 'cosh_(Tensor input)', vt.PARAMETERS['cosh_']),
+    ],
+    'count_nonzero': [
+        (vt.count_nonzero, 'count_nonzero(Tensor input, int? dim=None)', vt.PARAMETERS['count_nonzero']),
+        (vt.count_nonzero_dim_IntList, 'count_nonzero(Tensor input, int[] dim)', vt.PARAMETERS['count_nonzero_dim_IntList']),
     ],
     'cummax': [
         (vt.cummax, 'cummax(Tensor input, int dim, *, Tensor[2] out=None)', (vt.PARAMETERS['cummax'][0], vt.PARAMETERS['cummax'][1] + (('out', 'Tensor[]?', True),)), (vt.cummax_out, ('values', 'indices'))),
@@ -274,6 +308,9 @@ TORCH_FUNCTIONS = {
     'diagonal_copy': [
         (vt.diagonal_copy, 'diagonal_copy(Tensor input, int offset=0, int dim1=0, int dim2=1)', vt.PARAMETERS['diagonal_copy']),
     ],
+    'diff': [
+        (vt.diff, 'diff(Tensor input, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None, *, Tensor out=None)', (vt.PARAMETERS['diff'][0], vt.PARAMETERS['diff'][1] + (('out', 'Tensor?', True),)), (vt.diff_out, ('out',))),
+    ],
     'digamma': [
         (vt.digamma, 'digamma(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['digamma'][0], vt.PARAMETERS['digamma'][1] + (('out', 'Tensor?', True),)), (vt.digamma_out, ('out',))),
     ],
@@ -299,6 +336,9 @@ TORCH_FUNCTIONS = {
     ],
     'dropout_': [
         (vt.dropout_, 'dropout_(Tensor input, float p, bool train)', vt.PARAMETERS['dropout_']),
+    ],
+    'dstack': [
+        (vt.dstack, 'dstack(Tensor[] tensors, *, Tensor out=None)', (vt.PARAMETERS['dstack'][0], vt.PARAMETERS['dstack'][1] + (('out', 'Tensor?', True),)), (vt.dstack_out, ('out',))),
     ],
     'embedding': [
         (vt.embedding, 'embedding(Tensor weight, Tensor indices, int padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False)', vt.PARAMETERS['embedding']),
@@ -367,6 +407,12 @@ TORCH_FUNCTIONS = {
     'flip': [
         (vt.flip, 'flip(Tensor input, int[] dims)', vt.PARAMETERS['flip']),
     ],
+    'fliplr': [
+        (vt.fliplr, 'fliplr(Tensor input)', vt.PARAMETERS['fliplr']),
+    ],
+    'flipud': [
+        (vt.flipud, 'flipud(Tensor input)', vt.PARAMETERS['flipud']),
+    ],
     'float_power': [
         (vt.float_power_Tensor_Tensor, 'float_power(Tensor input, Tensor exponent)', vt.PARAMETERS['float_power_Tensor_Tensor']),
         (vt.float_power_Scalar, 'float_power(Scalar self, Tensor exponent)', vt.PARAMETERS['float_power_Scalar']),
@@ -422,6 +468,9 @@ TORCH_FUNCTIONS = {
     'gt': [
         (vt.gt_Tensor, 'gt(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['gt_Tensor'][0], vt.PARAMETERS['gt_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.gt_Tensor_out, ('out',))),
         (vt.gt_Scalar, 'gt(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['gt_Scalar'][0], vt.PARAMETERS['gt_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.gt_Scalar_out, ('out',))),
+    ],
+    'hstack': [
+        (vt.hstack, 'hstack(Tensor[] tensors, *, Tensor out=None)', (vt.PARAMETERS['hstack'][0], vt.PARAMETERS['hstack'][1] + (('out', 'Tensor?', True),)), (vt.hstack_out, ('out',))),
     ],
     'hypot': [
         (vt.hypot, 'hypot(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['hypot'][0], vt.PARAMETERS['hypot'][1] + (('out', 'Tensor?', True),)), (vt.hypot_out, ('out',))),
@@ -509,6 +558,18 @@ TORCH_FUNCTIONS = {
     'logaddexp2': [
         (vt.logaddexp2, 'logaddexp2(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['logaddexp2'][0], vt.PARAMETERS['logaddexp2'][1] + (('out', 'Tensor?', True),)), (vt.logaddexp2_out, ('out',))),
     ],
+    'logical_and': [
+        (vt.logical_and, 'logical_and(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['logical_and'][0], vt.PARAMETERS['logical_and'][1] + (('out', 'Tensor?', True),)), (vt.logical_and_out, ('out',))),
+    ],
+    'logical_not': [
+        (vt.logical_not, 'logical_not(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['logical_not'][0], vt.PARAMETERS['logical_not'][1] + (('out', 'Tensor?', True),)), (vt.logical_not_out, ('out',))),
+    ],
+    'logical_or': [
+        (vt.logical_or, 'logical_or(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['logical_or'][0], vt.PARAMETERS['logical_or'][1] + (('out', 'Tensor?', True),)), (vt.logical_or_out, ('out',))),
+    ],
+    'logical_xor': [
+        (vt.logical_xor, 'logical_xor(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['logical_xor'][0], vt.PARAMETERS['logical_xor'][1] + (('out', 'Tensor?', True),)), (vt.logical_xor_out, ('out',))),
+    ],
     'logit': [
         (vt.logit, 'logit(Tensor input, float? eps=None, *, Tensor out=None)', (vt.PARAMETERS['logit'][0], vt.PARAMETERS['logit'][1] + (('out', 'Tensor?', True),)), (vt.logit_out, ('out',))),
     ],
@@ -551,6 +612,10 @@ TORCH_FUNCTIONS = {
         (vt.median, 'median(Tensor input)', vt.PARAMETERS['median']),
         (vt.median_dim, 'median(Tensor input, int dim, bool keepdim=False, *, Tensor[2] out=None)', (vt.PARAMETERS['median_dim'][0], vt.PARAMETERS['median_dim'][1] + (('out', 'Tensor[]?', True),)), (vt.median_dim_values, ('values', 'indices'))),
     ],
+    'meshgrid': [
+        (vt.meshgrid, 'meshgrid(Tensor[] tensors)', vt.PARAMETERS['meshgrid']),
+        (vt.meshgrid_indexing, 'meshgrid(Tensor[] tensors, *, str indexing)', vt.PARAMETERS['meshgrid_indexing']),
+    ],
     'min': [
         (vt.min, 'min(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['min'][0], vt.PARAMETERS['min'][1] + (('out', 'Tensor?', True),)), (vt.min_unary_out, ('out',))),
         (vt.min_other, 'min(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['min_other'][0], vt.PARAMETERS['min_other'][1] + (('out', 'Tensor?', True),)), (vt.min_out, ('out',))),
@@ -583,9 +648,15 @@ TORCH_FUNCTIONS = {
     'nan_to_num': [
         (vt.nan_to_num, 'nan_to_num(Tensor input, float? nan=None, float? posinf=None, float? neginf=None)', vt.PARAMETERS['nan_to_num']),
     ],
+    'nanmean': [
+        (vt.nanmean, 'nanmean(Tensor input, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor out=None)', (vt.PARAMETERS['nanmean'][0], vt.PARAMETERS['nanmean'][1] + (('out', 'Tensor?', True),)), (vt.nanmean_out, ('out',))),
+    ],
     'nanmedian': [
         (vt.nanmedian, 'nanmedian(Tensor input)', vt.PARAMETERS['nanmedian']),
         (vt.nanmedian_dim, 'nanmedian(Tensor input, int dim, bool keepdim=False, *, Tensor[2] out=None)', (vt.PARAMETERS['nanmedian_dim'][0], vt.PARAMETERS['nanmedian_dim'][1] + (('out', 'Tensor[]?', True),)), (vt.nanmedian_dim_values, ('values', 'indices'))),
+    ],
+    'nansum': [
+        (vt.nansum, 'nansum(Tensor input, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor out=None)', (vt.PARAMETERS['nansum'][0], vt.PARAMETERS['nansum'][1] + (('out', 'Tensor?', True),)), (vt.nansum_out, ('out',))),
     ],
     'narrow': [
         (vt.narrow_Tensor, 'narrow(Tensor input, int dim, Tensor start, int length)', vt.PARAMETERS['narrow_Tensor']),
@@ -647,6 +718,9 @@ TORCH_FUNCTIONS = {
     'rad2deg_': [
         (vt.rad2deg_, 'rad2deg_(Tensor input)', vt.PARAMETERS['rad2deg_']),
     ],
+    'ravel': [
+        (vt.ravel, 'ravel(Tensor input)', vt.PARAMETERS['ravel']),
+    ],
     'reciprocal': [
         (vt.reciprocal, 'reciprocal(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['reciprocal'][0], vt.PARAMETERS['reciprocal'][1] + (('out', 'Tensor?', True),)), (vt.reciprocal_out, ('out',))),
     ],
@@ -664,11 +738,19 @@ TORCH_FUNCTIONS = {
         (vt.remainder_Scalar_Tensor, 'remainder(Scalar self, Tensor other)', vt.PARAMETERS['remainder_Scalar_Tensor']),
         (vt.remainder_Scalar, 'remainder(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['remainder_Scalar'][0], vt.PARAMETERS['remainder_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.remainder_Scalar_out, ('out',))),
     ],
+    'repeat_interleave': [
+        (vt.repeat_interleave_self_Tensor, 'repeat_interleave(Tensor input, Tensor repeats, int? dim=None, *, int? output_size=None)', vt.PARAMETERS['repeat_interleave_self_Tensor']),
+        (vt.repeat_interleave_Tensor, 'repeat_interleave(Tensor repeats, *, int? output_size=None)', vt.PARAMETERS['repeat_interleave_Tensor']),
+        (vt.repeat_interleave_self_int, 'repeat_interleave(Tensor input, int repeats, int? dim=None, *, int? output_size=None)', vt.PARAMETERS['repeat_interleave_self_int']),
+    ],
     'reshape': [
         (vt.reshape, 'reshape(Tensor input, int[] shape)', vt.PARAMETERS['reshape']),
     ],
     'roll': [
         (vt.roll, 'roll(Tensor input, int[1] shifts, int[1] dims=[])', vt.PARAMETERS['roll']),
+    ],
+    'rot90': [
+        (vt.rot90, 'rot90(Tensor input, int k=1, int[] dims=[0,1])', vt.PARAMETERS['rot90']),
     ],
     'round': [
         (vt.round, 'round(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['round'][0], vt.PARAMETERS['round'][1] + (('out', 'Tensor?', True),)), (vt.round_out, ('out',))),
@@ -771,6 +853,11 @@ TORCH_FUNCTIONS = {
         (vt.std_correction, 'std(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor out=None)', (vt.PARAMETERS['std_correction'][0], vt.PARAMETERS['std_correction'][1] + (('out', 'Tensor?', True),)), (vt.std_correction_out, ('out',))),
         (vt.std, 'std(Tensor input, bool unbiased=True)', vt.PARAMETERS['std']),
     ],
+    'std_mean': [
+        (vt.std_mean_dim, 'std_mean(Tensor input, int[1]? dim, bool unbiased=True, bool keepdim=False)', vt.PARAMETERS['std_mean_dim']),
+        (vt.std_mean_correction, 'std_mean(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False)', vt.PARAMETERS['std_mean_correction']),
+        (vt.std_mean, 'std_mean(Tensor input, bool unbiased=True)', vt.PARAMETERS['std_mean']),
+    ],
     'sub': [
         (vt.sub_Tensor, 'sub(Tensor input, Tensor other, *, Scalar alpha=1, Tensor out=None)', (vt.PARAMETERS['sub_Tensor'][0], vt.PARAMETERS['sub_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.sub_out, ('out',))),
     ],
@@ -805,6 +892,11 @@ TORCH_FUNCTIONS = {
     ],
     'tanh_': [
         (vt.tanh_, 'tanh_(Tensor input)', vt.PARAMETERS['tanh_']),
+    ],
+    'tensor_split': [
+        (vt.tensor_split_tensor_indices_or_sections, 'tensor_split(Tensor input, Tensor tensor_indices_or_sections, int dim=0)', vt.PARAMETERS['tensor_split_tensor_indices_or_sections']),
+        (vt.tensor_split_sections, 'tensor_split(Tensor input, int sections, int dim=0)', vt.PARAMETERS['tensor_split_sections']),
+        (vt.tensor_split_indices, 'tensor_split(Tensor input, int[] indices, int dim=0)', vt.PARAMETERS['tensor_split_indices']),
     ],
     'tile': [
         (vt.tile, 'tile(Tensor input, int[] dims)', vt.PARAMETERS['tile']),
@@ -847,6 +939,14 @@ TORCH_FUNCTIONS = {
         (vt.var_dim, 'var(Tensor input, int[1] dim, bool unbiased=True, bool keepdim=False, *, Tensor out=None)', (vt.PARAMETERS['var_dim'][0], vt.PARAMETERS['var_dim'][1] + (('out', 'Tensor?', True),)), (vt.var_out, ('out',))),
         (vt.var_correction, 'var(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor out=None)', (vt.PARAMETERS['var_correction'][0], vt.PARAMETERS['var_correction'][1] + (('out', 'Tensor?', True),)), (vt.var_correction_out, ('out',))),
         (vt.var, 'var(Tensor input, bool unbiased=True)', vt.PARAMETERS['var']),
+    ],
+    'var_mean': [
+        (vt.var_mean_dim, 'var_mean(Tensor input, int[1]? dim, bool unbiased=True, bool keepdim=False)', vt.PARAMETERS['var_mean_dim']),
+        (vt.var_mean_correction, 'var_mean(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False)', vt.PARAMETERS['var_mean_correction']),
+        (vt.var_mean, 'var_mean(Tensor input, bool unbiased=True)', vt.PARAMETERS['var_mean']),
+    ],
+    'vstack': [
+        (vt.vstack, 'vstack(Tensor[] tensors, *, Tensor out=None)', (vt.PARAMETERS['vstack'][0], vt.PARAMETERS['vstack'][1] + (('out', 'Tensor?', True),)), (vt.vstack_out, ('out',))),
     ],
     'where': [
         (vt.where_self, 'where(Tensor condition, Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['where_self'][0], vt.PARAMETERS['where_self'][1] + (('out', 'Tensor?', True),)), (vt.where_self_out, ('out',))),
@@ -982,8 +1082,14 @@ TENSOR_METHODS = {
     'add_': [
         (vt.add__Tensor, 'add_(Tensor other, *, Scalar alpha=1)', vt.PARAMETERS['add__Tensor']),
     ],
+    'addcdiv': [
+        (vt.addcdiv, 'addcdiv(Tensor tensor1, Tensor tensor2, *, Scalar value=1)', vt.PARAMETERS['addcdiv']),
+    ],
     'addcdiv_': [
         (vt.addcdiv_, 'addcdiv_(Tensor tensor1, Tensor tensor2, *, Scalar value=1)', vt.PARAMETERS['addcdiv_']),
+    ],
+    'addcmul': [
+        (vt.addcmul, 'addcmul(Tensor tensor1, Tensor tensor2, *, Scalar value=1)', vt.PARAMETERS['addcmul']),
     ],
     'addcmul_': [
         (vt.addcmul_, 'addcmul_(Tensor tensor1, Tensor tensor2, *, Scalar value=1)', vt.PARAMETERS['addcmul_']),
@@ -1065,6 +1171,9 @@ TENSOR_METHODS = {
         (vt.argsort_stable, 'argsort(*, bool stable, int dim=-1, bool descending=False)', vt.PARAMETERS['argsort_stable']),
         (vt.argsort, 'argsort(int dim=-1, bool descending=False)', vt.PARAMETERS['argsort']),
     ],
+    'argwhere': [
+        (vt.argwhere, 'argwhere()', vt.PARAMETERS['argwhere']),
+    ],
     'asin': [
         (vt.asin, 'asin()', vt.PARAMETERS['asin']),
     ],
@@ -1126,6 +1235,9 @@ TENSOR_METHODS = {
     ],
     'bmm': [
         (vt.bmm, 'bmm(Tensor mat2)', vt.PARAMETERS['bmm']),
+    ],
+    'broadcast_to': [
+        (vt.broadcast_to, 'broadcast_to(int[] size)', vt.PARAMETERS['broadcast_to']),
     ],
     'ceil': [
         (vt.ceil, 'ceil()', vt.PARAMETERS['ceil']),
@@ -1197,6 +1309,10 @@ TENSOR_METHODS = {
     'cosh_': [
         (vt.cosh_, 'cosh_()', vt.PARAMETERS['cosh_']),
     ],
+    'count_nonzero': [
+        (vt.count_nonzero, 'count_nonzero(int? dim=None)', vt.PARAMETERS['count_nonzero']),
+        (vt.count_nonzero_dim_IntList, 'count_nonzero(int[] dim)', vt.PARAMETERS['count_nonzero_dim_IntList']),
+    ],
     'cummax': [
         (vt.cummax, 'cummax(int dim)', vt.PARAMETERS['cummax']),
     ],
@@ -1229,6 +1345,9 @@ TENSOR_METHODS = {
     ],
     'diagonal': [
         (vt.diagonal, 'diagonal(int offset=0, int dim1=0, int dim2=1)', vt.PARAMETERS['diagonal']),
+    ],
+    'diff': [
+        (vt.diff, 'diff(int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None)', vt.PARAMETERS['diff']),
     ],
     'digamma': [
         (vt.digamma, 'digamma()', vt.PARAMETERS['digamma']),
@@ -1319,6 +1438,12 @@ TENSOR_METHODS = {
     ],
     'flip': [
         (vt.flip, 'flip(int[] dims)', vt.PARAMETERS['flip']),
+    ],
+    'fliplr': [
+        (vt.fliplr, 'fliplr()', vt.PARAMETERS['fliplr']),
+    ],
+    'flipud': [
+        (vt.flipud, 'flipud()', vt.PARAMETERS['flipud']),
     ],
     'float_power': [
         (vt.float_power_Tensor_Tensor, 'float_power(Tensor exponent)', vt.PARAMETERS['float_power_Tensor_Tensor']),
@@ -1480,6 +1605,30 @@ TENSOR_METHODS = {
     'logaddexp2': [
         (vt.logaddexp2, 'logaddexp2(Tensor other)', vt.PARAMETERS['logaddexp2']),
     ],
+    'logical_and': [
+        (vt.logical_and, 'logical_and(Tensor other)', vt.PARAMETERS['logical_and']),
+    ],
+    'logical_and_': [
+        (vt.logical_and_, 'logical_and_(Tensor other)', vt.PARAMETERS['logical_and_']),
+    ],
+    'logical_not': [
+        (vt.logical_not, 'logical_not()', vt.PARAMETERS['logical_not']),
+    ],
+    'logical_not_': [
+        (vt.logical_not_, 'logical_not_()', vt.PARAMETERS['logical_not_']),
+    ],
+    'logical_or': [
+        (vt.logical_or, 'logical_or(Tensor other)', vt.PARAMETERS['logical_or']),
+    ],
+    'logical_or_': [
+        (vt.logical_or_, 'logical_or_(Tensor other)', vt.PARAMETERS['logical_or_']),
+    ],
+    'logical_xor': [
+        (vt.logical_xor, 'logical_xor(Tensor other)', vt.PARAMETERS['logical_xor']),
+    ],
+    'logical_xor_': [
+        (vt.logical_xor_, 'logical_xor_(Tensor other)', vt.PARAMETERS['logical_xor_']),
+    ],
     'logit': [
         (vt.logit, 'logit(float? eps=None)', vt.PARAMETERS['logit']),
     ],
@@ -1567,9 +1716,15 @@ TENSOR_METHODS = {
     'nan_to_num': [
         (vt.nan_to_num, 'nan_to_num(float? nan=None, float? posinf=None, float? neginf=None)', vt.PARAMETERS['nan_to_num']),
     ],
+    'nanmean': [
+        (vt.nanmean, 'nanmean(int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None)', vt.PARAMETERS['nanmean']),
+    ],
     'nanmedian': [
         (vt.nanmedian, 'nanmedian()', vt.PARAMETERS['nanmedian']),
         (vt.nanmedian_dim, 'nanmedian(int dim, bool keepdim=False)', vt.PARAMETERS['nanmedian_dim']),
+    ],
+    'nansum': [
+        (vt.nansum, 'nansum(int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None)', vt.PARAMETERS['nansum']),
     ],
     'narrow': [
         (vt.narrow_Tensor, 'narrow(int dim, Tensor start, int length)', vt.PARAMETERS['narrow_Tensor']),
@@ -1646,6 +1801,9 @@ TENSOR_METHODS = {
     'rad2deg_': [
         (vt.rad2deg_, 'rad2deg_()', vt.PARAMETERS['rad2deg_']),
     ],
+    'ravel': [
+        (vt.ravel, 'ravel()', vt.PARAMETERS['ravel']),
+    ],
     'reciprocal': [
         (vt.reciprocal, 'reciprocal()', vt.PARAMETERS['reciprocal']),
     ],
@@ -1669,11 +1827,21 @@ TENSOR_METHODS = {
     'repeat': [
         (vt.repeat, 'repeat(int[] repeats)', vt.PARAMETERS['repeat']),
     ],
+    'repeat_interleave': [
+        (vt.repeat_interleave_self_Tensor, 'repeat_interleave(Tensor repeats, int? dim=None, *, int? output_size=None)', vt.PARAMETERS['repeat_interleave_self_Tensor']),
+        (vt.repeat_interleave_self_int, 'repeat_interleave(int repeats, int? dim=None, *, int? output_size=None)', vt.PARAMETERS['repeat_interleave_self_int']),
+    ],
     'reshape': [
         (vt.reshape, 'reshape(int[] shape)', vt.PARAMETERS['reshape']),
     ],
+    'reshape_as': [
+        (vt.reshape_as, 'reshape_as(Tensor other)', vt.PARAMETERS['reshape_as']),
+    ],
     'roll': [
         (vt.roll, 'roll(int[1] shifts, int[1] dims=[])', vt.PARAMETERS['roll']),
+    ],
+    'rot90': [
+        (vt.rot90, 'rot90(int k=1, int[] dims=[0,1])', vt.PARAMETERS['rot90']),
     ],
     'round': [
         (vt.round, 'round()', vt.PARAMETERS['round']),
@@ -1824,6 +1992,11 @@ TENSOR_METHODS = {
     ],
     'tanh_': [
         (vt.tanh_, 'tanh_()', vt.PARAMETERS['tanh_']),
+    ],
+    'tensor_split': [
+        (vt.tensor_split_tensor_indices_or_sections, 'tensor_split(Tensor tensor_indices_or_sections, int dim=0)', vt.PARAMETERS['tensor_split_tensor_indices_or_sections']),
+        (vt.tensor_split_sections, 'tensor_split(int sections, int dim=0)', vt.PARAMETERS['tensor_split_sections']),
+        (vt.tensor_split_indices, 'tensor_split(int[] indices, int dim=0)', vt.PARAMETERS['tensor_split_indices']),
     ],
     'tile': [
         (vt.tile, 'tile(int[] dims)', vt.PARAMETERS['tile']),

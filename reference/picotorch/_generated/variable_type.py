@@ -2837,6 +2837,57 @@ def addcdiv_(self, tensor1, tensor2, *, value=1):
     return self
 
 
+def addcmul(self, tensor1, tensor2, *, value=1):
+    """``addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, tensor1, tensor2):
+        grad_fn = nodes.AddcmulBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, tensor1, tensor2))
+        if grad_fn.should_compute_output(2):
+            grad_fn.tensor1_ = SavedVariable(tensor1)
+        if grad_fn.should_compute_output(1):
+            grad_fn.tensor2_ = SavedVariable(tensor2)
+        grad_fn.value = value
+    result = kernel_for("addcmul", device_of(self, tensor1, tensor2))(self, tensor1, tensor2, value)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def addcmul_out(self, tensor1, tensor2, *, value=1, out):
+    """``addcmul.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("addcmul", self, tensor1, tensor2, out)
+    result = addcmul(self, tensor1, tensor2, value=value)
+    native.write_out(out, result, "addcmul.out")
+    bump_version(out)
+    return out
+
+
+def addcdiv(self, tensor1, tensor2, *, value=1):
+    """``addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, tensor1, tensor2):
+        grad_fn = nodes.AddcdivBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, tensor1, tensor2))
+        if grad_fn.should_compute_output(2):
+            grad_fn.tensor1_ = SavedVariable(tensor1)
+        grad_fn.tensor2_ = SavedVariable(tensor2)
+        grad_fn.value = value
+    result = kernel_for("addcdiv", device_of(self, tensor1, tensor2))(self, tensor1, tensor2, value)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def addcdiv_out(self, tensor1, tensor2, *, value=1, out):
+    """``addcdiv.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("addcdiv", self, tensor1, tensor2, out)
+    result = addcdiv(self, tensor1, tensor2, value=value)
+    native.write_out(out, result, "addcdiv.out")
+    bump_version(out)
+    return out
+
+
 def lerp__Scalar(self, end, weight):
     """``lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)``"""
     check_inplace(self, any_requires_grad(self, end))
@@ -7273,6 +7324,413 @@ def less_Tensor(self, other):
     return native.less(self, other)
 
 
+def logical_not(self):
+    """``logical_not(Tensor self) -> Tensor``"""
+    result = kernel_for("logical_not", device_of(self))(self)
+    return result
+
+
+def logical_not_(self):
+    """``logical_not_(Tensor(a!) self) -> Tensor(a!)``"""
+    result = kernel_for("logical_not_", device_of(self))(self)
+    bump_version(self)
+    return self
+
+
+def logical_not_out(self, *, out):
+    """``logical_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("logical_not", self, out)
+    result = logical_not(self)
+    native.write_out(out, result, "logical_not.out")
+    bump_version(out)
+    return out
+
+
+def logical_xor(self, other):
+    """``logical_xor(Tensor self, Tensor other) -> Tensor``"""
+    result = kernel_for("logical_xor", device_of(self, other))(self, other)
+    return result
+
+
+def logical_xor_(self, other):
+    """``logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
+    result = kernel_for("logical_xor_", device_of(self, other))(self, other)
+    bump_version(self)
+    return self
+
+
+def logical_xor_out(self, other, *, out):
+    """``logical_xor.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("logical_xor", self, other, out)
+    result = logical_xor(self, other)
+    native.write_out(out, result, "logical_xor.out")
+    bump_version(out)
+    return out
+
+
+def logical_and(self, other):
+    """``logical_and(Tensor self, Tensor other) -> Tensor``"""
+    result = kernel_for("logical_and", device_of(self, other))(self, other)
+    return result
+
+
+def logical_and_(self, other):
+    """``logical_and_(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
+    result = kernel_for("logical_and_", device_of(self, other))(self, other)
+    bump_version(self)
+    return self
+
+
+def logical_and_out(self, other, *, out):
+    """``logical_and.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("logical_and", self, other, out)
+    result = logical_and(self, other)
+    native.write_out(out, result, "logical_and.out")
+    bump_version(out)
+    return out
+
+
+def logical_or(self, other):
+    """``logical_or(Tensor self, Tensor other) -> Tensor``"""
+    result = kernel_for("logical_or", device_of(self, other))(self, other)
+    return result
+
+
+def logical_or_(self, other):
+    """``logical_or_(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
+    result = kernel_for("logical_or_", device_of(self, other))(self, other)
+    bump_version(self)
+    return self
+
+
+def logical_or_out(self, other, *, out):
+    """``logical_or.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("logical_or", self, other, out)
+    result = logical_or(self, other)
+    native.write_out(out, result, "logical_or.out")
+    bump_version(out)
+    return out
+
+
+def nonzero(self):
+    """``nonzero(Tensor self) -> Tensor``"""
+    result = kernel_for("nonzero", device_of(self))(self)
+    return result
+
+
+def nonzero_out(self, *, out):
+    """``nonzero.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("nonzero", self, out)
+    result = nonzero(self)
+    native.write_out(out, result, "nonzero.out")
+    bump_version(out)
+    return out
+
+
+def nonzero_numpy(self):
+    """``nonzero_numpy(Tensor self) -> Tensor[]``"""
+    return native.nonzero_numpy(self)
+
+
+def argwhere(self):
+    """``argwhere(Tensor self) -> Tensor``"""
+    return native.argwhere(self)
+
+
+def count_nonzero_dim_IntList(self, dim):
+    """``count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor``"""
+    result = kernel_for("count_nonzero.dim_IntList", device_of(self))(self, dim)
+    return result
+
+
+def count_nonzero(self, dim=None):
+    """``count_nonzero(Tensor self, int? dim=None) -> Tensor``"""
+    return native.count_nonzero_dim(self, dim)
+
+
+def nansum(self, dim=None, keepdim=False, *, dtype=None):
+    """``nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.NansumBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim = dim
+        grad_fn.keepdim = keepdim
+        grad_fn.self_ = SavedVariable(self)
+        grad_fn.self_scalar_type = self._dtype
+    result = kernel_for("nansum", device_of(self))(self, dim, keepdim, dtype)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def nansum_out(self, dim=None, keepdim=False, *, dtype=None, out):
+    """``nansum.out(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("nansum", self, out)
+    result = nansum(self, dim, keepdim, dtype=dtype)
+    native.write_out(out, result, "nansum.out")
+    bump_version(out)
+    return out
+
+
+def nanmean(self, dim=None, keepdim=False, *, dtype=None):
+    """``nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor``"""
+    return native.nanmean(self, dim, keepdim, dtype)
+
+
+def nanmean_out(self, dim=None, keepdim=False, *, dtype=None, out):
+    """``nanmean.out(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("nanmean", self, out)
+    result = nanmean(self, dim, keepdim, dtype=dtype)
+    native.write_out(out, result, "nanmean.out")
+    bump_version(out)
+    return out
+
+
+def std_mean(self, unbiased=True):
+    """``std_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)``"""
+    return native.std_mean_unbiased(self, unbiased)
+
+
+def std_mean_dim(self, dim, unbiased=True, keepdim=False):
+    """``std_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)``"""
+    return native.std_mean_dim(self, dim, unbiased, keepdim)
+
+
+def std_mean_correction(self, dim=None, *, correction=None, keepdim=False):
+    """``std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.StdMeanBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.correction = correction
+        grad_fn.dim = dim
+        grad_fn.keepdim = keepdim
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("std_mean.correction", device_of(self))(self, dim, correction, keepdim)
+    if grad_fn is not None:
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
+        if result[1] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[1], grad_fn)
+        grad_fn.result0_ = SavedVariable(result[0], is_output=True)
+    return result
+
+
+def var_mean(self, unbiased=True):
+    """``var_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)``"""
+    return native.var_mean_unbiased(self, unbiased)
+
+
+def var_mean_dim(self, dim, unbiased=True, keepdim=False):
+    """``var_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)``"""
+    return native.var_mean_dim(self, dim, unbiased, keepdim)
+
+
+def var_mean_correction(self, dim=None, *, correction=None, keepdim=False):
+    """``var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.VarMeanBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.correction = correction
+        grad_fn.dim = dim
+        grad_fn.keepdim = keepdim
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("var_mean.correction", device_of(self))(self, dim, correction, keepdim)
+    if grad_fn is not None:
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
+        if result[1] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[1], grad_fn)
+    return result
+
+
+def reshape_as(self, other):
+    """``reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)``"""
+    return native.reshape_as(self, other)
+
+
+def broadcast_tensors(tensors):
+    """``broadcast_tensors(Tensor[] tensors) -> Tensor[]``"""
+    return native.broadcast_tensors(tensors)
+
+
+def broadcast_to(self, size):
+    """``broadcast_to(Tensor(a) self, int[] size) -> Tensor(a)``"""
+    return native.broadcast_to(self, size)
+
+
+def atleast_1d(self):
+    """``atleast_1d(Tensor self) -> Tensor``"""
+    return native.atleast_1d(self)
+
+
+def atleast_1d_Sequence(tensors):
+    """``atleast_1d.Sequence(Tensor[] tensors) -> Tensor[]``"""
+    return native.atleast_1d_sequence(tensors)
+
+
+def atleast_2d(self):
+    """``atleast_2d(Tensor self) -> Tensor``"""
+    return native.atleast_2d(self)
+
+
+def atleast_2d_Sequence(tensors):
+    """``atleast_2d.Sequence(Tensor[] tensors) -> Tensor[]``"""
+    return native.atleast_2d_sequence(tensors)
+
+
+def atleast_3d(self):
+    """``atleast_3d(Tensor self) -> Tensor``"""
+    return native.atleast_3d(self)
+
+
+def atleast_3d_Sequence(tensors):
+    """``atleast_3d.Sequence(Tensor[] tensors) -> Tensor[]``"""
+    return native.atleast_3d_sequence(tensors)
+
+
+def hstack(tensors):
+    """``hstack(Tensor[] tensors) -> Tensor``"""
+    return native.hstack(tensors)
+
+
+def hstack_out(tensors, *, out):
+    """``hstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("hstack", *tensors, out)
+    result = hstack(tensors)
+    native.write_out(out, result, "hstack.out")
+    bump_version(out)
+    return out
+
+
+def vstack(tensors):
+    """``vstack(Tensor[] tensors) -> Tensor``"""
+    return native.vstack(tensors)
+
+
+def vstack_out(tensors, *, out):
+    """``vstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("vstack", *tensors, out)
+    result = vstack(tensors)
+    native.write_out(out, result, "vstack.out")
+    bump_version(out)
+    return out
+
+
+def dstack(tensors):
+    """``dstack(Tensor[] tensors) -> Tensor``"""
+    return native.dstack(tensors)
+
+
+def dstack_out(tensors, *, out):
+    """``dstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("dstack", *tensors, out)
+    result = dstack(tensors)
+    native.write_out(out, result, "dstack.out")
+    bump_version(out)
+    return out
+
+
+def column_stack(tensors):
+    """``column_stack(Tensor[] tensors) -> Tensor``"""
+    return native.column_stack(tensors)
+
+
+def column_stack_out(tensors, *, out):
+    """``column_stack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("column_stack", *tensors, out)
+    result = column_stack(tensors)
+    native.write_out(out, result, "column_stack.out")
+    bump_version(out)
+    return out
+
+
+def meshgrid(tensors):
+    """``meshgrid(Tensor[] tensors) -> Tensor[]``"""
+    return native.meshgrid(tensors)
+
+
+def meshgrid_indexing(tensors, *, indexing):
+    """``meshgrid.indexing(Tensor[] tensors, *, str indexing) -> Tensor[]``"""
+    return native.meshgrid_indexing(tensors, indexing)
+
+
+def ravel(self):
+    """``ravel(Tensor(a) self) -> Tensor(a)``"""
+    return native.ravel(self)
+
+
+def repeat_interleave_Tensor(repeats, *, output_size=None):
+    """``repeat_interleave.Tensor(Tensor repeats, *, int? output_size=None) -> Tensor``"""
+    result = kernel_for("repeat_interleave.Tensor", device_of(repeats))(repeats, output_size)
+    return result
+
+
+def repeat_interleave_self_Tensor(self, repeats, dim=None, *, output_size=None):
+    """``repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, int? output_size=None) -> Tensor``"""
+    return native.repeat_interleave_self_tensor(self, repeats, dim, output_size)
+
+
+def repeat_interleave_self_int(self, repeats, dim=None, *, output_size=None):
+    """``repeat_interleave.self_int(Tensor self, int repeats, int? dim=None, *, int? output_size=None) -> Tensor``"""
+    return native.repeat_interleave_self_int(self, repeats, dim, output_size)
+
+
+def fliplr(self):
+    """``fliplr(Tensor self) -> Tensor``"""
+    return native.fliplr(self)
+
+
+def flipud(self):
+    """``flipud(Tensor self) -> Tensor``"""
+    return native.flipud(self)
+
+
+def rot90(self, k=1, dims=(0,1,)):
+    """``rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.Rot90Backward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dims = dims
+        grad_fn.k = k
+    result = kernel_for("rot90", device_of(self))(self, k, dims)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def diff(self, n=1, dim=-1, prepend=None, append=None):
+    """``diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor``"""
+    return native.diff(self, n, dim, prepend, append)
+
+
+def diff_out(self, n=1, dim=-1, prepend=None, append=None, *, out):
+    """``diff.out(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("diff", self, prepend, append, out)
+    result = diff(self, n, dim, prepend, append)
+    native.write_out(out, result, "diff.out")
+    bump_version(out)
+    return out
+
+
+def tensor_split_sections(self, sections, dim=0):
+    """``tensor_split.sections(Tensor(a -> *) self, int sections, int dim=0) -> Tensor(a)[]``"""
+    return native.tensor_split_sections(self, sections, dim)
+
+
+def tensor_split_indices(self, indices, dim=0):
+    """``tensor_split.indices(Tensor(a -> *) self, int[] indices, int dim=0) -> Tensor(a)[]``"""
+    return native.tensor_split_indices(self, indices, dim)
+
+
+def tensor_split_tensor_indices_or_sections(self, tensor_indices_or_sections, dim=0):
+    """``tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]``"""
+    return native.tensor_split_tensor(self, tensor_indices_or_sections, dim)
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add_cuda}, add_Tensor)
 register_kernels("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, add_out)
@@ -7514,6 +7972,10 @@ register_kernels("fmod.Scalar(Tensor self, Scalar other) -> Tensor", {"CPU": nat
 register_kernels("fmod.Tensor(Tensor self, Tensor other) -> Tensor", {"CPU": native.fmod, "CUDA": native.fmod}, fmod_Tensor)
 register_kernels("addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)", {"CPU": native.addcmul_, "CUDA": native.addcmul_}, addcmul_)
 register_kernels("addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)", {"CPU": native.addcdiv_, "CUDA": native.addcdiv_}, addcdiv_)
+register_kernels("addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor", {"CPU": native.addcmul, "CUDA": native.addcmul}, addcmul)
+register_kernels("addcmul.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)", {}, addcmul_out)
+register_kernels("addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor", {"CPU": native.addcdiv, "CUDA": native.addcdiv}, addcdiv)
+register_kernels("addcdiv.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)", {}, addcdiv_out)
 register_kernels("lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)", {"CPU": native.lerp_, "CUDA": native.lerp_}, lerp__Scalar)
 register_kernels("_softmax(Tensor self, int dim, bool half_to_float) -> Tensor", {"CPU": native._softmax, "CUDA": native._softmax}, _softmax)
 register_kernels("_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)", {}, _softmax_out)
@@ -7933,6 +8395,65 @@ register_kernels("less.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) 
 register_kernels("less.Scalar(Tensor self, Scalar other) -> Tensor", {"CompositeImplicitAutograd": native.less}, less_Scalar)
 register_kernels("less.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, less_Tensor_out)
 register_kernels("less.Tensor(Tensor self, Tensor other) -> Tensor", {"CompositeImplicitAutograd": native.less}, less_Tensor)
+register_kernels("logical_not(Tensor self) -> Tensor", {"CPU": native.logical_not, "CUDA": native.logical_not}, logical_not)
+register_kernels("logical_not_(Tensor(a!) self) -> Tensor(a!)", {"CPU": native.logical_not_, "CUDA": native.logical_not_}, logical_not_)
+register_kernels("logical_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, logical_not_out)
+register_kernels("logical_xor(Tensor self, Tensor other) -> Tensor", {"CPU": native.logical_xor, "CUDA": native.logical_xor}, logical_xor)
+register_kernels("logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CPU": native.logical_xor_, "CUDA": native.logical_xor_}, logical_xor_)
+register_kernels("logical_xor.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, logical_xor_out)
+register_kernels("logical_and(Tensor self, Tensor other) -> Tensor", {"CPU": native.logical_and, "CUDA": native.logical_and}, logical_and)
+register_kernels("logical_and_(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CPU": native.logical_and_, "CUDA": native.logical_and_}, logical_and_)
+register_kernels("logical_and.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, logical_and_out)
+register_kernels("logical_or(Tensor self, Tensor other) -> Tensor", {"CPU": native.logical_or, "CUDA": native.logical_or}, logical_or)
+register_kernels("logical_or_(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CPU": native.logical_or_, "CUDA": native.logical_or_}, logical_or_)
+register_kernels("logical_or.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, logical_or_out)
+register_kernels("nonzero(Tensor self) -> Tensor", {"CPU": native.nonzero, "CUDA": native.nonzero}, nonzero)
+register_kernels("nonzero.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, nonzero_out)
+register_kernels("nonzero_numpy(Tensor self) -> Tensor[]", {"CompositeImplicitAutograd": native.nonzero_numpy}, nonzero_numpy)
+register_kernels("argwhere(Tensor self) -> Tensor", {"CompositeImplicitAutograd": native.argwhere}, argwhere)
+register_kernels("count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor", {"CPU": native.count_nonzero, "CUDA": native.count_nonzero}, count_nonzero_dim_IntList)
+register_kernels("count_nonzero(Tensor self, int? dim=None) -> Tensor", {"CompositeImplicitAutograd": native.count_nonzero_dim}, count_nonzero)
+register_kernels("nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", {"CPU": native.nansum, "CUDA": native.nansum}, nansum)
+register_kernels("nansum.out(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", {}, nansum_out)
+register_kernels("nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", {"CompositeImplicitAutograd": native.nanmean}, nanmean)
+register_kernels("nanmean.out(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", {}, nanmean_out)
+register_kernels("std_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)", {"CompositeImplicitAutograd": native.std_mean_unbiased}, std_mean)
+register_kernels("std_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)", {"CompositeImplicitAutograd": native.std_mean_dim}, std_mean_dim)
+register_kernels("std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)", {"CPU": native.std_mean, "CUDA": native.std_mean}, std_mean_correction)
+register_kernels("var_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)", {"CompositeImplicitAutograd": native.var_mean_unbiased}, var_mean)
+register_kernels("var_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)", {"CompositeImplicitAutograd": native.var_mean_dim}, var_mean_dim)
+register_kernels("var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)", {"CPU": native.var_mean, "CUDA": native.var_mean}, var_mean_correction)
+register_kernels("reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)", {"CompositeImplicitAutograd": native.reshape_as}, reshape_as, computes=False)
+register_kernels("broadcast_tensors(Tensor[] tensors) -> Tensor[]", {"CompositeImplicitAutograd": native.broadcast_tensors}, broadcast_tensors)
+register_kernels("broadcast_to(Tensor(a) self, int[] size) -> Tensor(a)", {"CompositeImplicitAutograd": native.broadcast_to}, broadcast_to, computes=False)
+register_kernels("atleast_1d(Tensor self) -> Tensor", {"CompositeImplicitAutograd": native.atleast_1d}, atleast_1d)
+register_kernels("atleast_1d.Sequence(Tensor[] tensors) -> Tensor[]", {"CompositeImplicitAutograd": native.atleast_1d_sequence}, atleast_1d_Sequence)
+register_kernels("atleast_2d(Tensor self) -> Tensor", {"CompositeImplicitAutograd": native.atleast_2d}, atleast_2d)
+register_kernels("atleast_2d.Sequence(Tensor[] tensors) -> Tensor[]", {"CompositeImplicitAutograd": native.atleast_2d_sequence}, atleast_2d_Sequence)
+register_kernels("atleast_3d(Tensor self) -> Tensor", {"CompositeImplicitAutograd": native.atleast_3d}, atleast_3d)
+register_kernels("atleast_3d.Sequence(Tensor[] tensors) -> Tensor[]", {"CompositeImplicitAutograd": native.atleast_3d_sequence}, atleast_3d_Sequence)
+register_kernels("hstack(Tensor[] tensors) -> Tensor", {"CompositeImplicitAutograd": native.hstack}, hstack)
+register_kernels("hstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)", {}, hstack_out)
+register_kernels("vstack(Tensor[] tensors) -> Tensor", {"CompositeImplicitAutograd": native.vstack}, vstack)
+register_kernels("vstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)", {}, vstack_out)
+register_kernels("dstack(Tensor[] tensors) -> Tensor", {"CompositeImplicitAutograd": native.dstack}, dstack)
+register_kernels("dstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)", {}, dstack_out)
+register_kernels("column_stack(Tensor[] tensors) -> Tensor", {"CompositeImplicitAutograd": native.column_stack}, column_stack)
+register_kernels("column_stack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)", {}, column_stack_out)
+register_kernels("meshgrid(Tensor[] tensors) -> Tensor[]", {"CompositeImplicitAutograd": native.meshgrid}, meshgrid)
+register_kernels("meshgrid.indexing(Tensor[] tensors, *, str indexing) -> Tensor[]", {"CompositeImplicitAutograd": native.meshgrid_indexing}, meshgrid_indexing)
+register_kernels("ravel(Tensor(a) self) -> Tensor(a)", {"CompositeImplicitAutograd": native.ravel}, ravel, computes=False)
+register_kernels("repeat_interleave.Tensor(Tensor repeats, *, int? output_size=None) -> Tensor", {"CPU": native.repeat_interleave, "CUDA": native.repeat_interleave}, repeat_interleave_Tensor)
+register_kernels("repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, int? output_size=None) -> Tensor", {"CompositeImplicitAutograd": native.repeat_interleave_self_tensor}, repeat_interleave_self_Tensor)
+register_kernels("repeat_interleave.self_int(Tensor self, int repeats, int? dim=None, *, int? output_size=None) -> Tensor", {"CompositeImplicitAutograd": native.repeat_interleave_self_int}, repeat_interleave_self_int)
+register_kernels("fliplr(Tensor self) -> Tensor", {"CompositeImplicitAutograd": native.fliplr}, fliplr)
+register_kernels("flipud(Tensor self) -> Tensor", {"CompositeImplicitAutograd": native.flipud}, flipud)
+register_kernels("rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor", {"CPU": native.rot90, "CUDA": native.rot90}, rot90)
+register_kernels("diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor", {"CompositeImplicitAutograd": native.diff}, diff)
+register_kernels("diff.out(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None, *, Tensor(a!) out) -> Tensor(a!)", {}, diff_out)
+register_kernels("tensor_split.sections(Tensor(a -> *) self, int sections, int dim=0) -> Tensor(a)[]", {"CompositeImplicitAutograd": native.tensor_split_sections}, tensor_split_sections, computes=False)
+register_kernels("tensor_split.indices(Tensor(a -> *) self, int[] indices, int dim=0) -> Tensor(a)[]", {"CompositeImplicitAutograd": native.tensor_split_indices}, tensor_split_indices, computes=False)
+register_kernels("tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]", {"CompositeImplicitAutograd": native.tensor_split_tensor}, tensor_split_tensor_indices_or_sections, computes=False)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -8178,6 +8699,10 @@ PARAMETERS = {
     "fmod_Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
     "addcmul_": ((('self', 'Tensor', False), ('tensor1', 'Tensor', False), ('tensor2', 'Tensor', False),), (('value', 'Scalar', True),)),
     "addcdiv_": ((('self', 'Tensor', False), ('tensor1', 'Tensor', False), ('tensor2', 'Tensor', False),), (('value', 'Scalar', True),)),
+    "addcmul": ((('self', 'Tensor', False), ('tensor1', 'Tensor', False), ('tensor2', 'Tensor', False),), (('value', 'Scalar', True),)),
+    "addcmul_out": ((('self', 'Tensor', False), ('tensor1', 'Tensor', False), ('tensor2', 'Tensor', False),), (('value', 'Scalar', True), ('out', 'Tensor', False),)),
+    "addcdiv": ((('self', 'Tensor', False), ('tensor1', 'Tensor', False), ('tensor2', 'Tensor', False),), (('value', 'Scalar', True),)),
+    "addcdiv_out": ((('self', 'Tensor', False), ('tensor1', 'Tensor', False), ('tensor2', 'Tensor', False),), (('value', 'Scalar', True), ('out', 'Tensor', False),)),
     "lerp__Scalar": ((('self', 'Tensor', False), ('end', 'Tensor', False), ('weight', 'Scalar', False),), ()),
     "_softmax": ((('self', 'Tensor', False), ('dim', 'int', False), ('half_to_float', 'bool', False),), ()),
     "_softmax_out": ((('self', 'Tensor', False), ('dim', 'int', False), ('half_to_float', 'bool', False),), (('out', 'Tensor', False),)),
@@ -8597,6 +9122,65 @@ PARAMETERS = {
     "less_Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
     "less_Tensor_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
     "less_Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "logical_not": ((('self', 'Tensor', False),), ()),
+    "logical_not_": ((('self', 'Tensor', False),), ()),
+    "logical_not_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "logical_xor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "logical_xor_": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "logical_xor_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "logical_and": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "logical_and_": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "logical_and_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "logical_or": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "logical_or_": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "logical_or_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "nonzero": ((('self', 'Tensor', False),), ()),
+    "nonzero_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "nonzero_numpy": ((('self', 'Tensor', False),), ()),
+    "argwhere": ((('self', 'Tensor', False),), ()),
+    "count_nonzero_dim_IntList": ((('self', 'Tensor', False), ('dim', 'int[]', False),), ()),
+    "count_nonzero": ((('self', 'Tensor', False), ('dim', 'int?', True),), ()),
+    "nansum": ((('self', 'Tensor', False), ('dim', 'int[]?', True), ('keepdim', 'bool', True),), (('dtype', 'ScalarType?', True),)),
+    "nansum_out": ((('self', 'Tensor', False), ('dim', 'int[]?', True), ('keepdim', 'bool', True),), (('dtype', 'ScalarType?', True), ('out', 'Tensor', False),)),
+    "nanmean": ((('self', 'Tensor', False), ('dim', 'int[]?', True), ('keepdim', 'bool', True),), (('dtype', 'ScalarType?', True),)),
+    "nanmean_out": ((('self', 'Tensor', False), ('dim', 'int[]?', True), ('keepdim', 'bool', True),), (('dtype', 'ScalarType?', True), ('out', 'Tensor', False),)),
+    "std_mean": ((('self', 'Tensor', False), ('unbiased', 'bool', True),), ()),
+    "std_mean_dim": ((('self', 'Tensor', False), ('dim', 'int[]?', False), ('unbiased', 'bool', True), ('keepdim', 'bool', True),), ()),
+    "std_mean_correction": ((('self', 'Tensor', False), ('dim', 'int[]?', True),), (('correction', 'Scalar?', True), ('keepdim', 'bool', True),)),
+    "var_mean": ((('self', 'Tensor', False), ('unbiased', 'bool', True),), ()),
+    "var_mean_dim": ((('self', 'Tensor', False), ('dim', 'int[]?', False), ('unbiased', 'bool', True), ('keepdim', 'bool', True),), ()),
+    "var_mean_correction": ((('self', 'Tensor', False), ('dim', 'int[]?', True),), (('correction', 'Scalar?', True), ('keepdim', 'bool', True),)),
+    "reshape_as": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "broadcast_tensors": ((('tensors', 'Tensor[]', False),), ()),
+    "broadcast_to": ((('self', 'Tensor', False), ('size', 'int[]', False),), ()),
+    "atleast_1d": ((('self', 'Tensor', False),), ()),
+    "atleast_1d_Sequence": ((('tensors', 'Tensor[]', False),), ()),
+    "atleast_2d": ((('self', 'Tensor', False),), ()),
+    "atleast_2d_Sequence": ((('tensors', 'Tensor[]', False),), ()),
+    "atleast_3d": ((('self', 'Tensor', False),), ()),
+    "atleast_3d_Sequence": ((('tensors', 'Tensor[]', False),), ()),
+    "hstack": ((('tensors', 'Tensor[]', False),), ()),
+    "hstack_out": ((('tensors', 'Tensor[]', False),), (('out', 'Tensor', False),)),
+    "vstack": ((('tensors', 'Tensor[]', False),), ()),
+    "vstack_out": ((('tensors', 'Tensor[]', False),), (('out', 'Tensor', False),)),
+    "dstack": ((('tensors', 'Tensor[]', False),), ()),
+    "dstack_out": ((('tensors', 'Tensor[]', False),), (('out', 'Tensor', False),)),
+    "column_stack": ((('tensors', 'Tensor[]', False),), ()),
+    "column_stack_out": ((('tensors', 'Tensor[]', False),), (('out', 'Tensor', False),)),
+    "meshgrid": ((('tensors', 'Tensor[]', False),), ()),
+    "meshgrid_indexing": ((('tensors', 'Tensor[]', False),), (('indexing', 'any', False),)),
+    "ravel": ((('self', 'Tensor', False),), ()),
+    "repeat_interleave_Tensor": ((('repeats', 'Tensor', False),), (('output_size', 'int?', True),)),
+    "repeat_interleave_self_Tensor": ((('self', 'Tensor', False), ('repeats', 'Tensor', False), ('dim', 'int?', True),), (('output_size', 'int?', True),)),
+    "repeat_interleave_self_int": ((('self', 'Tensor', False), ('repeats', 'int', False), ('dim', 'int?', True),), (('output_size', 'int?', True),)),
+    "fliplr": ((('self', 'Tensor', False),), ()),
+    "flipud": ((('self', 'Tensor', False),), ()),
+    "rot90": ((('self', 'Tensor', False), ('k', 'int', True), ('dims', 'int[]', True),), ()),
+    "diff": ((('self', 'Tensor', False), ('n', 'int', True), ('dim', 'int', True), ('prepend', 'Tensor?', True), ('append', 'Tensor?', True),), ()),
+    "diff_out": ((('self', 'Tensor', False), ('n', 'int', True), ('dim', 'int', True), ('prepend', 'Tensor?', True), ('append', 'Tensor?', True),), (('out', 'Tensor', False),)),
+    "tensor_split_sections": ((('self', 'Tensor', False), ('sections', 'int', False), ('dim', 'int', True),), ()),
+    "tensor_split_indices": ((('self', 'Tensor', False), ('indices', 'int[]', False), ('dim', 'int', True),), ()),
+    "tensor_split_tensor_indices_or_sections": ((('self', 'Tensor', False), ('tensor_indices_or_sections', 'Tensor', False), ('dim', 'int', True),), ()),
 }
 
 
@@ -8727,6 +9311,8 @@ register_op("nan_to_num", overloaded("nan_to_num", [(nan_to_num, PARAMETERS["nan
 register_op("fmod", overloaded("fmod", [(fmod_Scalar, PARAMETERS["fmod_Scalar"]), (fmod_Tensor, PARAMETERS["fmod_Tensor"])]))
 register_op("addcmul_", overloaded("addcmul_", [(addcmul_, PARAMETERS["addcmul_"])]))
 register_op("addcdiv_", overloaded("addcdiv_", [(addcdiv_, PARAMETERS["addcdiv_"])]))
+register_op("addcmul", overloaded("addcmul", [(addcmul, PARAMETERS["addcmul"]), (addcmul_out, PARAMETERS["addcmul_out"])]))
+register_op("addcdiv", overloaded("addcdiv", [(addcdiv, PARAMETERS["addcdiv"]), (addcdiv_out, PARAMETERS["addcdiv_out"])]))
 register_op("lerp_", overloaded("lerp_", [(lerp__Scalar, PARAMETERS["lerp__Scalar"]), (lerp__Tensor, PARAMETERS["lerp__Tensor"])]))
 register_op("_softmax", overloaded("_softmax", [(_softmax, PARAMETERS["_softmax"]), (_softmax_out, PARAMETERS["_softmax_out"])]))
 register_op("_softmax_backward_data", overloaded("_softmax_backward_data", [(_softmax_backward_data, PARAMETERS["_softmax_backward_data"]), (_softmax_backward_data_out, PARAMETERS["_softmax_backward_data_out"])]))
@@ -8967,3 +9553,37 @@ register_op("greater_equal", overloaded("greater_equal", [(greater_equal_Scalar_
 register_op("less_equal", overloaded("less_equal", [(less_equal_Scalar_out, PARAMETERS["less_equal_Scalar_out"]), (less_equal_Scalar, PARAMETERS["less_equal_Scalar"]), (less_equal_Tensor_out, PARAMETERS["less_equal_Tensor_out"]), (less_equal_Tensor, PARAMETERS["less_equal_Tensor"])]))
 register_op("greater", overloaded("greater", [(greater_Scalar_out, PARAMETERS["greater_Scalar_out"]), (greater_Scalar, PARAMETERS["greater_Scalar"]), (greater_Tensor_out, PARAMETERS["greater_Tensor_out"]), (greater_Tensor, PARAMETERS["greater_Tensor"])]))
 register_op("less", overloaded("less", [(less_Scalar_out, PARAMETERS["less_Scalar_out"]), (less_Scalar, PARAMETERS["less_Scalar"]), (less_Tensor_out, PARAMETERS["less_Tensor_out"]), (less_Tensor, PARAMETERS["less_Tensor"])]))
+register_op("logical_not", overloaded("logical_not", [(logical_not, PARAMETERS["logical_not"]), (logical_not_out, PARAMETERS["logical_not_out"])]))
+register_op("logical_not_", overloaded("logical_not_", [(logical_not_, PARAMETERS["logical_not_"])]))
+register_op("logical_xor", overloaded("logical_xor", [(logical_xor, PARAMETERS["logical_xor"]), (logical_xor_out, PARAMETERS["logical_xor_out"])]))
+register_op("logical_xor_", overloaded("logical_xor_", [(logical_xor_, PARAMETERS["logical_xor_"])]))
+register_op("logical_and", overloaded("logical_and", [(logical_and, PARAMETERS["logical_and"]), (logical_and_out, PARAMETERS["logical_and_out"])]))
+register_op("logical_and_", overloaded("logical_and_", [(logical_and_, PARAMETERS["logical_and_"])]))
+register_op("logical_or", overloaded("logical_or", [(logical_or, PARAMETERS["logical_or"]), (logical_or_out, PARAMETERS["logical_or_out"])]))
+register_op("logical_or_", overloaded("logical_or_", [(logical_or_, PARAMETERS["logical_or_"])]))
+register_op("nonzero", overloaded("nonzero", [(nonzero, PARAMETERS["nonzero"]), (nonzero_out, PARAMETERS["nonzero_out"])]))
+register_op("nonzero_numpy", overloaded("nonzero_numpy", [(nonzero_numpy, PARAMETERS["nonzero_numpy"])]))
+register_op("argwhere", overloaded("argwhere", [(argwhere, PARAMETERS["argwhere"])]))
+register_op("count_nonzero", overloaded("count_nonzero", [(count_nonzero_dim_IntList, PARAMETERS["count_nonzero_dim_IntList"]), (count_nonzero, PARAMETERS["count_nonzero"])]))
+register_op("nansum", overloaded("nansum", [(nansum, PARAMETERS["nansum"]), (nansum_out, PARAMETERS["nansum_out"])]))
+register_op("nanmean", overloaded("nanmean", [(nanmean, PARAMETERS["nanmean"]), (nanmean_out, PARAMETERS["nanmean_out"])]))
+register_op("std_mean", overloaded("std_mean", [(std_mean, PARAMETERS["std_mean"]), (std_mean_dim, PARAMETERS["std_mean_dim"]), (std_mean_correction, PARAMETERS["std_mean_correction"])]))
+register_op("var_mean", overloaded("var_mean", [(var_mean, PARAMETERS["var_mean"]), (var_mean_dim, PARAMETERS["var_mean_dim"]), (var_mean_correction, PARAMETERS["var_mean_correction"])]))
+register_op("reshape_as", overloaded("reshape_as", [(reshape_as, PARAMETERS["reshape_as"])]))
+register_op("broadcast_tensors", overloaded("broadcast_tensors", [(broadcast_tensors, PARAMETERS["broadcast_tensors"])]))
+register_op("broadcast_to", overloaded("broadcast_to", [(broadcast_to, PARAMETERS["broadcast_to"])]))
+register_op("atleast_1d", overloaded("atleast_1d", [(atleast_1d, PARAMETERS["atleast_1d"]), (atleast_1d_Sequence, PARAMETERS["atleast_1d_Sequence"])]))
+register_op("atleast_2d", overloaded("atleast_2d", [(atleast_2d, PARAMETERS["atleast_2d"]), (atleast_2d_Sequence, PARAMETERS["atleast_2d_Sequence"])]))
+register_op("atleast_3d", overloaded("atleast_3d", [(atleast_3d, PARAMETERS["atleast_3d"]), (atleast_3d_Sequence, PARAMETERS["atleast_3d_Sequence"])]))
+register_op("hstack", overloaded("hstack", [(hstack, PARAMETERS["hstack"]), (hstack_out, PARAMETERS["hstack_out"])]))
+register_op("vstack", overloaded("vstack", [(vstack, PARAMETERS["vstack"]), (vstack_out, PARAMETERS["vstack_out"])]))
+register_op("dstack", overloaded("dstack", [(dstack, PARAMETERS["dstack"]), (dstack_out, PARAMETERS["dstack_out"])]))
+register_op("column_stack", overloaded("column_stack", [(column_stack, PARAMETERS["column_stack"]), (column_stack_out, PARAMETERS["column_stack_out"])]))
+register_op("meshgrid", overloaded("meshgrid", [(meshgrid, PARAMETERS["meshgrid"]), (meshgrid_indexing, PARAMETERS["meshgrid_indexing"])]))
+register_op("ravel", overloaded("ravel", [(ravel, PARAMETERS["ravel"])]))
+register_op("repeat_interleave", overloaded("repeat_interleave", [(repeat_interleave_Tensor, PARAMETERS["repeat_interleave_Tensor"]), (repeat_interleave_self_Tensor, PARAMETERS["repeat_interleave_self_Tensor"]), (repeat_interleave_self_int, PARAMETERS["repeat_interleave_self_int"])]))
+register_op("fliplr", overloaded("fliplr", [(fliplr, PARAMETERS["fliplr"])]))
+register_op("flipud", overloaded("flipud", [(flipud, PARAMETERS["flipud"])]))
+register_op("rot90", overloaded("rot90", [(rot90, PARAMETERS["rot90"])]))
+register_op("diff", overloaded("diff", [(diff, PARAMETERS["diff"]), (diff_out, PARAMETERS["diff_out"])]))
+register_op("tensor_split", overloaded("tensor_split", [(tensor_split_sections, PARAMETERS["tensor_split_sections"]), (tensor_split_indices, PARAMETERS["tensor_split_indices"]), (tensor_split_tensor_indices_or_sections, PARAMETERS["tensor_split_tensor_indices_or_sections"])]))

@@ -110,6 +110,11 @@ __all__ = [  # what `from functions_manual import *` gives the generated nodes
     "copysign_tensor_self_backward",
     "fmax_fmin_mask",
     "xlogy_scalar_other_backward",
+    # ops batch 6
+    "scalar_tensor",
+    "nansum_backward",
+    "var_mean_backward",
+    "std_mean_backward",
 ]
 
 
@@ -523,7 +528,7 @@ def _float_divide(a, b):
 
 def std_backward(result, grad, self, dim, correction, keepdim):
     """The variance's gradient scaled by ``1 / (2 * std)``, 0 where the std is 0."""
-    grad_var = ops.where(ops.eq(result, 0), scalar_zero(grad), ops.div(grad, ops.mul(result, 2)))
+    grad_var = ops.masked_fill_(ops.div(grad, ops.mul(result, 2)), ops.eq(result, 0), 0)
     return var_backward(grad_var, self, dim, correction, keepdim)
 
 
@@ -929,3 +934,28 @@ def xlogy_scalar_other_backward(grad, self, other):
     """``xlogy(grad, other)``; for ``other <= 0`` (log not finite) 0 where ``self`` is 0, as the forward's 0 there."""
     grad_self = ops.xlogy(grad, other)
     return grad_self if float(other) > 0 else ops.masked_fill(grad_self, ops.eq(self, 0.0), 0.0)
+# ----------------------------------------------------------------------------- ops batch 6
+
+
+def nansum_backward(grad, self, dim, keepdim):
+    """``sum``'s gradient, zero where ``self`` was NaN (those elements were not summed)."""
+    spread = ops.expand(grad, tuple(self.shape)) if dim is None else sum_backward(grad, tuple(self.shape), dim, keepdim)
+    return ops.mul(spread, ops.logical_not(ops.isnan(self)))
+
+
+def var_mean_backward(grads, self, dim, correction, keepdim):
+    """The two outputs' gradients added: the variance's first, then the mean's, each when it has one."""
+    return _plus_mean_backward(var_backward(grads[0], self, dim, correction, keepdim) if grads[0] is not None
+                               else None, grads[1], self, dim, keepdim)
+
+
+def std_mean_backward(grads, self, std, dim, correction, keepdim):
+    return _plus_mean_backward(std_backward(std, grads[0], self, dim, correction, keepdim) if grads[0] is not None
+                               else None, grads[1], self, dim, keepdim)
+
+
+def _plus_mean_backward(grad, grad_mean, self, dim, keepdim):
+    if grad_mean is None:
+        return grad
+    from_mean = mean_backward(grad_mean, tuple(self.shape), dim, self.numel(), keepdim)
+    return from_mean if grad is None else ops.add(grad, from_mean)

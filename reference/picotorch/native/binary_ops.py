@@ -41,6 +41,7 @@ from .helpers import (
     scalar_tensor,
     scaled,
     shape_of,
+    truth,
     wrap,
     xp_of,
 )
@@ -626,6 +627,38 @@ def ge(self, other):
 def _compare(self, other, fn):
     other, dev, _, _, xp, a, b = binary_operands(self, other)
     return new_tensor(follow_inputs(xp, xp.asarray(fn(xp, a, b)), [self._data, other._data]), st.bool_, dev)
+
+
+# ----------------------------------------------------------------------------- logical ops
+# Any dtype: zero is false, anything else (NaN too) true. The result is bool; in place it is written back
+# into ``self``'s dtype (``x.logical_and_(y)`` on floats holds 0. and 1.).
+
+
+def logical_and(self, other):
+    return _compare(self, other, lambda xp, a, b: xp.logical_and(truth(xp, a), truth(xp, b)))
+
+
+def logical_or(self, other):
+    return _compare(self, other, lambda xp, a, b: xp.logical_or(truth(xp, a), truth(xp, b)))
+
+
+def logical_xor(self, other):
+    return _compare(self, other, lambda xp, a, b: xp.logical_xor(truth(xp, a), truth(xp, b)))
+
+
+def logical_and_(self, other):
+    write_inplace(self, logical_and(self, other))
+    return self
+
+
+def logical_or_(self, other):
+    write_inplace(self, logical_or(self, other))
+    return self
+
+
+def logical_xor_(self, other):
+    write_inplace(self, logical_xor(self, other))
+    return self
 
 
 def where(condition, self, other):

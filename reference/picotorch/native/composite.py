@@ -9,6 +9,8 @@ there is no ``MatmulBackward`` or ``ReshapeBackward``.
 
 from __future__ import annotations
 
+import warnings
+
 from ..c10 import scalar_type as st
 from ..c10.layout import contiguous_format
 from . import checks
@@ -727,3 +729,295 @@ def less_equal(self, other):
 
 def not_equal(self, other):
     return ops.ne(self, other)
+# ----------------------------------------------------------------------------- ops batch 6
+# ReduceOps.cpp and TensorAdvancedIndexing.cpp: ``nanmean`` divides ``nansum`` by the count of non-NaN elements
+# (DivBackward0 over NansumBackward0); ``std_mean``/``var_mean`` with ``unbiased`` are the ``correction``
+# overload; ``argwhere`` is ``nonzero``; ``as_tuple=True`` is ``nonzero_numpy``, its columns unbound.
+
+
+def nonzero_numpy(self):
+    if self.dim() == 0:
+        return ops.unbind(ops.nonzero(ops.unsqueeze(self, 0)), 1)
+    return ops.unbind(ops.nonzero(self), 1)
+
+
+def argwhere(self):
+    return ops.nonzero(self)
+
+
+def count_nonzero_dim(self, dim=None):
+    """PyTorch's kernel is CompositeExplicitAutograd; with no gradient to record, nothing tells the two apart."""
+    return ops.count_nonzero(self, [] if dim is None else [dim])
+
+
+def nanmean(self, dim=None, keepdim=False, dtype=None):
+    if not self.dtype.is_floating_point:
+        raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got "
+                           f"{self.dtype.c10_name}")
+    counted = ops.sum(ops.logical_not(ops.isnan(self)), dim, keepdim)
+    return ops.div(ops.nansum(self, dim, keepdim, dtype=dtype), counted)
+
+
+def std_mean_unbiased(self, unbiased=True):
+    return ops.std_mean(self, None, correction=1 if unbiased else 0)
+
+
+def std_mean_dim(self, dim, unbiased=True, keepdim=False):
+    return ops.std_mean(self, dim, correction=1 if unbiased else 0, keepdim=keepdim)
+
+
+def var_mean_unbiased(self, unbiased=True):
+    return ops.var_mean(self, None, correction=1 if unbiased else 0)
+
+
+def var_mean_dim(self, dim, unbiased=True, keepdim=False):
+    return ops.var_mean(self, dim, correction=1 if unbiased else 0, keepdim=keepdim)
+
+
+def reshape_as(self, other):
+    return ops.reshape(self, tuple(other.shape))
+
+
+# ----------------------------------------------------------------------------- ops batch 6: shape ops
+# TensorShape.cpp and TensorTransformations.cpp: the graph shows what they are made of (``broadcast_to`` an
+# ``expand``, ``ravel`` a contiguous ``view``, ``hstack`` an ``atleast_1d`` each and a ``cat``, ``diff`` a
+# subtraction of two ``narrow``s, ``meshgrid`` a ``view`` and ``expand`` per tensor, ``tensor_split`` ``slice``s).
+
+
+def broadcast_to(self, size):
+    return ops.expand(self, size)
+
+
+def broadcast_tensors(tensors):
+    """Each tensor expanded to the shape they all broadcast to; one that has it already is returned itself."""
+    shape = ()
+    for t in tensors:
+        shape = checks.broadcast_shapes(shape, tuple(t.shape))
+    return tuple(t if tuple(t.shape) == shape else ops.expand(t, shape) for t in tensors)
+
+
+def atleast_1d(self):
+    return ops.reshape(self, (1,)) if self.dim() == 0 else self
+
+
+def atleast_2d(self):
+    if self.dim() == 0:
+        return ops.reshape(self, (1, 1))
+    return ops.unsqueeze(self, 0) if self.dim() == 1 else self
+
+
+def atleast_3d(self):
+    if self.dim() == 0:
+        return ops.reshape(self, (1, 1, 1))
+    if self.dim() == 1:
+        return ops.unsqueeze(ops.unsqueeze(self, 0), -1)
+    return ops.unsqueeze(self, -1) if self.dim() == 2 else self
+
+
+def atleast_1d_sequence(tensors):
+    return tuple(atleast_1d(t) for t in tensors)
+
+
+def atleast_2d_sequence(tensors):
+    return tuple(atleast_2d(t) for t in tensors)
+
+
+def atleast_3d_sequence(tensors):
+    return tuple(atleast_3d(t) for t in tensors)
+
+
+def _check_nonempty(tensors, name):
+    if len(tensors) == 0:
+        raise RuntimeError(f"{name} expects a non-empty TensorList")
+
+
+def hstack(tensors):
+    """Side by side: along dim 0 for vectors, dim 1 otherwise."""
+    _check_nonempty(tensors, "hstack")
+    rep = atleast_1d_sequence(tensors)
+    return ops.cat(rep, 0 if rep[0].dim() == 1 else 1)
+
+
+def vstack(tensors):
+    _check_nonempty(tensors, "vstack")
+    return ops.cat(atleast_2d_sequence(tensors), 0)
+
+
+def dstack(tensors):
+    _check_nonempty(tensors, "dstack")
+    return ops.cat(atleast_3d_sequence(tensors), 2)
+
+
+def column_stack(tensors):
+    """Vectors (and numbers) as columns, ``reshape``d to ``(n, 1)``; the rest as they are; joined along dim 1."""
+    _check_nonempty(tensors, "column_stack")
+    columns = [ops.reshape(t, (t.numel(), 1)) if t.dim() <= 1 else t for t in tensors]
+    return ops.cat(columns, 1)
+
+
+_MESHGRID_WARNING = ("torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument. "
+                     "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4215.)")
+_meshgrid_warned = []  # TORCH_WARN_ONCE: the first call without ``indexing`` in the process warns, no other
+
+
+def meshgrid(tensors):
+    if not _meshgrid_warned:
+        _meshgrid_warned.append(True)
+        warnings.warn(_MESHGRID_WARNING, UserWarning, stacklevel=2)
+    return meshgrid_indexing(tensors, "ij")
+
+
+def meshgrid_indexing(tensors, indexing):
+    """Tensor ``i`` viewed along dim ``i`` and expanded over the others; ``'xy'`` swaps the first two dims."""
+    _check_meshgrid_inputs(tensors)
+    if indexing not in ("xy", "ij"):
+        raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')
+    swap = indexing == "xy" and len(tensors) >= 2
+    refs = [tensors[1], tensors[0], *tensors[2:]] if swap else list(tensors)
+    shape = tuple(t.numel() for t in refs)
+    grids = []
+    for i, t in enumerate(refs):
+        view_shape = [1] * len(refs)
+        view_shape[i] = -1
+        grids.append(ops.expand(ops.view(t, view_shape), shape))
+    return (grids[1], grids[0], *grids[2:]) if swap else tuple(grids)
+
+
+def _check_meshgrid_inputs(tensors) -> None:
+    _check_nonempty(tensors, "meshgrid")
+    for t in tensors:
+        if t.dim() > 1:
+            raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {t}")
+    for t in tensors[1:]:
+        if t.dtype is not tensors[0].dtype:
+            raise RuntimeError("meshgrid expects all tensors to have the same dtype")
+        if t.device != tensors[0].device:
+            raise RuntimeError("meshgrid expects all tensors to have the same device")
+
+
+def ravel(self):
+    return ops.view(contiguous(self), (-1,))
+
+
+def repeat_interleave_self_int(self, repeats, dim=None, output_size=None):
+    """Each slice along ``dim`` (of the flattened tensor when ``dim`` is None) written ``repeats`` times: a new
+    dim after ``dim``, expanded, copied row-major and viewed as one."""
+    input = self if dim is not None else flatten(self)
+    d = checks.wrap_dim(dim if dim is not None else 0, self.dim())
+    if repeats < 0:
+        raise RuntimeError("Repeats must be non-negative")
+    sizes = list(input.shape)
+    if output_size is not None and output_size != sizes[d] * repeats:
+        raise RuntimeError(f"repeat_interleave: Invalid output_size, expected {sizes[d] * repeats} but got "
+                           f"{output_size}")
+    expanded = ops.expand(ops.unsqueeze(input, d + 1), sizes[:d + 1] + [repeats] + sizes[d + 1:])
+    out_sizes = sizes[:d] + [sizes[d] * repeats] + sizes[d + 1:]
+    return ops.reshape(ops.clone(expanded, memory_format=contiguous_format), out_sizes)
+
+
+def repeat_interleave_self_tensor(self, repeats, dim=None, output_size=None):
+    """The slices picked by ``index_select`` at the indices ``repeat_interleave(repeats)`` writes."""
+    input = self if dim is not None else flatten(self)
+    d = dim if dim is not None else 0
+    if repeats.dim() == 0 or (repeats.dim() == 1 and repeats.shape[0] == 1):
+        repeats = ops.expand(ops.reshape(repeats, (1,)), (input.shape[d],))
+    elif repeats.dim() == 1:
+        if repeats.shape[0] != input.shape[d]:
+            raise RuntimeError(f"repeats must have the same size as input along dim, but got repeats.size(0) = "
+                               f"{repeats.shape[0]} and input.size({d}) = {input.shape[d]}")
+    else:
+        raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+    return ops.index_select(input, d, ops.repeat_interleave(repeats, output_size=output_size))
+
+
+def fliplr(self):
+    if self.dim() < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return ops.flip(self, [1])
+
+
+def flipud(self):
+    if self.dim() < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return ops.flip(self, [0])
+
+
+def diff(self, n=1, dim=-1, prepend=None, append=None):
+    """The ``n``-th forward difference along ``dim`` (``logical_xor`` for bool), after joining ``prepend`` and
+    ``append`` on; the tensor itself when its dim is empty."""
+    if self.dim() < 1:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    d = checks.wrap_dim(dim, self.dim())
+    for other in (prepend, append):
+        if other is not None:
+            _check_diff_shape(self, other, d)
+    if n == 0:  # a copy of the input alone, even beside prepend or append (CopyBackwards in the graph)
+        return ops.copy_(ops.empty_like(self), self)
+    if self.shape[d] == 0 and prepend is None and append is None:
+        return self
+    joined = [t for t in (prepend, self, append) if t is not None]
+    result = ops.cat(joined, d) if len(joined) > 1 else self
+    length = result.shape[d] - 1
+    for _ in range(min(n, result.shape[d])):
+        later, earlier = ops.narrow(result, d, 1, length), ops.narrow(result, d, 0, length)
+        result = ops.logical_xor(later, earlier) if result.dtype.name == "bool" else ops.sub(later, earlier)
+        length -= 1
+    return result
+
+
+def _check_diff_shape(self, other, dim) -> None:
+    if other.dim() != self.dim():
+        raise RuntimeError("diff expects prepend or append to be the same dimension as input")
+    for i in range(self.dim()):
+        if i != dim and other.shape[i] != self.shape[i]:
+            raise RuntimeError(f"diff expects the shape of tensor to prepend or append to match that of input except "
+                               f"along the differencing dimension; input.size({i}) = {self.shape[i]}, but got "
+                               f"tensor.size({i}) = {other.shape[i]}")
+
+
+def tensor_split_sections(self, sections, dim=0):
+    """``sections`` pieces, the first ``size % sections`` of them one longer."""
+    _check_tensor_split(self)
+    d = checks.wrap_dim(dim, self.dim())
+    if sections <= 0:
+        raise RuntimeError(f"number of sections must be larger than 0, got {sections}")
+    size = self.shape[d]
+    pieces, start = [], 0
+    for i in range(sections):
+        length = size // sections + (1 if i < size % sections else 0)
+        pieces.append(ops.slice(self, d, start, start + length, 1))
+        start += length
+    return tuple(pieces)
+
+
+def tensor_split_indices(self, indices, dim=0):
+    """Pieces between the given indices (a ``slice`` each, so a later index before an earlier one gives an empty
+    piece)."""
+    _check_tensor_split(self)
+    d = checks.wrap_dim(dim, self.dim())
+    bounds = [0, *[int(i) for i in indices], self.shape[d]]
+    return tuple(ops.slice(self, d, start, end, 1) for start, end in zip(bounds, bounds[1:]))
+
+
+def tensor_split_tensor(self, tensor_indices_or_sections, dim=0):
+    split = tensor_indices_or_sections
+    _check_tensor_split(self)
+    if split.device.type != "cpu":
+        raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to be on cpu, but it's on {split.device}")
+    if split.dtype.name != "int64":
+        raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to have dtype of long, but got "
+                           f"{split.dtype.c10_name}")
+    if split.dim() > 1:
+        raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
+                           f"one-dimensional tensor, but got a tensor with {split.dim()} dims")
+    if split.dim() == 0:
+        return tensor_split_sections(self, split.item(), dim)
+    return tensor_split_indices(self, split.tolist(), dim)
+
+
+def _check_tensor_split(self) -> None:
+    if self.dim() == 0:
+        raise RuntimeError(f"tensor_split expected at least a 1-dimensional tensor, but got a tensor with "
+                           f"{self.dim()} dims")

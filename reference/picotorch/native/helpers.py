@@ -432,6 +432,17 @@ def strided_geometry(view, base) -> tuple:
     return tuple(view._data.shape), strides, offset // itemsize
 
 
+def truth(xp, data):
+    """``data`` as bools, zero false and anything else (NaN too) true (the Array API compares no bool with 0)."""
+    return data if data.dtype == xp.bool else data != 0
+
+
+def data_ptr(t) -> int:
+    """The address of ``t``'s first element (``TensorImpl::data()``): a view's is its base's plus its offset in
+    bytes; an empty tensor has none (0)."""
+    return 0 if t._data.size == 0 else _address(t._data)
+
+
 def _address(array) -> int:
     if hasattr(array, "__array_interface__"):
         return array.__array_interface__["data"][0]

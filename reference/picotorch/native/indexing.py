@@ -1,7 +1,7 @@
 """Advanced indexing: ``x[idx]`` with tensor indices, and writing through them.
 
 Models ``aten/src/ATen/native/TensorAdvancedIndexing.cpp`` (``index``, ``_index_put_impl_``, ``masked_fill_``,
-``masked_select``, ``masked_scatter_``, ``take``, ``put_``). The
+``masked_select``, ``masked_scatter_``, ``take``, ``put_``, ``nonzero``). The
 Python indexing that turns ``x[1:, mask]`` into these calls is ``picotorch/_C/_indexing.py``
 (``torch/csrc/autograd/python_variable_indexing.cpp``). With ``accumulate=True`` repeated indices add
 up (``index_put_(..., accumulate=True)``, and the backward of ``index``).
@@ -328,3 +328,18 @@ def _check_flat_bounds(positions, numel) -> None:
     for value in positions[outside].reshape(-1)[:1]:
         if not -numel <= value < numel:
             raise IndexError(f"out of range: tried to access index {value} on a tensor of {numel} elements.")
+def nonzero(self):
+    """The indices of the non-zero elements, one row each, in row-major order (int64).
+
+    PyTorch's CPU kernel writes them dim by dim, so the ``(count, ndim)`` result has strides ``(1, count)``; a
+    zero-dim tensor has one element and no dims: ``(1, 0)`` or ``(0, 0)``.
+    """
+    xp = xp_of(self)
+    data = self._data
+    if data.ndim == 0:
+        coords = xp.zeros((0, int(bool(to_numpy(data) != 0))), dtype=xp.int64)
+    else:
+        coords = xp.stack([xp.astype(c, xp.int64) for c in xp.nonzero(data)])
+    if coords.shape[1] == 0 and type(coords) is np.ndarray:  # (NumPy gives an empty array row-major strides)
+        return wrap(self, np.lib.stride_tricks.as_strided(coords, (0, data.ndim), (coords.itemsize, 0)), st.int64)
+    return wrap(self, xp.permute_dims(coords, (1, 0)), st.int64)

@@ -1,10 +1,12 @@
-"""The optimizers' in-place pointwise kernels: ``addcmul_``, ``addcdiv_``, ``lerp_`` (and ``lerp``).
+"""The pointwise kernels ``addcmul``/``addcdiv`` (and in place, as the optimizers use them), ``lerp`` and ``lerp_``.
 
 Models ``aten/src/ATen/native/PointwiseOps.cpp`` (``addcmul``, ``addcdiv``) and
 ``aten/src/ATen/native/Lerp.cpp``, in PyTorch's order of operations and roundings on the CPU:
 ``addcmul`` is ``(value * tensor1) * tensor2 + self`` with the last multiply-add fused;
 ``addcdiv`` is ``self + (value * tensor1) / tensor2``; ``lerp`` fuses ``weight * (end - self) + self``
 when ``|weight| < 0.5``, else ``(weight - 1) * (end - self) + end`` (PyTorch's ``lerp_vec``).
+The out-of-place ``addcmul``/``addcdiv`` run the in-place steps on a new tensor holding ``self``, promoted and
+broadcast as TensorIterator allocates the output.
 """
 
 from __future__ import annotations
@@ -12,11 +14,56 @@ from __future__ import annotations
 import numpy as np
 
 from ..c10 import scalar_type as st
+from . import checks
 from .binary_ops import add, check_inplace_operands, div, mul, type_meta_name, write_inplace
 from .checks import broadcast_shapes
-from .helpers import const, convert, fused_multiply_add, in_float32, is_reduced_float, np_xp, wrap, xp_of
+from .helpers import (
+    cast,
+    common_device,
+    const,
+    convert,
+    fused_multiply_add,
+    in_float32,
+    is_reduced_float,
+    np_xp,
+    result_type,
+    shape_of,
+    wrap,
+    xp_of,
+)
 from .layout import follow_inputs
 from .memory_overlap import assert_no_partial_overlap
+from .tensor_impl import new_tensor
+
+
+def addcmul(self, tensor1, tensor2, value=1):
+    return addcmul_(_output_holding_self(self, tensor1, tensor2), tensor1, tensor2, value)
+
+
+def addcdiv(self, tensor1, tensor2, value=1):
+    _check_addcdiv_operands(tensor1, tensor2)
+    return addcdiv_(_output_holding_self(self, tensor1, tensor2), tensor1, tensor2, value)
+
+
+def _output_holding_self(self, tensor1, tensor2):
+    """A new tensor of the three operands' promoted dtype and broadcast shape, laid out as TensorIterator
+    lays out an output, holding ``self``'s values: the in-place kernel then adds the product into it."""
+    dev = common_device(self, tensor1, tensor2)
+    dtype = result_type(self, tensor1, tensor2)
+    shape = checks.broadcast_shapes(checks.broadcast_shapes(shape_of(self), shape_of(tensor1)), shape_of(tensor2))
+    xp = xp_of(self)
+    data = xp.asarray(xp.broadcast_to(cast(self, dtype, xp, dev), shape), copy=True)
+    return new_tensor(follow_inputs(xp, data, [self._data, tensor1._data, tensor2._data]), dtype, dev)
+
+
+def _check_addcdiv_operands(tensor1, tensor2) -> None:
+    if not tensor1._dtype.is_floating_point and not tensor2._dtype.is_floating_point:
+        raise RuntimeError(
+            "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will perform "
+            "a true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as (input + "
+            "value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as (input + value * "
+            "tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter implementation: "
+            "(input + value * tensor1 / tensor2), for all dtypes.")
 
 
 def addcmul_(self, tensor1, tensor2, value=1):
@@ -35,6 +82,7 @@ def addcmul_(self, tensor1, tensor2, value=1):
 
 
 def addcdiv_(self, tensor1, tensor2, value=1):
+    _check_addcdiv_operands(tensor1, tensor2)
     _check_overlap(self, tensor1, tensor2)
     if _in_float32(self, tensor1, tensor2):
         _write(self, _opmath(self, lambda xp, s, a, b: s + _times(xp, value, a) / b, tensor1, tensor2))

@@ -1,6 +1,6 @@
 """The reductions: ``sum`` and ``mean``, ``amax``/``amin``, ``argmax``/``argmin``, ``logsumexp``, ``var`` and
 ``std``, ``all``/``any``, over all dims or some; ``equal`` (ATen's ``cpu_equal``); ``prod``, ``cumsum`` and
-``cumprod``; ``cummax`` and ``cummin``; ``trace``.
+``cumprod``; ``cummax`` and ``cummin``; ``trace``; ``nansum``, ``count_nonzero``, ``std_mean`` and ``var_mean``.
 
 Models ``aten/src/ATen/native/ReduceOps.cpp``. An integer ``sum`` accumulates in int64 (``Long``); a
 ``mean`` needs a floating-point dtype and says so in PyTorch's words. ``max()`` without a dim lives in
@@ -27,6 +27,7 @@ from .helpers import (
     np_xp,
     reduce_dims,
     row_major_copy,
+    truth,
     xp_dtype,
     xp_of,
 )
@@ -239,9 +240,19 @@ def std(self, dim=None, correction=None, keepdim=False):
     return _var(self, dim, correction, keepdim, "std")
 
 
+def std_mean(self, dim=None, correction=None, keepdim=False):
+    """``(std, mean)`` over the same dims, as two tensors (a plain tuple, not a named one)."""
+    return _var(self, dim, correction, keepdim, "std_mean"), mean_dim(self, dim, keepdim)
+
+
+def var_mean(self, dim=None, correction=None, keepdim=False):
+    return _var(self, dim, correction, keepdim, "var_mean"), mean_dim(self, dim, keepdim)
+
+
 def _var(self, dim, correction, keepdim, name):
     if not self._dtype.is_floating_point:
-        raise RuntimeError("std and var only support floating point and complex dtypes")
+        which = name if name.endswith("_mean") else "std and var"
+        raise RuntimeError(f"{which} only support floating point and complex dtypes")
     xp = xp_of(self)
     axes = reduce_dims(self, dim)
     count = 1
@@ -257,7 +268,7 @@ def _var(self, dim, correction, keepdim, name):
         warnings.simplefilter("ignore", RuntimeWarning)
         deviations = data - xp.mean(data, axis=axes, keepdims=True)
         out = xp.sum(deviations * deviations, axis=axes, keepdims=keepdim) / max(dof, 0)
-        if name == "std":
+        if name.startswith("std"):
             out = xp.sqrt(out)
     return new_tensor(convert(xp, xp.asarray(out), self._dtype), self._dtype, self._device)  # float16: via float32
 
@@ -456,3 +467,21 @@ def _cumulative_extreme(self, dim, reaches, name):
                        self._dtype, self._device),
             new_tensor(xp.asarray(np.ascontiguousarray(indices).reshape(shape), device=self._data.device),
                        st.int64, self._device))
+# ----------------------------------------------------------------------------- nansum, count_nonzero
+
+
+def nansum(self, dim=None, keepdim=False, dtype=None):
+    """``sum`` with every NaN counted as zero."""
+    if self._dtype.is_floating_point:
+        xp = xp_of(self)
+        data = self._data
+        self = new_tensor(xp.where(xp.isnan(data), xp.zeros_like(data), data), self._dtype, self._device)
+    return sum_dim(self, dim, keepdim, dtype=dtype)
+
+
+def count_nonzero(self, dim):
+    """How many elements are not zero over ``dim`` (every dim when it is empty), as int64."""
+    xp = xp_of(self)
+    axes = reduce_dims(self, dim)
+    data = xp.sum(truth(xp, self._data), axis=axes, dtype=xp.int64)
+    return new_tensor(xp.asarray(data), st.int64, self._device)

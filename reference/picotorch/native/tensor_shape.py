@@ -5,8 +5,10 @@ input's data and version counter and remembers its base (:func:`helpers.view_of`
 decides what autograd records (``ViewBackward0``, and ``CopySlices`` when a view is written in place).
 ``select_backward`` and ``slice_backward`` scatter a gradient back into zeros of the input's shape;
 ``stack`` and ``cat`` join tensors into a new one (not a view). ``split``, ``split_with_sizes`` and
-``unbind`` return several views of one input; ``flip``, ``roll`` and ``repeat`` copy. ``diagonal`` views a
-diagonal (``diagonal_backward``, ``diagonal_copy`` and ``diag_embed`` write or copy through that view).
+``unbind`` return several views of one input; ``flip``, ``roll``, ``rot90`` and ``repeat`` copy; ``repeat_interleave``
+of a tensor of counts (``Repeat.cpp``) makes the indices that the other ``repeat_interleave`` overloads select.
+``diagonal`` views a diagonal (``diagonal_backward``, ``diagonal_copy`` and ``diag_embed`` write or copy through
+that view).
 """
 
 from __future__ import annotations
@@ -584,3 +586,40 @@ def diag_embed(self, offset=0, dim1=-2, dim2=-1):
     sizes.insert(min(d1, d2), side)
     sizes.insert(max(d1, d2), side)
     return _with_diagonal(self, tuple(sizes), self, offset, d1, d2)
+def rot90(self, k=1, dims=(0, 1)):
+    """``TensorTransformations.cpp``: a quarter turn is a ``flip`` then a transposed view of the copy (its strides
+    show it: ``rot90`` of a 2x3 matrix has strides ``(1, 3)``); a half turn flips both dims; no turn copies."""
+    ndim = self._data.ndim
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if ndim < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {ndim}")
+    d0, d1 = checks.wrap_dim(dims[0], ndim), checks.wrap_dim(dims[1], ndim)
+    if d0 == d1:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} and dim1 = {dims[1]}")
+    xp = xp_of(self)
+    turns = k % 4
+    flipped = {0: (), 1: (d1,), 2: (d0, d1), 3: (d0,)}[turns]
+    data = row_major_copy(xp, xp.flip(self._data, axis=flipped) if flipped else self._data)
+    if turns % 2:
+        order = list(range(ndim))
+        order[d0], order[d1] = d1, d0
+        data = permute_dims(xp, data, tuple(order))
+    return wrap(self, data)
+
+
+def repeat_interleave(repeats, output_size=None):
+    """Each index ``i`` written ``repeats[i]`` times (in ``repeats``' dtype): the indices the other overloads select."""
+    if repeats._data.ndim != 1:
+        raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+    if repeats._dtype not in (st.int32, st.int64):
+        raise NotImplementedError(f"\"repeat_interleave_cpu\" not implemented for '{repeats._dtype.c10_name}'")
+    xp = xp_of(repeats)
+    counts = repeats._data
+    if counts.shape[0] and bool(xp.any(counts < 0)):
+        raise RuntimeError("repeats can not be negative")
+    total = int(xp.sum(counts))
+    if output_size is not None and output_size != total:
+        raise RuntimeError("allocated size does not match required size")
+    positions = xp.arange(counts.shape[0], dtype=counts.dtype)
+    return wrap(repeats, xp.repeat(positions, counts) if total else xp.zeros((0,), dtype=counts.dtype))

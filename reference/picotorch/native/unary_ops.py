@@ -37,6 +37,7 @@ from .helpers import (
     float_dtype,
     in_float32,
     is_reduced_float,
+    truth,
     wrap,
     xp_dtype,
     xp_of,
@@ -425,3 +426,15 @@ sinc_ = _in_place(sinc)
 sgn_ = _in_place(sgn)
 deg2rad_ = _in_place(deg2rad)
 rad2deg_ = _in_place(rad2deg)
+# ----------------------------------------------------------------------------- logical_not
+# Any dtype in, bool out (zero is false, NaN true); in place the result is written back in ``self``'s dtype.
+
+
+def logical_not(self):
+    xp, data = xp_of(self), self._data
+    return new_tensor(follow_inputs(xp, xp.logical_not(truth(xp, data)), [data]), st.bool_, self._device)
+
+
+def logical_not_(self):
+    write_inplace(self, logical_not(self))
+    return self

@@ -1,0 +1,71 @@
+"""The functions ``torch/functional.py`` defines in Python over the generated ones: variadic arguments.
+
+Models ``torch/functional.py``: ``broadcast_tensors(a, b)``, ``atleast_1d(a, b)`` and ``meshgrid(a, b)`` take the
+tensors as separate arguments and pass them on as one list to the op of the same name (``_VF``, here
+``_C._VariableFunctions``), which is built from other ops (``native/composite.py``). ``broadcast_shapes`` works on
+shapes alone (``torch._refs._broadcast_shapes``), without making a tensor. (``split`` and ``norm``, also from that
+file, live in ``picotorch/__init__.py`` and ``_tensor.py``.)
+"""
+
+from __future__ import annotations
+
+from numbers import Integral
+
+from ._C import _VariableFunctions as _VF
+from ._C._torch_function import _has_torch_function, handle_torch_function
+from .c10.size import Size
+
+__all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "broadcast_shapes", "broadcast_tensors", "meshgrid"]
+
+
+def broadcast_tensors(*tensors):
+    if _has_torch_function(tensors):
+        return handle_torch_function(broadcast_tensors, tensors, *tensors)
+    return _VF.broadcast_tensors(tensors)
+
+
+def broadcast_shapes(*shapes) -> Size:
+    """The shape tensors of these shapes broadcast to; an int stands for a one-dim shape."""
+    shapes = tuple((s,) if isinstance(s, Integral) else s for s in shapes if s is not None)
+    if not shapes:
+        return Size([])
+    for shape in shapes:
+        if not isinstance(shape, (tuple, list)):
+            raise RuntimeError(f"Input shapes should be of type ints, a tuple of ints, or a list of ints, got {shape}")
+    common = [1] * max(len(shape) for shape in shapes)
+    for index, shape in enumerate(shapes):
+        for i in range(-1, -1 - len(shape), -1):
+            if shape[i] == common[i]:
+                continue
+            if common[i] == 1:
+                if shape[i] < 0:
+                    raise ValueError("Attempting to broadcast a dimension with negative length!")
+                common[i] = shape[i]
+            if shape[i] != 1 and common[i] != shape[i]:
+                raise RuntimeError(f"Attempting to broadcast a dimension of length {shape[i]} at {i}! Mismatching "
+                                   f"argument at index {index} had {shape}; but expected shape should be "
+                                   f"broadcastable to {common}")
+    return Size(common)
+
+
+def _atleast(op, name):
+    def atleast(*tensors):
+        if _has_torch_function(tensors):
+            return handle_torch_function(atleast, tensors, *tensors)
+        return op(tensors[0] if len(tensors) == 1 else tensors)
+    atleast.__name__ = atleast.__qualname__ = name
+    return atleast
+
+
+atleast_1d = _atleast(_VF.atleast_1d, "atleast_1d")
+atleast_2d = _atleast(_VF.atleast_2d, "atleast_2d")
+atleast_3d = _atleast(_VF.atleast_3d, "atleast_3d")
+
+
+def meshgrid(*tensors, indexing: str | None = None):
+    """Coordinate grids: tensor ``i`` along dim ``i``. Without ``indexing`` the op warns, once (it means 'ij')."""
+    if _has_torch_function(tensors):
+        return handle_torch_function(meshgrid, tensors, *tensors, indexing=indexing)
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tensors[0]  # the older call, with the tensors in one list
+    return _VF.meshgrid(tensors) if indexing is None else _VF.meshgrid(tensors, indexing=indexing)

@@ -162,3 +162,18 @@ def test_a_dtype_argument_is_read_or_refused_as_torch_does(name, given):
         out = DTYPE_PROGRAMS[name](T, value)
         return str(out.dtype), tuple(out.shape)
     assert_same(prog)
+
+
+@pytest.mark.parametrize("call", [
+    "x.add(x, alpha=True)", "x.clone().add_(x, alpha=False)", "b.add(b, alpha=True)", "i.add(i, alpha=True)",
+    "x.sub(x, alpha=True)", "x.add(1, alpha=True)", "T.rsub(x, 2, alpha=True)", "x.clone().sub_(x, alpha=True)",
+    "big.clone().add_(big, alpha=True)", "big.clone().sub_(big, alpha=2)", "i.add(i, alpha=0.5)",
+])
+def test_alpha_of_add_and_sub(call):
+    # a bool alpha is refused unless the result is bool, even alpha=True (which equals 1), and on the
+    # in-place fused path for large float32 tensors too
+    def prog(T):
+        env = {"T": T, "x": T.ones(3), "b": T.ones(3, dtype=T.bool), "i": T.ones(3, dtype=T.int64),
+               "big": T.ones(100, 100)}
+        return eval(call, env)
+    assert_same(prog)

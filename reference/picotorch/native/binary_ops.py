@@ -53,7 +53,7 @@ from .tensor_impl import TensorImpl, new_tensor
 
 
 def add(self, other, alpha=1):
-    if alpha == 1:  # the usual call: nothing to check or scale, and no closure to build
+    if alpha == 1 and alpha is not True:  # the usual call: nothing to check or scale, and no closure to build
         return _binary(self, other, _add_alpha_one)
 
     def compute(xp, a, b, dtype):
@@ -75,7 +75,7 @@ def _add_alpha_one(xp, a, b, dtype):
 
 def sub(self, other, alpha=1):
     _check_bool_sub(self, other)
-    if alpha == 1:
+    if alpha == 1 and alpha is not True:
         return _binary(self, other, _subtract_alpha_one)
 
     def compute(xp, a, b, dtype):
@@ -445,6 +445,8 @@ def _alpha(dtype, alpha):
 
 
 def _check_alpha(dtype, alpha) -> None:
+    if type(alpha) is bool and dtype is not st.bool_:
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
     if not dtype.is_floating_point and isinstance(alpha, float) and alpha != int(alpha):
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
 
@@ -495,7 +497,8 @@ def sub_(self, other, alpha=1):
 def _fused_in_place(self, other, alpha) -> bool:
     """A float32 ``self += alpha * other`` of one shape (an optimizer's step) computed into ``self``'s memory,
     with the fused rounding ``add`` has; False when that path does not apply (nothing written)."""
-    if self._dtype is not st.float32 or getattr(other, "_dtype", None) is not st.float32:
+    if self._dtype is not st.float32 or getattr(other, "_dtype", None) is not st.float32 \
+            or type(alpha) not in (int, float):
         return False
     return fused_multiply_add_into(self._data, other._data, np.float32(alpha))
 

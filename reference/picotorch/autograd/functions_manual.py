@@ -564,6 +564,7 @@ def _zero_where(t, mask):
     """``t.masked_fill_(mask, 0)`` (out of place: the same node, ``MaskedFillBackward0``)."""
     return ops.masked_fill(t, mask, 0)
 
+
 # ----------------------------------------------------------------------------- indexing (group I)
 
 
@@ -593,6 +594,8 @@ def embedding_dense_double_backward(grad, indices, padding_idx):
 def not_implemented(name):
     """A formula PyTorch declares but does not have: its node exists and raises when backward reaches it."""
     raise NotImplementedError(f"the derivative for '{name}' is not implemented.")
+
+
 # ----------------------------------------------------------------------------- shape ops (group H)
 
 
@@ -857,6 +860,8 @@ def zeros_of(info, like):
     """Zeros of a saved (shape, dtype) on ``like``'s device: ``zeros_like`` of an input that is not saved."""
     shape, dtype = info
     return wrap(like, zeros_array(like, shape, dtype), dtype)
+
+
 # ----------------------------------------------------------------------------- ops batch 4
 
 
@@ -895,6 +900,8 @@ def huber_loss_double_backward_grad_output(grad, grad_output, input, target, red
         return ops.huber_loss_backward(grad, input, target, reduction, delta)
     r = ops.huber_loss_backward(ops.ones_like(grad_output), input, target, reduction, delta)
     return ops.sum(ops.mul(r, grad))
+
+
 # ----------------------------------------------------------------------------- ops batch 5
 
 
@@ -934,6 +941,8 @@ def xlogy_scalar_other_backward(grad, self, other):
     """``xlogy(grad, other)``; for ``other <= 0`` (log not finite) 0 where ``self`` is 0, as the forward's 0 there."""
     grad_self = ops.xlogy(grad, other)
     return grad_self if float(other) > 0 else ops.masked_fill(grad_self, ops.eq(self, 0.0), 0.0)
+
+
 # ----------------------------------------------------------------------------- ops batch 6
 
 

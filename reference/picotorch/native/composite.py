@@ -462,6 +462,7 @@ def std_dim(self, dim, unbiased=True, keepdim=False):
 def std_unbiased(self, unbiased=True):
     return ops.std(self, None, correction=1 if unbiased else 0)
 
+
 # ----------------------------------------------------------------------------- indexing (issue 10, group I)
 # Embedding.cpp and TensorAdvancedIndexing.cpp: the gradients PyTorch builds from other ops, so a double
 # backward records those ops (``IndexAddBackward0`` under ``index_select``'s gradient).
@@ -579,6 +580,8 @@ def diag(self, diagonal=0):
     if ndim not in (1, 2):
         raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {ndim}D")
     return ops.diag_embed(self, diagonal) if ndim == 1 else ops.diagonal_copy(self, diagonal)
+
+
 # ----------------------------------------------------------------------------- ops batch 5: float_power and aliases
 # ``float_power`` is ``pow`` in float64 (the inputs converted with ``to``, so a float32 input shows ToCopyBackward0
 # under PowBackward1). The aliases call the op they name, whose node the graph shows (``absolute`` gives
@@ -729,6 +732,8 @@ def less_equal(self, other):
 
 def not_equal(self, other):
     return ops.ne(self, other)
+
+
 # ----------------------------------------------------------------------------- ops batch 6
 # ReduceOps.cpp and TensorAdvancedIndexing.cpp: ``nanmean`` divides ``nansum`` by the count of non-NaN elements
 # (DivBackward0 over NansumBackward0); ``std_mean``/``var_mean`` with ``unbiased`` are the ``correction``

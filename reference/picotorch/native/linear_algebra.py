@@ -244,6 +244,7 @@ def _check_norm_identity(self, ord, dim):
             raise RuntimeError(f"linalg.vector_norm cannot compute the {ord:g} norm on the dimension {d}because "
                                "this dimension is empty and the operation does not have an identity")
 
+
 # ----------------------------------------------------------------------------- baddbmm (indexing group, issue 10)
 
 

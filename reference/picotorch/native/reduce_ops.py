@@ -467,6 +467,8 @@ def _cumulative_extreme(self, dim, reaches, name):
                        self._dtype, self._device),
             new_tensor(xp.asarray(np.ascontiguousarray(indices).reshape(shape), device=self._data.device),
                        st.int64, self._device))
+
+
 # ----------------------------------------------------------------------------- nansum, count_nonzero
 
 

@@ -426,6 +426,8 @@ sinc_ = _in_place(sinc)
 sgn_ = _in_place(sgn)
 deg2rad_ = _in_place(deg2rad)
 rad2deg_ = _in_place(rad2deg)
+
+
 # ----------------------------------------------------------------------------- logical_not
 # Any dtype in, bool out (zero is false, NaN true); in place the result is written back in ``self``'s dtype.
 

@@ -305,6 +305,7 @@ CASES = {
     "repeat_interleave": ([data(2, 3)], lambda T, a: a.repeat_interleave(2, dim=1)),
     "column_stack": ([data(3), data(3, 2)], lambda T, a, b: T.column_stack([a, b])),
     "meshgrid_xy": ([data(3), data(2)], lambda T, a, b: T.meshgrid(a, b, indexing="xy")[1]),
+    "einsum": ([data(2, 3), data(3, 4), data(4)], lambda T, a, b, c: T.einsum("ij,jk,k->i", a, b, c)),
 }
 
 

@@ -340,6 +340,9 @@ TORCH_FUNCTIONS = {
     'dstack': [
         (vt.dstack, 'dstack(Tensor[] tensors, *, Tensor out=None)', (vt.PARAMETERS['dstack'][0], vt.PARAMETERS['dstack'][1] + (('out', 'Tensor?', True),)), (vt.dstack_out, ('out',))),
     ],
+    'einsum': [
+        (vt.einsum, 'einsum(str equation, Tensor[] tensors, *, int[]? path=None)', vt.PARAMETERS['einsum']),
+    ],
     'embedding': [
         (vt.embedding, 'embedding(Tensor weight, Tensor indices, int padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False)', vt.PARAMETERS['embedding']),
     ],

@@ -7731,6 +7731,11 @@ def tensor_split_tensor_indices_or_sections(self, tensor_indices_or_sections, di
     return native.tensor_split_tensor(self, tensor_indices_or_sections, dim)
 
 
+def einsum(equation, tensors, *, path=None):
+    """``einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor``"""
+    return native.einsum(equation, tensors, path)
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add_cuda}, add_Tensor)
 register_kernels("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, add_out)
@@ -8454,6 +8459,7 @@ register_kernels("diff.out(Tensor self, int n=1, int dim=-1, Tensor? prepend=Non
 register_kernels("tensor_split.sections(Tensor(a -> *) self, int sections, int dim=0) -> Tensor(a)[]", {"CompositeImplicitAutograd": native.tensor_split_sections}, tensor_split_sections, computes=False)
 register_kernels("tensor_split.indices(Tensor(a -> *) self, int[] indices, int dim=0) -> Tensor(a)[]", {"CompositeImplicitAutograd": native.tensor_split_indices}, tensor_split_indices, computes=False)
 register_kernels("tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]", {"CompositeImplicitAutograd": native.tensor_split_tensor}, tensor_split_tensor_indices_or_sections, computes=False)
+register_kernels("einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor", {"CompositeImplicitAutograd": native.einsum}, einsum)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -9181,6 +9187,7 @@ PARAMETERS = {
     "tensor_split_sections": ((('self', 'Tensor', False), ('sections', 'int', False), ('dim', 'int', True),), ()),
     "tensor_split_indices": ((('self', 'Tensor', False), ('indices', 'int[]', False), ('dim', 'int', True),), ()),
     "tensor_split_tensor_indices_or_sections": ((('self', 'Tensor', False), ('tensor_indices_or_sections', 'Tensor', False), ('dim', 'int', True),), ()),
+    "einsum": ((('equation', 'any', False), ('tensors', 'Tensor[]', False),), (('path', 'int[]?', True),)),
 }
 
 
@@ -9587,3 +9594,4 @@ register_op("flipud", overloaded("flipud", [(flipud, PARAMETERS["flipud"])]))
 register_op("rot90", overloaded("rot90", [(rot90, PARAMETERS["rot90"])]))
 register_op("diff", overloaded("diff", [(diff, PARAMETERS["diff"]), (diff_out, PARAMETERS["diff_out"])]))
 register_op("tensor_split", overloaded("tensor_split", [(tensor_split_sections, PARAMETERS["tensor_split_sections"]), (tensor_split_indices, PARAMETERS["tensor_split_indices"]), (tensor_split_tensor_indices_or_sections, PARAMETERS["tensor_split_tensor_indices_or_sections"])]))
+register_op("einsum", overloaded("einsum", [(einsum, PARAMETERS["einsum"])]))

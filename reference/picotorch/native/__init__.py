@@ -11,12 +11,12 @@ The files are ATen's, one module per ``.cpp``:
   (``Activation.cpp``), ``soft_max.py`` (``SoftMax.cpp``), ``layer_norm_kernel.py`` (``layer_norm.cpp``),
   ``fused_dropout.py`` (``Dropout.cpp``: ``native_dropout``), ``loss.py`` (``Loss.cpp``),
   ``loss_nll.py`` (``LossNLL.cpp``, ``LossNLL2d.cpp``), ``reduce_ops.py`` (``ReduceOps.cpp``),
-  ``reduce_all_ops.py`` (``ReduceAllOps.cpp``: ``max()``, ``min()``), ``linear_algebra.py``
-  (``LinearAlgebra.cpp``), ``tensor_shape.py`` (``TensorShape.cpp``), ``indexing.py``
+  ``reduce_all_ops.py`` (``ReduceAllOps.cpp``: ``max()``, ``min()``), ``linear_algebra.py`` (``LinearAlgebra.cpp``),
+  ``linear.py`` (``Linear.cpp``: ``einsum``), ``tensor_shape.py`` (``TensorShape.cpp``), ``indexing.py``
   (``TensorAdvancedIndexing.cpp``), ``tensor_factories.py`` (``TensorFactories.cpp``), ``triangular_ops.py``
-  (``TriangularOps.cpp``: ``tril``, ``triu``), ``pad_nd.py`` (``PadNd.cpp``: ``constant_pad_nd``), ``scatter_gather.py``
-  (``gather``, ``scatter``, ``index_select``, ``index_add`` of ``TensorAdvancedIndexing.cpp``), ``embedding.py``
-  (``Embedding.cpp``);
+  (``TriangularOps.cpp``: ``tril``, ``triu``), ``pad_nd.py`` (``PadNd.cpp``: ``constant_pad_nd``),
+  ``scatter_gather.py`` (``gather``, ``scatter``, ``index_select``, ``index_add`` of ``TensorAdvancedIndexing.cpp``),
+  ``embedding.py`` (``Embedding.cpp``);
 - ``tensor_compare.py`` (``TensorCompare.cpp``: ``clamp``), ``copy.py`` (``Copy.cpp``),
   ``distributions.py`` (``Distributions.cpp``: ``normal_``, ``uniform_``);
 - ``composite.py``: the ``CompositeImplicitAutograd`` kernels, built from other ops;
@@ -239,6 +239,7 @@ from .indexing import (
     take,
 )
 from .layer_norm_kernel import native_layer_norm, native_layer_norm_backward
+from .linear import einsum
 from .linear_algebra import addmm, baddbmm, baddbmm_, bmm, dist, dot, linalg_vector_norm, mm, mv
 from .loss import (
     binary_cross_entropy_with_logits,
@@ -555,4 +556,6 @@ __all__ = [
     "broadcast_tensors", "broadcast_to", "column_stack", "diff", "dstack", "fliplr", "flipud", "hstack", "meshgrid",
     "meshgrid_indexing", "ravel", "repeat_interleave", "repeat_interleave_self_int", "repeat_interleave_self_tensor",
     "rot90", "tensor_split_indices", "tensor_split_sections", "tensor_split_tensor", "vstack",
+    # ops batch 7
+    "einsum",
 ]

@@ -1,4 +1,5 @@
-"""The seventh ops batch against PyTorch: einsum (torch's left-to-right contraction, without opt_einsum).
+"""The seventh ops batch against PyTorch: einsum (torch's left-to-right contraction, without opt_einsum), tensordot,
+inner, kron, take_along_dim; bitwise_not and bitwise_xor (with ``~``, ``^``, ``^=``).
 
 Each program runs on both libraries: values, dtypes, shapes, strides, ``grad_fn`` names, ``next_functions``,
 gradients (double backward too), error types and texts. The expected values always come from torch.
@@ -9,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from op_helpers import _graph, _layout
+from op_helpers import FLOATS, INTS, _graph, _layout, _x
 from picotorch_course.difftest import assert_same
 
 torch = pytest.importorskip("torch")
@@ -88,4 +89,124 @@ def test_einsum_equation_errors(equation):
     lambda T: (T.einsum(",->", T.tensor(2.0), T.tensor(3.0)), T.einsum("", T.tensor(2.0))),
 ])
 def test_einsum_forms_dtypes_and_errors(program):
+    assert_same(program)
+
+
+# ----------------------------------------------------------------------------- tensordot, inner, kron, take_along_dim
+
+
+def _on(*shapes, fn):
+    """A program: ``fn(T, *leaves)`` on float64 leaves of ``shapes``, its graph, gradients and double backward."""
+    def prog(T):
+        xs = [_r(T, *s) for s in shapes]
+        y = fn(T, *xs)
+        firsts = T.autograd.grad((y * y).sum(), xs, create_graph=True)
+        return (_layout(y), _graph(y), firsts, [_graph(g) for g in firsts],
+                T.autograd.grad(sum((g * g).sum() for g in firsts), xs))
+    return prog
+
+
+PRODUCTS = {
+    "tensordot_default": _on((2, 3, 4), (3, 4, 5), fn=lambda T, x, y: T.tensordot(x, y)),
+    "tensordot_lists": _on((2, 3, 4), (4, 3, 5), fn=lambda T, x, y: T.tensordot(x, y, dims=([1, 2], [1, 0]))),
+    "tensordot_0": _on((2, 3), (4, 5), fn=lambda T, x, y: T.tensordot(x, y, dims=0)),
+    "tensordot_full_dot": _on((2, 3), (2, 3), fn=lambda T, x, y: T.tensordot(x, y, dims=2)),
+    "tensordot_full_mul_sum": _on((2, 3), (3, 2), fn=lambda T, x, y: T.tensordot(x, y, dims=([0, 1], [1, 0]))),
+    "tensordot_1d": _on((3,), (3,), fn=lambda T, x, y: T.tensordot(x, y, dims=1)),
+    "tensordot_strided": _on((3,), (6,), fn=lambda T, x, y: T.tensordot(x, y[::2], dims=1)),
+    "tensordot_vec_mat": _on((3,), (3, 4), fn=lambda T, x, y: T.tensordot(x, y, dims=1)),
+    "tensordot_size1": _on((2, 1, 3), (5, 3), fn=lambda T, x, y: T.tensordot(x, y, dims=([1, 2], [0, 1]))),
+    "tensordot_size1_full": _on((1, 3), (1, 3), fn=lambda T, x, y: T.tensordot(x, y, dims=([0, 1], [0, 1]))),
+    "tensordot_neg_dims": _on((2, 3), (3, 2), fn=lambda T, x, y: T.tensordot(x, y, dims=([-1], [0]))),
+    "tensordot_reshape_alias": _on((2, 3), (2, 3), fn=lambda T, x, y: T.tensordot(x, y, dims=([0], [0]))),
+    "tensordot_tensor_dims": _on((2, 3), (3, 2), fn=lambda T, x, y: T.tensordot(x, y, dims=T.tensor([[1], [0]]))),
+    "tensordot_out": _on((2, 3), (3, 2), fn=lambda T, x, y: T.tensordot(x, y, dims=1, out=T.empty(2, 2,
+                                                                                                dtype=T.float64))),
+    "inner": _on((2, 3), (4, 3), fn=lambda T, x, y: T.inner(x, y)),
+    "inner_1d": _on((3,), (3,), fn=lambda T, x, y: x.inner(y)),
+    "inner_scalar": _on((2, 3), (), fn=lambda T, x, y: T.inner(x, y)),
+    "kron": _on((2, 3), (4, 5), fn=lambda T, x, y: T.kron(x, y)),
+    "kron_1d_2d": _on((2,), (4, 5), fn=lambda T, x, y: x.kron(y)),
+    "kron_3d_2d": _on((2, 1, 3), (2, 2), fn=lambda T, x, y: T.kron(x, y)),
+    "kron_slice": _on((2, 4), (2,), fn=lambda T, x, y: T.kron(x[:, :2], y)),
+    "take_along_dim": _on((3, 4), fn=lambda T, x: T.take_along_dim(x, T.tensor([[0], [1], [2]]), 1)),
+    "take_along_dim_flat": _on((3, 4), fn=lambda T, x: T.take_along_dim(x, T.tensor([0, 5, 11]))),
+    "take_along_dim_broadcast": _on((3, 4), fn=lambda T, x: x.take_along_dim(T.tensor([[0, 1, 2]]).T, dim=-1)),
+    "take_along_dim_broadcast_self": _on((1, 4), fn=lambda T, x: x.take_along_dim(T.tensor([[0, 1], [3, 2]]), 1)),
+    "take_along_dim_0": _on((3, 4), fn=lambda T, x: T.take_along_dim(x, T.tensor([[2, 0, 1, 1]]), dim=0)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PRODUCTS))
+def test_products_values_layout_graph_and_double_backward(name):
+    assert_same(PRODUCTS[name])
+
+
+@pytest.mark.parametrize("program", [
+    lambda T: T.tensordot(_r(T, 2, 3), _r(T, 3, 2), dims=([0, 1], [0])),
+    lambda T: T.tensordot(T.ones(2, 3), T.ones(3, 2, dtype=T.float64), dims=1),
+    lambda T: T.tensordot(_r(T, 2, 3), _r(T, 2, 2), dims=1),
+    lambda T: T.tensordot(_r(T, 2, 3), _r(T, 3, 2), dims=([0, 0], [1, 1])),
+    lambda T: T.tensordot(_r(T, 2, 3), _r(T, 3, 2), dims=([5], [1])),
+    lambda T: T.tensordot(_r(T, 2, 3), _r(T, 3, 2), dims=-1),
+    lambda T: T.tensordot(_r(T, 2, 3), _r(T, 3, 2), dims=3),
+    lambda T: T.tensordot(_r(T, 2, 3), _r(T, 3, 2), dims=1.5),
+    lambda T: _layout(T.tensordot(T.ones(2, 3, dtype=T.int64), T.ones(3, 2, dtype=T.int64), dims=1)),
+    lambda T: T.tensordot(_r(T, 2, 3), _r(T, 3, 2), dims=1, out=T.empty(2, 2)),
+    lambda T: T.inner(_r(T, 2, 3), _r(T, 3, 2)),
+    lambda T: _layout(T.inner(T.ones(2, 3, dtype=T.int64), T.ones(3, dtype=T.int64))),
+    lambda T: T.inner(T.ones(2, 3, dtype=T.int64), T.ones(3)),
+    lambda T: T.kron(T.ones(2, 3).t(), T.ones(2)),
+    lambda T: _layout(T.kron(T.ones(2, dtype=T.int64), T.ones(2))),
+    lambda T: _layout(T.kron(T.tensor(2.0), T.ones(2))),
+    lambda T: T.take_along_dim(_r(T, 3, 4), T.tensor([0]), 1),
+    lambda T: T.take_along_dim(_r(T, 3, 4), T.tensor([[0]], dtype=T.int32), 1),
+    lambda T: T.take_along_dim(_r(T, 3, 4), T.tensor([[0]]), 2),
+    lambda T: T.take_along_dim(_r(T, 3, 4), T.tensor([[0], [1]]), 1),
+    lambda T: T.take_along_dim(_r(T, 3, 4), T.tensor([0], dtype=T.int32)),
+])
+def test_products_dtypes_and_errors(program):
+    assert_same(program)
+
+
+# ----------------------------------------------------------------------------- bitwise_not, bitwise_xor
+
+
+@pytest.mark.parametrize("dtype", INTS + FLOATS)
+def test_bitwise_not_and_invert(dtype):
+    assert_same(lambda T: (_layout(T.bitwise_not(_x(T, dtype))), _layout(~_x(T, dtype).t()),
+                           _x(T, dtype).bitwise_not_()))
+
+
+@pytest.mark.parametrize("dtype", INTS + ["float32"])
+@pytest.mark.parametrize("other", INTS + ["float32"])
+def test_bitwise_xor_tensors_promote_as_torch(dtype, other):
+    assert_same(lambda T: (_layout(T.bitwise_xor(_x(T, dtype), _x(T, other))),
+                           _layout(_x(T, dtype) ^ _x(T, other).t()[0:1].t()), _x(T, dtype).bitwise_xor_(_x(T, other))))
+
+
+@pytest.mark.parametrize("dtype", INTS + ["float32"])
+@pytest.mark.parametrize("scalar", [3, True, -1, 2.5, 300])
+def test_bitwise_xor_with_a_number(dtype, scalar):
+    assert_same(lambda T: (_layout(T.bitwise_xor(_x(T, dtype), scalar)), _layout(scalar ^ _x(T, dtype)),
+                           _layout(_x(T, dtype) ^ scalar), _x(T, dtype).bitwise_xor_(scalar)))
+
+
+@pytest.mark.parametrize("program", [
+    lambda T: (lambda a: (a.__ixor__(_x(T, "int64")), a))(_x(T, "int32")),
+    lambda T: (lambda a: [a.__ixor__(3) is a, a])(_x(T, "int64")),
+    lambda T: T.bitwise_not(_x(T, "int64"), out=T.empty(3, 4, dtype=T.int32)),
+    lambda T: T.bitwise_not(_x(T, "int64"), out=T.empty(3, 4, dtype=T.int64)),
+    lambda T: T.bitwise_xor(_x(T, "int64"), _x(T, "int8"), out=T.empty(3, 4, dtype=T.int32)),
+    lambda T: T.bitwise_xor(_x(T, "int8"), _x(T, "int8"), out=T.empty(3, 4)),
+    lambda T: (lambda a: a[1:].bitwise_xor_(a[:2]))(_x(T, "int64")),
+    lambda T: _x(T, "int64")[0].bitwise_xor_(_x(T, "int64")),
+    lambda T: T.bitwise_not(_x(T, requires_grad=True)),
+    lambda T: _x(T, "int64") ^ None,
+    lambda T: T.bitwise_xor(_x(T, "int64"), "a"),
+    lambda T: (_layout(T.bitwise_xor(3, _x(T, "int8"))), T.bitwise_xor(True, _x(T, "bool"))),
+    lambda T: T.bitwise_xor(2.5, _x(T, "int64")),
+    lambda T: T.bitwise_xor(3, _x(T, "int64"), out=_x(T, "int64")),
+])
+def test_bitwise_out_overlap_and_errors(program):
     assert_same(program)

@@ -192,9 +192,17 @@ TORCH_FUNCTIONS = {
         (vt.bitwise_and_Tensor, 'bitwise_and(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['bitwise_and_Tensor'][0], vt.PARAMETERS['bitwise_and_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.bitwise_and_Tensor_out, ('out',))),
         (vt.bitwise_and_Scalar, 'bitwise_and(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['bitwise_and_Scalar'][0], vt.PARAMETERS['bitwise_and_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.bitwise_and_Scalar_out, ('out',))),
     ],
+    'bitwise_not': [
+        (vt.bitwise_not, 'bitwise_not(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['bitwise_not'][0], vt.PARAMETERS['bitwise_not'][1] + (('out', 'Tensor?', True),)), (vt.bitwise_not_out, ('out',))),
+    ],
     'bitwise_or': [
         (vt.bitwise_or_Tensor, 'bitwise_or(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['bitwise_or_Tensor'][0], vt.PARAMETERS['bitwise_or_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.bitwise_or_Tensor_out, ('out',))),
         (vt.bitwise_or_Scalar, 'bitwise_or(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['bitwise_or_Scalar'][0], vt.PARAMETERS['bitwise_or_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.bitwise_or_Scalar_out, ('out',))),
+    ],
+    'bitwise_xor': [
+        (vt.bitwise_xor_Tensor, 'bitwise_xor(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['bitwise_xor_Tensor'][0], vt.PARAMETERS['bitwise_xor_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.bitwise_xor_Tensor_out, ('out',))),
+        (vt.bitwise_xor_Scalar_Tensor, 'bitwise_xor(Scalar self, Tensor other)', vt.PARAMETERS['bitwise_xor_Scalar_Tensor']),
+        (vt.bitwise_xor_Scalar, 'bitwise_xor(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['bitwise_xor_Scalar'][0], vt.PARAMETERS['bitwise_xor_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.bitwise_xor_Scalar_out, ('out',))),
     ],
     'bmm': [
         (vt.bmm, 'bmm(Tensor input, Tensor mat2, *, Tensor out=None)', (vt.PARAMETERS['bmm'][0], vt.PARAMETERS['bmm'][1] + (('out', 'Tensor?', True),)), (vt.bmm_out, ('out',))),
@@ -491,6 +499,9 @@ TORCH_FUNCTIONS = {
     'index_select': [
         (vt.index_select, 'index_select(Tensor input, int dim, Tensor index, *, Tensor out=None)', (vt.PARAMETERS['index_select'][0], vt.PARAMETERS['index_select'][1] + (('out', 'Tensor?', True),)), (vt.index_select_out, ('out',))),
     ],
+    'inner': [
+        (vt.inner, 'inner(Tensor input, Tensor other)', vt.PARAMETERS['inner']),
+    ],
     'isclose': [
         (vt.isclose, 'isclose(Tensor input, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False)', vt.PARAMETERS['isclose']),
     ],
@@ -502,6 +513,9 @@ TORCH_FUNCTIONS = {
     ],
     'isnan': [
         (vt.isnan, 'isnan(Tensor input)', vt.PARAMETERS['isnan']),
+    ],
+    'kron': [
+        (vt.kron, 'kron(Tensor input, Tensor other)', vt.PARAMETERS['kron']),
     ],
     'kthvalue': [
         (vt.kthvalue, 'kthvalue(Tensor input, int k, int dim=-1, bool keepdim=False, *, Tensor[2] out=None)', (vt.PARAMETERS['kthvalue'][0], vt.PARAMETERS['kthvalue'][1] + (('out', 'Tensor[]?', True),)), (vt.kthvalue_values, ('values', 'indices'))),
@@ -884,6 +898,9 @@ TORCH_FUNCTIONS = {
     'take': [
         (vt.take, 'take(Tensor input, Tensor index, *, Tensor out=None)', (vt.PARAMETERS['take'][0], vt.PARAMETERS['take'][1] + (('out', 'Tensor?', True),)), (vt.take_out, ('out',))),
     ],
+    'take_along_dim': [
+        (vt.take_along_dim, 'take_along_dim(Tensor input, Tensor indices, int? dim=None)', vt.PARAMETERS['take_along_dim']),
+    ],
     'tan': [
         (vt.tan, 'tan(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['tan'][0], vt.PARAMETERS['tan'][1] + (('out', 'Tensor?', True),)), (vt.tan_out, ('out',))),
     ],
@@ -900,6 +917,9 @@ TORCH_FUNCTIONS = {
         (vt.tensor_split_tensor_indices_or_sections, 'tensor_split(Tensor input, Tensor tensor_indices_or_sections, int dim=0)', vt.PARAMETERS['tensor_split_tensor_indices_or_sections']),
         (vt.tensor_split_sections, 'tensor_split(Tensor input, int sections, int dim=0)', vt.PARAMETERS['tensor_split_sections']),
         (vt.tensor_split_indices, 'tensor_split(Tensor input, int[] indices, int dim=0)', vt.PARAMETERS['tensor_split_indices']),
+    ],
+    'tensordot': [
+        (vt.tensordot, 'tensordot(Tensor input, Tensor other, int[] dims_self, int[] dims_other, *, Tensor out=None)', (vt.PARAMETERS['tensordot'][0], vt.PARAMETERS['tensordot'][1] + (('out', 'Tensor?', True),)), (vt.tensordot_out, ('out',))),
     ],
     'tile': [
         (vt.tile, 'tile(Tensor input, int[] dims)', vt.PARAMETERS['tile']),
@@ -1228,6 +1248,12 @@ TENSOR_METHODS = {
         (vt.bitwise_and__Tensor, 'bitwise_and_(Tensor other)', vt.PARAMETERS['bitwise_and__Tensor']),
         (vt.bitwise_and__Scalar, 'bitwise_and_(Scalar other)', vt.PARAMETERS['bitwise_and__Scalar']),
     ],
+    'bitwise_not': [
+        (vt.bitwise_not, 'bitwise_not()', vt.PARAMETERS['bitwise_not']),
+    ],
+    'bitwise_not_': [
+        (vt.bitwise_not_, 'bitwise_not_()', vt.PARAMETERS['bitwise_not_']),
+    ],
     'bitwise_or': [
         (vt.bitwise_or_Tensor, 'bitwise_or(Tensor other)', vt.PARAMETERS['bitwise_or_Tensor']),
         (vt.bitwise_or_Scalar, 'bitwise_or(Scalar other)', vt.PARAMETERS['bitwise_or_Scalar']),
@@ -1235,6 +1261,14 @@ TENSOR_METHODS = {
     'bitwise_or_': [
         (vt.bitwise_or__Tensor, 'bitwise_or_(Tensor other)', vt.PARAMETERS['bitwise_or__Tensor']),
         (vt.bitwise_or__Scalar, 'bitwise_or_(Scalar other)', vt.PARAMETERS['bitwise_or__Scalar']),
+    ],
+    'bitwise_xor': [
+        (vt.bitwise_xor_Tensor, 'bitwise_xor(Tensor other)', vt.PARAMETERS['bitwise_xor_Tensor']),
+        (vt.bitwise_xor_Scalar, 'bitwise_xor(Scalar other)', vt.PARAMETERS['bitwise_xor_Scalar']),
+    ],
+    'bitwise_xor_': [
+        (vt.bitwise_xor__Tensor, 'bitwise_xor_(Tensor other)', vt.PARAMETERS['bitwise_xor__Tensor']),
+        (vt.bitwise_xor__Scalar, 'bitwise_xor_(Scalar other)', vt.PARAMETERS['bitwise_xor__Scalar']),
     ],
     'bmm': [
         (vt.bmm, 'bmm(Tensor mat2)', vt.PARAMETERS['bmm']),
@@ -1534,6 +1568,9 @@ TENSOR_METHODS = {
     'index_select': [
         (vt.index_select, 'index_select(int dim, Tensor index)', vt.PARAMETERS['index_select']),
     ],
+    'inner': [
+        (vt.inner, 'inner(Tensor other)', vt.PARAMETERS['inner']),
+    ],
     'isclose': [
         (vt.isclose, 'isclose(Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False)', vt.PARAMETERS['isclose']),
     ],
@@ -1545,6 +1582,9 @@ TENSOR_METHODS = {
     ],
     'isnan': [
         (vt.isnan, 'isnan()', vt.PARAMETERS['isnan']),
+    ],
+    'kron': [
+        (vt.kron, 'kron(Tensor other)', vt.PARAMETERS['kron']),
     ],
     'kthvalue': [
         (vt.kthvalue, 'kthvalue(int k, int dim=-1, bool keepdim=False)', vt.PARAMETERS['kthvalue']),
@@ -1983,6 +2023,9 @@ TENSOR_METHODS = {
     ],
     'take': [
         (vt.take, 'take(Tensor index)', vt.PARAMETERS['take']),
+    ],
+    'take_along_dim': [
+        (vt.take_along_dim, 'take_along_dim(Tensor indices, int? dim=None)', vt.PARAMETERS['take_along_dim']),
     ],
     'tan': [
         (vt.tan, 'tan()', vt.PARAMETERS['tan']),

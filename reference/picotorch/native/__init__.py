@@ -61,6 +61,9 @@ from .binary_ops import (
     bitwise_and_,
     bitwise_or,
     bitwise_or_,
+    bitwise_xor,
+    bitwise_xor_,
+    bitwise_xor_scalar_tensor,
     copysign,
     copysign_,
     div,
@@ -160,6 +163,8 @@ from .composite import (
     greater_equal,
     hstack,
     index_select_backward,
+    inner,
+    kron,
     l1_loss,
     layer_norm,
     less,
@@ -203,6 +208,7 @@ from .composite import (
     subtract,
     subtract_,
     swapaxes,
+    take_along_dim,
     tensor_split_indices,
     tensor_split_sections,
     tensor_split_tensor,
@@ -239,7 +245,7 @@ from .indexing import (
     take,
 )
 from .layer_norm_kernel import native_layer_norm, native_layer_norm_backward
-from .linear import einsum
+from .linear import einsum, tensordot, tensordot_out
 from .linear_algebra import addmm, baddbmm, baddbmm_, bmm, dist, dot, linalg_vector_norm, mm, mv
 from .loss import (
     binary_cross_entropy_with_logits,
@@ -403,6 +409,8 @@ from .unary_ops import (
     atan_,
     atanh,
     atanh_,
+    bitwise_not,
+    bitwise_not_,
     ceil,
     ceil_,
     cos,
@@ -557,5 +565,7 @@ __all__ = [
     "meshgrid_indexing", "ravel", "repeat_interleave", "repeat_interleave_self_int", "repeat_interleave_self_tensor",
     "rot90", "tensor_split_indices", "tensor_split_sections", "tensor_split_tensor", "vstack",
     # ops batch 7
-    "einsum",
+    "einsum", "inner", "kron", "take_along_dim", "tensordot", "tensordot_out",
+    "bitwise_not", "bitwise_not_", "bitwise_xor", "bitwise_xor_",
+    "bitwise_xor_scalar_tensor",
 ]

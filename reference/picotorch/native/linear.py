@@ -1,4 +1,4 @@
-"""``einsum`` and ``tensordot``: contractions built from permute, reshape and ``bmm``.
+"""``einsum`` and ``tensordot``: contractions built from permute, reshape and ``bmm`` or ``mm``.
 
 Models ``aten/src/ATen/native/Linear.cpp`` (``einsum``, its helper ``sumproduct_pair``, ``tensordot``). Both are
 ``CompositeImplicitAutograd``: they call other operators through the dispatcher, so autograd records those
@@ -18,7 +18,9 @@ computed and ``path`` is only checked.
 
 from __future__ import annotations
 
+from . import checks
 from .dispatcher import ops
+from .resize import resize_output
 
 _ELLIPSIS = 52  # labels are 0..51: 'A'..'Z' then 'a'..'z'
 
@@ -275,3 +277,75 @@ def sumproduct_pair(left, right, sum_dims, keepdim):
 def _check_same(left, right, i):
     if left.shape[i] != right.shape[i]:
         raise RuntimeError("non-broadcast dimensions must match")
+
+
+def tensordot(self, other, dims_self, dims_other):
+    """Contract ``dims_self`` of ``self`` with ``dims_other`` of ``other``: permute both so the contracted dims
+    meet, flatten each side to a matrix, ``mm``, view as the free dims of ``self`` then of ``other``."""
+    if len(dims_self) != len(dims_other):
+        raise RuntimeError("both dimension lists should have same length")
+    if self.dtype is not other.dtype:
+        raise RuntimeError("both inputs should have same dtype")
+    t1, t2, csize = _sum_broadcast_dims(self, other, dims_self, dims_other)
+    free1 = _free_dims(self, dims_self)
+    free2 = _free_dims(other, dims_other)
+    rsizes = [t1.shape[i] for i in free1] + [t2.shape[i] for i in free2]
+    t1 = ops.permute(t1, free1 + list(dims_self))
+    t2 = ops.permute(t2, list(dims_other) + free2)
+    if not rsizes:  # nothing left but the contraction: a dot, without copying non-contiguous operands
+        return ops.view(_full_contraction(t1, t2), rsizes)
+    size1, size2 = _product(t1.shape[:len(free1)]), _product(t2.shape[len(dims_other):])
+    product = ops.mm(ops.reshape(t1, (size1, csize)), ops.reshape(t2, (csize, size2)))
+    return ops.reshape(product, rsizes)
+
+
+def tensordot_out(self, other, dims_self, dims_other, out):
+    """The result copied into ``out`` (so autograd records a ``copy_``); no type promotion: the dtypes must agree."""
+    result = tensordot(self, other, dims_self, dims_other)
+    checks.check_same_device(out, self, other)
+    if result.dtype is not out.dtype:
+        raise RuntimeError(f"tensordot: Expected the output tensor to have dtype {result.dtype.c10_name}, but got an "
+                           f"output tensor with dtype {out.dtype.c10_name}")
+    resize_output(out, tuple(result.shape))
+    return ops.copy_(out, result)
+
+
+def _sum_broadcast_dims(self, other, dims_self, dims_other):
+    """A contracted dim of size 1 on one side is summed on the other at once; the rest must match."""
+    t1, t2, csize = self, other, 1
+    for d1, d2 in zip(dims_self, dims_other):
+        s1, s2 = self.size(d1), other.size(d2)
+        if s2 == 1:
+            t1 = ops.sum(t1, [d1], True)
+        elif s1 == 1:
+            t2 = ops.sum(t2, [d2], True)
+        elif s1 != s2:
+            raise RuntimeError(f"contracted dimensions need to match, but first has size {s1} in dim {d1} and second "
+                               f"has size {s2} in dim {d2}")
+        else:
+            csize *= s1
+    return t1, t2, csize
+
+
+def _free_dims(t, dims):
+    """The dims of ``t`` not contracted, in order (``dim_list_to_bitset``'s checks on the contracted ones)."""
+    contracted = set()
+    for d in dims:
+        d = checks.wrap_dim(d, t.dim())
+        if d in contracted:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        contracted.add(d)
+    return [i for i in range(t.dim()) if i not in contracted]
+
+
+def _full_contraction(t1, t2):
+    if t1.is_contiguous() and t2.is_contiguous():
+        return ops.dot(ops.flatten(t1), ops.flatten(t2))
+    return ops.sum(ops.mul(ops.squeeze(t1), ops.squeeze(t2)))
+
+
+def _product(sizes):
+    result = 1
+    for s in sizes:
+        result *= s
+    return result

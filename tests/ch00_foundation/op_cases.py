@@ -310,6 +310,7 @@ CASES = {
     "inner": ([data(2, 3), data(3)], lambda T, a, b: T.inner(a, b)),
     "kron": ([data(2, 3), data(2, 2)], lambda T, a, b: T.kron(a, b)),
     "take_along_dim": ([data(3, 4)], lambda T, a: T.take_along_dim(a, T.tensor([[0], [3], [2]], device=a.device), 1)),
+    "aminmax": ([data(3, 4)], lambda T, a: (lambda r: r.min * 2 + r.max)(T.aminmax(a, dim=1))),
 }
 
 

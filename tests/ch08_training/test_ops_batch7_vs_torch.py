@@ -1,5 +1,6 @@
 """The seventh ops batch against PyTorch: einsum (torch's left-to-right contraction, without opt_einsum), tensordot,
-inner, kron, take_along_dim; bitwise_not and bitwise_xor (with ``~``, ``^``, ``^=``).
+inner, kron, take_along_dim; bitwise_not and bitwise_xor (with ``~``, ``^``, ``^=``);
+tril_indices/triu_indices; aminmax (AminmaxBackward0).
 
 Each program runs on both libraries: values, dtypes, shapes, strides, ``grad_fn`` names, ``next_functions``,
 gradients (double backward too), error types and texts. The expected values always come from torch.
@@ -209,4 +210,64 @@ def test_bitwise_xor_with_a_number(dtype, scalar):
     lambda T: T.bitwise_xor(3, _x(T, "int64"), out=_x(T, "int64")),
 ])
 def test_bitwise_out_overlap_and_errors(program):
+    assert_same(program)
+
+
+# ----------------------------------------------------------------------------- tril_indices, triu_indices
+
+
+@pytest.mark.parametrize("name", ["tril_indices", "triu_indices"])
+@pytest.mark.parametrize("args", [(3, 3), (4, 3, 1), (3, 4, -1), (0, 3), (3, 3, 10), (3, 3, -10), (1, 1), (5, 2, -2),
+                                  (2, 5, 3)])
+def test_triangle_indices(name, args):
+    assert_same(lambda T: _layout(getattr(T, name)(*args)))
+
+
+@pytest.mark.parametrize("program", [
+    *[lambda T, d=d: _layout(T.tril_indices(3, 4, dtype=getattr(T, d)))
+      for d in ["int32", "float32", "bool", "uint8", "int8", "int16", "float16"]],
+    lambda T: T.tril_indices(-1, 3),
+    lambda T: T.triu_indices(3, -2),
+    lambda T: _layout(T.tril_indices(row=3, col=2, offset=1, device="cpu")),
+])
+def test_triangle_indices_dtypes_and_errors(program):
+    assert_same(program)
+
+
+# ----------------------------------------------------------------------------- aminmax
+
+
+def _ties(T):
+    return T.tensor([[1.0, 5, 5, -0.0], [4, 2, 2, 0.0], [0.0, -1, 7, 7]], dtype=T.float64, requires_grad=True)
+
+
+@pytest.mark.parametrize("kwargs", [{"dim": 1, "keepdim": True}, {"dim": 1}, {}, {"keepdim": True}, {"dim": 0},
+                                    {"dim": -1}])
+def test_aminmax_named_tuple_node_saved_values_and_double_backward(kwargs):
+    def prog(T):
+        x = _ties(T)
+        r = T.aminmax(x, **kwargs)
+        w1, w2 = T.ones_like(r.min, requires_grad=True), T.ones_like(r.max, requires_grad=True)
+        g, = T.autograd.grad((r.min * w1 * w1).sum() + 2 * (r.max * w2 * w2).sum(), x, create_graph=True)
+        g_max, = T.autograd.grad((r.max * w2).sum(), x, create_graph=True)
+        fn = r.min.grad_fn
+        return (str(type(r)), repr(r), _layout(r.min), _layout(r[1]), _graph(r.min), fn is r.max.grad_fn,
+                fn._saved_dim, fn._saved_keepdim, fn._saved_min, fn._saved_max, fn._saved_self,
+                g, _graph(g), g_max, _graph(g_max), T.autograd.grad((g * g).sum(), (w1, w2)))
+    assert_same(prog)
+
+
+@pytest.mark.parametrize("program", [
+    lambda T: [(tuple(T.aminmax(_x(T, d))), tuple(_x(T, d).aminmax(dim=0, keepdim=True))) for d in INTS + FLOATS],
+    lambda T: T.aminmax(T.tensor([])),
+    lambda T: T.aminmax(T.ones(0, 3), dim=0),
+    lambda T: _layout(T.aminmax(T.ones(0, 3), dim=1).max),
+    lambda T: tuple(T.aminmax(T.tensor(3.0, requires_grad=True), dim=0, keepdim=True)),
+    lambda T: T.aminmax(T.tensor([1.0, float("nan")])),
+    lambda T: T.aminmax(T.ones(2, 3), dim=2),
+    lambda T: T.aminmax(T.ones(2, 3), dim=(0, 1)),
+    lambda T: tuple(T.aminmax(T.tensor(3.0), keepdim=True)),
+    lambda T: (lambda x: T.autograd.grad(sum(T.aminmax(x, dim=0)), x))(T.tensor(3.0, requires_grad=True)),
+])
+def test_aminmax_dtypes_edges_and_errors(program):
     assert_same(program)

@@ -83,6 +83,9 @@ TORCH_FUNCTIONS = {
     'amin': [
         (vt.amin, 'amin(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor out=None)', (vt.PARAMETERS['amin'][0], vt.PARAMETERS['amin'][1] + (('out', 'Tensor?', True),)), (vt.amin_out, ('out',))),
     ],
+    'aminmax': [
+        (vt.aminmax, 'aminmax(Tensor input, *, int? dim=None, bool keepdim=False)', vt.PARAMETERS['aminmax']),
+    ],
     'any': [
         (vt.any, 'any(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['any'][0], vt.PARAMETERS['any'][1] + (('out', 'Tensor?', True),)), (vt.any_all_out, ('out',))),
         (vt.any_dims, 'any(Tensor input, int[]? dim=None, bool keepdim=False, *, Tensor out=None)', (vt.PARAMETERS['any_dims'][0], vt.PARAMETERS['any_dims'][1] + (('out', 'Tensor?', True),)), (vt.any_dims_out, ('out',))),
@@ -936,8 +939,14 @@ TORCH_FUNCTIONS = {
     'tril': [
         (vt.tril, 'tril(Tensor input, int diagonal=0, *, Tensor out=None)', (vt.PARAMETERS['tril'][0], vt.PARAMETERS['tril'][1] + (('out', 'Tensor?', True),)), (vt.tril_out, ('out',))),
     ],
+    'tril_indices': [
+        (vt.tril_indices, 'tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None)', vt.PARAMETERS['tril_indices']),
+    ],
     'triu': [
         (vt.triu, 'triu(Tensor input, int diagonal=0, *, Tensor out=None)', (vt.PARAMETERS['triu'][0], vt.PARAMETERS['triu'][1] + (('out', 'Tensor?', True),)), (vt.triu_out, ('out',))),
+    ],
+    'triu_indices': [
+        (vt.triu_indices, 'triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None)', vt.PARAMETERS['triu_indices']),
     ],
     'true_divide': [
         (vt.true_divide_Tensor, 'true_divide(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['true_divide_Tensor'][0], vt.PARAMETERS['true_divide_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.true_divide_out, ('out',))),
@@ -1136,6 +1145,9 @@ TENSOR_METHODS = {
     ],
     'amin': [
         (vt.amin, 'amin(int[1] dim=[], bool keepdim=False)', vt.PARAMETERS['amin']),
+    ],
+    'aminmax': [
+        (vt.aminmax, 'aminmax(*, int? dim=None, bool keepdim=False)', vt.PARAMETERS['aminmax']),
     ],
     'any': [
         (vt.any, 'any()', vt.PARAMETERS['any']),
@@ -2152,4 +2164,5 @@ RETURN_TYPES = {
     'median_dim_values': ('median_out', ('values', 'indices')),
     'nanmedian_dim': ('nanmedian', ('values', 'indices')),
     'nanmedian_dim_values': ('nanmedian_out', ('values', 'indices')),
+    'aminmax': ('aminmax', ('min', 'max')),
 }

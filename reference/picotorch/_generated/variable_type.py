@@ -7833,6 +7833,38 @@ def bitwise_xor__Tensor(self, other):
     return self
 
 
+def tril_indices(row, col, offset=0, *, dtype='long', layout=None, device=None, pin_memory=None):
+    """``tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor``"""
+    result = kernel_for("tril_indices", device_of())(row, col, offset, dtype, layout, device, pin_memory)
+    return result
+
+
+def triu_indices(row, col, offset=0, *, dtype='long', layout=None, device=None, pin_memory=None):
+    """``triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor``"""
+    result = kernel_for("triu_indices", device_of())(row, col, offset, dtype, layout, device, pin_memory)
+    return result
+
+
+def aminmax(self, *, dim=None, keepdim=False):
+    """``aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.AminmaxBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim = dim
+        grad_fn.keepdim = keepdim
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("aminmax", device_of(self))(self, dim, keepdim)
+    if grad_fn is not None:
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
+        if result[1] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[1], grad_fn)
+        grad_fn.max_ = SavedVariable(result[1], is_output=True)
+        grad_fn.min_ = SavedVariable(result[0], is_output=True)
+    return result
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add_cuda}, add_Tensor)
 register_kernels("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, add_out)
@@ -8572,6 +8604,9 @@ register_kernels("bitwise_xor.Tensor_out(Tensor self, Tensor other, *, Tensor(a!
 register_kernels("bitwise_xor.Scalar_Tensor(Scalar self, Tensor other) -> Tensor", {"CPU": native.bitwise_xor_scalar_tensor, "CUDA": native.bitwise_xor_scalar_tensor}, bitwise_xor_Scalar_Tensor)
 register_kernels("bitwise_xor_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", {"CPU": native.bitwise_xor_, "CUDA": native.bitwise_xor_}, bitwise_xor__Scalar)
 register_kernels("bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CPU": native.bitwise_xor_, "CUDA": native.bitwise_xor_}, bitwise_xor__Tensor)
+register_kernels("tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", {"CPU": native.tril_indices, "CUDA": native.tril_indices}, tril_indices)
+register_kernels("triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", {"CPU": native.triu_indices, "CUDA": native.triu_indices}, triu_indices)
+register_kernels("aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)", {"CPU": native.aminmax, "CUDA": native.aminmax}, aminmax)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -9315,6 +9350,9 @@ PARAMETERS = {
     "bitwise_xor_Scalar_Tensor": ((('self', 'Scalar', False), ('other', 'Tensor', False),), ()),
     "bitwise_xor__Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
     "bitwise_xor__Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "tril_indices": ((('row', 'int', False), ('col', 'int', False), ('offset', 'int', True),), (('dtype', 'ScalarType?', True), ('layout', 'Layout?', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
+    "triu_indices": ((('row', 'int', False), ('col', 'int', False), ('offset', 'int', True),), (('dtype', 'ScalarType?', True), ('layout', 'Layout?', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
+    "aminmax": ((('self', 'Tensor', False),), (('dim', 'int?', True), ('keepdim', 'bool', True),)),
 }
 
 
@@ -9730,3 +9768,6 @@ register_op("bitwise_not", overloaded("bitwise_not", [(bitwise_not, PARAMETERS["
 register_op("bitwise_not_", overloaded("bitwise_not_", [(bitwise_not_, PARAMETERS["bitwise_not_"])]))
 register_op("bitwise_xor", overloaded("bitwise_xor", [(bitwise_xor_Scalar, PARAMETERS["bitwise_xor_Scalar"]), (bitwise_xor_Scalar_out, PARAMETERS["bitwise_xor_Scalar_out"]), (bitwise_xor_Tensor, PARAMETERS["bitwise_xor_Tensor"]), (bitwise_xor_Tensor_out, PARAMETERS["bitwise_xor_Tensor_out"]), (bitwise_xor_Scalar_Tensor, PARAMETERS["bitwise_xor_Scalar_Tensor"])]))
 register_op("bitwise_xor_", overloaded("bitwise_xor_", [(bitwise_xor__Scalar, PARAMETERS["bitwise_xor__Scalar"]), (bitwise_xor__Tensor, PARAMETERS["bitwise_xor__Tensor"])]))
+register_op("tril_indices", overloaded("tril_indices", [(tril_indices, PARAMETERS["tril_indices"])]))
+register_op("triu_indices", overloaded("triu_indices", [(triu_indices, PARAMETERS["triu_indices"])]))
+register_op("aminmax", overloaded("aminmax", [(aminmax, PARAMETERS["aminmax"])]))

@@ -268,6 +268,7 @@ from .reduce_ops import (
     all_dims,
     amax,
     amin,
+    aminmax,
     any,
     any_dim,
     any_dims,
@@ -352,6 +353,8 @@ from .tensor_factories import (
     new_ones,
     new_zeros,
     ones_like,
+    tril_indices,
+    triu_indices,
     zero_,
     zeros_like,
 )
@@ -567,5 +570,5 @@ __all__ = [
     # ops batch 7
     "einsum", "inner", "kron", "take_along_dim", "tensordot", "tensordot_out",
     "bitwise_not", "bitwise_not_", "bitwise_xor", "bitwise_xor_",
-    "bitwise_xor_scalar_tensor",
+    "bitwise_xor_scalar_tensor", "aminmax", "tril_indices", "triu_indices",
 ]

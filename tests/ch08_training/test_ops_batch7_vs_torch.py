@@ -88,6 +88,9 @@ def test_einsum_equation_errors(equation):
     lambda T: T.einsum("ij,jk", T.ones(2, 3), T.ones(3, 4), path=[0]),
     lambda T: _layout(T.einsum("ij,jk", T.ones(0, 3), T.ones(3, 4))),
     lambda T: (T.einsum(",->", T.tensor(2.0), T.tensor(3.0)), T.einsum("", T.tensor(2.0))),
+    lambda T: T.einsum("ij,jk", T.ones(2, 3), T.ones(3, 4, dtype=T.float64)),  # bmm's dtype check
+    lambda T: T.bmm(T.ones(1, 2, 3, dtype=T.int64), T.ones(1, 3, 4)),
+    lambda T: T.bmm(T.ones(1, 2, 3, dtype=T.bool), T.ones(1, 3, 4)),
 ])
 def test_einsum_forms_dtypes_and_errors(program):
     assert_same(program)

@@ -168,6 +168,16 @@ def test_products_values_layout_graph_and_double_backward(name):
     lambda T: T.take_along_dim(_r(T, 3, 4), T.tensor([[0]]), 2),
     lambda T: T.take_along_dim(_r(T, 3, 4), T.tensor([[0], [1]]), 1),
     lambda T: T.take_along_dim(_r(T, 3, 4), T.tensor([0], dtype=T.int32)),
+    lambda T: (lambda a, o: (T.inner(a, T.ones(3, dtype=T.float64), out=o) is o, o, _graph(o),
+                             T.autograd.grad(o.sum(), a)))(_r(T, 2, 3), T.empty(0, dtype=T.float64)),
+    lambda T: T.inner(T.ones(2, 3), T.ones(3), out=T.empty(2, dtype=T.int64)),
+    lambda T: T.inner(_r(T, 2, 3), T.tensor(2.0), out=T.empty(0, dtype=T.float64)),
+    lambda T: T.inner(T.ones(2, 3), T.tensor(2.0), out=T.empty(0, dtype=T.int64)),
+    lambda T: T.inner(T.ones(2, 3), T.tensor(2.0), out=T.empty(2, 3)),
+    lambda T: T.take_along_dim(T.ones(2, 3), T.tensor([[0], [1]]), 1, out=T.empty(0)),
+    lambda T: T.take_along_dim(T.ones(2, 3), T.tensor([[0], [1]]), 1, out=T.empty(0, dtype=T.int64)),
+    lambda T: T.take_along_dim(T.ones(2, 3), T.tensor([0, 4]), out=T.empty(2)),
+    lambda T: T.take_along_dim(_r(T, 2, 3), T.tensor([[0], [1]]), 1, out=T.empty(0, dtype=T.float64)),
 ])
 def test_products_dtypes_and_errors(program):
     assert_same(program)

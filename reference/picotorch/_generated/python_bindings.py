@@ -503,7 +503,7 @@ TORCH_FUNCTIONS = {
         (vt.index_select, 'index_select(Tensor input, int dim, Tensor index, *, Tensor out=None)', (vt.PARAMETERS['index_select'][0], vt.PARAMETERS['index_select'][1] + (('out', 'Tensor?', True),)), (vt.index_select_out, ('out',))),
     ],
     'inner': [
-        (vt.inner, 'inner(Tensor input, Tensor other)', vt.PARAMETERS['inner']),
+        (vt.inner, 'inner(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['inner'][0], vt.PARAMETERS['inner'][1] + (('out', 'Tensor?', True),)), (vt.inner_out, ('out',))),
     ],
     'isclose': [
         (vt.isclose, 'isclose(Tensor input, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False)', vt.PARAMETERS['isclose']),
@@ -902,7 +902,7 @@ TORCH_FUNCTIONS = {
         (vt.take, 'take(Tensor input, Tensor index, *, Tensor out=None)', (vt.PARAMETERS['take'][0], vt.PARAMETERS['take'][1] + (('out', 'Tensor?', True),)), (vt.take_out, ('out',))),
     ],
     'take_along_dim': [
-        (vt.take_along_dim, 'take_along_dim(Tensor input, Tensor indices, int? dim=None)', vt.PARAMETERS['take_along_dim']),
+        (vt.take_along_dim, 'take_along_dim(Tensor input, Tensor indices, int? dim=None, *, Tensor out=None)', (vt.PARAMETERS['take_along_dim'][0], vt.PARAMETERS['take_along_dim'][1] + (('out', 'Tensor?', True),)), (vt.take_along_dim_out, ('out',))),
     ],
     'tan': [
         (vt.tan, 'tan(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['tan'][0], vt.PARAMETERS['tan'][1] + (('out', 'Tensor?', True),)), (vt.tan_out, ('out',))),

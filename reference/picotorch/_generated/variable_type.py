@@ -7751,6 +7751,11 @@ def inner(self, other):
     return native.inner(self, other)
 
 
+def inner_out(self, other, *, out):
+    """``inner.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    return native.inner_out(self, other, out=out)
+
+
 def kron(self, other):
     """``kron(Tensor self, Tensor other) -> Tensor``"""
     return native.kron(self, other)
@@ -7759,6 +7764,11 @@ def kron(self, other):
 def take_along_dim(self, indices, dim=None):
     """``take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor``"""
     return native.take_along_dim(self, indices, dim)
+
+
+def take_along_dim_out(self, indices, dim=None, *, out):
+    """``take_along_dim.out(Tensor self, Tensor indices, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)``"""
+    return native.take_along_dim_out(self, indices, dim, out=out)
 
 
 def bitwise_not(self):
@@ -8592,8 +8602,10 @@ register_kernels("einsum(str equation, Tensor[] tensors, *, int[]? path=None) ->
 register_kernels("tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor", {"CompositeImplicitAutograd": native.tensordot}, tensordot)
 register_kernels("tensordot.out(Tensor self, Tensor other, int[] dims_self, int[] dims_other, *, Tensor(a!) out) -> Tensor(a!)", {"CompositeImplicitAutograd": native.tensordot_out}, tensordot_out)
 register_kernels("inner(Tensor self, Tensor other) -> Tensor", {"CompositeImplicitAutograd": native.inner}, inner)
+register_kernels("inner.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {"CompositeImplicitAutograd": native.inner_out}, inner_out)
 register_kernels("kron(Tensor self, Tensor other) -> Tensor", {"CompositeImplicitAutograd": native.kron}, kron)
 register_kernels("take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor", {"CompositeImplicitAutograd": native.take_along_dim}, take_along_dim)
+register_kernels("take_along_dim.out(Tensor self, Tensor indices, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)", {"CompositeImplicitAutograd": native.take_along_dim_out}, take_along_dim_out)
 register_kernels("bitwise_not(Tensor self) -> Tensor", {"CPU": native.bitwise_not, "CUDA": native.bitwise_not}, bitwise_not)
 register_kernels("bitwise_not_(Tensor(a!) self) -> Tensor(a!)", {"CPU": native.bitwise_not_, "CUDA": native.bitwise_not_}, bitwise_not_)
 register_kernels("bitwise_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, bitwise_not_out)
@@ -9338,8 +9350,10 @@ PARAMETERS = {
     "tensordot": ((('self', 'Tensor', False), ('other', 'Tensor', False), ('dims_self', 'int[]', False), ('dims_other', 'int[]', False),), ()),
     "tensordot_out": ((('self', 'Tensor', False), ('other', 'Tensor', False), ('dims_self', 'int[]', False), ('dims_other', 'int[]', False),), (('out', 'Tensor', False),)),
     "inner": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "inner_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
     "kron": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
     "take_along_dim": ((('self', 'Tensor', False), ('indices', 'Tensor', False), ('dim', 'int?', True),), ()),
+    "take_along_dim_out": ((('self', 'Tensor', False), ('indices', 'Tensor', False), ('dim', 'int?', True),), (('out', 'Tensor', False),)),
     "bitwise_not": ((('self', 'Tensor', False),), ()),
     "bitwise_not_": ((('self', 'Tensor', False),), ()),
     "bitwise_not_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
@@ -9761,9 +9775,9 @@ register_op("diff", overloaded("diff", [(diff, PARAMETERS["diff"]), (diff_out, P
 register_op("tensor_split", overloaded("tensor_split", [(tensor_split_sections, PARAMETERS["tensor_split_sections"]), (tensor_split_indices, PARAMETERS["tensor_split_indices"]), (tensor_split_tensor_indices_or_sections, PARAMETERS["tensor_split_tensor_indices_or_sections"])]))
 register_op("einsum", overloaded("einsum", [(einsum, PARAMETERS["einsum"])]))
 register_op("tensordot", overloaded("tensordot", [(tensordot, PARAMETERS["tensordot"]), (tensordot_out, PARAMETERS["tensordot_out"])]))
-register_op("inner", overloaded("inner", [(inner, PARAMETERS["inner"])]))
+register_op("inner", overloaded("inner", [(inner, PARAMETERS["inner"]), (inner_out, PARAMETERS["inner_out"])]))
 register_op("kron", overloaded("kron", [(kron, PARAMETERS["kron"])]))
-register_op("take_along_dim", overloaded("take_along_dim", [(take_along_dim, PARAMETERS["take_along_dim"])]))
+register_op("take_along_dim", overloaded("take_along_dim", [(take_along_dim, PARAMETERS["take_along_dim"]), (take_along_dim_out, PARAMETERS["take_along_dim_out"])]))
 register_op("bitwise_not", overloaded("bitwise_not", [(bitwise_not, PARAMETERS["bitwise_not"]), (bitwise_not_out, PARAMETERS["bitwise_not_out"])]))
 register_op("bitwise_not_", overloaded("bitwise_not_", [(bitwise_not_, PARAMETERS["bitwise_not_"])]))
 register_op("bitwise_xor", overloaded("bitwise_xor", [(bitwise_xor_Scalar, PARAMETERS["bitwise_xor_Scalar"]), (bitwise_xor_Scalar_out, PARAMETERS["bitwise_xor_Scalar_out"]), (bitwise_xor_Tensor, PARAMETERS["bitwise_xor_Tensor"]), (bitwise_xor_Tensor_out, PARAMETERS["bitwise_xor_Tensor_out"]), (bitwise_xor_Scalar_Tensor, PARAMETERS["bitwise_xor_Scalar_Tensor"])]))

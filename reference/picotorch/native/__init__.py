@@ -164,6 +164,7 @@ from .composite import (
     hstack,
     index_select_backward,
     inner,
+    inner_out,
     kron,
     l1_loss,
     layer_norm,
@@ -209,6 +210,7 @@ from .composite import (
     subtract_,
     swapaxes,
     take_along_dim,
+    take_along_dim_out,
     tensor_split_indices,
     tensor_split_sections,
     tensor_split_tensor,
@@ -570,5 +572,6 @@ __all__ = [
     # ops batch 7
     "einsum", "inner", "kron", "take_along_dim", "tensordot", "tensordot_out",
     "bitwise_not", "bitwise_not_", "bitwise_xor", "bitwise_xor_",
-    "bitwise_xor_scalar_tensor", "aminmax", "tril_indices", "triu_indices",
+    "bitwise_xor_scalar_tensor", "aminmax", "tril_indices", "triu_indices", "inner_out",
+    "take_along_dim_out",
 ]

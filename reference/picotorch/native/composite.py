@@ -1030,10 +1030,21 @@ def inner(self, other):
     """A scalar operand multiplies; otherwise the last dims contract, as ``tensordot(self, other, [-1], [-1])``."""
     if self.dim() == 0 or other.dim() == 0:
         return ops.mul(self, other)
+    _check_inner_sizes(self, other)
+    return ops.tensordot(self, other, [-1], [-1])
+
+
+def inner_out(self, other, out):
+    if self.dim() == 0 or other.dim() == 0:
+        return ops.mul(self, other, out=out)
+    _check_inner_sizes(self, other)
+    return ops.tensordot(self, other, [-1], [-1], out=out)
+
+
+def _check_inner_sizes(self, other):
     if self.shape[-1] != other.shape[-1]:
         raise RuntimeError("inner() the last dimension must match on both input tensors but got shapes "
                            f"{list(self.shape)} and {list(other.shape)}")
-    return ops.tensordot(self, other, [-1], [-1])
 
 
 def kron(self, other):
@@ -1051,9 +1062,18 @@ def kron(self, other):
 def take_along_dim(self, indices, dim=None):
     """``gather`` along ``dim`` after broadcasting both inputs over the other dims; without ``dim``, of the flat
     tensors."""
+    return ops.gather(*_take_along_dim_args(self, indices, dim))
+
+
+def take_along_dim_out(self, indices, dim=None, out=None):
+    return ops.gather(*_take_along_dim_args(self, indices, dim), out=out)
+
+
+def _take_along_dim_args(self, indices, dim):
+    """``gather``'s (self, dim, index) for ``take_along_dim``."""
     checks.check_same_device(self, indices)
     if dim is None:
-        return ops.gather(ops.view(self, (-1,)), 0, ops.view(indices, (-1,)))
+        return ops.view(self, (-1,)), 0, ops.view(indices, (-1,))
     if self.dim() != indices.dim():
         raise RuntimeError("torch.take_along_dim(): input and indices should have the same number of dimensions, "
                            f"but got {self.dim()} dimensions for input, and {indices.dim()} dimensions for indices")
@@ -1064,4 +1084,4 @@ def take_along_dim(self, indices, dim=None):
     self_sizes[dim], indices_sizes[dim] = indices.shape[dim], self.shape[dim]
     indices = ops.broadcast_to(indices, checks.broadcast_shapes(tuple(self_sizes), tuple(indices.shape)))
     self = ops.broadcast_to(self, checks.broadcast_shapes(tuple(indices_sizes), tuple(self.shape)))
-    return ops.gather(self, dim, indices)
+    return self, dim, indices

@@ -281,6 +281,11 @@ def test_aminmax_named_tuple_node_saved_values_and_double_backward(kwargs):
     lambda T: T.aminmax(T.ones(2, 3), dim=(0, 1)),
     lambda T: tuple(T.aminmax(T.tensor(3.0), keepdim=True)),
     lambda T: (lambda x: T.autograd.grad(sum(T.aminmax(x, dim=0)), x))(T.tensor(3.0, requires_grad=True)),
+    lambda T: (lambda a, b: (lambda r: (repr(r), str(type(r)), r[0] is a, r.max is b))(
+        T.aminmax(_x(T), dim=1, out=(a, b))))(T.empty(0), T.empty(0)),
+    lambda T: T.aminmax(_x(T), out=(T.empty(0, dtype=T.int64), T.empty(0))),
+    lambda T: T.aminmax(_x(T, requires_grad=True), out=(T.empty(0), T.empty(0))),
+    lambda T: T.aminmax(_x(T), dim=0, keepdim=True, out=(T.empty(0), T.empty(0))),
 ])
 def test_aminmax_dtypes_edges_and_errors(program):
     assert_same(program)

@@ -84,7 +84,7 @@ TORCH_FUNCTIONS = {
         (vt.amin, 'amin(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor out=None)', (vt.PARAMETERS['amin'][0], vt.PARAMETERS['amin'][1] + (('out', 'Tensor?', True),)), (vt.amin_out, ('out',))),
     ],
     'aminmax': [
-        (vt.aminmax, 'aminmax(Tensor input, *, int? dim=None, bool keepdim=False)', vt.PARAMETERS['aminmax']),
+        (vt.aminmax, 'aminmax(Tensor input, *, int? dim=None, bool keepdim=False, Tensor[2] out=None)', (vt.PARAMETERS['aminmax'][0], vt.PARAMETERS['aminmax'][1] + (('out', 'Tensor[]?', True),)), (vt.aminmax_out, ('min', 'max'))),
     ],
     'any': [
         (vt.any, 'any(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['any'][0], vt.PARAMETERS['any'][1] + (('out', 'Tensor?', True),)), (vt.any_all_out, ('out',))),
@@ -2165,4 +2165,5 @@ RETURN_TYPES = {
     'nanmedian_dim': ('nanmedian', ('values', 'indices')),
     'nanmedian_dim_values': ('nanmedian_out', ('values', 'indices')),
     'aminmax': ('aminmax', ('min', 'max')),
+    'aminmax_out': ('aminmax_out', ('min', 'max')),
 }

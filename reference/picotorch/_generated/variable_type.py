@@ -7875,6 +7875,17 @@ def aminmax(self, *, dim=None, keepdim=False):
     return result
 
 
+def aminmax_out(self, *, dim=None, keepdim=False, min, max):
+    """``aminmax.out(Tensor self, *, int? dim=None, bool keepdim=False, Tensor(a!) min, Tensor(b!) max) -> (Tensor(a!) min, Tensor(b!) max)``"""
+    throw_error_out_requires_grad("aminmax", self, min, max)
+    result = aminmax(self, dim=dim, keepdim=keepdim)
+    native.write_out(min, result[0], "aminmax.out")
+    bump_version(min)
+    native.write_out(max, result[1], "aminmax.out")
+    bump_version(max)
+    return (min, max)
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add_cuda}, add_Tensor)
 register_kernels("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, add_out)
@@ -8619,6 +8630,7 @@ register_kernels("bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a
 register_kernels("tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", {"CPU": native.tril_indices, "CUDA": native.tril_indices}, tril_indices)
 register_kernels("triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", {"CPU": native.triu_indices, "CUDA": native.triu_indices}, triu_indices)
 register_kernels("aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)", {"CPU": native.aminmax, "CUDA": native.aminmax}, aminmax)
+register_kernels("aminmax.out(Tensor self, *, int? dim=None, bool keepdim=False, Tensor(a!) min, Tensor(b!) max) -> (Tensor(a!) min, Tensor(b!) max)", {}, aminmax_out)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -9367,6 +9379,7 @@ PARAMETERS = {
     "tril_indices": ((('row', 'int', False), ('col', 'int', False), ('offset', 'int', True),), (('dtype', 'ScalarType?', True), ('layout', 'Layout?', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
     "triu_indices": ((('row', 'int', False), ('col', 'int', False), ('offset', 'int', True),), (('dtype', 'ScalarType?', True), ('layout', 'Layout?', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
     "aminmax": ((('self', 'Tensor', False),), (('dim', 'int?', True), ('keepdim', 'bool', True),)),
+    "aminmax_out": ((('self', 'Tensor', False),), (('dim', 'int?', True), ('keepdim', 'bool', True), ('min', 'Tensor', False), ('max', 'Tensor', False),)),
 }
 
 
@@ -9784,4 +9797,4 @@ register_op("bitwise_xor", overloaded("bitwise_xor", [(bitwise_xor_Scalar, PARAM
 register_op("bitwise_xor_", overloaded("bitwise_xor_", [(bitwise_xor__Scalar, PARAMETERS["bitwise_xor__Scalar"]), (bitwise_xor__Tensor, PARAMETERS["bitwise_xor__Tensor"])]))
 register_op("tril_indices", overloaded("tril_indices", [(tril_indices, PARAMETERS["tril_indices"])]))
 register_op("triu_indices", overloaded("triu_indices", [(triu_indices, PARAMETERS["triu_indices"])]))
-register_op("aminmax", overloaded("aminmax", [(aminmax, PARAMETERS["aminmax"])]))
+register_op("aminmax", overloaded("aminmax", [(aminmax, PARAMETERS["aminmax"]), (aminmax_out, PARAMETERS["aminmax_out"])]))

@@ -178,6 +178,12 @@ def test_products_values_layout_graph_and_double_backward(name):
     lambda T: T.take_along_dim(T.ones(2, 3), T.tensor([[0], [1]]), 1, out=T.empty(0, dtype=T.int64)),
     lambda T: T.take_along_dim(T.ones(2, 3), T.tensor([0, 4]), out=T.empty(2)),
     lambda T: T.take_along_dim(_r(T, 2, 3), T.tensor([[0], [1]]), 1, out=T.empty(0, dtype=T.float64)),
+    lambda T: T.kron(T.ones(2), T.ones(2), out=T.empty(0, dtype=T.int64)),
+    lambda T: T.kron(T.ones(2, dtype=T.int64), T.ones(2, dtype=T.int64), out=T.empty(0)),
+    lambda T: (lambda o: (T.kron(T.arange(4.0).view(2, 2), T.tensor([1.0, 10, 100]), out=o) is o, _layout(o)))(
+        T.empty(5)),
+    lambda T: T.kron(T.arange(6.0).view(2, 3), T.tensor([[1.0], [10]]), out=T.empty(4, 3)),
+    lambda T: T.kron(T.ones(2, requires_grad=True), T.ones(2), out=T.empty(0)),
 ])
 def test_products_dtypes_and_errors(program):
     assert_same(program)

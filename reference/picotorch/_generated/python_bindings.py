@@ -518,7 +518,7 @@ TORCH_FUNCTIONS = {
         (vt.isnan, 'isnan(Tensor input)', vt.PARAMETERS['isnan']),
     ],
     'kron': [
-        (vt.kron, 'kron(Tensor input, Tensor other)', vt.PARAMETERS['kron']),
+        (vt.kron, 'kron(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['kron'][0], vt.PARAMETERS['kron'][1] + (('out', 'Tensor?', True),)), (vt.kron_out, ('out',))),
     ],
     'kthvalue': [
         (vt.kthvalue, 'kthvalue(Tensor input, int k, int dim=-1, bool keepdim=False, *, Tensor[2] out=None)', (vt.PARAMETERS['kthvalue'][0], vt.PARAMETERS['kthvalue'][1] + (('out', 'Tensor[]?', True),)), (vt.kthvalue_values, ('values', 'indices'))),

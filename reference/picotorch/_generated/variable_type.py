@@ -7761,6 +7761,11 @@ def kron(self, other):
     return native.kron(self, other)
 
 
+def kron_out(self, other, *, out):
+    """``kron.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    return native.kron_out(self, other, out=out)
+
+
 def take_along_dim(self, indices, dim=None):
     """``take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor``"""
     return native.take_along_dim(self, indices, dim)
@@ -8615,6 +8620,7 @@ register_kernels("tensordot.out(Tensor self, Tensor other, int[] dims_self, int[
 register_kernels("inner(Tensor self, Tensor other) -> Tensor", {"CompositeImplicitAutograd": native.inner}, inner)
 register_kernels("inner.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {"CompositeImplicitAutograd": native.inner_out}, inner_out)
 register_kernels("kron(Tensor self, Tensor other) -> Tensor", {"CompositeImplicitAutograd": native.kron}, kron)
+register_kernels("kron.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {"CompositeImplicitAutograd": native.kron_out}, kron_out)
 register_kernels("take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor", {"CompositeImplicitAutograd": native.take_along_dim}, take_along_dim)
 register_kernels("take_along_dim.out(Tensor self, Tensor indices, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)", {"CompositeImplicitAutograd": native.take_along_dim_out}, take_along_dim_out)
 register_kernels("bitwise_not(Tensor self) -> Tensor", {"CPU": native.bitwise_not, "CUDA": native.bitwise_not}, bitwise_not)
@@ -9364,6 +9370,7 @@ PARAMETERS = {
     "inner": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
     "inner_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
     "kron": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "kron_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
     "take_along_dim": ((('self', 'Tensor', False), ('indices', 'Tensor', False), ('dim', 'int?', True),), ()),
     "take_along_dim_out": ((('self', 'Tensor', False), ('indices', 'Tensor', False), ('dim', 'int?', True),), (('out', 'Tensor', False),)),
     "bitwise_not": ((('self', 'Tensor', False),), ()),
@@ -9789,7 +9796,7 @@ register_op("tensor_split", overloaded("tensor_split", [(tensor_split_sections, 
 register_op("einsum", overloaded("einsum", [(einsum, PARAMETERS["einsum"])]))
 register_op("tensordot", overloaded("tensordot", [(tensordot, PARAMETERS["tensordot"]), (tensordot_out, PARAMETERS["tensordot_out"])]))
 register_op("inner", overloaded("inner", [(inner, PARAMETERS["inner"]), (inner_out, PARAMETERS["inner_out"])]))
-register_op("kron", overloaded("kron", [(kron, PARAMETERS["kron"])]))
+register_op("kron", overloaded("kron", [(kron, PARAMETERS["kron"]), (kron_out, PARAMETERS["kron_out"])]))
 register_op("take_along_dim", overloaded("take_along_dim", [(take_along_dim, PARAMETERS["take_along_dim"]), (take_along_dim_out, PARAMETERS["take_along_dim_out"])]))
 register_op("bitwise_not", overloaded("bitwise_not", [(bitwise_not, PARAMETERS["bitwise_not"]), (bitwise_not_out, PARAMETERS["bitwise_not_out"])]))
 register_op("bitwise_not_", overloaded("bitwise_not_", [(bitwise_not_, PARAMETERS["bitwise_not_"])]))

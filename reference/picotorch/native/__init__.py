@@ -166,6 +166,7 @@ from .composite import (
     inner,
     inner_out,
     kron,
+    kron_out,
     l1_loss,
     layer_norm,
     less,
@@ -573,5 +574,5 @@ __all__ = [
     "einsum", "inner", "kron", "take_along_dim", "tensordot", "tensordot_out",
     "bitwise_not", "bitwise_not_", "bitwise_xor", "bitwise_xor_",
     "bitwise_xor_scalar_tensor", "aminmax", "tril_indices", "triu_indices", "inner_out",
-    "take_along_dim_out",
+    "take_along_dim_out", "kron_out",
 ]

@@ -16,6 +16,7 @@ from ..c10.layout import contiguous_format
 from . import checks
 from .dispatcher import ops
 from .helpers import scalar_tensor, wrap, zeros_array
+from .resize import resize_output
 from .tensor_shape import view_strides
 
 
@@ -1050,13 +1051,27 @@ def _check_inner_sizes(self, other):
 def kron(self, other):
     """Each element of ``self`` times all of ``other``: the dims interleaved (self's as ``(n, 1)``, other's as
     ``(1, m)``, the shorter shape padded with 1s in front), one broadcast ``mul``, each pair folded back."""
+    a, b, sizes = _kron_operands(self, other)
+    return ops._unsafe_view(ops.mul(a, b), sizes)
+
+
+def kron_out(self, other, out):
+    """``out`` resized to the result, and ``mul``'s out= writing through a view of it with the interleaved dims."""
+    a, b, sizes = _kron_operands(self, other)
+    resize_output(out, tuple(sizes))
+    ops.mul(a, b, out=ops.view(out, [s for pair in zip(a.shape[::2], b.shape[1::2]) for s in pair]))
+    return out
+
+
+def _kron_operands(self, other):
+    """Both inputs viewed with interleaved dims, and the result's sizes."""
     ndim = max(self.dim(), other.dim())
     a_sizes = [1] * (ndim - self.dim()) + list(self.shape)
     b_sizes = [1] * (ndim - other.dim()) + list(other.shape)
     a_view = [s for size in a_sizes for s in (size, 1)]
     b_view = [s for size in b_sizes for s in (1, size)]
-    product = ops.mul(ops._unsafe_view(self, a_view), ops._unsafe_view(other, b_view))
-    return ops._unsafe_view(product, [a * b for a, b in zip(a_sizes, b_sizes)])
+    sizes = [a * b for a, b in zip(a_sizes, b_sizes)]
+    return ops._unsafe_view(self, a_view), ops._unsafe_view(other, b_view), sizes
 
 
 def take_along_dim(self, indices, dim=None):

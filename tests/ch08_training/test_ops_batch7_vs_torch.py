@@ -295,3 +295,24 @@ def test_aminmax_named_tuple_node_saved_values_and_double_backward(kwargs):
 ])
 def test_aminmax_dtypes_edges_and_errors(program):
     assert_same(program)
+
+
+# ----------------------------------------------------------------------------- version counters of the out= forms
+
+
+def _versioned(write, dtype="float32"):
+    return lambda T: (lambda o: (write(T, o), o._version))(T.empty(0, dtype=getattr(T, dtype)))
+
+
+@pytest.mark.parametrize("program", [
+    _versioned(lambda T, o: T.tensordot(T.ones(2, 3), T.ones(3, 2), dims=1, out=o)),
+    _versioned(lambda T, o: T.inner(T.ones(2, 3), T.ones(3), out=o)),
+    _versioned(lambda T, o: T.inner(T.ones(2, 3), T.tensor(2.0), out=o)),
+    _versioned(lambda T, o: T.take_along_dim(T.ones(2, 3), T.tensor([[0], [1]]), 1, out=o)),
+    _versioned(lambda T, o: T.aminmax(T.ones(2, 3), dim=1, out=(o, T.empty(0)))),
+    _versioned(lambda T, o: T.bitwise_not(T.ones(2, dtype=T.int64), out=o), "int64"),
+    _versioned(lambda T, o: T.bitwise_xor(T.ones(2, dtype=T.int64), 3, out=o), "int64"),
+    lambda T: (lambda o: (o.bitwise_xor_(3), o.__ixor__(1), ~o, o._version))(T.ones(2, dtype=T.int64)),
+])
+def test_out_forms_bump_the_version_as_torch(program):
+    assert_same(program)

@@ -2,9 +2,12 @@
 
 Models ``torch/functional.py``: ``broadcast_tensors(a, b)``, ``atleast_1d(a, b)`` and ``meshgrid(a, b)`` take the
 tensors as separate arguments and pass them on as one list to the op of the same name (``_VF``, here
-``_C._VariableFunctions``), which is built from other ops (``native/composite.py``). ``broadcast_shapes`` works on
-shapes alone (``torch._refs._broadcast_shapes``), without making a tensor. (``split`` and ``norm``, also from that
-file, live in ``picotorch/__init__.py`` and ``_tensor.py``.)
+``_C._VariableFunctions``), which is built from other ops (``native/composite.py``). ``einsum`` takes the equation
+and its operands separately, in one list, or as the sublist form (operand, labels as ints, ..., output labels) that
+it turns into an equation; without ``opt_einsum`` it never computes a contraction path. ``tensordot`` turns its
+``dims`` (a count, or two lists) into the op's two dim lists. ``broadcast_shapes`` works on shapes alone
+(``torch._refs._broadcast_shapes``), without making a tensor. (``split`` and ``norm``, also from that file, live in
+``picotorch/__init__.py`` and ``_tensor.py``.)
 """
 
 from __future__ import annotations
@@ -12,10 +15,12 @@ from __future__ import annotations
 from numbers import Integral
 
 from ._C import _VariableFunctions as _VF
+from ._C._tensor_base import TensorBase
 from ._C._torch_function import _has_torch_function, handle_torch_function
 from .c10.size import Size
 
-__all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "broadcast_shapes", "broadcast_tensors", "meshgrid"]
+__all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "broadcast_shapes", "broadcast_tensors", "einsum", "meshgrid",
+           "tensordot"]
 
 
 def broadcast_tensors(*tensors):
@@ -69,3 +74,60 @@ def meshgrid(*tensors, indexing: str | None = None):
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tensors[0]  # the older call, with the tensors in one list
     return _VF.meshgrid(tensors) if indexing is None else _VF.meshgrid(tensors, indexing=indexing)
+
+
+def einsum(*args):
+    """The Einstein sum ``equation`` describes: ``einsum('ij,jk->ik', a, b)`` is ``a @ b`` (``native/linear.py``)."""
+    if len(args) < 2:
+        raise ValueError("einsum(): must specify the equation string and at least one operand, or at least one "
+                         "operand and its subscripts list")
+    if isinstance(args[0], TensorBase):
+        equation, operands = _sublist_equation(args)
+    else:
+        equation, operands = args[0], args[1:]
+    if _has_torch_function(operands):
+        return handle_torch_function(einsum, operands, equation, *operands)
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        return einsum(equation, *operands[0])
+    return _VF.einsum(equation, operands)
+
+
+def _sublist_equation(args):
+    """``einsum(a, [0, 1], b, [1, 2], [0, 2])`` as ``('AB,BC->AC', (a, b))``: ints 0..51 name 'A'..'Z', 'a'..'z'."""
+    def subscript(n):
+        if n is Ellipsis:
+            return "..."
+        if 0 <= n < 26:
+            return chr(ord("A") + n)
+        if 26 <= n < 52:
+            return chr(ord("a") + n - 26)
+        raise ValueError("einsum(): subscript in subscript list is not within the valid range [0, 52)")
+    equation = ",".join("".join(subscript(s) for s in labels) for labels in args[1::2])
+    if len(args) % 2 == 1:
+        return equation + "->" + "".join(subscript(s) for s in args[-1]), args[:-1:2]
+    return equation, args[::2]
+
+
+def tensordot(a, b, dims=2, out=None):
+    """Contract the last ``dims`` dims of ``a`` with the first ``dims`` of ``b``, or the dims the two lists name."""
+    if _has_torch_function((a, b)):
+        return handle_torch_function(tensordot, (a, b), a, b, dims=dims, out=out)
+    if not isinstance(dims, (tuple, list, TensorBase, Integral)):
+        raise RuntimeError("tensordot expects dims to be int or tuple[list[int], list[int]] or list[list[int]] "
+                           f"containing two lists, but got dims={dims}")
+    if isinstance(dims, (tuple, list)):
+        dims_a, dims_b = dims
+    elif isinstance(dims, TensorBase) and dims.numel() > 1:
+        if dims.size()[0] != 2:
+            raise AssertionError(f"dims tensor must have size 2 in first dimension, got {dims.size()[0]}")
+        dims_a, dims_b = dims[0].tolist(), dims[1].tolist()
+    else:
+        count = int(dims.item()) if isinstance(dims, TensorBase) else dims
+        if count < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if isinstance(dims, Integral) and count > min(a.dim(), b.dim()):
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
+        dims_a, dims_b = list(range(-count, 0)), list(range(count))
+    if out is None:
+        return _VF.tensordot(a, b, dims_a, dims_b)
+    return _VF.tensordot(a, b, dims_a, dims_b, out=out)

@@ -56,5 +56,5 @@ def get_overridable_functions() -> dict:
 _OPERATORS = frozenset({"__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
                         "__rdiv__", "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__",
                         "__pow__", "__rpow__", "__matmul__", "__neg__", "__eq__", "__ne__", "__lt__", "__le__",
-                        "__gt__", "__ge__", "__and__", "__or__", "__getitem__", "__setitem__", "__len__",
-                        "__repr__", "__format__", "__contains__", "__array__"})
+                        "__gt__", "__ge__", "__and__", "__or__", "__xor__", "__invert__", "__getitem__",
+                        "__setitem__", "__len__", "__repr__", "__format__", "__contains__", "__array__"})

@@ -92,7 +92,8 @@ def ${py_name}(${formals}):
 
 # An out= overload (``add.out``): no graph (nothing may require grad while grad mode is on), the functional
 # overload's result written into ``out`` with PyTorch's out= rules (native/resize.py), ``out`` returned.
-# PyTorch gives each its own kernel that computes into ``out``; picotorch reuses the functional one.
+# PyTorch gives each its own kernel that computes into ``out``; picotorch reuses the functional one. An out=
+# overload with a CompositeImplicitAutograd kernel (``tensordot.out``) is a composite like any other.
 OUT_KERNEL = CodeTemplate('''\
 def ${py_name}(${formals}):
     """``${schema}``"""
@@ -195,7 +196,8 @@ def gen_variable_type_file(ops: list[Op], generated_comment: str) -> str:
     return VARIABLE_TYPE_PY.substitute(
         generated_comment=generated_comment,
         autograd_kernels="\n\n".join(  # two blank lines between
-            gen_out_kernel(op, functional) if op.schema.is_out_fn() else gen_autograd_kernel(op) for op in ops),
+            gen_out_kernel(op, functional) if op.schema.is_out_fn() and not op.composite else gen_autograd_kernel(op)
+            for op in ops),
         kernel_tables=[_register_kernels(op) for op in ops],
         parameter_tables=[PARAMETER_TABLE.substitute(py_name=op.py_name, parameters=parameter_table(op.schema))
                           for op in ops],
@@ -211,6 +213,8 @@ def gen_autograd_kernel(op: Op) -> str:
         return MANUAL_KERNEL.substitute(py_name=op.py_name, name=op.base, schema=schema)
     if op.composite:
         kernel = kernel_reference(op.fn.dispatch["CompositeImplicitAutograd"])
+        if schema.is_out_fn():
+            common.update(_with_outs(schema, common))
         return COMPOSITE_KERNEL.substitute(common, kernel=kernel)
     tensors = [a.name for a in schema.arguments.flat_non_out() if argument_kind(a).startswith("Tensor")]
     return AUTOGRAD_KERNEL.substitute(
@@ -223,6 +227,14 @@ def gen_autograd_kernel(op: Op) -> str:
         as_view=_as_view(op),
         returns="self" if op.is_inplace else "result",
     )
+
+
+def _with_outs(schema, common: dict) -> dict:
+    """A composite out= overload's formals and call with its ``out`` arguments, passed on by keyword."""
+    outs = [python_name(a) for a in schema.arguments.out]
+    star = ", " if schema.arguments.kwarg_only else ", *, "
+    return {"formals": common["formals"] + star + ", ".join(outs),
+            "arguments": ", ".join([common["arguments"], *(f"{o}={o}" for o in outs)])}
 
 
 def gen_out_kernel(op: Op, functional: dict[str, Op]) -> str:

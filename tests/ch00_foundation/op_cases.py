@@ -305,6 +305,12 @@ CASES = {
     "repeat_interleave": ([data(2, 3)], lambda T, a: a.repeat_interleave(2, dim=1)),
     "column_stack": ([data(3), data(3, 2)], lambda T, a, b: T.column_stack([a, b])),
     "meshgrid_xy": ([data(3), data(2)], lambda T, a, b: T.meshgrid(a, b, indexing="xy")[1]),
+    "einsum": ([data(2, 3), data(3, 4), data(4)], lambda T, a, b, c: T.einsum("ij,jk,k->i", a, b, c)),
+    "tensordot": ([data(2, 3, 4), data(3, 4, 5)], lambda T, a, b: T.tensordot(a, b)),
+    "inner": ([data(2, 3), data(3)], lambda T, a, b: T.inner(a, b)),
+    "kron": ([data(2, 3), data(2, 2)], lambda T, a, b: T.kron(a, b)),
+    "take_along_dim": ([data(3, 4)], lambda T, a: T.take_along_dim(a, T.tensor([[0], [3], [2]], device=a.device), 1)),
+    "aminmax": ([data(3, 4)], lambda T, a: (lambda r: r.min * 2 + r.max)(T.aminmax(a, dim=1))),
 }
 
 

@@ -369,12 +369,15 @@ def _install_operators(base) -> None:
     for dunder, name in [("__add__", "add"), ("__radd__", "add"), ("__sub__", "sub"), ("__mul__", "mul"),
                          ("__rmul__", "mul"), ("__truediv__", "div"), ("__matmul__", "matmul"), ("__ne__", "ne"),
                          ("__lt__", "lt"), ("__le__", "le"), ("__gt__", "gt"), ("__ge__", "ge"),
-                         ("__mod__", "remainder"), ("__rand__", "bitwise_and"), ("__ror__", "bitwise_or")]:
+                         ("__mod__", "remainder"), ("__rand__", "bitwise_and"), ("__ror__", "bitwise_or"),
+                         ("__rxor__", "bitwise_xor")]:
         _binary(base, name, dunder)
     for dunder, name in [("__eq__", "eq"), ("__floordiv__", "floor_divide"), ("__and__", "bitwise_and"),
-                         ("__or__", "bitwise_or"), ("__iand__", "bitwise_and_"), ("__ior__", "bitwise_or_")]:
+                         ("__or__", "bitwise_or"), ("__iand__", "bitwise_and_"), ("__ior__", "bitwise_or_"),
+                         ("__xor__", "bitwise_xor"), ("__ixor__", "bitwise_xor_")]:
         _binary(base, name, dunder, public=True)
     base.__neg__ = base.neg
+    base.__invert__ = base.bitwise_not
     base.__getitem__ = _indexing.__getitem__
     base.__setitem__ = _indexing.__setitem__
     # the in-place operators. Each calls the method behind it and returns ``self`` (``w -= lr * g`` keeps ``w``);

@@ -8281,3 +8281,67 @@ class Rot90Backward0(Node):
     @property
     def _saved_k(node):
         return None if node.k is None else node.k % 18446744073709551616
+
+
+class AminmaxBackward0(Node):
+    """Backward of ``aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)``."""
+
+    dim = None
+    keepdim = None
+    self_ = None
+    max_ = None
+    min_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if all(g is None for g in grads):
+            return grad_inputs
+        if node.should_compute_output(0):
+            dim = node.dim
+            keepdim = node.keepdim
+            self = node.self_.unpack(node)
+            max = node.max_.unpack(node)
+            min = node.min_.unpack(node)
+            grad_inputs[0] = aminmax_backward(grads, self, min, max, dim, keepdim)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+        if node.max_ is not None:
+            node.max_.reset_data()
+        if node.min_ is not None:
+            node.min_.reset_data()
+
+    @property
+    def _saved_dim(node):
+        return None if node.dim is None else node.dim % 18446744073709551616
+
+    @property
+    def _saved_keepdim(node):
+        return node.keepdim
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_max(node):
+        return None if node.max_ is None else node.max_.unpack(node)
+
+    @property
+    def _raw_saved_max(node):
+        return SavedVariable(None) if node.max_ is None else node.max_
+
+    @property
+    def _saved_min(node):
+        return None if node.min_ is None else node.min_.unpack(node)
+
+    @property
+    def _raw_saved_min(node):
+        return SavedVariable(None) if node.min_ is None else node.min_

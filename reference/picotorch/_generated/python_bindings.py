@@ -83,6 +83,9 @@ TORCH_FUNCTIONS = {
     'amin': [
         (vt.amin, 'amin(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor out=None)', (vt.PARAMETERS['amin'][0], vt.PARAMETERS['amin'][1] + (('out', 'Tensor?', True),)), (vt.amin_out, ('out',))),
     ],
+    'aminmax': [
+        (vt.aminmax, 'aminmax(Tensor input, *, int? dim=None, bool keepdim=False, Tensor[2] out=None)', (vt.PARAMETERS['aminmax'][0], vt.PARAMETERS['aminmax'][1] + (('out', 'Tensor[]?', True),)), (vt.aminmax_out, ('min', 'max'))),
+    ],
     'any': [
         (vt.any, 'any(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['any'][0], vt.PARAMETERS['any'][1] + (('out', 'Tensor?', True),)), (vt.any_all_out, ('out',))),
         (vt.any_dims, 'any(Tensor input, int[]? dim=None, bool keepdim=False, *, Tensor out=None)', (vt.PARAMETERS['any_dims'][0], vt.PARAMETERS['any_dims'][1] + (('out', 'Tensor?', True),)), (vt.any_dims_out, ('out',))),
@@ -192,9 +195,17 @@ TORCH_FUNCTIONS = {
         (vt.bitwise_and_Tensor, 'bitwise_and(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['bitwise_and_Tensor'][0], vt.PARAMETERS['bitwise_and_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.bitwise_and_Tensor_out, ('out',))),
         (vt.bitwise_and_Scalar, 'bitwise_and(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['bitwise_and_Scalar'][0], vt.PARAMETERS['bitwise_and_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.bitwise_and_Scalar_out, ('out',))),
     ],
+    'bitwise_not': [
+        (vt.bitwise_not, 'bitwise_not(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['bitwise_not'][0], vt.PARAMETERS['bitwise_not'][1] + (('out', 'Tensor?', True),)), (vt.bitwise_not_out, ('out',))),
+    ],
     'bitwise_or': [
         (vt.bitwise_or_Tensor, 'bitwise_or(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['bitwise_or_Tensor'][0], vt.PARAMETERS['bitwise_or_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.bitwise_or_Tensor_out, ('out',))),
         (vt.bitwise_or_Scalar, 'bitwise_or(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['bitwise_or_Scalar'][0], vt.PARAMETERS['bitwise_or_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.bitwise_or_Scalar_out, ('out',))),
+    ],
+    'bitwise_xor': [
+        (vt.bitwise_xor_Tensor, 'bitwise_xor(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['bitwise_xor_Tensor'][0], vt.PARAMETERS['bitwise_xor_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.bitwise_xor_Tensor_out, ('out',))),
+        (vt.bitwise_xor_Scalar_Tensor, 'bitwise_xor(Scalar self, Tensor other)', vt.PARAMETERS['bitwise_xor_Scalar_Tensor']),
+        (vt.bitwise_xor_Scalar, 'bitwise_xor(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['bitwise_xor_Scalar'][0], vt.PARAMETERS['bitwise_xor_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.bitwise_xor_Scalar_out, ('out',))),
     ],
     'bmm': [
         (vt.bmm, 'bmm(Tensor input, Tensor mat2, *, Tensor out=None)', (vt.PARAMETERS['bmm'][0], vt.PARAMETERS['bmm'][1] + (('out', 'Tensor?', True),)), (vt.bmm_out, ('out',))),
@@ -339,6 +350,9 @@ TORCH_FUNCTIONS = {
     ],
     'dstack': [
         (vt.dstack, 'dstack(Tensor[] tensors, *, Tensor out=None)', (vt.PARAMETERS['dstack'][0], vt.PARAMETERS['dstack'][1] + (('out', 'Tensor?', True),)), (vt.dstack_out, ('out',))),
+    ],
+    'einsum': [
+        (vt.einsum, 'einsum(str equation, Tensor[] tensors, *, int[]? path=None)', vt.PARAMETERS['einsum']),
     ],
     'embedding': [
         (vt.embedding, 'embedding(Tensor weight, Tensor indices, int padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False)', vt.PARAMETERS['embedding']),
@@ -488,6 +502,9 @@ TORCH_FUNCTIONS = {
     'index_select': [
         (vt.index_select, 'index_select(Tensor input, int dim, Tensor index, *, Tensor out=None)', (vt.PARAMETERS['index_select'][0], vt.PARAMETERS['index_select'][1] + (('out', 'Tensor?', True),)), (vt.index_select_out, ('out',))),
     ],
+    'inner': [
+        (vt.inner, 'inner(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['inner'][0], vt.PARAMETERS['inner'][1] + (('out', 'Tensor?', True),)), (vt.inner_out, ('out',))),
+    ],
     'isclose': [
         (vt.isclose, 'isclose(Tensor input, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False)', vt.PARAMETERS['isclose']),
     ],
@@ -499,6 +516,9 @@ TORCH_FUNCTIONS = {
     ],
     'isnan': [
         (vt.isnan, 'isnan(Tensor input)', vt.PARAMETERS['isnan']),
+    ],
+    'kron': [
+        (vt.kron, 'kron(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['kron'][0], vt.PARAMETERS['kron'][1] + (('out', 'Tensor?', True),)), (vt.kron_out, ('out',))),
     ],
     'kthvalue': [
         (vt.kthvalue, 'kthvalue(Tensor input, int k, int dim=-1, bool keepdim=False, *, Tensor[2] out=None)', (vt.PARAMETERS['kthvalue'][0], vt.PARAMETERS['kthvalue'][1] + (('out', 'Tensor[]?', True),)), (vt.kthvalue_values, ('values', 'indices'))),
@@ -881,6 +901,9 @@ TORCH_FUNCTIONS = {
     'take': [
         (vt.take, 'take(Tensor input, Tensor index, *, Tensor out=None)', (vt.PARAMETERS['take'][0], vt.PARAMETERS['take'][1] + (('out', 'Tensor?', True),)), (vt.take_out, ('out',))),
     ],
+    'take_along_dim': [
+        (vt.take_along_dim, 'take_along_dim(Tensor input, Tensor indices, int? dim=None, *, Tensor out=None)', (vt.PARAMETERS['take_along_dim'][0], vt.PARAMETERS['take_along_dim'][1] + (('out', 'Tensor?', True),)), (vt.take_along_dim_out, ('out',))),
+    ],
     'tan': [
         (vt.tan, 'tan(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['tan'][0], vt.PARAMETERS['tan'][1] + (('out', 'Tensor?', True),)), (vt.tan_out, ('out',))),
     ],
@@ -898,6 +921,9 @@ TORCH_FUNCTIONS = {
         (vt.tensor_split_sections, 'tensor_split(Tensor input, int sections, int dim=0)', vt.PARAMETERS['tensor_split_sections']),
         (vt.tensor_split_indices, 'tensor_split(Tensor input, int[] indices, int dim=0)', vt.PARAMETERS['tensor_split_indices']),
     ],
+    'tensordot': [
+        (vt.tensordot, 'tensordot(Tensor input, Tensor other, int[] dims_self, int[] dims_other, *, Tensor out=None)', (vt.PARAMETERS['tensordot'][0], vt.PARAMETERS['tensordot'][1] + (('out', 'Tensor?', True),)), (vt.tensordot_out, ('out',))),
+    ],
     'tile': [
         (vt.tile, 'tile(Tensor input, int[] dims)', vt.PARAMETERS['tile']),
     ],
@@ -913,8 +939,14 @@ TORCH_FUNCTIONS = {
     'tril': [
         (vt.tril, 'tril(Tensor input, int diagonal=0, *, Tensor out=None)', (vt.PARAMETERS['tril'][0], vt.PARAMETERS['tril'][1] + (('out', 'Tensor?', True),)), (vt.tril_out, ('out',))),
     ],
+    'tril_indices': [
+        (vt.tril_indices, 'tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None)', vt.PARAMETERS['tril_indices']),
+    ],
     'triu': [
         (vt.triu, 'triu(Tensor input, int diagonal=0, *, Tensor out=None)', (vt.PARAMETERS['triu'][0], vt.PARAMETERS['triu'][1] + (('out', 'Tensor?', True),)), (vt.triu_out, ('out',))),
+    ],
+    'triu_indices': [
+        (vt.triu_indices, 'triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None)', vt.PARAMETERS['triu_indices']),
     ],
     'true_divide': [
         (vt.true_divide_Tensor, 'true_divide(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['true_divide_Tensor'][0], vt.PARAMETERS['true_divide_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.true_divide_out, ('out',))),
@@ -1114,6 +1146,9 @@ TENSOR_METHODS = {
     'amin': [
         (vt.amin, 'amin(int[1] dim=[], bool keepdim=False)', vt.PARAMETERS['amin']),
     ],
+    'aminmax': [
+        (vt.aminmax, 'aminmax(*, int? dim=None, bool keepdim=False)', vt.PARAMETERS['aminmax']),
+    ],
     'any': [
         (vt.any, 'any()', vt.PARAMETERS['any']),
         (vt.any_dims, 'any(int[]? dim=None, bool keepdim=False)', vt.PARAMETERS['any_dims']),
@@ -1225,6 +1260,12 @@ TENSOR_METHODS = {
         (vt.bitwise_and__Tensor, 'bitwise_and_(Tensor other)', vt.PARAMETERS['bitwise_and__Tensor']),
         (vt.bitwise_and__Scalar, 'bitwise_and_(Scalar other)', vt.PARAMETERS['bitwise_and__Scalar']),
     ],
+    'bitwise_not': [
+        (vt.bitwise_not, 'bitwise_not()', vt.PARAMETERS['bitwise_not']),
+    ],
+    'bitwise_not_': [
+        (vt.bitwise_not_, 'bitwise_not_()', vt.PARAMETERS['bitwise_not_']),
+    ],
     'bitwise_or': [
         (vt.bitwise_or_Tensor, 'bitwise_or(Tensor other)', vt.PARAMETERS['bitwise_or_Tensor']),
         (vt.bitwise_or_Scalar, 'bitwise_or(Scalar other)', vt.PARAMETERS['bitwise_or_Scalar']),
@@ -1232,6 +1273,14 @@ TENSOR_METHODS = {
     'bitwise_or_': [
         (vt.bitwise_or__Tensor, 'bitwise_or_(Tensor other)', vt.PARAMETERS['bitwise_or__Tensor']),
         (vt.bitwise_or__Scalar, 'bitwise_or_(Scalar other)', vt.PARAMETERS['bitwise_or__Scalar']),
+    ],
+    'bitwise_xor': [
+        (vt.bitwise_xor_Tensor, 'bitwise_xor(Tensor other)', vt.PARAMETERS['bitwise_xor_Tensor']),
+        (vt.bitwise_xor_Scalar, 'bitwise_xor(Scalar other)', vt.PARAMETERS['bitwise_xor_Scalar']),
+    ],
+    'bitwise_xor_': [
+        (vt.bitwise_xor__Tensor, 'bitwise_xor_(Tensor other)', vt.PARAMETERS['bitwise_xor__Tensor']),
+        (vt.bitwise_xor__Scalar, 'bitwise_xor_(Scalar other)', vt.PARAMETERS['bitwise_xor__Scalar']),
     ],
     'bmm': [
         (vt.bmm, 'bmm(Tensor mat2)', vt.PARAMETERS['bmm']),
@@ -1531,6 +1580,9 @@ TENSOR_METHODS = {
     'index_select': [
         (vt.index_select, 'index_select(int dim, Tensor index)', vt.PARAMETERS['index_select']),
     ],
+    'inner': [
+        (vt.inner, 'inner(Tensor other)', vt.PARAMETERS['inner']),
+    ],
     'isclose': [
         (vt.isclose, 'isclose(Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False)', vt.PARAMETERS['isclose']),
     ],
@@ -1542,6 +1594,9 @@ TENSOR_METHODS = {
     ],
     'isnan': [
         (vt.isnan, 'isnan()', vt.PARAMETERS['isnan']),
+    ],
+    'kron': [
+        (vt.kron, 'kron(Tensor other)', vt.PARAMETERS['kron']),
     ],
     'kthvalue': [
         (vt.kthvalue, 'kthvalue(int k, int dim=-1, bool keepdim=False)', vt.PARAMETERS['kthvalue']),
@@ -1981,6 +2036,9 @@ TENSOR_METHODS = {
     'take': [
         (vt.take, 'take(Tensor index)', vt.PARAMETERS['take']),
     ],
+    'take_along_dim': [
+        (vt.take_along_dim, 'take_along_dim(Tensor indices, int? dim=None)', vt.PARAMETERS['take_along_dim']),
+    ],
     'tan': [
         (vt.tan, 'tan()', vt.PARAMETERS['tan']),
     ],
@@ -2106,4 +2164,6 @@ RETURN_TYPES = {
     'median_dim_values': ('median_out', ('values', 'indices')),
     'nanmedian_dim': ('nanmedian', ('values', 'indices')),
     'nanmedian_dim_values': ('nanmedian_out', ('values', 'indices')),
+    'aminmax': ('aminmax', ('min', 'max')),
+    'aminmax_out': ('aminmax_out', ('min', 'max')),
 }

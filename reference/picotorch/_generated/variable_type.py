@@ -7731,6 +7731,166 @@ def tensor_split_tensor_indices_or_sections(self, tensor_indices_or_sections, di
     return native.tensor_split_tensor(self, tensor_indices_or_sections, dim)
 
 
+def einsum(equation, tensors, *, path=None):
+    """``einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor``"""
+    return native.einsum(equation, tensors, path)
+
+
+def tensordot(self, other, dims_self, dims_other):
+    """``tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor``"""
+    return native.tensordot(self, other, dims_self, dims_other)
+
+
+def tensordot_out(self, other, dims_self, dims_other, *, out):
+    """``tensordot.out(Tensor self, Tensor other, int[] dims_self, int[] dims_other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    return native.tensordot_out(self, other, dims_self, dims_other, out=out)
+
+
+def inner(self, other):
+    """``inner(Tensor self, Tensor other) -> Tensor``"""
+    return native.inner(self, other)
+
+
+def inner_out(self, other, *, out):
+    """``inner.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    return native.inner_out(self, other, out=out)
+
+
+def kron(self, other):
+    """``kron(Tensor self, Tensor other) -> Tensor``"""
+    return native.kron(self, other)
+
+
+def kron_out(self, other, *, out):
+    """``kron.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    return native.kron_out(self, other, out=out)
+
+
+def take_along_dim(self, indices, dim=None):
+    """``take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor``"""
+    return native.take_along_dim(self, indices, dim)
+
+
+def take_along_dim_out(self, indices, dim=None, *, out):
+    """``take_along_dim.out(Tensor self, Tensor indices, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)``"""
+    return native.take_along_dim_out(self, indices, dim, out=out)
+
+
+def bitwise_not(self):
+    """``bitwise_not(Tensor self) -> Tensor``"""
+    result = kernel_for("bitwise_not", device_of(self))(self)
+    return result
+
+
+def bitwise_not_(self):
+    """``bitwise_not_(Tensor(a!) self) -> Tensor(a!)``"""
+    result = kernel_for("bitwise_not_", device_of(self))(self)
+    bump_version(self)
+    return self
+
+
+def bitwise_not_out(self, *, out):
+    """``bitwise_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("bitwise_not", self, out)
+    result = bitwise_not(self)
+    native.write_out(out, result, "bitwise_not.out")
+    bump_version(out)
+    return out
+
+
+def bitwise_xor_Scalar(self, other):
+    """``bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor``"""
+    result = kernel_for("bitwise_xor.Scalar", device_of(self))(self, other)
+    return result
+
+
+def bitwise_xor_Scalar_out(self, other, *, out):
+    """``bitwise_xor.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("bitwise_xor", self, out)
+    result = bitwise_xor_Scalar(self, other)
+    native.write_out(out, result, "bitwise_xor.Scalar_out")
+    bump_version(out)
+    return out
+
+
+def bitwise_xor_Tensor(self, other):
+    """``bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor``"""
+    result = kernel_for("bitwise_xor.Tensor", device_of(self, other))(self, other)
+    return result
+
+
+def bitwise_xor_Tensor_out(self, other, *, out):
+    """``bitwise_xor.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("bitwise_xor", self, other, out)
+    result = bitwise_xor_Tensor(self, other)
+    native.write_out(out, result, "bitwise_xor.Tensor_out")
+    bump_version(out)
+    return out
+
+
+def bitwise_xor_Scalar_Tensor(self, other):
+    """``bitwise_xor.Scalar_Tensor(Scalar self, Tensor other) -> Tensor``"""
+    result = kernel_for("bitwise_xor.Scalar_Tensor", device_of(other))(self, other)
+    return result
+
+
+def bitwise_xor__Scalar(self, other):
+    """``bitwise_xor_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)``"""
+    result = kernel_for("bitwise_xor_.Scalar", device_of(self))(self, other)
+    bump_version(self)
+    return self
+
+
+def bitwise_xor__Tensor(self, other):
+    """``bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
+    result = kernel_for("bitwise_xor_.Tensor", device_of(self, other))(self, other)
+    bump_version(self)
+    return self
+
+
+def tril_indices(row, col, offset=0, *, dtype='long', layout=None, device=None, pin_memory=None):
+    """``tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor``"""
+    result = kernel_for("tril_indices", device_of())(row, col, offset, dtype, layout, device, pin_memory)
+    return result
+
+
+def triu_indices(row, col, offset=0, *, dtype='long', layout=None, device=None, pin_memory=None):
+    """``triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor``"""
+    result = kernel_for("triu_indices", device_of())(row, col, offset, dtype, layout, device, pin_memory)
+    return result
+
+
+def aminmax(self, *, dim=None, keepdim=False):
+    """``aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.AminmaxBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim = dim
+        grad_fn.keepdim = keepdim
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("aminmax", device_of(self))(self, dim, keepdim)
+    if grad_fn is not None:
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
+        if result[1] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[1], grad_fn)
+        grad_fn.max_ = SavedVariable(result[1], is_output=True)
+        grad_fn.min_ = SavedVariable(result[0], is_output=True)
+    return result
+
+
+def aminmax_out(self, *, dim=None, keepdim=False, min, max):
+    """``aminmax.out(Tensor self, *, int? dim=None, bool keepdim=False, Tensor(a!) min, Tensor(b!) max) -> (Tensor(a!) min, Tensor(b!) max)``"""
+    throw_error_out_requires_grad("aminmax", self, min, max)
+    result = aminmax(self, dim=dim, keepdim=keepdim)
+    native.write_out(min, result[0], "aminmax.out")
+    bump_version(min)
+    native.write_out(max, result[1], "aminmax.out")
+    bump_version(max)
+    return (min, max)
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add_cuda}, add_Tensor)
 register_kernels("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, add_out)
@@ -8454,6 +8614,29 @@ register_kernels("diff.out(Tensor self, int n=1, int dim=-1, Tensor? prepend=Non
 register_kernels("tensor_split.sections(Tensor(a -> *) self, int sections, int dim=0) -> Tensor(a)[]", {"CompositeImplicitAutograd": native.tensor_split_sections}, tensor_split_sections, computes=False)
 register_kernels("tensor_split.indices(Tensor(a -> *) self, int[] indices, int dim=0) -> Tensor(a)[]", {"CompositeImplicitAutograd": native.tensor_split_indices}, tensor_split_indices, computes=False)
 register_kernels("tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]", {"CompositeImplicitAutograd": native.tensor_split_tensor}, tensor_split_tensor_indices_or_sections, computes=False)
+register_kernels("einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor", {"CompositeImplicitAutograd": native.einsum}, einsum)
+register_kernels("tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor", {"CompositeImplicitAutograd": native.tensordot}, tensordot)
+register_kernels("tensordot.out(Tensor self, Tensor other, int[] dims_self, int[] dims_other, *, Tensor(a!) out) -> Tensor(a!)", {"CompositeImplicitAutograd": native.tensordot_out}, tensordot_out)
+register_kernels("inner(Tensor self, Tensor other) -> Tensor", {"CompositeImplicitAutograd": native.inner}, inner)
+register_kernels("inner.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {"CompositeImplicitAutograd": native.inner_out}, inner_out)
+register_kernels("kron(Tensor self, Tensor other) -> Tensor", {"CompositeImplicitAutograd": native.kron}, kron)
+register_kernels("kron.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {"CompositeImplicitAutograd": native.kron_out}, kron_out)
+register_kernels("take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor", {"CompositeImplicitAutograd": native.take_along_dim}, take_along_dim)
+register_kernels("take_along_dim.out(Tensor self, Tensor indices, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)", {"CompositeImplicitAutograd": native.take_along_dim_out}, take_along_dim_out)
+register_kernels("bitwise_not(Tensor self) -> Tensor", {"CPU": native.bitwise_not, "CUDA": native.bitwise_not}, bitwise_not)
+register_kernels("bitwise_not_(Tensor(a!) self) -> Tensor(a!)", {"CPU": native.bitwise_not_, "CUDA": native.bitwise_not_}, bitwise_not_)
+register_kernels("bitwise_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, bitwise_not_out)
+register_kernels("bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor", {"CPU": native.bitwise_xor, "CUDA": native.bitwise_xor}, bitwise_xor_Scalar)
+register_kernels("bitwise_xor.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", {}, bitwise_xor_Scalar_out)
+register_kernels("bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor", {"CPU": native.bitwise_xor, "CUDA": native.bitwise_xor}, bitwise_xor_Tensor)
+register_kernels("bitwise_xor.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, bitwise_xor_Tensor_out)
+register_kernels("bitwise_xor.Scalar_Tensor(Scalar self, Tensor other) -> Tensor", {"CPU": native.bitwise_xor_scalar_tensor, "CUDA": native.bitwise_xor_scalar_tensor}, bitwise_xor_Scalar_Tensor)
+register_kernels("bitwise_xor_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", {"CPU": native.bitwise_xor_, "CUDA": native.bitwise_xor_}, bitwise_xor__Scalar)
+register_kernels("bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CPU": native.bitwise_xor_, "CUDA": native.bitwise_xor_}, bitwise_xor__Tensor)
+register_kernels("tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", {"CPU": native.tril_indices, "CUDA": native.tril_indices}, tril_indices)
+register_kernels("triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", {"CPU": native.triu_indices, "CUDA": native.triu_indices}, triu_indices)
+register_kernels("aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)", {"CPU": native.aminmax, "CUDA": native.aminmax}, aminmax)
+register_kernels("aminmax.out(Tensor self, *, int? dim=None, bool keepdim=False, Tensor(a!) min, Tensor(b!) max) -> (Tensor(a!) min, Tensor(b!) max)", {}, aminmax_out)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -9181,6 +9364,29 @@ PARAMETERS = {
     "tensor_split_sections": ((('self', 'Tensor', False), ('sections', 'int', False), ('dim', 'int', True),), ()),
     "tensor_split_indices": ((('self', 'Tensor', False), ('indices', 'int[]', False), ('dim', 'int', True),), ()),
     "tensor_split_tensor_indices_or_sections": ((('self', 'Tensor', False), ('tensor_indices_or_sections', 'Tensor', False), ('dim', 'int', True),), ()),
+    "einsum": ((('equation', 'any', False), ('tensors', 'Tensor[]', False),), (('path', 'int[]?', True),)),
+    "tensordot": ((('self', 'Tensor', False), ('other', 'Tensor', False), ('dims_self', 'int[]', False), ('dims_other', 'int[]', False),), ()),
+    "tensordot_out": ((('self', 'Tensor', False), ('other', 'Tensor', False), ('dims_self', 'int[]', False), ('dims_other', 'int[]', False),), (('out', 'Tensor', False),)),
+    "inner": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "inner_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "kron": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "kron_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "take_along_dim": ((('self', 'Tensor', False), ('indices', 'Tensor', False), ('dim', 'int?', True),), ()),
+    "take_along_dim_out": ((('self', 'Tensor', False), ('indices', 'Tensor', False), ('dim', 'int?', True),), (('out', 'Tensor', False),)),
+    "bitwise_not": ((('self', 'Tensor', False),), ()),
+    "bitwise_not_": ((('self', 'Tensor', False),), ()),
+    "bitwise_not_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "bitwise_xor_Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "bitwise_xor_Scalar_out": ((('self', 'Tensor', False), ('other', 'Scalar', False),), (('out', 'Tensor', False),)),
+    "bitwise_xor_Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "bitwise_xor_Tensor_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "bitwise_xor_Scalar_Tensor": ((('self', 'Scalar', False), ('other', 'Tensor', False),), ()),
+    "bitwise_xor__Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "bitwise_xor__Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "tril_indices": ((('row', 'int', False), ('col', 'int', False), ('offset', 'int', True),), (('dtype', 'ScalarType?', True), ('layout', 'Layout?', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
+    "triu_indices": ((('row', 'int', False), ('col', 'int', False), ('offset', 'int', True),), (('dtype', 'ScalarType?', True), ('layout', 'Layout?', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
+    "aminmax": ((('self', 'Tensor', False),), (('dim', 'int?', True), ('keepdim', 'bool', True),)),
+    "aminmax_out": ((('self', 'Tensor', False),), (('dim', 'int?', True), ('keepdim', 'bool', True), ('min', 'Tensor', False), ('max', 'Tensor', False),)),
 }
 
 
@@ -9587,3 +9793,15 @@ register_op("flipud", overloaded("flipud", [(flipud, PARAMETERS["flipud"])]))
 register_op("rot90", overloaded("rot90", [(rot90, PARAMETERS["rot90"])]))
 register_op("diff", overloaded("diff", [(diff, PARAMETERS["diff"]), (diff_out, PARAMETERS["diff_out"])]))
 register_op("tensor_split", overloaded("tensor_split", [(tensor_split_sections, PARAMETERS["tensor_split_sections"]), (tensor_split_indices, PARAMETERS["tensor_split_indices"]), (tensor_split_tensor_indices_or_sections, PARAMETERS["tensor_split_tensor_indices_or_sections"])]))
+register_op("einsum", overloaded("einsum", [(einsum, PARAMETERS["einsum"])]))
+register_op("tensordot", overloaded("tensordot", [(tensordot, PARAMETERS["tensordot"]), (tensordot_out, PARAMETERS["tensordot_out"])]))
+register_op("inner", overloaded("inner", [(inner, PARAMETERS["inner"]), (inner_out, PARAMETERS["inner_out"])]))
+register_op("kron", overloaded("kron", [(kron, PARAMETERS["kron"]), (kron_out, PARAMETERS["kron_out"])]))
+register_op("take_along_dim", overloaded("take_along_dim", [(take_along_dim, PARAMETERS["take_along_dim"]), (take_along_dim_out, PARAMETERS["take_along_dim_out"])]))
+register_op("bitwise_not", overloaded("bitwise_not", [(bitwise_not, PARAMETERS["bitwise_not"]), (bitwise_not_out, PARAMETERS["bitwise_not_out"])]))
+register_op("bitwise_not_", overloaded("bitwise_not_", [(bitwise_not_, PARAMETERS["bitwise_not_"])]))
+register_op("bitwise_xor", overloaded("bitwise_xor", [(bitwise_xor_Scalar, PARAMETERS["bitwise_xor_Scalar"]), (bitwise_xor_Scalar_out, PARAMETERS["bitwise_xor_Scalar_out"]), (bitwise_xor_Tensor, PARAMETERS["bitwise_xor_Tensor"]), (bitwise_xor_Tensor_out, PARAMETERS["bitwise_xor_Tensor_out"]), (bitwise_xor_Scalar_Tensor, PARAMETERS["bitwise_xor_Scalar_Tensor"])]))
+register_op("bitwise_xor_", overloaded("bitwise_xor_", [(bitwise_xor__Scalar, PARAMETERS["bitwise_xor__Scalar"]), (bitwise_xor__Tensor, PARAMETERS["bitwise_xor__Tensor"])]))
+register_op("tril_indices", overloaded("tril_indices", [(tril_indices, PARAMETERS["tril_indices"])]))
+register_op("triu_indices", overloaded("triu_indices", [(triu_indices, PARAMETERS["triu_indices"])]))
+register_op("aminmax", overloaded("aminmax", [(aminmax, PARAMETERS["aminmax"]), (aminmax_out, PARAMETERS["aminmax_out"])]))

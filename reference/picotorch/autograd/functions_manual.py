@@ -61,7 +61,7 @@ __all__ = [  # what `from functions_manual import *` gives the generated nodes
     "value_selecting_reduction_backward",
     "evenly_distribute_backward",
     "restore_reduced_dims",
-    "scale_grad_by_count",
+    "scale_grad_by_count", "aminmax_backward",
     "logsumexp_backward",
     "var_backward",
     "std_backward",
@@ -482,6 +482,16 @@ def _wrapped(dims, ndim):
 def scale_grad_by_count(grad, mask, dims):
     """``amax``/``amin``: the gradient split evenly among the elements that tie for the extreme value."""
     return ops.mul(ops.div(grad, ops.sum(mask, dims, True)), mask)
+
+
+def aminmax_backward(grads, self, min, max, dim, keepdim):
+    """``amin``'s and ``amax``'s gradients added (either may be missing): each split among its ties."""
+    dims = [] if self.dim() == 0 else list(range(self.dim())) if dim is None else [dim]
+    keep = keepdim or self.dim() == 0
+    parts = [scale_grad_by_count(restore_reduced_dims(grad, dims, keep),
+                                 ops.eq(restore_reduced_dims(result, dims, keep), self), dims)
+             for grad, result in zip(grads, (min, max)) if grad is not None]
+    return parts[0] if len(parts) == 1 else ops.add(parts[0], parts[1])
 
 
 def unsqueeze_multiple(t, dims, ndim):

@@ -11,12 +11,12 @@ The files are ATen's, one module per ``.cpp``:
   (``Activation.cpp``), ``soft_max.py`` (``SoftMax.cpp``), ``layer_norm_kernel.py`` (``layer_norm.cpp``),
   ``fused_dropout.py`` (``Dropout.cpp``: ``native_dropout``), ``loss.py`` (``Loss.cpp``),
   ``loss_nll.py`` (``LossNLL.cpp``, ``LossNLL2d.cpp``), ``reduce_ops.py`` (``ReduceOps.cpp``),
-  ``reduce_all_ops.py`` (``ReduceAllOps.cpp``: ``max()``, ``min()``), ``linear_algebra.py``
-  (``LinearAlgebra.cpp``), ``tensor_shape.py`` (``TensorShape.cpp``), ``indexing.py``
+  ``reduce_all_ops.py`` (``ReduceAllOps.cpp``: ``max()``, ``min()``), ``linear_algebra.py`` (``LinearAlgebra.cpp``),
+  ``linear.py`` (``Linear.cpp``: ``einsum``), ``tensor_shape.py`` (``TensorShape.cpp``), ``indexing.py``
   (``TensorAdvancedIndexing.cpp``), ``tensor_factories.py`` (``TensorFactories.cpp``), ``triangular_ops.py``
-  (``TriangularOps.cpp``: ``tril``, ``triu``), ``pad_nd.py`` (``PadNd.cpp``: ``constant_pad_nd``), ``scatter_gather.py``
-  (``gather``, ``scatter``, ``index_select``, ``index_add`` of ``TensorAdvancedIndexing.cpp``), ``embedding.py``
-  (``Embedding.cpp``);
+  (``TriangularOps.cpp``: ``tril``, ``triu``), ``pad_nd.py`` (``PadNd.cpp``: ``constant_pad_nd``),
+  ``scatter_gather.py`` (``gather``, ``scatter``, ``index_select``, ``index_add`` of ``TensorAdvancedIndexing.cpp``),
+  ``embedding.py`` (``Embedding.cpp``);
 - ``tensor_compare.py`` (``TensorCompare.cpp``: ``clamp``), ``copy.py`` (``Copy.cpp``),
   ``distributions.py`` (``Distributions.cpp``: ``normal_``, ``uniform_``);
 - ``composite.py``: the ``CompositeImplicitAutograd`` kernels, built from other ops;
@@ -61,6 +61,9 @@ from .binary_ops import (
     bitwise_and_,
     bitwise_or,
     bitwise_or_,
+    bitwise_xor,
+    bitwise_xor_,
+    bitwise_xor_scalar_tensor,
     copysign,
     copysign_,
     div,
@@ -160,6 +163,10 @@ from .composite import (
     greater_equal,
     hstack,
     index_select_backward,
+    inner,
+    inner_out,
+    kron,
+    kron_out,
     l1_loss,
     layer_norm,
     less,
@@ -203,6 +210,8 @@ from .composite import (
     subtract,
     subtract_,
     swapaxes,
+    take_along_dim,
+    take_along_dim_out,
     tensor_split_indices,
     tensor_split_sections,
     tensor_split_tensor,
@@ -239,6 +248,7 @@ from .indexing import (
     take,
 )
 from .layer_norm_kernel import native_layer_norm, native_layer_norm_backward
+from .linear import einsum, tensordot, tensordot_out
 from .linear_algebra import addmm, baddbmm, baddbmm_, bmm, dist, dot, linalg_vector_norm, mm, mv
 from .loss import (
     binary_cross_entropy_with_logits,
@@ -261,6 +271,7 @@ from .reduce_ops import (
     all_dims,
     amax,
     amin,
+    aminmax,
     any,
     any_dim,
     any_dims,
@@ -345,6 +356,8 @@ from .tensor_factories import (
     new_ones,
     new_zeros,
     ones_like,
+    tril_indices,
+    triu_indices,
     zero_,
     zeros_like,
 )
@@ -402,6 +415,8 @@ from .unary_ops import (
     atan_,
     atanh,
     atanh_,
+    bitwise_not,
+    bitwise_not_,
     ceil,
     ceil_,
     cos,
@@ -555,4 +570,9 @@ __all__ = [
     "broadcast_tensors", "broadcast_to", "column_stack", "diff", "dstack", "fliplr", "flipud", "hstack", "meshgrid",
     "meshgrid_indexing", "ravel", "repeat_interleave", "repeat_interleave_self_int", "repeat_interleave_self_tensor",
     "rot90", "tensor_split_indices", "tensor_split_sections", "tensor_split_tensor", "vstack",
+    # ops batch 7
+    "einsum", "inner", "kron", "take_along_dim", "tensordot", "tensordot_out",
+    "bitwise_not", "bitwise_not_", "bitwise_xor", "bitwise_xor_",
+    "bitwise_xor_scalar_tensor", "aminmax", "tril_indices", "triu_indices", "inner_out",
+    "take_along_dim_out", "kron_out",
 ]

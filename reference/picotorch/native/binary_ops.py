@@ -1,7 +1,7 @@
 """The binary elementwise kernels: arithmetic, comparisons, and the backward of sigmoid and tanh.
 
 Models ``aten/src/ATen/native/BinaryOps.cpp`` (``add``, ``sub``, ``rsub``, ``mul``, ``div``,
-``floor_divide``, ``remainder``, ``bitwise_and``/``bitwise_or``, ``minimum``/``maximum``, the
+``floor_divide``, ``remainder``, ``bitwise_and``/``bitwise_or``/``bitwise_xor``, ``minimum``/``maximum``, the
 comparisons, the in-place forms ``add_``, ``sub_``, ``mul_``, ``div_`` ..., ``sigmoid_backward``,
 ``tanh_backward``; ``hypot``, ``logaddexp``, ``logaddexp2``, ``xlogy``, ``fmax``/``fmin``, ``copysign`` at the
 end). Two neighbours sit here too, because they are binary elementwise ops built the
@@ -319,6 +319,15 @@ def bitwise_or(self, other):
     return _binary(self, other, _bitwise("bitwise_or", lambda xp, a, b: xp.bitwise_or(a, b)))
 
 
+def bitwise_xor(self, other):
+    return _binary(self, other, _bitwise("bitwise_xor", lambda xp, a, b: xp.bitwise_xor(a, b)))
+
+
+def bitwise_xor_scalar_tensor(self, other):
+    """``bitwise_xor.Scalar_Tensor``: a Python number first (``torch.bitwise_xor(3, x)``)."""
+    return bitwise_xor(scalar_tensor(self), other)
+
+
 def _bitwise(name, fn):
     def compute(xp, a, b, dtype):
         if dtype.is_floating_point:
@@ -552,6 +561,12 @@ def bitwise_and_(self, other):
 def bitwise_or_(self, other):
     check_inplace_operands(self, other)
     write_inplace(self, bitwise_or(self, other))
+    return self
+
+
+def bitwise_xor_(self, other):
+    check_inplace_operands(self, other)
+    write_inplace(self, bitwise_xor(self, other))
     return self
 
 

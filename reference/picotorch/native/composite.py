@@ -16,6 +16,7 @@ from ..c10.layout import contiguous_format
 from . import checks
 from .dispatcher import ops
 from .helpers import scalar_tensor, wrap, zeros_array
+from .resize import resize_output
 from .tensor_shape import view_strides
 
 
@@ -1026,3 +1027,81 @@ def _check_tensor_split(self) -> None:
     if self.dim() == 0:
         raise RuntimeError(f"tensor_split expected at least a 1-dimensional tensor, but got a tensor with "
                            f"{self.dim()} dims")
+
+
+# ---- ops batch 7: inner and kron (LinearAlgebra.cpp), take_along_dim (TensorAdvancedIndexing.cpp)
+
+
+def inner(self, other):
+    """A scalar operand multiplies; otherwise the last dims contract, as ``tensordot(self, other, [-1], [-1])``."""
+    if self.dim() == 0 or other.dim() == 0:
+        return ops.mul(self, other)
+    _check_inner_sizes(self, other)
+    return ops.tensordot(self, other, [-1], [-1])
+
+
+def inner_out(self, other, out):
+    if self.dim() == 0 or other.dim() == 0:
+        return ops.mul(self, other, out=out)
+    _check_inner_sizes(self, other)
+    return ops.tensordot(self, other, [-1], [-1], out=out)
+
+
+def _check_inner_sizes(self, other):
+    if self.shape[-1] != other.shape[-1]:
+        raise RuntimeError("inner() the last dimension must match on both input tensors but got shapes "
+                           f"{list(self.shape)} and {list(other.shape)}")
+
+
+def kron(self, other):
+    """Each element of ``self`` times all of ``other``: the dims interleaved (self's as ``(n, 1)``, other's as
+    ``(1, m)``, the shorter shape padded with 1s in front), one broadcast ``mul``, each pair folded back."""
+    a, b, sizes = _kron_operands(self, other)
+    return ops._unsafe_view(ops.mul(a, b), sizes)
+
+
+def kron_out(self, other, out):
+    """``out`` resized to the result, and ``mul``'s out= writing through a view of it with the interleaved dims."""
+    a, b, sizes = _kron_operands(self, other)
+    resize_output(out, tuple(sizes))
+    ops.mul(a, b, out=ops.view(out, [s for pair in zip(a.shape[::2], b.shape[1::2]) for s in pair]))
+    return out
+
+
+def _kron_operands(self, other):
+    """Both inputs viewed with interleaved dims, and the result's sizes."""
+    ndim = max(self.dim(), other.dim())
+    a_sizes = [1] * (ndim - self.dim()) + list(self.shape)
+    b_sizes = [1] * (ndim - other.dim()) + list(other.shape)
+    a_view = [s for size in a_sizes for s in (size, 1)]
+    b_view = [s for size in b_sizes for s in (1, size)]
+    sizes = [a * b for a, b in zip(a_sizes, b_sizes)]
+    return ops._unsafe_view(self, a_view), ops._unsafe_view(other, b_view), sizes
+
+
+def take_along_dim(self, indices, dim=None):
+    """``gather`` along ``dim`` after broadcasting both inputs over the other dims; without ``dim``, of the flat
+    tensors."""
+    return ops.gather(*_take_along_dim_args(self, indices, dim))
+
+
+def take_along_dim_out(self, indices, dim=None, out=None):
+    return ops.gather(*_take_along_dim_args(self, indices, dim), out=out)
+
+
+def _take_along_dim_args(self, indices, dim):
+    """``gather``'s (self, dim, index) for ``take_along_dim``."""
+    checks.check_same_device(self, indices)
+    if dim is None:
+        return ops.view(self, (-1,)), 0, ops.view(indices, (-1,))
+    if self.dim() != indices.dim():
+        raise RuntimeError("torch.take_along_dim(): input and indices should have the same number of dimensions, "
+                           f"but got {self.dim()} dimensions for input, and {indices.dim()} dimensions for indices")
+    if indices.dtype is not st.int64:
+        raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got {indices.dtype.c10_name}")
+    dim = checks.wrap_dim(dim, self.dim())
+    self_sizes, indices_sizes = list(self.shape), list(indices.shape)
+    self_sizes[dim], indices_sizes[dim] = indices.shape[dim], self.shape[dim]
+    indices = ops.broadcast_to(indices, checks.broadcast_shapes(tuple(self_sizes), tuple(indices.shape)))
+    self = ops.broadcast_to(self, checks.broadcast_shapes(tuple(indices_sizes), tuple(self.shape)))
+    return self, dim, indices

@@ -55,8 +55,9 @@ def bmm(self, mat2):
     if (b2, m2) != (b, m):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{b}, {m}] "
                            f"but got: [{b2}, {m2}].")
-    _check_matmul_dtypes(self, mat2)
     _check_not_bool(self, "bmm")
+    if mat2._dtype is not self._dtype:  # bmm's kernel reads mat2 as self's dtype, and says so
+        raise RuntimeError(f"expected scalar type {self._dtype.c10_name} but found {mat2._dtype.c10_name}")
     return new_tensor(_product(xp_of(self), self._data, mat2._data, self._dtype), self._dtype,
                       common_device(self, mat2))
 

@@ -126,6 +126,20 @@ def amin(self, dim=(), keepdim=False):
     return _extreme(self, dim, keepdim, "amin", "min")
 
 
+def aminmax(self, dim=None, keepdim=False):
+    """``(amin, amax)`` in one pass (both over all dims without ``dim``); no identity, so nothing empty."""
+    if self._data.size == 0:
+        if dim is None:
+            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
+                               "identity.")
+        wrapped = checks.wrap_dim(dim, self._data.ndim)
+        if self._data.ndim and self._data.shape[wrapped] == 0:
+            raise IndexError(f"aminmax: Expected reduction dim {wrapped} to have non-zero size.")
+    dims = () if dim is None or self._data.ndim == 0 else (checks.wrap_dim(dim, self._data.ndim),)
+    keep = keepdim and self._data.ndim > 0
+    return _extreme(self, dims, keep, "aminmax", "min"), _extreme(self, dims, keep, "aminmax", "max")
+
+
 def _extreme(self, dim, keepdim, name, xp_name):
     axes = reduce_dims(self, dim)
     if self._data.size == 0:

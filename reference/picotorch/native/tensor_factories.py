@@ -115,6 +115,30 @@ def eye_m(n, m, dtype=None, layout=None, device=None, pin_memory=None, checked="
     return new_tensor(data, dtype, device)
 
 
+def tril_indices(row, col, offset=0, dtype=None, layout=None, device=None, pin_memory=None):
+    """The (row, col) coordinates of a ``row`` x ``col`` matrix's lower triangle (up to diagonal ``offset``),
+    row by row, as a ``2 x N`` tensor."""
+    return _triangle_indices(row, col, offset, dtype, device, "tril_indices", np.tril_indices)
+
+
+def triu_indices(row, col, offset=0, dtype=None, layout=None, device=None, pin_memory=None):
+    return _triangle_indices(row, col, offset, dtype, device, "triu_indices", np.triu_indices)
+
+
+def _triangle_indices(row, col, offset, dtype, device, name, np_indices):
+    dtype = st.int64 if dtype is None or dtype == "long" else dtype  # the schema's default is long
+    if dtype not in (st.int32, st.int64):  # AT_DISPATCH_INDEX_TYPES
+        raise NotImplementedError(f"\"{name}\" not implemented for '{dtype.c10_name}'")
+    for label, size in (("row", row), ("col", col)):
+        if size < 0:
+            raise RuntimeError(f"{label} must be non-negative, got{size}")
+    rows, cols = np_indices(row, offset, col)
+    device = normalize(device) if device is not None else CPU
+    target = backend(device)
+    data = target.xp.asarray(np.stack([rows, cols]).astype(dtype._numpy), device=target.array_device(device.index))
+    return new_tensor(data, dtype, device)
+
+
 def new_empty(self, size, dtype=None, layout=None, device=None, pin_memory=None):
     return _new_filled(self, size, 0, dtype, device)  # zeros: NumPy's memory is not PyTorch's
 

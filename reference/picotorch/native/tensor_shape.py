@@ -80,14 +80,16 @@ def permute(self, dims):
 
 
 def view(self, size):
+    return view_of(self, _viewed_data(self, size))
+
+
+def _viewed_data(self, size):
     shape = checks.infer_size(size, math.prod(shape_of(self)))
-    xp = xp_of(self)
     try:
-        data = reshaped_view(xp, self._data, shape)
+        return reshaped_view(xp_of(self), self._data, shape)
     except (ValueError, AttributeError, TypeError):
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
                            "dimension spans across two contiguous subspaces). Use .reshape(...) instead.") from None
-    return view_of(self, data)
 
 
 def view_dtype(self, dtype):
@@ -118,8 +120,10 @@ def _check_view_dtype(self, dtype, old: int, new: int) -> None:
 
 
 def _unsafe_view(self, size):
-    shape = checks.infer_size(size, math.prod(shape_of(self)))
-    return wrap(self, xp_of(self).reshape(self._data, shape))
+    """A view's data and strides (with ``view``'s check) in a tensor autograd does not treat as a view."""
+    if type(self._data) is not np.ndarray:  # strides are outside the Array API: other backends reshape
+        return wrap(self, xp_of(self).reshape(self._data, checks.infer_size(size, math.prod(shape_of(self)))))
+    return wrap(self, _viewed_data(self, size))
 
 
 def expand(self, size, implicit=False):

@@ -437,6 +437,21 @@ def logical_not(self):
     return new_tensor(follow_inputs(xp, xp.logical_not(truth(xp, data)), [data]), st.bool_, self._device)
 
 
+def bitwise_not(self):
+    """Every bit flipped (``~x``); a bool tensor is negated. No floats, as PyTorch's kernel."""
+    if self._dtype.is_floating_point:
+        raise NotImplementedError(f"\"bitwise_not_cpu\" not implemented for '{self._dtype.c10_name}'")
+    if self._dtype is st.bool_:
+        return logical_not(self)
+    xp = xp_of(self)
+    return wrap(self, follow_inputs(xp, xp.bitwise_invert(self._data), [self._data]))
+
+
+def bitwise_not_(self):
+    write_inplace(self, bitwise_not(self))
+    return self
+
+
 def logical_not_(self):
     write_inplace(self, logical_not(self))
     return self

@@ -893,10 +893,7 @@ def smooth_l1_loss_double_backward(grad, input, target, reduction, beta):
 
 
 def smooth_l1_loss_double_backward_grad_output(grad, grad_output, input, target, reduction, beta):
-    if reduction == 0:
-        return ops.smooth_l1_loss_backward(grad, input, target, reduction, beta)
-    r = ops.smooth_l1_loss_backward(ops.ones_like(grad_output), input, target, reduction, beta)
-    return ops.sum(ops.mul(r, grad))
+    return _loss_backward_grad_output(ops.smooth_l1_loss_backward, grad, grad_output, input, target, reduction, beta)
 
 
 def huber_loss_double_backward(grad, input, target, reduction, delta):
@@ -906,10 +903,15 @@ def huber_loss_double_backward(grad, input, target, reduction, delta):
 
 
 def huber_loss_double_backward_grad_output(grad, grad_output, input, target, reduction, delta):
+    return _loss_backward_grad_output(ops.huber_loss_backward, grad, grad_output, input, target, reduction, delta)
+
+
+def _loss_backward_grad_output(backward, grad, grad_output, input, target, reduction, parameter):
+    """A loss backward's derivative with respect to its ``grad_output``: the backward of ``grad`` itself when
+    unreduced, else the backward of ones summed against ``grad`` (``grad_output`` is then a scalar)."""
     if reduction == 0:
-        return ops.huber_loss_backward(grad, input, target, reduction, delta)
-    r = ops.huber_loss_backward(ops.ones_like(grad_output), input, target, reduction, delta)
-    return ops.sum(ops.mul(r, grad))
+        return backward(grad, input, target, reduction, parameter)
+    return ops.sum(ops.mul(backward(ops.ones_like(grad_output), input, target, reduction, parameter), grad))
 
 
 # ----------------------------------------------------------------------------- ops batch 5

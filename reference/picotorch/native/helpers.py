@@ -533,17 +533,18 @@ def _fused_multiply_add_blockwise(a, b, c, out=None):
     shape = next(np.shape(x) for x in (a, b, c) if np.ndim(x) != 0)
     out = np.empty(shape, np.float32) if out is None else out
     flat_out = out.reshape(-1)
+    a_array, b_array, c_array = (np.ndim(x) != 0 for x in (a, b, c))
     a, b, c = (x.reshape(-1) if np.ndim(x) else np.float64(x) for x in (a, b, c))
     wide, addend = _fma_scratch()
     for start in range(0, flat_out.size, FMA_BLOCK):
         stop = min(start + FMA_BLOCK, flat_out.size)
         block = wide[:stop - start]
-        if np.ndim(a):
+        if a_array:
             np.copyto(block, a[start:stop])
-            np.multiply(block, b if np.ndim(b) == 0 else b[start:stop], out=block)
+            np.multiply(block, b[start:stop] if b_array else b, out=block)
         else:
             block.fill(a * b)  # two float32 scalars: their product is exact in float64
-        if np.ndim(c):
+        if c_array:
             block_addend = addend[:stop - start]
             np.copyto(block_addend, c[start:stop])
             np.add(block, block_addend, out=block)

@@ -102,7 +102,7 @@ left_out("torch::mps::python_functions", "no Apple GPU backend")
 
 # ----------------------------------------------------------------------------- the basic types
 
-@step("THPGenerator_init", "Generator (a NumPy PCG64 behind PyTorch's interface)")
+@step("THPGenerator_init", "Generator, around PyTorch's CPU generator (a Mersenne Twister: native/cpu_generator.py)")
 def _generator_type() -> dict:
     return {"Generator": _generator.Generator}
 
@@ -175,8 +175,11 @@ def _torch_functions() -> dict:
     functions.is_complex = _make_function("is_complex", [is_complex], False, "torch")
     manual = {name: getattr(_factories, name) for name in (
         "tensor", "zeros", "ones", "empty", "full", "rand", "randn", "randint", "arange", "linspace", "rand_like",
-        "randn_like", "from_numpy", "manual_seed", "as_tensor")}
+        "randn_like", "from_numpy", "as_tensor")}
     # PyTorch generates these from native_functions.yaml; picotorch writes them by hand
+    # torch/random.py's functions (Python in PyTorch, in _C here beside the generator they seed)
+    manual.update({name: getattr(_generator, name) for name in (
+        "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state")})
     manual.update(randperm=_generator.randperm, promote_types=_st.promote_types,
                   result_type=_type_properties.result_type, can_cast=_st.can_cast)
     return {"_VariableFunctions": functions, **manual}
@@ -252,8 +255,10 @@ left_out("THPStorage_init", "no storages: a tensor's data is an array (TensorImp
 left_out("THCPStream_init, THCPEvent_init, THCPGraph_init, THCPMemPool_init", "only in a CUDA build")
 left_out("set_module_attr(has_cudnn, has_spectral, has_mkl, ...) and the module's pybind11 functions",
          "build flags and diagnostics of the C++ library")
-left_out("THPGenerator_initDefaultGenerator",
-         "no default_generator object: the default NumPy generator is in native/distributions.py")
+@step("THPGenerator_initDefaultGenerator", "default_generator, the Generator every random function draws from "
+      "when given none")
+def _default_generator() -> dict:
+    return {"default_generator": _generator.default_generator}
 
 
 @step("DisableTorchFunctionSubclass, DisableTorchFunction, _TorchFunctionState",

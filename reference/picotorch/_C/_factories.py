@@ -27,13 +27,6 @@ from .invalid_arguments import format_invalid_args, tp_name
 from .python_arg_parser import check_requires_grad
 
 
-def manual_seed(seed: int):
-    """Reseed the default generator (``distributions.default_generator``: rand, randn, normal_ ... draw from it)."""
-    generator = np.random.default_rng(int(seed))
-    distributions.set_default_generator(generator)
-    return generator
-
-
 def _sizes(name: str, size) -> tuple:
     """The ``*size`` of a factory: ints, or one tuple/list/Size of ints (python_arg_parser's IntArrayRef)."""
     if len(size) == 1 and isinstance(size[0], (list, tuple)):
@@ -175,14 +168,16 @@ def _check_float_fits(value, dtype) -> None:
 
 
 def rand(*size, **options):
-    return _random("rand", size, options, lambda generator, shape: generator.random(shape))
+    """``empty(size).uniform_(0, 1)``."""
+    return _random("rand", size, options, distributions.uniform_)
 
 
 def randn(*size, **options):
-    return _random("randn", size, options, lambda generator, shape: generator.standard_normal(shape))
+    """``empty(size).normal_(0, 1)``."""
+    return _random("randn", size, options, distributions.normal_)
 
 
-def _random(name, size, options, draw):
+def _random(name, size, options, fill):
     given = size
     size = _random_size(name, size, options)
     dtype = _dtype_argument(name, options.get("dtype"),
@@ -191,8 +186,10 @@ def _random(name, size, options, draw):
     _check_sizes(name, shape)
     dtype = dtype or st.get_default_dtype()
     _check_float(name, dtype)
-    values = draw(distributions.default_generator(), shape)
-    return _finish(_host_convert(values, dtype), dtype, options.get("device"), options.get("requires_grad", False))
+    result = _finish(np.empty(shape, st.to_numpy_dtype(dtype)), dtype, options.get("device"),
+                     options.get("requires_grad", False))
+    fill(result, generator=options.get("generator"))  # below autograd: _version stays 0
+    return result
 
 
 def randint(*args, **options):
@@ -206,9 +203,31 @@ def randint(*args, **options):
     dtype = dtype or st.int64
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    if dtype.is_floating_point:
+        low, high = _exact_bound(low, 1, dtype), _exact_bound(high, -1, dtype)
+        if low >= high:
+            raise RuntimeError("random_ expects 'from' casted to dtype to be less than 'to' casted to dtype, but got "
+                               f"from={low} >= to={high}")
     _check_randint_range(low, high - 1, dtype)
-    values = distributions.default_generator().integers(low, high, shape)
+    generator = distributions.generator_impl(options.get("generator"))
+    with generator.mutex:
+        values = distributions.random_from_to_values(generator, math.prod(shape), low, high, dtype).reshape(shape)
     return _finish(_host_convert(values, dtype), dtype, options.get("device"), options.get("requires_grad", False))
+
+
+def _exact_bound(bound: int, step: int, dtype) -> int:
+    """``update_from`` (``step=1``) / ``update_to`` (``step=-1``): a float dtype that rounds ``from + 1`` below
+    ``from`` (or ``to - 1`` up to ``to``) moves the bound inwards by its spacing there, so every drawn integer
+    survives the cast."""
+    inner = bound + step
+    with np.errstate(over="ignore"):
+        rounded = float(np.float32(inner).astype(st.to_numpy_dtype(dtype)) if dtype.itemsize == 2 else
+                        np.array(inner, st.to_numpy_dtype(dtype)).item())
+    cast = int(rounded) if -(2**63) <= rounded < 2**63 else -(2**63)  # x86's answer to an int64 cast out of range
+    if (cast < bound) if step == 1 else (cast >= bound):
+        spacing = 1 << (abs(inner).bit_length() - 1 - _EXACT_DIGITS[dtype] + 1)
+        return cast + spacing if step == 1 else cast - spacing
+    return bound
 
 
 _RANDINT_SIGNATURES = [f"({ints}tuple of ints size, *, {generator}Tensor out = None, torch.dtype dtype = None, "
@@ -248,21 +267,32 @@ def _bind_randint(args, options):
     return values.get("low", 0), values["high"], values["size"]
 
 
-# What ``random_(from, to)`` lets a dtype hold: an integer type's range, a float type's exact integers
-# (``std::numeric_limits<T>::digits``), with the C++ names of its error text.
+# What ``random_(from, to)`` lets a dtype hold (``check_from_to_in_range``): an integer type's range; for a float
+# type, its finite range, with a warning beyond its exact integers (``std::numeric_limits<T>::digits``). The C++
+# names are those of the texts.
 _RANDINT_RANGES = {st.uint8: (0, 255, "unsigned char"), st.int8: (-128, 127, "signed char"),
                    st.int16: (-2**15, 2**15 - 1, "short int"), st.int32: (-2**31, 2**31 - 1, "int"),
                    st.int64: (-2**63, 2**63 - 1, "long int"), st.bool_: (0, 1, "bool"),
-                   st.float16: (-2**11, 2**11, "c10::Half"), st.bfloat16: (-2**8, 2**8, "c10::BFloat16"),
-                   st.float32: (-2**24, 2**24, "float"), st.float64: (-2**53, 2**53, "double")}
+                   st.float16: (-65504.0, 65504.0, "c10::Half"), st.bfloat16: (-3.3895313892515355e38,
+                                                                             3.3895313892515355e38, "c10::BFloat16"),
+                   st.float32: (-3.4028234663852886e38, 3.4028234663852886e38, "float"),
+                   st.float64: (-1.7976931348623157e308, 1.7976931348623157e308, "double")}
+_EXACT_DIGITS = {st.float16: 11, st.bfloat16: 8, st.float32: 24, st.float64: 53}
+_RANDOM_WARNING_AT = "/__w/pytorch/pytorch/aten/src/ATen/native/DistributionTemplates.h"
 
 
 def _check_randint_range(low, last, dtype) -> None:
     lowest, highest, name = _RANDINT_RANGES[dtype]
-    if not lowest <= low <= highest:
-        raise RuntimeError(f"from is out of bounds for {name}")
-    if not lowest <= last <= highest:
-        raise RuntimeError(f"to - 1 is out of bounds for {name}")
+    for value, what, line in ((low, "from", 110), (last, "to - 1", 111)):
+        if not lowest <= value <= highest:
+            raise RuntimeError(f"{what} is out of bounds for {name}")
+    digits = _EXACT_DIGITS.get(dtype)
+    for value, what, line in ((low, "from", 110), (last, "to - 1", 111)):
+        if digits is not None and not -(2**digits) <= value <= 2**digits:
+            warnings.warn(f"{what} is out of bounds [-(2^{digits}), 2^{digits}]. Due to precision limitations {name} "
+                          "can support discrete uniform distribution only within this range. This warning will "
+                          "become an error in version 1.7 release, please fix the code in advance (Triggered "
+                          f"internally at {_RANDOM_WARNING_AT}:{line}.)", UserWarning, stacklevel=3)
 
 
 _RANDOM_OPTIONS = ("generator", "dtype", "device", "requires_grad", "out", "layout", "pin_memory")
@@ -622,19 +652,22 @@ def as_tensor(data, dtype=None, device=None):
 
 
 def rand_like(input, *, dtype=None, device=None, requires_grad=False, layout=None, memory_format=None):
-    drawn = rand(size=tuple(input.shape), dtype=dtype or input.dtype, device=device or input.device)
-    return _laid_out_like(input, drawn, memory_format, requires_grad)
+    """``empty_like(input).uniform_()``: drawn in the order of ``empty_like``'s layout (``input``'s strides when
+    it is dense and non-overlapping); written below autograd, so ``_version`` stays 0."""
+    return _drawn_like(input, dtype, device, requires_grad, memory_format, "rand", distributions.uniform_)
 
 
 def randn_like(input, *, dtype=None, device=None, requires_grad=False, layout=None, memory_format=None):
-    drawn = randn(size=tuple(input.shape), dtype=dtype or input.dtype, device=device or input.device)
-    return _laid_out_like(input, drawn, memory_format, requires_grad)
+    """``empty_like(input).normal_()``, as ``rand_like``."""
+    return _drawn_like(input, dtype, device, requires_grad, memory_format, "randn", distributions.normal_)
 
 
-def _laid_out_like(input, drawn, memory_format, requires_grad: bool):
-    """The drawn values in ``empty_like``'s layout (``input``'s strides when it is dense and non-overlapping), as
-    PyTorch's ``empty_like(input).uniform_()``; written below autograd, so ``_version`` stays 0."""
-    result = ops.empty_like(input, dtype=drawn._dtype, device=drawn._device, memory_format=memory_format)
-    result._data[...] = drawn._data
+def _drawn_like(input, dtype, device, requires_grad: bool, memory_format, name: str, fill):
+    dtype = dtype or input.dtype
+    _check_float(name, dtype)
+    if requires_grad:
+        check_requires_grad(dtype)
+    result = ops.empty_like(input, dtype=dtype, device=device or input.device, memory_format=memory_format)
+    fill(result)
     return result.requires_grad_(True) if requires_grad else result
 

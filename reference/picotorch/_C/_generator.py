@@ -1,11 +1,12 @@
-"""``torch.Generator`` and ``torch.randperm``. Models ``aten/src/ATen/core/Generator.h`` and ``randperm`` in
-``aten/src/ATen/native/TensorFactories.cpp``.
+"""``torch.Generator``, ``torch.default_generator``, the seeding functions of ``torch/random.py`` and
+``torch.randperm``.
 
-A ``Generator`` is a seedable stream of random numbers that code can own instead of sharing the global
-one (``DataLoader(shuffle=True, generator=g)``, ``random_split(..., generator=g)``). picotorch's stream is
-NumPy's PCG64 (``numpy.random.default_rng(seed)``), not PyTorch's Mersenne Twister (``mt19937``): the same
-seed gives a *different* permutation in picotorch and in PyTorch. Programs are reproducible within each
-library, and tests compare the rules (sizes, order of batches given a permutation), never the draws.
+Models ``torch/csrc/Generator.cpp`` (the Python type around a C++ generator), ``torch/random.py``
+(``manual_seed``, ``seed``, ``initial_seed``, ``get_rng_state``, ``set_rng_state``) and ``randperm`` in
+``aten/src/ATen/native/TensorFactories.cpp``. A ``Generator`` owns one ``CPUGeneratorImpl``
+(``native/cpu_generator.py``: PyTorch's Mersenne Twister), so ``torch.Generator().manual_seed(42)``
+gives picotorch and PyTorch the same numbers, batch orders and splits. ``default_generator`` is the
+process's own, which every random function uses when no ``generator=`` is given.
 """
 
 from __future__ import annotations
@@ -14,42 +15,102 @@ import numpy as np
 
 from ..c10 import scalar_type as st
 from ..c10.device import device as Device
-from ..native import distributions
+from ..native import cpu_generator, distributions
+from ..native.tensor_impl import TensorImpl
 from . import _factories
 
-_DEFAULT_SEED = 67280421310721  # PyTorch's default_rng_seed_val
+_UINT64 = 1 << 64
 
 
 class Generator:
     def __init__(self, device="cpu") -> None:
         self.device = Device(device) if not isinstance(device, Device) else device
-        self.manual_seed(_DEFAULT_SEED)
+        self._own = cpu_generator.CPUGeneratorImpl()
 
-    def manual_seed(self, seed: int) -> Generator:
-        self._seed = int(seed)
-        self._rng = np.random.default_rng(self._seed & 0xFFFF_FFFF_FFFF_FFFF)
+    @property
+    def _impl(self) -> cpu_generator.CPUGeneratorImpl:
+        return self._own if self._own is not None else cpu_generator.default_cpu_generator()
+
+    def manual_seed(self, seed) -> Generator:
+        """``THPGenerator_manualSeed``: an int (a negative one counts from 2**64), never a float or a bool."""
+        if type(seed) is bool or not isinstance(seed, int):
+            raise RuntimeError(f"manual_seed expected a long, but got {type(seed).__name__}")
+        if not -(1 << 63) <= seed < _UINT64:
+            raise ValueError("Overflow when unpacking long long")
+        impl = self._impl
+        with impl.mutex:
+            impl.set_current_seed(seed % _UINT64)
         return self
 
     def initial_seed(self) -> int:
-        return self._seed
+        return self._impl.current_seed()
 
     def seed(self) -> int:
-        """Re-seed from the global stream, as ``Generator.seed()`` re-seeds from a non-deterministic source."""
-        return self.manual_seed(int(distributions.default_generator().integers(2**63))).initial_seed()
+        """Re-seed from the operating system's entropy, and say with what."""
+        seed = cpu_generator.non_deterministic_seed()
+        self._impl.set_current_seed(seed)
+        return seed
 
-    def get_state(self) -> dict:
-        return self._rng.bit_generator.state
+    def get_state(self):
+        """The generator's whole state as a uint8 tensor of 5056 bytes (PyTorch's ``CPUGeneratorImplState``)."""
+        with self._impl.mutex:
+            state = self._impl.get_state()
+        return _factories.from_numpy(state)
 
-    def set_state(self, state: dict) -> Generator:
-        self._rng.bit_generator.state = state
+    def set_state(self, new_state) -> Generator:
+        if not isinstance(new_state, TensorImpl):
+            raise TypeError(f"expected a torch.ByteTensor, but got {type(new_state).__name__}")
+        if new_state.dtype is not st.uint8:
+            raise TypeError("RNG state must be a torch.ByteTensor")
+        size = new_state.numel()
+        if size != cpu_generator.STATE_SIZE:
+            raise RuntimeError(f"Expected a CPUGeneratorImplState of size {cpu_generator.STATE_SIZE} but found the "
+                               f"input RNG state size to be {size}")
+        with self._impl.mutex:
+            self._impl.set_state(np.ascontiguousarray(new_state.numpy()).reshape(-1))
         return self
 
-    def permutation(self, n: int) -> np.ndarray:
-        return self._rng.permutation(n)
+
+def _default_generator() -> Generator:
+    generator = Generator.__new__(Generator)
+    generator.device, generator._own = Device("cpu"), None  # its bits are the process's default generator's
+    return generator
+
+
+default_generator = _default_generator()
+
+
+# ----------------------------------------------------------------------------- torch/random.py
+
+
+def manual_seed(seed) -> Generator:
+    """Seed the default generator (``seed`` through ``int()`` first, as ``torch.manual_seed`` does)."""
+    return default_generator.manual_seed(int(seed))
+
+
+def seed() -> int:
+    return default_generator.seed()
+
+
+def initial_seed() -> int:
+    return default_generator.initial_seed()
+
+
+def get_rng_state():
+    return default_generator.get_state()
+
+
+def set_rng_state(new_state) -> None:
+    default_generator.set_state(new_state)
+
+
+# ----------------------------------------------------------------------------- randperm
 
 
 def randperm(n: int, *, generator: Generator | None = None, dtype=st.int64, device=None, requires_grad=False):
     if n < 0:
         raise RuntimeError(f"n must be non-negative, got{n}")
-    order = generator.permutation(n) if generator is not None else distributions.default_generator().permutation(n)
-    return _factories.tensor(order.astype(np.int64), dtype=dtype, device=device, requires_grad=requires_grad)
+    impl = distributions.generator_impl(generator)
+    with impl.mutex:
+        order = distributions.randperm_values(impl, n)
+    return _factories.tensor(order, dtype=dtype, device=device, requires_grad=requires_grad)

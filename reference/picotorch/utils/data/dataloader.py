@@ -2,7 +2,8 @@
 
 Single-process only. The index order comes from a sampler (``SequentialSampler``, or ``RandomSampler``
 when ``shuffle=True``: one ``randperm`` of the data set per epoch, drawn from ``generator`` or, without
-one, from a fresh ``Generator`` seeded from the global stream, as PyTorch does); ``BatchSampler`` cuts it
+one, from a fresh ``Generator`` seeded by one draw of the global generator, as PyTorch does, so that the order
+is PyTorch's after the same ``torch.manual_seed``); ``BatchSampler`` cuts it
 into lists of ``batch_size`` indices, dropping a short last batch with ``drop_last``; ``collate_fn``
 (``default_collate``) turns each list of samples into a batch. Every sampler derives from ``Sampler``; any
 iterable of indices with a length will do, as in PyTorch.
@@ -15,7 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._C import Generator, from_numpy, randperm
+from ..._C import Generator, from_numpy, randint, randperm
+from ...native import distributions
 from ...native.dispatcher import ops
 from ._collate import default_collate, default_convert
 from .dataset import TensorDataset
@@ -42,6 +44,13 @@ class SequentialSampler(Sampler):
         return len(self.data_source)
 
 
+def _random_int64(generator) -> int:
+    """``torch.empty((), dtype=torch.int64).random_(generator=generator).item()``."""
+    impl = distributions.generator_impl(generator)
+    with impl.mutex:
+        return distributions.random_int64(impl)
+
+
 class RandomSampler(Sampler):
     def __init__(self, data_source, replacement: bool = False, num_samples=None, generator=None) -> None:
         self.data_source = data_source
@@ -59,10 +68,15 @@ class RandomSampler(Sampler):
 
     def __iter__(self):
         generator = self.generator
-        if generator is None:
+        if generator is None:  # a fresh generator seeded by one draw of the global one
             generator = Generator()
-            generator.seed()
+            generator.manual_seed(_random_int64(None))
         n = len(self.data_source)
+        if self.replacement:  # in blocks of 32 draws, as PyTorch's
+            for _ in range(self.num_samples // 32):
+                yield from randint(high=n, size=(32,), generator=generator).tolist()
+            yield from randint(high=n, size=(self.num_samples % 32,), generator=generator).tolist()
+            return
         for _ in range(self.num_samples // n):
             yield from randperm(n, generator=generator).tolist()
         yield from randperm(n, generator=generator).tolist()[:self.num_samples % n]
@@ -129,6 +143,13 @@ class DataLoader:
             default_collate if batch_sampler is not None else default_convert)
 
     def __iter__(self):
+        """``_BaseDataLoaderIter.__init__`` draws the workers' base seed (one int64 from ``generator``, or the
+        global generator) when the iterator is made, loading in workers or not: each epoch moves the global
+        stream by one draw before the sampler's."""
+        _random_int64(self.generator)
+        return self._batches()
+
+    def _batches(self):
         if self.batch_sampler is None:
             for index in self.sampler:
                 yield self.collate_fn(self.dataset[index])

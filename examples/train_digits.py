@@ -68,8 +68,8 @@ def initial_weights(seed: int = 0, sizes: tuple[int, ...] = (64, HIDDEN, CLASSES
 class NumpyShuffle:
     """A sampler whose order each epoch is a NumPy permutation: the same on picotorch and PyTorch.
 
-    (``DataLoader(shuffle=True, generator=g)`` draws from the library's own stream: picotorch's is PCG64,
-    PyTorch's is a Mersenne twister, so the two would see different batches.)"""
+    (``DataLoader(shuffle=True, generator=torch.Generator().manual_seed(s))`` would give both the same order
+    too, picotorch's generator being PyTorch's; this sampler keeps the order independent of the libraries.)"""
 
     def __init__(self, n: int, seed: int) -> None:
         self.n, self.rng = n, np.random.default_rng(seed)

@@ -1,10 +1,10 @@
 """Making tensors from Python data and from nothing: ``tensor``, ``zeros``, ``ones``, ``arange``,
-``linspace``, ``rand``, ``randn``, ``full``, ``empty``, ``from_numpy``, ``manual_seed``.
+``linspace``, ``rand``, ``randn``, ``randint``, ``full``, ``empty``, ``from_numpy``.
 
 Models ``torch/csrc/utils/tensor_new.cpp`` (``torch.tensor``: infer the dtype and shape of nested
-sequences, with PyTorch's errors) and ``aten/src/ATen/native/TensorFactories.cpp``. Random numbers
-come from one NumPy generator seeded by ``manual_seed`` (values differ from PyTorch's generator;
-shapes, dtypes and errors do not).
+sequences, with PyTorch's errors) and ``aten/src/ATen/native/TensorFactories.cpp``. A random factory
+is an ``empty`` tensor filled by a kernel of ``native/distributions.py`` from ``generator=`` or the
+default generator: PyTorch's values, draw for draw.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from .api.autograd import Op
-from .api.python import out_parameter, python_signature, sort_signature
+from .api.python import grouping_signature, out_parameter, python_signature, sort_signature
 from .code_template import CodeTemplate
 
 PYTHON_BINDINGS_PY = CodeTemplate('''\
@@ -139,8 +139,8 @@ def group_overloads(ops: list[Op]) -> list[tuple[Op, Op | None]]:
     """Each functional overload with its out= overload, if it has one (``group_overloads``): they pair when
     their Python signatures without the outputs are the same text. An out overload without a partner is
     an error in PyTorch's generator; here it is left out of Python (it is still ``ops.<name>``)."""
-    outs = {python_signature(op.schema, False): op for op in ops if op.schema.is_out_fn()}
-    return [(op, outs.get(python_signature(op.schema, False))) for op in ops if not op.schema.is_out_fn()]
+    outs = {grouping_signature(op.schema): op for op in ops if op.schema.is_out_fn()}
+    return [(op, outs.get(grouping_signature(op.schema))) for op in ops if not op.schema.is_out_fn()]
 
 
 def sort_overloads(groups: list[tuple[Op, Op | None]], method: bool) -> list[tuple[Op, Op | None]]:

@@ -67,8 +67,8 @@ def test_normal_and_uniform_with_parameters(dtype):
     def program(T):
         d = getattr(T, dtype)
         return [T.empty(40, dtype=d).normal_(2.5, 0.3), T.empty(7, dtype=d).normal_(-1.5, 3.3),
-                T.empty(1000, dtype=d).uniform_(-0.7, 0.2), T.empty(5, dtype=d).uniform_(3, 1e4), T.empty(2000, dtype=d).uniform_(-3, 2),
-                T.empty(33, dtype=d).normal_(0.1, 7.0)]
+                T.empty(1000, dtype=d).uniform_(-0.7, 0.2), T.empty(5, dtype=d).uniform_(3, 1e4),
+                T.empty(2000, dtype=d).uniform_(-3, 2), T.empty(33, dtype=d).normal_(0.1, 7.0)]
     _same(program, seed=11)
 
 
@@ -213,3 +213,67 @@ def test_data_loader_orders_and_the_global_stream():
         iterator = iter(data.DataLoader(ds, batch_size=4, shuffle=True))
         return out + [T.rand(1), next(iterator)[0]]
     _same(program, seed=10)
+
+
+def test_multinomial():
+    def program(T):
+        p = T.tensor([0.2, 0.3, 0.5])
+        rows = T.tensor([[0.2, 0.3, 0.5], [1.0, 1.0, 1.0]])
+        g = T.Generator().manual_seed(2147483647)  # makemore's sampling loop
+        probs = T.softmax(T.randn(27, generator=g), 0)
+        return [T.multinomial(p, 6, replacement=True), T.multinomial(p, 1), T.multinomial(rows, 2),
+                T.multinomial(rows.double(), 5, True), T.tensor([1.0, 2.0, 3.0, 4.0]).multinomial(3),
+                T.multinomial(rows.half(), 3), T.multinomial(rows.half(), 4, True),
+                T.multinomial(probs, num_samples=1, replacement=True, generator=g),
+                T.multinomial(probs, num_samples=20, replacement=True, generator=g), T.rand(1)]
+    _same(program, seed=13)
+
+
+def test_exponential_and_random_():
+    def program(T):
+        out = [T.empty(5).exponential_(), T.empty(5, dtype=T.float64).exponential_(3.5),
+               T.empty(4, dtype=T.float16).exponential_(0.5)]
+        for dtype in ("int64", "int32", "int8", "uint8", "bool", "float32", "float64", "float16", "bfloat16"):
+            out.append(T.empty(6, dtype=getattr(T, dtype)).random_())
+        return out + [T.empty(6, dtype=T.int32).random_(10), T.empty(6).random_(-3, 4),
+                      T.empty(6, dtype=T.int16).random_(100, None), T.empty(3, dtype=T.int64).random_(-2**63, None),
+                      T.empty(3).random_(-2**63, None), T.empty(4).random_(-5, None), T.empty(3, 2).t().random_(9)]
+    _same(program, seed=14)
+
+
+def test_normal_with_tensor_parameters():
+    def program(T):
+        out = T.empty(4)
+        return [T.normal(T.arange(4.0), 0.5), T.normal(2.0, T.arange(1.0, 5.0)),
+                T.normal(T.arange(4.0), T.arange(1.0, 5.0)), T.normal(T.zeros(2, 1), T.ones(3)),
+                T.normal(2.0, 3.0, size=(3,)), T.normal(2.0, 3.0, (20,), dtype=T.float64),
+                T.normal(T.arange(20.0), 2.0), T.normal(1.0, 2.0, (4,), out=out), out]
+    _same(program, seed=15)
+
+
+def test_gradients_of_random_ops_are_zero_as_torchs():
+    def program(T):
+        m, s = T.ones(3, requires_grad=True), T.ones(3, requires_grad=True)
+        names = []
+        for draw in (lambda: T.normal(m, 1.0), lambda: T.normal(1.0, s), lambda: T.normal(m, s)):
+            r = draw()
+            names.append(r.grad_fn.name())
+            r.sum().backward()
+        for method in ("random_(2, 5)", "random_(5)", "random_()", "exponential_()"):
+            names.append(eval("y." + method, {"y": T.ones(3, requires_grad=True) * 1}).grad_fn.name())
+        return names + [m.grad, s.grad]
+    _same(program, seed=16)
+
+
+@pytest.mark.parametrize("program", [
+    "T.multinomial(T.tensor([1, 2]), 1)", "T.multinomial(T.ones(2, 2, 2), 1)", "T.multinomial(T.ones(2), 0)",
+    "T.multinomial(T.ones(2), 3)", "T.multinomial(T.tensor([0., 0.]), 1)", "T.multinomial(T.tensor([-1., 2.]), 1)",
+    "T.multinomial(T.tensor([-1., 2.]), 2, True)", "T.multinomial(T.tensor([0., 0.]), 2, True)",
+    "T.multinomial(T.tensor([float('nan'), 1.]), 1)", "T.multinomial(T.tensor([float('inf'), 1.]), 2, True)",
+    "T.normal(T.ones(2), -1.)", "T.normal(T.ones(2), T.tensor([1., -1.]))", "T.normal(1., T.tensor([1., -1.]))",
+    "T.normal(T.ones(2), T.ones(3))", "T.normal(1, 2)", "T.ones(2).exponential_(-1.)", "T.ones(2).exponential_(0.)",
+    "T.ones(2, dtype=T.int64).exponential_()", "T.ones(2).random_(5, 2)", "T.ones(2, dtype=T.int8).random_(0, 300)",
+    "T.ones(2, dtype=T.int8).random_(200, None)", "T.ones(2, dtype=T.int32).random_(-2**63, None)",
+    "T.ones(2, dtype=T.float16).random_(70000, None)"])
+def test_bad_random_calls_raise_torchs_errors(program):
+    _same_error(lambda T: eval(program, {"T": T}))

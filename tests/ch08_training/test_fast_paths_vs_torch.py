@@ -117,7 +117,8 @@ def test_shuffled_tensor_dataset_batches_are_the_samples_in_the_sampler_order():
     batches = {}
     for lib in (picotorch, torch):
         dataset = lib.utils.data.TensorDataset(*_tensors(lib))
-        loader = lib.utils.data.DataLoader(dataset, batch_size=3, shuffle=True, generator=lib.Generator().manual_seed(5))
+        loader = lib.utils.data.DataLoader(dataset, batch_size=3, shuffle=True,
+                                           generator=lib.Generator().manual_seed(5))
         batches[lib] = [(b[0].numpy(), b[1].numpy()) for b in loader]
     assert [len(b[1]) for b in batches[picotorch]] == [3, 3, 1]
     for ours, theirs in zip(batches[picotorch], batches[torch], strict=True):

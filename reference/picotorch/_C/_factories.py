@@ -201,33 +201,11 @@ def randint(*args, **options):
     shape = _sizes("randint", (size,))
     _check_sizes("randint", shape)
     dtype = dtype or st.int64
-    if low >= high:
-        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
-    if dtype.is_floating_point:
-        low, high = _exact_bound(low, 1, dtype), _exact_bound(high, -1, dtype)
-        if low >= high:
-            raise RuntimeError("random_ expects 'from' casted to dtype to be less than 'to' casted to dtype, but got "
-                               f"from={low} >= to={high}")
-    _check_randint_range(low, high - 1, dtype)
+    low, high = distributions.check_from_to(low, high, dtype)
     generator = distributions.generator_impl(options.get("generator"))
     with generator.mutex:
         values = distributions.random_from_to_values(generator, math.prod(shape), low, high, dtype).reshape(shape)
     return _finish(_host_convert(values, dtype), dtype, options.get("device"), options.get("requires_grad", False))
-
-
-def _exact_bound(bound: int, step: int, dtype) -> int:
-    """``update_from`` (``step=1``) / ``update_to`` (``step=-1``): a float dtype that rounds ``from + 1`` below
-    ``from`` (or ``to - 1`` up to ``to``) moves the bound inwards by its spacing there, so every drawn integer
-    survives the cast."""
-    inner = bound + step
-    with np.errstate(over="ignore"):
-        rounded = float(np.float32(inner).astype(st.to_numpy_dtype(dtype)) if dtype.itemsize == 2 else
-                        np.array(inner, st.to_numpy_dtype(dtype)).item())
-    cast = int(rounded) if -(2**63) <= rounded < 2**63 else -(2**63)  # x86's answer to an int64 cast out of range
-    if (cast < bound) if step == 1 else (cast >= bound):
-        spacing = 1 << (abs(inner).bit_length() - 1 - _EXACT_DIGITS[dtype] + 1)
-        return cast + spacing if step == 1 else cast - spacing
-    return bound
 
 
 _RANDINT_SIGNATURES = [f"({ints}tuple of ints size, *, {generator}Tensor out = None, torch.dtype dtype = None, "
@@ -265,34 +243,6 @@ def _bind_randint(args, options):
         if name != "size" and not -2**63 <= value < 2**63:
             raise ValueError("Overflow when unpacking long long")
     return values.get("low", 0), values["high"], values["size"]
-
-
-# What ``random_(from, to)`` lets a dtype hold (``check_from_to_in_range``): an integer type's range; for a float
-# type, its finite range, with a warning beyond its exact integers (``std::numeric_limits<T>::digits``). The C++
-# names are those of the texts.
-_RANDINT_RANGES = {st.uint8: (0, 255, "unsigned char"), st.int8: (-128, 127, "signed char"),
-                   st.int16: (-2**15, 2**15 - 1, "short int"), st.int32: (-2**31, 2**31 - 1, "int"),
-                   st.int64: (-2**63, 2**63 - 1, "long int"), st.bool_: (0, 1, "bool"),
-                   st.float16: (-65504.0, 65504.0, "c10::Half"), st.bfloat16: (-3.3895313892515355e38,
-                                                                             3.3895313892515355e38, "c10::BFloat16"),
-                   st.float32: (-3.4028234663852886e38, 3.4028234663852886e38, "float"),
-                   st.float64: (-1.7976931348623157e308, 1.7976931348623157e308, "double")}
-_EXACT_DIGITS = {st.float16: 11, st.bfloat16: 8, st.float32: 24, st.float64: 53}
-_RANDOM_WARNING_AT = "/__w/pytorch/pytorch/aten/src/ATen/native/DistributionTemplates.h"
-
-
-def _check_randint_range(low, last, dtype) -> None:
-    lowest, highest, name = _RANDINT_RANGES[dtype]
-    for value, what, line in ((low, "from", 110), (last, "to - 1", 111)):
-        if not lowest <= value <= highest:
-            raise RuntimeError(f"{what} is out of bounds for {name}")
-    digits = _EXACT_DIGITS.get(dtype)
-    for value, what, line in ((low, "from", 110), (last, "to - 1", 111)):
-        if digits is not None and not -(2**digits) <= value <= 2**digits:
-            warnings.warn(f"{what} is out of bounds [-(2^{digits}), 2^{digits}]. Due to precision limitations {name} "
-                          "can support discrete uniform distribution only within this range. This warning will "
-                          "become an error in version 1.7 release, please fix the code in advance (Triggered "
-                          f"internally at {_RANDOM_WARNING_AT}:{line}.)", UserWarning, stacklevel=3)
 
 
 _RANDOM_OPTIONS = ("generator", "dtype", "device", "requires_grad", "out", "layout", "pin_memory")

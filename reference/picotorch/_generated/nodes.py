@@ -8345,3 +8345,96 @@ class AminmaxBackward0(Node):
     @property
     def _raw_saved_min(node):
         return SavedVariable(None) if node.min_ is None else node.min_
+
+
+class RandomBackward0(Node):
+    """Backward of ``random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)``."""
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            grad_inputs[0] = ops.zeros_like(grad)
+        return grad_inputs
+
+
+class RandomBackward1(Node):
+    """Backward of ``random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)``."""
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            grad_inputs[0] = ops.zeros_like(grad)
+        return grad_inputs
+
+
+class RandomBackward2(Node):
+    """Backward of ``random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)``."""
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            grad_inputs[0] = ops.zeros_like(grad)
+        return grad_inputs
+
+
+class ExponentialBackward0(Node):
+    """Backward of ``exponential_(Tensor(a!) self, float lambd=1, *, Generator? generator=None) -> Tensor(a!)``."""
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            grad_inputs[0] = ops.zeros_like(grad)
+        return grad_inputs
+
+
+class NormalBackward1(Node):
+    """Backward of ``normal.Tensor_float(Tensor mean, float std=1, *, Generator? generator=None) -> Tensor``."""
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            grad_inputs[0] = ops.zeros_like(grad)
+        return grad_inputs
+
+
+class NormalBackward2(Node):
+    """Backward of ``normal.float_Tensor(float mean, Tensor std, *, Generator? generator=None) -> Tensor``."""
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            grad_inputs[0] = ops.zeros_like(grad)
+        return grad_inputs
+
+
+class NormalBackward3(Node):
+    """Backward of ``normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? generator=None) -> Tensor``."""
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.should_compute_output(0):
+            grad_inputs[0] = ops.zeros_like(grad)
+        if node.should_compute_output(1):
+            grad_inputs[1] = ops.zeros_like(grad)
+        return grad_inputs

@@ -28,7 +28,7 @@ TORCH_FUNCTIONS = {
         (vt._softmax_backward_data, '_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor out=None)', (vt.PARAMETERS['_softmax_backward_data'][0], vt.PARAMETERS['_softmax_backward_data'][1] + (('out', 'Tensor?', True),)), (vt._softmax_backward_data_out, ('out',))),
     ],
     '_to_copy': [
-        (vt._to_copy, '_to_copy(Tensor input, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None)', vt.PARAMETERS['_to_copy']),
+        (vt._to_copy, '_to_copy(Tensor input, *, bool non_blocking=False, MemoryFormat? memory_format=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)', vt.PARAMETERS['_to_copy']),
     ],
     '_unsafe_view': [
         (vt._unsafe_view, '_unsafe_view(Tensor input, int[] size)', vt.PARAMETERS['_unsafe_view']),
@@ -361,7 +361,7 @@ TORCH_FUNCTIONS = {
         (vt.embedding_renorm_, 'embedding_renorm_(Tensor input, Tensor indices, float max_norm, float norm_type)', vt.PARAMETERS['embedding_renorm_']),
     ],
     'empty_like': [
-        (vt.empty_like, 'empty_like(Tensor input, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None)', vt.PARAMETERS['empty_like']),
+        (vt.empty_like, 'empty_like(Tensor input, *, MemoryFormat? memory_format=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)', vt.PARAMETERS['empty_like']),
     ],
     'eq': [
         (vt.eq_Tensor, 'eq(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['eq_Tensor'][0], vt.PARAMETERS['eq_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.eq_Tensor_out, ('out',))),
@@ -404,8 +404,8 @@ TORCH_FUNCTIONS = {
         (vt.expm1_, 'expm1_(Tensor input)', vt.PARAMETERS['expm1_']),
     ],
     'eye': [
-        (vt.eye, 'eye(int n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None)', vt.PARAMETERS['eye']),
-        (vt.eye_m, 'eye(int n, int m, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None)', vt.PARAMETERS['eye_m']),
+        (vt.eye, 'eye(int n, *, Tensor out=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)', (vt.PARAMETERS['eye'][0], vt.PARAMETERS['eye'][1] + (('out', 'Tensor?', True),)), (vt.eye_out, ('out',))),
+        (vt.eye_m, 'eye(int n, int m, *, Tensor out=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)', (vt.PARAMETERS['eye_m'][0], vt.PARAMETERS['eye_m'][1] + (('out', 'Tensor?', True),)), (vt.eye_m_out, ('out',))),
     ],
     'fill': [
         (vt.fill_Tensor, 'fill(Tensor input, Tensor value)', vt.PARAMETERS['fill_Tensor']),
@@ -459,7 +459,7 @@ TORCH_FUNCTIONS = {
         (vt.frac_, 'frac_(Tensor input)', vt.PARAMETERS['frac_']),
     ],
     'full_like': [
-        (vt.full_like, 'full_like(Tensor input, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None)', vt.PARAMETERS['full_like']),
+        (vt.full_like, 'full_like(Tensor input, Scalar fill_value, *, MemoryFormat? memory_format=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)', vt.PARAMETERS['full_like']),
     ],
     'gather': [
         (vt.gather, 'gather(Tensor input, int dim, Tensor index, *, bool sparse_grad=False, Tensor out=None)', (vt.PARAMETERS['gather'][0], vt.PARAMETERS['gather'][1] + (('out', 'Tensor?', True),)), (vt.gather_out, ('out',))),
@@ -658,6 +658,9 @@ TORCH_FUNCTIONS = {
     'mul': [
         (vt.mul_Tensor, 'mul(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['mul_Tensor'][0], vt.PARAMETERS['mul_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.mul_out, ('out',))),
     ],
+    'multinomial': [
+        (vt.multinomial, 'multinomial(Tensor input, int num_samples, bool replacement=False, *, Generator? generator=None, Tensor out=None)', (vt.PARAMETERS['multinomial'][0], vt.PARAMETERS['multinomial'][1] + (('out', 'Tensor?', True),)), (vt.multinomial_out, ('out',))),
+    ],
     'multiply': [
         (vt.multiply_Tensor, 'multiply(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['multiply_Tensor'][0], vt.PARAMETERS['multiply_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.multiply_out, ('out',))),
         (vt.multiply_Scalar, 'multiply(Tensor input, Scalar other)', vt.PARAMETERS['multiply_Scalar']),
@@ -704,12 +707,18 @@ TORCH_FUNCTIONS = {
     'negative_': [
         (vt.negative_, 'negative_(Tensor input)', vt.PARAMETERS['negative_']),
     ],
+    'normal': [
+        (vt.normal_Tensor_Tensor, 'normal(Tensor mean, Tensor std, *, Generator? generator=None, Tensor out=None)', (vt.PARAMETERS['normal_Tensor_Tensor'][0], vt.PARAMETERS['normal_Tensor_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.normal_Tensor_Tensor_out, ('out',))),
+        (vt.normal_Tensor_float, 'normal(Tensor mean, float std=1, *, Generator? generator=None, Tensor out=None)', (vt.PARAMETERS['normal_Tensor_float'][0], vt.PARAMETERS['normal_Tensor_float'][1] + (('out', 'Tensor?', True),)), (vt.normal_Tensor_float_out, ('out',))),
+        (vt.normal_float_Tensor, 'normal(float mean, Tensor std, *, Generator? generator=None, Tensor out=None)', (vt.PARAMETERS['normal_float_Tensor'][0], vt.PARAMETERS['normal_float_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.normal_float_Tensor_out, ('out',))),
+        (vt.normal_float_float, 'normal(float mean, float std, int[] size, *, Generator? generator=None, Tensor out=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)', (vt.PARAMETERS['normal_float_float'][0], vt.PARAMETERS['normal_float_float'][1] + (('out', 'Tensor?', True),)), (vt.normal_float_float_out, ('out',))),
+    ],
     'not_equal': [
         (vt.not_equal_Tensor, 'not_equal(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['not_equal_Tensor'][0], vt.PARAMETERS['not_equal_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.not_equal_Tensor_out, ('out',))),
         (vt.not_equal_Scalar, 'not_equal(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['not_equal_Scalar'][0], vt.PARAMETERS['not_equal_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.not_equal_Scalar_out, ('out',))),
     ],
     'ones_like': [
-        (vt.ones_like, 'ones_like(Tensor input, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None)', vt.PARAMETERS['ones_like']),
+        (vt.ones_like, 'ones_like(Tensor input, *, MemoryFormat? memory_format=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)', vt.PARAMETERS['ones_like']),
     ],
     'outer': [
         (vt.outer, 'outer(Tensor input, Tensor vec2)', vt.PARAMETERS['outer']),
@@ -940,13 +949,13 @@ TORCH_FUNCTIONS = {
         (vt.tril, 'tril(Tensor input, int diagonal=0, *, Tensor out=None)', (vt.PARAMETERS['tril'][0], vt.PARAMETERS['tril'][1] + (('out', 'Tensor?', True),)), (vt.tril_out, ('out',))),
     ],
     'tril_indices': [
-        (vt.tril_indices, 'tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None)', vt.PARAMETERS['tril_indices']),
+        (vt.tril_indices, 'tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)', vt.PARAMETERS['tril_indices']),
     ],
     'triu': [
         (vt.triu, 'triu(Tensor input, int diagonal=0, *, Tensor out=None)', (vt.PARAMETERS['triu'][0], vt.PARAMETERS['triu'][1] + (('out', 'Tensor?', True),)), (vt.triu_out, ('out',))),
     ],
     'triu_indices': [
-        (vt.triu_indices, 'triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None)', vt.PARAMETERS['triu_indices']),
+        (vt.triu_indices, 'triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)', vt.PARAMETERS['triu_indices']),
     ],
     'true_divide': [
         (vt.true_divide_Tensor, 'true_divide(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['true_divide_Tensor'][0], vt.PARAMETERS['true_divide_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.true_divide_out, ('out',))),
@@ -999,7 +1008,7 @@ TORCH_FUNCTIONS = {
         (vt.zero_, 'zero_(Tensor input)', vt.PARAMETERS['zero_']),
     ],
     'zeros_like': [
-        (vt.zeros_like, 'zeros_like(Tensor input, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None)', vt.PARAMETERS['zeros_like']),
+        (vt.zeros_like, 'zeros_like(Tensor input, *, MemoryFormat? memory_format=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)', vt.PARAMETERS['zeros_like']),
     ],
 }
 
@@ -1478,6 +1487,9 @@ TENSOR_METHODS = {
     'expm1_': [
         (vt.expm1_, 'expm1_()', vt.PARAMETERS['expm1_']),
     ],
+    'exponential_': [
+        (vt.exponential_, 'exponential_(float lambd=1, *, Generator? generator=None)', vt.PARAMETERS['exponential_']),
+    ],
     'fill_': [
         (vt.fill__Tensor, 'fill_(Tensor value)', vt.PARAMETERS['fill__Tensor']),
         (vt.fill__Scalar, 'fill_(Scalar value)', vt.PARAMETERS['fill__Scalar']),
@@ -1758,6 +1770,9 @@ TENSOR_METHODS = {
     'mul_': [
         (vt.mul__Tensor, 'mul_(Tensor other)', vt.PARAMETERS['mul__Tensor']),
     ],
+    'multinomial': [
+        (vt.multinomial, 'multinomial(int num_samples, bool replacement=False, *, Generator? generator=None)', vt.PARAMETERS['multinomial']),
+    ],
     'multiply': [
         (vt.multiply_Tensor, 'multiply(Tensor other)', vt.PARAMETERS['multiply_Tensor']),
         (vt.multiply_Scalar, 'multiply(Scalar other)', vt.PARAMETERS['multiply_Scalar']),
@@ -1802,16 +1817,16 @@ TENSOR_METHODS = {
         (vt.negative_, 'negative_()', vt.PARAMETERS['negative_']),
     ],
     'new_empty': [
-        (vt.new_empty, 'new_empty(int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None)', vt.PARAMETERS['new_empty']),
+        (vt.new_empty, 'new_empty(int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)', vt.PARAMETERS['new_empty']),
     ],
     'new_full': [
-        (vt.new_full, 'new_full(int[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None)', vt.PARAMETERS['new_full']),
+        (vt.new_full, 'new_full(int[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)', vt.PARAMETERS['new_full']),
     ],
     'new_ones': [
-        (vt.new_ones, 'new_ones(int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None)', vt.PARAMETERS['new_ones']),
+        (vt.new_ones, 'new_ones(int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)', vt.PARAMETERS['new_ones']),
     ],
     'new_zeros': [
-        (vt.new_zeros, 'new_zeros(int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None)', vt.PARAMETERS['new_zeros']),
+        (vt.new_zeros, 'new_zeros(int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)', vt.PARAMETERS['new_zeros']),
     ],
     'normal_': [
         (vt.normal_, 'normal_(float mean=0, float std=1, *, Generator? generator=None)', vt.PARAMETERS['normal_']),
@@ -1855,6 +1870,11 @@ TENSOR_METHODS = {
     ],
     'rad2deg_': [
         (vt.rad2deg_, 'rad2deg_()', vt.PARAMETERS['rad2deg_']),
+    ],
+    'random_': [
+        (vt.random_, 'random_(*, Generator? generator=None)', vt.PARAMETERS['random_']),
+        (vt.random__from, 'random_(int from, int? to, *, Generator? generator=None)', vt.PARAMETERS['random__from']),
+        (vt.random__to, 'random_(int to, *, Generator? generator=None)', vt.PARAMETERS['random__to']),
     ],
     'ravel': [
         (vt.ravel, 'ravel()', vt.PARAMETERS['ravel']),

@@ -7891,6 +7891,155 @@ def aminmax_out(self, *, dim=None, keepdim=False, min, max):
     return (min, max)
 
 
+def random__from(self, from_, to, *, generator=None):
+    """``random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.RandomBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("random_.from", device_of(self))(self, from_, to, generator)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def random__to(self, to, *, generator=None):
+    """``random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.RandomBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("random_.to", device_of(self))(self, to, generator)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def random_(self, *, generator=None):
+    """``random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.RandomBackward2()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("random_", device_of(self))(self, generator)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def exponential_(self, lambd=1, *, generator=None):
+    """``exponential_(Tensor(a!) self, float lambd=1, *, Generator? generator=None) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.ExponentialBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("exponential_", device_of(self))(self, lambd, generator)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def multinomial(self, num_samples, replacement=False, *, generator=None):
+    """``multinomial(Tensor self, int num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor``"""
+    result = kernel_for("multinomial", device_of(self))(self, num_samples, replacement, generator)
+    return result
+
+
+def multinomial_out(self, num_samples, replacement=False, *, generator=None, out):
+    """``multinomial.out(Tensor self, int num_samples, bool replacement=False, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("multinomial", self, out)
+    result = multinomial(self, num_samples, replacement, generator=generator)
+    native.write_out(out, result, "multinomial.out")
+    bump_version(out)
+    return out
+
+
+def normal_Tensor_float(mean, std=1, *, generator=None):
+    """``normal.Tensor_float(Tensor mean, float std=1, *, Generator? generator=None) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(mean):
+        grad_fn = nodes.NormalBackward1()
+        grad_fn.set_next_edges(collect_next_edges(mean))
+    result = kernel_for("normal.Tensor_float", device_of(mean))(mean, std, generator)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def normal_Tensor_float_out(mean, std=1, *, generator=None, out):
+    """``normal.Tensor_float_out(Tensor mean, float std=1, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("normal", mean, out)
+    result = normal_Tensor_float(mean, std, generator=generator)
+    native.write_out(out, result, "normal.Tensor_float_out")
+    bump_version(out)
+    return out
+
+
+def normal_float_Tensor(mean, std, *, generator=None):
+    """``normal.float_Tensor(float mean, Tensor std, *, Generator? generator=None) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(std):
+        grad_fn = nodes.NormalBackward2()
+        grad_fn.set_next_edges(collect_next_edges(std))
+    result = kernel_for("normal.float_Tensor", device_of(std))(mean, std, generator)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def normal_float_Tensor_out(mean, std, *, generator=None, out):
+    """``normal.float_Tensor_out(float mean, Tensor std, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("normal", std, out)
+    result = normal_float_Tensor(mean, std, generator=generator)
+    native.write_out(out, result, "normal.float_Tensor_out")
+    bump_version(out)
+    return out
+
+
+def normal_Tensor_Tensor(mean, std, *, generator=None):
+    """``normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? generator=None) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(mean, std):
+        grad_fn = nodes.NormalBackward3()
+        grad_fn.set_next_edges(collect_next_edges(mean, std))
+    result = kernel_for("normal.Tensor_Tensor", device_of(mean, std))(mean, std, generator)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def normal_Tensor_Tensor_out(mean, std, *, generator=None, out):
+    """``normal.Tensor_Tensor_out(Tensor mean, Tensor std, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("normal", mean, std, out)
+    result = normal_Tensor_Tensor(mean, std, generator=generator)
+    native.write_out(out, result, "normal.Tensor_Tensor_out")
+    bump_version(out)
+    return out
+
+
+def normal_float_float(mean, std, size, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
+    """``normal.float_float(float mean, float std, int[] size, *, Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor``"""
+    result = kernel_for("normal.float_float", device_of())(mean, std, size, generator, dtype, layout, device, pin_memory)
+    return result
+
+
+def normal_float_float_out(mean, std, size, *, generator=None, out):
+    """``normal.float_float_out(float mean, float std, int[] size, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("normal", out)
+    result = normal_float_float(mean, std, size, generator=generator)
+    native.write_out(out, result, "normal.float_float_out")
+    bump_version(out)
+    return out
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add_cuda}, add_Tensor)
 register_kernels("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, add_out)
@@ -8637,6 +8786,20 @@ register_kernels("tril_indices(int row, int col, int offset=0, *, ScalarType? dt
 register_kernels("triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", {"CPU": native.triu_indices, "CUDA": native.triu_indices}, triu_indices)
 register_kernels("aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)", {"CPU": native.aminmax, "CUDA": native.aminmax}, aminmax)
 register_kernels("aminmax.out(Tensor self, *, int? dim=None, bool keepdim=False, Tensor(a!) min, Tensor(b!) max) -> (Tensor(a!) min, Tensor(b!) max)", {}, aminmax_out)
+register_kernels("random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)", {"CPU": native.random_, "CUDA": native.random_}, random__from)
+register_kernels("random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)", {"CPU": native.random_to_, "CUDA": native.random_to_}, random__to)
+register_kernels("random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)", {"CPU": native.random_full_, "CUDA": native.random_full_}, random_)
+register_kernels("exponential_(Tensor(a!) self, float lambd=1, *, Generator? generator=None) -> Tensor(a!)", {"CPU": native.exponential_, "CUDA": native.exponential_}, exponential_)
+register_kernels("multinomial(Tensor self, int num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor", {"CPU": native.multinomial, "CUDA": native.multinomial}, multinomial)
+register_kernels("multinomial.out(Tensor self, int num_samples, bool replacement=False, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)", {}, multinomial_out)
+register_kernels("normal.Tensor_float(Tensor mean, float std=1, *, Generator? generator=None) -> Tensor", {"CPU": native.normal_tensor_float, "CUDA": native.normal_tensor_float}, normal_Tensor_float)
+register_kernels("normal.Tensor_float_out(Tensor mean, float std=1, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)", {}, normal_Tensor_float_out)
+register_kernels("normal.float_Tensor(float mean, Tensor std, *, Generator? generator=None) -> Tensor", {"CPU": native.normal_float_tensor, "CUDA": native.normal_float_tensor}, normal_float_Tensor)
+register_kernels("normal.float_Tensor_out(float mean, Tensor std, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)", {}, normal_float_Tensor_out)
+register_kernels("normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? generator=None) -> Tensor", {"CPU": native.normal_tensor_tensor, "CUDA": native.normal_tensor_tensor}, normal_Tensor_Tensor)
+register_kernels("normal.Tensor_Tensor_out(Tensor mean, Tensor std, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)", {}, normal_Tensor_Tensor_out)
+register_kernels("normal.float_float(float mean, float std, int[] size, *, Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", {"CPU": native.normal_float_float, "CUDA": native.normal_float_float}, normal_float_float)
+register_kernels("normal.float_float_out(float mean, float std, int[] size, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)", {}, normal_float_float_out)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -9387,6 +9550,20 @@ PARAMETERS = {
     "triu_indices": ((('row', 'int', False), ('col', 'int', False), ('offset', 'int', True),), (('dtype', 'ScalarType?', True), ('layout', 'Layout?', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
     "aminmax": ((('self', 'Tensor', False),), (('dim', 'int?', True), ('keepdim', 'bool', True),)),
     "aminmax_out": ((('self', 'Tensor', False),), (('dim', 'int?', True), ('keepdim', 'bool', True), ('min', 'Tensor', False), ('max', 'Tensor', False),)),
+    "random__from": ((('self', 'Tensor', False), ('from_', 'int', False), ('to', 'int?', False),), (('generator', 'any', True),)),
+    "random__to": ((('self', 'Tensor', False), ('to', 'int', False),), (('generator', 'any', True),)),
+    "random_": ((('self', 'Tensor', False),), (('generator', 'any', True),)),
+    "exponential_": ((('self', 'Tensor', False), ('lambd', 'any', True),), (('generator', 'any', True),)),
+    "multinomial": ((('self', 'Tensor', False), ('num_samples', 'int', False), ('replacement', 'bool', True),), (('generator', 'any', True),)),
+    "multinomial_out": ((('self', 'Tensor', False), ('num_samples', 'int', False), ('replacement', 'bool', True),), (('generator', 'any', True), ('out', 'Tensor', False),)),
+    "normal_Tensor_float": ((('mean', 'Tensor', False), ('std', 'any', True),), (('generator', 'any', True),)),
+    "normal_Tensor_float_out": ((('mean', 'Tensor', False), ('std', 'any', True),), (('generator', 'any', True), ('out', 'Tensor', False),)),
+    "normal_float_Tensor": ((('mean', 'any', False), ('std', 'Tensor', False),), (('generator', 'any', True),)),
+    "normal_float_Tensor_out": ((('mean', 'any', False), ('std', 'Tensor', False),), (('generator', 'any', True), ('out', 'Tensor', False),)),
+    "normal_Tensor_Tensor": ((('mean', 'Tensor', False), ('std', 'Tensor', False),), (('generator', 'any', True),)),
+    "normal_Tensor_Tensor_out": ((('mean', 'Tensor', False), ('std', 'Tensor', False),), (('generator', 'any', True), ('out', 'Tensor', False),)),
+    "normal_float_float": ((('mean', 'any', False), ('std', 'any', False), ('size', 'int[]', False),), (('generator', 'any', True), ('dtype', 'ScalarType?', True), ('layout', 'Layout?', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
+    "normal_float_float_out": ((('mean', 'any', False), ('std', 'any', False), ('size', 'int[]', False),), (('generator', 'any', True), ('out', 'Tensor', False),)),
 }
 
 
@@ -9805,3 +9982,7 @@ register_op("bitwise_xor_", overloaded("bitwise_xor_", [(bitwise_xor__Scalar, PA
 register_op("tril_indices", overloaded("tril_indices", [(tril_indices, PARAMETERS["tril_indices"])]))
 register_op("triu_indices", overloaded("triu_indices", [(triu_indices, PARAMETERS["triu_indices"])]))
 register_op("aminmax", overloaded("aminmax", [(aminmax, PARAMETERS["aminmax"]), (aminmax_out, PARAMETERS["aminmax_out"])]))
+register_op("random_", overloaded("random_", [(random__from, PARAMETERS["random__from"]), (random__to, PARAMETERS["random__to"]), (random_, PARAMETERS["random_"])]))
+register_op("exponential_", overloaded("exponential_", [(exponential_, PARAMETERS["exponential_"])]))
+register_op("multinomial", overloaded("multinomial", [(multinomial, PARAMETERS["multinomial"]), (multinomial_out, PARAMETERS["multinomial_out"])]))
+register_op("normal", overloaded("normal", [(normal_Tensor_float, PARAMETERS["normal_Tensor_float"]), (normal_Tensor_float_out, PARAMETERS["normal_Tensor_float_out"]), (normal_float_Tensor, PARAMETERS["normal_float_Tensor"]), (normal_float_Tensor_out, PARAMETERS["normal_float_Tensor_out"]), (normal_Tensor_Tensor, PARAMETERS["normal_Tensor_Tensor"]), (normal_Tensor_Tensor_out, PARAMETERS["normal_Tensor_Tensor_out"]), (normal_float_float, PARAMETERS["normal_float_float"]), (normal_float_float_out, PARAMETERS["normal_float_float_out"])]))

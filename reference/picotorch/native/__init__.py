@@ -229,7 +229,21 @@ from .composite import (
 )
 from .copy import copy_
 from .cuda.elementwise import add_cuda, mul_cuda, relu_cuda, threshold_backward_cuda
-from .distributions import bernoulli, bernoulli_, normal_, uniform_
+from .distributions import (
+    bernoulli,
+    bernoulli_,
+    exponential_,
+    multinomial,
+    normal_,
+    normal_float_float,
+    normal_float_tensor,
+    normal_tensor_float,
+    normal_tensor_tensor,
+    random_,
+    random_full_,
+    random_to_,
+    uniform_,
+)
 from .embedding import embedding, embedding_dense_backward, embedding_renorm_
 from .fused_dropout import native_dropout, native_dropout_backward
 from .helpers import strides_of
@@ -514,6 +528,8 @@ __all__ = [
     "where_scalar_other", "where_scalar_self", "where_scalars", "addcdiv_", "addcmul_", "lerp_", "sqrt",
     # torch.nn (group D)
     "_log_softmax", "_log_softmax_backward_data", "_softmax", "_softmax_backward_data", "bernoulli", "bernoulli_",
+    "exponential_", "multinomial", "normal_float_float", "normal_float_tensor", "normal_tensor_float",
+    "normal_tensor_tensor", "random_", "random_full_", "random_to_",
     "binary_cross_entropy_with_logits", "binary_cross_entropy_with_logits_backward", "cross_entropy_loss", "dropout",
     "dropout_", "gelu", "gelu_backward", "l1_loss", "layer_norm", "log_softmax", "masked_fill", "masked_fill_",
     "mse_loss", "mse_loss_backward", "native_dropout", "native_dropout_backward", "native_layer_norm",

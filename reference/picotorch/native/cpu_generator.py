@@ -40,7 +40,8 @@ class CPUGeneratorImpl:
     def set_current_seed(self, seed: int) -> None:
         self._seed = seed
         self._twister = np.random.MT19937()
-        self._twister.state = {"bit_generator": "MT19937", "state": {"key": _init_genrand(seed), "pos": MERSENNE_STATE_N}}
+        key = _init_genrand(seed)
+        self._twister.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": MERSENNE_STATE_N}}
         self._fresh = True  # seeded and not drawn from: torch's state says next = 0 rather than 624
         self.next_double_normal_sample = None
         self.next_float_normal_sample = None

@@ -35,12 +35,14 @@ without MKL). A non-CPU tensor gets the CPU generator's numbers (a CUDA build wo
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
 from ..c10 import scalar_type as st
+from .checks import broadcast_shapes
 from .cpu_generator import default_cpu_generator
-from .device import to_numpy
+from .device import CPU, backend, normalize, to_numpy
 from .helpers import shape_of, strides_of, xp_dtype, xp_of
 from .tensor_impl import TensorImpl, new_tensor
 
@@ -208,7 +210,8 @@ def _sincos_avx(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     sin = _fma32(sin, x, x)
     sin_value = np.where(first_polynomial, sin, cos)
     cos_value = np.where(first_polynomial, cos, sin)
-    return (sin_value.view(np.int32) ^ sign_sin).view(np.float32), (cos_value.view(np.int32) ^ sign_cos).view(np.float32)
+    sin_value = (sin_value.view(np.int32) ^ sign_sin).view(np.float32)
+    return sin_value, (cos_value.view(np.int32) ^ sign_cos).view(np.float32)
 
 
 # ----------------------------------------------------------------------------- bernoulli (dropout's mask)
@@ -256,7 +259,242 @@ def _probabilities(t) -> np.ndarray:
     return np.asarray(to_numpy(t._data), dtype=np.float64)
 
 
+# ----------------------------------------------------------------------------- exponential and multinomial
+
+
+def exponential_(self, lambd=1.0, generator=None):
+    """``-1 / lambda * log(1 - u)`` from float64 uniforms, in every float dtype (the C library's ``log1p``)."""
+    if not self._dtype.is_floating_point:
+        raise RuntimeError("Exponential distribution is a continuous probability distribution. dtype must be a "
+                           f"floating point but you specified {self._dtype.c10_name}")
+    if not lambd > 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
+    gen = generator_impl(generator)
+    with gen.mutex:
+        _fill_in_memory_order(self, exponential_values(gen, self.numel(), lambd))
+    return self
+
+
+def exponential_values(gen, n: int, lambd=1.0) -> np.ndarray:
+    scale = -1.0 / lambd
+    return np.array([scale * math.log1p(-u) for u in uniform_values(gen, n, st.float64).tolist()], np.float64)
+
+
+def multinomial(self, num_samples, replacement=False, generator=None):
+    """Indices drawn by the probabilities in each row. Without replacement, or for one sample: the largest
+    ``p / q`` with ``q ~ Exp(1)`` (Gumbel's trick, ``argmax`` or ``topk``); with replacement: a float64 uniform
+    looked up by binary search in the row's normalised running sum (computed in the row's dtype)."""
+    _check_multinomial(self, num_samples, replacement)
+    p = to_numpy(self._data)
+    rows = p.reshape(-1, p.shape[-1])
+    gen = generator_impl(generator)
+    if not replacement or num_samples == 1:
+        if not (np.isfinite(p).all() and (p >= 0).all()):
+            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+        if (rows.sum(axis=1) == 0).any():
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        with gen.mutex:
+            q = exponential_values(gen, p.size).astype(p.dtype).reshape(rows.shape)
+        keys = rows / q
+        order = np.argsort(-keys.astype(np.float64), axis=1, kind="stable")[:, :num_samples]
+    else:
+        with gen.mutex:
+            order = np.stack([_sample_with_replacement(gen, row, num_samples) for row in rows])
+    indices = order.reshape(p.shape[:-1] + (num_samples,)).astype(np.int64)
+    xp = xp_of(self)
+    return new_tensor(xp.asarray(indices, device=self._data.device), st.int64, self._device)
+
+
+def _check_multinomial(self, num_samples, replacement) -> None:
+    if not 1 <= self._data.ndim <= 2:
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if not self._dtype.is_floating_point:
+        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: {self._dtype.c10_name}")
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    if not replacement and num_samples > self._data.shape[-1]:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    if self._data.shape[-1] > 2**24:
+        raise RuntimeError("number of categories cannot exceed 2^24")
+
+
+def _sample_with_replacement(gen, row: np.ndarray, num_samples: int) -> np.ndarray:
+    """``multinomial_with_replacement_apply``: the running sum in the row's dtype (float32 for the 16-bit
+    floats), each entry checked, normalised, the last bucket set to 1, one float64 uniform per sample."""
+    acc = row.dtype if row.dtype in (np.float32, np.float64) else np.float32
+    values = row.astype(acc)
+    if (values < 0).any():
+        raise RuntimeError("invalid multinomial distribution (encountering probability entry < 0)")
+    if not np.isfinite(values).all():
+        raise RuntimeError("invalid multinomial distribution (encountering probability entry = infinity or NaN)")
+    running = np.cumsum(values, dtype=acc)  # one addition after another, as the kernel's loop
+    total = running[-1]
+    if not total > 0:
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    cumulative = running / total
+    cumulative[-1] = 1
+    return np.searchsorted(cumulative.astype(np.float64), uniform_values(gen, num_samples, st.float64), side="left")
+
+
+# ----------------------------------------------------------------------------- normal with tensor parameters
+
+
+def normal_tensor_float(mean, std=1.0, generator=None):
+    """``normal(Tensor mean, float std)``: ``normal_(0, std)`` on a new tensor like ``mean``, then ``+ mean``."""
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
+    out = _empty_like(mean)
+    normal_(out, 0.0, std, generator)
+    out._data[...] = out._data + mean._data
+    return out
+
+
+def normal_float_tensor(mean, std, generator=None):
+    """``normal(float mean, Tensor std)``: ``normal_(0, 1)`` on a new tensor like ``std``, ``* std``, ``+ mean``."""
+    _check_tensor_std(std)
+    out = _empty_like(std)
+    normal_(out, 0.0, 1.0, generator)
+    out._data[...] = out._data * std._data + mean  # (a Python float keeps the array's dtype)
+    return out
+
+
+def normal_tensor_tensor(mean, std, generator=None):
+    """``normal(Tensor mean, Tensor std)``: ``normal_(0, 1)`` in the broadcast shape, ``* std``, ``+ mean``."""
+    _check_tensor_std(std)
+    out = _empty_like(mean, broadcast_shapes(shape_of(mean), shape_of(std)))
+    normal_(out, 0.0, 1.0, generator)
+    out._data[...] = out._data * std._data + mean._data
+    return out
+
+
+def normal_float_float(mean, std, size, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
+    """``normal(float mean, float std, size)``: ``empty(size).normal_(mean, std)``."""
+    dtype = dtype or st.get_default_dtype()
+    dev = normalize(device) if device is not None else CPU
+    target = backend(dev)
+    data = target.xp.empty(tuple(size), dtype=xp_dtype(target.xp, dtype), device=target.array_device(dev.index))
+    return normal_(new_tensor(data, dtype, dev), mean, std, generator)
+
+
+def _check_tensor_std(std) -> None:
+    if (to_numpy(std._data) < 0).any():
+        raise RuntimeError("normal expects all elements of std >= 0.0")
+
+
+def _empty_like(t, shape=None):
+    xp = xp_of(t)
+    data = xp.empty(shape_of(t) if shape is None else shape, dtype=xp_dtype(xp, t._dtype), device=t._data.device)
+    return new_tensor(data, t._dtype, t._device)
+
+
 # ----------------------------------------------------------------------------- integers
+
+
+def random_(self, from_, to=None, generator=None):
+    """``random_.from``: integers in ``[from, to)``, or from ``from`` to the dtype's largest (exact) value."""
+    dtype = self._dtype
+    if to is None and from_ == -(2**63):  # the whole of int64: random_full_64_bits_range_kernel
+        if dtype not in (st.int64, st.float64, st.float32, st.bfloat16):
+            raise RuntimeError("random_full_64_bits_range_kernel_cpu handles only int64, double, float and bfloat16")
+        return _fill_random(self, generator, lambda gen, n: gen.random64(n).view(np.int64))
+    if to is None:
+        to_inc = _largest_random(dtype)
+        if dtype.is_floating_point:
+            from_ = _exact_bound(from_, 1, dtype)
+            if from_ >= to_inc:
+                raise RuntimeError(f"random_ expects 'from' casted to dtype to be less than or equal to 'to_inc' "
+                                   f"casted to dtype, but got from={from_} > to_inc={to_inc}")
+        _check_from_to_in_range(from_, to_inc, dtype)
+        low, high = from_, to_inc + 1
+    else:
+        low, high = check_from_to(from_, to, dtype)
+    return _fill_random(self, generator, lambda gen, n: random_from_to_values(gen, n, low, high, dtype))
+
+
+def random_to_(self, to, generator=None):
+    """``random_.to``: integers in ``[0, to)``."""
+    return random_(self, 0, to, generator)
+
+
+def random_full_(self, generator=None):
+    """``random_()``: ``uniform_int_distribution``: for int64 63 bits of a 64-bit draw, for the other integer
+    types ``bits % (max + 1)``, for float types the exact integers ``bits % (2**digits + 1)``, bool one bit."""
+    dtype = self._dtype
+    wide = dtype in (st.int64, st.float64)
+    modulus = 2 if dtype is st.bool_ else _largest_random(dtype) + 1
+    return _fill_random(self, generator, lambda gen, n: ((gen.random64(n) if wide else gen.random(n))
+                                                          % np.uint64(modulus)).astype(np.int64))
+
+
+def _largest_random(dtype) -> int:
+    if dtype.is_floating_point:
+        return 2 ** _EXACT_DIGITS[dtype]
+    return _RANDOM_RANGES[dtype][1]
+
+
+def _fill_random(self, generator, draw):
+    gen = generator_impl(generator)
+    with gen.mutex:
+        values = draw(gen, self.numel())
+    _fill_in_memory_order(self, values.astype(np.float64) if self._dtype.is_floating_point else values)
+    return self
+
+
+def check_from_to(low: int, high: int, dtype) -> tuple[int, int]:
+    """``random_from_to_impl``'s checks, with the bounds a float dtype moves inwards (``update_from``/``update_to``)."""
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    if dtype.is_floating_point:
+        low, high = _exact_bound(low, 1, dtype), _exact_bound(high, -1, dtype)
+        if low >= high:
+            raise RuntimeError("random_ expects 'from' casted to dtype to be less than 'to' casted to dtype, but got "
+                               f"from={low} >= to={high}")
+    _check_from_to_in_range(low, high - 1, dtype)
+    return low, high
+
+
+# What ``random_(from, to)`` lets a dtype hold (``check_from_to_in_range``): an integer type's range; for a float
+# type, its finite range, with a warning beyond its exact integers (``std::numeric_limits<T>::digits``). The C++
+# names are those of the texts.
+_RANDOM_RANGES = {st.uint8: (0, 255, "unsigned char"), st.int8: (-128, 127, "signed char"),
+                   st.int16: (-2**15, 2**15 - 1, "short int"), st.int32: (-2**31, 2**31 - 1, "int"),
+                   st.int64: (-2**63, 2**63 - 1, "long int"), st.bool_: (0, 1, "bool"),
+                   st.float16: (-65504.0, 65504.0, "c10::Half"), st.bfloat16: (-3.3895313892515355e38,
+                                                                             3.3895313892515355e38, "c10::BFloat16"),
+                   st.float32: (-3.4028234663852886e38, 3.4028234663852886e38, "float"),
+                   st.float64: (-1.7976931348623157e308, 1.7976931348623157e308, "double")}
+_EXACT_DIGITS = {st.float16: 11, st.bfloat16: 8, st.float32: 24, st.float64: 53}
+_RANDOM_WARNING_AT = "/__w/pytorch/pytorch/aten/src/ATen/native/DistributionTemplates.h"
+
+
+def _check_from_to_in_range(low, last, dtype) -> None:
+    lowest, highest, name = _RANDOM_RANGES[dtype]
+    for value, what in ((low, "from"), (last, "to - 1")):
+        if not lowest <= value <= highest:
+            raise RuntimeError(f"{what} is out of bounds for {name}")
+    digits = _EXACT_DIGITS.get(dtype)
+    for value, what, line in ((low, "from", 110), (last, "to - 1", 111)):
+        if digits is not None and not -(2**digits) <= value <= 2**digits:
+            warnings.warn(f"{what} is out of bounds [-(2^{digits}), 2^{digits}]. Due to precision limitations {name} "
+                          "can support discrete uniform distribution only within this range. This warning will "
+                          "become an error in version 1.7 release, please fix the code in advance (Triggered "
+                          f"internally at {_RANDOM_WARNING_AT}:{line}.)", UserWarning, stacklevel=4)
+
+
+def _exact_bound(bound: int, step: int, dtype) -> int:
+    """``update_from`` (``step=1``) / ``update_to`` (``step=-1``): a float dtype that rounds ``from + 1`` below
+    ``from`` (or ``to - 1`` up to ``to``) moves the bound inwards by its spacing there, so every drawn integer
+    survives the cast."""
+    inner = bound + step
+    with np.errstate(over="ignore"):
+        rounded = float(np.float32(inner).astype(st.to_numpy_dtype(dtype)) if dtype.itemsize == 2 else
+                        np.array(inner, st.to_numpy_dtype(dtype)).item())
+    cast = int(rounded) if -(2**63) <= rounded < 2**63 else -(2**63)  # x86's answer to an int64 cast out of range
+    if (cast < bound) if step == 1 else (cast >= bound):
+        spacing = 1 << (abs(inner).bit_length() - 1 - _EXACT_DIGITS[dtype] + 1)
+        return cast + spacing if step == 1 else cast - spacing
+    return bound
+
 
 
 def random_from_to_values(gen, n: int, low: int, high: int, dtype) -> np.ndarray:

@@ -43,9 +43,30 @@ def python_signature(schema: FunctionSchema, method: bool, out: FunctionSchema |
     overload (``add.out``) the one signature of both ends in ``Tensor out=None`` (``PythonSignatureGroup``).
     """
     positional = [_signature_argument(a) for a in schema.arguments.positional if not (method and a.name == "self")]
-    kwarg_only = [_signature_argument(a) for a in schema.arguments.kwarg_only] + _out_argument(out)
+    kwarg_only = list(schema.arguments.kwarg_only)
+    options = _factory_options(kwarg_only)
+    kwarg_only = [_signature_argument(a) for a in kwarg_only if a.name not in options] + _out_argument(out)
+    if options:  # a factory: its TensorOptions come last, as torch prints them, with requires_grad
+        kwarg_only += ["ScalarType? dtype=None", "Layout? layout=None", "Device? device=None", "bool pin_memory=False",
+                       "bool requires_grad=False"]
     arguments = positional + (["*", *kwarg_only] if kwarg_only else [])
     return f"{schema.name.name}({', '.join(arguments)})"
+
+
+def grouping_signature(schema: FunctionSchema) -> str:
+    """The text that pairs a functional overload with its out= overload: the Python signature without outputs
+    and without a factory's TensorOptions (``normal.float_float`` with ``normal.float_float_out``)."""
+    kept = [a for a in schema.arguments.kwarg_only if a.name not in _factory_options(schema.arguments.kwarg_only)]
+    positional = [_signature_argument(a) for a in schema.arguments.positional]
+    keywords = [_signature_argument(a) for a in kept if a not in schema.arguments.out]
+    return f"{schema.name.name}({', '.join(positional + (['*', *keywords] if keywords else []))})"
+
+
+def _factory_options(kwarg_only) -> set[str]:
+    """The names of the TensorOptions group (dtype, layout, device, pin_memory) when all four are there."""
+    names = {a.name for a in kwarg_only}
+    return {"dtype", "layout", "device", "pin_memory"} if {"dtype", "layout", "device", "pin_memory"} <= names \
+        else set()
 
 
 def _out_argument(out: FunctionSchema | None) -> list[str]:

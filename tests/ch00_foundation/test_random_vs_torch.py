@@ -277,3 +277,29 @@ def test_gradients_of_random_ops_are_zero_as_torchs():
     "T.ones(2, dtype=T.float16).random_(70000, None)"])
 def test_bad_random_calls_raise_torchs_errors(program):
     _same_error(lambda T: eval(program, {"T": T}))
+
+
+@pytest.mark.parametrize("args", [(), (0.0, 1.0, -2.0, 2.0), (0.0, 1.0, 1.5, 3.0), (0.5, 0.1, -1, 0.2), (0.0, 0.02)],
+                         ids=str)
+@pytest.mark.filterwarnings("ignore:mean is more than 2 std")
+def test_trunc_normal_rejects_as_torch(args):
+    """Both branches: redrawing the normals outside [a, b], and uniform draws accepted by the density."""
+    _same(lambda T: [T.nn.init.trunc_normal_(T.empty(50), *args),
+                     T.nn.init.trunc_normal_(T.empty(4, 7, dtype=T.float64), *args)], seed=17)
+
+
+def test_eye_dirac_sparse_and_the_deprecated_names():
+    def program(T):
+        init = T.nn.init
+        with pytest.warns(FutureWarning) as record:
+            old = [init.normal(T.empty(3)), init.xavier_uniform(T.empty(2, 3)), init.constant(T.empty(2), 0.5)]
+        return old + [str(w.message) for w in record] + [
+            init.eye_(T.empty(3, 5)), init.dirac_(T.empty(4, 2, 3, 3), 2), init.dirac_(T.empty(2, 2, 3)),
+            init.dirac_(T.empty(2, 3, 3, 3, 3)), init.sparse_(T.empty(6, 4), 0.5), init.normal.__name__]
+    _same(program, seed=18)
+
+
+@pytest.mark.parametrize("program", ["init.eye_(T.empty(3))", "init.dirac_(T.empty(3, 3))",
+                                     "init.dirac_(T.empty(3, 2, 3), 2)", "init.sparse_(T.empty(3), 0.1)"])
+def test_init_refuses_what_torch_refuses(program):
+    _same_error(lambda T: eval(program, {"T": T, "init": T.nn.init}))

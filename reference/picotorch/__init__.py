@@ -13,9 +13,9 @@ ones on first access (PEP 562, torch's ``_lazy_modules``).
 import importlib as _importlib
 import sys as _sys
 
-__all__ = ["Tensor", "autograd", "cuda", "enable_grad", "inference_mode", "is_tensor", "linalg", "load", "nn",
-           "no_grad", "norm", "numel", "optim", "return_types", "save", "set_grad_enabled", "set_printoptions",
-           "utils"]
+__all__ = ["Tensor", "autograd", "cuda", "enable_grad", "get_rng_state", "inference_mode", "initial_seed", "is_tensor",
+           "linalg", "load", "manual_seed", "nn", "no_grad", "norm", "numel", "optim", "return_types", "save", "seed",
+           "set_grad_enabled", "set_printoptions", "set_rng_state", "utils"]
 
 from . import _C  # noqa: E402
 from ._C import *  # noqa: E402, F403
@@ -97,12 +97,13 @@ def numel(input) -> int:
     return input.numel()
 
 
-from . import autograd, cuda, linalg, nn, optim, overrides, utils  # noqa: E402, F401
+from . import autograd, cuda, linalg, nn, optim, overrides, random, utils  # noqa: E402, F401
 from .autograd import inference_mode  # noqa: E402
 
 # after the generated functions, which it wraps; as in torch, its names do not join __all__ (broadcast_shapes is
 # not in torch.__all__; atleast_1d is, once, as a _VariableFunctions name)
 from .functional import *  # noqa: E402, F403, I001
+from .random import get_rng_state, initial_seed, manual_seed, seed, set_rng_state  # noqa: E402
 from .utils import data as _utils_data  # noqa: E402, F401  (loads picotorch.utils.data, as torch does)
 from .utils.serialization import load, save  # noqa: E402
 

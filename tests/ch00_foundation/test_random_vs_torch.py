@@ -303,3 +303,16 @@ def test_eye_dirac_sparse_and_the_deprecated_names():
                                      "init.dirac_(T.empty(3, 2, 3), 2)", "init.sparse_(T.empty(3), 0.1)"])
 def test_init_refuses_what_torch_refuses(program):
     _same_error(lambda T: eval(program, {"T": T, "init": T.nn.init}))
+
+
+def test_torch_random_module_and_fork_rng():
+    def program(T):
+        before = T.rand(2)
+        with T.random.fork_rng():
+            inside = T.randn(3)
+        with T.random.fork_rng(enabled=False):
+            T.rand(1)
+        return [before, inside, T.rand(2), T.random.initial_seed(), T.manual_seed.__module__.split(".")[-1],
+                sorted(set(T.random.__all__) - {"thread_safe_generator"}),  # (picotorch has no thread_safe_generator)
+                type(T.Generator()).__qualname__, type(T.Generator()).__module__.split(".")[-1]]
+    _same(program, seed=19)

@@ -31,11 +31,6 @@ PICOTORCH_ONLY = {
     "_set_tensor_class": "what torch's _initExtension finds by itself (torch.Tensor)",
     "_is_operand": "what Tensor's Python operators accept",
     "_dispatch_trace": "what a debug build's TORCH_SHOW_DISPATCH_TRACE prints, as a context manager",
-    "manual_seed": "torch/random.py in PyTorch",
-    "seed": "torch/random.py in PyTorch",
-    "initial_seed": "torch/random.py in PyTorch",
-    "get_rng_state": "torch/random.py in PyTorch",
-    "set_rng_state": "torch/random.py in PyTorch",
     "_engine": "torch/autograd/variable.py makes torch's engine object",
 }
 

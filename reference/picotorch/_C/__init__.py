@@ -177,9 +177,6 @@ def _torch_functions() -> dict:
         "tensor", "zeros", "ones", "empty", "full", "rand", "randn", "randint", "arange", "linspace", "rand_like",
         "randn_like", "from_numpy", "as_tensor")}
     # PyTorch generates these from native_functions.yaml; picotorch writes them by hand
-    # torch/random.py's functions (Python in PyTorch, in _C here beside the generator they seed)
-    manual.update({name: getattr(_generator, name) for name in (
-        "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state")})
     manual.update(randperm=_generator.randperm, promote_types=_st.promote_types,
                   result_type=_type_properties.result_type, can_cast=_st.can_cast)
     return {"_VariableFunctions": functions, **manual}

@@ -1,12 +1,11 @@
-"""``torch.Generator``, ``torch.default_generator``, the seeding functions of ``torch/random.py`` and
-``torch.randperm``.
+"""``torch.Generator``, ``torch.default_generator`` and ``torch.randperm``.
 
-Models ``torch/csrc/Generator.cpp`` (the Python type around a C++ generator), ``torch/random.py``
-(``manual_seed``, ``seed``, ``initial_seed``, ``get_rng_state``, ``set_rng_state``) and ``randperm`` in
-``aten/src/ATen/native/TensorFactories.cpp``. A ``Generator`` owns one ``CPUGeneratorImpl``
-(``native/cpu_generator.py``: PyTorch's Mersenne Twister), so ``torch.Generator().manual_seed(42)``
-gives picotorch and PyTorch the same numbers, batch orders and splits. ``default_generator`` is the
-process's own, which every random function uses when no ``generator=`` is given.
+Models ``torch/csrc/Generator.cpp`` (the Python type around a C++ generator) and ``randperm`` in
+``aten/src/ATen/native/TensorFactories.cpp``; the seeding functions are in ``picotorch/random.py``.
+A ``Generator`` owns one ``CPUGeneratorImpl`` (``native/cpu_generator.py``: PyTorch's Mersenne
+Twister), so ``torch.Generator().manual_seed(42)`` gives picotorch and PyTorch the same numbers,
+batch orders and splits. ``default_generator`` is the process's own, which every random function
+uses when no ``generator=`` is given.
 """
 
 from __future__ import annotations
@@ -23,6 +22,8 @@ _UINT64 = 1 << 64
 
 
 class Generator:
+    __module__ = "picotorch._C"  # where PyTorch's type says it lives: torch._C.Generator
+
     def __init__(self, device="cpu") -> None:
         self.device = Device(device) if not isinstance(device, Device) else device
         self._own = cpu_generator.CPUGeneratorImpl()
@@ -78,30 +79,6 @@ def _default_generator() -> Generator:
 
 
 default_generator = _default_generator()
-
-
-# ----------------------------------------------------------------------------- torch/random.py
-
-
-def manual_seed(seed) -> Generator:
-    """Seed the default generator (``seed`` through ``int()`` first, as ``torch.manual_seed`` does)."""
-    return default_generator.manual_seed(int(seed))
-
-
-def seed() -> int:
-    return default_generator.seed()
-
-
-def initial_seed() -> int:
-    return default_generator.initial_seed()
-
-
-def get_rng_state():
-    return default_generator.get_state()
-
-
-def set_rng_state(new_state) -> None:
-    default_generator.set_state(new_state)
 
 
 # ----------------------------------------------------------------------------- randperm

@@ -12,6 +12,8 @@ from __future__ import annotations
 import math
 import warnings
 
+from .._C import _VariableFunctions as _VF
+from .._C import randperm
 from ..autograd.grad_mode import no_grad
 
 __all__ = ["calculate_gain", "constant", "constant_", "dirac", "dirac_", "eye", "eye_", "kaiming_normal",
@@ -135,50 +137,44 @@ def _norm_cdf(x: float) -> float:
 
 
 def _redraw_normals_outside(tensor, mean, std, a, b, generator) -> None:
-    import picotorch as torch
-
     low, high = tensor.new_tensor(a, device="cpu").item(), tensor.new_tensor(b, device="cpu").item()  # in its dtype
     result = tensor.normal_(mean, std, generator=generator)
     while True:
         outside = (result < low) | (result > high)
         if not outside.any():
             break
-        result = torch.where(outside, torch.empty_like(result).normal_(mean, std, generator=generator), result)
+        result = _VF.where(outside, _VF.empty_like(result).normal_(mean, std, generator=generator), result)
     if result is not tensor:
         tensor.copy_(result)
 
 
 def _sample_uniform_by_rejection(tensor, mean, std, a, b, generator) -> None:
-    import picotorch as torch
-
     mode = max(a, min(mean, b))
     log_peak = -0.5 * ((mode - mean) / std) ** 2
 
     def log_density_below_peak(x):  # in place, as torch's: -0.5 ((x - mean) / std)**2 - log_peak
         return x.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
 
-    candidates, accept = torch.empty_like(tensor), torch.empty_like(tensor)
+    candidates, accept = _VF.empty_like(tensor), _VF.empty_like(tensor)
     tensor.uniform_(a, b, generator=generator)  # the first round draws straight into the tensor
     candidates.copy_(tensor)
     pending = accept.uniform_(generator=generator).log_().gt(log_density_below_peak(candidates))
     result = tensor
     while pending.any():
         candidates.uniform_(a, b, generator=generator)
-        result = torch.where(pending, candidates, result)
+        result = _VF.where(pending, candidates, result)
         rejected = accept.uniform_(generator=generator).log_().gt(log_density_below_peak(candidates))
-        pending = torch.where(pending, rejected, pending)
+        pending = _VF.where(pending, rejected, pending)
     if result is not tensor:
         tensor.copy_(result)
 
 
 def eye_(tensor):
     """The identity matrix (a ``Linear`` that passes its inputs through, as far as the shapes allow)."""
-    import picotorch as torch
-
     if tensor.ndimension() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     with no_grad():
-        torch.eye(*tensor.shape, out=tensor, requires_grad=tensor.requires_grad)
+        _VF.eye(*tensor.shape, out=tensor, requires_grad=tensor.requires_grad)
     return tensor
 
 
@@ -203,8 +199,6 @@ def dirac_(tensor, groups: int = 1):
 def sparse_(tensor, sparsity, std: float = 0.01, generator=None):
     """Normal values, then in each column ``ceil(sparsity * rows)`` of them, picked by a ``randperm`` of the
     global generator, set to zero."""
-    import picotorch as torch
-
     if tensor.ndimension() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     rows, cols = tensor.shape
@@ -212,7 +206,7 @@ def sparse_(tensor, sparsity, std: float = 0.01, generator=None):
     with no_grad():
         tensor.normal_(0, std, generator=generator)
         for column in range(cols):
-            tensor[torch.randperm(rows)[:zeros_per_column], column] = 0
+            tensor[randperm(rows)[:zeros_per_column], column] = 0
     return tensor
 
 

@@ -316,3 +316,15 @@ def test_torch_random_module_and_fork_rng():
                 sorted(set(T.random.__all__) - {"thread_safe_generator"}),  # (picotorch has no thread_safe_generator)
                 type(T.Generator()).__qualname__, type(T.Generator()).__module__.split(".")[-1]]
     _same(program, seed=19)
+
+
+def test_out_kernels_that_resize_without_a_warning():
+    def program(T):
+        import warnings
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            results = [T.eye(2, out=T.empty(5)), T.eye(2, 3, out=T.empty(1)),
+                       T.multinomial(T.ones(3), 2, out=T.empty(5, dtype=T.int64)),
+                       T.normal(1.0, 2.0, (4,), out=T.empty(3)), T.add(T.ones(2), 1, out=T.empty(3))]
+        return results + [len(caught)]
+    _same(program, seed=20)

@@ -50,7 +50,7 @@ def _is_integer(item) -> bool:
     if isinstance(item, int):
         return True
     return isinstance(item, TensorImpl) and item._data.ndim == 0 and not item._dtype.is_floating_point \
-        and item._dtype.name != "bool"
+        and item._dtype.name not in ("bool", "uint8")  # a zero-dim uint8 tensor is a mask, as a bool one
 
 
 def _as_int(item) -> int:
@@ -125,6 +125,10 @@ def _apply_item(result, item, dim, tensor_indices, ellipsis_span, real_dim):
     if isinstance(item, slice):
         tensor_indices.append(None)
         return _slice(result, dim, item, optimize=True), dim + 1
+    if isinstance(item, TensorImpl) and item._data.ndim == 0 and item._dtype.name in ("bool", "uint8"):
+        result = ops.unsqueeze(result, dim)  # a zero-dim mask indexes a new dimension, as a Python bool does
+        tensor_indices.append(_bool_index(result, bool(item.item())))
+        return result, dim + 1
     if isinstance(item, (list, tuple)) or isinstance(item, TensorImpl):
         index = _as_index_tensor(item)
         tensor_indices.append(index)
@@ -172,7 +176,7 @@ def __setitem__(self, index, value) -> None:
     if _TORCH_FUNCTION.active and _torch_function.check_has_torch_function(self):
         return _torch_function.handle_torch_function_indexing(self, "__setitem__", (self, index, value))
     value = _as_value(self, value)
-    if isinstance(index, TensorImpl) and index._dtype.name == "uint8" and value.numel() == 1:
+    if isinstance(index, TensorImpl) and index._dtype.name == "uint8" and index._data.ndim and value.numel() == 1:
         # THPVariable_setitem: one mask and one value is masked_fill_, which takes bool masks only
         raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype unsigned char")
     if index is False:

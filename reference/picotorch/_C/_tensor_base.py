@@ -46,6 +46,24 @@ NON_LEAF_GRAD_WARNING = (
     "you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 for more information. "
     "(Triggered internally at /__w/pytorch/pytorch/build/aten/src/ATen/core/TensorBody.h:493.)")
 
+_SHAPE_CPP = "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:{}.)"
+_T_NOT_2D = ("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and it will "
+             "throw an error in a future release. Consider `x.mT` to transpose batches of matrices or "
+             "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor. "
+             + _SHAPE_CPP.format(4314))
+_T_0D = ("Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases. "
+         + _SHAPE_CPP.format(4321))
+_MT_0D = ("Tensor.mT is deprecated on 0-D tensors. This function is the identity in these cases. "
+          + _SHAPE_CPP.format(4373))
+_warned: set = set()  # TORCH_WARN_ONCE: each of these warns the first time in the process only
+
+
+def _warn_once(message: str) -> None:
+    if message not in _warned:
+        _warned.add(message)
+        warnings.warn(message, UserWarning, stacklevel=3)
+
+
 # caffe2::TypeMeta names (C++ type names), which some autograd errors print instead of ScalarType names.
 _TYPE_META_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
                     "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
@@ -424,12 +442,21 @@ class TensorBase(TensorImpl):
     def T(self):
         if _TORCH_FUNCTION.active and check_has_torch_function(self):
             return handle_torch_function_getter(self, "T")
-        return ops.permute(self, tuple(reversed(range(self._data.ndim))))
+        n = self._data.ndim
+        if n != 2:  # numpy_T (TensorShape.cpp)
+            _warn_once(_T_NOT_2D if n else _T_0D)
+        return ops.permute(self, tuple(reversed(range(n))))
 
     @property
     def mT(self):
         if _TORCH_FUNCTION.active and check_has_torch_function(self):
             return handle_torch_function_getter(self, "mT")
+        n = self._data.ndim
+        if n == 0:  # the tensor itself, not a view
+            _warn_once(_MT_0D)
+            return self
+        if n < 2:
+            raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got {n}-D tensor.")
         return ops.transpose(self, -2, -1)
 
     def __hash__(self) -> int:

@@ -158,7 +158,7 @@ def pow(self, exponent):
         return _binary(self, exponent, _pow_compute)
     if not self._dtype.is_floating_point and isinstance(number, int) and number < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
-    return _binary(self, exponent, _pow_by_number(number))
+    return _binary(self, exponent, _pow_by_number(number), number_operand=False)
 
 
 def _number_value(value):
@@ -221,7 +221,7 @@ def _c_pow(xp, a, b):
 def pow_scalar_base(self, exponent):
     """``pow.Scalar``: a Python number raised to a tensor (what ``2 ** x`` calls)."""
     base = scalar_tensor(self)
-    return _binary(base, exponent, _pow_compute)
+    return _binary(base, exponent, _pow_compute, number_operand=False)
 
 
 def floor_divide(self, other):
@@ -367,10 +367,15 @@ def break_zero_ties(xp, result, a, b, dtype):
     return xp.where(ties, xp.where(tail, a, b), result)
 
 
-def _binary(self, other, compute, *, to_float=False, scalar_in_float32=False, one_value=False):
+def _binary(self, other, compute, *, to_float=False, scalar_in_float32=False, one_value=False,
+            number_operand=True):
+    """``number_operand=False``: a number operand is the kernel's argument, not a TensorIterator operand (``pow``
+    by a number is a unary op), so it has no say in the output's layout."""
     other, dev, dtype, shape, xp, a, b = binary_operands(self, other, to_float=to_float)
+    operands = [self._data, other._data] if number_operand else \
+        [t._data for t in (self, other) if t._data.ndim]
     if dtype.itemsize == 2 and dtype.is_floating_point:  # is_reduced_float, inline: every binary op asks
-        return _binary_reduced_float(self, other, compute, dev, dtype, xp, a, b, scalar_in_float32)
+        return _binary_reduced_float(other, compute, dev, dtype, xp, a, b, scalar_in_float32, operands)
     if one_value and (a.size >= _ONE_VALUE_FROM or b.size >= _ONE_VALUE_FROM) and _one_value(a) and _one_value(b):
         # NOTE [One value, expanded]
         value = compute(xp, a[(0,) * a.ndim], b[(0,) * b.ndim], dtype)
@@ -378,7 +383,7 @@ def _binary(self, other, compute, *, to_float=False, scalar_in_float32=False, on
     data = compute(xp, a, b, dtype)
     if type(data) is not np.ndarray:  # a NumPy scalar (zero-dim operands) or another library's array;
         data = xp.asarray(data)       # an ndarray is already one: skipping the call saves a tenth of a small op
-    return new_tensor(follow_inputs(xp, data, [self._data, other._data]), dtype, dev)
+    return new_tensor(follow_inputs(xp, data, operands), dtype, dev)
 
 
 # NOTE [One value, expanded]
@@ -402,14 +407,14 @@ def _one_value(array) -> bool:
 # except for ``mul`` and ``div`` by a single number: their reduced-float kernels read that operand in
 # float32 (``original_scalar_value<opmath_t>``), so ``x16 * 0.1`` multiplies by float32 0.1, not by
 # float16 0.1 (measured against torch 2.13: 100% of 10^6 results agree with this rule, 75% without it).
-def _binary_reduced_float(self, other, compute, dev, dtype, xp, a, b, scalar_in_float32):
+def _binary_reduced_float(other, compute, dev, dtype, xp, a, b, scalar_in_float32, operands):
     a = in_float32(xp, a)
     if scalar_in_float32 and other._data.size == 1 and other._device.type == "cpu":
         b = cast(other, st.float32, xp, dev)
     else:
         b = in_float32(xp, b)
     data = xp.asarray(compute(xp, a, b, dtype))
-    return new_tensor(follow_inputs(xp, convert(xp, data, dtype), [self._data, other._data]), dtype, dev)
+    return new_tensor(follow_inputs(xp, convert(xp, data, dtype), operands), dtype, dev)
 
 
 # NOTE [The scalar tail of PyTorch's vectorised loop]

@@ -18,6 +18,7 @@ from ..c10 import scalar_type as st
 from . import checks
 from .device import to_numpy
 from .helpers import row_major_copy, stored_scalar, wrap, xp_of, zeros_array
+from .layout import innermost_first, relaid, row_major
 from .tensor_factories import clone
 from .tensor_impl import TensorImpl
 from .tensor_shape import expanded_shape
@@ -29,7 +30,45 @@ def index(self, indices):
         data = self._data[_index_key(indices)]
     except IndexError as e:
         raise IndexError(str(e)) from None
-    return wrap(self, data)
+    return wrap(self, _laid_out(self, indices, data))
+
+
+def _laid_out(self, indices, data):
+    """``index``'s output as its TensorIterator lays it out: ordered by the operands' strides, ``self`` restrided
+    (its kept dims; 0 on the indexed ones) first, then each index tensor (on the broadcast index dims), which
+    sit where the indexed dims were if those are adjacent, else first. A mask counts as ``nonzero``'s columns."""
+    if type(data) is not np.ndarray or data.ndim < 2 or type(self._data) is not np.ndarray or data.size == 0:
+        return data
+    per_dim = []  # for each dim of self: the index array on it, or None (kept)
+    for i in indices:
+        if i is None or not _is_mask(i):
+            per_dim.append(None if i is None else i._data)
+        else:
+            per_dim += [np.empty(int(np.count_nonzero(i._data)), np.int64)] * i._data.ndim
+    per_dim += [None] * (self._data.ndim - len(per_dim))
+    indexed = [d for d, a in enumerate(per_dim) if a is not None]
+    if not indexed:
+        return row_major(data)
+    broadcast = np.broadcast_shapes(*(per_dim[d].shape for d in indexed))
+    kept = [("s", d) for d, a in enumerate(per_dim) if a is None]
+    joint = [("b", k) for k in range(len(broadcast))]
+    if indexed == list(range(indexed[0], indexed[-1] + 1)):
+        dims = [k for k in kept if k[1] < indexed[0]] + joint + [k for k in kept if k[1] > indexed[-1]]
+    else:
+        dims = joint + kept
+    own = [st // self._data.itemsize for st in self._data.strides]
+    operands = [tuple(own[d] if kind == "s" else 0 for kind, d in dims)]
+    joint_at = next(n for n, (kind, _) in enumerate(dims) if kind == "b")
+    for d in indexed:  # expanded to the broadcast shape, then reshaped with 1s around it (``reshape_indexer``)
+        index = per_dim[d]
+        strides = _expanded_strides(index.shape, [st // index.itemsize for st in index.strides], broadcast)
+        strides = _view_strides(broadcast, strides, (1,) * joint_at + broadcast + (1,) * (len(dims) - joint_at
+                                                                                        - len(broadcast)))
+        # a size-1 dim of the index against a larger one of the result is broadcast: stride 0 (compute_strides)
+        operands.append(tuple(0 if kind == "s" and data.shape[n] != 1 else strides[n]
+                              for n, (kind, _) in enumerate(dims)))
+    order = list(reversed(innermost_first(tuple(data.shape), operands)))
+    return row_major(data) if order == sorted(order) else relaid(np, data, order)
 
 
 def _index_put_impl_(self, indices, values, accumulate=False, unsafe=False):
@@ -83,6 +122,36 @@ def _check_put_shape_and_dtype(self, selected_shape, values) -> None:
     if values._dtype is not self._dtype:
         raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
                            f"{self._dtype.c10_name} for the destination and {values._dtype.c10_name} for the source.")
+
+
+def _expanded_strides(shape, strides, target) -> list:
+    """``inferExpandGeometry``'s strides (a new leading dim continues the one after it; a stretched one is 0)."""
+    out = [0] * len(target)
+    for i in range(len(target) - 1, -1, -1):
+        d = i - (len(target) - len(shape))
+        size = shape[d] if d >= 0 else 1
+        stride = strides[d] if d >= 0 else (target[i + 1] * out[i + 1] if i + 1 < len(target) else 1)
+        out[i] = 0 if size != target[i] else stride
+    return out
+
+
+def _view_strides(old_shape, old_strides, new_shape) -> list:
+    """``computeStride`` (TensorUtils.cpp) for a view that exists (only 1s inserted): the strides a size-1 dim
+    gets come from the chunk it is in."""
+    if not old_shape:
+        return [1] * len(new_shape)
+    new, view_d = [0] * len(new_shape), len(new_shape) - 1
+    base, tensor_numel, view_numel = old_strides[-1], 1, 1
+    for d in range(len(old_shape) - 1, -1, -1):
+        tensor_numel *= old_shape[d]
+        if d == 0 or (old_shape[d - 1] != 1 and old_strides[d - 1] != tensor_numel * base):
+            while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
+                new[view_d] = view_numel * base
+                view_numel *= new_shape[view_d]
+                view_d -= 1
+            if d > 0:
+                base, tensor_numel, view_numel = old_strides[d - 1], 1, 1
+    return new
 
 
 def _index_key(indices):

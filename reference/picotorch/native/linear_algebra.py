@@ -29,6 +29,7 @@ from .helpers import (
     shape_of,
     xp_of,
 )
+from .layout import row_major
 from .tensor_impl import new_tensor
 from .tensor_shape import expand, expanded_shape
 
@@ -216,7 +217,8 @@ def linalg_vector_norm(self, ord=2, dim=None, keepdim=False, dtype=None):
     xp = xp_of(self)
     data = xp.abs(xp.astype(cast(self, out_dtype, xp), xp.float64))
     out = _vector_norm(xp, data, ord, axes, keepdim)
-    return new_tensor(convert(xp, xp.asarray(out), out_dtype), out_dtype, self._device)  # float16: via float32
+    # float16: via float32
+    return new_tensor(row_major(convert(xp, xp.asarray(out), out_dtype)), out_dtype, self._device)
 
 
 def _vector_norm(xp, data, ord, axes, keepdim):

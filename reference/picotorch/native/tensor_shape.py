@@ -255,7 +255,13 @@ def slice(self, dim=0, start=None, end=None, step=1):
     if step <= 0:
         raise RuntimeError("slice step must be positive")
     key = (builtins.slice(None),) * d + (builtins.slice(start, end, step), ...)
-    return view_of(self, self._data[key])
+    data = self._data[key]
+    if step != 1 and data.shape[d] == 0 and type(data) is np.ndarray:
+        # PyTorch multiplies the stride by the step even when nothing is left; NumPy keeps it (no memory to reach)
+        strides = list(data.strides)
+        strides[d] *= step
+        data = np.lib.stride_tricks.as_strided(data, data.shape, strides, writeable=data.flags.writeable)
+    return view_of(self, data)
 
 
 # NOTE [unfold's windows]

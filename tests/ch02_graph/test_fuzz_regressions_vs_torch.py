@@ -188,3 +188,257 @@ def test_advanced_index_with_size_one_dims():
                 _layout(t.eye(3)[..., t.tensor([1, -2])])]
 
     same(prog)
+
+
+# --- bad input: which check speaks first, and in which words --------------------------------------
+
+
+def _raised(f):
+    try:
+        r = f()
+    except Exception as e:  # noqa: BLE001 - the error is the outcome
+        return type(e).__name__, str(e).split("\nException raised from")[0]
+    return "ok", str(r.dtype) if hasattr(r, "dtype") else r, tuple(r.shape) if hasattr(r, "shape") else None
+
+
+@pytest.mark.parametrize("index", ["0", "-1", "1", "(0, 0)", "(..., 0)", "(None, 0)", "t.tensor(0)", "t.tensor(1)",
+                                   "[0]"])
+def test_integer_index_of_a_zero_dim_tensor(index):
+    def prog(t):
+        def set_item():
+            z = t.tensor(2.)
+            z[eval(index)] = 1.
+            return z
+        return [_raised(lambda: t.tensor(2.)[eval(index)]), _raised(set_item)]
+
+    same(prog)
+
+
+@pytest.mark.parametrize("a, b", [("m", "s"), ("s", "v"), ("m", "t.ones(2)"), ("m", "v.to(t.int8)"), ("m.int()", "v"),
+                                  ("v", "v"), ("m", "m"), ("t.ones(2, 3, 4)", "v"), ("m.bool()", "v.bool()"),
+                                  ("m", "v.bool()"), ("m.double()", "v.bfloat16()")])
+def test_mv_and_matmul_errors(a, b):
+    def prog(t):
+        m, v, s = t.ones(2, 3), t.ones(3), t.tensor(1.)
+        x, y = eval(a, None, locals() | {"t": t}), eval(b, None, locals() | {"t": t})
+        return [_raised(lambda: x.mv(y)), _raised(lambda: x @ y), _raised(lambda: t.matmul(x, y))]
+
+    same(prog)
+
+
+@pytest.mark.parametrize("name", ["tolist", "item", "dim", "numel", "element_size", "detach", "detach_", "is_complex",
+                                  "is_floating_point", "ndimension", "nelement", "retain_grad", "storage_offset",
+                                  "data_ptr", "_is_view", "__bool__", "__float__", "__int__", "__index__"])
+def test_methods_that_take_no_arguments(name):
+    def prog(t):
+        x = t.ones(1, requires_grad=True) * 1
+        out = []
+        for call in ("x.{}(1)", "x.{}(1, 2)", "x.{}(a=1)"):
+            try:
+                eval(call.format(name), None, {"x": x})
+            except TypeError as e:
+                out.append(str(e))
+        return out
+
+    same(prog)
+
+
+@pytest.mark.parametrize("dim", [0, -1, 1, -2])
+def test_roll_and_unflatten_of_a_zero_dim_tensor(dim):
+    def prog(t):
+        s = t.tensor(2.)
+        return [_raised(lambda: s.roll(1, dim)), _raised(lambda: s.unflatten(dim, (1, 1))),
+                _raised(lambda: s.unflatten(dim, (-1, 1))), _raised(lambda: s.roll((1, 2), (dim, 0)))]
+
+    same(prog)
+
+
+@pytest.mark.parametrize("index", ["slice(None)", "slice(0, 3)", "slice(0, 5)", "slice(None, 3)", "slice(-3, 3)",
+                                   "slice(-3, None)", "slice(-5, None)", "slice(0, -1)", "(slice(None), 0)",
+                                   "(0, slice(None))", "(slice(None), slice(None))", "(slice(-3, None), ...)"])
+def test_setitem_on_a_leaf_through_a_full_slice(index):
+    def prog(t):
+        shape = (3,) if not index.startswith("(") else (3, 3)
+        x = t.zeros(shape, requires_grad=True)
+        y = t.zeros(shape) * 1
+        key = eval(index)
+        outs = [_raised(lambda: x.__setitem__(key, 1.))]
+        return outs, y[key]._base is y
+
+    same(prog)
+
+
+@pytest.mark.parametrize("x", ["t.ones(2, requires_grad=True)", "t.ones(2, requires_grad=True) * 1",
+                               "t.ones(2, requires_grad=True)[0]", "t.ones(2, dtype=t.int32)",
+                               "t.ones(2, dtype=t.bool)"])
+def test_bitwise_in_place_checks_the_leaf_first_and_invert_refuses_floats(x):
+    def prog(t):
+        out = []
+        for f in (lambda y: y.bitwise_not_(), lambda y: y.bitwise_and_(1), lambda y: y.bitwise_or(1),
+                  lambda y: y ^ y, lambda y: y.__ior__(1), lambda y: y.__iand__(True), lambda y: ~y,
+                  lambda y: y.bitwise_not()):
+            y = eval(x)
+            out.append(_raised(lambda f=f, y=y: f(y)))
+        return out
+
+    same(prog)
+
+
+@pytest.mark.parametrize("value", ["t.tensor(2, dtype=t.int8)", "t.tensor(2.)", "t.tensor(True)", "t.tensor([2.])",
+                                   "t.tensor(2., requires_grad=True)", "'a'", "None", "2", "2.5", "True",
+                                   "np.float32(1.5)", "np.int64(3)", "np.bool_(True)", "[1]"])
+def test_full_fill_value_is_a_number(value):
+    import numpy as np
+
+    def prog(t):
+        v = eval(value, None, {"t": t, "np": np})
+        return [_raised(lambda: t.full((2,), v)), _raised(lambda: t.full((2,), fill_value=v)),
+                _raised(lambda: t.full((2,), v, dtype=t.int32))]
+
+    same(prog)
+
+
+@pytest.mark.parametrize("pair", ["u, f", "b, i8", "u, t.ones(4, 1)", "f, t.ones(3, 4)", "f, t.ones(4)",
+                                  "f, t.ones(1, 3, 1)", "t.ones(4), t.ones(3)"])
+@pytest.mark.parametrize("op", ["add_", "mul_", "sub_", "div_", "pow_", "copy_", "remainder_", "floor_divide_",
+                                "maximum", "atan2_", "hypot_", "clamp_"])
+def test_in_place_checks_shapes_before_the_dtype(pair, op):
+    def prog(t):
+        u, b = t.ones(4, 4, dtype=t.uint8), t.ones(1, dtype=t.bool)
+        f, i8 = t.ones(3, 1), t.ones(3, 1, dtype=t.int8)
+        x, y = eval(pair, None, {"t": t, "u": u, "b": b, "f": f, "i8": i8})
+        return _raised(lambda: getattr(x.clone(), op)(y))
+
+    same(prog)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int64", "bool"])
+def test_neg_and_vector_norm_out_want_their_exact_dtype(dtype):
+    def prog(t):
+        x = t.ones(4, 3)
+        out = lambda: t.empty((3,), dtype=getattr(t, dtype))  # noqa: E731
+        return [_raised(lambda: t.neg(x, out=out())), _raised(lambda: t.linalg.vector_norm(x, dim=0, out=out())),
+                _raised(lambda: t.neg(x.long(), out=out()))]
+
+    same(prog)
+
+
+# --- views: the strides of size-1 dims --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("base", ["t.ones(2, 3)", "t.ones(2, 3).t()", "t.ones(1, 2).select(-1, 1)", "t.ones(3, 1)",
+                                  "t.ones(4, 3)[::2]", "t.ones(2, 1, 3).permute(1, 2, 0)", "t.tensor(1.)",
+                                  "t.ones(3, 1).expand(3, 4)"])
+def test_views_give_size_one_dims_torch_strides(base):
+    def prog(t):
+        b = eval(base)
+        n = b.numel()
+        exprs = ["b.view(-1)", "b.view(1, -1)", "b.view(-1, 1)", "b.unsqueeze(0)", "b.unsqueeze(-1)",
+                 "b.reshape(1, n, 1)", "b[None]", "b[..., None]", "b.squeeze()", "b.flatten()", "b.view(1, *b.shape)",
+                 "b.view(*b.shape, 1, 1)"]
+        return [_raised(lambda e=e: _layout(eval(e, None, {"b": b, "n": n}))) for e in exprs]
+
+    same(prog)
+
+
+# --- an integer result of a differentiable op ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("expr", ["x.sum(dtype=t.int8)", "x.sum(0, dtype=t.int32)", "x.prod(dtype=t.int64)",
+                                  "x.cumsum(0, dtype=t.int64)", "x.sum(dtype=t.bool)", "x.nansum(dtype=t.int64)",
+                                  "(x * 1).sum(dtype=t.int64)", "x.long()", "x.to(t.int32)", "x.bool()",
+                                  "t.zeros(2, dtype=t.long).copy_(x)", "x.int().sum()", "x.sum(dtype=t.float64)"])
+def test_autograd_refuses_an_integer_result(expr):
+    def prog(t):
+        x = t.ones(2, requires_grad=True)
+        return _raised(lambda: eval(expr, None, {"t": t, "x": x}))
+
+    same(prog)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+def test_cumsum_starts_from_positive_zero(dtype):
+    def prog(t):
+        z = t.tensor([-0., -0., 1., -1, -0.], dtype=getattr(t, dtype))
+        return [str(r) for r in (z[:1].cumsum(0), z.cumsum(0), z.view(1, 5).cumsum(0),
+                                 t.tensor(-0., dtype=getattr(t, dtype)).cumsum(0))]
+
+    same(prog)
+
+
+# --- overlapping memory is checked before shapes, dtypes and indices ---------------------------------
+
+
+@pytest.mark.parametrize("case", range(12))
+def test_overlap_is_checked_first(case):
+    def prog(t):
+        v = t.arange(4.)
+        steps = [
+            lambda: t.eye(3, 1, dtype=t.int64).__setitem__((0, t.tensor([])), None),
+            lambda: v.__setitem__(t.tensor([-3, 0]), v),
+            lambda: v.__setitem__(t.tensor([0, 1, 2, 3]), v),
+            lambda: v.__setitem__(t.tensor([True, False, True, False]), v[:2]),
+            lambda: v.__setitem__(t.tensor([True, False, True, False]), v[0]),
+            lambda: t.tensor([[3]], dtype=t.uint8).expand(2, 3, 3).div_(t.ones(3)),
+            lambda: t.tensor([[3.]]).expand(2, 3).add_(1),
+            lambda: t.tensor([[3.]]).expand(2, 3).mul_(t.ones(3, 3)),
+            lambda: v.__setitem__(slice(1, None), v[:3]),
+            lambda: v.__setitem__(t.tensor([0, 1]), t.tensor([0, 1]).float()),
+            lambda: v.__setitem__(v > 1, v[:2]),
+            lambda: v.view(2, 2).__setitem__((0, t.tensor([1, 0])), v.view(2, 2)[1]),
+        ]
+        if case == 0:  # the value is the tensor itself
+            x = t.eye(3, 1, dtype=t.int64)
+            return _raised(lambda: x.__setitem__((0, t.tensor([])), x))
+        return _raised(steps[case]), v.tolist()
+
+    same(prog)
+
+
+def test_out_cast_out_of_range_is_quiet():
+    def prog(t):
+        import warnings
+        v = t.exp(t.tensor([3.0, 20.]))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            r = [str(t.exp(v, out=t.empty((2,), dtype=t.float16))),
+                 str(t.mul(v, 1e10, out=t.empty((2,), dtype=t.float16)))]
+        return r, [str(w.message) for w in caught]
+
+    same(prog)
+
+
+# --- out=: how often out is resized (and warned about), and which dtype check speaks ------------------
+
+
+_OUT_CALLS = {
+    "add": "t.add(x, x, out=o)", "mul_number": "t.mul(x, 2, out=o)", "exp": "t.exp(x, out=o)",
+    "sqrt_int": "t.sqrt(x.long(), out=o)", "div_int": "t.div(x.long(), 2, out=o)", "maximum": "t.maximum(x, x, out=o)",
+    "addcdiv": "t.addcdiv(x, x, x, out=o)", "sigmoid": "t.sigmoid(x, out=o)",
+    "floor_divide": "t.floor_divide(x, 2, out=o)",
+    "remainder": "t.remainder(x, 2, out=o)", "bitwise_and": "t.bitwise_and(x.long(), 1, out=o)",
+    "logical_xor": "t.logical_xor(x, x, out=o)", "sum": "t.sum(x, 0, out=o)", "mean": "t.mean(x, 0, out=o)",
+    "pow": "t.pow(x, 2, out=o)", "pow_number_base": "t.pow(2, x, out=o)", "square": "t.square(x, out=o)",
+    "lerp": "t.lerp(x, x, 0.5, out=o)", "atan2": "t.atan2(x, x, out=o)", "sub_int": "t.sub(x.long(), 1, out=o)",
+    "true_divide": "t.true_divide(x, 2, out=o)", "round": "t.round(x, out=o)", "floor": "t.floor(x, out=o)",
+    "frac": "t.frac(x, out=o)", "ceil": "t.ceil(x, out=o)", "trunc": "t.trunc(x, out=o)",
+}
+
+
+@pytest.mark.parametrize("call", sorted(_OUT_CALLS))
+def test_out_resize_warnings_and_dtype_checks(call):
+    import warnings
+
+    def prog(t):
+        x = t.ones(4, 3)
+        out = []
+        for dtype in ("float64", "float32", "int64", "bool", "float16"):
+            for shape in ((5,), (0,), (4, 3)):
+                o = t.empty(shape, dtype=getattr(t, dtype))
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    r = _raised(lambda o=o: eval(_OUT_CALLS[call], None, {"t": t, "x": x, "o": o}))
+                out.append((dtype, shape, r, [str(w.message)[:60] for w in caught]))
+        return out
+
+    same(prog)

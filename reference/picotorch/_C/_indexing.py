@@ -34,10 +34,9 @@ def __getitem__(self, index):
     if index is True or index is False:  # unsqueeze, then index with [0] or with nothing
         result = ops.unsqueeze(self, 0)
         return ops.index(result, [_bool_index(result, index)])
-    if _is_integer(index):
+    if _is_integer(index) and not isinstance(index, TensorImpl):  # a tensor goes the tuple's way (too many indices)
         if self.dim() == 0:
-            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
-                             "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+            _zero_dim_select(index)
         return _select(self, 0, index)
     if isinstance(index, slice):
         return _slice(self, 0, index, optimize=False)
@@ -51,6 +50,14 @@ def _is_integer(item) -> bool:
         return True
     return isinstance(item, TensorImpl) and item._data.ndim == 0 and not item._dtype.is_floating_point \
         and item._dtype.name not in ("bool", "uint8")  # a zero-dim uint8 tensor is a mask, as a bool one
+
+
+def _zero_dim_select(index) -> None:
+    """``applySelect`` on a zero-dim tensor: 0 is told to use ``item()``, any other index is out of a size 0."""
+    if _as_int(index) == 0:
+        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                         "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+    raise IndexError(f"index {_as_int(index)} is out of bounds for dimension 0 with size 0")
 
 
 def _as_int(item) -> int:
@@ -157,8 +164,8 @@ def _slice(result, dim, item: slice, optimize: bool):
     start = 0 if item.start is None else _as_int(item.start)
     stop = INT64_MAX if item.stop is None else _as_int(item.stop)
     step = 1 if item.step is None else _as_int(item.step)
-    if optimize and item.indices(result.shape[dim]) == (0, result.shape[dim], 1):
-        return result
+    if optimize and start == 0 and step == 1 and stop >= result.shape[dim]:
+        return result  # as given, not wrapped: x[-3:] of 3 elements is a view
     return ops.slice(result, dim, start, stop, step)
 
 
@@ -187,8 +194,7 @@ def __setitem__(self, index, value) -> None:
         return _copy_to(ops.unsqueeze(self, 0), value)
     if _is_integer(index) and not isinstance(index, TensorImpl):
         if self.dim() == 0:
-            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
-                             "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+            _zero_dim_select(index)
         return _copy_to(_select(self, 0, index), value)
     if isinstance(index, slice):
         return _copy_to(_slice(self, 0, index, optimize=True), value)

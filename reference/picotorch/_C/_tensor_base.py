@@ -94,7 +94,9 @@ class TensorBase(TensorImpl):
             return size_of_shape(self._data.shape)
         return int(self._data.shape[checks.wrap_dim(dim, self._data.ndim, wrap_scalar=False)])
 
-    def dim(self) -> int:
+    def dim(self, *args, **kwargs) -> int:
+        if args or kwargs:
+            _no_arguments("dim", args)
         if _TORCH_FUNCTION.active and check_has_torch_function(self):
             return _handle_method(self, TensorBase.dim, ())
         return self._data.ndim
@@ -108,7 +110,9 @@ class TensorBase(TensorImpl):
             return handle_torch_function_getter(self, "ndim")
         return self._data.ndim
 
-    def numel(self) -> int:
+    def numel(self, *args, **kwargs) -> int:
+        if args or kwargs:
+            _no_arguments("numel", args)
         if _TORCH_FUNCTION.active and check_has_torch_function(self):
             return _handle_method(self, TensorBase.numel, ())
         return checks.numel(self._data.shape)
@@ -317,7 +321,9 @@ class TensorBase(TensorImpl):
         return self._base is not None
 
     # ---- getting numbers out
-    def item(self):
+    def item(self, *args, **kwargs):
+        if args or kwargs:
+            _no_arguments("item", args)
         if _TORCH_FUNCTION.active and check_has_torch_function(self):
             return _handle_method(self, TensorBase.item, ())
         n = self.numel()
@@ -467,13 +473,28 @@ def _handle_method(self, method, args: tuple):
     return handle_torch_function_c([self], method, (self, *args), None, f"torch.Tensor.{method.__name__}")
 
 
+# METH_NOARGS methods: CPython refuses any argument before the method runs, in its own words.
+_NO_ARGUMENTS = frozenset({"ndimension", "nelement", "is_floating_point", "is_complex", "data_ptr", "storage_offset",
+                           "element_size", "retain_grad", "detach", "detach_", "_is_view", "tolist", "__bool__",
+                           "__float__", "__int__", "__index__", "dim", "numel", "item"})
+
+
+def _no_arguments(name: str, args: tuple):
+    if args:
+        raise TypeError(f"TensorBase.{name}() takes no arguments ({len(args)} given)")
+    raise TypeError(f"TensorBase.{name}() takes no keyword arguments")
+
+
 def _handles_torch_function(name: str):
     """A hand-written method of ``python_variable_methods.cpp``, each of which starts with
     ``if (check_has_torch_function(self)) return handle_torch_function(self, "<name>", args, kwargs)``.
     The most used ones (``size``, ``dim``, ``numel``, ``item``) say it inline: no wrapper to pay for."""
     method = getattr(TensorBase, name)
+    takes_none = name in _NO_ARGUMENTS
 
     def checked(self, *args, **kwargs):
+        if takes_none and (args or kwargs):
+            _no_arguments(name, args)
         if _TORCH_FUNCTION.active and check_has_torch_function(self):
             return handle_torch_function_c([self], checked, (self, *args), kwargs or None, f"torch.Tensor.{name}")
         return method(self, *args, **kwargs)

@@ -114,11 +114,15 @@ def any_requires_grad(*tensors) -> bool:
 def set_history(t, grad_fn) -> None:
     """Make ``t`` the next output of ``grad_fn`` (its gradient will be that node's input).
 
-    An integer or bool output never joins the graph (``x.long()``, ``int_tensor.copy_(x)``): PyTorch
-    states it per op (``output_differentiability: ["!dtype || isDifferentiableType(*dtype)"]``).
+    An integer or bool output never joins the graph: ``x.long()`` says so in its
+    ``output_differentiability`` (``"!dtype || isDifferentiableType(*dtype)"``), ``int_tensor.copy_(x)``
+    never asks; any other op that would make one (``x.sum(dtype=torch.long)``) is an error, as in
+    PyTorch's ``set_history`` (functions/utils.h).
     """
     if not is_differentiable_type(t._dtype):
-        return
+        if type(grad_fn).__name__ == "ToCopyBackward0":
+            return
+        raise RuntimeError(f"Autograd not support dtype: {t._dtype.c10_name}")
     t._output_nr = grad_fn.add_input_metadata(t)
     t._grad_fn = grad_fn
     t._requires_grad = False

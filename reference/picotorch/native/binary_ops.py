@@ -22,6 +22,7 @@ import numpy as np
 from ..c10 import scalar_type as st
 from . import checks
 from .device import backend, to_numpy
+from .dispatcher import _OVERLAP_MESSAGE as OVERLAP_MESSAGE
 from .helpers import (
     as_operand,
     binary_operands,
@@ -578,14 +579,32 @@ def bitwise_xor_(self, other):
 def check_inplace_operands(self, *others, to_float=False, type_meta_names=False) -> None:
     """TensorIterator's set-up of an in-place op, before any kernel runs: no input may partly overlap ``self``
     (``memory_overlap.py``), and the promoted dtype must cast to ``self``'s."""
+    data = self._data
+    if type(data) is np.ndarray and not data.flags.writeable \
+            and any(st == 0 and n > 1 for st, n in zip(data.strides, data.shape)):
+        raise RuntimeError(OVERLAP_MESSAGE)  # ``assert_no_internal_overlap``: the output first, before its inputs
     for other in others:
         assert_no_partial_overlap(self, other)
+    shape = self._data.shape
+    if any(isinstance(o, TensorImpl) and o._data.shape != shape for o in others):
+        _check_inplace_shapes(self, others)
     if len(others) == 1 and getattr(others[0], "_dtype", None) is self._dtype and not to_float:
         return  # the common case (``w.add_(g)``, same dtypes) casts to itself: no promotion to compute
     if len(others) == 1 and type(others[0]) in (int, float, bool) and self._dtype.is_floating_point:
         return  # a Python number never widens a floating tensor (``m.mul_(0.9)``), even dividing it
     dtype = result_type(self, *[as_operand(o) for o in others])
     check_inplace_dtype(self, float_dtype(dtype) if to_float else dtype, type_meta_names)
+
+
+def _check_inplace_shapes(self, others) -> None:
+    """TensorIterator's ``compute_shape`` (the operands broadcast, ``self`` first) and ``mark_resize_outputs``
+    (``self``, read and written, cannot grow): both before the dtype check."""
+    shape = shape_of(self)
+    for other in others:
+        if isinstance(other, TensorImpl):
+            shape = checks.broadcast_shapes(shape, shape_of(other))
+    if shape != shape_of(self):
+        raise RuntimeError(f"output with shape {list(shape_of(self))} doesn't match the broadcast shape {list(shape)}")
 
 
 def write_inplace(self, result) -> None:

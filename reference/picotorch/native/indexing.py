@@ -19,9 +19,10 @@ from . import checks
 from .device import to_numpy
 from .helpers import row_major_copy, stored_scalar, wrap, xp_of, zeros_array
 from .layout import innermost_first, relaid, row_major
+from .memory_overlap import assert_no_overlap
 from .tensor_factories import clone
 from .tensor_impl import TensorImpl
-from .tensor_shape import expanded_shape
+from .tensor_shape import compute_stride, expanded_shape
 
 
 def index(self, indices):
@@ -62,7 +63,7 @@ def _laid_out(self, indices, data):
     for d in indexed:  # expanded to the broadcast shape, then reshaped with 1s around it (``reshape_indexer``)
         index = per_dim[d]
         strides = _expanded_strides(index.shape, [st // index.itemsize for st in index.strides], broadcast)
-        strides = _view_strides(broadcast, strides, (1,) * joint_at + broadcast + (1,) * (len(dims) - joint_at
+        strides = compute_stride(broadcast, strides, (1,) * joint_at + broadcast + (1,) * (len(dims) - joint_at
                                                                                         - len(broadcast)))
         # a size-1 dim of the index against a larger one of the result is broadcast: stride 0 (compute_strides)
         operands.append(tuple(0 if kind == "s" and data.shape[n] != 1 else strides[n]
@@ -80,6 +81,8 @@ def _index_put_impl_(self, indices, values, accumulate=False, unsafe=False):
     mask = None if accumulate else _mask_to_fill(self, indices, values)
     if mask is not None:
         return masked_fill_(self, mask, values.item())
+    for other in (values, *indices):  # before anything about the indices is checked
+        assert_no_overlap(self, other)
     _check_indices(self, indices)
     key = _index_key(indices)
     data = self._data
@@ -133,25 +136,6 @@ def _expanded_strides(shape, strides, target) -> list:
         stride = strides[d] if d >= 0 else (target[i + 1] * out[i + 1] if i + 1 < len(target) else 1)
         out[i] = 0 if size != target[i] else stride
     return out
-
-
-def _view_strides(old_shape, old_strides, new_shape) -> list:
-    """``computeStride`` (TensorUtils.cpp) for a view that exists (only 1s inserted): the strides a size-1 dim
-    gets come from the chunk it is in."""
-    if not old_shape:
-        return [1] * len(new_shape)
-    new, view_d = [0] * len(new_shape), len(new_shape) - 1
-    base, tensor_numel, view_numel = old_strides[-1], 1, 1
-    for d in range(len(old_shape) - 1, -1, -1):
-        tensor_numel *= old_shape[d]
-        if d == 0 or (old_shape[d - 1] != 1 and old_strides[d - 1] != tensor_numel * base):
-            while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
-                new[view_d] = view_numel * base
-                view_numel *= new_shape[view_d]
-                view_d -= 1
-            if d > 0:
-                base, tensor_numel, view_numel = old_strides[d - 1], 1, 1
-    return new
 
 
 def _index_key(indices):

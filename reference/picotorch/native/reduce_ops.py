@@ -398,7 +398,10 @@ def _cumulative(self, dim, dtype, how):
     if out_dtype.is_floating_point:
         wide = xp.float32 if is_reduced_float(out_dtype) else xp.float64  # ATen's CPU acc_type
         with np.errstate(over="ignore", invalid="ignore"):
-            total = convert(xp, getattr(xp, how)(xp.astype(data, wide), axis=axis), out_dtype)
+            running = getattr(xp, how)(xp.astype(data, wide), axis=axis)
+            if how == "cumulative_sum":
+                running = running + 0.0  # ATen's sums start from +0 (so -0. sums to 0.); NumPy's from the first value
+            total = convert(xp, running, out_dtype)
         return new_tensor(row_major_copy(xp, total), out_dtype, self._device)
     with np.errstate(over="ignore"):
         total = getattr(xp, how)(data, axis=axis, dtype=xp_dtype(xp, out_dtype))

@@ -86,10 +86,43 @@ def view(self, size):
 def _viewed_data(self, size):
     shape = checks.infer_size(size, math.prod(shape_of(self)))
     try:
-        return reshaped_view(xp_of(self), self._data, shape)
+        data = reshaped_view(xp_of(self), self._data, shape)
     except (ValueError, AttributeError, TypeError):
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
                            "dimension spans across two contiguous subspaces). Use .reshape(...) instead.") from None
+    if 1 in shape and type(data) is np.ndarray and data.size:
+        data = _with_size_one_strides(data, compute_stride(self._data.shape, strides_of(self), shape))
+    return data
+
+
+def _with_size_one_strides(data, strides):
+    """``data`` with PyTorch's strides, which differ from NumPy's only on size-1 dims (no element moves)."""
+    itemsize = data.itemsize
+    if tuple(s * itemsize for s in strides) == data.strides:
+        return data
+    return np.lib.stride_tricks.as_strided(data, data.shape, [s * itemsize for s in strides],
+                                           writeable=data.flags.writeable)
+
+
+def compute_stride(old_shape, old_strides, new_shape) -> list:
+    """``computeStride`` (TensorUtils.cpp) for a view that exists: the strides a size-1 dim gets come from the
+    chunk it is in (NumPy gives it its own)."""
+    if not old_shape:
+        return [1] * len(new_shape)
+    new, view_d = [0] * len(new_shape), len(new_shape) - 1
+    base, tensor_numel, view_numel = old_strides[-1], 1, 1
+    for d in range(len(old_shape) - 1, -1, -1):
+        tensor_numel *= old_shape[d]
+        if d == 0 or (old_shape[d - 1] != 1 and old_strides[d - 1] != tensor_numel * base):
+            while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
+                new[view_d] = view_numel * base
+                view_numel *= new_shape[view_d]
+                view_d -= 1
+            if d > 0:
+                base, tensor_numel, view_numel = old_strides[d - 1], 1, 1
+    return new
+
+
 
 
 def view_dtype(self, dtype):
@@ -197,7 +230,12 @@ def _expanded_shape(current, size):
 
 def unsqueeze(self, dim):
     d = checks.wrap_dim(dim, self._data.ndim + 1)
-    return view_of(self, xp_of(self).expand_dims(self._data, axis=d))
+    data = xp_of(self).expand_dims(self._data, axis=d)
+    if type(data) is np.ndarray and data.size:  # ``inferUnsqueezeGeometry``: a last dim's stride is 1
+        strides = list(strides_of(self))
+        strides.insert(d, 1 if d >= len(strides) else self._data.shape[d] * strides[d])
+        data = _with_size_one_strides(data, strides)
+    return view_of(self, data)
 
 
 def squeeze(self):
@@ -387,9 +425,9 @@ def _rolled(self, data, shifts, dims):
         return data
     if math.prod(data.shape) == 0:
         return xp.asarray(data, copy=True)  # before the dim is even checked, as PyTorch
-    d = checks.wrap_dim(dims[0], data.ndim)
-    if data.ndim == 0:
+    if data.ndim == 0:  # (any dim: roll_cpu asks the size of dim 0 before wrapping)
         raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
+    d = checks.wrap_dim(dims[0], data.ndim)
     return row_major_copy(xp, xp.roll(data, shifts[0], axis=d))  # a cat of two narrowed pieces
 
 

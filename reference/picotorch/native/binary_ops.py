@@ -583,10 +583,11 @@ def check_inplace_operands(self, *others, to_float=False, type_meta_names=False)
     if type(data) is np.ndarray and not data.flags.writeable \
             and any(st == 0 and n > 1 for st, n in zip(data.strides, data.shape)):
         raise RuntimeError(OVERLAP_MESSAGE)  # ``assert_no_internal_overlap``: the output first, before its inputs
+    shape, reshaped = self._data.shape, False
     for other in others:
         assert_no_partial_overlap(self, other)
-    shape = self._data.shape
-    if any(isinstance(o, TensorImpl) and o._data.shape != shape for o in others):
+        reshaped = reshaped or (isinstance(other, TensorImpl) and other._data.shape != shape)
+    if reshaped:
         _check_inplace_shapes(self, others)
     if len(others) == 1 and getattr(others[0], "_dtype", None) is self._dtype and not to_float:
         return  # the common case (``w.add_(g)``, same dtypes) casts to itself: no promotion to compute

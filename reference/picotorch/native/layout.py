@@ -95,12 +95,15 @@ def _row_major_like_inputs(result, inputs: list) -> bool:
     if not result.flags.c_contiguous:
         return False
     shape = result.shape
+    number = False
     for a in inputs:
-        if (a.shape != shape or not a.flags.c_contiguous) and any(a.strides):
-            return False
         if not a.ndim:
+            number = True
+        elif (a.shape != shape or not a.flags.c_contiguous) and any(a.strides):
             return False
-    return True
+    # Without the fast set-up the strides decide; row-major inputs tell row-major, unless a size-1 dim's stride
+    # (which NumPy's flag ignores) is not the row-major one.
+    return not number or 1 not in shape or all(row_major_strides(a) or not any(a.strides) for a in inputs if a.ndim)
 
 
 def infer_dense_strides(shape: tuple, strides: tuple) -> tuple:
@@ -118,7 +121,9 @@ def row_major(array):
     the input's layout; NumPy's reductions keep the input's order)."""
     if type(array) is not numpy.ndarray or array.ndim < 2:
         return array
-    return _c_contiguous(array)
+    if array.flags.c_contiguous and (1 not in array.shape or row_major_strides(array)):
+        return array
+    return numpy.array(array, order="C", copy=True)
 
 
 def _is_c_contiguous(array) -> bool:
@@ -138,7 +143,7 @@ def relaid(xp, result, order: list[int]):
 
 def _c_contiguous(array):
     """Row-major with every stride the running product, a size-1 dimension's too (NumPy's flag ignores those)."""
-    if _is_c_contiguous(array) and _row_major_strides(array):
+    if _is_c_contiguous(array) and row_major_strides(array):
         return array
     if type(array).__module__.startswith("cupy"):
         import cupy  # CuPy is imported only when a CUDA tensor exists
@@ -147,10 +152,11 @@ def _c_contiguous(array):
     return numpy.array(array, order="C", copy=True)
 
 
-def _row_major_strides(array) -> bool:
+def row_major_strides(array) -> bool:
+    shape, strides = array.shape, array.strides
     step = array.itemsize
-    for size, stride in zip(reversed(array.shape), reversed(array.strides)):
-        if stride != step:
+    for i in range(len(shape) - 1, -1, -1):
+        if strides[i] != step:
             return False
-        step *= max(size, 1)
+        step *= shape[i] or 1
     return True

@@ -188,8 +188,9 @@ def _strided_like(source, copy):
     """``copy`` at ``source``'s strides when ``source`` is dense (``empty_like``'s ``preserve_format``), size-1
     dimensions' strides included: NumPy's order-keeping copy gives those its own strides. (An empty tensor is
     contiguous, so dense, whatever its strides.)"""
-    if type(copy) is not np.ndarray or copy.ndim < 2:
-        return copy
+    if type(copy) is not np.ndarray or copy.ndim < 2 or (copy.size and source.flags.c_contiguous
+                                                         and 1 not in source.shape):
+        return copy  # (row-major with no size-1 dim: NumPy's copy has the same strides)
     want = tuple(st // source.itemsize for st in source.strides)
     if tuple(st // copy.itemsize for st in copy.strides) == want \
             or not (copy.size == 0 or non_overlapping_and_dense(source.shape, want)):

@@ -38,6 +38,7 @@ from .helpers import (
     xp_of,
     zeros_array,
 )
+from .layout import row_major_strides
 from .tensor_impl import new_tensor
 
 # ----------------------------------------------------------------------------- views
@@ -90,9 +91,15 @@ def _viewed_data(self, size):
     except (ValueError, AttributeError, TypeError):
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
                            "dimension spans across two contiguous subspaces). Use .reshape(...) instead.") from None
-    if 1 in shape and type(data) is np.ndarray and data.size:
+    if 1 in shape and type(data) is np.ndarray and data.size and not _plainly_row_major(self._data):
         data = _with_size_one_strides(data, compute_stride(self._data.shape, strides_of(self), shape))
     return data
+
+
+def _plainly_row_major(array) -> bool:
+    """Row-major, a size-1 dim's stride too: its views' strides are row-major in NumPy as in PyTorch."""
+    return type(array) is np.ndarray and array.flags.c_contiguous and (1 not in array.shape
+                                                                        or row_major_strides(array))
 
 
 def _with_size_one_strides(data, strides):
@@ -231,7 +238,8 @@ def _expanded_shape(current, size):
 def unsqueeze(self, dim):
     d = checks.wrap_dim(dim, self._data.ndim + 1)
     data = xp_of(self).expand_dims(self._data, axis=d)
-    if type(data) is np.ndarray and data.size:  # ``inferUnsqueezeGeometry``: a last dim's stride is 1
+    if type(data) is np.ndarray and data.size and not _plainly_row_major(self._data):
+        # ``inferUnsqueezeGeometry`` (a last dim's stride is 1); a plainly row-major input needs no help
         strides = list(strides_of(self))
         strides.insert(d, 1 if d >= len(strides) else self._data.shape[d] * strides[d])
         data = _with_size_one_strides(data, strides)

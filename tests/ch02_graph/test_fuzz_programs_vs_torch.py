@@ -20,7 +20,7 @@ picks them), ``-0.`` against ``0.`` in a few products and gradients, ``matmul``'
 dispatches to ``dot``/``mv``/``mm`` first and speaks in their words), a double resize warning of comparison ops
 writing into an out of a third dtype, the deprecated ``add(Number alpha, Tensor other)`` overload, and ops
 picotorch does not have (``F.relu6``, ``F.mish``, ``F.logsigmoid``, ``t_``, ``transpose_``, ``unsqueeze_``,
-``positive``), which the generator leaves out.
+``positive``) and inference tensors (``inference_mode``), which the generator leaves out.
 """
 
 from __future__ import annotations
@@ -449,6 +449,40 @@ class Gen:
             f"{x}.exp_(2)", f"{x}.item()", f"{x}.tolist(1)", f"{x}[{x}]", f"{x}[0.5]", f"{x}[[0, 1]]",
         ])
 
+    def graph_statement(self):
+        """What chapter 02 does with a graph: no_grad, .grad of a non-leaf, retain_grad, detach, .data, a saved
+        tensor changed in place before backward, backward twice."""
+        r = self.r
+        x = r.choice(self.leaves())
+        grad_of = [k for k in self.tensors() if self.env[k].requires_grad]
+        y = r.choice(grad_of)
+        n = self.new()
+        kind = r.choice(["no_grad", "grad", "retain", "detach", "data", "saved", "twice", "requires_grad_",
+                         "enable_grad"])  # (inference_mode: picotorch has no inference tensors)
+        if kind == "no_grad":
+            return self.run(f"with torch.no_grad():\n    {n} = {x} * 2") and self.run(f"show({n})")
+        if kind == "enable_grad":
+            return self.run(f"with torch.no_grad():\n    with torch.enable_grad():\n        {n} = {x}.exp()") \
+                and self.run(f"show({n})")
+        if kind == "grad":
+            return self.run(f"print({y}.grad)")
+        if kind == "retain":
+            return self.run(f"{y}.retain_grad()") and self.run(f"{y}.sum().backward(retain_graph=True)") \
+                and self.run(f"print({y}.grad, {y}.retains_grad)")
+        if kind == "detach":
+            return self.run(f"{n} = {y}.detach()") and self.run(f"show({n})") \
+                and self.run(f"print({n}._version, {y}._version, {n}.data_ptr() == {y}.data_ptr())")
+        if kind == "data":
+            return self.run(f"{n} = {y}.data") and self.run(f"show({n})")
+        if kind == "requires_grad_":
+            return self.run(f"{y}.requires_grad_({r.choice(['False', 'True'])})") and self.run(f"show({y})")
+        if kind == "saved":
+            h, z = n, self.new()
+            op = r.choice(["exp", "sigmoid", "tanh", "pow(2)", "sin", "relu", "mul(h)"]).replace("(h)", f"({h})")
+            return self.run(f"{h} = {x} * 1") and self.run(f"{z} = {h}.{op if '(' in op else op + '()'}") \
+                and self.run(f"{h}.add_(1)") and self.run(f"show({z})") and self.run(f"{z}.sum().backward()")
+        return self.run(f"{n} = {y}.sum()") and self.run(f"{n}.backward()") and self.run(f"{n}.backward()")
+
     def statement(self):
         """Append one statement (and the show of its result); False when it raised."""
         r = self.r
@@ -456,6 +490,8 @@ class Gen:
         if c < 0.12 or not self.tensors():
             name, line = self.create()
             return self.run(line) and self.run(f"show({name})")
+        if 0.2 <= c < 0.26 and self.leaves():
+            return self.graph_statement()
         if c < 0.2 and self.leaves():
             roots = [k for k in self.tensors() if self.env[k].requires_grad]
             y = r.choice(roots)

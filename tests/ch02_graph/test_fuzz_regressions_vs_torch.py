@@ -442,3 +442,68 @@ def test_out_resize_warnings_and_dtype_checks(call):
         return out
 
     same(prog)
+
+
+# --- graph errors: how they name a tensor's type; in-place ops on integer tensors ---------------------
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+def test_error_texts_name_bool_and_bfloat16_types_by_their_cpp_name(dtype):
+    def prog(t):
+        dt = getattr(t, dtype)
+        x = t.ones(2, dtype=dt, requires_grad=True)
+        h = x * 1
+        y = h.sin()
+        h.add_(1)
+        out = [_raised(lambda: y.sum().backward())]
+        for other in (t.int64, t.uint8, t.bool, t.int16, dt):
+            out.append(_raised(lambda other=other: t.ones(2, 2, dtype=other).expand(3)))
+            out.append(t.ones(1, dtype=other).type())
+        z = t.ones(2, dtype=dt, requires_grad=True)
+        z.register_hook(lambda g: g.bool())
+        out.append(_raised(lambda: (z * 1).sum().backward()))
+        return out
+
+    same(prog)
+
+
+@pytest.mark.parametrize("case", ["setitem", "masked_fill_", "copy_", "view_setitem", "sum_after", "mul_after"])
+def test_in_place_into_an_integer_tensor_from_a_value_that_requires_grad(case):
+    def prog(t):
+        def run():
+            v = t.tensor([[1], [3], [-1], [5]])
+            if case == "setitem":
+                v[v > 0] = t.tensor([[0.5]], requires_grad=True)
+            elif case == "masked_fill_":
+                v.masked_fill_(v > 0, t.tensor(2., requires_grad=True))
+            elif case == "copy_":
+                v.copy_(t.ones(4, 1, requires_grad=True))
+            elif case == "view_setitem":
+                v[1:][t.tensor([0])] = t.tensor(2., requires_grad=True)
+            else:
+                v.masked_fill_(v > 0, t.tensor(2., requires_grad=True))
+                v = v.sum() if case == "sum_after" else v * 2
+            fn = v.grad_fn
+            return v.tolist(), None if fn is None else fn.name(), v.requires_grad, v.is_leaf
+        return _raised(run) if case in ("sum_after",) else run()
+
+    same(prog)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "float16"])
+@pytest.mark.parametrize("inputs", ["float32", "int32"])
+def test_matmul_of_two_vectors_into_out_is_dot(dtype, inputs):
+    import warnings
+
+    def prog(t):
+        v = t.ones(2, dtype=getattr(t, inputs))
+        out = []
+        for shape in ((), (2,), (0,), (3, 3)):
+            for f in (t.dot, t.matmul):
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    r = _raised(lambda f=f, s=shape: f(v, v, out=t.empty(s, dtype=getattr(t, dtype))))
+                out.append((shape, r, len(caught)))
+        return out
+
+    same(prog)

@@ -44,9 +44,21 @@ def hook_name(fn) -> str:
 
 
 def legacy_type_string(t) -> str:
-    """``Tensor::toString()``: the legacy type name, ``torch.FloatTensor`` / ``torch.cuda.FloatTensor``."""
+    """``x.type()``: the legacy type name, ``torch.FloatTensor`` / ``torch.cuda.FloatTensor``."""
     prefix = "torch.cuda." if t._device.type == "cuda" else "torch."
     return f"{prefix}{t._dtype.c10_name}Tensor"
+
+
+# The legacy names Python's error translation (``processErrorMsg``) puts in place of ``CPUFloatType``...: bool,
+# bfloat16 and the complex types have none, and keep ``Tensor::toString()``'s own.
+_LEGACY_IN_ERRORS = {"Byte", "Char", "Short", "Int", "Long", "Half", "Float", "Double"}
+
+
+def error_type_string(t) -> str:
+    """How an error message names ``t``'s type (``Tensor::toString()`` as a Python error shows it)."""
+    if t._dtype.c10_name in _LEGACY_IN_ERRORS:
+        return legacy_type_string(t)
+    return f"{'CUDA' if t._device.type == 'cuda' else 'CPU'}{t._dtype.c10_name}Type"
 
 
 def check_single_result(original, result, fn) -> None:
@@ -63,7 +75,7 @@ def check_single_result(original, result, fn) -> None:
 def check_variable_result(original, result, name: str) -> None:
     if result._dtype is not original._dtype or result._device.type != original._device.type:
         raise RuntimeError(f"hook '{name}' has changed the type of value (was "
-                           f"{legacy_type_string(original)} got {legacy_type_string(result)})")
+                           f"{error_type_string(original)} got {error_type_string(result)})")
     if tuple(result._data.shape) != tuple(original._data.shape):
         raise RuntimeError(f"hook '{name}' has changed the size of value")
 

@@ -27,6 +27,8 @@ from .helpers import convert, shape_of, xp_of, zeros_array
 def write_out(out, result, overload: str) -> None:
     """Check ``result`` against ``out`` as the kernel of ``overload`` (``add.out``) does, then copy it in."""
     check_same_device(out, result)  # TensorIterator's check, outputs first (not measured: no GPU here)
+    if overload == "matmul.out" and not result._data.ndim:
+        overload = "dot.out"  # two vectors: matmul's out= is dot's, with dot's checks
     if overload in _RESIZED_FIRST:
         resize_output(out, tuple(result._data.shape))
     OUT_DTYPE_CHECKS.get(overload, _castable)(result._dtype, out._dtype)
@@ -81,7 +83,7 @@ multiply.out subtract.out
 
 
 # out= kernels that resize ``out`` before they check its dtype (its warning comes before the error).
-_RESIZED_FIRST = frozenset({"mean.out", "pow.Scalar_out"})
+_RESIZED_FIRST = frozenset({"mean.out", "pow.Scalar_out", "dot.out"})
 
 
 # ---- the dtype checks of the out= kernels, by family

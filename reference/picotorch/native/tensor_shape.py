@@ -18,6 +18,7 @@ import math
 
 import numpy as np
 
+from ..autograd.hooks import error_type_string
 from ..c10 import scalar_type as st
 from . import checks
 from .device import to_numpy
@@ -209,7 +210,7 @@ def expanded_shape(self, size) -> tuple:
         # then fails the element count (with a 0 among them PyTorch even makes the tensor: not modelled)
         raise RuntimeError("numel: integer multiplication overflow")
     if len(size) < len(current):
-        raise RuntimeError(f"expand(torch.{self._dtype.c10_name}Tensor{{{list(current)}}}, size={list(size)}): "
+        raise RuntimeError(f"expand({error_type_string(self)}{{{list(current)}}}, size={list(size)}): "
                            "the number of sizes provided "
                            f"({len(size)}) must be greater or equal to the number of dimensions in the "
                            f"tensor ({len(current)})")

@@ -507,3 +507,36 @@ def test_matmul_of_two_vectors_into_out_is_dot(dtype, inputs):
         return out
 
     same(prog)
+
+
+@pytest.mark.parametrize("exponent", ["True", "False", "1", "0", "2", "0.5", "t.tensor(True)", "t.tensor(1)"])
+@pytest.mark.parametrize("base", ["t.tensor([False, True])", "t.tensor(True)", "t.tensor([0, 2])",
+                                  "t.tensor([False, True]).view(2, 1).expand(2, 3)"])
+def test_pow_of_a_bool_tensor_by_a_bool_stays_bool(base, exponent):
+    def prog(t):
+        x, e = eval(base), eval(exponent)
+        out = [_raised(lambda: str(x.pow(e))), _raised(lambda: str(x ** e))]
+        return out + [_raised(lambda: _layout(x.pow(e)))]
+
+    same(prog)
+
+
+_WHERE_UINT8 = """
+import warnings
+import {lib} as t
+warnings.simplefilter("always")
+with warnings.catch_warnings(record=True) as caught:
+    u = t.ones(2, dtype=t.uint8)
+    t.where(u, 1, 2)
+    t.where(u > 0, 1, 2)
+    t.where(u, 3, 4)
+print([str(w.message) for w in caught])
+"""
+
+
+def test_where_warns_about_a_uint8_condition_once_per_process():
+    env = dict(os.environ, PYTHONPATH=REFERENCE + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    outs = [subprocess.run([sys.executable, "-c", _WHERE_UINT8.format(lib=lib)], capture_output=True, text=True,
+                           env=env, check=True).stdout for lib in ("picotorch", "torch")]
+    assert outs[0] == outs[1]
+    assert outs[0].count("uint8 condition") == 1

@@ -154,6 +154,10 @@ def pow(self, exponent):
     if self._dtype is st.bool_ and getattr(exponent, "_dtype", None) is st.bool_:
         # a bool number exponent is 0 or 1, which PyTorch answers without the kernel (a fill or a copy)
         raise NotImplementedError("\"pow\" not implemented for 'Bool'")
+    if self._dtype is st.bool_ and (exponent is True or exponent is False):
+        # 1 is a copy and 0 a fill of ones in pow.Tensor_Scalar, so a bool tensor stays bool
+        xp = xp_of(self)
+        return wrap(self, xp.asarray(self._data, copy=True) if exponent else xp.ones_like(self._data))
     number = _number_value(exponent)
     if number is None:
         return _binary(self, exponent, _pow_compute)
@@ -715,9 +719,15 @@ def where(condition, self, other):
     return new_tensor(follow_inputs(xp, xp.asarray(data), [condition._data, self._data, other._data]), dtype, dev)
 
 
+_WHERE_UINT8_WARNED: list = []
+
+
 def _check_where_condition(condition) -> None:
     """``where_kernel_impl`` in TensorCompare.cpp: a bool condition; uint8 still works, with a warning."""
     if condition._dtype is st.uint8:
+        if _WHERE_UINT8_WARNED:
+            return  # TORCH_WARN_ONCE: the first such call in the process warns, no other
+        _WHERE_UINT8_WARNED.append(True)
         warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and will be removed in a "
                       "future version of PyTorch. Use a boolean condition instead. (Triggered internally at "
                       "/__w/pytorch/pytorch/aten/src/ATen/native/TensorCompare.cpp:621.)", UserWarning, stacklevel=2)

@@ -540,3 +540,29 @@ def test_where_warns_about_a_uint8_condition_once_per_process():
                            env=env, check=True).stdout for lib in ("picotorch", "torch")]
     assert outs[0] == outs[1]
     assert outs[0].count("uint8 condition") == 1
+
+
+@pytest.mark.parametrize("op", ["x.min()", "x.max()", "x.exp()", "x.amax(0)", "x.sum(0)", "x.std()", "x.prod()"])
+def test_version_error_names_the_forward_op_with_its_overload_number(op):
+    def prog(t):
+        x = t.ones(2, 3, requires_grad=True)
+        y = eval(op, None, {"x": x})
+        z = y.sigmoid()
+        y.add_(1)
+        return _raised(lambda: z.sum().backward())
+
+    same(prog)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64", "float32"])
+def test_index_tensors_must_be_long_int_byte_or_bool(dtype):
+    def prog(t):
+        i = t.tensor([0, 1]).to(getattr(t, dtype))
+
+        def put():
+            y = t.arange(3.)
+            y[i] = 5
+            return y
+        return [_raised(lambda: t.arange(3.)[i]), _raised(put), _raised(lambda: t.arange(3.)[i, None])]
+
+    same(prog)

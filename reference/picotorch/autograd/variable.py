@@ -518,8 +518,9 @@ def version_error(data, current: int, expected: int, output_nr: int, grad_fn) ->
 
 
 def forward_name(node) -> str:
-    """``MulBackward0`` -> ``Mul``: PyTorch names the forward op in this message (PR 180383)."""
-    return re.sub(r"Backward\d*$", "", node.name())
+    """``MulBackward0`` -> ``Mul``, ``MinBackward1`` -> ``Min1``: PyTorch names the forward op in this message
+    (PR 180383), keeping an overload's number other than 0."""
+    return re.sub(r"Backward0$", "", node.name()).replace("Backward", "")
 
 
 def tensor_data(t):

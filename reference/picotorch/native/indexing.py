@@ -155,7 +155,7 @@ def _check_indices(self, indices) -> None:
     """PyTorch's checks, in its order: index dtypes and mask shapes (``expandTensors``), then that the
     indices broadcast together, then each index's bound (the index kernel); never NumPy's "axis" text."""
     for i in indices:
-        if i is not None and i._dtype not in (st.int64, st.int32, st.bool_, st.uint8, st.int8, st.int16):
+        if i is not None and i._dtype not in (st.int64, st.int32, st.bool_, st.uint8):
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
     _check_mask_shapes(self, indices)
     expanded = _expanded_indices(self, indices)

@@ -566,3 +566,16 @@ def test_index_tensors_must_be_long_int_byte_or_bool(dtype):
         return [_raised(lambda: t.arange(3.)[i]), _raised(put), _raised(lambda: t.arange(3.)[i, None])]
 
     same(prog)
+
+
+@pytest.mark.parametrize("base", ["t.ones(2, 3).expand(2, 2, 3)", "t.ones(3, 1).expand(3, 4)", "t.ones(3).expand(2, 3)",
+                                  "t.ones(4, 6)[:, ::2]", "t.ones(4, 6)[:, ::2].t()", "t.tensor(True).expand(2, 3)",
+                                  "t.ones(2, 3, 4).permute(2, 0, 1)[::2]", "t.ones(1, 3).expand(2, 3).t()"])
+def test_copies_of_tensors_with_gaps_or_repeats_are_dense_in_their_order(base):
+    def prog(t):
+        b = eval(base)
+        return [_layout(f(b)) for f in (lambda b: b.clone(), lambda b: b.bool(), lambda b: b.double(),
+                                        lambda b: b.type(t.int32), lambda b: t.sign(b.bool()),
+                                        lambda b: b.to(t.float16), lambda b: t.empty_like(b), lambda b: b.exp())]
+
+    same(prog)

@@ -192,8 +192,9 @@ def _strided_like(source, copy):
                                                          and 1 not in source.shape):
         return copy  # (row-major with no size-1 dim: NumPy's copy has the same strides)
     want = tuple(st // source.itemsize for st in source.strides)
-    if tuple(st // copy.itemsize for st in copy.strides) == want \
-            or not (copy.size == 0 or non_overlapping_and_dense(source.shape, want)):
+    if not (copy.size == 0 or non_overlapping_and_dense(source.shape, want)):
+        want = infer_dense_strides(source.shape, want)  # gaps or repeats (an expanded input): dense, in its order
+    if tuple(st // copy.itemsize for st in copy.strides) == want:
         return copy
     return _with_strides(copy, want)
 

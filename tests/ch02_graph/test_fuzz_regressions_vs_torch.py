@@ -579,3 +579,22 @@ def test_copies_of_tensors_with_gaps_or_repeats_are_dense_in_their_order(base):
                                         lambda b: b.to(t.float16), lambda b: t.empty_like(b), lambda b: b.exp())]
 
     same(prog)
+
+
+@pytest.mark.parametrize("shape", [(2, 0), (0, 3), (2, 0, 3)])
+@pytest.mark.parametrize("index", ["(..., t.tensor([0, 0]))", "(slice(None), t.tensor([0]))", "(t.tensor([5]),)",
+                                   "(t.tensor([0]), t.tensor([0]))", "(slice(None), t.tensor([-1]))",
+                                   "(t.tensor([], dtype=t.long),)", "(t.tensor([0, 1]),)", "(t.tensor([-7]),)"])
+def test_advanced_indexing_of_an_empty_tensor(shape, index):
+    def prog(t):
+        x = t.ones(shape)
+        key = eval(index)
+
+        def put(value):
+            y = x.clone()
+            y[key] = value
+            return y
+        return [_raised(lambda: _layout(x[key])), _raised(lambda: _layout(put(1))),
+                _raised(lambda: _layout(put(t.ones(5))))]
+
+    same(prog)

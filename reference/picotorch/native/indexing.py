@@ -28,7 +28,7 @@ from .tensor_shape import compute_stride, expanded_shape
 def index(self, indices):
     _check_indices(self, indices)
     try:
-        data = self._data[_index_key(indices)]
+        data = self._data[_index_key_of(self, indices)]
     except IndexError as e:
         raise IndexError(str(e)) from None
     return wrap(self, _laid_out(self, indices, data))
@@ -84,7 +84,7 @@ def _index_put_impl_(self, indices, values, accumulate=False, unsafe=False):
     for other in (values, *indices):  # before anything about the indices is checked
         assert_no_overlap(self, other)
     _check_indices(self, indices)
-    key = _index_key(indices)
+    key = _index_key_of(self, indices)
     data = self._data
     if not accumulate:
         _check_put_shape_and_dtype(self, tuple(data[key].shape), values)
@@ -138,6 +138,22 @@ def _expanded_strides(shape, strides, target) -> list:
     return out
 
 
+def _index_key_of(self, indices):
+    """The key NumPy indexes with; on an empty tensor (where nothing is read or written, and PyTorch checks no
+    bound) each integer index is clipped into its dim, so that NumPy's own bound check stays quiet."""
+    key = _index_key(indices)
+    if self._data.size:
+        return key
+    clipped, dim = [], 0
+    for i, k in zip(indices, key):
+        size = self._data.shape[dim] if dim < self._data.ndim else 1
+        if i is not None and not _is_mask(i) and size:
+            k = xp_of(i).clip(k, -size, size - 1)
+        clipped.append(k)
+        dim += i._data.ndim if i is not None and _is_mask(i) else 1
+    return tuple(clipped)
+
+
 def _index_key(indices):
     return tuple(slice(None) if i is None else _as_key(i) for i in indices)
 
@@ -160,6 +176,10 @@ def _check_indices(self, indices) -> None:
     _check_mask_shapes(self, indices)
     expanded = _expanded_indices(self, indices)
     _check_broadcast(expanded)
+    if self._data.size == 0:  # nothing to index: no index may be used (unless the result is empty too)
+        if _selected_numel(self, indices, expanded):
+            raise IndexError("index is out of bounds for dimension with size 0")
+        return
     _check_bounds(expanded)
 
 
@@ -203,6 +223,14 @@ def _check_broadcast(expanded) -> None:
     except ValueError:
         raise IndexError("shape mismatch: indexing tensors could not be broadcast together with shapes "
                          + ", ".join(_listed(s) for s in shapes)) from None
+
+
+def _selected_numel(self, indices, expanded) -> int:
+    """How many elements ``self[indices]`` has: the indices' broadcast shape times the dims they leave alone."""
+    covered = sum(1 if i is None or not _is_mask(i) else i._data.ndim for i in indices)
+    kept = [n for i, n in zip(indices, self._data.shape) if i is None] + list(self._data.shape[covered:])
+    total = math.prod(np.broadcast_shapes(*(tuple(a.shape) for a, _, _ in expanded))) if expanded else 1
+    return total * math.prod(kept)
 
 
 def _check_bounds(expanded) -> None:

@@ -598,3 +598,14 @@ def test_advanced_indexing_of_an_empty_tensor(shape, index):
                 _raised(lambda: _layout(put(t.ones(5))))]
 
     same(prog)
+
+
+@pytest.mark.parametrize("shape", [(1, 1, 1), (2, 3)])
+@pytest.mark.parametrize("index", ["(..., ...)", "(..., ..., 0)", "(..., ..., t.tensor([0]))", "(0, ..., ...)",
+                                   "(..., None, ...)", "(..., ..., slice(None))", "(..., 0, ...)"])
+def test_two_ellipses_in_one_index(shape, index):
+    def prog(t):
+        x = t.ones(shape)
+        return _raised(lambda: _layout(x[eval(index)]))
+
+    same(prog)

@@ -67,7 +67,8 @@ def _as_int(item) -> int:
 def _select(result, dim: int, item, real_dim: int = 0):
     """An integer index: PyTorch checks the bound here, with indexing's own message. ``real_dim`` counts
     the index's items before this one (an ellipsis or a None counts one), as ``applySlicing`` does."""
-    index, size = _as_int(item), result.shape[dim]
+    index = _as_int(item)
+    size = result.shape[dim] if dim < result.dim() else 0  # past the last dim (two ellipses): C++ reads a 0
     if not -size <= index < size:
         raise IndexError(f"index {index} is out of bounds for dimension {real_dim} with size {size}")
     return ops.select(result, dim, index)
@@ -164,7 +165,7 @@ def _slice(result, dim, item: slice, optimize: bool):
     start = 0 if item.start is None else _as_int(item.start)
     stop = INT64_MAX if item.stop is None else _as_int(item.stop)
     step = 1 if item.step is None else _as_int(item.step)
-    if optimize and start == 0 and step == 1 and stop >= result.shape[dim]:
+    if optimize and start == 0 and step == 1 and stop >= (result.shape[dim] if dim < result.dim() else 0):
         return result  # as given, not wrapped: x[-3:] of 3 elements is a view
     return ops.slice(result, dim, start, stop, step)
 

@@ -26,6 +26,8 @@ from .tensor_shape import compute_stride, expanded_shape
 
 
 def index(self, indices):
+    if len(indices) > self._data.ndim:  # (two ellipses in one index can get here)
+        raise IndexError(f"too many indices for tensor of dimension {self._data.ndim} (got {len(indices)})")
     _check_indices(self, indices)
     try:
         data = self._data[_index_key_of(self, indices)]

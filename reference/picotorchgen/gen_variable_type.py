@@ -118,7 +118,10 @@ MANUAL_KERNEL = CodeTemplate('${py_name} = manual.${name}  # ``${schema}``, hand
 
 # Ops with differentiable inputs but no formula (not in derivatives.yaml, nor in PyTorch's
 # DONT_REQUIRE_DERIVATIVE): their output requires grad through a NotImplemented node.
-NOT_IMPLEMENTED_DERIVATIVES = {"floor_divide", "floor_divide_", "remainder", "native_layer_norm_backward"}
+NOT_IMPLEMENTED_DERIVATIVES = {"floor_divide", "floor_divide_", "remainder", "native_layer_norm_backward",
+                               # (so their in-place forms refuse a leaf that requires grad before the kernel runs)
+                               "bitwise_not", "bitwise_not_", "bitwise_and", "bitwise_and_", "bitwise_or",
+                               "bitwise_or_", "bitwise_xor", "bitwise_xor_"}
 
 RECORD_NOT_IMPLEMENTED = CodeTemplate('''\
 ${check_inplace}

@@ -366,6 +366,16 @@ def _inplace(dunder: str, method_name: str):
     return op
 
 
+def _invert(self):
+    """``THPVariable_invert``: ``~`` refuses a float tensor itself, before ``bitwise_not`` is called."""
+    if self._dtype.is_floating_point or self._dtype.is_complex:
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+    return self.bitwise_not()
+
+
+_invert.__name__ = "__invert__"
+
+
 def _install_operators(base) -> None:
     """The operators of ``variable_methods`` (``__add__``, ``__iadd__``, ...), each calling its method."""
     for dunder, name in [("__add__", "add"), ("__radd__", "add"), ("__sub__", "sub"), ("__mul__", "mul"),
@@ -379,7 +389,7 @@ def _install_operators(base) -> None:
                          ("__xor__", "bitwise_xor"), ("__ixor__", "bitwise_xor_")]:
         _binary(base, name, dunder, public=True)
     base.__neg__ = base.neg
-    base.__invert__ = base.bitwise_not
+    base.__invert__ = _invert
     base.__getitem__ = _indexing.__getitem__
     base.__setitem__ = _indexing.__setitem__
     # the in-place operators. Each calls the method behind it and returns ``self`` (``w -= lr * g`` keeps ``w``);

@@ -152,7 +152,21 @@ def _bind_full(args, kwargs):
         plural = "s" if len(names) == 1 else ""  # PyTorch's plural is the wrong way round
         raise TypeError(f"full() missing {len(names)} required positional argument{plural}: "
                         f"{', '.join(f'{chr(34)}{n}{chr(34)}' for n in names)}")
-    return values["size"], values["fill_value"], values
+    return values["size"], _fill_number(values["fill_value"], "fill_value" in kwargs), values
+
+
+def _fill_number(value, by_keyword: bool):
+    """A ``Number`` parameter also takes a zero-dim tensor that does not require grad: its value, as a number."""
+    if isinstance(value, TensorImpl) and not value._data.ndim and not value.requires_grad:
+        return value.item()
+    if isinstance(value, np.bool_):
+        return float(value)  # a NumPy bool is a double to PyTorch's parser
+    if isinstance(value, np.number):
+        return value.item()  # (np.int64(3) fills an int64 tensor)
+    if isinstance(value, (int, float, complex)):
+        return value
+    where = "" if by_keyword else " (position 2)"
+    raise TypeError(f"full(): argument 'fill_value'{where} must be Number, not {tp_name(value)}")
 
 
 # The largest finite value of each float dtype below float64, and its C++ name in the error.

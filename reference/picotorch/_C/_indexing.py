@@ -34,10 +34,9 @@ def __getitem__(self, index):
     if index is True or index is False:  # unsqueeze, then index with [0] or with nothing
         result = ops.unsqueeze(self, 0)
         return ops.index(result, [_bool_index(result, index)])
-    if _is_integer(index):
+    if _is_integer(index) and not isinstance(index, TensorImpl):  # a tensor goes the tuple's way (too many indices)
         if self.dim() == 0:
-            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
-                             "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+            _zero_dim_select(index)
         return _select(self, 0, index)
     if isinstance(index, slice):
         return _slice(self, 0, index, optimize=False)
@@ -50,7 +49,15 @@ def _is_integer(item) -> bool:
     if isinstance(item, int):
         return True
     return isinstance(item, TensorImpl) and item._data.ndim == 0 and not item._dtype.is_floating_point \
-        and item._dtype.name != "bool"
+        and item._dtype.name not in ("bool", "uint8")  # a zero-dim uint8 tensor is a mask, as a bool one
+
+
+def _zero_dim_select(index) -> None:
+    """``applySelect`` on a zero-dim tensor: 0 is told to use ``item()``, any other index is out of a size 0."""
+    if _as_int(index) == 0:
+        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                         "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+    raise IndexError(f"index {_as_int(index)} is out of bounds for dimension 0 with size 0")
 
 
 def _as_int(item) -> int:
@@ -60,7 +67,8 @@ def _as_int(item) -> int:
 def _select(result, dim: int, item, real_dim: int = 0):
     """An integer index: PyTorch checks the bound here, with indexing's own message. ``real_dim`` counts
     the index's items before this one (an ellipsis or a None counts one), as ``applySlicing`` does."""
-    index, size = _as_int(item), result.shape[dim]
+    index = _as_int(item)
+    size = result.shape[dim] if dim < result.dim() else 0  # past the last dim (two ellipses): C++ reads a 0
     if not -size <= index < size:
         raise IndexError(f"index {index} is out of bounds for dimension {real_dim} with size {size}")
     return ops.select(result, dim, index)
@@ -125,6 +133,10 @@ def _apply_item(result, item, dim, tensor_indices, ellipsis_span, real_dim):
     if isinstance(item, slice):
         tensor_indices.append(None)
         return _slice(result, dim, item, optimize=True), dim + 1
+    if isinstance(item, TensorImpl) and item._data.ndim == 0 and item._dtype.name in ("bool", "uint8"):
+        result = ops.unsqueeze(result, dim)  # a zero-dim mask indexes a new dimension, as a Python bool does
+        tensor_indices.append(_bool_index(result, bool(item.item())))
+        return result, dim + 1
     if isinstance(item, (list, tuple)) or isinstance(item, TensorImpl):
         index = _as_index_tensor(item)
         tensor_indices.append(index)
@@ -153,8 +165,8 @@ def _slice(result, dim, item: slice, optimize: bool):
     start = 0 if item.start is None else _as_int(item.start)
     stop = INT64_MAX if item.stop is None else _as_int(item.stop)
     step = 1 if item.step is None else _as_int(item.step)
-    if optimize and item.indices(result.shape[dim]) == (0, result.shape[dim], 1):
-        return result
+    if optimize and start == 0 and step == 1 and stop >= (result.shape[dim] if dim < result.dim() else 0):
+        return result  # as given, not wrapped: x[-3:] of 3 elements is a view
     return ops.slice(result, dim, start, stop, step)
 
 
@@ -172,7 +184,7 @@ def __setitem__(self, index, value) -> None:
     if _TORCH_FUNCTION.active and _torch_function.check_has_torch_function(self):
         return _torch_function.handle_torch_function_indexing(self, "__setitem__", (self, index, value))
     value = _as_value(self, value)
-    if isinstance(index, TensorImpl) and index._dtype.name == "uint8" and value.numel() == 1:
+    if isinstance(index, TensorImpl) and index._dtype.name == "uint8" and index._data.ndim and value.numel() == 1:
         # THPVariable_setitem: one mask and one value is masked_fill_, which takes bool masks only
         raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype unsigned char")
     if index is False:
@@ -183,8 +195,7 @@ def __setitem__(self, index, value) -> None:
         return _copy_to(ops.unsqueeze(self, 0), value)
     if _is_integer(index) and not isinstance(index, TensorImpl):
         if self.dim() == 0:
-            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
-                             "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+            _zero_dim_select(index)
         return _copy_to(_select(self, 0, index), value)
     if isinstance(index, slice):
         return _copy_to(_slice(self, 0, index, optimize=True), value)

@@ -17,7 +17,6 @@ from __future__ import annotations
 import warnings
 
 from ..autograd import variable as autograd_meta
-from ..autograd.hooks import legacy_type_string
 from ..c10 import scalar_type as st
 from ..c10.device import device as Device
 from ..c10.layout import strided
@@ -26,7 +25,7 @@ from ..c10.size import Size, size_of_shape
 from ..native import checks
 from ..native.device import normalize, to_numpy
 from ..native.dispatcher import ops
-from ..native.helpers import contiguous_strides, data_ptr, strided_geometry, strides_of
+from ..native.helpers import contiguous_strides, data_ptr, legacy_type_string, strided_geometry, strides_of
 from ..native.tensor_impl import TensorImpl, new_tensor
 from . import _factories
 from ._torch_function import STATE as _TORCH_FUNCTION
@@ -45,6 +44,24 @@ NON_LEAF_GRAD_WARNING = (
     "Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor by mistake, make sure "
     "you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 for more information. "
     "(Triggered internally at /__w/pytorch/pytorch/build/aten/src/ATen/core/TensorBody.h:493.)")
+
+_SHAPE_CPP = "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:{}.)"
+_T_NOT_2D = ("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and it will "
+             "throw an error in a future release. Consider `x.mT` to transpose batches of matrices or "
+             "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor. "
+             + _SHAPE_CPP.format(4314))
+_T_0D = ("Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases. "
+         + _SHAPE_CPP.format(4321))
+_MT_0D = ("Tensor.mT is deprecated on 0-D tensors. This function is the identity in these cases. "
+          + _SHAPE_CPP.format(4373))
+_warned: set = set()  # TORCH_WARN_ONCE: each of these warns the first time in the process only
+
+
+def _warn_once(message: str) -> None:
+    if message not in _warned:
+        _warned.add(message)
+        warnings.warn(message, UserWarning, stacklevel=3)
+
 
 # caffe2::TypeMeta names (C++ type names), which some autograd errors print instead of ScalarType names.
 _TYPE_META_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
@@ -76,7 +93,9 @@ class TensorBase(TensorImpl):
             return size_of_shape(self._data.shape)
         return int(self._data.shape[checks.wrap_dim(dim, self._data.ndim, wrap_scalar=False)])
 
-    def dim(self) -> int:
+    def dim(self, *args, **kwargs) -> int:
+        if args or kwargs:
+            _no_arguments("dim", args)
         if _TORCH_FUNCTION.active and check_has_torch_function(self):
             return _handle_method(self, TensorBase.dim, ())
         return self._data.ndim
@@ -90,7 +109,9 @@ class TensorBase(TensorImpl):
             return handle_torch_function_getter(self, "ndim")
         return self._data.ndim
 
-    def numel(self) -> int:
+    def numel(self, *args, **kwargs) -> int:
+        if args or kwargs:
+            _no_arguments("numel", args)
         if _TORCH_FUNCTION.active and check_has_torch_function(self):
             return _handle_method(self, TensorBase.numel, ())
         return checks.numel(self._data.shape)
@@ -299,7 +320,9 @@ class TensorBase(TensorImpl):
         return self._base is not None
 
     # ---- getting numbers out
-    def item(self):
+    def item(self, *args, **kwargs):
+        if args or kwargs:
+            _no_arguments("item", args)
         if _TORCH_FUNCTION.active and check_has_torch_function(self):
             return _handle_method(self, TensorBase.item, ())
         n = self.numel()
@@ -424,12 +447,21 @@ class TensorBase(TensorImpl):
     def T(self):
         if _TORCH_FUNCTION.active and check_has_torch_function(self):
             return handle_torch_function_getter(self, "T")
-        return ops.permute(self, tuple(reversed(range(self._data.ndim))))
+        n = self._data.ndim
+        if n != 2:  # numpy_T (TensorShape.cpp)
+            _warn_once(_T_NOT_2D if n else _T_0D)
+        return ops.permute(self, tuple(reversed(range(n))))
 
     @property
     def mT(self):
         if _TORCH_FUNCTION.active and check_has_torch_function(self):
             return handle_torch_function_getter(self, "mT")
+        n = self._data.ndim
+        if n == 0:  # the tensor itself, not a view
+            _warn_once(_MT_0D)
+            return self
+        if n < 2:
+            raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got {n}-D tensor.")
         return ops.transpose(self, -2, -1)
 
     def __hash__(self) -> int:
@@ -440,13 +472,28 @@ def _handle_method(self, method, args: tuple):
     return handle_torch_function_c([self], method, (self, *args), None, f"torch.Tensor.{method.__name__}")
 
 
+# METH_NOARGS methods: CPython refuses any argument before the method runs, in its own words.
+_NO_ARGUMENTS = frozenset({"ndimension", "nelement", "is_floating_point", "is_complex", "data_ptr", "storage_offset",
+                           "element_size", "retain_grad", "detach", "detach_", "_is_view", "tolist", "__bool__",
+                           "__float__", "__int__", "__index__", "dim", "numel", "item"})
+
+
+def _no_arguments(name: str, args: tuple):
+    if args:
+        raise TypeError(f"TensorBase.{name}() takes no arguments ({len(args)} given)")
+    raise TypeError(f"TensorBase.{name}() takes no keyword arguments")
+
+
 def _handles_torch_function(name: str):
     """A hand-written method of ``python_variable_methods.cpp``, each of which starts with
     ``if (check_has_torch_function(self)) return handle_torch_function(self, "<name>", args, kwargs)``.
     The most used ones (``size``, ``dim``, ``numel``, ``item``) say it inline: no wrapper to pay for."""
     method = getattr(TensorBase, name)
+    takes_none = name in _NO_ARGUMENTS
 
     def checked(self, *args, **kwargs):
+        if takes_none and (args or kwargs):
+            _no_arguments(name, args)
         if _TORCH_FUNCTION.active and check_has_torch_function(self):
             return handle_torch_function_c([self], checked, (self, *args), kwargs or None, f"torch.Tensor.{name}")
         return method(self, *args, **kwargs)

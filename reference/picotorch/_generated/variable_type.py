@@ -2379,7 +2379,12 @@ def remainder_Scalar_Tensor(self, other):
 
 def bitwise_and_Scalar(self, other):
     """``bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = manual.NotImplemented("aten::bitwise_and", self)
     result = kernel_for("bitwise_and.Scalar", device_of(self))(self, other)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
     return result
 
 
@@ -2394,7 +2399,12 @@ def bitwise_and_Scalar_out(self, other, *, out):
 
 def bitwise_and_Tensor(self, other):
     """``bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = manual.NotImplemented("aten::bitwise_and", self, other)
     result = kernel_for("bitwise_and.Tensor", device_of(self, other))(self, other)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
     return result
 
 
@@ -2409,21 +2419,38 @@ def bitwise_and_Tensor_out(self, other, *, out):
 
 def bitwise_and__Scalar(self, other):
     """``bitwise_and_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)``"""
+    check_inplace(self)
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = manual.NotImplemented("aten::bitwise_and_", self)
     result = kernel_for("bitwise_and_.Scalar", device_of(self))(self, other)
     bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
     return self
 
 
 def bitwise_and__Tensor(self, other):
     """``bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
+    check_inplace(self)
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = manual.NotImplemented("aten::bitwise_and_", self, other)
     result = kernel_for("bitwise_and_.Tensor", device_of(self, other))(self, other)
     bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
     return self
 
 
 def bitwise_or_Scalar(self, other):
     """``bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = manual.NotImplemented("aten::bitwise_or", self)
     result = kernel_for("bitwise_or.Scalar", device_of(self))(self, other)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
     return result
 
 
@@ -2438,7 +2465,12 @@ def bitwise_or_Scalar_out(self, other, *, out):
 
 def bitwise_or_Tensor(self, other):
     """``bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = manual.NotImplemented("aten::bitwise_or", self, other)
     result = kernel_for("bitwise_or.Tensor", device_of(self, other))(self, other)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
     return result
 
 
@@ -2453,15 +2485,27 @@ def bitwise_or_Tensor_out(self, other, *, out):
 
 def bitwise_or__Scalar(self, other):
     """``bitwise_or_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)``"""
+    check_inplace(self)
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = manual.NotImplemented("aten::bitwise_or_", self)
     result = kernel_for("bitwise_or_.Scalar", device_of(self))(self, other)
     bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
     return self
 
 
 def bitwise_or__Tensor(self, other):
     """``bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
+    check_inplace(self)
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = manual.NotImplemented("aten::bitwise_or_", self, other)
     result = kernel_for("bitwise_or_.Tensor", device_of(self, other))(self, other)
     bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
     return self
 
 
@@ -7778,14 +7822,25 @@ def take_along_dim_out(self, indices, dim=None, *, out):
 
 def bitwise_not(self):
     """``bitwise_not(Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = manual.NotImplemented("aten::bitwise_not", self)
     result = kernel_for("bitwise_not", device_of(self))(self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
     return result
 
 
 def bitwise_not_(self):
     """``bitwise_not_(Tensor(a!) self) -> Tensor(a!)``"""
+    check_inplace(self)
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = manual.NotImplemented("aten::bitwise_not_", self)
     result = kernel_for("bitwise_not_", device_of(self))(self)
     bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
     return self
 
 
@@ -7800,7 +7855,12 @@ def bitwise_not_out(self, *, out):
 
 def bitwise_xor_Scalar(self, other):
     """``bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = manual.NotImplemented("aten::bitwise_xor", self)
     result = kernel_for("bitwise_xor.Scalar", device_of(self))(self, other)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
     return result
 
 
@@ -7815,7 +7875,12 @@ def bitwise_xor_Scalar_out(self, other, *, out):
 
 def bitwise_xor_Tensor(self, other):
     """``bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = manual.NotImplemented("aten::bitwise_xor", self, other)
     result = kernel_for("bitwise_xor.Tensor", device_of(self, other))(self, other)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
     return result
 
 
@@ -7830,21 +7895,38 @@ def bitwise_xor_Tensor_out(self, other, *, out):
 
 def bitwise_xor_Scalar_Tensor(self, other):
     """``bitwise_xor.Scalar_Tensor(Scalar self, Tensor other) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(other):
+        grad_fn = manual.NotImplemented("aten::bitwise_xor", other)
     result = kernel_for("bitwise_xor.Scalar_Tensor", device_of(other))(self, other)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
     return result
 
 
 def bitwise_xor__Scalar(self, other):
     """``bitwise_xor_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)``"""
+    check_inplace(self)
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = manual.NotImplemented("aten::bitwise_xor_", self)
     result = kernel_for("bitwise_xor_.Scalar", device_of(self))(self, other)
     bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
     return self
 
 
 def bitwise_xor__Tensor(self, other):
     """``bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
+    check_inplace(self)
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = manual.NotImplemented("aten::bitwise_xor_", self, other)
     result = kernel_for("bitwise_xor_.Tensor", device_of(self, other))(self, other)
     bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
     return self
 
 

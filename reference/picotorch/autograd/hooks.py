@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
+from ..native.helpers import error_type_string
 from ..native.tensor_impl import TensorImpl
 from ..utils.hooks import RemovableHandle
 
@@ -43,12 +44,6 @@ def hook_name(fn) -> str:
     return name if isinstance(name, str) else "<unknown>"
 
 
-def legacy_type_string(t) -> str:
-    """``Tensor::toString()``: the legacy type name, ``torch.FloatTensor`` / ``torch.cuda.FloatTensor``."""
-    prefix = "torch.cuda." if t._device.type == "cuda" else "torch."
-    return f"{prefix}{t._dtype.c10_name}Tensor"
-
-
 def check_single_result(original, result, fn) -> None:
     """What one returned value may be: None (keep), or a tensor of the same type and size."""
     if result is None:
@@ -63,7 +58,7 @@ def check_single_result(original, result, fn) -> None:
 def check_variable_result(original, result, name: str) -> None:
     if result._dtype is not original._dtype or result._device.type != original._device.type:
         raise RuntimeError(f"hook '{name}' has changed the type of value (was "
-                           f"{legacy_type_string(original)} got {legacy_type_string(result)})")
+                           f"{error_type_string(original)} got {error_type_string(result)})")
     if tuple(result._data.shape) != tuple(original._data.shape):
         raise RuntimeError(f"hook '{name}' has changed the size of value")
 

@@ -23,7 +23,7 @@ from .anomaly_mode import AnomalyMode
 from .copy_slices import AsStridedBackward0, CopySlices, Region
 from .grad_mode import is_grad_enabled, no_grad
 from .graph import Edge, Node
-from .hooks import legacy_type_string
+from .hooks import error_type_string
 from .saved_variable_hooks import PySavedVariableHooks, get_default_hooks
 
 
@@ -114,11 +114,21 @@ def any_requires_grad(*tensors) -> bool:
 def set_history(t, grad_fn) -> None:
     """Make ``t`` the next output of ``grad_fn`` (its gradient will be that node's input).
 
-    An integer or bool output never joins the graph (``x.long()``, ``int_tensor.copy_(x)``): PyTorch
-    states it per op (``output_differentiability: ["!dtype || isDifferentiableType(*dtype)"]``).
+    An integer or bool output never joins the graph: ``x.long()`` says so in its
+    ``output_differentiability`` (``"!dtype || isDifferentiableType(*dtype)"``), ``int_tensor.copy_(x)``
+    never asks; any other op that would make one (``x.sum(dtype=torch.long)``) is an error, as in
+    PyTorch's ``set_history`` (functions/utils.h).
     """
     if not is_differentiable_type(t._dtype):
-        return
+        if type(grad_fn).__name__ == "ToCopyBackward0":
+            return
+        raise RuntimeError(f"Autograd not support dtype: {t._dtype.c10_name}")
+    _attach(t, grad_fn)
+
+
+def _attach(t, grad_fn) -> None:
+    """The edge itself. An in-place op's ``rebase_history`` attaches without asking the dtype: an integer tensor
+    written by ``masked_fill_``/``index_put_`` from a value that requires grad gets the node, as in PyTorch."""
     t._output_nr = grad_fn.add_input_metadata(t)
     t._grad_fn = grad_fn
     t._requires_grad = False
@@ -136,7 +146,7 @@ def rebase_history(t, grad_fn) -> None:
     if t._base is not None:
         rebase_view_history(t, grad_fn)
     else:
-        set_history(t, grad_fn)
+        _attach(t, grad_fn)
     _move_hooks_to_new_grad_fn(t, old_fn, old_output_nr, grad_fn)
 
 
@@ -158,8 +168,8 @@ def rebase_view_history(view, fn: Node) -> None:
     region = Region(view, base)
     base_edge, = collect_next_edges(base)
     copy_slices = CopySlices(base_edge, region, fn)
-    set_history(base, copy_slices)
-    set_history(view, AsStridedBackward0(Edge(copy_slices, 0), region))
+    _attach(base, copy_slices)
+    _attach(view, AsStridedBackward0(Edge(copy_slices, 0), region))
     view._attr_version = view._version_counter.version
 
 
@@ -495,21 +505,22 @@ def version_error(data, current: int, expected: int, output_nr: int, grad_fn) ->
     the saved tensor's legacy type string and sizes, the output of the node that made it (the
     ``which is …`` part only when there is such a node; ``forward_name`` below turns
     ``MulBackward0`` into ``Mul``), then the two versions. Worked example of the same kind of
-    message: ``ERR_BACKWARD_TWICE`` above, and ``legacy_type_string`` for the type.
+    message: ``ERR_BACKWARD_TWICE`` above, and ``error_type_string`` for the type.
     """
     # BEGIN SOLUTION 2.3: the in-place error: type and sizes, which output of which forward op, both versions
     sizes = ", ".join(str(int(n)) for n in data._data.shape)
     where = f", which is output {output_nr} of {forward_name(grad_fn)}," if grad_fn is not None else ""
     return ("one of the variables needed for gradient computation has been modified by an inplace "
-            f"operation: [{legacy_type_string(data)} [{sizes}]]{where} is at version {current}; expected "
+            f"operation: [{error_type_string(data)} [{sizes}]]{where} is at version {current}; expected "
             f"version {expected} instead. Hint: enable anomaly detection to find the operation that "
             "failed to compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
     # END SOLUTION
 
 
 def forward_name(node) -> str:
-    """``MulBackward0`` -> ``Mul``: PyTorch names the forward op in this message (PR 180383)."""
-    return re.sub(r"Backward\d*$", "", node.name())
+    """``MulBackward0`` -> ``Mul``, ``MinBackward1`` -> ``Min1``: PyTorch names the forward op in this message
+    (PR 180383), keeping an overload's number other than 0."""
+    return re.sub(r"Backward0$", "", node.name()).replace("Backward", "")
 
 
 def tensor_data(t):

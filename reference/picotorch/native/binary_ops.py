@@ -22,6 +22,7 @@ import numpy as np
 from ..c10 import scalar_type as st
 from . import checks
 from .device import backend, to_numpy
+from .dispatcher import _OVERLAP_MESSAGE as OVERLAP_MESSAGE
 from .helpers import (
     as_operand,
     binary_operands,
@@ -153,12 +154,16 @@ def pow(self, exponent):
     if self._dtype is st.bool_ and getattr(exponent, "_dtype", None) is st.bool_:
         # a bool number exponent is 0 or 1, which PyTorch answers without the kernel (a fill or a copy)
         raise NotImplementedError("\"pow\" not implemented for 'Bool'")
+    if self._dtype is st.bool_ and (exponent is True or exponent is False):
+        # 1 is a copy and 0 a fill of ones in pow.Tensor_Scalar, so a bool tensor stays bool
+        xp = xp_of(self)
+        return wrap(self, xp.asarray(self._data, copy=True) if exponent else xp.ones_like(self._data))
     number = _number_value(exponent)
     if number is None:
         return _binary(self, exponent, _pow_compute)
     if not self._dtype.is_floating_point and isinstance(number, int) and number < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
-    return _binary(self, exponent, _pow_by_number(number))
+    return _binary(self, exponent, _pow_by_number(number), number_operand=False)
 
 
 def _number_value(value):
@@ -221,7 +226,7 @@ def _c_pow(xp, a, b):
 def pow_scalar_base(self, exponent):
     """``pow.Scalar``: a Python number raised to a tensor (what ``2 ** x`` calls)."""
     base = scalar_tensor(self)
-    return _binary(base, exponent, _pow_compute)
+    return _binary(base, exponent, _pow_compute, number_operand=False)
 
 
 def floor_divide(self, other):
@@ -367,10 +372,15 @@ def break_zero_ties(xp, result, a, b, dtype):
     return xp.where(ties, xp.where(tail, a, b), result)
 
 
-def _binary(self, other, compute, *, to_float=False, scalar_in_float32=False, one_value=False):
+def _binary(self, other, compute, *, to_float=False, scalar_in_float32=False, one_value=False,
+            number_operand=True):
+    """``number_operand=False``: a number operand is the kernel's argument, not a TensorIterator operand (``pow``
+    by a number is a unary op), so it has no say in the output's layout."""
     other, dev, dtype, shape, xp, a, b = binary_operands(self, other, to_float=to_float)
+    operands = [self._data, other._data] if number_operand else \
+        [t._data for t in (self, other) if t._data.ndim]
     if dtype.itemsize == 2 and dtype.is_floating_point:  # is_reduced_float, inline: every binary op asks
-        return _binary_reduced_float(self, other, compute, dev, dtype, xp, a, b, scalar_in_float32)
+        return _binary_reduced_float(other, compute, dev, dtype, xp, a, b, scalar_in_float32, operands)
     if one_value and (a.size >= _ONE_VALUE_FROM or b.size >= _ONE_VALUE_FROM) and _one_value(a) and _one_value(b):
         # NOTE [One value, expanded]
         value = compute(xp, a[(0,) * a.ndim], b[(0,) * b.ndim], dtype)
@@ -378,7 +388,7 @@ def _binary(self, other, compute, *, to_float=False, scalar_in_float32=False, on
     data = compute(xp, a, b, dtype)
     if type(data) is not np.ndarray:  # a NumPy scalar (zero-dim operands) or another library's array;
         data = xp.asarray(data)       # an ndarray is already one: skipping the call saves a tenth of a small op
-    return new_tensor(follow_inputs(xp, data, [self._data, other._data]), dtype, dev)
+    return new_tensor(follow_inputs(xp, data, operands), dtype, dev)
 
 
 # NOTE [One value, expanded]
@@ -402,14 +412,14 @@ def _one_value(array) -> bool:
 # except for ``mul`` and ``div`` by a single number: their reduced-float kernels read that operand in
 # float32 (``original_scalar_value<opmath_t>``), so ``x16 * 0.1`` multiplies by float32 0.1, not by
 # float16 0.1 (measured against torch 2.13: 100% of 10^6 results agree with this rule, 75% without it).
-def _binary_reduced_float(self, other, compute, dev, dtype, xp, a, b, scalar_in_float32):
+def _binary_reduced_float(other, compute, dev, dtype, xp, a, b, scalar_in_float32, operands):
     a = in_float32(xp, a)
     if scalar_in_float32 and other._data.size == 1 and other._device.type == "cpu":
         b = cast(other, st.float32, xp, dev)
     else:
         b = in_float32(xp, b)
     data = xp.asarray(compute(xp, a, b, dtype))
-    return new_tensor(follow_inputs(xp, convert(xp, data, dtype), [self._data, other._data]), dtype, dev)
+    return new_tensor(follow_inputs(xp, convert(xp, data, dtype), operands), dtype, dev)
 
 
 # NOTE [The scalar tail of PyTorch's vectorised loop]
@@ -573,14 +583,33 @@ def bitwise_xor_(self, other):
 def check_inplace_operands(self, *others, to_float=False, type_meta_names=False) -> None:
     """TensorIterator's set-up of an in-place op, before any kernel runs: no input may partly overlap ``self``
     (``memory_overlap.py``), and the promoted dtype must cast to ``self``'s."""
+    data = self._data
+    if type(data) is np.ndarray and not data.flags.writeable \
+            and any(st == 0 and n > 1 for st, n in zip(data.strides, data.shape)):
+        raise RuntimeError(OVERLAP_MESSAGE)  # ``assert_no_internal_overlap``: the output first, before its inputs
+    shape, reshaped = self._data.shape, False
     for other in others:
         assert_no_partial_overlap(self, other)
+        reshaped = reshaped or (isinstance(other, TensorImpl) and other._data.shape != shape)
+    if reshaped:
+        _check_inplace_shapes(self, others)
     if len(others) == 1 and getattr(others[0], "_dtype", None) is self._dtype and not to_float:
         return  # the common case (``w.add_(g)``, same dtypes) casts to itself: no promotion to compute
     if len(others) == 1 and type(others[0]) in (int, float, bool) and self._dtype.is_floating_point:
         return  # a Python number never widens a floating tensor (``m.mul_(0.9)``), even dividing it
     dtype = result_type(self, *[as_operand(o) for o in others])
     check_inplace_dtype(self, float_dtype(dtype) if to_float else dtype, type_meta_names)
+
+
+def _check_inplace_shapes(self, others) -> None:
+    """TensorIterator's ``compute_shape`` (the operands broadcast, ``self`` first) and ``mark_resize_outputs``
+    (``self``, read and written, cannot grow): both before the dtype check."""
+    shape = shape_of(self)
+    for other in others:
+        if isinstance(other, TensorImpl):
+            shape = checks.broadcast_shapes(shape, shape_of(other))
+    if shape != shape_of(self):
+        raise RuntimeError(f"output with shape {list(shape_of(self))} doesn't match the broadcast shape {list(shape)}")
 
 
 def write_inplace(self, result) -> None:
@@ -690,9 +719,15 @@ def where(condition, self, other):
     return new_tensor(follow_inputs(xp, xp.asarray(data), [condition._data, self._data, other._data]), dtype, dev)
 
 
+_WHERE_UINT8_WARNED: list = []
+
+
 def _check_where_condition(condition) -> None:
     """``where_kernel_impl`` in TensorCompare.cpp: a bool condition; uint8 still works, with a warning."""
     if condition._dtype is st.uint8:
+        if _WHERE_UINT8_WARNED:
+            return  # TORCH_WARN_ONCE: the first such call in the process warns, no other
+        _WHERE_UINT8_WARNED.append(True)
         warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and will be removed in a "
                       "future version of PyTorch. Use a boolean condition instead. (Triggered internally at "
                       "/__w/pytorch/pytorch/aten/src/ATen/native/TensorCompare.cpp:621.)", UserWarning, stacklevel=2)

@@ -46,8 +46,8 @@ def unflatten(self, dim, sizes):
     if not sizes:
         raise RuntimeError("unflatten: sizes must be non-empty")
     if not shape:
-        raise RuntimeError(f"unflatten got an unexpected error:\nDimension specified as {dim} but tensor has no "
-                           "dimensions")
+        raise RuntimeError(f"unflatten got an unexpected error:\nDimension specified as {d} but tensor has no "
+                           "dimensions")  # the dim wrapped already (-1 is 0)
     try:
         inferred = checks.infer_size(sizes, shape[d])
     except RuntimeError as err:

@@ -605,3 +605,21 @@ def fused_multiply_add(xp, a, b, c):
     wide = xp.float64
     product = xp.multiply(xp.astype(a, wide), xp.astype(b, wide))
     return xp.astype(xp.add(product, xp.astype(c, wide)), xp.float32)
+
+
+def legacy_type_string(t) -> str:
+    """``x.type()``: the legacy type name, ``torch.FloatTensor`` / ``torch.cuda.FloatTensor``."""
+    prefix = "torch.cuda." if t._device.type == "cuda" else "torch."
+    return f"{prefix}{t._dtype.c10_name}Tensor"
+
+
+# The legacy names Python's error translation (``processErrorMsg``) puts in place of ``CPUFloatType``...: bool,
+# bfloat16 and the complex types have none, and keep ``Tensor::toString()``'s own.
+_LEGACY_IN_ERRORS = {"Byte", "Char", "Short", "Int", "Long", "Half", "Float", "Double"}
+
+
+def error_type_string(t) -> str:
+    """How an error message names ``t``'s type (``Tensor::toString()`` as a Python error shows it)."""
+    if t._dtype.c10_name in _LEGACY_IN_ERRORS:
+        return legacy_type_string(t)
+    return f"{'CUDA' if t._device.type == 'cuda' else 'CPU'}{t._dtype.c10_name}Type"

@@ -18,18 +18,60 @@ from ..c10 import scalar_type as st
 from . import checks
 from .device import to_numpy
 from .helpers import row_major_copy, stored_scalar, wrap, xp_of, zeros_array
+from .layout import innermost_first, relaid, row_major
+from .memory_overlap import assert_no_overlap
 from .tensor_factories import clone
 from .tensor_impl import TensorImpl
-from .tensor_shape import expanded_shape
+from .tensor_shape import compute_stride, expanded_shape
 
 
 def index(self, indices):
+    if len(indices) > self._data.ndim:  # (two ellipses in one index can get here)
+        raise IndexError(f"too many indices for tensor of dimension {self._data.ndim} (got {len(indices)})")
     _check_indices(self, indices)
     try:
-        data = self._data[_index_key(indices)]
+        data = self._data[_index_key_of(self, indices)]
     except IndexError as e:
         raise IndexError(str(e)) from None
-    return wrap(self, data)
+    return wrap(self, _laid_out(self, indices, data))
+
+
+def _laid_out(self, indices, data):
+    """``index``'s output as its TensorIterator lays it out: ordered by the operands' strides, ``self`` restrided
+    (its kept dims; 0 on the indexed ones) first, then each index tensor (on the broadcast index dims), which
+    sit where the indexed dims were if those are adjacent, else first. A mask counts as ``nonzero``'s columns."""
+    if type(data) is not np.ndarray or data.ndim < 2 or type(self._data) is not np.ndarray or data.size == 0:
+        return data
+    per_dim = []  # for each dim of self: the index array on it, or None (kept)
+    for i in indices:
+        if i is None or not _is_mask(i):
+            per_dim.append(None if i is None else i._data)
+        else:
+            per_dim += [np.empty(int(np.count_nonzero(i._data)), np.int64)] * i._data.ndim
+    per_dim += [None] * (self._data.ndim - len(per_dim))
+    indexed = [d for d, a in enumerate(per_dim) if a is not None]
+    if not indexed:
+        return row_major(data)
+    broadcast = np.broadcast_shapes(*(per_dim[d].shape for d in indexed))
+    kept = [("s", d) for d, a in enumerate(per_dim) if a is None]
+    joint = [("b", k) for k in range(len(broadcast))]
+    if indexed == list(range(indexed[0], indexed[-1] + 1)):
+        dims = [k for k in kept if k[1] < indexed[0]] + joint + [k for k in kept if k[1] > indexed[-1]]
+    else:
+        dims = joint + kept
+    own = [st // self._data.itemsize for st in self._data.strides]
+    operands = [tuple(own[d] if kind == "s" else 0 for kind, d in dims)]
+    joint_at = next(n for n, (kind, _) in enumerate(dims) if kind == "b")
+    for d in indexed:  # expanded to the broadcast shape, then reshaped with 1s around it (``reshape_indexer``)
+        index = per_dim[d]
+        strides = _expanded_strides(index.shape, [st // index.itemsize for st in index.strides], broadcast)
+        strides = compute_stride(broadcast, strides, (1,) * joint_at + broadcast + (1,) * (len(dims) - joint_at
+                                                                                        - len(broadcast)))
+        # a size-1 dim of the index against a larger one of the result is broadcast: stride 0 (compute_strides)
+        operands.append(tuple(0 if kind == "s" and data.shape[n] != 1 else strides[n]
+                              for n, (kind, _) in enumerate(dims)))
+    order = list(reversed(innermost_first(tuple(data.shape), operands)))
+    return row_major(data) if order == sorted(order) else relaid(np, data, order)
 
 
 def _index_put_impl_(self, indices, values, accumulate=False, unsafe=False):
@@ -41,8 +83,10 @@ def _index_put_impl_(self, indices, values, accumulate=False, unsafe=False):
     mask = None if accumulate else _mask_to_fill(self, indices, values)
     if mask is not None:
         return masked_fill_(self, mask, values.item())
+    for other in (values, *indices):  # before anything about the indices is checked
+        assert_no_overlap(self, other)
     _check_indices(self, indices)
-    key = _index_key(indices)
+    key = _index_key_of(self, indices)
     data = self._data
     if not accumulate:
         _check_put_shape_and_dtype(self, tuple(data[key].shape), values)
@@ -85,6 +129,33 @@ def _check_put_shape_and_dtype(self, selected_shape, values) -> None:
                            f"{self._dtype.c10_name} for the destination and {values._dtype.c10_name} for the source.")
 
 
+def _expanded_strides(shape, strides, target) -> list:
+    """``inferExpandGeometry``'s strides (a new leading dim continues the one after it; a stretched one is 0)."""
+    out = [0] * len(target)
+    for i in range(len(target) - 1, -1, -1):
+        d = i - (len(target) - len(shape))
+        size = shape[d] if d >= 0 else 1
+        stride = strides[d] if d >= 0 else (target[i + 1] * out[i + 1] if i + 1 < len(target) else 1)
+        out[i] = 0 if size != target[i] else stride
+    return out
+
+
+def _index_key_of(self, indices):
+    """The key NumPy indexes with; on an empty tensor (where nothing is read or written, and PyTorch checks no
+    bound) each integer index is clipped into its dim, so that NumPy's own bound check stays quiet."""
+    key = _index_key(indices)
+    if self._data.size:
+        return key
+    clipped, dim = [], 0
+    for i, k in zip(indices, key):
+        size = self._data.shape[dim] if dim < self._data.ndim else 1
+        if i is not None and not _is_mask(i) and size:
+            k = xp_of(i).clip(k, -size, size - 1)
+        clipped.append(k)
+        dim += i._data.ndim if i is not None and _is_mask(i) else 1
+    return tuple(clipped)
+
+
 def _index_key(indices):
     return tuple(slice(None) if i is None else _as_key(i) for i in indices)
 
@@ -102,11 +173,15 @@ def _check_indices(self, indices) -> None:
     """PyTorch's checks, in its order: index dtypes and mask shapes (``expandTensors``), then that the
     indices broadcast together, then each index's bound (the index kernel); never NumPy's "axis" text."""
     for i in indices:
-        if i is not None and i._dtype not in (st.int64, st.int32, st.bool_, st.uint8, st.int8, st.int16):
+        if i is not None and i._dtype not in (st.int64, st.int32, st.bool_, st.uint8):
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
     _check_mask_shapes(self, indices)
     expanded = _expanded_indices(self, indices)
     _check_broadcast(expanded)
+    if self._data.size == 0:  # nothing to index: no index may be used (unless the result is empty too)
+        if _selected_numel(self, indices, expanded):
+            raise IndexError("index is out of bounds for dimension with size 0")
+        return
     _check_bounds(expanded)
 
 
@@ -150,6 +225,14 @@ def _check_broadcast(expanded) -> None:
     except ValueError:
         raise IndexError("shape mismatch: indexing tensors could not be broadcast together with shapes "
                          + ", ".join(_listed(s) for s in shapes)) from None
+
+
+def _selected_numel(self, indices, expanded) -> int:
+    """How many elements ``self[indices]`` has: the indices' broadcast shape times the dims they leave alone."""
+    covered = sum(1 if i is None or not _is_mask(i) else i._data.ndim for i in indices)
+    kept = [n for i, n in zip(indices, self._data.shape) if i is None] + list(self._data.shape[covered:])
+    total = math.prod(np.broadcast_shapes(*(tuple(a.shape) for a, _, _ in expanded))) if expanded else 1
+    return total * math.prod(kept)
 
 
 def _check_bounds(expanded) -> None:

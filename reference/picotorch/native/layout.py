@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy
 
 
-def _element_strides(array, out_shape: tuple) -> tuple | None:
+def element_strides(array, out_shape: tuple) -> tuple | None:
     """An operand's strides in elements, aligned to the output shape; broadcast dims get 0."""
     strides = getattr(array, "strides", None)
     if strides is None:
@@ -76,29 +76,34 @@ def follow_inputs(xp, result, inputs: list):
     shape = tuple(result.shape)
     if len(shape) < 2 or getattr(result, "strides", None) is None:
         return result
-    if _is_c_contiguous(result) and all(a.ndim == 0 or (tuple(a.shape) == shape and _is_c_contiguous(a))
-                                        for a in inputs):
+    if _is_c_contiguous(result) and all(tuple(a.shape) == shape and _is_c_contiguous(a) for a in inputs):
         return result  # TensorIterator's fast set-up: contiguous inputs of one shape, contiguous output
-    operands = [s for s in (_element_strides(a, shape) for a in inputs if a.ndim) if s is not None]
+    operands = [s for s in (element_strides(a, shape) for a in inputs if a.ndim) if s is not None]
     if not operands:
         return result
     order = list(reversed(innermost_first(shape, operands)))  # slowest- to fastest-moving
     if order == sorted(order) and _is_c_contiguous(result):
         return result  # row-major already, e.g. beside a broadcast input (whose stride-0 dims say nothing)
-    return _relaid(xp, result, order)
+    return relaid(xp, result, order)
 
 
 def _row_major_like_inputs(result, inputs: list) -> bool:
-    """A row-major NumPy ``result`` (of two dims or more) whose inputs are numbers, row-major arrays of its shape,
-    or arrays whose every stride is 0 (one value expanded: ``sum``'s and ``mean``'s backward), which tell no
-    order: TensorIterator's fast set-up, nothing to re-lay."""
+    """A row-major NumPy ``result`` (of two dims or more) whose inputs are row-major arrays of its shape, or arrays
+    whose every stride is 0 (one value expanded: ``sum``'s and ``mean``'s backward), which tell no order:
+    TensorIterator's fast set-up, nothing to re-lay. A number (a zero-dim operand) rules the fast set-up out
+    (``compute_shape``: not all operands of one shape), so the inputs' strides decide, size-1 dims included."""
     if not result.flags.c_contiguous:
         return False
     shape = result.shape
+    number = False
     for a in inputs:
-        if a.ndim and (a.shape != shape or not a.flags.c_contiguous) and any(a.strides):
+        if not a.ndim:
+            number = True
+        elif (a.shape != shape or not a.flags.c_contiguous) and any(a.strides):
             return False
-    return True
+    # Without the fast set-up the strides decide; row-major inputs tell row-major, unless a size-1 dim's stride
+    # (which NumPy's flag ignores) is not the row-major one.
+    return not number or 1 not in shape or all(row_major_strides(a) or not any(a.strides) for a in inputs if a.ndim)
 
 
 def infer_dense_strides(shape: tuple, strides: tuple) -> tuple:
@@ -111,12 +116,22 @@ def infer_dense_strides(shape: tuple, strides: tuple) -> tuple:
     return tuple(dense)
 
 
+def row_major(array):
+    """``array`` row-major with PyTorch's strides for a new tensor (a reduction's output is one, whatever
+    the input's layout; NumPy's reductions keep the input's order)."""
+    if type(array) is not numpy.ndarray or array.ndim < 2:
+        return array
+    if array.flags.c_contiguous and (1 not in array.shape or row_major_strides(array)):
+        return array
+    return numpy.array(array, order="C", copy=True)
+
+
 def _is_c_contiguous(array) -> bool:
     flags = getattr(array, "flags", None)
     return bool(flags is None or flags["C_CONTIGUOUS"])
 
 
-def _relaid(xp, result, order: list[int]):
+def relaid(xp, result, order: list[int]):
     """The same values, stored with ``order[0]`` slowest and ``order[-1]`` fastest."""
     inverse = [0] * len(order)
     for position, dim in enumerate(order):
@@ -127,10 +142,21 @@ def _relaid(xp, result, order: list[int]):
 
 
 def _c_contiguous(array):
-    if _is_c_contiguous(array):
+    """Row-major with every stride the running product, a size-1 dimension's too (NumPy's flag ignores those)."""
+    if _is_c_contiguous(array) and row_major_strides(array):
         return array
     if type(array).__module__.startswith("cupy"):
         import cupy  # CuPy is imported only when a CUDA tensor exists
 
-        return cupy.ascontiguousarray(array)
-    return numpy.ascontiguousarray(array)
+        return cupy.array(array, order="C", copy=True)
+    return numpy.array(array, order="C", copy=True)
+
+
+def row_major_strides(array) -> bool:
+    shape, strides = array.shape, array.strides
+    step = array.itemsize
+    for i in range(len(shape) - 1, -1, -1):
+        if strides[i] != step:
+            return False
+        step *= shape[i] or 1
+    return True

@@ -29,6 +29,7 @@ from .helpers import (
     shape_of,
     xp_of,
 )
+from .layout import row_major
 from .tensor_impl import new_tensor
 from .tensor_shape import expand, expanded_shape
 
@@ -75,13 +76,18 @@ def _check_mm_shapes(m1, m2) -> None:
 
 
 def mv(self, vec):
+    """``at::addmv_`` into ``empty({self.size(0)}, vec.options())``: that size is asked first (a zero-dim
+    ``self`` fails there), and the output, of ``vec``'s dtype, is addmv's ``self`` in its messages."""
+    if self._data.ndim == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     if self._data.ndim != 2 or vec._data.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {self._data.ndim}, {vec._data.ndim}")
-    # (PyTorch's message lists the dims of the implicit output, the matrix and the vector)
     if self._data.shape[1] != vec._data.shape[0]:
         raise RuntimeError(f"size mismatch, got input ({self._data.shape[0]}), mat ({self._data.shape[0]}x"
                            f"{self._data.shape[1]}), vec ({vec._data.shape[0]})")
-    _check_matmul_dtypes(self, vec)
+    if self._dtype is not vec._dtype:
+        names = (vec._dtype.c10_name, self._dtype.c10_name, vec._dtype.c10_name)
+        raise RuntimeError("addmv input tensors must have the same dtype, but got {}, {}, and {}".format(*names))
     _check_not_bool(self, "addmv_impl_cpu")
     return new_tensor(_product(xp_of(self), self._data, vec._data, self._dtype), self._dtype,
                       common_device(self, vec))
@@ -216,7 +222,8 @@ def linalg_vector_norm(self, ord=2, dim=None, keepdim=False, dtype=None):
     xp = xp_of(self)
     data = xp.abs(xp.astype(cast(self, out_dtype, xp), xp.float64))
     out = _vector_norm(xp, data, ord, axes, keepdim)
-    return new_tensor(convert(xp, xp.asarray(out), out_dtype), out_dtype, self._device)  # float16: via float32
+    # float16: via float32
+    return new_tensor(row_major(convert(xp, xp.asarray(out), out_dtype)), out_dtype, self._device)
 
 
 def _vector_norm(xp, data, ord, axes, keepdim):

@@ -19,7 +19,7 @@ import numpy as np
 from .helpers import strides_of
 from .layout import non_overlapping_and_dense
 
-__all__ = ["PARTIAL_OVERLAP_MESSAGE", "assert_no_partial_overlap"]
+__all__ = ["PARTIAL_OVERLAP_MESSAGE", "assert_no_overlap", "assert_no_partial_overlap"]
 
 PARTIAL_OVERLAP_MESSAGE = (
     "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory "
@@ -33,6 +33,18 @@ def assert_no_partial_overlap(out, other) -> None:
         return  # the usual case costs one bounds test
     if _partial(out, other):
         raise RuntimeError(PARTIAL_OVERLAP_MESSAGE)
+
+
+def assert_no_overlap(out, other) -> None:
+    """``assert_no_overlap``: ``other`` may not share any element with ``out``, not even all of them in the
+    same order (``index_put_``'s values and indices)."""
+    a, b = out._data, getattr(other, "_data", None)
+    if type(a) is not np.ndarray or type(b) is not np.ndarray or not np.may_share_memory(a, b):
+        return
+    if a.size and b.size and _dense(a) and _dense(b):
+        (a_begin, a_end), (b_begin, b_end) = _byte_bounds(a), _byte_bounds(b)
+        if a_begin < b_end and b_begin < a_end:
+            raise RuntimeError(PARTIAL_OVERLAP_MESSAGE)
 
 
 def _partial(out, other) -> bool:

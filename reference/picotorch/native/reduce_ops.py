@@ -31,6 +31,7 @@ from .helpers import (
     xp_dtype,
     xp_of,
 )
+from .layout import row_major
 from .tensor_impl import new_tensor
 
 
@@ -48,10 +49,10 @@ def sum_dim(self, dim, keepdim=False, dtype=None):
         data = np.add.reduce(cast(self, out_dtype, xp), axis=axes, keepdims=keepdim,
                              dtype=None if out_dtype is self._dtype and out_dtype.is_floating_point
                              else xp_dtype(xp, out_dtype))  # (NumPy would widen a small int itself)
-        return new_tensor(data if type(data) is np.ndarray else np.asarray(data), out_dtype, self._device)
+        return new_tensor(row_major(data) if type(data) is np.ndarray else np.asarray(data), out_dtype, self._device)
     else:
         data = xp.sum(cast(self, out_dtype, xp), axis=axes, keepdims=keepdim, dtype=xp_dtype(xp, out_dtype))
-    return new_tensor(xp.asarray(data), out_dtype, self._device)
+    return new_tensor(row_major(xp.asarray(data)), out_dtype, self._device)
 
 
 def _sum_float32(xp, data, axes, keepdim):
@@ -73,7 +74,7 @@ def mean_dim(self, dim, keepdim=False, dtype=None):
     xp = xp_of(self)
     axes = reduce_dims(self, dim)
     if xp is np_xp and self._data.size and not is_reduced_float(out_dtype):
-        return new_tensor(_mean_numpy(cast(self, out_dtype, xp), axes, keepdim), out_dtype, self._device)
+        return new_tensor(row_major(_mean_numpy(cast(self, out_dtype, xp), axes, keepdim)), out_dtype, self._device)
     with warnings.catch_warnings():  # NumPy warns on an empty mean; PyTorch quietly returns nan
         warnings.simplefilter("ignore", RuntimeWarning)
         if is_reduced_float(out_dtype):
@@ -81,7 +82,7 @@ def mean_dim(self, dim, keepdim=False, dtype=None):
             data = convert(xp, _mean_float32(xp, cast(self, st.float32, xp), axes, keepdim), out_dtype)
         else:
             data = xp.mean(cast(self, out_dtype, xp), axis=axes, keepdims=keepdim)
-    return new_tensor(xp.asarray(data), out_dtype, self._device)
+    return new_tensor(row_major(xp.asarray(data)), out_dtype, self._device)
 
 
 def _mean_numpy(data, axes, keepdim):
@@ -148,7 +149,7 @@ def _extreme(self, dim, keepdim, name, xp_name):
     data = xp.asarray(getattr(xp, xp_name)(self._data, axis=axes, keepdims=keepdim))
     if self._dtype.is_floating_point and xp.any(data == 0):
         data = _first_zero_sign(xp, self._data, axes, keepdim, data)
-    return new_tensor(data, self._dtype, self._device)
+    return new_tensor(row_major(data), self._dtype, self._device)
 
 
 def _first_zero_sign(xp, x, axes, keepdim, data):
@@ -237,7 +238,7 @@ def logsumexp(self, dim, keepdim=False):
                 else xp.sum(exps, axis=axes, keepdims=keepdim)
             out = xp.log(total)
             out = out + (maxes if keepdim else xp.reshape(maxes, out.shape))
-    return new_tensor(xp.asarray(out), out_dtype, self._device)
+    return new_tensor(row_major(xp.asarray(out)), out_dtype, self._device)
 
 
 # ----------------------------------------------------------------------------- var, std
@@ -284,7 +285,8 @@ def _var(self, dim, correction, keepdim, name):
         out = xp.sum(deviations * deviations, axis=axes, keepdims=keepdim) / max(dof, 0)
         if name.startswith("std"):
             out = xp.sqrt(out)
-    return new_tensor(convert(xp, xp.asarray(out), self._dtype), self._dtype, self._device)  # float16: via float32
+    # float16: via float32
+    return new_tensor(row_major(convert(xp, xp.asarray(out), self._dtype)), self._dtype, self._device)
 
 
 # ----------------------------------------------------------------------------- all, any, equal
@@ -363,7 +365,7 @@ def _prod(self, dim, keepdim, dtype):
             product = _running_product_reduced(xp, data, axes, keepdim, out_dtype)
         else:
             product = xp.prod(data, axis=axes, keepdims=keepdim, dtype=xp_dtype(xp, out_dtype))
-    return new_tensor(xp.asarray(product), out_dtype, self._device)
+    return new_tensor(row_major(xp.asarray(product)), out_dtype, self._device)
 
 
 def _running_product_reduced(xp, data, axes, keepdim, dtype):
@@ -396,7 +398,10 @@ def _cumulative(self, dim, dtype, how):
     if out_dtype.is_floating_point:
         wide = xp.float32 if is_reduced_float(out_dtype) else xp.float64  # ATen's CPU acc_type
         with np.errstate(over="ignore", invalid="ignore"):
-            total = convert(xp, getattr(xp, how)(xp.astype(data, wide), axis=axis), out_dtype)
+            running = getattr(xp, how)(xp.astype(data, wide), axis=axis)
+            if how == "cumulative_sum":
+                running = running + 0.0  # ATen's sums start from +0 (so -0. sums to 0.); NumPy's from the first value
+            total = convert(xp, running, out_dtype)
         return new_tensor(row_major_copy(xp, total), out_dtype, self._device)
     with np.errstate(over="ignore"):
         total = getattr(xp, how)(data, axis=axis, dtype=xp_dtype(xp, out_dtype))
@@ -440,7 +445,7 @@ def trace(self):
         total = convert(xp, xp.sum(xp.astype(diagonal, wide)), out_dtype)
     else:
         total = xp.sum(diagonal, dtype=xp_dtype(xp, out_dtype))
-    return new_tensor(xp.asarray(total), out_dtype, self._device)
+    return new_tensor(row_major(xp.asarray(total)), out_dtype, self._device)
 
 
 # ----------------------------------------------------------------------------- cummax, cummin
@@ -500,4 +505,4 @@ def count_nonzero(self, dim):
     xp = xp_of(self)
     axes = reduce_dims(self, dim)
     data = xp.sum(truth(xp, self._data), axis=axes, dtype=xp.int64)
-    return new_tensor(xp.asarray(data), st.int64, self._device)
+    return new_tensor(row_major(xp.asarray(data)), st.int64, self._device)

@@ -17,6 +17,8 @@ from __future__ import annotations
 import sys
 import warnings
 
+import numpy as np
+
 from ..c10 import scalar_type as st
 from .checks import check_same_device
 from .helpers import convert, shape_of, xp_of, zeros_array
@@ -25,25 +27,32 @@ from .helpers import convert, shape_of, xp_of, zeros_array
 def write_out(out, result, overload: str) -> None:
     """Check ``result`` against ``out`` as the kernel of ``overload`` (``add.out``) does, then copy it in."""
     check_same_device(out, result)  # TensorIterator's check, outputs first (not measured: no GPU here)
+    if overload == "matmul.out" and not result._data.ndim:
+        overload = "dot.out"  # two vectors: matmul's out= is dot's, with dot's checks
+    if overload in _RESIZED_FIRST:
+        resize_output(out, tuple(result._data.shape))
     OUT_DTYPE_CHECKS.get(overload, _castable)(result._dtype, out._dtype)
     if overload in RESIZED_SILENTLY:
         if shape_of(out) != tuple(result._data.shape):
             out._data = zeros_array(out, tuple(result._data.shape))
     else:
-        resize_output(out, tuple(result._data.shape))
-    out._data[...] = convert(xp_of(out), result._data, out._dtype)
+        twice = result._dtype is not out._dtype and overload in _COMPUTED_IN_A_TEMPORARY
+        resize_output(out, tuple(result._data.shape), twice)
+    with np.errstate(over="ignore", invalid="ignore"):  # a cast out of range is inf (or wraps), quietly, as in C++
+        out._data[...] = convert(xp_of(out), result._data, out._dtype)
 
 
 # out= kernels that call ``result.resize_(...)`` themselves rather than ``resize_output``: no deprecation warning
 RESIZED_SILENTLY = frozenset({"eye.out", "eye.m_out", "multinomial.out", "normal.float_float_out"})
 
 
-def resize_output(out, shape: tuple) -> bool:
+def resize_output(out, shape: tuple, twice: bool = False) -> bool:
     """``at::native::resize_output``: give ``out`` the result's shape; True if it changed. Resizing an out
-    that had elements is deprecated: PyTorch warns (and will one day refuse)."""
+    that had elements is deprecated: PyTorch warns (and will one day refuse). ``twice``: a structured
+    TensorIterator kernel computing into a temporary of another dtype resizes ``out`` twice, and warns twice."""
     if shape_of(out) == shape:
         return False
-    if out._data.size != 0:
+    for _ in range(2 if twice and out._data.size else 1 if out._data.size else 0):
         warnings.warn(
             f"An output with one or more elements was resized since it had shape {list(shape_of(out))}, which does "
             f"not match the required output shape {list(shape)}. This behavior is deprecated, and in a future "
@@ -64,6 +73,25 @@ def _caller_level() -> int:
 
 
 _PACKAGE = __name__.split(".")[0]
+
+
+# The structured TensorIterator out= kernels (``structured_inherits: TensorIteratorBase``) and the composites that
+# call them: an out of a dtype other than the computed one is resized twice (measured on PyTorch 2.13).
+_COMPUTED_IN_A_TEMPORARY = frozenset("""
+add.out sub.out mul.out div.out div.out_mode reciprocal.out pow.Tensor_Tensor_out pow.Tensor_Scalar_out
+exp.out log.out sigmoid.out tanh.out rsqrt.out exp2.out expm1.out log2.out log10.out log1p.out sin.out cos.out
+maximum.out minimum.out remainder.Scalar_out remainder.Tensor_out bitwise_and.Scalar_out bitwise_and.Tensor_out
+bitwise_or.Scalar_out bitwise_or.Tensor_out bitwise_xor.Scalar_out bitwise_xor.Tensor_out sqrt.out addcmul.out
+addcdiv.out gelu.out silu.out softplus.out leaky_relu.out elu.out atan2.out arctan2.out lerp.Scalar_out lerp.Tensor_out
+tan.out asin.out acos.out atan.out sinh.out cosh.out asinh.out acosh.out atanh.out erf.out erfc.out erfinv.out sinc.out
+lgamma.out digamma.out hypot.out logaddexp.out logaddexp2.out xlogy.OutTensor fmin.out fmax.out copysign.out square.out
+arcsin.out arccos.out arctan.out arcsinh.out arccosh.out arctanh.out divide.out divide.out_mode true_divide.out
+multiply.out subtract.out
+""".split())
+
+
+# out= kernels that resize ``out`` before they check its dtype (its warning comes before the error).
+_RESIZED_FIRST = frozenset({"mean.out", "pow.Scalar_out", "dot.out"})
 
 
 # ---- the dtype checks of the out= kernels, by family
@@ -163,12 +191,12 @@ OUT_DTYPE_CHECKS = {
                      "gather.out", "scatter.src_out", "scatter.value_out", "scatter_add.out", "index_add.out",
                      "sort.values", "sort.values_stable", "topk.values", "max.dim_max", "min.dim_min",
                      "softmax.int_out", "log_softmax.int_out", "argsort.stable_out", "sum.IntList_out",
-                     "aminmax.out"),
+                     "aminmax.out", "linalg_vector_norm.out"),
                     _exact_type_meta),
     **dict.fromkeys(("max.unary_out", "min.unary_out"), _can_cast_check),
     "mean.dtype_out": _mean_all,
-    **dict.fromkeys(("abs.out", "sign.out", "clamp.out", "clamp_min.out", "clamp_max.out", "bitwise_not.out"),
-                     _exact_found),
+    **dict.fromkeys(("abs.out", "sign.out", "clamp.out", "clamp_min.out", "clamp_max.out", "bitwise_not.out",
+                     "neg.out", "round.out", "floor.out", "ceil.out", "trunc.out", "frac.out"), _exact_found),
     **dict.fromkeys(("cat.out", "stack.out"), _castable_cat),
     **dict.fromkeys(("amax.out", "amin.out"), _same_as_input),
     "where.self_out": _exact_where, "index_select.out": _index_select, "dot.out": _dot, "mv.out": _mv,

@@ -99,8 +99,8 @@ def _clamp(self, min, max, kernel):
         data = _clamp_by_numbers(xp, data, *[None if b is None else cast(as_operand(b), dtype, xp, dev)
                                              for b in (min, max)], floating=dtype.is_floating_point)
     data = xp.broadcast_to(xp.asarray(data), shape)
-    return new_tensor(follow_inputs(xp, xp.asarray(data, copy=True), [self._data] + [b._data for b in bounds]),
-                      dtype, dev)
+    operands = [self._data] + [b._data for b in (min, max) if _is_tensor(b)]  # a number bound is no operand
+    return new_tensor(follow_inputs(xp, xp.asarray(data, copy=True), operands), dtype, dev)
 
 
 # NOTE [clamp by numbers keeps the input on a tie]
@@ -202,7 +202,7 @@ def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         raise RuntimeError(f"atol must be greater than or equal to zero, but got {_number(atol)}")
     close = ops.eq(self, other)
     if equal_nan and self._dtype.is_floating_point:
-        close = ops.bitwise_or(close, ops.bitwise_and(ops.isnan(self), ops.isnan(other)))
+        close = ops.bitwise_or_(close, ops.bitwise_and_(ops.isnan(self), ops.isnan(other)))
     if rtol == 0 and atol == 0:
         return close
     # the difference is taken in the default dtype for integers ("-" of uint8 would wrap) and bool ("-" refuses it)
@@ -213,7 +213,8 @@ def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
             self = ops._to_copy(self, dtype=default)
     allowed_error = ops.add(ops.abs(ops.mul(other, rtol)), atol)
     actual_error = ops.abs(ops.sub(self, other))
-    return ops.bitwise_or(close, ops.bitwise_and(ops.isfinite(actual_error), ops.le(actual_error, allowed_error)))
+    # in place, as PyTorch: the result's _version counts these writes
+    return ops.bitwise_or_(close, ops.bitwise_and_(ops.isfinite(actual_error), ops.le(actual_error, allowed_error)))
 
 
 def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):

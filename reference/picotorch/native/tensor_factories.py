@@ -169,7 +169,7 @@ def clone(self, memory_format=None):
     xp = xp_of(self)
     if memory_format == "contiguous_format" and xp is np_xp:
         return wrap(self, np.array(self._data, order="C", copy=True))
-    return wrap(self, xp.asarray(self._data, copy=True))
+    return wrap(self, _strided_like(self._data, xp.asarray(self._data, copy=True)))
 
 
 def _to_copy(self, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False,
@@ -180,8 +180,23 @@ def _to_copy(self, dtype=None, layout=None, device=None, pin_memory=None, non_bl
     if device != self._device:
         return _to_device(self, dtype, device, target)
     if dtype is self._dtype:
-        return new_tensor(target.xp.asarray(self._data, copy=True), dtype, device)
-    return new_tensor(convert(target.xp, self._data, dtype), dtype, device)
+        return new_tensor(_strided_like(self._data, target.xp.asarray(self._data, copy=True)), dtype, device)
+    return new_tensor(_strided_like(self._data, convert(target.xp, self._data, dtype)), dtype, device)
+
+
+def _strided_like(source, copy):
+    """``copy`` at ``source``'s strides when ``source`` is dense (``empty_like``'s ``preserve_format``), size-1
+    dimensions' strides included: NumPy's order-keeping copy gives those its own strides. (An empty tensor is
+    contiguous, so dense, whatever its strides.)"""
+    if type(copy) is not np.ndarray or copy.ndim < 2 or (copy.size and source.flags.c_contiguous
+                                                         and 1 not in source.shape):
+        return copy  # (row-major with no size-1 dim: NumPy's copy has the same strides)
+    want = tuple(st // source.itemsize for st in source.strides)
+    if not (copy.size == 0 or non_overlapping_and_dense(source.shape, want)):
+        want = infer_dense_strides(source.shape, want)  # gaps or repeats (an expanded input): dense, in its order
+    if tuple(st // copy.itemsize for st in copy.strides) == want:
+        return copy
+    return _with_strides(copy, want)
 
 
 def _to_device(self, dtype, device, target):

@@ -25,6 +25,7 @@ from .helpers import (
     as_strided_view,
     cast,
     common_device,
+    error_type_string,
     permute_dims,
     reduce_dims,
     reshaped_view,
@@ -38,6 +39,7 @@ from .helpers import (
     xp_of,
     zeros_array,
 )
+from .layout import row_major_strides
 from .tensor_impl import new_tensor
 
 # ----------------------------------------------------------------------------- views
@@ -86,10 +88,49 @@ def view(self, size):
 def _viewed_data(self, size):
     shape = checks.infer_size(size, math.prod(shape_of(self)))
     try:
-        return reshaped_view(xp_of(self), self._data, shape)
+        data = reshaped_view(xp_of(self), self._data, shape)
     except (ValueError, AttributeError, TypeError):
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
                            "dimension spans across two contiguous subspaces). Use .reshape(...) instead.") from None
+    if 1 in shape and type(data) is np.ndarray and data.size and not _plainly_row_major(self._data):
+        data = _with_size_one_strides(data, compute_stride(self._data.shape, strides_of(self), shape))
+    return data
+
+
+def _plainly_row_major(array) -> bool:
+    """Row-major, a size-1 dim's stride too: its views' strides are row-major in NumPy as in PyTorch."""
+    return type(array) is np.ndarray and array.flags.c_contiguous and (1 not in array.shape
+                                                                        or row_major_strides(array))
+
+
+def _with_size_one_strides(data, strides):
+    """``data`` with PyTorch's strides, which differ from NumPy's only on size-1 dims (no element moves)."""
+    itemsize = data.itemsize
+    if tuple(s * itemsize for s in strides) == data.strides:
+        return data
+    return np.lib.stride_tricks.as_strided(data, data.shape, [s * itemsize for s in strides],
+                                           writeable=data.flags.writeable)
+
+
+def compute_stride(old_shape, old_strides, new_shape) -> list:
+    """``computeStride`` (TensorUtils.cpp) for a view that exists: the strides a size-1 dim gets come from the
+    chunk it is in (NumPy gives it its own)."""
+    if not old_shape:
+        return [1] * len(new_shape)
+    new, view_d = [0] * len(new_shape), len(new_shape) - 1
+    base, tensor_numel, view_numel = old_strides[-1], 1, 1
+    for d in range(len(old_shape) - 1, -1, -1):
+        tensor_numel *= old_shape[d]
+        if d == 0 or (old_shape[d - 1] != 1 and old_strides[d - 1] != tensor_numel * base):
+            while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
+                new[view_d] = view_numel * base
+                view_numel *= new_shape[view_d]
+                view_d -= 1
+            if d > 0:
+                base, tensor_numel, view_numel = old_strides[d - 1], 1, 1
+    return new
+
+
 
 
 def view_dtype(self, dtype):
@@ -169,7 +210,7 @@ def expanded_shape(self, size) -> tuple:
         # then fails the element count (with a 0 among them PyTorch even makes the tensor: not modelled)
         raise RuntimeError("numel: integer multiplication overflow")
     if len(size) < len(current):
-        raise RuntimeError(f"expand(torch.{self._dtype.c10_name}Tensor{{{list(current)}}}, size={list(size)}): "
+        raise RuntimeError(f"expand({error_type_string(self)}{{{list(current)}}}, size={list(size)}): "
                            "the number of sizes provided "
                            f"({len(size)}) must be greater or equal to the number of dimensions in the "
                            f"tensor ({len(current)})")
@@ -197,7 +238,13 @@ def _expanded_shape(current, size):
 
 def unsqueeze(self, dim):
     d = checks.wrap_dim(dim, self._data.ndim + 1)
-    return view_of(self, xp_of(self).expand_dims(self._data, axis=d))
+    data = xp_of(self).expand_dims(self._data, axis=d)
+    if type(data) is np.ndarray and data.size and not _plainly_row_major(self._data):
+        # ``inferUnsqueezeGeometry`` (a last dim's stride is 1); a plainly row-major input needs no help
+        strides = list(strides_of(self))
+        strides.insert(d, 1 if d >= len(strides) else self._data.shape[d] * strides[d])
+        data = _with_size_one_strides(data, strides)
+    return view_of(self, data)
 
 
 def squeeze(self):
@@ -255,7 +302,13 @@ def slice(self, dim=0, start=None, end=None, step=1):
     if step <= 0:
         raise RuntimeError("slice step must be positive")
     key = (builtins.slice(None),) * d + (builtins.slice(start, end, step), ...)
-    return view_of(self, self._data[key])
+    data = self._data[key]
+    if step != 1 and data.shape[d] == 0 and type(data) is np.ndarray:
+        # PyTorch multiplies the stride by the step even when nothing is left; NumPy keeps it (no memory to reach)
+        strides = list(data.strides)
+        strides[d] *= step
+        data = np.lib.stride_tricks.as_strided(data, data.shape, strides, writeable=data.flags.writeable)
+    return view_of(self, data)
 
 
 # NOTE [unfold's windows]
@@ -381,9 +434,9 @@ def _rolled(self, data, shifts, dims):
         return data
     if math.prod(data.shape) == 0:
         return xp.asarray(data, copy=True)  # before the dim is even checked, as PyTorch
-    d = checks.wrap_dim(dims[0], data.ndim)
-    if data.ndim == 0:
+    if data.ndim == 0:  # (any dim: roll_cpu asks the size of dim 0 before wrapping)
         raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
+    d = checks.wrap_dim(dims[0], data.ndim)
     return row_major_copy(xp, xp.roll(data, shifts[0], axis=d))  # a cat of two narrowed pieces
 
 

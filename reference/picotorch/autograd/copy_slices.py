@@ -22,7 +22,7 @@ from __future__ import annotations
 from ..c10.layout import contiguous_format
 from ..native.dispatcher import ops
 from ..native.helpers import as_strided_view, empty_strided, strided_geometry, strides_of, wrap
-from .graph import Edge, Node
+from .graph import Edge, Node, current_graph_task
 
 
 class Region:
@@ -64,24 +64,40 @@ class CopySlices(Node):
         grad = grads[0]
         if grad is None:
             return [None] * len(self.next_edges)
+        if self.fn is None:  # released by an earlier backward without retain_graph
+            from .variable import ERR_BACKWARD_TWICE  # variable.py imports this module
+
+            raise RuntimeError(ERR_BACKWARD_TWICE)
         result = self.region.new_base_like(grad)
         ops.copy_(result, grad)
         grad_slice = _as_strided(result, self.region)
+        self._add_view_edge_to_exec_info()
         from_fn = self.fn.apply([ops.clone(grad_slice, memory_format=contiguous_format)])
         grad_inputs = [None] * len(self.next_edges)
         for i in range(1, len(grad_inputs)):
-            if self.should_compute_output(i):
+            if self.task_should_compute_output(i):
                 grad_inputs[i] = from_fn[i]
-        if self.should_compute_output(0):
-            if from_fn[0] is not None:
-                ops.copy_(grad_slice, from_fn[0])
-            else:  # the wrapped node gave the view no gradient: its old values did not matter
-                grad_slice._data[...] = 0
+        # no gradient from the wrapped node (a custom Function's None): none for the base either, as PyTorch
+        if self.task_should_compute_output(0) and from_fn[0] is not None:
+            ops.copy_(grad_slice, from_fn[0])
             grad_inputs[0] = result
         return grad_inputs
 
+    def _add_view_edge_to_exec_info(self) -> None:
+        """A pruning backward never walked into ``fn``: the node its edge 0 leads to (the view's old node) is
+        not in ``exec_info``, so ``fn`` would not compute the view's gradient. Mark it needed when the base's
+        gradient is (PyTorch's workaround in ``CopySlices::apply_impl``)."""
+        task = current_graph_task()
+        if task is None or not task.exec_info:
+            return
+        target = self.fn.next_edges[0].function
+        if target is not None and target not in task.exec_info and self.task_should_compute_output(0):
+            from .engine import ExecInfo  # the engine imports this module's importers
+
+            task.exec_info[target] = ExecInfo(needed=True)
+
     def release_variables(self) -> None:
-        self.fn.release_variables()
+        self.fn = None  # as PyTorch: the wrapped node goes, so a second backward through here raises
 
 
 def _as_strided(result, region: Region):

@@ -1,0 +1,216 @@
+"""Differences with PyTorch that the engine fuzzer (``tests/engine_fuzz.py``) found, each as a small program.
+
+Every program prints through ``P`` (tensors as shape, values, requires_grad and grad_fn name) and
+``graph``/``saved``; it runs on picotorch and on torch and the printed lines must match.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import picotorch
+from engine_fuzz import first_difference, run, same_lines
+
+torch = pytest.importorskip("torch")
+
+
+def check(source: str) -> list[str]:
+    ours, theirs = run(picotorch, source), run(torch, source)
+    assert same_lines(ours, theirs), first_difference(ours, theirs)
+    return theirs
+
+
+def tried(*lines: str) -> str:
+    """Lines run in ``try``, the error (type and message) printed."""
+    body = "\n".join("    " + line for line in lines)
+    return f"try:\n{body}\nexcept Exception as e:\n    P('ERR', type(e).__name__, str(e))\n"
+
+
+def test_inplace_op_saves_the_old_self_as_a_recorded_clone():
+    """``mul_`` keeps ``self.clone()`` made under grad mode: ``_saved_self`` has CloneBackward0, and double
+    backward flows through it."""
+    out = check("""
+x = torch.tensor([[1.0, -0.3], [-1.0, 0.5]], requires_grad=True)
+y = torch.tensor([[0.5, 2.0], [1.5, -1.0]], requires_grad=True)
+v = x * 2
+v.mul_(y)
+P(graph(v), saved(v.grad_fn))
+g = torch.autograd.grad(v.sum(), [y], create_graph=True)[0]
+P(g, graph(g))
+P(torch.autograd.grad(g.sum(), x))
+s = x.sigmoid()
+s.mul_(y)
+""" + tried("P(torch.autograd.grad(s.sum(), [x]))"))
+    assert "CloneBackward0" in out[0]
+
+
+def test_copyslices_raises_on_a_second_backward_without_retain_graph():
+    check("""
+x = torch.tensor([[-0.5, -0.5], [-1.2, -1.8]], requires_grad=True)
+v = x * 1
+v.view(4)[1:].zero_()
+r = v[0, 1]
+r.backward()
+""" + tried("r.backward()") + tried("r.backward(inputs=[v])"))
+
+
+def test_the_root_does_not_run_when_no_input_is_behind_it():
+    """``exec_info`` marks the root needed only when it leads to an input: a freed root is not touched."""
+    check("""
+x1 = torch.tensor([1., 2.], requires_grad=True)
+x2 = torch.tensor([1., 2.], requires_grad=True)
+v = x2 * 3
+r = x1.sum() * x1.sum()
+r.grad_fn.register_prehook(lambda g: P("root pre"))
+r.backward()
+""" + tried("r.backward(inputs=[v])", "P('v', v.grad)") + tried("r.backward(inputs=[x2])", "P('x2', x2.grad)")
+        + tried("P(torch.autograd.grad(r, [v], allow_unused=True))")
+        + tried("P(torch.autograd.grad([r, (x2 * 2).sum()], [x2]))"))
+
+
+def test_backward_inputs_that_do_not_require_grad():
+    """``run_backward`` calls ``retain_grad`` on every input, in order: its error comes first."""
+    source = """
+x = torch.tensor([1., 2.], requires_grad=True)
+c = torch.tensor([1., 2.])
+m = x * 3
+r = (m * 2).sum()
+"""
+    for inputs in ("[c]", "[x, c]", "[m, c]", "[x.detach()]", "[c * 2]"):
+        source += tried(f"r.backward(inputs={inputs}, retain_graph=True)", "P(x.grad, m.grad)")
+        source += tried(f"P(torch.autograd.grad(r, {inputs}, retain_graph=True, allow_unused=True))")
+    check(source)
+
+
+@pytest.mark.parametrize("call", [
+    "torch.autograd.grad(c.sum(), [])",
+    "torch.autograd.grad((x * 2).sum(), ())",
+    "torch.autograd.grad((x * 2).sum(), [], materialize_grads=True, allow_unused=False)",
+    "torch.autograd.grad(c.sum(), [x], materialize_grads=True, allow_unused=False)",
+    "torch.autograd.grad((x * 2).sum(), [x], materialize_grads=True, allow_unused=False)",
+    "torch.autograd.grad((x * 2).sum(), [y], materialize_grads=True)",
+    "torch.autograd.grad((x * 2).sum(), [y, x], materialize_grads=True, create_graph=True)",
+    "torch.autograd.grad((x * 2).sum(), {'a': x, 'b': y}, allow_unused=True)",
+    "torch.autograd.grad((x * 2).sum(), [], grad_outputs=torch.ones(3))",
+])
+def test_grad_argument_checks_and_materialized_zeros(call):
+    check("""
+x = torch.tensor([1., 2.], requires_grad=True)
+c = torch.tensor([1., 2.])
+y = x * 3
+""" + tried(f"P({call})"))
+
+
+def test_post_hooks_see_no_gradient_for_pruned_edges():
+    """Generated nodes (and CopySlices) ask ``task_should_compute_output``; a custom Function computes all."""
+    check("""
+class F(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, a, b):
+        return a * b
+    @staticmethod
+    def backward(ctx, g):
+        P("needs", ctx.needs_input_grad)
+        return g * 2, g * 3
+x = torch.tensor([1., 2.], requires_grad=True)
+y = torch.tensor([1., 2.], requires_grad=True)
+o = F.apply(x * 1, y * 1)
+o.grad_fn.register_hook(lambda gi, go: P("F post", gi))
+P(torch.autograd.grad(o.sum(), [x]))
+m = x * y
+m.grad_fn.register_hook(lambda gi, go: P("mul post", gi))
+P(torch.autograd.grad(m.sum(), [x], retain_graph=True))
+P(torch.autograd.grad(m.sum(), [m], retain_graph=True))
+z = x * 1
+z[0].mul_(y[0])
+z.grad_fn.register_hook(lambda gi, go: P("copyslices post", gi))
+P(torch.autograd.grad(z.sum(), [x], retain_graph=True))
+P(torch.autograd.grad(z.sum(), [y], retain_graph=True))
+w = torch.stack([x, y])
+w.grad_fn.register_hook(lambda gi, go: P("stack post", gi))
+P(torch.autograd.grad(w.sum(), [x], retain_graph=True))
+t = x.tanh()
+r = t[0]
+t.grad_fn.register_hook(lambda gi, go: P("tanh post", gi))
+r.backward(inputs=[t])
+P(t.grad, x.grad)
+""")
+
+
+def test_a_node_unpacks_its_saved_tensors_even_for_a_pruned_edge():
+    check("""
+x = torch.tensor([1., 2.], requires_grad=True)
+y = torch.tensor([3., 4.], requires_grad=True)
+a = x.tanh()
+m = a * y
+a.mul_(2)
+""" + tried("P(torch.autograd.grad(m.sum(), [m], retain_graph=True))")
+        + tried("P(torch.autograd.grad(m.sum(), [x]))") + """
+b = x * y
+s = b.sum()
+s.backward(inputs=[y])
+""" + tried("s.backward(inputs=[b])"))
+
+
+def test_the_root_gradients_are_cast_to_the_roots_dtype():
+    check("""
+x = torch.tensor([[0.1, 1.5], [-0.5, 0.3]], requires_grad=True)
+c = torch.tensor([[1.2, 0.5], [1.3, -1.3]])
+v = x @ c
+""" + tried("P(torch.autograd.grad(v, x, grad_outputs=torch.ones(2, 2, dtype=torch.float64), retain_graph=True))")
+        + tried("v.backward(torch.ones(2, 2, dtype=torch.float64))", "P(x.grad)"))
+
+
+def test_post_accumulate_grad_hooks_run_when_no_gradient_arrives():
+    check("""
+class F(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, a):
+        return a * 2
+    @staticmethod
+    def backward(ctx, g):
+        return None
+x = torch.tensor([1., 2.], requires_grad=True)
+x.register_post_accumulate_grad_hook(lambda p: P("postacc", p.grad))
+x.register_hook(lambda g: P("tensor hook", g))
+o = F.apply(x)
+acc = o.grad_fn.next_functions[0][0]
+acc.register_prehook(lambda g: P("acc pre", g))
+acc.register_hook(lambda gi, go: P("acc post", gi, go))
+o.sum().backward()
+P("grad", x.grad)
+""")
+
+
+def test_copyslices_gives_no_gradient_when_the_wrapped_node_gives_none():
+    check("""
+class F(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, a):
+        ctx.mark_dirty(a)
+        return a.mul_(2)
+    @staticmethod
+    def backward(ctx, g):
+        return None
+x = torch.tensor([1., 2., 3.], requires_grad=True)
+z = x * 1
+F.apply(z[1:])
+P(graph(z))
+z.grad_fn.register_hook(lambda gi, go: P("cs post", gi))
+""" + tried("P(torch.autograd.grad(z.sum(), [x], retain_graph=True))") + tried("z.sum().backward()", "P(x.grad)"))
+
+
+def test_a_custom_function_node_has_no_extra_saved_attributes():
+    out = check("""
+class F(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return a * 2
+    @staticmethod
+    def backward(ctx, g):
+        return g
+o = F.apply(torch.ones(2, requires_grad=True))
+P(saved(o.grad_fn))
+""")
+    assert out == ["nothing-saved"]

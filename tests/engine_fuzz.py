@@ -100,6 +100,11 @@ def saved(node) -> str:
     return " ".join(out) or "nothing-saved"
 
 
+# TORCH_WARN_ONCE warnings: once per process, so whether a program shows one depends on what ran before it
+# (test_fuzz_regressions_vs_torch.py checks them in fresh processes).
+WARN_ONCE = ("Using backward() with create_graph=True",)
+
+
 def run(lib, source: str) -> list[str]:
     """Execute ``source`` with ``torch`` bound to ``lib``; the lines it printed (and warnings, uncaught errors)."""
     lines: list[str] = []
@@ -108,7 +113,8 @@ def run(lib, source: str) -> list[str]:
         lines.append(" ".join(a if isinstance(a, str) else fmt(a) for a in args))
 
     def show(message, category, *rest, **kw):
-        lines.append(f"WARN {category.__name__}: {message}")
+        if not str(message).startswith(WARN_ONCE):
+            lines.append(f"WARN {category.__name__}: {message}")
 
     env = {"torch": lib, "P": P, "graph": graph, "saved": saved, "fmt": fmt, "__name__": "fuzzprog"}
     with warnings.catch_warnings():
@@ -491,8 +497,73 @@ class _Gen:
              f"P('dd2', torch.autograd.grad(d.sum(), {x}))"],
             [f"{x}.register_hook(lambda g: g.sum())", f"({x} * 2).sum().backward()"],
             [f"{x}.register_hook(lambda g: 3)", f"({x} * 2).sum().backward()"],
+            [f"{c}.register_hook(lambda g: g)"],
+            [f"({x} * 2).requires_grad_(False)"],
+            [f"e = {x} * 2", "e.detach_()", "P('detached', e, e.is_leaf)"],
+            [f"v = {x}[0]", "v.detach_()"],
+            [f"{x}.grad = torch.ones(3)"],
+            [f"{x}.grad = torch.ones(2, 2, dtype=torch.float64)"],
+            [f"{x}.grad = torch.ones(2, 2)", f"({x} * 3).sum().backward()", f"P('acc', {x}.grad)"],
+            [f"({x} * {x}).sum().backward(create_graph=True)", f"P('cg', {x}.grad, graph({x}.grad))",
+             f"{x}.grad = None"],
+            [f"e = {x}.exp()", "e.retain_grad()", "e.retain_grad()", "P(e.retains_grad)",
+             "e.sum().backward()", "P('e.grad', e.grad)"],
+            [f"{x}.retain_grad()", f"P({x}.retains_grad)"],
+            [f"e = {x} * 2", "h = e.register_hook(lambda g: P('hook e', g))", "h.remove()", "h.remove()",
+             "e.sum().backward()"],
+            [f"e = {x} * 2", "e.register_hook(lambda g: P('first', g) or g * 10)",
+             "e.register_hook(lambda g: P('second', g))", "e.retain_grad()",
+             "e.register_hook(lambda g: P('third', g) or g + 1)", "e.sum().backward()",
+             f"P('e.grad', e.grad, {x}.grad)", f"{x}.grad = None"],
+            [f"e = {x}.sum()", "e.grad_fn.register_prehook(lambda gos: (gos[0], gos[0]))", "e.backward()"],
+            [f"e = {x}.sum()", "e.grad_fn.register_hook(lambda gis, gos: (gis[0], gis[0]))", "e.backward()"],
+            [f"e = {x}.sum()", "e.grad_fn.register_prehook(lambda gos: 5)", "e.backward()"],
+            [f"e = {x} * 2", "e.grad_fn.register_hook(lambda gis, gos: (gis[0].sum(),))", "e.sum().backward()"],
+            [f"e = {x} * 2", "with torch.no_grad():", "    f = e * 3",
+             "P(f.requires_grad, f.grad_fn, e.requires_grad)"],
+            [f"e = ({x} * 2).sum()", "hs = torch.autograd.graph.register_multi_grad_hook("
+             f"({x}, {c}), lambda gs: P('multi', list(gs)))"],
+            [f"e = ({x} * 2).sum()", f"y = {x} * 5",
+             f"torch.autograd.graph.register_multi_grad_hook(({x}, y), lambda gs: P('multi', list(gs)))",
+             "e.backward()", "P('again')", "(y.sum() + e.detach()).backward()"],
+            [f"e = ({x} * 2).sum()", f"y = {x} * 5",
+             f"torch.autograd.graph.register_multi_grad_hook(({x}, y), lambda g: P('any', g), mode='any')",
+             "e.backward()", "y.sum().backward()"],
+            [f"e = {x}.exp()", f"P(torch.autograd.grad(e.sum(), {x}, create_graph=True, retain_graph=False))",
+             "e.sum().backward()"],
+            [f"e = {x}.pow(2)", f"g, = torch.autograd.grad(e.sum(), {x}, create_graph=True)",
+             "P(graph(g), saved(g.grad_fn))", f"g2, = torch.autograd.grad(g.sum(), {x}, create_graph=True)",
+             "P(g2, graph(g2))", f"P(torch.autograd.grad(g2.sum(), {x}, allow_unused=True))"],
         ]
-        self.block(self.pick(cases))
+        fn_cases = [
+            ["return a", "return g"],
+            ["ctx.save_for_backward(a, 3)\n        return a * 2", "return g"],
+            ["ctx.save_for_backward(a)\n        return a * 2",
+             "P(len(ctx.saved_tensors), len(ctx.saved_tensors))\n        return g"],
+            ["ctx.mark_dirty(a)\n        return a * 2", "return g"],
+            ["b = a.view_as(a)\n        return b", "return g * 2"],
+            ["ctx.mark_non_differentiable(a)\n        return a * 2", "return g"],
+            ["return a * 2, None", "P('grads', g)\n        return g"],
+            ["return (a * 2).detach()", "return g"],
+            ["ctx.save_for_backward(a)\n        return a.exp()",
+             "a, = ctx.saved_tensors\n        return g * a.exp()"],
+            ["ctx.x = a\n        return a * 2", "return g * ctx.x"],
+            ["with torch.enable_grad():\n            b = a * 2\n        P('inner', b.requires_grad)\n"
+             "        return b.detach()", "return g"],
+        ]
+        fwd, bwd = self.pick(fn_cases)
+        self.emit("class G(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, a):\n"
+                  f"        {fwd}\n    @staticmethod\n    def backward(ctx, g, *rest):\n        {bwd}")
+        src = self.pick([f"{x}", f"{x} * 1", f"{x}.detach()"])
+        self.block([f"o = G.apply({src})", "P('G', o, graph(o) if isinstance(o, type(" + x + ")) else o)",
+                    "ob = o[0] if isinstance(o, tuple) else o",
+                    f"P('G grad', torch.autograd.grad(ob.sum(), {x}, allow_unused=True, create_graph=True))",
+                    "P('G saved', len(ob.grad_fn._raw_saved_tensors) if ob.grad_fn is not None and "
+                    "hasattr(ob.grad_fn, '_raw_saved_tensors') else 'none', "
+                    "ob.grad_fn.saved_tensors if ob.grad_fn is not None and "
+                    "hasattr(ob.grad_fn, 'saved_tensors') else 'none')"])
+        if self.r.random() < 0.5:
+            self.block(self.pick(cases))
 
     def program(self) -> str:
         r = self.r

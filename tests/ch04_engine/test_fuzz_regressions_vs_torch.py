@@ -6,6 +6,11 @@ Every program prints through ``P`` (tensors as shape, values, requires_grad and 
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 import picotorch
@@ -18,6 +23,25 @@ def check(source: str) -> list[str]:
     ours, theirs = run(picotorch, source), run(torch, source)
     assert same_lines(ours, theirs), first_difference(ours, theirs)
     return theirs
+
+
+def check_in_fresh_processes(source: str) -> list[str]:
+    """``check``, each library in a new process: for what happens once per process (TORCH_WARN_ONCE)."""
+    script = ("import sys, importlib, warnings\n"
+              "lib = importlib.import_module(sys.argv[1])\n"
+              "warnings.simplefilter('always')\n"
+              "warnings.showwarning = lambda m, c, *a, **k: P(f'WARN {c.__name__}: {m}')\n"
+              "lines = []\n"
+              "def P(*args):\n"
+              "    lines.append(' '.join(a if isinstance(a, str) else repr(a) for a in args))\n"
+              "exec(sys.stdin.read(), {'torch': lib, 'P': P})\n"
+              "print('\\n'.join(lines))\n")
+    here = str(Path(picotorch.__file__).resolve().parents[1])  # this picotorch, not another one installed
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([here, os.environ.get("PYTHONPATH", "")])}
+    outs = [subprocess.run([sys.executable, "-c", script, name], input=source, capture_output=True, text=True,
+                           check=True, env=env).stdout.splitlines() for name in ("picotorch", "torch")]
+    assert outs[0] == outs[1]
+    return outs[1]
 
 
 def tried(*lines: str) -> str:
@@ -214,3 +238,85 @@ o = F.apply(torch.ones(2, requires_grad=True))
 P(saved(o.grad_fn))
 """)
     assert out == ["nothing-saved"]
+
+
+def test_backward_with_create_graph_warns_once_per_process_when_it_returns():
+    out = check_in_fresh_processes("""
+x = torch.tensor([1., 2.], requires_grad=True)
+torch.autograd.grad((x * x).sum(), x, create_graph=True)
+try:
+    (x * x).backward(torch.ones(3), create_graph=True)
+except RuntimeError as e:
+    P("ERR", str(e))
+x.register_hook(lambda g: P("hook"))
+(x * x).sum().backward(create_graph=True)
+P("again")
+(x * x).sum().backward(create_graph=True)
+""")
+    assert [line[:4] for line in out] == ["ERR ", "hook", "WARN", "agai", "hook"]
+
+
+def test_double_backward_graphs_of_maximum_minimum_and_div():
+    """``maximum``'s formula ends in ``masked_fill_`` (MaskedFillBackward0), ``div``'s other-gradient is
+    ``-grad * ((self / other) / other)`` (MulBackward0 on top)."""
+    check("""
+x = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+y = torch.tensor([[1., 3.], [2., 4.]], requires_grad=True)
+for f in ("torch.maximum(x, y)", "torch.minimum(x, y)", "x / y", "x.max(y)"):
+    o = eval(f)
+    g = torch.autograd.grad((o * o).sum(), [x, y], create_graph=True)
+    P(f, g, [graph(t) for t in g])
+    P(torch.autograd.grad(sum(t.sum() for t in g), [x, y], allow_unused=True))
+""")
+
+
+def test_once_differentiable_under_create_graph_detaches_each_returned_value():
+    check("""
+class F(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, a):
+        return a * 2, a + 1
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, g0, g1):
+        return ret
+x = torch.tensor([1., 2.], requires_grad=True)
+for ret in (3.0, (3.0,), None, "torch.ones(2)"):
+    ret = eval(ret) if isinstance(ret, str) else ret
+""" + "\n".join("    " + line for line in tried(
+        "o, p = F.apply(x)",
+        "one = torch.tensor(1., requires_grad=True)  # so that backward's grads require grad",
+        "g = torch.autograd.grad(o.sum(), x, grad_outputs=one, create_graph=True, allow_unused=True)",
+        "P(g, [graph(t) for t in g if t is not None])",
+        "P(torch.autograd.grad(g[0].sum(), x))").splitlines()))
+
+
+def test_flip_lays_its_output_out_as_empty_like_preserve_format():
+    """An expanded input gives a row-major output, so ``transpose(0, 1).contiguous()`` must copy (CloneBackward0)."""
+    check("""
+x = torch.tensor([[1., 2., 3.], [4., 5., 6.]], requires_grad=True)
+for t in (x, x.t(), x[:, ::2], x[0].expand(3, 3), x.unsqueeze(1).expand(2, 2, 3), x[:, :1].expand(2, 4)):
+    for d in ((0,), (1,), (0, 1), (-1,)):
+        f = t.flip(d)
+        P(f.stride(), f.is_contiguous(), f.transpose(0, 1).contiguous())
+""")
+
+
+def test_mark_dirty_on_a_view_checks_it_as_an_in_place_op_would():
+    """A dirty view of a leaf that requires grad raises (the leaf keeps its history); views that forbid
+    in-place changes (unbind, split) raise their texts."""
+    source = """
+class F(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, a):
+        a.mul_(2)
+        ctx.mark_dirty(a)
+        return a
+    @staticmethod
+    def backward(ctx, g):
+        return g * 2
+x = torch.tensor([[2.0, -1.7], [-0.1, 0.5]], requires_grad=True)
+"""
+    for src in ("x.view_as(x)", "x[0]", "(x * 1)[0]", "x.detach()[0]", "(x * 1).unbind(0)[0]", "(x * 1).split(1)[0]"):
+        source += tried(f"o = F.apply({src})", "P(o, graph(o))", "P(graph(x * 1))")
+    check(source)

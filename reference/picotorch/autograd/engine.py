@@ -37,6 +37,7 @@ from __future__ import annotations
 import itertools
 import threading
 import time
+import warnings
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -75,6 +76,8 @@ class Engine:
         """Run the graph behind ``root_edges``; return the gradients captured for ``outputs`` (autograd.grad)."""
         task = GraphTask(keep_graph=keep_graph, grad_mode=create_graph)
         validate_outputs(root_edges, root_grads, None)  # the root gradients too: a float64 one is cast
+        # TORCH_WARN_ONCE in a backward reaches Python when the backward returns (or raises): after the hooks
+        warn = accumulate_grad and create_graph and _create_graph_warning_unsent()
         graph_root, root_buffer = _graph_root(root_edges, root_grads)
         min_topo_nr = compute_min_topological_nr(outputs)
         compute_dependencies(graph_root, task, min_topo_nr)
@@ -96,6 +99,8 @@ class Engine:
         finally:
             if outputs:
                 count_pruning_backward(-1)
+            if warn:
+                warnings.warn(_CREATE_GRAPH_WARNING, UserWarning, stacklevel=3)
 
     def _runs_on_caller_alone(self, task: GraphTask, graph_root: Node) -> bool:
         """The plain CPU path: no node that a device thread would run (checked once per backward)."""
@@ -269,6 +274,21 @@ class Engine:
             _worker.total_depth = graph_task.reentrant_depth
             self.thread_main(graph_task)
             del graph_task  # the pool thread waits next; it must not keep the finished graph alive
+
+
+_CREATE_GRAPH_WARNING = (
+    "Using backward() with create_graph=True will create a reference cycle between the parameter and its gradient "
+    "which can cause a memory leak. We recommend using autograd.grad when creating the graph to avoid this. If you "
+    "have to use this function, make sure to reset the .grad fields of your parameters to None after use to break "
+    "the cycle and avoid the leak. (Triggered internally at /__w/pytorch/pytorch/torch/csrc/autograd/engine.cpp:1307.)")
+_create_graph_warned = False  # TORCH_WARN_ONCE: the first such backward in the process warns, no other
+
+
+def _create_graph_warning_unsent() -> bool:
+    """True the first time only."""
+    global _create_graph_warned
+    first, _create_graph_warned = not _create_graph_warned, True
+    return first
 
 
 def _graph_root(root_edges: list[Edge], root_grads: list) -> tuple[Node, InputBuffer]:

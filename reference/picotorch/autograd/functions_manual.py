@@ -140,7 +140,7 @@ def div_tensor_self_backward(grad, other, self_scalar_type, rounding_mode=None):
 def div_tensor_other_backward(grad, self, other, rounding_mode=None):
     if rounding_mode is not None:
         return ops.zeros_like(grad, dtype=other.dtype)
-    return ops.neg(ops.mul(grad, ops.div(ops.div(self, other), other)))
+    return ops.mul(ops.neg(grad), ops.div(ops.div(self, other), other))  # -grad * ((self / other) / other)
 
 
 def pow_backward(grad, self, exponent):
@@ -335,7 +335,7 @@ def max_min_backward(grad, self, other, loses):
     PyTorch writes ``where(self == other, grad / 2, grad).masked_fill_(loses(self, other), 0)``.
     """
     shared = ops.where(ops.eq(self, other), ops.div(grad, 2), grad)
-    return ops.where(loses(self, other), scalar_zero(grad), shared)
+    return ops.masked_fill_(shared, loses(self, other), 0)  # in place: MaskedFillBackward0 under create_graph
 
 
 # ----------------------------------------------------------------------------- torch.nn (group D)

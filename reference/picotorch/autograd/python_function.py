@@ -38,7 +38,15 @@ from ..native.helpers import xp_dtype
 from ..native.tensor_impl import TensorImpl, new_tensor
 from .grad_mode import is_grad_enabled, no_grad
 from .graph import InputMetadata, Node
-from .variable import ERR_BACKWARD_TWICE, SavedVariable, collect_next_edges, rebase_history, requires_grad, tensor_data
+from .variable import (
+    ERR_BACKWARD_TWICE,
+    SavedVariable,
+    check_inplace,
+    collect_next_edges,
+    rebase_history,
+    requires_grad,
+    tensor_data,
+)
 
 # ``Node::undefined_input()``: the slot of an output that is not a differentiable tensor (an int, or
 # a tensor passed to mark_non_differentiable). No edge ever points at it.
@@ -451,6 +459,8 @@ def _check_dirty_output(var, kind: OutputKind, num_outputs: int) -> None:
         warnings.warn(WARN_DIRTY_NOT_INPUT, UserWarning, stacklevel=2)
     if var._base is not None and num_outputs > 1:
         raise RuntimeError(ERR_DIRTY_VIEW_MULTIPLE_OUTPUTS)
+    if var._base is not None:  # rebase_history checks the view as an in-place op would (check_inplace)
+        check_inplace(var)
 
 
 def _view_as_self_with_no_grad(var):

@@ -320,3 +320,71 @@ x = torch.tensor([[2.0, -1.7], [-0.1, 0.5]], requires_grad=True)
     for src in ("x.view_as(x)", "x[0]", "(x * 1)[0]", "x.detach()[0]", "(x * 1).unbind(0)[0]", "(x * 1).split(1)[0]"):
         source += tried(f"o = F.apply({src})", "P(o, graph(o))", "P(graph(x * 1))")
     check(source)
+
+
+def test_as_strided_backward_sums_the_gradients_of_elements_sharing_memory():
+    """A view of a base modified in place is re-derived (AsStridedBackward0); when the view is expanded, the
+    gradients of its elements that share memory are summed (index_add_ under create_graph)."""
+    check("""
+x = torch.tensor([[1.4, -1.4], [1.8, 0.3]], requires_grad=True)
+for mk in ("b[0].unsqueeze(0).expand(2, 2)", "b.sum(0, keepdim=True).expand(3, 2)", "b[:, 1:].expand(2, 3)",
+           "b.t()[0].expand(2, 2)", "b[1]"):
+    b = x * 1
+    v = eval(mk)
+    b.mul_(2)
+    P(mk, graph(v))
+    g = torch.autograd.grad((v * torch.arange(v.numel()).reshape(v.shape)).sum(), x, create_graph=True)[0]
+    P(g, graph(g))
+    P(torch.autograd.grad((g * g).sum(), x, allow_unused=True))
+""")
+
+
+def test_a_stale_view_gets_its_new_node_wherever_grad_fn_is_asked():
+    """``retain_grad``, ``backward(inputs=...)``/``autograd.grad`` inputs and ``is_leaf`` all call
+    ``grad_fn()``: a view whose base was modified in place since is re-derived first (or raises)."""
+    check("""
+x = torch.tensor([[0.1, 1.7], [-0.6, 1.4]], requires_grad=True)
+b = x * 1
+v = b[0]
+b.mul_(2)
+v.retain_grad()
+(v * 3).sum().backward()
+P(v.grad, x.grad, graph(v))
+b2 = x * 1
+v2 = b2[0]
+b2.mul_(2)
+""" + tried("P(torch.autograd.grad((b2 * 3).sum(), [v2]))") + """
+for make in ("m.unbind(0)[0]", "m.split(1)[0].expand(2, 2)"):
+    m = x * 1
+    u = eval(make)
+    m.mul_(2)
+""" + "\n".join("    " + line for line in (tried("P(u.is_leaf)") + tried("u.retain_grad()")
+                                            + tried("(m * 3).sum().backward(inputs=[u])")).splitlines()))
+
+
+def test_slice_double_backward_keeps_the_slices_own_bounds():
+    check("""
+x = torch.tensor([[0.1, 1.7, 3.], [-0.6, 1.4, 2.]], requires_grad=True)
+for f in ("x[1:]", "x[:, -2:]", "x[:, :-1]", "x[0:5]", "x[:, ::2]", "x[:, 2:1]", "x[:, -5:]", "x[5:]",
+          "x[:, 1:-5]", "x[:, 1::2]", "x.narrow(0, 1, 1)", "x[:, -2:-1]"):
+    v = eval(f)
+    g = torch.autograd.grad((v * v * torch.arange(1, v.numel() + 1).reshape(v.shape)).sum(), x, create_graph=True)[0]
+    P(f, g, graph(g), saved(g.grad_fn))
+""")
+
+
+def test_indexing_a_zero_dim_tensor_with_a_number():
+    source = ""
+    for index in ("0", "1", "-1", "2", "torch.tensor(0)", "torch.tensor(1)"):
+        source += "s = torch.tensor(1.5, requires_grad=True)\n" + tried(f"P(s[{index}])")
+        source += "s = torch.tensor(1.5)\n" + tried(f"s[{index}] = 3.0", "P(s)")
+    check(source)
+
+
+def test_indexing_skips_a_slice_only_when_written_from_zero_to_the_end():
+    check("""
+x = torch.tensor([[0.1, 1.7, 3.], [-0.6, 1.4, 2.]], requires_grad=True)
+for f in ("x[:, :]", "x[:, 0:]", "x[:, :3]", "x[:, 0:3]", "x[:, :5]", "x[:, -3:]", "x[:, -5:]", "x[:, -3:3]",
+          "x[:, :-0]", "x[:, 0:3:1]", "x[:, -4:5]", "x[0:2, 1:]"):
+    P(f, graph(eval(f)))
+""")

@@ -10,6 +10,8 @@ was applied the result is an ``alias`` of the tensor (``x[...]`` shows ``AliasBa
 
 from __future__ import annotations
 
+import operator
+
 from .._generated import variable_type
 from ..autograd import variable_type_manual as manual
 from ..autograd.grad_mode import no_grad
@@ -36,12 +38,22 @@ def __getitem__(self, index):
         return ops.index(result, [_bool_index(result, index)])
     if _is_integer(index):
         if self.dim() == 0:
-            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
-                             "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+            _zero_dim_select_error(index)
         return _select(self, 0, index)
     if isinstance(index, slice):
         return _slice(self, 0, index, optimize=False)
     return _apply_slicing(self, (index,))
+
+
+def _zero_dim_select_error(index) -> None:
+    """``applySelect`` on a 0-dim tensor: index 0 gets the advice to call ``item()``, any other number is out of
+    bounds of a size-0 dimension; an integer tensor is one index too many."""
+    if isinstance(index, TensorImpl):
+        raise IndexError("too many indices for tensor of dimension 0")
+    if operator.index(index) == 0:
+        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                         "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+    raise IndexError(f"index {operator.index(index)} is out of bounds for dimension 0 with size 0")
 
 
 def _is_integer(item) -> bool:
@@ -153,7 +165,7 @@ def _slice(result, dim, item: slice, optimize: bool):
     start = 0 if item.start is None else _as_int(item.start)
     stop = INT64_MAX if item.stop is None else _as_int(item.stop)
     step = 1 if item.step is None else _as_int(item.step)
-    if optimize and item.indices(result.shape[dim]) == (0, result.shape[dim], 1):
+    if optimize and start == 0 and step == 1 and stop >= result.shape[dim]:  # as written: -3: is still a slice
         return result
     return ops.slice(result, dim, start, stop, step)
 
@@ -183,8 +195,7 @@ def __setitem__(self, index, value) -> None:
         return _copy_to(ops.unsqueeze(self, 0), value)
     if _is_integer(index) and not isinstance(index, TensorImpl):
         if self.dim() == 0:
-            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
-                             "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+            _zero_dim_select_error(index)
         return _copy_to(_select(self, 0, index), value)
     if isinstance(index, slice):
         return _copy_to(_slice(self, 0, index, optimize=True), value)

@@ -24,7 +24,7 @@ from .grad_mode import (
     set_multithreading_enabled,
 )
 from .graph import Edge, Identity
-from .variable import gradient_edge, requires_grad, try_get_grad_accumulator
+from .variable import grad_fn_of, gradient_edge, requires_grad, try_get_grad_accumulator
 
 __all__ = ["Function", "backward", "detect_anomaly", "enable_grad", "function", "grad", "graph", "is_grad_enabled",
            "no_grad", "profiler", "set_detect_anomaly", "set_grad_enabled", "set_multithreading_enabled",
@@ -124,8 +124,9 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
 def _output_edge(t, accumulate: bool) -> Edge:
     if accumulate:
         t.retain_grad()  # as run_backward: for every input, so one not requiring grad raises here
-    if t._grad_fn is not None:
-        return Edge(t._grad_fn, t._output_nr)
+    grad_fn = grad_fn_of(t)  # a stale view gets its new node (or raises) as tensor.grad_fn() does
+    if grad_fn is not None:
+        return Edge(grad_fn, t._output_nr)
     node = try_get_grad_accumulator(t)
     return Edge(node, 0) if node is not None else Edge(Identity(), 0)
 

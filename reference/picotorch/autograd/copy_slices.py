@@ -19,9 +19,14 @@ the wrapped node, and what that node returns for the view is copied back into th
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..c10.layout import contiguous_format
+from ..c10.scalar_type import int64
 from ..native.dispatcher import ops
 from ..native.helpers import as_strided_view, empty_strided, strided_geometry, strides_of, wrap
+from ..native.layout import non_overlapping_and_dense
+from ..native.tensor_impl import new_tensor
 from .graph import Edge, Node, current_graph_task
 
 
@@ -39,6 +44,17 @@ class Region:
         region.sizes, region.strides, region.offset = self.base_shape, self.base_strides, 0
         region.base_shape, region.base_strides = self.base_shape, self.base_strides
         return region
+
+    def overlaps(self) -> bool:
+        """Some elements of the region share memory (a stride 0 over a size above 1, as ``expand`` makes)."""
+        return not non_overlapping_and_dense(self.sizes, self.strides) and any(
+            stride == 0 and size > 1 for size, stride in zip(self.sizes, self.strides))
+
+    def extent(self) -> int:
+        """How many elements of storage the region reaches into, from the storage's start."""
+        if any(size == 0 for size in self.sizes):
+            return 0
+        return self.offset + 1 + sum((size - 1) * stride for size, stride in zip(self.sizes, self.strides))
 
     def of(self, tensor):
         """The region of a tensor laid out as the base, as a strided view sharing its data."""
@@ -128,6 +144,19 @@ class AsStridedBackward0(Node):
             return [None]
         # as_strided_backward: zeros laid out as the base, the gradient copied into the view's region, and the
         # whole base seen through as_strided; with ops, so that under create_graph the result keeps its history
+        if self.region.overlaps():
+            return [_as_strided(self._summed_into_storage(grad), self.region.whole())]
         storage = self.region.new_base_like(grad, zeros=True)
         ops.copy_(_as_strided(storage, self.region), grad)
         return [_as_strided(storage, self.region.whole())]
+
+    def _summed_into_storage(self, grad):
+        """A view whose elements share memory (an expanded one): a copy would keep one of the gradients that
+        reach a shared element; they are summed into a flat storage (``index_add_``), as PyTorch does."""
+        region = self.region
+        extent = max(region.extent(), region.whole().extent())
+        storage = wrap(grad, empty_strided(grad, (extent,), (1,), zeros=True))
+        positions = region.offset + sum(np.indices(region.sizes, dtype=np.int64)[d] * stride
+                                        for d, stride in enumerate(region.strides))
+        index = new_tensor(np.asarray(positions, dtype=np.int64).reshape(-1), int64, grad._device)
+        return ops.index_add_(storage, 0, index, ops.reshape(grad, [-1]))

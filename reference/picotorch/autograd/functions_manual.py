@@ -262,9 +262,10 @@ def unsqueeze_to(grad, sizes, dims=None):
 
 
 def slice_backward_wrapper(grad, sizes, dim, start, end, step):
-    size = sizes[dim]
-    start, end, _ = slice(start, end, step).indices(size)
-    end = max(end, start)
+    """The slice's own bounds, not wrapped (None: 0 and INT64_MAX): ``slice_backward`` wraps them itself, and
+    its node keeps them as given (``_saved_end`` of SliceBackwardBackward0 under create_graph)."""
+    start = 0 if start is None else start
+    end = 9223372036854775807 if end is None else end
     return ops.slice_backward(grad, sizes, dim, start, end, step)
 
 

@@ -76,6 +76,14 @@ def try_get_grad_accumulator(t):
     return t._grad_accumulator() if t._grad_accumulator is not None else None
 
 
+def grad_fn_of(t):
+    """``Tensor::grad_fn()``: a view whose base was modified in place since it was made gets its new node
+    first (and one that must not be modified raises)."""
+    if t._attr_version is not None and t._attr_version != t._version_counter.version:
+        refresh_view_grad_fn(t)
+    return t._grad_fn
+
+
 def gradient_edge(t) -> Edge:
     """Where this tensor's gradient goes: its grad_fn's input, or its leaf accumulator."""
     if t._attr_version is not None and t._attr_version != t._version_counter.version:  # _stale_view, inlined
@@ -284,7 +292,7 @@ def retain_grad(t) -> None:
         raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
     if t._grad_fn is None or t._retains_grad:
         return
-    t._grad_fn.add_retains_grad_hook(_RetainsGradHook(t, t._output_nr), t._output_nr)
+    grad_fn_of(t).add_retains_grad_hook(_RetainsGradHook(t, t._output_nr), t._output_nr)
     t._retains_grad = True
 
 

@@ -388,3 +388,25 @@ for f in ("x[:, :]", "x[:, 0:]", "x[:, :3]", "x[:, 0:3]", "x[:, :5]", "x[:, -3:]
           "x[:, :-0]", "x[:, 0:3:1]", "x[:, -4:5]", "x[0:2, 1:]"):
     P(f, graph(eval(f)))
 """)
+
+
+def test_the_version_error_names_output_0_for_a_tensor_saved_as_an_input():
+    """A saved input keeps no metadata in PyTorch (``output_nr_`` stays 0), whatever its own output_nr."""
+    check("""
+class F(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, a):
+        return a * 2, a + 1
+    @staticmethod
+    def backward(ctx, g0, g1):
+        return g0 + g1
+x = torch.tensor([1., 2.], requires_grad=True)
+o, ob = F.apply(x)
+r = ob.pow(2).sum()
+ob.mul_(2)
+""" + tried("r.backward()") + """
+u = (x * 1).split(1)[1]
+s = u * u
+with torch.no_grad():
+    u.mul_(2)
+""" + tried("s.sum().backward()"))

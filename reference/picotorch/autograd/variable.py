@@ -366,6 +366,8 @@ class SavedVariable:
             return
         self.saved_original = not is_output or self.is_leaf
         self.data_ = tensor if self.saved_original else tensor_data(tensor)
+        if self.saved_original:  # PyTorch keeps no metadata then: output_nr_ stays 0 (the version error says so)
+            self.output_nr = 0
 
     def unpack(self, saved_for=None):
         if self.was_default:

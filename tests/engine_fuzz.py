@@ -613,6 +613,23 @@ class _Gen:
              f"P(n.grad, {x}.grad)"],
             [f"m = {v}.clone()", "with torch.no_grad():", "    m.mul_(2)", "P(graph(m), m._version)",
              "m.sum().backward()"],
+            ["def pack(t):", "    P('pack', t)", "    return t * 1" if self.r.random() < 0.5 else "    return t",
+             "def unpack(t):", "    P('unpack', t)", "    return t",
+             "with torch.autograd.graph.saved_tensors_hooks(pack, unpack):",
+             f"    m = {x}.exp() * {v}", "    n = m.sin()",
+             "P(graph(n), saved(n.grad_fn), saved(m.grad_fn))",
+             f"P(torch.autograd.grad(n.sum(), [{x}], retain_graph=True, create_graph=True))",
+             "n.sum().backward()", f"P({x}.grad)", f"{x}.grad = None", "P(saved(n.grad_fn))"],
+            [f"m = {x}.exp()", "raw = m.grad_fn._raw_saved_result", "P(type(raw).__name__)",
+             "raw.register_hooks(lambda t: P('pack late', t) or t, lambda t: P('unpack late', t) or t)"],
+            [f"m = {x} * 2", "raw = m.grad_fn._raw_saved_self if hasattr(m.grad_fn, '_raw_saved_self') else None",
+             "P(raw is None)"],
+            [f"m = {x} * 2", "def hook(g):", "    P('outer', g)",
+             "    m2.register_hook(lambda g2: P('registered inside', g2))", "m2 = " + x + " * 3",
+             "m.register_hook(hook)", "(m.sum() + m2.sum()).backward()"],
+            ["with torch.autograd.graph.disable_saved_tensors_hooks('no hooks here'):",
+             "    with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):",
+             f"        m = {x}.exp()"],
         ]
         self.block(self.pick(cases))
 

@@ -410,3 +410,12 @@ s = u * u
 with torch.no_grad():
     u.mul_(2)
 """ + tried("s.sum().backward()"))
+
+
+def test_a_raw_saved_tensor_is_a_savedtensor():
+    out = check("""
+x = torch.tensor([1., 2.], requires_grad=True)
+raw = x.exp().grad_fn._raw_saved_result
+P(type(raw).__name__, type(raw).__qualname__)
+""")
+    assert out == ["SavedTensor SavedTensor"]

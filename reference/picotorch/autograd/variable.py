@@ -461,6 +461,9 @@ class SavedVariable:
         return f"<torch._C._autograd.SavedTensor object at {hex(id(self))}>"
 
 
+SavedVariable.__name__ = SavedVariable.__qualname__ = "SavedTensor"  # its Python name: type(raw).__name__
+
+
 ERR_PACK_HOOK_IN_PLACE = (
     "A saved tensor pack hook is modifying its input in place. Tensors provided as input to pack hook cannot be "
     "modified by in-place operations as this can lead to unexpected side-effects. Please open an issue if you "

@@ -27,7 +27,7 @@ from ..native.dispatcher import ops
 from ..native.helpers import as_strided_view, empty_strided, strided_geometry, strides_of, wrap
 from ..native.layout import non_overlapping_and_dense
 from ..native.tensor_impl import new_tensor
-from .graph import Edge, Node, current_graph_task
+from .graph import ERR_BACKWARD_TWICE, Edge, Node, current_graph_task
 
 
 class Region:
@@ -81,8 +81,6 @@ class CopySlices(Node):
         if grad is None:
             return [None] * len(self.next_edges)
         if self.fn is None:  # released by an earlier backward without retain_graph
-            from .variable import ERR_BACKWARD_TWICE  # variable.py imports this module
-
             raise RuntimeError(ERR_BACKWARD_TWICE)
         result = self.region.new_base_like(grad)
         ops.copy_(result, grad)

@@ -25,6 +25,13 @@ from .grad_mode import enable_grad
 from .hooks import RemovableHandle, TensorPreHook, new_hooks_dict
 
 UINT64_MAX = 2**64 - 1
+# Raised by whatever a backward without retain_graph freed: a saved tensor, CopySlices' wrapped node.
+ERR_BACKWARD_TWICE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after they "
+    "have already been freed). Saved intermediate values of the graph are freed when you call "
+    ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+    "graph a second time or if you need to access saved tensors after calling backward.")
+
 _thread_state = threading.local()
 
 

@@ -22,7 +22,7 @@ from . import copy_slices
 from .anomaly_mode import AnomalyMode
 from .copy_slices import AsStridedBackward0, CopySlices, Region
 from .grad_mode import is_grad_enabled, no_grad
-from .graph import Edge, Node
+from .graph import ERR_BACKWARD_TWICE, Edge, Node
 from .hooks import legacy_type_string
 from .saved_variable_hooks import PySavedVariableHooks, get_default_hooks
 
@@ -317,12 +317,6 @@ class _RetainsGradHook:
 
 
 # ----------------------------------------------------------------------------- saved tensors
-
-ERR_BACKWARD_TWICE = (
-    "Trying to backward through the graph a second time (or directly access saved tensors after they "
-    "have already been freed). Saved intermediate values of the graph are freed when you call "
-    ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
-    "graph a second time or if you need to access saved tensors after calling backward.")
 
 
 _FROM_PYTHON = object()  # ``torch._C._autograd.SavedTensor()``: called with no tensor

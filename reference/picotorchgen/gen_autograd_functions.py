@@ -36,6 +36,7 @@ class ${op_name}(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        ${unpack_tensors}
         if ${no_gradient}:
             return grad_inputs
         ${grad_inputs}
@@ -67,10 +68,16 @@ if grad_input_mask[${i}]:
 ''')
 
 UNPACK_SAVED = {
-    "tensor": CodeTemplate("${name} = node.${name}_.unpack(node)"),
-    "output": CodeTemplate("${name} = node.${name}_.unpack(node)"),
-    "tensor_list": CodeTemplate("${name} = [v.unpack(node) for v in node.${name}_]"),
     "value": CodeTemplate("${name} = node.${name}"),
+}
+
+# Saved tensors are unpacked first, whether or not a formula will read them (as Functions.cpp does): a
+# freed or modified one raises even when ``autograd.grad`` prunes the edge that reads it. None: not saved
+# (the forward saves some only when the gradient that reads them will be needed).
+UNPACK_TENSOR = {
+    "tensor": CodeTemplate("${name} = None if node.${name}_ is None else node.${name}_.unpack(node)"),
+    "output": CodeTemplate("${name} = None if node.${name}_ is None else node.${name}_.unpack(node)"),
+    "tensor_list": CodeTemplate("${name} = None if node.${name}_ is None else [v.unpack(node) for v in node.${name}_]"),
 }
 
 RELEASE_VARIABLES = CodeTemplate('''\
@@ -160,6 +167,7 @@ def gen_node(op: Op) -> str:
         no_gradient=_no_gradient(op),
         saved_slots=_section(line for s in saved for line in _slots(s)),
         grad_inputs=_grad_inputs(op, saved),
+        unpack_tensors=[UNPACK_TENSOR[s.kind].substitute(name=s.name) for s in saved if s.kind in UNPACK_TENSOR],
         release_variables=_section(_release_variables(saved)),
         saved_getters=_saved_getters(saved),
     )
@@ -195,13 +203,13 @@ def _grad_inputs(op: Op, saved: list[Saved]) -> list[str]:
     blocks = []
     for d in sorted(op.info.derivatives, key=lambda d: list(edges).index(d.var_names[0])):
         reads = formula_names(d.formula)
-        unpack = [UNPACK_SAVED[s.kind].substitute(name=s.name) for s in saved if s.name in reads]
+        unpack = [UNPACK_SAVED[s.kind].substitute(name=s.name) for s in saved if s.name in reads and s.kind == "value"]
         if len(d.var_names) == 1:
             where, is_list = edges[d.var_names[0]]
-            blocks.append(GRAD_INPUT.substitute(should_compute=should_compute("node", where, is_list),
+            blocks.append(GRAD_INPUT.substitute(should_compute=should_compute("node", where, is_list, task=True),
                                                 unpack_saved=unpack, edges=where, formula=d.formula))
             continue
-        checks = [should_compute("node", *edges[name]) for name in d.var_names]
+        checks = [should_compute("node", *edges[name], task=True) for name in d.var_names]
         blocks.append(GRAD_INPUTS.substitute(
             any_should_compute=" or ".join(checks), unpack_saved=unpack, should_compute=", ".join(checks),
             formula=d.formula,

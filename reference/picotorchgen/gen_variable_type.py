@@ -338,7 +338,7 @@ def _gradient_needed(where: str, is_list: bool) -> str:
 def _save(s: Saved, op: Op) -> str:
     source = s.source
     if s.kind == "tensor" and op.is_inplace and s.name == "self":
-        source = "self.clone().detach()"  # the value before the in-place op
+        source = "self.clone()"  # the value before the in-place op, recorded (CloneBackward0) as PyTorch does
     return SAVE[s.kind].substitute(name=s.name, source=source)
 
 

@@ -223,6 +223,8 @@ class TensorBase(TensorImpl):
         """True for every tensor that does not require grad, and for those the user created."""
         if _TORCH_FUNCTION.active and check_has_torch_function(self):
             return handle_torch_function_getter(self, "is_leaf")
+        if self._attr_version is not None and self._attr_version != self._version_counter.version:
+            autograd_meta.refresh_view_grad_fn(self)  # ``!grad_fn()``: a stale view gets its new node (or raises)
         return self._grad_fn is None
 
     @property

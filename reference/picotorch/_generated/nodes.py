@@ -24,10 +24,10 @@ class AddBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             self_scalar_type = node.self_scalar_type
             grad_inputs[0] = handle_r_to_c(self_scalar_type, grad)
-        if node.should_compute_output(1):
+        if node.task_should_compute_output(1):
             alpha = node.alpha
             other_scalar_type = node.other_scalar_type
             grad_inputs[1] = handle_r_to_c(other_scalar_type, maybe_multiply(grad, alpha))
@@ -48,7 +48,7 @@ class AddBackward1(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             self_scalar_type = node.self_scalar_type
             grad_inputs[0] = handle_r_to_c(self_scalar_type, grad)
         return grad_inputs
@@ -66,10 +66,10 @@ class SubBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             self_scalar_type = node.self_scalar_type
             grad_inputs[0] = handle_r_to_c(self_scalar_type, grad)
-        if node.should_compute_output(1):
+        if node.task_should_compute_output(1):
             alpha = node.alpha
             other_scalar_type = node.other_scalar_type
             grad_inputs[1] = handle_r_to_c(other_scalar_type, maybe_multiply(ops.neg(grad), alpha))
@@ -90,7 +90,7 @@ class SubBackward1(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             self_scalar_type = node.self_scalar_type
             grad_inputs[0] = handle_r_to_c(self_scalar_type, grad)
         return grad_inputs
@@ -108,11 +108,11 @@ class RsubBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             alpha = node.alpha
             self_scalar_type = node.self_scalar_type
             grad_inputs[0] = handle_r_to_c(self_scalar_type, maybe_multiply(ops.neg(grad), alpha))
-        if node.should_compute_output(1):
+        if node.task_should_compute_output(1):
             other_scalar_type = node.other_scalar_type
             grad_inputs[1] = handle_r_to_c(other_scalar_type, grad)
         return grad_inputs
@@ -133,7 +133,7 @@ class RsubBackward1(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             alpha = node.alpha
             self_scalar_type = node.self_scalar_type
             grad_inputs[0] = handle_r_to_c(self_scalar_type, maybe_multiply(ops.neg(grad), alpha))
@@ -155,15 +155,15 @@ class MulBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        other = None if node.other_ is None else node.other_.unpack(node)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            other = node.other_.unpack(node)
+        if node.task_should_compute_output(0):
             self_scalar_type = node.self_scalar_type
             grad_inputs[0] = mul_tensor_backward(grad, other, self_scalar_type)
-        if node.should_compute_output(1):
+        if node.task_should_compute_output(1):
             other_scalar_type = node.other_scalar_type
-            self = node.self_.unpack(node)
             grad_inputs[1] = mul_tensor_backward(grad, self, other_scalar_type)
         return grad_inputs
 
@@ -201,7 +201,7 @@ class MulBackward1(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             other = node.other
             self_scalar_type = node.self_scalar_type
             grad_inputs[0] = mul_tensor_backward(grad, other, self_scalar_type)
@@ -222,15 +222,14 @@ class DivBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        other = None if node.other_ is None else node.other_.unpack(node)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            other = node.other_.unpack(node)
+        if node.task_should_compute_output(0):
             self_scalar_type = node.self_scalar_type
             grad_inputs[0] = div_tensor_self_backward(grad, other, self_scalar_type)
-        if node.should_compute_output(1):
-            other = node.other_.unpack(node)
-            self = node.self_.unpack(node)
+        if node.task_should_compute_output(1):
             grad_inputs[1] = div_tensor_other_backward(grad, self, other)
         return grad_inputs
 
@@ -268,7 +267,7 @@ class DivBackward1(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             other = node.other
             self_scalar_type = node.self_scalar_type
             grad_inputs[0] = div_tensor_self_backward(grad, other, self_scalar_type)
@@ -290,17 +289,16 @@ class DivBackward2(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        other = None if node.other_ is None else node.other_.unpack(node)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            other = node.other_.unpack(node)
+        if node.task_should_compute_output(0):
             rounding_mode = node.rounding_mode
             self_scalar_type = node.self_scalar_type
             grad_inputs[0] = div_tensor_self_backward(grad, other, self_scalar_type, rounding_mode)
-        if node.should_compute_output(1):
-            other = node.other_.unpack(node)
+        if node.task_should_compute_output(1):
             rounding_mode = node.rounding_mode
-            self = node.self_.unpack(node)
             grad_inputs[1] = div_tensor_other_backward(grad, self, other, rounding_mode)
         return grad_inputs
 
@@ -343,7 +341,7 @@ class DivBackward3(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             other = node.other
             rounding_mode = node.rounding_mode
             self_scalar_type = node.self_scalar_type
@@ -367,7 +365,7 @@ class NegBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.neg(grad)
         return grad_inputs
 
@@ -380,10 +378,10 @@ class ReciprocalBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        result = None if node.result_ is None else node.result_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            result = node.result_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.mul(ops.neg(grad), ops.mul(result, result))
         return grad_inputs
 
@@ -410,16 +408,14 @@ class PowBackward1(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        exponent = None if node.exponent_ is None else node.exponent_.unpack(node)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        result = None if node.result_ is None else node.result_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            exponent = node.exponent_.unpack(node)
-            self = node.self_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = pow_backward_self(grad, self, exponent)
-        if node.should_compute_output(1):
-            exponent = node.exponent_.unpack(node)
-            self = node.self_.unpack(node)
-            result = node.result_.unpack(node)
+        if node.task_should_compute_output(1):
             grad_inputs[1] = pow_backward_exponent(grad, self, exponent, result)
         return grad_inputs
 
@@ -466,12 +462,12 @@ class PowBackward2(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        exponent = None if node.exponent_ is None else node.exponent_.unpack(node)
+        result = None if node.result_ is None else node.result_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            exponent = node.exponent_.unpack(node)
+        if node.task_should_compute_output(0):
             self = node.self
-            result = node.result_.unpack(node)
             grad_inputs[0] = pow_backward_exponent(grad, self, exponent, result)
         return grad_inputs
 
@@ -511,11 +507,11 @@ class PowBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             exponent = node.exponent
-            self = node.self_.unpack(node)
             grad_inputs[0] = pow_backward(grad, self, exponent)
         return grad_inputs
 
@@ -544,10 +540,10 @@ class ExpBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        result = None if node.result_ is None else node.result_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            result = node.result_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.mul(grad, result)
         return grad_inputs
 
@@ -572,10 +568,10 @@ class LogBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            self = node.self_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.div(grad, self)
         return grad_inputs
 
@@ -600,10 +596,10 @@ class ReluBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        result = None if node.result_ is None else node.result_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            result = node.result_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.threshold_backward(grad, result, 0)
         return grad_inputs
 
@@ -629,13 +625,13 @@ class ThresholdBackwardBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            self = node.self_.unpack(node)
+        if node.task_should_compute_output(0):
             threshold = node.threshold
             grad_inputs[0] = ops.threshold_backward(grad, self, threshold)
-        if node.should_compute_output(1):
+        if node.task_should_compute_output(1):
             grad_inputs[1] = ops.zeros_like(grad)
         return grad_inputs
 
@@ -664,10 +660,10 @@ class SigmoidBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        result = None if node.result_ is None else node.result_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            result = node.result_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.sigmoid_backward(grad, result)
         return grad_inputs
 
@@ -693,14 +689,13 @@ class SigmoidBackwardBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        grad_output = None if node.grad_output_ is None else node.grad_output_.unpack(node)
+        output = None if node.output_ is None else node.output_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            output = node.output_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.sigmoid_backward(grad, output)
-        if node.should_compute_output(1):
-            grad_output = node.grad_output_.unpack(node)
-            output = node.output_.unpack(node)
+        if node.task_should_compute_output(1):
             grad_inputs[1] = ops.mul(ops.mul(grad, grad_output), ops.rsub(ops.mul(output, 2), 1))
         return grad_inputs
 
@@ -735,10 +730,10 @@ class TanhBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        result = None if node.result_ is None else node.result_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            result = node.result_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.tanh_backward(grad, result)
         return grad_inputs
 
@@ -764,14 +759,13 @@ class TanhBackwardBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        grad_output = None if node.grad_output_ is None else node.grad_output_.unpack(node)
+        output = None if node.output_ is None else node.output_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            output = node.output_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.tanh_backward(grad, output)
-        if node.should_compute_output(1):
-            grad_output = node.grad_output_.unpack(node)
-            output = node.output_.unpack(node)
+        if node.task_should_compute_output(1):
             grad_inputs[1] = ops.mul(ops.mul(ops.mul(output, -2), grad_output), grad)
         return grad_inputs
 
@@ -808,7 +802,7 @@ class SumBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             self_sizes = node.self_sizes
             grad_inputs[0] = ops.expand(grad, self_sizes)
         return grad_inputs
@@ -830,7 +824,7 @@ class SumBackward1(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             dim = node.dim
             keepdim = node.keepdim
             self_sizes = node.self_sizes
@@ -864,7 +858,7 @@ class MeanBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             self_numel = node.self_numel
             self_sizes = node.self_sizes
             grad_inputs[0] = ops.div(ops.expand(grad, self_sizes), self_numel)
@@ -892,7 +886,7 @@ class MeanBackward1(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             dim = node.dim
             keepdim = node.keepdim
             self_numel = node.self_numel
@@ -933,17 +927,17 @@ class MmBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        mat2 = None if node.mat2_ is None else node.mat2_.unpack(node)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            mat2 = node.mat2_.unpack(node)
+        if node.task_should_compute_output(0):
             self_sizes = node.self_sizes
             self_strides = node.self_strides
             grad_inputs[0] = mm_mat1_backward(grad, mat2, self_sizes, self_strides, 1)
-        if node.should_compute_output(1):
+        if node.task_should_compute_output(1):
             mat2_sizes = node.mat2_sizes
             mat2_strides = node.mat2_strides
-            self = node.self_.unpack(node)
             grad_inputs[1] = mm_mat2_backward(grad, self, mat2_sizes, mat2_strides, 1)
         return grad_inputs
 
@@ -995,13 +989,13 @@ class MvBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        vec = None if node.vec_ is None else node.vec_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            vec = node.vec_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.mm(ops.unsqueeze(grad, 1), ops.unsqueeze(vec, 0))
-        if node.should_compute_output(1):
-            self = node.self_.unpack(node)
+        if node.task_should_compute_output(1):
             grad_inputs[1] = ops.mv(ops.t(self), grad)
         return grad_inputs
 
@@ -1037,13 +1031,13 @@ class DotBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        tensor = None if node.tensor_ is None else node.tensor_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            tensor = node.tensor_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.mul(grad, tensor)
-        if node.should_compute_output(1):
-            self = node.self_.unpack(node)
+        if node.task_should_compute_output(1):
             grad_inputs[1] = ops.mul(grad, self)
         return grad_inputs
 
@@ -1085,20 +1079,20 @@ class AddmmBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        mat1 = None if node.mat1_ is None else node.mat1_.unpack(node)
+        mat2 = None if node.mat2_ is None else node.mat2_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             beta = node.beta
             grad_inputs[0] = maybe_multiply(grad, beta)
-        if node.should_compute_output(1):
+        if node.task_should_compute_output(1):
             alpha = node.alpha
             mat1_sizes = node.mat1_sizes
             mat1_strides = node.mat1_strides
-            mat2 = node.mat2_.unpack(node)
             grad_inputs[1] = mm_mat1_backward(grad, mat2, mat1_sizes, mat1_strides, alpha)
-        if node.should_compute_output(2):
+        if node.task_should_compute_output(2):
             alpha = node.alpha
-            mat1 = node.mat1_.unpack(node)
             mat2_sizes = node.mat2_sizes
             mat2_strides = node.mat2_strides
             grad_inputs[2] = mm_mat2_backward(grad, mat1, mat2_sizes, mat2_strides, alpha)
@@ -1160,13 +1154,13 @@ class BmmBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        mat2 = None if node.mat2_ is None else node.mat2_.unpack(node)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            mat2 = node.mat2_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.bmm(grad, ops.transpose(mat2, 1, 2))
-        if node.should_compute_output(1):
-            self = node.self_.unpack(node)
+        if node.task_should_compute_output(1):
             grad_inputs[1] = ops.bmm(ops.transpose(self, 1, 2), grad)
         return grad_inputs
 
@@ -1201,7 +1195,7 @@ class TBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.t(grad)
         return grad_inputs
 
@@ -1217,7 +1211,7 @@ class TransposeBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             dim0 = node.dim0
             dim1 = node.dim1
             grad_inputs[0] = ops.transpose(grad, dim0, dim1)
@@ -1242,7 +1236,7 @@ class PermuteBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             dims = node.dims
             grad_inputs[0] = permute_backwards(grad, dims)
         return grad_inputs
@@ -1265,7 +1259,7 @@ class ViewBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             self_sizes = node.self_sizes
             grad_inputs[0] = ops.reshape(grad, self_sizes)
         return grad_inputs
@@ -1285,7 +1279,7 @@ class UnsafeViewBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             self_sizes = node.self_sizes
             grad_inputs[0] = ops.reshape(grad, self_sizes)
         return grad_inputs
@@ -1303,7 +1297,7 @@ class AliasBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             grad_inputs[0] = grad
         return grad_inputs
 
@@ -1318,7 +1312,7 @@ class ExpandBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             self_sizes = node.self_sizes
             grad_inputs[0] = sum_to(grad, self_sizes)
         return grad_inputs
@@ -1338,7 +1332,7 @@ class UnsqueezeBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             dim = node.dim
             grad_inputs[0] = ops.squeeze(grad, dim)
         return grad_inputs
@@ -1358,7 +1352,7 @@ class SqueezeBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             self_sizes = node.self_sizes
             grad_inputs[0] = unsqueeze_to(grad, self_sizes)
         return grad_inputs
@@ -1379,7 +1373,7 @@ class SqueezeBackward1(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             dim = node.dim
             self_sizes = node.self_sizes
             grad_inputs[0] = unsqueeze_to(grad, self_sizes, dim)
@@ -1404,7 +1398,7 @@ class SqueezeBackward3(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             self_sizes = node.self_sizes
             grad_inputs[0] = unsqueeze_to(grad, self_sizes)
         return grad_inputs
@@ -1425,7 +1419,7 @@ class SqueezeBackward4(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             dim = node.dim
             self_sizes = node.self_sizes
             grad_inputs[0] = unsqueeze_to(grad, self_sizes, dim)
@@ -1451,7 +1445,7 @@ class SqueezeBackward2(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             dim = node.dim
             self_sizes = node.self_sizes
             grad_inputs[0] = unsqueeze_to(grad, self_sizes, dim)
@@ -1480,7 +1474,7 @@ class SqueezeBackward5(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             dim = node.dim
             self_sizes = node.self_sizes
             grad_inputs[0] = unsqueeze_to(grad, self_sizes, dim)
@@ -1510,7 +1504,7 @@ class SelectBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             dim = node.dim
             index = node.index
             self_sizes = node.self_sizes
@@ -1541,7 +1535,7 @@ class SelectBackwardBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             dim = node.dim
             index = node.index
             grad_inputs[0] = ops.select(grad, dim, index)
@@ -1570,7 +1564,7 @@ class SliceBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             dim = node.dim
             end = node.end
             self_sizes = node.self_sizes
@@ -1613,7 +1607,7 @@ class SliceBackwardBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             dim = node.dim
             end = node.end
             start = node.start
@@ -1649,10 +1643,10 @@ class IndexBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        indices = None if node.indices_ is None else [v.unpack(node) for v in node.indices_]
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            indices = [v.unpack(node) for v in node.indices_]
+        if node.task_should_compute_output(0):
             self_options = node.self_options
             self_sizes = node.self_sizes
             grad_inputs[0] = index_backward(grad, self_sizes, self_options, indices)
@@ -1690,7 +1684,7 @@ class CloneBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             grad_inputs[0] = grad
         return grad_inputs
 
@@ -1705,7 +1699,7 @@ class ToCopyBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             self_options = node.self_options
             grad_inputs[0] = _to_copy_backward(grad, self_options)
         return grad_inputs
@@ -1722,7 +1716,7 @@ class StackBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, (0 + node.tensors_size_) - (0)):
+        if node.task_should_compute_any_output(0, (0 + node.tensors_size_) - (0)):
             dim = node.dim
             tensors_args_scalartypes = node.tensors_args_scalartypes
             grad_inputs[0:0 + node.tensors_size_] = stack_tensors_backward(grad, dim, tensors_args_scalartypes)
@@ -1745,7 +1739,7 @@ class CatBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_any_output(0, (0 + node.tensors_size_) - (0)):
+        if node.task_should_compute_any_output(0, (0 + node.tensors_size_) - (0)):
             dim = node.dim
             tensors_args_scalartypes = node.tensors_args_scalartypes
             tensors_args_sizes = node.tensors_args_sizes
@@ -1765,13 +1759,12 @@ class WhereBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        condition = None if node.condition_ is None else node.condition_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            condition = node.condition_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.where(condition, grad, ops.zeros_like(grad))
-        if node.should_compute_output(1):
-            condition = node.condition_.unpack(node)
+        if node.task_should_compute_output(1):
             grad_inputs[1] = ops.where(condition, ops.zeros_like(grad), grad)
         return grad_inputs
 
@@ -1796,7 +1789,7 @@ class ZeroBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.zeros_like(grad)
         return grad_inputs
 
@@ -1809,10 +1802,10 @@ class AbsBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            self = node.self_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.mul(grad, ops.sgn(self))
         return grad_inputs
 
@@ -1837,7 +1830,7 @@ class SignBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.zeros_like(grad)
         return grad_inputs
 
@@ -1850,10 +1843,10 @@ class RsqrtBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        result = None if node.result_ is None else node.result_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            result = node.result_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.mul(ops.mul(grad, -0.5), ops.pow(result, 3))
         return grad_inputs
 
@@ -1878,10 +1871,10 @@ class Exp2Backward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        result = None if node.result_ is None else node.result_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            result = node.result_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.mul(ops.mul(grad, result), 0.6931471805599453)
         return grad_inputs
 
@@ -1906,10 +1899,10 @@ class Expm1Backward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        result = None if node.result_ is None else node.result_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            result = node.result_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.mul(grad, ops.add(result, 1))
         return grad_inputs
 
@@ -1934,10 +1927,10 @@ class Log2Backward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            self = node.self_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.div(grad, ops.mul(self, 0.6931471805599453))
         return grad_inputs
 
@@ -1962,10 +1955,10 @@ class Log10Backward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            self = node.self_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.div(grad, ops.mul(self, 2.3025850929940456))
         return grad_inputs
 
@@ -1990,10 +1983,10 @@ class Log1PBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            self = node.self_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.div(grad, ops.add(self, 1))
         return grad_inputs
 
@@ -2018,10 +2011,10 @@ class SinBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            self = node.self_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.mul(grad, ops.cos(self))
         return grad_inputs
 
@@ -2046,10 +2039,10 @@ class CosBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            self = node.self_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.mul(grad, ops.neg(ops.sin(self)))
         return grad_inputs
 
@@ -2076,22 +2069,16 @@ class ClampBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        max = None if node.max_ is None else node.max_.unpack(node)
+        min = None if node.min_ is None else node.min_.unpack(node)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            max = node.max_.unpack(node)
-            min = node.min_.unpack(node)
-            self = node.self_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = clamp_backward(grad, self, min, max)
-        if node.should_compute_output(1):
-            max = node.max_.unpack(node)
-            min = node.min_.unpack(node)
-            self = node.self_.unpack(node)
+        if node.task_should_compute_output(1):
             grad_inputs[1] = clamp_backward_min(grad, self, min, max)
-        if node.should_compute_output(2):
-            max = node.max_.unpack(node)
-            min = node.min_.unpack(node)
-            self = node.self_.unpack(node)
+        if node.task_should_compute_output(2):
             grad_inputs[2] = clamp_backward_max(grad, self, min, max)
         return grad_inputs
 
@@ -2138,12 +2125,12 @@ class ClampBackward1(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             max = node.max
             min = node.min
-            self = node.self_.unpack(node)
             grad_inputs[0] = clamp_backward(grad, self, min, max)
         return grad_inputs
 
@@ -2177,11 +2164,11 @@ class ClampMaxBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             max = node.max
-            self = node.self_.unpack(node)
             grad_inputs[0] = ops.where(ops.le(self, max), grad, scalar_zero(grad))
         return grad_inputs
 
@@ -2211,15 +2198,13 @@ class ClampMaxBackward1(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        max = None if node.max_ is None else node.max_.unpack(node)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            max = node.max_.unpack(node)
-            self = node.self_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.where(ops.le(self, max), grad, scalar_zero(grad))
-        if node.should_compute_output(1):
-            max = node.max_.unpack(node)
-            self = node.self_.unpack(node)
+        if node.task_should_compute_output(1):
             grad_inputs[1] = ops.where(ops.gt(self, max), grad, scalar_zero(grad))
         return grad_inputs
 
@@ -2255,11 +2240,11 @@ class ClampMinBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             min = node.min
-            self = node.self_.unpack(node)
             grad_inputs[0] = ops.where(ops.ge(self, min), grad, scalar_zero(grad))
         return grad_inputs
 
@@ -2289,15 +2274,13 @@ class ClampMinBackward1(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        min = None if node.min_ is None else node.min_.unpack(node)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            min = node.min_.unpack(node)
-            self = node.self_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.where(ops.ge(self, min), grad, scalar_zero(grad))
-        if node.should_compute_output(1):
-            min = node.min_.unpack(node)
-            self = node.self_.unpack(node)
+        if node.task_should_compute_output(1):
             grad_inputs[1] = ops.where(ops.lt(self, min), grad, scalar_zero(grad))
         return grad_inputs
 
@@ -2333,15 +2316,13 @@ class MaximumBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        other = None if node.other_ is None else node.other_.unpack(node)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            other = node.other_.unpack(node)
-            self = node.self_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = max_min_backward(grad, self, other, ops.lt)
-        if node.should_compute_output(1):
-            other = node.other_.unpack(node)
-            self = node.self_.unpack(node)
+        if node.task_should_compute_output(1):
             grad_inputs[1] = max_min_backward(grad, self, other, ops.gt)
         return grad_inputs
 
@@ -2377,15 +2358,13 @@ class MinimumBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        other = None if node.other_ is None else node.other_.unpack(node)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            other = node.other_.unpack(node)
-            self = node.self_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = max_min_backward(grad, self, other, ops.gt)
-        if node.should_compute_output(1):
-            other = node.other_.unpack(node)
-            self = node.self_.unpack(node)
+        if node.task_should_compute_output(1):
             grad_inputs[1] = max_min_backward(grad, self, other, ops.lt)
         return grad_inputs
 
@@ -2420,7 +2399,7 @@ class RemainderBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             grad_inputs[0] = grad
         return grad_inputs
 
@@ -2434,13 +2413,13 @@ class RemainderBackward1(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        other = None if node.other_ is None else node.other_.unpack(node)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             grad_inputs[0] = grad
-        if node.should_compute_output(1):
-            other = node.other_.unpack(node)
-            self = node.self_.unpack(node)
+        if node.task_should_compute_output(1):
             grad_inputs[1] = ops.mul(ops.neg(grad), ops.floor_divide(self, other))
         return grad_inputs
 
@@ -2475,7 +2454,7 @@ class FillBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.zeros_like(grad)
         return grad_inputs
 
@@ -2488,9 +2467,9 @@ class FillBackward1(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.zeros_like(grad)
-        if node.should_compute_output(1):
+        if node.task_should_compute_output(1):
             grad_inputs[1] = ops.sum(grad)
         return grad_inputs
 
@@ -2503,7 +2482,7 @@ class FillBackward2(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.zeros_like(grad)
         return grad_inputs
 
@@ -2516,9 +2495,9 @@ class FillBackward3(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.zeros_like(grad)
-        if node.should_compute_output(1):
+        if node.task_should_compute_output(1):
             grad_inputs[1] = ops.sum(grad)
         return grad_inputs
 
@@ -2531,7 +2510,7 @@ class NormalBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.zeros_like(grad)
         return grad_inputs
 
@@ -2544,7 +2523,7 @@ class UniformBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.zeros_like(grad)
         return grad_inputs
 
@@ -2557,10 +2536,10 @@ class SqrtBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        result = None if node.result_ is None else node.result_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            result = node.result_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.div(grad, ops.mul(result, 2))
         return grad_inputs
 
@@ -2585,7 +2564,7 @@ class FloorBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.zeros_like(grad)
         return grad_inputs
 
@@ -2598,7 +2577,7 @@ class CeilBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.zeros_like(grad)
         return grad_inputs
 
@@ -2611,7 +2590,7 @@ class TruncBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.zeros_like(grad)
         return grad_inputs
 
@@ -2624,7 +2603,7 @@ class RoundBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.zeros_like(grad)
         return grad_inputs
 
@@ -2637,7 +2616,7 @@ class FracBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             grad_inputs[0] = grad
         return grad_inputs
 
@@ -2650,10 +2629,10 @@ class NanToNumBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            self = node.self_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.mul(grad, ops.isfinite(self))
         return grad_inputs
 
@@ -2678,7 +2657,7 @@ class FmodBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             grad_inputs[0] = grad
         return grad_inputs
 
@@ -2692,13 +2671,13 @@ class FmodBackward1(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        other = None if node.other_ is None else node.other_.unpack(node)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             grad_inputs[0] = grad
-        if node.should_compute_output(1):
-            other = node.other_.unpack(node)
-            self = node.self_.unpack(node)
+        if node.task_should_compute_output(1):
             grad_inputs[1] = ops.mul(ops.neg(grad), ops.div(self, other, rounding_mode="trunc"))
         return grad_inputs
 
@@ -2735,16 +2714,16 @@ class AddcmulBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        tensor1 = None if node.tensor1_ is None else node.tensor1_.unpack(node)
+        tensor2 = None if node.tensor2_ is None else node.tensor2_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             grad_inputs[0] = grad
-        if node.should_compute_output(1):
-            tensor2 = node.tensor2_.unpack(node)
+        if node.task_should_compute_output(1):
             value = node.value
             grad_inputs[1] = ops.mul(grad, ops.mul(tensor2, value))
-        if node.should_compute_output(2):
-            tensor1 = node.tensor1_.unpack(node)
+        if node.task_should_compute_output(2):
             value = node.value
             grad_inputs[2] = ops.mul(grad, ops.mul(tensor1, value))
         return grad_inputs
@@ -2786,17 +2765,16 @@ class AddcdivBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        tensor1 = None if node.tensor1_ is None else node.tensor1_.unpack(node)
+        tensor2 = None if node.tensor2_ is None else node.tensor2_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             grad_inputs[0] = grad
-        if node.should_compute_output(1):
-            tensor2 = node.tensor2_.unpack(node)
+        if node.task_should_compute_output(1):
             value = node.value
             grad_inputs[1] = ops.mul(grad, ops.div(scalar_tensor(value), tensor2))
-        if node.should_compute_output(2):
-            tensor1 = node.tensor1_.unpack(node)
-            tensor2 = node.tensor2_.unpack(node)
+        if node.task_should_compute_output(2):
             value = node.value
             grad_inputs[2] = ops.mul(ops.neg(grad), ops.div(ops.mul(tensor1, value), ops.mul(tensor2, tensor2)))
         return grad_inputs
@@ -2838,10 +2816,10 @@ class LerpBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             weight = node.weight
             grad_inputs[0] = ops.mul(grad, 1 - float(weight))
-        if node.should_compute_output(1):
+        if node.task_should_compute_output(1):
             weight = node.weight
             grad_inputs[1] = ops.mul(grad, weight)
         return grad_inputs
@@ -2861,12 +2839,12 @@ class SoftmaxBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        result = None if node.result_ is None else node.result_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             dim = node.dim
             self_scalar_type = node.self_scalar_type
-            result = node.result_.unpack(node)
             grad_inputs[0] = ops._softmax_backward_data(grad, result, dim, self_scalar_type)
         return grad_inputs
 
@@ -2898,17 +2876,16 @@ class SoftmaxBackwardDataBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        grad_output = None if node.grad_output_ is None else node.grad_output_.unpack(node)
+        output = None if node.output_ is None else node.output_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             dim = node.dim
             input_dtype = node.input_dtype
-            output = node.output_.unpack(node)
             grad_inputs[0] = ops._softmax_backward_data(to_dtype_of(grad, output), output, dim, input_dtype)
-        if node.should_compute_output(1):
+        if node.task_should_compute_output(1):
             dim = node.dim
-            grad_output = node.grad_output_.unpack(node)
-            output = node.output_.unpack(node)
             grad_inputs[1] = softmax_double_backward(to_dtype_of(grad, output), grad_output, dim, output)
         return grad_inputs
 
@@ -2953,12 +2930,12 @@ class LogSoftmaxBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        result = None if node.result_ is None else node.result_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             dim = node.dim
             self_scalar_type = node.self_scalar_type
-            result = node.result_.unpack(node)
             grad_inputs[0] = ops._log_softmax_backward_data(grad, result, dim, self_scalar_type)
         return grad_inputs
 
@@ -2989,16 +2966,15 @@ class LogSoftmaxBackwardDataBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        grad_output = None if node.grad_output_ is None else node.grad_output_.unpack(node)
+        output = None if node.output_ is None else node.output_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             dim = node.dim
-            output = node.output_.unpack(node)
             grad_inputs[0] = log_softmax_double_backward_grad_output(to_dtype_of(grad, output), output, dim)
-        if node.should_compute_output(1):
+        if node.task_should_compute_output(1):
             dim = node.dim
-            grad_output = node.grad_output_.unpack(node)
-            output = node.output_.unpack(node)
             grad_inputs[1] = log_softmax_double_backward_output(to_dtype_of(grad, output), grad_output, output, dim)
         return grad_inputs
 
@@ -3038,11 +3014,11 @@ class GeluBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             approximate = node.approximate
-            self = node.self_.unpack(node)
             grad_inputs[0] = ops.gelu_backward(grad, self, approximate=approximate)
         return grad_inputs
 
@@ -3073,16 +3049,15 @@ class GeluBackwardBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        grad_output = None if node.grad_output_ is None else node.grad_output_.unpack(node)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             approximate = node.approximate
-            self = node.self_.unpack(node)
             grad_inputs[0] = ops.gelu_backward(grad, self, approximate=approximate)
-        if node.should_compute_output(1):
+        if node.task_should_compute_output(1):
             approximate = node.approximate
-            grad_output = node.grad_output_.unpack(node)
-            self = node.self_.unpack(node)
             grad_inputs[1] = gelu_double_backward(grad, grad_output, self, approximate)
         return grad_inputs
 
@@ -3121,10 +3096,10 @@ class SiluBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            self = node.self_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = infinitely_differentiable_silu_backward(grad, self) if is_grad_enabled() else ops.silu_backward(grad, self)
         return grad_inputs
 
@@ -3154,16 +3129,16 @@ class NativeLayerNormBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        bias = None if node.bias_ is None else node.bias_.unpack(node)
+        input = None if node.input_ is None else node.input_.unpack(node)
+        weight = None if node.weight_ is None else node.weight_.unpack(node)
+        result1 = None if node.result1_ is None else node.result1_.unpack(node)
+        result2 = None if node.result2_ is None else node.result2_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0) or node.should_compute_output(1) or node.should_compute_output(2):
-            bias = node.bias_.unpack(node)
-            input = node.input_.unpack(node)
+        if node.task_should_compute_output(0) or node.task_should_compute_output(1) or node.task_should_compute_output(2):
             normalized_shape = node.normalized_shape
-            weight = node.weight_.unpack(node)
-            result1 = node.result1_.unpack(node)
-            result2 = node.result2_.unpack(node)
-            grad_input_mask = [node.should_compute_output(0), node.should_compute_output(1), node.should_compute_output(2)]
+            grad_input_mask = [node.task_should_compute_output(0), node.task_should_compute_output(1), node.task_should_compute_output(2)]
             grad_result = ops.native_layer_norm_backward(grad, input, normalized_shape, result1, result2, weight, bias, grad_input_mask)
             if grad_input_mask[0]:
                 grad_inputs[0] = grad_result[0]
@@ -3241,7 +3216,7 @@ class BernoulliBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.zeros_like(grad)
         return grad_inputs
 
@@ -3254,12 +3229,12 @@ class BernoulliBackward1(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        p = None if node.p_ is None else node.p_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.zeros_like(grad)
-        if node.should_compute_output(1):
-            p = node.p_.unpack(node)
+        if node.task_should_compute_output(1):
             grad_inputs[1] = ops.zeros_like(p)
         return grad_inputs
 
@@ -3284,7 +3259,7 @@ class BernoulliBackward2(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.zeros_like(grad)
         return grad_inputs
 
@@ -3299,12 +3274,12 @@ class NativeDropoutBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        result1 = None if node.result1_ is None else node.result1_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             p = node.p
             train = node.train
-            result1 = node.result1_.unpack(node)
             grad_inputs[0] = infinitely_differentiable_native_dropout_backward(grad, result1, dropout_scale(p, train)) if is_grad_enabled() else ops.native_dropout_backward(grad, result1, dropout_scale(p, train))
         return grad_inputs
 
@@ -3339,11 +3314,11 @@ class NativeDropoutBackwardBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        grad_output = None if node.grad_output_ is None else node.grad_output_.unpack(node)
+        mask = None if node.mask_ is None else node.mask_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            grad_output = node.grad_output_.unpack(node)
-            mask = node.mask_.unpack(node)
+        if node.task_should_compute_output(0):
             scale = node.scale
             grad_inputs[0] = native_dropout_double_backward(grad, grad_output, mask, scale)
         return grad_inputs
@@ -3383,10 +3358,10 @@ class MaskedFillBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        mask = None if node.mask_ is None else node.mask_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            mask = node.mask_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.masked_fill(grad, mask, 0)
         return grad_inputs
 
@@ -3411,13 +3386,12 @@ class MaskedFillBackward1(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        mask = None if node.mask_ is None else node.mask_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            mask = node.mask_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.masked_fill(grad, mask, 0)
-        if node.should_compute_output(1):
-            mask = node.mask_.unpack(node)
+        if node.task_should_compute_output(1):
             grad_inputs[1] = masked_fill_backward(grad, mask)
         return grad_inputs
 
@@ -3446,21 +3420,17 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        pos_weight = None if node.pos_weight_ is None else node.pos_weight_.unpack(node)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        target = None if node.target_ is None else node.target_.unpack(node)
+        weight = None if node.weight_ is None else node.weight_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            pos_weight = node.pos_weight_.unpack(node)
+        if node.task_should_compute_output(0):
             reduction = node.reduction
-            self = node.self_.unpack(node)
-            target = node.target_.unpack(node)
-            weight = node.weight_.unpack(node)
             grad_inputs[0] = ops.binary_cross_entropy_with_logits_backward(grad, self, target, weight, pos_weight, reduction)
-        if node.should_compute_output(1):
-            pos_weight = node.pos_weight_.unpack(node)
+        if node.task_should_compute_output(1):
             reduction = node.reduction
-            self = node.self_.unpack(node)
-            target = node.target_.unpack(node)
-            weight = node.weight_.unpack(node)
             grad_inputs[1] = binary_cross_entropy_with_logits_target_backward(grad, self, target, weight, pos_weight, reduction)
         return grad_inputs
 
@@ -3521,17 +3491,15 @@ class MseLossBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        target = None if node.target_ is None else node.target_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             reduction = node.reduction
-            self = node.self_.unpack(node)
-            target = node.target_.unpack(node)
             grad_inputs[0] = ops.mse_loss_backward(grad, self, target, reduction)
-        if node.should_compute_output(1):
+        if node.task_should_compute_output(1):
             reduction = node.reduction
-            self = node.self_.unpack(node)
-            target = node.target_.unpack(node)
             grad_inputs[1] = ops.mse_loss_backward(grad, target, self, reduction)
         return grad_inputs
 
@@ -3573,23 +3541,19 @@ class MseLossBackwardBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        grad_output = None if node.grad_output_ is None else node.grad_output_.unpack(node)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        target = None if node.target_ is None else node.target_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            grad_output = node.grad_output_.unpack(node)
+        if node.task_should_compute_output(0):
             reduction = node.reduction
-            self = node.self_.unpack(node)
-            target = node.target_.unpack(node)
             grad_inputs[0] = mse_loss_double_backward_grad_output(grad, grad_output, self, target, reduction)
-        if node.should_compute_output(1):
-            grad_output = node.grad_output_.unpack(node)
+        if node.task_should_compute_output(1):
             reduction = node.reduction
-            self = node.self_.unpack(node)
             grad_inputs[1] = mse_loss_double_backward(ops.mul(grad, grad_output), self, reduction)
-        if node.should_compute_output(2):
-            grad_output = node.grad_output_.unpack(node)
+        if node.task_should_compute_output(2):
             reduction = node.reduction
-            target = node.target_.unpack(node)
             grad_inputs[2] = ops.neg(mse_loss_double_backward(ops.mul(grad, grad_output), target, reduction))
         return grad_inputs
 
@@ -3643,15 +3607,15 @@ class NllLossBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        target = None if node.target_ is None else node.target_.unpack(node)
+        weight = None if node.weight_ is None else node.weight_.unpack(node)
+        total_weight = None if node.total_weight_ is None else node.total_weight_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             ignore_index = node.ignore_index
             reduction = node.reduction
-            self = node.self_.unpack(node)
-            target = node.target_.unpack(node)
-            weight = node.weight_.unpack(node)
-            total_weight = node.total_weight_.unpack(node)
             grad_inputs[0] = ops.nll_loss_backward(grad, self, target, weight, reduction, ignore_index, total_weight)
         return grad_inputs
 
@@ -3717,15 +3681,15 @@ class NllLossBackwardBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        target = None if node.target_ is None else node.target_.unpack(node)
+        weight = None if node.weight_ is None else node.weight_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             ignore_index = node.ignore_index
             reduction = node.reduction
-            target = node.target_.unpack(node)
-            weight = node.weight_.unpack(node)
             grad_inputs[0] = ops.nll_loss(grad, target, weight, reduction, ignore_index)
-        if node.should_compute_output(1):
+        if node.task_should_compute_output(1):
             grad_inputs[1] = ops.zeros_like(grad)
         return grad_inputs
 
@@ -3773,15 +3737,15 @@ class NllLoss2DBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        target = None if node.target_ is None else node.target_.unpack(node)
+        weight = None if node.weight_ is None else node.weight_.unpack(node)
+        total_weight = None if node.total_weight_ is None else node.total_weight_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             ignore_index = node.ignore_index
             reduction = node.reduction
-            self = node.self_.unpack(node)
-            target = node.target_.unpack(node)
-            weight = node.weight_.unpack(node)
-            total_weight = node.total_weight_.unpack(node)
             grad_inputs[0] = ops.nll_loss2d_backward(grad, self, target, weight, reduction, ignore_index, total_weight)
         return grad_inputs
 
@@ -3847,15 +3811,15 @@ class NllLoss2DBackwardBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        target = None if node.target_ is None else node.target_.unpack(node)
+        weight = None if node.weight_ is None else node.weight_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             ignore_index = node.ignore_index
             reduction = node.reduction
-            target = node.target_.unpack(node)
-            weight = node.weight_.unpack(node)
             grad_inputs[0] = ops.nll_loss2d(grad, target, weight, reduction, ignore_index)
-        if node.should_compute_output(1):
+        if node.task_should_compute_output(1):
             grad_inputs[1] = ops.zeros_like(grad)
         return grad_inputs
 
@@ -3899,11 +3863,11 @@ class MaxBackward1(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        result = None if node.result_ is None else node.result_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            self = node.self_.unpack(node)
-            result = node.result_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = evenly_distribute_backward(grad, self, result)
         return grad_inputs
 
@@ -3941,13 +3905,13 @@ class MaxBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        indices = None if node.indices_ is None else node.indices_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             dim = node.dim
             keepdim = node.keepdim
             self_sizes = node.self_sizes
-            indices = node.indices_.unpack(node)
             grad_inputs[0] = value_selecting_reduction_backward(grad, dim, indices, self_sizes, keepdim)
         return grad_inputs
 
@@ -3985,11 +3949,11 @@ class MinBackward1(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        result = None if node.result_ is None else node.result_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            self = node.self_.unpack(node)
-            result = node.result_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = evenly_distribute_backward(grad, self, result)
         return grad_inputs
 
@@ -4027,13 +3991,13 @@ class MinBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        indices = None if node.indices_ is None else node.indices_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             dim = node.dim
             keepdim = node.keepdim
             self_sizes = node.self_sizes
-            indices = node.indices_.unpack(node)
             grad_inputs[0] = value_selecting_reduction_backward(grad, dim, indices, self_sizes, keepdim)
         return grad_inputs
 
@@ -4073,13 +4037,13 @@ class AmaxBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        result = None if node.result_ is None else node.result_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             dim = node.dim
             keepdim = node.keepdim
-            self = node.self_.unpack(node)
-            result = node.result_.unpack(node)
             grad_inputs[0] = scale_grad_by_count(restore_reduced_dims(grad, dim, keepdim), ops.eq(restore_reduced_dims(result, dim, keepdim), self), dim)
         return grad_inputs
 
@@ -4128,13 +4092,13 @@ class AminBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        result = None if node.result_ is None else node.result_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             dim = node.dim
             keepdim = node.keepdim
-            self = node.self_.unpack(node)
-            result = node.result_.unpack(node)
             grad_inputs[0] = scale_grad_by_count(restore_reduced_dims(grad, dim, keepdim), ops.eq(restore_reduced_dims(result, dim, keepdim), self), dim)
         return grad_inputs
 
@@ -4183,13 +4147,13 @@ class LogsumexpBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        result = None if node.result_ is None else node.result_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             dim = node.dim
             keepdim = node.keepdim
-            self = node.self_.unpack(node)
-            result = node.result_.unpack(node)
             grad_inputs[0] = logsumexp_backward(grad, self, result, dim, keepdim)
         return grad_inputs
 
@@ -4238,13 +4202,13 @@ class VarBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             correction = node.correction
             dim = node.dim
             keepdim = node.keepdim
-            self = node.self_.unpack(node)
             grad_inputs[0] = var_backward(grad, self, dim, correction, keepdim)
         return grad_inputs
 
@@ -4288,14 +4252,14 @@ class StdBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        result = None if node.result_ is None else node.result_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             correction = node.correction
             dim = node.dim
             keepdim = node.keepdim
-            self = node.self_.unpack(node)
-            result = node.result_.unpack(node)
             grad_inputs[0] = std_backward(result, grad, self, dim, correction, keepdim)
         return grad_inputs
 
@@ -4349,14 +4313,14 @@ class LinalgVectorNormBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        result = None if node.result_ is None else node.result_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             dim = node.dim
             keepdim = node.keepdim
             ord = node.ord
-            self = node.self_.unpack(node)
-            result = node.result_.unpack(node)
             grad_inputs[0] = linalg_vector_norm_backward(grad, self, ord, result, dim, keepdim)
         return grad_inputs
 
@@ -4410,10 +4374,10 @@ class EmbeddingBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        indices = None if node.indices_ is None else node.indices_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            indices = node.indices_.unpack(node)
+        if node.task_should_compute_output(0):
             padding_idx = node.padding_idx
             scale_grad_by_freq = node.scale_grad_by_freq
             sparse = node.sparse
@@ -4459,10 +4423,10 @@ class EmbeddingDenseBackwardBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        indices = None if node.indices_ is None else node.indices_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            indices = node.indices_.unpack(node)
+        if node.task_should_compute_output(0):
             padding_idx = node.padding_idx
             grad_inputs[0] = embedding_dense_double_backward(grad, indices, padding_idx)
         return grad_inputs
@@ -4492,7 +4456,7 @@ class EmbeddingRenormBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             grad_inputs[0] = not_implemented("embedding_renorm")
         return grad_inputs
 
@@ -4508,12 +4472,12 @@ class GatherBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        index = None if node.index_ is None else node.index_.unpack(node)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             dim = node.dim
-            index = node.index_.unpack(node)
-            self = node.self_.unpack(node)
             sparse_grad = node.sparse_grad
             grad_inputs[0] = gather_backward(grad, self, dim, index, sparse_grad)
         return grad_inputs
@@ -4558,15 +4522,14 @@ class ScatterBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        index = None if node.index_ is None else node.index_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             dim = node.dim
-            index = node.index_.unpack(node)
             grad_inputs[0] = ops.scatter(grad, dim, index, 0)
-        if node.should_compute_output(1):
+        if node.task_should_compute_output(1):
             dim = node.dim
-            index = node.index_.unpack(node)
             grad_inputs[1] = ops.gather(grad, dim, index)
         return grad_inputs
 
@@ -4596,11 +4559,11 @@ class ScatterBackward1(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        index = None if node.index_ is None else node.index_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             dim = node.dim
-            index = node.index_.unpack(node)
             grad_inputs[0] = ops.scatter(grad, dim, index, 0)
         return grad_inputs
 
@@ -4630,13 +4593,13 @@ class ScatterAddBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        index = None if node.index_ is None else node.index_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             grad_inputs[0] = grad
-        if node.should_compute_output(1):
+        if node.task_should_compute_output(1):
             dim = node.dim
-            index = node.index_.unpack(node)
             grad_inputs[1] = ops.gather(grad, dim, index)
         return grad_inputs
 
@@ -4667,11 +4630,11 @@ class IndexSelectBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        index = None if node.index_ is None else node.index_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             dim = node.dim
-            index = node.index_.unpack(node)
             self_sizes = node.self_sizes
             grad_inputs[0] = ops.index_select_backward(grad, self_sizes, dim, index)
         return grad_inputs
@@ -4709,15 +4672,15 @@ class IndexAddBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        index = None if node.index_ is None else node.index_.unpack(node)
+        source = None if node.source_ is None else node.source_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             grad_inputs[0] = grad
-        if node.should_compute_output(1):
+        if node.task_should_compute_output(1):
             alpha = node.alpha
             dim = node.dim
-            index = node.index_.unpack(node)
-            source = node.source_.unpack(node)
             source_dim = node.source_dim
             grad_inputs[1] = index_add_source_backward(grad, dim, index, source, alpha, source_dim)
         return grad_inputs
@@ -4768,18 +4731,18 @@ class BaddbmmBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        batch1 = None if node.batch1_ is None else node.batch1_.unpack(node)
+        batch2 = None if node.batch2_ is None else node.batch2_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             beta = node.beta
             grad_inputs[0] = maybe_multiply(grad, beta)
-        if node.should_compute_output(1):
+        if node.task_should_compute_output(1):
             alpha = node.alpha
-            batch2 = node.batch2_.unpack(node)
             grad_inputs[1] = maybe_multiply(ops.bmm(grad, ops.transpose(batch2, 1, 2)), alpha)
-        if node.should_compute_output(2):
+        if node.task_should_compute_output(2):
             alpha = node.alpha
-            batch1 = node.batch1_.unpack(node)
             grad_inputs[2] = maybe_multiply(ops.bmm(ops.transpose(batch1, 1, 2), grad), alpha)
         return grad_inputs
 
@@ -4824,7 +4787,7 @@ class ReshapeAliasBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             self_sizes = node.self_sizes
             grad_inputs[0] = ops.reshape(grad, self_sizes)
         return grad_inputs
@@ -4847,7 +4810,7 @@ class SplitBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if all(g is None for g in grads):
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             dim = node.dim
             self_options = node.self_options
             self_sizes = node.self_sizes
@@ -4881,7 +4844,7 @@ class SplitWithSizesBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if all(g is None for g in grads):
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             dim = node.dim
             self_options = node.self_options
             self_sizes = node.self_sizes
@@ -4915,7 +4878,7 @@ class UnbindBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if all(g is None for g in grads):
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             dim = node.dim
             grad_inputs[0] = unbind_backward(grads, dim)
         return grad_inputs
@@ -4935,7 +4898,7 @@ class FlipBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             dims = node.dims
             grad_inputs[0] = ops.flip(grad, dims)
         return grad_inputs
@@ -4959,7 +4922,7 @@ class RollBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             dims = node.dims
             shifts = node.shifts
             grad_inputs[0] = roll_backward(grad, shifts, dims)
@@ -4991,7 +4954,7 @@ class RepeatBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             repeats = node.repeats
             self_sizes = node.self_sizes
             grad_inputs[0] = repeat_backward(grad, repeats, self_sizes)
@@ -5019,12 +4982,12 @@ class SortBackward1(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        indices = None if node.indices_ is None else node.indices_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             dim = node.dim
             self_sizes = node.self_sizes
-            indices = node.indices_.unpack(node)
             grad_inputs[0] = value_selecting_reduction_backward(grad, dim, indices, self_sizes, True)
         return grad_inputs
 
@@ -5059,12 +5022,12 @@ class SortBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        indices = None if node.indices_ is None else node.indices_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             dim = node.dim
             self_sizes = node.self_sizes
-            indices = node.indices_.unpack(node)
             grad_inputs[0] = value_selecting_reduction_backward(grad, dim, indices, self_sizes, True)
         return grad_inputs
 
@@ -5099,12 +5062,12 @@ class TopkBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        indices = None if node.indices_ is None else node.indices_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             dim = node.dim
             self_sizes = node.self_sizes
-            indices = node.indices_.unpack(node)
             grad_inputs[0] = value_selecting_reduction_backward(grad, dim, indices, self_sizes, True)
         return grad_inputs
 
@@ -5138,11 +5101,11 @@ class ProdBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        result = None if node.result_ is None else node.result_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            self = node.self_.unpack(node)
-            result = node.result_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = prod_backward(grad, to_dtype_of(self, grad), result)
         return grad_inputs
 
@@ -5180,13 +5143,13 @@ class ProdBackward1(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        result = None if node.result_ is None else node.result_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             dim = node.dim
             keepdim = node.keepdim
-            self = node.self_.unpack(node)
-            result = node.result_.unpack(node)
             grad_inputs[0] = prod_backward(grad, to_dtype_of(self, grad), result, dim, keepdim)
         return grad_inputs
 
@@ -5232,7 +5195,7 @@ class CumsumBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             dim = node.dim
             self_scalar_type = node.self_scalar_type
             grad_inputs[0] = cumsum_backward(to_scalar_type(grad, self_scalar_type), dim)
@@ -5253,7 +5216,7 @@ class TrilBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             diagonal = node.diagonal
             grad_inputs[0] = ops.tril(grad, diagonal)
         return grad_inputs
@@ -5273,7 +5236,7 @@ class TriuBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             diagonal = node.diagonal
             grad_inputs[0] = ops.triu(grad, diagonal)
         return grad_inputs
@@ -5291,10 +5254,10 @@ class ErfBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            self = node.self_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = erf_backward(grad, self)
         return grad_inputs
 
@@ -5321,11 +5284,11 @@ class SoftplusBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             beta = node.beta
-            self = node.self_.unpack(node)
             threshold = node.threshold
             grad_inputs[0] = ops.softplus_backward(grad, self, beta, threshold)
         return grad_inputs
@@ -5362,17 +5325,16 @@ class SoftplusBackwardBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        grad_output = None if node.grad_output_ is None else node.grad_output_.unpack(node)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             beta = node.beta
-            self = node.self_.unpack(node)
             threshold = node.threshold
             grad_inputs[0] = ops.softplus_backward(grad, self, beta, threshold)
-        if node.should_compute_output(1):
+        if node.task_should_compute_output(1):
             beta = node.beta
-            grad_output = node.grad_output_.unpack(node)
-            self = node.self_.unpack(node)
             threshold = node.threshold
             grad_inputs[1] = softplus_double_backward(ops.mul(grad, grad_output), self, beta, threshold)
         return grad_inputs
@@ -5417,11 +5379,11 @@ class LeakyReluBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             negative_slope = node.negative_slope
-            self = node.self_.unpack(node)
             grad_inputs[0] = ops.leaky_relu_backward(grad, self, negative_slope, False)
         return grad_inputs
 
@@ -5451,13 +5413,13 @@ class LeakyReluBackwardBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             negative_slope = node.negative_slope
-            self = node.self_.unpack(node)
             grad_inputs[0] = ops.leaky_relu_backward(grad, self, negative_slope, False)
-        if node.should_compute_output(1):
+        if node.task_should_compute_output(1):
             grad_inputs[1] = ops.zeros_like(grad)
         return grad_inputs
 
@@ -5487,11 +5449,11 @@ class LeakyReluBackward1(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        result = None if node.result_ is None else node.result_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             negative_slope = node.negative_slope
-            result = node.result_.unpack(node)
             grad_inputs[0] = ops.leaky_relu_backward(grad, result, negative_slope, True)
         return grad_inputs
 
@@ -5523,13 +5485,13 @@ class EluBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             alpha = node.alpha
             input_scale = node.input_scale
             scale = node.scale
-            self = node.self_.unpack(node)
             grad_inputs[0] = ops.elu_backward(grad, alpha, scale, input_scale, False, self)
         return grad_inputs
 
@@ -5571,22 +5533,21 @@ class EluBackwardBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        grad_output = None if node.grad_output_ is None else node.grad_output_.unpack(node)
+        self_or_result = None if node.self_or_result_ is None else node.self_or_result_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             alpha = node.alpha
             input_scale = node.input_scale
             is_result = node.is_result
             scale = node.scale
-            self_or_result = node.self_or_result_.unpack(node)
             grad_inputs[0] = ops.elu_backward(grad, alpha, scale, input_scale, is_result, self_or_result)
-        if node.should_compute_output(1):
+        if node.task_should_compute_output(1):
             alpha = node.alpha
-            grad_output = node.grad_output_.unpack(node)
             input_scale = node.input_scale
             is_result = node.is_result
             scale = node.scale
-            self_or_result = node.self_or_result_.unpack(node)
             grad_inputs[1] = elu_double_backward(grad, grad_output, alpha, scale, input_scale, is_result, self_or_result)
         return grad_inputs
 
@@ -5640,13 +5601,13 @@ class EluBackward1(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        result = None if node.result_ is None else node.result_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             alpha = node.alpha
             input_scale = node.input_scale
             scale = node.scale
-            result = node.result_.unpack(node)
             grad_inputs[0] = ops.elu_backward(grad, alpha, scale, input_scale, True, result)
         return grad_inputs
 
@@ -5685,12 +5646,12 @@ class HardtanhBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             max_val = node.max_val
             min_val = node.min_val
-            self = node.self_.unpack(node)
             grad_inputs[0] = ops.hardtanh_backward(grad, self, min_val, max_val)
         return grad_inputs
 
@@ -5725,14 +5686,14 @@ class HardtanhBackwardBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             max_val = node.max_val
             min_val = node.min_val
-            self = node.self_.unpack(node)
             grad_inputs[0] = ops.hardtanh_backward(grad, self, min_val, max_val)
-        if node.should_compute_output(1):
+        if node.task_should_compute_output(1):
             grad_inputs[1] = ops.zeros_like(grad)
         return grad_inputs
 
@@ -5767,7 +5728,7 @@ class ConstantPadNdBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             pad = node.pad
             grad_inputs[0] = constant_pad_nd_backward(grad, pad)
         return grad_inputs
@@ -5791,13 +5752,13 @@ class CumprodBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        result = None if node.result_ is None else node.result_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             dim = node.dim
-            self = node.self_.unpack(node)
             self_scalar_type = node.self_scalar_type
-            result = node.result_.unpack(node)
             grad_inputs[0] = cumprod_backward(to_scalar_type(grad, self_scalar_type), self, dim, result)
         return grad_inputs
 
@@ -5838,7 +5799,7 @@ class TraceBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             self_sizes = node.self_sizes
             grad_inputs[0] = trace_backward(grad, self_sizes)
         return grad_inputs
@@ -5857,11 +5818,11 @@ class IndexFillBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        index = None if node.index_ is None else node.index_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             dim = node.dim
-            index = node.index_.unpack(node)
             grad_inputs[0] = ops.index_fill(grad, dim, index, 0)
         return grad_inputs
 
@@ -5891,15 +5852,14 @@ class IndexFillBackward1(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        index = None if node.index_ is None else node.index_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             dim = node.dim
-            index = node.index_.unpack(node)
             grad_inputs[0] = ops.index_fill(grad, dim, index, 0)
-        if node.should_compute_output(1):
+        if node.task_should_compute_output(1):
             dim = node.dim
-            index = node.index_.unpack(node)
             grad_inputs[1] = ops.sum(ops.index_select(grad, dim, unique_of(index, grad)))
         return grad_inputs
 
@@ -5929,12 +5889,12 @@ class Atan2Backward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        other = None if node.other_ is None else node.other_.unpack(node)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0) or node.should_compute_output(1):
-            other = node.other_.unpack(node)
-            self = node.self_.unpack(node)
-            grad_input_mask = [node.should_compute_output(0), node.should_compute_output(1)]
+        if node.task_should_compute_output(0) or node.task_should_compute_output(1):
+            grad_input_mask = [node.task_should_compute_output(0), node.task_should_compute_output(1)]
             grad_result = atan2_backward(grad, self, other, grad_input_mask)
             if grad_input_mask[0]:
                 grad_inputs[0] = grad_result[0]
@@ -5974,11 +5934,11 @@ class LogitBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             eps = node.eps
-            self = node.self_.unpack(node)
             grad_inputs[0] = logit_backward(grad, self, eps)
         return grad_inputs
 
@@ -6008,11 +5968,11 @@ class MaskedSelectBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        mask = None if node.mask_ is None else node.mask_.unpack(node)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            mask = node.mask_.unpack(node)
-            self = node.self_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.masked_select_backward(grad, self, mask)
         return grad_inputs
 
@@ -6048,13 +6008,12 @@ class MaskedScatterBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        mask = None if node.mask_ is None else node.mask_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            mask = node.mask_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.masked_fill(grad, mask, 0)
-        if node.should_compute_output(1):
-            mask = node.mask_.unpack(node)
+        if node.task_should_compute_output(1):
             source_sizes = node.source_sizes
             grad_inputs[1] = ops.masked_scatter_backward(grad, mask, source_sizes)
         return grad_inputs
@@ -6085,11 +6044,11 @@ class MaskedScatterBackwardBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        mask = None if node.mask_ is None else node.mask_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             grad_output_info = node.grad_output_info
-            mask = node.mask_.unpack(node)
             grad_inputs[0] = ops.masked_scatter(zeros_of(grad_output_info, grad), mask, grad)
         return grad_inputs
 
@@ -6115,11 +6074,11 @@ class TakeBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        index = None if node.index_ is None else node.index_.unpack(node)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            index = node.index_.unpack(node)
-            self = node.self_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.put_(ops.zeros_like(self), index, grad, True)
         return grad_inputs
 
@@ -6156,16 +6115,14 @@ class PutBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        index = None if node.index_ is None else node.index_.unpack(node)
+        source = None if node.source_ is None else node.source_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             accumulate = node.accumulate
-            index = node.index_.unpack(node)
-            source = node.source_.unpack(node)
             grad_inputs[0] = grad if accumulate else ops.put(grad, index, ops.zeros_like(source), False)
-        if node.should_compute_output(1):
-            index = node.index_.unpack(node)
-            source = node.source_.unpack(node)
+        if node.task_should_compute_output(1):
             grad_inputs[1] = reshape_as(ops.take(grad, index), source)
         return grad_inputs
 
@@ -6209,7 +6166,7 @@ class DiagonalBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             dim1 = node.dim1
             dim2 = node.dim2
             offset = node.offset
@@ -6246,7 +6203,7 @@ class DiagonalBackwardBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             dim1 = node.dim1
             dim2 = node.dim2
             offset = node.offset
@@ -6279,7 +6236,7 @@ class DiagonalBackward0_copy(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             dim1 = node.dim1
             dim2 = node.dim2
             offset = node.offset
@@ -6316,7 +6273,7 @@ class DiagEmbedBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             dim1 = node.dim1
             dim2 = node.dim2
             offset = node.offset
@@ -6346,17 +6303,16 @@ class LerpBackward1(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        end = None if node.end_ is None else node.end_.unpack(node)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        weight = None if node.weight_ is None else node.weight_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            weight = node.weight_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.mul(grad, one_minus(weight))
-        if node.should_compute_output(1):
-            weight = node.weight_.unpack(node)
+        if node.task_should_compute_output(1):
             grad_inputs[1] = ops.mul(grad, weight)
-        if node.should_compute_output(2):
-            end = node.end_.unpack(node)
-            self = node.self_.unpack(node)
+        if node.task_should_compute_output(2):
             grad_inputs[2] = ops.mul(grad, ops.sub(end, self))
         return grad_inputs
 
@@ -6403,12 +6359,12 @@ class CummaxBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        indices = None if node.indices_ is None else node.indices_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             dim = node.dim
-            self = node.self_.unpack(node)
-            indices = node.indices_.unpack(node)
             grad_inputs[0] = cummaxmin_backward(grad, self, indices, dim)
         return grad_inputs
 
@@ -6449,12 +6405,12 @@ class CumminBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        indices = None if node.indices_ is None else node.indices_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             dim = node.dim
-            self = node.self_.unpack(node)
-            indices = node.indices_.unpack(node)
             grad_inputs[0] = cummaxmin_backward(grad, self, indices, dim)
         return grad_inputs
 
@@ -6496,13 +6452,13 @@ class KthvalueBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        indices = None if node.indices_ is None else node.indices_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             dim = node.dim
             keepdim = node.keepdim
             self_sizes = node.self_sizes
-            indices = node.indices_.unpack(node)
             grad_inputs[0] = value_selecting_reduction_backward(grad, dim, indices, self_sizes, keepdim)
         return grad_inputs
 
@@ -6540,11 +6496,11 @@ class MedianBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        result = None if node.result_ is None else node.result_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            self = node.self_.unpack(node)
-            result = node.result_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = evenly_distribute_backward(grad, self, result)
         return grad_inputs
 
@@ -6582,13 +6538,13 @@ class MedianBackward1(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        indices = None if node.indices_ is None else node.indices_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             dim = node.dim
             keepdim = node.keepdim
             self_sizes = node.self_sizes
-            indices = node.indices_.unpack(node)
             grad_inputs[0] = value_selecting_reduction_backward(grad, dim, indices, self_sizes, keepdim)
         return grad_inputs
 
@@ -6626,11 +6582,11 @@ class NanmedianBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        result = None if node.result_ is None else node.result_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            self = node.self_.unpack(node)
-            result = node.result_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = evenly_distribute_backward(grad, self, result)
         return grad_inputs
 
@@ -6668,13 +6624,13 @@ class NanmedianBackward1(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        indices = None if node.indices_ is None else node.indices_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             dim = node.dim
             keepdim = node.keepdim
             self_sizes = node.self_sizes
-            indices = node.indices_.unpack(node)
             grad_inputs[0] = value_selecting_reduction_backward(grad, dim, indices, self_sizes, keepdim)
         return grad_inputs
 
@@ -6714,19 +6670,16 @@ class DistBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        other = None if node.other_ is None else node.other_.unpack(node)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        result = None if node.result_ is None else node.result_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            other = node.other_.unpack(node)
+        if node.task_should_compute_output(0):
             p = node.p
-            self = node.self_.unpack(node)
-            result = node.result_.unpack(node)
             grad_inputs[0] = linalg_vector_norm_backward(grad, ops.sub(self, other), p, result, None, False)
-        if node.should_compute_output(1):
-            other = node.other_.unpack(node)
+        if node.task_should_compute_output(1):
             p = node.p
-            self = node.self_.unpack(node)
-            result = node.result_.unpack(node)
             grad_inputs[1] = ops.neg(linalg_vector_norm_backward(grad, ops.sub(self, other), p, result, None, False))
         return grad_inputs
 
@@ -6780,7 +6733,7 @@ class UnfoldBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             dimension = node.dimension
             self_sizes = node.self_sizes
             size = node.size
@@ -6817,7 +6770,7 @@ class UnfoldBackwardBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             dim = node.dim
             size = node.size
             step = node.step
@@ -6848,19 +6801,17 @@ class SmoothL1LossBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        target = None if node.target_ is None else node.target_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             beta = node.beta
             reduction = node.reduction
-            self = node.self_.unpack(node)
-            target = node.target_.unpack(node)
             grad_inputs[0] = ops.smooth_l1_loss_backward(grad, self, target, reduction, beta)
-        if node.should_compute_output(1):
+        if node.task_should_compute_output(1):
             beta = node.beta
             reduction = node.reduction
-            self = node.self_.unpack(node)
-            target = node.target_.unpack(node)
             grad_inputs[1] = ops.smooth_l1_loss_backward(grad, target, self, reduction, beta)
         return grad_inputs
 
@@ -6907,28 +6858,22 @@ class SmoothL1LossBackwardBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        grad_output = None if node.grad_output_ is None else node.grad_output_.unpack(node)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        target = None if node.target_ is None else node.target_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             beta = node.beta
-            grad_output = node.grad_output_.unpack(node)
             reduction = node.reduction
-            self = node.self_.unpack(node)
-            target = node.target_.unpack(node)
             grad_inputs[0] = smooth_l1_loss_double_backward_grad_output(grad, grad_output, self, target, reduction, beta)
-        if node.should_compute_output(1):
+        if node.task_should_compute_output(1):
             beta = node.beta
-            grad_output = node.grad_output_.unpack(node)
             reduction = node.reduction
-            self = node.self_.unpack(node)
-            target = node.target_.unpack(node)
             grad_inputs[1] = smooth_l1_loss_double_backward(ops.mul(grad, grad_output), self, target, reduction, beta)
-        if node.should_compute_output(2):
+        if node.task_should_compute_output(2):
             beta = node.beta
-            grad_output = node.grad_output_.unpack(node)
             reduction = node.reduction
-            self = node.self_.unpack(node)
-            target = node.target_.unpack(node)
             grad_inputs[2] = ops.neg(smooth_l1_loss_double_backward(ops.mul(grad, grad_output), self, target, reduction, beta))
         return grad_inputs
 
@@ -6984,19 +6929,17 @@ class HuberLossBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        target = None if node.target_ is None else node.target_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             delta = node.delta
             reduction = node.reduction
-            self = node.self_.unpack(node)
-            target = node.target_.unpack(node)
             grad_inputs[0] = ops.huber_loss_backward(grad, self, target, reduction, delta)
-        if node.should_compute_output(1):
+        if node.task_should_compute_output(1):
             delta = node.delta
             reduction = node.reduction
-            self = node.self_.unpack(node)
-            target = node.target_.unpack(node)
             grad_inputs[1] = ops.huber_loss_backward(grad, target, self, reduction, delta)
         return grad_inputs
 
@@ -7043,28 +6986,22 @@ class HuberLossBackwardBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        grad_output = None if node.grad_output_ is None else node.grad_output_.unpack(node)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        target = None if node.target_ is None else node.target_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             delta = node.delta
-            grad_output = node.grad_output_.unpack(node)
             reduction = node.reduction
-            self = node.self_.unpack(node)
-            target = node.target_.unpack(node)
             grad_inputs[0] = huber_loss_double_backward_grad_output(grad, grad_output, self, target, reduction, delta)
-        if node.should_compute_output(1):
+        if node.task_should_compute_output(1):
             delta = node.delta
-            grad_output = node.grad_output_.unpack(node)
             reduction = node.reduction
-            self = node.self_.unpack(node)
-            target = node.target_.unpack(node)
             grad_inputs[1] = huber_loss_double_backward(ops.mul(grad, grad_output), self, target, reduction, delta)
-        if node.should_compute_output(2):
+        if node.task_should_compute_output(2):
             delta = node.delta
-            grad_output = node.grad_output_.unpack(node)
             reduction = node.reduction
-            self = node.self_.unpack(node)
-            target = node.target_.unpack(node)
             grad_inputs[2] = ops.neg(huber_loss_double_backward(ops.mul(grad, grad_output), self, target, reduction, delta))
         return grad_inputs
 
@@ -7117,10 +7054,10 @@ class TanBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        result = None if node.result_ is None else node.result_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            result = node.result_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.mul(grad, ops.add(ops.pow(result, 2), 1))
         return grad_inputs
 
@@ -7145,10 +7082,10 @@ class AsinBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            self = node.self_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.mul(grad, ops.rsqrt(ops.add(ops.mul(ops.neg(self), self), 1)))
         return grad_inputs
 
@@ -7173,10 +7110,10 @@ class AcosBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            self = node.self_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.mul(grad, ops.neg(ops.rsqrt(ops.add(ops.mul(ops.neg(self), self), 1))))
         return grad_inputs
 
@@ -7201,10 +7138,10 @@ class AtanBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            self = node.self_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.div(grad, ops.add(ops.mul(self, self), 1))
         return grad_inputs
 
@@ -7229,10 +7166,10 @@ class SinhBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            self = node.self_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.mul(grad, ops.cosh(self))
         return grad_inputs
 
@@ -7257,10 +7194,10 @@ class CoshBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            self = node.self_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.mul(grad, ops.sinh(self))
         return grad_inputs
 
@@ -7285,10 +7222,10 @@ class AsinhBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            self = node.self_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.mul(grad, ops.rsqrt(ops.add(ops.pow(self, 2), 1)))
         return grad_inputs
 
@@ -7313,7 +7250,7 @@ class AsinhBackward1(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             grad_inputs[0] = not_implemented("inplace version of asinh")
         return grad_inputs
 
@@ -7326,10 +7263,10 @@ class AcoshBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            self = node.self_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.mul(grad, ops.rsqrt(ops.sub(ops.mul(self, self), 1)))
         return grad_inputs
 
@@ -7354,7 +7291,7 @@ class AcoshBackward1(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             grad_inputs[0] = not_implemented("inplace version of acosh")
         return grad_inputs
 
@@ -7367,10 +7304,10 @@ class AtanhBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            self = node.self_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = atanh_backward(grad, self)
         return grad_inputs
 
@@ -7395,7 +7332,7 @@ class AtanhBackward1(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             grad_inputs[0] = not_implemented("inplace version of atanh")
         return grad_inputs
 
@@ -7408,10 +7345,10 @@ class ErfcBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            self = node.self_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.mul(ops.mul(ops.exp(ops.neg(ops.pow(self, 2))), -1.1283791670955126), grad)
         return grad_inputs
 
@@ -7436,10 +7373,10 @@ class ErfinvBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            self = node.self_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.mul(ops.mul(ops.exp(ops.pow(ops.erfinv(self), 2)), 0.8862269254527579), grad)
         return grad_inputs
 
@@ -7464,10 +7401,10 @@ class SincBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            self = node.self_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = sinc_backward(grad, self)
         return grad_inputs
 
@@ -7493,11 +7430,11 @@ class SgnBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        result = None if node.result_ is None else node.result_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            self = node.self_.unpack(node)
-            result = node.result_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = sgn_backward(self, grad, result)
         return grad_inputs
 
@@ -7532,7 +7469,7 @@ class Deg2RadBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.mul(grad, 0.017453292519943295)
         return grad_inputs
 
@@ -7545,7 +7482,7 @@ class Rad2DegBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.mul(grad, 57.29577951308232)
         return grad_inputs
 
@@ -7558,10 +7495,10 @@ class LgammaBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            self = node.self_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.mul(grad, ops.digamma(self))
         return grad_inputs
 
@@ -7586,10 +7523,10 @@ class DigammaBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            self = node.self_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.mul(grad, ops.polygamma(1, self))
         return grad_inputs
 
@@ -7615,11 +7552,11 @@ class PolygammaBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             n = node.n
-            self = node.self_.unpack(node)
             grad_inputs[0] = ops.mul(grad, ops.polygamma(n + 1, self))
         return grad_inputs
 
@@ -7649,11 +7586,11 @@ class PolygammaBackward1(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             n = node.n
-            self = node.self_.unpack(node)
             grad_inputs[0] = ops.mul(grad, ops.polygamma(n + 1, self))
         return grad_inputs
 
@@ -7684,15 +7621,14 @@ class HypotBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        other = None if node.other_ is None else node.other_.unpack(node)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        result = None if node.result_ is None else node.result_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            self = node.self_.unpack(node)
-            result = node.result_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.div(ops.mul(grad, self), result)
-        if node.should_compute_output(1):
-            other = node.other_.unpack(node)
-            result = node.result_.unpack(node)
+        if node.task_should_compute_output(1):
             grad_inputs[1] = ops.div(ops.mul(grad, other), result)
         return grad_inputs
 
@@ -7738,15 +7674,13 @@ class LogaddexpBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        other = None if node.other_ is None else node.other_.unpack(node)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            other = node.other_.unpack(node)
-            self = node.self_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.div(grad, ops.add(ops.exp(ops.sub(other, self)), 1))
-        if node.should_compute_output(1):
-            other = node.other_.unpack(node)
-            self = node.self_.unpack(node)
+        if node.task_should_compute_output(1):
             grad_inputs[1] = ops.div(grad, ops.add(ops.exp(ops.sub(self, other)), 1))
         return grad_inputs
 
@@ -7782,15 +7716,13 @@ class Logaddexp2Backward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        other = None if node.other_ is None else node.other_.unpack(node)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            other = node.other_.unpack(node)
-            self = node.self_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.div(grad, ops.add(ops.pow(2, ops.sub(other, self)), 1))
-        if node.should_compute_output(1):
-            other = node.other_.unpack(node)
-            self = node.self_.unpack(node)
+        if node.task_should_compute_output(1):
             grad_inputs[1] = ops.div(grad, ops.add(ops.pow(2, ops.sub(self, other)), 1))
         return grad_inputs
 
@@ -7826,15 +7758,13 @@ class XlogyBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        other = None if node.other_ is None else node.other_.unpack(node)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            other = node.other_.unpack(node)
-            self = node.self_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.masked_fill(ops.xlogy(grad, other), ops.bitwise_and(ops.eq(self, 0.0), ops.le(other, 0.0)), 0.0)
-        if node.should_compute_output(1):
-            other = node.other_.unpack(node)
-            self = node.self_.unpack(node)
+        if node.task_should_compute_output(1):
             grad_inputs[1] = ops.div(ops.mul(grad, self), other)
         return grad_inputs
 
@@ -7870,10 +7800,10 @@ class XlogyBackward1(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        other = None if node.other_ is None else node.other_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            other = node.other_.unpack(node)
+        if node.task_should_compute_output(0):
             self = node.self
             grad_inputs[0] = ops.div(ops.mul(grad, self), other)
         return grad_inputs
@@ -7904,11 +7834,11 @@ class XlogyBackward2(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             other = node.other
-            self = node.self_.unpack(node)
             grad_inputs[0] = xlogy_scalar_other_backward(grad, self, other)
         return grad_inputs
 
@@ -7938,15 +7868,13 @@ class FminBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        other = None if node.other_ is None else node.other_.unpack(node)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            other = node.other_.unpack(node)
-            self = node.self_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.masked_fill(grad, fmax_fmin_mask(self, other, ops.le, True), 0)
-        if node.should_compute_output(1):
-            other = node.other_.unpack(node)
-            self = node.self_.unpack(node)
+        if node.task_should_compute_output(1):
             grad_inputs[1] = ops.masked_fill(grad, fmax_fmin_mask(self, other, ops.le, False), 0)
         return grad_inputs
 
@@ -7982,15 +7910,13 @@ class FmaxBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        other = None if node.other_ is None else node.other_.unpack(node)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            other = node.other_.unpack(node)
-            self = node.self_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.masked_fill(grad, fmax_fmin_mask(self, other, ops.ge, True), 0)
-        if node.should_compute_output(1):
-            other = node.other_.unpack(node)
-            self = node.self_.unpack(node)
+        if node.task_should_compute_output(1):
             grad_inputs[1] = ops.masked_fill(grad, fmax_fmin_mask(self, other, ops.ge, False), 0)
         return grad_inputs
 
@@ -8026,13 +7952,13 @@ class CopysignBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        result = None if node.result_ is None else node.result_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            self = node.self_.unpack(node)
-            result = node.result_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = copysign_tensor_self_backward(grad, self, result)
-        if node.should_compute_output(1):
+        if node.task_should_compute_output(1):
             grad_inputs[1] = ops.zeros_like(grad)
         return grad_inputs
 
@@ -8068,11 +7994,11 @@ class CopysignBackward1(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        result = None if node.result_ is None else node.result_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
-            self = node.self_.unpack(node)
-            result = node.result_.unpack(node)
+        if node.task_should_compute_output(0):
             grad_inputs[0] = copysign_tensor_self_backward(grad, self, result)
         return grad_inputs
 
@@ -8110,12 +8036,12 @@ class NansumBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             dim = node.dim
             keepdim = node.keepdim
-            self = node.self_.unpack(node)
             self_scalar_type = node.self_scalar_type
             grad_inputs[0] = nansum_backward(to_scalar_type(grad, self_scalar_type), self, dim, keepdim)
         return grad_inputs
@@ -8156,14 +8082,14 @@ class StdMeanBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        result0 = None if node.result0_ is None else node.result0_.unpack(node)
         if all(g is None for g in grads):
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             correction = node.correction
             dim = node.dim
             keepdim = node.keepdim
-            self = node.self_.unpack(node)
-            result0 = node.result0_.unpack(node)
             grad_inputs[0] = std_mean_backward(grads, self, result0, dim, correction, keepdim)
         return grad_inputs
 
@@ -8216,13 +8142,13 @@ class VarMeanBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
         if all(g is None for g in grads):
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             correction = node.correction
             dim = node.dim
             keepdim = node.keepdim
-            self = node.self_.unpack(node)
             grad_inputs[0] = var_mean_backward(grads, self, dim, correction, keepdim)
         return grad_inputs
 
@@ -8265,7 +8191,7 @@ class Rot90Backward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             dims = node.dims
             k = node.k
             grad_inputs[0] = ops.rot90(grad, -k, dims)
@@ -8295,14 +8221,14 @@ class AminmaxBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        max = None if node.max_ is None else node.max_.unpack(node)
+        min = None if node.min_ is None else node.min_.unpack(node)
         if all(g is None for g in grads):
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             dim = node.dim
             keepdim = node.keepdim
-            self = node.self_.unpack(node)
-            max = node.max_.unpack(node)
-            min = node.min_.unpack(node)
             grad_inputs[0] = aminmax_backward(grads, self, min, max, dim, keepdim)
         return grad_inputs
 
@@ -8355,7 +8281,7 @@ class RandomBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.zeros_like(grad)
         return grad_inputs
 
@@ -8368,7 +8294,7 @@ class RandomBackward1(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.zeros_like(grad)
         return grad_inputs
 
@@ -8381,7 +8307,7 @@ class RandomBackward2(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.zeros_like(grad)
         return grad_inputs
 
@@ -8394,7 +8320,7 @@ class ExponentialBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.zeros_like(grad)
         return grad_inputs
 
@@ -8407,7 +8333,7 @@ class NormalBackward1(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.zeros_like(grad)
         return grad_inputs
 
@@ -8420,7 +8346,7 @@ class NormalBackward2(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.zeros_like(grad)
         return grad_inputs
 
@@ -8433,8 +8359,8 @@ class NormalBackward3(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.should_compute_output(0):
+        if node.task_should_compute_output(0):
             grad_inputs[0] = ops.zeros_like(grad)
-        if node.should_compute_output(1):
+        if node.task_should_compute_output(1):
             grad_inputs[1] = ops.zeros_like(grad)
         return grad_inputs

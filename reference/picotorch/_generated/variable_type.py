@@ -178,7 +178,7 @@ def mul__Tensor(self, other):
             grad_fn.other_ = SavedVariable(other)
         grad_fn.other_scalar_type = other._dtype
         if grad_fn.should_compute_output(1):
-            grad_fn.self_ = SavedVariable(self.clone().detach())
+            grad_fn.self_ = SavedVariable(self.clone())
         grad_fn.self_scalar_type = self._dtype
     result = kernel_for("mul_.Tensor", device_of(self, other))(self, other)
     bump_version(self)
@@ -481,7 +481,7 @@ def log_(self):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.LogBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
-        grad_fn.self_ = SavedVariable(self.clone().detach())
+        grad_fn.self_ = SavedVariable(self.clone())
     result = kernel_for("log_", device_of(self))(self)
     bump_version(self)
     if grad_fn is not None:
@@ -1512,7 +1512,7 @@ def abs_(self):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.AbsBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
-        grad_fn.self_ = SavedVariable(self.clone().detach())
+        grad_fn.self_ = SavedVariable(self.clone())
     result = kernel_for("abs_", device_of(self))(self)
     bump_version(self)
     if grad_fn is not None:
@@ -1695,7 +1695,7 @@ def log2_(self):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.Log2Backward0()
         grad_fn.set_next_edges(collect_next_edges(self))
-        grad_fn.self_ = SavedVariable(self.clone().detach())
+        grad_fn.self_ = SavedVariable(self.clone())
     result = kernel_for("log2_", device_of(self))(self)
     bump_version(self)
     if grad_fn is not None:
@@ -1732,7 +1732,7 @@ def log10_(self):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.Log10Backward0()
         grad_fn.set_next_edges(collect_next_edges(self))
-        grad_fn.self_ = SavedVariable(self.clone().detach())
+        grad_fn.self_ = SavedVariable(self.clone())
     result = kernel_for("log10_", device_of(self))(self)
     bump_version(self)
     if grad_fn is not None:
@@ -1769,7 +1769,7 @@ def log1p_(self):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.Log1PBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
-        grad_fn.self_ = SavedVariable(self.clone().detach())
+        grad_fn.self_ = SavedVariable(self.clone())
     result = kernel_for("log1p_", device_of(self))(self)
     bump_version(self)
     if grad_fn is not None:
@@ -1806,7 +1806,7 @@ def sin_(self):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.SinBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
-        grad_fn.self_ = SavedVariable(self.clone().detach())
+        grad_fn.self_ = SavedVariable(self.clone())
     result = kernel_for("sin_", device_of(self))(self)
     bump_version(self)
     if grad_fn is not None:
@@ -1843,7 +1843,7 @@ def cos_(self):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.CosBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
-        grad_fn.self_ = SavedVariable(self.clone().detach())
+        grad_fn.self_ = SavedVariable(self.clone())
     result = kernel_for("cos_", device_of(self))(self)
     bump_version(self)
     if grad_fn is not None:
@@ -1917,7 +1917,7 @@ def clamp__Tensor(self, min=None, max=None):
         grad_fn.set_next_edges(collect_next_edges(self, min, max))
         grad_fn.max_ = SavedVariable(max)
         grad_fn.min_ = SavedVariable(min)
-        grad_fn.self_ = SavedVariable(self.clone().detach())
+        grad_fn.self_ = SavedVariable(self.clone())
     result = kernel_for("clamp_.Tensor", device_of(self, min, max))(self, min, max)
     bump_version(self)
     if grad_fn is not None:
@@ -1934,7 +1934,7 @@ def clamp_(self, min=None, max=None):
         grad_fn.set_next_edges(collect_next_edges(self))
         grad_fn.max = max
         grad_fn.min = min
-        grad_fn.self_ = SavedVariable(self.clone().detach())
+        grad_fn.self_ = SavedVariable(self.clone())
     result = kernel_for("clamp_", device_of(self))(self, min, max)
     bump_version(self)
     if grad_fn is not None:
@@ -1996,7 +1996,7 @@ def clamp_max_(self, max):
         grad_fn = nodes.ClampMaxBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
         grad_fn.max = max
-        grad_fn.self_ = SavedVariable(self.clone().detach())
+        grad_fn.self_ = SavedVariable(self.clone())
     result = kernel_for("clamp_max_", device_of(self))(self, max)
     bump_version(self)
     if grad_fn is not None:
@@ -2012,7 +2012,7 @@ def clamp_max__Tensor(self, max):
         grad_fn = nodes.ClampMaxBackward1()
         grad_fn.set_next_edges(collect_next_edges(self, max))
         grad_fn.max_ = SavedVariable(max)
-        grad_fn.self_ = SavedVariable(self.clone().detach())
+        grad_fn.self_ = SavedVariable(self.clone())
     result = kernel_for("clamp_max_.Tensor", device_of(self, max))(self, max)
     bump_version(self)
     if grad_fn is not None:
@@ -2074,7 +2074,7 @@ def clamp_min_(self, min):
         grad_fn = nodes.ClampMinBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
         grad_fn.min = min
-        grad_fn.self_ = SavedVariable(self.clone().detach())
+        grad_fn.self_ = SavedVariable(self.clone())
     result = kernel_for("clamp_min_", device_of(self))(self, min)
     bump_version(self)
     if grad_fn is not None:
@@ -2090,7 +2090,7 @@ def clamp_min__Tensor(self, min):
         grad_fn = nodes.ClampMinBackward1()
         grad_fn.set_next_edges(collect_next_edges(self, min))
         grad_fn.min_ = SavedVariable(min)
-        grad_fn.self_ = SavedVariable(self.clone().detach())
+        grad_fn.self_ = SavedVariable(self.clone())
     result = kernel_for("clamp_min_.Tensor", device_of(self, min))(self, min)
     bump_version(self)
     if grad_fn is not None:
@@ -2170,7 +2170,7 @@ def div__Tensor(self, other):
         grad_fn.set_next_edges(collect_next_edges(self, other))
         grad_fn.other_ = SavedVariable(other)
         if grad_fn.should_compute_output(1):
-            grad_fn.self_ = SavedVariable(self.clone().detach())
+            grad_fn.self_ = SavedVariable(self.clone())
         grad_fn.self_scalar_type = self._dtype
     result = kernel_for("div_.Tensor", device_of(self, other))(self, other)
     bump_version(self)
@@ -2189,7 +2189,7 @@ def div__Tensor_mode(self, other, *, rounding_mode):
         grad_fn.other_ = SavedVariable(other)
         grad_fn.rounding_mode = rounding_mode
         if grad_fn.should_compute_output(1):
-            grad_fn.self_ = SavedVariable(self.clone().detach())
+            grad_fn.self_ = SavedVariable(self.clone())
         grad_fn.self_scalar_type = self._dtype
     result = kernel_for("div_.Tensor_mode", device_of(self, other))(self, other, rounding_mode)
     bump_version(self)
@@ -2206,7 +2206,7 @@ def pow__Scalar(self, exponent):
         grad_fn = nodes.PowBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
         grad_fn.exponent = exponent
-        grad_fn.self_ = SavedVariable(self.clone().detach())
+        grad_fn.self_ = SavedVariable(self.clone())
     result = kernel_for("pow_.Scalar", device_of(self))(self, exponent)
     bump_version(self)
     if grad_fn is not None:
@@ -2222,7 +2222,7 @@ def pow__Tensor(self, exponent):
         grad_fn = nodes.PowBackward1()
         grad_fn.set_next_edges(collect_next_edges(self, exponent))
         grad_fn.exponent_ = SavedVariable(exponent)
-        grad_fn.self_ = SavedVariable(self.clone().detach())
+        grad_fn.self_ = SavedVariable(self.clone())
     result = kernel_for("pow_.Tensor", device_of(self, exponent))(self, exponent)
     bump_version(self)
     if grad_fn is not None:
@@ -2358,7 +2358,7 @@ def remainder__Tensor(self, other):
         if grad_fn.should_compute_output(1):
             grad_fn.other_ = SavedVariable(other)
         if grad_fn.should_compute_output(1):
-            grad_fn.self_ = SavedVariable(self.clone().detach())
+            grad_fn.self_ = SavedVariable(self.clone())
     result = kernel_for("remainder_.Tensor", device_of(self, other))(self, other)
     bump_version(self)
     if grad_fn is not None:
@@ -3154,7 +3154,7 @@ def silu_(self):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.SiluBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
-        grad_fn.self_ = SavedVariable(self.clone().detach())
+        grad_fn.self_ = SavedVariable(self.clone())
     result = kernel_for("silu_", device_of(self))(self)
     bump_version(self)
     if grad_fn is not None:
@@ -4839,7 +4839,7 @@ def erf_(self):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.ErfBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
-        grad_fn.self_ = SavedVariable(self.clone().detach())
+        grad_fn.self_ = SavedVariable(self.clone())
     result = kernel_for("erf_", device_of(self))(self)
     bump_version(self)
     if grad_fn is not None:
@@ -5058,7 +5058,7 @@ def hardtanh_(self, min_val=-1, max_val=1):
         grad_fn.set_next_edges(collect_next_edges(self))
         grad_fn.max_val = max_val
         grad_fn.min_val = min_val
-        grad_fn.self_ = SavedVariable(self.clone().detach())
+        grad_fn.self_ = SavedVariable(self.clone())
     result = kernel_for("hardtanh_", device_of(self))(self, min_val, max_val)
     bump_version(self)
     if grad_fn is not None:
@@ -5148,7 +5148,7 @@ def cumprod_(self, dim, *, dtype=None):
         grad_fn = nodes.CumprodBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
         grad_fn.dim = dim
-        grad_fn.self_ = SavedVariable(self.clone().detach())
+        grad_fn.self_ = SavedVariable(self.clone())
         grad_fn.self_scalar_type = self._dtype
     result = kernel_for("cumprod_", device_of(self))(self, dim, dtype)
     bump_version(self)
@@ -5257,7 +5257,7 @@ def atan2_(self, other):
         grad_fn = nodes.Atan2Backward0()
         grad_fn.set_next_edges(collect_next_edges(self, other))
         grad_fn.other_ = SavedVariable(other)
-        grad_fn.self_ = SavedVariable(self.clone().detach())
+        grad_fn.self_ = SavedVariable(self.clone())
     result = kernel_for("atan2_", device_of(self, other))(self, other)
     bump_version(self)
     if grad_fn is not None:
@@ -5320,7 +5320,7 @@ def logit_(self, eps=None):
         grad_fn = nodes.LogitBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
         grad_fn.eps = eps
-        grad_fn.self_ = SavedVariable(self.clone().detach())
+        grad_fn.self_ = SavedVariable(self.clone())
     result = kernel_for("logit_", device_of(self))(self, eps)
     bump_version(self)
     if grad_fn is not None:
@@ -5590,7 +5590,7 @@ def lerp__Tensor(self, end, weight):
         if grad_fn.should_compute_output(2):
             grad_fn.end_ = SavedVariable(end)
         if grad_fn.should_compute_output(2):
-            grad_fn.self_ = SavedVariable(self.clone().detach())
+            grad_fn.self_ = SavedVariable(self.clone())
         grad_fn.weight_ = SavedVariable(weight)
     result = kernel_for("lerp_.Tensor", device_of(self, end, weight))(self, end, weight)
     bump_version(self)
@@ -5954,7 +5954,7 @@ def asin_(self):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.AsinBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
-        grad_fn.self_ = SavedVariable(self.clone().detach())
+        grad_fn.self_ = SavedVariable(self.clone())
     result = kernel_for("asin_", device_of(self))(self)
     bump_version(self)
     if grad_fn is not None:
@@ -5991,7 +5991,7 @@ def acos_(self):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.AcosBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
-        grad_fn.self_ = SavedVariable(self.clone().detach())
+        grad_fn.self_ = SavedVariable(self.clone())
     result = kernel_for("acos_", device_of(self))(self)
     bump_version(self)
     if grad_fn is not None:
@@ -6028,7 +6028,7 @@ def atan_(self):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.AtanBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
-        grad_fn.self_ = SavedVariable(self.clone().detach())
+        grad_fn.self_ = SavedVariable(self.clone())
     result = kernel_for("atan_", device_of(self))(self)
     bump_version(self)
     if grad_fn is not None:
@@ -6065,7 +6065,7 @@ def sinh_(self):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.SinhBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
-        grad_fn.self_ = SavedVariable(self.clone().detach())
+        grad_fn.self_ = SavedVariable(self.clone())
     result = kernel_for("sinh_", device_of(self))(self)
     bump_version(self)
     if grad_fn is not None:
@@ -6102,7 +6102,7 @@ def cosh_(self):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.CoshBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
-        grad_fn.self_ = SavedVariable(self.clone().detach())
+        grad_fn.self_ = SavedVariable(self.clone())
     result = kernel_for("cosh_", device_of(self))(self)
     bump_version(self)
     if grad_fn is not None:
@@ -6247,7 +6247,7 @@ def erfc_(self):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.ErfcBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
-        grad_fn.self_ = SavedVariable(self.clone().detach())
+        grad_fn.self_ = SavedVariable(self.clone())
     result = kernel_for("erfc_", device_of(self))(self)
     bump_version(self)
     if grad_fn is not None:
@@ -6284,7 +6284,7 @@ def erfinv_(self):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.ErfinvBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
-        grad_fn.self_ = SavedVariable(self.clone().detach())
+        grad_fn.self_ = SavedVariable(self.clone())
     result = kernel_for("erfinv_", device_of(self))(self)
     bump_version(self)
     if grad_fn is not None:
@@ -6321,7 +6321,7 @@ def sinc_(self):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.SincBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
-        grad_fn.self_ = SavedVariable(self.clone().detach())
+        grad_fn.self_ = SavedVariable(self.clone())
     result = kernel_for("sinc_", device_of(self))(self)
     bump_version(self)
     if grad_fn is not None:
@@ -6359,7 +6359,7 @@ def sgn_(self):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.SgnBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
-        grad_fn.self_ = SavedVariable(self.clone().detach())
+        grad_fn.self_ = SavedVariable(self.clone())
     result = kernel_for("sgn_", device_of(self))(self)
     bump_version(self)
     if grad_fn is not None:
@@ -6478,7 +6478,7 @@ def lgamma_(self):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.LgammaBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
-        grad_fn.self_ = SavedVariable(self.clone().detach())
+        grad_fn.self_ = SavedVariable(self.clone())
     result = kernel_for("lgamma_", device_of(self))(self)
     bump_version(self)
     if grad_fn is not None:
@@ -6506,7 +6506,7 @@ def digamma_(self):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.DigammaBackward0()
         grad_fn.set_next_edges(collect_next_edges(self))
-        grad_fn.self_ = SavedVariable(self.clone().detach())
+        grad_fn.self_ = SavedVariable(self.clone())
     result = kernel_for("digamma_", device_of(self))(self)
     bump_version(self)
     if grad_fn is not None:
@@ -6567,7 +6567,7 @@ def polygamma_(self, n):
         grad_fn = nodes.PolygammaBackward1()
         grad_fn.set_next_edges(collect_next_edges(self))
         grad_fn.n = n
-        grad_fn.self_ = SavedVariable(self.clone().detach())
+        grad_fn.self_ = SavedVariable(self.clone())
     result = kernel_for("polygamma_", device_of(self))(self, n)
     bump_version(self)
     if grad_fn is not None:
@@ -6611,7 +6611,7 @@ def hypot_(self, other):
         if grad_fn.should_compute_output(1):
             grad_fn.other_ = SavedVariable(other)
         if grad_fn.should_compute_output(0):
-            grad_fn.self_ = SavedVariable(self.clone().detach())
+            grad_fn.self_ = SavedVariable(self.clone())
     result = kernel_for("hypot_", device_of(self, other))(self, other)
     bump_version(self)
     if grad_fn is not None:
@@ -6716,7 +6716,7 @@ def xlogy__Tensor(self, other):
         grad_fn = nodes.XlogyBackward0()
         grad_fn.set_next_edges(collect_next_edges(self, other))
         grad_fn.other_ = SavedVariable(other)
-        grad_fn.self_ = SavedVariable(self.clone().detach())
+        grad_fn.self_ = SavedVariable(self.clone())
     result = kernel_for("xlogy_.Tensor", device_of(self, other))(self, other)
     bump_version(self)
     if grad_fn is not None:
@@ -6732,7 +6732,7 @@ def xlogy__Scalar_Other(self, other):
         grad_fn = nodes.XlogyBackward2()
         grad_fn.set_next_edges(collect_next_edges(self))
         grad_fn.other = other
-        grad_fn.self_ = SavedVariable(self.clone().detach())
+        grad_fn.self_ = SavedVariable(self.clone())
     result = kernel_for("xlogy_.Scalar_Other", device_of(self))(self, other)
     bump_version(self)
     if grad_fn is not None:
@@ -6845,7 +6845,7 @@ def copysign__Tensor(self, other):
         grad_fn = nodes.CopysignBackward0()
         grad_fn.set_next_edges(collect_next_edges(self, other))
         if grad_fn.should_compute_output(0):
-            grad_fn.self_ = SavedVariable(self.clone().detach())
+            grad_fn.self_ = SavedVariable(self.clone())
     result = kernel_for("copysign_.Tensor", device_of(self, other))(self, other)
     bump_version(self)
     if grad_fn is not None:
@@ -6875,7 +6875,7 @@ def copysign__Scalar(self, other):
     if is_grad_enabled() and any_requires_grad(self):
         grad_fn = nodes.CopysignBackward1()
         grad_fn.set_next_edges(collect_next_edges(self))
-        grad_fn.self_ = SavedVariable(self.clone().detach())
+        grad_fn.self_ = SavedVariable(self.clone())
     result = kernel_for("copysign_.Scalar", device_of(self))(self, other)
     bump_version(self)
     if grad_fn is not None:

@@ -7,6 +7,8 @@ Models ``torch/autograd/__init__.py`` (``backward``, ``grad``, ``_make_grads``) 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from ..native.dispatcher import ops
 from ..native.tensor_impl import TensorImpl
 from . import accumulate_grad, anomaly_mode, gc_policy, graph, profiler  # noqa: F401  (accumulate_grad: NOTE [Who makes a leaf's AccumulateGrad]; gc_policy: NOTE [The cyclic GC and big graphs])
@@ -22,7 +24,7 @@ from .grad_mode import (
     set_multithreading_enabled,
 )
 from .graph import Edge, Identity
-from .variable import gradient_edge, requires_grad, try_get_grad_accumulator
+from .variable import grad_fn_of, gradient_edge, requires_grad, try_get_grad_accumulator
 
 __all__ = ["Function", "backward", "detect_anomaly", "enable_grad", "function", "grad", "graph", "is_grad_enabled",
            "no_grad", "profiler", "set_detect_anomaly", "set_grad_enabled", "set_multithreading_enabled",
@@ -120,24 +122,37 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
 
 
 def _output_edge(t, accumulate: bool) -> Edge:
-    if t._grad_fn is not None:
-        if accumulate:
-            t.retain_grad()
-        return Edge(t._grad_fn, t._output_nr)
+    if accumulate:
+        t.retain_grad()  # as run_backward: for every input, so one not requiring grad raises here
+    grad_fn = grad_fn_of(t)  # a stale view gets its new node (or raises) as tensor.grad_fn() does
+    if grad_fn is not None:
+        return Edge(grad_fn, t._output_nr)
     node = try_get_grad_accumulator(t)
     return Edge(node, 0) if node is not None else Edge(Identity(), 0)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
          allow_unused=None, is_grads_batched=False, materialize_grads=False):
-    """Return d(outputs)/d(inputs) without touching ``.grad``."""
+    """Return d(outputs)/d(inputs) without touching ``.grad`` (a dict of inputs: a dict of gradients)."""
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
+                         "but got: allow_unused=False.")
     outputs = _tensor_tuple(outputs, "outputs")
+    keys = None
+    if type(inputs) is dict:
+        keys, inputs = list(inputs.keys()), tuple(inputs.values())
+    elif isinstance(inputs, Mapping):
+        raise TypeError(f"`inputs` argument to `grad()` must be a dict, not {type(inputs).__name__}. "
+                        "Other Mapping types are not supported.")
     inputs = _tensor_tuple(inputs, "inputs")
+    if not inputs:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     if _torch_function._has_torch_function(outputs + inputs):
-        return _torch_function.handle_torch_function(
+        result = _torch_function.handle_torch_function(
             grad, outputs + inputs, outputs, inputs, grad_outputs=grad_outputs, retain_graph=retain_graph,
             create_graph=create_graph, only_inputs=only_inputs, allow_unused=allow_unused,
             is_grads_batched=is_grads_batched, materialize_grads=materialize_grads)
+        return result if keys is None else dict(zip(keys, result))
     if allow_unused is None:
         allow_unused = materialize_grads
     grads = _make_grads(outputs, _grads_tuple(grad_outputs, len(outputs)))
@@ -150,16 +165,17 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     edges = [_output_edge(t, accumulate=False) for t in inputs]
     result = get_default_engine().execute(roots, grads, retain_graph, create_graph, accumulate_grad=False,
                                           outputs=edges)
-    return tuple(_finish_grad(i, g, t, allow_unused, materialize_grads)
-                 for i, (g, t) in enumerate(zip(result, inputs)))
+    result = tuple(_finish_grad(i, g, t, allow_unused, materialize_grads, create_graph)
+                   for i, (g, t) in enumerate(zip(result, inputs)))
+    return result if keys is None else dict(zip(keys, result))
 
 
-def _finish_grad(i: int, g, t, allow_unused: bool, materialize: bool):
+def _finish_grad(i: int, g, t, allow_unused: bool, materialize: bool, create_graph: bool):
     if g is not None:
         return g
     if not allow_unused:
         raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the graph. "
                            "Set allow_unused=True if this is the desired behavior.")
     if materialize:
-        return ops.zeros_like(t)
+        return ops.zeros_like(t).requires_grad_(create_graph)
     return None

@@ -52,12 +52,11 @@ class AccumulateGrad(Node):
 
     def apply(self, grads: list) -> list:
         new_grad = grads[0]
-        if new_grad is None:
-            return []
         variable = self.variable
-        # The references the engine's call holds: ``grads``, ``new_grad``, and the inputs list that
-        # call_function keeps for post hooks when this node has some (``1 + !post_hooks().empty()``).
-        accumulate_grad(variable, new_grad, 2 + bool(self._post_hooks))
+        if new_grad is not None:  # none (a custom Function's None): nothing to add, but the hooks still run
+            # The references the engine's call holds: ``grads``, ``new_grad``, and the inputs list that
+            # call_function keeps for post hooks when this node has some (``1 + !post_hooks().empty()``).
+            accumulate_grad(variable, new_grad, 2 + bool(self._post_hooks))
         hooks = variable._post_accumulate_grad_hooks
         for hook in list(hooks.values()) if hooks else ():
             hook(variable)

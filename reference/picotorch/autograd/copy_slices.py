@@ -19,10 +19,15 @@ the wrapped node, and what that node returns for the view is copied back into th
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..c10.layout import contiguous_format
+from ..c10.scalar_type import int64
 from ..native.dispatcher import ops
 from ..native.helpers import as_strided_view, empty_strided, strided_geometry, strides_of, wrap
-from .graph import Edge, Node
+from ..native.layout import non_overlapping_and_dense
+from ..native.tensor_impl import new_tensor
+from .graph import ERR_BACKWARD_TWICE, Edge, Node, current_graph_task
 
 
 class Region:
@@ -39,6 +44,17 @@ class Region:
         region.sizes, region.strides, region.offset = self.base_shape, self.base_strides, 0
         region.base_shape, region.base_strides = self.base_shape, self.base_strides
         return region
+
+    def overlaps(self) -> bool:
+        """Some elements of the region share memory (a stride 0 over a size above 1, as ``expand`` makes)."""
+        return not non_overlapping_and_dense(self.sizes, self.strides) and any(
+            stride == 0 and size > 1 for size, stride in zip(self.sizes, self.strides))
+
+    def extent(self) -> int:
+        """How many elements of storage the region reaches into, from the storage's start."""
+        if any(size == 0 for size in self.sizes):
+            return 0
+        return self.offset + 1 + sum((size - 1) * stride for size, stride in zip(self.sizes, self.strides))
 
     def of(self, tensor):
         """The region of a tensor laid out as the base, as a strided view sharing its data."""
@@ -64,24 +80,38 @@ class CopySlices(Node):
         grad = grads[0]
         if grad is None:
             return [None] * len(self.next_edges)
+        if self.fn is None:  # released by an earlier backward without retain_graph
+            raise RuntimeError(ERR_BACKWARD_TWICE)
         result = self.region.new_base_like(grad)
         ops.copy_(result, grad)
         grad_slice = _as_strided(result, self.region)
+        self._add_view_edge_to_exec_info()
         from_fn = self.fn.apply([ops.clone(grad_slice, memory_format=contiguous_format)])
         grad_inputs = [None] * len(self.next_edges)
         for i in range(1, len(grad_inputs)):
-            if self.should_compute_output(i):
+            if self.task_should_compute_output(i):
                 grad_inputs[i] = from_fn[i]
-        if self.should_compute_output(0):
-            if from_fn[0] is not None:
-                ops.copy_(grad_slice, from_fn[0])
-            else:  # the wrapped node gave the view no gradient: its old values did not matter
-                grad_slice._data[...] = 0
+        # no gradient from the wrapped node (a custom Function's None): none for the base either, as PyTorch
+        if self.task_should_compute_output(0) and from_fn[0] is not None:
+            ops.copy_(grad_slice, from_fn[0])
             grad_inputs[0] = result
         return grad_inputs
 
+    def _add_view_edge_to_exec_info(self) -> None:
+        """A pruning backward never walked into ``fn``: the node its edge 0 leads to (the view's old node) is
+        not in ``exec_info``, so ``fn`` would not compute the view's gradient. Mark it needed when the base's
+        gradient is (PyTorch's workaround in ``CopySlices::apply_impl``)."""
+        task = current_graph_task()
+        if task is None or not task.exec_info:
+            return
+        target = self.fn.next_edges[0].function
+        if target is not None and target not in task.exec_info and self.task_should_compute_output(0):
+            from .engine import ExecInfo  # the engine imports this module's importers
+
+            task.exec_info[target] = ExecInfo(needed=True)
+
     def release_variables(self) -> None:
-        self.fn.release_variables()
+        self.fn = None  # as PyTorch: the wrapped node goes, so a second backward through here raises
 
 
 def _as_strided(result, region: Region):
@@ -112,6 +142,19 @@ class AsStridedBackward0(Node):
             return [None]
         # as_strided_backward: zeros laid out as the base, the gradient copied into the view's region, and the
         # whole base seen through as_strided; with ops, so that under create_graph the result keeps its history
+        if self.region.overlaps():
+            return [_as_strided(self._summed_into_storage(grad), self.region.whole())]
         storage = self.region.new_base_like(grad, zeros=True)
         ops.copy_(_as_strided(storage, self.region), grad)
         return [_as_strided(storage, self.region.whole())]
+
+    def _summed_into_storage(self, grad):
+        """A view whose elements share memory (an expanded one): a copy would keep one of the gradients that
+        reach a shared element; they are summed into a flat storage (``index_add_``), as PyTorch does."""
+        region = self.region
+        extent = max(region.extent(), region.whole().extent())
+        storage = wrap(grad, empty_strided(grad, (extent,), (1,), zeros=True))
+        positions = region.offset + sum(np.indices(region.sizes, dtype=np.int64)[d] * stride
+                                        for d, stride in enumerate(region.strides))
+        index = new_tensor(np.asarray(positions, dtype=np.int64).reshape(-1), int64, grad._device)
+        return ops.index_add_(storage, 0, index, ops.reshape(grad, [-1]))

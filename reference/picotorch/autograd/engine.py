@@ -37,6 +37,7 @@ from __future__ import annotations
 import itertools
 import threading
 import time
+import warnings
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -46,7 +47,7 @@ from . import anomaly_mode, profiler
 from .anomaly_mode import AnomalyMode
 from .functions_manual import sum_to
 from .grad_mode import is_multithreading_enabled, set_grad_enabled
-from .graph import Edge, GraphRoot, Node, swap_current_graph_task
+from .graph import Edge, GraphRoot, Node, count_pruning_backward, swap_current_graph_task
 from .hooks import call_node_hooks
 from .ready_queue import NodeTask, ReadyQueue, SequenceNrReadyQueue, ThreadSafeReadyQueue
 from .thread_local_state import ThreadLocalState
@@ -74,22 +75,32 @@ class Engine:
                 accumulate_grad: bool, outputs: list[Edge] | None = None) -> list:
         """Run the graph behind ``root_edges``; return the gradients captured for ``outputs`` (autograd.grad)."""
         task = GraphTask(keep_graph=keep_graph, grad_mode=create_graph)
+        validate_outputs(root_edges, root_grads, None)  # the root gradients too: a float64 one is cast
+        # TORCH_WARN_ONCE in a backward reaches Python when the backward returns (or raises): after the hooks
+        warn = accumulate_grad and create_graph and _create_graph_warning_unsent()
         graph_root, root_buffer = _graph_root(root_edges, root_grads)
         min_topo_nr = compute_min_topological_nr(outputs)
         compute_dependencies(graph_root, task, min_topo_nr)
         if outputs:
             task.init_to_execute(graph_root, outputs, accumulate_grad, min_topo_nr)
-        prof = profiler.current_profile()
-        if _worker.device == NO_DEVICE and prof is None and self._runs_on_caller_alone(task, graph_root):
-            return self._execute_on_caller(task, graph_root, root_buffer)
-        self.init_local_ready_queue()
-        task.mutex = threading.Lock()
-        task.reentrant_depth = 0 if _worker.device == NO_DEVICE else _worker.total_depth + 1
-        task.cpu_ready_queue = _worker.local_ready_queue
-        task.ready_queues = GraphTaskQueues(self, task.cpu_ready_queue)
-        task.profile = prof
-        task.thread_locals = ThreadLocalState()
-        return self.execute_with_graph_task(task, graph_root, root_buffer).result()
+            count_pruning_backward(1)
+        try:  # (no helper method: a reentrant backward nests this frame up to MAX_DEPTH times)
+            prof = profiler.current_profile()
+            if _worker.device == NO_DEVICE and prof is None and self._runs_on_caller_alone(task, graph_root):
+                return self._execute_on_caller(task, graph_root, root_buffer)
+            self.init_local_ready_queue()
+            task.mutex = threading.Lock()
+            task.reentrant_depth = 0 if _worker.device == NO_DEVICE else _worker.total_depth + 1
+            task.cpu_ready_queue = _worker.local_ready_queue
+            task.ready_queues = GraphTaskQueues(self, task.cpu_ready_queue)
+            task.profile = prof
+            task.thread_locals = ThreadLocalState()
+            return self.execute_with_graph_task(task, graph_root, root_buffer).result()
+        finally:
+            if outputs:
+                count_pruning_backward(-1)
+            if warn:
+                warnings.warn(_CREATE_GRAPH_WARNING, UserWarning, stacklevel=3)
 
     def _runs_on_caller_alone(self, task: GraphTask, graph_root: Node) -> bool:
         """The plain CPU path: no node that a device thread would run (checked once per backward)."""
@@ -265,6 +276,21 @@ class Engine:
             del graph_task  # the pool thread waits next; it must not keep the finished graph alive
 
 
+_CREATE_GRAPH_WARNING = (
+    "Using backward() with create_graph=True will create a reference cycle between the parameter and its gradient "
+    "which can cause a memory leak. We recommend using autograd.grad when creating the graph to avoid this. If you "
+    "have to use this function, make sure to reset the .grad fields of your parameters to None after use to break "
+    "the cycle and avoid the leak. (Triggered internally at /__w/pytorch/pytorch/torch/csrc/autograd/engine.cpp:1307.)")
+_create_graph_warned = False  # TORCH_WARN_ONCE: the first such backward in the process warns, no other
+
+
+def _create_graph_warning_unsent() -> bool:
+    """True the first time only."""
+    global _create_graph_warned
+    first, _create_graph_warned = not _create_graph_warned, True
+    return first
+
+
 def _graph_root(root_edges: list[Edge], root_grads: list) -> tuple[Node, InputBuffer]:
     """One root edge: start at its node, holding its gradient. Several: a ``GraphRoot`` emits them all."""
     if len(root_edges) == 1:
@@ -379,11 +405,12 @@ def call_tensor_pre_hooks(fn: Node, inputs: list) -> list:
     # END SOLUTION
 
 
-def validate_outputs(edges: list[Edge], grads: list, fn: Node) -> None:
+def validate_outputs(edges: list[Edge], grads: list, fn: Node | None) -> None:
     """Check (and fix what may be fixed: broadcast shape, dtype) each gradient against its target.
 
-    ``fn`` is the node that returned ``grads``; its name is built only for an error message (building
-    it for every node cost about 3% of a chain's backward).
+    ``fn`` is the node that returned ``grads`` (None: they are the root gradients, and the message says
+    no more than what is wrong); its name is built only for an error message (building it for every node
+    cost about 3% of a chain's backward).
     """
     if len(grads) != len(edges):
         raise RuntimeError(f"invalid number of gradients - expected {len(edges)}, but got {len(grads)}")
@@ -395,15 +422,19 @@ def validate_outputs(edges: list[Edge], grads: list, fn: Node) -> None:
         if shape != meta.shape:
             shape = tuple(shape)
             if not _is_expandable_to(meta.shape, shape):
-                raise RuntimeError(f"Function {fn.name()} returned an invalid gradient at index {i} - got "
+                raise RuntimeError(f"{_returned(fn)}invalid gradient at index {i} - got "
                                    f"{list(shape)} but expected shape compatible with {list(meta.shape)}")
             grad = sum_to(grad, meta.shape)
         if grad._dtype is not meta.dtype:
             grad = ops._to_copy(grad, dtype=meta.dtype)
         if grad._device is not meta.device and grad._device != meta.device:  # `is` first: the usual case, cheaply
-            raise RuntimeError(f"Function {fn.name()} returned an invalid gradient at index {i} - expected "
+            raise RuntimeError(f"{_returned(fn)}invalid gradient at index {i} - expected "
                                f"device {meta.device} but got {grad._device}")
         grads[i] = grad
+
+
+def _returned(fn: Node | None) -> str:
+    return "" if fn is None else f"Function {fn.name()} returned an "
 
 
 def _is_expandable_to(shape, desired) -> bool:
@@ -484,7 +515,7 @@ class GraphTask:
                         min_topo_nr: int) -> None:
         """Mark the nodes on some path from the root to an output; skip subgraphs too old to reach one."""
         exec_info = self.exec_info
-        exec_info.setdefault(graph_root, ExecInfo()).needed = True
+        exec_info.setdefault(graph_root, ExecInfo())  # not needed by itself: only if it leads to an output
         output_idx = 0
         for edge in outputs:
             info = exec_info.setdefault(edge.function, ExecInfo())

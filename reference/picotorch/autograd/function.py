@@ -222,8 +222,8 @@ def once_differentiable(fn):
 
 def _fake_requires_grad(var):
     if var is not None:
-        var = tensor_data(var)  # var.detach()
-        var._requires_grad = True
+        var = var.detach()  # a method call, as PyTorch: a float returned by backward raises AttributeError here
+        var.requires_grad = True
     return var
 
 

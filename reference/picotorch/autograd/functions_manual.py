@@ -140,7 +140,7 @@ def div_tensor_self_backward(grad, other, self_scalar_type, rounding_mode=None):
 def div_tensor_other_backward(grad, self, other, rounding_mode=None):
     if rounding_mode is not None:
         return ops.zeros_like(grad, dtype=other.dtype)
-    return ops.neg(ops.mul(grad, ops.div(ops.div(self, other), other)))
+    return ops.mul(ops.neg(grad), ops.div(ops.div(self, other), other))  # -grad * ((self / other) / other)
 
 
 def pow_backward(grad, self, exponent):
@@ -262,9 +262,10 @@ def unsqueeze_to(grad, sizes, dims=None):
 
 
 def slice_backward_wrapper(grad, sizes, dim, start, end, step):
-    size = sizes[dim]
-    start, end, _ = slice(start, end, step).indices(size)
-    end = max(end, start)
+    """The slice's own bounds, not wrapped (None: 0 and INT64_MAX): ``slice_backward`` wraps them itself, and
+    its node keeps them as given (``_saved_end`` of SliceBackwardBackward0 under create_graph)."""
+    start = 0 if start is None else start
+    end = 9223372036854775807 if end is None else end
     return ops.slice_backward(grad, sizes, dim, start, end, step)
 
 
@@ -335,7 +336,7 @@ def max_min_backward(grad, self, other, loses):
     PyTorch writes ``where(self == other, grad / 2, grad).masked_fill_(loses(self, other), 0)``.
     """
     shared = ops.where(ops.eq(self, other), ops.div(grad, 2), grad)
-    return ops.where(loses(self, other), scalar_zero(grad), shared)
+    return ops.masked_fill_(shared, loses(self, other), 0)  # in place: MaskedFillBackward0 under create_graph
 
 
 # ----------------------------------------------------------------------------- torch.nn (group D)

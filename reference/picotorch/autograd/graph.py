@@ -25,6 +25,13 @@ from .grad_mode import enable_grad
 from .hooks import RemovableHandle, TensorPreHook, new_hooks_dict
 
 UINT64_MAX = 2**64 - 1
+# Raised by whatever a backward without retain_graph freed: a saved tensor, CopySlices' wrapped node.
+ERR_BACKWARD_TWICE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after they "
+    "have already been freed). Saved intermediate values of the graph are freed when you call "
+    ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+    "graph a second time or if you need to access saved tensors after calling backward.")
+
 _thread_state = threading.local()
 
 
@@ -175,6 +182,23 @@ class Node:
         # of every op, and the generator doubled its cost.
         for i in range(start, start + count):
             if self.should_compute_output(i):
+                return True
+        return False
+
+    def task_should_compute_output(self, index: int) -> bool:
+        """What a node's ``apply`` asks: ``should_compute_output``, and the running backward needs that edge's
+        node (``autograd.grad`` and ``backward(inputs=...)`` leave the gradients of pruned edges undefined)."""
+        edges = self.next_edges
+        if index >= len(edges) or edges[index].function is None:
+            return False
+        if not _pruning_backwards:  # the plain backward: nothing is pruned, no thread-local to read
+            return True
+        task = getattr(_thread_state, "graph_task", None)
+        return task is None or task.should_execute(edges[index].function)
+
+    def task_should_compute_any_output(self, start: int, count: int) -> bool:
+        for i in range(start, start + count):
+            if self.task_should_compute_output(i):
                 return True
         return False
 
@@ -330,11 +354,29 @@ def increment_version(tensor) -> None:
 # that must wait for several tensors' gradients counts with them (``register_multi_grad_hook``, below).
 
 
+# How many backwards that prune (their GraphTask has exec_info) are running, in any thread: while none is,
+# ``task_should_compute_output`` need not look for the current graph task.
+_pruning_backwards = 0
+_pruning_lock = threading.Lock()
+
+
+def count_pruning_backward(delta: int) -> None:
+    """``Engine.execute`` counts a pruning backward in (+1) and out (-1)."""
+    global _pruning_backwards
+    with _pruning_lock:
+        _pruning_backwards += delta
+
+
 def swap_current_graph_task(task):
     """The engine sets the graph task it runs on this thread (``GraphTaskGuard``); returns the one before."""
     previous = getattr(_thread_state, "graph_task", None)
     _thread_state.graph_task = task
     return previous
+
+
+def current_graph_task():
+    """The GraphTask whose node this thread runs (None outside backward)."""
+    return getattr(_thread_state, "graph_task", None)
 
 
 def current_graph_task_id() -> int:

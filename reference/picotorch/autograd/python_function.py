@@ -38,7 +38,15 @@ from ..native.helpers import xp_dtype
 from ..native.tensor_impl import TensorImpl, new_tensor
 from .grad_mode import is_grad_enabled, no_grad
 from .graph import InputMetadata, Node
-from .variable import ERR_BACKWARD_TWICE, SavedVariable, collect_next_edges, rebase_history, requires_grad, tensor_data
+from .variable import (
+    ERR_BACKWARD_TWICE,
+    SavedVariable,
+    check_inplace,
+    collect_next_edges,
+    rebase_history,
+    requires_grad,
+    tensor_data,
+)
 
 # ``Node::undefined_input()``: the slot of an output that is not a differentiable tensor (an int, or
 # a tensor passed to mark_non_differentiable). No edge ever points at it.
@@ -60,7 +68,7 @@ class PyNode(Node):
         super().__init__()
         self.is_variable_input: list[bool] = []  # one per forward argument
         self.output_info: list[InputMetadata | None] = []  # one per forward output; None: not a tensor
-        self._saved_variables: list[SavedVariable] = []
+        self._packed_variables: list[SavedVariable] = []
         self.has_freed_buffers = False
         self._materialize_grads = True
         self._materialize_non_diff_grads = True
@@ -91,7 +99,7 @@ class PyNode(Node):
         """The ``SavedVariable`` objects themselves (not unpacked, no version check)."""
         if self.has_freed_buffers:
             raise RuntimeError(ERR_BACKWARD_TWICE)
-        return tuple(self._saved_variables)
+        return tuple(self._packed_variables)
 
     @property
     def materialize_grads(self):
@@ -129,7 +137,7 @@ class PyNode(Node):
         return args
 
     def release_variables(self) -> None:
-        self._saved_variables = []
+        self._packed_variables = []
         self.has_freed_buffers = True
 
 
@@ -180,9 +188,9 @@ def unpack_saved_variables(ctx: PyNode) -> tuple:
     """``ctx.saved_tensors``: each saved tensor, checked against the version it had when saved."""
     if ctx.has_freed_buffers:
         raise RuntimeError(ERR_BACKWARD_TWICE)
-    result = tuple(saved.unpack(ctx) for saved in ctx._saved_variables)
+    result = tuple(saved.unpack(ctx) for saved in ctx._packed_variables)
     if ctx.clear_saved_tensors_on_access:
-        ctx._saved_variables = []
+        ctx._packed_variables = []
         ctx.saved_tensors_accessed_and_cleared = True
     return result
 
@@ -312,7 +320,7 @@ def get_tensors_to_save(ctx: PyNode, overridden_setup_context: bool, is_executab
 def save_variables(tensors_to_save: list, ctx: PyNode, outputs: tuple) -> None:
     """A saved output is kept without its history (``SavedVariable``, is_output): the node owns it."""
     output_ids = {id(o) for o in outputs if isinstance(o, TensorImpl)}
-    ctx._saved_variables = [SavedVariable(t, is_output=t is not None and id(t) in output_ids)
+    ctx._packed_variables = [SavedVariable(t, is_output=t is not None and id(t) in output_ids)
                            for t in tensors_to_save]
 
 
@@ -451,6 +459,8 @@ def _check_dirty_output(var, kind: OutputKind, num_outputs: int) -> None:
         warnings.warn(WARN_DIRTY_NOT_INPUT, UserWarning, stacklevel=2)
     if var._base is not None and num_outputs > 1:
         raise RuntimeError(ERR_DIRTY_VIEW_MULTIPLE_OUTPUTS)
+    if var._base is not None:  # rebase_history checks the view as an in-place op would (check_inplace)
+        check_inplace(var)
 
 
 def _view_as_self_with_no_grad(var):

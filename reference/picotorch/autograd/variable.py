@@ -22,7 +22,7 @@ from . import copy_slices
 from .anomaly_mode import AnomalyMode
 from .copy_slices import AsStridedBackward0, CopySlices, Region
 from .grad_mode import is_grad_enabled, no_grad
-from .graph import Edge, Node
+from .graph import ERR_BACKWARD_TWICE, Edge, Node
 from .hooks import error_type_string
 from .saved_variable_hooks import PySavedVariableHooks, get_default_hooks
 
@@ -74,6 +74,14 @@ def try_get_grad_accumulator(t):
     returns the object, or None once it has been garbage collected.
     """
     return t._grad_accumulator() if t._grad_accumulator is not None else None
+
+
+def grad_fn_of(t):
+    """``Tensor::grad_fn()``: a view whose base was modified in place since it was made gets its new node
+    first (and one that must not be modified raises)."""
+    if t._attr_version is not None and t._attr_version != t._version_counter.version:
+        refresh_view_grad_fn(t)
+    return t._grad_fn
 
 
 def gradient_edge(t) -> Edge:
@@ -294,7 +302,7 @@ def retain_grad(t) -> None:
         raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
     if t._grad_fn is None or t._retains_grad:
         return
-    t._grad_fn.add_retains_grad_hook(_RetainsGradHook(t, t._output_nr), t._output_nr)
+    grad_fn_of(t).add_retains_grad_hook(_RetainsGradHook(t, t._output_nr), t._output_nr)
     t._retains_grad = True
 
 
@@ -319,12 +327,6 @@ class _RetainsGradHook:
 
 
 # ----------------------------------------------------------------------------- saved tensors
-
-ERR_BACKWARD_TWICE = (
-    "Trying to backward through the graph a second time (or directly access saved tensors after they "
-    "have already been freed). Saved intermediate values of the graph are freed when you call "
-    ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
-    "graph a second time or if you need to access saved tensors after calling backward.")
 
 
 _FROM_PYTHON = object()  # ``torch._C._autograd.SavedTensor()``: called with no tensor
@@ -368,6 +370,8 @@ class SavedVariable:
             return
         self.saved_original = not is_output or self.is_leaf
         self.data_ = tensor if self.saved_original else tensor_data(tensor)
+        if self.saved_original:  # PyTorch keeps no metadata then: output_nr_ stays 0 (the version error says so)
+            self.output_nr = 0
 
     def unpack(self, saved_for=None):
         if self.was_default:
@@ -459,6 +463,9 @@ class SavedVariable:
 
     def __repr__(self) -> str:
         return f"<torch._C._autograd.SavedTensor object at {hex(id(self))}>"
+
+
+SavedVariable.__name__ = SavedVariable.__qualname__ = "SavedTensor"  # its Python name: type(raw).__name__
 
 
 ERR_PACK_HOOK_IN_PLACE = (

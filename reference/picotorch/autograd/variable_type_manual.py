@@ -45,9 +45,9 @@ class CopyBackwards(Node):
         grad = grads[0]
         if grad is None:
             return [None, None]
-        self_grad = ops.zeros_like(grad) if self.should_compute_output(0) else None
+        self_grad = ops.zeros_like(grad) if self.task_should_compute_output(0) else None
         src_grad = None
-        if self.should_compute_output(1):
+        if self.task_should_compute_output(1):
             dtype, device = self.src_options
             same = dtype is grad._dtype and device == grad._device  # Tensor.to: no copy when nothing changes
             src_grad = grad if same else ops._to_copy(grad, dtype=dtype, device=device)
@@ -105,14 +105,14 @@ class IndexPutBackward0(Node):
         if grad is None:
             return [None, None]
         self_grad = values_grad = None
-        if self.should_compute_output(0):
+        if self.task_should_compute_output(0):
             if self.accumulate:
                 self_grad = grad
             else:
                 shape, dtype, _ = self.values_geometry
                 zeros = new_tensor(zeros_array(grad, shape, dtype), dtype, grad._device)  # zeros_like(values)
                 self_grad = index_put(grad, self.indices, zeros)
-        if self.should_compute_output(1):
+        if self.task_should_compute_output(1):
             values_grad = ops.index(grad, self.indices)
         return [self_grad, values_grad]
 

@@ -39,7 +39,7 @@ from .helpers import (
     xp_of,
     zeros_array,
 )
-from .layout import row_major_strides
+from .layout import innermost_first, non_overlapping_and_dense, relaid, row_major_strides
 from .tensor_impl import new_tensor
 
 # ----------------------------------------------------------------------------- views
@@ -411,7 +411,20 @@ def flip(self, dims):
             raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
     xp = xp_of(self)
     data = xp.flip(self._data, axis=tuple(wrapped)) if ndim and wrapped else self._data
-    return wrap(self, xp.asarray(data, copy=True))  # the input's layout (``empty_like``, preserve format)
+    return wrap(self, _preserve_format(xp, xp.asarray(data, copy=True), self._data))
+
+
+def _preserve_format(xp, result, source):
+    """``result`` laid out as ``empty_like(source)`` lays it out (preserve format): ``source``'s order when it is
+    dense and non-overlapping (what a NumPy copy keeps), else its strides' order with the gaps closed (an
+    expanded input gives a row-major output)."""
+    strides = getattr(source, "strides", None)
+    if strides is None or source.ndim < 2:
+        return result
+    strides = tuple(s // source.itemsize for s in strides)
+    if non_overlapping_and_dense(source.shape, strides):
+        return result
+    return relaid(xp, result, list(reversed(innermost_first(tuple(source.shape), [strides]))))
 
 
 def roll(self, shifts, dims=()):

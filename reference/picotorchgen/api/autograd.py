@@ -89,12 +89,16 @@ def edge_ranges(inputs: list[Argument]) -> list[tuple[str, str, bool]]:
     return out
 
 
-def should_compute(node: str, where: str, is_list: bool) -> str:
-    """The guard "is this input's gradient needed?": one edge's, or any edge of a ``Tensor[]`` input's."""
+def should_compute(node: str, where: str, is_list: bool, task: bool = False) -> str:
+    """The guard "is this input's gradient needed?": one edge's, or any edge of a ``Tensor[]`` input's.
+
+    ``task``: asked by a node's ``apply``, where the running backward may prune edges
+    (``task_should_compute_output`` in PyTorch's generated Functions.cpp)."""
+    prefix = "task_" if task else ""
     if not is_list:
-        return f"{node}.should_compute_output({where})"
+        return f"{node}.{prefix}should_compute_output({where})"
     start, end = where.split(":")
-    return f"{node}.should_compute_any_output({start}, ({end}) - ({start}))"
+    return f"{node}.{prefix}should_compute_any_output({start}, ({end}) - ({start}))"
 
 
 _IDENTIFIER = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*\b")

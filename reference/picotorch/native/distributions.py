@@ -43,7 +43,7 @@ from ..c10 import scalar_type as st
 from .checks import broadcast_shapes
 from .cpu_generator import default_cpu_generator
 from .device import CPU, backend, normalize, to_numpy
-from .helpers import shape_of, strides_of, xp_dtype, xp_of
+from .helpers import fused_multiply_add, fused_multiply_add_float64, np_xp, shape_of, strides_of, xp_dtype, xp_of
 from .tensor_impl import TensorImpl, new_tensor
 
 _MASK24, _MASK53 = np.uint64((1 << 24) - 1), np.uint64((1 << 53) - 1)
@@ -577,26 +577,10 @@ def _fill_in_memory_order(self, values: np.ndarray) -> None:
 
 
 def _fma32(a, b, c):
-    """float32 ``a * b + c`` with one rounding: the product of two float32 is exact in float64."""
-    return (np.asarray(a, np.float64) * np.float64(b) + np.asarray(c, np.float64)).astype(np.float32)
+    """float32 ``a * b + c`` with one rounding (``helpers.fused_multiply_add``)."""
+    return fused_multiply_add(np_xp, a, b, c)
 
 
 def _fma64(a, b, c):
-    """float64 ``a * b + c`` as a fused multiply-add: the product's rounding error (Dekker's two-product)
-    is added back before the last rounding."""
-    a = np.asarray(a, np.float64)
-    product = a * b
-    a_high, a_low = _split(a)
-    b_high, b_low = _split(np.asarray(b, np.float64))
-    error = ((a_high * b_high - product) + a_high * b_low + a_low * b_high) + a_low * b_low
-    total = product + c
-    back = total - product
-    total_error = (product - (total - back)) + (c - back)
-    return total + (total_error + error)
-
-
-def _split(x):
-    """Veltkamp's split of a float64 into two halves of 26 bits whose product terms are exact."""
-    scaled = x * 134217729.0  # 2**27 + 1
-    high = scaled - (scaled - x)
-    return high, x - high
+    """float64 ``a * b + c`` with one rounding (``helpers.fused_multiply_add_float64``)."""
+    return fused_multiply_add_float64(np_xp, np.asarray(a, np.float64), b, c)

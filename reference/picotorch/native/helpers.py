@@ -607,6 +607,27 @@ def fused_multiply_add(xp, a, b, c):
     return xp.astype(xp.add(product, xp.astype(c, wide)), xp.float32)
 
 
+def fused_multiply_add_float64(xp, a, b, c):
+    """``a * b + c`` rounded once, for float64 (no wider type to compute in): the product's rounding error from
+    Dekker's split, the sum's from Knuth's two-sum, added back before the last rounding. (A result exactly halfway
+    between two doubles may still round the other way; in range, never seen against torch.)"""
+    product = a * b
+    a_hi, a_lo = _split(a)
+    b_hi, b_lo = _split(b)
+    product_error = ((a_hi * b_hi - product) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
+    total = product + c
+    c_part = total - product
+    sum_error = (product - (total - c_part)) + (c - c_part)
+    return total + (sum_error + product_error)
+
+
+def _split(x):
+    """``x`` as a high part of 26 bits and the rest (Veltkamp's split): products of the parts are exact."""
+    t = 134217729.0 * x  # 2**27 + 1
+    high = t - (t - x)
+    return high, x - high
+
+
 def legacy_type_string(t) -> str:
     """``x.type()``: the legacy type name, ``torch.FloatTensor`` / ``torch.cuda.FloatTensor``."""
     prefix = "torch.cuda." if t._device.type == "cuda" else "torch."

@@ -23,6 +23,7 @@ from .helpers import (
     const,
     convert,
     fused_multiply_add,
+    fused_multiply_add_float64,
     in_float32,
     is_reduced_float,
     np_xp,
@@ -137,31 +138,10 @@ def lerp(self, end, weight):
         w = xp.asarray(weight, dtype=s.dtype, device=s.device)
     diff = e - s
     one = xp.asarray(1, dtype=s.dtype, device=s.device)
-    fma = _fused_multiply_add_float64 if s.dtype == xp.float64 else fused_multiply_add
+    fma = fused_multiply_add_float64 if s.dtype == xp.float64 else fused_multiply_add
     values = xp.where(xp.abs(w) < 0.5, fma(xp, diff, w, s), fma(xp, diff, w - one, e))
     values = convert(xp, xp.asarray(values), self._dtype)
     return wrap(self, follow_inputs(xp, values, [t._data for t in operands]))
-
-
-def _fused_multiply_add_float64(xp, a, b, c):
-    """``a * b + c`` rounded once, for float64 (no wider type to compute in): the product's rounding error from
-    Dekker's split, the sum's from Knuth's two-sum, added back before the last rounding. (A result exactly halfway
-    between two doubles may still round the other way; in range, never seen against torch.)"""
-    product = a * b
-    a_hi, a_lo = _split(a)
-    b_hi, b_lo = _split(b)
-    product_error = ((a_hi * b_hi - product) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
-    total = product + c
-    c_part = total - product
-    sum_error = (product - (total - c_part)) + (c - c_part)
-    return total + (sum_error + product_error)
-
-
-def _split(x):
-    """``x`` as a high part of 26 bits and the rest (Veltkamp's split): products of the parts are exact."""
-    t = 134217729.0 * x  # 2**27 + 1
-    high = t - (t - x)
-    return high, x - high
 
 
 def _in_opmath(xp, t, dtype):

@@ -22,7 +22,6 @@ import numpy as np
 from ..c10 import scalar_type as st
 from . import checks
 from .device import backend, to_numpy
-from .dispatcher import _OVERLAP_MESSAGE as OVERLAP_MESSAGE
 from .helpers import (
     as_operand,
     binary_operands,
@@ -47,7 +46,7 @@ from .helpers import (
     xp_of,
 )
 from .layout import follow_inputs
-from .memory_overlap import assert_no_partial_overlap
+from .memory_overlap import INTERNAL_OVERLAP_MESSAGE, assert_no_partial_overlap
 from .tensor_impl import TensorImpl, new_tensor
 
 # ----------------------------------------------------------------------------- arithmetic
@@ -586,7 +585,7 @@ def check_inplace_operands(self, *others, to_float=False, type_meta_names=False)
     data = self._data
     if type(data) is np.ndarray and not data.flags.writeable \
             and any(st == 0 and n > 1 for st, n in zip(data.strides, data.shape)):
-        raise RuntimeError(OVERLAP_MESSAGE)  # ``assert_no_internal_overlap``: the output first, before its inputs
+        raise RuntimeError(INTERNAL_OVERLAP_MESSAGE)  # assert_no_internal_overlap: the output first, then its inputs
     shape, reshaped = self._data.shape, False
     for other in others:
         assert_no_partial_overlap(self, other)

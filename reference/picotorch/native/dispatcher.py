@@ -29,6 +29,7 @@ from ..c10.dispatch_key import DispatchKey, backend_key_name
 from ..c10.layout import layout, memory_format
 from ..c10.scalar_type import as_dtype
 from ..c10.scalar_type import dtype as DType
+from .memory_overlap import INTERNAL_OVERLAP_MESSAGE
 from .operator_entry import OperatorEntry, register_fallthrough
 from .tensor_impl import TensorImpl
 
@@ -144,14 +145,12 @@ def _quiet(kernel):
 # alias (``helpers.writable_data``). (``masked_fill_``, ``index_put_`` and ``index_fill_``, which PyTorch lets
 # through with a deprecation warning, are refused.)
 _READ_ONLY = ("assignment destination is read-only", "output array is read-only")
-_OVERLAP_MESSAGE = ("unsupported operation: more than one element of the written-to tensor refers to a single "
-                    "memory location. Please clone() the tensor before performing the operation.")
 
 
 def raise_if_overlapping(error: ValueError) -> None:
     """PyTorch's error in place of NumPy's refusal to write into a read-only (self-overlapping) array."""
     if str(error) in _READ_ONLY:
-        raise RuntimeError(_OVERLAP_MESSAGE) from None
+        raise RuntimeError(INTERNAL_OVERLAP_MESSAGE) from None
 
 
 # NumPy keeps its error state (np.seterr / np.errstate) in a context variable; each state object

@@ -43,7 +43,16 @@ from ..c10 import scalar_type as st
 from .checks import broadcast_shapes
 from .cpu_generator import default_cpu_generator
 from .device import CPU, backend, normalize, to_numpy
-from .helpers import fused_multiply_add, fused_multiply_add_float64, np_xp, shape_of, strides_of, xp_dtype, xp_of
+from .helpers import (
+    contiguous_strides,
+    fused_multiply_add,
+    fused_multiply_add_float64,
+    np_xp,
+    shape_of,
+    strides_of,
+    xp_dtype,
+    xp_of,
+)
 from .tensor_impl import TensorImpl, new_tensor
 
 _MASK24, _MASK53 = np.uint64((1 << 24) - 1), np.uint64((1 << 53) - 1)
@@ -536,15 +545,7 @@ def _check_floating(self, kernel: str) -> None:
 
 
 def _is_contiguous(self) -> bool:
-    return strides_of(self) == _row_major(shape_of(self))
-
-
-def _row_major(shape) -> tuple:
-    strides, step = [], 1
-    for size in reversed(shape):
-        strides.append(step)
-        step *= max(size, 1)
-    return tuple(reversed(strides))
+    return strides_of(self) == contiguous_strides(shape_of(self), 1)
 
 
 def _memory_order_axes(self) -> tuple:

@@ -19,8 +19,11 @@ import numpy as np
 from .helpers import strides_of
 from .layout import non_overlapping_and_dense
 
-__all__ = ["PARTIAL_OVERLAP_MESSAGE", "assert_no_overlap", "assert_no_partial_overlap"]
+__all__ = ["INTERNAL_OVERLAP_MESSAGE", "PARTIAL_OVERLAP_MESSAGE", "assert_no_overlap", "assert_no_partial_overlap"]
 
+# ``assert_no_internal_overlap``: an output whose elements repeat (a stride of 0)
+INTERNAL_OVERLAP_MESSAGE = ("unsupported operation: more than one element of the written-to tensor refers to a single "
+                            "memory location. Please clone() the tensor before performing the operation.")
 PARTIAL_OVERLAP_MESSAGE = (
     "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory "
     "location. Please clone() the tensor before performing the operation.")

@@ -90,7 +90,8 @@ def _autograd_functions() -> dict:
     # torch._C._autograd is made later, by _autograd_init (called from torch/autograd/__init__.py): here at once
     autograd = _types.SimpleNamespace(SavedTensor=_SavedVariable, _push_saved_tensors_default_hooks=_push_hooks,
                                       _pop_saved_tensors_default_hooks=_pop_hooks)
-    return {"is_grad_enabled": _grad_mode.is_grad_enabled, "is_anomaly_enabled": _anomaly_mode.is_anomaly_enabled,
+    return {"is_grad_enabled": _grad_mode.is_grad_enabled,
+            "is_inference_mode_enabled": _grad_mode.is_inference_mode_enabled, "is_anomaly_enabled": _anomaly_mode.is_anomaly_enabled,
             "set_anomaly_enabled": _anomaly_mode.set_anomaly_enabled,
             "is_anomaly_check_nan_enabled": _anomaly_mode.is_anomaly_check_nan_enabled, "_autograd": autograd}
 
@@ -173,6 +174,9 @@ def _torch_functions() -> dict:
     is_complex = (lambda input: _TensorBase_type.is_complex(input), "is_complex(Tensor input)",
                   ((("input", "Tensor", False),), ()))
     functions.is_complex = _make_function("is_complex", [is_complex], False, "torch")
+    is_inference = (lambda input: _TensorBase_type.is_inference(input), "is_inference(Tensor input)",
+                    ((("input", "Tensor", False),), ()))
+    functions.is_inference = _make_function("is_inference", [is_inference], False, "torch")
     manual = {name: getattr(_factories, name) for name in (
         "tensor", "zeros", "ones", "empty", "full", "rand", "randn", "randint", "arange", "linspace", "rand_like",
         "randn_like", "from_numpy", "as_tensor")}

@@ -18,6 +18,7 @@ import warnings
 
 from ..autograd import variable as autograd_meta
 from ..c10 import scalar_type as st
+from ..c10 import inference_mode
 from ..c10.device import device as Device
 from ..c10.layout import strided
 from ..c10.scalar_type import is_differentiable_type
@@ -203,6 +204,7 @@ class TensorBase(TensorImpl):
             raise RuntimeError(_requires_grad_leaf_error(value))
         if value and not is_differentiable_type(self._dtype):
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        _check_not_inference(self, value)
         self._requires_grad = value
 
     def requires_grad_(self, requires_grad: bool = True):
@@ -214,6 +216,7 @@ class TensorBase(TensorImpl):
             raise RuntimeError(_requires_grad_leaf_error(requires_grad))
         if requires_grad and not is_differentiable_type(self._dtype):
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        _check_not_inference(self, requires_grad)
         if self._grad_fn is None:
             self._requires_grad = requires_grad
         return self
@@ -320,6 +323,11 @@ class TensorBase(TensorImpl):
 
     def _is_view(self) -> bool:
         return self._base is not None
+
+    def is_inference(self) -> bool:
+        """Made inside ``inference_mode()``, or a view of such a tensor: NOTE [Inference tensors have no version
+        counter] (native/tensor_impl.py)."""
+        return not self._version_counter.tracked
 
     # ---- getting numbers out
     def item(self, *args, **kwargs):
@@ -476,8 +484,8 @@ def _handle_method(self, method, args: tuple):
 
 # METH_NOARGS methods: CPython refuses any argument before the method runs, in its own words.
 _NO_ARGUMENTS = frozenset({"ndimension", "nelement", "is_floating_point", "is_complex", "data_ptr", "storage_offset",
-                           "element_size", "retain_grad", "detach", "detach_", "_is_view", "tolist", "__bool__",
-                           "__float__", "__int__", "__index__", "dim", "numel", "item"})
+                           "element_size", "retain_grad", "detach", "detach_", "_is_view", "is_inference", "tolist",
+                           "__bool__", "__float__", "__int__", "__index__", "dim", "numel", "item"})
 
 
 def _no_arguments(name: str, args: tuple):
@@ -505,11 +513,17 @@ def _handles_torch_function(name: str):
 
 for _name in ("ndimension", "nelement", "is_floating_point", "is_complex", "data_ptr", "storage_offset",
               "element_size", "stride",
-              "is_contiguous", "requires_grad_", "retain_grad", "detach", "detach_", "_is_view", "tolist",
+              "is_contiguous", "requires_grad_", "retain_grad", "detach", "detach_", "_is_view", "is_inference", "tolist",
               "numpy", "__bool__", "__float__", "__int__", "__index__", "to", "cpu", "cuda", "type_as", "double",
               "float", "half", "bfloat16", "long", "int", "short", "char", "byte", "bool"):
     _handles_torch_function(_name)
 del _name
+
+
+def _check_not_inference(self, requires_grad: bool) -> None:
+    """``TensorImpl::set_requires_grad``'s check, after the caller's own."""
+    if requires_grad and not self._version_counter.tracked and not inference_mode.state.enabled:
+        raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
 
 
 def _requires_grad_leaf_error(requires_grad: bool) -> str:

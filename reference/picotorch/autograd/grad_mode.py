@@ -1,13 +1,15 @@
 """Whether operations are recorded: ``no_grad``, ``enable_grad``, ``set_grad_enabled``.
 
-Models ``c10/core/GradMode.h`` (a thread-local flag), ``c10/core/AutogradState.h`` (multithreading) and
-``torch/autograd/grad_mode.py``.
+Models ``c10/core/GradMode.h`` (a thread-local flag), ``c10/core/AutogradState.h`` (multithreading),
+``c10/core/InferenceMode.h`` (the guard; its flag is ``c10/inference_mode.py``) and ``torch/autograd/grad_mode.py``.
 """
 
 from __future__ import annotations
 
 import functools
 import threading
+
+from ..c10 import inference_mode as c10_inference_mode
 
 
 class _ThreadState(threading.local):
@@ -51,11 +53,20 @@ class _GradModeContext:
         return wrapper
 
 
-class no_grad(_GradModeContext):
+class _NoParamContext(_GradModeContext):
+    """torch's ``_NoParamDecoratorContextManager``: ``@no_grad`` works bare, as ``@no_grad()`` does."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+class no_grad(_NoParamContext):
     mode = False
 
 
-class enable_grad(_GradModeContext):
+class enable_grad(_NoParamContext):
     mode = True
 
 
@@ -101,11 +112,49 @@ class set_multithreading_enabled(_GradModeContext):
 
 
 class inference_mode(_GradModeContext):
-    """``torch.inference_mode``: here grad mode off, as ``no_grad``.
+    """``torch.inference_mode(mode=True)``: grad mode off, and every tensor made inside is an inference tensor
+    (NOTE [Inference tensors have no version counter], native/tensor_impl.py). ``inference_mode(False)`` is
+    normal mode with grad mode *on*, wherever it is used (``c10::InferenceMode``'s guard sets both).
+    Usable bare as a decorator (``@inference_mode``), as torch's is."""
 
-    PyTorch also marks the tensors made inside as inference tensors (``is_inference()``), which later
-    refuse to be saved for backward; picotorch keeps no such mark.
-    """
+    def __new__(cls, mode_or_function=True):
+        if mode_or_function is None or isinstance(mode_or_function, bool):
+            return super().__new__(cls)
+        return cls()(mode_or_function)
 
     def __init__(self, mode: bool = True) -> None:
-        self.mode = not mode
+        self.mode = mode
+
+    def __enter__(self):
+        self.prev = (is_grad_enabled(), c10_inference_mode.is_enabled(), _state.multithreading)
+        enabled = bool(self.mode)
+        _set_enabled(not enabled)
+        c10_inference_mode.set_enabled(enabled)
+        _state.multithreading = not enabled
+        return None
+
+    def __exit__(self, *exc):
+        grad, inference, multithreading = self.prev
+        _set_enabled(grad)
+        c10_inference_mode.set_enabled(inference)
+        _state.multithreading = multithreading
+        return False
+
+    def __call__(self, fn):
+        mode = self.mode
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with inference_mode(mode):
+                return fn(*args, **kwargs)
+        return wrapper
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+
+def is_inference_mode_enabled(*args) -> bool:
+    """``torch.is_inference_mode_enabled()``."""
+    if args:
+        raise TypeError(f"torch.is_inference_mode_enabled() takes no arguments ({len(args)} given)")
+    return c10_inference_mode.is_enabled()

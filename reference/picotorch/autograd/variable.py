@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 import weakref
 
+from ..c10 import inference_mode
 from ..c10.scalar_type import is_differentiable_type
 from ..native.dispatcher import ops
 from ..native.tensor_impl import TensorImpl, new_tensor
@@ -247,6 +248,7 @@ _NO_GRAD_ADVICE = (
     " Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving "
     "both the view and the inplace either both inside the no_grad block (if you don't want the inplace to be "
     "tracked) or both outside (if you want the inplace to be tracked).")
+_INFERENCE_MODE_ADVICE = _NO_GRAD_ADVICE.replace("no_grad block", "inference_mode block")
 _CUSTOM_FUNCTION_ADVICE = (
     " This view was created inside a custom Function (or because an input was returned as-is) and the autograd logic "
     "to handle view+inplace would override the custom backward associated with the custom Function, leading to "
@@ -257,8 +259,13 @@ _MULTI_OUTPUT_ADVICE = (
 
 
 def as_view(base, view, multi_output: bool = False) -> None:
-    """Record ``view``'s CreationMeta; a view of a view keeps its base's unless it is made in grad mode."""
-    if not is_grad_enabled():
+    """Record ``view``'s CreationMeta; a view of a view keeps its base's unless it is made in grad mode. An
+    inference tensor's views are no autograd views (NOTE [Inference tensors have no version counter])."""
+    if not view._version_counter.tracked:
+        return
+    if inference_mode.state.enabled:
+        meta = "INFERENCE_MODE"
+    elif not is_grad_enabled():
         meta = "NO_GRAD_MODE"
     else:
         meta = "MULTI_OUTPUT_NODE" if multi_output else "DEFAULT"
@@ -277,13 +284,15 @@ def handle_view_on_rebase(view, indirect: bool = False) -> None:
     modified = "its base or another view of its base has been" if indirect else "is being"
     grad_fn = view._grad_fn
     where = f"Output {view._output_nr} of {_forward_op_name(grad_fn)}" if grad_fn is not None else None
-    if meta == "NO_GRAD_MODE" or grad_fn is None:
+    if meta == "INFERENCE_MODE":
+        message = f"A view was created in inference mode and {modified} modified inplace in normal mode."
+    elif meta == "NO_GRAD_MODE" or grad_fn is None:
         prefix = f"{where} is a view of a view which was created in" if where else "A view was created in"
         message = f"{prefix} no_grad mode and {modified} modified inplace with grad mode enabled."
     else:
         message = f"{where} is a view and {modified} modified inplace."
-    advice = {"MULTI_OUTPUT_NODE": _MULTI_OUTPUT_ADVICE, "IN_CUSTOM_FUNCTION": _CUSTOM_FUNCTION_ADVICE}.get(
-        meta, _NO_GRAD_ADVICE)
+    advice = {"MULTI_OUTPUT_NODE": _MULTI_OUTPUT_ADVICE, "IN_CUSTOM_FUNCTION": _CUSTOM_FUNCTION_ADVICE,
+              "INFERENCE_MODE": _INFERENCE_MODE_ADVICE}.get(meta, _NO_GRAD_ADVICE)
     raise RuntimeError(message + advice)
 
 
@@ -329,6 +338,15 @@ class _RetainsGradHook:
 # ----------------------------------------------------------------------------- saved tensors
 
 
+# NOTE [Inference tensor cannot be saved for backward]
+# A saved tensor is checked against its version when backward unpacks it; an inference tensor has no version to
+# check (native/tensor_impl.py), so saving one is refused up front. Only ops that record a node save anything: an
+# inference tensor may still flow through ``x + y`` (AddBackward0 saves nothing) but not through ``x * y``.
+ERR_INFERENCE_SAVED = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference mode in "
+    "computation tracked by autograd. To work around this, you can make a clone to get a normal tensor and use it "
+    "in autograd, or use `torch.no_grad()` instead of `torch.inference_mode()`.")
+
 _FROM_PYTHON = object()  # ``torch._C._autograd.SavedTensor()``: called with no tensor
 
 
@@ -356,6 +374,8 @@ class SavedVariable:
         if tensor is None:
             self.data_ = None
             return
+        if not tensor._version_counter.tracked:
+            raise RuntimeError(ERR_INFERENCE_SAVED)
         self.saved_version = tensor._version_counter.version
         self.is_leaf = tensor._grad_fn is None
         self.is_output = is_output

@@ -414,9 +414,11 @@ def reduce_dims(self, dim) -> tuple:
 
 
 def view_of(base, data):
-    """A tensor that views ``base``'s data: same version counter, ``_base`` set."""
+    """A tensor that views ``base``'s data: same version counter, ``_base`` set (not for an inference tensor's
+    views: NOTE [Inference tensors have no version counter] in tensor_impl.py)."""
     out = new_tensor(data, base._dtype, base._device, version=base._version_counter)
-    out._base = base._base if base._base is not None else base
+    if out._version_counter.tracked:
+        out._base = base._base if base._base is not None else base
     return out
 
 

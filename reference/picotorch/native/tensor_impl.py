@@ -12,7 +12,8 @@ declared once, in ``TensorImpl.__slots__``, and set once, in ``TensorImpl.__init
 ======================================  =========================================================
 ``_data``                               the storage: an Array-API array (NumPy, CuPy, ...)
 ``_dtype``, ``_device``                 ``c10.scalar_type.dtype``, ``c10.device.device``
-``_version_counter``                    a :class:`VersionCounter`, shared with views and aliases
+``_version_counter``                    a :class:`VersionCounter`, shared with views and aliases (an
+                                        inference tensor's is ``NO_VERSION_COUNTER``)
 ``_is_wrapped_number``                  a Python number passed where a tensor was expected
 ``_requires_grad``                      set by the user on a leaf (``requires_grad_()``)
 ``_grad_fn``, ``_output_nr``            the node that made this tensor, and which of its outputs
@@ -32,17 +33,49 @@ The Python class of new tensors is registered from above (``picotorch/_tensor.py
 
 from __future__ import annotations
 
+from ..c10 import inference_mode
+
 
 class VersionCounter:
     """Bumped by every in-place op; saved tensors remember the value they saw."""
 
     __slots__ = ("version",)
+    tracked = True  # False for inference tensors' (below)
 
     def __init__(self) -> None:
         self.version = 0
 
     def bump(self) -> None:
         self.version += 1
+
+
+# NOTE [Inference tensors have no version counter]
+# A tensor made inside ``inference_mode()`` (not a view of a normal tensor) is an inference tensor: PyTorch gives it
+# no version counter at all (``VariableVersion`` with a null pointer), which is what makes inference mode cheaper
+# than ``no_grad``. Everything that follows comes from that one absence. Its version cannot be read, so it cannot be
+# saved for backward (a saved tensor is checked against its version) and ``_version`` raises; an in-place op cannot
+# bump it, which is fine inside inference mode (nobody is recording) and an error outside it. The error comes from
+# the bump, after the op's kernel: the tensor has already changed when it is raised, in PyTorch too. Its views and
+# ``detach()``-ed aliases share the absent counter, so they are inference tensors as well, and no autograd views.
+class _NoVersionCounter:
+    """The version counter of every inference tensor: one shared object that tracks nothing."""
+
+    __slots__ = ()
+    tracked = False
+
+    @property
+    def version(self) -> int:
+        raise RuntimeError("Inference tensors do not track version counter.")
+
+    def bump(self) -> None:
+        if not inference_mode.is_enabled():
+            raise RuntimeError(
+                "Inplace update to inference tensor outside InferenceMode is not allowed."
+                "You can make a clone to get a normal tensor before doing inplace update."
+                "See https://github.com/pytorch/rfcs/pull/17 for more details.")
+
+
+NO_VERSION_COUNTER = _NoVersionCounter()
 
 
 class TensorImpl:
@@ -58,7 +91,9 @@ class TensorImpl:
         self._data = data
         self._dtype = dtype
         self._device = device
-        self._version_counter = version if version is not None else VersionCounter()
+        if version is None:
+            version = NO_VERSION_COUNTER if inference_mode.state.enabled else VersionCounter()
+        self._version_counter = version
         self._is_wrapped_number = wrapped_number
         self._requires_grad = False
         self._grad_fn = None

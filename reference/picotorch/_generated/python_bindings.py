@@ -18,6 +18,9 @@ TORCH_FUNCTIONS = {
     '_log_softmax_backward_data': [
         (vt._log_softmax_backward_data, '_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor out=None)', (vt.PARAMETERS['_log_softmax_backward_data'][0], vt.PARAMETERS['_log_softmax_backward_data'][1] + (('out', 'Tensor?', True),)), (vt._log_softmax_backward_data_out, ('out',))),
     ],
+    '_prelu_kernel': [
+        (vt._prelu_kernel, '_prelu_kernel(Tensor input, Tensor weight)', vt.PARAMETERS['_prelu_kernel']),
+    ],
     '_reshape_alias': [
         (vt._reshape_alias, '_reshape_alias(Tensor input, int[] size, int[] stride)', vt.PARAMETERS['_reshape_alias']),
     ],
@@ -224,6 +227,12 @@ TORCH_FUNCTIONS = {
     ],
     'ceil_': [
         (vt.ceil_, 'ceil_(Tensor input)', vt.PARAMETERS['ceil_']),
+    ],
+    'celu': [
+        (vt.celu, 'celu(Tensor input, Scalar alpha=1.0)', vt.PARAMETERS['celu']),
+    ],
+    'celu_': [
+        (vt.celu_, 'celu_(Tensor input, Scalar alpha=1.0)', vt.PARAMETERS['celu_']),
     ],
     'chunk': [
         (vt.chunk, 'chunk(Tensor input, int chunks, int dim=0)', vt.PARAMETERS['chunk']),
@@ -483,6 +492,9 @@ TORCH_FUNCTIONS = {
         (vt.gt_Tensor, 'gt(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['gt_Tensor'][0], vt.PARAMETERS['gt_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.gt_Tensor_out, ('out',))),
         (vt.gt_Scalar, 'gt(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['gt_Scalar'][0], vt.PARAMETERS['gt_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.gt_Scalar_out, ('out',))),
     ],
+    'hardshrink': [
+        (vt.hardshrink, 'hardshrink(Tensor input, Scalar lambd=0.5, *, Tensor out=None)', (vt.PARAMETERS['hardshrink'][0], vt.PARAMETERS['hardshrink'][1] + (('out', 'Tensor?', True),)), (vt.hardshrink_out, ('out',))),
+    ],
     'hstack': [
         (vt.hstack, 'hstack(Tensor[] tensors, *, Tensor out=None)', (vt.PARAMETERS['hstack'][0], vt.PARAMETERS['hstack'][1] + (('out', 'Tensor?', True),)), (vt.hstack_out, ('out',))),
     ],
@@ -734,6 +746,9 @@ TORCH_FUNCTIONS = {
         (vt.pow_Scalar, 'pow(Scalar self, Tensor exponent, *, Tensor out=None)', (vt.PARAMETERS['pow_Scalar'][0], vt.PARAMETERS['pow_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.pow_Scalar_out, ('out',))),
         (vt.pow_Tensor_Scalar, 'pow(Tensor input, Scalar exponent, *, Tensor out=None)', (vt.PARAMETERS['pow_Tensor_Scalar'][0], vt.PARAMETERS['pow_Tensor_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.pow_Tensor_Scalar_out, ('out',))),
     ],
+    'prelu': [
+        (vt.prelu, 'prelu(Tensor input, Tensor weight)', vt.PARAMETERS['prelu']),
+    ],
     'prod': [
         (vt.prod, 'prod(Tensor input, *, ScalarType? dtype=None)', vt.PARAMETERS['prod']),
         (vt.prod_dim_int, 'prod(Tensor input, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor out=None)', (vt.PARAMETERS['prod_dim_int'][0], vt.PARAMETERS['prod_dim_int'][1] + (('out', 'Tensor?', True),)), (vt.prod_int_out, ('out',))),
@@ -787,6 +802,12 @@ TORCH_FUNCTIONS = {
     'round_': [
         (vt.round_, 'round_(Tensor input)', vt.PARAMETERS['round_']),
     ],
+    'rrelu': [
+        (vt.rrelu, 'rrelu(Tensor input, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None)', vt.PARAMETERS['rrelu']),
+    ],
+    'rrelu_': [
+        (vt.rrelu_, 'rrelu_(Tensor input, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None)', vt.PARAMETERS['rrelu_']),
+    ],
     'rsqrt': [
         (vt.rsqrt, 'rsqrt(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['rsqrt'][0], vt.PARAMETERS['rsqrt'][1] + (('out', 'Tensor?', True),)), (vt.rsqrt_out, ('out',))),
     ],
@@ -806,6 +827,12 @@ TORCH_FUNCTIONS = {
     ],
     'select': [
         (vt.select_int, 'select(Tensor input, int dim, int index)', vt.PARAMETERS['select_int']),
+    ],
+    'selu': [
+        (vt.selu, 'selu(Tensor input)', vt.PARAMETERS['selu']),
+    ],
+    'selu_': [
+        (vt.selu_, 'selu_(Tensor input)', vt.PARAMETERS['selu_']),
     ],
     'sgn': [
         (vt.sgn, 'sgn(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['sgn'][0], vt.PARAMETERS['sgn'][1] + (('out', 'Tensor?', True),)), (vt.sgn_out, ('out',))),
@@ -933,6 +960,12 @@ TORCH_FUNCTIONS = {
     'tensordot': [
         (vt.tensordot, 'tensordot(Tensor input, Tensor other, int[] dims_self, int[] dims_other, *, Tensor out=None)', (vt.PARAMETERS['tensordot'][0], vt.PARAMETERS['tensordot'][1] + (('out', 'Tensor?', True),)), (vt.tensordot_out, ('out',))),
     ],
+    'threshold': [
+        (vt.threshold, 'threshold(Tensor input, Scalar threshold, Scalar value)', vt.PARAMETERS['threshold']),
+    ],
+    'threshold_': [
+        (vt.threshold_, 'threshold_(Tensor input, Scalar threshold, Scalar value)', vt.PARAMETERS['threshold_']),
+    ],
     'tile': [
         (vt.tile, 'tile(Tensor input, int[] dims)', vt.PARAMETERS['tile']),
     ],
@@ -1026,6 +1059,21 @@ TORCH_NN_FUNCTIONS = {
     'gelu': [
         (vt.gelu, "gelu(Tensor input, *, str approximate='none', Tensor out=None)", (vt.PARAMETERS['gelu'][0], vt.PARAMETERS['gelu'][1] + (('out', 'Tensor?', True),)), (vt.gelu_out, ('out',))),
     ],
+    'glu': [
+        (vt.glu, 'glu(Tensor input, int dim=-1, *, Tensor out=None)', (vt.PARAMETERS['glu'][0], vt.PARAMETERS['glu'][1] + (('out', 'Tensor?', True),)), (vt.glu_out, ('out',))),
+    ],
+    'hardsigmoid': [
+        (vt.hardsigmoid, 'hardsigmoid(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['hardsigmoid'][0], vt.PARAMETERS['hardsigmoid'][1] + (('out', 'Tensor?', True),)), (vt.hardsigmoid_out, ('out',))),
+    ],
+    'hardsigmoid_': [
+        (vt.hardsigmoid_, 'hardsigmoid_(Tensor input)', vt.PARAMETERS['hardsigmoid_']),
+    ],
+    'hardswish': [
+        (vt.hardswish, 'hardswish(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['hardswish'][0], vt.PARAMETERS['hardswish'][1] + (('out', 'Tensor?', True),)), (vt.hardswish_out, ('out',))),
+    ],
+    'hardswish_': [
+        (vt.hardswish_, 'hardswish_(Tensor input)', vt.PARAMETERS['hardswish_']),
+    ],
     'hardtanh': [
         (vt.hardtanh, 'hardtanh(Tensor input, Scalar min_val=-1, Scalar max_val=1, *, Tensor out=None)', (vt.PARAMETERS['hardtanh'][0], vt.PARAMETERS['hardtanh'][1] + (('out', 'Tensor?', True),)), (vt.hardtanh_out, ('out',))),
     ],
@@ -1043,6 +1091,18 @@ TORCH_NN_FUNCTIONS = {
     ],
     'leaky_relu_': [
         (vt.leaky_relu_, 'leaky_relu_(Tensor input, Scalar negative_slope=0.01)', vt.PARAMETERS['leaky_relu_']),
+    ],
+    'log_sigmoid': [
+        (vt.log_sigmoid, 'log_sigmoid(Tensor input)', vt.PARAMETERS['log_sigmoid']),
+    ],
+    'log_sigmoid_forward': [
+        (vt.log_sigmoid_forward, 'log_sigmoid_forward(Tensor input)', vt.PARAMETERS['log_sigmoid_forward']),
+    ],
+    'mish': [
+        (vt.mish, 'mish(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['mish'][0], vt.PARAMETERS['mish'][1] + (('out', 'Tensor?', True),)), (vt.mish_out, ('out',))),
+    ],
+    'mish_': [
+        (vt.mish_, 'mish_(Tensor input)', vt.PARAMETERS['mish_']),
     ],
     'mse_loss': [
         (vt.mse_loss, 'mse_loss(Tensor input, Tensor target, int reduction=Mean, *, Tensor out=None)', (vt.PARAMETERS['mse_loss'][0], vt.PARAMETERS['mse_loss'][1] + (('out', 'Tensor?', True),)), (vt.mse_loss_out, ('out',))),
@@ -1068,6 +1128,18 @@ TORCH_NN_FUNCTIONS = {
     'pad': [
         (vt.pad, "pad(Tensor input, int[] pad, str mode='constant', float? value=None)", vt.PARAMETERS['pad']),
     ],
+    'relu6': [
+        (vt.relu6, 'relu6(Tensor input)', vt.PARAMETERS['relu6']),
+    ],
+    'relu6_': [
+        (vt.relu6_, 'relu6_(Tensor input)', vt.PARAMETERS['relu6_']),
+    ],
+    'rrelu_with_noise': [
+        (vt.rrelu_with_noise, 'rrelu_with_noise(Tensor input, Tensor noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None)', vt.PARAMETERS['rrelu_with_noise']),
+    ],
+    'rrelu_with_noise_': [
+        (vt.rrelu_with_noise_, 'rrelu_with_noise_(Tensor input, Tensor noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None)', vt.PARAMETERS['rrelu_with_noise_']),
+    ],
     'silu': [
         (vt.silu, 'silu(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['silu'][0], vt.PARAMETERS['silu'][1] + (('out', 'Tensor?', True),)), (vt.silu_out, ('out',))),
     ],
@@ -1079,6 +1151,9 @@ TORCH_NN_FUNCTIONS = {
     ],
     'softplus': [
         (vt.softplus, 'softplus(Tensor input, Scalar beta=1, Scalar threshold=20, *, Tensor out=None)', (vt.PARAMETERS['softplus'][0], vt.PARAMETERS['softplus'][1] + (('out', 'Tensor?', True),)), (vt.softplus_out, ('out',))),
+    ],
+    'softshrink': [
+        (vt.softshrink, 'softshrink(Tensor input, Scalar lambd=0.5, *, Tensor out=None)', (vt.PARAMETERS['softshrink'][0], vt.PARAMETERS['softshrink'][1] + (('out', 'Tensor?', True),)), (vt.softshrink_out, ('out',))),
     ],
 }
 
@@ -1566,6 +1641,9 @@ TENSOR_METHODS = {
         (vt.gt_Tensor, 'gt(Tensor other)', vt.PARAMETERS['gt_Tensor']),
         (vt.gt_Scalar, 'gt(Scalar other)', vt.PARAMETERS['gt_Scalar']),
     ],
+    'hardshrink': [
+        (vt.hardshrink, 'hardshrink(Scalar lambd=0.5)', vt.PARAMETERS['hardshrink']),
+    ],
     'hypot': [
         (vt.hypot, 'hypot(Tensor other)', vt.PARAMETERS['hypot']),
     ],
@@ -1854,6 +1932,9 @@ TENSOR_METHODS = {
     'pow_': [
         (vt.pow__Tensor, 'pow_(Tensor exponent)', vt.PARAMETERS['pow__Tensor']),
         (vt.pow__Scalar, 'pow_(Scalar exponent)', vt.PARAMETERS['pow__Scalar']),
+    ],
+    'prelu': [
+        (vt.prelu, 'prelu(Tensor weight)', vt.PARAMETERS['prelu']),
     ],
     'prod': [
         (vt.prod, 'prod(*, ScalarType? dtype=None)', vt.PARAMETERS['prod']),
@@ -2186,4 +2267,5 @@ RETURN_TYPES = {
     'nanmedian_dim_values': ('nanmedian_out', ('values', 'indices')),
     'aminmax': ('aminmax', ('min', 'max')),
     'aminmax_out': ('aminmax_out', ('min', 'max')),
+    'log_sigmoid_forward': ('log_sigmoid_forward', ('output', 'buffer')),
 }

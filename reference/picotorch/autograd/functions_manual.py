@@ -115,6 +115,9 @@ __all__ = [  # what `from functions_manual import *` gives the generated nodes
     "nansum_backward",
     "var_mean_backward",
     "std_mean_backward",
+    # ops batch 8
+    "hardswish_double_backward", "log_sigmoid_double_backward", "infinitely_differentiable_mish_backward",
+    "glu_double_backward_grad_output", "glu_double_backward",
 ]
 
 
@@ -981,3 +984,52 @@ def _plus_mean_backward(grad, grad_mean, self, dim, keepdim):
         return grad
     from_mean = mean_backward(grad_mean, tuple(self.shape), dim, self.numel(), keepdim)
     return from_mean if grad is None else ops.add(grad, from_mean)
+
+
+# ----------------------------------------------------------------------------- ops batch 8: activations
+
+
+def hardswish_double_backward(grad, grad_output, self):
+    """``where(-3 < x < 3, grad * grad_output / 3, 0)``: the slope ``x / 3 + 1/2`` differentiated again."""
+    outside = ops.logical_not(ops.logical_and(ops.gt(self, -3.0), ops.lt(self, 3.0)))
+    return ops.masked_fill(ops.div(ops.mul(grad, grad_output), 3.0), outside, 0)
+
+
+def log_sigmoid_double_backward(grad, input):
+    """``grad * (sigmoid(x) - 1) * sigmoid(x)``."""
+    z = ops.sigmoid(input)
+    return ops.mul(ops.mul(grad, ops.sub(z, 1)), z)
+
+
+def infinitely_differentiable_mish_backward(grad_output, input):
+    """``grad * (tanh(sp) + x * sigmoid(x) * (1 - tanh(sp)^2))``, ``sp = log1p(exp(x))``, built from ops."""
+    sigmoid = ops.sigmoid(input)
+    tanh_softplus = ops.tanh(ops.log1p(ops.exp(input)))
+    slope = ops.sub(scalar_tensor(1.0), ops.mul(tanh_softplus, tanh_softplus))  # C++'s ``1.0 - t``
+    return ops.mul(grad_output, ops.add(tanh_softplus, ops.mul(ops.mul(input, sigmoid), slope)))
+
+
+def glu_double_backward_grad_output(grad, input, dim):
+    """``grad`` times glu's backward of ones, its two halves added."""
+    dim = dim + input.dim() if dim < 0 else dim
+    half = input.shape[dim] // 2
+    sizes = list(input.shape)
+    sizes[dim] = half
+    ones = ops.ones_like(ops.narrow(input, dim, 0, half))
+    tmp = ops.mul(grad, ops.glu_backward(ones, input, dim))
+    return ops.add(ops.narrow(tmp, dim, 0, half), ops.narrow(tmp, dim, half, half))
+
+
+def glu_double_backward(grad, grad_output, input, dim):
+    """d(glu_backward)/d(input): the sigmoid of the second half differentiated once more."""
+    half = input.shape[dim] // 2
+    first, second = ops.narrow(input, dim, 0, half), ops.narrow(input, dim, half, half)
+    sig = ops.sigmoid(second)
+    one_sub_sig = ops.sub(scalar_tensor(1), sig)
+    sig_one_sub_sig = ops.mul(sig, one_sub_sig)
+    gg_first, gg_second = ops.narrow(grad, dim, 0, half), ops.narrow(grad, dim, half, half)
+    gi_first = ops.mul(ops.mul(gg_second, grad_output), sig_one_sub_sig)
+    second_order = ops.sub(ops.mul(sig_one_sub_sig, one_sub_sig), ops.mul(sig, sig_one_sub_sig))
+    gi_second = ops.add(ops.mul(ops.mul(ops.mul(gg_second, first), grad_output), second_order),
+                        ops.mul(ops.mul(gg_first, grad_output), sig_one_sub_sig))
+    return ops.cat([gi_first, gi_second], dim)

@@ -1105,3 +1105,69 @@ def _take_along_dim_args(self, indices, dim):
     indices = ops.broadcast_to(indices, checks.broadcast_shapes(tuple(self_sizes), tuple(indices.shape)))
     self = ops.broadcast_to(self, checks.broadcast_shapes(tuple(indices_sizes), tuple(self.shape)))
     return self, dim, indices
+
+
+# ----------------------------------------------------------------------------- ops batch 8: activations
+# Activation.cpp's composites: relu6 is hardtanh(0, 6), selu is elu with SELU's constants, log_sigmoid the first
+# output of log_sigmoid_forward, prelu reshapes its weight to broadcast over dim 1, rrelu draws into a fresh noise.
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def relu6(self):
+    return ops.hardtanh(self, 0, 6)
+
+
+def relu6_(self):
+    return ops.hardtanh_(self, 0, 6)
+
+
+def selu(self):
+    return ops.elu(self, _SELU_ALPHA, _SELU_SCALE)
+
+
+def selu_(self):
+    return ops.elu_(self, _SELU_ALPHA, _SELU_SCALE)
+
+
+def log_sigmoid(self):
+    return ops.log_sigmoid_forward(self)[0]
+
+
+def prelu(self, weight):
+    if self._dtype is not weight._dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got {self._dtype.c10_name} and "
+                           f"{weight._dtype.c10_name}")
+    ndim, numel = self._data.ndim, weight.numel()
+    if numel != 1:
+        if ndim == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        channels = self._data.shape[1] if ndim > 1 else 1
+        if channels != numel:
+            raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+                               f"{numel} and channel size = {channels}.")
+    if weight._data.ndim > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight._data.ndim}")
+    if ndim != weight._data.ndim:
+        sizes = [1] * ndim
+        if ndim > 1:
+            sizes[1] = numel
+        weight = ops.reshape(weight, tuple(sizes))
+    return ops._prelu_kernel(self, weight)
+
+
+def _check_rrelu_bounds(lower, upper) -> None:
+    if float(lower) > float(upper):
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+
+
+def rrelu(self, lower=0.125, upper=1 / 3, training=False, generator=None):
+    _check_rrelu_bounds(lower, upper)
+    return ops.rrelu_with_noise(self, ops.empty_like(self, memory_format=contiguous_format), lower, upper, training,
+                                generator)
+
+
+def rrelu_(self, lower=0.125, upper=1 / 3, training=False, generator=None):
+    _check_rrelu_bounds(lower, upper)
+    return ops.rrelu_with_noise_(self, ops.empty_like(self, memory_format=contiguous_format), lower, upper, training,
+                                 generator)

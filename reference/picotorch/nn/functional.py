@@ -21,10 +21,12 @@ from ..native.checks import broadcast_shapes
 from ..native.dispatcher import ops
 from . import _reduction
 
-__all__ = ["binary_cross_entropy_with_logits", "cross_entropy", "dropout", "elu", "elu_", "embedding", "gelu",
-           "hardtanh", "hardtanh_", "huber_loss", "l1_loss", "layer_norm", "leaky_relu", "leaky_relu_", "linear",
-           "log_softmax", "mse_loss", "nll_loss", "normalize", "one_hot", "pad", "relu", "relu_", "sigmoid", "silu",
-           "smooth_l1_loss", "softmax", "softplus", "tanh"]
+__all__ = ["binary_cross_entropy_with_logits", "celu", "celu_", "cross_entropy", "dropout", "elu", "elu_",
+           "embedding", "gelu", "glu", "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "hardtanh_",
+           "huber_loss", "l1_loss", "layer_norm", "leaky_relu", "leaky_relu_", "linear", "log_softmax", "logsigmoid",
+           "mish", "mse_loss", "nll_loss", "normalize", "one_hot", "pad", "prelu", "relu", "relu6", "relu_", "rrelu",
+           "rrelu_", "selu", "selu_", "sigmoid", "silu", "smooth_l1_loss", "softmax", "softmin", "softplus",
+           "softshrink", "softsign", "tanh", "tanhshrink", "threshold", "threshold_"]
 
 
 # ----------------------------------------------------------------------------- linear
@@ -123,6 +125,83 @@ def log_softmax(input, dim=None, _stacklevel: int = 3, dtype=None):
     if dim is None:
         dim = _get_softmax_dim("log_softmax", input.dim(), _stacklevel)
     return input.log_softmax(dim) if dtype is None else input.log_softmax(dim, dtype=dtype)
+
+
+def threshold(input, threshold, value, inplace: bool = False):
+    return _VF.threshold_(input, threshold, value) if inplace else _VF.threshold(input, threshold, value)
+
+
+threshold_ = _VF.threshold_
+
+
+def relu6(input, inplace: bool = False):
+    """``hardtanh(input, 0, 6)``: ``HardtanhBackward0``."""
+    return _nn.relu6_(input) if inplace else _nn.relu6(input)
+
+
+def hardsigmoid(input, inplace: bool = False):
+    return _nn.hardsigmoid_(input) if inplace else _nn.hardsigmoid(input)
+
+
+def hardswish(input, inplace: bool = False):
+    return _nn.hardswish_(input) if inplace else _nn.hardswish(input)
+
+
+hardshrink = _VF.hardshrink  # the ops themselves, as in PyTorch
+softshrink = _nn.softshrink
+logsigmoid = _nn.log_sigmoid
+
+
+def tanhshrink(input):
+    return input - input.tanh()
+
+
+def softsign(input):
+    return input / (input.abs() + 1)
+
+
+def mish(input, inplace: bool = False):
+    return _nn.mish_(input) if inplace else _nn.mish(input)
+
+
+def selu(input, inplace: bool = False):
+    """``elu`` with SELU's alpha and scale: ``EluBackward0``."""
+    return _VF.selu_(input) if inplace else _VF.selu(input)
+
+
+selu_ = _VF.selu_
+
+
+def celu(input, alpha: float = 1.0, inplace: bool = False):
+    return _VF.celu_(input, alpha) if inplace else _VF.celu(input, alpha)
+
+
+celu_ = _VF.celu_
+
+
+def glu(input, dim: int = -1):
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    return _nn.glu(input, dim)
+
+
+def softmin(input, dim=None, _stacklevel: int = 3, dtype=None):
+    """``softmax`` of ``-input``: ``SoftmaxBackward0`` over ``NegBackward0``."""
+    if dim is None:
+        dim = _get_softmax_dim("softmin", input.dim(), _stacklevel)
+    return (-input).softmax(dim) if dtype is None else (-input).softmax(dim, dtype=dtype)
+
+
+prelu = _VF.prelu
+
+
+def rrelu(input, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False, inplace: bool = False):
+    """Eval: ``leaky_relu`` with the mean slope; training: a slope drawn per negative element (the generator's
+    bits, as PyTorch draws them)."""
+    return _VF.rrelu_(input, lower, upper, training) if inplace else _VF.rrelu(input, lower, upper, training)
+
+
+rrelu_ = _VF.rrelu_
 
 
 # ----------------------------------------------------------------------------- dropout, normalisation, lookup

@@ -340,8 +340,9 @@ def test_prelu_on_4d_input_with_channel_weights():
         x = (T.arange(24, dtype=T.float64).reshape(2, 3, 2, 2) - 11.5).requires_grad_()
         w = T.tensor([0.1, 0.2, 0.3], dtype=T.float64, requires_grad=True)
         y = T.nn.functional.prelu(x, w)
+        saved = _saved(y)
         (y * _weights(T, y)).sum().backward()
-        return _layout(y), _graph(y), _saved(y), x.grad, w.grad
+        return _layout(y), _graph(y), saved, x.grad, w.grad
     assert_same(prog)
 
 
@@ -352,4 +353,335 @@ def test_softmax2d(shape):
         y = T.nn.Softmax2d()(x)
         y.sum().backward()
         return _layout(y), _graph(y), x.grad
+    assert_same(prog)
+
+
+# ----------------------------------------------------------------------------- losses
+
+def _probs(T, dtype="float64", requires_grad=True):
+    """Probabilities in (0, 1), 0 and 1 included, as a 3x4 leaf."""
+    x = T.tensor([[0.2, 0.7, 0.5, 0.9], [0.05, 0.0, 1.0, 0.35], [0.6, 0.45, 0.999, 0.01]], dtype=getattr(T, dtype))
+    return x.requires_grad_() if requires_grad else x
+
+
+def _targets(T, dtype="float64"):
+    return T.tensor([[0.0, 1.0, 0.3, 1.0], [0.0, 1.0, 0.0, 0.5], [1.0, 0.25, 1.0, 0.0]], dtype=getattr(T, dtype))
+
+
+def _signs(T, dtype="float64"):
+    return T.tensor([[1.0, -1.0, 1.0, 1.0], [-1.0, -1.0, 1.0, -1.0], [1.0, 1.0, -1.0, 1.0]], dtype=getattr(T, dtype))
+
+
+def _y(T, dtype="float64"):
+    """A second 3x4 leaf, distinct from ``_x``."""
+    return T.tensor([[0.5, 1.0, -0.75, 2.5], [1.25, -0.5, 0.0, 3.0], [-2.0, 0.25, 1.5, -1.0]], dtype=getattr(T, dtype),
+                    requires_grad=True)
+
+
+REDUCTIONS = ["mean", "sum", "none"]
+
+LOSSES = {
+    "bce": lambda T, r: ([_probs(T)], lambda x: _F(T).binary_cross_entropy(x, _targets(T), reduction=r)),
+    "bce_weight": lambda T, r: ([_probs(T)], lambda x: _F(T).binary_cross_entropy(
+        x, _targets(T), weight=T.tensor([1.0, 2.0, 0.5, 3.0], dtype=T.float64), reduction=r)),
+    "bce_target_grad": lambda T, r: ([_probs(T), _targets(T).clamp(0.1, 0.9).requires_grad_()],
+                                     lambda x, t: _F(T).binary_cross_entropy(x, t, reduction=r)),
+    "kl_div": lambda T, r: ([_x(T, "float64", True)], lambda x: _F(T).kl_div(
+        x, _targets(T), reduction=r if r != "mean" else "batchmean")),
+    "kl_div_log_target": lambda T, r: ([_x(T, "float64", True)], lambda x: _F(T).kl_div(
+        x, _y(T).detach(), reduction=r, log_target=True)),
+    "kl_div_target_grad": lambda T, r: ([_x(T, "float64", True), _targets(T).requires_grad_()],
+                                        lambda x, t: _F(T).kl_div(x, t, reduction="sum")),
+    "margin_ranking": lambda T, r: ([_x(T, "float64")[0].requires_grad_(), _y(T)[1].detach().requires_grad_()],
+                                    lambda a, b: _F(T).margin_ranking_loss(
+                                        a, b, T.tensor([1.0, -1.0, 1.0, -1.0], dtype=T.float64), 0.5, reduction=r)),
+    "hinge_embedding": lambda T, r: ([_x(T, "float64", True)], lambda x: _F(T).hinge_embedding_loss(
+        x, _signs(T), margin=2.0, reduction=r)),
+    "soft_margin": lambda T, r: ([_x(T, "float64", True)], lambda x: _F(T).soft_margin_loss(
+        x, _signs(T), reduction=r)),
+    "cosine_embedding": lambda T, r: ([_x(T, "float64", True), _y(T)], lambda a, b: _F(T).cosine_embedding_loss(
+        a, b, T.tensor([1.0, -1.0, -1.0], dtype=T.float64), margin=-0.2, reduction=r)),
+    "cosine_embedding_1d": lambda T, r: ([_x(T, "float64", True), _y(T)], lambda a, b: _F(T).cosine_embedding_loss(
+        a[0], b[1], T.tensor(-1.0, dtype=T.float64), reduction=r)),
+    "triplet": lambda T, r: ([_x(T, "float64", True), _y(T)], lambda a, p: _F(T).triplet_margin_loss(
+        a, p, _targets(T), margin=2.0, reduction=r)),
+    "triplet_swap_p1": lambda T, r: ([_x(T, "float64", True), _y(T)], lambda a, p: _F(T).triplet_margin_loss(
+        a, p, _targets(T) * 3, margin=3.0, p=1, swap=True, reduction=r)),
+    "poisson": lambda T, r: ([_x(T, "float64", True)], lambda x: _F(T).poisson_nll_loss(
+        x, _targets(T) * 4, reduction=r)),
+    "poisson_full": lambda T, r: ([_probs(T)], lambda x: _F(T).poisson_nll_loss(
+        x, _targets(T) * 4, log_input=False, full=True, reduction=r)),
+    "gaussian": lambda T, r: ([_x(T, "float64", True), _probs(T)], lambda x, v: _F(T).gaussian_nll_loss(
+        x, _targets(T), v, reduction=r)),
+    "gaussian_full_homoscedastic": lambda T, r: (
+        [_x(T, "float64", True), T.tensor([0.5, 2.0, 1e-9], dtype=T.float64, requires_grad=True)],
+        lambda x, v: _F(T).gaussian_nll_loss(x, _targets(T), v, full=True, reduction=r)),
+    "gaussian_float_var": lambda T, r: ([_x(T, "float64", True)], lambda x: _F(T).gaussian_nll_loss(
+        x, _targets(T), 0.5, reduction=r)),
+    "multilabel_soft_margin": lambda T, r: ([_x(T, "float64", True)], lambda x: _F(T).multilabel_soft_margin_loss(
+        x, _targets(T), reduction=r)),
+    "multilabel_soft_margin_weight": lambda T, r: ([_x(T, "float64", True)], lambda x: (
+        _F(T).multilabel_soft_margin_loss(x, _targets(T), weight=T.tensor([1.0, 2.0, 0.5, 3.0],
+                                                                                      dtype=T.float64), reduction=r))),
+    "multi_margin": lambda T, r: ([_x(T, "float64", True)], lambda x: _F(T).multi_margin_loss(
+        x, T.tensor([0, 3, 1]), reduction=r)),
+    "multi_margin_p2_weight": lambda T, r: ([_x(T, "float64", True)], lambda x: _F(T).multi_margin_loss(
+        x, T.tensor([2, 1, 0]), p=2, margin=2.5, weight=T.tensor([1.0, 2.0, 0.5, 3.0], dtype=T.float64),
+        reduction=r)),
+    "multi_margin_1d": lambda T, r: ([_x(T, "float64", True)], lambda x: _F(T).multi_margin_loss(
+        x[1], T.tensor([2]), reduction=r)),
+}
+
+
+def _run_loss(T, name, reduction):
+    leaves, fn = LOSSES[name](T, reduction)
+    out = fn(*leaves)
+    saved = _saved(out)  # before backward frees them
+    (out * _weights(T, out)).sum().backward()
+    return _layout(out), _graph(out), saved, [leaf.grad for leaf in leaves]
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("name", sorted(LOSSES))
+def test_loss_values_graph_saved_and_gradients(name, reduction):
+    assert_same(lambda T: _run_loss(T, name, reduction), rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+@pytest.mark.parametrize("name", ["bce", "soft_margin", "multi_margin", "kl_div", "hinge_embedding", "poisson",
+                                  "cosine_embedding", "triplet", "gaussian", "multilabel_soft_margin"])
+def test_loss_in_lower_precision(name, dtype):
+    def prog(T):
+        leaves, fn = LOSSES[name](T, "mean")
+        leaves = [leaf.detach().to(getattr(T, dtype)).requires_grad_() for leaf in leaves]
+        to = T.Tensor.to
+        try:  # the fixed targets built inside follow the leaves' dtype
+            T.Tensor.to = to
+            out = fn(*leaves)
+        finally:
+            T.Tensor.to = to
+        out.backward()
+        return _layout(out), [leaf.grad for leaf in leaves]
+    assert_same(prog, rtol=1e-2 if dtype != "float32" else 1e-6, atol=1e-3 if dtype != "float32" else 1e-7)
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("name", ["bce", "soft_margin", "multi_margin", "margin_ranking", "cosine_embedding"])
+def test_loss_legacy_size_average_and_reduce(name, reduction):
+    import warnings
+
+    def prog(T):
+        legacy = {"mean": {}, "sum": {"size_average": False}, "none": {"reduce": False}}[reduction]
+        leaves, _ = LOSSES[name](T, reduction)
+        F = T.nn.functional
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            if name == "bce":
+                out = F.binary_cross_entropy(leaves[0], _targets(T), size_average=legacy.get("size_average"),
+                                             reduce=legacy.get("reduce", True if not legacy else None))
+            elif name == "soft_margin":
+                out = F.soft_margin_loss(leaves[0], _signs(T), size_average=legacy.get("size_average"),
+                                         reduce=legacy.get("reduce", True))
+            elif name == "multi_margin":
+                out = F.multi_margin_loss(leaves[0], T.tensor([0, 3, 1]), size_average=legacy.get("size_average"),
+                                          reduce=legacy.get("reduce", True))
+            elif name == "margin_ranking":
+                out = F.margin_ranking_loss(leaves[0], leaves[1], T.tensor([1.0, -1.0, 1.0, -1.0], dtype=T.float64),
+                                            size_average=legacy.get("size_average"),
+                                            reduce=legacy.get("reduce", True))
+            else:
+                out = F.cosine_embedding_loss(leaves[0], leaves[1], T.tensor([1.0, -1.0, -1.0], dtype=T.float64),
+                                              size_average=legacy.get("size_average"),
+                                              reduce=legacy.get("reduce", True))
+        return out, [str(w.message) for w in caught]
+    assert_same(prog)
+
+
+def test_kl_div_mean_warns_and_reductions():
+    import warnings
+
+    def prog(T):
+        x, t = _x(T, "float64", True), _targets(T)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            outs = [T.nn.functional.kl_div(x, t), T.nn.functional.kl_div(x, t, reduction="batchmean"),
+                    T.nn.functional.kl_div(x[0, 0], t[0, 0], reduction="batchmean"),
+                    T.nn.KLDivLoss()(x, t), T.nn.KLDivLoss(reduction="batchmean", log_target=True)(x, t),
+                    T.nn.functional.kl_div(x, t, size_average=False)]
+        return [(_layout(o), _graph(o)) for o in outs], [(str(w.message), w.category.__name__) for w in caught]
+    assert_same(prog)
+
+
+@pytest.mark.parametrize("program", [
+    lambda T: T.nn.functional.binary_cross_entropy(T.tensor([1.5]), T.tensor([1.0])),
+    lambda T: T.nn.functional.binary_cross_entropy(T.tensor([-0.1]), T.tensor([1.0])),
+    lambda T: T.nn.functional.binary_cross_entropy(T.tensor([0.5]), T.tensor([2.0])),
+    lambda T: T.nn.functional.binary_cross_entropy(T.tensor([0.5, 1.5]), T.tensor([2.0, 1.0])),
+    lambda T: T.nn.functional.binary_cross_entropy(T.tensor([float("nan")]), T.tensor([1.0])),
+    lambda T: T.nn.functional.binary_cross_entropy(T.tensor([0.5, 0.2]), T.tensor([[1.0], [0.0]])),
+    lambda T: T.nn.functional.binary_cross_entropy(T.tensor([0.5]), T.tensor([1.0], dtype=T.float64)),
+    lambda T: T.nn.functional.binary_cross_entropy(T.tensor([0.5], dtype=T.float64), T.tensor([1.0])),
+    lambda T: T.nn.functional.binary_cross_entropy(T.tensor([1]), T.tensor([1])),
+    lambda T: T.nn.functional.binary_cross_entropy(T.tensor([0.5]), T.tensor([1.0]), weight=T.tensor([2.0],
+                                                                                                    dtype=T.float64)),
+    lambda T: T.nn.functional.binary_cross_entropy(T.tensor([[0.5, 0.25]]), T.tensor([[1.0, 0.0]]),
+                                                   weight=T.tensor([[2.0], [3.0]])),
+    lambda T: T.nn.functional.binary_cross_entropy(T.tensor([0.5]), T.tensor([1.0]), reduction="bad"),
+    lambda T: T.nn.functional.kl_div(T.tensor([1]), T.tensor([1]), reduction="sum"),
+    lambda T: T.nn.functional.kl_div(T.tensor([-1.0]), T.tensor([0.5], dtype=T.float64), reduction="sum"),
+    lambda T: T.nn.functional.kl_div(T.tensor([-1.0]), T.tensor([0.5]), reduction="bad"),
+    lambda T: T.nn.functional.margin_ranking_loss(T.ones(3), T.ones(3, 1), T.ones(3)),
+    lambda T: T.nn.functional.margin_ranking_loss(T.tensor([1, 2]), T.tensor([1, 3]), T.tensor([1, -1])),
+    lambda T: T.nn.functional.hinge_embedding_loss(T.tensor([[1, 2]]), T.tensor([[1, -1]])),
+    lambda T: T.nn.functional.cosine_embedding_loss(T.ones(3), T.ones(3), T.ones(3)),
+    lambda T: T.nn.functional.cosine_embedding_loss(T.ones(2, 3), T.ones(2, 3), T.tensor(1.0)),
+    lambda T: T.nn.functional.cosine_embedding_loss(T.ones(2, 3), T.ones(2, 3), T.ones(2, 1)),
+    lambda T: T.nn.functional.triplet_margin_loss(T.ones(2, 3), T.ones(2, 3), T.ones(3)),
+    lambda T: T.nn.functional.triplet_margin_loss(T.ones(2, 3), T.ones(2, 3), T.ones(2, 3), margin=0),
+    lambda T: T.nn.TripletMarginLoss(margin=-1),
+    lambda T: T.nn.functional.multi_margin_loss(T.ones(2, 3), T.tensor([0, 1]), p=3),
+    lambda T: T.nn.functional.multi_margin_loss(T.ones(2, 3), T.tensor([0, 3])),
+    lambda T: T.nn.functional.multi_margin_loss(T.ones(2, 3), T.tensor([0, -1])),
+    lambda T: T.nn.functional.multi_margin_loss(T.ones(2, 3), T.tensor([0, 1, 2])),
+    lambda T: T.nn.functional.multi_margin_loss(T.ones(2, 3), T.tensor([0, 1]), weight=T.ones(2)),
+    lambda T: T.nn.functional.multi_margin_loss(T.ones(2, 3), T.tensor([0, 1]), weight=T.ones(1, 3)),
+    lambda T: T.nn.MultiMarginLoss(weight=T.ones(1, 3)),
+    lambda T: T.nn.MultiMarginLoss(p=0),
+    lambda T: T.nn.functional.multi_margin_loss(T.ones(2, 3, 1), T.tensor([0, 1])),
+    lambda T: T.nn.functional.multi_margin_loss(T.ones(2, 0), T.tensor([0, 1])),
+    lambda T: T.nn.functional.multi_margin_loss(T.ones(2, 3), T.tensor([0.0, 1.0])),
+    lambda T: T.nn.functional.multi_margin_loss(T.tensor([0.1, 0.5, 0.2]), T.tensor([1]), reduction="none"),
+    lambda T: T.nn.functional.multi_margin_loss(T.tensor(0.3), T.tensor(0), reduction="none"),
+    lambda T: T.nn.functional.multi_margin_loss(T.tensor([[1, 2]]), T.tensor([0])),
+    lambda T: T.nn.functional.gaussian_nll_loss(T.ones(2, 3), T.ones(2, 3), -T.ones(2, 3)),
+    lambda T: T.nn.functional.gaussian_nll_loss(T.ones(2, 3), T.ones(2, 3), -1.0),
+    lambda T: T.nn.functional.gaussian_nll_loss(T.ones(2, 3), T.ones(2, 3), T.ones(3, 2)),
+    lambda T: T.nn.functional.gaussian_nll_loss(T.ones(2, 3), T.zeros(2, 3), T.ones(2, 1) * 2),
+    lambda T: T.nn.functional.gaussian_nll_loss(T.ones(2, 3), T.ones(2, 3), T.ones(2, 3), reduction="x"),
+    lambda T: T.nn.functional.poisson_nll_loss(T.ones(2, 3), T.ones(2, 3), reduction="x"),
+    lambda T: T.nn.functional.multilabel_soft_margin_loss(T.ones(2, 3), T.ones(2, 3), reduction="x"),
+    lambda T: T.nn.functional.soft_margin_loss(T.tensor([[1, 2]]), T.tensor([[1, 3]])),
+    lambda T: T.nn.functional.soft_margin_loss(T.tensor([[1.0, 2.0]]), T.tensor([[1, -1]])),
+    lambda T: T.nn.functional.soft_margin_loss(T.tensor([[1.0, 2.0]]), T.tensor([1.0, -1.0, 1.0])),
+    lambda T: T.nn.functional.cosine_similarity(T.tensor([[1, 2]]), T.tensor([[1, 3]])),
+    lambda T: T.nn.functional.cosine_similarity(T.tensor([[1, 2]]), T.tensor([[1.0, 3.0]])),
+    lambda T: T.nn.functional.cosine_similarity(T.ones(2, 3), T.ones(4, 3)),
+    lambda T: T.nn.functional.cosine_similarity(T.zeros(2, 3), T.ones(2, 3)),
+    lambda T: T.nn.functional.pairwise_distance(T.tensor([[1, 2]]), T.tensor([[1, 3]])),
+    lambda T: T.nn.functional.pairwise_distance(T.ones(2, 3), T.ones(3), keepdim=True),
+], ids=lambda p: "program")
+def test_loss_errors_and_edge_cases(program):
+    assert_same(lambda T: _layout(program(T)))
+
+
+# ----------------------------------------------------------------------------- distances
+
+DISTANCES = {
+    "cosine_similarity": lambda T, a, b: T.nn.functional.cosine_similarity(a, b),
+    "cosine_similarity_dim0": lambda T, a, b: T.nn.functional.cosine_similarity(a, b, dim=0, eps=0.5),
+    "cosine_similarity_broadcast": lambda T, a, b: T.nn.functional.cosine_similarity(a, b[0], dim=-1),
+    "torch_cosine_similarity": lambda T, a, b: T.cosine_similarity(a, b, 1),
+    "pairwise_distance": lambda T, a, b: T.nn.functional.pairwise_distance(a, b),
+    "pairwise_distance_p1_keepdim": lambda T, a, b: T.nn.functional.pairwise_distance(a, b, p=1.0, keepdim=True),
+    "pairwise_distance_p3": lambda T, a, b: T.nn.functional.pairwise_distance(a, b, 3, 1e-3),
+    "pairwise_distance_inf": lambda T, a, b: T.nn.functional.pairwise_distance(a, b, float("inf")),
+    "pairwise_distance_broadcast": lambda T, a, b: T.pairwise_distance(a, b[1]),
+    "pairwise_distance_1d": lambda T, a, b: T.pairwise_distance(a[0], b[0]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DISTANCES))
+def test_distance_values_graph_saved_and_gradients(name):
+    def prog(T):
+        a, b = _x(T, "float64", True), _y(T)
+        out = DISTANCES[name](T, a, b)
+        saved = _saved(out)
+        (out * _weights(T, out)).sum().backward()
+        return _layout(out), _graph(out), saved, a.grad, b.grad
+    assert_same(prog, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("name", sorted(DISTANCES))
+def test_distance_in_float32(name):
+    def prog(T):
+        a, b = _x(T, "float32", True), _y(T, "float32")
+        out = DISTANCES[name](T, a, b)
+        out.sum().backward()
+        return _layout(out), a.grad, b.grad
+    assert_same(prog)
+
+
+# ----------------------------------------------------------------------------- loss modules
+
+LOSS_MODULES = [
+    lambda T: T.nn.BCELoss(), lambda T: T.nn.BCELoss(weight=T.tensor([1.0, 2.0, 0.5, 3.0], dtype=T.float64)),
+    lambda T: T.nn.BCELoss(reduction="sum"), lambda T: T.nn.BCELoss(size_average=False),
+    lambda T: T.nn.KLDivLoss(reduction="batchmean"), lambda T: T.nn.KLDivLoss(reduction="sum", log_target=True),
+    lambda T: T.nn.HingeEmbeddingLoss(), lambda T: T.nn.HingeEmbeddingLoss(margin=0.5, reduction="none"),
+    lambda T: T.nn.SoftMarginLoss(), lambda T: T.nn.SoftMarginLoss(reduce=False),
+    lambda T: T.nn.PoissonNLLLoss(), lambda T: T.nn.PoissonNLLLoss(log_input=False, full=True, eps=1e-4),
+    lambda T: T.nn.MultiLabelSoftMarginLoss(), lambda T: T.nn.MultiLabelSoftMarginLoss(
+        weight=T.tensor([1.0, 2.0, 0.5, 3.0], dtype=T.float64), reduction="sum"),
+    lambda T: T.nn.MultiMarginLoss(), lambda T: T.nn.MultiMarginLoss(p=2, margin=0.5, reduction="none"),
+]
+
+
+@pytest.mark.parametrize("make", LOSS_MODULES)
+def test_loss_module_repr_attributes_and_forward(make):
+    def prog(T):
+        m = make(T)
+        x = _probs(T)
+        name = type(m).__name__
+        target = (T.tensor([0, 3, 1]) if name == "MultiMarginLoss" else _signs(T)
+                  if name in ("HingeEmbeddingLoss", "SoftMarginLoss") else _targets(T))
+        out = m(x, target)
+        (out * _weights(T, out)).sum().backward()
+        attrs = {k: v for k, v in vars(m).items() if not k.startswith("_")}
+        return repr(m), attrs, list(m.state_dict()), _layout(out), _graph(out), x.grad
+    assert_same(prog, rtol=1e-12, atol=1e-14)
+
+
+PAIR_MODULES = [
+    lambda T: T.nn.MarginRankingLoss(), lambda T: T.nn.MarginRankingLoss(margin=0.5, reduction="sum"),
+    lambda T: T.nn.CosineEmbeddingLoss(), lambda T: T.nn.CosineEmbeddingLoss(0.1, reduction="none"),
+    lambda T: T.nn.TripletMarginLoss(), lambda T: T.nn.TripletMarginLoss(margin=2.0, p=1, eps=1e-3, swap=True),
+    lambda T: T.nn.GaussianNLLLoss(), lambda T: T.nn.GaussianNLLLoss(full=True, eps=0.5, reduction="sum"),
+    lambda T: T.nn.CosineSimilarity(), lambda T: T.nn.CosineSimilarity(dim=0, eps=1e-3),
+    lambda T: T.nn.PairwiseDistance(), lambda T: T.nn.PairwiseDistance(p=1.5, eps=0.0, keepdim=True),
+]
+
+
+@pytest.mark.parametrize("make", PAIR_MODULES)
+def test_two_input_loss_and_distance_modules(make):
+    def prog(T):
+        m = make(T)
+        a, b = _x(T, "float64", True), _y(T)
+        name = type(m).__name__
+        if name == "MarginRankingLoss":
+            out = m(a[0], b[1], T.tensor([1.0, -1.0, 1.0, -1.0], dtype=T.float64))
+        elif name == "CosineEmbeddingLoss":
+            out = m(a, b, T.tensor([1.0, -1.0, 1.0], dtype=T.float64))
+        elif name == "TripletMarginLoss":
+            out = m(a, b, _targets(T))
+        elif name == "GaussianNLLLoss":
+            out = m(a, _targets(T), b.abs())
+        else:
+            out = m(a, b)
+        (out * _weights(T, out)).sum().backward()
+        attrs = {k: v for k, v in vars(m).items() if not k.startswith("_")}
+        return repr(m), attrs, _layout(out), _graph(out), a.grad, b.grad
+    assert_same(prog, rtol=1e-12, atol=1e-14)
+
+
+def test_loss_modules_in_a_repr():
+    assert_same(lambda T: repr(T.nn.ModuleList([
+        T.nn.BCELoss(), T.nn.KLDivLoss(), T.nn.MarginRankingLoss(), T.nn.HingeEmbeddingLoss(), T.nn.SoftMarginLoss(),
+        T.nn.CosineEmbeddingLoss(), T.nn.TripletMarginLoss(), T.nn.PoissonNLLLoss(), T.nn.GaussianNLLLoss(),
+        T.nn.MultiLabelSoftMarginLoss(), T.nn.MultiMarginLoss(), T.nn.CosineSimilarity(), T.nn.PairwiseDistance()])))
+
+
+def test_bce_loss_module_weight_is_a_buffer():
+    def prog(T):
+        m = T.nn.BCELoss(weight=T.tensor([1.0, 2.0]))
+        return list(m.state_dict()), [n for n, _ in m.named_buffers()], m.weight
     assert_same(prog)

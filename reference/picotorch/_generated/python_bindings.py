@@ -294,6 +294,12 @@ TORCH_FUNCTIONS = {
     'cosh_': [
         (vt.cosh_, 'cosh_(Tensor input)', vt.PARAMETERS['cosh_']),
     ],
+    'cosine_embedding_loss': [
+        (vt.cosine_embedding_loss, 'cosine_embedding_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=Mean)', vt.PARAMETERS['cosine_embedding_loss']),
+    ],
+    'cosine_similarity': [
+        (vt.cosine_similarity, 'cosine_similarity(Tensor x1, Tensor x2, int dim=1, float eps=1e-08)', vt.PARAMETERS['cosine_similarity']),
+    ],
     'count_nonzero': [
         (vt.count_nonzero, 'count_nonzero(Tensor input, int? dim=None)', vt.PARAMETERS['count_nonzero']),
         (vt.count_nonzero_dim_IntList, 'count_nonzero(Tensor input, int[] dim)', vt.PARAMETERS['count_nonzero_dim_IntList']),
@@ -495,6 +501,9 @@ TORCH_FUNCTIONS = {
     'hardshrink': [
         (vt.hardshrink, 'hardshrink(Tensor input, Scalar lambd=0.5, *, Tensor out=None)', (vt.PARAMETERS['hardshrink'][0], vt.PARAMETERS['hardshrink'][1] + (('out', 'Tensor?', True),)), (vt.hardshrink_out, ('out',))),
     ],
+    'hinge_embedding_loss': [
+        (vt.hinge_embedding_loss, 'hinge_embedding_loss(Tensor input, Tensor target, float margin=1.0, int reduction=Mean)', vt.PARAMETERS['hinge_embedding_loss']),
+    ],
     'hstack': [
         (vt.hstack, 'hstack(Tensor[] tensors, *, Tensor out=None)', (vt.PARAMETERS['hstack'][0], vt.PARAMETERS['hstack'][1] + (('out', 'Tensor?', True),)), (vt.hstack_out, ('out',))),
     ],
@@ -528,6 +537,9 @@ TORCH_FUNCTIONS = {
     ],
     'isnan': [
         (vt.isnan, 'isnan(Tensor input)', vt.PARAMETERS['isnan']),
+    ],
+    'kl_div': [
+        (vt.kl_div, 'kl_div(Tensor input, Tensor target, int reduction=Mean, *, bool log_target=False)', vt.PARAMETERS['kl_div']),
     ],
     'kron': [
         (vt.kron, 'kron(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['kron'][0], vt.PARAMETERS['kron'][1] + (('out', 'Tensor?', True),)), (vt.kron_out, ('out',))),
@@ -614,6 +626,9 @@ TORCH_FUNCTIONS = {
     'lt': [
         (vt.lt_Tensor, 'lt(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['lt_Tensor'][0], vt.PARAMETERS['lt_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.lt_Tensor_out, ('out',))),
         (vt.lt_Scalar, 'lt(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['lt_Scalar'][0], vt.PARAMETERS['lt_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.lt_Scalar_out, ('out',))),
+    ],
+    'margin_ranking_loss': [
+        (vt.margin_ranking_loss, 'margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=Mean)', vt.PARAMETERS['margin_ranking_loss']),
     ],
     'masked_fill': [
         (vt.masked_fill_Tensor, 'masked_fill(Tensor input, Tensor mask, Tensor value)', vt.PARAMETERS['masked_fill_Tensor']),
@@ -719,6 +734,10 @@ TORCH_FUNCTIONS = {
     'negative_': [
         (vt.negative_, 'negative_(Tensor input)', vt.PARAMETERS['negative_']),
     ],
+    'norm': [
+        (vt.norm_Scalar, 'norm(Tensor input, Scalar p=2)', vt.PARAMETERS['norm_Scalar']),
+        (vt.norm_ScalarOpt_dim, 'norm(Tensor input, Scalar? p, int[1] dim, bool keepdim=False)', vt.PARAMETERS['norm_ScalarOpt_dim']),
+    ],
     'normal': [
         (vt.normal_Tensor_Tensor, 'normal(Tensor mean, Tensor std, *, Generator? generator=None, Tensor out=None)', (vt.PARAMETERS['normal_Tensor_Tensor'][0], vt.PARAMETERS['normal_Tensor_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.normal_Tensor_Tensor_out, ('out',))),
         (vt.normal_Tensor_float, 'normal(Tensor mean, float std=1, *, Generator? generator=None, Tensor out=None)', (vt.PARAMETERS['normal_Tensor_float'][0], vt.PARAMETERS['normal_Tensor_float'][1] + (('out', 'Tensor?', True),)), (vt.normal_Tensor_float_out, ('out',))),
@@ -735,8 +754,14 @@ TORCH_FUNCTIONS = {
     'outer': [
         (vt.outer, 'outer(Tensor input, Tensor vec2)', vt.PARAMETERS['outer']),
     ],
+    'pairwise_distance': [
+        (vt.pairwise_distance, 'pairwise_distance(Tensor x1, Tensor x2, float p=2, float eps=1e-06, bool keepdim=False)', vt.PARAMETERS['pairwise_distance']),
+    ],
     'permute': [
         (vt.permute, 'permute(Tensor input, int[] dims)', vt.PARAMETERS['permute']),
+    ],
+    'poisson_nll_loss': [
+        (vt.poisson_nll_loss, 'poisson_nll_loss(Tensor input, Tensor target, bool log_input, bool full, float eps, int reduction)', vt.PARAMETERS['poisson_nll_loss']),
     ],
     'polygamma': [
         (vt.polygamma, 'polygamma(int n, Tensor input, *, Tensor out=None)', (vt.PARAMETERS['polygamma'][0], vt.PARAMETERS['polygamma'][1] + (('out', 'Tensor?', True),)), (vt.polygamma_out, ('out',))),
@@ -984,6 +1009,9 @@ TORCH_FUNCTIONS = {
     'tril_indices': [
         (vt.tril_indices, 'tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)', vt.PARAMETERS['tril_indices']),
     ],
+    'triplet_margin_loss': [
+        (vt.triplet_margin_loss, 'triplet_margin_loss(Tensor anchor, Tensor positive, Tensor negative, float margin=1.0, float p=2, float eps=1e-06, bool swap=False, int reduction=Mean)', vt.PARAMETERS['triplet_margin_loss']),
+    ],
     'triu': [
         (vt.triu, 'triu(Tensor input, int diagonal=0, *, Tensor out=None)', (vt.PARAMETERS['triu'][0], vt.PARAMETERS['triu'][1] + (('out', 'Tensor?', True),)), (vt.triu_out, ('out',))),
     ],
@@ -1047,6 +1075,9 @@ TORCH_FUNCTIONS = {
 
 # ``python_module: nn`` ops: ``torch._C._nn.<name>``, which ``torch.nn.functional`` calls
 TORCH_NN_FUNCTIONS = {
+    'binary_cross_entropy': [
+        (vt.binary_cross_entropy, 'binary_cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int reduction=Mean)', vt.PARAMETERS['binary_cross_entropy']),
+    ],
     'cross_entropy_loss': [
         (vt.cross_entropy_loss, 'cross_entropy_loss(Tensor input, Tensor target, Tensor? weight=None, int reduction=Mean, int ignore_index=-100, float label_smoothing=0.0)', vt.PARAMETERS['cross_entropy_loss']),
     ],
@@ -1107,6 +1138,9 @@ TORCH_NN_FUNCTIONS = {
     'mse_loss': [
         (vt.mse_loss, 'mse_loss(Tensor input, Tensor target, int reduction=Mean, *, Tensor out=None)', (vt.PARAMETERS['mse_loss'][0], vt.PARAMETERS['mse_loss'][1] + (('out', 'Tensor?', True),)), (vt.mse_loss_out, ('out',))),
     ],
+    'multi_margin_loss': [
+        (vt.multi_margin_loss, 'multi_margin_loss(Tensor input, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, int reduction=Mean)', vt.PARAMETERS['multi_margin_loss']),
+    ],
     'nll_loss': [
         (vt.nll_loss, 'nll_loss(Tensor input, Tensor target, Tensor? weight=None, int reduction=Mean, int ignore_index=-100, *, Tensor out=None)', (vt.PARAMETERS['nll_loss'][0], vt.PARAMETERS['nll_loss'][1] + (('out', 'Tensor?', True),)), (vt.nll_loss_out, ('out',))),
     ],
@@ -1148,6 +1182,9 @@ TORCH_NN_FUNCTIONS = {
     ],
     'smooth_l1_loss': [
         (vt.smooth_l1_loss, 'smooth_l1_loss(Tensor input, Tensor target, int reduction=Mean, float beta=1.0, *, Tensor out=None)', (vt.PARAMETERS['smooth_l1_loss'][0], vt.PARAMETERS['smooth_l1_loss'][1] + (('out', 'Tensor?', True),)), (vt.smooth_l1_loss_out, ('out',))),
+    ],
+    'soft_margin_loss': [
+        (vt.soft_margin_loss, 'soft_margin_loss(Tensor input, Tensor target, int reduction=Mean)', vt.PARAMETERS['soft_margin_loss']),
     ],
     'softplus': [
         (vt.softplus, 'softplus(Tensor input, Scalar beta=1, Scalar threshold=20, *, Tensor out=None)', (vt.PARAMETERS['softplus'][0], vt.PARAMETERS['softplus'][1] + (('out', 'Tensor?', True),)), (vt.softplus_out, ('out',))),

@@ -8588,6 +8588,148 @@ def rrelu_with_noise_backward(grad_output, self, noise, lower, upper, training, 
     return result
 
 
+def norm_Scalar(self, p=2):
+    """``norm.Scalar(Tensor self, Scalar p=2) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.NormBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.p = p
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("norm.Scalar", device_of(self))(self, p)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return result
+
+
+def norm_ScalarOpt_dim(self, p, dim, keepdim=False):
+    """``norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.NormBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim = dim
+        grad_fn.keepdim = keepdim
+        grad_fn.p = p
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("norm.ScalarOpt_dim", device_of(self))(self, p, dim, keepdim)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return result
+
+
+def pairwise_distance(x1, x2, p=2, eps=1e-06, keepdim=False):
+    """``pairwise_distance(Tensor x1, Tensor x2, float p=2, float eps=1e-06, bool keepdim=False) -> Tensor``"""
+    return native.pairwise_distance(x1, x2, p, eps, keepdim)
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-08):
+    """``cosine_similarity(Tensor x1, Tensor x2, int dim=1, float eps=1e-08) -> Tensor``"""
+    return native.cosine_similarity(x1, x2, dim, eps)
+
+
+def binary_cross_entropy(self, target, weight=None, reduction=0):
+    """``binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor``"""
+    check_no_requires_grad(weight, "weight", "binary_cross_entropy")
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, target):
+        grad_fn = nodes.BinaryCrossEntropyBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, target))
+        grad_fn.reduction = reduction
+        grad_fn.self_ = SavedVariable(self)
+        grad_fn.target_ = SavedVariable(target)
+        grad_fn.weight_ = SavedVariable(weight)
+    result = kernel_for("binary_cross_entropy", device_of(self, target, weight))(self, target, weight, reduction)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def binary_cross_entropy_backward(grad_output, self, target, weight=None, reduction=0):
+    """``binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor``"""
+    result = kernel_for("binary_cross_entropy_backward", device_of(grad_output, self, target, weight))(grad_output, self, target, weight, reduction)
+    return result
+
+
+def kl_div(self, target, reduction=0, *, log_target=False):
+    """``kl_div(Tensor self, Tensor target, int reduction=Mean, *, bool log_target=False) -> Tensor``"""
+    return native.kl_div(self, target, reduction, log_target)
+
+
+def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0):
+    """``margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=Mean) -> Tensor``"""
+    return native.margin_ranking_loss(input1, input2, target, margin, reduction)
+
+
+def hinge_embedding_loss(self, target, margin=1.0, reduction=0):
+    """``hinge_embedding_loss(Tensor self, Tensor target, float margin=1.0, int reduction=Mean) -> Tensor``"""
+    return native.hinge_embedding_loss(self, target, margin, reduction)
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0):
+    """``cosine_embedding_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=Mean) -> Tensor``"""
+    return native.cosine_embedding_loss(input1, input2, target, margin, reduction)
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, swap=False, reduction=0):
+    """``triplet_margin_loss(Tensor anchor, Tensor positive, Tensor negative, float margin=1.0, float p=2, float eps=1e-06, bool swap=False, int reduction=Mean) -> Tensor``"""
+    return native.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction)
+
+
+def poisson_nll_loss(input, target, log_input, full, eps, reduction):
+    """``poisson_nll_loss(Tensor input, Tensor target, bool log_input, bool full, float eps, int reduction) -> Tensor``"""
+    return native.poisson_nll_loss(input, target, log_input, full, eps, reduction)
+
+
+def soft_margin_loss(self, target, reduction=0):
+    """``soft_margin_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor``"""
+    check_no_requires_grad(target, "target", "soft_margin_loss")
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.SoftMarginLossBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.reduction = reduction
+        grad_fn.self_ = SavedVariable(self)
+        grad_fn.target_ = SavedVariable(target)
+    result = kernel_for("soft_margin_loss", device_of(self, target))(self, target, reduction)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def soft_margin_loss_backward(grad_output, self, target, reduction):
+    """``soft_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor``"""
+    result = kernel_for("soft_margin_loss_backward", device_of(grad_output, self, target))(grad_output, self, target, reduction)
+    return result
+
+
+def multi_margin_loss(self, target, p=1, margin=1, weight=None, reduction=0):
+    """``multi_margin_loss(Tensor self, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, int reduction=Mean) -> Tensor``"""
+    check_no_requires_grad(weight, "weight", "multi_margin_loss")
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.MultiMarginLossBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.margin = margin
+        grad_fn.p = p
+        grad_fn.reduction = reduction
+        grad_fn.self_ = SavedVariable(self)
+        grad_fn.target_ = SavedVariable(target)
+        grad_fn.weight_ = SavedVariable(weight)
+    result = kernel_for("multi_margin_loss", device_of(self, target, weight))(self, target, p, margin, weight, reduction)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def multi_margin_loss_backward(grad_output, self, target, p, margin, weight=None, reduction=0):
+    """``multi_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, Scalar p, Scalar margin, Tensor? weight=None, int reduction=Mean) -> Tensor``"""
+    result = kernel_for("multi_margin_loss_backward", device_of(grad_output, self, target, weight))(grad_output, self, target, p, margin, weight, reduction)
+    return result
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add_cuda}, add_Tensor)
 register_kernels("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, add_out)
@@ -9388,6 +9530,22 @@ register_kernels("rrelu_(Tensor(a!) self, Scalar lower=0.125, Scalar upper=0.333
 register_kernels("rrelu_with_noise(Tensor self, Tensor noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor", {"CPU": native.rrelu_with_noise, "CUDA": native.rrelu_with_noise}, rrelu_with_noise)
 register_kernels("rrelu_with_noise_(Tensor(a!) self, Tensor noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor(a!)", {"CPU": native.rrelu_with_noise_, "CUDA": native.rrelu_with_noise_}, rrelu_with_noise_)
 register_kernels("rrelu_with_noise_backward(Tensor grad_output, Tensor self, Tensor noise, Scalar lower, Scalar upper, bool training, bool self_is_result) -> Tensor", {"CPU": native.rrelu_with_noise_backward, "CUDA": native.rrelu_with_noise_backward}, rrelu_with_noise_backward)
+register_kernels("norm.Scalar(Tensor self, Scalar p=2) -> Tensor", {"CPU": native.norm_scalar, "CUDA": native.norm_scalar}, norm_Scalar)
+register_kernels("norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor", {"CPU": native.norm_scalaropt_dim, "CUDA": native.norm_scalaropt_dim}, norm_ScalarOpt_dim)
+register_kernels("pairwise_distance(Tensor x1, Tensor x2, float p=2, float eps=1e-06, bool keepdim=False) -> Tensor", {"CompositeImplicitAutograd": native.pairwise_distance}, pairwise_distance)
+register_kernels("cosine_similarity(Tensor x1, Tensor x2, int dim=1, float eps=1e-08) -> Tensor", {"CompositeImplicitAutograd": native.cosine_similarity}, cosine_similarity)
+register_kernels("binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor", {"CPU": native.binary_cross_entropy, "CUDA": native.binary_cross_entropy}, binary_cross_entropy)
+register_kernels("binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor", {"CPU": native.binary_cross_entropy_backward, "CUDA": native.binary_cross_entropy_backward}, binary_cross_entropy_backward)
+register_kernels("kl_div(Tensor self, Tensor target, int reduction=Mean, *, bool log_target=False) -> Tensor", {"CompositeImplicitAutograd": native.kl_div}, kl_div)
+register_kernels("margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=Mean) -> Tensor", {"CompositeImplicitAutograd": native.margin_ranking_loss}, margin_ranking_loss)
+register_kernels("hinge_embedding_loss(Tensor self, Tensor target, float margin=1.0, int reduction=Mean) -> Tensor", {"CompositeImplicitAutograd": native.hinge_embedding_loss}, hinge_embedding_loss)
+register_kernels("cosine_embedding_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=Mean) -> Tensor", {"CompositeImplicitAutograd": native.cosine_embedding_loss}, cosine_embedding_loss)
+register_kernels("triplet_margin_loss(Tensor anchor, Tensor positive, Tensor negative, float margin=1.0, float p=2, float eps=1e-06, bool swap=False, int reduction=Mean) -> Tensor", {"CompositeImplicitAutograd": native.triplet_margin_loss}, triplet_margin_loss)
+register_kernels("poisson_nll_loss(Tensor input, Tensor target, bool log_input, bool full, float eps, int reduction) -> Tensor", {"CompositeImplicitAutograd": native.poisson_nll_loss}, poisson_nll_loss)
+register_kernels("soft_margin_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor", {"CPU": native.soft_margin_loss, "CUDA": native.soft_margin_loss}, soft_margin_loss)
+register_kernels("soft_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor", {"CPU": native.soft_margin_loss_backward, "CUDA": native.soft_margin_loss_backward}, soft_margin_loss_backward)
+register_kernels("multi_margin_loss(Tensor self, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, int reduction=Mean) -> Tensor", {"CPU": native.multi_margin_loss, "CUDA": native.multi_margin_loss}, multi_margin_loss)
+register_kernels("multi_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, Scalar p, Scalar margin, Tensor? weight=None, int reduction=Mean) -> Tensor", {"CPU": native.multi_margin_loss_backward, "CUDA": native.multi_margin_loss_backward}, multi_margin_loss_backward)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -10192,6 +10350,22 @@ PARAMETERS = {
     "rrelu_with_noise": ((('self', 'Tensor', False), ('noise', 'Tensor', False), ('lower', 'Scalar', True), ('upper', 'Scalar', True), ('training', 'bool', True), ('generator', 'any', True),), ()),
     "rrelu_with_noise_": ((('self', 'Tensor', False), ('noise', 'Tensor', False), ('lower', 'Scalar', True), ('upper', 'Scalar', True), ('training', 'bool', True), ('generator', 'any', True),), ()),
     "rrelu_with_noise_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False), ('noise', 'Tensor', False), ('lower', 'Scalar', False), ('upper', 'Scalar', False), ('training', 'bool', False), ('self_is_result', 'bool', False),), ()),
+    "norm_Scalar": ((('self', 'Tensor', False), ('p', 'Scalar', True),), ()),
+    "norm_ScalarOpt_dim": ((('self', 'Tensor', False), ('p', 'Scalar?', False), ('dim', 'int[]', False), ('keepdim', 'bool', True),), ()),
+    "pairwise_distance": ((('x1', 'Tensor', False), ('x2', 'Tensor', False), ('p', 'any', True), ('eps', 'any', True), ('keepdim', 'bool', True),), ()),
+    "cosine_similarity": ((('x1', 'Tensor', False), ('x2', 'Tensor', False), ('dim', 'int', True), ('eps', 'any', True),), ()),
+    "binary_cross_entropy": ((('self', 'Tensor', False), ('target', 'Tensor', False), ('weight', 'Tensor?', True), ('reduction', 'int', True),), ()),
+    "binary_cross_entropy_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False), ('target', 'Tensor', False), ('weight', 'Tensor?', True), ('reduction', 'int', True),), ()),
+    "kl_div": ((('self', 'Tensor', False), ('target', 'Tensor', False), ('reduction', 'int', True),), (('log_target', 'bool', True),)),
+    "margin_ranking_loss": ((('input1', 'Tensor', False), ('input2', 'Tensor', False), ('target', 'Tensor', False), ('margin', 'any', True), ('reduction', 'int', True),), ()),
+    "hinge_embedding_loss": ((('self', 'Tensor', False), ('target', 'Tensor', False), ('margin', 'any', True), ('reduction', 'int', True),), ()),
+    "cosine_embedding_loss": ((('input1', 'Tensor', False), ('input2', 'Tensor', False), ('target', 'Tensor', False), ('margin', 'any', True), ('reduction', 'int', True),), ()),
+    "triplet_margin_loss": ((('anchor', 'Tensor', False), ('positive', 'Tensor', False), ('negative', 'Tensor', False), ('margin', 'any', True), ('p', 'any', True), ('eps', 'any', True), ('swap', 'bool', True), ('reduction', 'int', True),), ()),
+    "poisson_nll_loss": ((('input', 'Tensor', False), ('target', 'Tensor', False), ('log_input', 'bool', False), ('full', 'bool', False), ('eps', 'any', False), ('reduction', 'int', False),), ()),
+    "soft_margin_loss": ((('self', 'Tensor', False), ('target', 'Tensor', False), ('reduction', 'int', True),), ()),
+    "soft_margin_loss_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False), ('target', 'Tensor', False), ('reduction', 'int', False),), ()),
+    "multi_margin_loss": ((('self', 'Tensor', False), ('target', 'Tensor', False), ('p', 'Scalar', True), ('margin', 'Scalar', True), ('weight', 'Tensor?', True), ('reduction', 'int', True),), ()),
+    "multi_margin_loss_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False), ('target', 'Tensor', False), ('p', 'Scalar', False), ('margin', 'Scalar', False), ('weight', 'Tensor?', True), ('reduction', 'int', True),), ()),
 }
 
 
@@ -10648,3 +10822,18 @@ register_op("rrelu_", overloaded("rrelu_", [(rrelu_, PARAMETERS["rrelu_"])]))
 register_op("rrelu_with_noise", overloaded("rrelu_with_noise", [(rrelu_with_noise, PARAMETERS["rrelu_with_noise"])]))
 register_op("rrelu_with_noise_", overloaded("rrelu_with_noise_", [(rrelu_with_noise_, PARAMETERS["rrelu_with_noise_"])]))
 register_op("rrelu_with_noise_backward", overloaded("rrelu_with_noise_backward", [(rrelu_with_noise_backward, PARAMETERS["rrelu_with_noise_backward"])]))
+register_op("norm", overloaded("norm", [(norm_Scalar, PARAMETERS["norm_Scalar"]), (norm_ScalarOpt_dim, PARAMETERS["norm_ScalarOpt_dim"])]))
+register_op("pairwise_distance", overloaded("pairwise_distance", [(pairwise_distance, PARAMETERS["pairwise_distance"])]))
+register_op("cosine_similarity", overloaded("cosine_similarity", [(cosine_similarity, PARAMETERS["cosine_similarity"])]))
+register_op("binary_cross_entropy", overloaded("binary_cross_entropy", [(binary_cross_entropy, PARAMETERS["binary_cross_entropy"])]))
+register_op("binary_cross_entropy_backward", overloaded("binary_cross_entropy_backward", [(binary_cross_entropy_backward, PARAMETERS["binary_cross_entropy_backward"])]))
+register_op("kl_div", overloaded("kl_div", [(kl_div, PARAMETERS["kl_div"])]))
+register_op("margin_ranking_loss", overloaded("margin_ranking_loss", [(margin_ranking_loss, PARAMETERS["margin_ranking_loss"])]))
+register_op("hinge_embedding_loss", overloaded("hinge_embedding_loss", [(hinge_embedding_loss, PARAMETERS["hinge_embedding_loss"])]))
+register_op("cosine_embedding_loss", overloaded("cosine_embedding_loss", [(cosine_embedding_loss, PARAMETERS["cosine_embedding_loss"])]))
+register_op("triplet_margin_loss", overloaded("triplet_margin_loss", [(triplet_margin_loss, PARAMETERS["triplet_margin_loss"])]))
+register_op("poisson_nll_loss", overloaded("poisson_nll_loss", [(poisson_nll_loss, PARAMETERS["poisson_nll_loss"])]))
+register_op("soft_margin_loss", overloaded("soft_margin_loss", [(soft_margin_loss, PARAMETERS["soft_margin_loss"])]))
+register_op("soft_margin_loss_backward", overloaded("soft_margin_loss_backward", [(soft_margin_loss_backward, PARAMETERS["soft_margin_loss_backward"])]))
+register_op("multi_margin_loss", overloaded("multi_margin_loss", [(multi_margin_loss, PARAMETERS["multi_margin_loss"])]))
+register_op("multi_margin_loss_backward", overloaded("multi_margin_loss_backward", [(multi_margin_loss_backward, PARAMETERS["multi_margin_loss_backward"])]))

@@ -117,7 +117,7 @@ __all__ = [  # what `from functions_manual import *` gives the generated nodes
     "std_mean_backward",
     # ops batch 8
     "hardswish_double_backward", "log_sigmoid_double_backward", "infinitely_differentiable_mish_backward",
-    "glu_double_backward_grad_output", "glu_double_backward",
+    "glu_double_backward_grad_output", "glu_double_backward", "binary_cross_entropy_target_backward",
 ]
 
 
@@ -1033,3 +1033,16 @@ def glu_double_backward(grad, grad_output, input, dim):
     gi_second = ops.add(ops.mul(ops.mul(ops.mul(gg_second, first), grad_output), second_order),
                         ops.mul(ops.mul(gg_first, grad_output), sig_one_sub_sig))
     return ops.cat([gi_first, gi_second], dim)
+
+
+# ----------------------------------------------------------------------------- ops batch 8: losses
+
+
+def binary_cross_entropy_target_backward(grad, self, target, weight, reduction):
+    """``-logit(self) * grad``, times ``weight``, over ``numel`` for ``mean``."""
+    grad_target = ops.mul(ops.neg(ops.logit(self)), grad)
+    if weight is not None:
+        grad_target = ops.mul(grad_target, weight)
+    if reduction == _MEAN:
+        grad_target = ops.div(grad_target, target.numel())
+    return grad_target

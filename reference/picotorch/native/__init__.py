@@ -167,6 +167,8 @@ from .composite import (
     clip_,
     column_stack,
     contiguous,
+    cosine_embedding_loss,
+    cosine_similarity,
     count_nonzero_dim,
     cross_entropy_loss,
     diag,
@@ -187,10 +189,12 @@ from .composite import (
     float_power_,
     greater,
     greater_equal,
+    hinge_embedding_loss,
     hstack,
     index_select_backward,
     inner,
     inner_out,
+    kl_div,
     kron,
     kron_out,
     l1_loss,
@@ -199,6 +203,7 @@ from .composite import (
     less_equal,
     log_sigmoid,
     log_softmax,
+    margin_ranking_loss,
     masked_select_backward,
     matmul,
     max_other,
@@ -221,6 +226,8 @@ from .composite import (
     not_equal,
     outer,
     pad,
+    pairwise_distance,
+    poisson_nll_loss,
     prelu,
     ravel,
     relu6,
@@ -250,6 +257,7 @@ from .composite import (
     tensor_split_sections,
     tensor_split_tensor,
     tile,
+    triplet_margin_loss,
     unflatten,
     var_dim,
     var_mean_dim,
@@ -297,16 +305,34 @@ from .indexing import (
 )
 from .layer_norm_kernel import native_layer_norm, native_layer_norm_backward
 from .linear import einsum, tensordot, tensordot_out
-from .linear_algebra import addmm, baddbmm, baddbmm_, bmm, dist, dot, linalg_vector_norm, mm, mv
+from .linear_algebra import (
+    addmm,
+    baddbmm,
+    baddbmm_,
+    bmm,
+    dist,
+    dot,
+    linalg_vector_norm,
+    mm,
+    mv,
+    norm_scalar,
+    norm_scalaropt_dim,
+)
 from .loss import (
+    binary_cross_entropy,
+    binary_cross_entropy_backward,
     binary_cross_entropy_with_logits,
     binary_cross_entropy_with_logits_backward,
     huber_loss,
     huber_loss_backward,
     mse_loss,
     mse_loss_backward,
+    multi_margin_loss,
+    multi_margin_loss_backward,
     smooth_l1_loss,
     smooth_l1_loss_backward,
+    soft_margin_loss,
+    soft_margin_loss_backward,
 )
 from .loss_nll import nll_loss2d_backward, nll_loss2d_forward, nll_loss_backward, nll_loss_forward
 from .onehot import one_hot
@@ -631,4 +657,8 @@ __all__ = [
     "log_sigmoid_backward", "mish", "mish_", "mish_backward", "celu", "celu_", "glu", "glu_backward", "threshold",
     "threshold_", "_prelu_kernel", "_prelu_kernel_backward", "rrelu_with_noise", "rrelu_with_noise_",
     "rrelu_with_noise_backward", "relu6", "relu6_", "selu", "selu_", "log_sigmoid", "prelu", "rrelu", "rrelu_",
+    "binary_cross_entropy", "binary_cross_entropy_backward", "soft_margin_loss", "soft_margin_loss_backward",
+    "multi_margin_loss", "multi_margin_loss_backward", "kl_div", "margin_ranking_loss", "hinge_embedding_loss",
+    "cosine_embedding_loss", "triplet_margin_loss", "poisson_nll_loss", "pairwise_distance", "cosine_similarity",
+    "norm_scalar", "norm_scalaropt_dim",
 ]

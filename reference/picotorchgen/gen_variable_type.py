@@ -122,7 +122,7 @@ NOT_IMPLEMENTED_DERIVATIVES = {"floor_divide", "floor_divide_", "remainder", "na
                                # (so their in-place forms refuse a leaf that requires grad before the kernel runs)
                                "bitwise_not", "bitwise_not_", "bitwise_and", "bitwise_and_", "bitwise_or",
                                "bitwise_or_", "bitwise_xor", "bitwise_xor_",
-                               "hardsigmoid_backward", "mish_backward"}
+                               "hardsigmoid_backward", "mish_backward", "multi_margin_loss_backward"}
 
 RECORD_NOT_IMPLEMENTED = CodeTemplate('''\
 ${check_inplace}

@@ -8990,6 +8990,65 @@ class PreluKernelBackward0(Node):
         return SavedVariable(None) if node.weight_ is None else node.weight_
 
 
+class PreluKernelBackwardBackward0(Node):
+    """Backward of ``_prelu_kernel_backward(Tensor grad_output, Tensor self, Tensor weight) -> (Tensor, Tensor)``."""
+
+    grad_output_ = None
+    self_ = None
+    weight_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        grad_output = None if node.grad_output_ is None else node.grad_output_.unpack(node)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        weight = None if node.weight_ is None else node.weight_.unpack(node)
+        if all(g is None for g in grads):
+            return grad_inputs
+        if node.task_should_compute_output(0) or node.task_should_compute_output(1) or node.task_should_compute_output(2):
+            grad_input_mask = [node.task_should_compute_output(0), node.task_should_compute_output(1), node.task_should_compute_output(2)]
+            grad_result = prelu_kernel_double_backward(grads, grad_output, self, weight, grad_input_mask)
+            if grad_input_mask[0]:
+                grad_inputs[0] = grad_result[0]
+            if grad_input_mask[1]:
+                grad_inputs[1] = grad_result[1]
+            if grad_input_mask[2]:
+                grad_inputs[2] = grad_result[2]
+        return grad_inputs
+
+    def release_variables(node):
+        if node.grad_output_ is not None:
+            node.grad_output_.reset_data()
+        if node.self_ is not None:
+            node.self_.reset_data()
+        if node.weight_ is not None:
+            node.weight_.reset_data()
+
+    @property
+    def _saved_grad_output(node):
+        return None if node.grad_output_ is None else node.grad_output_.unpack(node)
+
+    @property
+    def _raw_saved_grad_output(node):
+        return SavedVariable(None) if node.grad_output_ is None else node.grad_output_
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_weight(node):
+        return None if node.weight_ is None else node.weight_.unpack(node)
+
+    @property
+    def _raw_saved_weight(node):
+        return SavedVariable(None) if node.weight_ is None else node.weight_
+
+
 class RreluWithNoiseBackward0(Node):
     """Backward of ``rrelu_with_noise(Tensor self, Tensor noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor``."""
 
@@ -9334,6 +9393,81 @@ class BinaryCrossEntropyBackward0(Node):
         return SavedVariable(None) if node.weight_ is None else node.weight_
 
 
+class BinaryCrossEntropyBackwardBackward0(Node):
+    """Backward of ``binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor``."""
+
+    grad_output_ = None
+    reduction = None
+    self_ = None
+    target_ = None
+    weight_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        grad_output = None if node.grad_output_ is None else node.grad_output_.unpack(node)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        target = None if node.target_ is None else node.target_.unpack(node)
+        weight = None if node.weight_ is None else node.weight_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            reduction = node.reduction
+            grad_inputs[0] = binary_cross_entropy_double_backward_grad_output(grad, self, target, weight, reduction)
+        if node.task_should_compute_output(1):
+            reduction = node.reduction
+            grad_inputs[1] = binary_cross_entropy_double_backward(grad_output, grad, self, target, weight, reduction)
+        if node.task_should_compute_output(2):
+            grad_inputs[2] = not_implemented("binary_cross_entropy_backward wrt `target`")
+        return grad_inputs
+
+    def release_variables(node):
+        if node.grad_output_ is not None:
+            node.grad_output_.reset_data()
+        if node.self_ is not None:
+            node.self_.reset_data()
+        if node.target_ is not None:
+            node.target_.reset_data()
+        if node.weight_ is not None:
+            node.weight_.reset_data()
+
+    @property
+    def _saved_grad_output(node):
+        return None if node.grad_output_ is None else node.grad_output_.unpack(node)
+
+    @property
+    def _raw_saved_grad_output(node):
+        return SavedVariable(None) if node.grad_output_ is None else node.grad_output_
+
+    @property
+    def _saved_reduction(node):
+        return None if node.reduction is None else node.reduction % 18446744073709551616
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_target(node):
+        return None if node.target_ is None else node.target_.unpack(node)
+
+    @property
+    def _raw_saved_target(node):
+        return SavedVariable(None) if node.target_ is None else node.target_
+
+    @property
+    def _saved_weight(node):
+        return None if node.weight_ is None else node.weight_.unpack(node)
+
+    @property
+    def _raw_saved_weight(node):
+        return SavedVariable(None) if node.weight_ is None else node.weight_
+
+
 class SoftMarginLossBackward0(Node):
     """Backward of ``soft_margin_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor``."""
 
@@ -9358,6 +9492,67 @@ class SoftMarginLossBackward0(Node):
             node.self_.reset_data()
         if node.target_ is not None:
             node.target_.reset_data()
+
+    @property
+    def _saved_reduction(node):
+        return None if node.reduction is None else node.reduction % 18446744073709551616
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_target(node):
+        return None if node.target_ is None else node.target_.unpack(node)
+
+    @property
+    def _raw_saved_target(node):
+        return SavedVariable(None) if node.target_ is None else node.target_
+
+
+class SoftMarginLossBackwardBackward0(Node):
+    """Backward of ``soft_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor``."""
+
+    grad_output_ = None
+    reduction = None
+    self_ = None
+    target_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        grad_output = None if node.grad_output_ is None else node.grad_output_.unpack(node)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        target = None if node.target_ is None else node.target_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            reduction = node.reduction
+            grad_inputs[0] = soft_margin_loss_double_backward_grad_output(grad, grad_output, self, target, reduction)
+        if node.task_should_compute_output(1):
+            reduction = node.reduction
+            grad_inputs[1] = soft_margin_loss_double_backward(ops.mul(grad, grad_output), self, target, reduction)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.grad_output_ is not None:
+            node.grad_output_.reset_data()
+        if node.self_ is not None:
+            node.self_.reset_data()
+        if node.target_ is not None:
+            node.target_.reset_data()
+
+    @property
+    def _saved_grad_output(node):
+        return None if node.grad_output_ is None else node.grad_output_.unpack(node)
+
+    @property
+    def _raw_saved_grad_output(node):
+        return SavedVariable(None) if node.grad_output_ is None else node.grad_output_
 
     @property
     def _saved_reduction(node):

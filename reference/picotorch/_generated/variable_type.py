@@ -8518,7 +8518,19 @@ def _prelu_kernel(self, weight):
 
 def _prelu_kernel_backward(grad_output, self, weight):
     """``_prelu_kernel_backward(Tensor grad_output, Tensor self, Tensor weight) -> (Tensor, Tensor)``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(grad_output, self, weight):
+        grad_fn = nodes.PreluKernelBackwardBackward0()
+        grad_fn.set_next_edges(collect_next_edges(grad_output, self, weight))
+        grad_fn.grad_output_ = SavedVariable(grad_output)
+        grad_fn.self_ = SavedVariable(self)
+        grad_fn.weight_ = SavedVariable(weight)
     result = kernel_for("_prelu_kernel_backward", device_of(grad_output, self, weight))(grad_output, self, weight)
+    if grad_fn is not None:
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
+        if result[1] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[1], grad_fn)
     return result
 
 
@@ -8649,7 +8661,19 @@ def binary_cross_entropy(self, target, weight=None, reduction=0):
 
 def binary_cross_entropy_backward(grad_output, self, target, weight=None, reduction=0):
     """``binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor``"""
+    check_no_requires_grad(weight, "weight", "binary_cross_entropy_backward")
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(grad_output, self, target):
+        grad_fn = nodes.BinaryCrossEntropyBackwardBackward0()
+        grad_fn.set_next_edges(collect_next_edges(grad_output, self, target))
+        grad_fn.grad_output_ = SavedVariable(grad_output)
+        grad_fn.reduction = reduction
+        grad_fn.self_ = SavedVariable(self)
+        grad_fn.target_ = SavedVariable(target)
+        grad_fn.weight_ = SavedVariable(weight)
     result = kernel_for("binary_cross_entropy_backward", device_of(grad_output, self, target, weight))(grad_output, self, target, weight, reduction)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
     return result
 
 
@@ -8701,7 +8725,18 @@ def soft_margin_loss(self, target, reduction=0):
 
 def soft_margin_loss_backward(grad_output, self, target, reduction):
     """``soft_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor``"""
+    check_no_requires_grad(target, "target", "soft_margin_loss_backward")
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(grad_output, self):
+        grad_fn = nodes.SoftMarginLossBackwardBackward0()
+        grad_fn.set_next_edges(collect_next_edges(grad_output, self))
+        grad_fn.grad_output_ = SavedVariable(grad_output)
+        grad_fn.reduction = reduction
+        grad_fn.self_ = SavedVariable(self)
+        grad_fn.target_ = SavedVariable(target)
     result = kernel_for("soft_margin_loss_backward", device_of(grad_output, self, target))(grad_output, self, target, reduction)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
     return result
 
 
@@ -8726,7 +8761,12 @@ def multi_margin_loss(self, target, p=1, margin=1, weight=None, reduction=0):
 
 def multi_margin_loss_backward(grad_output, self, target, p, margin, weight=None, reduction=0):
     """``multi_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, Scalar p, Scalar margin, Tensor? weight=None, int reduction=Mean) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(grad_output, self, target):
+        grad_fn = manual.NotImplemented("aten::multi_margin_loss_backward", grad_output, self, target)
     result = kernel_for("multi_margin_loss_backward", device_of(grad_output, self, target, weight))(grad_output, self, target, p, margin, weight, reduction)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
     return result
 
 

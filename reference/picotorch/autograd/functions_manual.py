@@ -118,6 +118,9 @@ __all__ = [  # what `from functions_manual import *` gives the generated nodes
     # ops batch 8
     "hardswish_double_backward", "log_sigmoid_double_backward", "infinitely_differentiable_mish_backward",
     "glu_double_backward_grad_output", "glu_double_backward", "binary_cross_entropy_target_backward",
+    "binary_cross_entropy_double_backward", "binary_cross_entropy_double_backward_grad_output",
+    "soft_margin_loss_double_backward", "soft_margin_loss_double_backward_grad_output",
+    "prelu_kernel_double_backward",
 ]
 
 
@@ -1009,6 +1012,28 @@ def infinitely_differentiable_mish_backward(grad_output, input):
     return ops.mul(grad_output, ops.add(tanh_softplus, ops.mul(ops.mul(input, sigmoid), slope)))
 
 
+def prelu_kernel_double_backward(grads, grad_output, self, weight, output_mask):
+    """The gradients of ``_prelu_kernel_backward``'s two outputs (``ggI``, ``ggW``) taken back to its inputs."""
+    gg_input, gg_weight = grads
+    nonnegative = ops.ge(self, 0)
+    grad_grad_output = grad_self = grad_weight = None
+    if output_mask[0]:
+        if gg_input is None:
+            grad_grad_output = ops.where(nonnegative, ops.new_zeros(grad_output, []), ops.mul(gg_weight, self))
+        elif gg_weight is None:
+            grad_grad_output = ops.where(nonnegative, gg_input, ops.mul(gg_input, weight))
+        else:
+            grad_grad_output = ops.where(nonnegative, gg_input,
+                                         ops.add(ops.mul(gg_input, weight), ops.mul(gg_weight, self)))
+    if output_mask[1]:
+        grad_self = (ops.zeros_like(self) if gg_weight is None
+                     else ops.where(nonnegative, ops.new_zeros(self, []), ops.mul(grad_output, gg_weight)))
+    if output_mask[2]:
+        grad_weight = (ops.zeros_like(self) if gg_input is None
+                       else ops.where(nonnegative, ops.new_zeros(weight, []), ops.mul(grad_output, gg_input)))
+    return grad_grad_output, grad_self, grad_weight
+
+
 def glu_double_backward_grad_output(grad, input, dim):
     """``grad`` times glu's backward of ones, its two halves added."""
     dim = dim + input.dim() if dim < 0 else dim
@@ -1046,3 +1071,47 @@ def binary_cross_entropy_target_backward(grad, self, target, weight, reduction):
     if reduction == _MEAN:
         grad_target = ops.div(grad_target, target.numel())
     return grad_target
+
+
+def binary_cross_entropy_double_backward(grad_output, grad, input, target, weight, reduction):
+    """d(bce's backward)/d(input): ``(x^2 - 2 x t + t) / ((x + eps)^2 (1 - x + eps)^2)`` times both gradients."""
+    eps = 1e-12
+    one_minus = ops.add(_number_minus(1, input), eps)
+    numerator = ops.add(ops.sub(ops.mul(input, input), ops.mul(ops.mul(input, 2), target)), target)
+    grad_input = ops.div(numerator, ops.mul(ops.pow(ops.add(input, eps), 2), ops.pow(one_minus, 2)))
+    grad_input = ops.mul_(grad_input, ops.mul(grad, grad_output))
+    if weight is not None:
+        grad_input = ops.mul_(grad_input, weight)
+    return ops.div(grad_input, input.numel()) if reduction == _MEAN else grad_input
+
+
+def binary_cross_entropy_double_backward_grad_output(grad, input, target, weight, reduction):
+    """d(bce's backward)/d(grad_output): ``(x - t) / ((x + eps) (1 - x + eps))`` times ``grad``, reduced."""
+    eps = 1e-12
+    ggo = ops.div(ops.sub(input, target), ops.mul(ops.add(input, eps), ops.add(_number_minus(1, input), eps)))
+    ggo = ops.mul_(ggo, grad)
+    if weight is not None:
+        ggo = ops.mul_(ggo, weight)
+    if reduction == _MEAN:
+        return ops.div(ops.sum(ggo), input.numel())
+    return ops.sum(ggo) if reduction == 2 else ggo
+
+
+def soft_margin_loss_double_backward(grad, input, target, reduction):
+    """``grad * t^2 * z / (z + 1)^2`` with ``z = exp(-x t)``, over ``numel`` for ``mean``."""
+    z = ops.exp(ops.mul(input, ops.neg(target)))
+    zplus1 = ops.add(z, 1)
+    grad_input = ops.div(ops.mul(ops.mul(grad, ops.mul(target, target)), z), ops.mul(zplus1, zplus1))
+    return ops.div(grad_input, input.numel()) if reduction == _MEAN else grad_input
+
+
+def soft_margin_loss_double_backward_grad_output(grad, grad_output, input, target, reduction):
+    if reduction == 0:
+        return ops.soft_margin_loss_backward(grad, input, target, reduction)
+    r = ops.soft_margin_loss_backward(ops.ones_like(grad_output), input, target, reduction)
+    return ops.sum(ops.mul(r, grad))
+
+
+def _number_minus(value, tensor):
+    """C++'s ``number - tensor``: ``empty_like(tensor).fill_(number).sub_(tensor)``."""
+    return ops.sub_(ops.fill_(ops.empty_like(tensor), value), tensor)

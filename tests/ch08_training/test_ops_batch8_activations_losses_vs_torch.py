@@ -733,3 +733,69 @@ def test_prelu_double_backward(weights):
         second = T.autograd.grad((gx * gx).sum() + (gw * gw).sum(), [x, w])
         return gx, gw, _graph(gx), second, only_x
     assert_same(prog, rtol=1e-12, atol=1e-14)
+
+
+
+# ----------------------------------------------------------------------------- edge cases: layouts, 0-dim, empty, ints
+
+EDGE_CASES = {
+    "bce0d": lambda T: _layout(_F(T).binary_cross_entropy(T.tensor(0.3, requires_grad=True), T.tensor(1.0))),
+    "bce_empty": lambda T: _layout(_F(T).binary_cross_entropy(T.ones(0), T.ones(0))),
+    "bce_empty_sum": lambda T: _layout(_F(T).binary_cross_entropy(T.ones(0), T.ones(0), reduction="sum")),
+    "bce_noncontig":
+        lambda T: _layout(_F(T).binary_cross_entropy(T.full((3, 2), 0.3).t(), T.ones(2, 3), reduction="none")),
+    "smargin_empty": lambda T: _layout(_F(T).soft_margin_loss(T.ones(0), T.ones(0))),
+    "smargin_noncontig":
+        lambda T: _layout(_F(T).soft_margin_loss(T.arange(6.).reshape(3, 2).t(), T.ones(2, 3), reduction="none")),
+    "smargin_bcast": lambda T: _layout(_F(T).soft_margin_loss(T.ones(2, 3), T.ones(3), reduction="none")),
+    "mm_none_2d":
+        lambda T: _layout(_F(T).multi_margin_loss(T.tensor([[0.1, 0.2, 0.4, 0.8]]), T.tensor([3]), reduction="none")),
+    "mm_sum":
+        lambda T: _layout(_F(T).multi_margin_loss(T.tensor([[0.1, 0.2, 0.4, 0.8], [0.3, 0.1, 0.1, 0.9]],
+            dtype=T.float64), T.tensor([3, 1]), reduction="sum")),
+    "glu_empty": lambda T: _layout(_F(T).glu(T.ones(0, 4))),
+    "hs_empty": lambda T: _layout(_F(T).hardsigmoid(T.ones(0, 4))),
+    "logsig_0d": lambda T: _layout(_F(T).logsigmoid(T.tensor(-3.0))),
+    "prelu_0d_scalar_w": lambda T: _layout(_F(T).prelu(T.tensor(-3.0), T.tensor(0.25))),
+    "prelu_1d_w1": lambda T: _layout(_F(T).prelu(T.tensor([-3.0, 2.0]), T.tensor([0.25]))),
+    "prelu_3d_noncontig":
+        lambda T: _layout(_F(T).prelu(T.arange(-6., 6.).reshape(2, 3, 2).transpose(0, 2), T.tensor([0.1, 0.2, 0.3]))),
+    "threshold_noncontig": lambda T: _layout(T.threshold(T.arange(-6., 6.).reshape(3, 4).t(), 0.0, 5.0)),
+    "softsign_int": lambda T: _layout(_F(T).softsign(T.tensor([1, -2]))),
+    "cos_sim_1d": lambda T: _layout(_F(T).cosine_similarity(T.tensor([1.0, 2.0]), T.tensor([2.0, 1.0]), dim=0)),
+    "cos_sim_graph_bcast":
+        lambda T: _graph(_F(T).cosine_similarity(T.ones(2, 3, requires_grad=True), T.ones(3,
+            requires_grad=True), dim=-1)),
+    "pdist_0d": lambda T: _layout(_F(T).pairwise_distance(T.tensor(1.0), T.tensor(3.0))),
+    "kl_batchmean_1d":
+        lambda T: _layout(_F(T).kl_div(T.tensor([-1.0, -2.0]), T.tensor([0.3, 0.7]), reduction="batchmean")),
+    "poisson_int_target": lambda T: _layout(_F(T).poisson_nll_loss(T.tensor([0.5, 1.0]), T.tensor([1, 3]))),
+    "poisson_full_int": lambda T: _layout(_F(T).poisson_nll_loss(T.tensor([0.5, 1.0]), T.tensor([1, 3]), full=True)),
+    "gauss_int_var": lambda T: _layout(_F(T).gaussian_nll_loss(T.ones(2, 3), T.zeros(2, 3), 1)),
+    "hinge_float_margin_int":
+        lambda T: _layout(_F(T).hinge_embedding_loss(T.tensor([0.5, -1.0]), T.tensor([1, -1]), margin=2)),
+    "mlsm_1d": lambda T: _layout(_F(T).multilabel_soft_margin_loss(T.tensor([0.5, -1.0]), T.tensor([1.0, 0.0]))),
+    "triplet_1d":
+        lambda T: _layout(_F(T).triplet_margin_loss(T.tensor([0.5, -1.0]), T.tensor([1.0, 0.0]), T.tensor([0.0, 0.0]))),
+    "cel_int_target": lambda T: _layout(_F(T).cosine_embedding_loss(T.ones(2, 3), T.ones(2, 3), T.tensor([1, -1]))),
+    "mrl_margin_int":
+        lambda T: _layout(_F(T).margin_ranking_loss(T.tensor([1.0, 2.0]), T.tensor([2.0, 1.0]),
+            T.tensor([1.0, 1.0]), margin=1)),
+    "rrelu_train_noncontig":
+        lambda T: (T.manual_seed(0), _layout(_F(T).rrelu(T.arange(-6., 6.).reshape(3, 4).t(), training=True)))[1],
+    "celu_neg_alpha": lambda T: _layout(_F(T).celu(T.tensor([-1.0, 1.0]), alpha=-0.5)),
+    "softshrink_inf": lambda T: _layout(_F(T).softshrink(T.tensor([1.0]), float("inf"))),
+    "softshrink_0": lambda T: _layout(_F(T).softshrink(T.tensor([-1.0, 0.0, 1.0]), 0)),
+    "hardshrink_int_lambd": lambda T: _layout(_F(T).hardshrink(T.tensor([-1.0, 0.5, 1.0]), 1)),
+    "relu6_inplace_int": lambda T: _layout(_F(T).relu6(T.tensor([-1, 7, 3]), inplace=True)),
+    "threshold_int_graph": lambda T: _layout(_F(T).threshold(T.tensor([-1.0, 7.0], requires_grad=True), 1, 2)),
+    "glu_neg_dim": lambda T: _layout(_F(T).glu(T.arange(8.).reshape(2, 4), -2)),
+    "mish_big": lambda T: _layout(_F(T).mish(T.tensor([-100.0, 100.0, 20.0, -20.0]))),
+    "softmin_3d": lambda T: _layout(_F(T).softmin(T.arange(8.).reshape(2, 2, 2), dim=-1)),
+    "elu_via_selu_f16": lambda T: _layout(_F(T).selu(T.tensor([-1.0, 2.0], dtype=T.float16))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EDGE_CASES))
+def test_edge_cases(name):
+    assert_same(EDGE_CASES[name])

@@ -600,8 +600,9 @@ def rrelu_with_noise(self, noise, lower=0.125, upper=1 / 3, training=False, gene
     if tuple(self._data.shape) != tuple(noise._data.shape):
         raise RuntimeError(f"noise tensor shape must match self tensor shape. Got self.shape = "
                            f"{list(self._data.shape)} noise.shape = {list(noise._data.shape)}")
-    if not training:
-        return leaky_relu(self, (float(lower) + float(upper)) / 2)
+    if not training:  # leaky_relu_out into ``empty_like(self, LEGACY_CONTIGUOUS_MEMORY_FORMAT)``
+        result = leaky_relu(self, (float(lower) + float(upper)) / 2)
+        return _contiguous(self, xp_of(self), result._data)
     if self._dtype is st.float16 or not self._dtype.is_floating_point:  # float, double and bfloat16 only
         raise NotImplementedError(f"\"rrelu_with_noise_out_cpu\" not implemented for '{self._dtype.c10_name}'")
     from .distributions import generator_impl, uniform_values
@@ -616,7 +617,7 @@ def rrelu_with_noise(self, noise, lower=0.125, upper=1 / 3, training=False, gene
     r[negative] = draws.astype(flat.dtype)
     r = xp.asarray(r.reshape(x.shape))
     noise._data[...] = convert(xp, r, noise._dtype)
-    return _rounded(self, xp, xp.where(xp.asarray(negative.reshape(x.shape)), x * r, x))
+    return _contiguous(self, xp, xp.where(xp.asarray(negative.reshape(x.shape)), x * r, x))
 
 
 def rrelu_with_noise_(self, noise, lower=0.125, upper=1 / 3, training=False, generator=None):

@@ -25,6 +25,7 @@ from .helpers import (
     shape_of,
     xp_of,
 )
+from .layout import follow_inputs
 from .tensor_impl import new_tensor
 
 _NONE, _MEAN = 0, 1
@@ -257,7 +258,7 @@ def binary_cross_entropy(self, target, weight=None, reduction=_MEAN):
     if weight is not None:
         _check_inplace_shape(shape_of(self), shape_of(weight))  # ``loss.mul_(weight)``
         loss = _rounded_like(xp, loss * _opmath(xp, weight), self._dtype)
-    return _reduce(self, self, xp, self._dtype, loss, reduction)
+    return _laid_out_like_input(self, xp, _reduce(self, self, xp, self._dtype, loss, reduction), reduction)
 
 
 def _check_inplace_shape(shape, other) -> None:
@@ -309,7 +310,7 @@ def soft_margin_loss(self, target, reduction=_MEAN):
     with np.errstate(over="ignore"):
         scaled = _rounded_like(xp, -x * t, self._dtype)
         loss = _rounded_like(xp, _opmath_log(xp, xp.log1p, _opmath_log(xp, xp.exp, scaled)), self._dtype)
-    return _reduce(self, target, xp, self._dtype, loss, reduction)
+    return _laid_out_like_input(self, xp, _reduce(self, target, xp, self._dtype, loss, reduction), reduction)
 
 
 def soft_margin_loss_backward(grad_output, self, target, reduction):
@@ -408,6 +409,13 @@ def multi_margin_loss_backward(grad_output, self, target, p, margin, weight=None
 def _opmath(xp, t):
     """``t``'s array in its opmath dtype (float32 for float32 / float16 / bfloat16)."""
     return t._data if t._dtype is st.float64 else xp.astype(t._data, xp.float32)
+
+
+def _laid_out_like_input(self, xp, out, reduction):
+    """An unreduced loss is TensorIterator's output of ``empty_like(input)``: laid out as the input is."""
+    if reduction != _NONE:
+        return out
+    return new_tensor(follow_inputs(xp, out._data, [self._data]), out._dtype, out._device)
 
 
 def _opmath_log(xp, fn, a):

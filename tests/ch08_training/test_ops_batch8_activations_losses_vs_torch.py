@@ -236,11 +236,29 @@ def test_out_variants():
             outs.append((r is out, out))
         out = T.empty(0)
         outs.append((T._C._nn.glu(x, 1, out=out) is out, out))
+        out = T.empty(0)
+        outs.append((T.threshold(x, 0.5, 2.0, out=out) is out, out, out._version))
         return outs
     assert_same(prog)
 
 
 # ----------------------------------------------------------------------------- rrelu while training
+
+@pytest.mark.parametrize("program", [
+    lambda T: T.threshold(_x(T), 0.5, 2.0, out=T.empty(0, dtype=T.int64)),
+    lambda T: T.threshold(_x(T, requires_grad=True), 0.5, 2.0, out=T.empty(0)),
+    lambda T: T._C._nn.hardsigmoid(_x(T), out=T.empty(2, 2)),
+])
+def test_out_variant_errors_and_resizes(program):
+    import warnings
+
+    def prog(T):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = _layout(program(T))
+        return result, [str(w.message) for w in caught]
+    assert_same(prog)
+
 
 def test_rrelu_training_draws_as_torch():
     def prog(T):

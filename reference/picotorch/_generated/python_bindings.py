@@ -986,7 +986,7 @@ TORCH_FUNCTIONS = {
         (vt.tensordot, 'tensordot(Tensor input, Tensor other, int[] dims_self, int[] dims_other, *, Tensor out=None)', (vt.PARAMETERS['tensordot'][0], vt.PARAMETERS['tensordot'][1] + (('out', 'Tensor?', True),)), (vt.tensordot_out, ('out',))),
     ],
     'threshold': [
-        (vt.threshold, 'threshold(Tensor input, Scalar threshold, Scalar value)', vt.PARAMETERS['threshold']),
+        (vt.threshold, 'threshold(Tensor input, Scalar threshold, Scalar value, *, Tensor out=None)', (vt.PARAMETERS['threshold'][0], vt.PARAMETERS['threshold'][1] + (('out', 'Tensor?', True),)), (vt.threshold_out, ('out',))),
     ],
     'threshold_': [
         (vt.threshold_, 'threshold_(Tensor input, Scalar threshold, Scalar value)', vt.PARAMETERS['threshold_']),

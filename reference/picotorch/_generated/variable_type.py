@@ -8497,6 +8497,15 @@ def threshold_(self, threshold, value):
     return self
 
 
+def threshold_out(self, threshold, value, *, out):
+    """``threshold.out(Tensor self, Scalar threshold, Scalar value, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("threshold", self, out)
+    result = globals()["threshold"](self, threshold, value)
+    native.write_out(out, result, "threshold.out")
+    bump_version(out)
+    return out
+
+
 def prelu(self, weight):
     """``prelu(Tensor self, Tensor weight) -> Tensor``"""
     return native.prelu(self, weight)
@@ -9562,6 +9571,7 @@ register_kernels("glu.out(Tensor self, int dim=-1, *, Tensor(a!) out) -> Tensor(
 register_kernels("glu_backward(Tensor grad_output, Tensor self, int dim) -> Tensor", {"CPU": native.glu_backward, "CUDA": native.glu_backward}, glu_backward)
 register_kernels("threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor", {"CPU": native.threshold, "CUDA": native.threshold}, threshold)
 register_kernels("threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)", {"CPU": native.threshold_, "CUDA": native.threshold_}, threshold_)
+register_kernels("threshold.out(Tensor self, Scalar threshold, Scalar value, *, Tensor(a!) out) -> Tensor(a!)", {}, threshold_out)
 register_kernels("prelu(Tensor self, Tensor weight) -> Tensor", {"CompositeImplicitAutograd": native.prelu}, prelu)
 register_kernels("_prelu_kernel(Tensor self, Tensor weight) -> Tensor", {"CPU": native._prelu_kernel, "CUDA": native._prelu_kernel}, _prelu_kernel)
 register_kernels("_prelu_kernel_backward(Tensor grad_output, Tensor self, Tensor weight) -> (Tensor, Tensor)", {"CPU": native._prelu_kernel_backward, "CUDA": native._prelu_kernel_backward}, _prelu_kernel_backward)
@@ -10382,6 +10392,7 @@ PARAMETERS = {
     "glu_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False), ('dim', 'int', False),), ()),
     "threshold": ((('self', 'Tensor', False), ('threshold', 'Scalar', False), ('value', 'Scalar', False),), ()),
     "threshold_": ((('self', 'Tensor', False), ('threshold', 'Scalar', False), ('value', 'Scalar', False),), ()),
+    "threshold_out": ((('self', 'Tensor', False), ('threshold', 'Scalar', False), ('value', 'Scalar', False),), (('out', 'Tensor', False),)),
     "prelu": ((('self', 'Tensor', False), ('weight', 'Tensor', False),), ()),
     "_prelu_kernel": ((('self', 'Tensor', False), ('weight', 'Tensor', False),), ()),
     "_prelu_kernel_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False), ('weight', 'Tensor', False),), ()),
@@ -10852,7 +10863,7 @@ register_op("celu", overloaded("celu", [(celu, PARAMETERS["celu"])]))
 register_op("celu_", overloaded("celu_", [(celu_, PARAMETERS["celu_"])]))
 register_op("glu", overloaded("glu", [(glu, PARAMETERS["glu"]), (glu_out, PARAMETERS["glu_out"])]))
 register_op("glu_backward", overloaded("glu_backward", [(glu_backward, PARAMETERS["glu_backward"])]))
-register_op("threshold", overloaded("threshold", [(threshold, PARAMETERS["threshold"])]))
+register_op("threshold", overloaded("threshold", [(threshold, PARAMETERS["threshold"]), (threshold_out, PARAMETERS["threshold_out"])]))
 register_op("threshold_", overloaded("threshold_", [(threshold_, PARAMETERS["threshold_"])]))
 register_op("prelu", overloaded("prelu", [(prelu, PARAMETERS["prelu"])]))
 register_op("_prelu_kernel", overloaded("_prelu_kernel", [(_prelu_kernel, PARAMETERS["_prelu_kernel"])]))

@@ -216,6 +216,26 @@ def test_softmin_without_dim_warns_and_picks_torchs_dim():
     assert_same(prog)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16", "float16"])
+def test_hardswish_and_hardsigmoid_gradients_at_the_kinks(dtype):
+    def prog(T):
+        x = T.tensor([-3.5, -3.0, -2.5, 0.0, 2.5, 3.0, 3.5] * 3, dtype=getattr(T, dtype), requires_grad=True)
+        y = T.nn.functional.hardswish(x) + T.nn.functional.hardsigmoid(x)
+        y.backward(T.ones_like(y))
+        return y, x.grad
+    assert_same(prog, rtol=0, atol=0)
+
+
+def test_celu_gradient_takes_alpha_as_a_float():
+    def prog(T):
+        x = T.linspace(-3, 1, 9, dtype=T.float64, requires_grad=True)
+        y = T.nn.functional.celu(x, 0.7)
+        z = T.nn.functional.celu(x * 1, 0.3, inplace=True)
+        (y + z).sum().backward()
+        return y, z, x.grad
+    assert_same(prog, rtol=0, atol=0)
+
+
 def test_special_values():
     def prog(T):
         x = T.tensor([float("nan"), float("inf"), -float("inf"), -0.0, 0.0, 100.0, -100.0, 3.0, -3.0, 0.5, -0.5])

@@ -8740,7 +8740,7 @@ class CeluBackward0(Node):
             return grad_inputs
         if node.task_should_compute_output(0):
             alpha = node.alpha
-            grad_inputs[0] = ops.elu_backward(grad, alpha, 1, 1.0 / float(alpha), False, self)
+            grad_inputs[0] = ops.elu_backward(grad, alpha, 1, 1.0 / float32_value(alpha), False, self)
         return grad_inputs
 
     def release_variables(node):
@@ -8774,7 +8774,7 @@ class CeluBackward1(Node):
             return grad_inputs
         if node.task_should_compute_output(0):
             alpha = node.alpha
-            grad_inputs[0] = ops.elu_backward(grad, alpha, 1, 1.0 / float(alpha), True, result)
+            grad_inputs[0] = ops.elu_backward(grad, alpha, 1, 1.0 / float32_value(alpha), True, result)
         return grad_inputs
 
     def release_variables(node):

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ..c10 import scalar_type as st
 from ..c10.layout import contiguous_format
 from ..native.device import to_numpy
@@ -120,7 +122,7 @@ __all__ = [  # what `from functions_manual import *` gives the generated nodes
     "glu_double_backward_grad_output", "glu_double_backward", "binary_cross_entropy_target_backward",
     "binary_cross_entropy_double_backward", "binary_cross_entropy_double_backward_grad_output",
     "soft_margin_loss_double_backward", "soft_margin_loss_double_backward_grad_output",
-    "prelu_kernel_double_backward",
+    "prelu_kernel_double_backward", "float32_value",
 ]
 
 
@@ -990,6 +992,11 @@ def _plus_mean_backward(grad, grad_mean, self, dim, keepdim):
 
 
 # ----------------------------------------------------------------------------- ops batch 8: activations
+
+
+def float32_value(scalar) -> float:
+    """``Scalar::toFloat()``: the number rounded to float32 (celu's backward takes ``1.0 / alpha.toFloat()``)."""
+    return float(np.float32(scalar))
 
 
 def hardswish_double_backward(grad, grad_output, self):

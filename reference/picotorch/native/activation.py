@@ -378,14 +378,13 @@ def hardswish_(self):
 
 
 def hardswish_backward(grad_output, self):
-    """0 below -3, ``grad * (x / 3 + 1/2)`` below 3, ``grad`` from 3 on (the vectorised kernel's ``x >= 3``; its
-    scalar tail would take 3 into the middle branch)."""
+    """0 up to -3, ``grad * (x / 3 + 1/2)`` strictly between -3 and 3, ``grad`` from 3 on."""
     _check_floating(self, "hardswish_backward_cpu")
     xp, x = _in_opmath(self)
     grad = _in_opmath(grad_output)[1]
     three, half, zero = (_opmath_const(xp, v, x) for v in (3, 0.5, 0))
     middle = grad * ((x / three) + half)
-    return _rounded(self, xp, xp.where(x < -three, zero, xp.where(x < three, middle, grad)))
+    return _rounded(self, xp, xp.where(x <= -three, zero, xp.where(x < three, middle, grad)))
 
 
 def hardshrink(self, lambd=0.5):
@@ -471,14 +470,16 @@ def mish_(self):
 
 
 def mish_backward(grad_output, self):
-    """``grad * (tanh(sp) + x * sigmoid(x) * (1 - tanh(sp)^2))``, ``sp = log1p(exp(x))``."""
+    """``grad * (tanh(sp) + x * sigmoid(x) * (1 - tanh(sp)^2))``, ``sp = log1p(exp(x))``, each step in the opmath
+    dtype (the float32 kernel rounds ``1 - tanh(sp)^2`` in float32)."""
     _check_floating(self, "mish_backward_cpu")
-    xp, x = _float64(self)
-    _, grad = _float64(grad_output)
+    xp, x = _in_opmath(self)
+    grad = _in_opmath(grad_output)[1]
+    one = _opmath_const(xp, 1, x)
     with np.errstate(over="ignore"):
-        sigmoid = 1 / (1 + xp.exp(-x))
-        tanh_softplus = xp.tanh(xp.log1p(xp.exp(x)))
-    return _rounded(self, xp, grad * (tanh_softplus + x * sigmoid * (1 - tanh_softplus * tanh_softplus)))
+        sigmoid = one / (_opmath_fn(xp, xp.exp, -x) + one)
+        tanh_softplus = _opmath_fn(xp, xp.tanh, _opmath_fn(xp, xp.log1p, _opmath_fn(xp, xp.exp, x)))
+    return _rounded(self, xp, grad * (tanh_softplus + x * sigmoid * (one - tanh_softplus * tanh_softplus)))
 
 
 def celu(self, alpha=1.0):

@@ -78,6 +78,8 @@ def _copy_variable_functions() -> None:
 
 
 _copy_variable_functions()
+from ._tensor import norm  # noqa: E402, F811  (torch.functional's norm: imported after the ops, as torch does)
+
 __all__.extend(name for name in dir(_sys.modules[__name__]) if isinstance(globals()[name], _dtype))
 
 

@@ -121,7 +121,8 @@ MANUAL_KERNEL = CodeTemplate('${py_name} = manual.${name}  # ``${schema}``, hand
 NOT_IMPLEMENTED_DERIVATIVES = {"floor_divide", "floor_divide_", "remainder", "native_layer_norm_backward",
                                # (so their in-place forms refuse a leaf that requires grad before the kernel runs)
                                "bitwise_not", "bitwise_not_", "bitwise_and", "bitwise_and_", "bitwise_or",
-                               "bitwise_or_", "bitwise_xor", "bitwise_xor_"}
+                               "bitwise_or_", "bitwise_xor", "bitwise_xor_",
+                               "hardsigmoid_backward", "mish_backward", "multi_margin_loss_backward"}
 
 RECORD_NOT_IMPLEMENTED = CodeTemplate('''\
 ${check_inplace}
@@ -261,8 +262,11 @@ def gen_out_kernel(op: Op, functional: dict[str, Op]) -> str:
     results = ["result"] if len(outs) == 1 else [f"result[{i}]" for i in range(len(outs))]
     write_outs = [WRITE_OUT.substitute(out=out, result=result, overload=op.overload)
                   for out, result in zip(outs, results)]
+    callee = base.py_name
+    if callee in {python_name(a) for a in arguments.flat_non_out()}:  # threshold(self, threshold, value)
+        callee = f'globals()["{callee}"]'
     return OUT_KERNEL.substitute(py_name=op.py_name, formals=every, schema=schema, name=op.base,
-                                 tensors=", ".join([*tensors, *outs]), functional=base.py_name,
+                                 tensors=", ".join([*tensors, *outs]), functional=callee,
                                  call=", ".join(call), write_outs=write_outs,
                                  outs=outs[0] if len(outs) == 1 else f"({', '.join(outs)})")
 

@@ -8364,3 +8364,1282 @@ class NormalBackward3(Node):
         if node.task_should_compute_output(1):
             grad_inputs[1] = ops.zeros_like(grad)
         return grad_inputs
+
+
+class HardsigmoidBackward0(Node):
+    """Backward of ``hardsigmoid(Tensor self) -> Tensor``."""
+
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.hardsigmoid_backward(grad, self)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class HardswishBackward0(Node):
+    """Backward of ``hardswish(Tensor self) -> Tensor``."""
+
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.hardswish_backward(grad, self)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class HardswishBackwardBackward0(Node):
+    """Backward of ``hardswish_backward(Tensor grad_output, Tensor self) -> Tensor``."""
+
+    grad_output_ = None
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        grad_output = None if node.grad_output_ is None else node.grad_output_.unpack(node)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.hardswish_backward(grad, self)
+        if node.task_should_compute_output(1):
+            grad_inputs[1] = hardswish_double_backward(grad, grad_output, self)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.grad_output_ is not None:
+            node.grad_output_.reset_data()
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_grad_output(node):
+        return None if node.grad_output_ is None else node.grad_output_.unpack(node)
+
+    @property
+    def _raw_saved_grad_output(node):
+        return SavedVariable(None) if node.grad_output_ is None else node.grad_output_
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class HardshrinkBackward0(Node):
+    """Backward of ``hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor``."""
+
+    lambd = None
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            lambd = node.lambd
+            grad_inputs[0] = ops.hardshrink_backward(grad, self, lambd)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_lambd(node):
+        return node.lambd
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class HardshrinkBackwardBackward0(Node):
+    """Backward of ``hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor``."""
+
+    lambd = None
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            lambd = node.lambd
+            grad_inputs[0] = ops.hardshrink_backward(grad, self, lambd)
+        if node.task_should_compute_output(1):
+            grad_inputs[1] = ops.zeros_like(grad)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_lambd(node):
+        return node.lambd
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class SoftshrinkBackward0(Node):
+    """Backward of ``softshrink(Tensor self, Scalar lambd=0.5) -> Tensor``."""
+
+    lambd = None
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            lambd = node.lambd
+            grad_inputs[0] = ops.softshrink_backward(grad, self, lambd)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_lambd(node):
+        return node.lambd
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class SoftshrinkBackwardBackward0(Node):
+    """Backward of ``softshrink_backward(Tensor grad_output, Tensor self, Scalar lambd) -> Tensor``."""
+
+    lambd = None
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            lambd = node.lambd
+            grad_inputs[0] = ops.softshrink_backward(grad, self, lambd)
+        if node.task_should_compute_output(1):
+            grad_inputs[1] = ops.zeros_like(grad)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_lambd(node):
+        return node.lambd
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class LogSigmoidBackward0(Node):
+    """Backward of ``log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)``."""
+
+    self_ = None
+    buffer_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        buffer = None if node.buffer_ is None else node.buffer_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.log_sigmoid_backward(grad, self, buffer)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+        if node.buffer_ is not None:
+            node.buffer_.reset_data()
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_buffer(node):
+        return None if node.buffer_ is None else node.buffer_.unpack(node)
+
+    @property
+    def _raw_saved_buffer(node):
+        return SavedVariable(None) if node.buffer_ is None else node.buffer_
+
+
+class LogSigmoidBackwardBackward0(Node):
+    """Backward of ``log_sigmoid_backward(Tensor grad_output, Tensor self, Tensor buffer) -> Tensor``."""
+
+    buffer_ = None
+    grad_output_ = None
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        buffer = None if node.buffer_ is None else node.buffer_.unpack(node)
+        grad_output = None if node.grad_output_ is None else node.grad_output_.unpack(node)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.log_sigmoid_backward(grad, self, buffer)
+        if node.task_should_compute_output(1):
+            grad_inputs[1] = log_sigmoid_double_backward(ops.mul(grad, grad_output), self)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.buffer_ is not None:
+            node.buffer_.reset_data()
+        if node.grad_output_ is not None:
+            node.grad_output_.reset_data()
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_buffer(node):
+        return None if node.buffer_ is None else node.buffer_.unpack(node)
+
+    @property
+    def _raw_saved_buffer(node):
+        return SavedVariable(None) if node.buffer_ is None else node.buffer_
+
+    @property
+    def _saved_grad_output(node):
+        return None if node.grad_output_ is None else node.grad_output_.unpack(node)
+
+    @property
+    def _raw_saved_grad_output(node):
+        return SavedVariable(None) if node.grad_output_ is None else node.grad_output_
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class MishBackward0(Node):
+    """Backward of ``mish(Tensor self) -> Tensor``."""
+
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = infinitely_differentiable_mish_backward(grad, self) if is_grad_enabled() else ops.mish_backward(grad, self)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class CeluBackward0(Node):
+    """Backward of ``celu(Tensor self, Scalar alpha=1.0) -> Tensor``."""
+
+    alpha = None
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            alpha = node.alpha
+            grad_inputs[0] = ops.elu_backward(grad, alpha, 1, 1.0 / float32_value(alpha), False, self)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_alpha(node):
+        return node.alpha
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class CeluBackward1(Node):
+    """Backward of ``celu_(Tensor(a!) self, Scalar alpha=1.0) -> Tensor(a!)``."""
+
+    alpha = None
+    result_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        result = None if node.result_ is None else node.result_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            alpha = node.alpha
+            grad_inputs[0] = ops.elu_backward(grad, alpha, 1, 1.0 / float32_value(alpha), True, result)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.result_ is not None:
+            node.result_.reset_data()
+
+    @property
+    def _saved_alpha(node):
+        return node.alpha
+
+    @property
+    def _saved_result(node):
+        return None if node.result_ is None else node.result_.unpack(node)
+
+    @property
+    def _raw_saved_result(node):
+        return SavedVariable(None) if node.result_ is None else node.result_
+
+
+class GluBackward0(Node):
+    """Backward of ``glu(Tensor self, int dim=-1) -> Tensor``."""
+
+    dim = None
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            dim = node.dim
+            grad_inputs[0] = ops.glu_backward(grad, self, dim)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_dim(node):
+        return None if node.dim is None else node.dim % 18446744073709551616
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class GluBackwardBackward0(Node):
+    """Backward of ``glu_backward(Tensor grad_output, Tensor self, int dim) -> Tensor``."""
+
+    dim = None
+    grad_output_ = None
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        grad_output = None if node.grad_output_ is None else node.grad_output_.unpack(node)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            dim = node.dim
+            grad_inputs[0] = glu_double_backward_grad_output(grad, self, dim)
+        if node.task_should_compute_output(1):
+            dim = node.dim
+            grad_inputs[1] = glu_double_backward(grad, grad_output, self, dim)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.grad_output_ is not None:
+            node.grad_output_.reset_data()
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_dim(node):
+        return None if node.dim is None else node.dim % 18446744073709551616
+
+    @property
+    def _saved_grad_output(node):
+        return None if node.grad_output_ is None else node.grad_output_.unpack(node)
+
+    @property
+    def _raw_saved_grad_output(node):
+        return SavedVariable(None) if node.grad_output_ is None else node.grad_output_
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class ThresholdBackward0(Node):
+    """Backward of ``threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor``."""
+
+    self_ = None
+    threshold = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            threshold = node.threshold
+            grad_inputs[0] = ops.threshold_backward(grad, self, threshold)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_threshold(node):
+        return node.threshold
+
+
+class ThresholdBackward1(Node):
+    """Backward of ``threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)``."""
+
+    self_ = None
+    threshold = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            threshold = node.threshold
+            grad_inputs[0] = ops.threshold_backward(grad, self, threshold)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_threshold(node):
+        return node.threshold
+
+
+class PreluKernelBackward0(Node):
+    """Backward of ``_prelu_kernel(Tensor self, Tensor weight) -> Tensor``."""
+
+    self_ = None
+    weight_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        weight = None if node.weight_ is None else node.weight_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0) or node.task_should_compute_output(1):
+            grad_input_mask = [node.task_should_compute_output(0), node.task_should_compute_output(1)]
+            grad_result = ops._prelu_kernel_backward(grad, self, weight)
+            if grad_input_mask[0]:
+                grad_inputs[0] = grad_result[0]
+            if grad_input_mask[1]:
+                grad_inputs[1] = grad_result[1]
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+        if node.weight_ is not None:
+            node.weight_.reset_data()
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_weight(node):
+        return None if node.weight_ is None else node.weight_.unpack(node)
+
+    @property
+    def _raw_saved_weight(node):
+        return SavedVariable(None) if node.weight_ is None else node.weight_
+
+
+class PreluKernelBackwardBackward0(Node):
+    """Backward of ``_prelu_kernel_backward(Tensor grad_output, Tensor self, Tensor weight) -> (Tensor, Tensor)``."""
+
+    grad_output_ = None
+    self_ = None
+    weight_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        grad_output = None if node.grad_output_ is None else node.grad_output_.unpack(node)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        weight = None if node.weight_ is None else node.weight_.unpack(node)
+        if all(g is None for g in grads):
+            return grad_inputs
+        if node.task_should_compute_output(0) or node.task_should_compute_output(1) or node.task_should_compute_output(2):
+            grad_input_mask = [node.task_should_compute_output(0), node.task_should_compute_output(1), node.task_should_compute_output(2)]
+            grad_result = prelu_kernel_double_backward(grads, grad_output, self, weight, grad_input_mask)
+            if grad_input_mask[0]:
+                grad_inputs[0] = grad_result[0]
+            if grad_input_mask[1]:
+                grad_inputs[1] = grad_result[1]
+            if grad_input_mask[2]:
+                grad_inputs[2] = grad_result[2]
+        return grad_inputs
+
+    def release_variables(node):
+        if node.grad_output_ is not None:
+            node.grad_output_.reset_data()
+        if node.self_ is not None:
+            node.self_.reset_data()
+        if node.weight_ is not None:
+            node.weight_.reset_data()
+
+    @property
+    def _saved_grad_output(node):
+        return None if node.grad_output_ is None else node.grad_output_.unpack(node)
+
+    @property
+    def _raw_saved_grad_output(node):
+        return SavedVariable(None) if node.grad_output_ is None else node.grad_output_
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_weight(node):
+        return None if node.weight_ is None else node.weight_.unpack(node)
+
+    @property
+    def _raw_saved_weight(node):
+        return SavedVariable(None) if node.weight_ is None else node.weight_
+
+
+class RreluWithNoiseBackward0(Node):
+    """Backward of ``rrelu_with_noise(Tensor self, Tensor noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor``."""
+
+    lower = None
+    noise_ = None
+    self_ = None
+    training = None
+    upper = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        noise = None if node.noise_ is None else node.noise_.unpack(node)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            lower = node.lower
+            training = node.training
+            upper = node.upper
+            grad_inputs[0] = ops.rrelu_with_noise_backward(grad, self, noise, lower, upper, training, False)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.noise_ is not None:
+            node.noise_.reset_data()
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_lower(node):
+        return node.lower
+
+    @property
+    def _saved_noise(node):
+        return None if node.noise_ is None else node.noise_.unpack(node)
+
+    @property
+    def _raw_saved_noise(node):
+        return SavedVariable(None) if node.noise_ is None else node.noise_
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_training(node):
+        return node.training
+
+    @property
+    def _saved_upper(node):
+        return node.upper
+
+
+class RreluWithNoiseBackward1(Node):
+    """Backward of ``rrelu_with_noise_(Tensor(a!) self, Tensor noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor(a!)``."""
+
+    lower = None
+    noise_ = None
+    training = None
+    upper = None
+    result_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        noise = None if node.noise_ is None else node.noise_.unpack(node)
+        result = None if node.result_ is None else node.result_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            lower = node.lower
+            training = node.training
+            upper = node.upper
+            grad_inputs[0] = ops.rrelu_with_noise_backward(grad, result, noise, lower, upper, training, True)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.noise_ is not None:
+            node.noise_.reset_data()
+        if node.result_ is not None:
+            node.result_.reset_data()
+
+    @property
+    def _saved_lower(node):
+        return node.lower
+
+    @property
+    def _saved_noise(node):
+        return None if node.noise_ is None else node.noise_.unpack(node)
+
+    @property
+    def _raw_saved_noise(node):
+        return SavedVariable(None) if node.noise_ is None else node.noise_
+
+    @property
+    def _saved_training(node):
+        return node.training
+
+    @property
+    def _saved_upper(node):
+        return node.upper
+
+    @property
+    def _saved_result(node):
+        return None if node.result_ is None else node.result_.unpack(node)
+
+    @property
+    def _raw_saved_result(node):
+        return SavedVariable(None) if node.result_ is None else node.result_
+
+
+class RreluWithNoiseBackwardBackward0(Node):
+    """Backward of ``rrelu_with_noise_backward(Tensor grad_output, Tensor self, Tensor noise, Scalar lower, Scalar upper, bool training, bool self_is_result) -> Tensor``."""
+
+    lower = None
+    noise_ = None
+    self_ = None
+    training = None
+    upper = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        noise = None if node.noise_ is None else node.noise_.unpack(node)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            lower = node.lower
+            training = node.training
+            upper = node.upper
+            grad_inputs[0] = ops.rrelu_with_noise_backward(grad, self, noise, lower, upper, training, False)
+        if node.task_should_compute_output(1):
+            grad_inputs[1] = ops.zeros_like(grad)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.noise_ is not None:
+            node.noise_.reset_data()
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_lower(node):
+        return node.lower
+
+    @property
+    def _saved_noise(node):
+        return None if node.noise_ is None else node.noise_.unpack(node)
+
+    @property
+    def _raw_saved_noise(node):
+        return SavedVariable(None) if node.noise_ is None else node.noise_
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_training(node):
+        return node.training
+
+    @property
+    def _saved_upper(node):
+        return node.upper
+
+
+class NormBackward0(Node):
+    """Backward of ``norm.Scalar(Tensor self, Scalar p=2) -> Tensor``."""
+
+    p = None
+    self_ = None
+    result_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        result = None if node.result_ is None else node.result_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            p = node.p
+            grad_inputs[0] = linalg_vector_norm_backward(grad, self, p, result, None, False)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+        if node.result_ is not None:
+            node.result_.reset_data()
+
+    @property
+    def _saved_p(node):
+        return node.p
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_result(node):
+        return None if node.result_ is None else node.result_.unpack(node)
+
+    @property
+    def _raw_saved_result(node):
+        return SavedVariable(None) if node.result_ is None else node.result_
+
+
+class NormBackward1(Node):
+    """Backward of ``norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor``."""
+
+    dim = None
+    keepdim = None
+    p = None
+    self_ = None
+    result_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        result = None if node.result_ is None else node.result_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            dim = node.dim
+            keepdim = node.keepdim
+            p = node.p
+            grad_inputs[0] = linalg_vector_norm_backward(grad, self, 2 if p is None else p, result, dim, keepdim)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+        if node.result_ is not None:
+            node.result_.reset_data()
+
+    @property
+    def _saved_dim(node):
+        saved = node.dim
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+    @property
+    def _saved_keepdim(node):
+        return node.keepdim
+
+    @property
+    def _saved_p(node):
+        return node.p
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_result(node):
+        return None if node.result_ is None else node.result_.unpack(node)
+
+    @property
+    def _raw_saved_result(node):
+        return SavedVariable(None) if node.result_ is None else node.result_
+
+
+class BinaryCrossEntropyBackward0(Node):
+    """Backward of ``binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor``."""
+
+    reduction = None
+    self_ = None
+    target_ = None
+    weight_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        target = None if node.target_ is None else node.target_.unpack(node)
+        weight = None if node.weight_ is None else node.weight_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            reduction = node.reduction
+            grad_inputs[0] = ops.binary_cross_entropy_backward(grad, self, target, weight, reduction)
+        if node.task_should_compute_output(1):
+            reduction = node.reduction
+            grad_inputs[1] = binary_cross_entropy_target_backward(grad, self, target, weight, reduction)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+        if node.target_ is not None:
+            node.target_.reset_data()
+        if node.weight_ is not None:
+            node.weight_.reset_data()
+
+    @property
+    def _saved_reduction(node):
+        return None if node.reduction is None else node.reduction % 18446744073709551616
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_target(node):
+        return None if node.target_ is None else node.target_.unpack(node)
+
+    @property
+    def _raw_saved_target(node):
+        return SavedVariable(None) if node.target_ is None else node.target_
+
+    @property
+    def _saved_weight(node):
+        return None if node.weight_ is None else node.weight_.unpack(node)
+
+    @property
+    def _raw_saved_weight(node):
+        return SavedVariable(None) if node.weight_ is None else node.weight_
+
+
+class BinaryCrossEntropyBackwardBackward0(Node):
+    """Backward of ``binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor``."""
+
+    grad_output_ = None
+    reduction = None
+    self_ = None
+    target_ = None
+    weight_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        grad_output = None if node.grad_output_ is None else node.grad_output_.unpack(node)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        target = None if node.target_ is None else node.target_.unpack(node)
+        weight = None if node.weight_ is None else node.weight_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            reduction = node.reduction
+            grad_inputs[0] = binary_cross_entropy_double_backward_grad_output(grad, self, target, weight, reduction)
+        if node.task_should_compute_output(1):
+            reduction = node.reduction
+            grad_inputs[1] = binary_cross_entropy_double_backward(grad_output, grad, self, target, weight, reduction)
+        if node.task_should_compute_output(2):
+            grad_inputs[2] = not_implemented("binary_cross_entropy_backward wrt `target`")
+        return grad_inputs
+
+    def release_variables(node):
+        if node.grad_output_ is not None:
+            node.grad_output_.reset_data()
+        if node.self_ is not None:
+            node.self_.reset_data()
+        if node.target_ is not None:
+            node.target_.reset_data()
+        if node.weight_ is not None:
+            node.weight_.reset_data()
+
+    @property
+    def _saved_grad_output(node):
+        return None if node.grad_output_ is None else node.grad_output_.unpack(node)
+
+    @property
+    def _raw_saved_grad_output(node):
+        return SavedVariable(None) if node.grad_output_ is None else node.grad_output_
+
+    @property
+    def _saved_reduction(node):
+        return None if node.reduction is None else node.reduction % 18446744073709551616
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_target(node):
+        return None if node.target_ is None else node.target_.unpack(node)
+
+    @property
+    def _raw_saved_target(node):
+        return SavedVariable(None) if node.target_ is None else node.target_
+
+    @property
+    def _saved_weight(node):
+        return None if node.weight_ is None else node.weight_.unpack(node)
+
+    @property
+    def _raw_saved_weight(node):
+        return SavedVariable(None) if node.weight_ is None else node.weight_
+
+
+class SoftMarginLossBackward0(Node):
+    """Backward of ``soft_margin_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor``."""
+
+    reduction = None
+    self_ = None
+    target_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        target = None if node.target_ is None else node.target_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            reduction = node.reduction
+            grad_inputs[0] = ops.soft_margin_loss_backward(grad, self, target, reduction)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+        if node.target_ is not None:
+            node.target_.reset_data()
+
+    @property
+    def _saved_reduction(node):
+        return None if node.reduction is None else node.reduction % 18446744073709551616
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_target(node):
+        return None if node.target_ is None else node.target_.unpack(node)
+
+    @property
+    def _raw_saved_target(node):
+        return SavedVariable(None) if node.target_ is None else node.target_
+
+
+class SoftMarginLossBackwardBackward0(Node):
+    """Backward of ``soft_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor``."""
+
+    grad_output_ = None
+    reduction = None
+    self_ = None
+    target_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        grad_output = None if node.grad_output_ is None else node.grad_output_.unpack(node)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        target = None if node.target_ is None else node.target_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            reduction = node.reduction
+            grad_inputs[0] = soft_margin_loss_double_backward_grad_output(grad, grad_output, self, target, reduction)
+        if node.task_should_compute_output(1):
+            reduction = node.reduction
+            grad_inputs[1] = soft_margin_loss_double_backward(ops.mul(grad, grad_output), self, target, reduction)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.grad_output_ is not None:
+            node.grad_output_.reset_data()
+        if node.self_ is not None:
+            node.self_.reset_data()
+        if node.target_ is not None:
+            node.target_.reset_data()
+
+    @property
+    def _saved_grad_output(node):
+        return None if node.grad_output_ is None else node.grad_output_.unpack(node)
+
+    @property
+    def _raw_saved_grad_output(node):
+        return SavedVariable(None) if node.grad_output_ is None else node.grad_output_
+
+    @property
+    def _saved_reduction(node):
+        return None if node.reduction is None else node.reduction % 18446744073709551616
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_target(node):
+        return None if node.target_ is None else node.target_.unpack(node)
+
+    @property
+    def _raw_saved_target(node):
+        return SavedVariable(None) if node.target_ is None else node.target_
+
+
+class MultiMarginLossBackward0(Node):
+    """Backward of ``multi_margin_loss(Tensor self, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, int reduction=Mean) -> Tensor``."""
+
+    margin = None
+    p = None
+    reduction = None
+    self_ = None
+    target_ = None
+    weight_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        target = None if node.target_ is None else node.target_.unpack(node)
+        weight = None if node.weight_ is None else node.weight_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            margin = node.margin
+            p = node.p
+            reduction = node.reduction
+            grad_inputs[0] = ops.multi_margin_loss_backward(grad, self, target, p, margin, weight, reduction)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+        if node.target_ is not None:
+            node.target_.reset_data()
+        if node.weight_ is not None:
+            node.weight_.reset_data()
+
+    @property
+    def _saved_margin(node):
+        return node.margin
+
+    @property
+    def _saved_p(node):
+        return node.p
+
+    @property
+    def _saved_reduction(node):
+        return None if node.reduction is None else node.reduction % 18446744073709551616
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_target(node):
+        return None if node.target_ is None else node.target_.unpack(node)
+
+    @property
+    def _raw_saved_target(node):
+        return SavedVariable(None) if node.target_ is None else node.target_
+
+    @property
+    def _saved_weight(node):
+        return None if node.weight_ is None else node.weight_.unpack(node)
+
+    @property
+    def _raw_saved_weight(node):
+        return SavedVariable(None) if node.weight_ is None else node.weight_

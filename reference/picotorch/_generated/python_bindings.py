@@ -18,6 +18,9 @@ TORCH_FUNCTIONS = {
     '_log_softmax_backward_data': [
         (vt._log_softmax_backward_data, '_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor out=None)', (vt.PARAMETERS['_log_softmax_backward_data'][0], vt.PARAMETERS['_log_softmax_backward_data'][1] + (('out', 'Tensor?', True),)), (vt._log_softmax_backward_data_out, ('out',))),
     ],
+    '_prelu_kernel': [
+        (vt._prelu_kernel, '_prelu_kernel(Tensor input, Tensor weight)', vt.PARAMETERS['_prelu_kernel']),
+    ],
     '_reshape_alias': [
         (vt._reshape_alias, '_reshape_alias(Tensor input, int[] size, int[] stride)', vt.PARAMETERS['_reshape_alias']),
     ],
@@ -225,6 +228,12 @@ TORCH_FUNCTIONS = {
     'ceil_': [
         (vt.ceil_, 'ceil_(Tensor input)', vt.PARAMETERS['ceil_']),
     ],
+    'celu': [
+        (vt.celu, 'celu(Tensor input, Scalar alpha=1.0)', vt.PARAMETERS['celu']),
+    ],
+    'celu_': [
+        (vt.celu_, 'celu_(Tensor input, Scalar alpha=1.0)', vt.PARAMETERS['celu_']),
+    ],
     'chunk': [
         (vt.chunk, 'chunk(Tensor input, int chunks, int dim=0)', vt.PARAMETERS['chunk']),
     ],
@@ -284,6 +293,12 @@ TORCH_FUNCTIONS = {
     ],
     'cosh_': [
         (vt.cosh_, 'cosh_(Tensor input)', vt.PARAMETERS['cosh_']),
+    ],
+    'cosine_embedding_loss': [
+        (vt.cosine_embedding_loss, 'cosine_embedding_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=Mean)', vt.PARAMETERS['cosine_embedding_loss']),
+    ],
+    'cosine_similarity': [
+        (vt.cosine_similarity, 'cosine_similarity(Tensor x1, Tensor x2, int dim=1, float eps=1e-08)', vt.PARAMETERS['cosine_similarity']),
     ],
     'count_nonzero': [
         (vt.count_nonzero, 'count_nonzero(Tensor input, int? dim=None)', vt.PARAMETERS['count_nonzero']),
@@ -483,6 +498,12 @@ TORCH_FUNCTIONS = {
         (vt.gt_Tensor, 'gt(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['gt_Tensor'][0], vt.PARAMETERS['gt_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.gt_Tensor_out, ('out',))),
         (vt.gt_Scalar, 'gt(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['gt_Scalar'][0], vt.PARAMETERS['gt_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.gt_Scalar_out, ('out',))),
     ],
+    'hardshrink': [
+        (vt.hardshrink, 'hardshrink(Tensor input, Scalar lambd=0.5, *, Tensor out=None)', (vt.PARAMETERS['hardshrink'][0], vt.PARAMETERS['hardshrink'][1] + (('out', 'Tensor?', True),)), (vt.hardshrink_out, ('out',))),
+    ],
+    'hinge_embedding_loss': [
+        (vt.hinge_embedding_loss, 'hinge_embedding_loss(Tensor input, Tensor target, float margin=1.0, int reduction=Mean)', vt.PARAMETERS['hinge_embedding_loss']),
+    ],
     'hstack': [
         (vt.hstack, 'hstack(Tensor[] tensors, *, Tensor out=None)', (vt.PARAMETERS['hstack'][0], vt.PARAMETERS['hstack'][1] + (('out', 'Tensor?', True),)), (vt.hstack_out, ('out',))),
     ],
@@ -516,6 +537,9 @@ TORCH_FUNCTIONS = {
     ],
     'isnan': [
         (vt.isnan, 'isnan(Tensor input)', vt.PARAMETERS['isnan']),
+    ],
+    'kl_div': [
+        (vt.kl_div, 'kl_div(Tensor input, Tensor target, int reduction=Mean, *, bool log_target=False)', vt.PARAMETERS['kl_div']),
     ],
     'kron': [
         (vt.kron, 'kron(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['kron'][0], vt.PARAMETERS['kron'][1] + (('out', 'Tensor?', True),)), (vt.kron_out, ('out',))),
@@ -602,6 +626,9 @@ TORCH_FUNCTIONS = {
     'lt': [
         (vt.lt_Tensor, 'lt(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['lt_Tensor'][0], vt.PARAMETERS['lt_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.lt_Tensor_out, ('out',))),
         (vt.lt_Scalar, 'lt(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['lt_Scalar'][0], vt.PARAMETERS['lt_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.lt_Scalar_out, ('out',))),
+    ],
+    'margin_ranking_loss': [
+        (vt.margin_ranking_loss, 'margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=Mean)', vt.PARAMETERS['margin_ranking_loss']),
     ],
     'masked_fill': [
         (vt.masked_fill_Tensor, 'masked_fill(Tensor input, Tensor mask, Tensor value)', vt.PARAMETERS['masked_fill_Tensor']),
@@ -707,6 +734,10 @@ TORCH_FUNCTIONS = {
     'negative_': [
         (vt.negative_, 'negative_(Tensor input)', vt.PARAMETERS['negative_']),
     ],
+    'norm': [
+        (vt.norm_Scalar, 'norm(Tensor input, Scalar p=2)', vt.PARAMETERS['norm_Scalar']),
+        (vt.norm_ScalarOpt_dim, 'norm(Tensor input, Scalar? p, int[1] dim, bool keepdim=False)', vt.PARAMETERS['norm_ScalarOpt_dim']),
+    ],
     'normal': [
         (vt.normal_Tensor_Tensor, 'normal(Tensor mean, Tensor std, *, Generator? generator=None, Tensor out=None)', (vt.PARAMETERS['normal_Tensor_Tensor'][0], vt.PARAMETERS['normal_Tensor_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.normal_Tensor_Tensor_out, ('out',))),
         (vt.normal_Tensor_float, 'normal(Tensor mean, float std=1, *, Generator? generator=None, Tensor out=None)', (vt.PARAMETERS['normal_Tensor_float'][0], vt.PARAMETERS['normal_Tensor_float'][1] + (('out', 'Tensor?', True),)), (vt.normal_Tensor_float_out, ('out',))),
@@ -723,8 +754,14 @@ TORCH_FUNCTIONS = {
     'outer': [
         (vt.outer, 'outer(Tensor input, Tensor vec2)', vt.PARAMETERS['outer']),
     ],
+    'pairwise_distance': [
+        (vt.pairwise_distance, 'pairwise_distance(Tensor x1, Tensor x2, float p=2, float eps=1e-06, bool keepdim=False)', vt.PARAMETERS['pairwise_distance']),
+    ],
     'permute': [
         (vt.permute, 'permute(Tensor input, int[] dims)', vt.PARAMETERS['permute']),
+    ],
+    'poisson_nll_loss': [
+        (vt.poisson_nll_loss, 'poisson_nll_loss(Tensor input, Tensor target, bool log_input, bool full, float eps, int reduction)', vt.PARAMETERS['poisson_nll_loss']),
     ],
     'polygamma': [
         (vt.polygamma, 'polygamma(int n, Tensor input, *, Tensor out=None)', (vt.PARAMETERS['polygamma'][0], vt.PARAMETERS['polygamma'][1] + (('out', 'Tensor?', True),)), (vt.polygamma_out, ('out',))),
@@ -733,6 +770,9 @@ TORCH_FUNCTIONS = {
         (vt.pow_Tensor_Tensor, 'pow(Tensor input, Tensor exponent, *, Tensor out=None)', (vt.PARAMETERS['pow_Tensor_Tensor'][0], vt.PARAMETERS['pow_Tensor_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.pow_Tensor_Tensor_out, ('out',))),
         (vt.pow_Scalar, 'pow(Scalar self, Tensor exponent, *, Tensor out=None)', (vt.PARAMETERS['pow_Scalar'][0], vt.PARAMETERS['pow_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.pow_Scalar_out, ('out',))),
         (vt.pow_Tensor_Scalar, 'pow(Tensor input, Scalar exponent, *, Tensor out=None)', (vt.PARAMETERS['pow_Tensor_Scalar'][0], vt.PARAMETERS['pow_Tensor_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.pow_Tensor_Scalar_out, ('out',))),
+    ],
+    'prelu': [
+        (vt.prelu, 'prelu(Tensor input, Tensor weight)', vt.PARAMETERS['prelu']),
     ],
     'prod': [
         (vt.prod, 'prod(Tensor input, *, ScalarType? dtype=None)', vt.PARAMETERS['prod']),
@@ -787,6 +827,12 @@ TORCH_FUNCTIONS = {
     'round_': [
         (vt.round_, 'round_(Tensor input)', vt.PARAMETERS['round_']),
     ],
+    'rrelu': [
+        (vt.rrelu, 'rrelu(Tensor input, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None)', vt.PARAMETERS['rrelu']),
+    ],
+    'rrelu_': [
+        (vt.rrelu_, 'rrelu_(Tensor input, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None)', vt.PARAMETERS['rrelu_']),
+    ],
     'rsqrt': [
         (vt.rsqrt, 'rsqrt(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['rsqrt'][0], vt.PARAMETERS['rsqrt'][1] + (('out', 'Tensor?', True),)), (vt.rsqrt_out, ('out',))),
     ],
@@ -806,6 +852,12 @@ TORCH_FUNCTIONS = {
     ],
     'select': [
         (vt.select_int, 'select(Tensor input, int dim, int index)', vt.PARAMETERS['select_int']),
+    ],
+    'selu': [
+        (vt.selu, 'selu(Tensor input)', vt.PARAMETERS['selu']),
+    ],
+    'selu_': [
+        (vt.selu_, 'selu_(Tensor input)', vt.PARAMETERS['selu_']),
     ],
     'sgn': [
         (vt.sgn, 'sgn(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['sgn'][0], vt.PARAMETERS['sgn'][1] + (('out', 'Tensor?', True),)), (vt.sgn_out, ('out',))),
@@ -933,6 +985,12 @@ TORCH_FUNCTIONS = {
     'tensordot': [
         (vt.tensordot, 'tensordot(Tensor input, Tensor other, int[] dims_self, int[] dims_other, *, Tensor out=None)', (vt.PARAMETERS['tensordot'][0], vt.PARAMETERS['tensordot'][1] + (('out', 'Tensor?', True),)), (vt.tensordot_out, ('out',))),
     ],
+    'threshold': [
+        (vt.threshold, 'threshold(Tensor input, Scalar threshold, Scalar value, *, Tensor out=None)', (vt.PARAMETERS['threshold'][0], vt.PARAMETERS['threshold'][1] + (('out', 'Tensor?', True),)), (vt.threshold_out, ('out',))),
+    ],
+    'threshold_': [
+        (vt.threshold_, 'threshold_(Tensor input, Scalar threshold, Scalar value)', vt.PARAMETERS['threshold_']),
+    ],
     'tile': [
         (vt.tile, 'tile(Tensor input, int[] dims)', vt.PARAMETERS['tile']),
     ],
@@ -950,6 +1008,9 @@ TORCH_FUNCTIONS = {
     ],
     'tril_indices': [
         (vt.tril_indices, 'tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)', vt.PARAMETERS['tril_indices']),
+    ],
+    'triplet_margin_loss': [
+        (vt.triplet_margin_loss, 'triplet_margin_loss(Tensor anchor, Tensor positive, Tensor negative, float margin=1.0, float p=2, float eps=1e-06, bool swap=False, int reduction=Mean)', vt.PARAMETERS['triplet_margin_loss']),
     ],
     'triu': [
         (vt.triu, 'triu(Tensor input, int diagonal=0, *, Tensor out=None)', (vt.PARAMETERS['triu'][0], vt.PARAMETERS['triu'][1] + (('out', 'Tensor?', True),)), (vt.triu_out, ('out',))),
@@ -1014,6 +1075,9 @@ TORCH_FUNCTIONS = {
 
 # ``python_module: nn`` ops: ``torch._C._nn.<name>``, which ``torch.nn.functional`` calls
 TORCH_NN_FUNCTIONS = {
+    'binary_cross_entropy': [
+        (vt.binary_cross_entropy, 'binary_cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int reduction=Mean)', vt.PARAMETERS['binary_cross_entropy']),
+    ],
     'cross_entropy_loss': [
         (vt.cross_entropy_loss, 'cross_entropy_loss(Tensor input, Tensor target, Tensor? weight=None, int reduction=Mean, int ignore_index=-100, float label_smoothing=0.0)', vt.PARAMETERS['cross_entropy_loss']),
     ],
@@ -1025,6 +1089,21 @@ TORCH_NN_FUNCTIONS = {
     ],
     'gelu': [
         (vt.gelu, "gelu(Tensor input, *, str approximate='none', Tensor out=None)", (vt.PARAMETERS['gelu'][0], vt.PARAMETERS['gelu'][1] + (('out', 'Tensor?', True),)), (vt.gelu_out, ('out',))),
+    ],
+    'glu': [
+        (vt.glu, 'glu(Tensor input, int dim=-1, *, Tensor out=None)', (vt.PARAMETERS['glu'][0], vt.PARAMETERS['glu'][1] + (('out', 'Tensor?', True),)), (vt.glu_out, ('out',))),
+    ],
+    'hardsigmoid': [
+        (vt.hardsigmoid, 'hardsigmoid(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['hardsigmoid'][0], vt.PARAMETERS['hardsigmoid'][1] + (('out', 'Tensor?', True),)), (vt.hardsigmoid_out, ('out',))),
+    ],
+    'hardsigmoid_': [
+        (vt.hardsigmoid_, 'hardsigmoid_(Tensor input)', vt.PARAMETERS['hardsigmoid_']),
+    ],
+    'hardswish': [
+        (vt.hardswish, 'hardswish(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['hardswish'][0], vt.PARAMETERS['hardswish'][1] + (('out', 'Tensor?', True),)), (vt.hardswish_out, ('out',))),
+    ],
+    'hardswish_': [
+        (vt.hardswish_, 'hardswish_(Tensor input)', vt.PARAMETERS['hardswish_']),
     ],
     'hardtanh': [
         (vt.hardtanh, 'hardtanh(Tensor input, Scalar min_val=-1, Scalar max_val=1, *, Tensor out=None)', (vt.PARAMETERS['hardtanh'][0], vt.PARAMETERS['hardtanh'][1] + (('out', 'Tensor?', True),)), (vt.hardtanh_out, ('out',))),
@@ -1044,8 +1123,23 @@ TORCH_NN_FUNCTIONS = {
     'leaky_relu_': [
         (vt.leaky_relu_, 'leaky_relu_(Tensor input, Scalar negative_slope=0.01)', vt.PARAMETERS['leaky_relu_']),
     ],
+    'log_sigmoid': [
+        (vt.log_sigmoid, 'log_sigmoid(Tensor input)', vt.PARAMETERS['log_sigmoid']),
+    ],
+    'log_sigmoid_forward': [
+        (vt.log_sigmoid_forward, 'log_sigmoid_forward(Tensor input)', vt.PARAMETERS['log_sigmoid_forward']),
+    ],
+    'mish': [
+        (vt.mish, 'mish(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['mish'][0], vt.PARAMETERS['mish'][1] + (('out', 'Tensor?', True),)), (vt.mish_out, ('out',))),
+    ],
+    'mish_': [
+        (vt.mish_, 'mish_(Tensor input)', vt.PARAMETERS['mish_']),
+    ],
     'mse_loss': [
         (vt.mse_loss, 'mse_loss(Tensor input, Tensor target, int reduction=Mean, *, Tensor out=None)', (vt.PARAMETERS['mse_loss'][0], vt.PARAMETERS['mse_loss'][1] + (('out', 'Tensor?', True),)), (vt.mse_loss_out, ('out',))),
+    ],
+    'multi_margin_loss': [
+        (vt.multi_margin_loss, 'multi_margin_loss(Tensor input, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, int reduction=Mean)', vt.PARAMETERS['multi_margin_loss']),
     ],
     'nll_loss': [
         (vt.nll_loss, 'nll_loss(Tensor input, Tensor target, Tensor? weight=None, int reduction=Mean, int ignore_index=-100, *, Tensor out=None)', (vt.PARAMETERS['nll_loss'][0], vt.PARAMETERS['nll_loss'][1] + (('out', 'Tensor?', True),)), (vt.nll_loss_out, ('out',))),
@@ -1068,6 +1162,18 @@ TORCH_NN_FUNCTIONS = {
     'pad': [
         (vt.pad, "pad(Tensor input, int[] pad, str mode='constant', float? value=None)", vt.PARAMETERS['pad']),
     ],
+    'relu6': [
+        (vt.relu6, 'relu6(Tensor input)', vt.PARAMETERS['relu6']),
+    ],
+    'relu6_': [
+        (vt.relu6_, 'relu6_(Tensor input)', vt.PARAMETERS['relu6_']),
+    ],
+    'rrelu_with_noise': [
+        (vt.rrelu_with_noise, 'rrelu_with_noise(Tensor input, Tensor noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None)', vt.PARAMETERS['rrelu_with_noise']),
+    ],
+    'rrelu_with_noise_': [
+        (vt.rrelu_with_noise_, 'rrelu_with_noise_(Tensor input, Tensor noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None)', vt.PARAMETERS['rrelu_with_noise_']),
+    ],
     'silu': [
         (vt.silu, 'silu(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['silu'][0], vt.PARAMETERS['silu'][1] + (('out', 'Tensor?', True),)), (vt.silu_out, ('out',))),
     ],
@@ -1077,8 +1183,14 @@ TORCH_NN_FUNCTIONS = {
     'smooth_l1_loss': [
         (vt.smooth_l1_loss, 'smooth_l1_loss(Tensor input, Tensor target, int reduction=Mean, float beta=1.0, *, Tensor out=None)', (vt.PARAMETERS['smooth_l1_loss'][0], vt.PARAMETERS['smooth_l1_loss'][1] + (('out', 'Tensor?', True),)), (vt.smooth_l1_loss_out, ('out',))),
     ],
+    'soft_margin_loss': [
+        (vt.soft_margin_loss, 'soft_margin_loss(Tensor input, Tensor target, int reduction=Mean)', vt.PARAMETERS['soft_margin_loss']),
+    ],
     'softplus': [
         (vt.softplus, 'softplus(Tensor input, Scalar beta=1, Scalar threshold=20, *, Tensor out=None)', (vt.PARAMETERS['softplus'][0], vt.PARAMETERS['softplus'][1] + (('out', 'Tensor?', True),)), (vt.softplus_out, ('out',))),
+    ],
+    'softshrink': [
+        (vt.softshrink, 'softshrink(Tensor input, Scalar lambd=0.5, *, Tensor out=None)', (vt.PARAMETERS['softshrink'][0], vt.PARAMETERS['softshrink'][1] + (('out', 'Tensor?', True),)), (vt.softshrink_out, ('out',))),
     ],
 }
 
@@ -1566,6 +1678,9 @@ TENSOR_METHODS = {
         (vt.gt_Tensor, 'gt(Tensor other)', vt.PARAMETERS['gt_Tensor']),
         (vt.gt_Scalar, 'gt(Scalar other)', vt.PARAMETERS['gt_Scalar']),
     ],
+    'hardshrink': [
+        (vt.hardshrink, 'hardshrink(Scalar lambd=0.5)', vt.PARAMETERS['hardshrink']),
+    ],
     'hypot': [
         (vt.hypot, 'hypot(Tensor other)', vt.PARAMETERS['hypot']),
     ],
@@ -1854,6 +1969,9 @@ TENSOR_METHODS = {
     'pow_': [
         (vt.pow__Tensor, 'pow_(Tensor exponent)', vt.PARAMETERS['pow__Tensor']),
         (vt.pow__Scalar, 'pow_(Scalar exponent)', vt.PARAMETERS['pow__Scalar']),
+    ],
+    'prelu': [
+        (vt.prelu, 'prelu(Tensor weight)', vt.PARAMETERS['prelu']),
     ],
     'prod': [
         (vt.prod, 'prod(*, ScalarType? dtype=None)', vt.PARAMETERS['prod']),
@@ -2186,4 +2304,5 @@ RETURN_TYPES = {
     'nanmedian_dim_values': ('nanmedian_out', ('values', 'indices')),
     'aminmax': ('aminmax', ('min', 'max')),
     'aminmax_out': ('aminmax_out', ('min', 'max')),
+    'log_sigmoid_forward': ('log_sigmoid_forward', ('output', 'buffer')),
 }

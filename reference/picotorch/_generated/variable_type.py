@@ -8122,6 +8122,663 @@ def normal_float_float_out(mean, std, size, *, generator=None, out):
     return out
 
 
+def relu6(self):
+    """``relu6(Tensor self) -> Tensor``"""
+    return native.relu6(self)
+
+
+def relu6_(self):
+    """``relu6_(Tensor(a!) self) -> Tensor(a!)``"""
+    return native.relu6_(self)
+
+
+def hardsigmoid(self):
+    """``hardsigmoid(Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.HardsigmoidBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("hardsigmoid", device_of(self))(self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def hardsigmoid_out(self, *, out):
+    """``hardsigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("hardsigmoid", self, out)
+    result = hardsigmoid(self)
+    native.write_out(out, result, "hardsigmoid.out")
+    bump_version(out)
+    return out
+
+
+def hardsigmoid_(self):
+    """``hardsigmoid_(Tensor(a!) self) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.HardsigmoidBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self.clone())
+    result = kernel_for("hardsigmoid_", device_of(self))(self)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def hardsigmoid_backward(grad_output, self):
+    """``hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(grad_output, self):
+        grad_fn = manual.NotImplemented("aten::hardsigmoid_backward", grad_output, self)
+    result = kernel_for("hardsigmoid_backward", device_of(grad_output, self))(grad_output, self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def hardswish(self):
+    """``hardswish(Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.HardswishBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("hardswish", device_of(self))(self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def hardswish_out(self, *, out):
+    """``hardswish.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("hardswish", self, out)
+    result = hardswish(self)
+    native.write_out(out, result, "hardswish.out")
+    bump_version(out)
+    return out
+
+
+def hardswish_(self):
+    """``hardswish_(Tensor(a!) self) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.HardswishBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self.clone())
+    result = kernel_for("hardswish_", device_of(self))(self)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def hardswish_backward(grad_output, self):
+    """``hardswish_backward(Tensor grad_output, Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(grad_output, self):
+        grad_fn = nodes.HardswishBackwardBackward0()
+        grad_fn.set_next_edges(collect_next_edges(grad_output, self))
+        grad_fn.grad_output_ = SavedVariable(grad_output)
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("hardswish_backward", device_of(grad_output, self))(grad_output, self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def hardshrink(self, lambd=0.5):
+    """``hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.HardshrinkBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.lambd = lambd
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("hardshrink", device_of(self))(self, lambd)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def hardshrink_out(self, lambd=0.5, *, out):
+    """``hardshrink.out(Tensor self, Scalar lambd=0.5, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("hardshrink", self, out)
+    result = hardshrink(self, lambd)
+    native.write_out(out, result, "hardshrink.out")
+    bump_version(out)
+    return out
+
+
+def hardshrink_backward(grad_out, self, lambd):
+    """``hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(grad_out, self):
+        grad_fn = nodes.HardshrinkBackwardBackward0()
+        grad_fn.set_next_edges(collect_next_edges(grad_out, self))
+        grad_fn.lambd = lambd
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("hardshrink_backward", device_of(grad_out, self))(grad_out, self, lambd)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def softshrink(self, lambd=0.5):
+    """``softshrink(Tensor self, Scalar lambd=0.5) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.SoftshrinkBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.lambd = lambd
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("softshrink", device_of(self))(self, lambd)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def softshrink_out(self, lambd=0.5, *, out):
+    """``softshrink.out(Tensor self, Scalar lambd=0.5, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("softshrink", self, out)
+    result = softshrink(self, lambd)
+    native.write_out(out, result, "softshrink.out")
+    bump_version(out)
+    return out
+
+
+def softshrink_backward(grad_output, self, lambd):
+    """``softshrink_backward(Tensor grad_output, Tensor self, Scalar lambd) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(grad_output, self):
+        grad_fn = nodes.SoftshrinkBackwardBackward0()
+        grad_fn.set_next_edges(collect_next_edges(grad_output, self))
+        grad_fn.lambd = lambd
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("softshrink_backward", device_of(grad_output, self))(grad_output, self, lambd)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def log_sigmoid(self):
+    """``log_sigmoid(Tensor self) -> Tensor``"""
+    return native.log_sigmoid(self)
+
+
+def log_sigmoid_forward(self):
+    """``log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.LogSigmoidBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("log_sigmoid_forward", device_of(self))(self)
+    if grad_fn is not None:
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
+        grad_fn.buffer_ = SavedVariable(result[1], is_output=True)
+    return result
+
+
+def log_sigmoid_backward(grad_output, self, buffer):
+    """``log_sigmoid_backward(Tensor grad_output, Tensor self, Tensor buffer) -> Tensor``"""
+    check_no_requires_grad(buffer, "buffer", "log_sigmoid_backward")
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(grad_output, self):
+        grad_fn = nodes.LogSigmoidBackwardBackward0()
+        grad_fn.set_next_edges(collect_next_edges(grad_output, self))
+        grad_fn.buffer_ = SavedVariable(buffer)
+        grad_fn.grad_output_ = SavedVariable(grad_output)
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("log_sigmoid_backward", device_of(grad_output, self, buffer))(grad_output, self, buffer)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def mish(self):
+    """``mish(Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.MishBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("mish", device_of(self))(self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def mish_out(self, *, out):
+    """``mish.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("mish", self, out)
+    result = mish(self)
+    native.write_out(out, result, "mish.out")
+    bump_version(out)
+    return out
+
+
+def mish_(self):
+    """``mish_(Tensor(a!) self) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.MishBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self.clone())
+    result = kernel_for("mish_", device_of(self))(self)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def mish_backward(grad_output, self):
+    """``mish_backward(Tensor grad_output, Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(grad_output, self):
+        grad_fn = manual.NotImplemented("aten::mish_backward", grad_output, self)
+    result = kernel_for("mish_backward", device_of(grad_output, self))(grad_output, self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def selu(self):
+    """``selu(Tensor self) -> Tensor``"""
+    return native.selu(self)
+
+
+def selu_(self):
+    """``selu_(Tensor(a!) self) -> Tensor(a!)``"""
+    return native.selu_(self)
+
+
+def celu(self, alpha=1.0):
+    """``celu(Tensor self, Scalar alpha=1.0) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.CeluBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.alpha = alpha
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("celu", device_of(self))(self, alpha)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def celu_(self, alpha=1.0):
+    """``celu_(Tensor(a!) self, Scalar alpha=1.0) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.CeluBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.alpha = alpha
+    result = kernel_for("celu_", device_of(self))(self, alpha)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return self
+
+
+def glu(self, dim=-1):
+    """``glu(Tensor self, int dim=-1) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.GluBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim = dim
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("glu", device_of(self))(self, dim)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def glu_out(self, dim=-1, *, out):
+    """``glu.out(Tensor self, int dim=-1, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("glu", self, out)
+    result = glu(self, dim)
+    native.write_out(out, result, "glu.out")
+    bump_version(out)
+    return out
+
+
+def glu_backward(grad_output, self, dim):
+    """``glu_backward(Tensor grad_output, Tensor self, int dim) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(grad_output, self):
+        grad_fn = nodes.GluBackwardBackward0()
+        grad_fn.set_next_edges(collect_next_edges(grad_output, self))
+        grad_fn.dim = dim
+        grad_fn.grad_output_ = SavedVariable(grad_output)
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("glu_backward", device_of(grad_output, self))(grad_output, self, dim)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def threshold(self, threshold, value):
+    """``threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.ThresholdBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self)
+        grad_fn.threshold = threshold
+    result = kernel_for("threshold", device_of(self))(self, threshold, value)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def threshold_(self, threshold, value):
+    """``threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.ThresholdBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self.clone())
+        grad_fn.threshold = threshold
+    result = kernel_for("threshold_", device_of(self))(self, threshold, value)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def threshold_out(self, threshold, value, *, out):
+    """``threshold.out(Tensor self, Scalar threshold, Scalar value, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("threshold", self, out)
+    result = globals()["threshold"](self, threshold, value)
+    native.write_out(out, result, "threshold.out")
+    bump_version(out)
+    return out
+
+
+def prelu(self, weight):
+    """``prelu(Tensor self, Tensor weight) -> Tensor``"""
+    return native.prelu(self, weight)
+
+
+def _prelu_kernel(self, weight):
+    """``_prelu_kernel(Tensor self, Tensor weight) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, weight):
+        grad_fn = nodes.PreluKernelBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, weight))
+        grad_fn.self_ = SavedVariable(self)
+        grad_fn.weight_ = SavedVariable(weight)
+    result = kernel_for("_prelu_kernel", device_of(self, weight))(self, weight)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def _prelu_kernel_backward(grad_output, self, weight):
+    """``_prelu_kernel_backward(Tensor grad_output, Tensor self, Tensor weight) -> (Tensor, Tensor)``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(grad_output, self, weight):
+        grad_fn = nodes.PreluKernelBackwardBackward0()
+        grad_fn.set_next_edges(collect_next_edges(grad_output, self, weight))
+        grad_fn.grad_output_ = SavedVariable(grad_output)
+        grad_fn.self_ = SavedVariable(self)
+        grad_fn.weight_ = SavedVariable(weight)
+    result = kernel_for("_prelu_kernel_backward", device_of(grad_output, self, weight))(grad_output, self, weight)
+    if grad_fn is not None:
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
+        if result[1] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[1], grad_fn)
+    return result
+
+
+def rrelu(self, lower=0.125, upper=0.3333333333333333, training=False, generator=None):
+    """``rrelu(Tensor self, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor``"""
+    return native.rrelu(self, lower, upper, training, generator)
+
+
+def rrelu_(self, lower=0.125, upper=0.3333333333333333, training=False, generator=None):
+    """``rrelu_(Tensor(a!) self, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor(a!)``"""
+    return native.rrelu_(self, lower, upper, training, generator)
+
+
+def rrelu_with_noise(self, noise, lower=0.125, upper=0.3333333333333333, training=False, generator=None):
+    """``rrelu_with_noise(Tensor self, Tensor noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor``"""
+    check_no_requires_grad(noise, "noise", "rrelu_with_noise")
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.RreluWithNoiseBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.lower = lower
+        grad_fn.noise_ = SavedVariable(noise)
+        grad_fn.self_ = SavedVariable(self)
+        grad_fn.training = training
+        grad_fn.upper = upper
+    result = kernel_for("rrelu_with_noise", device_of(self, noise))(self, noise, lower, upper, training, generator)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def rrelu_with_noise_(self, noise, lower=0.125, upper=0.3333333333333333, training=False, generator=None):
+    """``rrelu_with_noise_(Tensor(a!) self, Tensor noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor(a!)``"""
+    check_no_requires_grad(noise, "noise", "rrelu_with_noise_")
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.RreluWithNoiseBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.lower = lower
+        grad_fn.noise_ = SavedVariable(noise)
+        grad_fn.training = training
+        grad_fn.upper = upper
+    result = kernel_for("rrelu_with_noise_", device_of(self, noise))(self, noise, lower, upper, training, generator)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return self
+
+
+def rrelu_with_noise_backward(grad_output, self, noise, lower, upper, training, self_is_result):
+    """``rrelu_with_noise_backward(Tensor grad_output, Tensor self, Tensor noise, Scalar lower, Scalar upper, bool training, bool self_is_result) -> Tensor``"""
+    check_no_requires_grad(noise, "noise", "rrelu_with_noise_backward")
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(grad_output, self):
+        grad_fn = nodes.RreluWithNoiseBackwardBackward0()
+        grad_fn.set_next_edges(collect_next_edges(grad_output, self))
+        grad_fn.lower = lower
+        grad_fn.noise_ = SavedVariable(noise)
+        grad_fn.self_ = SavedVariable(self)
+        grad_fn.training = training
+        grad_fn.upper = upper
+    result = kernel_for("rrelu_with_noise_backward", device_of(grad_output, self, noise))(grad_output, self, noise, lower, upper, training, self_is_result)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def norm_Scalar(self, p=2):
+    """``norm.Scalar(Tensor self, Scalar p=2) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.NormBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.p = p
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("norm.Scalar", device_of(self))(self, p)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return result
+
+
+def norm_ScalarOpt_dim(self, p, dim, keepdim=False):
+    """``norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.NormBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim = dim
+        grad_fn.keepdim = keepdim
+        grad_fn.p = p
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("norm.ScalarOpt_dim", device_of(self))(self, p, dim, keepdim)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return result
+
+
+def pairwise_distance(x1, x2, p=2, eps=1e-06, keepdim=False):
+    """``pairwise_distance(Tensor x1, Tensor x2, float p=2, float eps=1e-06, bool keepdim=False) -> Tensor``"""
+    return native.pairwise_distance(x1, x2, p, eps, keepdim)
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-08):
+    """``cosine_similarity(Tensor x1, Tensor x2, int dim=1, float eps=1e-08) -> Tensor``"""
+    return native.cosine_similarity(x1, x2, dim, eps)
+
+
+def binary_cross_entropy(self, target, weight=None, reduction=0):
+    """``binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor``"""
+    check_no_requires_grad(weight, "weight", "binary_cross_entropy")
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, target):
+        grad_fn = nodes.BinaryCrossEntropyBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, target))
+        grad_fn.reduction = reduction
+        grad_fn.self_ = SavedVariable(self)
+        grad_fn.target_ = SavedVariable(target)
+        grad_fn.weight_ = SavedVariable(weight)
+    result = kernel_for("binary_cross_entropy", device_of(self, target, weight))(self, target, weight, reduction)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def binary_cross_entropy_backward(grad_output, self, target, weight=None, reduction=0):
+    """``binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor``"""
+    check_no_requires_grad(weight, "weight", "binary_cross_entropy_backward")
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(grad_output, self, target):
+        grad_fn = nodes.BinaryCrossEntropyBackwardBackward0()
+        grad_fn.set_next_edges(collect_next_edges(grad_output, self, target))
+        grad_fn.grad_output_ = SavedVariable(grad_output)
+        grad_fn.reduction = reduction
+        grad_fn.self_ = SavedVariable(self)
+        grad_fn.target_ = SavedVariable(target)
+        grad_fn.weight_ = SavedVariable(weight)
+    result = kernel_for("binary_cross_entropy_backward", device_of(grad_output, self, target, weight))(grad_output, self, target, weight, reduction)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def kl_div(self, target, reduction=0, *, log_target=False):
+    """``kl_div(Tensor self, Tensor target, int reduction=Mean, *, bool log_target=False) -> Tensor``"""
+    return native.kl_div(self, target, reduction, log_target)
+
+
+def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0):
+    """``margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=Mean) -> Tensor``"""
+    return native.margin_ranking_loss(input1, input2, target, margin, reduction)
+
+
+def hinge_embedding_loss(self, target, margin=1.0, reduction=0):
+    """``hinge_embedding_loss(Tensor self, Tensor target, float margin=1.0, int reduction=Mean) -> Tensor``"""
+    return native.hinge_embedding_loss(self, target, margin, reduction)
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0):
+    """``cosine_embedding_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=Mean) -> Tensor``"""
+    return native.cosine_embedding_loss(input1, input2, target, margin, reduction)
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, swap=False, reduction=0):
+    """``triplet_margin_loss(Tensor anchor, Tensor positive, Tensor negative, float margin=1.0, float p=2, float eps=1e-06, bool swap=False, int reduction=Mean) -> Tensor``"""
+    return native.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction)
+
+
+def poisson_nll_loss(input, target, log_input, full, eps, reduction):
+    """``poisson_nll_loss(Tensor input, Tensor target, bool log_input, bool full, float eps, int reduction) -> Tensor``"""
+    return native.poisson_nll_loss(input, target, log_input, full, eps, reduction)
+
+
+def soft_margin_loss(self, target, reduction=0):
+    """``soft_margin_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor``"""
+    check_no_requires_grad(target, "target", "soft_margin_loss")
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.SoftMarginLossBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.reduction = reduction
+        grad_fn.self_ = SavedVariable(self)
+        grad_fn.target_ = SavedVariable(target)
+    result = kernel_for("soft_margin_loss", device_of(self, target))(self, target, reduction)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def soft_margin_loss_backward(grad_output, self, target, reduction):
+    """``soft_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor``"""
+    check_no_requires_grad(target, "target", "soft_margin_loss_backward")
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(grad_output, self):
+        grad_fn = nodes.SoftMarginLossBackwardBackward0()
+        grad_fn.set_next_edges(collect_next_edges(grad_output, self))
+        grad_fn.grad_output_ = SavedVariable(grad_output)
+        grad_fn.reduction = reduction
+        grad_fn.self_ = SavedVariable(self)
+        grad_fn.target_ = SavedVariable(target)
+    result = kernel_for("soft_margin_loss_backward", device_of(grad_output, self, target))(grad_output, self, target, reduction)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def multi_margin_loss(self, target, p=1, margin=1, weight=None, reduction=0):
+    """``multi_margin_loss(Tensor self, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, int reduction=Mean) -> Tensor``"""
+    check_no_requires_grad(weight, "weight", "multi_margin_loss")
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.MultiMarginLossBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.margin = margin
+        grad_fn.p = p
+        grad_fn.reduction = reduction
+        grad_fn.self_ = SavedVariable(self)
+        grad_fn.target_ = SavedVariable(target)
+        grad_fn.weight_ = SavedVariable(weight)
+    result = kernel_for("multi_margin_loss", device_of(self, target, weight))(self, target, p, margin, weight, reduction)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def multi_margin_loss_backward(grad_output, self, target, p, margin, weight=None, reduction=0):
+    """``multi_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, Scalar p, Scalar margin, Tensor? weight=None, int reduction=Mean) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(grad_output, self, target):
+        grad_fn = manual.NotImplemented("aten::multi_margin_loss_backward", grad_output, self, target)
+    result = kernel_for("multi_margin_loss_backward", device_of(grad_output, self, target, weight))(grad_output, self, target, p, margin, weight, reduction)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add_cuda}, add_Tensor)
 register_kernels("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, add_out)
@@ -8882,6 +9539,63 @@ register_kernels("normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? ge
 register_kernels("normal.Tensor_Tensor_out(Tensor mean, Tensor std, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)", {}, normal_Tensor_Tensor_out)
 register_kernels("normal.float_float(float mean, float std, int[] size, *, Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", {"CPU": native.normal_float_float, "CUDA": native.normal_float_float}, normal_float_float)
 register_kernels("normal.float_float_out(float mean, float std, int[] size, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)", {}, normal_float_float_out)
+register_kernels("relu6(Tensor self) -> Tensor", {"CompositeImplicitAutograd": native.relu6}, relu6)
+register_kernels("relu6_(Tensor(a!) self) -> Tensor(a!)", {"CompositeImplicitAutograd": native.relu6_}, relu6_)
+register_kernels("hardsigmoid(Tensor self) -> Tensor", {"CPU": native.hardsigmoid, "CUDA": native.hardsigmoid}, hardsigmoid)
+register_kernels("hardsigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, hardsigmoid_out)
+register_kernels("hardsigmoid_(Tensor(a!) self) -> Tensor(a!)", {"CPU": native.hardsigmoid_, "CUDA": native.hardsigmoid_}, hardsigmoid_)
+register_kernels("hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor", {"CPU": native.hardsigmoid_backward, "CUDA": native.hardsigmoid_backward}, hardsigmoid_backward)
+register_kernels("hardswish(Tensor self) -> Tensor", {"CPU": native.hardswish, "CUDA": native.hardswish}, hardswish)
+register_kernels("hardswish.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, hardswish_out)
+register_kernels("hardswish_(Tensor(a!) self) -> Tensor(a!)", {"CPU": native.hardswish_, "CUDA": native.hardswish_}, hardswish_)
+register_kernels("hardswish_backward(Tensor grad_output, Tensor self) -> Tensor", {"CPU": native.hardswish_backward, "CUDA": native.hardswish_backward}, hardswish_backward)
+register_kernels("hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor", {"CPU": native.hardshrink, "CUDA": native.hardshrink}, hardshrink)
+register_kernels("hardshrink.out(Tensor self, Scalar lambd=0.5, *, Tensor(a!) out) -> Tensor(a!)", {}, hardshrink_out)
+register_kernels("hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor", {"CPU": native.hardshrink_backward, "CUDA": native.hardshrink_backward}, hardshrink_backward)
+register_kernels("softshrink(Tensor self, Scalar lambd=0.5) -> Tensor", {"CPU": native.softshrink, "CUDA": native.softshrink}, softshrink)
+register_kernels("softshrink.out(Tensor self, Scalar lambd=0.5, *, Tensor(a!) out) -> Tensor(a!)", {}, softshrink_out)
+register_kernels("softshrink_backward(Tensor grad_output, Tensor self, Scalar lambd) -> Tensor", {"CPU": native.softshrink_backward, "CUDA": native.softshrink_backward}, softshrink_backward)
+register_kernels("log_sigmoid(Tensor self) -> Tensor", {"CompositeImplicitAutograd": native.log_sigmoid}, log_sigmoid)
+register_kernels("log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)", {"CPU": native.log_sigmoid_forward, "CUDA": native.log_sigmoid_forward}, log_sigmoid_forward)
+register_kernels("log_sigmoid_backward(Tensor grad_output, Tensor self, Tensor buffer) -> Tensor", {"CPU": native.log_sigmoid_backward, "CUDA": native.log_sigmoid_backward}, log_sigmoid_backward)
+register_kernels("mish(Tensor self) -> Tensor", {"CPU": native.mish, "CUDA": native.mish}, mish)
+register_kernels("mish.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, mish_out)
+register_kernels("mish_(Tensor(a!) self) -> Tensor(a!)", {"CPU": native.mish_, "CUDA": native.mish_}, mish_)
+register_kernels("mish_backward(Tensor grad_output, Tensor self) -> Tensor", {"CPU": native.mish_backward, "CUDA": native.mish_backward}, mish_backward)
+register_kernels("selu(Tensor self) -> Tensor", {"CompositeImplicitAutograd": native.selu}, selu)
+register_kernels("selu_(Tensor(a!) self) -> Tensor(a!)", {"CompositeImplicitAutograd": native.selu_}, selu_)
+register_kernels("celu(Tensor self, Scalar alpha=1.0) -> Tensor", {"CPU": native.celu, "CUDA": native.celu}, celu)
+register_kernels("celu_(Tensor(a!) self, Scalar alpha=1.0) -> Tensor(a!)", {"CPU": native.celu_, "CUDA": native.celu_}, celu_)
+register_kernels("glu(Tensor self, int dim=-1) -> Tensor", {"CPU": native.glu, "CUDA": native.glu}, glu)
+register_kernels("glu.out(Tensor self, int dim=-1, *, Tensor(a!) out) -> Tensor(a!)", {}, glu_out)
+register_kernels("glu_backward(Tensor grad_output, Tensor self, int dim) -> Tensor", {"CPU": native.glu_backward, "CUDA": native.glu_backward}, glu_backward)
+register_kernels("threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor", {"CPU": native.threshold, "CUDA": native.threshold}, threshold)
+register_kernels("threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)", {"CPU": native.threshold_, "CUDA": native.threshold_}, threshold_)
+register_kernels("threshold.out(Tensor self, Scalar threshold, Scalar value, *, Tensor(a!) out) -> Tensor(a!)", {}, threshold_out)
+register_kernels("prelu(Tensor self, Tensor weight) -> Tensor", {"CompositeImplicitAutograd": native.prelu}, prelu)
+register_kernels("_prelu_kernel(Tensor self, Tensor weight) -> Tensor", {"CPU": native._prelu_kernel, "CUDA": native._prelu_kernel}, _prelu_kernel)
+register_kernels("_prelu_kernel_backward(Tensor grad_output, Tensor self, Tensor weight) -> (Tensor, Tensor)", {"CPU": native._prelu_kernel_backward, "CUDA": native._prelu_kernel_backward}, _prelu_kernel_backward)
+register_kernels("rrelu(Tensor self, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor", {"CompositeImplicitAutograd": native.rrelu}, rrelu)
+register_kernels("rrelu_(Tensor(a!) self, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor(a!)", {"CompositeImplicitAutograd": native.rrelu_}, rrelu_)
+register_kernels("rrelu_with_noise(Tensor self, Tensor noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor", {"CPU": native.rrelu_with_noise, "CUDA": native.rrelu_with_noise}, rrelu_with_noise)
+register_kernels("rrelu_with_noise_(Tensor(a!) self, Tensor noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor(a!)", {"CPU": native.rrelu_with_noise_, "CUDA": native.rrelu_with_noise_}, rrelu_with_noise_)
+register_kernels("rrelu_with_noise_backward(Tensor grad_output, Tensor self, Tensor noise, Scalar lower, Scalar upper, bool training, bool self_is_result) -> Tensor", {"CPU": native.rrelu_with_noise_backward, "CUDA": native.rrelu_with_noise_backward}, rrelu_with_noise_backward)
+register_kernels("norm.Scalar(Tensor self, Scalar p=2) -> Tensor", {"CPU": native.norm_scalar, "CUDA": native.norm_scalar}, norm_Scalar)
+register_kernels("norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor", {"CPU": native.norm_scalaropt_dim, "CUDA": native.norm_scalaropt_dim}, norm_ScalarOpt_dim)
+register_kernels("pairwise_distance(Tensor x1, Tensor x2, float p=2, float eps=1e-06, bool keepdim=False) -> Tensor", {"CompositeImplicitAutograd": native.pairwise_distance}, pairwise_distance)
+register_kernels("cosine_similarity(Tensor x1, Tensor x2, int dim=1, float eps=1e-08) -> Tensor", {"CompositeImplicitAutograd": native.cosine_similarity}, cosine_similarity)
+register_kernels("binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor", {"CPU": native.binary_cross_entropy, "CUDA": native.binary_cross_entropy}, binary_cross_entropy)
+register_kernels("binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor", {"CPU": native.binary_cross_entropy_backward, "CUDA": native.binary_cross_entropy_backward}, binary_cross_entropy_backward)
+register_kernels("kl_div(Tensor self, Tensor target, int reduction=Mean, *, bool log_target=False) -> Tensor", {"CompositeImplicitAutograd": native.kl_div}, kl_div)
+register_kernels("margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=Mean) -> Tensor", {"CompositeImplicitAutograd": native.margin_ranking_loss}, margin_ranking_loss)
+register_kernels("hinge_embedding_loss(Tensor self, Tensor target, float margin=1.0, int reduction=Mean) -> Tensor", {"CompositeImplicitAutograd": native.hinge_embedding_loss}, hinge_embedding_loss)
+register_kernels("cosine_embedding_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=Mean) -> Tensor", {"CompositeImplicitAutograd": native.cosine_embedding_loss}, cosine_embedding_loss)
+register_kernels("triplet_margin_loss(Tensor anchor, Tensor positive, Tensor negative, float margin=1.0, float p=2, float eps=1e-06, bool swap=False, int reduction=Mean) -> Tensor", {"CompositeImplicitAutograd": native.triplet_margin_loss}, triplet_margin_loss)
+register_kernels("poisson_nll_loss(Tensor input, Tensor target, bool log_input, bool full, float eps, int reduction) -> Tensor", {"CompositeImplicitAutograd": native.poisson_nll_loss}, poisson_nll_loss)
+register_kernels("soft_margin_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor", {"CPU": native.soft_margin_loss, "CUDA": native.soft_margin_loss}, soft_margin_loss)
+register_kernels("soft_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor", {"CPU": native.soft_margin_loss_backward, "CUDA": native.soft_margin_loss_backward}, soft_margin_loss_backward)
+register_kernels("multi_margin_loss(Tensor self, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, int reduction=Mean) -> Tensor", {"CPU": native.multi_margin_loss, "CUDA": native.multi_margin_loss}, multi_margin_loss)
+register_kernels("multi_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, Scalar p, Scalar margin, Tensor? weight=None, int reduction=Mean) -> Tensor", {"CPU": native.multi_margin_loss_backward, "CUDA": native.multi_margin_loss_backward}, multi_margin_loss_backward)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -9646,6 +10360,63 @@ PARAMETERS = {
     "normal_Tensor_Tensor_out": ((('mean', 'Tensor', False), ('std', 'Tensor', False),), (('generator', 'any', True), ('out', 'Tensor', False),)),
     "normal_float_float": ((('mean', 'any', False), ('std', 'any', False), ('size', 'int[]', False),), (('generator', 'any', True), ('dtype', 'ScalarType?', True), ('layout', 'Layout?', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
     "normal_float_float_out": ((('mean', 'any', False), ('std', 'any', False), ('size', 'int[]', False),), (('generator', 'any', True), ('out', 'Tensor', False),)),
+    "relu6": ((('self', 'Tensor', False),), ()),
+    "relu6_": ((('self', 'Tensor', False),), ()),
+    "hardsigmoid": ((('self', 'Tensor', False),), ()),
+    "hardsigmoid_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "hardsigmoid_": ((('self', 'Tensor', False),), ()),
+    "hardsigmoid_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False),), ()),
+    "hardswish": ((('self', 'Tensor', False),), ()),
+    "hardswish_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "hardswish_": ((('self', 'Tensor', False),), ()),
+    "hardswish_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False),), ()),
+    "hardshrink": ((('self', 'Tensor', False), ('lambd', 'Scalar', True),), ()),
+    "hardshrink_out": ((('self', 'Tensor', False), ('lambd', 'Scalar', True),), (('out', 'Tensor', False),)),
+    "hardshrink_backward": ((('grad_out', 'Tensor', False), ('self', 'Tensor', False), ('lambd', 'Scalar', False),), ()),
+    "softshrink": ((('self', 'Tensor', False), ('lambd', 'Scalar', True),), ()),
+    "softshrink_out": ((('self', 'Tensor', False), ('lambd', 'Scalar', True),), (('out', 'Tensor', False),)),
+    "softshrink_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False), ('lambd', 'Scalar', False),), ()),
+    "log_sigmoid": ((('self', 'Tensor', False),), ()),
+    "log_sigmoid_forward": ((('self', 'Tensor', False),), ()),
+    "log_sigmoid_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False), ('buffer', 'Tensor', False),), ()),
+    "mish": ((('self', 'Tensor', False),), ()),
+    "mish_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "mish_": ((('self', 'Tensor', False),), ()),
+    "mish_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False),), ()),
+    "selu": ((('self', 'Tensor', False),), ()),
+    "selu_": ((('self', 'Tensor', False),), ()),
+    "celu": ((('self', 'Tensor', False), ('alpha', 'Scalar', True),), ()),
+    "celu_": ((('self', 'Tensor', False), ('alpha', 'Scalar', True),), ()),
+    "glu": ((('self', 'Tensor', False), ('dim', 'int', True),), ()),
+    "glu_out": ((('self', 'Tensor', False), ('dim', 'int', True),), (('out', 'Tensor', False),)),
+    "glu_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False), ('dim', 'int', False),), ()),
+    "threshold": ((('self', 'Tensor', False), ('threshold', 'Scalar', False), ('value', 'Scalar', False),), ()),
+    "threshold_": ((('self', 'Tensor', False), ('threshold', 'Scalar', False), ('value', 'Scalar', False),), ()),
+    "threshold_out": ((('self', 'Tensor', False), ('threshold', 'Scalar', False), ('value', 'Scalar', False),), (('out', 'Tensor', False),)),
+    "prelu": ((('self', 'Tensor', False), ('weight', 'Tensor', False),), ()),
+    "_prelu_kernel": ((('self', 'Tensor', False), ('weight', 'Tensor', False),), ()),
+    "_prelu_kernel_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False), ('weight', 'Tensor', False),), ()),
+    "rrelu": ((('self', 'Tensor', False), ('lower', 'Scalar', True), ('upper', 'Scalar', True), ('training', 'bool', True), ('generator', 'any', True),), ()),
+    "rrelu_": ((('self', 'Tensor', False), ('lower', 'Scalar', True), ('upper', 'Scalar', True), ('training', 'bool', True), ('generator', 'any', True),), ()),
+    "rrelu_with_noise": ((('self', 'Tensor', False), ('noise', 'Tensor', False), ('lower', 'Scalar', True), ('upper', 'Scalar', True), ('training', 'bool', True), ('generator', 'any', True),), ()),
+    "rrelu_with_noise_": ((('self', 'Tensor', False), ('noise', 'Tensor', False), ('lower', 'Scalar', True), ('upper', 'Scalar', True), ('training', 'bool', True), ('generator', 'any', True),), ()),
+    "rrelu_with_noise_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False), ('noise', 'Tensor', False), ('lower', 'Scalar', False), ('upper', 'Scalar', False), ('training', 'bool', False), ('self_is_result', 'bool', False),), ()),
+    "norm_Scalar": ((('self', 'Tensor', False), ('p', 'Scalar', True),), ()),
+    "norm_ScalarOpt_dim": ((('self', 'Tensor', False), ('p', 'Scalar?', False), ('dim', 'int[]', False), ('keepdim', 'bool', True),), ()),
+    "pairwise_distance": ((('x1', 'Tensor', False), ('x2', 'Tensor', False), ('p', 'any', True), ('eps', 'any', True), ('keepdim', 'bool', True),), ()),
+    "cosine_similarity": ((('x1', 'Tensor', False), ('x2', 'Tensor', False), ('dim', 'int', True), ('eps', 'any', True),), ()),
+    "binary_cross_entropy": ((('self', 'Tensor', False), ('target', 'Tensor', False), ('weight', 'Tensor?', True), ('reduction', 'int', True),), ()),
+    "binary_cross_entropy_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False), ('target', 'Tensor', False), ('weight', 'Tensor?', True), ('reduction', 'int', True),), ()),
+    "kl_div": ((('self', 'Tensor', False), ('target', 'Tensor', False), ('reduction', 'int', True),), (('log_target', 'bool', True),)),
+    "margin_ranking_loss": ((('input1', 'Tensor', False), ('input2', 'Tensor', False), ('target', 'Tensor', False), ('margin', 'any', True), ('reduction', 'int', True),), ()),
+    "hinge_embedding_loss": ((('self', 'Tensor', False), ('target', 'Tensor', False), ('margin', 'any', True), ('reduction', 'int', True),), ()),
+    "cosine_embedding_loss": ((('input1', 'Tensor', False), ('input2', 'Tensor', False), ('target', 'Tensor', False), ('margin', 'any', True), ('reduction', 'int', True),), ()),
+    "triplet_margin_loss": ((('anchor', 'Tensor', False), ('positive', 'Tensor', False), ('negative', 'Tensor', False), ('margin', 'any', True), ('p', 'any', True), ('eps', 'any', True), ('swap', 'bool', True), ('reduction', 'int', True),), ()),
+    "poisson_nll_loss": ((('input', 'Tensor', False), ('target', 'Tensor', False), ('log_input', 'bool', False), ('full', 'bool', False), ('eps', 'any', False), ('reduction', 'int', False),), ()),
+    "soft_margin_loss": ((('self', 'Tensor', False), ('target', 'Tensor', False), ('reduction', 'int', True),), ()),
+    "soft_margin_loss_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False), ('target', 'Tensor', False), ('reduction', 'int', False),), ()),
+    "multi_margin_loss": ((('self', 'Tensor', False), ('target', 'Tensor', False), ('p', 'Scalar', True), ('margin', 'Scalar', True), ('weight', 'Tensor?', True), ('reduction', 'int', True),), ()),
+    "multi_margin_loss_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False), ('target', 'Tensor', False), ('p', 'Scalar', False), ('margin', 'Scalar', False), ('weight', 'Tensor?', True), ('reduction', 'int', True),), ()),
 }
 
 
@@ -10068,3 +10839,52 @@ register_op("random_", overloaded("random_", [(random__from, PARAMETERS["random_
 register_op("exponential_", overloaded("exponential_", [(exponential_, PARAMETERS["exponential_"])]))
 register_op("multinomial", overloaded("multinomial", [(multinomial, PARAMETERS["multinomial"]), (multinomial_out, PARAMETERS["multinomial_out"])]))
 register_op("normal", overloaded("normal", [(normal_Tensor_float, PARAMETERS["normal_Tensor_float"]), (normal_Tensor_float_out, PARAMETERS["normal_Tensor_float_out"]), (normal_float_Tensor, PARAMETERS["normal_float_Tensor"]), (normal_float_Tensor_out, PARAMETERS["normal_float_Tensor_out"]), (normal_Tensor_Tensor, PARAMETERS["normal_Tensor_Tensor"]), (normal_Tensor_Tensor_out, PARAMETERS["normal_Tensor_Tensor_out"]), (normal_float_float, PARAMETERS["normal_float_float"]), (normal_float_float_out, PARAMETERS["normal_float_float_out"])]))
+register_op("relu6", overloaded("relu6", [(relu6, PARAMETERS["relu6"])]))
+register_op("relu6_", overloaded("relu6_", [(relu6_, PARAMETERS["relu6_"])]))
+register_op("hardsigmoid", overloaded("hardsigmoid", [(hardsigmoid, PARAMETERS["hardsigmoid"]), (hardsigmoid_out, PARAMETERS["hardsigmoid_out"])]))
+register_op("hardsigmoid_", overloaded("hardsigmoid_", [(hardsigmoid_, PARAMETERS["hardsigmoid_"])]))
+register_op("hardsigmoid_backward", overloaded("hardsigmoid_backward", [(hardsigmoid_backward, PARAMETERS["hardsigmoid_backward"])]))
+register_op("hardswish", overloaded("hardswish", [(hardswish, PARAMETERS["hardswish"]), (hardswish_out, PARAMETERS["hardswish_out"])]))
+register_op("hardswish_", overloaded("hardswish_", [(hardswish_, PARAMETERS["hardswish_"])]))
+register_op("hardswish_backward", overloaded("hardswish_backward", [(hardswish_backward, PARAMETERS["hardswish_backward"])]))
+register_op("hardshrink", overloaded("hardshrink", [(hardshrink, PARAMETERS["hardshrink"]), (hardshrink_out, PARAMETERS["hardshrink_out"])]))
+register_op("hardshrink_backward", overloaded("hardshrink_backward", [(hardshrink_backward, PARAMETERS["hardshrink_backward"])]))
+register_op("softshrink", overloaded("softshrink", [(softshrink, PARAMETERS["softshrink"]), (softshrink_out, PARAMETERS["softshrink_out"])]))
+register_op("softshrink_backward", overloaded("softshrink_backward", [(softshrink_backward, PARAMETERS["softshrink_backward"])]))
+register_op("log_sigmoid", overloaded("log_sigmoid", [(log_sigmoid, PARAMETERS["log_sigmoid"])]))
+register_op("log_sigmoid_forward", overloaded("log_sigmoid_forward", [(log_sigmoid_forward, PARAMETERS["log_sigmoid_forward"])]))
+register_op("log_sigmoid_backward", overloaded("log_sigmoid_backward", [(log_sigmoid_backward, PARAMETERS["log_sigmoid_backward"])]))
+register_op("mish", overloaded("mish", [(mish, PARAMETERS["mish"]), (mish_out, PARAMETERS["mish_out"])]))
+register_op("mish_", overloaded("mish_", [(mish_, PARAMETERS["mish_"])]))
+register_op("mish_backward", overloaded("mish_backward", [(mish_backward, PARAMETERS["mish_backward"])]))
+register_op("selu", overloaded("selu", [(selu, PARAMETERS["selu"])]))
+register_op("selu_", overloaded("selu_", [(selu_, PARAMETERS["selu_"])]))
+register_op("celu", overloaded("celu", [(celu, PARAMETERS["celu"])]))
+register_op("celu_", overloaded("celu_", [(celu_, PARAMETERS["celu_"])]))
+register_op("glu", overloaded("glu", [(glu, PARAMETERS["glu"]), (glu_out, PARAMETERS["glu_out"])]))
+register_op("glu_backward", overloaded("glu_backward", [(glu_backward, PARAMETERS["glu_backward"])]))
+register_op("threshold", overloaded("threshold", [(threshold, PARAMETERS["threshold"]), (threshold_out, PARAMETERS["threshold_out"])]))
+register_op("threshold_", overloaded("threshold_", [(threshold_, PARAMETERS["threshold_"])]))
+register_op("prelu", overloaded("prelu", [(prelu, PARAMETERS["prelu"])]))
+register_op("_prelu_kernel", overloaded("_prelu_kernel", [(_prelu_kernel, PARAMETERS["_prelu_kernel"])]))
+register_op("_prelu_kernel_backward", overloaded("_prelu_kernel_backward", [(_prelu_kernel_backward, PARAMETERS["_prelu_kernel_backward"])]))
+register_op("rrelu", overloaded("rrelu", [(rrelu, PARAMETERS["rrelu"])]))
+register_op("rrelu_", overloaded("rrelu_", [(rrelu_, PARAMETERS["rrelu_"])]))
+register_op("rrelu_with_noise", overloaded("rrelu_with_noise", [(rrelu_with_noise, PARAMETERS["rrelu_with_noise"])]))
+register_op("rrelu_with_noise_", overloaded("rrelu_with_noise_", [(rrelu_with_noise_, PARAMETERS["rrelu_with_noise_"])]))
+register_op("rrelu_with_noise_backward", overloaded("rrelu_with_noise_backward", [(rrelu_with_noise_backward, PARAMETERS["rrelu_with_noise_backward"])]))
+register_op("norm", overloaded("norm", [(norm_Scalar, PARAMETERS["norm_Scalar"]), (norm_ScalarOpt_dim, PARAMETERS["norm_ScalarOpt_dim"])]))
+register_op("pairwise_distance", overloaded("pairwise_distance", [(pairwise_distance, PARAMETERS["pairwise_distance"])]))
+register_op("cosine_similarity", overloaded("cosine_similarity", [(cosine_similarity, PARAMETERS["cosine_similarity"])]))
+register_op("binary_cross_entropy", overloaded("binary_cross_entropy", [(binary_cross_entropy, PARAMETERS["binary_cross_entropy"])]))
+register_op("binary_cross_entropy_backward", overloaded("binary_cross_entropy_backward", [(binary_cross_entropy_backward, PARAMETERS["binary_cross_entropy_backward"])]))
+register_op("kl_div", overloaded("kl_div", [(kl_div, PARAMETERS["kl_div"])]))
+register_op("margin_ranking_loss", overloaded("margin_ranking_loss", [(margin_ranking_loss, PARAMETERS["margin_ranking_loss"])]))
+register_op("hinge_embedding_loss", overloaded("hinge_embedding_loss", [(hinge_embedding_loss, PARAMETERS["hinge_embedding_loss"])]))
+register_op("cosine_embedding_loss", overloaded("cosine_embedding_loss", [(cosine_embedding_loss, PARAMETERS["cosine_embedding_loss"])]))
+register_op("triplet_margin_loss", overloaded("triplet_margin_loss", [(triplet_margin_loss, PARAMETERS["triplet_margin_loss"])]))
+register_op("poisson_nll_loss", overloaded("poisson_nll_loss", [(poisson_nll_loss, PARAMETERS["poisson_nll_loss"])]))
+register_op("soft_margin_loss", overloaded("soft_margin_loss", [(soft_margin_loss, PARAMETERS["soft_margin_loss"])]))
+register_op("soft_margin_loss_backward", overloaded("soft_margin_loss_backward", [(soft_margin_loss_backward, PARAMETERS["soft_margin_loss_backward"])]))
+register_op("multi_margin_loss", overloaded("multi_margin_loss", [(multi_margin_loss, PARAMETERS["multi_margin_loss"])]))
+register_op("multi_margin_loss_backward", overloaded("multi_margin_loss_backward", [(multi_margin_loss_backward, PARAMETERS["multi_margin_loss_backward"])]))

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ..c10 import scalar_type as st
 from ..c10.layout import contiguous_format
 from ..native.device import to_numpy
@@ -115,6 +117,12 @@ __all__ = [  # what `from functions_manual import *` gives the generated nodes
     "nansum_backward",
     "var_mean_backward",
     "std_mean_backward",
+    # ops batch 8
+    "hardswish_double_backward", "log_sigmoid_double_backward", "infinitely_differentiable_mish_backward",
+    "glu_double_backward_grad_output", "glu_double_backward", "binary_cross_entropy_target_backward",
+    "binary_cross_entropy_double_backward", "binary_cross_entropy_double_backward_grad_output",
+    "soft_margin_loss_double_backward", "soft_margin_loss_double_backward_grad_output",
+    "prelu_kernel_double_backward", "float32_value",
 ]
 
 
@@ -981,3 +989,136 @@ def _plus_mean_backward(grad, grad_mean, self, dim, keepdim):
         return grad
     from_mean = mean_backward(grad_mean, tuple(self.shape), dim, self.numel(), keepdim)
     return from_mean if grad is None else ops.add(grad, from_mean)
+
+
+# ----------------------------------------------------------------------------- ops batch 8: activations
+
+
+def float32_value(scalar) -> float:
+    """``Scalar::toFloat()``: the number rounded to float32 (celu's backward takes ``1.0 / alpha.toFloat()``)."""
+    return float(np.float32(scalar))
+
+
+def hardswish_double_backward(grad, grad_output, self):
+    """``where(-3 < x < 3, grad * grad_output / 3, 0)``: the slope ``x / 3 + 1/2`` differentiated again."""
+    outside = ops.logical_not(ops.logical_and(ops.gt(self, -3.0), ops.lt(self, 3.0)))
+    return ops.masked_fill(ops.div(ops.mul(grad, grad_output), 3.0), outside, 0)
+
+
+def log_sigmoid_double_backward(grad, input):
+    """``grad * (sigmoid(x) - 1) * sigmoid(x)``."""
+    z = ops.sigmoid(input)
+    return ops.mul(ops.mul(grad, ops.sub(z, 1)), z)
+
+
+def infinitely_differentiable_mish_backward(grad_output, input):
+    """``grad * (tanh(sp) + x * sigmoid(x) * (1 - tanh(sp)^2))``, ``sp = log1p(exp(x))``, built from ops."""
+    sigmoid = ops.sigmoid(input)
+    tanh_softplus = ops.tanh(ops.log1p(ops.exp(input)))
+    slope = ops.sub(scalar_tensor(1.0), ops.mul(tanh_softplus, tanh_softplus))  # C++'s ``1.0 - t``
+    return ops.mul(grad_output, ops.add(tanh_softplus, ops.mul(ops.mul(input, sigmoid), slope)))
+
+
+def prelu_kernel_double_backward(grads, grad_output, self, weight, output_mask):
+    """The gradients of ``_prelu_kernel_backward``'s two outputs (``ggI``, ``ggW``) taken back to its inputs."""
+    gg_input, gg_weight = grads
+    nonnegative = ops.ge(self, 0)
+    grad_grad_output = grad_self = grad_weight = None
+    if output_mask[0]:
+        if gg_input is None:
+            grad_grad_output = ops.where(nonnegative, ops.new_zeros(grad_output, []), ops.mul(gg_weight, self))
+        elif gg_weight is None:
+            grad_grad_output = ops.where(nonnegative, gg_input, ops.mul(gg_input, weight))
+        else:
+            grad_grad_output = ops.where(nonnegative, gg_input,
+                                         ops.add(ops.mul(gg_input, weight), ops.mul(gg_weight, self)))
+    if output_mask[1]:
+        grad_self = (ops.zeros_like(self) if gg_weight is None
+                     else ops.where(nonnegative, ops.new_zeros(self, []), ops.mul(grad_output, gg_weight)))
+    if output_mask[2]:
+        grad_weight = (ops.zeros_like(self) if gg_input is None
+                       else ops.where(nonnegative, ops.new_zeros(weight, []), ops.mul(grad_output, gg_input)))
+    return grad_grad_output, grad_self, grad_weight
+
+
+def glu_double_backward_grad_output(grad, input, dim):
+    """``grad`` times glu's backward of ones, its two halves added."""
+    dim = dim + input.dim() if dim < 0 else dim
+    half = input.shape[dim] // 2
+    sizes = list(input.shape)
+    sizes[dim] = half
+    ones = ops.ones_like(ops.narrow(input, dim, 0, half))
+    tmp = ops.mul(grad, ops.glu_backward(ones, input, dim))
+    return ops.add(ops.narrow(tmp, dim, 0, half), ops.narrow(tmp, dim, half, half))
+
+
+def glu_double_backward(grad, grad_output, input, dim):
+    """d(glu_backward)/d(input): the sigmoid of the second half differentiated once more."""
+    half = input.shape[dim] // 2
+    first, second = ops.narrow(input, dim, 0, half), ops.narrow(input, dim, half, half)
+    sig = ops.sigmoid(second)
+    one_sub_sig = ops.sub(scalar_tensor(1), sig)
+    sig_one_sub_sig = ops.mul(sig, one_sub_sig)
+    gg_first, gg_second = ops.narrow(grad, dim, 0, half), ops.narrow(grad, dim, half, half)
+    gi_first = ops.mul(ops.mul(gg_second, grad_output), sig_one_sub_sig)
+    second_order = ops.sub(ops.mul(sig_one_sub_sig, one_sub_sig), ops.mul(sig, sig_one_sub_sig))
+    gi_second = ops.add(ops.mul(ops.mul(ops.mul(gg_second, first), grad_output), second_order),
+                        ops.mul(ops.mul(gg_first, grad_output), sig_one_sub_sig))
+    return ops.cat([gi_first, gi_second], dim)
+
+
+# ----------------------------------------------------------------------------- ops batch 8: losses
+
+
+def binary_cross_entropy_target_backward(grad, self, target, weight, reduction):
+    """``-logit(self) * grad``, times ``weight``, over ``numel`` for ``mean``."""
+    grad_target = ops.mul(ops.neg(ops.logit(self)), grad)
+    if weight is not None:
+        grad_target = ops.mul(grad_target, weight)
+    if reduction == _MEAN:
+        grad_target = ops.div(grad_target, target.numel())
+    return grad_target
+
+
+def binary_cross_entropy_double_backward(grad_output, grad, input, target, weight, reduction):
+    """d(bce's backward)/d(input): ``(x^2 - 2 x t + t) / ((x + eps)^2 (1 - x + eps)^2)`` times both gradients."""
+    eps = 1e-12
+    one_minus = ops.add(_number_minus(1, input), eps)
+    numerator = ops.add(ops.sub(ops.mul(input, input), ops.mul(ops.mul(input, 2), target)), target)
+    grad_input = ops.div(numerator, ops.mul(ops.pow(ops.add(input, eps), 2), ops.pow(one_minus, 2)))
+    grad_input = ops.mul_(grad_input, ops.mul(grad, grad_output))
+    if weight is not None:
+        grad_input = ops.mul_(grad_input, weight)
+    return ops.div(grad_input, input.numel()) if reduction == _MEAN else grad_input
+
+
+def binary_cross_entropy_double_backward_grad_output(grad, input, target, weight, reduction):
+    """d(bce's backward)/d(grad_output): ``(x - t) / ((x + eps) (1 - x + eps))`` times ``grad``, reduced."""
+    eps = 1e-12
+    ggo = ops.div(ops.sub(input, target), ops.mul(ops.add(input, eps), ops.add(_number_minus(1, input), eps)))
+    ggo = ops.mul_(ggo, grad)
+    if weight is not None:
+        ggo = ops.mul_(ggo, weight)
+    if reduction == _MEAN:
+        return ops.div(ops.sum(ggo), input.numel())
+    return ops.sum(ggo) if reduction == 2 else ggo
+
+
+def soft_margin_loss_double_backward(grad, input, target, reduction):
+    """``grad * t^2 * z / (z + 1)^2`` with ``z = exp(-x t)``, over ``numel`` for ``mean``."""
+    z = ops.exp(ops.mul(input, ops.neg(target)))
+    zplus1 = ops.add(z, 1)
+    grad_input = ops.div(ops.mul(ops.mul(grad, ops.mul(target, target)), z), ops.mul(zplus1, zplus1))
+    return ops.div(grad_input, input.numel()) if reduction == _MEAN else grad_input
+
+
+def soft_margin_loss_double_backward_grad_output(grad, grad_output, input, target, reduction):
+    if reduction == 0:
+        return ops.soft_margin_loss_backward(grad, input, target, reduction)
+    r = ops.soft_margin_loss_backward(ops.ones_like(grad_output), input, target, reduction)
+    return ops.sum(ops.mul(r, grad))
+
+
+def _number_minus(value, tensor):
+    """C++'s ``number - tensor``: ``empty_like(tensor).fill_(number).sub_(tensor)``."""
+    return ops.sub_(ops.fill_(ops.empty_like(tensor), value), tensor)

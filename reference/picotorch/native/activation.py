@@ -14,8 +14,10 @@ import math
 import numpy as np
 
 from ..c10 import scalar_type as st
-from .binary_ops import write_inplace
+from .binary_ops import mul, write_inplace
+from .device import to_numpy
 from .helpers import (
+    check_scalar_fits,
     convert,
     erf_float64,
     fused_multiply_add,
@@ -25,7 +27,7 @@ from .helpers import (
     xp_of,
     zero_where,
 )
-from .layout import follow_inputs
+from .layout import _c_contiguous, follow_inputs
 from .tensor_compare import clamp
 
 
@@ -330,3 +332,302 @@ def hardtanh_backward(grad_output, self, min_val, max_val):
 def hardtanh_(self, min_val=-1, max_val=1):
     write_inplace(self, hardtanh(self, min_val, max_val))
     return self
+
+
+# ----------------------------------------------------------------------------- ops batch 8
+# hardsigmoid, hardswish, hardshrink, softshrink, log_sigmoid, mish, celu, glu, threshold, _prelu_kernel and
+# rrelu_with_noise (Activation.cpp, GatedLinearUnit.cpp, RreLU in Activation.cpp): each computed in the dtype's
+# opmath (float32 for float32 / float16 / bfloat16), step by step as the CPU kernels write it.
+
+
+def hardsigmoid(self):
+    """``min(max(x + 3, 0), 6) / 6``."""
+    _check_floating(self, "hardsigmoid_cpu")
+    xp, x = _in_opmath(self)
+    three, six, zero = (_opmath_const(xp, v, x) for v in (3, 6, 0))
+    return _rounded(self, xp, xp.minimum(xp.maximum(x + three, zero), six) / six)
+
+
+def hardsigmoid_(self):
+    write_inplace(self, hardsigmoid(self))
+    return self
+
+
+def hardsigmoid_backward(grad_output, self):
+    """``grad`` times one sixth strictly inside ``(-3, 3)``, else 0: the kernel's sixth is the float ``1.0f / 6.0f``,
+    in float64 too."""
+    _check_floating(self, "hardsigmoid_backward")
+    xp, x = _in_opmath(self)
+    grad = _in_opmath(grad_output)[1]
+    inside = (x > -3) & (x < 3)
+    one_sixth = _opmath_const(xp, float(np.float32(1) / np.float32(6)), x)
+    return _rounded(self, xp, xp.where(inside, grad * one_sixth, _opmath_const(xp, 0, x)))
+
+
+def hardswish(self):
+    """``x * min(max(x + 3, 0), 6) / 6``."""
+    _check_floating(self, "hardswish_cpu")
+    xp, x = _in_opmath(self)
+    three, six, zero = (_opmath_const(xp, v, x) for v in (3, 6, 0))
+    return _rounded(self, xp, x * xp.minimum(xp.maximum(x + three, zero), six) / six)
+
+
+def hardswish_(self):
+    write_inplace(self, hardswish(self))
+    return self
+
+
+def hardswish_backward(grad_output, self):
+    """0 up to -3, ``grad * (x / 3 + 1/2)`` strictly between -3 and 3, ``grad`` from 3 on."""
+    _check_floating(self, "hardswish_backward_cpu")
+    xp, x = _in_opmath(self)
+    grad = _in_opmath(grad_output)[1]
+    three, half, zero = (_opmath_const(xp, v, x) for v in (3, 0.5, 0))
+    middle = grad * ((x / three) + half)
+    return _rounded(self, xp, xp.where(x <= -three, zero, xp.where(x < three, middle, grad)))
+
+
+def hardshrink(self, lambd=0.5):
+    """0 inside ``[-lambd, lambd]``, else ``x`` (a NaN stays NaN)."""
+    _check_floating(self, "hardshrink_cpu")
+    xp, x = _in_opmath(self)
+    lam = _opmath_const(xp, lambd, x)
+    return _rounded(self, xp, xp.where((x >= -lam) & (x <= lam), _opmath_const(xp, 0, x), x))
+
+
+def hardshrink_backward(grad_out, self, lambd):
+    _check_floating(self, "hardshrink_backward_cpu")
+    return _shrink_backward(grad_out, self, lambd)
+
+
+def _shrink_backward(grad_output, self, lambd):
+    """``grad`` outside ``[-lambd, lambd]``, else 0: both shrinks' backward."""
+    xp, x = _in_opmath(self)
+    grad = _in_opmath(grad_output)[1]
+    lam = _opmath_const(xp, lambd, x)
+    return _rounded(self, xp, xp.where((x >= -lam) & (x <= lam), _opmath_const(xp, 0, x), grad))
+
+
+def softshrink(self, lambd=0.5):
+    """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else ``0 * x`` (so -0. for a negative x)."""
+    _check_floating(self, "softshrink_check")
+    _check_lambda(self, lambd)
+    xp, x = _in_opmath(self)
+    lam = _opmath_const(xp, lambd, x)
+    return _rounded(self, xp, xp.where(x > lam, x - lam, xp.where(x < -lam, x + lam, _opmath_const(xp, 0, x) * x)))
+
+
+def _check_lambda(self, lambd) -> None:
+    highest = {st.float64: "1.79769e+308", st.float32: "3.40282e+38", st.float16: "65504",
+               st.bfloat16: "3.38953e+38"}[self._dtype]
+    if not 0 <= lambd <= float(highest):
+        raise RuntimeError(f"lambda must be in range [0, {highest}] for input dtype {self._dtype.c10_name}, but "
+                           f"found {lambd:g}")
+
+
+def softshrink_backward(grad_output, self, lambd):
+    _check_floating(self, "softshrink_backward_cpu")
+    return _shrink_backward(grad_output, self, lambd)
+
+
+def log_sigmoid_forward(self):
+    """``(min(x, 0) - log1p(z), z)`` with ``z = exp(-|x|)``: the output and the buffer its backward reads."""
+    _check_floating(self, "log_sigmoid_cpu")
+    xp, x = _in_opmath(self)
+    z = _opmath_fn(xp, xp.exp, -xp.abs(x))
+    output = xp.minimum(x, _opmath_const(xp, 0, x)) - _opmath_fn(xp, xp.log1p, z)
+    return _contiguous(self, xp, output), _contiguous(self, xp, z)  # empty_like(input, Contiguous), both
+
+
+def _contiguous(like, xp, data):
+    data = convert(xp, data, like._dtype)
+    return wrap(like, _c_contiguous(data) if hasattr(data, "strides") else data)  # a strided library's array
+
+
+def log_sigmoid_backward(grad_output, self, buffer):
+    """``(max_deriv - sign * z / (1 + z)) * grad``: max_deriv 1 and sign 1 below 0, else 0 and -1."""
+    _check_floating(self, "log_sigmoid_backward_cpu")
+    xp, x = _in_opmath(self)
+    z, grad = _in_opmath(buffer)[1], _in_opmath(grad_output)[1]
+    one, zero = _opmath_const(xp, 1, x), _opmath_const(xp, 0, x)
+    negative = x < zero
+    max_deriv, sign = xp.where(negative, one, zero), xp.where(negative, one, -one)
+    return _rounded(self, xp, (max_deriv - sign * (z / (one + z))) * grad)
+
+
+def mish(self):
+    """``x * tanh(log1p(exp(x)))``."""
+    _check_floating(self, "mish_cpu")
+    xp, x = _in_opmath(self)
+    with np.errstate(over="ignore"):
+        softplus = _opmath_fn(xp, xp.log1p, _opmath_fn(xp, xp.exp, x))
+    return _rounded(self, xp, x * _opmath_fn(xp, xp.tanh, softplus))
+
+
+def mish_(self):
+    write_inplace(self, mish(self))
+    return self
+
+
+def mish_backward(grad_output, self):
+    """``grad * (tanh(sp) + x * sigmoid(x) * (1 - tanh(sp)^2))``, ``sp = log1p(exp(x))``, each step in the opmath
+    dtype (the float32 kernel rounds ``1 - tanh(sp)^2`` in float32)."""
+    _check_floating(self, "mish_backward_cpu")
+    xp, x = _in_opmath(self)
+    grad = _in_opmath(grad_output)[1]
+    one = _opmath_const(xp, 1, x)
+    with np.errstate(over="ignore"):
+        sigmoid = one / (_opmath_fn(xp, xp.exp, -x) + one)
+        tanh_softplus = _opmath_fn(xp, xp.tanh, _opmath_fn(xp, xp.log1p, _opmath_fn(xp, xp.exp, x)))
+    return _rounded(self, xp, grad * (tanh_softplus + x * sigmoid * (one - tanh_softplus * tanh_softplus)))
+
+
+def celu(self, alpha=1.0):
+    """``elu(x, alpha, 1, 1 / alpha)``."""
+    return elu(self, alpha, 1.0, _inverse_alpha(alpha))
+
+
+def celu_(self, alpha=1.0):
+    return elu_(self, alpha, 1.0, _inverse_alpha(alpha))
+
+
+def _inverse_alpha(alpha) -> float:
+    if float(alpha) == 0:
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    return 1.0 / float(alpha)
+
+
+def glu(self, dim=-1):
+    """The first half of ``dim`` times the sigmoid of the second half."""
+    first, second, dim = _glu_halves(self, dim)
+    _check_floating(self, "glu_cpu")
+    xp = xp_of(self)
+    a, b = _opmath_array(xp, first, self), _opmath_array(xp, second, self)
+    one = _opmath_const(xp, 1, a)
+    with np.errstate(over="ignore"):
+        result = a * (one / (one + _opmath_fn(xp, xp.exp, -b)))
+    return _rounded(self, xp, result)
+
+
+def _glu_halves(self, dim):
+    if self._data.ndim == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    from .checks import wrap_dim
+    dim = wrap_dim(dim, self._data.ndim)
+    size = self._data.shape[dim]
+    if size % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {dim} is size {size}")
+    index = [slice(None)] * self._data.ndim
+    first, second = list(index), list(index)
+    first[dim], second[dim] = slice(0, size // 2), slice(size // 2, size)
+    return self._data[tuple(first)], self._data[tuple(second)], dim
+
+
+def _opmath_array(xp, data, like):
+    return data if like._dtype is st.float64 else in_float32(xp, data)
+
+
+def glu_backward(grad_output, self, dim):
+    """First half: ``sigmoid(b) * grad``; second half: ``(1 - sigmoid(b)) * sigmoid(b) * a * grad``."""
+    first, second, dim = _glu_halves(self, dim)
+    _check_floating(self, "glu_backward_cpu")
+    xp = xp_of(self)
+    a, b = _opmath_array(xp, first, self), _opmath_array(xp, second, self)
+    grad = _opmath_array(xp, grad_output._data, grad_output)
+    one = _opmath_const(xp, 1, a)
+    with np.errstate(over="ignore"):
+        sig = _rounded_array(xp, one / (one + _opmath_fn(xp, xp.exp, -b)), self)
+    return _rounded(self, xp, xp.concat([sig * grad, (one - sig) * sig * a * grad], axis=dim))
+
+
+def _rounded_array(xp, data, like):
+    """An intermediate that PyTorch stores in ``like``'s dtype (a float16 sigmoid is rounded before it is used)."""
+    return data if like._dtype in (st.float64, st.float32) else in_float32(xp, convert(xp, data, like._dtype))
+
+
+def threshold(self, threshold, value):
+    """``x <= threshold ? value : x``, both numbers taken in the tensor's dtype (an integer tensor stays one)."""
+    return _threshold(self, threshold, value)
+
+
+def _threshold(self, threshold, value):
+    if self._dtype is st.bool_:
+        raise NotImplementedError("\"threshold_cpu\" not implemented for 'Bool'")
+    xp = xp_of(self)
+    if self._dtype.is_floating_point:
+        _, x = _in_opmath(self)
+        limit, fill = _opmath_const(xp, threshold, x), _opmath_const(xp, value, x)
+        return _rounded(self, xp, xp.where(x <= limit, fill, x))
+    x = self._data
+    limit, fill = (_integer_scalar(xp, v, x.dtype, self._dtype) for v in (threshold, value))
+    return wrap(self, follow_inputs(xp, xp.where(x <= limit, fill, x), [x]))
+
+
+def _integer_scalar(xp, value, xp_dtype, dtype):
+    """A Scalar cast to an integer dtype as ``Scalar::to<T>`` does: checked against the range, then truncated."""
+    check_scalar_fits(value, dtype)
+    return xp.asarray(np.asarray(int(value)).astype(st.to_numpy_dtype(dtype)), dtype=xp_dtype)
+
+
+def threshold_(self, threshold, value):
+    write_inplace(self, _threshold(self, threshold, value))
+    return self
+
+
+def _prelu_kernel(self, weight):
+    """``x > 0 ? x : weight * x``, ``weight`` broadcast to ``x``."""
+    _check_floating(self, "prelu_cpu")
+    xp = xp_of(self)
+    x, w = _opmath_array(xp, self._data, self), _opmath_array(xp, weight._data, weight)
+    return _rounded(self, xp, xp.where(x > 0, x, w * x))
+
+
+def _prelu_kernel_backward(grad_output, self, weight):
+    """``(x > 0 ? grad : weight * grad, x > 0 ? 0 : x * grad)``, both of the broadcast shape (autograd sums the
+    second down to the weight's)."""
+    _check_floating(self, "prelu_backward_cpu")
+    xp = xp_of(self)
+    x, w = _opmath_array(xp, self._data, self), _opmath_array(xp, weight._data, weight)
+    grad = _opmath_array(xp, grad_output._data, grad_output)
+    positive = x > 0
+    grad_input = xp.where(positive, grad, w * grad)
+    grad_weight = xp.where(positive, _opmath_const(xp, 0, x), x * grad)
+    return _rounded(self, xp, grad_input), _rounded(self, xp, grad_weight)
+
+
+def rrelu_with_noise(self, noise, lower=0.125, upper=1 / 3, training=False, generator=None):
+    """Training: each ``x <= 0`` times its own draw of ``uniform(lower, upper)`` (kept in ``noise``, 1 elsewhere);
+    otherwise ``leaky_relu`` with the slope ``(lower + upper) / 2`` (``noise`` untouched)."""
+    if tuple(self._data.shape) != tuple(noise._data.shape):
+        raise RuntimeError(f"noise tensor shape must match self tensor shape. Got self.shape = "
+                           f"{list(self._data.shape)} noise.shape = {list(noise._data.shape)}")
+    if not training:  # leaky_relu_out into ``empty_like(self, LEGACY_CONTIGUOUS_MEMORY_FORMAT)``
+        result = leaky_relu(self, (float(lower) + float(upper)) / 2)
+        return _contiguous(self, xp_of(self), result._data)
+    if self._dtype is st.float16 or not self._dtype.is_floating_point:  # float, double and bfloat16 only
+        raise NotImplementedError(f"\"rrelu_with_noise_out_cpu\" not implemented for '{self._dtype.c10_name}'")
+    from .distributions import generator_impl, uniform_values
+    xp, x = _in_opmath(self)
+    low, high = (float(xp.asarray(v, dtype=x.dtype)) for v in (lower, upper))  # opmath_t, then double
+    flat = np.asarray(to_numpy(x)).reshape(-1)
+    negative = flat <= 0
+    gen = generator_impl(generator)
+    with gen.mutex:
+        draws = uniform_values(gen, int(negative.sum()), st.float64, low, high)
+    r = np.ones(flat.shape, dtype=flat.dtype)
+    r[negative] = draws.astype(flat.dtype)
+    r = xp.asarray(r.reshape(x.shape))
+    noise._data[...] = convert(xp, r, noise._dtype)
+    return _contiguous(self, xp, xp.where(xp.asarray(negative.reshape(x.shape)), x * r, x))
+
+
+def rrelu_with_noise_(self, noise, lower=0.125, upper=1 / 3, training=False, generator=None):
+    write_inplace(self, rrelu_with_noise(self, noise, lower, upper, training, generator))
+    return self
+
+
+def rrelu_with_noise_backward(grad_output, self, noise, lower, upper, training, self_is_result):
+    """``grad * noise`` in training (when ``upper - lower`` exceeds 1e-6), else leaky_relu's backward."""
+    if training and float(upper) - float(lower) > 1e-6:
+        return mul(grad_output, noise)
+    return leaky_relu_backward(grad_output, self, (float(lower) + float(upper)) / 2, self_is_result)

@@ -9,6 +9,7 @@ there is no ``MatmulBackward`` or ``ReshapeBackward``.
 
 from __future__ import annotations
 
+import math
 import warnings
 
 from ..c10 import scalar_type as st
@@ -1105,3 +1106,174 @@ def _take_along_dim_args(self, indices, dim):
     indices = ops.broadcast_to(indices, checks.broadcast_shapes(tuple(self_sizes), tuple(indices.shape)))
     self = ops.broadcast_to(self, checks.broadcast_shapes(tuple(indices_sizes), tuple(self.shape)))
     return self, dim, indices
+
+
+# ----------------------------------------------------------------------------- ops batch 8: activations
+# Activation.cpp's composites: relu6 is hardtanh(0, 6), selu is elu with SELU's constants, log_sigmoid the first
+# output of log_sigmoid_forward, prelu reshapes its weight to broadcast over dim 1, rrelu draws into a fresh noise.
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def relu6(self):
+    return ops.hardtanh(self, 0, 6)
+
+
+def relu6_(self):
+    return ops.hardtanh_(self, 0, 6)
+
+
+def selu(self):
+    return ops.elu(self, _SELU_ALPHA, _SELU_SCALE)
+
+
+def selu_(self):
+    return ops.elu_(self, _SELU_ALPHA, _SELU_SCALE)
+
+
+def log_sigmoid(self):
+    return ops.log_sigmoid_forward(self)[0]
+
+
+def prelu(self, weight):
+    if self._dtype is not weight._dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got {self._dtype.c10_name} and "
+                           f"{weight._dtype.c10_name}")
+    ndim, numel = self._data.ndim, weight.numel()
+    if numel != 1:
+        if ndim == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        channels = self._data.shape[1] if ndim > 1 else 1
+        if channels != numel:
+            raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+                               f"{numel} and channel size = {channels}.")
+    if weight._data.ndim > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight._data.ndim}")
+    if ndim != weight._data.ndim:
+        sizes = [1] * ndim
+        if ndim > 1:
+            sizes[1] = numel
+        weight = ops.reshape(weight, tuple(sizes))
+    return ops._prelu_kernel(self, weight)
+
+
+def _check_rrelu_bounds(lower, upper) -> None:
+    if float(lower) > float(upper):
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+
+
+def rrelu(self, lower=0.125, upper=1 / 3, training=False, generator=None):
+    _check_rrelu_bounds(lower, upper)
+    return ops.rrelu_with_noise(self, ops.empty_like(self, memory_format=contiguous_format), lower, upper, training,
+                                generator)
+
+
+def rrelu_(self, lower=0.125, upper=1 / 3, training=False, generator=None):
+    _check_rrelu_bounds(lower, upper)
+    return ops.rrelu_with_noise_(self, ops.empty_like(self, memory_format=contiguous_format), lower, upper, training,
+                                 generator)
+
+
+# ----------------------------------------------------------------------------- ops batch 8: losses and distances
+# Loss.cpp's and Distance.cpp's composites, op for op as ATen writes them, so the graph shows the same nodes. C++'s
+# ``number - tensor`` is ``empty_like(tensor).fill_(number).sub_(tensor)``: a SubBackward0 whose first edge is empty.
+_COSINE_EPSILON = 1e-12
+
+
+def _number_minus(value, tensor):
+    return ops.sub_(ops.fill_(ops.empty_like(tensor), value), tensor)
+
+
+def kl_div(self, target, reduction=_MEAN, log_target=False):
+    if not (self._dtype.is_floating_point and target._dtype.is_floating_point):
+        raise RuntimeError("kl_div: Integral inputs not supported.")
+    if log_target:
+        output = ops.mul(ops.exp(target), ops.sub(target, self))
+    else:
+        output = ops.sub(ops.xlogy(target, target), ops.mul(target, self))
+    return _apply_loss_reduction(output, reduction)
+
+
+def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=_MEAN):
+    unclamped = ops.add(ops.mul(ops.neg(target), ops.sub(input1, input2)), float(margin))  # a C++ double
+    return _apply_loss_reduction(ops.clamp_min_(unclamped, 0), reduction)
+
+
+def hinge_embedding_loss(self, target, margin=1.0, reduction=_MEAN):
+    zeros = ops.zeros_like(self)
+    margin_clamp = ops.clamp_min_(_number_minus(float(margin), self), 0)
+    output_margin = ops.where(ops.ne(target, 1), margin_clamp, zeros)
+    output_self = ops.where(ops.ne(target, -1), self, zeros)
+    return _apply_loss_reduction(ops.add(output_margin, output_self), reduction)
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=_MEAN):
+    targ_dim = target.dim()
+    if targ_dim not in (0, 1):
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if targ_dim == 1 and not (input1.dim() == 2 and input2.dim() == 2):
+        raise RuntimeError(f"1D target tensor expects 2D input tensors, but found inputs with sizes "
+                           f"{list(input1.shape)} and {list(input2.shape)}.")
+    if targ_dim == 0 and not (input1.dim() == 1 and input2.dim() == 1):
+        raise RuntimeError(f"0D target tensor expects 1D input tensors, but found inputs with sizes "
+                           f"{list(input1.shape)} and {list(input2.shape)}.")
+    prod_sum = ops.sum(ops.mul(input1, input2), [targ_dim])
+    mag_square1 = ops.add(ops.sum(ops.mul(input1, input1), [targ_dim]), _COSINE_EPSILON)
+    mag_square2 = ops.add(ops.sum(ops.mul(input2, input2), [targ_dim]), _COSINE_EPSILON)
+    cos = ops.div(prod_sum, ops.sqrt_(ops.mul(mag_square1, mag_square2)))
+    zeros = ops.zeros_like(cos)
+    pos = _number_minus(1, cos)
+    neg = ops.clamp_min_(ops.sub(cos, float(margin)), 0)
+    output_pos = ops.where(ops.eq(target, 1), pos, zeros)
+    output_neg = ops.where(ops.eq(target, -1), neg, zeros)
+    return _apply_loss_reduction(ops.add(output_pos, output_neg), reduction)
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-06, keepdim=False):
+    innermost_dim = max(x1.dim(), x2.dim()) - 1
+    return ops.norm(ops.add(ops.sub(x1, x2), float(eps)), float(p), [innermost_dim], keepdim)
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-06, swap=False, reduction=_MEAN):
+    a_dim, p_dim, n_dim = anchor.dim(), positive.dim(), negative.dim()
+    if not (a_dim == p_dim and p_dim == n_dim):
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
+                           f"dimensions, but got: anchor {a_dim}D, positive {p_dim}D, and negative {n_dim}D inputs")
+    dist_pos = pairwise_distance(anchor, positive, p, eps)
+    dist_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        dist_neg = ops.min(dist_neg, pairwise_distance(positive, negative, p, eps))
+    output = ops.clamp_min(ops.sub(ops.add(dist_pos, float(margin)), dist_neg), 0)
+    return _apply_loss_reduction(output, reduction)
+
+
+def poisson_nll_loss(input, target, log_input, full, eps, reduction):
+    if log_input:
+        loss = ops.sub(ops.exp(input), ops.mul(target, input))
+    else:
+        loss = ops.sub(input, ops.mul(target, ops.log(ops.add(input, float(eps)))))
+    if full:
+        stirling = ops.add(ops.sub(ops.mul(target, ops.log(target)), target),
+                           ops.mul(ops.log(ops.mul(target, 2 * math.pi)), 0.5))
+        loss = ops.add_(loss, ops.masked_fill(stirling, ops.le(target, 1), 0))
+    return _apply_loss_reduction(loss, reduction)
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-08):
+    """``sum(x1 / |x1| * x2 / |x2|)`` over ``dim``, each norm (a clone) clamped to ``eps`` outside the graph."""
+    from ..autograd.grad_mode import no_grad
+    from .helpers import result_type
+    common = result_type(x1, x2)
+    if not common.is_floating_point:
+        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is {common.c10_name}")
+    x1 = x1 if x1._dtype.is_floating_point else ops._to_copy(x1, dtype=common)
+    x2 = x2 if x2._dtype.is_floating_point else ops._to_copy(x2, dtype=common)
+    if tuple(x1.shape) != tuple(x2.shape):
+        shape = checks.broadcast_shapes(tuple(x1.shape), tuple(x2.shape))
+        x1, x2 = ops.expand(x1, shape), ops.expand(x2, shape)
+    x1_norm = ops.clone(ops.linalg_vector_norm(x1, 2, [dim], True))
+    x2_norm = ops.clone(ops.linalg_vector_norm(x2, 2, [dim], True))
+    with no_grad():
+        ops.clamp_min_(x1_norm, eps)
+        ops.clamp_min_(x2_norm, eps)
+    return ops.sum(ops.mul(ops.div(x1, x1_norm), ops.div(x2, x2_norm)), [dim])

@@ -312,3 +312,21 @@ def dist(self, other, p=2):
         raise RuntimeError(f"norm(): input dtype should be either floating point or complex. "
                            f"Got {difference._dtype.c10_name} instead.")
     return linalg_vector_norm(difference, p)
+
+
+def norm_scalar(self, p=2):
+    """``at::norm(self, p)``: the vector norm of all elements, recorded as ``NormBackward0``."""
+    _check_norm_dtype(self)
+    return linalg_vector_norm(self, 2 if p is None else p)
+
+
+def norm_scalaropt_dim(self, p, dim, keepdim=False):
+    """``at::norm(self, p, dim, keepdim)`` (what ``pairwise_distance`` calls): ``NormBackward1``."""
+    _check_norm_dtype(self)
+    return linalg_vector_norm(self, 2 if p is None else p, dim, keepdim)
+
+
+def _check_norm_dtype(self) -> None:
+    if not self._dtype.is_floating_point:
+        raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got "
+                           f"{self._dtype.c10_name} instead.")

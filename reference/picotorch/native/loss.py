@@ -25,6 +25,7 @@ from .helpers import (
     shape_of,
     xp_of,
 )
+from .layout import follow_inputs
 from .tensor_impl import new_tensor
 
 _NONE, _MEAN = 0, 1
@@ -235,3 +236,198 @@ def _float64(xp, t):
 
 def _as_float64(xp, a):
     return a if a.dtype == xp.float64 else xp.astype(a, xp.float64)
+
+
+# ----------------------------------------------------------------------------- ops batch 8
+# binary_cross_entropy (Loss.cpp's CPU kernel), soft_margin_loss and multi_margin_loss (LossMultiMargin.cpp): each
+# with its own backward node. The other losses of the batch are composites (``composite.py``).
+_SUM = 2
+_BCE_EPSILON = float(np.float32(1e-12))  # Loss.cpp's EPSILON is a float, in double too
+
+
+def binary_cross_entropy(self, target, weight=None, reduction=_MEAN):
+    """``(t - 1) * max(log1p(-x), -100) - t * max(log(x), -100)``, times ``weight``, reduced; every ``x`` and ``t``
+    must lie in ``[0, 1]``."""
+    xp, x, t = _bce_operands(self, target)
+    _check_bce_range(xp, x, t)
+    hundred = -_in_dtype(xp, x, 100)
+    with np.errstate(divide="ignore"):
+        log1m = xp.maximum(_opmath_log(xp, xp.log1p, -x), hundred)
+        logx = xp.maximum(_opmath_log(xp, xp.log, x), hundred)
+    loss = _rounded_like(xp, (t - 1) * log1m - t * logx, self._dtype)
+    if weight is not None:
+        _check_inplace_shape(shape_of(self), shape_of(weight))  # ``loss.mul_(weight)``
+        loss = _rounded_like(xp, loss * _opmath(xp, weight), self._dtype)
+    return _laid_out_like_input(self, xp, _reduce(self, self, xp, self._dtype, loss, reduction), reduction)
+
+
+def _check_inplace_shape(shape, other) -> None:
+    broadcast = checks.broadcast_shapes(shape, other)
+    if tuple(broadcast) != tuple(shape):
+        raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape {list(broadcast)}")
+
+
+def _bce_operands(self, target):
+    """TensorIterator's set-up with the loss (``empty_like(input)``) as output: one dtype for all, a float one."""
+    if target._dtype is not self._dtype:
+        raise RuntimeError(f"Found dtype {target._dtype.c10_name} but expected {self._dtype.c10_name}")
+    if not self._dtype.is_floating_point:
+        raise NotImplementedError(f"\"binary_cross_entropy\" not implemented for '{self._dtype.c10_name}'")
+    xp = xp_of(self)
+    return xp, _opmath(xp, self), _opmath(xp, target)
+
+
+def _check_bce_range(xp, x, t) -> None:
+    """The kernel checks element by element, the input before the target (a NaN is out of range)."""
+    bad_input, bad_target = ~((x >= 0) & (x <= 1)), ~((t >= 0) & (t <= 1))
+    bad = np.asarray(_to_host(bad_input | bad_target)).reshape(-1)
+    if bad.any():
+        first = int(np.argmax(bad))
+        which = "input" if np.asarray(_to_host(bad_input)).reshape(-1)[first] else "target"
+        raise RuntimeError(f"all elements of {which} should be between 0 and 1")
+
+
+def binary_cross_entropy_backward(grad_output, self, target, weight=None, reduction=_MEAN):
+    """``grad * (x - t) / max((1 - x) * x, 1e-12)``, times ``weight``, over ``numel`` for ``mean``."""
+    xp, x, t = _bce_operands(self, target)
+    one = _in_dtype(xp, x, 1)
+    grad = _opmath(xp, grad_output) * (x - t) / xp.maximum((one - x) * x, _in_dtype(xp, x, _BCE_EPSILON))
+    grad = _rounded_like(xp, xp.broadcast_to(grad, tuple(x.shape)), self._dtype)
+    if weight is not None:
+        grad = _rounded_like(xp, grad * _opmath(xp, weight), self._dtype)
+    if reduction == _MEAN:
+        grad = grad / _in_dtype(xp, grad, self.numel())
+    return new_tensor(convert(xp, xp.asarray(grad, copy=True), self._dtype), self._dtype, self._device)
+
+
+def soft_margin_loss(self, target, reduction=_MEAN):
+    """``log1p(exp(-x * t))``, in the input's dtype (``neg_out(output, input).mul_(target).exp_().log1p_()``)."""
+    if not self._dtype.is_floating_point:
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {self._dtype.c10_name}")
+    _check_inplace_shape(shape_of(self), shape_of(target))  # ``neg_out(output, input).mul_(target)``
+    xp = xp_of(self)
+    x, t = _opmath(xp, self), _opmath(xp, target)
+    with np.errstate(over="ignore"):
+        scaled = _rounded_like(xp, -x * t, self._dtype)
+        loss = _rounded_like(xp, _opmath_log(xp, xp.log1p, _opmath_log(xp, xp.exp, scaled)), self._dtype)
+    return _laid_out_like_input(self, xp, _reduce(self, target, xp, self._dtype, loss, reduction), reduction)
+
+
+def soft_margin_loss_backward(grad_output, self, target, reduction):
+    """``-norm * t * z / (1 + z) * grad`` with ``z = exp(-t * x)``, ``norm`` 1 / numel for ``mean``."""
+    xp = xp_of(self)
+    x, t = _opmath(xp, self), _opmath(xp, target)
+    norm = _in_dtype(xp, x, 1.0 / self.numel() if reduction == _MEAN else 1.0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        z = _opmath_log(xp, xp.exp, -t * x)
+        grad = (t * z) * -norm / (z + 1) * _opmath(xp, grad_output)
+    grad = xp.broadcast_to(grad, shape_of(self))
+    return new_tensor(convert(xp, xp.asarray(grad, copy=True), self._dtype), self._dtype, self._device)
+
+
+def multi_margin_loss(self, target, p=1, margin=1, weight=None, reduction=_MEAN):
+    """Per sample: the sum over the other classes ``d`` of ``max(0, margin - x[y] + x[d])`` (squared for p=2,
+    times ``weight[y]``), over the number of classes; then reduced (in double, as the CPU kernel accumulates)."""
+    nframe, dim, x, y, w = _multi_margin_setup(self, target, p, weight)
+    xp = xp_of(self)
+    losses = []
+    for n in range(nframe):
+        total = np.zeros((), dtype=x.dtype)
+        for d in range(dim):
+            if d == y[n]:
+                continue
+            z = x.dtype.type(margin) - x[n, y[n]] + x[n, d]
+            if z > 0:
+                h = z if p == 1 else z * z
+                total = total + (h * w[y[n]] if w is not None else h)
+        losses.append(total / x.dtype.type(dim))
+    if reduction == _NONE and target._data.ndim > 0:
+        out = np.asarray(losses, dtype=x.dtype)
+    else:
+        out = np.asarray(sum(float(v) for v in losses))
+        if reduction == _MEAN:
+            out = out / nframe
+    return new_tensor(convert(xp, xp.asarray(out), self._dtype), self._dtype, self._device)
+
+
+def _multi_margin_setup(self, target, p, weight):
+    ndim = self._data.ndim
+    shape = list(shape_of(self))
+    if not ((ndim == 2 and shape[1] != 0) or (ndim == 1 and shape[0] != 0) or ndim == 0):
+        raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: {shape}")
+    nframe = 1 if ndim <= 1 else shape[0]
+    dim = 1 if ndim == 0 else shape[0] if ndim == 1 else shape[1]
+    if not (target._data.ndim <= 1 and target.numel() == nframe):
+        raise RuntimeError(f"multi_margin_loss: target tensor should be 1-D with size equal to the number of input "
+                           f"samples (batch size). Expected target size [{nframe}], but got "
+                           f"{list(shape_of(target))}. Input has shape {shape}.")
+    if weight is not None and not (weight._data.ndim <= 1 and weight.numel() == dim):
+        raise RuntimeError(f"inconsistent weight size, expected {dim} but got {list(shape_of(weight))}")
+    if p not in (1, 2):
+        raise RuntimeError("only p == 1 and p == 2 supported")
+    if self._dtype not in (st.float32, st.float64):
+        raise NotImplementedError(f"\"multi_margin_loss_cpu_kernel\" not implemented for '{self._dtype.c10_name}'")
+    if target._dtype is not st.int64:
+        raise RuntimeError(f"expected scalar type Long but found {target._dtype.c10_name}")
+    if weight is not None and weight._dtype is not self._dtype:
+        raise RuntimeError(f"expected scalar type {self._dtype.c10_name} but found {weight._dtype.c10_name}")
+    opmath = np.float64 if self._dtype is st.float64 else np.float32
+    x = np.asarray(_to_host(self._data), dtype=opmath).reshape(nframe, dim)
+    y = np.asarray(_to_host(target._data)).reshape(-1)
+    if ((y < 0) | (y >= dim)).any():
+        raise RuntimeError("target out of range")
+    w = None if weight is None else np.asarray(_to_host(weight._data), dtype=opmath).reshape(-1)
+    return nframe, dim, x, y, w
+
+
+def multi_margin_loss_backward(grad_output, self, target, p, margin, weight=None, reduction=_MEAN):
+    """``g`` (``2 g z`` for p=2) times ``weight[y]`` for each class with a positive margin term, their negated sum
+    at the target class; ``g = 1 / dim`` (``1 / (nframe * dim)`` for ``mean``); then times the gradient."""
+    nframe, dim, x, y, w = _multi_margin_setup(self, target, p, weight)
+    g = x.dtype.type(1.0 / (nframe * dim) if reduction == _MEAN else 1.0 / dim)
+    grad = np.zeros_like(x)
+    for n in range(nframe):
+        at_target = x.dtype.type(0)
+        for d in range(dim):
+            if d == y[n]:
+                continue
+            z = x.dtype.type(margin) - x[n, y[n]] + x[n, d]
+            if z > 0:
+                h = g if p == 1 else 2 * g * z
+                if w is not None:
+                    h = h * w[y[n]]
+                at_target = at_target - h
+                grad[n, d] = h
+        grad[n, y[n]] = at_target
+    upstream = np.asarray(_to_host(grad_output._data), dtype=x.dtype)
+    grad = grad * (upstream.reshape(-1, 1) if reduction == _NONE and upstream.ndim > 0 else upstream)
+    xp = xp_of(self)
+    data = convert(xp, xp.asarray(grad.reshape(shape_of(self))), self._dtype)
+    return new_tensor(data, self._dtype, self._device)
+
+
+def _opmath(xp, t):
+    """``t``'s array in its opmath dtype (float32 for float32 / float16 / bfloat16)."""
+    return t._data if t._dtype is st.float64 else xp.astype(t._data, xp.float32)
+
+
+def _laid_out_like_input(self, xp, out, reduction):
+    """An unreduced loss is TensorIterator's output of ``empty_like(input)``: laid out as the input is."""
+    if reduction != _NONE:
+        return out
+    return new_tensor(follow_inputs(xp, out._data, [self._data]), out._dtype, out._device)
+
+
+def _opmath_log(xp, fn, a):
+    """``fn`` of a float32 / float64 array, computed in float64 and rounded once to ``a``'s dtype."""
+    return fn(a) if a.dtype == xp.float64 else xp.astype(fn(xp.astype(a, xp.float64)), a.dtype)
+
+
+def _rounded_like(xp, a, dtype):
+    """A float32 intermediate rounded as PyTorch stores it in ``dtype`` (float16 / bfloat16), kept in float32."""
+    return rounded_to(xp, a, dtype) if is_reduced_float(dtype) else a
+
+
+def _to_host(a):
+    from .device import to_numpy
+    return to_numpy(a)

@@ -12,6 +12,7 @@ CPU is ``MulBackward0`` (the input times a noise tensor). ``linear`` models ``at
 
 from __future__ import annotations
 
+import math
 import warnings
 
 from .._C import _nn
@@ -21,10 +22,15 @@ from ..native.checks import broadcast_shapes
 from ..native.dispatcher import ops
 from . import _reduction
 
-__all__ = ["binary_cross_entropy_with_logits", "cross_entropy", "dropout", "elu", "elu_", "embedding", "gelu",
-           "hardtanh", "hardtanh_", "huber_loss", "l1_loss", "layer_norm", "leaky_relu", "leaky_relu_", "linear",
-           "log_softmax", "mse_loss", "nll_loss", "normalize", "one_hot", "pad", "relu", "relu_", "sigmoid", "silu",
-           "smooth_l1_loss", "softmax", "softplus", "tanh"]
+__all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits", "celu", "celu_", "cosine_embedding_loss",
+           "cosine_similarity", "cross_entropy", "dropout", "elu", "elu_", "embedding", "gaussian_nll_loss", "gelu",
+           "glu", "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "hardtanh_", "hinge_embedding_loss",
+           "huber_loss", "kl_div", "l1_loss", "layer_norm", "leaky_relu", "leaky_relu_", "linear", "log_softmax",
+           "logsigmoid", "margin_ranking_loss", "mish", "mse_loss", "multi_margin_loss",
+           "multilabel_soft_margin_loss", "nll_loss", "normalize", "one_hot", "pad", "pairwise_distance",
+           "poisson_nll_loss", "prelu", "relu", "relu6", "relu_", "rrelu", "rrelu_", "selu", "selu_", "sigmoid",
+           "silu", "smooth_l1_loss", "soft_margin_loss", "softmax", "softmin", "softplus", "softshrink", "softsign",
+           "tanh", "tanhshrink", "threshold", "threshold_", "triplet_margin_loss"]
 
 
 # ----------------------------------------------------------------------------- linear
@@ -123,6 +129,83 @@ def log_softmax(input, dim=None, _stacklevel: int = 3, dtype=None):
     if dim is None:
         dim = _get_softmax_dim("log_softmax", input.dim(), _stacklevel)
     return input.log_softmax(dim) if dtype is None else input.log_softmax(dim, dtype=dtype)
+
+
+def threshold(input, threshold, value, inplace: bool = False):
+    return _VF.threshold_(input, threshold, value) if inplace else _VF.threshold(input, threshold, value)
+
+
+threshold_ = _VF.threshold_
+
+
+def relu6(input, inplace: bool = False):
+    """``hardtanh(input, 0, 6)``: ``HardtanhBackward0``."""
+    return _nn.relu6_(input) if inplace else _nn.relu6(input)
+
+
+def hardsigmoid(input, inplace: bool = False):
+    return _nn.hardsigmoid_(input) if inplace else _nn.hardsigmoid(input)
+
+
+def hardswish(input, inplace: bool = False):
+    return _nn.hardswish_(input) if inplace else _nn.hardswish(input)
+
+
+hardshrink = _VF.hardshrink  # the ops themselves, as in PyTorch
+softshrink = _nn.softshrink
+logsigmoid = _nn.log_sigmoid
+
+
+def tanhshrink(input):
+    return input - input.tanh()
+
+
+def softsign(input):
+    return input / (input.abs() + 1)
+
+
+def mish(input, inplace: bool = False):
+    return _nn.mish_(input) if inplace else _nn.mish(input)
+
+
+def selu(input, inplace: bool = False):
+    """``elu`` with SELU's alpha and scale: ``EluBackward0``."""
+    return _VF.selu_(input) if inplace else _VF.selu(input)
+
+
+selu_ = _VF.selu_
+
+
+def celu(input, alpha: float = 1.0, inplace: bool = False):
+    return _VF.celu_(input, alpha) if inplace else _VF.celu(input, alpha)
+
+
+celu_ = _VF.celu_
+
+
+def glu(input, dim: int = -1):
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    return _nn.glu(input, dim)
+
+
+def softmin(input, dim=None, _stacklevel: int = 3, dtype=None):
+    """``softmax`` of ``-input``: ``SoftmaxBackward0`` over ``NegBackward0``."""
+    if dim is None:
+        dim = _get_softmax_dim("softmin", input.dim(), _stacklevel)
+    return (-input).softmax(dim) if dtype is None else (-input).softmax(dim, dtype=dtype)
+
+
+prelu = _VF.prelu
+
+
+def rrelu(input, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False, inplace: bool = False):
+    """Eval: ``leaky_relu`` with the mean slope; training: a slope drawn per negative element (the generator's
+    bits, as PyTorch draws them)."""
+    return _VF.rrelu_(input, lower, upper, training) if inplace else _VF.rrelu(input, lower, upper, training)
+
+
+rrelu_ = _VF.rrelu_
 
 
 # ----------------------------------------------------------------------------- dropout, normalisation, lookup
@@ -264,6 +347,144 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if not target.size() == input.size():
         raise ValueError(f"Target size ({target.size()}) must be the same as input size ({input.size()})")
     return _VF.binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction_enum)
+
+
+def _reduction_enum(size_average, reduce, reduction: str) -> int:
+    if size_average is not None or reduce is not None:
+        return _reduction.legacy_get_enum(size_average, reduce)
+    return _reduction.get_enum(reduction)
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction: str = "mean"):
+    """``BinaryCrossEntropyBackward0``: ``input`` holds probabilities; ``weight`` is broadcast to ``target``."""
+    reduction_enum = _reduction_enum(size_average, reduce, reduction)
+    if target.size() != input.size():
+        raise ValueError(f"Using a target size ({target.size()}) that is different to the input size "
+                         f"({input.size()}) is deprecated. Please ensure they have the same size.")
+    if weight is not None:
+        weight = weight.expand(broadcast_shapes(tuple(target.size()), tuple(weight.size())))
+    return _nn.binary_cross_entropy(input, target, weight, reduction_enum)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction: str = "mean", log_target: bool = False):
+    """``target * (log(target) - input)`` (``input`` holds log-probabilities), made of ops; ``'batchmean'`` sums and
+    divides by the batch size, and ``'mean'`` (over every element) warns that it will change."""
+    if size_average is not None or reduce is not None:
+        reduction_enum = _reduction.legacy_get_enum(size_average, reduce)
+    else:
+        if reduction == "mean":
+            warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
+                          "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                          "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+                          stacklevel=2)
+        reduction_enum = _reduction.get_enum("sum" if reduction == "batchmean" else reduction)
+    reduced = _VF.kl_div(input, target, reduction_enum, log_target=log_target)
+    if reduction == "batchmean" and input.dim() != 0:
+        reduced = reduced / input.size()[0]
+    return reduced
+
+
+def margin_ranking_loss(input1, input2, target, margin: float = 0, size_average=None, reduce=None,
+                        reduction: str = "mean"):
+    reduction_enum = _reduction_enum(size_average, reduce, reduction)
+    if input1.dim() != input2.dim() or input1.dim() != target.dim():
+        raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+                           f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} ")
+    return _VF.margin_ranking_loss(input1, input2, target, margin, reduction_enum)
+
+
+def hinge_embedding_loss(input, target, margin: float = 1.0, size_average=None, reduce=None,
+                         reduction: str = "mean"):
+    return _VF.hinge_embedding_loss(input, target, margin, _reduction_enum(size_average, reduce, reduction))
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction: str = "mean"):
+    return _nn.soft_margin_loss(input, target, _reduction_enum(size_average, reduce, reduction))
+
+
+def cosine_embedding_loss(input1, input2, target, margin: float = 0, size_average=None, reduce=None,
+                          reduction: str = "mean"):
+    return _VF.cosine_embedding_loss(input1, input2, target, margin,
+                                     _reduction_enum(size_average, reduce, reduction))
+
+
+def triplet_margin_loss(anchor, positive, negative, margin: float = 1.0, p: float = 2, eps: float = 1e-6,
+                        swap: bool = False, size_average=None, reduce=None, reduction: str = "mean"):
+    reduction_enum = _reduction_enum(size_average, reduce, reduction)
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    return _VF.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction_enum)
+
+
+def poisson_nll_loss(input, target, log_input: bool = True, full: bool = False, size_average=None,
+                     eps: float = 1e-8, reduce=None, reduction: str = "mean"):
+    if size_average is not None or reduce is not None:
+        reduction = _reduction.legacy_get_string(size_average, reduce)
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not a valid value for reduction")
+    return _VF.poisson_nll_loss(input, target, log_input, full, eps, _reduction.get_enum(reduction))
+
+
+def gaussian_nll_loss(input, target, var, full: bool = False, eps: float = 1e-6, reduction: str = "mean"):
+    """``0.5 * (log(var) + (input - target)**2 / var)`` with ``var`` clamped to ``eps`` (outside the graph); a ``var``
+    one dim short of ``input``, or differing in one size-1 dim, is broadcast."""
+    if isinstance(var, float):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        var = var * _VF.ones_like(input)
+    elif _VF.any(var < 0):
+        raise ValueError("var has negative entry/entries")
+    if var.size() != input.size():
+        if input.size()[:-1] == var.size():
+            var = _VF.unsqueeze(var, -1)
+        elif not (input.ndim == var.ndim
+                  and sum(y for x, y in zip(input.size(), var.size(), strict=True) if x != y) == 1):
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    var = var.clone()
+    with no_grad():
+        var.clamp_(min=eps)
+    loss = 0.5 * (_VF.log(var) + (input - target) ** 2 / var)
+    if full:
+        loss += 0.5 * math.log(2 * math.pi)
+    if reduction == "mean":
+        return loss.mean()
+    return loss.sum() if reduction == "sum" else loss
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
+                                reduction: str = "mean"):
+    """The mean over classes of ``-(t * logsigmoid(x) + (1 - t) * logsigmoid(-x))`` (times ``weight``), reduced."""
+    if size_average is not None or reduce is not None:
+        reduction = _reduction.legacy_get_string(size_average, reduce)
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    class_dim = input.dim() - 1
+    loss = loss.sum(dim=class_dim) / input.size(class_dim)
+    if reduction == "none":
+        return loss
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    raise ValueError(reduction + " is not valid")
+
+
+def multi_margin_loss(input, target, p: int = 1, margin: float = 1.0, weight=None, size_average=None, reduce=None,
+                      reduction: str = "mean"):
+    """``MultiMarginLossBackward0``: the multi-class hinge loss of each sample against its target class."""
+    reduction_enum = _reduction_enum(size_average, reduce, reduction)
+    if p != 1 and p != 2:
+        raise ValueError("only p == 1 and p == 2 supported")
+    if weight is not None and weight.dim() != 1:
+        raise ValueError("weight must be one-dimensional")
+    return _nn.multi_margin_loss(input, target, p, margin, weight, reduction_enum)
+
+
+cosine_similarity = _VF.cosine_similarity  # the ops themselves, as in PyTorch
+pairwise_distance = _VF.pairwise_distance
 
 
 # ----------------------------------------------------------------------------- padding, normalize

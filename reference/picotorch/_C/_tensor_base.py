@@ -17,8 +17,8 @@ from __future__ import annotations
 import warnings
 
 from ..autograd import variable as autograd_meta
-from ..c10 import scalar_type as st
 from ..c10 import inference_mode
+from ..c10 import scalar_type as st
 from ..c10.device import device as Device
 from ..c10.layout import strided
 from ..c10.scalar_type import is_differentiable_type
@@ -512,8 +512,8 @@ def _handles_torch_function(name: str):
 
 
 for _name in ("ndimension", "nelement", "is_floating_point", "is_complex", "data_ptr", "storage_offset",
-              "element_size", "stride",
-              "is_contiguous", "requires_grad_", "retain_grad", "detach", "detach_", "_is_view", "is_inference", "tolist",
+              "element_size", "stride", "is_inference",
+              "is_contiguous", "requires_grad_", "retain_grad", "detach", "detach_", "_is_view", "tolist",
               "numpy", "__bool__", "__float__", "__int__", "__index__", "to", "cpu", "cuda", "type_as", "double",
               "float", "half", "bfloat16", "long", "int", "short", "char", "byte", "bool"):
     _handles_torch_function(_name)

@@ -14,8 +14,10 @@ import math
 import numpy as np
 
 from ..c10 import scalar_type as st
+from . import checks
 from .binary_ops import mul, write_inplace
 from .device import to_numpy
+from .distributions import generator_impl, uniform_values
 from .helpers import (
     check_scalar_fits,
     convert,
@@ -512,8 +514,7 @@ def glu(self, dim=-1):
 def _glu_halves(self, dim):
     if self._data.ndim == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
-    from .checks import wrap_dim
-    dim = wrap_dim(dim, self._data.ndim)
+    dim = checks.wrap_dim(dim, self._data.ndim)
     size = self._data.shape[dim]
     if size % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {dim} is size {size}")
@@ -606,7 +607,6 @@ def rrelu_with_noise(self, noise, lower=0.125, upper=1 / 3, training=False, gene
         return _contiguous(self, xp_of(self), result._data)
     if self._dtype is st.float16 or not self._dtype.is_floating_point:  # float, double and bfloat16 only
         raise NotImplementedError(f"\"rrelu_with_noise_out_cpu\" not implemented for '{self._dtype.c10_name}'")
-    from .distributions import generator_impl, uniform_values
     xp, x = _in_opmath(self)
     low, high = (float(xp.asarray(v, dtype=x.dtype)) for v in (lower, upper))  # opmath_t, then double
     flat = np.asarray(to_numpy(x)).reshape(-1)

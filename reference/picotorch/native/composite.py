@@ -16,8 +16,9 @@ from ..c10 import scalar_type as st
 from ..c10.layout import contiguous_format
 from . import checks
 from .dispatcher import ops
-from .helpers import scalar_tensor, wrap, zeros_array
+from .helpers import result_type, scalar_tensor, wrap, zeros_array
 from .resize import resize_output
+from .tensor_compare import clamp_min_
 from .tensor_shape import view_strides
 
 
@@ -1261,8 +1262,6 @@ def poisson_nll_loss(input, target, log_input, full, eps, reduction):
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-08):
     """``sum(x1 / |x1| * x2 / |x2|)`` over ``dim``, each norm (a clone) clamped to ``eps`` outside the graph."""
-    from ..autograd.grad_mode import no_grad
-    from .helpers import result_type
     common = result_type(x1, x2)
     if not common.is_floating_point:
         raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is {common.c10_name}")
@@ -1273,7 +1272,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-08):
         x1, x2 = ops.expand(x1, shape), ops.expand(x2, shape)
     x1_norm = ops.clone(ops.linalg_vector_norm(x1, 2, [dim], True))
     x2_norm = ops.clone(ops.linalg_vector_norm(x2, 2, [dim], True))
-    with no_grad():
-        ops.clamp_min_(x1_norm, eps)
-        ops.clamp_min_(x2_norm, eps)
+    for norm in (x1_norm, x2_norm):  # torch clamps under a NoGradGuard: the kernel and the version bump, no node
+        clamp_min_(norm, eps)
+        norm._version_counter.bump()
     return ops.sum(ops.mul(ops.div(x1, x1_norm), ops.div(x2, x2_norm)), [dim])

@@ -14,6 +14,7 @@ import numpy as np
 from ..c10 import scalar_type as st
 from . import checks
 from .binary_ops import check_inplace_operands
+from .device import to_numpy
 from .dispatcher import ops
 from .helpers import (
     cast,
@@ -429,5 +430,4 @@ def _rounded_like(xp, a, dtype):
 
 
 def _to_host(a):
-    from .device import to_numpy
     return to_numpy(a)

@@ -313,6 +313,8 @@ CASES = {
     "column_stack": ([data(3), data(3, 2)], lambda T, a, b: T.column_stack([a, b])),
     "meshgrid_xy": ([data(3), data(2)], lambda T, a, b: T.meshgrid(a, b, indexing="xy")[1]),
     "einsum": ([data(2, 3), data(3, 4), data(4)], lambda T, a, b, c: T.einsum("ij,jk,k->i", a, b, c)),
+    "conv2d": ([data(2, 2, 5, 4), data(3, 2, 2, 3), data(3)],
+               lambda T, x, w, b: T.conv2d(x, w, b, stride=(2, 1), padding=1, dilation=(1, 2))),
     "tensordot": ([data(2, 3, 4), data(3, 4, 5)], lambda T, a, b: T.tensordot(a, b)),
     "inner": ([data(2, 3), data(3)], lambda T, a, b: T.inner(a, b)),
     "kron": ([data(2, 3), data(2, 2)], lambda T, a, b: T.kron(a, b)),

@@ -269,6 +269,17 @@ TORCH_FUNCTIONS = {
     'constant_pad_nd': [
         (vt.constant_pad_nd, 'constant_pad_nd(Tensor input, int[] pad, Scalar value=0)', vt.PARAMETERS['constant_pad_nd']),
     ],
+    'conv1d': [
+        (vt.conv1d, 'conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, int[1] dilation=1, int groups=1)', vt.PARAMETERS['conv1d']),
+        (vt.conv1d_padding, "conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, str padding='valid', int[1] dilation=1, int groups=1)", vt.PARAMETERS['conv1d_padding']),
+    ],
+    'conv2d': [
+        (vt.conv2d, 'conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] dilation=1, int groups=1)', vt.PARAMETERS['conv2d']),
+        (vt.conv2d_padding, "conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, str padding='valid', int[2] dilation=1, int groups=1)", vt.PARAMETERS['conv2d_padding']),
+    ],
+    'convolution': [
+        (vt.convolution, 'convolution(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups)', vt.PARAMETERS['convolution']),
+    ],
     'copysign': [
         (vt.copysign_Tensor, 'copysign(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['copysign_Tensor'][0], vt.PARAMETERS['copysign_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.copysign_out, ('out',))),
         (vt.copysign_Scalar, 'copysign(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['copysign_Scalar'][0], vt.PARAMETERS['copysign_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.copysign_Scalar_out, ('out',))),

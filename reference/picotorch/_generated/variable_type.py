@@ -8122,6 +8122,72 @@ def normal_float_float_out(mean, std, size, *, generator=None, out):
     return out
 
 
+def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    """``convolution(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(input, weight, bias):
+        grad_fn = nodes.ConvolutionBackward0()
+        grad_fn.set_next_edges(collect_next_edges(input, weight, bias))
+        grad_fn.dilation = dilation
+        grad_fn.groups = groups
+        grad_fn.input_ = SavedVariable(input)
+        grad_fn.output_padding = output_padding
+        grad_fn.padding = padding
+        grad_fn.stride = stride
+        grad_fn.transposed = transposed
+        grad_fn.weight_ = SavedVariable(weight)
+    result = kernel_for("convolution", device_of(input, weight, bias))(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask):
+    """``convolution_backward(Tensor grad_output, Tensor input, Tensor weight, int[]? bias_sizes, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(grad_output, input, weight):
+        grad_fn = nodes.ConvolutionBackwardBackward0()
+        grad_fn.set_next_edges(collect_next_edges(grad_output, input, weight))
+        grad_fn.dilation = dilation
+        grad_fn.grad_output_ = SavedVariable(grad_output)
+        grad_fn.groups = groups
+        grad_fn.input_ = SavedVariable(input)
+        grad_fn.output_padding = output_padding
+        grad_fn.padding = padding
+        grad_fn.stride = stride
+        grad_fn.transposed = transposed
+        grad_fn.weight_ = SavedVariable(weight)
+    result = kernel_for("convolution_backward", device_of(grad_output, input, weight))(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask)
+    if grad_fn is not None:
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
+        if result[1] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[1], grad_fn)
+        if result[2] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[2], grad_fn)
+    return result
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """``conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, int[1] dilation=1, int groups=1) -> Tensor``"""
+    return native.conv1d(input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """``conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] dilation=1, int groups=1) -> Tensor``"""
+    return native.conv2d(input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
+    """``conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, str padding='valid', int[1] dilation=1, int groups=1) -> Tensor``"""
+    return native.conv1d(input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
+    """``conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, str padding='valid', int[2] dilation=1, int groups=1) -> Tensor``"""
+    return native.conv2d(input, weight, bias, stride, padding, dilation, groups)
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add_cuda}, add_Tensor)
 register_kernels("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, add_out)
@@ -8882,6 +8948,12 @@ register_kernels("normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? ge
 register_kernels("normal.Tensor_Tensor_out(Tensor mean, Tensor std, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)", {}, normal_Tensor_Tensor_out)
 register_kernels("normal.float_float(float mean, float std, int[] size, *, Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", {"CPU": native.normal_float_float, "CUDA": native.normal_float_float}, normal_float_float)
 register_kernels("normal.float_float_out(float mean, float std, int[] size, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)", {}, normal_float_float_out)
+register_kernels("convolution(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups) -> Tensor", {"CPU": native.convolution, "CUDA": native.convolution}, convolution)
+register_kernels("convolution_backward(Tensor grad_output, Tensor input, Tensor weight, int[]? bias_sizes, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)", {"CPU": native.convolution_backward, "CUDA": native.convolution_backward}, convolution_backward)
+register_kernels("conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, int[1] dilation=1, int groups=1) -> Tensor", {"CompositeImplicitAutograd": native.conv1d}, conv1d)
+register_kernels("conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] dilation=1, int groups=1) -> Tensor", {"CompositeImplicitAutograd": native.conv2d}, conv2d)
+register_kernels("conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, str padding='valid', int[1] dilation=1, int groups=1) -> Tensor", {"CompositeImplicitAutograd": native.conv1d}, conv1d_padding)
+register_kernels("conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, str padding='valid', int[2] dilation=1, int groups=1) -> Tensor", {"CompositeImplicitAutograd": native.conv2d}, conv2d_padding)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -9646,6 +9718,12 @@ PARAMETERS = {
     "normal_Tensor_Tensor_out": ((('mean', 'Tensor', False), ('std', 'Tensor', False),), (('generator', 'any', True), ('out', 'Tensor', False),)),
     "normal_float_float": ((('mean', 'any', False), ('std', 'any', False), ('size', 'int[]', False),), (('generator', 'any', True), ('dtype', 'ScalarType?', True), ('layout', 'Layout?', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
     "normal_float_float_out": ((('mean', 'any', False), ('std', 'any', False), ('size', 'int[]', False),), (('generator', 'any', True), ('out', 'Tensor', False),)),
+    "convolution": ((('input', 'Tensor', False), ('weight', 'Tensor', False), ('bias', 'Tensor?', False), ('stride', 'int[]', False), ('padding', 'int[]', False), ('dilation', 'int[]', False), ('transposed', 'bool', False), ('output_padding', 'int[]', False), ('groups', 'int', False),), ()),
+    "convolution_backward": ((('grad_output', 'Tensor', False), ('input', 'Tensor', False), ('weight', 'Tensor', False), ('bias_sizes', 'int[]?', False), ('stride', 'int[]', False), ('padding', 'int[]', False), ('dilation', 'int[]', False), ('transposed', 'bool', False), ('output_padding', 'int[]', False), ('groups', 'int', False), ('output_mask', 'any', False),), ()),
+    "conv1d": ((('input', 'Tensor', False), ('weight', 'Tensor', False), ('bias', 'Tensor?', True), ('stride', 'int[]', True), ('padding', 'int[]', True), ('dilation', 'int[]', True), ('groups', 'int', True),), ()),
+    "conv2d": ((('input', 'Tensor', False), ('weight', 'Tensor', False), ('bias', 'Tensor?', True), ('stride', 'int[]', True), ('padding', 'int[]', True), ('dilation', 'int[]', True), ('groups', 'int', True),), ()),
+    "conv1d_padding": ((('input', 'Tensor', False), ('weight', 'Tensor', False), ('bias', 'Tensor?', True), ('stride', 'int[]', True), ('padding', 'any', True), ('dilation', 'int[]', True), ('groups', 'int', True),), ()),
+    "conv2d_padding": ((('input', 'Tensor', False), ('weight', 'Tensor', False), ('bias', 'Tensor?', True), ('stride', 'int[]', True), ('padding', 'any', True), ('dilation', 'int[]', True), ('groups', 'int', True),), ()),
 }
 
 
@@ -10068,3 +10146,7 @@ register_op("random_", overloaded("random_", [(random__from, PARAMETERS["random_
 register_op("exponential_", overloaded("exponential_", [(exponential_, PARAMETERS["exponential_"])]))
 register_op("multinomial", overloaded("multinomial", [(multinomial, PARAMETERS["multinomial"]), (multinomial_out, PARAMETERS["multinomial_out"])]))
 register_op("normal", overloaded("normal", [(normal_Tensor_float, PARAMETERS["normal_Tensor_float"]), (normal_Tensor_float_out, PARAMETERS["normal_Tensor_float_out"]), (normal_float_Tensor, PARAMETERS["normal_float_Tensor"]), (normal_float_Tensor_out, PARAMETERS["normal_float_Tensor_out"]), (normal_Tensor_Tensor, PARAMETERS["normal_Tensor_Tensor"]), (normal_Tensor_Tensor_out, PARAMETERS["normal_Tensor_Tensor_out"]), (normal_float_float, PARAMETERS["normal_float_float"]), (normal_float_float_out, PARAMETERS["normal_float_float_out"])]))
+register_op("convolution", overloaded("convolution", [(convolution, PARAMETERS["convolution"])]))
+register_op("convolution_backward", overloaded("convolution_backward", [(convolution_backward, PARAMETERS["convolution_backward"])]))
+register_op("conv1d", overloaded("conv1d", [(conv1d, PARAMETERS["conv1d"]), (conv1d_padding, PARAMETERS["conv1d_padding"])]))
+register_op("conv2d", overloaded("conv2d", [(conv2d, PARAMETERS["conv2d"]), (conv2d_padding, PARAMETERS["conv2d_padding"])]))

@@ -62,6 +62,8 @@ __all__ = [  # what `from functions_manual import *` gives the generated nodes
     "evenly_distribute_backward",
     "restore_reduced_dims",
     "scale_grad_by_count", "aminmax_backward",
+    # convolution, pooling, batch_norm (ops batch 8)
+    "convolution_double_backward",
     "logsumexp_backward",
     "var_backward",
     "std_backward",
@@ -981,3 +983,28 @@ def _plus_mean_backward(grad, grad_mean, self, dim, keepdim):
         return grad
     from_mean = mean_backward(grad_mean, tuple(self.shape), dim, self.numel(), keepdim)
     return from_mean if grad is None else ops.add(grad, from_mean)
+
+
+def convolution_double_backward(grads, grad_output, weight, input, stride, padding, dilation, transposed,
+                                output_padding, groups, output_mask):
+    """``_convolution_double_backward``: ``convolution_backward`` is linear in ``grad_output`` and in each of
+    ``input`` and ``weight``, so each gradient is a convolution (or its backward) of the incoming ones."""
+    gg_input, gg_weight, gg_bias = (list(grads) + [None, None])[:3]
+    args = (stride, padding, dilation, transposed, output_padding, groups)
+    g_output = g_input = g_weight = None
+    if output_mask[0]:
+        parts = []
+        if gg_input is not None:
+            parts.append(ops.convolution(gg_input, weight, None, *args))
+        if gg_weight is not None:
+            parts.append(ops.convolution(input, gg_weight, None, *args))
+        if gg_bias is not None:
+            parts.append(ops.expand(ops.reshape(gg_bias, (-1,) + (1,) * (input.dim() - 2)),
+                                    tuple(grad_output.shape)))
+        for part in parts:
+            g_output = part if g_output is None else ops.add(g_output, part)
+    if output_mask[1] and gg_weight is not None:
+        g_input = ops.convolution_backward(grad_output, input, gg_weight, None, *args, [True, False, False])[0]
+    if output_mask[2] and gg_input is not None:
+        g_weight = ops.convolution_backward(grad_output, gg_input, weight, None, *args, [False, True, False])[1]
+    return g_output, g_input, g_weight

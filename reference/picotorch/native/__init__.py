@@ -261,6 +261,7 @@ from .indexing import (
     put_,
     take,
 )
+from .convolution import conv1d, conv2d, convolution, convolution_backward
 from .layer_norm_kernel import native_layer_norm, native_layer_norm_backward
 from .linear import einsum, tensordot, tensordot_out
 from .linear_algebra import addmm, baddbmm, baddbmm_, bmm, dist, dot, linalg_vector_norm, mm, mv
@@ -591,4 +592,6 @@ __all__ = [
     "bitwise_not", "bitwise_not_", "bitwise_xor", "bitwise_xor_",
     "bitwise_xor_scalar_tensor", "aminmax", "tril_indices", "triu_indices", "inner_out",
     "take_along_dim_out", "kron_out",
+    # ops batch 8
+    "conv1d", "conv2d", "convolution", "convolution_backward",
 ]

@@ -21,13 +21,18 @@ from ..native.checks import broadcast_shapes
 from ..native.dispatcher import ops
 from . import _reduction
 
-__all__ = ["binary_cross_entropy_with_logits", "cross_entropy", "dropout", "elu", "elu_", "embedding", "gelu",
+__all__ = ["binary_cross_entropy_with_logits", "conv1d", "conv2d", "cross_entropy", "dropout", "elu", "elu_", "embedding", "gelu",
            "hardtanh", "hardtanh_", "huber_loss", "l1_loss", "layer_norm", "leaky_relu", "leaky_relu_", "linear",
            "log_softmax", "mse_loss", "nll_loss", "normalize", "one_hot", "pad", "relu", "relu_", "sigmoid", "silu",
            "smooth_l1_loss", "softmax", "softplus", "tanh"]
 
 
 # ----------------------------------------------------------------------------- linear
+
+
+# torch.nn.functional's convolutions are torch's own functions (``_add_docstr(torch.conv2d, ...)``)
+conv1d = _VF.conv1d
+conv2d = _VF.conv2d
 
 
 def linear(input, weight, bias=None):

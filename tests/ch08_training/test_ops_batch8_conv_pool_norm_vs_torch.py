@@ -1,0 +1,267 @@
+"""The eighth ops batch against PyTorch: convolutions (``conv1d``, ``conv2d``, ``nn.Conv1d``, ``nn.Conv2d``:
+``ConvolutionBackward0``, ``ConvolutionBackwardBackward0``), pooling and batch norm.
+
+Each program runs on both libraries: values, dtypes, shapes, strides, ``grad_fn`` names, ``next_functions``,
+gradients (double backward too), module reprs and initial weights, error types and texts. The expected values
+always come from torch. Convolutions sum in another order than torch's kernels (oneDNN's for float32; the double
+backward is another decomposition), so their values are compared with a tolerance: float64 to 1e-10 (relative;
+second gradients add thousands of products), float32 to 1e-4 (picotorch sums in float64 and rounds once, oneDNN
+in float32: its weight gradients lose a few digits to cancellation).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from op_helpers import _graph, _layout, _node
+from picotorch_course.difftest import assert_same
+
+torch = pytest.importorskip("torch")
+
+F64 = {"rtol": 1e-10, "atol": 1e-10}
+F32 = {"rtol": 1e-4, "atol": 1e-5}
+
+
+def _r(T, *shape, dtype="float64", requires_grad=True, seed=0):
+    """A leaf of ``shape`` holding distinct pseudo-random values (the same on both libraries)."""
+    n = int(np.prod(shape))
+    values = np.random.default_rng(seed + n).standard_normal(n).reshape(shape)
+    return T.tensor(values.tolist(), dtype=getattr(T, dtype), requires_grad=requires_grad)
+
+
+def _channels_last(T, t):
+    """``t`` laid out N, H, W, C (picotorch has no ``memory_format=channels_last``; the strides are the same)."""
+    return t.detach().permute(0, 2, 3, 1).contiguous().permute(0, 3, 1, 2).requires_grad_(t.requires_grad)
+
+
+def _twice(y, leaves, T):
+    """The first gradients (with a graph), their nodes, and the second gradients of their squares' sum."""
+    leaves = [t for t in leaves if t is not None]
+    firsts = T.autograd.grad((y * y).sum(), leaves, create_graph=True)
+    seconds = T.autograd.grad(sum((g * g).sum() for g in firsts), leaves)
+    return firsts, [_node(g) for g in firsts], seconds
+
+
+# ----------------------------------------------------------------------------- conv2d, conv1d
+
+CONV2D_CASES = {
+    "plain": ((2, 3, 7, 6), (4, 3, 3, 3), True, {}),
+    "no_bias": ((2, 3, 7, 6), (4, 3, 3, 3), False, {}),
+    "stride": ((2, 3, 7, 6), (4, 3, 3, 2), True, {"stride": 2}),
+    "stride_tuple": ((1, 2, 9, 8), (3, 2, 2, 3), True, {"stride": (2, 3)}),
+    "padding": ((2, 3, 5, 5), (4, 3, 3, 3), True, {"padding": 1}),
+    "padding_tuple": ((2, 3, 5, 5), (4, 3, 3, 3), True, {"padding": (2, 0)}),
+    "padding_one_element": ((2, 3, 5, 5), (4, 3, 3, 3), True, {"padding": (1,)}),
+    "dilation": ((1, 2, 9, 9), (3, 2, 3, 3), True, {"dilation": 2}),
+    "dilation_stride_padding": ((1, 2, 9, 10), (3, 2, 3, 2), True, {"dilation": (2, 1), "stride": 2, "padding": 1}),
+    "groups": ((2, 4, 6, 6), (6, 2, 3, 3), True, {"groups": 2}),
+    "depthwise": ((2, 3, 6, 6), (6, 1, 3, 3), True, {"groups": 3, "padding": 1}),
+    "same_odd": ((2, 3, 6, 5), (4, 3, 3, 3), True, {"padding": "same"}),
+    "same_dilated": ((1, 2, 7, 7), (3, 2, 3, 2), True, {"padding": "same", "dilation": 2}),
+    "same_even": ((1, 2, 6, 5), (3, 2, 2, 4), True, {"padding": "same"}),
+    "valid": ((2, 3, 6, 5), (4, 3, 3, 3), True, {"padding": "valid"}),
+    "one_by_one": ((2, 3, 4, 4), (5, 3, 1, 1), True, {}),
+    "kernel_equals_input": ((2, 3, 3, 3), (4, 3, 3, 3), True, {}),
+    "unbatched": ((3, 6, 5), (4, 3, 3, 3), True, {}),
+    "unbatched_same_even": ((2, 5, 5), (3, 2, 2, 2), True, {"padding": "same"}),
+}
+
+
+@pytest.mark.parametrize("case", CONV2D_CASES, ids=list(CONV2D_CASES))
+def test_conv2d_values_graph_and_double_backward_float64(case):
+    x_shape, w_shape, with_bias, kwargs = CONV2D_CASES[case]
+
+    def prog(T):
+        x, w = _r(T, *x_shape), _r(T, *w_shape, seed=1)
+        b = _r(T, w_shape[0], seed=2) if with_bias else None
+        y = T.nn.functional.conv2d(x, w, b, **kwargs)
+        return _layout(y), _graph(y), _twice(y, [x, w, b], T)
+    assert_same(prog, **F64)
+
+
+def test_conv2d_saved_values():
+    def prog(T):
+        x, w, b = _r(T, 2, 3, 6, 6), _r(T, 4, 3, 3, 3, seed=1), _r(T, 4, seed=2)
+        fn = T.conv2d(x, w, b, (2, 1), (1, 0), (1, 2)).grad_fn
+        return (fn._saved_stride, fn._saved_padding, fn._saved_dilation, fn._saved_groups, fn._saved_transposed,
+                fn._saved_output_padding, fn._saved_input is x, fn._saved_weight is w,
+                T.conv2d(x, w, padding="valid").grad_fn._saved_padding,
+                T.conv2d(x, w, padding="same").grad_fn._saved_padding)
+    assert_same(prog)
+
+
+@pytest.mark.parametrize("case", ["plain", "stride", "padding", "dilation", "groups", "same_even", "unbatched"])
+def test_conv2d_float32(case):
+    x_shape, w_shape, with_bias, kwargs = CONV2D_CASES[case]
+
+    def prog(T):
+        x, w = _r(T, *x_shape, dtype="float32"), _r(T, *w_shape, dtype="float32", seed=1)
+        b = _r(T, w_shape[0], dtype="float32", seed=2) if with_bias else None
+        y = T.conv2d(x, w, b, **kwargs)
+        return _layout(y), _graph(y), T.autograd.grad((y * y).sum(), [t for t in (x, w, b) if t is not None])
+    assert_same(prog, **F32)
+
+
+def test_conv2d_mnist_sized_batch():
+    def prog(T):
+        x, w, b = (_r(T, 64, 1, 28, 28, dtype="float32"), _r(T, 8, 1, 3, 3, dtype="float32", seed=1),
+                   _r(T, 8, dtype="float32", seed=2))
+        y = T.nn.functional.conv2d(x, w, b, padding=1)
+        return _layout(y), T.autograd.grad(y.pow(2).mean(), (x, w, b))
+    assert_same(prog, **F32)
+
+
+@pytest.mark.parametrize("which", ["input", "weight", "both", "strided_input"])
+def test_conv2d_output_layout_follows_channels_last(which):
+    def prog(T):
+        x, w = _r(T, 2, 3, 6, 5), _r(T, 4, 3, 3, 3, seed=1)
+        if which in ("input", "both"):
+            x = _channels_last(T, x)
+        if which in ("weight", "both"):
+            w = _channels_last(T, w)
+        if which == "strided_input":
+            x = _r(T, 2, 3, 12, 5)[:, :, ::2]
+        y = T.conv2d(x, w, stride=2)
+        gx, gw = T.autograd.grad(y.sum(), (x, w))
+        return _layout(y), _layout(gx), _layout(gw)
+    assert_same(prog, **F64)
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32"])
+def test_conv2d_integer_inputs(dtype):
+    def prog(T):
+        x = T.arange(2 * 3 * 5 * 5).reshape(2, 3, 5, 5).to(getattr(T, dtype)) % 7 - 3
+        w = T.arange(4 * 3 * 3 * 3).reshape(4, 3, 3, 3).to(getattr(T, dtype)) % 5 - 2
+        return _layout(T.conv2d(x, w, T.arange(4).to(getattr(T, dtype)), padding=1))
+    assert_same(prog)
+
+
+CONV1D_CASES = {
+    "plain": ((2, 3, 9), (4, 3, 3), True, {}),
+    "stride_padding_dilation": ((2, 3, 11), (4, 3, 3), True, {"stride": 2, "padding": 2, "dilation": 2}),
+    "groups": ((2, 4, 8), (6, 2, 3), False, {"groups": 2}),
+    "same_even": ((2, 3, 8), (4, 3, 4), True, {"padding": "same"}),
+    "valid": ((2, 3, 8), (4, 3, 4), True, {"padding": "valid"}),
+    "unbatched": ((3, 8), (4, 3, 2), True, {}),
+}
+
+
+@pytest.mark.parametrize("case", CONV1D_CASES, ids=list(CONV1D_CASES))
+def test_conv1d_values_graph_and_double_backward(case):
+    x_shape, w_shape, with_bias, kwargs = CONV1D_CASES[case]
+
+    def prog(T):
+        x, w = _r(T, *x_shape), _r(T, *w_shape, seed=1)
+        b = _r(T, w_shape[0], seed=2) if with_bias else None
+        y = T.nn.functional.conv1d(x, w, b, **kwargs)
+        return _layout(y), _graph(y), _twice(y, [x, w, b], T)
+    assert_same(prog, **F64)
+
+
+def _e(T):
+    return _r(T, 2, 3, 8, 8, dtype="float32", requires_grad=False), _r(T, 4, 3, 3, 3, dtype="float32", seed=1,
+                                                                         requires_grad=False)
+
+
+CONV_ERRORS = {
+    "input_2d": lambda T: T.nn.functional.conv2d(_e(T)[0][0, 0], _e(T)[1]),
+    "input_5d": lambda T: T.nn.functional.conv2d(_e(T)[0][None], _e(T)[1]),
+    "channels": lambda T: T.nn.functional.conv2d(_e(T)[0][:, :2], _e(T)[1]),
+    "channels_unbatched": lambda T: T.nn.functional.conv2d(_e(T)[0][0, :2], _e(T)[1]),
+    "kernel_too_large": lambda T: T.nn.functional.conv2d(_e(T)[0][:, :, :2, :2], _e(T)[1]),
+    "kernel_too_large_dilated": lambda T: T.nn.functional.conv2d(_e(T)[0][:, :, :4], _e(T)[1], dilation=2),
+    "padding_rescues": lambda T: _layout(T.nn.functional.conv2d(_e(T)[0][:, :, :2, :2], _e(T)[1], padding=1)),
+    "padding_string": lambda T: T.nn.functional.conv2d(_e(T)[0], _e(T)[1], padding="foo"),
+    "same_strided": lambda T: T.nn.functional.conv2d(_e(T)[0], _e(T)[1], padding="same", stride=2),
+    "groups_channels": lambda T: T.nn.functional.conv2d(_e(T)[0], _e(T)[1], groups=2),
+    "groups_weight": lambda T: T.conv2d(T.ones(2, 4, 8, 8), T.ones(3, 2, 3, 3), groups=2),
+    "groups_zero": lambda T: T.conv2d(_e(T)[0], _e(T)[1], groups=0),
+    "bias_size": lambda T: T.conv2d(_e(T)[0], _e(T)[1], T.ones(3)),
+    "bias_2d": lambda T: T.conv2d(_e(T)[0], _e(T)[1], T.ones(4, 1)),
+    "weight_3d": lambda T: T.conv2d(_e(T)[0], _e(T)[1][0]),
+    "weight_empty": lambda T: T.conv2d(_e(T)[0], T.ones(0, 3, 3, 3)),
+    "stride_zero": lambda T: T.conv2d(_e(T)[0], _e(T)[1], stride=0),
+    "stride_three": lambda T: T.conv2d(_e(T)[0], _e(T)[1], stride=(1, 1, 1)),
+    "padding_negative": lambda T: T.conv2d(_e(T)[0], _e(T)[1], padding=-1),
+    "dilation_zero": lambda T: T.conv2d(_e(T)[0], _e(T)[1], dilation=0),
+    "double_input": lambda T: T.conv2d(_e(T)[0].double(), _e(T)[1]),
+    "double_weight": lambda T: T.conv2d(_e(T)[0], _e(T)[1].double()),
+    "double_bias": lambda T: T.conv2d(_e(T)[0], _e(T)[1], T.ones(4, dtype=T.float64)),
+    "float_bias_double": lambda T: T.conv2d(_e(T)[0].double(), _e(T)[1].double(), T.ones(4)),
+    "int_input": lambda T: T.conv2d(_e(T)[0].int(), _e(T)[1]),
+    "int_weight": lambda T: T.conv2d(_e(T)[0], _e(T)[1].int()),
+    "empty_batch": lambda T: _layout(T.conv2d(T.ones(0, 3, 8, 8), _e(T)[1])),
+    "conv1d_4d": lambda T: T.nn.functional.conv1d(_e(T)[0], _e(T)[1]),
+    "conv1d_same_strided": lambda T: T.conv1d(T.ones(1, 3, 8), T.ones(2, 3, 3), padding="same", stride=2),
+    "module_channels": lambda T: T.nn.Conv2d(4, 4, 3)(T.ones(1, 3, 5, 5)),
+    "module_dtype": lambda T: T.nn.Conv2d(3, 4, 3)(_e(T)[0].double()),
+    "module_2d_input": lambda T: T.nn.Conv2d(3, 4, 3)(T.ones(5, 5)),
+    "module_groups": lambda T: T.nn.Conv2d(3, 4, 3, groups=2),
+    "module_out_groups": lambda T: T.nn.Conv2d(4, 3, 3, groups=2),
+    "module_groups_zero": lambda T: T.nn.Conv2d(4, 4, 3, groups=0),
+    "module_same_strided": lambda T: T.nn.Conv2d(4, 4, 3, padding="same", stride=2),
+}
+
+
+@pytest.mark.parametrize("name", CONV_ERRORS, ids=list(CONV_ERRORS))
+def test_conv_bad_input_errors(name):
+    assert_same(CONV_ERRORS[name])
+
+
+@pytest.mark.parametrize("program", [
+    # the valid strings and modes print as a set, whose order differs between runs: compare the start only
+    lambda T: _head(lambda: T.nn.Conv2d(4, 4, 3, padding="foo")),
+    lambda T: _head(lambda: T.nn.Conv2d(4, 4, 3, padding_mode="foo")),
+])
+def test_conv_module_value_errors(program):
+    assert_same(program)
+
+
+def _head(make):
+    try:
+        make()
+    except ValueError as err:
+        return str(err).split("{")[0]
+    return None
+
+
+@pytest.mark.parametrize("make", [
+    lambda T: T.nn.Conv2d(1, 8, 3),
+    lambda T: T.nn.Conv2d(3, 6, (3, 2), stride=2, padding=1, dilation=(2, 1), groups=3, bias=False),
+    lambda T: T.nn.Conv2d(2, 4, 3, padding="same"),
+    lambda T: T.nn.Conv2d(2, 4, 4, padding="valid", stride=(1, 2)),
+    lambda T: T.nn.Conv2d(2, 4, 3, dtype=T.float64),
+    lambda T: T.nn.Conv1d(2, 4, 3),
+    lambda T: T.nn.Conv1d(4, 4, 5, stride=2, padding=2, groups=4),
+    lambda T: T.nn.Conv1d(2, 4, 2, padding="same", bias=False),
+])
+def test_conv_modules_repr_init_and_forward(make):
+    def prog(T):
+        T.manual_seed(0)
+        m = make(T)
+        x = T.randn((2, m.in_channels) + (7,) * len(m.kernel_size), dtype=m.weight.dtype)
+        y = m(x)
+        return (repr(m), m.weight.tolist(), None if m.bias is None else m.bias.tolist(), list(m.state_dict()),
+                [(n, tuple(p.shape)) for n, p in m.named_parameters()], _layout(y), _graph(y),
+                m.kernel_size, m.stride, m.padding, m.dilation, m.output_padding, m.transposed,
+                m._reversed_padding_repeated_twice)
+    assert_same(prog, **(F64 if "float64" in repr(make) else F32))
+
+
+def test_conv_training_step():
+    def prog(T):
+        T.manual_seed(0)
+        model = T.nn.Sequential(T.nn.Conv2d(1, 4, 3, padding=1), T.nn.ReLU(), T.nn.Flatten(),
+                                T.nn.Linear(4 * 6 * 6, 3))
+        opt = T.optim.SGD(model.parameters(), lr=0.1)
+        x, target = T.randn(8, 1, 6, 6), T.tensor([0, 1, 2, 0, 1, 2, 0, 1])
+        losses = []
+        for _ in range(3):
+            opt.zero_grad()
+            loss = T.nn.functional.cross_entropy(model(x), target)
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        return repr(model), losses, model[0].weight.grad
+    assert_same(prog, **F32)

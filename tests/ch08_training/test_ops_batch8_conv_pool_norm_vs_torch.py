@@ -265,3 +265,177 @@ def test_conv_training_step():
             losses.append(loss.item())
         return repr(model), losses, model[0].weight.grad
     assert_same(prog, **F32)
+
+
+# ----------------------------------------------------------------------------- pooling
+
+POOL_CASES = {
+    "max2": lambda T, x: T.nn.functional.max_pool2d(x, 2),
+    "max3_stride2": lambda T, x: T.nn.functional.max_pool2d(x, 3, stride=2),
+    "max_tuple": lambda T, x: T.nn.functional.max_pool2d(x, (2, 3), stride=(1, 2)),
+    "max_padding": lambda T, x: T.nn.functional.max_pool2d(x, 3, stride=2, padding=1),
+    "max_dilation": lambda T, x: T.nn.functional.max_pool2d(x, 2, stride=1, dilation=2),
+    "max_ceil": lambda T, x: T.nn.functional.max_pool2d(x, 2, ceil_mode=True),
+    "max_ceil_padding": lambda T, x: T.nn.functional.max_pool2d(x, 3, 2, 1, ceil_mode=True),
+    "max_indices": lambda T, x: T.nn.functional.max_pool2d(x, 2, return_indices=True),
+    "max_indices_positional": lambda T, x: T.nn.functional.max_pool2d(x, 3, 2, 1, 1, True, True),
+    "max_torch": lambda T, x: T.max_pool2d(x, 2),
+    "max_with_indices_nn": lambda T, x: T._C._nn.max_pool2d_with_indices(x, 2),
+    "max_unbatched": lambda T, x: T.nn.functional.max_pool2d(x[0], 2, return_indices=True),
+    "max1d": lambda T, x: T.nn.functional.max_pool1d(x[0], 3, stride=2, padding=1),
+    "max1d_indices": lambda T, x: T.nn.functional.max_pool1d(x[:, 0], 2, return_indices=True),
+    "max1d_unbatched": lambda T, x: T.nn.functional.max_pool1d(x[0, 0], 2, ceil_mode=True),
+    "avg2": lambda T, x: T.nn.functional.avg_pool2d(x, 2),
+    "avg_stride_padding": lambda T, x: T.nn.functional.avg_pool2d(x, 3, stride=2, padding=1),
+    "avg_no_pad_count": lambda T, x: T.nn.functional.avg_pool2d(x, 3, 2, 1, count_include_pad=False),
+    "avg_ceil": lambda T, x: T.nn.functional.avg_pool2d(x, 2, ceil_mode=True, padding=1),
+    "avg_ceil_no_pad_count": lambda T, x: T.nn.functional.avg_pool2d(x, 2, 2, 1, True, False),
+    "avg_divisor": lambda T, x: T.nn.functional.avg_pool2d(x, (2, 3), divisor_override=5),
+    "avg_unbatched": lambda T, x: T.nn.functional.avg_pool2d(x[0], 2),
+    "avg1d": lambda T, x: T.nn.functional.avg_pool1d(x[0], 3, stride=2, padding=1),
+    "avg1d_ceil": lambda T, x: T.nn.functional.avg_pool1d(x[0], 2, ceil_mode=True, count_include_pad=False),
+    "adaptive_avg_1": lambda T, x: T.nn.functional.adaptive_avg_pool2d(x, 1),
+    "adaptive_avg_1_1": lambda T, x: T.nn.functional.adaptive_avg_pool2d(x, (1, 1)),
+    "adaptive_avg_2_3": lambda T, x: T.nn.functional.adaptive_avg_pool2d(x, (2, 3)),
+    "adaptive_avg_uneven": lambda T, x: T.nn.functional.adaptive_avg_pool2d(x, (3, 4)),
+    "adaptive_avg_larger": lambda T, x: T.nn.functional.adaptive_avg_pool2d(x, 7),
+    "adaptive_avg_none": lambda T, x: T.nn.functional.adaptive_avg_pool2d(x, (None, 2)),
+    "adaptive_avg_unbatched": lambda T, x: T.nn.functional.adaptive_avg_pool2d(x[0], 3),
+    "adaptive_avg_unbatched_1": lambda T, x: T.nn.functional.adaptive_avg_pool2d(x[0], 1),
+    "adaptive_avg1d": lambda T, x: T.nn.functional.adaptive_avg_pool1d(x[0], 3),
+    "adaptive_max": lambda T, x: T.nn.functional.adaptive_max_pool2d(x, (2, 3)),
+    "adaptive_max_indices": lambda T, x: T.nn.functional.adaptive_max_pool2d(x, 3, return_indices=True),
+    "adaptive_max_unbatched": lambda T, x: T.nn.functional.adaptive_max_pool2d(x[0], (4, 1), True),
+}
+
+
+def _outputs(out):
+    return list(out) if isinstance(out, tuple) else [out]
+
+
+@pytest.mark.parametrize("case", POOL_CASES, ids=list(POOL_CASES))
+def test_pooling_values_graph_and_double_backward(case):
+    def prog(T):
+        x = _r(T, 2, 3, 6, 5)
+        outs = _outputs(POOL_CASES[case](T, x))
+        y = outs[0]
+        saved = {name: getattr(y.grad_fn, name) for name in dir(y.grad_fn)
+                 if name.startswith("_saved_") and not isinstance(getattr(y.grad_fn, name), T.Tensor)}
+        return [_layout(o) for o in outs], _graph(y), sorted(saved.items()), _twice(y, [x], T)
+    assert_same(prog, **F64)
+
+
+@pytest.mark.parametrize("case", ["max_padding", "avg_ceil", "adaptive_avg_uneven", "adaptive_max", "max1d"])
+def test_pooling_float32_and_channels_last(case):
+    def prog(T):
+        x = _channels_last(T, _r(T, 2, 3, 6, 5, dtype="float32"))
+        outs = _outputs(POOL_CASES[case](T, x))
+        return [_layout(o) for o in outs], T.autograd.grad(outs[0].sum(), x)
+    assert_same(prog)
+
+
+@pytest.mark.parametrize("program", [
+    # ties go to the first largest in row-major order; NaN wins, the last one; -inf windows keep their first
+    lambda T: T.nn.functional.max_pool2d(T.tensor([[[[1.0, 3.0, 3.0, 0.0], [3.0, 2.0, 3.0, 3.0]]]]), 2, 2, 0, 1,
+                                         False, True),
+    lambda T: T.nn.functional.max_pool2d(T.tensor([[[[1.0, float("nan"), 2.0, float("nan")]]]]), (1, 4),
+                                         return_indices=True),
+    lambda T: T.nn.functional.max_pool2d(T.tensor([[[[-float("inf"), -float("inf"), 2.0, -float("inf")]]]]),
+                                         (1, 2), padding=(0, 1), return_indices=True),
+    lambda T: T.nn.functional.adaptive_max_pool2d(T.tensor([[[[1.0, float("nan"), 2.0, float("nan")]]]]), 1,
+                                                  return_indices=True),
+    lambda T: _layout(T.nn.functional.max_pool2d(T.arange(30).reshape(1, 1, 5, 6) % 7 - 3, 2, padding=1)),
+    lambda T: _layout(T.nn.functional.avg_pool2d(T.arange(30).reshape(1, 1, 5, 6) % 7 - 3, 2, padding=1)),
+    lambda T: _layout(T.nn.functional.avg_pool2d(T.arange(30).reshape(1, 1, 5, 6) % 7 - 3, 3, divisor_override=2)),
+    lambda T: _layout(T.nn.functional.max_pool2d(T.ones(0, 3, 4, 4), 2)),
+    lambda T: _layout(T.nn.functional.adaptive_avg_pool2d(T.ones(2, 3, 4, 4), 0)),
+])
+def test_pooling_special_values(program):
+    assert_same(program)
+
+
+def _p(T):
+    return _r(T, 2, 3, 8, 8, dtype="float32", requires_grad=False)
+
+
+POOL_ERRORS = {
+    "max_kernel_zero": lambda T: T.nn.functional.max_pool2d(_p(T), 0),
+    "max_stride_zero": lambda T: T.nn.functional.max_pool2d(_p(T), 2, stride=0),
+    "max_pad_too_large": lambda T: T.nn.functional.max_pool2d(_p(T), 2, padding=2),
+    "max_pad_negative": lambda T: T.nn.functional.max_pool2d(_p(T), 2, padding=-1),
+    "max_dilation_zero": lambda T: T.nn.functional.max_pool2d(_p(T), 2, dilation=0),
+    "max_kernel_too_large": lambda T: T.nn.functional.max_pool2d(_p(T), 9),
+    "max_2d_input": lambda T: T.nn.functional.max_pool2d(_p(T)[0, 0], 2),
+    "max_5d_input": lambda T: T.nn.functional.max_pool2d(_p(T)[None], 2),
+    "max_kernel_three": lambda T: T.nn.functional.max_pool2d(_p(T), (2, 2, 2)),
+    "max_stride_three": lambda T: T.nn.functional.max_pool2d(_p(T), 2, stride=(1, 1, 1)),
+    "max_padding_three": lambda T: T.nn.functional.max_pool2d(_p(T), 2, padding=(1, 1, 1)),
+    "max_dilation_three": lambda T: T.nn.functional.max_pool2d(_p(T), 2, dilation=(1, 1, 1)),
+    "max_empty_channels": lambda T: T.nn.functional.max_pool2d(T.ones(2, 0, 4, 4), 2),
+    "max_empty_height": lambda T: T.nn.functional.max_pool2d(T.ones(2, 3, 0, 4), 2),
+    "max_requires_grad": lambda T: T.nn.functional.max_pool2d(_p(T).requires_grad_(), 9),
+    "avg_kernel_zero": lambda T: T.nn.functional.avg_pool2d(_p(T), 0),
+    "avg_pad_too_large": lambda T: T.nn.functional.avg_pool2d(_p(T), 2, padding=2),
+    "avg_kernel_too_large": lambda T: T.nn.functional.avg_pool2d(_p(T), 9),
+    "avg_2d_input": lambda T: T.nn.functional.avg_pool2d(_p(T)[0, 0], 2),
+    "avg_divisor_zero": lambda T: T.nn.functional.avg_pool2d(_p(T), 2, divisor_override=0),
+    "avg_kernel_three": lambda T: T.nn.functional.avg_pool2d(_p(T), (2, 2, 2)),
+    "avg_empty_height": lambda T: T.nn.functional.avg_pool2d(T.ones(2, 3, 0, 4), 2),
+    "adaptive_three": lambda T: T.nn.functional.adaptive_avg_pool2d(_p(T), (2, 2, 2)),
+    "adaptive_negative": lambda T: T.nn.functional.adaptive_avg_pool2d(_p(T), -1),
+    "adaptive_2d_input": lambda T: T.nn.functional.adaptive_avg_pool2d(_p(T)[0, 0], 2),
+    "adaptive_2d_input_1": lambda T: _layout(T.nn.functional.adaptive_avg_pool2d(_p(T)[0, 0], 1)),
+    "adaptive_empty": lambda T: T.nn.functional.adaptive_avg_pool2d(T.ones(2, 3, 0, 4), 2),
+    "adaptive_long": lambda T: T.nn.functional.adaptive_avg_pool2d(T.ones(2, 3, 4, 4, dtype=T.int64), 2),
+    "adaptive_none_too_short": lambda T: T.nn.functional.adaptive_avg_pool2d(T.ones(4), (None, 2)),
+    "adaptive_max_2d": lambda T: T.nn.functional.adaptive_max_pool2d(_p(T)[0, 0], 2),
+}
+
+
+@pytest.mark.parametrize("name", POOL_ERRORS, ids=list(POOL_ERRORS))
+def test_pooling_bad_input_errors(name):
+    assert_same(POOL_ERRORS[name])
+
+
+@pytest.mark.parametrize("make", [
+    lambda T: T.nn.MaxPool2d(2),
+    lambda T: T.nn.MaxPool2d((3, 2), stride=(2, 1), padding=1, dilation=1, ceil_mode=True),
+    lambda T: T.nn.MaxPool2d(2, return_indices=True),
+    lambda T: T.nn.MaxPool1d(3, stride=2, padding=1),
+    lambda T: T.nn.AvgPool2d(2),
+    lambda T: T.nn.AvgPool2d(3, stride=2, padding=1, ceil_mode=True, count_include_pad=False),
+    lambda T: T.nn.AvgPool2d((2, 3), divisor_override=4),
+    lambda T: T.nn.AvgPool1d(3, stride=2),
+    lambda T: T.nn.AdaptiveAvgPool2d((1, 1)),
+    lambda T: T.nn.AdaptiveAvgPool2d(3),
+    lambda T: T.nn.AdaptiveAvgPool2d((None, 2)),
+    lambda T: T.nn.AdaptiveAvgPool1d(2),
+    lambda T: T.nn.AdaptiveMaxPool2d((2, 2), return_indices=True),
+])
+def test_pooling_modules(make):
+    def prog(T):
+        m = make(T)
+        one_d = type(m).__name__.endswith("1d")
+        x = _r(T, 2, 3, 7) if one_d else _r(T, 2, 3, 7, 6)
+        outs = _outputs(m(x))
+        return repr(m), [_layout(o) for o in outs], _graph(outs[0]), T.autograd.grad(outs[0].pow(2).sum(), x)
+    assert_same(prog, **F64)
+
+
+def test_small_cnn_trains_like_torch():
+    def prog(T):
+        T.manual_seed(0)
+        model = T.nn.Sequential(
+            T.nn.Conv2d(1, 4, 3, padding=1), T.nn.ReLU(), T.nn.MaxPool2d(2),
+            T.nn.Conv2d(4, 8, 3), T.nn.ReLU(), T.nn.AdaptiveAvgPool2d(1), T.nn.Flatten(), T.nn.Linear(8, 3))
+        opt = T.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+        x, target = T.randn(16, 1, 10, 10), T.randint(0, 3, (16,))
+        losses = []
+        for _ in range(4):
+            opt.zero_grad()
+            loss = T.nn.functional.cross_entropy(model(x), target)
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        return repr(model), losses, _graph(loss)
+    assert_same(prog, **F32)

@@ -8566,3 +8566,421 @@ class ConvolutionBackwardBackward0(Node):
     @property
     def _raw_saved_weight(node):
         return SavedVariable(None) if node.weight_ is None else node.weight_
+
+
+class MaxPool2DWithIndicesBackward0(Node):
+    """Backward of ``max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)``."""
+
+    ceil_mode = None
+    dilation = None
+    kernel_size = None
+    padding = None
+    self_ = None
+    stride = None
+    result1_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        result1 = None if node.result1_ is None else node.result1_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            ceil_mode = node.ceil_mode
+            dilation = node.dilation
+            kernel_size = node.kernel_size
+            padding = node.padding
+            stride = node.stride
+            grad_inputs[0] = ops.max_pool2d_with_indices_backward(grad, self, kernel_size, stride, padding, dilation, ceil_mode, result1)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+        if node.result1_ is not None:
+            node.result1_.reset_data()
+
+    @property
+    def _saved_ceil_mode(node):
+        return node.ceil_mode
+
+    @property
+    def _saved_dilation(node):
+        saved = node.dilation
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+    @property
+    def _saved_kernel_size(node):
+        saved = node.kernel_size
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+    @property
+    def _saved_padding(node):
+        saved = node.padding
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_stride(node):
+        saved = node.stride
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+    @property
+    def _saved_result1(node):
+        return None if node.result1_ is None else node.result1_.unpack(node)
+
+    @property
+    def _raw_saved_result1(node):
+        return SavedVariable(None) if node.result1_ is None else node.result1_
+
+
+class MaxPool2DWithIndicesBackwardBackward0(Node):
+    """Backward of ``max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor``."""
+
+    indices_ = None
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        indices = None if node.indices_ is None else node.indices_.unpack(node)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = max_pool_double_backward(grad, indices, 2)
+        if node.task_should_compute_output(1):
+            grad_inputs[1] = ops.zeros_like(self)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.indices_ is not None:
+            node.indices_.reset_data()
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_indices(node):
+        return None if node.indices_ is None else node.indices_.unpack(node)
+
+    @property
+    def _raw_saved_indices(node):
+        return SavedVariable(None) if node.indices_ is None else node.indices_
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class AvgPool2DBackward0(Node):
+    """Backward of ``avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor``."""
+
+    ceil_mode = None
+    count_include_pad = None
+    divisor_override = None
+    kernel_size = None
+    padding = None
+    self_ = None
+    stride = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            ceil_mode = node.ceil_mode
+            count_include_pad = node.count_include_pad
+            divisor_override = node.divisor_override
+            kernel_size = node.kernel_size
+            padding = node.padding
+            stride = node.stride
+            grad_inputs[0] = ops.avg_pool2d_backward(grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_ceil_mode(node):
+        return node.ceil_mode
+
+    @property
+    def _saved_count_include_pad(node):
+        return node.count_include_pad
+
+    @property
+    def _saved_divisor_override(node):
+        return None if node.divisor_override is None else node.divisor_override % 18446744073709551616
+
+    @property
+    def _saved_kernel_size(node):
+        saved = node.kernel_size
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+    @property
+    def _saved_padding(node):
+        saved = node.padding
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_stride(node):
+        saved = node.stride
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+
+class AvgPool2DBackwardBackward0(Node):
+    """Backward of ``avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor``."""
+
+    ceil_mode = None
+    count_include_pad = None
+    divisor_override = None
+    kernel_size = None
+    padding = None
+    self_ = None
+    stride = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            ceil_mode = node.ceil_mode
+            count_include_pad = node.count_include_pad
+            divisor_override = node.divisor_override
+            kernel_size = node.kernel_size
+            padding = node.padding
+            stride = node.stride
+            grad_inputs[0] = ops.avg_pool2d(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+        if node.task_should_compute_output(1):
+            grad_inputs[1] = ops.zeros_like(self)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_ceil_mode(node):
+        return node.ceil_mode
+
+    @property
+    def _saved_count_include_pad(node):
+        return node.count_include_pad
+
+    @property
+    def _saved_divisor_override(node):
+        return None if node.divisor_override is None else node.divisor_override % 18446744073709551616
+
+    @property
+    def _saved_kernel_size(node):
+        saved = node.kernel_size
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+    @property
+    def _saved_padding(node):
+        saved = node.padding
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_stride(node):
+        saved = node.stride
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+
+class AdaptiveAvgPool2DBackward0(Node):
+    """Backward of ``_adaptive_avg_pool2d(Tensor self, int[2] output_size) -> Tensor``."""
+
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops._adaptive_avg_pool2d_backward(grad, self)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class AdaptiveAvgPool2DBackwardBackward0(Node):
+    """Backward of ``_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor``."""
+
+    grad_output_sizes = None
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_output_sizes = node.grad_output_sizes
+            grad_inputs[0] = ops._adaptive_avg_pool2d(grad, grad_output_sizes[-2:])
+        if node.task_should_compute_output(1):
+            grad_inputs[1] = ops.zeros_like(self)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_grad_output_sym_sizes(node):
+        return node.grad_output_sizes
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class AdaptiveMaxPool2DBackward0(Node):
+    """Backward of ``adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor, Tensor)``."""
+
+    self_ = None
+    result1_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        result1 = None if node.result1_ is None else node.result1_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.adaptive_max_pool2d_backward(grad, self, result1)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+        if node.result1_ is not None:
+            node.result1_.reset_data()
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_result1(node):
+        return None if node.result1_ is None else node.result1_.unpack(node)
+
+    @property
+    def _raw_saved_result1(node):
+        return SavedVariable(None) if node.result1_ is None else node.result1_
+
+
+class AdaptiveMaxPool2DBackwardBackward0(Node):
+    """Backward of ``adaptive_max_pool2d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor``."""
+
+    indices_ = None
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        indices = None if node.indices_ is None else node.indices_.unpack(node)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = max_pool_double_backward(grad, indices, 2)
+        if node.task_should_compute_output(1):
+            grad_inputs[1] = ops.zeros_like(self)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.indices_ is not None:
+            node.indices_.reset_data()
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_indices(node):
+        return None if node.indices_ is None else node.indices_.unpack(node)
+
+    @property
+    def _raw_saved_indices(node):
+        return SavedVariable(None) if node.indices_ is None else node.indices_
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_

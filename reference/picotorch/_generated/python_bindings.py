@@ -12,6 +12,9 @@ in order. ``picotorch._C`` builds the functions and methods from these tables.
 from . import variable_type as vt
 
 TORCH_FUNCTIONS = {
+    '_adaptive_avg_pool2d': [
+        (vt._adaptive_avg_pool2d, '_adaptive_avg_pool2d(Tensor input, int[2] output_size)', vt.PARAMETERS['_adaptive_avg_pool2d']),
+    ],
     '_log_softmax': [
         (vt._log_softmax, '_log_softmax(Tensor input, int dim, bool half_to_float, *, Tensor out=None)', (vt.PARAMETERS['_log_softmax'][0], vt.PARAMETERS['_log_softmax'][1] + (('out', 'Tensor?', True),)), (vt._log_softmax_out, ('out',))),
     ],
@@ -53,6 +56,9 @@ TORCH_FUNCTIONS = {
     ],
     'acosh_': [
         (vt.acosh_, 'acosh_(Tensor input)', vt.PARAMETERS['acosh_']),
+    ],
+    'adaptive_avg_pool1d': [
+        (vt.adaptive_avg_pool1d, 'adaptive_avg_pool1d(Tensor input, int[1] output_size)', vt.PARAMETERS['adaptive_avg_pool1d']),
     ],
     'add': [
         (vt.add_Tensor, 'add(Tensor input, Tensor other, *, Scalar alpha=1, Tensor out=None)', (vt.PARAMETERS['add_Tensor'][0], vt.PARAMETERS['add_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.add_out, ('out',))),
@@ -181,6 +187,9 @@ TORCH_FUNCTIONS = {
     'atleast_3d': [
         (vt.atleast_3d, 'atleast_3d(Tensor input)', vt.PARAMETERS['atleast_3d']),
         (vt.atleast_3d_Sequence, 'atleast_3d(Tensor[] tensors)', vt.PARAMETERS['atleast_3d_Sequence']),
+    ],
+    'avg_pool1d': [
+        (vt.avg_pool1d, 'avg_pool1d(Tensor input, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True)', vt.PARAMETERS['avg_pool1d']),
     ],
     'baddbmm': [
         (vt.baddbmm, 'baddbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor out=None)', (vt.PARAMETERS['baddbmm'][0], vt.PARAMETERS['baddbmm'][1] + (('out', 'Tensor?', True),)), (vt.baddbmm_out, ('out',))),
@@ -632,6 +641,15 @@ TORCH_FUNCTIONS = {
         (vt.max_other, 'max(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['max_other'][0], vt.PARAMETERS['max_other'][1] + (('out', 'Tensor?', True),)), (vt.max_out, ('out',))),
         (vt.max_dim, 'max(Tensor input, int dim, bool keepdim=False, *, Tensor[2] out=None)', (vt.PARAMETERS['max_dim'][0], vt.PARAMETERS['max_dim'][1] + (('out', 'Tensor[]?', True),)), (vt.max_dim_max, ('max', 'max_values'))),
     ],
+    'max_pool1d': [
+        (vt.max_pool1d, 'max_pool1d(Tensor input, int[1] kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, bool ceil_mode=False)', vt.PARAMETERS['max_pool1d']),
+    ],
+    'max_pool1d_with_indices': [
+        (vt.max_pool1d_with_indices, 'max_pool1d_with_indices(Tensor input, int[1] kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, bool ceil_mode=False)', vt.PARAMETERS['max_pool1d_with_indices']),
+    ],
+    'max_pool2d': [
+        (vt.max_pool2d, 'max_pool2d(Tensor input, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False)', vt.PARAMETERS['max_pool2d']),
+    ],
     'maximum': [
         (vt.maximum, 'maximum(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['maximum'][0], vt.PARAMETERS['maximum'][1] + (('out', 'Tensor?', True),)), (vt.maximum_out, ('out',))),
     ],
@@ -1025,6 +1043,15 @@ TORCH_FUNCTIONS = {
 
 # ``python_module: nn`` ops: ``torch._C._nn.<name>``, which ``torch.nn.functional`` calls
 TORCH_NN_FUNCTIONS = {
+    'adaptive_avg_pool2d': [
+        (vt.adaptive_avg_pool2d, 'adaptive_avg_pool2d(Tensor input, int[2] output_size)', vt.PARAMETERS['adaptive_avg_pool2d']),
+    ],
+    'adaptive_max_pool2d': [
+        (vt.adaptive_max_pool2d, 'adaptive_max_pool2d(Tensor input, int[2] output_size)', vt.PARAMETERS['adaptive_max_pool2d']),
+    ],
+    'avg_pool2d': [
+        (vt.avg_pool2d, 'avg_pool2d(Tensor input, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None)', vt.PARAMETERS['avg_pool2d']),
+    ],
     'cross_entropy_loss': [
         (vt.cross_entropy_loss, 'cross_entropy_loss(Tensor input, Tensor target, Tensor? weight=None, int reduction=Mean, int ignore_index=-100, float label_smoothing=0.0)', vt.PARAMETERS['cross_entropy_loss']),
     ],
@@ -1054,6 +1081,9 @@ TORCH_NN_FUNCTIONS = {
     ],
     'leaky_relu_': [
         (vt.leaky_relu_, 'leaky_relu_(Tensor input, Scalar negative_slope=0.01)', vt.PARAMETERS['leaky_relu_']),
+    ],
+    'max_pool2d_with_indices': [
+        (vt.max_pool2d_with_indices, 'max_pool2d_with_indices(Tensor input, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False)', vt.PARAMETERS['max_pool2d_with_indices']),
     ],
     'mse_loss': [
         (vt.mse_loss, 'mse_loss(Tensor input, Tensor target, int reduction=Mean, *, Tensor out=None)', (vt.PARAMETERS['mse_loss'][0], vt.PARAMETERS['mse_loss'][1] + (('out', 'Tensor?', True),)), (vt.mse_loss_out, ('out',))),

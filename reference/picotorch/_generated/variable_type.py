@@ -8173,7 +8173,7 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return native.conv1d(input, weight, bias, stride, padding, dilation, groups)
 
 
-def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+def conv2d(input, weight, bias=None, stride=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1):
     """``conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] dilation=1, int groups=1) -> Tensor``"""
     return native.conv2d(input, weight, bias, stride, padding, dilation, groups)
 
@@ -8183,9 +8183,167 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
     return native.conv1d(input, weight, bias, stride, padding, dilation, groups)
 
 
-def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
+def conv2d_padding(input, weight, bias=None, stride=(1, 1), padding='valid', dilation=(1, 1), groups=1):
     """``conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, str padding='valid', int[2] dilation=1, int groups=1) -> Tensor``"""
     return native.conv2d(input, weight, bias, stride, padding, dilation, groups)
+
+
+def max_pool2d_with_indices(self, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
+    """``max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.MaxPool2DWithIndicesBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.ceil_mode = ceil_mode
+        grad_fn.dilation = dilation
+        grad_fn.kernel_size = kernel_size
+        grad_fn.padding = padding
+        grad_fn.self_ = SavedVariable(self)
+        grad_fn.stride = stride
+    result = kernel_for("max_pool2d_with_indices", device_of(self))(self, kernel_size, stride, padding, dilation, ceil_mode)
+    if grad_fn is not None:
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
+        grad_fn.result1_ = SavedVariable(result[1], is_output=True)
+    return result
+
+
+def max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices):
+    """``max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(grad_output, self):
+        grad_fn = nodes.MaxPool2DWithIndicesBackwardBackward0()
+        grad_fn.set_next_edges(collect_next_edges(grad_output, self))
+        grad_fn.indices_ = SavedVariable(indices)
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("max_pool2d_with_indices_backward", device_of(grad_output, self, indices))(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def max_pool2d(self, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
+    """``max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor``"""
+    return native.max_pool2d(self, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def max_pool1d_with_indices(self, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    """``max_pool1d_with_indices(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)``"""
+    return native.max_pool1d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def max_pool1d(self, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    """``max_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, bool ceil_mode=False) -> Tensor``"""
+    return native.max_pool1d(self, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def avg_pool2d(self, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, count_include_pad=True, divisor_override=None):
+    """``avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.AvgPool2DBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.ceil_mode = ceil_mode
+        grad_fn.count_include_pad = count_include_pad
+        grad_fn.divisor_override = divisor_override
+        grad_fn.kernel_size = kernel_size
+        grad_fn.padding = padding
+        grad_fn.self_ = SavedVariable(self)
+        grad_fn.stride = stride
+    result = kernel_for("avg_pool2d", device_of(self))(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    """``avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(grad_output, self):
+        grad_fn = nodes.AvgPool2DBackwardBackward0()
+        grad_fn.set_next_edges(collect_next_edges(grad_output, self))
+        grad_fn.ceil_mode = ceil_mode
+        grad_fn.count_include_pad = count_include_pad
+        grad_fn.divisor_override = divisor_override
+        grad_fn.kernel_size = kernel_size
+        grad_fn.padding = padding
+        grad_fn.self_ = SavedVariable(self)
+        grad_fn.stride = stride
+    result = kernel_for("avg_pool2d_backward", device_of(grad_output, self))(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def avg_pool1d(self, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True):
+    """``avg_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor``"""
+    return native.avg_pool1d(self, kernel_size, stride, padding, ceil_mode, count_include_pad)
+
+
+def adaptive_avg_pool2d(self, output_size):
+    """``adaptive_avg_pool2d(Tensor self, int[2] output_size) -> Tensor``"""
+    return native.adaptive_avg_pool2d(self, output_size)
+
+
+def _adaptive_avg_pool2d(self, output_size):
+    """``_adaptive_avg_pool2d(Tensor self, int[2] output_size) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.AdaptiveAvgPool2DBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("_adaptive_avg_pool2d", device_of(self))(self, output_size)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def _adaptive_avg_pool2d_backward(grad_output, self):
+    """``_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(grad_output, self):
+        grad_fn = nodes.AdaptiveAvgPool2DBackwardBackward0()
+        grad_fn.set_next_edges(collect_next_edges(grad_output, self))
+        grad_fn.grad_output_sizes = tuple(grad_output._data.shape)
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("_adaptive_avg_pool2d_backward", device_of(grad_output, self))(grad_output, self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def adaptive_avg_pool1d(self, output_size):
+    """``adaptive_avg_pool1d(Tensor self, int[1] output_size) -> Tensor``"""
+    return native.adaptive_avg_pool1d(self, output_size)
+
+
+def adaptive_max_pool2d(self, output_size):
+    """``adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor, Tensor)``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.AdaptiveMaxPool2DBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("adaptive_max_pool2d", device_of(self))(self, output_size)
+    if grad_fn is not None:
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
+        grad_fn.result1_ = SavedVariable(result[1], is_output=True)
+    return result
+
+
+def adaptive_max_pool2d_backward(grad_output, self, indices):
+    """``adaptive_max_pool2d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(grad_output, self):
+        grad_fn = nodes.AdaptiveMaxPool2DBackwardBackward0()
+        grad_fn.set_next_edges(collect_next_edges(grad_output, self))
+        grad_fn.indices_ = SavedVariable(indices)
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("adaptive_max_pool2d_backward", device_of(grad_output, self, indices))(grad_output, self, indices)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
 
 
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
@@ -8954,6 +9112,20 @@ register_kernels("conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] 
 register_kernels("conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] dilation=1, int groups=1) -> Tensor", {"CompositeImplicitAutograd": native.conv2d}, conv2d)
 register_kernels("conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, str padding='valid', int[1] dilation=1, int groups=1) -> Tensor", {"CompositeImplicitAutograd": native.conv1d}, conv1d_padding)
 register_kernels("conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, str padding='valid', int[2] dilation=1, int groups=1) -> Tensor", {"CompositeImplicitAutograd": native.conv2d}, conv2d_padding)
+register_kernels("max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)", {"CPU": native.max_pool2d_with_indices, "CUDA": native.max_pool2d_with_indices}, max_pool2d_with_indices)
+register_kernels("max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor", {"CPU": native.max_pool2d_with_indices_backward, "CUDA": native.max_pool2d_with_indices_backward}, max_pool2d_with_indices_backward)
+register_kernels("max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor", {"CompositeImplicitAutograd": native.max_pool2d}, max_pool2d)
+register_kernels("max_pool1d_with_indices(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)", {"CompositeImplicitAutograd": native.max_pool1d_with_indices}, max_pool1d_with_indices)
+register_kernels("max_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, bool ceil_mode=False) -> Tensor", {"CompositeImplicitAutograd": native.max_pool1d}, max_pool1d)
+register_kernels("avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor", {"CPU": native.avg_pool2d, "CUDA": native.avg_pool2d}, avg_pool2d)
+register_kernels("avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor", {"CPU": native.avg_pool2d_backward, "CUDA": native.avg_pool2d_backward}, avg_pool2d_backward)
+register_kernels("avg_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor", {"CompositeImplicitAutograd": native.avg_pool1d}, avg_pool1d)
+register_kernels("adaptive_avg_pool2d(Tensor self, int[2] output_size) -> Tensor", {"CompositeImplicitAutograd": native.adaptive_avg_pool2d}, adaptive_avg_pool2d)
+register_kernels("_adaptive_avg_pool2d(Tensor self, int[2] output_size) -> Tensor", {"CPU": native._adaptive_avg_pool2d, "CUDA": native._adaptive_avg_pool2d}, _adaptive_avg_pool2d)
+register_kernels("_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor", {"CPU": native._adaptive_avg_pool2d_backward, "CUDA": native._adaptive_avg_pool2d_backward}, _adaptive_avg_pool2d_backward)
+register_kernels("adaptive_avg_pool1d(Tensor self, int[1] output_size) -> Tensor", {"CompositeImplicitAutograd": native.adaptive_avg_pool1d}, adaptive_avg_pool1d)
+register_kernels("adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor, Tensor)", {"CPU": native.adaptive_max_pool2d, "CUDA": native.adaptive_max_pool2d}, adaptive_max_pool2d)
+register_kernels("adaptive_max_pool2d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor", {"CPU": native.adaptive_max_pool2d_backward, "CUDA": native.adaptive_max_pool2d_backward}, adaptive_max_pool2d_backward)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -9721,9 +9893,23 @@ PARAMETERS = {
     "convolution": ((('input', 'Tensor', False), ('weight', 'Tensor', False), ('bias', 'Tensor?', False), ('stride', 'int[]', False), ('padding', 'int[]', False), ('dilation', 'int[]', False), ('transposed', 'bool', False), ('output_padding', 'int[]', False), ('groups', 'int', False),), ()),
     "convolution_backward": ((('grad_output', 'Tensor', False), ('input', 'Tensor', False), ('weight', 'Tensor', False), ('bias_sizes', 'int[]?', False), ('stride', 'int[]', False), ('padding', 'int[]', False), ('dilation', 'int[]', False), ('transposed', 'bool', False), ('output_padding', 'int[]', False), ('groups', 'int', False), ('output_mask', 'any', False),), ()),
     "conv1d": ((('input', 'Tensor', False), ('weight', 'Tensor', False), ('bias', 'Tensor?', True), ('stride', 'int[]', True), ('padding', 'int[]', True), ('dilation', 'int[]', True), ('groups', 'int', True),), ()),
-    "conv2d": ((('input', 'Tensor', False), ('weight', 'Tensor', False), ('bias', 'Tensor?', True), ('stride', 'int[]', True), ('padding', 'int[]', True), ('dilation', 'int[]', True), ('groups', 'int', True),), ()),
+    "conv2d": ((('input', 'Tensor', False), ('weight', 'Tensor', False), ('bias', 'Tensor?', True), ('stride', 'int[2]', True), ('padding', 'int[2]', True), ('dilation', 'int[2]', True), ('groups', 'int', True),), ()),
     "conv1d_padding": ((('input', 'Tensor', False), ('weight', 'Tensor', False), ('bias', 'Tensor?', True), ('stride', 'int[]', True), ('padding', 'any', True), ('dilation', 'int[]', True), ('groups', 'int', True),), ()),
-    "conv2d_padding": ((('input', 'Tensor', False), ('weight', 'Tensor', False), ('bias', 'Tensor?', True), ('stride', 'int[]', True), ('padding', 'any', True), ('dilation', 'int[]', True), ('groups', 'int', True),), ()),
+    "conv2d_padding": ((('input', 'Tensor', False), ('weight', 'Tensor', False), ('bias', 'Tensor?', True), ('stride', 'int[2]', True), ('padding', 'any', True), ('dilation', 'int[2]', True), ('groups', 'int', True),), ()),
+    "max_pool2d_with_indices": ((('self', 'Tensor', False), ('kernel_size', 'int[2]', False), ('stride', 'int[2]', True), ('padding', 'int[2]', True), ('dilation', 'int[2]', True), ('ceil_mode', 'bool', True),), ()),
+    "max_pool2d_with_indices_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False), ('kernel_size', 'int[2]', False), ('stride', 'int[2]', False), ('padding', 'int[2]', False), ('dilation', 'int[2]', False), ('ceil_mode', 'bool', False), ('indices', 'Tensor', False),), ()),
+    "max_pool2d": ((('self', 'Tensor', False), ('kernel_size', 'int[2]', False), ('stride', 'int[2]', True), ('padding', 'int[2]', True), ('dilation', 'int[2]', True), ('ceil_mode', 'bool', True),), ()),
+    "max_pool1d_with_indices": ((('self', 'Tensor', False), ('kernel_size', 'int[]', False), ('stride', 'int[]', True), ('padding', 'int[]', True), ('dilation', 'int[]', True), ('ceil_mode', 'bool', True),), ()),
+    "max_pool1d": ((('self', 'Tensor', False), ('kernel_size', 'int[]', False), ('stride', 'int[]', True), ('padding', 'int[]', True), ('dilation', 'int[]', True), ('ceil_mode', 'bool', True),), ()),
+    "avg_pool2d": ((('self', 'Tensor', False), ('kernel_size', 'int[2]', False), ('stride', 'int[2]', True), ('padding', 'int[2]', True), ('ceil_mode', 'bool', True), ('count_include_pad', 'bool', True), ('divisor_override', 'int?', True),), ()),
+    "avg_pool2d_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False), ('kernel_size', 'int[2]', False), ('stride', 'int[2]', False), ('padding', 'int[2]', False), ('ceil_mode', 'bool', False), ('count_include_pad', 'bool', False), ('divisor_override', 'int?', False),), ()),
+    "avg_pool1d": ((('self', 'Tensor', False), ('kernel_size', 'int[]', False), ('stride', 'int[]', True), ('padding', 'int[]', True), ('ceil_mode', 'bool', True), ('count_include_pad', 'bool', True),), ()),
+    "adaptive_avg_pool2d": ((('self', 'Tensor', False), ('output_size', 'int[2]', False),), ()),
+    "_adaptive_avg_pool2d": ((('self', 'Tensor', False), ('output_size', 'int[2]', False),), ()),
+    "_adaptive_avg_pool2d_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False),), ()),
+    "adaptive_avg_pool1d": ((('self', 'Tensor', False), ('output_size', 'int[]', False),), ()),
+    "adaptive_max_pool2d": ((('self', 'Tensor', False), ('output_size', 'int[2]', False),), ()),
+    "adaptive_max_pool2d_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False), ('indices', 'Tensor', False),), ()),
 }
 
 
@@ -10150,3 +10336,17 @@ register_op("convolution", overloaded("convolution", [(convolution, PARAMETERS["
 register_op("convolution_backward", overloaded("convolution_backward", [(convolution_backward, PARAMETERS["convolution_backward"])]))
 register_op("conv1d", overloaded("conv1d", [(conv1d, PARAMETERS["conv1d"]), (conv1d_padding, PARAMETERS["conv1d_padding"])]))
 register_op("conv2d", overloaded("conv2d", [(conv2d, PARAMETERS["conv2d"]), (conv2d_padding, PARAMETERS["conv2d_padding"])]))
+register_op("max_pool2d_with_indices", overloaded("max_pool2d_with_indices", [(max_pool2d_with_indices, PARAMETERS["max_pool2d_with_indices"])]))
+register_op("max_pool2d_with_indices_backward", overloaded("max_pool2d_with_indices_backward", [(max_pool2d_with_indices_backward, PARAMETERS["max_pool2d_with_indices_backward"])]))
+register_op("max_pool2d", overloaded("max_pool2d", [(max_pool2d, PARAMETERS["max_pool2d"])]))
+register_op("max_pool1d_with_indices", overloaded("max_pool1d_with_indices", [(max_pool1d_with_indices, PARAMETERS["max_pool1d_with_indices"])]))
+register_op("max_pool1d", overloaded("max_pool1d", [(max_pool1d, PARAMETERS["max_pool1d"])]))
+register_op("avg_pool2d", overloaded("avg_pool2d", [(avg_pool2d, PARAMETERS["avg_pool2d"])]))
+register_op("avg_pool2d_backward", overloaded("avg_pool2d_backward", [(avg_pool2d_backward, PARAMETERS["avg_pool2d_backward"])]))
+register_op("avg_pool1d", overloaded("avg_pool1d", [(avg_pool1d, PARAMETERS["avg_pool1d"])]))
+register_op("adaptive_avg_pool2d", overloaded("adaptive_avg_pool2d", [(adaptive_avg_pool2d, PARAMETERS["adaptive_avg_pool2d"])]))
+register_op("_adaptive_avg_pool2d", overloaded("_adaptive_avg_pool2d", [(_adaptive_avg_pool2d, PARAMETERS["_adaptive_avg_pool2d"])]))
+register_op("_adaptive_avg_pool2d_backward", overloaded("_adaptive_avg_pool2d_backward", [(_adaptive_avg_pool2d_backward, PARAMETERS["_adaptive_avg_pool2d_backward"])]))
+register_op("adaptive_avg_pool1d", overloaded("adaptive_avg_pool1d", [(adaptive_avg_pool1d, PARAMETERS["adaptive_avg_pool1d"])]))
+register_op("adaptive_max_pool2d", overloaded("adaptive_max_pool2d", [(adaptive_max_pool2d, PARAMETERS["adaptive_max_pool2d"])]))
+register_op("adaptive_max_pool2d_backward", overloaded("adaptive_max_pool2d_backward", [(adaptive_max_pool2d_backward, PARAMETERS["adaptive_max_pool2d_backward"])]))

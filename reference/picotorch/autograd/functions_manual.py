@@ -64,6 +64,7 @@ __all__ = [  # what `from functions_manual import *` gives the generated nodes
     "scale_grad_by_count", "aminmax_backward",
     # convolution, pooling, batch_norm (ops batch 8)
     "convolution_double_backward",
+    "max_pool_double_backward",
     "logsumexp_backward",
     "var_backward",
     "std_backward",
@@ -1008,3 +1009,12 @@ def convolution_double_backward(grads, grad_output, weight, input, stride, paddi
     if output_mask[2] and gg_input is not None:
         g_weight = ops.convolution_backward(grad_output, gg_input, weight, None, *args, [False, True, False])[1]
     return g_output, g_input, g_weight
+
+
+def max_pool_double_backward(grad, indices, dim):
+    """The gradient of a max pool's backward: ``grad`` read at the elements each window took."""
+    if indices.numel() == 0:
+        return ops.zeros_like(indices, dtype=grad.dtype)
+    size = tuple(indices.shape[:indices.dim() - dim]) + (-1,)
+    return ops.view(ops.gather(ops.view(ops.contiguous(grad), size), -1, ops.view(indices, size)),
+                    tuple(indices.shape))

@@ -227,6 +227,7 @@ from .composite import (
     where_scalar_self,
     where_scalars,
 )
+from .convolution import conv1d, conv2d, convolution, convolution_backward
 from .copy import copy_
 from .cuda.elementwise import add_cuda, mul_cuda, relu_cuda, threshold_backward_cuda
 from .distributions import (
@@ -261,7 +262,6 @@ from .indexing import (
     put_,
     take,
 )
-from .convolution import conv1d, conv2d, convolution, convolution_backward
 from .layer_norm_kernel import native_layer_norm, native_layer_norm_backward
 from .linear import einsum, tensordot, tensordot_out
 from .linear_algebra import addmm, baddbmm, baddbmm_, bmm, dist, dot, linalg_vector_norm, mm, mv
@@ -279,6 +279,22 @@ from .loss_nll import nll_loss2d_backward, nll_loss2d_forward, nll_loss_backward
 from .onehot import one_hot
 from .pad_nd import constant_pad_nd
 from .pointwise_ops import addcdiv, addcdiv_, addcmul, addcmul_, lerp, lerp_
+from .pooling import (
+    _adaptive_avg_pool2d,
+    _adaptive_avg_pool2d_backward,
+    adaptive_avg_pool1d,
+    adaptive_avg_pool2d,
+    adaptive_max_pool2d,
+    adaptive_max_pool2d_backward,
+    avg_pool1d,
+    avg_pool2d,
+    avg_pool2d_backward,
+    max_pool1d,
+    max_pool1d_with_indices,
+    max_pool2d,
+    max_pool2d_with_indices,
+    max_pool2d_with_indices_backward,
+)
 from .reduce_all_ops import max, min
 from .reduce_ops import (
     all,
@@ -594,4 +610,8 @@ __all__ = [
     "take_along_dim_out", "kron_out",
     # ops batch 8
     "conv1d", "conv2d", "convolution", "convolution_backward",
+    "_adaptive_avg_pool2d", "_adaptive_avg_pool2d_backward", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
+    "adaptive_max_pool2d", "adaptive_max_pool2d_backward", "avg_pool1d", "avg_pool2d", "avg_pool2d_backward",
+    "max_pool1d", "max_pool1d_with_indices", "max_pool2d", "max_pool2d_with_indices",
+    "max_pool2d_with_indices_backward",
 ]

@@ -2,12 +2,12 @@
 
 Models ``aten/src/ATen/native/Convolution.cpp`` (``_convolution``'s checks, ``check_shape_forward``,
 ``_convolution_mode``, ``_convolution_same``, ``conv2d``'s ``batchify``) and the CPU kernels it picks
-(``ConvolutionMM2d.cpp``, the slow path, and oneDNN for float32): the same sums, in float64 for every floating
-dtype (rounded once), so float32 results may differ from oneDNN's float32 sums in the last bits. Every spatial rank goes one way: the zero-padded input
-is cut into windows (NumPy's ``sliding_window_view``, subsampled by stride and dilation), and each group's
-windows are contracted with its filters in one ``tensordot``. The input gradient of a convolution, which is also
-a transposed convolution's forward, adds each kernel tap's products into a zero-padded buffer.
-The output is channels-last when the input or the weight is (``suggest_memory_format``), as oneDNN's and the
+(``ConvolutionMM2d.cpp``, the slow path, and oneDNN for float32): the same sums, in float64 for every floating dtype
+(rounded once), so float32 results may differ from oneDNN's float32 sums in the last bits. Every spatial rank goes
+one way: the zero-padded input is cut into windows (NumPy's ``sliding_window_view``, subsampled by stride and
+dilation), and each group's windows are contracted with its filters in one ``tensordot``. The input gradient of a
+convolution, which is also a transposed convolution's forward, adds each kernel tap's products into a zero-padded
+buffer. The output is channels-last when the input or the weight is (``suggest_memory_format``), as oneDNN's and the
 slow path's are.
 """
 
@@ -18,8 +18,8 @@ import warnings
 import numpy as np
 
 from ..c10 import scalar_type as st
-from .dispatcher import ops
 from .device import to_numpy
+from .dispatcher import ops
 from .helpers import legacy_type_string, strides_of, xp_of
 from .tensor_impl import new_tensor
 
@@ -270,10 +270,11 @@ def _channels_last(t) -> bool:
     return True
 
 
-def _result(like, data, channels_last):
-    """A new tensor of ``like``'s dtype: row-major, or N, H, W, C in memory (torch's strides for either, size-1
-    dims included, which NumPy's own contiguity leaves as they fell)."""
-    data = np.asarray(data).astype(st.to_numpy_dtype(like._dtype), copy=False)
+def _result(like, data, channels_last, dtype=None):
+    """A new tensor of ``dtype`` (``like``'s) on ``like``'s device: row-major, or N, H, W, C in memory (torch's
+    strides for either, size-1 dims included, which NumPy's own contiguity leaves as they fell)."""
+    dtype = dtype or like._dtype
+    data = np.asarray(data).astype(st.to_numpy_dtype(dtype), copy=False)
     if channels_last and data.ndim == 4:
         out = np.empty(tuple(data.shape[i] for i in (0, 2, 3, 1)), dtype=data.dtype)
         out[...] = np.moveaxis(data, 1, -1)
@@ -283,7 +284,7 @@ def _result(like, data, channels_last):
         out[...] = data
     if type(like._data) is not np.ndarray:  # another device's array library: computed on the host, moved back
         out = xp_of(like).asarray(out, device=like._data.device)
-    return new_tensor(out, like._dtype, like._device)
+    return new_tensor(out, dtype, like._device)
 
 
 # ----------------------------------------------------------------------------- conv1d, conv2d (composites)

@@ -237,23 +237,24 @@ def accepts(kind: str, value, numbers_as_tensors: bool = False) -> bool:
         return type(value) is memory_format
     if base == "Layout":
         return type(value) is layout
-    if base == "int[]":  # after the first, an element may be a bool (PyTorch's unpacking takes it)
+    if base.startswith("int["):  # after the first, an element may be a bool (PyTorch's unpacking takes it)
         return _is_int(value) or (isinstance(value, (list, tuple)) and all(
             _is_int(v) or (i and isinstance(v, bool)) for i, v in enumerate(value)))
     return True
 
 
 def _normalize(kind: str, value):
-    """An ``int[]`` parameter given one int (or a 0-dim int tensor) receives a one-element tuple."""
+    """An ``int[]`` parameter given one int (or a 0-dim int tensor) receives a one-element tuple; an ``int[2]``
+    one two of them."""
     if kind == "Tensor":
         return value  # nothing to normalize, and these are most arguments: no string work
     if kind.startswith("Scalar") and isinstance(value, TensorImpl):
         return value.item()  # a zero-dim tensor passed for a Scalar becomes its number
-    if kind.startswith("int[]") and value is not None:
+    if kind.startswith("int[") and value is not None:
         if isinstance(value, (int, np.integer)):
-            return (int(value),)
+            return (int(value),) * (1 if kind[4] == "]" else int(kind[4:kind.index("]")]))
         if isinstance(value, TensorImpl):  # a zero-dim integer tensor, as one dim
-            return (int(value.item()),)
+            return (int(value.item()),) * (1 if kind[4] == "]" else int(kind[4:kind.index("]")]))
         return tuple(int(v) for v in value)
     if kind.startswith("int") and isinstance(value, (TensorImpl, np.integer)):
         return int(value.item())

@@ -8,6 +8,11 @@ from . import functional, init, utils
 from .modules import (
     ELU,
     GELU,
+    AdaptiveAvgPool1d,
+    AdaptiveAvgPool2d,
+    AdaptiveMaxPool2d,
+    AvgPool1d,
+    AvgPool2d,
     BCEWithLogitsLoss,
     Conv1d,
     Conv2d,
@@ -23,6 +28,8 @@ from .modules import (
     LeakyReLU,
     Linear,
     LogSoftmax,
+    MaxPool1d,
+    MaxPool2d,
     Module,
     ModuleDict,
     ModuleList,
@@ -40,8 +47,9 @@ from .modules import (
 from .parameter import Parameter
 
 __all__ = [
-    "BCEWithLogitsLoss", "Conv1d", "Conv2d", "CrossEntropyLoss", "Dropout", "ELU", "Embedding", "Flatten", "GELU",
-    "Hardtanh", "HuberLoss", "Identity", "L1Loss", "LayerNorm", "LeakyReLU", "Linear", "LogSoftmax", "MSELoss",
+    "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "AvgPool1d", "AvgPool2d", "BCEWithLogitsLoss",
+    "Conv1d", "Conv2d", "CrossEntropyLoss", "Dropout", "ELU", "Embedding", "Flatten", "GELU", "Hardtanh", "HuberLoss",
+    "Identity", "L1Loss", "LayerNorm", "LeakyReLU", "Linear", "LogSoftmax", "MSELoss", "MaxPool1d", "MaxPool2d",
     "Module", "ModuleDict", "ModuleList", "NLLLoss", "Parameter", "ReLU", "Sequential", "SiLU", "Sigmoid",
     "SmoothL1Loss", "Softmax", "Softplus", "Tanh", "functional", "init", "utils",
 ]

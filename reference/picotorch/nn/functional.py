@@ -21,10 +21,86 @@ from ..native.checks import broadcast_shapes
 from ..native.dispatcher import ops
 from . import _reduction
 
-__all__ = ["binary_cross_entropy_with_logits", "conv1d", "conv2d", "cross_entropy", "dropout", "elu", "elu_", "embedding", "gelu",
-           "hardtanh", "hardtanh_", "huber_loss", "l1_loss", "layer_norm", "leaky_relu", "leaky_relu_", "linear",
-           "log_softmax", "mse_loss", "nll_loss", "normalize", "one_hot", "pad", "relu", "relu_", "sigmoid", "silu",
-           "smooth_l1_loss", "softmax", "softplus", "tanh"]
+__all__ = ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "adaptive_max_pool2d_with_indices",
+           "avg_pool1d", "avg_pool2d", "binary_cross_entropy_with_logits", "conv1d", "conv2d", "cross_entropy",
+           "dropout", "elu", "elu_", "embedding", "gelu", "hardtanh", "hardtanh_", "huber_loss", "l1_loss",
+           "layer_norm", "leaky_relu", "leaky_relu_", "linear", "log_softmax", "max_pool1d",
+           "max_pool1d_with_indices", "max_pool2d", "max_pool2d_with_indices", "mse_loss", "nll_loss", "normalize",
+           "one_hot", "pad", "relu", "relu_", "sigmoid", "silu", "smooth_l1_loss", "softmax", "softplus", "tanh"]
+
+
+# ----------------------------------------------------------------------------- pooling
+
+
+def _boolean_dispatch(arg_name, arg_index, default, if_true, if_false, func_name):
+    """``torch._jit_internal.boolean_dispatch``: one of two functions, by a bool argument given by name or place."""
+    def fn(*args, **kwargs):
+        flag = default
+        if arg_name in kwargs:
+            flag = kwargs[arg_name]
+        elif arg_index < len(args):
+            flag = args[arg_index]
+        return if_true(*args, **kwargs) if flag else if_false(*args, **kwargs)
+
+    fn.__name__ = func_name
+    return fn
+
+
+def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
+                            return_indices: bool = False):
+    return _VF.max_pool1d_with_indices(input, kernel_size, [] if stride is None else stride, padding, dilation,
+                                       ceil_mode)
+
+
+def _max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
+                return_indices: bool = False):
+    return _VF.max_pool1d(input, kernel_size, [] if stride is None else stride, padding, dilation, ceil_mode)
+
+
+max_pool1d = _boolean_dispatch("return_indices", 6, False, max_pool1d_with_indices, _max_pool1d, "max_pool1d")
+
+
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
+                            return_indices: bool = False):
+    return _nn.max_pool2d_with_indices(input, kernel_size, [] if stride is None else stride, padding, dilation,
+                                       ceil_mode)
+
+
+def _max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
+                return_indices: bool = False):
+    return _VF.max_pool2d(input, kernel_size, [] if stride is None else stride, padding, dilation, ceil_mode)
+
+
+max_pool2d = _boolean_dispatch("return_indices", 6, False, max_pool2d_with_indices, _max_pool2d, "max_pool2d")
+
+avg_pool1d = _VF.avg_pool1d
+avg_pool2d = _nn.avg_pool2d
+adaptive_avg_pool1d = _VF.adaptive_avg_pool1d
+
+
+def _list_with_default(out_size, defaults):
+    """``torch/nn/modules/utils.py``: ``None`` in an output size keeps the input's size there."""
+    if isinstance(out_size, int):
+        return out_size
+    if len(defaults) <= len(out_size):
+        raise ValueError(f"Input dimension should be at least {len(out_size) + 1}")
+    return [v if v is not None else d for v, d in zip(out_size, defaults[-len(out_size):])]
+
+
+def adaptive_avg_pool2d(input, output_size):
+    return _nn.adaptive_avg_pool2d(input, _list_with_default(output_size, input.size()))
+
+
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices: bool = False):
+    return _nn.adaptive_max_pool2d(input, _list_with_default(output_size, input.size()))
+
+
+def _adaptive_max_pool2d(input, output_size, return_indices: bool = False):
+    return adaptive_max_pool2d_with_indices(input, output_size)[0]
+
+
+adaptive_max_pool2d = _boolean_dispatch("return_indices", 2, False, adaptive_max_pool2d_with_indices,
+                                        _adaptive_max_pool2d, "adaptive_max_pool2d")
 
 
 # ----------------------------------------------------------------------------- linear

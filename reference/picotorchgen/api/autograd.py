@@ -178,7 +178,7 @@ def _saved_for(name: str, args: dict[str, Argument], outputs: dict[str, int]) ->
         kind = argument_kind(args[name])
         if kind == "Tensor[]" or kind.startswith("Tensor?[]"):
             return Saved(name, name, "tensor_list", set())
-        integers = kind.rstrip("?") if kind.startswith("int") else ""
+        integers = ("int[]" if kind.startswith("int[") else kind.rstrip("?")) if kind.startswith("int") else ""
         return Saved(name, name, "tensor" if kind.startswith("Tensor") else "value", set(), integers)
     for suffix, expr in _DERIVED:
         base = name[: -len(suffix)] if name.endswith(suffix) else None

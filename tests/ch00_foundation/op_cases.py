@@ -319,6 +319,8 @@ CASES = {
     "avg_pool2d": ([data(2, 2, 5, 4)], lambda T, x: T.nn.functional.avg_pool2d(x, 3, 2, 1, count_include_pad=False)),
     "adaptive_avg_pool2d": ([data(2, 5, 4)], lambda T, x: T.nn.functional.adaptive_avg_pool2d(x, (3, 2))),
     "adaptive_max_pool2d": ([data(1, 2, 5, 4)], lambda T, x: T.nn.functional.adaptive_max_pool2d(x, (2, 3))),
+    "batch_norm": ([data(4, 3, 2), data(3), data(3)],
+                   lambda T, x, w, b: T.nn.functional.batch_norm(x, None, None, w, b, training=True)),
     "tensordot": ([data(2, 3, 4), data(3, 4, 5)], lambda T, a, b: T.tensordot(a, b)),
     "inner": ([data(2, 3), data(3)], lambda T, a, b: T.inner(a, b)),
     "kron": ([data(2, 3), data(2, 2)], lambda T, a, b: T.kron(a, b)),

@@ -439,3 +439,138 @@ def test_small_cnn_trains_like_torch():
             losses.append(loss.item())
         return repr(model), losses, _graph(loss)
     assert_same(prog, **F32)
+
+
+# ----------------------------------------------------------------------------- batch norm
+
+BN_CASES = {
+    "train_affine": ((4, 3, 5), True, True, True),
+    "train_2d": ((6, 3), True, True, True),
+    "train_4d": ((2, 3, 4, 5), True, True, True),
+    "train_no_stats": ((4, 3, 5), True, False, True),
+    "train_no_affine": ((2, 3, 4, 2), True, True, False),
+    "eval_affine": ((4, 3, 5), False, True, True),
+    "eval_4d_no_affine": ((2, 3, 4, 2), False, True, False),
+}
+
+
+@pytest.mark.parametrize("case", BN_CASES, ids=list(BN_CASES))
+def test_batch_norm_values_stats_graph_and_double_backward(case):
+    shape, training, with_stats, affine = BN_CASES[case]
+
+    def prog(T):
+        x = _r(T, *shape)
+        w, b = (_r(T, 3, seed=1), _r(T, 3, seed=2)) if affine else (None, None)
+        rm, rv = (_r(T, 3, seed=3, requires_grad=False), _r(T, 3, seed=4, requires_grad=False).abs()) \
+            if with_stats else (None, None)
+        y = T.nn.functional.batch_norm(x, rm, rv, w, b, training=training, momentum=0.3, eps=1e-3)
+        fn = y.grad_fn
+        saved = (fn._saved_training, fn._saved_eps, _layout(fn._saved_result1), _layout(fn._saved_result2),
+                 fn._saved_running_mean is rm, fn._saved_weight is w)
+        stats = (rm, rv, rm._version if rm is not None else None)
+        return _layout(y), _graph(y), saved, _twice(y * _r(T, *shape, seed=5, requires_grad=False), [x, w, b], T), \
+            stats
+    assert_same(prog, **F64)
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_batch_norm_float32_and_channels_last(training):
+    def prog(T):
+        x = _channels_last(T, _r(T, 4, 3, 5, 2, dtype="float32"))
+        rm, rv = T.zeros(3), T.ones(3)
+        y = T.nn.functional.batch_norm(x, rm, rv, T.ones(3), T.zeros(3), training)
+        return _layout(y), T.autograd.grad((y * y).sum(), x), rm, rv
+    assert_same(prog, **F32)
+
+
+def test_batch_norm_first_gradient_nodes():
+    def prog(T):
+        x, w, b = _r(T, 4, 3, 2), _r(T, 3, seed=1), _r(T, 3, seed=2)
+        y = T.nn.functional.batch_norm(x, None, None, w, b, training=True)
+        gx, gw = T.autograd.grad((y * y).sum(), (x, w), create_graph=True)
+        fn = gx.grad_fn
+        return _graph(gx), fn._saved_train, fn._saved_eps, fn._saved_save_mean is None
+    assert_same(prog)
+
+
+def _bx(T):
+    return _r(T, 4, 3, 5, dtype="float32", requires_grad=False)
+
+
+BN_ERRORS = {
+    "running_mean_size": lambda T: T.nn.functional.batch_norm(_bx(T), T.zeros(2), T.ones(3), training=True),
+    "running_var_size": lambda T: T.nn.functional.batch_norm(_bx(T), T.zeros(3), T.ones(2), training=True),
+    "weight_size": lambda T: T.nn.functional.batch_norm(_bx(T), T.zeros(3), T.ones(3), T.ones(2), training=True),
+    "bias_size": lambda T: T.nn.functional.batch_norm(_bx(T), None, None, T.ones(3), T.ones(4), training=True),
+    "eval_without_stats": lambda T: T.nn.functional.batch_norm(_bx(T), None, None),
+    "eval_without_mean": lambda T: T.nn.functional.batch_norm(_bx(T), None, T.ones(3)),
+    "eval_without_var": lambda T: T.nn.functional.batch_norm(_bx(T), T.zeros(3), None),
+    "one_value_per_channel": lambda T: T.nn.functional.batch_norm(_bx(T)[:1, :, :1], None, None, training=True),
+    "one_value_eval": lambda T: _layout(T.nn.functional.batch_norm(_bx(T)[:1, :, :1], T.zeros(3), T.ones(3))),
+    "1d_input": lambda T: T.nn.functional.batch_norm(_bx(T)[0, 0], None, None, training=True),
+    "long_input": lambda T: T.nn.functional.batch_norm(_bx(T).long(), None, None, training=True),
+    "mixed_dtypes": lambda T: T.nn.functional.batch_norm(_bx(T).double(), T.zeros(3), T.ones(3), training=True),
+    "eps_zero": lambda T: T.nn.functional.batch_norm(_bx(T), None, None, training=True, eps=0.0),
+    "eps_negative_eval": lambda T: T.nn.functional.batch_norm(_bx(T), T.zeros(3), T.ones(3), eps=-1.0),
+    "empty_batch": lambda T: _graph(T.nn.functional.batch_norm(T.ones(0, 3, 4), T.zeros(3), T.ones(3),
+                                                                T.ones(3, requires_grad=True), training=True)),
+    "module_1d_4d_input": lambda T: T.nn.BatchNorm1d(3)(T.ones(2, 3, 4, 5)),
+    "module_2d_3d_input": lambda T: T.nn.BatchNorm2d(3)(T.ones(2, 3, 4)),
+    "module_one_sample": lambda T: T.nn.BatchNorm1d(3)(T.ones(1, 3)),
+    "module_features": lambda T: T.nn.BatchNorm1d(3)(T.ones(2, 4)),
+}
+
+
+@pytest.mark.parametrize("name", BN_ERRORS, ids=list(BN_ERRORS))
+def test_batch_norm_bad_input_errors(name):
+    assert_same(BN_ERRORS[name])
+
+
+@pytest.mark.parametrize("make,shape", [
+    (lambda T: T.nn.BatchNorm1d(3), (4, 3)),
+    (lambda T: T.nn.BatchNorm1d(3, eps=1e-3, momentum=0.5), (4, 3, 5)),
+    (lambda T: T.nn.BatchNorm1d(3, momentum=None), (4, 3, 2)),
+    (lambda T: T.nn.BatchNorm2d(3), (2, 3, 4, 4)),
+    (lambda T: T.nn.BatchNorm2d(3, affine=False), (2, 3, 4, 4)),
+    (lambda T: T.nn.BatchNorm2d(3, track_running_stats=False), (2, 3, 4, 4)),
+    (lambda T: T.nn.BatchNorm2d(3, bias=False, dtype=T.float64), (2, 3, 2, 2)),
+    (lambda T: T.nn.BatchNorm2d(3, momentum=None, track_running_stats=False), (2, 3, 2, 2)),
+])
+def test_batch_norm_modules_train_and_eval(make, shape):
+    def prog(T):
+        m = make(T)
+        state_before = [(k, _layout(v)) for k, v in m.state_dict().items()]
+        steps = []
+        for i in range(3):
+            x = _r(T, *shape, dtype=str(m.weight.dtype if m.weight is not None else T.float32).split(".")[1],
+                   seed=10 + i)
+            y = m(x)
+            y.pow(2).sum().backward()
+            steps.append((_layout(y), _graph(y), x.grad, [(k, v.clone()) for k, v in m.state_dict().items()]))
+        m.eval()
+        y = m(_r(T, *shape, dtype="float64" if m.weight is not None and m.weight.dtype == T.float64 else "float32"))
+        return (repr(m), state_before, steps, _layout(y), _graph(y), list(m.state_dict()),
+                [(n, p.grad) for n, p in m.named_parameters()], m.num_batches_tracked)
+    assert_same(prog, **F32)
+
+
+def test_cnn_with_batch_norm_trains_like_torch():
+    def prog(T):
+        T.manual_seed(0)
+        model = T.nn.Sequential(
+            T.nn.Conv2d(1, 4, 3, padding=1, bias=False), T.nn.BatchNorm2d(4), T.nn.ReLU(), T.nn.MaxPool2d(2),
+            T.nn.Flatten(), T.nn.Linear(4 * 4 * 4, 8, bias=False), T.nn.BatchNorm1d(8), T.nn.ReLU(),
+            T.nn.Linear(8, 3))
+        # (no bias before a batch norm: its gradient is zero up to rounding, which Adam would scale up to lr)
+        opt = T.optim.Adam(model.parameters(), lr=0.01)
+        x, target = T.randn(16, 1, 8, 8), T.randint(0, 3, (16,))
+        losses = []
+        for _ in range(4):
+            opt.zero_grad()
+            loss = T.nn.functional.cross_entropy(model(x), target)
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        model.eval()
+        return repr(model), losses, model(x[:2]), list(model.state_dict()), model[1].running_var
+    assert_same(prog, **F32)

@@ -8984,3 +8984,233 @@ class AdaptiveMaxPool2DBackwardBackward0(Node):
     @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class NativeBatchNormBackward0(Node):
+    """Backward of ``native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)``."""
+
+    eps = None
+    input_ = None
+    running_mean_ = None
+    running_var_ = None
+    training = None
+    weight_ = None
+    result1_ = None
+    result2_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        input = None if node.input_ is None else node.input_.unpack(node)
+        running_mean = None if node.running_mean_ is None else node.running_mean_.unpack(node)
+        running_var = None if node.running_var_ is None else node.running_var_.unpack(node)
+        weight = None if node.weight_ is None else node.weight_.unpack(node)
+        result1 = None if node.result1_ is None else node.result1_.unpack(node)
+        result2 = None if node.result2_ is None else node.result2_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0) or node.task_should_compute_output(1) or node.task_should_compute_output(2):
+            eps = node.eps
+            training = node.training
+            grad_input_mask = [node.task_should_compute_output(0), node.task_should_compute_output(1), node.task_should_compute_output(2)]
+            grad_result = ops.native_batch_norm_backward(grad, input, weight, running_mean, running_var, result1, result2, training, eps, grad_input_mask)
+            if grad_input_mask[0]:
+                grad_inputs[0] = grad_result[0]
+            if grad_input_mask[1]:
+                grad_inputs[1] = grad_result[1]
+            if grad_input_mask[2]:
+                grad_inputs[2] = grad_result[2]
+        return grad_inputs
+
+    def release_variables(node):
+        if node.input_ is not None:
+            node.input_.reset_data()
+        if node.running_mean_ is not None:
+            node.running_mean_.reset_data()
+        if node.running_var_ is not None:
+            node.running_var_.reset_data()
+        if node.weight_ is not None:
+            node.weight_.reset_data()
+        if node.result1_ is not None:
+            node.result1_.reset_data()
+        if node.result2_ is not None:
+            node.result2_.reset_data()
+
+    @property
+    def _saved_eps(node):
+        return node.eps
+
+    @property
+    def _saved_input(node):
+        return None if node.input_ is None else node.input_.unpack(node)
+
+    @property
+    def _raw_saved_input(node):
+        return SavedVariable(None) if node.input_ is None else node.input_
+
+    @property
+    def _saved_running_mean(node):
+        return None if node.running_mean_ is None else node.running_mean_.unpack(node)
+
+    @property
+    def _raw_saved_running_mean(node):
+        return SavedVariable(None) if node.running_mean_ is None else node.running_mean_
+
+    @property
+    def _saved_running_var(node):
+        return None if node.running_var_ is None else node.running_var_.unpack(node)
+
+    @property
+    def _raw_saved_running_var(node):
+        return SavedVariable(None) if node.running_var_ is None else node.running_var_
+
+    @property
+    def _saved_training(node):
+        return node.training
+
+    @property
+    def _saved_weight(node):
+        return None if node.weight_ is None else node.weight_.unpack(node)
+
+    @property
+    def _raw_saved_weight(node):
+        return SavedVariable(None) if node.weight_ is None else node.weight_
+
+    @property
+    def _saved_result1(node):
+        return None if node.result1_ is None else node.result1_.unpack(node)
+
+    @property
+    def _raw_saved_result1(node):
+        return SavedVariable(None) if node.result1_ is None else node.result1_
+
+    @property
+    def _saved_result2(node):
+        return None if node.result2_ is None else node.result2_.unpack(node)
+
+    @property
+    def _raw_saved_result2(node):
+        return SavedVariable(None) if node.result2_ is None else node.result2_
+
+
+class NativeBatchNormBackwardBackward0(Node):
+    """Backward of ``native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)``."""
+
+    eps = None
+    grad_out_ = None
+    input_ = None
+    running_mean_ = None
+    running_var_ = None
+    save_invstd_ = None
+    save_mean_ = None
+    train = None
+    weight_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        grad_out = None if node.grad_out_ is None else node.grad_out_.unpack(node)
+        input = None if node.input_ is None else node.input_.unpack(node)
+        running_mean = None if node.running_mean_ is None else node.running_mean_.unpack(node)
+        running_var = None if node.running_var_ is None else node.running_var_.unpack(node)
+        save_invstd = None if node.save_invstd_ is None else node.save_invstd_.unpack(node)
+        save_mean = None if node.save_mean_ is None else node.save_mean_.unpack(node)
+        weight = None if node.weight_ is None else node.weight_.unpack(node)
+        if all(g is None for g in grads):
+            return grad_inputs
+        if node.task_should_compute_output(1) or node.task_should_compute_output(2) or node.task_should_compute_output(0):
+            eps = node.eps
+            train = node.train
+            grad_input_mask = [node.task_should_compute_output(1), node.task_should_compute_output(2), node.task_should_compute_output(0)]
+            grad_result = batchnorm_double_backward(input, weight, grads, grad_out, running_mean, running_var, train, eps, save_mean, save_invstd, grad_input_mask)
+            if grad_input_mask[0]:
+                grad_inputs[1] = grad_result[0]
+            if grad_input_mask[1]:
+                grad_inputs[2] = grad_result[1]
+            if grad_input_mask[2]:
+                grad_inputs[0] = grad_result[2]
+        if node.task_should_compute_output(3):
+            grad_inputs[3] = not_implemented("native_batch_norm_backward save_mean")
+        if node.task_should_compute_output(4):
+            grad_inputs[4] = not_implemented("native_batch_norm_backward save_invstd")
+        return grad_inputs
+
+    def release_variables(node):
+        if node.grad_out_ is not None:
+            node.grad_out_.reset_data()
+        if node.input_ is not None:
+            node.input_.reset_data()
+        if node.running_mean_ is not None:
+            node.running_mean_.reset_data()
+        if node.running_var_ is not None:
+            node.running_var_.reset_data()
+        if node.save_invstd_ is not None:
+            node.save_invstd_.reset_data()
+        if node.save_mean_ is not None:
+            node.save_mean_.reset_data()
+        if node.weight_ is not None:
+            node.weight_.reset_data()
+
+    @property
+    def _saved_eps(node):
+        return node.eps
+
+    @property
+    def _saved_grad_out(node):
+        return None if node.grad_out_ is None else node.grad_out_.unpack(node)
+
+    @property
+    def _raw_saved_grad_out(node):
+        return SavedVariable(None) if node.grad_out_ is None else node.grad_out_
+
+    @property
+    def _saved_input(node):
+        return None if node.input_ is None else node.input_.unpack(node)
+
+    @property
+    def _raw_saved_input(node):
+        return SavedVariable(None) if node.input_ is None else node.input_
+
+    @property
+    def _saved_running_mean(node):
+        return None if node.running_mean_ is None else node.running_mean_.unpack(node)
+
+    @property
+    def _raw_saved_running_mean(node):
+        return SavedVariable(None) if node.running_mean_ is None else node.running_mean_
+
+    @property
+    def _saved_running_var(node):
+        return None if node.running_var_ is None else node.running_var_.unpack(node)
+
+    @property
+    def _raw_saved_running_var(node):
+        return SavedVariable(None) if node.running_var_ is None else node.running_var_
+
+    @property
+    def _saved_save_invstd(node):
+        return None if node.save_invstd_ is None else node.save_invstd_.unpack(node)
+
+    @property
+    def _raw_saved_save_invstd(node):
+        return SavedVariable(None) if node.save_invstd_ is None else node.save_invstd_
+
+    @property
+    def _saved_save_mean(node):
+        return None if node.save_mean_ is None else node.save_mean_.unpack(node)
+
+    @property
+    def _raw_saved_save_mean(node):
+        return SavedVariable(None) if node.save_mean_ is None else node.save_mean_
+
+    @property
+    def _saved_train(node):
+        return node.train
+
+    @property
+    def _saved_weight(node):
+        return None if node.weight_ is None else node.weight_.unpack(node)
+
+    @property
+    def _raw_saved_weight(node):
+        return SavedVariable(None) if node.weight_ is None else node.weight_

@@ -194,6 +194,9 @@ TORCH_FUNCTIONS = {
     'baddbmm': [
         (vt.baddbmm, 'baddbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor out=None)', (vt.PARAMETERS['baddbmm'][0], vt.PARAMETERS['baddbmm'][1] + (('out', 'Tensor?', True),)), (vt.baddbmm_out, ('out',))),
     ],
+    'batch_norm': [
+        (vt.batch_norm, 'batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled)', vt.PARAMETERS['batch_norm']),
+    ],
     'bernoulli': [
         (vt.bernoulli, 'bernoulli(Tensor input, *, Generator? generator=None, Tensor out=None)', (vt.PARAMETERS['bernoulli'][0], vt.PARAMETERS['bernoulli'][1] + (('out', 'Tensor?', True),)), (vt.bernoulli_out, ('out',))),
     ],
@@ -713,6 +716,9 @@ TORCH_FUNCTIONS = {
     'narrow': [
         (vt.narrow_Tensor, 'narrow(Tensor input, int dim, Tensor start, int length)', vt.PARAMETERS['narrow_Tensor']),
         (vt.narrow, 'narrow(Tensor input, int dim, int start, int length)', vt.PARAMETERS['narrow']),
+    ],
+    'native_batch_norm': [
+        (vt.native_batch_norm, 'native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps)', vt.PARAMETERS['native_batch_norm']),
     ],
     'native_dropout': [
         (vt.native_dropout, 'native_dropout(Tensor input, float p, bool? train)', vt.PARAMETERS['native_dropout']),

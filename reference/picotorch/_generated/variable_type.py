@@ -8346,6 +8346,62 @@ def adaptive_max_pool2d_backward(grad_output, self, indices):
     return result
 
 
+def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    """``native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)``"""
+    check_no_requires_grad(running_mean, "running_mean", "native_batch_norm")
+    check_no_requires_grad(running_var, "running_var", "native_batch_norm")
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(input, weight, bias):
+        grad_fn = nodes.NativeBatchNormBackward0()
+        grad_fn.set_next_edges(collect_next_edges(input, weight, bias))
+        grad_fn.eps = eps
+        grad_fn.input_ = SavedVariable(input)
+        grad_fn.running_mean_ = SavedVariable(running_mean)
+        grad_fn.running_var_ = SavedVariable(running_var)
+        grad_fn.training = training
+        grad_fn.weight_ = SavedVariable(weight)
+    result = kernel_for("native_batch_norm", device_of(input, weight, bias, running_mean, running_var))(input, weight, bias, running_mean, running_var, training, momentum, eps)
+    if grad_fn is not None:
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
+        grad_fn.result1_ = SavedVariable(result[1], is_output=True)
+        grad_fn.result2_ = SavedVariable(result[2], is_output=True)
+    return result
+
+
+def native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask):
+    """``native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)``"""
+    check_no_requires_grad(running_mean, "running_mean", "native_batch_norm_backward")
+    check_no_requires_grad(running_var, "running_var", "native_batch_norm_backward")
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(grad_out, input, weight, save_mean, save_invstd):
+        grad_fn = nodes.NativeBatchNormBackwardBackward0()
+        grad_fn.set_next_edges(collect_next_edges(grad_out, input, weight, save_mean, save_invstd))
+        grad_fn.eps = eps
+        grad_fn.grad_out_ = SavedVariable(grad_out)
+        grad_fn.input_ = SavedVariable(input)
+        grad_fn.running_mean_ = SavedVariable(running_mean)
+        grad_fn.running_var_ = SavedVariable(running_var)
+        grad_fn.save_invstd_ = SavedVariable(save_invstd)
+        grad_fn.save_mean_ = SavedVariable(save_mean)
+        grad_fn.train = train
+        grad_fn.weight_ = SavedVariable(weight)
+    result = kernel_for("native_batch_norm_backward", device_of(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd))(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)
+    if grad_fn is not None:
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
+        if result[1] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[1], grad_fn)
+        if result[2] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[2], grad_fn)
+    return result
+
+
+def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
+    """``batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor``"""
+    return native.batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add_cuda}, add_Tensor)
 register_kernels("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, add_out)
@@ -9126,6 +9182,9 @@ register_kernels("_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self)
 register_kernels("adaptive_avg_pool1d(Tensor self, int[1] output_size) -> Tensor", {"CompositeImplicitAutograd": native.adaptive_avg_pool1d}, adaptive_avg_pool1d)
 register_kernels("adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor, Tensor)", {"CPU": native.adaptive_max_pool2d, "CUDA": native.adaptive_max_pool2d}, adaptive_max_pool2d)
 register_kernels("adaptive_max_pool2d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor", {"CPU": native.adaptive_max_pool2d_backward, "CUDA": native.adaptive_max_pool2d_backward}, adaptive_max_pool2d_backward)
+register_kernels("native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)", {"CPU": native.native_batch_norm, "CUDA": native.native_batch_norm}, native_batch_norm)
+register_kernels("native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)", {"CPU": native.native_batch_norm_backward, "CUDA": native.native_batch_norm_backward}, native_batch_norm_backward)
+register_kernels("batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor", {"CompositeImplicitAutograd": native.batch_norm}, batch_norm)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -9910,6 +9969,9 @@ PARAMETERS = {
     "adaptive_avg_pool1d": ((('self', 'Tensor', False), ('output_size', 'int[]', False),), ()),
     "adaptive_max_pool2d": ((('self', 'Tensor', False), ('output_size', 'int[2]', False),), ()),
     "adaptive_max_pool2d_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False), ('indices', 'Tensor', False),), ()),
+    "native_batch_norm": ((('input', 'Tensor', False), ('weight', 'Tensor?', False), ('bias', 'Tensor?', False), ('running_mean', 'Tensor?', False), ('running_var', 'Tensor?', False), ('training', 'bool', False), ('momentum', 'any', False), ('eps', 'any', False),), ()),
+    "native_batch_norm_backward": ((('grad_out', 'Tensor', False), ('input', 'Tensor', False), ('weight', 'Tensor?', False), ('running_mean', 'Tensor?', False), ('running_var', 'Tensor?', False), ('save_mean', 'Tensor?', False), ('save_invstd', 'Tensor?', False), ('train', 'bool', False), ('eps', 'any', False), ('output_mask', 'any', False),), ()),
+    "batch_norm": ((('input', 'Tensor', False), ('weight', 'Tensor?', False), ('bias', 'Tensor?', False), ('running_mean', 'Tensor?', False), ('running_var', 'Tensor?', False), ('training', 'bool', False), ('momentum', 'any', False), ('eps', 'any', False), ('cudnn_enabled', 'bool', False),), ()),
 }
 
 
@@ -10350,3 +10412,6 @@ register_op("_adaptive_avg_pool2d_backward", overloaded("_adaptive_avg_pool2d_ba
 register_op("adaptive_avg_pool1d", overloaded("adaptive_avg_pool1d", [(adaptive_avg_pool1d, PARAMETERS["adaptive_avg_pool1d"])]))
 register_op("adaptive_max_pool2d", overloaded("adaptive_max_pool2d", [(adaptive_max_pool2d, PARAMETERS["adaptive_max_pool2d"])]))
 register_op("adaptive_max_pool2d_backward", overloaded("adaptive_max_pool2d_backward", [(adaptive_max_pool2d_backward, PARAMETERS["adaptive_max_pool2d_backward"])]))
+register_op("native_batch_norm", overloaded("native_batch_norm", [(native_batch_norm, PARAMETERS["native_batch_norm"])]))
+register_op("native_batch_norm_backward", overloaded("native_batch_norm_backward", [(native_batch_norm_backward, PARAMETERS["native_batch_norm_backward"])]))
+register_op("batch_norm", overloaded("batch_norm", [(batch_norm, PARAMETERS["batch_norm"])]))

@@ -65,6 +65,7 @@ __all__ = [  # what `from functions_manual import *` gives the generated nodes
     # convolution, pooling, batch_norm (ops batch 8)
     "convolution_double_backward",
     "max_pool_double_backward",
+    "batchnorm_double_backward",
     "logsumexp_backward",
     "var_backward",
     "std_backward",
@@ -1018,3 +1019,77 @@ def max_pool_double_backward(grad, indices, dim):
     size = tuple(indices.shape[:indices.dim() - dim]) + (-1,)
     return ops.view(ops.gather(ops.view(ops.contiguous(grad), size), -1, ops.view(indices, size)),
                     tuple(indices.shape))
+
+
+def batchnorm_double_backward(input, gamma, grads, grad_out, running_mean, running_var, train, eps, save_mean,
+                              save_invstd, output_mask):
+    """The gradients of ``native_batch_norm_backward``'s three results, given theirs (``grads``): for the input,
+    the weight and the output gradient. In training the mean and ``invstd`` depend on the input, so its gradient
+    has their terms too (``J = invstd * (I - 1/M - xhat xhat^T / M)`` is the Jacobian of ``xhat``)."""
+    gg_input, gg_gamma, gg_beta = (list(grads) + [None, None])[:3]
+    ndim = input.dim()
+    dims = [0] + list(range(2, ndim))
+    count = input.numel() // input.shape[1]
+
+    def channel(t):
+        return ops.reshape(t, (1, -1) + (1,) * (ndim - 2))
+
+    def csum(t):
+        return ops.sum(t, dims, True)
+
+    def cmean(t):
+        return ops.mean(t, dims, True)
+
+    def normalized_jvp(t):  # J @ t: how xhat's pairing with t changes with the input
+        return ops.mul(s, ops.sub(ops.sub(t, cmean(t)), ops.mul(xhat, cmean(ops.mul(t, xhat)))))
+
+    if train:
+        mu, s = channel(save_mean), channel(save_invstd)
+    else:
+        mu, s = channel(running_mean), channel(ops.rsqrt(ops.add(running_var, eps)))
+    xhat = ops.mul(ops.sub(input, mu), s)
+    g = grad_out
+    w = channel(gamma) if gamma is not None else None
+    g_input = g_gamma = g_out = None
+    if output_mask[0]:
+        parts = []
+        if train:
+            d_q = normalized_jvp(g)
+            if gg_gamma is not None:
+                parts.append(ops.mul(channel(gg_gamma), d_q))
+            if gg_input is not None:
+                k = ops.sub(csum(ops.mul(gg_input, g)), ops.mul(csum(gg_input), cmean(g)))
+                p, q = csum(ops.mul(gg_input, xhat)), csum(ops.mul(g, xhat))
+                through_invstd = ops.mul(ops.div(ops.mul(ops.mul(s, s), xhat), -count),
+                                         ops.sub(k, ops.div(ops.mul(p, q), count)))
+                through_xhat = ops.mul(ops.div(s, -count), ops.add(ops.mul(q, normalized_jvp(gg_input)),
+                                                                   ops.mul(p, d_q)))
+                term = ops.add(through_invstd, through_xhat)
+                parts.append(term if w is None else ops.mul(w, term))
+        elif gg_gamma is not None:
+            parts.append(ops.mul(ops.mul(channel(gg_gamma), g), s))
+        g_input = _added(parts) if parts else ops.zeros_like(input)
+    if output_mask[1] and gamma is not None:
+        if gg_input is None:
+            g_gamma = ops.zeros_like(gamma)
+        else:
+            d_g = normalized_jvp(g) if train else ops.mul(s, g)
+            g_gamma = ops.sum(ops.mul(gg_input, d_g), dims, False)
+    if output_mask[2]:
+        parts = []
+        if gg_input is not None:
+            scaled = normalized_jvp(gg_input) if train else ops.mul(s, gg_input)
+            parts.append(scaled if w is None else ops.mul(w, scaled))
+        if gg_gamma is not None:
+            parts.append(ops.mul(channel(gg_gamma), xhat))
+        if gg_beta is not None:
+            parts.append(ops.expand(channel(gg_beta), tuple(g.shape)))
+        g_out = _added(parts) if parts else ops.zeros_like(g)
+    return g_input, g_gamma, g_out
+
+
+def _added(parts):
+    total = parts[0]
+    for part in parts[1:]:
+        total = ops.add(total, part)
+    return total

@@ -52,6 +52,7 @@ from .activation import (
     softplus_backward,
     threshold_backward,
 )
+from .batch_norm import batch_norm, native_batch_norm, native_batch_norm_backward
 from .binary_ops import (
     add,
     add_,
@@ -613,5 +614,5 @@ __all__ = [
     "_adaptive_avg_pool2d", "_adaptive_avg_pool2d_backward", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
     "adaptive_max_pool2d", "adaptive_max_pool2d_backward", "avg_pool1d", "avg_pool2d", "avg_pool2d_backward",
     "max_pool1d", "max_pool1d_with_indices", "max_pool2d", "max_pool2d_with_indices",
-    "max_pool2d_with_indices_backward",
+    "max_pool2d_with_indices_backward", "batch_norm", "native_batch_norm", "native_batch_norm_backward",
 ]

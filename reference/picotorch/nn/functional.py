@@ -22,9 +22,9 @@ from ..native.dispatcher import ops
 from . import _reduction
 
 __all__ = ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "adaptive_max_pool2d_with_indices",
-           "avg_pool1d", "avg_pool2d", "binary_cross_entropy_with_logits", "conv1d", "conv2d", "cross_entropy",
-           "dropout", "elu", "elu_", "embedding", "gelu", "hardtanh", "hardtanh_", "huber_loss", "l1_loss",
-           "layer_norm", "leaky_relu", "leaky_relu_", "linear", "log_softmax", "max_pool1d",
+           "avg_pool1d", "avg_pool2d", "batch_norm", "binary_cross_entropy_with_logits", "conv1d", "conv2d",
+           "cross_entropy", "dropout", "elu", "elu_", "embedding", "gelu", "hardtanh", "hardtanh_", "huber_loss",
+           "l1_loss", "layer_norm", "leaky_relu", "leaky_relu_", "linear", "log_softmax", "max_pool1d",
            "max_pool1d_with_indices", "max_pool2d", "max_pool2d_with_indices", "mse_loss", "nll_loss", "normalize",
            "one_hot", "pad", "relu", "relu_", "sigmoid", "silu", "smooth_l1_loss", "softmax", "softplus", "tanh"]
 
@@ -215,6 +215,26 @@ def dropout(input, p: float = 0.5, training: bool = True, inplace: bool = False)
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     return _VF.dropout_(input, p, training) if inplace else _VF.dropout(input, p, training)
+
+
+def _verify_batch_size(size) -> None:
+    size_prods = size[0]
+    for i in range(len(size) - 2):
+        size_prods *= size[i + 2]
+    if size_prods == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training: bool = False,
+               momentum: float = 0.1, eps: float = 1e-05):
+    """Per channel (dim 1): ``torch.batch_norm``, whose node is ``NativeBatchNormBackward0``."""
+    if training:
+        _verify_batch_size(input.size())
+    if training and eps <= 0.0:
+        raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
+    elif eps < 0.0:
+        raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    return _VF.batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, True)
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps: float = 1e-05):

@@ -315,6 +315,8 @@ CASES = {
     "einsum": ([data(2, 3), data(3, 4), data(4)], lambda T, a, b, c: T.einsum("ij,jk,k->i", a, b, c)),
     "conv2d": ([data(2, 2, 5, 4), data(3, 2, 2, 3), data(3)],
                lambda T, x, w, b: T.conv2d(x, w, b, stride=(2, 1), padding=1, dilation=(1, 2))),
+    "conv_transpose2d": ([data(1, 2, 3, 2), data(2, 3, 2, 3), data(3)],
+                         lambda T, x, w, b: T.conv_transpose2d(x, w, b, stride=2, padding=(0, 1), output_padding=1)),
     "max_pool2d": ([data(2, 2, 5, 4)], lambda T, x: T.nn.functional.max_pool2d(x, 2, padding=1, ceil_mode=True)),
     "avg_pool2d": ([data(2, 2, 5, 4)], lambda T, x: T.nn.functional.avg_pool2d(x, 3, 2, 1, count_include_pad=False)),
     "adaptive_avg_pool2d": ([data(2, 5, 4)], lambda T, x: T.nn.functional.adaptive_avg_pool2d(x, (3, 2))),

@@ -574,3 +574,73 @@ def test_cnn_with_batch_norm_trains_like_torch():
         model.eval()
         return repr(model), losses, model(x[:2]), list(model.state_dict()), model[1].running_var
     assert_same(prog, **F32)
+
+
+# ----------------------------------------------------------------------------- transposed convolutions
+
+CONV_T_CASES = {
+    "plain": ((2, 4, 5, 4), (4, 3, 3, 3), True, {}),
+    "stride": ((2, 4, 3, 4), (4, 3, 3, 2), True, {"stride": 2}),
+    "stride_padding_output_padding": ((1, 4, 4, 3), (4, 2, 3, 3), True,
+                                      {"stride": (2, 3), "padding": 1, "output_padding": (1, 2)}),
+    "dilation": ((1, 2, 4, 4), (2, 3, 2, 3), False, {"dilation": (2, 1), "stride": 2, "output_padding": 1}),
+    "groups": ((2, 4, 3, 3), (4, 2, 3, 3), True, {"groups": 2, "stride": 2}),
+    "unbatched": ((4, 3, 3), (4, 3, 2, 2), True, {}),
+}
+
+
+@pytest.mark.parametrize("case", CONV_T_CASES, ids=list(CONV_T_CASES))
+def test_conv_transpose2d_values_graph_and_double_backward(case):
+    x_shape, w_shape, with_bias, kwargs = CONV_T_CASES[case]
+
+    def prog(T):
+        x, w = _r(T, *x_shape), _r(T, *w_shape, seed=1)
+        groups = kwargs.get("groups", 1)
+        b = _r(T, w_shape[1] * groups, seed=2) if with_bias else None
+        y = T.nn.functional.conv_transpose2d(x, w, b, **kwargs)
+        return _layout(y), _graph(y), y.grad_fn._saved_transposed, _twice(y, [x, w, b], T)
+    assert_same(prog, **F64)
+
+
+@pytest.mark.parametrize("program", [
+    lambda T: _layout(T.conv_transpose1d(_r(T, 2, 4, 5), _r(T, 4, 3, 3, seed=1), _r(T, 3, seed=2), stride=2,
+                                         padding=1, output_padding=1)),
+    lambda T: _graph(T.conv_transpose1d(_r(T, 4, 5), _r(T, 4, 2, 2, seed=1))),
+    lambda T: _layout(T.conv_transpose2d(_channels_last(T, _r(T, 2, 4, 3, 3)), _r(T, 4, 3, 2, 2, seed=1))),
+    lambda T: T.conv_transpose2d(_r(T, 2, 4, 5, 5), _r(T, 4, 3, 3, 3), output_padding=1),
+    lambda T: T.conv_transpose2d(_r(T, 2, 4, 5, 5), _r(T, 4, 3, 3, 3), stride=2, output_padding=2),
+    lambda T: T.conv_transpose2d(_r(T, 2, 3, 5, 5), _r(T, 4, 3, 3, 3)),
+    lambda T: T.conv_transpose2d(_r(T, 2, 4, 5, 5), _r(T, 4, 3, 3, 3), _r(T, 2)),
+    lambda T: T.conv_transpose2d(_r(T, 2, 4, 5, 5, dtype="float32"), _r(T, 4, 3, 3, 3, dtype="float32"),
+                                 _r(T, 3)),
+    lambda T: T.conv_transpose2d(_r(T, 2, 4, 5, 5, dtype="float32"), _r(T, 4, 3, 3, 3)),
+    lambda T: T.conv_transpose2d(_r(T, 2, 4, 5, 5), _r(T, 4, 3, 3, 3), groups=3),
+    lambda T: T.conv_transpose2d(_r(T, 5, 5), _r(T, 4, 3, 3, 3)),
+    lambda T: T.nn.ConvTranspose2d(4, 6, 3, padding_mode="reflect"),
+])
+def test_conv_transpose_forms_and_errors(program):
+    assert_same(program, **F64)
+
+
+@pytest.mark.parametrize("make", [
+    lambda T: T.nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1, output_padding=1, groups=2),
+    lambda T: T.nn.ConvTranspose2d(4, 6, (3, 2), dilation=2, bias=False),
+    lambda T: T.nn.ConvTranspose1d(4, 2, 3, stride=2),
+])
+def test_conv_transpose_modules(make):
+    def prog(T):
+        T.manual_seed(0)
+        m = make(T)
+        x = T.randn((2, m.in_channels) + (4,) * len(m.kernel_size))
+        y = m(x)
+        return repr(m), m.weight.tolist(), None if m.bias is None else m.bias.tolist(), _layout(y), _graph(y)
+    assert_same(prog, **F32)
+
+
+@pytest.mark.parametrize("output_size", [[11, 11], [12, 12], [13, 13], [2, 6, 12, 11], [1, 2, 3], [6, 12, 12]])
+def test_conv_transpose_output_size(output_size):
+    def prog(T):
+        T.manual_seed(0)
+        m = T.nn.ConvTranspose2d(4, 6, 3, stride=2)
+        return _layout(m(T.randn(2, 4, 5, 5), output_size=output_size)), _layout(m(T.randn(4, 5, 5), output_size))
+    assert_same(prog, **F32)

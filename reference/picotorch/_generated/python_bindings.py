@@ -289,6 +289,12 @@ TORCH_FUNCTIONS = {
         (vt.conv2d, 'conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] dilation=1, int groups=1)', vt.PARAMETERS['conv2d']),
         (vt.conv2d_padding, "conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, str padding='valid', int[2] dilation=1, int groups=1)", vt.PARAMETERS['conv2d_padding']),
     ],
+    'conv_transpose1d': [
+        (vt.conv_transpose1d, 'conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, int[1] output_padding=0, int groups=1, int[1] dilation=1)', vt.PARAMETERS['conv_transpose1d']),
+    ],
+    'conv_transpose2d': [
+        (vt.conv_transpose2d_input, 'conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] output_padding=0, int groups=1, int[2] dilation=1)', vt.PARAMETERS['conv_transpose2d_input']),
+    ],
     'convolution': [
         (vt.convolution, 'convolution(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups)', vt.PARAMETERS['convolution']),
     ],

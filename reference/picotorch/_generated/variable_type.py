@@ -8402,6 +8402,16 @@ def batch_norm(input, weight, bias, running_mean, running_var, training, momentu
     return native.batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
 
 
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """``conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, int[1] output_padding=0, int groups=1, int[1] dilation=1) -> Tensor``"""
+    return native.conv_transpose1d(input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
+def conv_transpose2d_input(input, weight, bias=None, stride=(1, 1), padding=(0, 0), output_padding=(0, 0), groups=1, dilation=(1, 1)):
+    """``conv_transpose2d.input(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] output_padding=0, int groups=1, int[2] dilation=1) -> Tensor``"""
+    return native.conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add_cuda}, add_Tensor)
 register_kernels("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, add_out)
@@ -9185,6 +9195,8 @@ register_kernels("adaptive_max_pool2d_backward(Tensor grad_output, Tensor self, 
 register_kernels("native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)", {"CPU": native.native_batch_norm, "CUDA": native.native_batch_norm}, native_batch_norm)
 register_kernels("native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)", {"CPU": native.native_batch_norm_backward, "CUDA": native.native_batch_norm_backward}, native_batch_norm_backward)
 register_kernels("batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor", {"CompositeImplicitAutograd": native.batch_norm}, batch_norm)
+register_kernels("conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, int[1] output_padding=0, int groups=1, int[1] dilation=1) -> Tensor", {"CompositeImplicitAutograd": native.conv_transpose1d}, conv_transpose1d)
+register_kernels("conv_transpose2d.input(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] output_padding=0, int groups=1, int[2] dilation=1) -> Tensor", {"CompositeImplicitAutograd": native.conv_transpose2d}, conv_transpose2d_input)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -9972,6 +9984,8 @@ PARAMETERS = {
     "native_batch_norm": ((('input', 'Tensor', False), ('weight', 'Tensor?', False), ('bias', 'Tensor?', False), ('running_mean', 'Tensor?', False), ('running_var', 'Tensor?', False), ('training', 'bool', False), ('momentum', 'any', False), ('eps', 'any', False),), ()),
     "native_batch_norm_backward": ((('grad_out', 'Tensor', False), ('input', 'Tensor', False), ('weight', 'Tensor?', False), ('running_mean', 'Tensor?', False), ('running_var', 'Tensor?', False), ('save_mean', 'Tensor?', False), ('save_invstd', 'Tensor?', False), ('train', 'bool', False), ('eps', 'any', False), ('output_mask', 'any', False),), ()),
     "batch_norm": ((('input', 'Tensor', False), ('weight', 'Tensor?', False), ('bias', 'Tensor?', False), ('running_mean', 'Tensor?', False), ('running_var', 'Tensor?', False), ('training', 'bool', False), ('momentum', 'any', False), ('eps', 'any', False), ('cudnn_enabled', 'bool', False),), ()),
+    "conv_transpose1d": ((('input', 'Tensor', False), ('weight', 'Tensor', False), ('bias', 'Tensor?', True), ('stride', 'int[]', True), ('padding', 'int[]', True), ('output_padding', 'int[]', True), ('groups', 'int', True), ('dilation', 'int[]', True),), ()),
+    "conv_transpose2d_input": ((('input', 'Tensor', False), ('weight', 'Tensor', False), ('bias', 'Tensor?', True), ('stride', 'int[2]', True), ('padding', 'int[2]', True), ('output_padding', 'int[2]', True), ('groups', 'int', True), ('dilation', 'int[2]', True),), ()),
 }
 
 
@@ -10415,3 +10429,5 @@ register_op("adaptive_max_pool2d_backward", overloaded("adaptive_max_pool2d_back
 register_op("native_batch_norm", overloaded("native_batch_norm", [(native_batch_norm, PARAMETERS["native_batch_norm"])]))
 register_op("native_batch_norm_backward", overloaded("native_batch_norm_backward", [(native_batch_norm_backward, PARAMETERS["native_batch_norm_backward"])]))
 register_op("batch_norm", overloaded("batch_norm", [(batch_norm, PARAMETERS["batch_norm"])]))
+register_op("conv_transpose1d", overloaded("conv_transpose1d", [(conv_transpose1d, PARAMETERS["conv_transpose1d"])]))
+register_op("conv_transpose2d", overloaded("conv_transpose2d", [(conv_transpose2d_input, PARAMETERS["conv_transpose2d_input"])]))

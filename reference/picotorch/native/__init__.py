@@ -228,7 +228,7 @@ from .composite import (
     where_scalar_self,
     where_scalars,
 )
-from .convolution import conv1d, conv2d, convolution, convolution_backward
+from .convolution import conv1d, conv2d, conv_transpose1d, conv_transpose2d, convolution, convolution_backward
 from .copy import copy_
 from .cuda.elementwise import add_cuda, mul_cuda, relu_cuda, threshold_backward_cuda
 from .distributions import (
@@ -610,7 +610,7 @@ __all__ = [
     "bitwise_xor_scalar_tensor", "aminmax", "tril_indices", "triu_indices", "inner_out",
     "take_along_dim_out", "kron_out",
     # ops batch 8
-    "conv1d", "conv2d", "convolution", "convolution_backward",
+    "conv1d", "conv2d", "convolution", "convolution_backward", "conv_transpose1d", "conv_transpose2d",
     "_adaptive_avg_pool2d", "_adaptive_avg_pool2d_backward", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
     "adaptive_max_pool2d", "adaptive_max_pool2d_backward", "avg_pool1d", "avg_pool2d", "avg_pool2d_backward",
     "max_pool1d", "max_pool1d_with_indices", "max_pool2d", "max_pool2d_with_indices",

@@ -29,7 +29,9 @@ from .tensor_impl import new_tensor
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
     params = _params(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
     stride, padding, dilation, output_padding = params
-    check_types(input, weight, bias)
+    check_types(input, weight, bias, transposed)
+    if transposed:
+        _check_output_padding(output_padding, stride, dilation)
     x, w = _compute_dtype(input), _compute_dtype(weight)
     if transposed:
         out = _transposed(x, w, stride, padding, dilation, output_padding, groups)
@@ -222,11 +224,28 @@ def _check_transposed(sizes, ws, bias, groups):
                            f"{ws[1] * groups} elements, but got bias of size {list(bias.shape)} instead")
 
 
-def check_types(input, weight, bias):
+def _check_output_padding(output_padding, stride, dilation):
+    """A transposed convolution's extra rows must be fewer than the stride or the dilation (per dim)."""
+    if all(p < s or p < d for p, s, d in zip(output_padding, stride, dilation)):
+        return
+    names = ("height", "width") if len(stride) == 2 else ("width",) if len(stride) == 1 else ("depth", "height",
+                                                                                                "width")
+    parts = [f"output_padding_{n}: {p}" for n, p in zip(names, output_padding)]
+    parts += [f"stride_{n}: {v}" for n, v in zip(names, stride)] + [f"dilation_{n}: {v}" for n, v in zip(names,
+                                                                                                         dilation)]
+    raise RuntimeError("output padding must be smaller than either stride or dilation, but got " + " ".join(parts))
+
+
+def check_types(input, weight, bias, transposed=False):
     """The backend's type checks: oneDNN's (float32, half, bfloat16 inputs) name the tensor types; the slow
     path's matmul finds the weight's dtype unexpected."""
+    onednn = input._dtype in (st.float32, st.float16, st.bfloat16)
+    if transposed and onednn and bias is not None and bias._dtype is not input._dtype \
+            and weight._dtype is input._dtype:
+        raise RuntimeError(f"Input type ({legacy_type_string(input)}) and bias type ({legacy_type_string(bias)}) "
+                           "should be the same or input should be a MKLDNN tensor and bias is a dense tensor")
     if input._dtype is not weight._dtype:
-        if input._dtype in (st.float32, st.float16, st.bfloat16):
+        if onednn:
             raise RuntimeError(f"Input type ({legacy_type_string(input)}) and weight type "
                                f"({legacy_type_string(weight)}) should be the same or input should be a MKLDNN "
                                "tensor and weight is a dense tensor")
@@ -316,6 +335,25 @@ def _conv_nd(spatial, name, input, weight, bias, stride, padding, dilation, grou
     else:
         out = ops.convolution(batched_input, weight, bias, stride, padding, dilation, False, [0] * spatial, groups)
     return out if batched else ops.squeeze(out, 0)
+
+
+def _conv_transpose_nd(spatial, name, input, weight, bias, stride, padding, output_padding, groups, dilation):
+    batched_input, batched = _batchify(input, spatial, name)
+    out = ops.convolution(batched_input, weight, bias, int_list(stride, spatial), int_list(padding, spatial),
+                          int_list(dilation, spatial), True, int_list(output_padding, spatial), groups)
+    return out if batched else ops.squeeze(out, 0)
+
+
+def conv_transpose1d(input, weight, bias=None, stride=(1,), padding=(0,), output_padding=(0,), groups=1,
+                     dilation=(1,)):
+    return _conv_transpose_nd(1, "conv_transpose1d", input, weight, bias, stride, padding, output_padding, groups,
+                              dilation)
+
+
+def conv_transpose2d(input, weight, bias=None, stride=(1, 1), padding=(0, 0), output_padding=(0, 0), groups=1,
+                     dilation=(1, 1)):
+    return _conv_transpose_nd(2, "conv_transpose2d", input, weight, bias, stride, padding, output_padding, groups,
+                              dilation)
 
 
 def conv1d(input, weight, bias=None, stride=(1,), padding=(0,), dilation=(1,), groups=1):

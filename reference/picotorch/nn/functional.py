@@ -23,10 +23,11 @@ from . import _reduction
 
 __all__ = ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "adaptive_max_pool2d_with_indices",
            "avg_pool1d", "avg_pool2d", "batch_norm", "binary_cross_entropy_with_logits", "conv1d", "conv2d",
-           "cross_entropy", "dropout", "elu", "elu_", "embedding", "gelu", "hardtanh", "hardtanh_", "huber_loss",
-           "l1_loss", "layer_norm", "leaky_relu", "leaky_relu_", "linear", "log_softmax", "max_pool1d",
-           "max_pool1d_with_indices", "max_pool2d", "max_pool2d_with_indices", "mse_loss", "nll_loss", "normalize",
-           "one_hot", "pad", "relu", "relu_", "sigmoid", "silu", "smooth_l1_loss", "softmax", "softplus", "tanh"]
+           "conv_transpose1d", "conv_transpose2d", "cross_entropy", "dropout", "elu", "elu_", "embedding", "gelu",
+           "hardtanh", "hardtanh_", "huber_loss", "l1_loss", "layer_norm", "leaky_relu", "leaky_relu_", "linear",
+           "log_softmax", "max_pool1d", "max_pool1d_with_indices", "max_pool2d", "max_pool2d_with_indices",
+           "mse_loss", "nll_loss", "normalize", "one_hot", "pad", "relu", "relu_", "sigmoid", "silu",
+           "smooth_l1_loss", "softmax", "softplus", "tanh"]
 
 
 # ----------------------------------------------------------------------------- pooling
@@ -109,6 +110,8 @@ adaptive_max_pool2d = _boolean_dispatch("return_indices", 2, False, adaptive_max
 # torch.nn.functional's convolutions are torch's own functions (``_add_docstr(torch.conv2d, ...)``)
 conv1d = _VF.conv1d
 conv2d = _VF.conv2d
+conv_transpose1d = _VF.conv_transpose1d
+conv_transpose2d = _VF.conv_transpose2d
 
 
 def linear(input, weight, bias=None):

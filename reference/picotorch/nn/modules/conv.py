@@ -1,9 +1,11 @@
-"""``nn.Conv1d`` and ``nn.Conv2d``. Models ``torch/nn/modules/conv.py``.
+"""``nn.Conv1d``, ``nn.Conv2d`` and their transposes. Models ``torch/nn/modules/conv.py``.
 
 ``_ConvNd`` checks its arguments as PyTorch's does (``ValueError`` texts), holds ``weight`` of shape
 ``(out_channels, in_channels // groups, *kernel_size)`` and initialises it as ``Linear`` does
 (``kaiming_uniform_(a=sqrt(5))``, the bias ``U(-1/sqrt(fan_in), 1/sqrt(fan_in))``), drawing the same numbers.
-A ``padding_mode`` other than ``'zeros'`` pads with ``F.pad`` first and convolves without padding.
+A ``padding_mode`` other than ``'zeros'`` pads with ``F.pad`` first and convolves without padding. A transposed
+layer's weight is ``(in_channels, out_channels // groups, *kernel_size)``; its ``forward`` may take the
+``output_size`` wanted, from which it finds the ``output_padding``.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from ..parameter import Parameter
 from .module import Module
 from .utils import _pair, _reverse_repeat_tuple, _single
 
-__all__ = ["Conv1d", "Conv2d"]
+__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
 
 
 class _ConvNd(Module):
@@ -136,3 +138,65 @@ class Conv2d(_ConvNd):
 
     def forward(self, input):
         return self._conv_forward(input, self.weight, self.bias)
+
+
+class _ConvTransposeNd(_ConvNd):
+    def __init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation, transposed,
+                 output_padding, groups, bias, padding_mode, device=None, dtype=None) -> None:
+        if padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for {self.__class__.__name__}')
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, transposed,
+                         output_padding, groups, bias, padding_mode, device=device, dtype=dtype)
+
+    def _output_padding(self, input, output_size, stride, padding, kernel_size, num_spatial_dims,
+                        dilation=None) -> list:
+        if output_size is None:
+            return _single(self.output_padding)
+        non_spatial = 2 if input.dim() == num_spatial_dims + 2 else 1
+        if len(output_size) == non_spatial + num_spatial_dims:
+            output_size = output_size[non_spatial:]
+        if len(output_size) != num_spatial_dims:
+            raise ValueError(f"ConvTranspose{num_spatial_dims}D: for {input.dim()}D input, output_size must have "
+                             f"{num_spatial_dims} or {non_spatial + num_spatial_dims} elements (got "
+                             f"{len(output_size)})")
+        min_sizes, max_sizes = [], []
+        for d in range(num_spatial_dims):
+            dim_size = ((input.size(d + non_spatial) - 1) * stride[d] - 2 * padding[d]
+                        + (dilation[d] if dilation is not None else 1) * (kernel_size[d] - 1) + 1)
+            min_sizes.append(dim_size)
+            max_sizes.append(min_sizes[d] + stride[d] - 1)
+        for size, low, high in zip(output_size, min_sizes, max_sizes):
+            if size < low or size > high:
+                raise ValueError(f"requested an output size of {output_size}, but valid sizes range from {min_sizes} "
+                                 f"to {max_sizes} (for an input of {input.size()[2:]})")
+        return [output_size[d] - min_sizes[d] for d in range(num_spatial_dims)]
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0, output_padding=0,
+                 groups: int = 1, bias: bool = True, dilation=1, padding_mode: str = "zeros", device=None,
+                 dtype=None) -> None:
+        super().__init__(in_channels, out_channels, _single(kernel_size), _single(stride), _single(padding),
+                         _single(dilation), True, _single(output_padding), groups, bias, padding_mode,
+                         device=device, dtype=dtype)
+
+    def forward(self, input, output_size=None):
+        output_padding = self._output_padding(input, output_size, self.stride, self.padding, self.kernel_size, 1,
+                                              self.dilation)
+        return F.conv_transpose1d(input, self.weight, self.bias, self.stride, self.padding, output_padding,
+                                  self.groups, self.dilation)
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0, output_padding=0,
+                 groups: int = 1, bias: bool = True, dilation=1, padding_mode: str = "zeros", device=None,
+                 dtype=None) -> None:
+        super().__init__(in_channels, out_channels, _pair(kernel_size), _pair(stride), _pair(padding),
+                         _pair(dilation), True, _pair(output_padding), groups, bias, padding_mode,
+                         device=device, dtype=dtype)
+
+    def forward(self, input, output_size=None):
+        output_padding = self._output_padding(input, output_size, self.stride, self.padding, self.kernel_size, 2,
+                                              self.dilation)
+        return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding, output_padding,
+                                  self.groups, self.dilation)

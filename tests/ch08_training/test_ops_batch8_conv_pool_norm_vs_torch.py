@@ -644,3 +644,71 @@ def test_conv_transpose_output_size(output_size):
         m = T.nn.ConvTranspose2d(4, 6, 3, stride=2)
         return _layout(m(T.randn(2, 4, 5, 5), output_size=output_size)), _layout(m(T.randn(4, 5, 5), output_size))
     assert_same(prog, **F32)
+
+
+# ----------------------------------------------------------------------------- instance norm, dropout2d
+
+@pytest.mark.parametrize("use_input_stats,with_stats,affine", [
+    (True, False, False), (True, False, True), (True, True, True), (False, True, True), (False, True, False)])
+def test_instance_norm_values_graph_stats_and_double_backward(use_input_stats, with_stats, affine):
+    def prog(T):
+        x = _r(T, 2, 3, 4)
+        w, b = (_r(T, 3, seed=1), _r(T, 3, seed=2)) if affine else (None, None)
+        rm, rv = (T.zeros(3, dtype=T.float64), T.ones(3, dtype=T.float64)) if with_stats else (None, None)
+        y = T.nn.functional.instance_norm(x, rm, rv, w, b, use_input_stats, momentum=0.2)
+        stats = (rm, rv, rm._version) if with_stats else None
+        return _layout(y), _graph(y), stats, _twice(y * _r(T, 2, 3, 4, seed=5, requires_grad=False), [x, w, b], T)
+    assert_same(prog, **F64)
+
+
+@pytest.mark.parametrize("program", [
+    lambda T: T.nn.functional.instance_norm(_r(T, 2, 3, 1)),
+    lambda T: T.nn.functional.instance_norm(_r(T, 3, 4)),
+    lambda T: T.nn.functional.instance_norm(_r(T, 2, 3, 4), use_input_stats=False),
+    lambda T: T.nn.InstanceNorm1d(3, affine=True)(_r(T, 2, 4, 5)),
+    lambda T: T.nn.InstanceNorm2d(3)(_r(T, 2, 3, 4)),
+    lambda T: T.nn.InstanceNorm1d(3)(_r(T, 2, 3, 4, 5)),
+])
+def test_instance_norm_errors(program):
+    assert_same(program)
+
+
+@pytest.mark.parametrize("make,shape", [
+    (lambda T: T.nn.InstanceNorm1d(3), (2, 3, 5)),
+    (lambda T: T.nn.InstanceNorm1d(3, affine=True), (3, 5)),
+    (lambda T: T.nn.InstanceNorm2d(3, affine=True, track_running_stats=True), (2, 3, 4, 4)),
+    (lambda T: T.nn.InstanceNorm2d(3, track_running_stats=True, momentum=None), (3, 4, 4)),
+])
+def test_instance_norm_modules(make, shape):
+    def prog(T):
+        m = make(T)
+        x = _r(T, *shape, dtype="float32")
+        y = m(x)
+        y.pow(2).sum().backward()
+        m.eval()
+        return repr(m), list(m.state_dict()), _layout(y), _graph(y), x.grad, m.state_dict(), _layout(m(x))
+    assert_same(prog, **F32)
+
+
+@pytest.mark.parametrize("program", [
+    lambda T: _dropped(T, lambda x: T.nn.functional.dropout2d(x, 0.5), (4, 3, 2, 2)),
+    lambda T: _dropped(T, lambda x: T.nn.functional.dropout2d(x, 0.3, training=True), (2, 5, 3)),
+    lambda T: _dropped(T, lambda x: T.nn.functional.dropout2d(x, 0.0), (2, 3, 2, 2)),
+    lambda T: _dropped(T, lambda x: T.nn.functional.dropout2d(x, 1.0), (2, 3, 2, 2)),
+    lambda T: _dropped(T, lambda x: T.nn.functional.dropout2d(x, 0.5, training=False), (2, 3, 2, 2)),
+    lambda T: _dropped(T, lambda x: T.nn.functional.dropout2d(x.clone(), 0.5, inplace=True), (2, 3, 2, 2)),
+    lambda T: _dropped(T, lambda x: T.nn.Dropout2d(0.4)(x), (3, 4, 2, 2)),
+    lambda T: repr(T.nn.Dropout2d(0.3, inplace=True)),
+    lambda T: T.nn.functional.dropout2d(T.ones(2, 2), 1.5),
+    lambda T: T.nn.Dropout2d(-0.1),
+    lambda T: T.feature_dropout(T.ones(3), 0.5, True),
+])
+def test_dropout2d(program):
+    assert_same(program)
+
+
+def _dropped(T, fn, shape):
+    T.manual_seed(0)
+    x = _r(T, *shape, dtype="float32")
+    y = fn(x)
+    return _layout(y), _graph(y), T.autograd.grad(y.sum(), x), T.rand(2)

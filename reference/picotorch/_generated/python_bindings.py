@@ -436,6 +436,12 @@ TORCH_FUNCTIONS = {
         (vt.eye, 'eye(int n, *, Tensor out=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)', (vt.PARAMETERS['eye'][0], vt.PARAMETERS['eye'][1] + (('out', 'Tensor?', True),)), (vt.eye_out, ('out',))),
         (vt.eye_m, 'eye(int n, int m, *, Tensor out=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)', (vt.PARAMETERS['eye_m'][0], vt.PARAMETERS['eye_m'][1] + (('out', 'Tensor?', True),)), (vt.eye_m_out, ('out',))),
     ],
+    'feature_dropout': [
+        (vt.feature_dropout, 'feature_dropout(Tensor input, float p, bool train)', vt.PARAMETERS['feature_dropout']),
+    ],
+    'feature_dropout_': [
+        (vt.feature_dropout_, 'feature_dropout_(Tensor input, float p, bool train)', vt.PARAMETERS['feature_dropout_']),
+    ],
     'fill': [
         (vt.fill_Tensor, 'fill(Tensor input, Tensor value)', vt.PARAMETERS['fill_Tensor']),
         (vt.fill_Scalar, 'fill(Tensor input, Scalar value)', vt.PARAMETERS['fill_Scalar']),
@@ -533,6 +539,9 @@ TORCH_FUNCTIONS = {
     ],
     'inner': [
         (vt.inner, 'inner(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['inner'][0], vt.PARAMETERS['inner'][1] + (('out', 'Tensor?', True),)), (vt.inner_out, ('out',))),
+    ],
+    'instance_norm': [
+        (vt.instance_norm, 'instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool use_input_stats, float momentum, float eps, bool cudnn_enabled)', vt.PARAMETERS['instance_norm']),
     ],
     'isclose': [
         (vt.isclose, 'isclose(Tensor input, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False)', vt.PARAMETERS['isclose']),

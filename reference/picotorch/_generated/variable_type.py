@@ -8412,6 +8412,21 @@ def conv_transpose2d_input(input, weight, bias=None, stride=(1, 1), padding=(0, 
     return native.conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation)
 
 
+def instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled):
+    """``instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool use_input_stats, float momentum, float eps, bool cudnn_enabled) -> Tensor``"""
+    return native.instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled)
+
+
+def feature_dropout(input, p, train):
+    """``feature_dropout(Tensor input, float p, bool train) -> Tensor``"""
+    return native.feature_dropout(input, p, train)
+
+
+def feature_dropout_(self, p, train):
+    """``feature_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)``"""
+    return native.feature_dropout_(self, p, train)
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add_cuda}, add_Tensor)
 register_kernels("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, add_out)
@@ -9197,6 +9212,9 @@ register_kernels("native_batch_norm_backward(Tensor grad_out, Tensor input, Tens
 register_kernels("batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor", {"CompositeImplicitAutograd": native.batch_norm}, batch_norm)
 register_kernels("conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, int[1] output_padding=0, int groups=1, int[1] dilation=1) -> Tensor", {"CompositeImplicitAutograd": native.conv_transpose1d}, conv_transpose1d)
 register_kernels("conv_transpose2d.input(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] output_padding=0, int groups=1, int[2] dilation=1) -> Tensor", {"CompositeImplicitAutograd": native.conv_transpose2d}, conv_transpose2d_input)
+register_kernels("instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool use_input_stats, float momentum, float eps, bool cudnn_enabled) -> Tensor", {"CompositeImplicitAutograd": native.instance_norm}, instance_norm)
+register_kernels("feature_dropout(Tensor input, float p, bool train) -> Tensor", {"CompositeImplicitAutograd": native.feature_dropout}, feature_dropout)
+register_kernels("feature_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)", {"CompositeImplicitAutograd": native.feature_dropout_}, feature_dropout_)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -9986,6 +10004,9 @@ PARAMETERS = {
     "batch_norm": ((('input', 'Tensor', False), ('weight', 'Tensor?', False), ('bias', 'Tensor?', False), ('running_mean', 'Tensor?', False), ('running_var', 'Tensor?', False), ('training', 'bool', False), ('momentum', 'any', False), ('eps', 'any', False), ('cudnn_enabled', 'bool', False),), ()),
     "conv_transpose1d": ((('input', 'Tensor', False), ('weight', 'Tensor', False), ('bias', 'Tensor?', True), ('stride', 'int[]', True), ('padding', 'int[]', True), ('output_padding', 'int[]', True), ('groups', 'int', True), ('dilation', 'int[]', True),), ()),
     "conv_transpose2d_input": ((('input', 'Tensor', False), ('weight', 'Tensor', False), ('bias', 'Tensor?', True), ('stride', 'int[2]', True), ('padding', 'int[2]', True), ('output_padding', 'int[2]', True), ('groups', 'int', True), ('dilation', 'int[2]', True),), ()),
+    "instance_norm": ((('input', 'Tensor', False), ('weight', 'Tensor?', False), ('bias', 'Tensor?', False), ('running_mean', 'Tensor?', False), ('running_var', 'Tensor?', False), ('use_input_stats', 'bool', False), ('momentum', 'any', False), ('eps', 'any', False), ('cudnn_enabled', 'bool', False),), ()),
+    "feature_dropout": ((('input', 'Tensor', False), ('p', 'any', False), ('train', 'bool', False),), ()),
+    "feature_dropout_": ((('self', 'Tensor', False), ('p', 'any', False), ('train', 'bool', False),), ()),
 }
 
 
@@ -10431,3 +10452,6 @@ register_op("native_batch_norm_backward", overloaded("native_batch_norm_backward
 register_op("batch_norm", overloaded("batch_norm", [(batch_norm, PARAMETERS["batch_norm"])]))
 register_op("conv_transpose1d", overloaded("conv_transpose1d", [(conv_transpose1d, PARAMETERS["conv_transpose1d"])]))
 register_op("conv_transpose2d", overloaded("conv_transpose2d", [(conv_transpose2d_input, PARAMETERS["conv_transpose2d_input"])]))
+register_op("instance_norm", overloaded("instance_norm", [(instance_norm, PARAMETERS["instance_norm"])]))
+register_op("feature_dropout", overloaded("feature_dropout", [(feature_dropout, PARAMETERS["feature_dropout"])]))
+register_op("feature_dropout_", overloaded("feature_dropout_", [(feature_dropout_, PARAMETERS["feature_dropout_"])]))

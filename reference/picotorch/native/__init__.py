@@ -52,7 +52,7 @@ from .activation import (
     softplus_backward,
     threshold_backward,
 )
-from .batch_norm import batch_norm, native_batch_norm, native_batch_norm_backward
+from .batch_norm import batch_norm, instance_norm, native_batch_norm, native_batch_norm_backward
 from .binary_ops import (
     add,
     add_,
@@ -155,6 +155,8 @@ from .composite import (
     dstack,
     embedding_backward,
     expand_as,
+    feature_dropout,
+    feature_dropout_,
     flatten,
     fliplr,
     flipud,
@@ -615,4 +617,5 @@ __all__ = [
     "adaptive_max_pool2d", "adaptive_max_pool2d_backward", "avg_pool1d", "avg_pool2d", "avg_pool2d_backward",
     "max_pool1d", "max_pool1d_with_indices", "max_pool2d", "max_pool2d_with_indices",
     "max_pool2d_with_indices_backward", "batch_norm", "native_batch_norm", "native_batch_norm_backward",
+    "instance_norm", "feature_dropout", "feature_dropout_",
 ]

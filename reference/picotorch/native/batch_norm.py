@@ -1,11 +1,13 @@
-"""``native_batch_norm``, its backward, and ``batch_norm`` (the composite ``torch.batch_norm`` is).
+"""``native_batch_norm``, its backward, and the composites ``batch_norm`` and ``instance_norm``.
 
 Models ``aten/src/ATen/native/Normalization.cpp`` (``_batch_norm_impl_index``'s checks, ``batch_norm_cpu``,
 ``batch_norm_backward_cpu``). Each channel (dim 1) is normalised over every other dim: in training by the batch's
 mean and biased variance, which also move the running statistics in place (``momentum`` times the batch's mean
 and *unbiased* variance, plus ``1 - momentum`` times the old value; their version counters stay); in evaluation
 by the running statistics. The forward returns the batch's mean and ``1 / sqrt(var + eps)`` for the backward
-(empty tensors in evaluation). Floating inputs are computed in float64 and rounded once.
+(empty tensors in evaluation). Floating inputs are computed in float64 and rounded once. ``instance_norm`` is a
+batch norm of the input viewed as one sample of ``N * C`` channels, with the per-channel tensors repeated ``N``
+times; in training the running statistics then take the mean over the samples of the repeated ones.
 """
 
 from __future__ import annotations
@@ -122,3 +124,18 @@ def native_batch_norm_backward(grad_out, input, weight, running_mean, running_va
     if output_mask[2]:
         grad_bias = _result(input, g.sum(axis=axes), False)
     return grad_input, grad_weight, grad_bias
+
+
+def instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled):
+    if not use_input_stats and (running_mean is None or running_var is None):
+        raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
+    b, c = input.size(0), input.size(1)
+    shape = (1, b * c) + tuple(input.shape[2:])
+    weight_, bias_, mean_, var_ = (None if t is None else ops.repeat(t, [b])
+                                   for t in (weight, bias, running_mean, running_var))
+    out = ops.batch_norm(ops.view(ops.contiguous(input), shape), weight_, bias_, mean_, var_, use_input_stats,
+                         momentum, eps, cudnn_enabled)
+    for running, repeated in ((running_mean, mean_), (running_var, var_)):
+        if running is not None and use_input_stats:  # (only then did the batch norm move them)
+            ops.copy_(ops.alias(running), ops.mean(ops.view(repeated, (b, c)), [0], False))
+    return ops.view(out, tuple(input.shape))

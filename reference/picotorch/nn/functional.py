@@ -23,11 +23,11 @@ from . import _reduction
 
 __all__ = ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "adaptive_max_pool2d_with_indices",
            "avg_pool1d", "avg_pool2d", "batch_norm", "binary_cross_entropy_with_logits", "conv1d", "conv2d",
-           "conv_transpose1d", "conv_transpose2d", "cross_entropy", "dropout", "elu", "elu_", "embedding", "gelu",
-           "hardtanh", "hardtanh_", "huber_loss", "l1_loss", "layer_norm", "leaky_relu", "leaky_relu_", "linear",
-           "log_softmax", "max_pool1d", "max_pool1d_with_indices", "max_pool2d", "max_pool2d_with_indices",
-           "mse_loss", "nll_loss", "normalize", "one_hot", "pad", "relu", "relu_", "sigmoid", "silu",
-           "smooth_l1_loss", "softmax", "softplus", "tanh"]
+           "conv_transpose1d", "conv_transpose2d", "cross_entropy", "dropout", "dropout2d", "elu", "elu_",
+           "embedding", "gelu", "hardtanh", "hardtanh_", "huber_loss", "instance_norm", "l1_loss", "layer_norm",
+           "leaky_relu", "leaky_relu_", "linear", "log_softmax", "max_pool1d", "max_pool1d_with_indices",
+           "max_pool2d", "max_pool2d_with_indices", "mse_loss", "nll_loss", "normalize", "one_hot", "pad", "relu",
+           "relu_", "sigmoid", "silu", "smooth_l1_loss", "softmax", "softplus", "tanh"]
 
 
 # ----------------------------------------------------------------------------- pooling
@@ -212,6 +212,26 @@ def log_softmax(input, dim=None, _stacklevel: int = 3, dtype=None):
 # ----------------------------------------------------------------------------- dropout, normalisation, lookup
 
 
+def dropout2d(input, p: float = 0.5, training: bool = True, inplace: bool = False):
+    """Whole channels zeroed (``torch.feature_dropout``): one draw per sample and channel."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    inp_dim = input.dim()
+    if inp_dim not in (3, 4):
+        warnings.warn(f"dropout2d: Received a {inp_dim}-D input to dropout2d, which is deprecated and will result in "
+                      "an error in a future release. To retain the behavior and silence this warning, please use "
+                      "dropout instead. Note that dropout2d exists to provide channel-wise dropout on inputs with 2 "
+                      "spatial dimensions, a channel dimension, and an optional batch dimension (i.e. 3D or 4D "
+                      "inputs).", stacklevel=2)
+    if inp_dim == 3:  # taken as (N, C, L), as torch still does
+        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout "
+                      "behavior is desired - input is interpreted as shape (N, C, L), where C is the channel dim. "
+                      "This behavior will change in a future release to interpret the input as one without a batch "
+                      "dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise dropout behavior, please "
+                      "switch to using dropout1d instead.", stacklevel=2)
+    return _VF.feature_dropout_(input, p, training) if inplace else _VF.feature_dropout(input, p, training)
+
+
 def dropout(input, p: float = 0.5, training: bool = True, inplace: bool = False):
     """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)``; the identity (the same
     tensor) when not ``training``."""
@@ -238,6 +258,23 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     elif eps < 0.0:
         raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
     return _VF.batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, True)
+
+
+def _verify_spatial_size(size) -> None:
+    size_prods = 1
+    for i in range(2, len(size)):
+        size_prods *= size[i]
+    if size_prods == 1:
+        raise ValueError(f"Expected more than 1 spatial element when training, got input size {size}")
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats: bool = True,
+                  momentum: float = 0.1, eps: float = 1e-05):
+    """Each sample's channels normalised on their own: ``torch.instance_norm``, a batch norm of the input viewed
+    as ``(1, N * C, ...)``."""
+    if use_input_stats:
+        _verify_spatial_size(input.size())
+    return _VF.instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, True)
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps: float = 1e-05):

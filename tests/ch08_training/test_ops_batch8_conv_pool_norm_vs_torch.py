@@ -712,3 +712,55 @@ def _dropped(T, fn, shape):
     x = _r(T, *shape, dtype="float32")
     y = fn(x)
     return _layout(y), _graph(y), T.autograd.grad(y.sum(), x), T.rand(2)
+
+
+# ----------------------------------------------------------------------------- group norm
+
+@pytest.mark.parametrize("shape,groups,affine", [
+    ((2, 4, 3), 2, True), ((2, 6, 2, 3), 3, True), ((3, 4), 4, True), ((2, 4, 5), 1, False), ((2, 4, 3), 2, "weight")])
+def test_group_norm_values_graph_and_double_backward(shape, groups, affine):
+    def prog(T):
+        x = _r(T, *shape)
+        c = shape[1]
+        w = _r(T, c, seed=1) if affine else None
+        b = _r(T, c, seed=2) if affine is True else None
+        y = T.nn.functional.group_norm(x, groups, w, b, eps=1e-3)
+        fn = y.grad_fn
+        saved = (fn._saved_N, fn._saved_C, fn._saved_HxW, fn._saved_group, fn._saved_eps,
+                 _layout(fn._saved_result1), _layout(fn._saved_result2))
+        leaves = [t for t in (x, w, b) if t is not None]
+        firsts = T.autograd.grad((y * y).sum(), leaves, create_graph=True)
+        seconds = T.autograd.grad(sum((g * g).sum() for g in firsts), leaves)
+        plain = T.autograd.grad((y * y).sum(), leaves)
+        return _layout(y), _graph(y), saved, firsts, [_graph(g) for g in firsts], seconds, plain
+    assert_same(prog, **F64)
+
+
+@pytest.mark.parametrize("program", [
+    lambda T: T.nn.functional.group_norm(_r(T, 2, 4, 3), 3),
+    lambda T: T.nn.functional.group_norm(_r(T, 2, 4, 3), 2, _r(T, 3)),
+    lambda T: T.nn.functional.group_norm(_r(T, 2, 4, 3), 2, None, _r(T, 3)),
+    lambda T: T.nn.functional.group_norm(_r(T, 2, 4, 3), 2, _r(T, 4), _r(T, 3)),
+    lambda T: T.nn.functional.group_norm(_r(T, 4), 2),
+    lambda T: T.nn.functional.group_norm(_r(T, 1, 2, 1), 2),
+    lambda T: T.nn.functional.group_norm(_r(T, 2, 4, 3).long(), 2),
+    lambda T: T.nn.GroupNorm(3, 4),
+    lambda T: _layout(T.unsqueeze_(_r(T, 2, 3).clone(), 1)) if hasattr(T, "unsqueeze_") else None,
+    lambda T: _graph(_r(T, 2, 3).clone().unsqueeze_(-1)),
+])
+def test_group_norm_errors_and_unsqueeze_(program):
+    assert_same(program)
+
+
+@pytest.mark.parametrize("make", [
+    lambda T: T.nn.GroupNorm(2, 4), lambda T: T.nn.GroupNorm(4, 4, affine=False),
+    lambda T: T.nn.GroupNorm(1, 4, eps=1e-3, bias=False)])
+def test_group_norm_modules(make):
+    def prog(T):
+        m = make(T)
+        x = _r(T, 3, 4, 2, 2, dtype="float32")
+        y = m(x)
+        y.pow(2).sum().backward()
+        return repr(m), list(m.state_dict()), _layout(y), _graph(y), x.grad, [(n, p.grad) for n, p in
+                                                                              m.named_parameters()]
+    assert_same(prog, **F32)

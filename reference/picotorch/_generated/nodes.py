@@ -9214,3 +9214,124 @@ class NativeBatchNormBackwardBackward0(Node):
     @property
     def _raw_saved_weight(node):
         return SavedVariable(None) if node.weight_ is None else node.weight_
+
+
+class NativeGroupNormBackward0(Node):
+    """Backward of ``native_group_norm(Tensor input, Tensor? weight, Tensor? bias, int N, int C, int HxW, int group, float eps) -> (Tensor, Tensor, Tensor)``."""
+
+    C = None
+    HxW = None
+    N = None
+    eps = None
+    group = None
+    input_ = None
+    weight_ = None
+    result1_ = None
+    result2_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        input = None if node.input_ is None else node.input_.unpack(node)
+        weight = None if node.weight_ is None else node.weight_.unpack(node)
+        result1 = None if node.result1_ is None else node.result1_.unpack(node)
+        result2 = None if node.result2_ is None else node.result2_.unpack(node)
+        if all(g is None for g in grads):
+            return grad_inputs
+        if node.task_should_compute_output(0) or node.task_should_compute_output(1) or node.task_should_compute_output(2):
+            C = node.C
+            HxW = node.HxW
+            N = node.N
+            eps = node.eps
+            group = node.group
+            grad_input_mask = [node.task_should_compute_output(0), node.task_should_compute_output(1), node.task_should_compute_output(2)]
+            grad_result = group_norm_backward(grads, input, result1, result2, weight, N, C, HxW, group, eps, grad_input_mask)
+            if grad_input_mask[0]:
+                grad_inputs[0] = grad_result[0]
+            if grad_input_mask[1]:
+                grad_inputs[1] = grad_result[1]
+            if grad_input_mask[2]:
+                grad_inputs[2] = grad_result[2]
+        return grad_inputs
+
+    def release_variables(node):
+        if node.input_ is not None:
+            node.input_.reset_data()
+        if node.weight_ is not None:
+            node.weight_.reset_data()
+        if node.result1_ is not None:
+            node.result1_.reset_data()
+        if node.result2_ is not None:
+            node.result2_.reset_data()
+
+    @property
+    def _saved_C(node):
+        return None if node.C is None else node.C % 18446744073709551616
+
+    @property
+    def _saved_HxW(node):
+        return None if node.HxW is None else node.HxW % 18446744073709551616
+
+    @property
+    def _saved_N(node):
+        return None if node.N is None else node.N % 18446744073709551616
+
+    @property
+    def _saved_eps(node):
+        return node.eps
+
+    @property
+    def _saved_group(node):
+        return None if node.group is None else node.group % 18446744073709551616
+
+    @property
+    def _saved_input(node):
+        return None if node.input_ is None else node.input_.unpack(node)
+
+    @property
+    def _raw_saved_input(node):
+        return SavedVariable(None) if node.input_ is None else node.input_
+
+    @property
+    def _saved_weight(node):
+        return None if node.weight_ is None else node.weight_.unpack(node)
+
+    @property
+    def _raw_saved_weight(node):
+        return SavedVariable(None) if node.weight_ is None else node.weight_
+
+    @property
+    def _saved_result1(node):
+        return None if node.result1_ is None else node.result1_.unpack(node)
+
+    @property
+    def _raw_saved_result1(node):
+        return SavedVariable(None) if node.result1_ is None else node.result1_
+
+    @property
+    def _saved_result2(node):
+        return None if node.result2_ is None else node.result2_.unpack(node)
+
+    @property
+    def _raw_saved_result2(node):
+        return SavedVariable(None) if node.result2_ is None else node.result2_
+
+
+class UnsqueezeBackward1(Node):
+    """Backward of ``unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)``."""
+
+    dim = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            dim = node.dim
+            grad_inputs[0] = ops.squeeze(grad, dim)
+        return grad_inputs
+
+    @property
+    def _saved_dim(node):
+        return None if node.dim is None else node.dim % 18446744073709551616

@@ -514,6 +514,9 @@ TORCH_FUNCTIONS = {
         (vt.greater_equal_Tensor, 'greater_equal(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['greater_equal_Tensor'][0], vt.PARAMETERS['greater_equal_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.greater_equal_Tensor_out, ('out',))),
         (vt.greater_equal_Scalar, 'greater_equal(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['greater_equal_Scalar'][0], vt.PARAMETERS['greater_equal_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.greater_equal_Scalar_out, ('out',))),
     ],
+    'group_norm': [
+        (vt.group_norm, 'group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enabled=True)', vt.PARAMETERS['group_norm']),
+    ],
     'gt': [
         (vt.gt_Tensor, 'gt(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['gt_Tensor'][0], vt.PARAMETERS['gt_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.gt_Tensor_out, ('out',))),
         (vt.gt_Scalar, 'gt(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['gt_Scalar'][0], vt.PARAMETERS['gt_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.gt_Scalar_out, ('out',))),
@@ -737,6 +740,9 @@ TORCH_FUNCTIONS = {
     ],
     'native_dropout': [
         (vt.native_dropout, 'native_dropout(Tensor input, float p, bool? train)', vt.PARAMETERS['native_dropout']),
+    ],
+    'native_group_norm': [
+        (vt.native_group_norm, 'native_group_norm(Tensor input, Tensor? weight, Tensor? bias, int N, int C, int HxW, int group, float eps)', vt.PARAMETERS['native_group_norm']),
     ],
     'native_layer_norm': [
         (vt.native_layer_norm, 'native_layer_norm(Tensor input, int[] normalized_shape, Tensor? weight, Tensor? bias, float eps)', vt.PARAMETERS['native_layer_norm']),
@@ -2189,6 +2195,9 @@ TENSOR_METHODS = {
     ],
     'unsqueeze': [
         (vt.unsqueeze, 'unsqueeze(int dim)', vt.PARAMETERS['unsqueeze']),
+    ],
+    'unsqueeze_': [
+        (vt.unsqueeze_, 'unsqueeze_(int dim)', vt.PARAMETERS['unsqueeze_']),
     ],
     'var': [
         (vt.var_dim, 'var(int[1] dim, bool unbiased=True, bool keepdim=False)', vt.PARAMETERS['var_dim']),

@@ -8427,6 +8427,58 @@ def feature_dropout_(self, p, train):
     return native.feature_dropout_(self, p, train)
 
 
+def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
+    """``native_group_norm(Tensor input, Tensor? weight, Tensor? bias, int N, int C, int HxW, int group, float eps) -> (Tensor, Tensor, Tensor)``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(input, weight, bias):
+        grad_fn = nodes.NativeGroupNormBackward0()
+        grad_fn.set_next_edges(collect_next_edges(input, weight, bias))
+        grad_fn.C = C
+        grad_fn.HxW = HxW
+        grad_fn.N = N
+        grad_fn.eps = eps
+        grad_fn.group = group
+        grad_fn.input_ = SavedVariable(input)
+        grad_fn.weight_ = SavedVariable(weight)
+    result = kernel_for("native_group_norm", device_of(input, weight, bias))(input, weight, bias, N, C, HxW, group, eps)
+    if grad_fn is not None:
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
+        if result[1] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[1], grad_fn)
+        if result[2] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[2], grad_fn)
+        grad_fn.result1_ = SavedVariable(result[1], is_output=True)
+        grad_fn.result2_ = SavedVariable(result[2], is_output=True)
+    return result
+
+
+def native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask):
+    """``native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, int N, int C, int HxW, int group, bool[3] output_mask) -> (Tensor, Tensor, Tensor)``"""
+    result = kernel_for("native_group_norm_backward", device_of(grad_out, input, mean, rstd, weight))(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask)
+    return result
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True):
+    """``group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enabled=True) -> Tensor``"""
+    return native.group_norm(input, num_groups, weight, bias, eps, cudnn_enabled)
+
+
+def unsqueeze_(self, dim):
+    """``unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.UnsqueezeBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim = dim
+    result = kernel_for("unsqueeze_", device_of(self))(self, dim)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add_cuda}, add_Tensor)
 register_kernels("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, add_out)
@@ -9215,6 +9267,10 @@ register_kernels("conv_transpose2d.input(Tensor input, Tensor weight, Tensor? bi
 register_kernels("instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool use_input_stats, float momentum, float eps, bool cudnn_enabled) -> Tensor", {"CompositeImplicitAutograd": native.instance_norm}, instance_norm)
 register_kernels("feature_dropout(Tensor input, float p, bool train) -> Tensor", {"CompositeImplicitAutograd": native.feature_dropout}, feature_dropout)
 register_kernels("feature_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)", {"CompositeImplicitAutograd": native.feature_dropout_}, feature_dropout_)
+register_kernels("native_group_norm(Tensor input, Tensor? weight, Tensor? bias, int N, int C, int HxW, int group, float eps) -> (Tensor, Tensor, Tensor)", {"CPU": native.native_group_norm, "CUDA": native.native_group_norm}, native_group_norm)
+register_kernels("native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, int N, int C, int HxW, int group, bool[3] output_mask) -> (Tensor, Tensor, Tensor)", {"CPU": native.native_group_norm_backward, "CUDA": native.native_group_norm_backward}, native_group_norm_backward)
+register_kernels("group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enabled=True) -> Tensor", {"CompositeImplicitAutograd": native.group_norm}, group_norm)
+register_kernels("unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)", {"CPU": native.unsqueeze_, "CUDA": native.unsqueeze_}, unsqueeze_)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -10007,6 +10063,10 @@ PARAMETERS = {
     "instance_norm": ((('input', 'Tensor', False), ('weight', 'Tensor?', False), ('bias', 'Tensor?', False), ('running_mean', 'Tensor?', False), ('running_var', 'Tensor?', False), ('use_input_stats', 'bool', False), ('momentum', 'any', False), ('eps', 'any', False), ('cudnn_enabled', 'bool', False),), ()),
     "feature_dropout": ((('input', 'Tensor', False), ('p', 'any', False), ('train', 'bool', False),), ()),
     "feature_dropout_": ((('self', 'Tensor', False), ('p', 'any', False), ('train', 'bool', False),), ()),
+    "native_group_norm": ((('input', 'Tensor', False), ('weight', 'Tensor?', False), ('bias', 'Tensor?', False), ('N', 'int', False), ('C', 'int', False), ('HxW', 'int', False), ('group', 'int', False), ('eps', 'any', False),), ()),
+    "native_group_norm_backward": ((('grad_out', 'Tensor', False), ('input', 'Tensor', False), ('mean', 'Tensor', False), ('rstd', 'Tensor', False), ('weight', 'Tensor?', False), ('N', 'int', False), ('C', 'int', False), ('HxW', 'int', False), ('group', 'int', False), ('output_mask', 'any', False),), ()),
+    "group_norm": ((('input', 'Tensor', False), ('num_groups', 'int', False), ('weight', 'Tensor?', True), ('bias', 'Tensor?', True), ('eps', 'any', True), ('cudnn_enabled', 'bool', True),), ()),
+    "unsqueeze_": ((('self', 'Tensor', False), ('dim', 'int', False),), ()),
 }
 
 
@@ -10455,3 +10515,7 @@ register_op("conv_transpose2d", overloaded("conv_transpose2d", [(conv_transpose2
 register_op("instance_norm", overloaded("instance_norm", [(instance_norm, PARAMETERS["instance_norm"])]))
 register_op("feature_dropout", overloaded("feature_dropout", [(feature_dropout, PARAMETERS["feature_dropout"])]))
 register_op("feature_dropout_", overloaded("feature_dropout_", [(feature_dropout_, PARAMETERS["feature_dropout_"])]))
+register_op("native_group_norm", overloaded("native_group_norm", [(native_group_norm, PARAMETERS["native_group_norm"])]))
+register_op("native_group_norm_backward", overloaded("native_group_norm_backward", [(native_group_norm_backward, PARAMETERS["native_group_norm_backward"])]))
+register_op("group_norm", overloaded("group_norm", [(group_norm, PARAMETERS["group_norm"])]))
+register_op("unsqueeze_", overloaded("unsqueeze_", [(unsqueeze_, PARAMETERS["unsqueeze_"])]))

@@ -66,6 +66,7 @@ __all__ = [  # what `from functions_manual import *` gives the generated nodes
     "convolution_double_backward",
     "max_pool_double_backward",
     "batchnorm_double_backward",
+    "group_norm_backward",
     "logsumexp_backward",
     "var_backward",
     "std_backward",
@@ -1093,3 +1094,57 @@ def _added(parts):
     for part in parts[1:]:
         total = ops.add(total, part)
     return total
+
+
+def group_norm_backward(grads, input, mean, rstd, weight, N, C, HxW, group, eps, output_mask):
+    """``native_group_norm``'s gradients: its kernel when no graph is wanted; else, with ``create_graph``, PyTorch's
+    differentiable formula (``infinitely_differentiable_native_group_norm_backward``), whose ops the graph shows."""
+    d_out, d_mean, d_rstd = (list(grads) + [None, None])[:3]
+    if d_out is None and d_mean is None and d_rstd is None:
+        return None, None, None
+    if not is_grad_enabled():
+        return ops.native_group_norm_backward(ops.contiguous(d_out), ops.contiguous(input), mean, rstd, weight, N,
+                                              C, HxW, group, output_mask)
+    return _differentiable_group_norm_backward(d_out, d_mean, d_rstd, input, mean, rstd, weight, N, C, HxW, group,
+                                               eps, output_mask)
+
+
+def _differentiable_group_norm_backward(d_out, d_mean, d_rstd, x, mean, rstd, gamma, N, C, HxW, group, eps,
+                                        output_mask):
+    """``dX = a * dY + b * X + c`` per group, where ``a = rstd * gamma`` and ``b``, ``c`` gather the sums of
+    ``dY * gamma`` and ``dY * X * gamma`` over the group (their chain through the mean and ``rstd``)."""
+    per_group = C // group
+    s = 1.0 / (per_group * HxW)
+    x4 = ops.reshape(x, (N, group, per_group, HxW))
+    mean4, rstd4 = ops.reshape(mean, (N, group, 1, 1)), ops.reshape(rstd, (N, group, 1, 1))
+    d_input = d_gamma = d_beta = ds = db = None
+    if d_out is not None:
+        dy4 = ops.reshape(d_out, (N, group, per_group, HxW))
+        ds = ops.unsqueeze_(ops.sum(ops.mul(dy4, x4), [3]), -1)
+        db = ops.unsqueeze_(ops.sum(dy4, [3]), -1)
+    if output_mask[0]:
+        gamma4 = ops.reshape(gamma, (1, group, per_group, 1)) if gamma is not None else None
+        rstd_cube = ops.mul(ops.mul(rstd4, rstd4), rstd4)
+        if d_out is not None:
+            a = ops.mul(rstd4, gamma4) if gamma is not None else rstd4
+            b = ops.unsqueeze_(ops.sum(ops.mul(ds, gamma4) if gamma is not None else ds, [2]), -2)
+            c = ops.unsqueeze_(ops.sum(ops.mul(db, gamma4) if gamma is not None else db, [2]), -2)
+            b = ops.mul(ops.mul(ops.sub(ops.mul(c, mean4), b), rstd_cube), s)
+            c = ops.sub(ops.mul(ops.neg(b), mean4), ops.mul(ops.mul(c, rstd4), s))
+            d_input = ops.add(ops.add(ops.mul(a, dy4), ops.mul(b, x4)), c)
+            if d_mean is not None and d_rstd is not None:
+                d_input = ops.add(d_input, _group_stats_backward(d_mean, d_rstd, rstd_cube, x4, N, group))
+            d_input = ops.reshape_as(d_input, x)
+        elif d_mean is not None and d_rstd is not None:
+            d_input = ops.reshape_as(_group_stats_backward(d_mean, d_rstd, rstd_cube, x4, N, group), x)
+    if output_mask[1] and d_out is not None:
+        d_gamma = ops.reshape_as(ops.sum(ops.mul(ops.sub(ds, ops.mul(db, mean4)), rstd4), [0]), gamma)
+    if output_mask[2] and d_out is not None:
+        d_beta = ops.reshape_as(ops.sum(db, [0]), gamma)
+    return d_input, d_gamma, d_beta
+
+
+def _group_stats_backward(d_mean, d_rstd, rstd_cube, x4, N, group):
+    """The gradient reaching the input through the group means and ``rstd`` themselves (``var_mean_backward``)."""
+    d_var = ops.mul(ops.mul(rstd_cube, -0.5), ops.view(d_rstd, (N, group, 1, 1)))
+    return var_mean_backward([d_var, ops.view(d_mean, (N, group, 1, 1))], x4, [2, 3], 0, True)

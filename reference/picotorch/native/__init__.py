@@ -250,6 +250,7 @@ from .distributions import (
 )
 from .embedding import embedding, embedding_dense_backward, embedding_renorm_
 from .fused_dropout import native_dropout, native_dropout_backward
+from .group_norm import group_norm, native_group_norm, native_group_norm_backward
 from .helpers import strides_of
 from .indexing import (
     _index_put_impl_,
@@ -430,6 +431,7 @@ from .tensor_shape import (
     unfold,
     unfold_backward,
     unsqueeze,
+    unsqueeze_,
     view,
     view_dtype,
 )
@@ -617,5 +619,6 @@ __all__ = [
     "adaptive_max_pool2d", "adaptive_max_pool2d_backward", "avg_pool1d", "avg_pool2d", "avg_pool2d_backward",
     "max_pool1d", "max_pool1d_with_indices", "max_pool2d", "max_pool2d_with_indices",
     "max_pool2d_with_indices_backward", "batch_norm", "native_batch_norm", "native_batch_norm_backward",
-    "instance_norm", "feature_dropout", "feature_dropout_",
+    "instance_norm", "feature_dropout", "feature_dropout_", "group_norm", "native_group_norm",
+    "native_group_norm_backward", "unsqueeze_",
 ]

@@ -25,6 +25,7 @@ from .modules import (
     Dropout2d,
     Embedding,
     Flatten,
+    GroupNorm,
     Hardtanh,
     HuberLoss,
     Identity,
@@ -56,7 +57,7 @@ from .parameter import Parameter
 __all__ = [
     "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "AvgPool1d", "AvgPool2d", "BCEWithLogitsLoss",
     "BatchNorm1d", "BatchNorm2d", "Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d", "CrossEntropyLoss",
-    "Dropout", "Dropout2d", "ELU", "Embedding", "Flatten", "GELU", "Hardtanh", "HuberLoss", "Identity",
+    "Dropout", "Dropout2d", "ELU", "Embedding", "Flatten", "GELU", "GroupNorm", "Hardtanh", "HuberLoss", "Identity",
     "InstanceNorm1d", "InstanceNorm2d", "L1Loss", "LayerNorm", "LeakyReLU", "Linear", "LogSoftmax", "MSELoss",
     "MaxPool1d", "MaxPool2d", "Module", "ModuleDict", "ModuleList", "NLLLoss", "Parameter", "ReLU", "Sequential",
     "SiLU", "Sigmoid", "SmoothL1Loss", "Softmax", "Softplus", "Tanh", "functional", "init", "utils",

@@ -24,10 +24,10 @@ from . import _reduction
 __all__ = ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "adaptive_max_pool2d_with_indices",
            "avg_pool1d", "avg_pool2d", "batch_norm", "binary_cross_entropy_with_logits", "conv1d", "conv2d",
            "conv_transpose1d", "conv_transpose2d", "cross_entropy", "dropout", "dropout2d", "elu", "elu_",
-           "embedding", "gelu", "hardtanh", "hardtanh_", "huber_loss", "instance_norm", "l1_loss", "layer_norm",
-           "leaky_relu", "leaky_relu_", "linear", "log_softmax", "max_pool1d", "max_pool1d_with_indices",
-           "max_pool2d", "max_pool2d_with_indices", "mse_loss", "nll_loss", "normalize", "one_hot", "pad", "relu",
-           "relu_", "sigmoid", "silu", "smooth_l1_loss", "softmax", "softplus", "tanh"]
+           "embedding", "gelu", "group_norm", "hardtanh", "hardtanh_", "huber_loss", "instance_norm", "l1_loss",
+           "layer_norm", "leaky_relu", "leaky_relu_", "linear", "log_softmax", "max_pool1d",
+           "max_pool1d_with_indices", "max_pool2d", "max_pool2d_with_indices", "mse_loss", "nll_loss", "normalize",
+           "one_hot", "pad", "relu", "relu_", "sigmoid", "silu", "smooth_l1_loss", "softmax", "softplus", "tanh"]
 
 
 # ----------------------------------------------------------------------------- pooling
@@ -275,6 +275,14 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     if use_input_stats:
         _verify_spatial_size(input.size())
     return _VF.instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, True)
+
+
+def group_norm(input, num_groups: int, weight=None, bias=None, eps: float = 1e-05):
+    """Each sample's channels in ``num_groups`` groups, each group normalised on its own (``torch.group_norm``)."""
+    if input.dim() < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.dim()}")
+    _verify_batch_size([input.size(0) * input.size(1) // num_groups, num_groups] + list(input.size()[2:]))
+    return _VF.group_norm(input, num_groups, weight, bias, eps, True)
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps: float = 1e-05):

@@ -89,57 +89,86 @@ def _out_shape(spatial, kernel, stride, padding, dilation):
                  for n, k, s, p, d in zip(spatial, kernel, stride, padding, dilation))
 
 
+def _channels_minor(a):
+    """``(N, C, *S)`` as a row-major ``(N, *S, C)`` array: each position's channels side by side."""
+    return np.ascontiguousarray(np.moveaxis(a, 1, -1))
+
+
+def _tap_slices(tap, dilation, out_shape, stride):
+    """Where kernel tap ``tap`` reads in the padded input, for every output position."""
+    return tuple(slice(k * d, k * d + (o - 1) * s + 1, s) for k, d, o, s in zip(tap, dilation, out_shape, stride))
+
+
+def _columns(x, kernel, stride, padding, dilation, out_shape):
+    """im2col: ``(N * prod(out_shape), prod(kernel) * C)``, row ``(n, *i)`` holding every tap's channels, tap by
+    tap, read from the zero-padded input."""
+    padded = _channels_minor(_padded(x, padding))
+    n, c = x.shape[0], x.shape[1]
+    cols = np.empty((n,) + tuple(out_shape) + tuple(kernel) + (c,), dtype=x.dtype)
+    for tap in np.ndindex(*kernel):
+        cols[(slice(None),) * (1 + len(out_shape)) + tap] = padded[(slice(None),) + _tap_slices(
+            tap, dilation, out_shape, stride)]
+    return cols.reshape(n * int(np.prod(out_shape)), int(np.prod(kernel)) * c)
+
+
+def _group_columns(cols, taps, channels, groups, grp):
+    per = channels // groups
+    if groups == 1:
+        return cols
+    return cols.reshape(cols.shape[0], taps, channels)[:, :, grp * per:(grp + 1) * per].reshape(cols.shape[0], -1)
+
+
+def _filters(w, grp, groups):
+    """Group ``grp``'s filters ``(O/g, C/g, *k)`` as the ``(prod(k) * C/g, O/g)`` matrix the columns multiply."""
+    per = w.shape[0] // groups
+    part = w[grp * per:(grp + 1) * per]
+    return np.moveaxis(part, (0, 1), (-1, -2)).reshape(int(np.prod(w.shape[2:])) * w.shape[1], per)
+
+
 def _forward(x, w, stride, padding, dilation, groups):
-    """``out[n, o, *i] = sum over c, k of x[n, c, *(i * stride + k * dilation - padding)] * w[o, c, *k]``."""
+    """``out[n, o, *i] = sum over c, k of x[n, c, *(i * stride + k * dilation - padding)] * w[o, c, *k]``: the
+    input's columns times each group's filter matrix."""
     kernel = w.shape[2:]
     out_shape = _out_shape(x.shape[2:], kernel, stride, padding, dilation)
-    dims = len(kernel)
-    windows = _windows(_padded(x, padding), kernel, stride, dilation, out_shape)
-    per_in, per_out = x.shape[1] // groups, w.shape[0] // groups
-    parts = []
-    for g in range(groups):
-        part = windows[:, g * per_in:(g + 1) * per_in]
-        axes = ([1] + list(range(2 + dims, 2 + 2 * dims)), list(range(1, 2 + dims)))
-        parts.append(np.tensordot(part, w[g * per_out:(g + 1) * per_out], axes=axes))  # (N, *out, O/g)
+    cols = _columns(x, kernel, stride, padding, dilation, out_shape)
+    taps = int(np.prod(kernel))
+    parts = [_group_columns(cols, taps, x.shape[1], groups, grp) @ _filters(w, grp, groups) for grp in range(groups)]
     out = parts[0] if groups == 1 else np.concatenate(parts, axis=-1)
-    return np.moveaxis(out, -1, 1)
+    return np.moveaxis(out.reshape((x.shape[0],) + tuple(out_shape) + (w.shape[0],)), -1, 1)
 
 
 def _input_grad(g, w, spatial, stride, padding, dilation, groups):
-    """The sum's transpose: each output gradient times each tap, added where that tap read the input."""
-    n = g.shape[0]
-    kernel = w.shape[2:]
+    """The sum's transpose: the output gradient times each group's filters gives every tap's share (col2im adds
+    them where the taps read the input)."""
+    n, out_shape, kernel = g.shape[0], g.shape[2:], w.shape[2:]
     per_in, per_out = w.shape[1], w.shape[0] // groups
-    full = tuple(s + 2 * p for s, p in zip(spatial, padding))
-    buf = np.zeros((n, per_in * groups) + full, dtype=g.dtype)
-    out_shape = g.shape[2:]
+    rows = _channels_minor(g).reshape(n * int(np.prod(out_shape)), w.shape[0])
+    shares = [rows[:, grp * per_out:(grp + 1) * per_out] @ np.ascontiguousarray(_filters(w, grp, groups).T)
+              for grp in range(groups)]
+    shape = (n,) + tuple(out_shape) + tuple(kernel)
+    shares = np.concatenate([part.reshape(shape + (per_in,)) for part in shares], axis=-1)
+    buf = np.zeros((n,) + tuple(s + 2 * p for s, p in zip(spatial, padding)) + (per_in * groups,), dtype=g.dtype)
     for tap in np.ndindex(*kernel):
-        place = tuple(slice(k * d, k * d + (o - 1) * s + 1, s)
-                      for k, d, o, s in zip(tap, dilation, out_shape, stride))
-        for grp in range(groups):
-            wk = w[(slice(grp * per_out, (grp + 1) * per_out), slice(None)) + tap]  # (O/g, C/g)
-            go = g[:, grp * per_out:(grp + 1) * per_out]
-            contrib = np.moveaxis(np.tensordot(go, wk, axes=([1], [0])), -1, 1)
-            buf[(slice(None), slice(grp * per_in, (grp + 1) * per_in)) + place] += contrib
+        buf[(slice(None),) + _tap_slices(tap, dilation, out_shape, stride)] += \
+            shares[(slice(None),) * (1 + len(out_shape)) + tap]
     cut = tuple(slice(p, p + s) for p, s in zip(padding, spatial))
-    return buf[(slice(None), slice(None)) + cut]
+    return np.moveaxis(buf[(slice(None),) + cut], -1, 1)
 
 
 def _weight_grad(x, g, kernel, stride, padding, dilation, groups, transposed):
-    """``dw[o, c, *k] = sum over n, i of g[n, o, *i] * x[n, c, *(i * stride + k * dilation - padding)]``; for a
-    transposed convolution the input and output gradient swap roles."""
+    """``dw[o, c, *k] = sum over n, i of g[n, o, *i] * x[n, c, *(i * stride + k * dilation - padding)]``: each
+    group's output gradient times its columns; for a transposed convolution the input and output gradient swap
+    roles (its weight, ``(C_in, C_out/g, *kernel)``, comes out in the same layout)."""
     if transposed:
         x, g = g, x
-    dims = len(kernel)
-    windows = _windows(_padded(x, padding), kernel, stride, dilation, g.shape[2:])
-    per_in, per_out = x.shape[1] // groups, g.shape[1] // groups
+    cols = _columns(x, kernel, stride, padding, dilation, g.shape[2:])
+    rows = _channels_minor(g).reshape(g.shape[0] * int(np.prod(g.shape[2:])), g.shape[1])
+    taps, per_in, per_out = int(np.prod(kernel)), x.shape[1] // groups, g.shape[1] // groups
     parts = []
     for grp in range(groups):
-        part = windows[:, grp * per_in:(grp + 1) * per_in]
-        go = g[:, grp * per_out:(grp + 1) * per_out]
-        spatial = list(range(2, 2 + dims))
-        parts.append(np.tensordot(go, part, axes=([0] + spatial, [0] + spatial)))  # (O/g, C/g, *kernel)
-    # (a transposed convolution's weight, (C_in, C_out/g, *kernel), comes out in the same layout)
+        # (columns^T @ rows, transposed after: NumPy's matmul is far slower with a column-major left operand)
+        grad = (_group_columns(cols, taps, x.shape[1], groups, grp).T @ rows[:, grp * per_out:(grp + 1) * per_out]).T
+        parts.append(np.moveaxis(grad.reshape((per_out,) + tuple(kernel) + (per_in,)), -1, 1))
     return parts[0] if groups == 1 else np.concatenate(parts, axis=0)
 
 

@@ -85,7 +85,9 @@ def test_conv2d_saved_values():
         x, w, b = _r(T, 2, 3, 6, 6), _r(T, 4, 3, 3, 3, seed=1), _r(T, 4, seed=2)
         fn = T.conv2d(x, w, b, (2, 1), (1, 0), (1, 2)).grad_fn
         return (fn._saved_stride, fn._saved_padding, fn._saved_dilation, fn._saved_groups, fn._saved_transposed,
-                fn._saved_output_padding, fn._saved_input is x, fn._saved_weight is w,
+                fn._saved_output_padding, fn._saved_input is x, fn._saved_weight is w, fn._saved_bias_sym_sizes_opt,
+                T.conv2d(x, w).grad_fn._saved_bias_sym_sizes_opt,
+                sorted(n for n in dir(fn) if n.startswith("_saved_")),
                 T.conv2d(x, w, padding="valid").grad_fn._saved_padding,
                 T.conv2d(x, w, padding="same").grad_fn._saved_padding)
     assert_same(prog)
@@ -323,6 +325,20 @@ def test_pooling_values_graph_and_double_backward(case):
                  if name.startswith("_saved_") and not isinstance(getattr(y.grad_fn, name), T.Tensor)}
         return [_layout(o) for o in outs], _graph(y), sorted(saved.items()), _twice(y, [x], T)
     assert_same(prog, **F64)
+
+
+def test_pooling_second_order_nodes_save_what_torch_saves():
+    def prog(T):
+        x = _r(T, 2, 3, 6, 6)
+        nodes = []
+        for y in (T.nn.functional.max_pool2d(x, 2), T.nn.functional.avg_pool2d(x, 3, 2, 1),
+                  T.nn.functional.adaptive_avg_pool2d(x, (4, 3)), T.nn.functional.adaptive_max_pool2d(x, 4)):
+            g, = T.autograd.grad((y * y).sum(), x, create_graph=True)
+            fn = g.grad_fn
+            saved = [(n, getattr(fn, n)) for n in sorted(dir(fn)) if n.startswith("_saved_")]
+            nodes.append((fn.name(), [(n, "tensor" if isinstance(v, T.Tensor) else v) for n, v in saved]))
+        return nodes
+    assert_same(prog)
 
 
 @pytest.mark.parametrize("case", ["max_padding", "avg_ceil", "adaptive_avg_uneven", "adaptive_max", "max1d"])

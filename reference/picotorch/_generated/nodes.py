@@ -8369,6 +8369,7 @@ class NormalBackward3(Node):
 class ConvolutionBackward0(Node):
     """Backward of ``convolution(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups) -> Tensor``."""
 
+    bias_sizes_opt = None
     dilation = None
     groups = None
     input_ = None
@@ -8386,6 +8387,7 @@ class ConvolutionBackward0(Node):
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0) or node.task_should_compute_output(1) or node.task_should_compute_output(2):
+            bias_sizes_opt = node.bias_sizes_opt
             dilation = node.dilation
             groups = node.groups
             output_padding = node.output_padding
@@ -8393,7 +8395,7 @@ class ConvolutionBackward0(Node):
             stride = node.stride
             transposed = node.transposed
             grad_input_mask = [node.task_should_compute_output(0), node.task_should_compute_output(1), node.task_should_compute_output(2)]
-            grad_result = ops.convolution_backward(grad, input, weight, None, stride, padding, dilation, transposed, output_padding, groups, grad_input_mask)
+            grad_result = ops.convolution_backward(grad, input, weight, bias_sizes_opt, stride, padding, dilation, transposed, output_padding, groups, grad_input_mask)
             if grad_input_mask[0]:
                 grad_inputs[0] = grad_result[0]
             if grad_input_mask[1]:
@@ -8407,6 +8409,10 @@ class ConvolutionBackward0(Node):
             node.input_.reset_data()
         if node.weight_ is not None:
             node.weight_.reset_data()
+
+    @property
+    def _saved_bias_sym_sizes_opt(node):
+        return node.bias_sizes_opt
 
     @property
     def _saved_dilation(node):
@@ -8654,26 +8660,24 @@ class MaxPool2DWithIndicesBackwardBackward0(Node):
     """Backward of ``max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor``."""
 
     indices_ = None
-    self_ = None
+    self_info = None
 
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
         indices = None if node.indices_ is None else node.indices_.unpack(node)
-        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
             grad_inputs[0] = max_pool_double_backward(grad, indices, 2)
         if node.task_should_compute_output(1):
-            grad_inputs[1] = ops.zeros_like(self)
+            self_info = node.self_info
+            grad_inputs[1] = zeros_of(self_info, grad)
         return grad_inputs
 
     def release_variables(node):
         if node.indices_ is not None:
             node.indices_.reset_data()
-        if node.self_ is not None:
-            node.self_.reset_data()
 
     @property
     def _saved_indices(node):
@@ -8682,14 +8686,6 @@ class MaxPool2DWithIndicesBackwardBackward0(Node):
     @property
     def _raw_saved_indices(node):
         return SavedVariable(None) if node.indices_ is None else node.indices_
-
-    @property
-    def _saved_self(node):
-        return None if node.self_ is None else node.self_.unpack(node)
-
-    @property
-    def _raw_saved_self(node):
-        return SavedVariable(None) if node.self_ is None else node.self_
 
 
 class AvgPool2DBackward0(Node):
@@ -8773,13 +8769,12 @@ class AvgPool2DBackwardBackward0(Node):
     divisor_override = None
     kernel_size = None
     padding = None
-    self_ = None
+    self_info = None
     stride = None
 
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
-        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
@@ -8791,12 +8786,9 @@ class AvgPool2DBackwardBackward0(Node):
             stride = node.stride
             grad_inputs[0] = ops.avg_pool2d(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
         if node.task_should_compute_output(1):
-            grad_inputs[1] = ops.zeros_like(self)
+            self_info = node.self_info
+            grad_inputs[1] = zeros_of(self_info, grad)
         return grad_inputs
-
-    def release_variables(node):
-        if node.self_ is not None:
-            node.self_.reset_data()
 
     @property
     def _saved_ceil_mode(node):
@@ -8823,14 +8815,6 @@ class AvgPool2DBackwardBackward0(Node):
         if saved is None:
             return None
         return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
-
-    @property
-    def _saved_self(node):
-        return None if node.self_ is None else node.self_.unpack(node)
-
-    @property
-    def _raw_saved_self(node):
-        return SavedVariable(None) if node.self_ is None else node.self_
 
     @property
     def _saved_stride(node):
@@ -8871,37 +8855,31 @@ class AdaptiveAvgPool2DBackward0(Node):
 class AdaptiveAvgPool2DBackwardBackward0(Node):
     """Backward of ``_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor``."""
 
-    grad_output_sizes = None
-    self_ = None
+    grad_output_sym_argsize_minus_1 = None
+    grad_output_sym_argsize_minus_2 = None
+    self_info = None
 
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
-        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
-            grad_output_sizes = node.grad_output_sizes
-            grad_inputs[0] = ops._adaptive_avg_pool2d(grad, grad_output_sizes[-2:])
+            grad_output_sym_argsize_minus_1 = node.grad_output_sym_argsize_minus_1
+            grad_output_sym_argsize_minus_2 = node.grad_output_sym_argsize_minus_2
+            grad_inputs[0] = ops._adaptive_avg_pool2d(grad, [grad_output_sym_argsize_minus_2, grad_output_sym_argsize_minus_1])
         if node.task_should_compute_output(1):
-            grad_inputs[1] = ops.zeros_like(self)
+            self_info = node.self_info
+            grad_inputs[1] = zeros_of(self_info, grad)
         return grad_inputs
 
-    def release_variables(node):
-        if node.self_ is not None:
-            node.self_.reset_data()
+    @property
+    def _saved_grad_output_sym_argsize_minus_1(node):
+        return node.grad_output_sym_argsize_minus_1
 
     @property
-    def _saved_grad_output_sym_sizes(node):
-        return node.grad_output_sizes
-
-    @property
-    def _saved_self(node):
-        return None if node.self_ is None else node.self_.unpack(node)
-
-    @property
-    def _raw_saved_self(node):
-        return SavedVariable(None) if node.self_ is None else node.self_
+    def _saved_grad_output_sym_argsize_minus_2(node):
+        return node.grad_output_sym_argsize_minus_2
 
 
 class AdaptiveMaxPool2DBackward0(Node):
@@ -8948,26 +8926,24 @@ class AdaptiveMaxPool2DBackwardBackward0(Node):
     """Backward of ``adaptive_max_pool2d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor``."""
 
     indices_ = None
-    self_ = None
+    self_info = None
 
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
         indices = None if node.indices_ is None else node.indices_.unpack(node)
-        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
             grad_inputs[0] = max_pool_double_backward(grad, indices, 2)
         if node.task_should_compute_output(1):
-            grad_inputs[1] = ops.zeros_like(self)
+            self_info = node.self_info
+            grad_inputs[1] = zeros_of(self_info, grad)
         return grad_inputs
 
     def release_variables(node):
         if node.indices_ is not None:
             node.indices_.reset_data()
-        if node.self_ is not None:
-            node.self_.reset_data()
 
     @property
     def _saved_indices(node):
@@ -8976,14 +8952,6 @@ class AdaptiveMaxPool2DBackwardBackward0(Node):
     @property
     def _raw_saved_indices(node):
         return SavedVariable(None) if node.indices_ is None else node.indices_
-
-    @property
-    def _saved_self(node):
-        return None if node.self_ is None else node.self_.unpack(node)
-
-    @property
-    def _raw_saved_self(node):
-        return SavedVariable(None) if node.self_ is None else node.self_
 
 
 class NativeBatchNormBackward0(Node):

@@ -8128,6 +8128,7 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
     if is_grad_enabled() and any_requires_grad(input, weight, bias):
         grad_fn = nodes.ConvolutionBackward0()
         grad_fn.set_next_edges(collect_next_edges(input, weight, bias))
+        grad_fn.bias_sizes_opt = tuple(bias._data.shape) if bias is not None else (0,)
         grad_fn.dilation = dilation
         grad_fn.groups = groups
         grad_fn.input_ = SavedVariable(input)
@@ -8215,7 +8216,7 @@ def max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, pad
         grad_fn = nodes.MaxPool2DWithIndicesBackwardBackward0()
         grad_fn.set_next_edges(collect_next_edges(grad_output, self))
         grad_fn.indices_ = SavedVariable(indices)
-        grad_fn.self_ = SavedVariable(self)
+        grad_fn.self_info = (tuple(self._data.shape), self._dtype)
     result = kernel_for("max_pool2d_with_indices_backward", device_of(grad_output, self, indices))(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -8267,7 +8268,7 @@ def avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mo
         grad_fn.divisor_override = divisor_override
         grad_fn.kernel_size = kernel_size
         grad_fn.padding = padding
-        grad_fn.self_ = SavedVariable(self)
+        grad_fn.self_info = (tuple(self._data.shape), self._dtype)
         grad_fn.stride = stride
     result = kernel_for("avg_pool2d_backward", device_of(grad_output, self))(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     if grad_fn is not None:
@@ -8304,8 +8305,9 @@ def _adaptive_avg_pool2d_backward(grad_output, self):
     if is_grad_enabled() and any_requires_grad(grad_output, self):
         grad_fn = nodes.AdaptiveAvgPool2DBackwardBackward0()
         grad_fn.set_next_edges(collect_next_edges(grad_output, self))
-        grad_fn.grad_output_sizes = tuple(grad_output._data.shape)
-        grad_fn.self_ = SavedVariable(self)
+        grad_fn.grad_output_sym_argsize_minus_1 = grad_output.shape[-1]
+        grad_fn.grad_output_sym_argsize_minus_2 = grad_output.shape[-2]
+        grad_fn.self_info = (tuple(self._data.shape), self._dtype)
     result = kernel_for("_adaptive_avg_pool2d_backward", device_of(grad_output, self))(grad_output, self)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -8339,7 +8341,7 @@ def adaptive_max_pool2d_backward(grad_output, self, indices):
         grad_fn = nodes.AdaptiveMaxPool2DBackwardBackward0()
         grad_fn.set_next_edges(collect_next_edges(grad_output, self))
         grad_fn.indices_ = SavedVariable(indices)
-        grad_fn.self_ = SavedVariable(self)
+        grad_fn.self_info = (tuple(self._data.shape), self._dtype)
     result = kernel_for("adaptive_max_pool2d_backward", device_of(grad_output, self, indices))(grad_output, self, indices)
     if grad_fn is not None:
         set_history(result, grad_fn)

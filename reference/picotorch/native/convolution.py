@@ -4,11 +4,11 @@ Models ``aten/src/ATen/native/Convolution.cpp`` (``_convolution``'s checks, ``ch
 ``_convolution_mode``, ``_convolution_same``, ``conv2d``'s ``batchify``) and the CPU kernels it picks
 (``ConvolutionMM2d.cpp``, the slow path, and oneDNN for float32): the same sums, in float64 for every floating dtype
 (rounded once), so float32 results may differ from oneDNN's float32 sums in the last bits. Every spatial rank goes
-one way: the zero-padded input is cut into windows (NumPy's ``sliding_window_view``, subsampled by stride and
-dilation), and each group's windows are contracted with its filters in one ``tensordot``. The input gradient of a
-convolution, which is also a transposed convolution's forward, adds each kernel tap's products into a zero-padded
-buffer. The output is channels-last when the input or the weight is (``suggest_memory_format``), as oneDNN's and the
-slow path's are.
+one way (im2col): the zero-padded input, laid out channels-minor, is copied tap by tap into a matrix of columns, one
+row per output position, which one matmul per group contracts with the filters; the weight gradient is the columns
+times the output gradient, and the input gradient (also a transposed convolution's forward) adds each tap's share
+back where the tap read (col2im). The output is channels-last when the input or the weight is
+(``suggest_memory_format``), as oneDNN's and the slow path's are.
 """
 
 from __future__ import annotations

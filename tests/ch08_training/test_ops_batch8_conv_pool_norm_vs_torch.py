@@ -780,3 +780,23 @@ def test_group_norm_modules(make):
         return repr(m), list(m.state_dict()), _layout(y), _graph(y), x.grad, [(n, p.grad) for n, p in
                                                                               m.named_parameters()]
     assert_same(prog, **F32)
+
+
+@pytest.mark.parametrize("training", [True, False])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+def test_batch_norm_forward_bits_match_torch(training, dtype):
+    """The kernel's arithmetic: statistics stored in the input's dtype, ``alpha = invstd * weight``,
+    ``beta = bias - mean * alpha``, and ``x * alpha + beta`` rounded once (a fused multiply-add): bit for bit,
+    except a batch's own mean and variance in float64, and in float32 for a half or bfloat16 input, which torch
+    sums in its vector lanes' order (float64 to 1e-14; half and bfloat16 to a unit in their last place)."""
+    def prog(T):
+        T.manual_seed(0)
+        x = T.randn(6, 3, 4, 5).to(getattr(T, dtype))
+        params = [T.randn(3).to(getattr(T, dtype) if dtype in ("float32", "float64") else T.float32)
+                  for _ in range(3)]
+        w, b, rm = params
+        rv = T.rand(3).to(rm.dtype) + 0.5
+        out = T.native_batch_norm(x, w, b, rm, rv, training, 0.1, 1e-5)
+        return out, rm, rv
+    tolerance = 0 if not training or dtype == "float32" else 1e-14 if dtype == "float64" else 1e-2
+    assert_same(prog, rtol=tolerance, atol=tolerance)

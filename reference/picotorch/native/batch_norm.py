@@ -5,7 +5,9 @@ Models ``aten/src/ATen/native/Normalization.cpp`` (``_batch_norm_impl_index``'s 
 mean and biased variance, which also move the running statistics in place (``momentum`` times the batch's mean
 and *unbiased* variance, plus ``1 - momentum`` times the old value; their version counters stay); in evaluation
 by the running statistics. The forward returns the batch's mean and ``1 / sqrt(var + eps)`` for the backward
-(empty tensors in evaluation). Floating inputs are computed in float64 and rounded once. ``instance_norm`` is a
+(empty tensors in evaluation), stored in the input's dtype, from which the output is made as the kernel makes it:
+``x * alpha + beta`` with a fused multiply-add (so float32 matches torch bit for bit; the batch statistics
+themselves are summed in float64 here, in vector lanes there). ``instance_norm`` is a
 batch norm of the input viewed as one sample of ``N * C`` channels, with the per-channel tensors repeated ``N``
 times; in training the running statistics then take the mean over the samples of the repeated ones.
 """
@@ -18,6 +20,8 @@ from ..c10 import scalar_type as st
 from .convolution import _channels_last, _result
 from .device import to_numpy
 from .dispatcher import ops
+from .helpers import fused_multiply_add, fused_multiply_add_float64
+from .numpy_namespace import np_xp
 
 
 def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
@@ -61,23 +65,62 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     _check_dtypes(input, weight, bias, running_mean, running_var)
     x = _f64(input)
     axes, ndim = _axes(x.ndim), x.ndim
+    reduced = input._dtype in (st.float16, st.bfloat16)
+    mixed = reduced and any(t is not None and t._dtype is st.float32
+                            for t in (weight, bias, running_mean, running_var))
+    # the statistics' dtype: the input's, float32 for a half or bfloat16 input with float32 parameters
+    stats = np.float32 if mixed else st.to_numpy_dtype(input._dtype)
     if training:
         mean = x.mean(axis=axes)
         var = ((x - _channel(mean, ndim)) ** 2).mean(axis=axes)
-        invstd = 1 / np.sqrt(var + eps)
         _update_running_stats(running_mean, running_var, mean, var, momentum, x.size // x.shape[1])
-        center, scale = mean, invstd
+        if reduced:
+            center, scale = mean.astype(stats), (1 / np.sqrt(var + eps)).astype(stats)
+        else:  # 1 / sqrt(var + eps) in the input's dtype
+            center = mean.astype(stats)
+            scale = _in_dtype(lambda v: 1 / np.sqrt(v + _in_dtype(lambda: eps, stats)), stats, var.astype(stats))
+        saved = (center, scale)
     else:
-        center, scale = _f64(running_mean), 1 / np.sqrt(_f64(running_var) + eps)
-    out = (x - _channel(center, ndim)) * _channel(scale, ndim)
-    if weight is not None:
-        out = out * _channel(_f64(weight), ndim)
-    if bias is not None:
-        out = out + _channel(_f64(bias), ndim)
-    stats_dtype = st.float32 if input._dtype in (st.float16, st.bfloat16) else input._dtype
-    saved = (mean, invstd) if training else (np.zeros(0), np.zeros(0))
-    return (_result(input, out, _channels_last(input)),
-            *(_result(input, s, False, stats_dtype) for s in saved))
+        center = to_numpy(running_mean._data)
+        kind = np.float64 if input._dtype is st.float64 else np.float32
+        scale = _in_dtype(lambda v: 1 / np.sqrt(v + _in_dtype(lambda: eps, kind)), kind, to_numpy(running_var._data))
+        saved = (np.zeros(0), np.zeros(0))
+    out = _normalized(input, x, center, scale, weight, bias, ndim, mixed or not reduced)
+    return (_result(input, out, _channels_last(input)), *(_result(input, s, False, _stats_dtype(stats))
+                                                          for s in saved))
+
+
+def _stats_dtype(numpy_dtype):
+    return st.float32 if numpy_dtype == np.float32 else None
+
+
+def _in_dtype(fn, dtype, *args):
+    """``fn`` computed in ``dtype`` (float32 arithmetic for a float32 kernel; half and bfloat16 in float32)."""
+    kind = np.float64 if dtype == np.float64 else np.float32
+    return np.asarray(fn(*(np.asarray(a).astype(kind) for a in args)), dtype=kind)
+
+
+def _normalized(input, x, center, scale, weight, bias, ndim, linear_terms):
+    """The kernel's arithmetic: ``alpha = scale * weight`` and ``beta = bias - center * alpha`` (one rounding) per
+    channel in the parameters' dtype, then ``x * alpha + beta`` rounded once (its vectorised fmadd). A half or
+    bfloat16 input without float32 parameters: ``(x - mean) * invstd`` from its stored statistics, rounded once."""
+    if not linear_terms:
+        out = (x - _channel(np.asarray(center, np.float64), ndim)) * _channel(np.asarray(scale, np.float64), ndim)
+        if weight is not None:
+            out = out * _channel(_f64(weight), ndim)
+        if bias is not None:
+            out = out + _channel(_f64(bias), ndim)
+        return out
+    kind = np.float64 if input._dtype is st.float64 else np.float32
+
+    def fma(a, b, c):
+        return fused_multiply_add_float64(np_xp, a, b, c) if kind is np.float64 else fused_multiply_add(np_xp, a, b, c)
+
+    alpha = np.asarray(scale, kind) * (to_numpy(weight._data).astype(kind) if weight is not None else kind(1))
+    beta = fma(-np.asarray(center, kind), alpha,
+               to_numpy(bias._data).astype(kind) if bias is not None else np.zeros_like(alpha))
+    data = to_numpy(input._data).astype(kind)
+    return fma(data, _channel(alpha, ndim), _channel(beta, ndim))
 
 
 def _check_dtypes(input, *params):
@@ -90,14 +133,14 @@ def _check_dtypes(input, *params):
 
 
 def _update_running_stats(running_mean, running_var, mean, var, momentum, count):
-    """In place, as the kernel writes them (no version bump): the unbiased variance moves ``running_var``."""
-    if running_mean is not None:
-        updated = momentum * mean + (1 - momentum) * _f64(running_mean)
-        running_mean._data[...] = updated.astype(running_mean._data.dtype)
-    if running_var is not None:
-        unbiased = var * count / (count - 1) if count > 1 else np.full_like(var, np.inf)
-        updated = momentum * unbiased + (1 - momentum) * _f64(running_var)
-        running_var._data[...] = updated.astype(running_var._data.dtype)
+    """In place, as the kernel writes them (no version bump), in the buffers' dtype: ``momentum`` times the batch's
+    mean (its unbiased variance), plus ``1 - momentum`` times the old value."""
+    unbiased = var * count / (count - 1) if count > 1 else np.full_like(var, np.inf)
+    for running, batch in ((running_mean, mean), (running_var, unbiased)):
+        if running is not None:
+            data = to_numpy(running._data)
+            kind = data.dtype.type
+            running._data[...] = kind(momentum) * batch.astype(kind) + kind(1 - momentum) * data
 
 
 def native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train,

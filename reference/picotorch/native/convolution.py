@@ -30,6 +30,9 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
     params = _params(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
     stride, padding, dilation, output_padding = params
     check_types(input, weight, bias, transposed)
+    if input._dtype is st.bool_:
+        raise NotImplementedError(f"\"{'slow_conv_transpose2d_out_cpu' if transposed else 'slow_conv2d_cpu'}\" not "
+                                  "implemented for 'Bool'")
     if transposed:
         _check_output_padding(output_padding, stride, dilation)
     x, w = _compute_dtype(input), _compute_dtype(weight)

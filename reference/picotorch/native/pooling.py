@@ -112,12 +112,22 @@ def _output(input, data, channels_last=None):
 # ----------------------------------------------------------------------------- max pooling
 
 
+def _check_dtype(self, name, integers):
+    """The kernels' dispatch lists: floats, plus the integers ``integers`` names (``'all'``, or int64 alone)."""
+    dtype = self._dtype
+    if dtype.is_floating_point or (integers == "all" and dtype is not st.bool_) \
+            or (integers == "int64" and dtype is st.int64):
+        return
+    raise NotImplementedError(f"\"{name}\" not implemented for '{dtype.c10_name}'")
+
+
 def max_pool2d_with_indices(self, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
     kernel, stride, padding, dilation = _pool_params("max_pool2d", kernel_size, stride, padding, dilation)
     if self.dim() not in (3, 4):
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
     out_hw = _output_hw(self, kernel, stride, padding, dilation, ceil_mode)
     _shape_check(self, kernel, stride, padding, dilation, out_hw)
+    _check_dtype(self, "max_pool2d", "all")
     x = _as_4d(_float64(self))
     values, indices = _max_windows(x, kernel, stride, padding, dilation, out_hw)
     return _output(self, values), _indices_tensor(self, indices)
@@ -206,6 +216,7 @@ def avg_pool2d(self, kernel_size, stride=(), padding=0, ceil_mode=False, count_i
     self.size(-3)  # a 2-dim input: IndexError, as torch's avg_pool2d asks for it first
     out_hw = _output_hw(self, kernel, stride, padding, (1, 1), ceil_mode)
     _shape_check(self, kernel, stride, padding, (1, 1), out_hw)
+    _check_dtype(self, "avg_pool2d", "int64")
     x = _as_4d(_float64(self))
     padded = _padded_to(x, padding, _extent(out_hw, kernel, stride, (1, 1)), 0)
     sums = _windows(padded, kernel, stride, (1, 1), out_hw).sum(axis=(-2, -1))
@@ -320,6 +331,7 @@ def adaptive_max_pool2d(self, output_size):
     if len(output_size) != 2:
         raise RuntimeError("adaptive_max_pool2d(): internal error: output_size.size() must be 2")
     _check_adaptive(self, "adaptive_max_pool2d", "but got:")
+    _check_dtype(self, "adaptive_max_pool2d", None)
     x = _as_4d(_float64(self))
     n, c, h, w = x.shape
     values = np.empty((n, c) + tuple(output_size), dtype=x.dtype)

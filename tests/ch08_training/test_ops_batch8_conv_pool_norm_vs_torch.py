@@ -800,3 +800,17 @@ def test_batch_norm_forward_bits_match_torch(training, dtype):
         return out, rm, rv
     tolerance = 0 if not training or dtype == "float32" else 1e-14 if dtype == "float64" else 1e-2
     assert_same(prog, rtol=tolerance, atol=tolerance)
+
+
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "int8", "int32", "int64", "float16", "bfloat16"])
+@pytest.mark.parametrize("op", [
+    lambda T, x: T.nn.functional.max_pool2d(x, 2, return_indices=True),
+    lambda T, x: T.nn.functional.avg_pool2d(x, 2),
+    lambda T, x: T.nn.functional.adaptive_avg_pool2d(x, 2),
+    lambda T, x: T.nn.functional.adaptive_max_pool2d(x, 2),
+    lambda T, x: T.nn.functional.conv2d(x, T.ones(1, 2, 2, 2, dtype=x.dtype)),
+    lambda T, x: T.nn.functional.batch_norm(x, None, None, training=True),
+    lambda T, x: T.nn.functional.group_norm(x, 1),
+])
+def test_dtypes_the_kernels_take(op, dtype):
+    assert_same(lambda T: op(T, (T.arange(2 * 2 * 5 * 5).reshape(2, 2, 5, 5) % 7 - 3).to(getattr(T, dtype))))

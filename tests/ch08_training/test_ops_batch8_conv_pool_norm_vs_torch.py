@@ -814,3 +814,18 @@ def test_batch_norm_forward_bits_match_torch(training, dtype):
 ])
 def test_dtypes_the_kernels_take(op, dtype):
     assert_same(lambda T: op(T, (T.arange(2 * 2 * 5 * 5).reshape(2, 2, 5, 5) % 7 - 3).to(getattr(T, dtype))))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("case", ["max3_stride2", "max_padding", "max_ceil_padding", "avg_stride_padding",
+                                  "avg_no_pad_count", "avg_ceil_no_pad_count", "avg_divisor", "adaptive_avg_uneven",
+                                  "adaptive_avg_larger", "adaptive_max", "avg1d"])
+def test_pooling_bits_match_torch(case, dtype):
+    """Pooling sums each window element by element in the kernels' order, and backward adds each output's share
+    to the input in output order, so values and gradients match torch bit for bit (overlapping windows too)."""
+    def prog(T):
+        T.manual_seed(0)
+        x = T.randn(2, 3, 7, 6, dtype=getattr(T, dtype), requires_grad=True)
+        y = _outputs(POOL_CASES[case](T, x))[0]
+        return y, T.autograd.grad(y, x, T.randn(y.shape, dtype=y.dtype))
+    assert_same(prog, rtol=0, atol=0)

@@ -7,7 +7,9 @@ reach ``max_pool2d_with_indices`` and ``avg_pool2d``), ``DilatedMaxPool2d.cpp``,
 its padding; it takes the first largest value in row-major order, the last NaN if it holds any, and its index
 is ``h * W + w`` in the unpadded plane. An average divides by ``divisor_override``, or the window's size
 clipped to the padded input (``count_include_pad``), or its count of input elements. Adaptive windows run from
-``floor(i * in / out)`` to ``ceil((i + 1) * in / out)``. Floating inputs are summed in float64 and rounded once.
+``floor(i * in / out)`` to ``ceil((i + 1) * in / out)``. Sums run as the CPU kernels run them, element by element
+in row-major order in the input's precision (float32 for half and bfloat16), and a backward adds each output's
+share to the input in output order, so values and gradients match torch bit for bit.
 """
 
 from __future__ import annotations
@@ -104,6 +106,12 @@ def _float64(t):
     return data.astype(np.float64) if t._dtype.is_floating_point else data
 
 
+def _opmath(t):
+    """``t``'s values in the kernels' accumulation type: float32 for half and bfloat16, else the dtype itself."""
+    data = to_numpy(t._data)
+    return data.astype(np.float32) if t._dtype in (st.float16, st.bfloat16) else data
+
+
 def _output(input, data, channels_last=None):
     out = data if input.dim() == 4 else data[0]
     return _result(input, out, _channels_last(input) if channels_last is None else channels_last)
@@ -165,7 +173,7 @@ def _max_windows(x, kernel, stride, padding, dilation, out_hw):
 def max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode,
                                      indices):
     """Each output's gradient added at the input element its window took."""
-    g, idx = _as_4d(_float64(grad_output)), _as_4d(to_numpy(indices._data))
+    g, idx = _as_4d(_opmath(grad_output)), _as_4d(to_numpy(indices._data))
     n, c = g.shape[:2]
     h, w = self.shape[-2:]
     grad = np.zeros((n * c, h * w), dtype=g.dtype)
@@ -217,12 +225,16 @@ def avg_pool2d(self, kernel_size, stride=(), padding=0, ceil_mode=False, count_i
     out_hw = _output_hw(self, kernel, stride, padding, (1, 1), ceil_mode)
     _shape_check(self, kernel, stride, padding, (1, 1), out_hw)
     _check_dtype(self, "avg_pool2d", "int64")
-    x = _as_4d(_float64(self))
+    x = _as_4d(_opmath(self))
     padded = _padded_to(x, padding, _extent(out_hw, kernel, stride, (1, 1)), 0)
-    sums = _windows(padded, kernel, stride, (1, 1), out_hw).sum(axis=(-2, -1))
+    windows = _windows(padded, kernel, stride, (1, 1), out_hw)
+    sums = np.zeros(windows.shape[:4], dtype=x.dtype)
+    for i in range(kernel[0]):  # the kernel's order: row by row, one element after another (padding adds 0)
+        for j in range(kernel[1]):
+            sums += windows[..., i, j]
     divisor = _divisors(self.shape[-2:], out_hw, kernel, stride, padding, count_include_pad, divisor_override)
     if x.dtype.kind == "f":
-        return _output(self, sums / divisor)
+        return _output(self, sums / divisor.astype(x.dtype))
     return _output(self, np.sign(sums) * (np.abs(sums) // divisor))  # C++'s integer division truncates
 
 
@@ -244,13 +256,15 @@ def avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mo
                         divisor_override):
     kernel, stride, padding, _ = _pool_params("avg_pool2d", kernel_size, stride, padding)
     h, w = self.shape[-2:]
-    g = _as_4d(_float64(grad_output))
+    g = _as_4d(_opmath(grad_output))
     out_hw = g.shape[-2:]
-    share = g / _divisors((h, w), out_hw, kernel, stride, padding, count_include_pad, divisor_override)
+    divisor = _divisors((h, w), out_hw, kernel, stride, padding, count_include_pad, divisor_override)
+    share = g / divisor.astype(g.dtype)
     needed = _extent(out_hw, kernel, stride, (1, 1))
     buf = np.zeros(g.shape[:2] + tuple(max(n, s + p) for n, s, p in zip(needed, (h, w), padding)), dtype=g.dtype)
-    for i in range(kernel[0]):
-        for j in range(kernel[1]):
+    # taps last to first: each input element then receives its outputs' shares in the kernel's (row-major) order
+    for i in reversed(range(kernel[0])):
+        for j in reversed(range(kernel[1])):
             buf[..., i:i + (out_hw[0] - 1) * stride[0] + 1:stride[0],
                 j:j + (out_hw[1] - 1) * stride[1] + 1:stride[1]] += share
     return _output(self, buf[..., padding[0]:padding[0] + h, padding[1]:padding[1] + w])
@@ -267,15 +281,6 @@ def avg_pool1d(self, kernel_size, stride=(), padding=0, ceil_mode=False, count_i
 
 
 # ----------------------------------------------------------------------------- adaptive pooling
-
-
-def _adaptive_matrix(size, out):
-    """``(out, size)``: row ``i`` averages elements ``floor(i * size / out)`` to ``ceil((i + 1) * size / out)``."""
-    m = np.zeros((out, size))
-    for i in range(out):
-        start, end = (i * size) // out, -((-(i + 1) * size) // out)
-        m[i, start:end] = 1.0 / (end - start)
-    return m
 
 
 def adaptive_avg_pool2d(self, output_size):
@@ -300,19 +305,41 @@ def _check_adaptive(self, name, got="but got"):
 
 
 def _adaptive_avg_pool2d(self, output_size):
+    """Each window summed element by element in row-major order, then divided by its rows and its columns."""
     _check_adaptive(self, "adaptive_avg_pool2d")
     if not self._dtype.is_floating_point:
         raise NotImplementedError(f"\"adaptive_avg_pool2d\" not implemented for '{self._dtype.c10_name}'")
-    h, w = self.shape[-2:]
-    rows, cols = _adaptive_matrix(h, output_size[0]), _adaptive_matrix(w, output_size[1])
-    return _output(self, rows @ _as_4d(_float64(self)) @ cols.T)
+    x = _as_4d(_opmath(self))
+    out = np.empty(x.shape[:2] + tuple(output_size), dtype=x.dtype)
+    for (i, (r0, r1)), (j, (c0, c1)) in _adaptive_windows(x.shape[-2:], output_size):
+        total = np.zeros(x.shape[:2], dtype=x.dtype)
+        for r in range(r0, r1):
+            for c in range(c0, c1):
+                total += x[:, :, r, c]
+        out[:, :, i, j] = total / x.dtype.type(r1 - r0) / x.dtype.type(c1 - c0)
+    return _output(self, out)
+
+
+def _adaptive_windows(hw, output_size):
+    """Every output position with its window's rows and columns, in row-major order."""
+    rows = [(i, _adaptive_range(i, hw[0], output_size[0])) for i in range(output_size[0])]
+    cols = [(j, _adaptive_range(j, hw[1], output_size[1])) for j in range(output_size[1])]
+    return [(row, col) for row in rows for col in cols]
+
+
+def _adaptive_range(i, size, out):
+    return (i * size) // out, -((-(i + 1) * size) // out)
 
 
 def _adaptive_avg_pool2d_backward(grad_output, self):
+    """Each output's gradient, divided by its window's rows and columns, added over the window, output by output."""
+    g = _as_4d(_opmath(grad_output))
     h, w = self.shape[-2:]
-    oh, ow = grad_output.shape[-2:]
-    rows, cols = _adaptive_matrix(h, oh), _adaptive_matrix(w, ow)
-    return _output(self, rows.T @ _as_4d(_float64(grad_output)) @ cols)
+    grad = np.zeros(g.shape[:2] + (h, w), dtype=g.dtype)
+    for (i, (r0, r1)), (j, (c0, c1)) in _adaptive_windows((h, w), g.shape[-2:]):
+        share = g[:, :, i, j] / g.dtype.type(r1 - r0) / g.dtype.type(c1 - c0)
+        grad[:, :, r0:r1, c0:c1] += share[:, :, None, None]
+    return _output(self, grad)
 
 
 def adaptive_avg_pool1d(self, output_size):

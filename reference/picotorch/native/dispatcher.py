@@ -252,15 +252,20 @@ def _normalize(kind: str, value):
         return value.item()  # a zero-dim tensor passed for a Scalar becomes its number
     if kind.startswith("int[") and value is not None:
         if isinstance(value, (int, np.integer)):
-            return (int(value),) * (1 if kind[4] == "]" else int(kind[4:kind.index("]")]))
+            return (int(value),) * _list_size(kind)
         if isinstance(value, TensorImpl):  # a zero-dim integer tensor, as one dim
-            return (int(value.item()),) * (1 if kind[4] == "]" else int(kind[4:kind.index("]")]))
+            return (int(value.item()),) * _list_size(kind)
         return tuple(int(v) for v in value)
     if kind.startswith("int") and isinstance(value, (TensorImpl, np.integer)):
         return int(value.item())
     if kind.startswith("ScalarType") and value is not None:
         return as_dtype(value)  # ``dtype=float`` is float64
     return value
+
+
+def _list_size(kind: str) -> int:
+    """How many ints one int stands for: ``int[]`` 1, ``int[2]`` 2."""
+    return 1 if kind[4] == "]" else int(kind[4:kind.index("]")])
 
 
 def bind(params, args, kwargs, numbers_as_tensors: bool = False):

@@ -246,6 +246,8 @@ def _attribute_name(s: Saved) -> str:
 
 def saved_attribute_name(name: str) -> str:
     """PyTorch's Python name for a saved value: ``_saved_self``, ``_saved_self_sym_sizes``, ``..._sym_strides``."""
+    if name.endswith("_sizes_opt"):  # ``bias->sym_sizes()`` of an optional tensor
+        return "_saved_" + name.replace("_sizes_opt", "_sym_sizes_opt")
     if name.endswith("_sizes") and not name.endswith("_args_sizes"):
         return "_saved_" + name.replace("_sizes", "_sym_sizes")
     if name.endswith("_strides"):

@@ -19,7 +19,7 @@ from .api.autograd import (
     saved_values,
     should_compute,
 )
-from .api.python import argument_kind, call_arguments, formals, parameter_table, python_default, python_name
+from .api.python import argument_default, argument_kind, call_arguments, formals, parameter_table, python_name
 from .code_template import CodeTemplate
 
 VARIABLE_TYPE_PY = CodeTemplate('''\
@@ -256,7 +256,7 @@ def gen_out_kernel(op: Op, functional: dict[str, Op]) -> str:
     tensors = [f"*{python_name(a)}" if argument_kind(a) == "Tensor[]" else python_name(a)
                for a in arguments.flat_non_out() if argument_kind(a).startswith("Tensor")]
     kwarg_only = formals(schema).partition("*")[2].lstrip(", ")
-    positional = [python_name(a) if a.default is None else f"{python_name(a)}={python_default(a.default)}"
+    positional = [python_name(a) if a.default is None else f"{python_name(a)}={argument_default(a)}"
                   for a in arguments.positional]
     every = ", ".join([*positional, "*", *filter(None, [kwarg_only]), *outs])
     results = ["result"] if len(outs) == 1 else [f"result[{i}]" for i in range(len(outs))]

@@ -9643,3 +9643,942 @@ class MultiMarginLossBackward0(Node):
     @property
     def _raw_saved_weight(node):
         return SavedVariable(None) if node.weight_ is None else node.weight_
+
+
+class ConvolutionBackward0(Node):
+    """Backward of ``convolution(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups) -> Tensor``."""
+
+    bias_sizes_opt = None
+    dilation = None
+    groups = None
+    input_ = None
+    output_padding = None
+    padding = None
+    stride = None
+    transposed = None
+    weight_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        input = None if node.input_ is None else node.input_.unpack(node)
+        weight = None if node.weight_ is None else node.weight_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0) or node.task_should_compute_output(1) or node.task_should_compute_output(2):
+            bias_sizes_opt = node.bias_sizes_opt
+            dilation = node.dilation
+            groups = node.groups
+            output_padding = node.output_padding
+            padding = node.padding
+            stride = node.stride
+            transposed = node.transposed
+            grad_input_mask = [node.task_should_compute_output(0), node.task_should_compute_output(1), node.task_should_compute_output(2)]
+            grad_result = ops.convolution_backward(grad, input, weight, bias_sizes_opt, stride, padding, dilation, transposed, output_padding, groups, grad_input_mask)
+            if grad_input_mask[0]:
+                grad_inputs[0] = grad_result[0]
+            if grad_input_mask[1]:
+                grad_inputs[1] = grad_result[1]
+            if grad_input_mask[2]:
+                grad_inputs[2] = grad_result[2]
+        return grad_inputs
+
+    def release_variables(node):
+        if node.input_ is not None:
+            node.input_.reset_data()
+        if node.weight_ is not None:
+            node.weight_.reset_data()
+
+    @property
+    def _saved_bias_sym_sizes_opt(node):
+        return node.bias_sizes_opt
+
+    @property
+    def _saved_dilation(node):
+        saved = node.dilation
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+    @property
+    def _saved_groups(node):
+        return None if node.groups is None else node.groups % 18446744073709551616
+
+    @property
+    def _saved_input(node):
+        return None if node.input_ is None else node.input_.unpack(node)
+
+    @property
+    def _raw_saved_input(node):
+        return SavedVariable(None) if node.input_ is None else node.input_
+
+    @property
+    def _saved_output_padding(node):
+        saved = node.output_padding
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+    @property
+    def _saved_padding(node):
+        saved = node.padding
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+    @property
+    def _saved_stride(node):
+        saved = node.stride
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+    @property
+    def _saved_transposed(node):
+        return node.transposed
+
+    @property
+    def _saved_weight(node):
+        return None if node.weight_ is None else node.weight_.unpack(node)
+
+    @property
+    def _raw_saved_weight(node):
+        return SavedVariable(None) if node.weight_ is None else node.weight_
+
+
+class ConvolutionBackwardBackward0(Node):
+    """Backward of ``convolution_backward(Tensor grad_output, Tensor input, Tensor weight, int[]? bias_sizes, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)``."""
+
+    dilation = None
+    grad_output_ = None
+    groups = None
+    input_ = None
+    output_padding = None
+    padding = None
+    stride = None
+    transposed = None
+    weight_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        grad_output = None if node.grad_output_ is None else node.grad_output_.unpack(node)
+        input = None if node.input_ is None else node.input_.unpack(node)
+        weight = None if node.weight_ is None else node.weight_.unpack(node)
+        if all(g is None for g in grads):
+            return grad_inputs
+        if node.task_should_compute_output(0) or node.task_should_compute_output(1) or node.task_should_compute_output(2):
+            dilation = node.dilation
+            groups = node.groups
+            output_padding = node.output_padding
+            padding = node.padding
+            stride = node.stride
+            transposed = node.transposed
+            grad_input_mask = [node.task_should_compute_output(0), node.task_should_compute_output(1), node.task_should_compute_output(2)]
+            grad_result = convolution_double_backward(grads, grad_output, weight, input, stride, padding, dilation, transposed, output_padding, groups, grad_input_mask)
+            if grad_input_mask[0]:
+                grad_inputs[0] = grad_result[0]
+            if grad_input_mask[1]:
+                grad_inputs[1] = grad_result[1]
+            if grad_input_mask[2]:
+                grad_inputs[2] = grad_result[2]
+        return grad_inputs
+
+    def release_variables(node):
+        if node.grad_output_ is not None:
+            node.grad_output_.reset_data()
+        if node.input_ is not None:
+            node.input_.reset_data()
+        if node.weight_ is not None:
+            node.weight_.reset_data()
+
+    @property
+    def _saved_dilation(node):
+        saved = node.dilation
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+    @property
+    def _saved_grad_output(node):
+        return None if node.grad_output_ is None else node.grad_output_.unpack(node)
+
+    @property
+    def _raw_saved_grad_output(node):
+        return SavedVariable(None) if node.grad_output_ is None else node.grad_output_
+
+    @property
+    def _saved_groups(node):
+        return None if node.groups is None else node.groups % 18446744073709551616
+
+    @property
+    def _saved_input(node):
+        return None if node.input_ is None else node.input_.unpack(node)
+
+    @property
+    def _raw_saved_input(node):
+        return SavedVariable(None) if node.input_ is None else node.input_
+
+    @property
+    def _saved_output_padding(node):
+        saved = node.output_padding
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+    @property
+    def _saved_padding(node):
+        saved = node.padding
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+    @property
+    def _saved_stride(node):
+        saved = node.stride
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+    @property
+    def _saved_transposed(node):
+        return node.transposed
+
+    @property
+    def _saved_weight(node):
+        return None if node.weight_ is None else node.weight_.unpack(node)
+
+    @property
+    def _raw_saved_weight(node):
+        return SavedVariable(None) if node.weight_ is None else node.weight_
+
+
+class MaxPool2DWithIndicesBackward0(Node):
+    """Backward of ``max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)``."""
+
+    ceil_mode = None
+    dilation = None
+    kernel_size = None
+    padding = None
+    self_ = None
+    stride = None
+    result1_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        result1 = None if node.result1_ is None else node.result1_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            ceil_mode = node.ceil_mode
+            dilation = node.dilation
+            kernel_size = node.kernel_size
+            padding = node.padding
+            stride = node.stride
+            grad_inputs[0] = ops.max_pool2d_with_indices_backward(grad, self, kernel_size, stride, padding, dilation, ceil_mode, result1)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+        if node.result1_ is not None:
+            node.result1_.reset_data()
+
+    @property
+    def _saved_ceil_mode(node):
+        return node.ceil_mode
+
+    @property
+    def _saved_dilation(node):
+        saved = node.dilation
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+    @property
+    def _saved_kernel_size(node):
+        saved = node.kernel_size
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+    @property
+    def _saved_padding(node):
+        saved = node.padding
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_stride(node):
+        saved = node.stride
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+    @property
+    def _saved_result1(node):
+        return None if node.result1_ is None else node.result1_.unpack(node)
+
+    @property
+    def _raw_saved_result1(node):
+        return SavedVariable(None) if node.result1_ is None else node.result1_
+
+
+class MaxPool2DWithIndicesBackwardBackward0(Node):
+    """Backward of ``max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor``."""
+
+    indices_ = None
+    self_info = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        indices = None if node.indices_ is None else node.indices_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = max_pool_double_backward(grad, indices, 2)
+        if node.task_should_compute_output(1):
+            self_info = node.self_info
+            grad_inputs[1] = zeros_of(self_info, grad)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.indices_ is not None:
+            node.indices_.reset_data()
+
+    @property
+    def _saved_indices(node):
+        return None if node.indices_ is None else node.indices_.unpack(node)
+
+    @property
+    def _raw_saved_indices(node):
+        return SavedVariable(None) if node.indices_ is None else node.indices_
+
+
+class AvgPool2DBackward0(Node):
+    """Backward of ``avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor``."""
+
+    ceil_mode = None
+    count_include_pad = None
+    divisor_override = None
+    kernel_size = None
+    padding = None
+    self_ = None
+    stride = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            ceil_mode = node.ceil_mode
+            count_include_pad = node.count_include_pad
+            divisor_override = node.divisor_override
+            kernel_size = node.kernel_size
+            padding = node.padding
+            stride = node.stride
+            grad_inputs[0] = ops.avg_pool2d_backward(grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_ceil_mode(node):
+        return node.ceil_mode
+
+    @property
+    def _saved_count_include_pad(node):
+        return node.count_include_pad
+
+    @property
+    def _saved_divisor_override(node):
+        return None if node.divisor_override is None else node.divisor_override % 18446744073709551616
+
+    @property
+    def _saved_kernel_size(node):
+        saved = node.kernel_size
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+    @property
+    def _saved_padding(node):
+        saved = node.padding
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_stride(node):
+        saved = node.stride
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+
+class AvgPool2DBackwardBackward0(Node):
+    """Backward of ``avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor``."""
+
+    ceil_mode = None
+    count_include_pad = None
+    divisor_override = None
+    kernel_size = None
+    padding = None
+    self_info = None
+    stride = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            ceil_mode = node.ceil_mode
+            count_include_pad = node.count_include_pad
+            divisor_override = node.divisor_override
+            kernel_size = node.kernel_size
+            padding = node.padding
+            stride = node.stride
+            grad_inputs[0] = ops.avg_pool2d(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+        if node.task_should_compute_output(1):
+            self_info = node.self_info
+            grad_inputs[1] = zeros_of(self_info, grad)
+        return grad_inputs
+
+    @property
+    def _saved_ceil_mode(node):
+        return node.ceil_mode
+
+    @property
+    def _saved_count_include_pad(node):
+        return node.count_include_pad
+
+    @property
+    def _saved_divisor_override(node):
+        return None if node.divisor_override is None else node.divisor_override % 18446744073709551616
+
+    @property
+    def _saved_kernel_size(node):
+        saved = node.kernel_size
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+    @property
+    def _saved_padding(node):
+        saved = node.padding
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+    @property
+    def _saved_stride(node):
+        saved = node.stride
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+
+class AdaptiveAvgPool2DBackward0(Node):
+    """Backward of ``_adaptive_avg_pool2d(Tensor self, int[2] output_size) -> Tensor``."""
+
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops._adaptive_avg_pool2d_backward(grad, self)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class AdaptiveAvgPool2DBackwardBackward0(Node):
+    """Backward of ``_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor``."""
+
+    grad_output_sym_argsize_minus_1 = None
+    grad_output_sym_argsize_minus_2 = None
+    self_info = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_output_sym_argsize_minus_1 = node.grad_output_sym_argsize_minus_1
+            grad_output_sym_argsize_minus_2 = node.grad_output_sym_argsize_minus_2
+            grad_inputs[0] = ops._adaptive_avg_pool2d(grad, [grad_output_sym_argsize_minus_2, grad_output_sym_argsize_minus_1])
+        if node.task_should_compute_output(1):
+            self_info = node.self_info
+            grad_inputs[1] = zeros_of(self_info, grad)
+        return grad_inputs
+
+    @property
+    def _saved_grad_output_sym_argsize_minus_1(node):
+        return node.grad_output_sym_argsize_minus_1
+
+    @property
+    def _saved_grad_output_sym_argsize_minus_2(node):
+        return node.grad_output_sym_argsize_minus_2
+
+
+class AdaptiveMaxPool2DBackward0(Node):
+    """Backward of ``adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor, Tensor)``."""
+
+    self_ = None
+    result1_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        result1 = None if node.result1_ is None else node.result1_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.adaptive_max_pool2d_backward(grad, self, result1)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+        if node.result1_ is not None:
+            node.result1_.reset_data()
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_result1(node):
+        return None if node.result1_ is None else node.result1_.unpack(node)
+
+    @property
+    def _raw_saved_result1(node):
+        return SavedVariable(None) if node.result1_ is None else node.result1_
+
+
+class AdaptiveMaxPool2DBackwardBackward0(Node):
+    """Backward of ``adaptive_max_pool2d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor``."""
+
+    indices_ = None
+    self_info = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        indices = None if node.indices_ is None else node.indices_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = max_pool_double_backward(grad, indices, 2)
+        if node.task_should_compute_output(1):
+            self_info = node.self_info
+            grad_inputs[1] = zeros_of(self_info, grad)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.indices_ is not None:
+            node.indices_.reset_data()
+
+    @property
+    def _saved_indices(node):
+        return None if node.indices_ is None else node.indices_.unpack(node)
+
+    @property
+    def _raw_saved_indices(node):
+        return SavedVariable(None) if node.indices_ is None else node.indices_
+
+
+class NativeBatchNormBackward0(Node):
+    """Backward of ``native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)``."""
+
+    eps = None
+    input_ = None
+    running_mean_ = None
+    running_var_ = None
+    training = None
+    weight_ = None
+    result1_ = None
+    result2_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        input = None if node.input_ is None else node.input_.unpack(node)
+        running_mean = None if node.running_mean_ is None else node.running_mean_.unpack(node)
+        running_var = None if node.running_var_ is None else node.running_var_.unpack(node)
+        weight = None if node.weight_ is None else node.weight_.unpack(node)
+        result1 = None if node.result1_ is None else node.result1_.unpack(node)
+        result2 = None if node.result2_ is None else node.result2_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0) or node.task_should_compute_output(1) or node.task_should_compute_output(2):
+            eps = node.eps
+            training = node.training
+            grad_input_mask = [node.task_should_compute_output(0), node.task_should_compute_output(1), node.task_should_compute_output(2)]
+            grad_result = ops.native_batch_norm_backward(grad, input, weight, running_mean, running_var, result1, result2, training, eps, grad_input_mask)
+            if grad_input_mask[0]:
+                grad_inputs[0] = grad_result[0]
+            if grad_input_mask[1]:
+                grad_inputs[1] = grad_result[1]
+            if grad_input_mask[2]:
+                grad_inputs[2] = grad_result[2]
+        return grad_inputs
+
+    def release_variables(node):
+        if node.input_ is not None:
+            node.input_.reset_data()
+        if node.running_mean_ is not None:
+            node.running_mean_.reset_data()
+        if node.running_var_ is not None:
+            node.running_var_.reset_data()
+        if node.weight_ is not None:
+            node.weight_.reset_data()
+        if node.result1_ is not None:
+            node.result1_.reset_data()
+        if node.result2_ is not None:
+            node.result2_.reset_data()
+
+    @property
+    def _saved_eps(node):
+        return node.eps
+
+    @property
+    def _saved_input(node):
+        return None if node.input_ is None else node.input_.unpack(node)
+
+    @property
+    def _raw_saved_input(node):
+        return SavedVariable(None) if node.input_ is None else node.input_
+
+    @property
+    def _saved_running_mean(node):
+        return None if node.running_mean_ is None else node.running_mean_.unpack(node)
+
+    @property
+    def _raw_saved_running_mean(node):
+        return SavedVariable(None) if node.running_mean_ is None else node.running_mean_
+
+    @property
+    def _saved_running_var(node):
+        return None if node.running_var_ is None else node.running_var_.unpack(node)
+
+    @property
+    def _raw_saved_running_var(node):
+        return SavedVariable(None) if node.running_var_ is None else node.running_var_
+
+    @property
+    def _saved_training(node):
+        return node.training
+
+    @property
+    def _saved_weight(node):
+        return None if node.weight_ is None else node.weight_.unpack(node)
+
+    @property
+    def _raw_saved_weight(node):
+        return SavedVariable(None) if node.weight_ is None else node.weight_
+
+    @property
+    def _saved_result1(node):
+        return None if node.result1_ is None else node.result1_.unpack(node)
+
+    @property
+    def _raw_saved_result1(node):
+        return SavedVariable(None) if node.result1_ is None else node.result1_
+
+    @property
+    def _saved_result2(node):
+        return None if node.result2_ is None else node.result2_.unpack(node)
+
+    @property
+    def _raw_saved_result2(node):
+        return SavedVariable(None) if node.result2_ is None else node.result2_
+
+
+class NativeBatchNormBackwardBackward0(Node):
+    """Backward of ``native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)``."""
+
+    eps = None
+    grad_out_ = None
+    input_ = None
+    running_mean_ = None
+    running_var_ = None
+    save_invstd_ = None
+    save_mean_ = None
+    train = None
+    weight_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        grad_out = None if node.grad_out_ is None else node.grad_out_.unpack(node)
+        input = None if node.input_ is None else node.input_.unpack(node)
+        running_mean = None if node.running_mean_ is None else node.running_mean_.unpack(node)
+        running_var = None if node.running_var_ is None else node.running_var_.unpack(node)
+        save_invstd = None if node.save_invstd_ is None else node.save_invstd_.unpack(node)
+        save_mean = None if node.save_mean_ is None else node.save_mean_.unpack(node)
+        weight = None if node.weight_ is None else node.weight_.unpack(node)
+        if all(g is None for g in grads):
+            return grad_inputs
+        if node.task_should_compute_output(1) or node.task_should_compute_output(2) or node.task_should_compute_output(0):
+            eps = node.eps
+            train = node.train
+            grad_input_mask = [node.task_should_compute_output(1), node.task_should_compute_output(2), node.task_should_compute_output(0)]
+            grad_result = batchnorm_double_backward(input, weight, grads, grad_out, running_mean, running_var, train, eps, save_mean, save_invstd, grad_input_mask)
+            if grad_input_mask[0]:
+                grad_inputs[1] = grad_result[0]
+            if grad_input_mask[1]:
+                grad_inputs[2] = grad_result[1]
+            if grad_input_mask[2]:
+                grad_inputs[0] = grad_result[2]
+        if node.task_should_compute_output(3):
+            grad_inputs[3] = not_implemented("native_batch_norm_backward save_mean")
+        if node.task_should_compute_output(4):
+            grad_inputs[4] = not_implemented("native_batch_norm_backward save_invstd")
+        return grad_inputs
+
+    def release_variables(node):
+        if node.grad_out_ is not None:
+            node.grad_out_.reset_data()
+        if node.input_ is not None:
+            node.input_.reset_data()
+        if node.running_mean_ is not None:
+            node.running_mean_.reset_data()
+        if node.running_var_ is not None:
+            node.running_var_.reset_data()
+        if node.save_invstd_ is not None:
+            node.save_invstd_.reset_data()
+        if node.save_mean_ is not None:
+            node.save_mean_.reset_data()
+        if node.weight_ is not None:
+            node.weight_.reset_data()
+
+    @property
+    def _saved_eps(node):
+        return node.eps
+
+    @property
+    def _saved_grad_out(node):
+        return None if node.grad_out_ is None else node.grad_out_.unpack(node)
+
+    @property
+    def _raw_saved_grad_out(node):
+        return SavedVariable(None) if node.grad_out_ is None else node.grad_out_
+
+    @property
+    def _saved_input(node):
+        return None if node.input_ is None else node.input_.unpack(node)
+
+    @property
+    def _raw_saved_input(node):
+        return SavedVariable(None) if node.input_ is None else node.input_
+
+    @property
+    def _saved_running_mean(node):
+        return None if node.running_mean_ is None else node.running_mean_.unpack(node)
+
+    @property
+    def _raw_saved_running_mean(node):
+        return SavedVariable(None) if node.running_mean_ is None else node.running_mean_
+
+    @property
+    def _saved_running_var(node):
+        return None if node.running_var_ is None else node.running_var_.unpack(node)
+
+    @property
+    def _raw_saved_running_var(node):
+        return SavedVariable(None) if node.running_var_ is None else node.running_var_
+
+    @property
+    def _saved_save_invstd(node):
+        return None if node.save_invstd_ is None else node.save_invstd_.unpack(node)
+
+    @property
+    def _raw_saved_save_invstd(node):
+        return SavedVariable(None) if node.save_invstd_ is None else node.save_invstd_
+
+    @property
+    def _saved_save_mean(node):
+        return None if node.save_mean_ is None else node.save_mean_.unpack(node)
+
+    @property
+    def _raw_saved_save_mean(node):
+        return SavedVariable(None) if node.save_mean_ is None else node.save_mean_
+
+    @property
+    def _saved_train(node):
+        return node.train
+
+    @property
+    def _saved_weight(node):
+        return None if node.weight_ is None else node.weight_.unpack(node)
+
+    @property
+    def _raw_saved_weight(node):
+        return SavedVariable(None) if node.weight_ is None else node.weight_
+
+
+class NativeGroupNormBackward0(Node):
+    """Backward of ``native_group_norm(Tensor input, Tensor? weight, Tensor? bias, int N, int C, int HxW, int group, float eps) -> (Tensor, Tensor, Tensor)``."""
+
+    C = None
+    HxW = None
+    N = None
+    eps = None
+    group = None
+    input_ = None
+    weight_ = None
+    result1_ = None
+    result2_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        input = None if node.input_ is None else node.input_.unpack(node)
+        weight = None if node.weight_ is None else node.weight_.unpack(node)
+        result1 = None if node.result1_ is None else node.result1_.unpack(node)
+        result2 = None if node.result2_ is None else node.result2_.unpack(node)
+        if all(g is None for g in grads):
+            return grad_inputs
+        if node.task_should_compute_output(0) or node.task_should_compute_output(1) or node.task_should_compute_output(2):
+            C = node.C
+            HxW = node.HxW
+            N = node.N
+            eps = node.eps
+            group = node.group
+            grad_input_mask = [node.task_should_compute_output(0), node.task_should_compute_output(1), node.task_should_compute_output(2)]
+            grad_result = group_norm_backward(grads, input, result1, result2, weight, N, C, HxW, group, eps, grad_input_mask)
+            if grad_input_mask[0]:
+                grad_inputs[0] = grad_result[0]
+            if grad_input_mask[1]:
+                grad_inputs[1] = grad_result[1]
+            if grad_input_mask[2]:
+                grad_inputs[2] = grad_result[2]
+        return grad_inputs
+
+    def release_variables(node):
+        if node.input_ is not None:
+            node.input_.reset_data()
+        if node.weight_ is not None:
+            node.weight_.reset_data()
+        if node.result1_ is not None:
+            node.result1_.reset_data()
+        if node.result2_ is not None:
+            node.result2_.reset_data()
+
+    @property
+    def _saved_C(node):
+        return None if node.C is None else node.C % 18446744073709551616
+
+    @property
+    def _saved_HxW(node):
+        return None if node.HxW is None else node.HxW % 18446744073709551616
+
+    @property
+    def _saved_N(node):
+        return None if node.N is None else node.N % 18446744073709551616
+
+    @property
+    def _saved_eps(node):
+        return node.eps
+
+    @property
+    def _saved_group(node):
+        return None if node.group is None else node.group % 18446744073709551616
+
+    @property
+    def _saved_input(node):
+        return None if node.input_ is None else node.input_.unpack(node)
+
+    @property
+    def _raw_saved_input(node):
+        return SavedVariable(None) if node.input_ is None else node.input_
+
+    @property
+    def _saved_weight(node):
+        return None if node.weight_ is None else node.weight_.unpack(node)
+
+    @property
+    def _raw_saved_weight(node):
+        return SavedVariable(None) if node.weight_ is None else node.weight_
+
+    @property
+    def _saved_result1(node):
+        return None if node.result1_ is None else node.result1_.unpack(node)
+
+    @property
+    def _raw_saved_result1(node):
+        return SavedVariable(None) if node.result1_ is None else node.result1_
+
+    @property
+    def _saved_result2(node):
+        return None if node.result2_ is None else node.result2_.unpack(node)
+
+    @property
+    def _raw_saved_result2(node):
+        return SavedVariable(None) if node.result2_ is None else node.result2_
+
+
+class UnsqueezeBackward1(Node):
+    """Backward of ``unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)``."""
+
+    dim = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            dim = node.dim
+            grad_inputs[0] = ops.squeeze(grad, dim)
+        return grad_inputs
+
+    @property
+    def _saved_dim(node):
+        return None if node.dim is None else node.dim % 18446744073709551616

@@ -12,6 +12,9 @@ in order. ``picotorch._C`` builds the functions and methods from these tables.
 from . import variable_type as vt
 
 TORCH_FUNCTIONS = {
+    '_adaptive_avg_pool2d': [
+        (vt._adaptive_avg_pool2d, '_adaptive_avg_pool2d(Tensor input, int[2] output_size)', vt.PARAMETERS['_adaptive_avg_pool2d']),
+    ],
     '_log_softmax': [
         (vt._log_softmax, '_log_softmax(Tensor input, int dim, bool half_to_float, *, Tensor out=None)', (vt.PARAMETERS['_log_softmax'][0], vt.PARAMETERS['_log_softmax'][1] + (('out', 'Tensor?', True),)), (vt._log_softmax_out, ('out',))),
     ],
@@ -56,6 +59,9 @@ TORCH_FUNCTIONS = {
     ],
     'acosh_': [
         (vt.acosh_, 'acosh_(Tensor input)', vt.PARAMETERS['acosh_']),
+    ],
+    'adaptive_avg_pool1d': [
+        (vt.adaptive_avg_pool1d, 'adaptive_avg_pool1d(Tensor input, int[1] output_size)', vt.PARAMETERS['adaptive_avg_pool1d']),
     ],
     'add': [
         (vt.add_Tensor, 'add(Tensor input, Tensor other, *, Scalar alpha=1, Tensor out=None)', (vt.PARAMETERS['add_Tensor'][0], vt.PARAMETERS['add_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.add_out, ('out',))),
@@ -185,8 +191,14 @@ TORCH_FUNCTIONS = {
         (vt.atleast_3d, 'atleast_3d(Tensor input)', vt.PARAMETERS['atleast_3d']),
         (vt.atleast_3d_Sequence, 'atleast_3d(Tensor[] tensors)', vt.PARAMETERS['atleast_3d_Sequence']),
     ],
+    'avg_pool1d': [
+        (vt.avg_pool1d, 'avg_pool1d(Tensor input, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True)', vt.PARAMETERS['avg_pool1d']),
+    ],
     'baddbmm': [
         (vt.baddbmm, 'baddbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor out=None)', (vt.PARAMETERS['baddbmm'][0], vt.PARAMETERS['baddbmm'][1] + (('out', 'Tensor?', True),)), (vt.baddbmm_out, ('out',))),
+    ],
+    'batch_norm': [
+        (vt.batch_norm, 'batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled)', vt.PARAMETERS['batch_norm']),
     ],
     'bernoulli': [
         (vt.bernoulli, 'bernoulli(Tensor input, *, Generator? generator=None, Tensor out=None)', (vt.PARAMETERS['bernoulli'][0], vt.PARAMETERS['bernoulli'][1] + (('out', 'Tensor?', True),)), (vt.bernoulli_out, ('out',))),
@@ -277,6 +289,23 @@ TORCH_FUNCTIONS = {
     ],
     'constant_pad_nd': [
         (vt.constant_pad_nd, 'constant_pad_nd(Tensor input, int[] pad, Scalar value=0)', vt.PARAMETERS['constant_pad_nd']),
+    ],
+    'conv1d': [
+        (vt.conv1d, 'conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, int[1] dilation=1, int groups=1)', vt.PARAMETERS['conv1d']),
+        (vt.conv1d_padding, "conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, str padding='valid', int[1] dilation=1, int groups=1)", vt.PARAMETERS['conv1d_padding']),
+    ],
+    'conv2d': [
+        (vt.conv2d, 'conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] dilation=1, int groups=1)', vt.PARAMETERS['conv2d']),
+        (vt.conv2d_padding, "conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, str padding='valid', int[2] dilation=1, int groups=1)", vt.PARAMETERS['conv2d_padding']),
+    ],
+    'conv_transpose1d': [
+        (vt.conv_transpose1d, 'conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, int[1] output_padding=0, int groups=1, int[1] dilation=1)', vt.PARAMETERS['conv_transpose1d']),
+    ],
+    'conv_transpose2d': [
+        (vt.conv_transpose2d_input, 'conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] output_padding=0, int groups=1, int[2] dilation=1)', vt.PARAMETERS['conv_transpose2d_input']),
+    ],
+    'convolution': [
+        (vt.convolution, 'convolution(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups)', vt.PARAMETERS['convolution']),
     ],
     'copysign': [
         (vt.copysign_Tensor, 'copysign(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['copysign_Tensor'][0], vt.PARAMETERS['copysign_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.copysign_out, ('out',))),
@@ -422,6 +451,12 @@ TORCH_FUNCTIONS = {
         (vt.eye, 'eye(int n, *, Tensor out=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)', (vt.PARAMETERS['eye'][0], vt.PARAMETERS['eye'][1] + (('out', 'Tensor?', True),)), (vt.eye_out, ('out',))),
         (vt.eye_m, 'eye(int n, int m, *, Tensor out=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)', (vt.PARAMETERS['eye_m'][0], vt.PARAMETERS['eye_m'][1] + (('out', 'Tensor?', True),)), (vt.eye_m_out, ('out',))),
     ],
+    'feature_dropout': [
+        (vt.feature_dropout, 'feature_dropout(Tensor input, float p, bool train)', vt.PARAMETERS['feature_dropout']),
+    ],
+    'feature_dropout_': [
+        (vt.feature_dropout_, 'feature_dropout_(Tensor input, float p, bool train)', vt.PARAMETERS['feature_dropout_']),
+    ],
     'fill': [
         (vt.fill_Tensor, 'fill(Tensor input, Tensor value)', vt.PARAMETERS['fill_Tensor']),
         (vt.fill_Scalar, 'fill(Tensor input, Scalar value)', vt.PARAMETERS['fill_Scalar']),
@@ -494,6 +529,9 @@ TORCH_FUNCTIONS = {
         (vt.greater_equal_Tensor, 'greater_equal(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['greater_equal_Tensor'][0], vt.PARAMETERS['greater_equal_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.greater_equal_Tensor_out, ('out',))),
         (vt.greater_equal_Scalar, 'greater_equal(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['greater_equal_Scalar'][0], vt.PARAMETERS['greater_equal_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.greater_equal_Scalar_out, ('out',))),
     ],
+    'group_norm': [
+        (vt.group_norm, 'group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enabled=True)', vt.PARAMETERS['group_norm']),
+    ],
     'gt': [
         (vt.gt_Tensor, 'gt(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['gt_Tensor'][0], vt.PARAMETERS['gt_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.gt_Tensor_out, ('out',))),
         (vt.gt_Scalar, 'gt(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['gt_Scalar'][0], vt.PARAMETERS['gt_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.gt_Scalar_out, ('out',))),
@@ -525,6 +563,9 @@ TORCH_FUNCTIONS = {
     ],
     'inner': [
         (vt.inner, 'inner(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['inner'][0], vt.PARAMETERS['inner'][1] + (('out', 'Tensor?', True),)), (vt.inner_out, ('out',))),
+    ],
+    'instance_norm': [
+        (vt.instance_norm, 'instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool use_input_stats, float momentum, float eps, bool cudnn_enabled)', vt.PARAMETERS['instance_norm']),
     ],
     'isclose': [
         (vt.isclose, 'isclose(Tensor input, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False)', vt.PARAMETERS['isclose']),
@@ -648,6 +689,15 @@ TORCH_FUNCTIONS = {
         (vt.max_other, 'max(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['max_other'][0], vt.PARAMETERS['max_other'][1] + (('out', 'Tensor?', True),)), (vt.max_out, ('out',))),
         (vt.max_dim, 'max(Tensor input, int dim, bool keepdim=False, *, Tensor[2] out=None)', (vt.PARAMETERS['max_dim'][0], vt.PARAMETERS['max_dim'][1] + (('out', 'Tensor[]?', True),)), (vt.max_dim_max, ('max', 'max_values'))),
     ],
+    'max_pool1d': [
+        (vt.max_pool1d, 'max_pool1d(Tensor input, int[1] kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, bool ceil_mode=False)', vt.PARAMETERS['max_pool1d']),
+    ],
+    'max_pool1d_with_indices': [
+        (vt.max_pool1d_with_indices, 'max_pool1d_with_indices(Tensor input, int[1] kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, bool ceil_mode=False)', vt.PARAMETERS['max_pool1d_with_indices']),
+    ],
+    'max_pool2d': [
+        (vt.max_pool2d, 'max_pool2d(Tensor input, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False)', vt.PARAMETERS['max_pool2d']),
+    ],
     'maximum': [
         (vt.maximum, 'maximum(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['maximum'][0], vt.PARAMETERS['maximum'][1] + (('out', 'Tensor?', True),)), (vt.maximum_out, ('out',))),
     ],
@@ -712,8 +762,14 @@ TORCH_FUNCTIONS = {
         (vt.narrow_Tensor, 'narrow(Tensor input, int dim, Tensor start, int length)', vt.PARAMETERS['narrow_Tensor']),
         (vt.narrow, 'narrow(Tensor input, int dim, int start, int length)', vt.PARAMETERS['narrow']),
     ],
+    'native_batch_norm': [
+        (vt.native_batch_norm, 'native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps)', vt.PARAMETERS['native_batch_norm']),
+    ],
     'native_dropout': [
         (vt.native_dropout, 'native_dropout(Tensor input, float p, bool? train)', vt.PARAMETERS['native_dropout']),
+    ],
+    'native_group_norm': [
+        (vt.native_group_norm, 'native_group_norm(Tensor input, Tensor? weight, Tensor? bias, int N, int C, int HxW, int group, float eps)', vt.PARAMETERS['native_group_norm']),
     ],
     'native_layer_norm': [
         (vt.native_layer_norm, 'native_layer_norm(Tensor input, int[] normalized_shape, Tensor? weight, Tensor? bias, float eps)', vt.PARAMETERS['native_layer_norm']),
@@ -1075,6 +1131,15 @@ TORCH_FUNCTIONS = {
 
 # ``python_module: nn`` ops: ``torch._C._nn.<name>``, which ``torch.nn.functional`` calls
 TORCH_NN_FUNCTIONS = {
+    'adaptive_avg_pool2d': [
+        (vt.adaptive_avg_pool2d, 'adaptive_avg_pool2d(Tensor input, int[2] output_size)', vt.PARAMETERS['adaptive_avg_pool2d']),
+    ],
+    'adaptive_max_pool2d': [
+        (vt.adaptive_max_pool2d, 'adaptive_max_pool2d(Tensor input, int[2] output_size)', vt.PARAMETERS['adaptive_max_pool2d']),
+    ],
+    'avg_pool2d': [
+        (vt.avg_pool2d, 'avg_pool2d(Tensor input, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None)', vt.PARAMETERS['avg_pool2d']),
+    ],
     'binary_cross_entropy': [
         (vt.binary_cross_entropy, 'binary_cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int reduction=Mean)', vt.PARAMETERS['binary_cross_entropy']),
     ],
@@ -1128,6 +1193,9 @@ TORCH_NN_FUNCTIONS = {
     ],
     'log_sigmoid_forward': [
         (vt.log_sigmoid_forward, 'log_sigmoid_forward(Tensor input)', vt.PARAMETERS['log_sigmoid_forward']),
+    ],
+    'max_pool2d_with_indices': [
+        (vt.max_pool2d_with_indices, 'max_pool2d_with_indices(Tensor input, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False)', vt.PARAMETERS['max_pool2d_with_indices']),
     ],
     'mish': [
         (vt.mish, 'mish(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['mish'][0], vt.PARAMETERS['mish'][1] + (('out', 'Tensor?', True),)), (vt.mish_out, ('out',))),
@@ -2245,6 +2313,9 @@ TENSOR_METHODS = {
     ],
     'unsqueeze': [
         (vt.unsqueeze, 'unsqueeze(int dim)', vt.PARAMETERS['unsqueeze']),
+    ],
+    'unsqueeze_': [
+        (vt.unsqueeze_, 'unsqueeze_(int dim)', vt.PARAMETERS['unsqueeze_']),
     ],
     'var': [
         (vt.var_dim, 'var(int[1] dim, bool unbiased=True, bool keepdim=False)', vt.PARAMETERS['var_dim']),

@@ -8779,6 +8779,365 @@ def multi_margin_loss_backward(grad_output, self, target, p, margin, weight=None
     return result
 
 
+def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    """``convolution(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(input, weight, bias):
+        grad_fn = nodes.ConvolutionBackward0()
+        grad_fn.set_next_edges(collect_next_edges(input, weight, bias))
+        grad_fn.bias_sizes_opt = tuple(bias._data.shape) if bias is not None else (0,)
+        grad_fn.dilation = dilation
+        grad_fn.groups = groups
+        grad_fn.input_ = SavedVariable(input)
+        grad_fn.output_padding = output_padding
+        grad_fn.padding = padding
+        grad_fn.stride = stride
+        grad_fn.transposed = transposed
+        grad_fn.weight_ = SavedVariable(weight)
+    result = kernel_for("convolution", device_of(input, weight, bias))(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask):
+    """``convolution_backward(Tensor grad_output, Tensor input, Tensor weight, int[]? bias_sizes, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(grad_output, input, weight):
+        grad_fn = nodes.ConvolutionBackwardBackward0()
+        grad_fn.set_next_edges(collect_next_edges(grad_output, input, weight))
+        grad_fn.dilation = dilation
+        grad_fn.grad_output_ = SavedVariable(grad_output)
+        grad_fn.groups = groups
+        grad_fn.input_ = SavedVariable(input)
+        grad_fn.output_padding = output_padding
+        grad_fn.padding = padding
+        grad_fn.stride = stride
+        grad_fn.transposed = transposed
+        grad_fn.weight_ = SavedVariable(weight)
+    result = kernel_for("convolution_backward", device_of(grad_output, input, weight))(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask)
+    if grad_fn is not None:
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
+        if result[1] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[1], grad_fn)
+        if result[2] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[2], grad_fn)
+    return result
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """``conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, int[1] dilation=1, int groups=1) -> Tensor``"""
+    return native.conv1d(input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv2d(input, weight, bias=None, stride=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1):
+    """``conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] dilation=1, int groups=1) -> Tensor``"""
+    return native.conv2d(input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
+    """``conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, str padding='valid', int[1] dilation=1, int groups=1) -> Tensor``"""
+    return native.conv1d(input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv2d_padding(input, weight, bias=None, stride=(1, 1), padding='valid', dilation=(1, 1), groups=1):
+    """``conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, str padding='valid', int[2] dilation=1, int groups=1) -> Tensor``"""
+    return native.conv2d(input, weight, bias, stride, padding, dilation, groups)
+
+
+def max_pool2d_with_indices(self, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
+    """``max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.MaxPool2DWithIndicesBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.ceil_mode = ceil_mode
+        grad_fn.dilation = dilation
+        grad_fn.kernel_size = kernel_size
+        grad_fn.padding = padding
+        grad_fn.self_ = SavedVariable(self)
+        grad_fn.stride = stride
+    result = kernel_for("max_pool2d_with_indices", device_of(self))(self, kernel_size, stride, padding, dilation, ceil_mode)
+    if grad_fn is not None:
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
+        grad_fn.result1_ = SavedVariable(result[1], is_output=True)
+    return result
+
+
+def max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices):
+    """``max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(grad_output, self):
+        grad_fn = nodes.MaxPool2DWithIndicesBackwardBackward0()
+        grad_fn.set_next_edges(collect_next_edges(grad_output, self))
+        grad_fn.indices_ = SavedVariable(indices)
+        grad_fn.self_info = (tuple(self._data.shape), self._dtype)
+    result = kernel_for("max_pool2d_with_indices_backward", device_of(grad_output, self, indices))(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def max_pool2d(self, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
+    """``max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor``"""
+    return native.max_pool2d(self, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def max_pool1d_with_indices(self, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    """``max_pool1d_with_indices(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)``"""
+    return native.max_pool1d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def max_pool1d(self, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    """``max_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, bool ceil_mode=False) -> Tensor``"""
+    return native.max_pool1d(self, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def avg_pool2d(self, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, count_include_pad=True, divisor_override=None):
+    """``avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.AvgPool2DBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.ceil_mode = ceil_mode
+        grad_fn.count_include_pad = count_include_pad
+        grad_fn.divisor_override = divisor_override
+        grad_fn.kernel_size = kernel_size
+        grad_fn.padding = padding
+        grad_fn.self_ = SavedVariable(self)
+        grad_fn.stride = stride
+    result = kernel_for("avg_pool2d", device_of(self))(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    """``avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(grad_output, self):
+        grad_fn = nodes.AvgPool2DBackwardBackward0()
+        grad_fn.set_next_edges(collect_next_edges(grad_output, self))
+        grad_fn.ceil_mode = ceil_mode
+        grad_fn.count_include_pad = count_include_pad
+        grad_fn.divisor_override = divisor_override
+        grad_fn.kernel_size = kernel_size
+        grad_fn.padding = padding
+        grad_fn.self_info = (tuple(self._data.shape), self._dtype)
+        grad_fn.stride = stride
+    result = kernel_for("avg_pool2d_backward", device_of(grad_output, self))(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def avg_pool1d(self, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True):
+    """``avg_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor``"""
+    return native.avg_pool1d(self, kernel_size, stride, padding, ceil_mode, count_include_pad)
+
+
+def adaptive_avg_pool2d(self, output_size):
+    """``adaptive_avg_pool2d(Tensor self, int[2] output_size) -> Tensor``"""
+    return native.adaptive_avg_pool2d(self, output_size)
+
+
+def _adaptive_avg_pool2d(self, output_size):
+    """``_adaptive_avg_pool2d(Tensor self, int[2] output_size) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.AdaptiveAvgPool2DBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("_adaptive_avg_pool2d", device_of(self))(self, output_size)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def _adaptive_avg_pool2d_backward(grad_output, self):
+    """``_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(grad_output, self):
+        grad_fn = nodes.AdaptiveAvgPool2DBackwardBackward0()
+        grad_fn.set_next_edges(collect_next_edges(grad_output, self))
+        grad_fn.grad_output_sym_argsize_minus_1 = grad_output.shape[-1]
+        grad_fn.grad_output_sym_argsize_minus_2 = grad_output.shape[-2]
+        grad_fn.self_info = (tuple(self._data.shape), self._dtype)
+    result = kernel_for("_adaptive_avg_pool2d_backward", device_of(grad_output, self))(grad_output, self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def adaptive_avg_pool1d(self, output_size):
+    """``adaptive_avg_pool1d(Tensor self, int[1] output_size) -> Tensor``"""
+    return native.adaptive_avg_pool1d(self, output_size)
+
+
+def adaptive_max_pool2d(self, output_size):
+    """``adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor, Tensor)``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.AdaptiveMaxPool2DBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("adaptive_max_pool2d", device_of(self))(self, output_size)
+    if grad_fn is not None:
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
+        grad_fn.result1_ = SavedVariable(result[1], is_output=True)
+    return result
+
+
+def adaptive_max_pool2d_backward(grad_output, self, indices):
+    """``adaptive_max_pool2d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(grad_output, self):
+        grad_fn = nodes.AdaptiveMaxPool2DBackwardBackward0()
+        grad_fn.set_next_edges(collect_next_edges(grad_output, self))
+        grad_fn.indices_ = SavedVariable(indices)
+        grad_fn.self_info = (tuple(self._data.shape), self._dtype)
+    result = kernel_for("adaptive_max_pool2d_backward", device_of(grad_output, self, indices))(grad_output, self, indices)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    """``native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)``"""
+    check_no_requires_grad(running_mean, "running_mean", "native_batch_norm")
+    check_no_requires_grad(running_var, "running_var", "native_batch_norm")
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(input, weight, bias):
+        grad_fn = nodes.NativeBatchNormBackward0()
+        grad_fn.set_next_edges(collect_next_edges(input, weight, bias))
+        grad_fn.eps = eps
+        grad_fn.input_ = SavedVariable(input)
+        grad_fn.running_mean_ = SavedVariable(running_mean)
+        grad_fn.running_var_ = SavedVariable(running_var)
+        grad_fn.training = training
+        grad_fn.weight_ = SavedVariable(weight)
+    result = kernel_for("native_batch_norm", device_of(input, weight, bias, running_mean, running_var))(input, weight, bias, running_mean, running_var, training, momentum, eps)
+    if grad_fn is not None:
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
+        grad_fn.result1_ = SavedVariable(result[1], is_output=True)
+        grad_fn.result2_ = SavedVariable(result[2], is_output=True)
+    return result
+
+
+def native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask):
+    """``native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)``"""
+    check_no_requires_grad(running_mean, "running_mean", "native_batch_norm_backward")
+    check_no_requires_grad(running_var, "running_var", "native_batch_norm_backward")
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(grad_out, input, weight, save_mean, save_invstd):
+        grad_fn = nodes.NativeBatchNormBackwardBackward0()
+        grad_fn.set_next_edges(collect_next_edges(grad_out, input, weight, save_mean, save_invstd))
+        grad_fn.eps = eps
+        grad_fn.grad_out_ = SavedVariable(grad_out)
+        grad_fn.input_ = SavedVariable(input)
+        grad_fn.running_mean_ = SavedVariable(running_mean)
+        grad_fn.running_var_ = SavedVariable(running_var)
+        grad_fn.save_invstd_ = SavedVariable(save_invstd)
+        grad_fn.save_mean_ = SavedVariable(save_mean)
+        grad_fn.train = train
+        grad_fn.weight_ = SavedVariable(weight)
+    result = kernel_for("native_batch_norm_backward", device_of(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd))(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)
+    if grad_fn is not None:
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
+        if result[1] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[1], grad_fn)
+        if result[2] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[2], grad_fn)
+    return result
+
+
+def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
+    """``batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor``"""
+    return native.batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """``conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, int[1] output_padding=0, int groups=1, int[1] dilation=1) -> Tensor``"""
+    return native.conv_transpose1d(input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
+def conv_transpose2d_input(input, weight, bias=None, stride=(1, 1), padding=(0, 0), output_padding=(0, 0), groups=1, dilation=(1, 1)):
+    """``conv_transpose2d.input(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] output_padding=0, int groups=1, int[2] dilation=1) -> Tensor``"""
+    return native.conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
+def instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled):
+    """``instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool use_input_stats, float momentum, float eps, bool cudnn_enabled) -> Tensor``"""
+    return native.instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled)
+
+
+def feature_dropout(input, p, train):
+    """``feature_dropout(Tensor input, float p, bool train) -> Tensor``"""
+    return native.feature_dropout(input, p, train)
+
+
+def feature_dropout_(self, p, train):
+    """``feature_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)``"""
+    return native.feature_dropout_(self, p, train)
+
+
+def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
+    """``native_group_norm(Tensor input, Tensor? weight, Tensor? bias, int N, int C, int HxW, int group, float eps) -> (Tensor, Tensor, Tensor)``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(input, weight, bias):
+        grad_fn = nodes.NativeGroupNormBackward0()
+        grad_fn.set_next_edges(collect_next_edges(input, weight, bias))
+        grad_fn.C = C
+        grad_fn.HxW = HxW
+        grad_fn.N = N
+        grad_fn.eps = eps
+        grad_fn.group = group
+        grad_fn.input_ = SavedVariable(input)
+        grad_fn.weight_ = SavedVariable(weight)
+    result = kernel_for("native_group_norm", device_of(input, weight, bias))(input, weight, bias, N, C, HxW, group, eps)
+    if grad_fn is not None:
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
+        if result[1] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[1], grad_fn)
+        if result[2] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[2], grad_fn)
+        grad_fn.result1_ = SavedVariable(result[1], is_output=True)
+        grad_fn.result2_ = SavedVariable(result[2], is_output=True)
+    return result
+
+
+def native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask):
+    """``native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, int N, int C, int HxW, int group, bool[3] output_mask) -> (Tensor, Tensor, Tensor)``"""
+    result = kernel_for("native_group_norm_backward", device_of(grad_out, input, mean, rstd, weight))(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask)
+    return result
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True):
+    """``group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enabled=True) -> Tensor``"""
+    return native.group_norm(input, num_groups, weight, bias, eps, cudnn_enabled)
+
+
+def unsqueeze_(self, dim):
+    """``unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.UnsqueezeBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim = dim
+    result = kernel_for("unsqueeze_", device_of(self))(self, dim)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add_cuda}, add_Tensor)
 register_kernels("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, add_out)
@@ -9596,6 +9955,38 @@ register_kernels("soft_margin_loss(Tensor self, Tensor target, int reduction=Mea
 register_kernels("soft_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor", {"CPU": native.soft_margin_loss_backward, "CUDA": native.soft_margin_loss_backward}, soft_margin_loss_backward)
 register_kernels("multi_margin_loss(Tensor self, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, int reduction=Mean) -> Tensor", {"CPU": native.multi_margin_loss, "CUDA": native.multi_margin_loss}, multi_margin_loss)
 register_kernels("multi_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, Scalar p, Scalar margin, Tensor? weight=None, int reduction=Mean) -> Tensor", {"CPU": native.multi_margin_loss_backward, "CUDA": native.multi_margin_loss_backward}, multi_margin_loss_backward)
+register_kernels("convolution(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups) -> Tensor", {"CPU": native.convolution, "CUDA": native.convolution}, convolution)
+register_kernels("convolution_backward(Tensor grad_output, Tensor input, Tensor weight, int[]? bias_sizes, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)", {"CPU": native.convolution_backward, "CUDA": native.convolution_backward}, convolution_backward)
+register_kernels("conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, int[1] dilation=1, int groups=1) -> Tensor", {"CompositeImplicitAutograd": native.conv1d}, conv1d)
+register_kernels("conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] dilation=1, int groups=1) -> Tensor", {"CompositeImplicitAutograd": native.conv2d}, conv2d)
+register_kernels("conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, str padding='valid', int[1] dilation=1, int groups=1) -> Tensor", {"CompositeImplicitAutograd": native.conv1d}, conv1d_padding)
+register_kernels("conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, str padding='valid', int[2] dilation=1, int groups=1) -> Tensor", {"CompositeImplicitAutograd": native.conv2d}, conv2d_padding)
+register_kernels("max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)", {"CPU": native.max_pool2d_with_indices, "CUDA": native.max_pool2d_with_indices}, max_pool2d_with_indices)
+register_kernels("max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor", {"CPU": native.max_pool2d_with_indices_backward, "CUDA": native.max_pool2d_with_indices_backward}, max_pool2d_with_indices_backward)
+register_kernels("max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor", {"CompositeImplicitAutograd": native.max_pool2d}, max_pool2d)
+register_kernels("max_pool1d_with_indices(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)", {"CompositeImplicitAutograd": native.max_pool1d_with_indices}, max_pool1d_with_indices)
+register_kernels("max_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, bool ceil_mode=False) -> Tensor", {"CompositeImplicitAutograd": native.max_pool1d}, max_pool1d)
+register_kernels("avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor", {"CPU": native.avg_pool2d, "CUDA": native.avg_pool2d}, avg_pool2d)
+register_kernels("avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor", {"CPU": native.avg_pool2d_backward, "CUDA": native.avg_pool2d_backward}, avg_pool2d_backward)
+register_kernels("avg_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor", {"CompositeImplicitAutograd": native.avg_pool1d}, avg_pool1d)
+register_kernels("adaptive_avg_pool2d(Tensor self, int[2] output_size) -> Tensor", {"CompositeImplicitAutograd": native.adaptive_avg_pool2d}, adaptive_avg_pool2d)
+register_kernels("_adaptive_avg_pool2d(Tensor self, int[2] output_size) -> Tensor", {"CPU": native._adaptive_avg_pool2d, "CUDA": native._adaptive_avg_pool2d}, _adaptive_avg_pool2d)
+register_kernels("_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor", {"CPU": native._adaptive_avg_pool2d_backward, "CUDA": native._adaptive_avg_pool2d_backward}, _adaptive_avg_pool2d_backward)
+register_kernels("adaptive_avg_pool1d(Tensor self, int[1] output_size) -> Tensor", {"CompositeImplicitAutograd": native.adaptive_avg_pool1d}, adaptive_avg_pool1d)
+register_kernels("adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor, Tensor)", {"CPU": native.adaptive_max_pool2d, "CUDA": native.adaptive_max_pool2d}, adaptive_max_pool2d)
+register_kernels("adaptive_max_pool2d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor", {"CPU": native.adaptive_max_pool2d_backward, "CUDA": native.adaptive_max_pool2d_backward}, adaptive_max_pool2d_backward)
+register_kernels("native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)", {"CPU": native.native_batch_norm, "CUDA": native.native_batch_norm}, native_batch_norm)
+register_kernels("native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)", {"CPU": native.native_batch_norm_backward, "CUDA": native.native_batch_norm_backward}, native_batch_norm_backward)
+register_kernels("batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor", {"CompositeImplicitAutograd": native.batch_norm}, batch_norm)
+register_kernels("conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, int[1] output_padding=0, int groups=1, int[1] dilation=1) -> Tensor", {"CompositeImplicitAutograd": native.conv_transpose1d}, conv_transpose1d)
+register_kernels("conv_transpose2d.input(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] output_padding=0, int groups=1, int[2] dilation=1) -> Tensor", {"CompositeImplicitAutograd": native.conv_transpose2d}, conv_transpose2d_input)
+register_kernels("instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool use_input_stats, float momentum, float eps, bool cudnn_enabled) -> Tensor", {"CompositeImplicitAutograd": native.instance_norm}, instance_norm)
+register_kernels("feature_dropout(Tensor input, float p, bool train) -> Tensor", {"CompositeImplicitAutograd": native.feature_dropout}, feature_dropout)
+register_kernels("feature_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)", {"CompositeImplicitAutograd": native.feature_dropout_}, feature_dropout_)
+register_kernels("native_group_norm(Tensor input, Tensor? weight, Tensor? bias, int N, int C, int HxW, int group, float eps) -> (Tensor, Tensor, Tensor)", {"CPU": native.native_group_norm, "CUDA": native.native_group_norm}, native_group_norm)
+register_kernels("native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, int N, int C, int HxW, int group, bool[3] output_mask) -> (Tensor, Tensor, Tensor)", {"CPU": native.native_group_norm_backward, "CUDA": native.native_group_norm_backward}, native_group_norm_backward)
+register_kernels("group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enabled=True) -> Tensor", {"CompositeImplicitAutograd": native.group_norm}, group_norm)
+register_kernels("unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)", {"CPU": native.unsqueeze_, "CUDA": native.unsqueeze_}, unsqueeze_)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -10417,6 +10808,38 @@ PARAMETERS = {
     "soft_margin_loss_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False), ('target', 'Tensor', False), ('reduction', 'int', False),), ()),
     "multi_margin_loss": ((('self', 'Tensor', False), ('target', 'Tensor', False), ('p', 'Scalar', True), ('margin', 'Scalar', True), ('weight', 'Tensor?', True), ('reduction', 'int', True),), ()),
     "multi_margin_loss_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False), ('target', 'Tensor', False), ('p', 'Scalar', False), ('margin', 'Scalar', False), ('weight', 'Tensor?', True), ('reduction', 'int', True),), ()),
+    "convolution": ((('input', 'Tensor', False), ('weight', 'Tensor', False), ('bias', 'Tensor?', False), ('stride', 'int[]', False), ('padding', 'int[]', False), ('dilation', 'int[]', False), ('transposed', 'bool', False), ('output_padding', 'int[]', False), ('groups', 'int', False),), ()),
+    "convolution_backward": ((('grad_output', 'Tensor', False), ('input', 'Tensor', False), ('weight', 'Tensor', False), ('bias_sizes', 'int[]?', False), ('stride', 'int[]', False), ('padding', 'int[]', False), ('dilation', 'int[]', False), ('transposed', 'bool', False), ('output_padding', 'int[]', False), ('groups', 'int', False), ('output_mask', 'any', False),), ()),
+    "conv1d": ((('input', 'Tensor', False), ('weight', 'Tensor', False), ('bias', 'Tensor?', True), ('stride', 'int[]', True), ('padding', 'int[]', True), ('dilation', 'int[]', True), ('groups', 'int', True),), ()),
+    "conv2d": ((('input', 'Tensor', False), ('weight', 'Tensor', False), ('bias', 'Tensor?', True), ('stride', 'int[2]', True), ('padding', 'int[2]', True), ('dilation', 'int[2]', True), ('groups', 'int', True),), ()),
+    "conv1d_padding": ((('input', 'Tensor', False), ('weight', 'Tensor', False), ('bias', 'Tensor?', True), ('stride', 'int[]', True), ('padding', 'any', True), ('dilation', 'int[]', True), ('groups', 'int', True),), ()),
+    "conv2d_padding": ((('input', 'Tensor', False), ('weight', 'Tensor', False), ('bias', 'Tensor?', True), ('stride', 'int[2]', True), ('padding', 'any', True), ('dilation', 'int[2]', True), ('groups', 'int', True),), ()),
+    "max_pool2d_with_indices": ((('self', 'Tensor', False), ('kernel_size', 'int[2]', False), ('stride', 'int[2]', True), ('padding', 'int[2]', True), ('dilation', 'int[2]', True), ('ceil_mode', 'bool', True),), ()),
+    "max_pool2d_with_indices_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False), ('kernel_size', 'int[2]', False), ('stride', 'int[2]', False), ('padding', 'int[2]', False), ('dilation', 'int[2]', False), ('ceil_mode', 'bool', False), ('indices', 'Tensor', False),), ()),
+    "max_pool2d": ((('self', 'Tensor', False), ('kernel_size', 'int[2]', False), ('stride', 'int[2]', True), ('padding', 'int[2]', True), ('dilation', 'int[2]', True), ('ceil_mode', 'bool', True),), ()),
+    "max_pool1d_with_indices": ((('self', 'Tensor', False), ('kernel_size', 'int[]', False), ('stride', 'int[]', True), ('padding', 'int[]', True), ('dilation', 'int[]', True), ('ceil_mode', 'bool', True),), ()),
+    "max_pool1d": ((('self', 'Tensor', False), ('kernel_size', 'int[]', False), ('stride', 'int[]', True), ('padding', 'int[]', True), ('dilation', 'int[]', True), ('ceil_mode', 'bool', True),), ()),
+    "avg_pool2d": ((('self', 'Tensor', False), ('kernel_size', 'int[2]', False), ('stride', 'int[2]', True), ('padding', 'int[2]', True), ('ceil_mode', 'bool', True), ('count_include_pad', 'bool', True), ('divisor_override', 'int?', True),), ()),
+    "avg_pool2d_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False), ('kernel_size', 'int[2]', False), ('stride', 'int[2]', False), ('padding', 'int[2]', False), ('ceil_mode', 'bool', False), ('count_include_pad', 'bool', False), ('divisor_override', 'int?', False),), ()),
+    "avg_pool1d": ((('self', 'Tensor', False), ('kernel_size', 'int[]', False), ('stride', 'int[]', True), ('padding', 'int[]', True), ('ceil_mode', 'bool', True), ('count_include_pad', 'bool', True),), ()),
+    "adaptive_avg_pool2d": ((('self', 'Tensor', False), ('output_size', 'int[2]', False),), ()),
+    "_adaptive_avg_pool2d": ((('self', 'Tensor', False), ('output_size', 'int[2]', False),), ()),
+    "_adaptive_avg_pool2d_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False),), ()),
+    "adaptive_avg_pool1d": ((('self', 'Tensor', False), ('output_size', 'int[]', False),), ()),
+    "adaptive_max_pool2d": ((('self', 'Tensor', False), ('output_size', 'int[2]', False),), ()),
+    "adaptive_max_pool2d_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False), ('indices', 'Tensor', False),), ()),
+    "native_batch_norm": ((('input', 'Tensor', False), ('weight', 'Tensor?', False), ('bias', 'Tensor?', False), ('running_mean', 'Tensor?', False), ('running_var', 'Tensor?', False), ('training', 'bool', False), ('momentum', 'any', False), ('eps', 'any', False),), ()),
+    "native_batch_norm_backward": ((('grad_out', 'Tensor', False), ('input', 'Tensor', False), ('weight', 'Tensor?', False), ('running_mean', 'Tensor?', False), ('running_var', 'Tensor?', False), ('save_mean', 'Tensor?', False), ('save_invstd', 'Tensor?', False), ('train', 'bool', False), ('eps', 'any', False), ('output_mask', 'any', False),), ()),
+    "batch_norm": ((('input', 'Tensor', False), ('weight', 'Tensor?', False), ('bias', 'Tensor?', False), ('running_mean', 'Tensor?', False), ('running_var', 'Tensor?', False), ('training', 'bool', False), ('momentum', 'any', False), ('eps', 'any', False), ('cudnn_enabled', 'bool', False),), ()),
+    "conv_transpose1d": ((('input', 'Tensor', False), ('weight', 'Tensor', False), ('bias', 'Tensor?', True), ('stride', 'int[]', True), ('padding', 'int[]', True), ('output_padding', 'int[]', True), ('groups', 'int', True), ('dilation', 'int[]', True),), ()),
+    "conv_transpose2d_input": ((('input', 'Tensor', False), ('weight', 'Tensor', False), ('bias', 'Tensor?', True), ('stride', 'int[2]', True), ('padding', 'int[2]', True), ('output_padding', 'int[2]', True), ('groups', 'int', True), ('dilation', 'int[2]', True),), ()),
+    "instance_norm": ((('input', 'Tensor', False), ('weight', 'Tensor?', False), ('bias', 'Tensor?', False), ('running_mean', 'Tensor?', False), ('running_var', 'Tensor?', False), ('use_input_stats', 'bool', False), ('momentum', 'any', False), ('eps', 'any', False), ('cudnn_enabled', 'bool', False),), ()),
+    "feature_dropout": ((('input', 'Tensor', False), ('p', 'any', False), ('train', 'bool', False),), ()),
+    "feature_dropout_": ((('self', 'Tensor', False), ('p', 'any', False), ('train', 'bool', False),), ()),
+    "native_group_norm": ((('input', 'Tensor', False), ('weight', 'Tensor?', False), ('bias', 'Tensor?', False), ('N', 'int', False), ('C', 'int', False), ('HxW', 'int', False), ('group', 'int', False), ('eps', 'any', False),), ()),
+    "native_group_norm_backward": ((('grad_out', 'Tensor', False), ('input', 'Tensor', False), ('mean', 'Tensor', False), ('rstd', 'Tensor', False), ('weight', 'Tensor?', False), ('N', 'int', False), ('C', 'int', False), ('HxW', 'int', False), ('group', 'int', False), ('output_mask', 'any', False),), ()),
+    "group_norm": ((('input', 'Tensor', False), ('num_groups', 'int', False), ('weight', 'Tensor?', True), ('bias', 'Tensor?', True), ('eps', 'any', True), ('cudnn_enabled', 'bool', True),), ()),
+    "unsqueeze_": ((('self', 'Tensor', False), ('dim', 'int', False),), ()),
 }
 
 
@@ -10888,3 +11311,33 @@ register_op("soft_margin_loss", overloaded("soft_margin_loss", [(soft_margin_los
 register_op("soft_margin_loss_backward", overloaded("soft_margin_loss_backward", [(soft_margin_loss_backward, PARAMETERS["soft_margin_loss_backward"])]))
 register_op("multi_margin_loss", overloaded("multi_margin_loss", [(multi_margin_loss, PARAMETERS["multi_margin_loss"])]))
 register_op("multi_margin_loss_backward", overloaded("multi_margin_loss_backward", [(multi_margin_loss_backward, PARAMETERS["multi_margin_loss_backward"])]))
+register_op("convolution", overloaded("convolution", [(convolution, PARAMETERS["convolution"])]))
+register_op("convolution_backward", overloaded("convolution_backward", [(convolution_backward, PARAMETERS["convolution_backward"])]))
+register_op("conv1d", overloaded("conv1d", [(conv1d, PARAMETERS["conv1d"]), (conv1d_padding, PARAMETERS["conv1d_padding"])]))
+register_op("conv2d", overloaded("conv2d", [(conv2d, PARAMETERS["conv2d"]), (conv2d_padding, PARAMETERS["conv2d_padding"])]))
+register_op("max_pool2d_with_indices", overloaded("max_pool2d_with_indices", [(max_pool2d_with_indices, PARAMETERS["max_pool2d_with_indices"])]))
+register_op("max_pool2d_with_indices_backward", overloaded("max_pool2d_with_indices_backward", [(max_pool2d_with_indices_backward, PARAMETERS["max_pool2d_with_indices_backward"])]))
+register_op("max_pool2d", overloaded("max_pool2d", [(max_pool2d, PARAMETERS["max_pool2d"])]))
+register_op("max_pool1d_with_indices", overloaded("max_pool1d_with_indices", [(max_pool1d_with_indices, PARAMETERS["max_pool1d_with_indices"])]))
+register_op("max_pool1d", overloaded("max_pool1d", [(max_pool1d, PARAMETERS["max_pool1d"])]))
+register_op("avg_pool2d", overloaded("avg_pool2d", [(avg_pool2d, PARAMETERS["avg_pool2d"])]))
+register_op("avg_pool2d_backward", overloaded("avg_pool2d_backward", [(avg_pool2d_backward, PARAMETERS["avg_pool2d_backward"])]))
+register_op("avg_pool1d", overloaded("avg_pool1d", [(avg_pool1d, PARAMETERS["avg_pool1d"])]))
+register_op("adaptive_avg_pool2d", overloaded("adaptive_avg_pool2d", [(adaptive_avg_pool2d, PARAMETERS["adaptive_avg_pool2d"])]))
+register_op("_adaptive_avg_pool2d", overloaded("_adaptive_avg_pool2d", [(_adaptive_avg_pool2d, PARAMETERS["_adaptive_avg_pool2d"])]))
+register_op("_adaptive_avg_pool2d_backward", overloaded("_adaptive_avg_pool2d_backward", [(_adaptive_avg_pool2d_backward, PARAMETERS["_adaptive_avg_pool2d_backward"])]))
+register_op("adaptive_avg_pool1d", overloaded("adaptive_avg_pool1d", [(adaptive_avg_pool1d, PARAMETERS["adaptive_avg_pool1d"])]))
+register_op("adaptive_max_pool2d", overloaded("adaptive_max_pool2d", [(adaptive_max_pool2d, PARAMETERS["adaptive_max_pool2d"])]))
+register_op("adaptive_max_pool2d_backward", overloaded("adaptive_max_pool2d_backward", [(adaptive_max_pool2d_backward, PARAMETERS["adaptive_max_pool2d_backward"])]))
+register_op("native_batch_norm", overloaded("native_batch_norm", [(native_batch_norm, PARAMETERS["native_batch_norm"])]))
+register_op("native_batch_norm_backward", overloaded("native_batch_norm_backward", [(native_batch_norm_backward, PARAMETERS["native_batch_norm_backward"])]))
+register_op("batch_norm", overloaded("batch_norm", [(batch_norm, PARAMETERS["batch_norm"])]))
+register_op("conv_transpose1d", overloaded("conv_transpose1d", [(conv_transpose1d, PARAMETERS["conv_transpose1d"])]))
+register_op("conv_transpose2d", overloaded("conv_transpose2d", [(conv_transpose2d_input, PARAMETERS["conv_transpose2d_input"])]))
+register_op("instance_norm", overloaded("instance_norm", [(instance_norm, PARAMETERS["instance_norm"])]))
+register_op("feature_dropout", overloaded("feature_dropout", [(feature_dropout, PARAMETERS["feature_dropout"])]))
+register_op("feature_dropout_", overloaded("feature_dropout_", [(feature_dropout_, PARAMETERS["feature_dropout_"])]))
+register_op("native_group_norm", overloaded("native_group_norm", [(native_group_norm, PARAMETERS["native_group_norm"])]))
+register_op("native_group_norm_backward", overloaded("native_group_norm_backward", [(native_group_norm_backward, PARAMETERS["native_group_norm_backward"])]))
+register_op("group_norm", overloaded("group_norm", [(group_norm, PARAMETERS["group_norm"])]))
+register_op("unsqueeze_", overloaded("unsqueeze_", [(unsqueeze_, PARAMETERS["unsqueeze_"])]))

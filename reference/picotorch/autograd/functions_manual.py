@@ -64,6 +64,11 @@ __all__ = [  # what `from functions_manual import *` gives the generated nodes
     "evenly_distribute_backward",
     "restore_reduced_dims",
     "scale_grad_by_count", "aminmax_backward",
+    # convolution, pooling, batch_norm (ops batch 8)
+    "convolution_double_backward",
+    "max_pool_double_backward",
+    "batchnorm_double_backward",
+    "group_norm_backward",
     "logsumexp_backward",
     "var_backward",
     "std_backward",
@@ -1122,3 +1127,163 @@ def soft_margin_loss_double_backward_grad_output(grad, grad_output, input, targe
 def _number_minus(value, tensor):
     """C++'s ``number - tensor``: ``empty_like(tensor).fill_(number).sub_(tensor)``."""
     return ops.sub_(ops.fill_(ops.empty_like(tensor), value), tensor)
+def convolution_double_backward(grads, grad_output, weight, input, stride, padding, dilation, transposed,
+                                output_padding, groups, output_mask):
+    """``_convolution_double_backward``: ``convolution_backward`` is linear in ``grad_output`` and in each of
+    ``input`` and ``weight``, so each gradient is a convolution (or its backward) of the incoming ones."""
+    gg_input, gg_weight, gg_bias = (list(grads) + [None, None])[:3]
+    args = (stride, padding, dilation, transposed, output_padding, groups)
+    g_output = g_input = g_weight = None
+    if output_mask[0]:
+        parts = []
+        if gg_input is not None:
+            parts.append(ops.convolution(gg_input, weight, None, *args))
+        if gg_weight is not None:
+            parts.append(ops.convolution(input, gg_weight, None, *args))
+        if gg_bias is not None:
+            parts.append(ops.expand(ops.reshape(gg_bias, (-1,) + (1,) * (input.dim() - 2)),
+                                    tuple(grad_output.shape)))
+        for part in parts:
+            g_output = part if g_output is None else ops.add(g_output, part)
+    if output_mask[1] and gg_weight is not None:
+        g_input = ops.convolution_backward(grad_output, input, gg_weight, None, *args, [True, False, False])[0]
+    if output_mask[2] and gg_input is not None:
+        g_weight = ops.convolution_backward(grad_output, gg_input, weight, None, *args, [False, True, False])[1]
+    return g_output, g_input, g_weight
+
+
+def max_pool_double_backward(grad, indices, dim):
+    """The gradient of a max pool's backward: ``grad`` read at the elements each window took."""
+    if indices.numel() == 0:
+        return ops.zeros_like(indices, dtype=grad.dtype)
+    size = tuple(indices.shape[:indices.dim() - dim]) + (-1,)
+    return ops.view(ops.gather(ops.view(ops.contiguous(grad), size), -1, ops.view(indices, size)),
+                    tuple(indices.shape))
+
+
+def batchnorm_double_backward(input, gamma, grads, grad_out, running_mean, running_var, train, eps, save_mean,
+                              save_invstd, output_mask):
+    """The gradients of ``native_batch_norm_backward``'s three results, given theirs (``grads``): for the input,
+    the weight and the output gradient. In training the mean and ``invstd`` depend on the input, so its gradient
+    has their terms too (``J = invstd * (I - 1/M - xhat xhat^T / M)`` is the Jacobian of ``xhat``)."""
+    gg_input, gg_gamma, gg_beta = (list(grads) + [None, None])[:3]
+    ndim = input.dim()
+    dims = [0] + list(range(2, ndim))
+    count = input.numel() // input.shape[1]
+
+    def channel(t):
+        return ops.reshape(t, (1, -1) + (1,) * (ndim - 2))
+
+    def csum(t):
+        return ops.sum(t, dims, True)
+
+    def cmean(t):
+        return ops.mean(t, dims, True)
+
+    def normalized_jvp(t):  # J @ t: how xhat's pairing with t changes with the input
+        return ops.mul(s, ops.sub(ops.sub(t, cmean(t)), ops.mul(xhat, cmean(ops.mul(t, xhat)))))
+
+    if train:
+        mu, s = channel(save_mean), channel(save_invstd)
+    else:
+        mu, s = channel(running_mean), channel(ops.rsqrt(ops.add(running_var, eps)))
+    xhat = ops.mul(ops.sub(input, mu), s)
+    g = grad_out
+    w = channel(gamma) if gamma is not None else None
+    g_input = g_gamma = g_out = None
+    if output_mask[0]:
+        parts = []
+        if train:
+            d_q = normalized_jvp(g)
+            if gg_gamma is not None:
+                parts.append(ops.mul(channel(gg_gamma), d_q))
+            if gg_input is not None:
+                k = ops.sub(csum(ops.mul(gg_input, g)), ops.mul(csum(gg_input), cmean(g)))
+                p, q = csum(ops.mul(gg_input, xhat)), csum(ops.mul(g, xhat))
+                through_invstd = ops.mul(ops.div(ops.mul(ops.mul(s, s), xhat), -count),
+                                         ops.sub(k, ops.div(ops.mul(p, q), count)))
+                through_xhat = ops.mul(ops.div(s, -count), ops.add(ops.mul(q, normalized_jvp(gg_input)),
+                                                                   ops.mul(p, d_q)))
+                term = ops.add(through_invstd, through_xhat)
+                parts.append(term if w is None else ops.mul(w, term))
+        elif gg_gamma is not None:
+            parts.append(ops.mul(ops.mul(channel(gg_gamma), g), s))
+        g_input = _added(parts) if parts else ops.zeros_like(input)
+    if output_mask[1] and gamma is not None:
+        if gg_input is None:
+            g_gamma = ops.zeros_like(gamma)
+        else:
+            d_g = normalized_jvp(g) if train else ops.mul(s, g)
+            g_gamma = ops.sum(ops.mul(gg_input, d_g), dims, False)
+    if output_mask[2]:
+        parts = []
+        if gg_input is not None:
+            scaled = normalized_jvp(gg_input) if train else ops.mul(s, gg_input)
+            parts.append(scaled if w is None else ops.mul(w, scaled))
+        if gg_gamma is not None:
+            parts.append(ops.mul(channel(gg_gamma), xhat))
+        if gg_beta is not None:
+            parts.append(ops.expand(channel(gg_beta), tuple(g.shape)))
+        g_out = _added(parts) if parts else ops.zeros_like(g)
+    return g_input, g_gamma, g_out
+
+
+def _added(parts):
+    total = parts[0]
+    for part in parts[1:]:
+        total = ops.add(total, part)
+    return total
+
+
+def group_norm_backward(grads, input, mean, rstd, weight, N, C, HxW, group, eps, output_mask):
+    """``native_group_norm``'s gradients: its kernel when no graph is wanted; else, with ``create_graph``, PyTorch's
+    differentiable formula (``infinitely_differentiable_native_group_norm_backward``), whose ops the graph shows."""
+    d_out, d_mean, d_rstd = (list(grads) + [None, None])[:3]
+    if d_out is None and d_mean is None and d_rstd is None:
+        return None, None, None
+    if not is_grad_enabled():
+        return ops.native_group_norm_backward(ops.contiguous(d_out), ops.contiguous(input), mean, rstd, weight, N,
+                                              C, HxW, group, output_mask)
+    return _differentiable_group_norm_backward(d_out, d_mean, d_rstd, input, mean, rstd, weight, N, C, HxW, group,
+                                               eps, output_mask)
+
+
+def _differentiable_group_norm_backward(d_out, d_mean, d_rstd, x, mean, rstd, gamma, N, C, HxW, group, eps,
+                                        output_mask):
+    """``dX = a * dY + b * X + c`` per group, where ``a = rstd * gamma`` and ``b``, ``c`` gather the sums of
+    ``dY * gamma`` and ``dY * X * gamma`` over the group (their chain through the mean and ``rstd``)."""
+    per_group = C // group
+    s = 1.0 / (per_group * HxW)
+    x4 = ops.reshape(x, (N, group, per_group, HxW))
+    mean4, rstd4 = ops.reshape(mean, (N, group, 1, 1)), ops.reshape(rstd, (N, group, 1, 1))
+    d_input = d_gamma = d_beta = ds = db = None
+    if d_out is not None:
+        dy4 = ops.reshape(d_out, (N, group, per_group, HxW))
+        ds = ops.unsqueeze_(ops.sum(ops.mul(dy4, x4), [3]), -1)
+        db = ops.unsqueeze_(ops.sum(dy4, [3]), -1)
+    if output_mask[0]:
+        gamma4 = ops.reshape(gamma, (1, group, per_group, 1)) if gamma is not None else None
+        rstd_cube = ops.mul(ops.mul(rstd4, rstd4), rstd4)
+        if d_out is not None:
+            a = ops.mul(rstd4, gamma4) if gamma is not None else rstd4
+            b = ops.unsqueeze_(ops.sum(ops.mul(ds, gamma4) if gamma is not None else ds, [2]), -2)
+            c = ops.unsqueeze_(ops.sum(ops.mul(db, gamma4) if gamma is not None else db, [2]), -2)
+            b = ops.mul(ops.mul(ops.sub(ops.mul(c, mean4), b), rstd_cube), s)
+            c = ops.sub(ops.mul(ops.neg(b), mean4), ops.mul(ops.mul(c, rstd4), s))
+            d_input = ops.add(ops.add(ops.mul(a, dy4), ops.mul(b, x4)), c)
+            if d_mean is not None and d_rstd is not None:
+                d_input = ops.add(d_input, _group_stats_backward(d_mean, d_rstd, rstd_cube, x4, N, group))
+            d_input = ops.reshape_as(d_input, x)
+        elif d_mean is not None and d_rstd is not None:
+            d_input = ops.reshape_as(_group_stats_backward(d_mean, d_rstd, rstd_cube, x4, N, group), x)
+    if output_mask[1] and d_out is not None:
+        d_gamma = ops.reshape_as(ops.sum(ops.mul(ops.sub(ds, ops.mul(db, mean4)), rstd4), [0]), gamma)
+    if output_mask[2] and d_out is not None:
+        d_beta = ops.reshape_as(ops.sum(db, [0]), gamma)
+    return d_input, d_gamma, d_beta
+
+
+def _group_stats_backward(d_mean, d_rstd, rstd_cube, x4, N, group):
+    """The gradient reaching the input through the group means and ``rstd`` themselves (``var_mean_backward``)."""
+    d_var = ops.mul(ops.mul(rstd_cube, -0.5), ops.view(d_rstd, (N, group, 1, 1)))
+    return var_mean_backward([d_var, ops.view(d_mean, (N, group, 1, 1))], x4, [2, 3], 0, True)

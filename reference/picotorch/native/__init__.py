@@ -78,6 +78,7 @@ from .activation import (
     threshold_,
     threshold_backward,
 )
+from .batch_norm import batch_norm, instance_norm, native_batch_norm, native_batch_norm_backward
 from .binary_ops import (
     add,
     add_,
@@ -182,6 +183,8 @@ from .composite import (
     dstack,
     embedding_backward,
     expand_as,
+    feature_dropout,
+    feature_dropout_,
     flatten,
     fliplr,
     flipud,
@@ -269,6 +272,7 @@ from .composite import (
     where_scalar_self,
     where_scalars,
 )
+from .convolution import conv1d, conv2d, conv_transpose1d, conv_transpose2d, convolution, convolution_backward
 from .copy import copy_
 from .cuda.elementwise import add_cuda, mul_cuda, relu_cuda, threshold_backward_cuda
 from .distributions import (
@@ -288,6 +292,7 @@ from .distributions import (
 )
 from .embedding import embedding, embedding_dense_backward, embedding_renorm_
 from .fused_dropout import native_dropout, native_dropout_backward
+from .group_norm import group_norm, native_group_norm, native_group_norm_backward
 from .helpers import strides_of
 from .indexing import (
     _index_put_impl_,
@@ -338,6 +343,22 @@ from .loss_nll import nll_loss2d_backward, nll_loss2d_forward, nll_loss_backward
 from .onehot import one_hot
 from .pad_nd import constant_pad_nd
 from .pointwise_ops import addcdiv, addcdiv_, addcmul, addcmul_, lerp, lerp_
+from .pooling import (
+    _adaptive_avg_pool2d,
+    _adaptive_avg_pool2d_backward,
+    adaptive_avg_pool1d,
+    adaptive_avg_pool2d,
+    adaptive_max_pool2d,
+    adaptive_max_pool2d_backward,
+    avg_pool1d,
+    avg_pool2d,
+    avg_pool2d_backward,
+    max_pool1d,
+    max_pool1d_with_indices,
+    max_pool2d,
+    max_pool2d_with_indices,
+    max_pool2d_with_indices_backward,
+)
 from .reduce_all_ops import max, min
 from .reduce_ops import (
     all,
@@ -470,6 +491,7 @@ from .tensor_shape import (
     unfold,
     unfold_backward,
     unsqueeze,
+    unsqueeze_,
     view,
     view_dtype,
 )
@@ -661,4 +683,11 @@ __all__ = [
     "multi_margin_loss", "multi_margin_loss_backward", "kl_div", "margin_ranking_loss", "hinge_embedding_loss",
     "cosine_embedding_loss", "triplet_margin_loss", "poisson_nll_loss", "pairwise_distance", "cosine_similarity",
     "norm_scalar", "norm_scalaropt_dim",
+    "conv1d", "conv2d", "convolution", "convolution_backward", "conv_transpose1d", "conv_transpose2d",
+    "_adaptive_avg_pool2d", "_adaptive_avg_pool2d_backward", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
+    "adaptive_max_pool2d", "adaptive_max_pool2d_backward", "avg_pool1d", "avg_pool2d", "avg_pool2d_backward",
+    "max_pool1d", "max_pool1d_with_indices", "max_pool2d", "max_pool2d_with_indices",
+    "max_pool2d_with_indices_backward", "batch_norm", "native_batch_norm", "native_batch_norm_backward",
+    "instance_norm", "feature_dropout", "feature_dropout_", "group_norm", "native_group_norm",
+    "native_group_norm_backward", "unsqueeze_",
 ]

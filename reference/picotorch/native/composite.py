@@ -294,16 +294,31 @@ def dropout_(self, p, train):
     return _dropout_impl(self, p, train, ops.mul_)
 
 
-def _dropout_impl(input, p, train, multiply):
+def feature_dropout(input, p, train):
+    return _dropout_impl(input, p, train, ops.mul, feature=True)
+
+
+def feature_dropout_(self, p, train):
+    return _dropout_impl(self, p, train, ops.mul_, feature=True)
+
+
+def _dropout_impl(input, p, train, multiply, feature=False):
     """Identity (the same tensor) when nothing drops; all dropped times a zero when ``p == 1``; else the
-    input times a noise of ``0`` and ``1 / (1 - p)``, made outside autograd's view (it needs no gradient)."""
+    input times a noise of ``0`` and ``1 / (1 - p)``, made outside autograd's view (it needs no gradient).
+    Feature dropout draws one noise value per (sample, channel), shaped ``(N, C, 1, ...)``."""
     if not 0 <= p <= 1:
         raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
     if p == 0 or not train or input.numel() == 0:
         return input
     if p == 1:
         return multiply(input, ops.zeros_like(scalar_tensor(0.0), dtype=input.dtype, device=input.device))
-    noise = ops.bernoulli_(ops.zeros_like(input), 1 - p)
+    if feature:
+        if input.dim() < 2:
+            raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+        sizes = tuple(input.shape[:2]) + (1,) * (input.dim() - 2)
+        noise = ops.bernoulli_(ops.new_zeros(input, sizes), 1 - p)
+    else:
+        noise = ops.bernoulli_(ops.zeros_like(input), 1 - p)
     noise = ops.div_(noise, scalar_tensor(1 - p))
     return multiply(input, noise)
 

@@ -237,29 +237,35 @@ def accepts(kind: str, value, numbers_as_tensors: bool = False) -> bool:
         return type(value) is memory_format
     if base == "Layout":
         return type(value) is layout
-    if base == "int[]":  # after the first, an element may be a bool (PyTorch's unpacking takes it)
+    if base.startswith("int["):  # after the first, an element may be a bool (PyTorch's unpacking takes it)
         return _is_int(value) or (isinstance(value, (list, tuple)) and all(
             _is_int(v) or (i and isinstance(v, bool)) for i, v in enumerate(value)))
     return True
 
 
 def _normalize(kind: str, value):
-    """An ``int[]`` parameter given one int (or a 0-dim int tensor) receives a one-element tuple."""
+    """An ``int[]`` parameter given one int (or a 0-dim int tensor) receives a one-element tuple; an ``int[2]``
+    one two of them."""
     if kind == "Tensor":
         return value  # nothing to normalize, and these are most arguments: no string work
     if kind.startswith("Scalar") and isinstance(value, TensorImpl):
         return value.item()  # a zero-dim tensor passed for a Scalar becomes its number
-    if kind.startswith("int[]") and value is not None:
+    if kind.startswith("int[") and value is not None:
         if isinstance(value, (int, np.integer)):
-            return (int(value),)
+            return (int(value),) * _list_size(kind)
         if isinstance(value, TensorImpl):  # a zero-dim integer tensor, as one dim
-            return (int(value.item()),)
+            return (int(value.item()),) * _list_size(kind)
         return tuple(int(v) for v in value)
     if kind.startswith("int") and isinstance(value, (TensorImpl, np.integer)):
         return int(value.item())
     if kind.startswith("ScalarType") and value is not None:
         return as_dtype(value)  # ``dtype=float`` is float64
     return value
+
+
+def _list_size(kind: str) -> int:
+    """How many ints one int stands for: ``int[]`` 1, ``int[2]`` 2."""
+    return 1 if kind[4] == "]" else int(kind[4:kind.index("]")])
 
 
 def bind(params, args, kwargs, numbers_as_tensors: bool = False):

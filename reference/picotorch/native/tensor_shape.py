@@ -247,6 +247,10 @@ def unsqueeze(self, dim):
     return view_of(self, data)
 
 
+def unsqueeze_(self, dim):
+    return _squeeze_inplace(self, unsqueeze(self, dim)._data)
+
+
 def squeeze(self):
     return view_of(self, _squeezed(self, range(self._data.ndim)))
 

@@ -22,18 +22,102 @@ from ..native.checks import broadcast_shapes
 from ..native.dispatcher import ops
 from . import _reduction
 
-__all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits", "celu", "celu_", "cosine_embedding_loss",
-           "cosine_similarity", "cross_entropy", "dropout", "elu", "elu_", "embedding", "gaussian_nll_loss", "gelu",
-           "glu", "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "hardtanh_", "hinge_embedding_loss",
-           "huber_loss", "kl_div", "l1_loss", "layer_norm", "leaky_relu", "leaky_relu_", "linear", "log_softmax",
-           "logsigmoid", "margin_ranking_loss", "mish", "mse_loss", "multi_margin_loss",
+__all__ = ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "adaptive_max_pool2d_with_indices",
+           "avg_pool1d", "avg_pool2d", "batch_norm", "binary_cross_entropy", "binary_cross_entropy_with_logits", "celu",
+           "celu_", "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "cosine_embedding_loss",
+           "cosine_similarity", "cross_entropy", "dropout", "dropout2d", "elu", "elu_", "embedding",
+           "gaussian_nll_loss", "gelu", "glu", "group_norm", "hardshrink", "hardsigmoid", "hardswish", "hardtanh",
+           "hardtanh_", "hinge_embedding_loss", "huber_loss", "instance_norm", "kl_div", "l1_loss", "layer_norm",
+           "leaky_relu", "leaky_relu_", "linear", "log_softmax", "logsigmoid", "margin_ranking_loss", "max_pool1d",
+           "max_pool1d_with_indices", "max_pool2d", "max_pool2d_with_indices", "mish", "mse_loss", "multi_margin_loss",
            "multilabel_soft_margin_loss", "nll_loss", "normalize", "one_hot", "pad", "pairwise_distance",
-           "poisson_nll_loss", "prelu", "relu", "relu6", "relu_", "rrelu", "rrelu_", "selu", "selu_", "sigmoid",
-           "silu", "smooth_l1_loss", "soft_margin_loss", "softmax", "softmin", "softplus", "softshrink", "softsign",
-           "tanh", "tanhshrink", "threshold", "threshold_", "triplet_margin_loss"]
+           "poisson_nll_loss", "prelu", "relu", "relu6", "relu_", "rrelu", "rrelu_", "selu", "selu_", "sigmoid", "silu",
+           "smooth_l1_loss", "soft_margin_loss", "softmax", "softmin", "softplus", "softshrink", "softsign", "tanh",
+           "tanhshrink", "threshold", "threshold_", "triplet_margin_loss"]
+
+
+# ----------------------------------------------------------------------------- pooling
+
+
+def _boolean_dispatch(arg_name, arg_index, default, if_true, if_false, func_name):
+    """``torch._jit_internal.boolean_dispatch``: one of two functions, by a bool argument given by name or place."""
+    def fn(*args, **kwargs):
+        flag = default
+        if arg_name in kwargs:
+            flag = kwargs[arg_name]
+        elif arg_index < len(args):
+            flag = args[arg_index]
+        return if_true(*args, **kwargs) if flag else if_false(*args, **kwargs)
+
+    fn.__name__ = func_name
+    return fn
+
+
+def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
+                            return_indices: bool = False):
+    return _VF.max_pool1d_with_indices(input, kernel_size, [] if stride is None else stride, padding, dilation,
+                                       ceil_mode)
+
+
+def _max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
+                return_indices: bool = False):
+    return _VF.max_pool1d(input, kernel_size, [] if stride is None else stride, padding, dilation, ceil_mode)
+
+
+max_pool1d = _boolean_dispatch("return_indices", 6, False, max_pool1d_with_indices, _max_pool1d, "max_pool1d")
+
+
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
+                            return_indices: bool = False):
+    return _nn.max_pool2d_with_indices(input, kernel_size, [] if stride is None else stride, padding, dilation,
+                                       ceil_mode)
+
+
+def _max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
+                return_indices: bool = False):
+    return _VF.max_pool2d(input, kernel_size, [] if stride is None else stride, padding, dilation, ceil_mode)
+
+
+max_pool2d = _boolean_dispatch("return_indices", 6, False, max_pool2d_with_indices, _max_pool2d, "max_pool2d")
+
+avg_pool1d = _VF.avg_pool1d
+avg_pool2d = _nn.avg_pool2d
+adaptive_avg_pool1d = _VF.adaptive_avg_pool1d
+
+
+def _list_with_default(out_size, defaults):
+    """``torch/nn/modules/utils.py``: ``None`` in an output size keeps the input's size there."""
+    if isinstance(out_size, int):
+        return out_size
+    if len(defaults) <= len(out_size):
+        raise ValueError(f"Input dimension should be at least {len(out_size) + 1}")
+    return [v if v is not None else d for v, d in zip(out_size, defaults[-len(out_size):])]
+
+
+def adaptive_avg_pool2d(input, output_size):
+    return _nn.adaptive_avg_pool2d(input, _list_with_default(output_size, input.size()))
+
+
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices: bool = False):
+    return _nn.adaptive_max_pool2d(input, _list_with_default(output_size, input.size()))
+
+
+def _adaptive_max_pool2d(input, output_size, return_indices: bool = False):
+    return adaptive_max_pool2d_with_indices(input, output_size)[0]
+
+
+adaptive_max_pool2d = _boolean_dispatch("return_indices", 2, False, adaptive_max_pool2d_with_indices,
+                                        _adaptive_max_pool2d, "adaptive_max_pool2d")
 
 
 # ----------------------------------------------------------------------------- linear
+
+
+# torch.nn.functional's convolutions are torch's own functions (``_add_docstr(torch.conv2d, ...)``)
+conv1d = _VF.conv1d
+conv2d = _VF.conv2d
+conv_transpose1d = _VF.conv_transpose1d
+conv_transpose2d = _VF.conv_transpose2d
 
 
 def linear(input, weight, bias=None):
@@ -211,12 +295,77 @@ rrelu_ = _VF.rrelu_
 # ----------------------------------------------------------------------------- dropout, normalisation, lookup
 
 
+def dropout2d(input, p: float = 0.5, training: bool = True, inplace: bool = False):
+    """Whole channels zeroed (``torch.feature_dropout``): one draw per sample and channel."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    inp_dim = input.dim()
+    if inp_dim not in (3, 4):
+        warnings.warn(f"dropout2d: Received a {inp_dim}-D input to dropout2d, which is deprecated and will result in "
+                      "an error in a future release. To retain the behavior and silence this warning, please use "
+                      "dropout instead. Note that dropout2d exists to provide channel-wise dropout on inputs with 2 "
+                      "spatial dimensions, a channel dimension, and an optional batch dimension (i.e. 3D or 4D "
+                      "inputs).", stacklevel=2)
+    if inp_dim == 3:  # taken as (N, C, L), as torch still does
+        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout "
+                      "behavior is desired - input is interpreted as shape (N, C, L), where C is the channel dim. "
+                      "This behavior will change in a future release to interpret the input as one without a batch "
+                      "dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise dropout behavior, please "
+                      "switch to using dropout1d instead.", stacklevel=2)
+    return _VF.feature_dropout_(input, p, training) if inplace else _VF.feature_dropout(input, p, training)
+
+
 def dropout(input, p: float = 0.5, training: bool = True, inplace: bool = False):
     """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)``; the identity (the same
     tensor) when not ``training``."""
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     return _VF.dropout_(input, p, training) if inplace else _VF.dropout(input, p, training)
+
+
+def _verify_batch_size(size) -> None:
+    size_prods = size[0]
+    for i in range(len(size) - 2):
+        size_prods *= size[i + 2]
+    if size_prods == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training: bool = False,
+               momentum: float = 0.1, eps: float = 1e-05):
+    """Per channel (dim 1): ``torch.batch_norm``, whose node is ``NativeBatchNormBackward0``."""
+    if training:
+        _verify_batch_size(input.size())
+    if training and eps <= 0.0:
+        raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
+    elif eps < 0.0:
+        raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    return _VF.batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, True)
+
+
+def _verify_spatial_size(size) -> None:
+    size_prods = 1
+    for i in range(2, len(size)):
+        size_prods *= size[i]
+    if size_prods == 1:
+        raise ValueError(f"Expected more than 1 spatial element when training, got input size {size}")
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats: bool = True,
+                  momentum: float = 0.1, eps: float = 1e-05):
+    """Each sample's channels normalised on their own: ``torch.instance_norm``, a batch norm of the input viewed
+    as ``(1, N * C, ...)``."""
+    if use_input_stats:
+        _verify_spatial_size(input.size())
+    return _VF.instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, True)
+
+
+def group_norm(input, num_groups: int, weight=None, bias=None, eps: float = 1e-05):
+    """Each sample's channels in ``num_groups`` groups, each group normalised on its own (``torch.group_norm``)."""
+    if input.dim() < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.dim()}")
+    _verify_batch_size([input.size(0) * input.size(1) // num_groups, num_groups] + list(input.size()[2:]))
+    return _VF.group_norm(input, num_groups, weight, bias, eps, True)
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps: float = 1e-05):

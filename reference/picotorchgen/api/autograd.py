@@ -153,7 +153,8 @@ def formula_value(op: Op, name: str) -> Saved | None:
 # strides are kept only for an input that needs a gradient (``strides_or_error`` in PyTorch). They are read
 # from the tensor's fields, as the C++ kernel reads the TensorImpl's (``self.sym_sizes()``): no Python
 # property, no ``__torch_function__``, no ``torch.Size`` to build and take apart on every forward op.
-_DERIVED = (("_sizes", "tuple({0}._data.shape)"),
+_DERIVED = (("_sizes_opt", "tuple({0}._data.shape) if {0} is not None else (0,)"),  # an undefined tensor's: [0]
+            ("_sizes", "tuple({0}._data.shape)"),
             ("_strides", "native.strides_of({0}) if any_requires_grad({0}) else ()"),
             ("_numel", "{0}.numel()"), ("_dim", "{0}._data.ndim"), ("_scalar_type", "{0}._dtype"),
             ("_options", "({0}._dtype, {0}._device)"),
@@ -164,7 +165,7 @@ _DERIVED = (("_sizes", "tuple({0}._data.shape)"),
 
 _NTH_RESULT = re.compile(r"result(\d+)")
 # ``weight.size(0)`` in a PyTorch formula: torchgen saves it as ``weight_sym_argsize_0``.
-_ARGSIZE = re.compile(r"(\w+)_sym_argsize_(\d+)")
+_ARGSIZE = re.compile(r"(\w+?)_sym_argsize_(minus_)?(\d+)")  # ``grad_output.size(-1)``: ..._argsize_minus_1
 
 
 def _saved_for(name: str, args: dict[str, Argument], outputs: dict[str, int]) -> Saved | None:
@@ -178,7 +179,7 @@ def _saved_for(name: str, args: dict[str, Argument], outputs: dict[str, int]) ->
         kind = argument_kind(args[name])
         if kind == "Tensor[]" or kind.startswith("Tensor?[]"):
             return Saved(name, name, "tensor_list", set())
-        integers = kind.rstrip("?") if kind.startswith("int") else ""
+        integers = ("int[]" if kind.startswith("int[") else kind.rstrip("?")) if kind.startswith("int") else ""
         return Saved(name, name, "tensor" if kind.startswith("Tensor") else "value", set(), integers)
     for suffix, expr in _DERIVED:
         base = name[: -len(suffix)] if name.endswith(suffix) else None
@@ -186,5 +187,6 @@ def _saved_for(name: str, args: dict[str, Argument], outputs: dict[str, int]) ->
             return Saved(name, expr.format(base), "value", set())
     argsize = _ARGSIZE.fullmatch(name)
     if argsize and argsize.group(1) in args:
-        return Saved(name, f"{argsize.group(1)}.shape[{argsize.group(2)}]", "value", set())
+        index = f"-{argsize.group(3)}" if argsize.group(2) else argsize.group(3)
+        return Saved(name, f"{argsize.group(1)}.shape[{index}]", "value", set())
     return None

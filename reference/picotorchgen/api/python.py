@@ -108,7 +108,9 @@ def argument_kind(a: Argument) -> str:
     if t.base == "Scalar":
         return "Scalar?" if t.optional else "Scalar"
     if t.base in ("int", "SymInt") and t.is_list:
-        return "int[]?" if t.optional else "int[]"
+        # ``int[2]``: one int stands for two (``IntArrayRef`` of a size); ``int[1]`` is ``int[]``
+        kind = f"int[{t.list_size}]" if t.list_size and t.list_size > 1 else "int[]"
+        return kind + "?" if t.optional else kind
     if t.base in ("int", "SymInt"):
         return "int?" if t.optional else "int"
     if t.base == "bool" and not t.is_list:
@@ -122,7 +124,15 @@ def argument_kind(a: Argument) -> str:
 
 def _formal(a: Argument) -> str:
     name = python_name(a)
-    return name if a.default is None else f"{name}={python_default(a.default)}"
+    return name if a.default is None else f"{name}={argument_default(a)}"
+
+
+def argument_default(a: Argument) -> str:
+    """``python_default`` of ``a``'s default; an ``int[2] padding=0`` is ``(0, 0)``, as the parser expands it."""
+    t = a.type
+    if t.base in ("int", "SymInt") and t.is_list and (t.list_size or 0) > 1 and _NUMBER.fullmatch(a.default):
+        return "(" + ", ".join([a.default] * t.list_size) + ")"
+    return python_default(a.default)
 
 
 def python_default(text: str) -> str:

@@ -30,9 +30,11 @@ from .activation import (
     Tanhshrink,
     Threshold,
 )
+from .batchnorm import BatchNorm1d, BatchNorm2d, InstanceNorm1d, InstanceNorm2d
 from .container import ModuleDict, ModuleList, Sequential
+from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
 from .distance import CosineSimilarity, PairwiseDistance
-from .dropout import Dropout
+from .dropout import Dropout, Dropout2d
 from .flatten import Flatten
 from .linear import Identity, Linear
 from .loss import (
@@ -56,16 +58,19 @@ from .loss import (
     TripletMarginLoss,
 )
 from .module import Module
-from .normalization import LayerNorm
+from .normalization import GroupNorm, LayerNorm
+from .pooling import AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
 from .sparse import Embedding
 
 __all__ = [
-    "BCELoss", "BCEWithLogitsLoss", "CELU", "CosineEmbeddingLoss", "CosineSimilarity", "CrossEntropyLoss", "Dropout",
-    "ELU", "Embedding", "Flatten", "GELU", "GLU", "GaussianNLLLoss", "Hardshrink", "Hardsigmoid", "Hardswish",
-    "Hardtanh", "HingeEmbeddingLoss", "HuberLoss", "Identity", "KLDivLoss", "L1Loss", "LayerNorm", "LeakyReLU",
-    "Linear", "LogSigmoid", "LogSoftmax", "MSELoss", "MarginRankingLoss", "Mish", "Module", "ModuleDict",
-    "ModuleList", "MultiLabelSoftMarginLoss", "MultiMarginLoss", "NLLLoss", "PReLU", "PairwiseDistance",
-    "PoissonNLLLoss", "RReLU", "ReLU", "ReLU6", "SELU", "Sequential", "SiLU", "Sigmoid", "SmoothL1Loss",
-    "SoftMarginLoss", "Softmax", "Softmax2d", "Softmin", "Softplus", "Softshrink", "Softsign", "Tanh", "Tanhshrink",
-    "Threshold", "TripletMarginLoss",
+    "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "AvgPool1d", "AvgPool2d", "BCELoss",
+    "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d", "CELU", "Conv1d", "Conv2d", "ConvTranspose1d",
+    "ConvTranspose2d", "CosineEmbeddingLoss", "CosineSimilarity", "CrossEntropyLoss", "Dropout", "Dropout2d", "ELU",
+    "Embedding", "Flatten", "GELU", "GLU", "GaussianNLLLoss", "GroupNorm", "Hardshrink", "Hardsigmoid", "Hardswish",
+    "Hardtanh", "HingeEmbeddingLoss", "HuberLoss", "Identity", "InstanceNorm1d", "InstanceNorm2d", "KLDivLoss",
+    "L1Loss", "LayerNorm", "LeakyReLU", "Linear", "LogSigmoid", "LogSoftmax", "MSELoss", "MarginRankingLoss",
+    "MaxPool1d", "MaxPool2d", "Mish", "Module", "ModuleDict", "ModuleList", "MultiLabelSoftMarginLoss",
+    "MultiMarginLoss", "NLLLoss", "PReLU", "PairwiseDistance", "PoissonNLLLoss", "RReLU", "ReLU", "ReLU6", "SELU",
+    "Sequential", "SiLU", "Sigmoid", "SmoothL1Loss", "SoftMarginLoss", "Softmax", "Softmax2d", "Softmin",
+    "Softplus", "Softshrink", "Softsign", "Tanh", "Tanhshrink", "Threshold", "TripletMarginLoss",
 ]

@@ -1,12 +1,12 @@
-"""``nn.Dropout``. Models ``torch/nn/modules/dropout.py``: ``F.dropout`` with the module's ``training`` flag,
-so ``model.eval()`` turns it into the identity."""
+"""``nn.Dropout`` and ``nn.Dropout2d``. Models ``torch/nn/modules/dropout.py``: ``F.dropout`` (``F.dropout2d``,
+whole channels) with the module's ``training`` flag, so ``model.eval()`` turns it into the identity."""
 
 from __future__ import annotations
 
 from .. import functional as F
 from .module import Module
 
-__all__ = ["Dropout"]
+__all__ = ["Dropout", "Dropout2d"]
 
 
 class _DropoutNd(Module):
@@ -24,3 +24,8 @@ class _DropoutNd(Module):
 class Dropout(_DropoutNd):
     def forward(self, input):
         return F.dropout(input, self.p, self.training, self.inplace)
+
+
+class Dropout2d(_DropoutNd):
+    def forward(self, input):
+        return F.dropout2d(input, self.p, self.training, self.inplace)

@@ -10,6 +10,7 @@ reflected operators (``2 - x``, ``2 ** x``, ``2 / x``, ``2 // x``, ``2 % x``). A
 from __future__ import annotations
 
 from . import _C, _tensor_str, autograd
+from . import functional as _functional
 from ._C import _is_operand
 from ._C._torch_function import (
     DisableTorchFunctionSubclass,
@@ -215,6 +216,22 @@ class Tensor(_C.TensorBase):
         if check_has_torch_function(self):
             return handle_torch_function(Tensor.norm, (self,), self, p=p, dim=dim, keepdim=keepdim, dtype=dtype)
         return norm(self, p, dim, keepdim, dtype=dtype)
+
+    def unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
+        """See :func:`picotorch.unique`."""
+        if check_has_torch_function(self):
+            return handle_torch_function(Tensor.unique, (self,), self, sorted=sorted, return_inverse=return_inverse,
+                                         return_counts=return_counts, dim=dim)
+        return _functional.unique(self, sorted=sorted, return_inverse=return_inverse, return_counts=return_counts,
+                                  dim=dim)
+
+    def unique_consecutive(self, return_inverse=False, return_counts=False, dim=None):
+        """See :func:`picotorch.unique_consecutive`."""
+        if check_has_torch_function(self):
+            return handle_torch_function(Tensor.unique_consecutive, (self,), self, return_inverse=return_inverse,
+                                         return_counts=return_counts, dim=dim)
+        return _functional.unique_consecutive(self, return_inverse=return_inverse, return_counts=return_counts,
+                                              dim=dim)
 
     __array_priority__ = 1000
 

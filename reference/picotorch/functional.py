@@ -12,15 +12,20 @@ it turns into an equation; without ``opt_einsum`` it never computes a contractio
 
 from __future__ import annotations
 
+import itertools
+import operator
+from collections.abc import Sequence
 from numbers import Integral
 
 from ._C import _VariableFunctions as _VF
+from ._C._factories import tensor as _tensor
 from ._C._tensor_base import TensorBase
 from ._C._torch_function import _has_torch_function, handle_torch_function
+from .c10 import scalar_type as _dtypes
 from .c10.size import Size
 
 __all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "broadcast_shapes", "broadcast_tensors", "einsum", "meshgrid",
-           "tensordot"]
+           "tensordot", "unique", "unique_consecutive", "unravel_index"]
 
 
 def broadcast_tensors(*tensors):
@@ -131,3 +136,60 @@ def tensordot(a, b, dims=2, out=None):
     if out is None:
         return _VF.tensordot(a, b, dims_a, dims_b)
     return _VF.tensordot(a, b, dims_a, dims_b, out=out)
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """The distinct values of ``input`` (``_unique2``), or its distinct slices along ``dim`` (``unique_dim``); with
+    ``return_inverse`` and ``return_counts`` also where each element went and how often each occurs, in a tuple
+    (torch's ``boolean_dispatch`` on those two flags)."""
+    if _has_torch_function((input,)):
+        return handle_torch_function(unique, (input,), input, sorted=sorted, return_inverse=return_inverse,
+                                     return_counts=return_counts, dim=dim)
+    if dim is not None:
+        output, inverse, counts = _VF.unique_dim(input, dim, sorted=sorted, return_inverse=return_inverse,
+                                                 return_counts=return_counts)
+    else:
+        output, inverse, counts = _VF._unique2(input, sorted=sorted, return_inverse=return_inverse,
+                                               return_counts=return_counts)
+    return _unique_result(output, inverse, counts, return_inverse, return_counts)
+
+
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """Each run of equal consecutive values (or slices along ``dim``) once: ``unique`` without sorting."""
+    if _has_torch_function((input,)):
+        return handle_torch_function(unique_consecutive, (input,), input, return_inverse=return_inverse,
+                                     return_counts=return_counts, dim=dim)
+    output, inverse, counts = _VF.unique_consecutive(input, return_inverse=return_inverse,
+                                                     return_counts=return_counts, dim=dim)
+    return _unique_result(output, inverse, counts, return_inverse, return_counts)
+
+
+def _unique_result(output, inverse, counts, return_inverse, return_counts):
+    if return_inverse and return_counts:
+        return output, inverse, counts
+    if return_inverse:
+        return output, inverse
+    return (output, counts) if return_counts else output
+
+
+def unravel_index(indices, shape):
+    """The coordinates in a tensor of ``shape`` of each flat index in ``indices``, one tensor per dim: the indices
+    floor-divided by each dim's stride, modulo its size, then unbound along the last dim."""
+    if _has_torch_function((indices,)):
+        return handle_torch_function(unravel_index, (indices,), indices, shape=shape)
+    if indices.is_complex() or indices.is_floating_point() or indices.dtype == _dtypes.bool_:
+        raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
+    if not isinstance(shape, (Integral, Sequence)):
+        raise TypeError(f"expected 'shape' to be int or sequence of ints, but got {type(shape)}")
+    if isinstance(shape, Integral):
+        shape = Size([shape])
+    else:
+        for size in shape:
+            if not isinstance(size, Integral):
+                raise TypeError(f"expected 'shape' sequence to only contain ints, but got {type(size)}")
+        shape = Size(shape)
+    if not all(size >= 0 for size in shape):
+        raise ValueError(f"'shape' cannot have negative values, but got {tuple(shape)}")
+    strides = list(reversed(list(itertools.accumulate(reversed(shape[1:] + Size([1])), func=operator.mul))))
+    coordinates = indices.unsqueeze(-1).floor_divide(_tensor(strides, device=indices.device, dtype=_dtypes.int64))
+    return (coordinates % _tensor(list(shape), device=indices.device, dtype=_dtypes.int64)).unbind(-1)

@@ -30,6 +30,9 @@ TORCH_FUNCTIONS = {
     '_to_copy': [
         (vt._to_copy, '_to_copy(Tensor input, *, bool non_blocking=False, MemoryFormat? memory_format=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)', vt.PARAMETERS['_to_copy']),
     ],
+    '_unique2': [
+        (vt._unique2, '_unique2(Tensor input, bool sorted=True, bool return_inverse=False, bool return_counts=False)', vt.PARAMETERS['_unique2']),
+    ],
     '_unsafe_view': [
         (vt._unsafe_view, '_unsafe_view(Tensor input, int[] size)', vt.PARAMETERS['_unsafe_view']),
     ],
@@ -191,6 +194,9 @@ TORCH_FUNCTIONS = {
     'binary_cross_entropy_with_logits': [
         (vt.binary_cross_entropy_with_logits, 'binary_cross_entropy_with_logits(Tensor input, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean)', vt.PARAMETERS['binary_cross_entropy_with_logits']),
     ],
+    'bincount': [
+        (vt.bincount, 'bincount(Tensor input, Tensor? weights=None, int minlength=0)', vt.PARAMETERS['bincount']),
+    ],
     'bitwise_and': [
         (vt.bitwise_and_Tensor, 'bitwise_and(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['bitwise_and_Tensor'][0], vt.PARAMETERS['bitwise_and_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.bitwise_and_Tensor_out, ('out',))),
         (vt.bitwise_and_Scalar, 'bitwise_and(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['bitwise_and_Scalar'][0], vt.PARAMETERS['bitwise_and_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.bitwise_and_Scalar_out, ('out',))),
@@ -215,6 +221,10 @@ TORCH_FUNCTIONS = {
     ],
     'broadcast_to': [
         (vt.broadcast_to, 'broadcast_to(Tensor input, int[] size)', vt.PARAMETERS['broadcast_to']),
+    ],
+    'bucketize': [
+        (vt.bucketize_Tensor, 'bucketize(Tensor input, Tensor boundaries, *, bool out_int32=False, bool right=False)', vt.PARAMETERS['bucketize_Tensor']),
+        (vt.bucketize_Scalar, 'bucketize(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False)', vt.PARAMETERS['bucketize_Scalar']),
     ],
     'cat': [
         (vt.cat, 'cat(Tensor[] tensors, int dim=0, *, Tensor out=None)', (vt.PARAMETERS['cat'][0], vt.PARAMETERS['cat'][1] + (('out', 'Tensor?', True),)), (vt.cat_out, ('out',))),
@@ -483,6 +493,9 @@ TORCH_FUNCTIONS = {
         (vt.gt_Tensor, 'gt(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['gt_Tensor'][0], vt.PARAMETERS['gt_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.gt_Tensor_out, ('out',))),
         (vt.gt_Scalar, 'gt(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['gt_Scalar'][0], vt.PARAMETERS['gt_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.gt_Scalar_out, ('out',))),
     ],
+    'histc': [
+        (vt.histc, 'histc(Tensor input, int bins=100, Scalar min=0, Scalar max=0)', vt.PARAMETERS['histc']),
+    ],
     'hstack': [
         (vt.hstack, 'hstack(Tensor[] tensors, *, Tensor out=None)', (vt.PARAMETERS['hstack'][0], vt.PARAMETERS['hstack'][1] + (('out', 'Tensor?', True),)), (vt.hstack_out, ('out',))),
     ],
@@ -511,11 +524,25 @@ TORCH_FUNCTIONS = {
     'isfinite': [
         (vt.isfinite, 'isfinite(Tensor input)', vt.PARAMETERS['isfinite']),
     ],
+    'isin': [
+        (vt.isin_Tensor_Tensor, 'isin(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False)', vt.PARAMETERS['isin_Tensor_Tensor']),
+        (vt.isin_Scalar_Tensor, 'isin(Scalar element, Tensor test_elements, *, bool assume_unique=False, bool invert=False)', vt.PARAMETERS['isin_Scalar_Tensor']),
+        (vt.isin_Tensor_Scalar, 'isin(Tensor elements, Scalar test_element, *, bool assume_unique=False, bool invert=False)', vt.PARAMETERS['isin_Tensor_Scalar']),
+    ],
     'isinf': [
         (vt.isinf, 'isinf(Tensor input)', vt.PARAMETERS['isinf']),
     ],
     'isnan': [
         (vt.isnan, 'isnan(Tensor input)', vt.PARAMETERS['isnan']),
+    ],
+    'isneginf': [
+        (vt.isneginf, 'isneginf(Tensor input)', vt.PARAMETERS['isneginf']),
+    ],
+    'isposinf': [
+        (vt.isposinf, 'isposinf(Tensor input)', vt.PARAMETERS['isposinf']),
+    ],
+    'isreal': [
+        (vt.isreal, 'isreal(Tensor input)', vt.PARAMETERS['isreal']),
     ],
     'kron': [
         (vt.kron, 'kron(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['kron'][0], vt.PARAMETERS['kron'][1] + (('out', 'Tensor?', True),)), (vt.kron_out, ('out',))),
@@ -804,6 +831,10 @@ TORCH_FUNCTIONS = {
     'scatter_add': [
         (vt.scatter_add, 'scatter_add(Tensor input, int dim, Tensor index, Tensor src, *, Tensor out=None)', (vt.PARAMETERS['scatter_add'][0], vt.PARAMETERS['scatter_add'][1] + (('out', 'Tensor?', True),)), (vt.scatter_add_out, ('out',))),
     ],
+    'searchsorted': [
+        (vt.searchsorted_Tensor, 'searchsorted(Tensor sorted_sequence, Tensor input, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None)', vt.PARAMETERS['searchsorted_Tensor']),
+        (vt.searchsorted_Scalar, 'searchsorted(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None)', vt.PARAMETERS['searchsorted_Scalar']),
+    ],
     'select': [
         (vt.select_int, 'select(Tensor input, int dim, int index)', vt.PARAMETERS['select_int']),
     ],
@@ -972,6 +1003,12 @@ TORCH_FUNCTIONS = {
     ],
     'unflatten': [
         (vt.unflatten_int, 'unflatten(Tensor input, int dim, int[] sizes)', vt.PARAMETERS['unflatten_int']),
+    ],
+    'unique_consecutive': [
+        (vt.unique_consecutive, 'unique_consecutive(Tensor input, bool return_inverse=False, bool return_counts=False, int? dim=None)', vt.PARAMETERS['unique_consecutive']),
+    ],
+    'unique_dim': [
+        (vt.unique_dim, 'unique_dim(Tensor input, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False)', vt.PARAMETERS['unique_dim']),
     ],
     'unsqueeze': [
         (vt.unsqueeze, 'unsqueeze(Tensor input, int dim)', vt.PARAMETERS['unsqueeze']),
@@ -1260,6 +1297,9 @@ TENSOR_METHODS = {
     'bernoulli_': [
         (vt.bernoulli__Tensor, 'bernoulli_(Tensor p, *, Generator? generator=None)', vt.PARAMETERS['bernoulli__Tensor']),
         (vt.bernoulli__float, 'bernoulli_(float p=0.5, *, Generator? generator=None)', vt.PARAMETERS['bernoulli__float']),
+    ],
+    'bincount': [
+        (vt.bincount, 'bincount(Tensor? weights=None, int minlength=0)', vt.PARAMETERS['bincount']),
     ],
     'bitwise_and': [
         (vt.bitwise_and_Tensor, 'bitwise_and(Tensor other)', vt.PARAMETERS['bitwise_and_Tensor']),
@@ -1566,6 +1606,9 @@ TENSOR_METHODS = {
         (vt.gt_Tensor, 'gt(Tensor other)', vt.PARAMETERS['gt_Tensor']),
         (vt.gt_Scalar, 'gt(Scalar other)', vt.PARAMETERS['gt_Scalar']),
     ],
+    'histc': [
+        (vt.histc, 'histc(int bins=100, Scalar min=0, Scalar max=0)', vt.PARAMETERS['histc']),
+    ],
     'hypot': [
         (vt.hypot, 'hypot(Tensor other)', vt.PARAMETERS['hypot']),
     ],
@@ -1606,6 +1649,15 @@ TENSOR_METHODS = {
     ],
     'isnan': [
         (vt.isnan, 'isnan()', vt.PARAMETERS['isnan']),
+    ],
+    'isneginf': [
+        (vt.isneginf, 'isneginf()', vt.PARAMETERS['isneginf']),
+    ],
+    'isposinf': [
+        (vt.isposinf, 'isposinf()', vt.PARAMETERS['isposinf']),
+    ],
+    'isreal': [
+        (vt.isreal, 'isreal()', vt.PARAMETERS['isreal']),
     ],
     'kron': [
         (vt.kron, 'kron(Tensor other)', vt.PARAMETERS['kron']),

@@ -3190,8 +3190,8 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
 def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask):
     """``native_layer_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)``"""
     grad_fn = None
-    if is_grad_enabled() and any_requires_grad(grad_out, input, mean, rstd):
-        grad_fn = manual.NotImplemented("aten::native_layer_norm_backward", grad_out, input, mean, rstd)
+    if is_grad_enabled() and any_requires_grad(grad_out, input, mean, rstd, weight, bias):
+        grad_fn = manual.NotImplemented("aten::native_layer_norm_backward", grad_out, input, mean, rstd, weight, bias)
     result = kernel_for("native_layer_norm_backward", device_of(grad_out, input, mean, rstd, weight, bias))(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)
     if grad_fn is not None:
         if result[0] is not None:  # undefined when a gradient output_mask left it out
@@ -8122,6 +8122,121 @@ def normal_float_float_out(mean, std, size, *, generator=None, out):
     return out
 
 
+def _unique2(self, sorted=True, return_inverse=False, return_counts=False):
+    """``_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.Unique2Backward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("_unique2", device_of(self))(self, sorted, return_inverse, return_counts)
+    if grad_fn is not None:
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
+    return result
+
+
+def unique_dim(self, dim, sorted=True, return_inverse=False, return_counts=False):
+    """``unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.UniqueDimBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("unique_dim", device_of(self))(self, dim, sorted, return_inverse, return_counts)
+    if grad_fn is not None:
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
+    return result
+
+
+def unique_consecutive(self, return_inverse=False, return_counts=False, dim=None):
+    """``unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.UniqueConsecutiveBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("unique_consecutive", device_of(self))(self, return_inverse, return_counts, dim)
+    if grad_fn is not None:
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
+    return result
+
+
+def bincount(self, weights=None, minlength=0):
+    """``bincount(Tensor self, Tensor? weights=None, int minlength=0) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, weights):
+        grad_fn = manual.NotImplemented("aten::bincount", self, weights)
+    result = kernel_for("bincount", device_of(self, weights))(self, weights, minlength)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def histc(self, bins=100, min=0, max=0):
+    """``histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor``"""
+    result = kernel_for("histc", device_of(self))(self, bins, min, max)
+    return result
+
+
+def searchsorted_Tensor(sorted_sequence, self, *, out_int32=False, right=False, side=None, sorter=None):
+    """``searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor``"""
+    result = kernel_for("searchsorted.Tensor", device_of(sorted_sequence, self, sorter))(sorted_sequence, self, out_int32, right, side, sorter)
+    return result
+
+
+def searchsorted_Scalar(sorted_sequence, self, *, out_int32=False, right=False, side=None, sorter=None):
+    """``searchsorted.Scalar(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor``"""
+    result = kernel_for("searchsorted.Scalar", device_of(sorted_sequence, sorter))(sorted_sequence, self, out_int32, right, side, sorter)
+    return result
+
+
+def bucketize_Tensor(self, boundaries, *, out_int32=False, right=False):
+    """``bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor``"""
+    result = kernel_for("bucketize.Tensor", device_of(self, boundaries))(self, boundaries, out_int32, right)
+    return result
+
+
+def bucketize_Scalar(self, boundaries, *, out_int32=False, right=False):
+    """``bucketize.Scalar(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor``"""
+    result = kernel_for("bucketize.Scalar", device_of(boundaries))(self, boundaries, out_int32, right)
+    return result
+
+
+def isin_Tensor_Tensor(elements, test_elements, *, assume_unique=False, invert=False):
+    """``isin.Tensor_Tensor(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False) -> Tensor``"""
+    result = kernel_for("isin.Tensor_Tensor", device_of(elements, test_elements))(elements, test_elements, assume_unique, invert)
+    return result
+
+
+def isin_Tensor_Scalar(elements, test_element, *, assume_unique=False, invert=False):
+    """``isin.Tensor_Scalar(Tensor elements, Scalar test_element, *, bool assume_unique=False, bool invert=False) -> Tensor``"""
+    result = kernel_for("isin.Tensor_Scalar", device_of(elements))(elements, test_element, assume_unique, invert)
+    return result
+
+
+def isin_Scalar_Tensor(element, test_elements, *, assume_unique=False, invert=False):
+    """``isin.Scalar_Tensor(Scalar element, Tensor test_elements, *, bool assume_unique=False, bool invert=False) -> Tensor``"""
+    result = kernel_for("isin.Scalar_Tensor", device_of(test_elements))(element, test_elements, assume_unique, invert)
+    return result
+
+
+def isposinf(self):
+    """``isposinf(Tensor self) -> Tensor``"""
+    result = kernel_for("isposinf", device_of(self))(self)
+    return result
+
+
+def isneginf(self):
+    """``isneginf(Tensor self) -> Tensor``"""
+    result = kernel_for("isneginf", device_of(self))(self)
+    return result
+
+
+def isreal(self):
+    """``isreal(Tensor self) -> Tensor``"""
+    return native.isreal(self)
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add_cuda}, add_Tensor)
 register_kernels("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, add_out)
@@ -8882,6 +8997,21 @@ register_kernels("normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? ge
 register_kernels("normal.Tensor_Tensor_out(Tensor mean, Tensor std, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)", {}, normal_Tensor_Tensor_out)
 register_kernels("normal.float_float(float mean, float std, int[] size, *, Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", {"CPU": native.normal_float_float, "CUDA": native.normal_float_float}, normal_float_float)
 register_kernels("normal.float_float_out(float mean, float std, int[] size, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)", {}, normal_float_float_out)
+register_kernels("_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)", {"CPU": native._unique2}, _unique2)
+register_kernels("unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)", {"CPU": native.unique_dim}, unique_dim)
+register_kernels("unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)", {"CPU": native.unique_consecutive}, unique_consecutive)
+register_kernels("bincount(Tensor self, Tensor? weights=None, int minlength=0) -> Tensor", {"CPU": native.bincount}, bincount)
+register_kernels("histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor", {"CPU": native.histc}, histc)
+register_kernels("searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor", {"CPU": native.searchsorted}, searchsorted_Tensor)
+register_kernels("searchsorted.Scalar(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor", {"CPU": native.searchsorted}, searchsorted_Scalar)
+register_kernels("bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor", {"CPU": native.bucketize}, bucketize_Tensor)
+register_kernels("bucketize.Scalar(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor", {"CPU": native.bucketize}, bucketize_Scalar)
+register_kernels("isin.Tensor_Tensor(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False) -> Tensor", {"CPU": native.isin, "CUDA": native.isin}, isin_Tensor_Tensor)
+register_kernels("isin.Tensor_Scalar(Tensor elements, Scalar test_element, *, bool assume_unique=False, bool invert=False) -> Tensor", {"CPU": native.isin, "CUDA": native.isin}, isin_Tensor_Scalar)
+register_kernels("isin.Scalar_Tensor(Scalar element, Tensor test_elements, *, bool assume_unique=False, bool invert=False) -> Tensor", {"CPU": native.isin, "CUDA": native.isin}, isin_Scalar_Tensor)
+register_kernels("isposinf(Tensor self) -> Tensor", {"CPU": native.isposinf, "CUDA": native.isposinf}, isposinf)
+register_kernels("isneginf(Tensor self) -> Tensor", {"CPU": native.isneginf, "CUDA": native.isneginf}, isneginf)
+register_kernels("isreal(Tensor self) -> Tensor", {"CompositeImplicitAutograd": native.isreal}, isreal)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -9646,6 +9776,21 @@ PARAMETERS = {
     "normal_Tensor_Tensor_out": ((('mean', 'Tensor', False), ('std', 'Tensor', False),), (('generator', 'any', True), ('out', 'Tensor', False),)),
     "normal_float_float": ((('mean', 'any', False), ('std', 'any', False), ('size', 'int[]', False),), (('generator', 'any', True), ('dtype', 'ScalarType?', True), ('layout', 'Layout?', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
     "normal_float_float_out": ((('mean', 'any', False), ('std', 'any', False), ('size', 'int[]', False),), (('generator', 'any', True), ('out', 'Tensor', False),)),
+    "_unique2": ((('self', 'Tensor', False), ('sorted', 'bool', True), ('return_inverse', 'bool', True), ('return_counts', 'bool', True),), ()),
+    "unique_dim": ((('self', 'Tensor', False), ('dim', 'int', False), ('sorted', 'bool', True), ('return_inverse', 'bool', True), ('return_counts', 'bool', True),), ()),
+    "unique_consecutive": ((('self', 'Tensor', False), ('return_inverse', 'bool', True), ('return_counts', 'bool', True), ('dim', 'int?', True),), ()),
+    "bincount": ((('self', 'Tensor', False), ('weights', 'Tensor?', True), ('minlength', 'int', True),), ()),
+    "histc": ((('self', 'Tensor', False), ('bins', 'int', True), ('min', 'Scalar', True), ('max', 'Scalar', True),), ()),
+    "searchsorted_Tensor": ((('sorted_sequence', 'Tensor', False), ('self', 'Tensor', False),), (('out_int32', 'bool', True), ('right', 'bool', True), ('side', 'any', True), ('sorter', 'Tensor?', True),)),
+    "searchsorted_Scalar": ((('sorted_sequence', 'Tensor', False), ('self', 'Scalar', False),), (('out_int32', 'bool', True), ('right', 'bool', True), ('side', 'any', True), ('sorter', 'Tensor?', True),)),
+    "bucketize_Tensor": ((('self', 'Tensor', False), ('boundaries', 'Tensor', False),), (('out_int32', 'bool', True), ('right', 'bool', True),)),
+    "bucketize_Scalar": ((('self', 'Scalar', False), ('boundaries', 'Tensor', False),), (('out_int32', 'bool', True), ('right', 'bool', True),)),
+    "isin_Tensor_Tensor": ((('elements', 'Tensor', False), ('test_elements', 'Tensor', False),), (('assume_unique', 'bool', True), ('invert', 'bool', True),)),
+    "isin_Tensor_Scalar": ((('elements', 'Tensor', False), ('test_element', 'Scalar', False),), (('assume_unique', 'bool', True), ('invert', 'bool', True),)),
+    "isin_Scalar_Tensor": ((('element', 'Scalar', False), ('test_elements', 'Tensor', False),), (('assume_unique', 'bool', True), ('invert', 'bool', True),)),
+    "isposinf": ((('self', 'Tensor', False),), ()),
+    "isneginf": ((('self', 'Tensor', False),), ()),
+    "isreal": ((('self', 'Tensor', False),), ()),
 }
 
 
@@ -10068,3 +10213,14 @@ register_op("random_", overloaded("random_", [(random__from, PARAMETERS["random_
 register_op("exponential_", overloaded("exponential_", [(exponential_, PARAMETERS["exponential_"])]))
 register_op("multinomial", overloaded("multinomial", [(multinomial, PARAMETERS["multinomial"]), (multinomial_out, PARAMETERS["multinomial_out"])]))
 register_op("normal", overloaded("normal", [(normal_Tensor_float, PARAMETERS["normal_Tensor_float"]), (normal_Tensor_float_out, PARAMETERS["normal_Tensor_float_out"]), (normal_float_Tensor, PARAMETERS["normal_float_Tensor"]), (normal_float_Tensor_out, PARAMETERS["normal_float_Tensor_out"]), (normal_Tensor_Tensor, PARAMETERS["normal_Tensor_Tensor"]), (normal_Tensor_Tensor_out, PARAMETERS["normal_Tensor_Tensor_out"]), (normal_float_float, PARAMETERS["normal_float_float"]), (normal_float_float_out, PARAMETERS["normal_float_float_out"])]))
+register_op("_unique2", overloaded("_unique2", [(_unique2, PARAMETERS["_unique2"])]))
+register_op("unique_dim", overloaded("unique_dim", [(unique_dim, PARAMETERS["unique_dim"])]))
+register_op("unique_consecutive", overloaded("unique_consecutive", [(unique_consecutive, PARAMETERS["unique_consecutive"])]))
+register_op("bincount", overloaded("bincount", [(bincount, PARAMETERS["bincount"])]))
+register_op("histc", overloaded("histc", [(histc, PARAMETERS["histc"])]))
+register_op("searchsorted", overloaded("searchsorted", [(searchsorted_Tensor, PARAMETERS["searchsorted_Tensor"]), (searchsorted_Scalar, PARAMETERS["searchsorted_Scalar"])]))
+register_op("bucketize", overloaded("bucketize", [(bucketize_Tensor, PARAMETERS["bucketize_Tensor"]), (bucketize_Scalar, PARAMETERS["bucketize_Scalar"])]))
+register_op("isin", overloaded("isin", [(isin_Tensor_Tensor, PARAMETERS["isin_Tensor_Tensor"]), (isin_Tensor_Scalar, PARAMETERS["isin_Tensor_Scalar"]), (isin_Scalar_Tensor, PARAMETERS["isin_Scalar_Tensor"])]))
+register_op("isposinf", overloaded("isposinf", [(isposinf, PARAMETERS["isposinf"])]))
+register_op("isneginf", overloaded("isneginf", [(isneginf, PARAMETERS["isneginf"])]))
+register_op("isreal", overloaded("isreal", [(isreal, PARAMETERS["isreal"])]))

@@ -17,7 +17,9 @@ The files are ATen's, one module per ``.cpp``:
   (``TriangularOps.cpp``: ``tril``, ``triu``), ``pad_nd.py`` (``PadNd.cpp``: ``constant_pad_nd``),
   ``scatter_gather.py`` (``gather``, ``scatter``, ``index_select``, ``index_add`` of ``TensorAdvancedIndexing.cpp``),
   ``embedding.py`` (``Embedding.cpp``);
-- ``tensor_compare.py`` (``TensorCompare.cpp``: ``clamp``), ``copy.py`` (``Copy.cpp``),
+- ``unique.py`` (``Unique.cpp``), ``summary_ops.py`` (``SummaryOps.cpp``: ``bincount``, ``histc``),
+  ``bucketization.py`` (``Bucketization.cpp``: ``searchsorted``, ``bucketize``);
+- ``tensor_compare.py`` (``TensorCompare.cpp``: ``clamp``, ``isin``), ``copy.py`` (``Copy.cpp``),
   ``distributions.py`` (``Distributions.cpp``: ``normal_``, ``uniform_``);
 - ``composite.py``: the ``CompositeImplicitAutograd`` kernels, built from other ops;
 - ``cuda/``: CUDA's lazy initialisation and the kernels that launch hand-written CUDA C;
@@ -110,6 +112,7 @@ from .binary_ops import (
     xlogy,
     xlogy_,
 )
+from .bucketization import bucketize, searchsorted
 from .composite import (
     absolute,
     absolute_,
@@ -339,6 +342,7 @@ from .sorting import (
     sort_stable,
     topk,
 )
+from .summary_ops import bincount, histc
 from .tensor_compare import (
     allclose,
     clamp,
@@ -351,8 +355,12 @@ from .tensor_compare import (
     clamp_tensor_,
     isclose,
     isfinite,
+    isin,
     isinf,
     isnan,
+    isneginf,
+    isposinf,
+    isreal,
     max_dim,
     min_dim,
 )
@@ -506,6 +514,7 @@ from .unary_ops import (
     trunc,
     trunc_,
 )
+from .unique import _unique2, unique_consecutive, unique_dim
 
 __all__ = [
     "resize_output", "write_out",  # out= (Resize.cpp)
@@ -591,4 +600,7 @@ __all__ = [
     "bitwise_not", "bitwise_not_", "bitwise_xor", "bitwise_xor_",
     "bitwise_xor_scalar_tensor", "aminmax", "tril_indices", "triu_indices", "inner_out",
     "take_along_dim_out", "kron_out",
+    # ops batch 8 (reductions and search)
+    "_unique2", "bincount", "bucketize", "histc", "isin", "isneginf", "isposinf", "isreal", "searchsorted",
+    "unique_consecutive", "unique_dim",
 ]

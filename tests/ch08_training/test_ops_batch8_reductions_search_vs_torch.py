@@ -1,0 +1,281 @@
+"""The eighth ops batch against PyTorch: reductions and search. unique (``_unique2``, ``unique_dim``),
+unique_consecutive, bincount, histc, searchsorted, bucketize, isin, isposinf, isneginf, isreal, unravel_index.
+
+Each program runs on both libraries: values, dtypes, shapes, strides, ``grad_fn`` names, ``next_functions``,
+gradients, error types and texts. The expected values always come from torch; the comparison is exact
+(``rtol=0``) unless a program says otherwise.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from op_helpers import _graph, _layout
+from picotorch_course.difftest import assert_same
+
+torch = pytest.importorskip("torch")
+
+
+def _exact(prog):
+    return assert_same(prog, rtol=0, atol=0)
+
+
+def _layouts(result):
+    """Each tensor of a tuple (or the tensor) with its dtype, shape and strides."""
+    return [_layout(t) for t in result] if isinstance(result, tuple) else _layout(result)
+
+
+# ----------------------------------------------------------------------------- unique, unique_consecutive
+
+INTS_2D = [[1, 2], [1, 2], [0, 5], [1, 2]]
+
+UNIQUE = [
+    lambda T: T.unique(T.tensor([3, 1, 2, 3, 1])),
+    lambda T: T.unique(T.tensor([3, 1, 2, 3, 1]), sorted=False),
+    lambda T: T.unique(T.tensor([3, 1, 2, 3, 1]), return_inverse=True),
+    lambda T: T.unique(T.tensor([3, 1, 2, 3, 1]), return_counts=True),
+    lambda T: T.unique(T.tensor([3, 1, 2, 3, 1]), True, True, True),
+    lambda T: T.unique(T.tensor([[3, 1], [2, 3]]), return_inverse=True, return_counts=True),
+    lambda T: T.unique(T.tensor([[3., 1.], [2., 3.]]).t(), return_inverse=True),
+    lambda T: T.unique(T.tensor([True, False, True]), return_counts=True),
+    lambda T: T.unique(T.tensor([3, 1, 3], dtype=T.float16)),
+    lambda T: T.unique(T.tensor([3, 1, 3], dtype=T.int8), return_inverse=True),
+    lambda T: T.unique(T.tensor(3.0), return_inverse=True, return_counts=True),
+    lambda T: T.unique(T.zeros(0, 3), return_inverse=True, return_counts=True),
+    lambda T: T.unique(T.tensor([float("nan"), 1.0, float("nan")]), return_counts=True, return_inverse=True),
+    lambda T: T.unique(T.tensor([-0.0, 0.0, 0.0, -0.0]), return_counts=True),
+    lambda T: T.unique(T.tensor([0.0, -0.0]), return_counts=True),
+    lambda T: T.unique(T.tensor(INTS_2D), dim=0, return_inverse=True, return_counts=True),
+    lambda T: T.unique(T.tensor(INTS_2D), dim=1, return_inverse=True, return_counts=True),
+    lambda T: T.unique(T.tensor(INTS_2D), dim=-2, sorted=False),
+    lambda T: T.unique(T.tensor([[3, 1], [1, 3]]).t(), dim=1, return_inverse=True),
+    lambda T: T.unique(T.tensor([[[1, 0], [1, 0]], [[0, 1], [1, 0]], [[1, 0], [1, 0]]]), dim=2, return_counts=True),
+    lambda T: T.unique(T.ones(3, 2, 4), dim=1, return_inverse=True, return_counts=True),
+    lambda T: T.unique(T.zeros(0, 3), dim=0, return_inverse=True, return_counts=True),
+    lambda T: T.unique(T.zeros(2, 0), dim=0),
+    lambda T: T.unique(T.tensor([[1, 2]]), dim=2),
+    lambda T: T.unique(T.tensor(3), dim=0),
+    lambda T: T.tensor([3, 1, 3]).unique(return_counts=True),
+    lambda T: T.tensor([[3, 1], [3, 1]]).unique(dim=0, return_inverse=True),
+    lambda T: T.unique_consecutive(T.tensor([1, 1, 2, 2, 3, 1, 1, 2]), return_inverse=True, return_counts=True),
+    lambda T: T.unique_consecutive(T.tensor([1, 1, 2, 2, 3, 1, 1, 2])),
+    lambda T: T.unique_consecutive(T.tensor([[1, 1], [2, 2]]), return_inverse=True),
+    lambda T: T.unique_consecutive(T.tensor([[1, 2], [1, 2], [3, 4], [1, 2]]), dim=0, return_inverse=True,
+                                   return_counts=True),
+    lambda T: T.unique_consecutive(T.tensor([[1, 1, 2], [1, 1, 2]]), dim=1, return_counts=True),
+    lambda T: T.unique_consecutive(T.ones(3, 2, 4), dim=1, return_inverse=True, return_counts=True),
+    lambda T: T.unique_consecutive(T.tensor(2.0), return_inverse=True, return_counts=True),
+    lambda T: T.unique_consecutive(T.tensor([float("nan"), float("nan")]), return_counts=True),
+    lambda T: T.tensor([3, 3, 1, 3]).unique_consecutive(return_counts=True, return_inverse=True),
+    lambda T: T.unique_consecutive(T.tensor([1, 2]), dim=3),
+    lambda T: hasattr(T, "unique_dim"),
+    lambda T: [_layout(t) for t in T._unique2(T.tensor([[3, 1], [2, 3]]))],
+]
+
+
+@pytest.mark.parametrize("program", UNIQUE)
+def test_unique_values_layout_and_errors(program):
+    _exact(lambda T: _layouts(program(T)) if not isinstance(program(T), (bool, list)) else program(T))
+
+
+@pytest.mark.parametrize("call", [
+    lambda T, x: T.unique(x),
+    lambda T, x: T.unique(x, return_inverse=True, return_counts=True)[0],
+    lambda T, x: x.unique(dim=0),
+    lambda T, x: T.unique_consecutive(x),
+    lambda T, x: T.unique_consecutive(x, dim=0),
+])
+def test_unique_graph_and_its_missing_derivative(call):
+    def prog(T):
+        x = T.tensor([3.0, 1.0, 2.0, 3.0, 1.0], requires_grad=True)
+        y = call(T, x)
+        graph = _graph(y)
+        try:
+            y.sum().backward()
+        except NotImplementedError as e:
+            return graph, str(e)
+    _exact(prog)
+
+
+# ----------------------------------------------------------------------------- bincount, histc
+
+BINCOUNT = [
+    lambda T: T.bincount(T.tensor([1, 1, 3])),
+    lambda T: T.bincount(T.tensor([1, 1, 3]), minlength=7),
+    lambda T: T.bincount(T.tensor([1, 1, 3]), weights=T.tensor([0.5, 1, 2.0])),
+    lambda T: T.bincount(T.tensor([1, 1, 3]), T.tensor([0.5, 1, 2.0], dtype=T.float64), 2),
+    lambda T: T.bincount(T.tensor([1, 1, 3]), weights=T.tensor([1, 2, 3])),
+    lambda T: T.bincount(T.tensor([1, 1, 3]), weights=T.tensor([1, 2, 3], dtype=T.float16)),
+    lambda T: T.bincount(T.tensor([1, 2], dtype=T.uint8), T.tensor([1.0, 2.0], dtype=T.float64)),
+    lambda T: T.bincount(T.tensor([4, 0], dtype=T.int32)),
+    lambda T: T.bincount(T.tensor([], dtype=T.int64), minlength=3),
+    lambda T: T.bincount(T.tensor([], dtype=T.int64)),
+    lambda T: T.bincount(T.tensor([], dtype=T.int64), T.tensor([]), minlength=3),
+    lambda T: T.tensor([1, 2, 2]).bincount(),
+    lambda T: T.bincount(T.tensor([-1, 2])),
+    lambda T: T.bincount(T.tensor([[1]])),
+    lambda T: T.bincount(T.tensor(3)),
+    lambda T: T.bincount(T.tensor([1.0])),
+    lambda T: T.bincount(T.tensor([True, False])),
+    lambda T: T.bincount(T.tensor([1, 2]), minlength=-1),
+    lambda T: T.bincount(T.tensor([-1, 2]), minlength=-1),
+    lambda T: T.bincount(T.tensor([1, 2]), T.tensor([1.0])),
+    lambda T: T.bincount(T.tensor([1, 2]), T.tensor([[1.0, 2.0]])),
+]
+
+
+@pytest.mark.parametrize("program", BINCOUNT)
+def test_bincount(program):
+    _exact(lambda T: _layout(program(T)))
+
+
+def test_bincount_of_weights_that_require_grad_has_no_derivative():
+    def prog(T):
+        w = T.tensor([0.5, 1, 2.0], requires_grad=True)
+        y = T.bincount(T.tensor([1, 1, 3]), weights=w)
+        graph = _graph(y)
+        try:
+            y.sum().backward()
+        except RuntimeError as e:
+            return _layout(y), graph, str(e)
+    _exact(prog)
+
+
+HISTC = [
+    lambda T: T.histc(T.tensor([1.0, 2, 1]), bins=4, min=0, max=3),
+    lambda T: T.histc(T.tensor([1.0, 2, 1, 5, -1]), bins=4),
+    lambda T: T.histc(T.tensor([1.0, 2, 1, 5, -1], dtype=T.float64), 3, -1, 4),
+    lambda T: T.histc(T.tensor([[0.1, 0.25], [0.3, 0.99]]).t(), bins=10, min=0, max=1),
+    lambda T: T.histc(T.arange(100, dtype=T.float32) / 7, bins=13),
+    lambda T: T.histc(T.arange(50, dtype=T.float64).sin(), bins=7, min=-0.5, max=0.5),
+    lambda T: T.tensor([1.0, 2, 1]).histc(bins=2),
+    lambda T: T.histc(T.tensor([2.0, 2.0]), bins=4),
+    lambda T: T.histc(T.tensor([], dtype=T.float64), bins=4),
+    lambda T: T.histc(T.tensor([1.0, 2, 1], requires_grad=True), bins=4, min=0, max=3),
+    lambda T: T.histc(T.tensor([1, 2, 1]), bins=4, min=0, max=3),
+    lambda T: T.histc(T.tensor([1.0, 2, 1]), bins=-1),
+    lambda T: T.histc(T.tensor([1.0, 2, 1]), bins=4, min=3, max=0),
+    lambda T: T.histc(T.tensor([1.0, float("inf")]), bins=4),
+]
+
+
+@pytest.mark.parametrize("program", HISTC)
+def test_histc(program):
+    _exact(lambda T: _layout(program(T)))
+
+
+# ----------------------------------------------------------------------------- searchsorted, bucketize
+
+SEQ = [1, 3, 5, 7, 9]
+
+SEARCH = [
+    lambda T: T.searchsorted(T.tensor(SEQ), T.tensor([3, 6, 9, 0, 10])),
+    lambda T: T.searchsorted(T.tensor(SEQ), T.tensor([3, 6, 9, 0, 10]), right=True),
+    lambda T: T.searchsorted(T.tensor(SEQ), T.tensor([3, 6, 9]), side="right", out_int32=True),
+    lambda T: T.searchsorted(T.tensor(SEQ), T.tensor([3, 6, 9]), side="left"),
+    lambda T: T.searchsorted(T.tensor(SEQ), T.tensor([3, 6, 9]), side="right", right=True),
+    lambda T: T.searchsorted(T.tensor(SEQ), 5),
+    lambda T: T.searchsorted(T.tensor(SEQ), 5.5, right=True),
+    lambda T: T.searchsorted(T.tensor(SEQ), T.tensor(4)),
+    lambda T: T.searchsorted(T.tensor(SEQ), T.tensor([3.0, 6.5, 9.0])),
+    lambda T: T.searchsorted(T.tensor(SEQ, dtype=T.float64), T.tensor([3.0, 6.0], dtype=T.float32)),
+    lambda T: T.searchsorted(T.tensor(SEQ), T.tensor([3, 6], dtype=T.int32)),
+    lambda T: T.searchsorted(T.tensor([1, 3, 3, 3, 5]), T.tensor([3, 3]), right=True),
+    lambda T: T.searchsorted(T.tensor([[1, 3], [2, 4]]), T.tensor([[2], [3]])),
+    lambda T: T.searchsorted(T.tensor([[1, 3, 5], [2, 4, 6]]), T.tensor([[0, 3, 7], [4, 4, 1]]), right=True),
+    lambda T: T.searchsorted(T.tensor([9, 1, 5]), T.tensor([4, 10, 0]), sorter=T.tensor([1, 2, 0])),
+    lambda T: T.searchsorted(T.tensor([[9, 1, 5]]), T.tensor([[4, 5]]), sorter=T.tensor([[1, 2, 0]]), right=True),
+    lambda T: T.searchsorted(T.tensor([1.0, float("nan")]), T.tensor([float("nan"), 2.0])),
+    lambda T: T.searchsorted(T.tensor([1.0, float("nan")]), T.tensor([float("nan"), 2.0]), right=True),
+    lambda T: T.searchsorted(T.tensor([], dtype=T.int64), T.tensor([1, 2])),
+    lambda T: T.searchsorted(T.tensor(SEQ), T.tensor([3.0, 6, 9], requires_grad=True)),
+    lambda T: T.searchsorted(T.tensor(SEQ), T.tensor([3, 6, 9]), side="left", right=True),
+    lambda T: T.searchsorted(T.tensor(SEQ), T.tensor([3, 6, 9]), side="lft"),
+    lambda T: T.searchsorted(T.tensor([[1, 3], [2, 4]]), T.tensor([[2], [3], [5]])),
+    lambda T: T.searchsorted(T.tensor([[1, 3], [2, 4]]), T.tensor([2, 3])),
+    lambda T: T.searchsorted(T.tensor([[1, 3], [2, 4]]), 3),
+    lambda T: T.searchsorted(T.tensor(3), T.tensor([3, 6, 9])),
+    lambda T: T.searchsorted(T.tensor(SEQ), T.tensor([3]), sorter=T.tensor([0, 1, 2, 3, 4], dtype=T.int32)),
+    lambda T: T.searchsorted(T.tensor(SEQ), T.tensor([3]), sorter=T.tensor([0, 1, 2, 3])),
+    lambda T: T.searchsorted(T.tensor(SEQ), T.tensor([3]), sorter=T.tensor([0, 1, 2, 3, 7])),
+    lambda T: T.searchsorted(T.tensor([True, False]), T.tensor([True])),
+    lambda T: T.bucketize(T.tensor([[3, 6], [9, 1]]), T.tensor(SEQ)),
+    lambda T: T.bucketize(T.tensor([[3, 6], [9, 1]]), T.tensor(SEQ), right=True, out_int32=True),
+    lambda T: T.bucketize(T.tensor([[3.0, 6.0], [9.0, 1.0]]).t(), T.tensor(SEQ)),
+    lambda T: T.bucketize(4, T.tensor(SEQ)),
+    lambda T: T.bucketize(4.5, T.tensor(SEQ), right=True),
+    lambda T: T.bucketize(T.tensor([1]), T.tensor([[1, 2]])),
+    lambda T: T.bucketize(T.tensor([1]), T.tensor(1)),
+]
+
+
+@pytest.mark.parametrize("program", SEARCH)
+def test_searchsorted_and_bucketize(program):
+    _exact(lambda T: _layout(program(T)))
+
+
+# ----------------------------------------------------------------------------- isin, isposinf, isneginf, isreal
+
+PREDICATES = [
+    lambda T: T.isin(T.tensor([1, 2, 3, 4]), T.tensor([2, 4])),
+    lambda T: T.isin(T.tensor([1, 2, 3, 4]), T.tensor([2, 4]), invert=True),
+    lambda T: T.isin(T.tensor([1, 2, 3]), T.tensor([1, 1, 2]), assume_unique=True),
+    lambda T: T.isin(T.tensor([1, 2, 3, 4]), 2),
+    lambda T: T.isin(T.tensor([1, 2, 3, 4]), 2, invert=True),
+    lambda T: T.isin(T.tensor([1.0, 2.0]), 2.5),
+    lambda T: T.isin(2, T.tensor([1, 2])),
+    lambda T: T.isin(3, T.tensor([1, 2]), invert=True),
+    lambda T: T.isin(T.tensor([1, 2, 3]), T.tensor([2.5, 3.0])),
+    lambda T: T.isin(T.tensor([1, 2, 3], dtype=T.uint8), T.tensor([2, 3], dtype=T.int8)),
+    lambda T: T.isin(T.tensor([[1.0, 2.0]]), T.tensor([2.0, 5.0], dtype=T.float64)),
+    lambda T: T.isin(T.tensor([1.0, float("nan")]), T.tensor([float("nan")])),
+    lambda T: T.isin(T.tensor([1.0, float("nan")]), T.tensor([float("nan")]), invert=True),
+    lambda T: T.isin(T.tensor([[1, 2], [3, 4]]), T.tensor([[1], [4]]), invert=True),
+    lambda T: T.isin(T.ones(2, 3).t(), T.tensor([1.0])),
+    lambda T: T.isin(T.tensor(2), T.tensor([2])),
+    lambda T: T.isin(T.tensor([1.0, 2.0], requires_grad=True), T.tensor([2.0])),
+    lambda T: T.isin(T.tensor([1.0, 2.0]), T.tensor([True])),
+    lambda T: T.isin(T.tensor([True]), T.tensor([1.0, 2.0])),
+    lambda T: T.isposinf(T.tensor([1.0, -float("inf"), float("inf"), float("nan")])),
+    lambda T: T.isneginf(T.tensor([1.0, -float("inf"), float("inf"), float("nan")], dtype=T.float64)),
+    lambda T: T.isneginf(T.tensor([1.0, -float("inf")], dtype=T.bfloat16)),
+    lambda T: T.isposinf(T.tensor([1.0, float("inf")], dtype=T.float16)),
+    lambda T: T.isposinf(T.ones(2, 3).t()),
+    lambda T: T.isposinf(T.tensor([1, 2])),
+    lambda T: T.isneginf(T.tensor([True, False])),
+    lambda T: T.tensor([1.0, -float("inf")], requires_grad=True).isneginf(),
+    lambda T: T.tensor([1.0, float("inf")]).isposinf(),
+    lambda T: T.isreal(T.tensor([1.0, 2.0])),
+    lambda T: T.isreal(T.ones(2, 3).t()),
+    lambda T: T.isreal(T.tensor(2)),
+    lambda T: T.tensor([1.0], requires_grad=True).isreal(),
+]
+
+
+@pytest.mark.parametrize("program", PREDICATES)
+def test_isin_isposinf_isneginf_isreal(program):
+    _exact(lambda T: _layout(program(T)))
+
+
+# ----------------------------------------------------------------------------- unravel_index
+
+UNRAVEL = [
+    lambda T: T.unravel_index(T.tensor([4, 1]), (2, 3)),
+    lambda T: T.unravel_index(T.tensor([[4, 1], [0, 5]]), [2, 3]),
+    lambda T: T.unravel_index(T.tensor(4), (2, 3)),
+    lambda T: T.unravel_index(T.tensor([4, 1]), 3),
+    lambda T: T.unravel_index(T.tensor([7]), (2, 3)),
+    lambda T: T.unravel_index(T.tensor([-1]), (2, 3)),
+    lambda T: T.unravel_index(T.tensor([3], dtype=T.int32), (2, 2, 2)),
+    lambda T: T.unravel_index(T.tensor([3]), (2, 0)),
+    lambda T: T.unravel_index(T.tensor([4.0]), (2, 3)),
+    lambda T: T.unravel_index(T.tensor([True]), (2, 3)),
+    lambda T: T.unravel_index(T.tensor([4]), (2, -3)),
+    lambda T: T.unravel_index(T.tensor([4]), (2, 3.0)),
+    lambda T: T.unravel_index(T.tensor([4]), 3.0),
+]
+
+
+@pytest.mark.parametrize("program", UNRAVEL)
+def test_unravel_index(program):
+    _exact(lambda T: _layouts(program(T)))

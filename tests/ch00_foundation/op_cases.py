@@ -318,6 +318,9 @@ CASES = {
     "kron": ([data(2, 3), data(2, 2)], lambda T, a, b: T.kron(a, b)),
     "take_along_dim": ([data(3, 4)], lambda T, a: T.take_along_dim(a, T.tensor([[0], [3], [2]], device=a.device), 1)),
     "aminmax": ([data(3, 4)], lambda T, a: (lambda r: r.min * 2 + r.max)(T.aminmax(a, dim=1))),
+    "logcumsumexp": ([data(3, 4)], lambda T, a: T.logcumsumexp(a, 1)),
+    "mode": ([data(3, 4)], lambda T, a: a.mode(1).values),
+    "renorm": ([data(3, 4)], lambda T, a: T.renorm(a, 2, 0, 1.0)),
 }
 
 

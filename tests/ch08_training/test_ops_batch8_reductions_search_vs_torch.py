@@ -279,3 +279,143 @@ UNRAVEL = [
 @pytest.mark.parametrize("program", UNRAVEL)
 def test_unravel_index(program):
     _exact(lambda T: _layouts(program(T)))
+
+
+# ----------------------------------------------------------------------------- logcumsumexp, mode, renorm
+
+def _leaf(T, rows, dtype="float64"):
+    return T.tensor(rows, dtype=getattr(T, dtype), requires_grad=True)
+
+
+def _saved(fn, names):
+    """The node's saved values a learner can read (tensors as data, numbers as they are)."""
+    return [getattr(fn, name) for name in names]
+
+
+MATRIX = [[1.5, -2.0, 0.5, 3.0], [-0.25, 4.0, -1.0, 2.0], [0.75, -3.5, 1.25, -0.5]]
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_logcumsumexp_values_graph_saved_and_double_backward(dim, dtype):
+    def prog(T):
+        x = _leaf(T, MATRIX, dtype)
+        y = T.logcumsumexp(x, dim)
+        up = T.tensor([[1.0, -2.0, 0.5, 0.0], [0.0, 3.0, -1.0, 2.0], [-0.5, 1.0, 0.0, 1.0]], dtype=x.dtype)
+        g, = T.autograd.grad(y, x, up, create_graph=True)
+        return (_layout(y), _graph(y), _saved(y.grad_fn, ["_saved_dim", "_saved_self", "_saved_result"]),
+                _layout(g), _graph(g), T.autograd.grad((g * g).sum(), x))
+    # float32: the second derivative subtracts nearly equal exps, whose last bits follow each library's exp and log
+    assert_same(prog, rtol=1e-12 if dtype == "float64" else 1e-4, atol=1e-12)
+
+
+LOGCUMSUMEXP = [
+    lambda T: T.logcumsumexp(T.tensor([[1.0, 2.0], [3.0, 4.0]]).t(), 0),
+    lambda T: T.logcumsumexp(T.tensor([-float("inf"), -float("inf"), 1.0, float("inf"), 2.0]), 0),
+    lambda T: T.logcumsumexp(T.tensor([1.0, float("nan"), 2.0]), 0),
+    lambda T: T.logcumsumexp(T.tensor([1.0, 2.0, 30.0], dtype=T.float16), 0),
+    lambda T: T.logcumsumexp(T.tensor([1.0, 2.0, 30.0], dtype=T.bfloat16), -1),
+    lambda T: T.logcumsumexp(T.tensor(2.0), 0),
+    lambda T: T.logcumsumexp(T.zeros(0, 3), 0),
+    lambda T: T.tensor([1.0, 2.0]).logcumsumexp(0),
+    lambda T: T.logcumsumexp(T.tensor(2.0), 1),
+    lambda T: T.logcumsumexp(T.tensor([1.0, 2.0]), 1),
+    lambda T: T.logcumsumexp(T.tensor([1, 2]), 0),
+    lambda T: T.logcumsumexp(T.tensor([True]), 0),
+]
+
+
+@pytest.mark.parametrize("program", LOGCUMSUMEXP)
+def test_logcumsumexp_special_values_dtypes_and_errors(program):
+    assert_same(lambda T: _layout(program(T)), rtol=1e-6, atol=0)
+
+
+MODE = [
+    lambda T: T.mode(T.tensor([[1, 2, 2, 3, 3], [5, 5, 1, 1, 0]]), 1),
+    lambda T: T.mode(T.tensor([[1, 2, 2, 3, 3], [5, 5, 1, 1, 0]]).t(), 0, keepdim=True),
+    lambda T: T.mode(T.tensor([3.0, 1.0, 3.0, 1.0, 2.0])),
+    lambda T: T.mode(T.tensor([3.0, 1.0, 3.0, 1.0, 2.0]), keepdim=True),
+    lambda T: T.mode(T.tensor([[4, 1, 4, 2, 1, 4, 3, 3, 2, 1, 0, 2, 4, 1, 3, 3, 2, 0, 1, 4, 2, 2, 3]]), 1),
+    lambda T: T.mode(T.tensor(3.0)),
+    lambda T: T.mode(T.tensor([float("nan"), 1.0, float("nan")])),
+    lambda T: T.mode(T.tensor([True, False, True])),
+    lambda T: T.mode(T.tensor([-0.0, 0.0, 0.0])),
+    lambda T: T.mode(T.zeros(2, 0), 0),
+    lambda T: T.mode(T.zeros(2, 0), 1),
+    lambda T: T.mode(T.zeros(2, 3), 2),
+    lambda T: T.tensor([[1, 1], [2, 0]]).mode(dim=0),
+    lambda T: repr(T.mode(T.tensor([1, 1, 2]))),
+    lambda T: T.mode(T.tensor([1, 1, 2])).indices,
+]
+
+
+@pytest.mark.parametrize("program", MODE)
+def test_mode_values_indices_and_errors(program):
+    _exact(lambda T: (lambda r: r if isinstance(r, str) else (
+        [_layout(t) for t in r] + [type(r).__name__] if isinstance(r, tuple) else _layout(r)))(program(T)))
+
+
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_mode_graph_saved_and_gradient(keepdim):
+    def prog(T):
+        x = _leaf(T, [[1.0, 2.0, 2.0, 3.0], [5.0, 5.0, 1.0, 0.0]])
+        values, indices = T.mode(x, 1, keepdim)
+        g, = T.autograd.grad(values, x, T.ones_like(values) * 3, create_graph=True)
+        return (_layout(values), _layout(indices), _graph(values),
+                _saved(values.grad_fn, ["_saved_dim", "_saved_keepdim", "_saved_indices", "_saved_self_sym_sizes"]),
+                _layout(g), _graph(g))
+    _exact(prog)
+
+
+RENORM = [
+    lambda T: T.renorm(T.tensor([[1.0, 2.0], [3.0, 4.0]]), 2, 0, 3),
+    lambda T: T.renorm(T.tensor([[1.0, 2.0], [3.0, 4.0]]), 1, 1, 5),
+    lambda T: T.renorm(T.tensor([[1.0, 2.0], [3.0, 4.0]]), float("inf"), 1, 2),
+    lambda T: T.renorm(T.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=T.float64), 3, -1, 2.5),
+    lambda T: T.renorm(T.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=T.float16), 2, 0, 3),
+    lambda T: T.renorm(T.tensor([[1.0, 2.0], [3.0, 4.0]]).t(), 2, 0, 3),
+    lambda T: T.renorm(T.arange(24, dtype=T.float32).reshape(2, 3, 4), 2, 1, 10),
+    lambda T: T.renorm(T.zeros(2, 3), 2, 0, 0),
+    lambda T: T.tensor([[1.0, 2.0], [3.0, 4.0]]).renorm(2, 0, 3),
+    lambda T: (lambda x: (x.renorm_(2, 0, 3), x._version))(T.tensor([[1.0, 2.0], [3.0, 4.0]])),
+    lambda T: T.renorm(T.tensor([[1, 2], [3, 4]]), 2, 0, 3),
+    lambda T: T.renorm(T.tensor([[1.0, 2.0], [3.0, 4.0]]), -1, 0, 3),
+    lambda T: T.renorm(T.tensor([[1.0, 2.0], [3.0, 4.0]]), 0, 0, 3),
+    lambda T: T.renorm(T.tensor([[1.0, 2.0], [3.0, 4.0]]), 2, 0, -3),
+    lambda T: T.renorm(T.tensor([[1.0, 2.0], [3.0, 4.0]]), 2, 0, -2.5),
+    lambda T: T.renorm(T.tensor([1.0, 2.0]), 2, 0, 3),
+    lambda T: T.renorm(T.tensor(2.0), 2, 0, 3),
+    lambda T: T.renorm(T.ones(2, 2), 2, 2, 3),
+]
+
+
+@pytest.mark.parametrize("program", RENORM)
+def test_renorm_values_and_errors(program):
+    assert_same(lambda T: (lambda r: [_layout(r[0]), r[1]] if isinstance(r, tuple) else _layout(r))(program(T)),
+                rtol=1e-6, atol=0)
+
+
+@pytest.mark.parametrize("p,dim,maxnorm", [(2, 0, 3.0), (1, 1, 4.0), (3, -1, 2.0), (2, 1, 100.0)])
+def test_renorm_graph_saved_and_double_backward(p, dim, maxnorm):
+    def prog(T):
+        x = _leaf(T, MATRIX)
+        y = T.renorm(x, p, dim, maxnorm)
+        up = T.tensor([[1.0, -2.0, 0.5, 0.0], [0.0, 3.0, -1.0, 2.0], [-0.5, 1.0, 0.0, 1.0]], dtype=x.dtype)
+        g, = T.autograd.grad(y, x, up, create_graph=True)
+        return (_layout(y), _graph(y), _saved(y.grad_fn, ["_saved_p", "_saved_dim", "_saved_maxnorm", "_saved_self"]),
+                _layout(g), T.autograd.grad((g * g).sum(), x))
+    assert_same(prog, rtol=1e-10, atol=1e-12)
+
+
+def test_renorm_in_place_on_a_leaf_and_on_a_non_leaf():
+    def prog(T):
+        x = _leaf(T, MATRIX)
+        try:
+            x.renorm_(2, 0, 1.0)
+        except RuntimeError as e:
+            error = str(e)
+        y = x * 1
+        y.renorm_(2, 0, 1.0)
+        y.sum().backward()
+        return error, _layout(y), _graph(y), x.grad
+    assert_same(prog, rtol=1e-12, atol=1e-12)

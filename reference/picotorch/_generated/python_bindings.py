@@ -605,6 +605,9 @@ TORCH_FUNCTIONS = {
     'logaddexp2': [
         (vt.logaddexp2, 'logaddexp2(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['logaddexp2'][0], vt.PARAMETERS['logaddexp2'][1] + (('out', 'Tensor?', True),)), (vt.logaddexp2_out, ('out',))),
     ],
+    'logcumsumexp': [
+        (vt.logcumsumexp, 'logcumsumexp(Tensor input, int dim)', vt.PARAMETERS['logcumsumexp']),
+    ],
     'logical_and': [
         (vt.logical_and, 'logical_and(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['logical_and'][0], vt.PARAMETERS['logical_and'][1] + (('out', 'Tensor?', True),)), (vt.logical_and_out, ('out',))),
     ],
@@ -673,6 +676,9 @@ TORCH_FUNCTIONS = {
     ],
     'mm': [
         (vt.mm, 'mm(Tensor input, Tensor mat2, *, Tensor out=None)', (vt.PARAMETERS['mm'][0], vt.PARAMETERS['mm'][1] + (('out', 'Tensor?', True),)), (vt.mm_out, ('out',))),
+    ],
+    'mode': [
+        (vt.mode, 'mode(Tensor input, int dim=-1, bool keepdim=False)', vt.PARAMETERS['mode']),
     ],
     'moveaxis': [
         (vt.moveaxis_int, 'moveaxis(Tensor input, int source, int destination)', vt.PARAMETERS['moveaxis_int']),
@@ -793,6 +799,9 @@ TORCH_FUNCTIONS = {
         (vt.remainder_Tensor, 'remainder(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['remainder_Tensor'][0], vt.PARAMETERS['remainder_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.remainder_Tensor_out, ('out',))),
         (vt.remainder_Scalar_Tensor, 'remainder(Scalar self, Tensor other)', vt.PARAMETERS['remainder_Scalar_Tensor']),
         (vt.remainder_Scalar, 'remainder(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['remainder_Scalar'][0], vt.PARAMETERS['remainder_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.remainder_Scalar_out, ('out',))),
+    ],
+    'renorm': [
+        (vt.renorm, 'renorm(Tensor input, Scalar p, int dim, Scalar maxnorm)', vt.PARAMETERS['renorm']),
     ],
     'repeat_interleave': [
         (vt.repeat_interleave_self_Tensor, 'repeat_interleave(Tensor input, Tensor repeats, int? dim=None, *, int? output_size=None)', vt.PARAMETERS['repeat_interleave_self_Tensor']),
@@ -1724,6 +1733,9 @@ TENSOR_METHODS = {
     'logaddexp2': [
         (vt.logaddexp2, 'logaddexp2(Tensor other)', vt.PARAMETERS['logaddexp2']),
     ],
+    'logcumsumexp': [
+        (vt.logcumsumexp, 'logcumsumexp(int dim)', vt.PARAMETERS['logcumsumexp']),
+    ],
     'logical_and': [
         (vt.logical_and, 'logical_and(Tensor other)', vt.PARAMETERS['logical_and']),
     ],
@@ -1807,6 +1819,9 @@ TENSOR_METHODS = {
     ],
     'mm': [
         (vt.mm, 'mm(Tensor mat2)', vt.PARAMETERS['mm']),
+    ],
+    'mode': [
+        (vt.mode, 'mode(int dim=-1, bool keepdim=False)', vt.PARAMETERS['mode']),
     ],
     'moveaxis': [
         (vt.moveaxis_int, 'moveaxis(int source, int destination)', vt.PARAMETERS['moveaxis_int']),
@@ -1950,6 +1965,12 @@ TENSOR_METHODS = {
     'remainder_': [
         (vt.remainder__Tensor, 'remainder_(Tensor other)', vt.PARAMETERS['remainder__Tensor']),
         (vt.remainder__Scalar, 'remainder_(Scalar other)', vt.PARAMETERS['remainder__Scalar']),
+    ],
+    'renorm': [
+        (vt.renorm, 'renorm(Scalar p, int dim, Scalar maxnorm)', vt.PARAMETERS['renorm']),
+    ],
+    'renorm_': [
+        (vt.renorm_, 'renorm_(Scalar p, int dim, Scalar maxnorm)', vt.PARAMETERS['renorm_']),
     ],
     'repeat': [
         (vt.repeat, 'repeat(int[] repeats)', vt.PARAMETERS['repeat']),
@@ -2238,4 +2259,5 @@ RETURN_TYPES = {
     'nanmedian_dim_values': ('nanmedian_out', ('values', 'indices')),
     'aminmax': ('aminmax', ('min', 'max')),
     'aminmax_out': ('aminmax_out', ('min', 'max')),
+    'mode': ('mode', ('values', 'indices')),
 }

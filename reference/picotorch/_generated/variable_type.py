@@ -8237,6 +8237,72 @@ def isreal(self):
     return native.isreal(self)
 
 
+def logcumsumexp(self, dim):
+    """``logcumsumexp(Tensor self, int dim) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.LogcumsumexpBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim = dim
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("logcumsumexp", device_of(self))(self, dim)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return result
+
+
+def mode(self, dim=-1, keepdim=False):
+    """``mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.ModeBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim = dim
+        grad_fn.keepdim = keepdim
+        grad_fn.self_sizes = tuple(self._data.shape)
+    result = kernel_for("mode", device_of(self))(self, dim, keepdim)
+    if grad_fn is not None:
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
+        grad_fn.indices_ = SavedVariable(result[1], is_output=True)
+    return result
+
+
+def renorm(self, p, dim, maxnorm):
+    """``renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.RenormBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim = dim
+        grad_fn.maxnorm = maxnorm
+        grad_fn.p = p
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("renorm", device_of(self))(self, p, dim, maxnorm)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def renorm_(self, p, dim, maxnorm):
+    """``renorm_(Tensor(a!) self, Scalar p, int dim, Scalar maxnorm) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.RenormBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim = dim
+        grad_fn.maxnorm = maxnorm
+        grad_fn.p = p
+        grad_fn.self_ = SavedVariable(self.clone())
+    result = kernel_for("renorm_", device_of(self))(self, p, dim, maxnorm)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add_cuda}, add_Tensor)
 register_kernels("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, add_out)
@@ -9012,6 +9078,10 @@ register_kernels("isin.Scalar_Tensor(Scalar element, Tensor test_elements, *, bo
 register_kernels("isposinf(Tensor self) -> Tensor", {"CPU": native.isposinf, "CUDA": native.isposinf}, isposinf)
 register_kernels("isneginf(Tensor self) -> Tensor", {"CPU": native.isneginf, "CUDA": native.isneginf}, isneginf)
 register_kernels("isreal(Tensor self) -> Tensor", {"CompositeImplicitAutograd": native.isreal}, isreal)
+register_kernels("logcumsumexp(Tensor self, int dim) -> Tensor", {"CPU": native.logcumsumexp, "CUDA": native.logcumsumexp}, logcumsumexp)
+register_kernels("mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)", {"CPU": native.mode, "CUDA": native.mode}, mode)
+register_kernels("renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor", {"CPU": native.renorm, "CUDA": native.renorm}, renorm)
+register_kernels("renorm_(Tensor(a!) self, Scalar p, int dim, Scalar maxnorm) -> Tensor(a!)", {"CPU": native.renorm_, "CUDA": native.renorm_}, renorm_)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -9791,6 +9861,10 @@ PARAMETERS = {
     "isposinf": ((('self', 'Tensor', False),), ()),
     "isneginf": ((('self', 'Tensor', False),), ()),
     "isreal": ((('self', 'Tensor', False),), ()),
+    "logcumsumexp": ((('self', 'Tensor', False), ('dim', 'int', False),), ()),
+    "mode": ((('self', 'Tensor', False), ('dim', 'int', True), ('keepdim', 'bool', True),), ()),
+    "renorm": ((('self', 'Tensor', False), ('p', 'Scalar', False), ('dim', 'int', False), ('maxnorm', 'Scalar', False),), ()),
+    "renorm_": ((('self', 'Tensor', False), ('p', 'Scalar', False), ('dim', 'int', False), ('maxnorm', 'Scalar', False),), ()),
 }
 
 
@@ -10224,3 +10298,7 @@ register_op("isin", overloaded("isin", [(isin_Tensor_Tensor, PARAMETERS["isin_Te
 register_op("isposinf", overloaded("isposinf", [(isposinf, PARAMETERS["isposinf"])]))
 register_op("isneginf", overloaded("isneginf", [(isneginf, PARAMETERS["isneginf"])]))
 register_op("isreal", overloaded("isreal", [(isreal, PARAMETERS["isreal"])]))
+register_op("logcumsumexp", overloaded("logcumsumexp", [(logcumsumexp, PARAMETERS["logcumsumexp"])]))
+register_op("mode", overloaded("mode", [(mode, PARAMETERS["mode"])]))
+register_op("renorm", overloaded("renorm", [(renorm, PARAMETERS["renorm"])]))
+register_op("renorm_", overloaded("renorm_", [(renorm_, PARAMETERS["renorm_"])]))

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import math
 
+import ml_dtypes
+import numpy as np
+
 from ..c10 import scalar_type as st
 from ..c10.layout import contiguous_format
 from ..native.device import to_numpy
@@ -115,6 +118,8 @@ __all__ = [  # what `from functions_manual import *` gives the generated nodes
     "nansum_backward",
     "var_mean_backward",
     "std_mean_backward",
+    "logcumsumexp_backward",
+    "renorm_backward",
 ]
 
 
@@ -981,3 +986,40 @@ def _plus_mean_backward(grad, grad_mean, self, dim, keepdim):
         return grad
     from_mean = mean_backward(grad_mean, tuple(self.shape), dim, self.numel(), keepdim)
     return from_mean if grad is None else ops.add(grad, from_mean)
+
+
+def logcumsumexp_backward(grad, self, result, dim):
+    """The gradient of a running log-sum-exp: for each input, the later outputs' gradients weighted by softmax
+    terms, summed as a reversed logcumsumexp of log|grad| - result, the positive and negative parts apart (the
+    absent part held at the dtype's lowest value, so that its exp vanishes)."""
+    if grad.dim() == 0 or grad.numel() == 0:
+        return grad
+    finfo = ml_dtypes.finfo if grad.dtype is st.bfloat16 else np.finfo
+    xp = xp_of(grad)
+    lowest = xp.asarray(float(finfo(grad.dtype._numpy).min), dtype=xp_dtype(xp, grad.dtype), device=grad._data.device)
+    grad_min = wrap(grad, lowest)
+    log_abs_grad = ops.log(ops.abs(grad))
+    positive = ops.where(ops.gt(grad, 0), log_abs_grad, grad_min)
+    negative = ops.where(ops.lt(grad, 0), log_abs_grad, grad_min)
+
+    def reversed_logcumsumexp(x):
+        return ops.flip(ops.logcumsumexp(ops.flip(x, [dim]), dim), [dim])
+
+    output_pos = ops.exp(ops.add(reversed_logcumsumexp(ops.sub(positive, result)), self))
+    output_neg = ops.exp(ops.add(reversed_logcumsumexp(ops.sub(negative, result)), self))
+    return ops.sub(output_pos, output_neg)
+
+
+def renorm_backward(grad, self, p, dim, maxnorm):
+    """Where a slice's norm exceeded ``maxnorm`` its output was ``self * maxnorm / (norm + 1e-7)``: the product
+    rule through the norm (``linalg_vector_norm_backward``); elsewhere the gradient passes unchanged."""
+    ndim = self.dim()
+    dim = dim + ndim if dim < 0 else dim
+    reduce_dims = [d for d in range(ndim) if d != dim]
+    acc = st.float32 if self.dtype in (st.float16, st.bfloat16) else self.dtype
+    norm = ops.linalg_vector_norm(self, p, reduce_dims, True, dtype=acc)
+    grad_output = ops.sum(ops.mul(self, grad), reduce_dims, True, dtype=acc)
+    nb = linalg_vector_norm_backward(grad_output, self, p, norm, reduce_dims, True)
+    invnorm = ops.reciprocal(ops.add(norm, 1e-7))
+    factor = ops.mul(invnorm, maxnorm)
+    return ops.where(ops.gt(norm, maxnorm), ops.sub(ops.mul(factor, grad), ops.mul(ops.mul(factor, invnorm), nb)), grad)

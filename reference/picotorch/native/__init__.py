@@ -18,7 +18,8 @@ The files are ATen's, one module per ``.cpp``:
   ``scatter_gather.py`` (``gather``, ``scatter``, ``index_select``, ``index_add`` of ``TensorAdvancedIndexing.cpp``),
   ``embedding.py`` (``Embedding.cpp``);
 - ``unique.py`` (``Unique.cpp``), ``summary_ops.py`` (``SummaryOps.cpp``: ``bincount``, ``histc``),
-  ``bucketization.py`` (``Bucketization.cpp``: ``searchsorted``, ``bucketize``);
+  ``bucketization.py`` (``Bucketization.cpp``: ``searchsorted``, ``bucketize``), ``normalization.py``
+  (``Normalization.cpp``: ``renorm``);
 - ``tensor_compare.py`` (``TensorCompare.cpp``: ``clamp``, ``isin``), ``copy.py`` (``Copy.cpp``),
   ``distributions.py`` (``Distributions.cpp``: ``normal_``, ``uniform_``);
 - ``composite.py``: the ``CompositeImplicitAutograd`` kernels, built from other ops;
@@ -278,6 +279,7 @@ from .loss import (
     smooth_l1_loss_backward,
 )
 from .loss_nll import nll_loss2d_backward, nll_loss2d_forward, nll_loss_backward, nll_loss_forward
+from .normalization import renorm, renorm_
 from .onehot import one_hot
 from .pad_nd import constant_pad_nd
 from .pointwise_ops import addcdiv, addcdiv_, addcmul, addcmul_, lerp, lerp_
@@ -302,6 +304,7 @@ from .reduce_ops import (
     cumsum,
     cumsum_,
     equal,
+    logcumsumexp,
     logsumexp,
     mean,
     mean_dim,
@@ -336,6 +339,7 @@ from .sorting import (
     kthvalue,
     median,
     median_dim,
+    mode,
     nanmedian,
     nanmedian_dim,
     sort,
@@ -602,5 +606,5 @@ __all__ = [
     "take_along_dim_out", "kron_out",
     # ops batch 8 (reductions and search)
     "_unique2", "bincount", "bucketize", "histc", "isin", "isneginf", "isposinf", "isreal", "searchsorted",
-    "unique_consecutive", "unique_dim",
+    "unique_consecutive", "unique_dim", "logcumsumexp", "mode", "renorm", "renorm_",
 ]

@@ -321,6 +321,10 @@ CASES = {
     "logcumsumexp": ([data(3, 4)], lambda T, a: T.logcumsumexp(a, 1)),
     "mode": ([data(3, 4)], lambda T, a: a.mode(1).values),
     "renorm": ([data(3, 4)], lambda T, a: T.renorm(a, 2, 0, 1.0)),
+    "trapezoid_x": ([data(3, 4), data(4)], lambda T, y, x: T.trapezoid(y, x)),
+    "cumulative_trapezoid": ([data(3, 4)], lambda T, y: T.cumulative_trapezoid(y, dx=0.5)),
+    "cov": ([data(3, 5)], lambda T, a: T.cov(a)),
+    "corrcoef": ([data(3, 5)], lambda T, a: T.corrcoef(a)),
 }
 
 

@@ -8,6 +8,7 @@ gradients, error types and texts. The expected values always come from torch; th
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from op_helpers import _graph, _layout
@@ -419,3 +420,130 @@ def test_renorm_in_place_on_a_leaf_and_on_a_non_leaf():
         y.sum().backward()
         return error, _layout(y), _graph(y), x.grad
     assert_same(prog, rtol=1e-12, atol=1e-12)
+
+
+# ----------------------------------------------------------------------------- trapezoid, trapz, cumulative_trapezoid,
+# vander, cov, corrcoef (composites: their graphs are the ops torch builds them from)
+
+def _composite(fn, *shapes):
+    """A program: ``fn(T, *leaves)`` on float64 leaves, with its graph, first and second derivatives."""
+    def prog(T):
+        xs = [T.tensor(((T.arange(int(np.prod(s)), dtype=T.float64).reshape(s) * 0.37) % 1.3 - 0.4).tolist(),
+                       dtype=T.float64, requires_grad=True) for s in shapes]
+        y = fn(T, *xs)
+        firsts = T.autograd.grad((y * y).sum(), xs, create_graph=True, allow_unused=True)
+        used = [(x, g) for x, g in zip(xs, firsts) if g is not None]
+        seconds = T.autograd.grad(sum((g * g).sum() for _, g in used), [x for x, _ in used], allow_unused=True)
+        return _layout(y), _graph(y), firsts, [_graph(g) for _, g in used], seconds
+    return prog
+
+
+COMPOSITES = {
+    "trapezoid": _composite(lambda T, y: T.trapezoid(y), (3, 4)),
+    "trapezoid_dim0": _composite(lambda T, y: T.trapezoid(y, dim=0), (3, 4)),
+    "trapezoid_dx": _composite(lambda T, y: T.trapezoid(y, dx=0.5), (3, 4)),
+    "trapezoid_dx_int": _composite(lambda T, y: T.trapezoid(y, dx=2, dim=-2), (3, 4)),
+    "trapezoid_x1d": _composite(lambda T, y, x: T.trapezoid(y, x), (3, 4), (4,)),
+    "trapezoid_x1d_dim0": _composite(lambda T, y, x: T.trapezoid(y, x, dim=0), (3, 4), (3,)),
+    "trapezoid_x2d": _composite(lambda T, y, x: T.trapezoid(y, x), (3, 4), (3, 4)),
+    "trapezoid_x_padded": _composite(lambda T, y, x: T.trapezoid(y, x, dim=1), (2, 3, 4), (3, 4)),
+    "trapezoid_1d": _composite(lambda T, y: T.trapezoid(y), (5,)),
+    "trapz_x": _composite(lambda T, y, x: T.trapz(y, x), (3, 4), (4,)),
+    "trapz_dx": _composite(lambda T, y: T.trapz(y, dx=2.5), (3, 4)),
+    "cumulative_trapezoid": _composite(lambda T, y: T.cumulative_trapezoid(y), (3, 4)),
+    "cumulative_trapezoid_dx": _composite(lambda T, y: T.cumulative_trapezoid(y, dx=0.5, dim=0), (3, 4)),
+    "cumulative_trapezoid_x": _composite(lambda T, y, x: T.cumulative_trapezoid(y, x), (3, 4), (4,)),
+    "cumulative_trapezoid_x2d": _composite(lambda T, y, x: T.cumulative_trapezoid(y, x, dim=0), (3, 4), (3, 4)),
+    "vander": _composite(lambda T, x: T.vander(x), (4,)),
+    "vander_N": _composite(lambda T, x: T.vander(x, N=3, increasing=True), (4,)),
+    "vander_N1": _composite(lambda T, x: T.vander(x, 1), (4,)),
+    "vander_N0": _composite(lambda T, x: T.vander(x, N=0) + 0, (4,)),
+    "cov": _composite(lambda T, x: T.cov(x), (3, 5)),
+    "cov_1d": _composite(lambda T, x: T.cov(x), (5,)),
+    "cov_correction0": _composite(lambda T, x: x.cov(correction=0), (3, 5)),
+    "cov_fweights": _composite(lambda T, x: T.cov(x, fweights=T.tensor([1, 2, 0, 3, 1])), (2, 5)),
+    "cov_aweights": _composite(lambda T, x, a: T.cov(x, aweights=a.abs() + 0.1), (2, 5), (5,)),
+    "cov_both": _composite(lambda T, x, a: T.cov(x, correction=2, fweights=T.tensor([1, 2, 1, 3, 1]),
+                                                aweights=a.abs() + 0.1), (2, 5), (5,)),
+    "corrcoef": _composite(lambda T, x: T.corrcoef(x), (3, 5)),
+    "corrcoef_1d": _composite(lambda T, x: x.corrcoef(), (5,)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMPOSITES))
+def test_composites_values_graphs_and_double_backward(name):
+    # sums and mm: the reduction order may differ in the last bit
+    assert_same(COMPOSITES[name], rtol=1e-12, atol=1e-14)
+
+
+COMPOSITE_EDGES = [
+    lambda T: T.trapezoid(T.zeros(3, 0)),
+    lambda T: T.trapezoid(T.zeros(3, 0), dim=0),
+    lambda T: T.trapezoid(T.zeros(3, 0), T.zeros(0)),
+    lambda T: T.trapezoid(T.tensor([[1, 2, 4], [3, 5, 9]])),
+    lambda T: T.trapezoid(T.tensor([[1, 2, 4], [3, 5, 9]]), dx=2),
+    lambda T: T.trapezoid(T.tensor([1, 2, 4]), T.tensor([1, 3, 4])),
+    lambda T: T.trapezoid(T.tensor([1.0, 2.0, 4.0]), T.tensor([1, 3, 4])),
+    lambda T: T.trapezoid(T.tensor([1.0, 2.0, 4.0], dtype=T.float32), T.tensor([1.0, 3.0, 4.0], dtype=T.float64)),
+    lambda T: T.trapezoid(T.tensor([True, False])),
+    lambda T: T.trapezoid(T.tensor([1.0, 2.0]), T.tensor([True, False])),
+    lambda T: T.trapezoid(T.tensor([1.0, 2.0]), dx=True),
+    lambda T: T.trapezoid(T.tensor([1.0, 2.0]), T.tensor([1.0, 2.0, 3.0])),
+    lambda T: T.trapezoid(T.ones(2, 3), T.ones(2, 2)),
+    lambda T: T.trapezoid(T.ones(2, 3), dim=2),
+    lambda T: T.trapezoid(T.tensor(1.0)),
+    lambda T: T.trapz(T.tensor([1, 2, 4])),
+    lambda T: T.cumulative_trapezoid(T.tensor([1, 2, 4])),
+    lambda T: T.cumulative_trapezoid(T.zeros(3, 0)),
+    lambda T: T.cumulative_trapezoid(T.tensor([1.0])),
+    lambda T: T.cumulative_trapezoid(T.tensor([True, False])),
+    lambda T: T.cumulative_trapezoid(T.tensor([1.0, 2.0]), dx=True),
+    lambda T: T.cumulative_trapezoid(T.tensor([1.0, 2.0]), T.tensor([1.0])),
+    lambda T: T.vander(T.tensor([1, 2, 3], dtype=T.int8)),
+    lambda T: T.vander(T.tensor([True, False])),
+    lambda T: T.vander(T.tensor([2.0, 3.0], dtype=T.float16), N=4),
+    lambda T: T.vander(T.tensor([], dtype=T.float64)),
+    lambda T: T.vander(T.ones(3), N=0),
+    lambda T: T.vander(T.ones(2, 2)),
+    lambda T: T.vander(T.tensor(2.0)),
+    lambda T: T.vander(T.ones(2), N=-1),
+    lambda T: T.cov(T.tensor([[1, 2, 4], [3, 5, 9]])),
+    lambda T: T.cov(T.tensor([[1.0, 2.0, 4.0], [3.0, 5.0, 9.0]], dtype=T.float32)),
+    lambda T: T.cov(T.tensor([[1.0, 2.0]]), correction=3),
+    lambda T: T.cov(T.tensor([[1.0], [2.0]])),
+    lambda T: T.cov(T.tensor([[1.0], [2.0]]), fweights=T.tensor([2])),
+    lambda T: T.cov(T.tensor([[1], [2]]), aweights=T.tensor([2.0])),
+    lambda T: T.cov(T.tensor([[1.0], [2.0]]), aweights=T.tensor([2.0])),
+    lambda T: T.cov(T.tensor(3.0)),
+    lambda T: T.cov(T.ones(2, 2, 2)),
+    lambda T: T.cov(T.tensor([True, False])),
+    lambda T: T.cov(T.ones(2, 3), fweights=T.tensor([[1, 1, 1]])),
+    lambda T: T.cov(T.ones(2, 3), fweights=T.tensor([1.0, 1.0, 1.0])),
+    lambda T: T.cov(T.ones(2, 3), fweights=T.tensor([1, 1])),
+    lambda T: T.cov(T.ones(2, 3), fweights=T.tensor([1, -1, 1])),
+    lambda T: T.cov(T.ones(2, 3), fweights=T.tensor([0, 0, 0])),
+    lambda T: T.cov(T.ones(2, 3), aweights=T.tensor([1, 1, 1])),
+    lambda T: T.cov(T.ones(2, 3), aweights=T.tensor([[1.0, 1.0, 1.0]])),
+    lambda T: T.cov(T.ones(2, 3), aweights=T.tensor([1.0, -1.0, 1.0])),
+    lambda T: T.cov(T.ones(2, 3), aweights=T.tensor([1.0, 1.0])),
+    lambda T: T.corrcoef(T.tensor([[1.0, 2.0, 4.0], [3.0, 5.0, 9.0]])),
+    lambda T: T.corrcoef(T.tensor([[1, 2, 4], [3, 3, 3]])),
+    lambda T: T.corrcoef(T.tensor([2.0, 2.0, 2.0])),
+    lambda T: T.corrcoef(T.tensor([1.0, 2.0, 2.0])),
+    lambda T: T.corrcoef(T.ones(2, 2, 2)),
+]
+
+
+@pytest.mark.parametrize("program", COMPOSITE_EDGES)
+def test_composites_dtypes_edges_and_errors(program):
+    assert_same(lambda T: _layout(program(T)), rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("program", [
+    lambda T: T.trapezoid(T.tensor(1.0), T.tensor([1.0])),
+    lambda T: T.trapezoid(T.tensor(1.0), dim=0),
+    lambda T: T.cumulative_trapezoid(T.tensor(1.0)),
+    lambda T: T.cumulative_trapezoid(T.tensor(1.0), T.tensor([1.0])),
+])
+def test_integration_of_a_zero_dim_tensor(program):
+    assert_same(lambda T: _layout(program(T)))

@@ -283,6 +283,9 @@ TORCH_FUNCTIONS = {
         (vt.copysign_Tensor, 'copysign(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['copysign_Tensor'][0], vt.PARAMETERS['copysign_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.copysign_out, ('out',))),
         (vt.copysign_Scalar, 'copysign(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['copysign_Scalar'][0], vt.PARAMETERS['copysign_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.copysign_Scalar_out, ('out',))),
     ],
+    'corrcoef': [
+        (vt.corrcoef, 'corrcoef(Tensor input)', vt.PARAMETERS['corrcoef']),
+    ],
     'cos': [
         (vt.cos, 'cos(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['cos'][0], vt.PARAMETERS['cos'][1] + (('out', 'Tensor?', True),)), (vt.cos_out, ('out',))),
     ],
@@ -299,6 +302,9 @@ TORCH_FUNCTIONS = {
         (vt.count_nonzero, 'count_nonzero(Tensor input, int? dim=None)', vt.PARAMETERS['count_nonzero']),
         (vt.count_nonzero_dim_IntList, 'count_nonzero(Tensor input, int[] dim)', vt.PARAMETERS['count_nonzero_dim_IntList']),
     ],
+    'cov': [
+        (vt.cov, 'cov(Tensor input, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None)', vt.PARAMETERS['cov']),
+    ],
     'cummax': [
         (vt.cummax, 'cummax(Tensor input, int dim, *, Tensor[2] out=None)', (vt.PARAMETERS['cummax'][0], vt.PARAMETERS['cummax'][1] + (('out', 'Tensor[]?', True),)), (vt.cummax_out, ('values', 'indices'))),
     ],
@@ -310,6 +316,10 @@ TORCH_FUNCTIONS = {
     ],
     'cumsum': [
         (vt.cumsum, 'cumsum(Tensor input, int dim, *, ScalarType? dtype=None, Tensor out=None)', (vt.PARAMETERS['cumsum'][0], vt.PARAMETERS['cumsum'][1] + (('out', 'Tensor?', True),)), (vt.cumsum_out, ('out',))),
+    ],
+    'cumulative_trapezoid': [
+        (vt.cumulative_trapezoid_x, 'cumulative_trapezoid(Tensor y, Tensor x, *, int dim=-1)', vt.PARAMETERS['cumulative_trapezoid_x']),
+        (vt.cumulative_trapezoid_dx, 'cumulative_trapezoid(Tensor y, *, Scalar dx=1, int dim=-1)', vt.PARAMETERS['cumulative_trapezoid_dx']),
     ],
     'deg2rad': [
         (vt.deg2rad, 'deg2rad(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['deg2rad'][0], vt.PARAMETERS['deg2rad'][1] + (('out', 'Tensor?', True),)), (vt.deg2rad_out, ('out',))),
@@ -985,6 +995,14 @@ TORCH_FUNCTIONS = {
     'transpose': [
         (vt.transpose_int, 'transpose(Tensor input, int dim0, int dim1)', vt.PARAMETERS['transpose_int']),
     ],
+    'trapezoid': [
+        (vt.trapezoid_x, 'trapezoid(Tensor y, Tensor x, *, int dim=-1)', vt.PARAMETERS['trapezoid_x']),
+        (vt.trapezoid_dx, 'trapezoid(Tensor y, *, Scalar dx=1, int dim=-1)', vt.PARAMETERS['trapezoid_dx']),
+    ],
+    'trapz': [
+        (vt.trapz_dx, 'trapz(Tensor y, *, float dx=1, int dim=-1)', vt.PARAMETERS['trapz_dx']),
+        (vt.trapz_x, 'trapz(Tensor y, Tensor x, *, int dim=-1)', vt.PARAMETERS['trapz_x']),
+    ],
     'tril': [
         (vt.tril, 'tril(Tensor input, int diagonal=0, *, Tensor out=None)', (vt.PARAMETERS['tril'][0], vt.PARAMETERS['tril'][1] + (('out', 'Tensor?', True),)), (vt.tril_out, ('out',))),
     ],
@@ -1021,6 +1039,9 @@ TORCH_FUNCTIONS = {
     ],
     'unsqueeze': [
         (vt.unsqueeze, 'unsqueeze(Tensor input, int dim)', vt.PARAMETERS['unsqueeze']),
+    ],
+    'vander': [
+        (vt.vander, 'vander(Tensor x, int? N=None, bool increasing=False)', vt.PARAMETERS['vander']),
     ],
     'var': [
         (vt.var_dim, 'var(Tensor input, int[1] dim, bool unbiased=True, bool keepdim=False, *, Tensor out=None)', (vt.PARAMETERS['var_dim'][0], vt.PARAMETERS['var_dim'][1] + (('out', 'Tensor?', True),)), (vt.var_out, ('out',))),
@@ -1404,6 +1425,9 @@ TENSOR_METHODS = {
         (vt.copysign__Tensor, 'copysign_(Tensor other)', vt.PARAMETERS['copysign__Tensor']),
         (vt.copysign__Scalar, 'copysign_(Scalar other)', vt.PARAMETERS['copysign__Scalar']),
     ],
+    'corrcoef': [
+        (vt.corrcoef, 'corrcoef()', vt.PARAMETERS['corrcoef']),
+    ],
     'cos': [
         (vt.cos, 'cos()', vt.PARAMETERS['cos']),
     ],
@@ -1419,6 +1443,9 @@ TENSOR_METHODS = {
     'count_nonzero': [
         (vt.count_nonzero, 'count_nonzero(int? dim=None)', vt.PARAMETERS['count_nonzero']),
         (vt.count_nonzero_dim_IntList, 'count_nonzero(int[] dim)', vt.PARAMETERS['count_nonzero_dim_IntList']),
+    ],
+    'cov': [
+        (vt.cov, 'cov(*, int correction=1, Tensor? fweights=None, Tensor? aweights=None)', vt.PARAMETERS['cov']),
     ],
     'cummax': [
         (vt.cummax, 'cummax(int dim)', vt.PARAMETERS['cummax']),

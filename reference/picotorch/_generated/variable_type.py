@@ -8303,6 +8303,51 @@ def renorm_(self, p, dim, maxnorm):
     return self
 
 
+def trapezoid_x(y, x, *, dim=-1):
+    """``trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor``"""
+    return native.trapezoid_x(y, x, dim)
+
+
+def trapezoid_dx(y, *, dx=1, dim=-1):
+    """``trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor``"""
+    return native.trapezoid_dx(y, dx, dim)
+
+
+def trapz_x(y, x, *, dim=-1):
+    """``trapz.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor``"""
+    return native.trapz_x(y, x, dim)
+
+
+def trapz_dx(y, *, dx=1, dim=-1):
+    """``trapz.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor``"""
+    return native.trapz_dx(y, dx, dim)
+
+
+def cumulative_trapezoid_x(y, x, *, dim=-1):
+    """``cumulative_trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor``"""
+    return native.cumulative_trapezoid_x(y, x, dim)
+
+
+def cumulative_trapezoid_dx(y, *, dx=1, dim=-1):
+    """``cumulative_trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor``"""
+    return native.cumulative_trapezoid_dx(y, dx, dim)
+
+
+def cov(self, *, correction=1, fweights=None, aweights=None):
+    """``cov(Tensor self, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None) -> Tensor``"""
+    return native.cov(self, correction, fweights, aweights)
+
+
+def corrcoef(self):
+    """``corrcoef(Tensor self) -> Tensor``"""
+    return native.corrcoef(self)
+
+
+def vander(x, N=None, increasing=False):
+    """``vander(Tensor x, int? N=None, bool increasing=False) -> Tensor``"""
+    return native.vander(x, N, increasing)
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add_cuda}, add_Tensor)
 register_kernels("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, add_out)
@@ -9082,6 +9127,15 @@ register_kernels("logcumsumexp(Tensor self, int dim) -> Tensor", {"CPU": native.
 register_kernels("mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)", {"CPU": native.mode, "CUDA": native.mode}, mode)
 register_kernels("renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor", {"CPU": native.renorm, "CUDA": native.renorm}, renorm)
 register_kernels("renorm_(Tensor(a!) self, Scalar p, int dim, Scalar maxnorm) -> Tensor(a!)", {"CPU": native.renorm_, "CUDA": native.renorm_}, renorm_)
+register_kernels("trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor", {"CompositeImplicitAutograd": native.trapezoid_x}, trapezoid_x)
+register_kernels("trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor", {"CompositeImplicitAutograd": native.trapezoid_dx}, trapezoid_dx)
+register_kernels("trapz.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor", {"CompositeImplicitAutograd": native.trapz_x}, trapz_x)
+register_kernels("trapz.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor", {"CompositeImplicitAutograd": native.trapz_dx}, trapz_dx)
+register_kernels("cumulative_trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor", {"CompositeImplicitAutograd": native.cumulative_trapezoid_x}, cumulative_trapezoid_x)
+register_kernels("cumulative_trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor", {"CompositeImplicitAutograd": native.cumulative_trapezoid_dx}, cumulative_trapezoid_dx)
+register_kernels("cov(Tensor self, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None) -> Tensor", {"CompositeImplicitAutograd": native.cov}, cov)
+register_kernels("corrcoef(Tensor self) -> Tensor", {"CompositeImplicitAutograd": native.corrcoef}, corrcoef)
+register_kernels("vander(Tensor x, int? N=None, bool increasing=False) -> Tensor", {"CompositeImplicitAutograd": native.vander}, vander)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -9865,6 +9919,15 @@ PARAMETERS = {
     "mode": ((('self', 'Tensor', False), ('dim', 'int', True), ('keepdim', 'bool', True),), ()),
     "renorm": ((('self', 'Tensor', False), ('p', 'Scalar', False), ('dim', 'int', False), ('maxnorm', 'Scalar', False),), ()),
     "renorm_": ((('self', 'Tensor', False), ('p', 'Scalar', False), ('dim', 'int', False), ('maxnorm', 'Scalar', False),), ()),
+    "trapezoid_x": ((('y', 'Tensor', False), ('x', 'Tensor', False),), (('dim', 'int', True),)),
+    "trapezoid_dx": ((('y', 'Tensor', False),), (('dx', 'Scalar', True), ('dim', 'int', True),)),
+    "trapz_x": ((('y', 'Tensor', False), ('x', 'Tensor', False),), (('dim', 'int', True),)),
+    "trapz_dx": ((('y', 'Tensor', False),), (('dx', 'any', True), ('dim', 'int', True),)),
+    "cumulative_trapezoid_x": ((('y', 'Tensor', False), ('x', 'Tensor', False),), (('dim', 'int', True),)),
+    "cumulative_trapezoid_dx": ((('y', 'Tensor', False),), (('dx', 'Scalar', True), ('dim', 'int', True),)),
+    "cov": ((('self', 'Tensor', False),), (('correction', 'int', True), ('fweights', 'Tensor?', True), ('aweights', 'Tensor?', True),)),
+    "corrcoef": ((('self', 'Tensor', False),), ()),
+    "vander": ((('x', 'Tensor', False), ('N', 'int?', True), ('increasing', 'bool', True),), ()),
 }
 
 
@@ -10302,3 +10365,9 @@ register_op("logcumsumexp", overloaded("logcumsumexp", [(logcumsumexp, PARAMETER
 register_op("mode", overloaded("mode", [(mode, PARAMETERS["mode"])]))
 register_op("renorm", overloaded("renorm", [(renorm, PARAMETERS["renorm"])]))
 register_op("renorm_", overloaded("renorm_", [(renorm_, PARAMETERS["renorm_"])]))
+register_op("trapezoid", overloaded("trapezoid", [(trapezoid_x, PARAMETERS["trapezoid_x"]), (trapezoid_dx, PARAMETERS["trapezoid_dx"])]))
+register_op("trapz", overloaded("trapz", [(trapz_x, PARAMETERS["trapz_x"]), (trapz_dx, PARAMETERS["trapz_dx"])]))
+register_op("cumulative_trapezoid", overloaded("cumulative_trapezoid", [(cumulative_trapezoid_x, PARAMETERS["cumulative_trapezoid_x"]), (cumulative_trapezoid_dx, PARAMETERS["cumulative_trapezoid_dx"])]))
+register_op("cov", overloaded("cov", [(cov, PARAMETERS["cov"])]))
+register_op("corrcoef", overloaded("corrcoef", [(corrcoef, PARAMETERS["corrcoef"])]))
+register_op("vander", overloaded("vander", [(vander, PARAMETERS["vander"])]))

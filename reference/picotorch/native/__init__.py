@@ -19,7 +19,8 @@ The files are ATen's, one module per ``.cpp``:
   ``embedding.py`` (``Embedding.cpp``);
 - ``unique.py`` (``Unique.cpp``), ``summary_ops.py`` (``SummaryOps.cpp``: ``bincount``, ``histc``),
   ``bucketization.py`` (``Bucketization.cpp``: ``searchsorted``, ``bucketize``), ``normalization.py``
-  (``Normalization.cpp``: ``renorm``);
+  (``Normalization.cpp``: ``renorm``), ``integration.py`` (``Integration.cpp``: ``trapezoid``), ``correlation.py``
+  (``Correlation.cpp``: ``cov``, ``corrcoef``);
 - ``tensor_compare.py`` (``TensorCompare.cpp``: ``clamp``, ``isin``), ``copy.py`` (``Copy.cpp``),
   ``distributions.py`` (``Distributions.cpp``: ``normal_``, ``uniform_``);
 - ``composite.py``: the ``CompositeImplicitAutograd`` kernels, built from other ops;
@@ -221,6 +222,7 @@ from .composite import (
     tensor_split_tensor,
     tile,
     unflatten,
+    vander,
     var_dim,
     var_mean_dim,
     var_mean_unbiased,
@@ -232,6 +234,7 @@ from .composite import (
     where_scalars,
 )
 from .copy import copy_
+from .correlation import corrcoef, cov
 from .cuda.elementwise import add_cuda, mul_cuda, relu_cuda, threshold_backward_cuda
 from .distributions import (
     bernoulli,
@@ -264,6 +267,14 @@ from .indexing import (
     put,
     put_,
     take,
+)
+from .integration import (
+    cumulative_trapezoid_dx,
+    cumulative_trapezoid_x,
+    trapezoid_dx,
+    trapezoid_x,
+    trapz_dx,
+    trapz_x,
 )
 from .layer_norm_kernel import native_layer_norm, native_layer_norm_backward
 from .linear import einsum, tensordot, tensordot_out
@@ -607,4 +618,6 @@ __all__ = [
     # ops batch 8 (reductions and search)
     "_unique2", "bincount", "bucketize", "histc", "isin", "isneginf", "isposinf", "isreal", "searchsorted",
     "unique_consecutive", "unique_dim", "logcumsumexp", "mode", "renorm", "renorm_",
+    "corrcoef", "cov", "cumulative_trapezoid_dx", "cumulative_trapezoid_x", "trapezoid_dx", "trapezoid_x", "trapz_dx",
+    "trapz_x", "vander",
 ]

@@ -1105,3 +1105,25 @@ def _take_along_dim_args(self, indices, dim):
     indices = ops.broadcast_to(indices, checks.broadcast_shapes(tuple(self_sizes), tuple(indices.shape)))
     self = ops.broadcast_to(self, checks.broadcast_shapes(tuple(indices_sizes), tuple(self.shape)))
     return self, dim, indices
+
+
+# ----------------------------------------------------------------------------- vander (LinearAlgebra.cpp)
+
+
+def vander(x, N=None, increasing=False):
+    """The powers ``x**0 .. x**(N-1)`` as columns (highest first unless ``increasing``): ones, ``x`` copied into
+    columns 1.., their ``cumprod`` copied back, then ``flip``; integers count in int64, as ``cumprod`` does."""
+    if x.dim() != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    n = x.shape[0]
+    if N is not None:
+        n = N
+        if n < 0:
+            raise RuntimeError("N must be non-negative.")
+    result = ops.new_empty(x, [x.shape[0], n], dtype=st.promote_types(x.dtype, st.int64))
+    if n > 0:
+        ops.fill_(result, 1)
+        if n > 1:
+            ops.copy_(ops.slice(result, 1, 1), ops.unsqueeze(x, 1))
+            ops.copy_(ops.slice(result, 1, 1), ops.cumprod(ops.slice(result, 1, 1), 1))
+    return result if increasing else ops.flip(result, [1])

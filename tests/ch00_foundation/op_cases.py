@@ -325,6 +325,10 @@ CASES = {
     "cumulative_trapezoid": ([data(3, 4)], lambda T, y: T.cumulative_trapezoid(y, dx=0.5)),
     "cov": ([data(3, 5)], lambda T, a: T.cov(a)),
     "corrcoef": ([data(3, 5)], lambda T, a: T.corrcoef(a)),
+    "det": ([data(3, 3)], lambda T, a: T.det(a)),
+    "slogdet": ([data(2, 3, 3)], lambda T, a: T.linalg.slogdet(a).logabsdet),
+    "inverse": ([data(3, 3)], lambda T, a: a.inverse()),
+    "matrix_power": ([data(3, 3)], lambda T, a: T.matrix_power(a, -3)),
 }
 
 

@@ -547,3 +547,134 @@ def test_composites_dtypes_edges_and_errors(program):
 ])
 def test_integration_of_a_zero_dim_tensor(program):
     assert_same(lambda T: _layout(program(T)))
+
+
+# ----------------------------------------------------------------------------- det, logdet, slogdet, inverse,
+# matrix_power (an LU factorisation: values compared at rtol 1e-12, LAPACK's blocked kernels may round differently)
+
+SPD = [[2.0, 1.0, 0.0], [1.0, 3.0, 1.0], [0.0, 1.0, 4.0]]
+NEG = [[0.5, 2.0, 1.0], [1.0, -1.0, 3.0], [2.0, 0.0, 1.5]]  # needs row swaps; negative determinant
+
+
+def _linalg(fn, rows, saved=()):
+    def prog(T):
+        A = T.tensor(rows, dtype=T.float64, requires_grad=True)
+        out = fn(T, A)
+        y = out[1] if isinstance(out, tuple) else out
+        first, = T.autograd.grad(y.sum(), A, retain_graph=True)
+        g, = T.autograd.grad(y.sum(), A, create_graph=True)  # (its graph is torch's linalg_solve's: not modelled)
+        return ((type(out).__name__, [_layout(t) for t in out]) if isinstance(out, tuple) else _layout(out),
+                _graph(y), [_layout(getattr(y.grad_fn, n)) for n in saved], first, g.detach(),
+                T.autograd.grad((g * g).sum(), A))
+    return prog
+
+
+LINALG = {
+    "det": _linalg(lambda T, A: T.det(A), SPD, ["_saved_A", "_saved_LU", "_saved_pivots", "_saved_result"]),
+    "det_neg": _linalg(lambda T, A: A.det(), NEG, ["_saved_LU", "_saved_pivots"]),
+    "linalg_det_batch": _linalg(lambda T, A: T.linalg.det(T.stack([A, A * 2])), NEG),
+    "det_transposed": _linalg(lambda T, A: T.det(A.t()), NEG, ["_saved_LU"]),
+    "logdet": _linalg(lambda T, A: T.logdet(A), SPD),
+    "logdet_neg": _linalg(lambda T, A: A.logdet(), NEG),
+    "slogdet": _linalg(lambda T, A: T.slogdet(A), NEG, ["_saved_A", "_saved_LU", "_saved_pivots", "_saved_sign"]),
+    "linalg_slogdet": _linalg(lambda T, A: T.linalg.slogdet(A), SPD),
+    "slogdet_method": _linalg(lambda T, A: A.slogdet(), SPD),
+    "inverse": _linalg(lambda T, A: T.inverse(A), NEG, ["_saved_inverse"]),
+    "inverse_method": _linalg(lambda T, A: A.inverse(), SPD),
+    "linalg_inv": _linalg(lambda T, A: T.linalg.inv(A), NEG),
+    "linalg_inv_ex": _linalg(lambda T, A: T.linalg.inv_ex(A), NEG),
+    "inv_batch": _linalg(lambda T, A: T.linalg.inv(T.stack([A, A.t()])), NEG),
+    "matrix_power_0": _linalg(lambda T, A: T.matrix_power(A, 0), NEG),
+    "matrix_power_1": _linalg(lambda T, A: A.matrix_power(1), NEG),
+    "matrix_power_2": _linalg(lambda T, A: T.matrix_power(A, 2), NEG),
+    "matrix_power_3": _linalg(lambda T, A: T.matrix_power(A, 3), NEG),
+    "matrix_power_6": _linalg(lambda T, A: T.matrix_power(A, 6), NEG),
+    "matrix_power_7": _linalg(lambda T, A: T.linalg.matrix_power(A, 7), NEG),
+    "matrix_power_-1": _linalg(lambda T, A: T.matrix_power(A, -1), NEG),
+    "matrix_power_-5": _linalg(lambda T, A: T.matrix_power(A, -5), SPD),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LINALG))
+def test_linalg_values_graphs_saved_and_gradients(name):
+    assert_same(LINALG[name], rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("rows", [[[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]], [[1.0, 2.0], [2.0, 4.0]],
+                                  [[1.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 2.0]], [[0.0] * 3] * 3])
+def test_det_and_slogdet_gradients_of_singular_matrices(rows):
+    """torch 2.13 gives det's gradient at an exactly singular matrix as zeros, slogdet's as the infinities of the
+    inverse's zero pivot."""
+    def prog(T):
+        A = T.tensor(rows, dtype=T.float64, requires_grad=True)
+        d = T.det(A)
+        d.backward()
+        B = T.tensor(rows, dtype=T.float64, requires_grad=True)
+        sign, logabsdet = T.linalg.slogdet(B)
+        logabsdet.backward()
+        return _layout(d), A.grad, _layout(sign), _layout(logabsdet), B.grad
+    assert_same(prog, rtol=1e-10, atol=1e-12)
+
+
+LINALG_EDGES = [
+    lambda T: T.det(T.tensor([[1.0, 2.0], [2.0, 4.0]])),
+    lambda T: T.det(T.zeros(0, 0)),
+    lambda T: T.det(T.tensor([[0.0, 1.0], [1.0, 0.0]])),
+    lambda T: T.det(T.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=T.float32).expand(2, 2, 2)),
+    lambda T: T.logdet(T.tensor([[1.0, 2.0], [2.0, 4.0]])),
+    lambda T: T.logdet(T.tensor([[-2.0, 1.0], [1.0, 3.0]])),
+    lambda T: T.slogdet(T.tensor([[1.0, 2.0], [2.0, 4.0]])),
+    lambda T: T.slogdet(T.zeros(2, 2, dtype=T.float64)),
+    lambda T: T.slogdet(T.zeros(0, 0)),
+    lambda T: T.linalg.slogdet(T.tensor([[-2.0, 1.0], [1.0, 3.0]])),
+    lambda T: T.inverse(T.zeros(0, 0)),
+    lambda T: T.inverse(T.tensor([[2.0, 1.0], [1.0, 3.0]]).t()),
+    lambda T: T.linalg.inv_ex(T.tensor([[1.0, 2.0], [2.0, 4.0]])),
+    lambda T: T.linalg.inv_ex(T.stack([T.tensor([[1.0, 2.0], [2.0, 4.0]]), T.zeros(2, 2), T.eye(2)])),
+    lambda T: T.linalg.inv_ex(T.zeros(3, 3)),
+    lambda T: T.linalg.inv_ex(T.tensor([[0.0, 1.0], [1.0, 0.0]])),
+    lambda T: T.matrix_power(T.tensor([[1, 2], [3, 4]]), 3),
+    lambda T: T.matrix_power(T.tensor([[1, 2], [3, 4]], dtype=T.int8), 0),
+    lambda T: T.matrix_power(T.ones(2, 2, dtype=T.bool), 0),
+    lambda T: T.matrix_power(T.zeros(2, 0, 0), 5),
+    lambda T: T.matrix_power(T.tensor(SPD).t(), 0),
+    lambda T: T.matrix_power(T.tensor(SPD).t(), 1),
+]
+
+
+@pytest.mark.parametrize("program", LINALG_EDGES)
+def test_linalg_edges(program):
+    assert_same(lambda T: (lambda r: ([type(r).__name__] + [_layout(t) for t in r]) if isinstance(r, tuple)
+                           else _layout(r))(program(T)), rtol=1e-6, atol=1e-7)
+
+
+LINALG_ERRORS = [
+    lambda T: T.linalg.inv(T.tensor([[1.0, 2.0], [2.0, 4.0]])),
+    lambda T: T.inverse(T.stack([T.eye(2), T.zeros(2, 2)])),
+    lambda T: T.linalg.inv_ex(T.stack([T.eye(2), T.zeros(2, 2)]), check_errors=True),
+    lambda T: T.linalg.inv_ex(T.zeros(2, 2), check_errors=True),
+    lambda T: T.matrix_power(T.zeros(2, 2), -1),
+    lambda T: T.matrix_power(T.ones(2, 2, dtype=T.int64), -1),
+    lambda T: T.matrix_power(T.ones(3), 2),
+    lambda T: T.matrix_power(T.ones(2, 3), 2),
+    lambda T: T.linalg.matrix_power(T.ones(2, 3), 0),
+]
+for _name in ["det", "logdet", "slogdet", "inverse", "linalg.det", "linalg.slogdet", "linalg.inv", "linalg.inv_ex"]:
+    for _make in [lambda T: T.ones(2, 3), lambda T: T.ones(3), lambda T: T.ones(2, 2, dtype=T.int64),
+                  lambda T: T.ones(2, 2, dtype=T.float16), lambda T: T.ones(2, 2, dtype=T.bfloat16),
+                  lambda T: T.tensor(1.0)]:
+        LINALG_ERRORS.append(lambda T, _name=_name, _make=_make: eval("T." + _name)(_make(T)))
+
+
+@pytest.mark.parametrize("program", LINALG_ERRORS)
+def test_linalg_errors(program):
+    assert_same(program)
+
+
+def test_linalg_error_is_a_runtime_error_named_as_torch():
+    def prog(T):
+        try:
+            T.linalg.inv(T.zeros(2, 2))
+        except T.linalg.LinAlgError as e:
+            return type(e).__name__, isinstance(e, RuntimeError), T.linalg.LinAlgError.__name__, str(e)
+    assert_same(prog)

@@ -8541,3 +8541,159 @@ class RenormBackward0(Node):
     @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class LinalgDetBackward0(Node):
+    """Backward of ``_linalg_det(Tensor A) -> (Tensor result, Tensor LU, Tensor pivots)``."""
+
+    A_ = None
+    LU_ = None
+    pivots_ = None
+    result_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        A = None if node.A_ is None else node.A_.unpack(node)
+        LU = None if node.LU_ is None else node.LU_.unpack(node)
+        pivots = None if node.pivots_ is None else node.pivots_.unpack(node)
+        result = None if node.result_ is None else node.result_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = linalg_det_backward(grad, result, A, LU, pivots)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.A_ is not None:
+            node.A_.reset_data()
+        if node.LU_ is not None:
+            node.LU_.reset_data()
+        if node.pivots_ is not None:
+            node.pivots_.reset_data()
+        if node.result_ is not None:
+            node.result_.reset_data()
+
+    @property
+    def _saved_A(node):
+        return None if node.A_ is None else node.A_.unpack(node)
+
+    @property
+    def _raw_saved_A(node):
+        return SavedVariable(None) if node.A_ is None else node.A_
+
+    @property
+    def _saved_LU(node):
+        return None if node.LU_ is None else node.LU_.unpack(node)
+
+    @property
+    def _raw_saved_LU(node):
+        return SavedVariable(None) if node.LU_ is None else node.LU_
+
+    @property
+    def _saved_pivots(node):
+        return None if node.pivots_ is None else node.pivots_.unpack(node)
+
+    @property
+    def _raw_saved_pivots(node):
+        return SavedVariable(None) if node.pivots_ is None else node.pivots_
+
+    @property
+    def _saved_result(node):
+        return None if node.result_ is None else node.result_.unpack(node)
+
+    @property
+    def _raw_saved_result(node):
+        return SavedVariable(None) if node.result_ is None else node.result_
+
+
+class LinalgSlogdetBackward0(Node):
+    """Backward of ``_linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet, Tensor LU, Tensor pivots)``."""
+
+    A_ = None
+    LU_ = None
+    pivots_ = None
+    sign_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        A = None if node.A_ is None else node.A_.unpack(node)
+        LU = None if node.LU_ is None else node.LU_.unpack(node)
+        pivots = None if node.pivots_ is None else node.pivots_.unpack(node)
+        sign = None if node.sign_ is None else node.sign_.unpack(node)
+        if all(g is None for g in grads):
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = slogdet_backward(grads, A, sign, LU, pivots)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.A_ is not None:
+            node.A_.reset_data()
+        if node.LU_ is not None:
+            node.LU_.reset_data()
+        if node.pivots_ is not None:
+            node.pivots_.reset_data()
+        if node.sign_ is not None:
+            node.sign_.reset_data()
+
+    @property
+    def _saved_A(node):
+        return None if node.A_ is None else node.A_.unpack(node)
+
+    @property
+    def _raw_saved_A(node):
+        return SavedVariable(None) if node.A_ is None else node.A_
+
+    @property
+    def _saved_LU(node):
+        return None if node.LU_ is None else node.LU_.unpack(node)
+
+    @property
+    def _raw_saved_LU(node):
+        return SavedVariable(None) if node.LU_ is None else node.LU_
+
+    @property
+    def _saved_pivots(node):
+        return None if node.pivots_ is None else node.pivots_.unpack(node)
+
+    @property
+    def _raw_saved_pivots(node):
+        return SavedVariable(None) if node.pivots_ is None else node.pivots_
+
+    @property
+    def _saved_sign(node):
+        return None if node.sign_ is None else node.sign_.unpack(node)
+
+    @property
+    def _raw_saved_sign(node):
+        return SavedVariable(None) if node.sign_ is None else node.sign_
+
+
+class LinalgInvExBackward0(Node):
+    """Backward of ``linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, Tensor info)``."""
+
+    inverse_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        inverse = None if node.inverse_ is None else node.inverse_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = linalg_inv_backward(grad, inverse)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.inverse_ is not None:
+            node.inverse_.reset_data()
+
+    @property
+    def _saved_inverse(node):
+        return None if node.inverse_ is None else node.inverse_.unpack(node)
+
+    @property
+    def _raw_saved_inverse(node):
+        return SavedVariable(None) if node.inverse_ is None else node.inverse_

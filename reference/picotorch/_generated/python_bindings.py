@@ -12,6 +12,12 @@ in order. ``picotorch._C`` builds the functions and methods from these tables.
 from . import variable_type as vt
 
 TORCH_FUNCTIONS = {
+    '_linalg_det': [
+        (vt._linalg_det, '_linalg_det(Tensor A)', vt.PARAMETERS['_linalg_det']),
+    ],
+    '_linalg_slogdet': [
+        (vt._linalg_slogdet, '_linalg_slogdet(Tensor A)', vt.PARAMETERS['_linalg_slogdet']),
+    ],
     '_log_softmax': [
         (vt._log_softmax, '_log_softmax(Tensor input, int dim, bool half_to_float, *, Tensor out=None)', (vt.PARAMETERS['_log_softmax'][0], vt.PARAMETERS['_log_softmax'][1] + (('out', 'Tensor?', True),)), (vt._log_softmax_out, ('out',))),
     ],
@@ -327,6 +333,9 @@ TORCH_FUNCTIONS = {
     'deg2rad_': [
         (vt.deg2rad_, 'deg2rad_(Tensor input)', vt.PARAMETERS['deg2rad_']),
     ],
+    'det': [
+        (vt.det, 'det(Tensor input)', vt.PARAMETERS['det']),
+    ],
     'diag': [
         (vt.diag, 'diag(Tensor input, int diagonal=0)', vt.PARAMETERS['diag']),
     ],
@@ -528,6 +537,9 @@ TORCH_FUNCTIONS = {
     'inner': [
         (vt.inner, 'inner(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['inner'][0], vt.PARAMETERS['inner'][1] + (('out', 'Tensor?', True),)), (vt.inner_out, ('out',))),
     ],
+    'inverse': [
+        (vt.inverse, 'inverse(Tensor input)', vt.PARAMETERS['inverse']),
+    ],
     'isclose': [
         (vt.isclose, 'isclose(Tensor input, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False)', vt.PARAMETERS['isclose']),
     ],
@@ -618,6 +630,9 @@ TORCH_FUNCTIONS = {
     'logcumsumexp': [
         (vt.logcumsumexp, 'logcumsumexp(Tensor input, int dim)', vt.PARAMETERS['logcumsumexp']),
     ],
+    'logdet': [
+        (vt.logdet, 'logdet(Tensor input)', vt.PARAMETERS['logdet']),
+    ],
     'logical_and': [
         (vt.logical_and, 'logical_and(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['logical_and'][0], vt.PARAMETERS['logical_and'][1] + (('out', 'Tensor?', True),)), (vt.logical_and_out, ('out',))),
     ],
@@ -655,6 +670,9 @@ TORCH_FUNCTIONS = {
     ],
     'matmul': [
         (vt.matmul, 'matmul(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['matmul'][0], vt.PARAMETERS['matmul'][1] + (('out', 'Tensor?', True),)), (vt.matmul_out, ('out',))),
+    ],
+    'matrix_power': [
+        (vt.matrix_power, 'matrix_power(Tensor input, int n)', vt.PARAMETERS['matrix_power']),
     ],
     'max': [
         (vt.max, 'max(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['max'][0], vt.PARAMETERS['max'][1] + (('out', 'Tensor?', True),)), (vt.max_unary_out, ('out',))),
@@ -892,6 +910,9 @@ TORCH_FUNCTIONS = {
     ],
     'slice': [
         (vt.slice_Tensor, 'slice(Tensor input, int dim=0, int? start=None, int? end=None, int step=1)', vt.PARAMETERS['slice_Tensor']),
+    ],
+    'slogdet': [
+        (vt.slogdet, 'slogdet(Tensor input)', vt.PARAMETERS['slogdet']),
     ],
     'softmax': [
         (vt.softmax_int, 'softmax(Tensor input, int dim, ScalarType? dtype=None, *, Tensor out=None)', (vt.PARAMETERS['softmax_int'][0], vt.PARAMETERS['softmax_int'][1] + (('out', 'Tensor?', True),)), (vt.softmax_int_out, ('out',))),
@@ -1151,6 +1172,21 @@ TORCH_NN_FUNCTIONS = {
 
 # ``python_module: linalg`` ops: ``torch._C._linalg.<name>``, which ``torch.linalg`` exposes
 TORCH_LINALG_FUNCTIONS = {
+    'linalg_det': [
+        (vt.linalg_det, 'linalg_det(Tensor A)', vt.PARAMETERS['linalg_det']),
+    ],
+    'linalg_inv': [
+        (vt.linalg_inv, 'linalg_inv(Tensor A)', vt.PARAMETERS['linalg_inv']),
+    ],
+    'linalg_inv_ex': [
+        (vt.linalg_inv_ex, 'linalg_inv_ex(Tensor A, *, bool check_errors=False)', vt.PARAMETERS['linalg_inv_ex']),
+    ],
+    'linalg_matrix_power': [
+        (vt.linalg_matrix_power, 'linalg_matrix_power(Tensor input, int n)', vt.PARAMETERS['linalg_matrix_power']),
+    ],
+    'linalg_slogdet': [
+        (vt.linalg_slogdet, 'linalg_slogdet(Tensor A)', vt.PARAMETERS['linalg_slogdet']),
+    ],
     'linalg_vector_norm': [
         (vt.linalg_vector_norm, 'linalg_vector_norm(Tensor input, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor out=None)', (vt.PARAMETERS['linalg_vector_norm'][0], vt.PARAMETERS['linalg_vector_norm'][1] + (('out', 'Tensor?', True),)), (vt.linalg_vector_norm_out, ('out',))),
     ],
@@ -1471,6 +1507,9 @@ TENSOR_METHODS = {
     'deg2rad_': [
         (vt.deg2rad_, 'deg2rad_()', vt.PARAMETERS['deg2rad_']),
     ],
+    'det': [
+        (vt.det, 'det()', vt.PARAMETERS['det']),
+    ],
     'diag': [
         (vt.diag, 'diag(int diagonal=0)', vt.PARAMETERS['diag']),
     ],
@@ -1674,6 +1713,9 @@ TENSOR_METHODS = {
     'inner': [
         (vt.inner, 'inner(Tensor other)', vt.PARAMETERS['inner']),
     ],
+    'inverse': [
+        (vt.inverse, 'inverse()', vt.PARAMETERS['inverse']),
+    ],
     'isclose': [
         (vt.isclose, 'isclose(Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False)', vt.PARAMETERS['isclose']),
     ],
@@ -1763,6 +1805,9 @@ TENSOR_METHODS = {
     'logcumsumexp': [
         (vt.logcumsumexp, 'logcumsumexp(int dim)', vt.PARAMETERS['logcumsumexp']),
     ],
+    'logdet': [
+        (vt.logdet, 'logdet()', vt.PARAMETERS['logdet']),
+    ],
     'logical_and': [
         (vt.logical_and, 'logical_and(Tensor other)', vt.PARAMETERS['logical_and']),
     ],
@@ -1819,6 +1864,9 @@ TENSOR_METHODS = {
     ],
     'matmul': [
         (vt.matmul, 'matmul(Tensor other)', vt.PARAMETERS['matmul']),
+    ],
+    'matrix_power': [
+        (vt.matrix_power, 'matrix_power(int n)', vt.PARAMETERS['matrix_power']),
     ],
     'max': [
         (vt.max, 'max()', vt.PARAMETERS['max']),
@@ -2086,6 +2134,9 @@ TENSOR_METHODS = {
     'sinh_': [
         (vt.sinh_, 'sinh_()', vt.PARAMETERS['sinh_']),
     ],
+    'slogdet': [
+        (vt.slogdet, 'slogdet()', vt.PARAMETERS['slogdet']),
+    ],
     'softmax': [
         (vt.softmax_int, 'softmax(int dim, ScalarType? dtype=None)', vt.PARAMETERS['softmax_int']),
     ],
@@ -2287,4 +2338,9 @@ RETURN_TYPES = {
     'aminmax': ('aminmax', ('min', 'max')),
     'aminmax_out': ('aminmax_out', ('min', 'max')),
     'mode': ('mode', ('values', 'indices')),
+    '_linalg_det': ('_linalg_det', ('result', 'LU', 'pivots')),
+    '_linalg_slogdet': ('_linalg_slogdet', ('sign', 'logabsdet', 'LU', 'pivots')),
+    'linalg_slogdet': ('linalg_slogdet', ('sign', 'logabsdet')),
+    'slogdet': ('slogdet', ('sign', 'logabsdet')),
+    'linalg_inv_ex': ('linalg_inv_ex', ('inverse', 'info')),
 }

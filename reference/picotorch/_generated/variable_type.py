@@ -8348,6 +8348,101 @@ def vander(x, N=None, increasing=False):
     return native.vander(x, N, increasing)
 
 
+def _linalg_det(A):
+    """``_linalg_det(Tensor A) -> (Tensor result, Tensor LU, Tensor pivots)``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(A):
+        grad_fn = nodes.LinalgDetBackward0()
+        grad_fn.set_next_edges(collect_next_edges(A))
+        grad_fn.A_ = SavedVariable(A)
+    result = kernel_for("_linalg_det", device_of(A))(A)
+    if grad_fn is not None:
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
+        grad_fn.LU_ = SavedVariable(result[1], is_output=True)
+        grad_fn.pivots_ = SavedVariable(result[2], is_output=True)
+        grad_fn.result_ = SavedVariable(result[0], is_output=True)
+    return result
+
+
+def linalg_det(A):
+    """``linalg_det(Tensor A) -> Tensor``"""
+    return native.linalg_det(A)
+
+
+def det(self):
+    """``det(Tensor self) -> Tensor``"""
+    return native.det(self)
+
+
+def _linalg_slogdet(A):
+    """``_linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet, Tensor LU, Tensor pivots)``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(A):
+        grad_fn = nodes.LinalgSlogdetBackward0()
+        grad_fn.set_next_edges(collect_next_edges(A))
+        grad_fn.A_ = SavedVariable(A)
+    result = kernel_for("_linalg_slogdet", device_of(A))(A)
+    if grad_fn is not None:
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
+        if result[1] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[1], grad_fn)
+        grad_fn.LU_ = SavedVariable(result[2], is_output=True)
+        grad_fn.pivots_ = SavedVariable(result[3], is_output=True)
+        grad_fn.sign_ = SavedVariable(result[0], is_output=True)
+    return result
+
+
+def linalg_slogdet(A):
+    """``linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)``"""
+    return native.linalg_slogdet(A)
+
+
+def slogdet(self):
+    """``slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)``"""
+    return native.slogdet(self)
+
+
+def logdet(self):
+    """``logdet(Tensor self) -> Tensor``"""
+    return native.logdet(self)
+
+
+def linalg_inv_ex(A, *, check_errors=False):
+    """``linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, Tensor info)``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(A):
+        grad_fn = nodes.LinalgInvExBackward0()
+        grad_fn.set_next_edges(collect_next_edges(A))
+    result = kernel_for("linalg_inv_ex", device_of(A))(A, check_errors)
+    if grad_fn is not None:
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
+        grad_fn.inverse_ = SavedVariable(result[0], is_output=True)
+    return result
+
+
+def linalg_inv(A):
+    """``linalg_inv(Tensor A) -> Tensor``"""
+    return native.linalg_inv(A)
+
+
+def inverse(self):
+    """``inverse(Tensor self) -> Tensor``"""
+    return native.inverse(self)
+
+
+def matrix_power(self, n):
+    """``matrix_power(Tensor self, int n) -> Tensor``"""
+    return native.matrix_power(self, n)
+
+
+def linalg_matrix_power(self, n):
+    """``linalg_matrix_power(Tensor self, int n) -> Tensor``"""
+    return native.linalg_matrix_power(self, n)
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add_cuda}, add_Tensor)
 register_kernels("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, add_out)
@@ -9136,6 +9231,18 @@ register_kernels("cumulative_trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) 
 register_kernels("cov(Tensor self, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None) -> Tensor", {"CompositeImplicitAutograd": native.cov}, cov)
 register_kernels("corrcoef(Tensor self) -> Tensor", {"CompositeImplicitAutograd": native.corrcoef}, corrcoef)
 register_kernels("vander(Tensor x, int? N=None, bool increasing=False) -> Tensor", {"CompositeImplicitAutograd": native.vander}, vander)
+register_kernels("_linalg_det(Tensor A) -> (Tensor result, Tensor LU, Tensor pivots)", {"CPU": native._linalg_det, "CUDA": native._linalg_det}, _linalg_det)
+register_kernels("linalg_det(Tensor A) -> Tensor", {"CompositeImplicitAutograd": native.linalg_det}, linalg_det)
+register_kernels("det(Tensor self) -> Tensor", {"CompositeImplicitAutograd": native.det}, det)
+register_kernels("_linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet, Tensor LU, Tensor pivots)", {"CPU": native._linalg_slogdet, "CUDA": native._linalg_slogdet}, _linalg_slogdet)
+register_kernels("linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)", {"CompositeImplicitAutograd": native.linalg_slogdet}, linalg_slogdet)
+register_kernels("slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)", {"CompositeImplicitAutograd": native.slogdet}, slogdet)
+register_kernels("logdet(Tensor self) -> Tensor", {"CompositeImplicitAutograd": native.logdet}, logdet)
+register_kernels("linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, Tensor info)", {"CPU": native.linalg_inv_ex, "CUDA": native.linalg_inv_ex}, linalg_inv_ex)
+register_kernels("linalg_inv(Tensor A) -> Tensor", {"CompositeImplicitAutograd": native.linalg_inv}, linalg_inv)
+register_kernels("inverse(Tensor self) -> Tensor", {"CompositeImplicitAutograd": native.inverse}, inverse)
+register_kernels("matrix_power(Tensor self, int n) -> Tensor", {"CompositeImplicitAutograd": native.matrix_power}, matrix_power)
+register_kernels("linalg_matrix_power(Tensor self, int n) -> Tensor", {"CompositeImplicitAutograd": native.linalg_matrix_power}, linalg_matrix_power)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -9928,6 +10035,18 @@ PARAMETERS = {
     "cov": ((('self', 'Tensor', False),), (('correction', 'int', True), ('fweights', 'Tensor?', True), ('aweights', 'Tensor?', True),)),
     "corrcoef": ((('self', 'Tensor', False),), ()),
     "vander": ((('x', 'Tensor', False), ('N', 'int?', True), ('increasing', 'bool', True),), ()),
+    "_linalg_det": ((('A', 'Tensor', False),), ()),
+    "linalg_det": ((('A', 'Tensor', False),), ()),
+    "det": ((('self', 'Tensor', False),), ()),
+    "_linalg_slogdet": ((('A', 'Tensor', False),), ()),
+    "linalg_slogdet": ((('A', 'Tensor', False),), ()),
+    "slogdet": ((('self', 'Tensor', False),), ()),
+    "logdet": ((('self', 'Tensor', False),), ()),
+    "linalg_inv_ex": ((('A', 'Tensor', False),), (('check_errors', 'bool', True),)),
+    "linalg_inv": ((('A', 'Tensor', False),), ()),
+    "inverse": ((('self', 'Tensor', False),), ()),
+    "matrix_power": ((('self', 'Tensor', False), ('n', 'int', False),), ()),
+    "linalg_matrix_power": ((('self', 'Tensor', False), ('n', 'int', False),), ()),
 }
 
 
@@ -10371,3 +10490,15 @@ register_op("cumulative_trapezoid", overloaded("cumulative_trapezoid", [(cumulat
 register_op("cov", overloaded("cov", [(cov, PARAMETERS["cov"])]))
 register_op("corrcoef", overloaded("corrcoef", [(corrcoef, PARAMETERS["corrcoef"])]))
 register_op("vander", overloaded("vander", [(vander, PARAMETERS["vander"])]))
+register_op("_linalg_det", overloaded("_linalg_det", [(_linalg_det, PARAMETERS["_linalg_det"])]))
+register_op("linalg_det", overloaded("linalg_det", [(linalg_det, PARAMETERS["linalg_det"])]))
+register_op("det", overloaded("det", [(det, PARAMETERS["det"])]))
+register_op("_linalg_slogdet", overloaded("_linalg_slogdet", [(_linalg_slogdet, PARAMETERS["_linalg_slogdet"])]))
+register_op("linalg_slogdet", overloaded("linalg_slogdet", [(linalg_slogdet, PARAMETERS["linalg_slogdet"])]))
+register_op("slogdet", overloaded("slogdet", [(slogdet, PARAMETERS["slogdet"])]))
+register_op("logdet", overloaded("logdet", [(logdet, PARAMETERS["logdet"])]))
+register_op("linalg_inv_ex", overloaded("linalg_inv_ex", [(linalg_inv_ex, PARAMETERS["linalg_inv_ex"])]))
+register_op("linalg_inv", overloaded("linalg_inv", [(linalg_inv, PARAMETERS["linalg_inv"])]))
+register_op("inverse", overloaded("inverse", [(inverse, PARAMETERS["inverse"])]))
+register_op("matrix_power", overloaded("matrix_power", [(matrix_power, PARAMETERS["matrix_power"])]))
+register_op("linalg_matrix_power", overloaded("linalg_matrix_power", [(linalg_matrix_power, PARAMETERS["linalg_matrix_power"])]))

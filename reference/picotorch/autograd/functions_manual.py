@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 
-import ml_dtypes
 import numpy as np
 
 from ..c10 import scalar_type as st
@@ -120,6 +119,9 @@ __all__ = [  # what `from functions_manual import *` gives the generated nodes
     "std_mean_backward",
     "logcumsumexp_backward",
     "renorm_backward",
+    "linalg_det_backward",
+    "slogdet_backward",
+    "linalg_inv_backward",
 ]
 
 
@@ -994,7 +996,7 @@ def logcumsumexp_backward(grad, self, result, dim):
     absent part held at the dtype's lowest value, so that its exp vanishes)."""
     if grad.dim() == 0 or grad.numel() == 0:
         return grad
-    finfo = ml_dtypes.finfo if grad.dtype is st.bfloat16 else np.finfo
+    finfo = _bfloat16_finfo() if grad.dtype is st.bfloat16 else np.finfo
     xp = xp_of(grad)
     lowest = xp.asarray(float(finfo(grad.dtype._numpy).min), dtype=xp_dtype(xp, grad.dtype), device=grad._data.device)
     grad_min = wrap(grad, lowest)
@@ -1023,3 +1025,35 @@ def renorm_backward(grad, self, p, dim, maxnorm):
     invnorm = ops.reciprocal(ops.add(norm, 1e-7))
     factor = ops.mul(invnorm, maxnorm)
     return ops.where(ops.gt(norm, maxnorm), ops.sub(ops.mul(factor, grad), ops.mul(ops.mul(factor, invnorm), nb)), grad)
+
+
+def linalg_det_backward(grad, det, A, LU, pivots):
+    """d det(A) = det(A) tr(A^-1 dA): the gradient is ``grad * det * A^-T``. Where the determinant is exactly 0,
+    torch 2.13's solve against ``det * grad * I`` returns zeros (not the cofactor matrix), and so does this."""
+    if A.numel() == 0:
+        return ops.zeros_like(A)
+    scale = ops.unsqueeze(ops.unsqueeze(ops.mul(grad, det), -1), -1)
+    singular = ops.unsqueeze(ops.unsqueeze(ops.eq(det, 0), -1), -1)
+    inverse_t = ops.linalg_inv_ex(ops.transpose(A, -2, -1))[0]  # A^T factored, as torch's solve does
+    return ops.where(singular, 0.0, ops.mul(scale, inverse_t))
+
+
+def slogdet_backward(grads, A, sign, LU, pivots):
+    """Only ``logabsdet`` has a gradient for a real matrix (the sign is piecewise constant): ``g * A^-T``."""
+    grad_logabsdet = grads[1]
+    if grad_logabsdet is None:
+        return ops.zeros_like(A)
+    inverse_t = ops.linalg_inv_ex(ops.transpose(A, -2, -1))[0]  # A^T factored: a singular A's infinities as torch's
+    return ops.mul(ops.unsqueeze(ops.unsqueeze(grad_logabsdet, -1), -1), inverse_t)
+
+
+def linalg_inv_backward(grad, inverse):
+    """d(A^-1) = -A^-1 dA A^-1, so the gradient is ``-A^-T grad A^-T``."""
+    inverse_t = ops.transpose(inverse, -2, -1)
+    return ops.neg(ops.matmul(inverse_t, ops.matmul(grad, inverse_t)))
+
+
+def _bfloat16_finfo():
+    import ml_dtypes  # only when bfloat16 is in use: importing picotorch does not load ml_dtypes
+
+    return ml_dtypes.finfo

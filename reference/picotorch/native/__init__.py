@@ -20,7 +20,8 @@ The files are ATen's, one module per ``.cpp``:
 - ``unique.py`` (``Unique.cpp``), ``summary_ops.py`` (``SummaryOps.cpp``: ``bincount``, ``histc``),
   ``bucketization.py`` (``Bucketization.cpp``: ``searchsorted``, ``bucketize``), ``normalization.py``
   (``Normalization.cpp``: ``renorm``), ``integration.py`` (``Integration.cpp``: ``trapezoid``), ``correlation.py``
-  (``Correlation.cpp``: ``cov``, ``corrcoef``);
+  (``Correlation.cpp``: ``cov``, ``corrcoef``), ``batch_linear_algebra.py`` (``BatchLinearAlgebra.cpp``: ``det``,
+  ``slogdet``, ``inverse`` through an LU factorisation; ``matrix_power``);
 - ``tensor_compare.py`` (``TensorCompare.cpp``: ``clamp``, ``isin``), ``copy.py`` (``Copy.cpp``),
   ``distributions.py`` (``Distributions.cpp``: ``normal_``, ``uniform_``);
 - ``composite.py``: the ``CompositeImplicitAutograd`` kernels, built from other ops;
@@ -55,6 +56,20 @@ from .activation import (
     softplus,
     softplus_backward,
     threshold_backward,
+)
+from .batch_linear_algebra import (
+    _linalg_det,
+    _linalg_slogdet,
+    det,
+    inverse,
+    linalg_det,
+    linalg_inv,
+    linalg_inv_ex,
+    linalg_matrix_power,
+    linalg_slogdet,
+    logdet,
+    matrix_power,
+    slogdet,
 )
 from .binary_ops import (
     add,
@@ -620,4 +635,6 @@ __all__ = [
     "unique_consecutive", "unique_dim", "logcumsumexp", "mode", "renorm", "renorm_",
     "corrcoef", "cov", "cumulative_trapezoid_dx", "cumulative_trapezoid_x", "trapezoid_dx", "trapezoid_x", "trapz_dx",
     "trapz_x", "vander",
+    "_linalg_det", "_linalg_slogdet", "det", "inverse", "linalg_det", "linalg_inv", "linalg_inv_ex",
+    "linalg_matrix_power", "linalg_slogdet", "logdet", "matrix_power", "slogdet",
 ]

@@ -25,7 +25,7 @@ from .c10 import scalar_type as _dtypes
 from .c10.size import Size
 
 __all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "broadcast_shapes", "broadcast_tensors", "einsum", "meshgrid",
-           "tensordot", "unique", "unique_consecutive", "unravel_index"]
+           "tensordot", "unique", "unique_consecutive", "unravel_index", "cdist"]
 
 
 def broadcast_tensors(*tensors):
@@ -193,3 +193,16 @@ def unravel_index(indices, shape):
     strides = list(reversed(list(itertools.accumulate(reversed(shape[1:] + Size([1])), func=operator.mul))))
     coordinates = indices.unsqueeze(-1).floor_divide(_tensor(strides, device=indices.device, dtype=_dtypes.int64))
     return (coordinates % _tensor(list(shape), device=indices.device, dtype=_dtypes.int64)).unbind(-1)
+
+
+_CDIST_MODES = {"use_mm_for_euclid_dist_if_necessary": None, "use_mm_for_euclid_dist": 1,
+                "donot_use_mm_for_euclid_dist": 2}
+
+
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    """The p-norm distance between each pair of rows; ``compute_mode`` named as a string, passed on as 0/1/2."""
+    if _has_torch_function((x1, x2)):
+        return handle_torch_function(cdist, (x1, x2), x1, x2, p=p, compute_mode=compute_mode)
+    if compute_mode not in _CDIST_MODES:
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    return _VF.cdist(x1, x2, p, _CDIST_MODES[compute_mode])

@@ -329,6 +329,8 @@ CASES = {
     "slogdet": ([data(2, 3, 3)], lambda T, a: T.linalg.slogdet(a).logabsdet),
     "inverse": ([data(3, 3)], lambda T, a: a.inverse()),
     "matrix_power": ([data(3, 3)], lambda T, a: T.matrix_power(a, -3)),
+    "cdist": ([data(3, 4), data(2, 4)], lambda T, a, b: T.cdist(a, b, p=3)),
+    "cdist_mm": ([data(3, 4), data(2, 4)], lambda T, a, b: T.cdist(a, b, compute_mode="use_mm_for_euclid_dist")),
 }
 
 

@@ -678,3 +678,63 @@ def test_linalg_error_is_a_runtime_error_named_as_torch():
         except T.linalg.LinAlgError as e:
             return type(e).__name__, isinstance(e, RuntimeError), T.linalg.LinAlgError.__name__, str(e)
     assert_same(prog)
+
+
+# ----------------------------------------------------------------------------- cdist: _cdist_forward (CdistBackward0)
+# or, for p == 2 with more than 25 rows or compute_mode 'use_mm_for_euclid_dist', _euclidean_dist's matmul form
+# (EuclideanDistBackward0). The matmul form's zero distances are sqrt(rounding error) ~1e-8, whose bits follow
+# the BLAS summation order: compared with atol 1e-7.
+
+def _rows(T, *shape):
+    n = int(np.prod(shape))
+    return (T.arange(n, dtype=T.float64).reshape(shape) * 0.37 % 1.3).requires_grad_()
+
+
+CDIST_SHAPES = [((3, 4), (2, 4)), ((30, 3), (5, 3)), ((2, 3, 4), (1, 5, 4)), ((2, 27, 2), (2, 3, 2))]
+CDIST_MODES = ["use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist", "donot_use_mm_for_euclid_dist"]
+
+
+@pytest.mark.parametrize("p", [2.0, 1.0, 0.0, 3.0, 0.5, 1.5, float("inf")])
+@pytest.mark.parametrize("shapes", CDIST_SHAPES, ids=[str(s) for s in CDIST_SHAPES])
+@pytest.mark.parametrize("mode", CDIST_MODES)
+def test_cdist_values_graph_saved_and_gradients(p, shapes, mode):
+    def prog(T):
+        a, b = _rows(T, *shapes[0]), _rows(T, *shapes[1])
+        y = T.cdist(a, b, p=p, compute_mode=mode)
+        saved = [getattr(y.grad_fn, n) for n in ("_saved_p",) if hasattr(y.grad_fn, n)]
+        return (_layout(y), _graph(y), saved, T.autograd.grad((y * y).sum(), [a, b]))
+    assert_same(prog, rtol=1e-9, atol=1e-7)
+
+
+@pytest.mark.parametrize("program", [
+    lambda T: T.cdist(T.ones(3), T.ones(2, 3)),
+    lambda T: T.cdist(T.ones(2, 3), T.ones(3)),
+    lambda T: T.cdist(T.ones(2, 3), T.ones(2, 4)),
+    lambda T: T.cdist(T.ones(2, 3, dtype=T.int64), T.ones(2, 3, dtype=T.int64)),
+    lambda T: T.cdist(T.ones(2, 3), T.ones(2, 3), p=-1),
+    lambda T: T.cdist(T.ones(2, 3), T.ones(2, 3), compute_mode="x"),
+    lambda T: T.cdist(T.zeros(0, 3), T.ones(2, 3)),
+    lambda T: T.cdist(T.zeros(2, 0), T.ones(4, 0)),
+    lambda T: T.cdist(T.ones(2, 3, dtype=T.float64), T.ones(2, 3)),
+    lambda T: T.cdist(T.ones(2, 3), T.ones(2, 3, dtype=T.float64)),
+    lambda T: T.cdist(T.ones(2, 2, 3), T.ones(3, 1, 4, 3)),
+    lambda T: T.cdist(T.ones(2, 2, 3), T.ones(3, 4, 3)),
+    lambda T: T.cdist(T.tensor([[0.0, 1.0], [2.0, 2.0]]).t(), T.tensor([[1.0, 1.0]]), p=1),
+    lambda T: _graph(T.cdist(T.zeros(0, 3, requires_grad=True), T.ones(2, 3))),
+    lambda T: T.cdist(T.ones(2, 3, dtype=T.float32), T.ones(40, 3, dtype=T.float32)),
+])
+def test_cdist_edges_and_errors(program):
+    assert_same(lambda T: (lambda r: _layout(r) if isinstance(r, T.Tensor) else r)(program(T)), atol=1e-6)
+
+
+def test_cdist_double_backward_is_not_implemented():
+    def prog(T):
+        a, b = _rows(T, 3, 2), _rows(T, 2, 2)
+        y = T.cdist(a, b, p=1)
+        g, = T.autograd.grad(y.sum(), a, create_graph=True)
+        graph = _graph(g)
+        try:
+            g.sum().backward()
+        except RuntimeError as e:
+            return graph, str(e)
+    assert_same(prog)

@@ -8697,3 +8697,140 @@ class LinalgInvExBackward0(Node):
     @property
     def _raw_saved_inverse(node):
         return SavedVariable(None) if node.inverse_ is None else node.inverse_
+
+
+class EuclideanDistBackward0(Node):
+    """Backward of ``_euclidean_dist(Tensor x1, Tensor x2) -> Tensor``."""
+
+    x1_ = None
+    x2_ = None
+    result_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        x1 = None if node.x1_ is None else node.x1_.unpack(node)
+        x2 = None if node.x2_ is None else node.x2_.unpack(node)
+        result = None if node.result_ is None else node.result_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0) or node.task_should_compute_output(1):
+            grad_input_mask = [node.task_should_compute_output(0), node.task_should_compute_output(1)]
+            grad_result = euclidean_dist_backward(grad, x1, x2, result, grad_input_mask)
+            if grad_input_mask[0]:
+                grad_inputs[0] = grad_result[0]
+            if grad_input_mask[1]:
+                grad_inputs[1] = grad_result[1]
+        return grad_inputs
+
+    def release_variables(node):
+        if node.x1_ is not None:
+            node.x1_.reset_data()
+        if node.x2_ is not None:
+            node.x2_.reset_data()
+        if node.result_ is not None:
+            node.result_.reset_data()
+
+    @property
+    def _saved_x1(node):
+        return None if node.x1_ is None else node.x1_.unpack(node)
+
+    @property
+    def _raw_saved_x1(node):
+        return SavedVariable(None) if node.x1_ is None else node.x1_
+
+    @property
+    def _saved_x2(node):
+        return None if node.x2_ is None else node.x2_.unpack(node)
+
+    @property
+    def _raw_saved_x2(node):
+        return SavedVariable(None) if node.x2_ is None else node.x2_
+
+    @property
+    def _saved_result(node):
+        return None if node.result_ is None else node.result_.unpack(node)
+
+    @property
+    def _raw_saved_result(node):
+        return SavedVariable(None) if node.result_ is None else node.result_
+
+
+class CdistBackward0(Node):
+    """Backward of ``_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor``."""
+
+    p = None
+    x1_ = None
+    x2_ = None
+    result_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        x1 = None if node.x1_ is None else node.x1_.unpack(node)
+        x2 = None if node.x2_ is None else node.x2_.unpack(node)
+        result = None if node.result_ is None else node.result_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            p = node.p
+            grad_inputs[0] = ops._cdist_backward(ops.contiguous(grad), x1, x2, p, result)
+        if node.task_should_compute_output(1):
+            p = node.p
+            grad_inputs[1] = ops._cdist_backward(ops.contiguous(ops.transpose(grad, -2, -1)), x2, x1, p, ops.contiguous(ops.transpose(result, -2, -1)))
+        return grad_inputs
+
+    def release_variables(node):
+        if node.x1_ is not None:
+            node.x1_.reset_data()
+        if node.x2_ is not None:
+            node.x2_.reset_data()
+        if node.result_ is not None:
+            node.result_.reset_data()
+
+    @property
+    def _saved_p(node):
+        return node.p
+
+    @property
+    def _saved_x1(node):
+        return None if node.x1_ is None else node.x1_.unpack(node)
+
+    @property
+    def _raw_saved_x1(node):
+        return SavedVariable(None) if node.x1_ is None else node.x1_
+
+    @property
+    def _saved_x2(node):
+        return None if node.x2_ is None else node.x2_.unpack(node)
+
+    @property
+    def _raw_saved_x2(node):
+        return SavedVariable(None) if node.x2_ is None else node.x2_
+
+    @property
+    def _saved_result(node):
+        return None if node.result_ is None else node.result_.unpack(node)
+
+    @property
+    def _raw_saved_result(node):
+        return SavedVariable(None) if node.result_ is None else node.result_
+
+
+class CdistBackwardBackward0(Node):
+    """Backward of ``_cdist_backward(Tensor grad, Tensor x1, Tensor x2, float p, Tensor cdist) -> Tensor``."""
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = not_implemented("_cdist_backward")
+        if node.task_should_compute_output(1):
+            grad_inputs[1] = not_implemented("_cdist_backward")
+        if node.task_should_compute_output(2):
+            grad_inputs[2] = not_implemented("_cdist_backward")
+        if node.task_should_compute_output(3):
+            grad_inputs[3] = not_implemented("_cdist_backward")
+        return grad_inputs

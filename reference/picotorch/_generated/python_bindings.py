@@ -12,6 +12,12 @@ in order. ``picotorch._C`` builds the functions and methods from these tables.
 from . import variable_type as vt
 
 TORCH_FUNCTIONS = {
+    '_cdist_forward': [
+        (vt._cdist_forward, '_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode)', vt.PARAMETERS['_cdist_forward']),
+    ],
+    '_euclidean_dist': [
+        (vt._euclidean_dist, '_euclidean_dist(Tensor x1, Tensor x2)', vt.PARAMETERS['_euclidean_dist']),
+    ],
     '_linalg_det': [
         (vt._linalg_det, '_linalg_det(Tensor A)', vt.PARAMETERS['_linalg_det']),
     ],
@@ -234,6 +240,9 @@ TORCH_FUNCTIONS = {
     ],
     'cat': [
         (vt.cat, 'cat(Tensor[] tensors, int dim=0, *, Tensor out=None)', (vt.PARAMETERS['cat'][0], vt.PARAMETERS['cat'][1] + (('out', 'Tensor?', True),)), (vt.cat_out, ('out',))),
+    ],
+    'cdist': [
+        (vt.cdist, 'cdist(Tensor x1, Tensor x2, float p=2, int? compute_mode=None)', vt.PARAMETERS['cdist']),
     ],
     'ceil': [
         (vt.ceil, 'ceil(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['ceil'][0], vt.PARAMETERS['ceil'][1] + (('out', 'Tensor?', True),)), (vt.ceil_out, ('out',))),

@@ -8443,6 +8443,54 @@ def linalg_matrix_power(self, n):
     return native.linalg_matrix_power(self, n)
 
 
+def cdist(x1, x2, p=2, compute_mode=None):
+    """``cdist(Tensor x1, Tensor x2, float p=2, int? compute_mode=None) -> Tensor``"""
+    return native.cdist(x1, x2, p, compute_mode)
+
+
+def _euclidean_dist(x1, x2):
+    """``_euclidean_dist(Tensor x1, Tensor x2) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(x1, x2):
+        grad_fn = nodes.EuclideanDistBackward0()
+        grad_fn.set_next_edges(collect_next_edges(x1, x2))
+        grad_fn.x1_ = SavedVariable(x1)
+        grad_fn.x2_ = SavedVariable(x2)
+    result = kernel_for("_euclidean_dist", device_of(x1, x2))(x1, x2)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return result
+
+
+def _cdist_forward(x1, x2, p, compute_mode):
+    """``_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(x1, x2):
+        grad_fn = nodes.CdistBackward0()
+        grad_fn.set_next_edges(collect_next_edges(x1, x2))
+        grad_fn.p = p
+        grad_fn.x1_ = SavedVariable(x1)
+        grad_fn.x2_ = SavedVariable(x2)
+    result = kernel_for("_cdist_forward", device_of(x1, x2))(x1, x2, p, compute_mode)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return result
+
+
+def _cdist_backward(grad, x1, x2, p, cdist):
+    """``_cdist_backward(Tensor grad, Tensor x1, Tensor x2, float p, Tensor cdist) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(grad, x1, x2, cdist):
+        grad_fn = nodes.CdistBackwardBackward0()
+        grad_fn.set_next_edges(collect_next_edges(grad, x1, x2, cdist))
+    result = kernel_for("_cdist_backward", device_of(grad, x1, x2, cdist))(grad, x1, x2, p, cdist)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add_cuda}, add_Tensor)
 register_kernels("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, add_out)
@@ -9243,6 +9291,10 @@ register_kernels("linalg_inv(Tensor A) -> Tensor", {"CompositeImplicitAutograd":
 register_kernels("inverse(Tensor self) -> Tensor", {"CompositeImplicitAutograd": native.inverse}, inverse)
 register_kernels("matrix_power(Tensor self, int n) -> Tensor", {"CompositeImplicitAutograd": native.matrix_power}, matrix_power)
 register_kernels("linalg_matrix_power(Tensor self, int n) -> Tensor", {"CompositeImplicitAutograd": native.linalg_matrix_power}, linalg_matrix_power)
+register_kernels("cdist(Tensor x1, Tensor x2, float p=2, int? compute_mode=None) -> Tensor", {"CompositeImplicitAutograd": native.cdist}, cdist)
+register_kernels("_euclidean_dist(Tensor x1, Tensor x2) -> Tensor", {"CPU": native._euclidean_dist, "CUDA": native._euclidean_dist}, _euclidean_dist)
+register_kernels("_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor", {"CPU": native._cdist_forward, "CUDA": native._cdist_forward}, _cdist_forward)
+register_kernels("_cdist_backward(Tensor grad, Tensor x1, Tensor x2, float p, Tensor cdist) -> Tensor", {"CPU": native._cdist_backward, "CUDA": native._cdist_backward}, _cdist_backward)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -10047,6 +10099,10 @@ PARAMETERS = {
     "inverse": ((('self', 'Tensor', False),), ()),
     "matrix_power": ((('self', 'Tensor', False), ('n', 'int', False),), ()),
     "linalg_matrix_power": ((('self', 'Tensor', False), ('n', 'int', False),), ()),
+    "cdist": ((('x1', 'Tensor', False), ('x2', 'Tensor', False), ('p', 'any', True), ('compute_mode', 'int?', True),), ()),
+    "_euclidean_dist": ((('x1', 'Tensor', False), ('x2', 'Tensor', False),), ()),
+    "_cdist_forward": ((('x1', 'Tensor', False), ('x2', 'Tensor', False), ('p', 'any', False), ('compute_mode', 'int?', False),), ()),
+    "_cdist_backward": ((('grad', 'Tensor', False), ('x1', 'Tensor', False), ('x2', 'Tensor', False), ('p', 'any', False), ('cdist', 'Tensor', False),), ()),
 }
 
 
@@ -10502,3 +10558,7 @@ register_op("linalg_inv", overloaded("linalg_inv", [(linalg_inv, PARAMETERS["lin
 register_op("inverse", overloaded("inverse", [(inverse, PARAMETERS["inverse"])]))
 register_op("matrix_power", overloaded("matrix_power", [(matrix_power, PARAMETERS["matrix_power"])]))
 register_op("linalg_matrix_power", overloaded("linalg_matrix_power", [(linalg_matrix_power, PARAMETERS["linalg_matrix_power"])]))
+register_op("cdist", overloaded("cdist", [(cdist, PARAMETERS["cdist"])]))
+register_op("_euclidean_dist", overloaded("_euclidean_dist", [(_euclidean_dist, PARAMETERS["_euclidean_dist"])]))
+register_op("_cdist_forward", overloaded("_cdist_forward", [(_cdist_forward, PARAMETERS["_cdist_forward"])]))
+register_op("_cdist_backward", overloaded("_cdist_backward", [(_cdist_backward, PARAMETERS["_cdist_backward"])]))

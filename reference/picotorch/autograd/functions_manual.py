@@ -122,6 +122,7 @@ __all__ = [  # what `from functions_manual import *` gives the generated nodes
     "linalg_det_backward",
     "slogdet_backward",
     "linalg_inv_backward",
+    "euclidean_dist_backward",
 ]
 
 
@@ -1057,3 +1058,13 @@ def _bfloat16_finfo():
     import ml_dtypes  # only when bfloat16 is in use: importing picotorch does not load ml_dtypes
 
     return ml_dtypes.finfo
+
+
+def euclidean_dist_backward(grad, x1, x2, res, output_mask):
+    """``_euclidean_dist_backward``: with ``ratio = grad / res`` (0 where the distance is 0),
+    ``x1 * ratio.sum(-1) - ratio @ x2`` and ``x2 * ratio.sum(-2) - ratio^T @ x1``."""
+    ratio = ops.div(grad, res)
+    ops.masked_fill_(ratio, ops.eq(res, 0), 0)
+    return (ops.sub(ops.mul(x1, ops.sum(ratio, [-1], True)), ops.matmul(ratio, x2)) if output_mask[0] else None,
+            ops.sub(ops.mul(x2, ops.unsqueeze(ops.sum(ratio, [-2], False), -1)),
+                    ops.matmul(ops.transpose(ratio, -2, -1), x1)) if output_mask[1] else None)

@@ -21,7 +21,8 @@ The files are ATen's, one module per ``.cpp``:
   ``bucketization.py`` (``Bucketization.cpp``: ``searchsorted``, ``bucketize``), ``normalization.py``
   (``Normalization.cpp``: ``renorm``), ``integration.py`` (``Integration.cpp``: ``trapezoid``), ``correlation.py``
   (``Correlation.cpp``: ``cov``, ``corrcoef``), ``batch_linear_algebra.py`` (``BatchLinearAlgebra.cpp``: ``det``,
-  ``slogdet``, ``inverse`` through an LU factorisation; ``matrix_power``);
+  ``slogdet``, ``inverse`` through an LU factorisation; ``matrix_power``), ``distance.py``
+  (``Distance.cpp``: ``cdist``);
 - ``tensor_compare.py`` (``TensorCompare.cpp``: ``clamp``, ``isin``), ``copy.py`` (``Copy.cpp``),
   ``distributions.py`` (``Distributions.cpp``: ``normal_``, ``uniform_``);
 - ``composite.py``: the ``CompositeImplicitAutograd`` kernels, built from other ops;
@@ -251,6 +252,7 @@ from .composite import (
 from .copy import copy_
 from .correlation import corrcoef, cov
 from .cuda.elementwise import add_cuda, mul_cuda, relu_cuda, threshold_backward_cuda
+from .distance import _cdist_backward, _cdist_forward, _euclidean_dist, cdist
 from .distributions import (
     bernoulli,
     bernoulli_,
@@ -637,4 +639,5 @@ __all__ = [
     "trapz_x", "vander",
     "_linalg_det", "_linalg_slogdet", "det", "inverse", "linalg_det", "linalg_inv", "linalg_inv_ex",
     "linalg_matrix_power", "linalg_slogdet", "logdet", "matrix_power", "slogdet",
+    "_cdist_backward", "_cdist_forward", "_euclidean_dist", "cdist",
 ]

@@ -330,6 +330,10 @@ CASES = {
     "inverse": ([data(3, 3)], lambda T, a: a.inverse()),
     "matrix_power": ([data(3, 3)], lambda T, a: T.matrix_power(a, -3)),
     "cdist": ([data(3, 4), data(2, 4)], lambda T, a, b: T.cdist(a, b, p=3)),
+    "quantile": ([data(3, 5)], lambda T, a: T.quantile(a, 0.3, dim=1)),
+    "nanquantile": ([data(3, 5)], lambda T, a: a.nanquantile(0.6, interpolation="midpoint")),
+    "unsqueeze_": ([data(2, 3)], lambda T, a: (a * 1).unsqueeze_(1)),
+    "transpose_": ([data(2, 3)], lambda T, a: (a * 1).transpose_(0, 1)),
     "cdist_mm": ([data(3, 4), data(2, 4)], lambda T, a, b: T.cdist(a, b, compute_mode="use_mm_for_euclid_dist")),
 }
 

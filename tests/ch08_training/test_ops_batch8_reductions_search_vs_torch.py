@@ -738,3 +738,67 @@ def test_cdist_double_backward_is_not_implemented():
         except RuntimeError as e:
             return graph, str(e)
     assert_same(prog)
+
+
+# ----------------------------------------------------------------------------- quantile, nanquantile
+
+QROWS = [[1.0, 5.0, 2.0, 8.0, 4.0], [3.0, -1.0, 4.0, 0.0, 2.5], [7.0, 6.0, 9.0, 2.0, 6.5]]
+QNAN = [[1.0, 5.0, 2.0, 8.0, 4.0], [3.0, float("nan"), 4.0, 0.0, 2.5], [float("nan")] * 5]
+
+
+@pytest.mark.parametrize("interpolation", ["linear", "lower", "higher", "midpoint", "nearest"])
+@pytest.mark.parametrize("q", [0.3, 0.5, 1.0, "tensor", "vector"])
+@pytest.mark.parametrize("dim,keepdim", [(None, False), (None, True), (1, False), (0, True), (-1, True)])
+@pytest.mark.parametrize("name", ["quantile", "nanquantile"])
+def test_quantile_values_graphs_and_gradients(interpolation, q, dim, keepdim, name):
+    def prog(T):
+        x = T.tensor(QROWS, dtype=T.float64, requires_grad=True)
+        qq = (T.tensor(0.25, dtype=T.float64) if q == "tensor" else
+              T.tensor([0.1, 0.5, 0.75], dtype=T.float64) if q == "vector" else q)
+        y = getattr(T, name)(x, qq, dim=dim, keepdim=keepdim, interpolation=interpolation)
+        z = getattr(x, name)(qq, dim, keepdim, interpolation=interpolation)
+        return _layout(y), _graph(y), _layout(z), T.autograd.grad((y * y).sum(), x)
+    assert_same(prog, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("program", [
+    lambda T: T.quantile(T.tensor(QNAN), 0.5, dim=1),
+    lambda T: T.nanquantile(T.tensor(QNAN), 0.5, dim=1),
+    lambda T: T.nanquantile(T.tensor(QNAN), T.tensor([0.25, 0.5]), dim=1, keepdim=True),
+    lambda T: T.quantile(T.tensor(QNAN), 0.5),
+    lambda T: T.nanquantile(T.tensor(QNAN), 0.5, interpolation="nearest"),
+    lambda T: T.quantile(T.tensor(2.0), 0.5),
+    lambda T: T.quantile(T.tensor(2.0), 0.5, dim=0, keepdim=True),
+    lambda T: T.quantile(T.tensor([[1.0, 2.0], [3.0, 4.0]]).t(), 0.4, dim=0),
+    lambda T: T.quantile(T.tensor(QROWS), 1.5),
+    lambda T: T.quantile(T.tensor(QROWS), -0.5),
+    lambda T: T.quantile(T.tensor(QROWS), 0.5, interpolation="foo"),
+    lambda T: T.quantile(T.tensor([[1, 2]]), 0.5),
+    lambda T: T.quantile(T.tensor([[1, 2]]), 0.5, interpolation="foo"),
+    lambda T: T.quantile(T.tensor(QROWS), T.tensor([0.5], dtype=T.float64)),
+    lambda T: T.quantile(T.tensor(QROWS), T.tensor([[0.5]])),
+    lambda T: T.quantile(T.tensor(QROWS), T.tensor([-0.5, 0.5])),
+    lambda T: T.quantile(T.zeros(0), 0.5),
+    lambda T: T.quantile(T.tensor(QROWS), 0.5, dim=2),
+    lambda T: T.quantile(T.tensor(QROWS, dtype=T.float16), 0.5),
+])
+def test_quantile_nans_edges_and_errors(program):
+    assert_same(lambda T: _layout(program(T)), rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("program", [
+    lambda T: (lambda x: (x.unsqueeze_(1), x._version, x.stride()))(T.ones(2, 3)),
+    lambda T: (lambda x: (x.transpose_(0, 1), x._version, x.stride()))(T.ones(2, 3)),
+    lambda T: (lambda x: (x.unsqueeze_(-1), x.stride()))(T.ones(2, 3).t()),
+    lambda T: (lambda x: (x.transpose_(0, -1), x.stride()))(T.ones(2, 3, 4)),
+    lambda T: T.ones(2, 3).unsqueeze_(3),
+    lambda T: T.ones(2, 3).transpose_(0, 2),
+    lambda T: T.ones(2, 3, requires_grad=True).unsqueeze_(0),
+    lambda T: T.ones(2, 3, requires_grad=True).transpose_(0, 1),
+    lambda T: (lambda x: (lambda y: (y.unsqueeze_(0).transpose_(0, 2), _graph(y),
+                                     T.autograd.grad((y * T.arange(6.0).reshape(3, 2, 1)).sum(), x)))(x * 2))(
+        T.ones(2, 3, requires_grad=True)),
+])
+def test_unsqueeze_and_transpose_in_place(program):
+    assert_same(lambda T: (lambda r: [(_layout(t) if isinstance(t, T.Tensor) else t) for t in r]
+                           if isinstance(r, tuple) else _layout(r))(program(T)))

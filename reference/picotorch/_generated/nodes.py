@@ -8834,3 +8834,49 @@ class CdistBackwardBackward0(Node):
         if node.task_should_compute_output(3):
             grad_inputs[3] = not_implemented("_cdist_backward")
         return grad_inputs
+
+
+class UnsqueezeBackward1(Node):
+    """Backward of ``unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)``."""
+
+    dim = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            dim = node.dim
+            grad_inputs[0] = ops.squeeze(grad, dim)
+        return grad_inputs
+
+    @property
+    def _saved_dim(node):
+        return None if node.dim is None else node.dim % 18446744073709551616
+
+
+class TransposeBackward1(Node):
+    """Backward of ``transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)``."""
+
+    dim0 = None
+    dim1 = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            dim0 = node.dim0
+            dim1 = node.dim1
+            grad_inputs[0] = ops.transpose(grad, dim0, dim1)
+        return grad_inputs
+
+    @property
+    def _saved_dim0(node):
+        return None if node.dim0 is None else node.dim0 % 18446744073709551616
+
+    @property
+    def _saved_dim1(node):
+        return None if node.dim1 is None else node.dim1 % 18446744073709551616

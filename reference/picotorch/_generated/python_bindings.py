@@ -748,6 +748,10 @@ TORCH_FUNCTIONS = {
         (vt.nanmedian, 'nanmedian(Tensor input)', vt.PARAMETERS['nanmedian']),
         (vt.nanmedian_dim, 'nanmedian(Tensor input, int dim, bool keepdim=False, *, Tensor[2] out=None)', (vt.PARAMETERS['nanmedian_dim'][0], vt.PARAMETERS['nanmedian_dim'][1] + (('out', 'Tensor[]?', True),)), (vt.nanmedian_dim_values, ('values', 'indices'))),
     ],
+    'nanquantile': [
+        (vt.nanquantile, "nanquantile(Tensor input, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear')", vt.PARAMETERS['nanquantile']),
+        (vt.nanquantile_scalar, "nanquantile(Tensor input, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear')", vt.PARAMETERS['nanquantile_scalar']),
+    ],
     'nansum': [
         (vt.nansum, 'nansum(Tensor input, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor out=None)', (vt.PARAMETERS['nansum'][0], vt.PARAMETERS['nansum'][1] + (('out', 'Tensor?', True),)), (vt.nansum_out, ('out',))),
     ],
@@ -810,6 +814,10 @@ TORCH_FUNCTIONS = {
     ],
     'put': [
         (vt.put, 'put(Tensor input, Tensor index, Tensor source, bool accumulate=False)', vt.PARAMETERS['put']),
+    ],
+    'quantile': [
+        (vt.quantile, "quantile(Tensor input, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear')", vt.PARAMETERS['quantile']),
+        (vt.quantile_scalar, "quantile(Tensor input, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear')", vt.PARAMETERS['quantile_scalar']),
     ],
     'rad2deg': [
         (vt.rad2deg, 'rad2deg(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['rad2deg'][0], vt.PARAMETERS['rad2deg'][1] + (('out', 'Tensor?', True),)), (vt.rad2deg_out, ('out',))),
@@ -1944,6 +1952,10 @@ TENSOR_METHODS = {
         (vt.nanmedian, 'nanmedian()', vt.PARAMETERS['nanmedian']),
         (vt.nanmedian_dim, 'nanmedian(int dim, bool keepdim=False)', vt.PARAMETERS['nanmedian_dim']),
     ],
+    'nanquantile': [
+        (vt.nanquantile, "nanquantile(Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear')", vt.PARAMETERS['nanquantile']),
+        (vt.nanquantile_scalar, "nanquantile(float q, int? dim=None, bool keepdim=False, *, str interpolation='linear')", vt.PARAMETERS['nanquantile_scalar']),
+    ],
     'nansum': [
         (vt.nansum, 'nansum(int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None)', vt.PARAMETERS['nansum']),
     ],
@@ -2015,6 +2027,10 @@ TENSOR_METHODS = {
     ],
     'put_': [
         (vt.put_, 'put_(Tensor index, Tensor source, bool accumulate=False)', vt.PARAMETERS['put_']),
+    ],
+    'quantile': [
+        (vt.quantile, "quantile(Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear')", vt.PARAMETERS['quantile']),
+        (vt.quantile_scalar, "quantile(float q, int? dim=None, bool keepdim=False, *, str interpolation='linear')", vt.PARAMETERS['quantile_scalar']),
     ],
     'rad2deg': [
         (vt.rad2deg, 'rad2deg()', vt.PARAMETERS['rad2deg']),
@@ -2248,6 +2264,9 @@ TENSOR_METHODS = {
     'transpose': [
         (vt.transpose_int, 'transpose(int dim0, int dim1)', vt.PARAMETERS['transpose_int']),
     ],
+    'transpose_': [
+        (vt.transpose_, 'transpose_(int dim0, int dim1)', vt.PARAMETERS['transpose_']),
+    ],
     'tril': [
         (vt.tril, 'tril(int diagonal=0)', vt.PARAMETERS['tril']),
     ],
@@ -2287,6 +2306,9 @@ TENSOR_METHODS = {
     ],
     'unsqueeze': [
         (vt.unsqueeze, 'unsqueeze(int dim)', vt.PARAMETERS['unsqueeze']),
+    ],
+    'unsqueeze_': [
+        (vt.unsqueeze_, 'unsqueeze_(int dim)', vt.PARAMETERS['unsqueeze_']),
     ],
     'var': [
         (vt.var_dim, 'var(int[1] dim, bool unbiased=True, bool keepdim=False)', vt.PARAMETERS['var_dim']),

@@ -8491,6 +8491,57 @@ def _cdist_backward(grad, x1, x2, p, cdist):
     return result
 
 
+def unsqueeze_(self, dim):
+    """``unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.UnsqueezeBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim = dim
+    result = kernel_for("unsqueeze_", device_of(self))(self, dim)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def transpose_(self, dim0, dim1):
+    """``transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.TransposeBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim0 = dim0
+        grad_fn.dim1 = dim1
+    result = kernel_for("transpose_", device_of(self))(self, dim0, dim1)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def quantile(self, q, dim=None, keepdim=False, *, interpolation='linear'):
+    """``quantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor``"""
+    return native.quantile(self, q, dim, keepdim, interpolation)
+
+
+def quantile_scalar(self, q, dim=None, keepdim=False, *, interpolation='linear'):
+    """``quantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor``"""
+    return native.quantile_scalar(self, q, dim, keepdim, interpolation)
+
+
+def nanquantile(self, q, dim=None, keepdim=False, *, interpolation='linear'):
+    """``nanquantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor``"""
+    return native.nanquantile(self, q, dim, keepdim, interpolation)
+
+
+def nanquantile_scalar(self, q, dim=None, keepdim=False, *, interpolation='linear'):
+    """``nanquantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor``"""
+    return native.nanquantile_scalar(self, q, dim, keepdim, interpolation)
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add_cuda}, add_Tensor)
 register_kernels("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, add_out)
@@ -9295,6 +9346,12 @@ register_kernels("cdist(Tensor x1, Tensor x2, float p=2, int? compute_mode=None)
 register_kernels("_euclidean_dist(Tensor x1, Tensor x2) -> Tensor", {"CPU": native._euclidean_dist, "CUDA": native._euclidean_dist}, _euclidean_dist)
 register_kernels("_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor", {"CPU": native._cdist_forward, "CUDA": native._cdist_forward}, _cdist_forward)
 register_kernels("_cdist_backward(Tensor grad, Tensor x1, Tensor x2, float p, Tensor cdist) -> Tensor", {"CPU": native._cdist_backward, "CUDA": native._cdist_backward}, _cdist_backward)
+register_kernels("unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)", {"CPU": native.unsqueeze_, "CUDA": native.unsqueeze_}, unsqueeze_)
+register_kernels("transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)", {"CPU": native.transpose_, "CUDA": native.transpose_}, transpose_)
+register_kernels("quantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor", {"CompositeImplicitAutograd": native.quantile}, quantile)
+register_kernels("quantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor", {"CompositeImplicitAutograd": native.quantile_scalar}, quantile_scalar)
+register_kernels("nanquantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor", {"CompositeImplicitAutograd": native.nanquantile}, nanquantile)
+register_kernels("nanquantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor", {"CompositeImplicitAutograd": native.nanquantile_scalar}, nanquantile_scalar)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -10103,6 +10160,12 @@ PARAMETERS = {
     "_euclidean_dist": ((('x1', 'Tensor', False), ('x2', 'Tensor', False),), ()),
     "_cdist_forward": ((('x1', 'Tensor', False), ('x2', 'Tensor', False), ('p', 'any', False), ('compute_mode', 'int?', False),), ()),
     "_cdist_backward": ((('grad', 'Tensor', False), ('x1', 'Tensor', False), ('x2', 'Tensor', False), ('p', 'any', False), ('cdist', 'Tensor', False),), ()),
+    "unsqueeze_": ((('self', 'Tensor', False), ('dim', 'int', False),), ()),
+    "transpose_": ((('self', 'Tensor', False), ('dim0', 'int', False), ('dim1', 'int', False),), ()),
+    "quantile": ((('self', 'Tensor', False), ('q', 'Tensor', False), ('dim', 'int?', True), ('keepdim', 'bool', True),), (('interpolation', 'any', True),)),
+    "quantile_scalar": ((('self', 'Tensor', False), ('q', 'any', False), ('dim', 'int?', True), ('keepdim', 'bool', True),), (('interpolation', 'any', True),)),
+    "nanquantile": ((('self', 'Tensor', False), ('q', 'Tensor', False), ('dim', 'int?', True), ('keepdim', 'bool', True),), (('interpolation', 'any', True),)),
+    "nanquantile_scalar": ((('self', 'Tensor', False), ('q', 'any', False), ('dim', 'int?', True), ('keepdim', 'bool', True),), (('interpolation', 'any', True),)),
 }
 
 
@@ -10562,3 +10625,7 @@ register_op("cdist", overloaded("cdist", [(cdist, PARAMETERS["cdist"])]))
 register_op("_euclidean_dist", overloaded("_euclidean_dist", [(_euclidean_dist, PARAMETERS["_euclidean_dist"])]))
 register_op("_cdist_forward", overloaded("_cdist_forward", [(_cdist_forward, PARAMETERS["_cdist_forward"])]))
 register_op("_cdist_backward", overloaded("_cdist_backward", [(_cdist_backward, PARAMETERS["_cdist_backward"])]))
+register_op("unsqueeze_", overloaded("unsqueeze_", [(unsqueeze_, PARAMETERS["unsqueeze_"])]))
+register_op("transpose_", overloaded("transpose_", [(transpose_, PARAMETERS["transpose_"])]))
+register_op("quantile", overloaded("quantile", [(quantile, PARAMETERS["quantile"]), (quantile_scalar, PARAMETERS["quantile_scalar"])]))
+register_op("nanquantile", overloaded("nanquantile", [(nanquantile, PARAMETERS["nanquantile"]), (nanquantile_scalar, PARAMETERS["nanquantile_scalar"])]))

@@ -22,7 +22,7 @@ The files are ATen's, one module per ``.cpp``:
   (``Normalization.cpp``: ``renorm``), ``integration.py`` (``Integration.cpp``: ``trapezoid``), ``correlation.py``
   (``Correlation.cpp``: ``cov``, ``corrcoef``), ``batch_linear_algebra.py`` (``BatchLinearAlgebra.cpp``: ``det``,
   ``slogdet``, ``inverse`` through an LU factorisation; ``matrix_power``), ``distance.py``
-  (``Distance.cpp``: ``cdist``);
+  (``Distance.cpp``: ``cdist``), ``quantile.py`` (``Sorting.cpp``: ``quantile``);
 - ``tensor_compare.py`` (``TensorCompare.cpp``: ``clamp``, ``isin``), ``copy.py`` (``Copy.cpp``),
   ``distributions.py`` (``Distributions.cpp``: ``normal_``, ``uniform_``);
 - ``composite.py``: the ``CompositeImplicitAutograd`` kernels, built from other ops;
@@ -311,6 +311,7 @@ from .normalization import renorm, renorm_
 from .onehot import one_hot
 from .pad_nd import constant_pad_nd
 from .pointwise_ops import addcdiv, addcdiv_, addcmul, addcmul_, lerp, lerp_
+from .quantile import nanquantile, nanquantile_scalar, quantile, quantile_scalar
 from .reduce_all_ops import max, min
 from .reduce_ops import (
     all,
@@ -446,10 +447,12 @@ from .tensor_shape import (
     stack,
     t,
     transpose,
+    transpose_,
     unbind,
     unfold,
     unfold_backward,
     unsqueeze,
+    unsqueeze_,
     view,
     view_dtype,
 )
@@ -640,4 +643,5 @@ __all__ = [
     "_linalg_det", "_linalg_slogdet", "det", "inverse", "linalg_det", "linalg_inv", "linalg_inv_ex",
     "linalg_matrix_power", "linalg_slogdet", "logdet", "matrix_power", "slogdet",
     "_cdist_backward", "_cdist_forward", "_euclidean_dist", "cdist",
+    "nanquantile", "nanquantile_scalar", "quantile", "quantile_scalar", "transpose_", "unsqueeze_",
 ]

@@ -697,3 +697,14 @@ def repeat_interleave(repeats, output_size=None):
         raise RuntimeError("allocated size does not match required size")
     positions = xp.arange(counts.shape[0], dtype=counts.dtype)
     return wrap(repeats, xp.repeat(positions, counts) if total else xp.zeros((0,), dtype=counts.dtype))
+
+
+def unsqueeze_(self, dim):
+    """In place: ``self`` becomes its own ``unsqueeze(dim)`` view geometry."""
+    self._data = unsqueeze(self, dim)._data
+    return self
+
+
+def transpose_(self, dim0, dim1):
+    self._data = transpose(self, dim0, dim1)._data
+    return self

@@ -802,3 +802,60 @@ def test_quantile_nans_edges_and_errors(program):
 def test_unsqueeze_and_transpose_in_place(program):
     assert_same(lambda T: (lambda r: [(_layout(t) if isinstance(t, T.Tensor) else t) for t in r]
                            if isinstance(r, tuple) else _layout(r))(program(T)))
+
+
+# ----------------------------------------------------------------------------- scatter_reduce (ScatterReduceBackward0)
+
+SR_SELF = [[1.0, 2.0, 0.0, 4.0], [3.0, -1.0, 2.0, 2.0]]
+SR_SRC = [[5.0, 2.0, 7.0, 0.0, 1.0], [2.0, 2.0, -3.0, 4.0, 0.0]]
+SR_INDEX = [[0, 1, 0, 1, 3], [2, 2, 0, 2, 1]]
+
+
+@pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "amax", "amin"])
+@pytest.mark.parametrize("include_self", [True, False])
+@pytest.mark.parametrize("dim", [1, 0])
+def test_scatter_reduce_values_graph_saved_and_gradients(reduce, include_self, dim):
+    def prog(T):
+        x = T.tensor(SR_SELF, dtype=T.float64, requires_grad=True)
+        src = T.tensor(SR_SRC, dtype=T.float64, requires_grad=True)
+        index = T.tensor(SR_INDEX) if dim == 1 else T.tensor([[1, 0, 1, 0], [1, 1, 0, 0]])
+        y = x.scatter_reduce(dim, index, src if dim == 1 else src[:, :4], reduce, include_self=include_self)
+        fn = y.grad_fn
+        saved = [getattr(fn, n) for n in ("_saved_dim", "_saved_include_self", "_saved_index", "_saved_reduce",
+                                          "_saved_self", "_saved_src", "_saved_result")]
+        up = T.arange(1.0, 9.0, dtype=T.float64).reshape(2, 4)
+        return _layout(y), _graph(y), saved, T.autograd.grad(y, [x, src], up)
+    assert_same(prog, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("program", [
+    lambda T: T.scatter_reduce(T.tensor([1, 2, 3, 4]), 0, T.tensor([0, 1, 0, 1]), T.tensor([5, 6, 7, 9]), "mean"),
+    lambda T: T.tensor([1, 2, 3, 4]).scatter_reduce(0, T.tensor([0, 1, 0, 1]), T.tensor([5, 6, 7, 9]), "amax",
+                                                    include_self=False),
+    lambda T: T.tensor([1.0, 2.0]).scatter_reduce(0, T.tensor([0, 0]), T.tensor([float("nan"), 1.0]), "amin"),
+    lambda T: T.tensor([[1.0, 2.0], [3.0, 4.0]]).t().scatter_reduce(1, T.tensor([[1], [1]]), T.ones(2, 1), "sum"),
+    lambda T: T.tensor([1.0, 2.0]).scatter_reduce(0, T.tensor([], dtype=T.int64), T.tensor([]), "prod"),
+    lambda T: (lambda x: (x.scatter_reduce_(0, T.tensor([0, 0, 1]), T.tensor([2.0, 3.0, 4.0]), "prod"),
+                          x._version))(T.tensor([1.0, 2.0, 3.0])),
+    lambda T: T.tensor([1.0, 2.0]).scatter_reduce(0, T.tensor([0, 1]), T.ones(2), "foo"),
+    lambda T: T.tensor([1.0, 2.0]).scatter_reduce(0, T.tensor([0, 1]), T.ones(2, dtype=T.float64), "foo"),
+    lambda T: T.tensor([1.0, 2.0]).scatter_reduce(0, T.tensor([0.0, 1.0]), T.ones(2), "sum"),
+    lambda T: T.tensor([1.0, 2.0]).scatter_reduce(1, T.tensor([0, 1]), T.ones(2), "foo"),
+    lambda T: T.tensor([1.0, 2.0]).scatter_reduce(0, T.tensor([0, 5]), T.ones(2), "sum"),
+    lambda T: T.tensor([1.0, 2.0]).scatter_reduce(0, T.tensor([[0, 1]]), T.ones(2), "sum"),
+    lambda T: T.scatter_reduce(T.tensor([1.0, 2.0]), 0, T.tensor([0, 1]), T.ones(2), reduce="amax"),
+])
+def test_scatter_reduce_dtypes_edges_and_errors(program):
+    assert_same(lambda T: (lambda r: [(_layout(t) if isinstance(t, T.Tensor) else t) for t in r]
+                           if isinstance(r, tuple) else _layout(r))(program(T)), rtol=1e-6, atol=1e-7)
+
+
+def test_scatter_reduce_in_place_on_a_non_leaf():
+    def prog(T):
+        x = T.tensor(SR_SELF, dtype=T.float64, requires_grad=True)
+        src = T.tensor(SR_SRC, dtype=T.float64, requires_grad=True)
+        y = x * 1
+        y.scatter_reduce_(1, T.tensor(SR_INDEX), src, "amax", include_self=False)
+        y.sum().backward()
+        return _layout(y), _graph(y), x.grad, src.grad
+    assert_same(prog, rtol=1e-12, atol=1e-12)

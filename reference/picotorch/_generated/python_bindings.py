@@ -885,6 +885,9 @@ TORCH_FUNCTIONS = {
     'scatter_add': [
         (vt.scatter_add, 'scatter_add(Tensor input, int dim, Tensor index, Tensor src, *, Tensor out=None)', (vt.PARAMETERS['scatter_add'][0], vt.PARAMETERS['scatter_add'][1] + (('out', 'Tensor?', True),)), (vt.scatter_add_out, ('out',))),
     ],
+    'scatter_reduce': [
+        (vt.scatter_reduce_two, 'scatter_reduce(Tensor input, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True)', vt.PARAMETERS['scatter_reduce_two']),
+    ],
     'searchsorted': [
         (vt.searchsorted_Tensor, 'searchsorted(Tensor sorted_sequence, Tensor input, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None)', vt.PARAMETERS['searchsorted_Tensor']),
         (vt.searchsorted_Scalar, 'searchsorted(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None)', vt.PARAMETERS['searchsorted_Scalar']),
@@ -2116,6 +2119,12 @@ TENSOR_METHODS = {
     ],
     'scatter_add_': [
         (vt.scatter_add_, 'scatter_add_(int dim, Tensor index, Tensor src)', vt.PARAMETERS['scatter_add_']),
+    ],
+    'scatter_reduce': [
+        (vt.scatter_reduce_two, 'scatter_reduce(int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True)', vt.PARAMETERS['scatter_reduce_two']),
+    ],
+    'scatter_reduce_': [
+        (vt.scatter_reduce__two, 'scatter_reduce_(int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True)', vt.PARAMETERS['scatter_reduce__two']),
     ],
     'select': [
         (vt.select_int, 'select(int dim, int index)', vt.PARAMETERS['select_int']),

@@ -8542,6 +8542,46 @@ def nanquantile_scalar(self, q, dim=None, keepdim=False, *, interpolation='linea
     return native.nanquantile_scalar(self, q, dim, keepdim, interpolation)
 
 
+def scatter_reduce_two(self, dim, index, src, reduce, *, include_self=True):
+    """``scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, src):
+        grad_fn = nodes.ScatterReduceBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, src))
+        grad_fn.dim = dim
+        grad_fn.include_self = include_self
+        grad_fn.index_ = SavedVariable(index)
+        grad_fn.reduce = reduce
+        grad_fn.self_ = SavedVariable(self)
+        grad_fn.src_ = SavedVariable(src)
+    result = kernel_for("scatter_reduce.two", device_of(self, index, src))(self, dim, index, src, reduce, include_self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return result
+
+
+def scatter_reduce__two(self, dim, index, src, reduce, *, include_self=True):
+    """``scatter_reduce_.two(Tensor(a!) self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self, src))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, src):
+        grad_fn = nodes.ScatterReduceBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, src))
+        grad_fn.dim = dim
+        grad_fn.include_self = include_self
+        grad_fn.index_ = SavedVariable(index)
+        grad_fn.reduce = reduce
+        grad_fn.self_ = SavedVariable(self.clone())
+        grad_fn.src_ = SavedVariable(src)
+    result = kernel_for("scatter_reduce_.two", device_of(self, index, src))(self, dim, index, src, reduce, include_self)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return self
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add_cuda}, add_Tensor)
 register_kernels("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, add_out)
@@ -9352,6 +9392,8 @@ register_kernels("quantile(Tensor self, Tensor q, int? dim=None, bool keepdim=Fa
 register_kernels("quantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor", {"CompositeImplicitAutograd": native.quantile_scalar}, quantile_scalar)
 register_kernels("nanquantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor", {"CompositeImplicitAutograd": native.nanquantile}, nanquantile)
 register_kernels("nanquantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor", {"CompositeImplicitAutograd": native.nanquantile_scalar}, nanquantile_scalar)
+register_kernels("scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor", {"CPU": native.scatter_reduce_two, "CUDA": native.scatter_reduce_two}, scatter_reduce_two)
+register_kernels("scatter_reduce_.two(Tensor(a!) self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor(a!)", {"CPU": native.scatter_reduce__two, "CUDA": native.scatter_reduce__two}, scatter_reduce__two)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -10166,6 +10208,8 @@ PARAMETERS = {
     "quantile_scalar": ((('self', 'Tensor', False), ('q', 'any', False), ('dim', 'int?', True), ('keepdim', 'bool', True),), (('interpolation', 'any', True),)),
     "nanquantile": ((('self', 'Tensor', False), ('q', 'Tensor', False), ('dim', 'int?', True), ('keepdim', 'bool', True),), (('interpolation', 'any', True),)),
     "nanquantile_scalar": ((('self', 'Tensor', False), ('q', 'any', False), ('dim', 'int?', True), ('keepdim', 'bool', True),), (('interpolation', 'any', True),)),
+    "scatter_reduce_two": ((('self', 'Tensor', False), ('dim', 'int', False), ('index', 'Tensor', False), ('src', 'Tensor', False), ('reduce', 'any', False),), (('include_self', 'bool', True),)),
+    "scatter_reduce__two": ((('self', 'Tensor', False), ('dim', 'int', False), ('index', 'Tensor', False), ('src', 'Tensor', False), ('reduce', 'any', False),), (('include_self', 'bool', True),)),
 }
 
 
@@ -10629,3 +10673,5 @@ register_op("unsqueeze_", overloaded("unsqueeze_", [(unsqueeze_, PARAMETERS["uns
 register_op("transpose_", overloaded("transpose_", [(transpose_, PARAMETERS["transpose_"])]))
 register_op("quantile", overloaded("quantile", [(quantile, PARAMETERS["quantile"]), (quantile_scalar, PARAMETERS["quantile_scalar"])]))
 register_op("nanquantile", overloaded("nanquantile", [(nanquantile, PARAMETERS["nanquantile"]), (nanquantile_scalar, PARAMETERS["nanquantile_scalar"])]))
+register_op("scatter_reduce", overloaded("scatter_reduce", [(scatter_reduce_two, PARAMETERS["scatter_reduce_two"])]))
+register_op("scatter_reduce_", overloaded("scatter_reduce_", [(scatter_reduce__two, PARAMETERS["scatter_reduce__two"])]))

@@ -123,6 +123,7 @@ __all__ = [  # what `from functions_manual import *` gives the generated nodes
     "slogdet_backward",
     "linalg_inv_backward",
     "euclidean_dist_backward",
+    "scatter_reduce_backward",
 ]
 
 
@@ -1068,3 +1069,41 @@ def euclidean_dist_backward(grad, x1, x2, res, output_mask):
     return (ops.sub(ops.mul(x1, ops.sum(ratio, [-1], True)), ops.matmul(ratio, x2)) if output_mask[0] else None,
             ops.sub(ops.mul(x2, ops.unsqueeze(ops.sum(ratio, [-2], False), -1)),
                     ops.matmul(ops.transpose(ratio, -2, -1), x1)) if output_mask[1] else None)
+
+
+def scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, result, output_mask):
+    """``scatter_reduce_backward``: sum passes ``grad`` on (gathered for ``src``); prod divides the result by each
+    factor (the product of the others where a factor is zero); mean divides by the count reduced; amax and amin
+    share the gradient evenly among the values equal to the result. Without ``include_self`` the positions
+    written get no gradient in ``self``."""
+    if reduce == "sum":
+        grad_self, grad_src = grad, ops.gather(grad, dim, index)
+    elif reduce == "prod":
+        masked_self = ops.masked_fill(self, ops.eq(self, 0), 1)
+        masked_self_result = ops.scatter_reduce(masked_self, dim, index, src, reduce, include_self=include_self)
+        grad_self = ops.div(ops.mul(grad, masked_self_result), masked_self)
+        src_zero = ops.eq(src, 0)
+        src_num_zeros = ops.gather(ops.scatter_add(ops.zeros_like(self), dim, index, ops._to_copy(
+            src_zero, dtype=self.dtype)), dim, index)
+        src_single_zero = ops.bitwise_and(src_zero, ops.eq(src_num_zeros, 1))
+        masked_src = ops.masked_fill(src, src_single_zero, 1)
+        masked_src_result = ops.scatter_reduce(self, dim, index, masked_src, reduce, include_self=include_self)
+        grad_src = ops.where(src_single_zero, ops.gather(ops.mul(grad, masked_src_result), dim, index),
+                             ops.div(ops.gather(ops.mul(grad, result), dim, index),
+                                     ops.masked_fill(src, src_zero, 1)))
+    elif reduce == "mean":
+        counts = ops.ones_like(grad) if include_self else ops.zeros_like(grad)
+        counts = ops.scatter_add(counts, dim, index, ops.ones_like(src))
+        ops.masked_fill_(counts, ops.eq(counts, 0), 1)
+        grad_self = ops.div(grad, counts)
+        grad_src = ops.div(ops.gather(grad, dim, index), ops.gather(counts, dim, index))
+    else:
+        value = ops.gather(result, dim, index)
+        self_is_result = ops._to_copy(ops.eq(self, result), dtype=self.dtype)
+        src_is_result = ops._to_copy(ops.eq(src, value), dtype=self.dtype)
+        shared = ops.div(grad, ops.scatter_add(self_is_result, dim, index, src_is_result))
+        grad_self = ops.mul(ops.eq(self, result), shared)
+        grad_src = ops.mul(ops.eq(src, value), ops.gather(shared, dim, index))
+    if not include_self:
+        grad_self = ops.scatter(grad_self, dim, index, 0)
+    return (grad_self if output_mask[0] else None, grad_src if output_mask[1] else None)

@@ -22,7 +22,8 @@ The files are ATen's, one module per ``.cpp``:
   (``Normalization.cpp``: ``renorm``), ``integration.py`` (``Integration.cpp``: ``trapezoid``), ``correlation.py``
   (``Correlation.cpp``: ``cov``, ``corrcoef``), ``batch_linear_algebra.py`` (``BatchLinearAlgebra.cpp``: ``det``,
   ``slogdet``, ``inverse`` through an LU factorisation; ``matrix_power``), ``distance.py``
-  (``Distance.cpp``: ``cdist``), ``quantile.py`` (``Sorting.cpp``: ``quantile``);
+  (``Distance.cpp``: ``cdist``), ``quantile.py`` (``Sorting.cpp``: ``quantile``), ``scatter_reduce.py``
+  (``TensorAdvancedIndexing.cpp``: ``scatter_reduce``);
 - ``tensor_compare.py`` (``TensorCompare.cpp``: ``clamp``, ``isin``), ``copy.py`` (``Copy.cpp``),
   ``distributions.py`` (``Distributions.cpp``: ``normal_``, ``uniform_``);
 - ``composite.py``: the ``CompositeImplicitAutograd`` kernels, built from other ops;
@@ -361,6 +362,7 @@ from .scatter_gather import (
     scatter_add,
     scatter_add_,
 )
+from .scatter_reduce import scatter_reduce__two, scatter_reduce_two
 from .soft_max import _log_softmax, _log_softmax_backward_data, _softmax, _softmax_backward_data
 from .sorting import (
     argsort,
@@ -644,4 +646,5 @@ __all__ = [
     "linalg_matrix_power", "linalg_slogdet", "logdet", "matrix_power", "slogdet",
     "_cdist_backward", "_cdist_forward", "_euclidean_dist", "cdist",
     "nanquantile", "nanquantile_scalar", "quantile", "quantile_scalar", "transpose_", "unsqueeze_",
+    "scatter_reduce__two", "scatter_reduce_two",
 ]

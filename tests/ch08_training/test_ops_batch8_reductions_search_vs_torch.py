@@ -859,3 +859,45 @@ def test_scatter_reduce_in_place_on_a_non_leaf():
         y.sum().backward()
         return _layout(y), _graph(y), x.grad, src.grad
     assert_same(prog, rtol=1e-12, atol=1e-12)
+
+
+# ----------------------------------------------------------------------------- index_reduce (IndexReduceBackward0)
+
+IR_SELF = [[1.0, 2.0], [3.0, 0.0], [5.0, 6.0]]
+IR_SOURCE = [[10.0, 2.0], [30.0, 40.0], [2.0, 0.0], [5.0, 6.0]]
+
+
+@pytest.mark.parametrize("reduce", ["prod", "mean", "amax", "amin"])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_index_reduce_values_graph_saved_and_gradients(reduce, include_self):
+    def prog(T):
+        x = T.tensor(IR_SELF, dtype=T.float64, requires_grad=True)
+        source = T.tensor(IR_SOURCE, dtype=T.float64, requires_grad=True)
+        y = x.index_reduce(0, T.tensor([0, 2, 0, 2]), source, reduce, include_self=include_self)
+        saved = [getattr(y.grad_fn, n) for n in ("_saved_dim", "_saved_include_self", "_saved_index",
+                                                 "_saved_reduce", "_saved_self", "_saved_source", "_saved_result")]
+        up = T.arange(1.0, 7.0, dtype=T.float64).reshape(3, 2)
+        return _layout(y), _graph(y), saved, T.autograd.grad(y, [x, source], up)
+    assert_same(prog, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("program", [
+    lambda T: T.tensor([1, 2, 3]).index_reduce(0, T.tensor([0, 0]), T.tensor([4, 6]), "mean"),
+    lambda T: T.tensor([[1.0, 2.0], [3.0, 4.0]]).t().index_reduce(1, T.tensor([1, 1]), T.ones(2, 2), "amax"),
+    lambda T: T.index_reduce(T.tensor(IR_SELF), 1, T.tensor([1], dtype=T.int32), T.ones(3, 1), reduce="amin",
+                             include_self=False),
+    lambda T: (lambda x: (x.index_reduce_(0, T.tensor([1]), T.tensor([[2.0, 3.0]]), "prod"), x._version))(
+        T.tensor(IR_SELF)),
+    lambda T: T.tensor(IR_SELF).index_reduce(0, T.tensor([0, 2, 0]), T.ones(3, 2), "sum"),
+    lambda T: T.tensor(IR_SELF).index_reduce(0, T.tensor([0.0, 2.0, 0.0]), T.ones(3, 2), "prod"),
+    lambda T: T.tensor(IR_SELF).index_reduce(0, T.tensor([0, 2, 0]), T.ones(3, 2, dtype=T.float64), "prod"),
+    lambda T: T.tensor(IR_SELF).index_reduce(0, T.tensor([[0, 2, 0]]), T.ones(3, 2), "prod"),
+    lambda T: T.tensor(IR_SELF).index_reduce(0, T.tensor([0, 1]), T.ones(3, 2), "prod"),
+    lambda T: T.tensor(IR_SELF).index_reduce(0, T.tensor([0, 5, 1]), T.ones(3, 2), "prod"),
+    lambda T: T.tensor(IR_SELF).index_reduce(0, T.tensor([-1, 0, 1]), T.ones(3, 2), "prod"),
+    lambda T: T.tensor(IR_SELF).index_reduce(2, T.tensor([0, 2, 0]), T.ones(3, 2), "prod"),
+    lambda T: T.tensor(IR_SELF).index_reduce(0, T.tensor([0, 2, 0]), T.ones(3, 1), "prod"),
+])
+def test_index_reduce_dtypes_edges_and_errors(program):
+    assert_same(lambda T: (lambda r: [(_layout(t) if isinstance(t, T.Tensor) else t) for t in r]
+                           if isinstance(r, tuple) else _layout(r))(program(T)), rtol=1e-6, atol=1e-7)

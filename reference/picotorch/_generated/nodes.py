@@ -8967,3 +8967,90 @@ class ScatterReduceBackward0(Node):
     @property
     def _raw_saved_result(node):
         return SavedVariable(None) if node.result_ is None else node.result_
+
+
+class IndexReduceBackward0(Node):
+    """Backward of ``index_reduce(Tensor self, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True) -> Tensor``."""
+
+    dim = None
+    include_self = None
+    index_ = None
+    reduce = None
+    self_ = None
+    source_ = None
+    result_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        index = None if node.index_ is None else node.index_.unpack(node)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        source = None if node.source_ is None else node.source_.unpack(node)
+        result = None if node.result_ is None else node.result_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0) or node.task_should_compute_output(1):
+            dim = node.dim
+            include_self = node.include_self
+            reduce = node.reduce
+            grad_input_mask = [node.task_should_compute_output(0), node.task_should_compute_output(1)]
+            grad_result = index_reduce_backward(grad, self, dim, index, source, reduce, include_self, result, grad_input_mask)
+            if grad_input_mask[0]:
+                grad_inputs[0] = grad_result[0]
+            if grad_input_mask[1]:
+                grad_inputs[1] = grad_result[1]
+        return grad_inputs
+
+    def release_variables(node):
+        if node.index_ is not None:
+            node.index_.reset_data()
+        if node.self_ is not None:
+            node.self_.reset_data()
+        if node.source_ is not None:
+            node.source_.reset_data()
+        if node.result_ is not None:
+            node.result_.reset_data()
+
+    @property
+    def _saved_dim(node):
+        return None if node.dim is None else node.dim % 18446744073709551616
+
+    @property
+    def _saved_include_self(node):
+        return node.include_self
+
+    @property
+    def _saved_index(node):
+        return None if node.index_ is None else node.index_.unpack(node)
+
+    @property
+    def _raw_saved_index(node):
+        return SavedVariable(None) if node.index_ is None else node.index_
+
+    @property
+    def _saved_reduce(node):
+        return node.reduce
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_source(node):
+        return None if node.source_ is None else node.source_.unpack(node)
+
+    @property
+    def _raw_saved_source(node):
+        return SavedVariable(None) if node.source_ is None else node.source_
+
+    @property
+    def _saved_result(node):
+        return None if node.result_ is None else node.result_.unpack(node)
+
+    @property
+    def _raw_saved_result(node):
+        return SavedVariable(None) if node.result_ is None else node.result_

@@ -540,6 +540,9 @@ TORCH_FUNCTIONS = {
         (vt.index_fill_int_Tensor, 'index_fill(Tensor input, int dim, Tensor index, Tensor value)', vt.PARAMETERS['index_fill_int_Tensor']),
         (vt.index_fill_int_Scalar, 'index_fill(Tensor input, int dim, Tensor index, Scalar value)', vt.PARAMETERS['index_fill_int_Scalar']),
     ],
+    'index_reduce': [
+        (vt.index_reduce, 'index_reduce(Tensor input, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True)', vt.PARAMETERS['index_reduce']),
+    ],
     'index_select': [
         (vt.index_select, 'index_select(Tensor input, int dim, Tensor index, *, Tensor out=None)', (vt.PARAMETERS['index_select'][0], vt.PARAMETERS['index_select'][1] + (('out', 'Tensor?', True),)), (vt.index_select_out, ('out',))),
     ],
@@ -1726,6 +1729,12 @@ TENSOR_METHODS = {
     'index_fill_': [
         (vt.index_fill__int_Tensor, 'index_fill_(int dim, Tensor index, Tensor value)', vt.PARAMETERS['index_fill__int_Tensor']),
         (vt.index_fill__int_Scalar, 'index_fill_(int dim, Tensor index, Scalar value)', vt.PARAMETERS['index_fill__int_Scalar']),
+    ],
+    'index_reduce': [
+        (vt.index_reduce, 'index_reduce(int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True)', vt.PARAMETERS['index_reduce']),
+    ],
+    'index_reduce_': [
+        (vt.index_reduce_, 'index_reduce_(int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True)', vt.PARAMETERS['index_reduce_']),
     ],
     'index_select': [
         (vt.index_select, 'index_select(int dim, Tensor index)', vt.PARAMETERS['index_select']),

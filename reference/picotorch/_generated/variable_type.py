@@ -8582,6 +8582,46 @@ def scatter_reduce__two(self, dim, index, src, reduce, *, include_self=True):
     return self
 
 
+def index_reduce(self, dim, index, source, reduce, *, include_self=True):
+    """``index_reduce(Tensor self, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, source):
+        grad_fn = nodes.IndexReduceBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, source))
+        grad_fn.dim = dim
+        grad_fn.include_self = include_self
+        grad_fn.index_ = SavedVariable(index)
+        grad_fn.reduce = reduce
+        grad_fn.self_ = SavedVariable(self)
+        grad_fn.source_ = SavedVariable(source)
+    result = kernel_for("index_reduce", device_of(self, index, source))(self, dim, index, source, reduce, include_self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return result
+
+
+def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
+    """``index_reduce_(Tensor(a!) self, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self, source))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, source):
+        grad_fn = nodes.IndexReduceBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, source))
+        grad_fn.dim = dim
+        grad_fn.include_self = include_self
+        grad_fn.index_ = SavedVariable(index)
+        grad_fn.reduce = reduce
+        grad_fn.self_ = SavedVariable(self.clone())
+        grad_fn.source_ = SavedVariable(source)
+    result = kernel_for("index_reduce_", device_of(self, index, source))(self, dim, index, source, reduce, include_self)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return self
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add_cuda}, add_Tensor)
 register_kernels("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, add_out)
@@ -9394,6 +9434,8 @@ register_kernels("nanquantile(Tensor self, Tensor q, int? dim=None, bool keepdim
 register_kernels("nanquantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor", {"CompositeImplicitAutograd": native.nanquantile_scalar}, nanquantile_scalar)
 register_kernels("scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor", {"CPU": native.scatter_reduce_two, "CUDA": native.scatter_reduce_two}, scatter_reduce_two)
 register_kernels("scatter_reduce_.two(Tensor(a!) self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor(a!)", {"CPU": native.scatter_reduce__two, "CUDA": native.scatter_reduce__two}, scatter_reduce__two)
+register_kernels("index_reduce(Tensor self, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True) -> Tensor", {"CPU": native.index_reduce, "CUDA": native.index_reduce}, index_reduce)
+register_kernels("index_reduce_(Tensor(a!) self, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True) -> Tensor(a!)", {"CPU": native.index_reduce_, "CUDA": native.index_reduce_}, index_reduce_)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -10210,6 +10252,8 @@ PARAMETERS = {
     "nanquantile_scalar": ((('self', 'Tensor', False), ('q', 'any', False), ('dim', 'int?', True), ('keepdim', 'bool', True),), (('interpolation', 'any', True),)),
     "scatter_reduce_two": ((('self', 'Tensor', False), ('dim', 'int', False), ('index', 'Tensor', False), ('src', 'Tensor', False), ('reduce', 'any', False),), (('include_self', 'bool', True),)),
     "scatter_reduce__two": ((('self', 'Tensor', False), ('dim', 'int', False), ('index', 'Tensor', False), ('src', 'Tensor', False), ('reduce', 'any', False),), (('include_self', 'bool', True),)),
+    "index_reduce": ((('self', 'Tensor', False), ('dim', 'int', False), ('index', 'Tensor', False), ('source', 'Tensor', False), ('reduce', 'any', False),), (('include_self', 'bool', True),)),
+    "index_reduce_": ((('self', 'Tensor', False), ('dim', 'int', False), ('index', 'Tensor', False), ('source', 'Tensor', False), ('reduce', 'any', False),), (('include_self', 'bool', True),)),
 }
 
 
@@ -10675,3 +10719,5 @@ register_op("quantile", overloaded("quantile", [(quantile, PARAMETERS["quantile"
 register_op("nanquantile", overloaded("nanquantile", [(nanquantile, PARAMETERS["nanquantile"]), (nanquantile_scalar, PARAMETERS["nanquantile_scalar"])]))
 register_op("scatter_reduce", overloaded("scatter_reduce", [(scatter_reduce_two, PARAMETERS["scatter_reduce_two"])]))
 register_op("scatter_reduce_", overloaded("scatter_reduce_", [(scatter_reduce__two, PARAMETERS["scatter_reduce__two"])]))
+register_op("index_reduce", overloaded("index_reduce", [(index_reduce, PARAMETERS["index_reduce"])]))
+register_op("index_reduce_", overloaded("index_reduce_", [(index_reduce_, PARAMETERS["index_reduce_"])]))

@@ -124,6 +124,7 @@ __all__ = [  # what `from functions_manual import *` gives the generated nodes
     "linalg_inv_backward",
     "euclidean_dist_backward",
     "scatter_reduce_backward",
+    "index_reduce_backward",
 ]
 
 
@@ -1106,4 +1107,38 @@ def scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, r
         grad_src = ops.mul(ops.eq(src, value), ops.gather(shared, dim, index))
     if not include_self:
         grad_self = ops.scatter(grad_self, dim, index, 0)
+    return (grad_self if output_mask[0] else None, grad_src if output_mask[1] else None)
+
+
+def index_reduce_backward(grad, self, dim, index, source, reduce, include_self, result, output_mask):
+    """``index_reduce_backward``: ``scatter_reduce_backward``'s rules with whole slices (``index_select`` and
+    ``index_add`` in place of ``gather`` and ``scatter_add``)."""
+    if reduce == "prod":
+        masked_self = ops.masked_fill(self, ops.eq(self, 0), 1)
+        masked_self_result = ops.index_reduce(masked_self, dim, index, source, reduce, include_self=include_self)
+        grad_self = ops.div(ops.mul(grad, masked_self_result), masked_self)
+        src_zero = ops.eq(source, 0)
+        src_num_zeros = ops.index_select(ops.index_add(ops.zeros_like(self), dim, index, ops._to_copy(
+            src_zero, dtype=self.dtype)), dim, index)
+        src_single_zero = ops.bitwise_and(src_zero, ops.eq(src_num_zeros, 1))
+        masked_src = ops.masked_fill(source, src_single_zero, 1)
+        masked_src_result = ops.index_reduce(self, dim, index, masked_src, reduce, include_self=include_self)
+        grad_src = ops.where(src_single_zero, ops.index_select(ops.mul(grad, masked_src_result), dim, index),
+                             ops.div(ops.index_select(ops.mul(grad, result), dim, index),
+                                     ops.masked_fill(source, src_zero, 1)))
+    elif reduce == "mean":
+        counts = ops.ones_like(grad) if include_self else ops.zeros_like(grad)
+        counts = ops.index_add(counts, dim, index, ops.ones_like(source))
+        ops.masked_fill_(counts, ops.eq(counts, 0), 1)
+        grad_self = ops.div(grad, counts)
+        grad_src = ops.div(ops.index_select(grad, dim, index), ops.index_select(counts, dim, index))
+    else:
+        value = ops.index_select(result, dim, index)
+        self_is_result = ops._to_copy(ops.eq(self, result), dtype=self.dtype)
+        source_is_result = ops._to_copy(ops.eq(source, value), dtype=self.dtype)
+        shared = ops.div(grad, ops.index_add(self_is_result, dim, index, source_is_result))
+        grad_self = ops.mul(self_is_result, shared)
+        grad_src = ops.mul(source_is_result, ops.index_select(shared, dim, index))
+    if not include_self:
+        grad_self = ops.index_fill(grad_self, dim, index, 0)
     return (grad_self if output_mask[0] else None, grad_src if output_mask[1] else None)

@@ -362,7 +362,7 @@ from .scatter_gather import (
     scatter_add,
     scatter_add_,
 )
-from .scatter_reduce import scatter_reduce__two, scatter_reduce_two
+from .scatter_reduce import index_reduce, index_reduce_, scatter_reduce__two, scatter_reduce_two
 from .soft_max import _log_softmax, _log_softmax_backward_data, _softmax, _softmax_backward_data
 from .sorting import (
     argsort,
@@ -646,5 +646,5 @@ __all__ = [
     "linalg_matrix_power", "linalg_slogdet", "logdet", "matrix_power", "slogdet",
     "_cdist_backward", "_cdist_forward", "_euclidean_dist", "cdist",
     "nanquantile", "nanquantile_scalar", "quantile", "quantile_scalar", "transpose_", "unsqueeze_",
-    "scatter_reduce__two", "scatter_reduce_two",
+    "scatter_reduce__two", "scatter_reduce_two", "index_reduce", "index_reduce_",
 ]

@@ -901,3 +901,60 @@ def test_index_reduce_values_graph_saved_and_gradients(reduce, include_self):
 def test_index_reduce_dtypes_edges_and_errors(program):
     assert_same(lambda T: (lambda r: [(_layout(t) if isinstance(t, T.Tensor) else t) for t in r]
                            if isinstance(r, tuple) else _layout(r))(program(T)), rtol=1e-6, atol=1e-7)
+
+
+# ----------------------------------------------------------------------------- torch.gradient (a composite of slices,
+# subs, divs and a cat; seven overloads by the form of spacing and dim)
+
+GRAD_ROWS = [[1.0, 4.0, 9.0, 16.0], [2.0, 3.0, 5.0, 8.0], [0.0, 1.0, 0.0, 1.0]]
+
+
+def _coords(T, *values, grad=False):
+    return T.tensor(list(values), dtype=T.float64, requires_grad=grad)
+
+
+GRADIENT_CALLS = {
+    "default": lambda T, y: T.gradient(y),
+    "dim": lambda T, y: T.gradient(y, dim=1),
+    "dim_negative": lambda T, y: T.gradient(y, dim=-2),
+    "spacing": lambda T, y: T.gradient(y, spacing=2.0),
+    "spacing_int_dims": lambda T, y: T.gradient(y, spacing=2, dim=[0, 1]),
+    "dims": lambda T, y: T.gradient(y, dim=[1]),
+    "spacing_list": lambda T, y: T.gradient(y, spacing=[2.0, 0.5]),
+    "spacing_tuple_dims": lambda T, y: T.gradient(y, spacing=(2.0, 3), dim=[1, 0]),
+    "edge_order_2": lambda T, y: T.gradient(y, edge_order=2),
+    "edge_order_2_dim": lambda T, y: T.gradient(y, spacing=0.5, dim=1, edge_order=2),
+    "coordinates": lambda T, y: T.gradient(y, spacing=[_coords(T, 0.0, 1.0, 3.0),
+                                                       _coords(T, 0.0, 0.5, 2.0, 2.5)]),
+    "coordinates_dim": lambda T, y: T.gradient(y, spacing=[_coords(T, 0.0, 0.5, 2.0, 2.5)], dim=1, edge_order=2),
+    "coordinates_dims": lambda T, y: T.gradient(y, spacing=[_coords(T, 0.0, 0.5, 2.0, 2.5, grad=True)], dim=[1]),
+    "coordinates_edge_2": lambda T, y: T.gradient(y, spacing=[_coords(T, 0.0, 1.0, 3.0),
+                                                              _coords(T, 0.0, 0.5, 2.0, 2.5)], edge_order=2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GRADIENT_CALLS))
+def test_gradient_values_graphs_and_backward(name):
+    def prog(T):
+        y = T.tensor(GRAD_ROWS, dtype=T.float64, requires_grad=True)
+        parts = GRADIENT_CALLS[name](T, y)
+        loss = sum(((p * p) * (i + 1)).sum() for i, p in enumerate(parts))
+        return type(parts).__name__, [_layout(p) for p in parts], [_graph(p) for p in parts], T.autograd.grad(loss, y)
+    assert_same(prog, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("program", [
+    lambda T: T.gradient(T.tensor([1, 4, 9, 16])),
+    lambda T: T.gradient(T.tensor([1.0, 4.0, 9.0], dtype=T.float32).expand(2, 3), dim=1),
+    lambda T: T.gradient(T.tensor([1, 4, 9, 16], dtype=T.uint8)),
+    lambda T: T.gradient(T.tensor(GRAD_ROWS), edge_order=3),
+    lambda T: T.gradient(T.tensor(GRAD_ROWS), spacing=[1.0]),
+    lambda T: T.gradient(T.tensor(GRAD_ROWS), spacing=[1.0], dim=[0, 1]),
+    lambda T: T.gradient(T.tensor(GRAD_ROWS), dim=[0, 0]),
+    lambda T: T.gradient(T.tensor(GRAD_ROWS), dim=2),
+    lambda T: T.gradient(T.ones(2, 5), edge_order=2),
+    lambda T: T.gradient(T.ones(3, 5), spacing=[T.ones(2, 2)], dim=0),
+    lambda T: T.gradient(T.ones(3, 5), spacing="x"),
+])
+def test_gradient_dtypes_and_errors(program):
+    assert_same(lambda T: [_layout(p) for p in program(T)], rtol=1e-6, atol=1e-7)

@@ -509,6 +509,15 @@ TORCH_FUNCTIONS = {
     'ger': [
         (vt.ger, 'ger(Tensor input, Tensor vec2)', vt.PARAMETERS['ger']),
     ],
+    'gradient': [
+        (vt.gradient_array, 'gradient(Tensor input, *, int[] dim, int edge_order=1)', vt.PARAMETERS['gradient_array']),
+        (vt.gradient_scalararray, 'gradient(Tensor input, *, Scalar spacing, int[] dim, int edge_order=1)', vt.PARAMETERS['gradient_scalararray']),
+        (vt.gradient_scalarint, 'gradient(Tensor input, *, Scalar? spacing=None, int? dim=None, int edge_order=1)', vt.PARAMETERS['gradient_scalarint']),
+        (vt.gradient_scalarrayint, 'gradient(Tensor input, *, Scalar[] spacing, int? dim=None, int edge_order=1)', vt.PARAMETERS['gradient_scalarrayint']),
+        (vt.gradient_scalarrayarray, 'gradient(Tensor input, *, Scalar[] spacing, int[] dim, int edge_order=1)', vt.PARAMETERS['gradient_scalarrayarray']),
+        (vt.gradient_tensorarrayint, 'gradient(Tensor input, *, Tensor[] spacing, int? dim=None, int edge_order=1)', vt.PARAMETERS['gradient_tensorarrayint']),
+        (vt.gradient_tensorarray, 'gradient(Tensor input, *, Tensor[] spacing, int[] dim, int edge_order=1)', vt.PARAMETERS['gradient_tensorarray']),
+    ],
     'greater': [
         (vt.greater_Tensor, 'greater(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['greater_Tensor'][0], vt.PARAMETERS['greater_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.greater_Tensor_out, ('out',))),
         (vt.greater_Scalar, 'greater(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['greater_Scalar'][0], vt.PARAMETERS['greater_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.greater_Scalar_out, ('out',))),

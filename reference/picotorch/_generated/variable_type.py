@@ -8622,6 +8622,41 @@ def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
     return self
 
 
+def gradient_scalarint(self, *, spacing=None, dim=None, edge_order=1):
+    """``gradient.scalarint(Tensor self, *, Scalar? spacing=None, int? dim=None, int edge_order=1) -> Tensor[]``"""
+    return native.gradient_scalarint(self, spacing, dim, edge_order)
+
+
+def gradient_scalararray(self, *, spacing, dim, edge_order=1):
+    """``gradient.scalararray(Tensor self, *, Scalar spacing, int[] dim, int edge_order=1) -> Tensor[]``"""
+    return native.gradient_scalararray(self, spacing, dim, edge_order)
+
+
+def gradient_array(self, *, dim, edge_order=1):
+    """``gradient.array(Tensor self, *, int[] dim, int edge_order=1) -> Tensor[]``"""
+    return native.gradient_array(self, dim, edge_order)
+
+
+def gradient_scalarrayint(self, *, spacing, dim=None, edge_order=1):
+    """``gradient.scalarrayint(Tensor self, *, Scalar[] spacing, int? dim=None, int edge_order=1) -> Tensor[]``"""
+    return native.gradient_scalarrayint(self, spacing, dim, edge_order)
+
+
+def gradient_scalarrayarray(self, *, spacing, dim, edge_order=1):
+    """``gradient.scalarrayarray(Tensor self, *, Scalar[] spacing, int[] dim, int edge_order=1) -> Tensor[]``"""
+    return native.gradient_scalarrayarray(self, spacing, dim, edge_order)
+
+
+def gradient_tensorarrayint(self, *, spacing, dim=None, edge_order=1):
+    """``gradient.tensorarrayint(Tensor self, *, Tensor[] spacing, int? dim=None, int edge_order=1) -> Tensor[]``"""
+    return native.gradient_tensorarrayint(self, spacing, dim, edge_order)
+
+
+def gradient_tensorarray(self, *, spacing, dim, edge_order=1):
+    """``gradient.tensorarray(Tensor self, *, Tensor[] spacing, int[] dim, int edge_order=1) -> Tensor[]``"""
+    return native.gradient_tensorarray(self, spacing, dim, edge_order)
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add_cuda}, add_Tensor)
 register_kernels("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, add_out)
@@ -9436,6 +9471,13 @@ register_kernels("scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor 
 register_kernels("scatter_reduce_.two(Tensor(a!) self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor(a!)", {"CPU": native.scatter_reduce__two, "CUDA": native.scatter_reduce__two}, scatter_reduce__two)
 register_kernels("index_reduce(Tensor self, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True) -> Tensor", {"CPU": native.index_reduce, "CUDA": native.index_reduce}, index_reduce)
 register_kernels("index_reduce_(Tensor(a!) self, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True) -> Tensor(a!)", {"CPU": native.index_reduce_, "CUDA": native.index_reduce_}, index_reduce_)
+register_kernels("gradient.scalarint(Tensor self, *, Scalar? spacing=None, int? dim=None, int edge_order=1) -> Tensor[]", {"CompositeImplicitAutograd": native.gradient_scalarint}, gradient_scalarint)
+register_kernels("gradient.scalararray(Tensor self, *, Scalar spacing, int[] dim, int edge_order=1) -> Tensor[]", {"CompositeImplicitAutograd": native.gradient_scalararray}, gradient_scalararray)
+register_kernels("gradient.array(Tensor self, *, int[] dim, int edge_order=1) -> Tensor[]", {"CompositeImplicitAutograd": native.gradient_array}, gradient_array)
+register_kernels("gradient.scalarrayint(Tensor self, *, Scalar[] spacing, int? dim=None, int edge_order=1) -> Tensor[]", {"CompositeImplicitAutograd": native.gradient_scalarrayint}, gradient_scalarrayint)
+register_kernels("gradient.scalarrayarray(Tensor self, *, Scalar[] spacing, int[] dim, int edge_order=1) -> Tensor[]", {"CompositeImplicitAutograd": native.gradient_scalarrayarray}, gradient_scalarrayarray)
+register_kernels("gradient.tensorarrayint(Tensor self, *, Tensor[] spacing, int? dim=None, int edge_order=1) -> Tensor[]", {"CompositeImplicitAutograd": native.gradient_tensorarrayint}, gradient_tensorarrayint)
+register_kernels("gradient.tensorarray(Tensor self, *, Tensor[] spacing, int[] dim, int edge_order=1) -> Tensor[]", {"CompositeImplicitAutograd": native.gradient_tensorarray}, gradient_tensorarray)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -10254,6 +10296,13 @@ PARAMETERS = {
     "scatter_reduce__two": ((('self', 'Tensor', False), ('dim', 'int', False), ('index', 'Tensor', False), ('src', 'Tensor', False), ('reduce', 'any', False),), (('include_self', 'bool', True),)),
     "index_reduce": ((('self', 'Tensor', False), ('dim', 'int', False), ('index', 'Tensor', False), ('source', 'Tensor', False), ('reduce', 'any', False),), (('include_self', 'bool', True),)),
     "index_reduce_": ((('self', 'Tensor', False), ('dim', 'int', False), ('index', 'Tensor', False), ('source', 'Tensor', False), ('reduce', 'any', False),), (('include_self', 'bool', True),)),
+    "gradient_scalarint": ((('self', 'Tensor', False),), (('spacing', 'Scalar?', True), ('dim', 'int?', True), ('edge_order', 'int', True),)),
+    "gradient_scalararray": ((('self', 'Tensor', False),), (('spacing', 'Scalar', False), ('dim', 'int[]', False), ('edge_order', 'int', True),)),
+    "gradient_array": ((('self', 'Tensor', False),), (('dim', 'int[]', False), ('edge_order', 'int', True),)),
+    "gradient_scalarrayint": ((('self', 'Tensor', False),), (('spacing', 'Scalar[]', False), ('dim', 'int?', True), ('edge_order', 'int', True),)),
+    "gradient_scalarrayarray": ((('self', 'Tensor', False),), (('spacing', 'Scalar[]', False), ('dim', 'int[]', False), ('edge_order', 'int', True),)),
+    "gradient_tensorarrayint": ((('self', 'Tensor', False),), (('spacing', 'Tensor[]', False), ('dim', 'int?', True), ('edge_order', 'int', True),)),
+    "gradient_tensorarray": ((('self', 'Tensor', False),), (('spacing', 'Tensor[]', False), ('dim', 'int[]', False), ('edge_order', 'int', True),)),
 }
 
 
@@ -10721,3 +10770,4 @@ register_op("scatter_reduce", overloaded("scatter_reduce", [(scatter_reduce_two,
 register_op("scatter_reduce_", overloaded("scatter_reduce_", [(scatter_reduce__two, PARAMETERS["scatter_reduce__two"])]))
 register_op("index_reduce", overloaded("index_reduce", [(index_reduce, PARAMETERS["index_reduce"])]))
 register_op("index_reduce_", overloaded("index_reduce_", [(index_reduce_, PARAMETERS["index_reduce_"])]))
+register_op("gradient", overloaded("gradient", [(gradient_scalarint, PARAMETERS["gradient_scalarint"]), (gradient_scalararray, PARAMETERS["gradient_scalararray"]), (gradient_array, PARAMETERS["gradient_array"]), (gradient_scalarrayint, PARAMETERS["gradient_scalarrayint"]), (gradient_scalarrayarray, PARAMETERS["gradient_scalarrayarray"]), (gradient_tensorarrayint, PARAMETERS["gradient_tensorarrayint"]), (gradient_tensorarray, PARAMETERS["gradient_tensorarray"])]))

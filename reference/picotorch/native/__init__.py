@@ -23,7 +23,7 @@ The files are ATen's, one module per ``.cpp``:
   (``Correlation.cpp``: ``cov``, ``corrcoef``), ``batch_linear_algebra.py`` (``BatchLinearAlgebra.cpp``: ``det``,
   ``slogdet``, ``inverse`` through an LU factorisation; ``matrix_power``), ``distance.py``
   (``Distance.cpp``: ``cdist``), ``quantile.py`` (``Sorting.cpp``: ``quantile``), ``scatter_reduce.py``
-  (``TensorAdvancedIndexing.cpp``: ``scatter_reduce``);
+  (``TensorAdvancedIndexing.cpp``: ``scatter_reduce``), ``gradient.py`` (``ReduceOps.cpp``: ``gradient``);
 - ``tensor_compare.py`` (``TensorCompare.cpp``: ``clamp``, ``isin``), ``copy.py`` (``Copy.cpp``),
   ``distributions.py`` (``Distributions.cpp``: ``normal_``, ``uniform_``);
 - ``composite.py``: the ``CompositeImplicitAutograd`` kernels, built from other ops;
@@ -271,6 +271,15 @@ from .distributions import (
 )
 from .embedding import embedding, embedding_dense_backward, embedding_renorm_
 from .fused_dropout import native_dropout, native_dropout_backward
+from .gradient import (
+    gradient_array,
+    gradient_scalararray,
+    gradient_scalarint,
+    gradient_scalarrayarray,
+    gradient_scalarrayint,
+    gradient_tensorarray,
+    gradient_tensorarrayint,
+)
 from .helpers import strides_of
 from .indexing import (
     _index_put_impl_,
@@ -647,4 +656,6 @@ __all__ = [
     "_cdist_backward", "_cdist_forward", "_euclidean_dist", "cdist",
     "nanquantile", "nanquantile_scalar", "quantile", "quantile_scalar", "transpose_", "unsqueeze_",
     "scatter_reduce__two", "scatter_reduce_two", "index_reduce", "index_reduce_",
+    "gradient_array", "gradient_scalararray", "gradient_scalarint", "gradient_scalarrayarray", "gradient_scalarrayint",
+    "gradient_tensorarray", "gradient_tensorarrayint",
 ]

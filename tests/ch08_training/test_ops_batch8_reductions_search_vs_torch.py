@@ -958,3 +958,47 @@ def test_gradient_values_graphs_and_backward(name):
 ])
 def test_gradient_dtypes_and_errors(program):
     assert_same(lambda T: [_layout(p) for p in program(T)], rtol=1e-6, atol=1e-7)
+
+
+# ----------------------------------------------------------------------------- out= of the search ops
+
+
+def _into(call, out_of):
+    def prog(T):
+        out = out_of(T)
+        result = call(T, out)
+        return result is out, _layout(out), out._version
+    return prog
+
+
+OUT_PROGRAMS = [
+    _into(lambda T, o: T.searchsorted(T.tensor(SEQ), T.tensor([3, 6, 9]), out=o), lambda T: T.empty(3, dtype=T.int64)),
+    _into(lambda T, o: T.searchsorted(T.tensor(SEQ), T.tensor([3, 6, 9]), out=o), lambda T: T.empty(3, dtype=T.int32)),
+    _into(lambda T, o: T.searchsorted(T.tensor(SEQ), T.tensor([3, 6, 9]), out_int32=True, out=o),
+          lambda T: T.empty(3, dtype=T.int32)),
+    _into(lambda T, o: T.searchsorted(T.tensor(SEQ), T.tensor([3, 6, 9]), out_int32=True, out=o),
+          lambda T: T.empty(3, dtype=T.int64)),
+    _into(lambda T, o: T.searchsorted(T.tensor(SEQ), T.tensor([[3, 6, 9]]), right=True, out=o),
+          lambda T: T.empty(0, dtype=T.int64)),
+    _into(lambda T, o: T.searchsorted(T.tensor(SEQ), T.tensor([3, 6, 9]), out=o), lambda T: T.empty(2, dtype=T.int64)),
+    _into(lambda T, o: T.bucketize(T.tensor([3, 6, 9]), T.tensor(SEQ), out=o), lambda T: T.empty(3, dtype=T.int64)),
+    _into(lambda T, o: T.bucketize(T.tensor([3, 6, 9]), T.tensor(SEQ), out=o), lambda T: T.empty(3)),
+    _into(lambda T, o: T.isin(T.tensor([3, 6, 9]), T.tensor(SEQ), out=o), lambda T: T.empty(3, dtype=T.bool)),
+    _into(lambda T, o: T.isin(T.tensor([3, 6, 9]), T.tensor(SEQ), out=o), lambda T: T.empty(3)),
+    _into(lambda T, o: T.isin(T.tensor([3, 6, 9]), T.tensor(SEQ), out=o), lambda T: T.empty(3, dtype=T.float64)),
+    _into(lambda T, o: T.isin(T.tensor([3, 6, 9]), 3, invert=True, out=o), lambda T: T.empty(3, dtype=T.bool)),
+    _into(lambda T, o: T.isin(3, T.tensor(SEQ), out=o), lambda T: T.empty(0, dtype=T.bool)),
+    _into(lambda T, o: T.isneginf(T.tensor([1.0, -float("inf")]), out=o), lambda T: T.empty(2, dtype=T.bool)),
+    _into(lambda T, o: T.isneginf(T.tensor([1.0, -float("inf")]), out=o), lambda T: T.empty(2)),
+    _into(lambda T, o: T.isposinf(T.tensor([1.0, float("inf")]), out=o), lambda T: T.empty(5, dtype=T.bool)),
+    _into(lambda T, o: T.isposinf(T.tensor([1.0, float("inf")]), out=o), lambda T: T.empty(2, dtype=T.int64)),
+    _into(lambda T, o: T.histc(T.tensor([1.0, 2.0, 1.0]), bins=3, out=o), lambda T: T.empty(3)),
+    _into(lambda T, o: T.histc(T.tensor([1.0, 2.0, 1.0]), bins=3, out=o), lambda T: T.empty(3, dtype=T.float64)),
+    _into(lambda T, o: T.histc(T.tensor([1.0, 2.0, 1.0], dtype=T.float64), bins=3, out=o), lambda T: T.empty(3)),
+    _into(lambda T, o: T.histc(T.tensor([1.0, 2.0, 1.0]), bins=3, out=o), lambda T: T.empty(1)),
+]
+
+
+@pytest.mark.parametrize("program", OUT_PROGRAMS)
+def test_out_forms_of_the_search_ops(program):
+    _exact(program)

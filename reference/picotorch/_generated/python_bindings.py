@@ -235,7 +235,7 @@ TORCH_FUNCTIONS = {
         (vt.broadcast_to, 'broadcast_to(Tensor input, int[] size)', vt.PARAMETERS['broadcast_to']),
     ],
     'bucketize': [
-        (vt.bucketize_Tensor, 'bucketize(Tensor input, Tensor boundaries, *, bool out_int32=False, bool right=False)', vt.PARAMETERS['bucketize_Tensor']),
+        (vt.bucketize_Tensor, 'bucketize(Tensor input, Tensor boundaries, *, bool out_int32=False, bool right=False, Tensor out=None)', (vt.PARAMETERS['bucketize_Tensor'][0], vt.PARAMETERS['bucketize_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.bucketize_Tensor_out, ('out',))),
         (vt.bucketize_Scalar, 'bucketize(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False)', vt.PARAMETERS['bucketize_Scalar']),
     ],
     'cat': [
@@ -531,7 +531,7 @@ TORCH_FUNCTIONS = {
         (vt.gt_Scalar, 'gt(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['gt_Scalar'][0], vt.PARAMETERS['gt_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.gt_Scalar_out, ('out',))),
     ],
     'histc': [
-        (vt.histc, 'histc(Tensor input, int bins=100, Scalar min=0, Scalar max=0)', vt.PARAMETERS['histc']),
+        (vt.histc, 'histc(Tensor input, int bins=100, Scalar min=0, Scalar max=0, *, Tensor out=None)', (vt.PARAMETERS['histc'][0], vt.PARAMETERS['histc'][1] + (('out', 'Tensor?', True),)), (vt.histc_out, ('out',))),
     ],
     'hstack': [
         (vt.hstack, 'hstack(Tensor[] tensors, *, Tensor out=None)', (vt.PARAMETERS['hstack'][0], vt.PARAMETERS['hstack'][1] + (('out', 'Tensor?', True),)), (vt.hstack_out, ('out',))),
@@ -568,9 +568,9 @@ TORCH_FUNCTIONS = {
         (vt.isfinite, 'isfinite(Tensor input)', vt.PARAMETERS['isfinite']),
     ],
     'isin': [
-        (vt.isin_Tensor_Tensor, 'isin(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False)', vt.PARAMETERS['isin_Tensor_Tensor']),
-        (vt.isin_Scalar_Tensor, 'isin(Scalar element, Tensor test_elements, *, bool assume_unique=False, bool invert=False)', vt.PARAMETERS['isin_Scalar_Tensor']),
-        (vt.isin_Tensor_Scalar, 'isin(Tensor elements, Scalar test_element, *, bool assume_unique=False, bool invert=False)', vt.PARAMETERS['isin_Tensor_Scalar']),
+        (vt.isin_Tensor_Tensor, 'isin(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False, Tensor out=None)', (vt.PARAMETERS['isin_Tensor_Tensor'][0], vt.PARAMETERS['isin_Tensor_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.isin_Tensor_Tensor_out, ('out',))),
+        (vt.isin_Scalar_Tensor, 'isin(Scalar element, Tensor test_elements, *, bool assume_unique=False, bool invert=False, Tensor out=None)', (vt.PARAMETERS['isin_Scalar_Tensor'][0], vt.PARAMETERS['isin_Scalar_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.isin_Scalar_Tensor_out, ('out',))),
+        (vt.isin_Tensor_Scalar, 'isin(Tensor elements, Scalar test_element, *, bool assume_unique=False, bool invert=False, Tensor out=None)', (vt.PARAMETERS['isin_Tensor_Scalar'][0], vt.PARAMETERS['isin_Tensor_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.isin_Tensor_Scalar_out, ('out',))),
     ],
     'isinf': [
         (vt.isinf, 'isinf(Tensor input)', vt.PARAMETERS['isinf']),
@@ -579,10 +579,10 @@ TORCH_FUNCTIONS = {
         (vt.isnan, 'isnan(Tensor input)', vt.PARAMETERS['isnan']),
     ],
     'isneginf': [
-        (vt.isneginf, 'isneginf(Tensor input)', vt.PARAMETERS['isneginf']),
+        (vt.isneginf, 'isneginf(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['isneginf'][0], vt.PARAMETERS['isneginf'][1] + (('out', 'Tensor?', True),)), (vt.isneginf_out, ('out',))),
     ],
     'isposinf': [
-        (vt.isposinf, 'isposinf(Tensor input)', vt.PARAMETERS['isposinf']),
+        (vt.isposinf, 'isposinf(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['isposinf'][0], vt.PARAMETERS['isposinf'][1] + (('out', 'Tensor?', True),)), (vt.isposinf_out, ('out',))),
     ],
     'isreal': [
         (vt.isreal, 'isreal(Tensor input)', vt.PARAMETERS['isreal']),
@@ -901,7 +901,7 @@ TORCH_FUNCTIONS = {
         (vt.scatter_reduce_two, 'scatter_reduce(Tensor input, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True)', vt.PARAMETERS['scatter_reduce_two']),
     ],
     'searchsorted': [
-        (vt.searchsorted_Tensor, 'searchsorted(Tensor sorted_sequence, Tensor input, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None)', vt.PARAMETERS['searchsorted_Tensor']),
+        (vt.searchsorted_Tensor, 'searchsorted(Tensor sorted_sequence, Tensor input, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, Tensor out=None)', (vt.PARAMETERS['searchsorted_Tensor'][0], vt.PARAMETERS['searchsorted_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.searchsorted_Tensor_out, ('out',))),
         (vt.searchsorted_Scalar, 'searchsorted(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None)', vt.PARAMETERS['searchsorted_Scalar']),
     ],
     'select': [

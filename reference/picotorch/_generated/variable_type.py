@@ -8657,6 +8657,78 @@ def gradient_tensorarray(self, *, spacing, dim, edge_order=1):
     return native.gradient_tensorarray(self, spacing, dim, edge_order)
 
 
+def searchsorted_Tensor_out(sorted_sequence, self, *, out_int32=False, right=False, side=None, sorter=None, out):
+    """``searchsorted.Tensor_out(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("searchsorted", sorted_sequence, self, sorter, out)
+    result = searchsorted_Tensor(sorted_sequence, self, out_int32=out_int32, right=right, side=side, sorter=sorter)
+    native.write_out(out, result, "searchsorted.Tensor_out")
+    bump_version(out)
+    return out
+
+
+def bucketize_Tensor_out(self, boundaries, *, out_int32=False, right=False, out):
+    """``bucketize.Tensor_out(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("bucketize", self, boundaries, out)
+    result = bucketize_Tensor(self, boundaries, out_int32=out_int32, right=right)
+    native.write_out(out, result, "bucketize.Tensor_out")
+    bump_version(out)
+    return out
+
+
+def isin_Tensor_Tensor_out(elements, test_elements, *, assume_unique=False, invert=False, out):
+    """``isin.Tensor_Tensor_out(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("isin", elements, test_elements, out)
+    result = isin_Tensor_Tensor(elements, test_elements, assume_unique=assume_unique, invert=invert)
+    native.write_out(out, result, "isin.Tensor_Tensor_out")
+    bump_version(out)
+    return out
+
+
+def isin_Tensor_Scalar_out(elements, test_element, *, assume_unique=False, invert=False, out):
+    """``isin.Tensor_Scalar_out(Tensor elements, Scalar test_element, *, bool assume_unique=False, bool invert=False, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("isin", elements, out)
+    result = isin_Tensor_Scalar(elements, test_element, assume_unique=assume_unique, invert=invert)
+    native.write_out(out, result, "isin.Tensor_Scalar_out")
+    bump_version(out)
+    return out
+
+
+def isin_Scalar_Tensor_out(element, test_elements, *, assume_unique=False, invert=False, out):
+    """``isin.Scalar_Tensor_out(Scalar element, Tensor test_elements, *, bool assume_unique=False, bool invert=False, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("isin", test_elements, out)
+    result = isin_Scalar_Tensor(element, test_elements, assume_unique=assume_unique, invert=invert)
+    native.write_out(out, result, "isin.Scalar_Tensor_out")
+    bump_version(out)
+    return out
+
+
+def isposinf_out(self, *, out):
+    """``isposinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("isposinf", self, out)
+    result = isposinf(self)
+    native.write_out(out, result, "isposinf.out")
+    bump_version(out)
+    return out
+
+
+def isneginf_out(self, *, out):
+    """``isneginf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("isneginf", self, out)
+    result = isneginf(self)
+    native.write_out(out, result, "isneginf.out")
+    bump_version(out)
+    return out
+
+
+def histc_out(self, bins=100, min=0, max=0, *, out):
+    """``histc.out(Tensor self, int bins=100, Scalar min=0, Scalar max=0, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("histc", self, out)
+    result = histc(self, bins, min, max)
+    native.write_out(out, result, "histc.out")
+    bump_version(out)
+    return out
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add_cuda}, add_Tensor)
 register_kernels("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, add_out)
@@ -9478,6 +9550,14 @@ register_kernels("gradient.scalarrayint(Tensor self, *, Scalar[] spacing, int? d
 register_kernels("gradient.scalarrayarray(Tensor self, *, Scalar[] spacing, int[] dim, int edge_order=1) -> Tensor[]", {"CompositeImplicitAutograd": native.gradient_scalarrayarray}, gradient_scalarrayarray)
 register_kernels("gradient.tensorarrayint(Tensor self, *, Tensor[] spacing, int? dim=None, int edge_order=1) -> Tensor[]", {"CompositeImplicitAutograd": native.gradient_tensorarrayint}, gradient_tensorarrayint)
 register_kernels("gradient.tensorarray(Tensor self, *, Tensor[] spacing, int[] dim, int edge_order=1) -> Tensor[]", {"CompositeImplicitAutograd": native.gradient_tensorarray}, gradient_tensorarray)
+register_kernels("searchsorted.Tensor_out(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, Tensor(a!) out) -> Tensor(a!)", {}, searchsorted_Tensor_out)
+register_kernels("bucketize.Tensor_out(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False, Tensor(a!) out) -> Tensor(a!)", {}, bucketize_Tensor_out)
+register_kernels("isin.Tensor_Tensor_out(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False, Tensor(a!) out) -> Tensor(a!)", {}, isin_Tensor_Tensor_out)
+register_kernels("isin.Tensor_Scalar_out(Tensor elements, Scalar test_element, *, bool assume_unique=False, bool invert=False, Tensor(a!) out) -> Tensor(a!)", {}, isin_Tensor_Scalar_out)
+register_kernels("isin.Scalar_Tensor_out(Scalar element, Tensor test_elements, *, bool assume_unique=False, bool invert=False, Tensor(a!) out) -> Tensor(a!)", {}, isin_Scalar_Tensor_out)
+register_kernels("isposinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, isposinf_out)
+register_kernels("isneginf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, isneginf_out)
+register_kernels("histc.out(Tensor self, int bins=100, Scalar min=0, Scalar max=0, *, Tensor(a!) out) -> Tensor(a!)", {}, histc_out)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -10303,6 +10383,14 @@ PARAMETERS = {
     "gradient_scalarrayarray": ((('self', 'Tensor', False),), (('spacing', 'Scalar[]', False), ('dim', 'int[]', False), ('edge_order', 'int', True),)),
     "gradient_tensorarrayint": ((('self', 'Tensor', False),), (('spacing', 'Tensor[]', False), ('dim', 'int?', True), ('edge_order', 'int', True),)),
     "gradient_tensorarray": ((('self', 'Tensor', False),), (('spacing', 'Tensor[]', False), ('dim', 'int[]', False), ('edge_order', 'int', True),)),
+    "searchsorted_Tensor_out": ((('sorted_sequence', 'Tensor', False), ('self', 'Tensor', False),), (('out_int32', 'bool', True), ('right', 'bool', True), ('side', 'any', True), ('sorter', 'Tensor?', True), ('out', 'Tensor', False),)),
+    "bucketize_Tensor_out": ((('self', 'Tensor', False), ('boundaries', 'Tensor', False),), (('out_int32', 'bool', True), ('right', 'bool', True), ('out', 'Tensor', False),)),
+    "isin_Tensor_Tensor_out": ((('elements', 'Tensor', False), ('test_elements', 'Tensor', False),), (('assume_unique', 'bool', True), ('invert', 'bool', True), ('out', 'Tensor', False),)),
+    "isin_Tensor_Scalar_out": ((('elements', 'Tensor', False), ('test_element', 'Scalar', False),), (('assume_unique', 'bool', True), ('invert', 'bool', True), ('out', 'Tensor', False),)),
+    "isin_Scalar_Tensor_out": ((('element', 'Scalar', False), ('test_elements', 'Tensor', False),), (('assume_unique', 'bool', True), ('invert', 'bool', True), ('out', 'Tensor', False),)),
+    "isposinf_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "isneginf_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "histc_out": ((('self', 'Tensor', False), ('bins', 'int', True), ('min', 'Scalar', True), ('max', 'Scalar', True),), (('out', 'Tensor', False),)),
 }
 
 
@@ -10729,12 +10817,12 @@ register_op("_unique2", overloaded("_unique2", [(_unique2, PARAMETERS["_unique2"
 register_op("unique_dim", overloaded("unique_dim", [(unique_dim, PARAMETERS["unique_dim"])]))
 register_op("unique_consecutive", overloaded("unique_consecutive", [(unique_consecutive, PARAMETERS["unique_consecutive"])]))
 register_op("bincount", overloaded("bincount", [(bincount, PARAMETERS["bincount"])]))
-register_op("histc", overloaded("histc", [(histc, PARAMETERS["histc"])]))
-register_op("searchsorted", overloaded("searchsorted", [(searchsorted_Tensor, PARAMETERS["searchsorted_Tensor"]), (searchsorted_Scalar, PARAMETERS["searchsorted_Scalar"])]))
-register_op("bucketize", overloaded("bucketize", [(bucketize_Tensor, PARAMETERS["bucketize_Tensor"]), (bucketize_Scalar, PARAMETERS["bucketize_Scalar"])]))
-register_op("isin", overloaded("isin", [(isin_Tensor_Tensor, PARAMETERS["isin_Tensor_Tensor"]), (isin_Tensor_Scalar, PARAMETERS["isin_Tensor_Scalar"]), (isin_Scalar_Tensor, PARAMETERS["isin_Scalar_Tensor"])]))
-register_op("isposinf", overloaded("isposinf", [(isposinf, PARAMETERS["isposinf"])]))
-register_op("isneginf", overloaded("isneginf", [(isneginf, PARAMETERS["isneginf"])]))
+register_op("histc", overloaded("histc", [(histc, PARAMETERS["histc"]), (histc_out, PARAMETERS["histc_out"])]))
+register_op("searchsorted", overloaded("searchsorted", [(searchsorted_Tensor, PARAMETERS["searchsorted_Tensor"]), (searchsorted_Scalar, PARAMETERS["searchsorted_Scalar"]), (searchsorted_Tensor_out, PARAMETERS["searchsorted_Tensor_out"])]))
+register_op("bucketize", overloaded("bucketize", [(bucketize_Tensor, PARAMETERS["bucketize_Tensor"]), (bucketize_Scalar, PARAMETERS["bucketize_Scalar"]), (bucketize_Tensor_out, PARAMETERS["bucketize_Tensor_out"])]))
+register_op("isin", overloaded("isin", [(isin_Tensor_Tensor, PARAMETERS["isin_Tensor_Tensor"]), (isin_Tensor_Scalar, PARAMETERS["isin_Tensor_Scalar"]), (isin_Scalar_Tensor, PARAMETERS["isin_Scalar_Tensor"]), (isin_Tensor_Tensor_out, PARAMETERS["isin_Tensor_Tensor_out"]), (isin_Tensor_Scalar_out, PARAMETERS["isin_Tensor_Scalar_out"]), (isin_Scalar_Tensor_out, PARAMETERS["isin_Scalar_Tensor_out"])]))
+register_op("isposinf", overloaded("isposinf", [(isposinf, PARAMETERS["isposinf"]), (isposinf_out, PARAMETERS["isposinf_out"])]))
+register_op("isneginf", overloaded("isneginf", [(isneginf, PARAMETERS["isneginf"]), (isneginf_out, PARAMETERS["isneginf_out"])]))
 register_op("isreal", overloaded("isreal", [(isreal, PARAMETERS["isreal"])]))
 register_op("logcumsumexp", overloaded("logcumsumexp", [(logcumsumexp, PARAMETERS["logcumsumexp"])]))
 register_op("mode", overloaded("mode", [(mode, PARAMETERS["mode"])]))

@@ -333,6 +333,7 @@ CASES = {
     "quantile": ([data(3, 5)], lambda T, a: T.quantile(a, 0.3, dim=1)),
     "nanquantile": ([data(3, 5)], lambda T, a: a.nanquantile(0.6, interpolation="midpoint")),
     "unsqueeze_": ([data(2, 3)], lambda T, a: (a * 1).unsqueeze_(1)),
+    "matrix_exp": ([data(3, 3)], lambda T, a: T.matrix_exp(a * 0.5)),
     "gradient": ([data(3, 4)], lambda T, a: T.gradient(a, spacing=0.5, dim=1, edge_order=2)[0]),
     "index_reduce": ([data(3, 4), data(2, 4)], lambda T, a, s: a.index_reduce(
         0, T.tensor([2, 0], device=a.device), s, "mean", include_self=False)),

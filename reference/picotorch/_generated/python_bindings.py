@@ -692,6 +692,9 @@ TORCH_FUNCTIONS = {
     'matmul': [
         (vt.matmul, 'matmul(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['matmul'][0], vt.PARAMETERS['matmul'][1] + (('out', 'Tensor?', True),)), (vt.matmul_out, ('out',))),
     ],
+    'matrix_exp': [
+        (vt.matrix_exp, 'matrix_exp(Tensor input)', vt.PARAMETERS['matrix_exp']),
+    ],
     'matrix_power': [
         (vt.matrix_power, 'matrix_power(Tensor input, int n)', vt.PARAMETERS['matrix_power']),
     ],
@@ -1212,6 +1215,9 @@ TORCH_LINALG_FUNCTIONS = {
     ],
     'linalg_inv_ex': [
         (vt.linalg_inv_ex, 'linalg_inv_ex(Tensor A, *, bool check_errors=False)', vt.PARAMETERS['linalg_inv_ex']),
+    ],
+    'linalg_matrix_exp': [
+        (vt.linalg_matrix_exp, 'linalg_matrix_exp(Tensor input)', vt.PARAMETERS['linalg_matrix_exp']),
     ],
     'linalg_matrix_power': [
         (vt.linalg_matrix_power, 'linalg_matrix_power(Tensor input, int n)', vt.PARAMETERS['linalg_matrix_power']),
@@ -1902,6 +1908,9 @@ TENSOR_METHODS = {
     ],
     'matmul': [
         (vt.matmul, 'matmul(Tensor other)', vt.PARAMETERS['matmul']),
+    ],
+    'matrix_exp': [
+        (vt.matrix_exp, 'matrix_exp()', vt.PARAMETERS['matrix_exp']),
     ],
     'matrix_power': [
         (vt.matrix_power, 'matrix_power(int n)', vt.PARAMETERS['matrix_power']),

@@ -8729,6 +8729,24 @@ def histc_out(self, bins=100, min=0, max=0, *, out):
     return out
 
 
+def linalg_matrix_exp(self):
+    """``linalg_matrix_exp(Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.LinalgMatrixExpBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("linalg_matrix_exp", device_of(self))(self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def matrix_exp(self):
+    """``matrix_exp(Tensor self) -> Tensor``"""
+    return native.matrix_exp(self)
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add_cuda}, add_Tensor)
 register_kernels("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, add_out)
@@ -9558,6 +9576,8 @@ register_kernels("isin.Scalar_Tensor_out(Scalar element, Tensor test_elements, *
 register_kernels("isposinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, isposinf_out)
 register_kernels("isneginf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, isneginf_out)
 register_kernels("histc.out(Tensor self, int bins=100, Scalar min=0, Scalar max=0, *, Tensor(a!) out) -> Tensor(a!)", {}, histc_out)
+register_kernels("linalg_matrix_exp(Tensor self) -> Tensor", {"CPU": native.linalg_matrix_exp, "CUDA": native.linalg_matrix_exp}, linalg_matrix_exp)
+register_kernels("matrix_exp(Tensor self) -> Tensor", {"CompositeImplicitAutograd": native.matrix_exp}, matrix_exp)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -10391,6 +10411,8 @@ PARAMETERS = {
     "isposinf_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
     "isneginf_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
     "histc_out": ((('self', 'Tensor', False), ('bins', 'int', True), ('min', 'Scalar', True), ('max', 'Scalar', True),), (('out', 'Tensor', False),)),
+    "linalg_matrix_exp": ((('self', 'Tensor', False),), ()),
+    "matrix_exp": ((('self', 'Tensor', False),), ()),
 }
 
 
@@ -10859,3 +10881,5 @@ register_op("scatter_reduce_", overloaded("scatter_reduce_", [(scatter_reduce__t
 register_op("index_reduce", overloaded("index_reduce", [(index_reduce, PARAMETERS["index_reduce"])]))
 register_op("index_reduce_", overloaded("index_reduce_", [(index_reduce_, PARAMETERS["index_reduce_"])]))
 register_op("gradient", overloaded("gradient", [(gradient_scalarint, PARAMETERS["gradient_scalarint"]), (gradient_scalararray, PARAMETERS["gradient_scalararray"]), (gradient_array, PARAMETERS["gradient_array"]), (gradient_scalarrayint, PARAMETERS["gradient_scalarrayint"]), (gradient_scalarrayarray, PARAMETERS["gradient_scalarrayarray"]), (gradient_tensorarrayint, PARAMETERS["gradient_tensorarrayint"]), (gradient_tensorarray, PARAMETERS["gradient_tensorarray"])]))
+register_op("linalg_matrix_exp", overloaded("linalg_matrix_exp", [(linalg_matrix_exp, PARAMETERS["linalg_matrix_exp"])]))
+register_op("matrix_exp", overloaded("matrix_exp", [(matrix_exp, PARAMETERS["matrix_exp"])]))

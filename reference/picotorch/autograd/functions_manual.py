@@ -125,6 +125,7 @@ __all__ = [  # what `from functions_manual import *` gives the generated nodes
     "euclidean_dist_backward",
     "scatter_reduce_backward",
     "index_reduce_backward",
+    "linalg_matrix_exp_differential",
 ]
 
 
@@ -1142,3 +1143,15 @@ def index_reduce_backward(grad, self, dim, index, source, reduce, include_self, 
     if not include_self:
         grad_self = ops.index_fill(grad_self, dim, index, 0)
     return (grad_self if output_mask[0] else None, grad_src if output_mask[1] else None)
+
+
+def linalg_matrix_exp_differential(self, grad, adjoint):
+    """The Fréchet derivative of exp through a block matrix: ``exp([[A^H, G], [0, A^H]])``'s upper right block."""
+    n = self.shape[-1]
+    block = ops.transpose(self, -2, -1) if adjoint else self
+    shape = list(self.shape[:-2]) + [2 * n, 2 * n]
+    meta = ops.new_zeros(grad, shape)
+    ops.copy_(ops.narrow(ops.narrow(meta, -2, 0, n), -1, 0, n), block)
+    ops.copy_(ops.narrow(ops.narrow(meta, -2, n, n), -1, n, n), block)
+    ops.copy_(ops.narrow(ops.narrow(meta, -2, 0, n), -1, n, n), grad)
+    return ops.narrow(ops.narrow(ops.linalg_matrix_exp(meta), -2, 0, n), -1, n, n)

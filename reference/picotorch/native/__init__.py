@@ -67,9 +67,11 @@ from .batch_linear_algebra import (
     linalg_det,
     linalg_inv,
     linalg_inv_ex,
+    linalg_matrix_exp,
     linalg_matrix_power,
     linalg_slogdet,
     logdet,
+    matrix_exp,
     matrix_power,
     slogdet,
 )
@@ -657,5 +659,5 @@ __all__ = [
     "nanquantile", "nanquantile_scalar", "quantile", "quantile_scalar", "transpose_", "unsqueeze_",
     "scatter_reduce__two", "scatter_reduce_two", "index_reduce", "index_reduce_",
     "gradient_array", "gradient_scalararray", "gradient_scalarint", "gradient_scalarrayarray", "gradient_scalarrayint",
-    "gradient_tensorarray", "gradient_tensorarrayint",
+    "gradient_tensorarray", "gradient_tensorarrayint", "linalg_matrix_exp", "matrix_exp",
 ]

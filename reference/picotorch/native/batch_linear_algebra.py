@@ -241,3 +241,50 @@ def matrix_power(self, n):
 def _eye_like(A):
     size = A.shape[-1]
     return _tensor(A, np.eye(size, dtype=A.dtype._numpy))
+
+
+# ----------------------------------------------------------------------------- matrix_exp
+# ``linalg_matrix_exp``: scaling and squaring with a degree-13 Padé approximant (Higham 2005), in float64 for
+# float32 and float64 inputs; torch's own degree choice (Taylor polynomials up to 18) rounds differently in the
+# last bits. A 1 x 1 matrix is ``exp`` of its entry.
+
+_PADE_13 = (64764752532480000.0, 32382376266240000.0, 7771770303897600.0, 1187353796428800.0, 129060195264000.0,
+            10559470521600.0, 670442572800.0, 33522128640.0, 1323241920.0, 40840800.0, 960960.0, 16380.0, 182.0, 1.0)
+_THETA_13 = 5.371920351148152
+
+
+def linalg_matrix_exp(self):
+    square_check(self, "linalg.matrix_exp")
+    floating_check(self, "linalg.matrix_exp")
+    data = to_numpy(self._data).astype(np.float64)
+    if data.size == 0:
+        result = data
+    elif data.shape[-1] == 1:
+        result = np.exp(data)
+    else:
+        result = np.empty_like(data)
+        flat_in, flat_out = data.reshape((-1,) + data.shape[-2:]), result.reshape((-1,) + data.shape[-2:])
+        for k in range(flat_in.shape[0]):
+            flat_out[k] = _expm(flat_in[k])
+    return _tensor(self, np.ascontiguousarray(result.astype(self.dtype._numpy)))
+
+
+def _expm(a: np.ndarray) -> np.ndarray:
+    norm = np.abs(a).sum(axis=0).max() if a.size else 0.0
+    squarings = max(0, int(np.ceil(np.log2(norm / _THETA_13)))) if norm > _THETA_13 else 0
+    a = a / 2.0 ** squarings
+    b = _PADE_13
+    eye = np.eye(a.shape[0])
+    a2 = a @ a
+    a4 = a2 @ a2
+    a6 = a4 @ a2
+    u = a @ (a6 @ (b[13] * a6 + b[11] * a4 + b[9] * a2) + b[7] * a6 + b[5] * a4 + b[3] * a2 + b[1] * eye)
+    v = a6 @ (b[12] * a6 + b[10] * a4 + b[8] * a2) + b[6] * a6 + b[4] * a4 + b[2] * a2 + b[0] * eye
+    result = np.linalg.solve(v - u, v + u)
+    for _ in range(squarings):
+        result = result @ result
+    return result
+
+
+def matrix_exp(self):
+    return ops.linalg_matrix_exp(self)

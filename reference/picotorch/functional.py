@@ -6,8 +6,9 @@ tensors as separate arguments and pass them on as one list to the op of the same
 and its operands separately, in one list, or as the sublist form (operand, labels as ints, ..., output labels) that
 it turns into an equation; without ``opt_einsum`` it never computes a contraction path. ``tensordot`` turns its
 ``dims`` (a count, or two lists) into the op's two dim lists. ``broadcast_shapes`` works on shapes alone
-(``torch._refs._broadcast_shapes``), without making a tensor. (``split`` and ``norm``, also from that file, live in
-``picotorch/__init__.py`` and ``_tensor.py``.)
+(``torch._refs._broadcast_shapes``), without making a tensor. ``unravel_index`` and ``cdist`` are torch's Python
+wrappers too. (``split``, ``norm``, ``unique`` and ``unique_consecutive``, also from that file, live in
+``picotorch/__init__.py`` and ``_tensor.py``, where ``Tensor``'s methods reach them.)
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from ._C import _VariableFunctions as _VF
 from ._C._factories import tensor as _tensor
 from ._C._tensor_base import TensorBase
 from ._C._torch_function import _has_torch_function, handle_torch_function
+from ._tensor import unique, unique_consecutive  # (Tensor.unique's functions live a layer down)
 from .c10 import scalar_type as _dtypes
 from .c10.size import Size
 
@@ -136,40 +138,6 @@ def tensordot(a, b, dims=2, out=None):
     if out is None:
         return _VF.tensordot(a, b, dims_a, dims_b)
     return _VF.tensordot(a, b, dims_a, dims_b, out=out)
-
-
-def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
-    """The distinct values of ``input`` (``_unique2``), or its distinct slices along ``dim`` (``unique_dim``); with
-    ``return_inverse`` and ``return_counts`` also where each element went and how often each occurs, in a tuple
-    (torch's ``boolean_dispatch`` on those two flags)."""
-    if _has_torch_function((input,)):
-        return handle_torch_function(unique, (input,), input, sorted=sorted, return_inverse=return_inverse,
-                                     return_counts=return_counts, dim=dim)
-    if dim is not None:
-        output, inverse, counts = _VF.unique_dim(input, dim, sorted=sorted, return_inverse=return_inverse,
-                                                 return_counts=return_counts)
-    else:
-        output, inverse, counts = _VF._unique2(input, sorted=sorted, return_inverse=return_inverse,
-                                               return_counts=return_counts)
-    return _unique_result(output, inverse, counts, return_inverse, return_counts)
-
-
-def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
-    """Each run of equal consecutive values (or slices along ``dim``) once: ``unique`` without sorting."""
-    if _has_torch_function((input,)):
-        return handle_torch_function(unique_consecutive, (input,), input, return_inverse=return_inverse,
-                                     return_counts=return_counts, dim=dim)
-    output, inverse, counts = _VF.unique_consecutive(input, return_inverse=return_inverse,
-                                                     return_counts=return_counts, dim=dim)
-    return _unique_result(output, inverse, counts, return_inverse, return_counts)
-
-
-def _unique_result(output, inverse, counts, return_inverse, return_counts):
-    if return_inverse and return_counts:
-        return output, inverse, counts
-    if return_inverse:
-        return output, inverse
-    return (output, counts) if return_counts else output
 
 
 def unravel_index(indices, shape):

@@ -1037,3 +1037,33 @@ def test_matrix_exp_values_graph_and_gradients(scale, call):
 ])
 def test_matrix_exp_edges_and_errors(program):
     assert_same(lambda T: _layout(program(T)), rtol=1e-6, atol=1e-7)
+
+
+MORE_OUT_PROGRAMS = [
+    _into(lambda T, o: T.logcumsumexp(T.tensor(MATRIX), 1, out=o), lambda T: T.empty(3, 4)),
+    _into(lambda T, o: T.logcumsumexp(T.tensor(MATRIX), 1, out=o), lambda T: T.empty(3, 4, dtype=T.float64)),
+    _into(lambda T, o: T.logcumsumexp(T.tensor(MATRIX), 1, out=o), lambda T: T.empty(0, dtype=T.int64)),
+    _into(lambda T, o: T.renorm(T.tensor(MATRIX), 2, 0, 1.0, out=o), lambda T: T.empty(3, 4)),
+    _into(lambda T, o: T.renorm(T.tensor(MATRIX), 2, 0, 1.0, out=o), lambda T: T.empty(3, 4, dtype=T.float64)),
+    _into(lambda T, o: T.scatter_reduce(T.tensor(MATRIX), 1, T.tensor([[0, 0], [1, 1], [3, 2]]),
+                                        T.ones(3, 2), "amax", out=o), lambda T: T.empty(0)),
+    _into(lambda T, o: T.scatter_reduce(T.tensor(MATRIX), 1, T.tensor([[0, 0], [1, 1], [3, 2]]),
+                                        T.ones(3, 2), "amax", out=o), lambda T: T.empty(3, 4, dtype=T.float64)),
+    _into(lambda T, o: T.index_reduce(T.tensor(MATRIX), 0, T.tensor([1]), T.ones(1, 4), "prod", out=o),
+          lambda T: T.empty(3, 4)),
+    _into(lambda T, o: T.index_reduce(T.tensor(MATRIX), 0, T.tensor([1]), T.ones(1, 4), "prod", out=o),
+          lambda T: T.empty(3, 4, dtype=T.float64)),
+    _into(lambda T, o: T.matrix_power(T.tensor(MATRIX)[:, :3], 3, out=o), lambda T: T.empty(3, 3)),
+    _into(lambda T, o: T.matrix_power(T.tensor(MATRIX)[:, :3], 0, out=o), lambda T: T.empty(0)),
+    _into(lambda T, o: T.matrix_power(T.tensor(MATRIX)[:, :3], 2, out=o), lambda T: T.empty(3, 3, dtype=T.float64)),
+    _into(lambda T, o: T.quantile(T.tensor(MATRIX), 0.5, dim=1, out=o), lambda T: T.empty(3)),
+    _into(lambda T, o: T.quantile(T.tensor(MATRIX), 0.5, dim=1, out=o), lambda T: T.empty(3, dtype=T.float64)),
+    _into(lambda T, o: T.quantile(T.tensor(MATRIX), T.tensor([0.5, 0.2]), dim=1, out=o), lambda T: T.empty(0)),
+    _into(lambda T, o: T.nanquantile(T.tensor(MATRIX), 0.5, out=o), lambda T: T.empty(())),
+    _into(lambda T, o: T.nanquantile(T.tensor(MATRIX), T.tensor(0.25), keepdim=True, out=o), lambda T: T.empty(5)),
+]
+
+
+@pytest.mark.parametrize("program", MORE_OUT_PROGRAMS)
+def test_more_out_forms(program):
+    assert_same(program, rtol=1e-6, atol=1e-7)

@@ -550,7 +550,7 @@ TORCH_FUNCTIONS = {
         (vt.index_fill_int_Scalar, 'index_fill(Tensor input, int dim, Tensor index, Scalar value)', vt.PARAMETERS['index_fill_int_Scalar']),
     ],
     'index_reduce': [
-        (vt.index_reduce, 'index_reduce(Tensor input, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True)', vt.PARAMETERS['index_reduce']),
+        (vt.index_reduce, 'index_reduce(Tensor input, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True, Tensor out=None)', (vt.PARAMETERS['index_reduce'][0], vt.PARAMETERS['index_reduce'][1] + (('out', 'Tensor?', True),)), (vt.index_reduce_out, ('out',))),
     ],
     'index_select': [
         (vt.index_select, 'index_select(Tensor input, int dim, Tensor index, *, Tensor out=None)', (vt.PARAMETERS['index_select'][0], vt.PARAMETERS['index_select'][1] + (('out', 'Tensor?', True),)), (vt.index_select_out, ('out',))),
@@ -649,7 +649,7 @@ TORCH_FUNCTIONS = {
         (vt.logaddexp2, 'logaddexp2(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['logaddexp2'][0], vt.PARAMETERS['logaddexp2'][1] + (('out', 'Tensor?', True),)), (vt.logaddexp2_out, ('out',))),
     ],
     'logcumsumexp': [
-        (vt.logcumsumexp, 'logcumsumexp(Tensor input, int dim)', vt.PARAMETERS['logcumsumexp']),
+        (vt.logcumsumexp, 'logcumsumexp(Tensor input, int dim, *, Tensor out=None)', (vt.PARAMETERS['logcumsumexp'][0], vt.PARAMETERS['logcumsumexp'][1] + (('out', 'Tensor?', True),)), (vt.logcumsumexp_out, ('out',))),
     ],
     'logdet': [
         (vt.logdet, 'logdet(Tensor input)', vt.PARAMETERS['logdet']),
@@ -696,7 +696,7 @@ TORCH_FUNCTIONS = {
         (vt.matrix_exp, 'matrix_exp(Tensor input)', vt.PARAMETERS['matrix_exp']),
     ],
     'matrix_power': [
-        (vt.matrix_power, 'matrix_power(Tensor input, int n)', vt.PARAMETERS['matrix_power']),
+        (vt.matrix_power, 'matrix_power(Tensor input, int n, *, Tensor out=None)', (vt.PARAMETERS['matrix_power'][0], vt.PARAMETERS['matrix_power'][1] + (('out', 'Tensor?', True),)), (vt.matrix_power_out, ('out',))),
     ],
     'max': [
         (vt.max, 'max(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['max'][0], vt.PARAMETERS['max'][1] + (('out', 'Tensor?', True),)), (vt.max_unary_out, ('out',))),
@@ -764,8 +764,8 @@ TORCH_FUNCTIONS = {
         (vt.nanmedian_dim, 'nanmedian(Tensor input, int dim, bool keepdim=False, *, Tensor[2] out=None)', (vt.PARAMETERS['nanmedian_dim'][0], vt.PARAMETERS['nanmedian_dim'][1] + (('out', 'Tensor[]?', True),)), (vt.nanmedian_dim_values, ('values', 'indices'))),
     ],
     'nanquantile': [
-        (vt.nanquantile, "nanquantile(Tensor input, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear')", vt.PARAMETERS['nanquantile']),
-        (vt.nanquantile_scalar, "nanquantile(Tensor input, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear')", vt.PARAMETERS['nanquantile_scalar']),
+        (vt.nanquantile, "nanquantile(Tensor input, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor out=None)", (vt.PARAMETERS['nanquantile'][0], vt.PARAMETERS['nanquantile'][1] + (('out', 'Tensor?', True),)), (vt.nanquantile_out, ('out',))),
+        (vt.nanquantile_scalar, "nanquantile(Tensor input, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor out=None)", (vt.PARAMETERS['nanquantile_scalar'][0], vt.PARAMETERS['nanquantile_scalar'][1] + (('out', 'Tensor?', True),)), (vt.nanquantile_scalar_out, ('out',))),
     ],
     'nansum': [
         (vt.nansum, 'nansum(Tensor input, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor out=None)', (vt.PARAMETERS['nansum'][0], vt.PARAMETERS['nansum'][1] + (('out', 'Tensor?', True),)), (vt.nansum_out, ('out',))),
@@ -831,8 +831,8 @@ TORCH_FUNCTIONS = {
         (vt.put, 'put(Tensor input, Tensor index, Tensor source, bool accumulate=False)', vt.PARAMETERS['put']),
     ],
     'quantile': [
-        (vt.quantile, "quantile(Tensor input, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear')", vt.PARAMETERS['quantile']),
-        (vt.quantile_scalar, "quantile(Tensor input, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear')", vt.PARAMETERS['quantile_scalar']),
+        (vt.quantile, "quantile(Tensor input, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor out=None)", (vt.PARAMETERS['quantile'][0], vt.PARAMETERS['quantile'][1] + (('out', 'Tensor?', True),)), (vt.quantile_out, ('out',))),
+        (vt.quantile_scalar, "quantile(Tensor input, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor out=None)", (vt.PARAMETERS['quantile_scalar'][0], vt.PARAMETERS['quantile_scalar'][1] + (('out', 'Tensor?', True),)), (vt.quantile_scalar_out, ('out',))),
     ],
     'rad2deg': [
         (vt.rad2deg, 'rad2deg(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['rad2deg'][0], vt.PARAMETERS['rad2deg'][1] + (('out', 'Tensor?', True),)), (vt.rad2deg_out, ('out',))),
@@ -861,7 +861,7 @@ TORCH_FUNCTIONS = {
         (vt.remainder_Scalar, 'remainder(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['remainder_Scalar'][0], vt.PARAMETERS['remainder_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.remainder_Scalar_out, ('out',))),
     ],
     'renorm': [
-        (vt.renorm, 'renorm(Tensor input, Scalar p, int dim, Scalar maxnorm)', vt.PARAMETERS['renorm']),
+        (vt.renorm, 'renorm(Tensor input, Scalar p, int dim, Scalar maxnorm, *, Tensor out=None)', (vt.PARAMETERS['renorm'][0], vt.PARAMETERS['renorm'][1] + (('out', 'Tensor?', True),)), (vt.renorm_out, ('out',))),
     ],
     'repeat_interleave': [
         (vt.repeat_interleave_self_Tensor, 'repeat_interleave(Tensor input, Tensor repeats, int? dim=None, *, int? output_size=None)', vt.PARAMETERS['repeat_interleave_self_Tensor']),
@@ -901,7 +901,7 @@ TORCH_FUNCTIONS = {
         (vt.scatter_add, 'scatter_add(Tensor input, int dim, Tensor index, Tensor src, *, Tensor out=None)', (vt.PARAMETERS['scatter_add'][0], vt.PARAMETERS['scatter_add'][1] + (('out', 'Tensor?', True),)), (vt.scatter_add_out, ('out',))),
     ],
     'scatter_reduce': [
-        (vt.scatter_reduce_two, 'scatter_reduce(Tensor input, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True)', vt.PARAMETERS['scatter_reduce_two']),
+        (vt.scatter_reduce_two, 'scatter_reduce(Tensor input, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True, Tensor out=None)', (vt.PARAMETERS['scatter_reduce_two'][0], vt.PARAMETERS['scatter_reduce_two'][1] + (('out', 'Tensor?', True),)), (vt.scatter_reduce_two_out, ('out',))),
     ],
     'searchsorted': [
         (vt.searchsorted_Tensor, 'searchsorted(Tensor sorted_sequence, Tensor input, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, Tensor out=None)', (vt.PARAMETERS['searchsorted_Tensor'][0], vt.PARAMETERS['searchsorted_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.searchsorted_Tensor_out, ('out',))),

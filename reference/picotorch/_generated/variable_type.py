@@ -8747,6 +8747,87 @@ def matrix_exp(self):
     return native.matrix_exp(self)
 
 
+def logcumsumexp_out(self, dim, *, out):
+    """``logcumsumexp.out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("logcumsumexp", self, out)
+    result = logcumsumexp(self, dim)
+    native.write_out(out, result, "logcumsumexp.out")
+    bump_version(out)
+    return out
+
+
+def renorm_out(self, p, dim, maxnorm, *, out):
+    """``renorm.out(Tensor self, Scalar p, int dim, Scalar maxnorm, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("renorm", self, out)
+    result = renorm(self, p, dim, maxnorm)
+    native.write_out(out, result, "renorm.out")
+    bump_version(out)
+    return out
+
+
+def scatter_reduce_two_out(self, dim, index, src, reduce, *, include_self=True, out):
+    """``scatter_reduce.two_out(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("scatter_reduce", self, index, src, out)
+    result = scatter_reduce_two(self, dim, index, src, reduce, include_self=include_self)
+    native.write_out(out, result, "scatter_reduce.two_out")
+    bump_version(out)
+    return out
+
+
+def index_reduce_out(self, dim, index, source, reduce, *, include_self=True, out):
+    """``index_reduce.out(Tensor self, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("index_reduce", self, index, source, out)
+    result = index_reduce(self, dim, index, source, reduce, include_self=include_self)
+    native.write_out(out, result, "index_reduce.out")
+    bump_version(out)
+    return out
+
+
+def matrix_power_out(self, n, *, out):
+    """``matrix_power.out(Tensor self, int n, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("matrix_power", self, out)
+    result = matrix_power(self, n)
+    native.write_out(out, result, "matrix_power.out")
+    bump_version(out)
+    return out
+
+
+def quantile_out(self, q, dim=None, keepdim=False, *, interpolation='linear', out):
+    """``quantile.out(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("quantile", self, q, out)
+    result = quantile(self, q, dim, keepdim, interpolation=interpolation)
+    native.write_out(out, result, "quantile.out")
+    bump_version(out)
+    return out
+
+
+def quantile_scalar_out(self, q, dim=None, keepdim=False, *, interpolation='linear', out):
+    """``quantile.scalar_out(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("quantile", self, out)
+    result = quantile_scalar(self, q, dim, keepdim, interpolation=interpolation)
+    native.write_out(out, result, "quantile.scalar_out")
+    bump_version(out)
+    return out
+
+
+def nanquantile_out(self, q, dim=None, keepdim=False, *, interpolation='linear', out):
+    """``nanquantile.out(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("nanquantile", self, q, out)
+    result = nanquantile(self, q, dim, keepdim, interpolation=interpolation)
+    native.write_out(out, result, "nanquantile.out")
+    bump_version(out)
+    return out
+
+
+def nanquantile_scalar_out(self, q, dim=None, keepdim=False, *, interpolation='linear', out):
+    """``nanquantile.scalar_out(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("nanquantile", self, out)
+    result = nanquantile_scalar(self, q, dim, keepdim, interpolation=interpolation)
+    native.write_out(out, result, "nanquantile.scalar_out")
+    bump_version(out)
+    return out
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add_cuda}, add_Tensor)
 register_kernels("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, add_out)
@@ -9578,6 +9659,15 @@ register_kernels("isneginf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {
 register_kernels("histc.out(Tensor self, int bins=100, Scalar min=0, Scalar max=0, *, Tensor(a!) out) -> Tensor(a!)", {}, histc_out)
 register_kernels("linalg_matrix_exp(Tensor self) -> Tensor", {"CPU": native.linalg_matrix_exp, "CUDA": native.linalg_matrix_exp}, linalg_matrix_exp)
 register_kernels("matrix_exp(Tensor self) -> Tensor", {"CompositeImplicitAutograd": native.matrix_exp}, matrix_exp)
+register_kernels("logcumsumexp.out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!)", {}, logcumsumexp_out)
+register_kernels("renorm.out(Tensor self, Scalar p, int dim, Scalar maxnorm, *, Tensor(a!) out) -> Tensor(a!)", {}, renorm_out)
+register_kernels("scatter_reduce.two_out(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True, Tensor(a!) out) -> Tensor(a!)", {}, scatter_reduce_two_out)
+register_kernels("index_reduce.out(Tensor self, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True, Tensor(a!) out) -> Tensor(a!)", {}, index_reduce_out)
+register_kernels("matrix_power.out(Tensor self, int n, *, Tensor(a!) out) -> Tensor(a!)", {}, matrix_power_out)
+register_kernels("quantile.out(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor(a!) out) -> Tensor(a!)", {}, quantile_out)
+register_kernels("quantile.scalar_out(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor(a!) out) -> Tensor(a!)", {}, quantile_scalar_out)
+register_kernels("nanquantile.out(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor(a!) out) -> Tensor(a!)", {}, nanquantile_out)
+register_kernels("nanquantile.scalar_out(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor(a!) out) -> Tensor(a!)", {}, nanquantile_scalar_out)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -10413,6 +10503,15 @@ PARAMETERS = {
     "histc_out": ((('self', 'Tensor', False), ('bins', 'int', True), ('min', 'Scalar', True), ('max', 'Scalar', True),), (('out', 'Tensor', False),)),
     "linalg_matrix_exp": ((('self', 'Tensor', False),), ()),
     "matrix_exp": ((('self', 'Tensor', False),), ()),
+    "logcumsumexp_out": ((('self', 'Tensor', False), ('dim', 'int', False),), (('out', 'Tensor', False),)),
+    "renorm_out": ((('self', 'Tensor', False), ('p', 'Scalar', False), ('dim', 'int', False), ('maxnorm', 'Scalar', False),), (('out', 'Tensor', False),)),
+    "scatter_reduce_two_out": ((('self', 'Tensor', False), ('dim', 'int', False), ('index', 'Tensor', False), ('src', 'Tensor', False), ('reduce', 'any', False),), (('include_self', 'bool', True), ('out', 'Tensor', False),)),
+    "index_reduce_out": ((('self', 'Tensor', False), ('dim', 'int', False), ('index', 'Tensor', False), ('source', 'Tensor', False), ('reduce', 'any', False),), (('include_self', 'bool', True), ('out', 'Tensor', False),)),
+    "matrix_power_out": ((('self', 'Tensor', False), ('n', 'int', False),), (('out', 'Tensor', False),)),
+    "quantile_out": ((('self', 'Tensor', False), ('q', 'Tensor', False), ('dim', 'int?', True), ('keepdim', 'bool', True),), (('interpolation', 'any', True), ('out', 'Tensor', False),)),
+    "quantile_scalar_out": ((('self', 'Tensor', False), ('q', 'any', False), ('dim', 'int?', True), ('keepdim', 'bool', True),), (('interpolation', 'any', True), ('out', 'Tensor', False),)),
+    "nanquantile_out": ((('self', 'Tensor', False), ('q', 'Tensor', False), ('dim', 'int?', True), ('keepdim', 'bool', True),), (('interpolation', 'any', True), ('out', 'Tensor', False),)),
+    "nanquantile_scalar_out": ((('self', 'Tensor', False), ('q', 'any', False), ('dim', 'int?', True), ('keepdim', 'bool', True),), (('interpolation', 'any', True), ('out', 'Tensor', False),)),
 }
 
 
@@ -10846,9 +10945,9 @@ register_op("isin", overloaded("isin", [(isin_Tensor_Tensor, PARAMETERS["isin_Te
 register_op("isposinf", overloaded("isposinf", [(isposinf, PARAMETERS["isposinf"]), (isposinf_out, PARAMETERS["isposinf_out"])]))
 register_op("isneginf", overloaded("isneginf", [(isneginf, PARAMETERS["isneginf"]), (isneginf_out, PARAMETERS["isneginf_out"])]))
 register_op("isreal", overloaded("isreal", [(isreal, PARAMETERS["isreal"])]))
-register_op("logcumsumexp", overloaded("logcumsumexp", [(logcumsumexp, PARAMETERS["logcumsumexp"])]))
+register_op("logcumsumexp", overloaded("logcumsumexp", [(logcumsumexp, PARAMETERS["logcumsumexp"]), (logcumsumexp_out, PARAMETERS["logcumsumexp_out"])]))
 register_op("mode", overloaded("mode", [(mode, PARAMETERS["mode"])]))
-register_op("renorm", overloaded("renorm", [(renorm, PARAMETERS["renorm"])]))
+register_op("renorm", overloaded("renorm", [(renorm, PARAMETERS["renorm"]), (renorm_out, PARAMETERS["renorm_out"])]))
 register_op("renorm_", overloaded("renorm_", [(renorm_, PARAMETERS["renorm_"])]))
 register_op("trapezoid", overloaded("trapezoid", [(trapezoid_x, PARAMETERS["trapezoid_x"]), (trapezoid_dx, PARAMETERS["trapezoid_dx"])]))
 register_op("trapz", overloaded("trapz", [(trapz_x, PARAMETERS["trapz_x"]), (trapz_dx, PARAMETERS["trapz_dx"])]))
@@ -10866,7 +10965,7 @@ register_op("logdet", overloaded("logdet", [(logdet, PARAMETERS["logdet"])]))
 register_op("linalg_inv_ex", overloaded("linalg_inv_ex", [(linalg_inv_ex, PARAMETERS["linalg_inv_ex"])]))
 register_op("linalg_inv", overloaded("linalg_inv", [(linalg_inv, PARAMETERS["linalg_inv"])]))
 register_op("inverse", overloaded("inverse", [(inverse, PARAMETERS["inverse"])]))
-register_op("matrix_power", overloaded("matrix_power", [(matrix_power, PARAMETERS["matrix_power"])]))
+register_op("matrix_power", overloaded("matrix_power", [(matrix_power, PARAMETERS["matrix_power"]), (matrix_power_out, PARAMETERS["matrix_power_out"])]))
 register_op("linalg_matrix_power", overloaded("linalg_matrix_power", [(linalg_matrix_power, PARAMETERS["linalg_matrix_power"])]))
 register_op("cdist", overloaded("cdist", [(cdist, PARAMETERS["cdist"])]))
 register_op("_euclidean_dist", overloaded("_euclidean_dist", [(_euclidean_dist, PARAMETERS["_euclidean_dist"])]))
@@ -10874,11 +10973,11 @@ register_op("_cdist_forward", overloaded("_cdist_forward", [(_cdist_forward, PAR
 register_op("_cdist_backward", overloaded("_cdist_backward", [(_cdist_backward, PARAMETERS["_cdist_backward"])]))
 register_op("unsqueeze_", overloaded("unsqueeze_", [(unsqueeze_, PARAMETERS["unsqueeze_"])]))
 register_op("transpose_", overloaded("transpose_", [(transpose_, PARAMETERS["transpose_"])]))
-register_op("quantile", overloaded("quantile", [(quantile, PARAMETERS["quantile"]), (quantile_scalar, PARAMETERS["quantile_scalar"])]))
-register_op("nanquantile", overloaded("nanquantile", [(nanquantile, PARAMETERS["nanquantile"]), (nanquantile_scalar, PARAMETERS["nanquantile_scalar"])]))
-register_op("scatter_reduce", overloaded("scatter_reduce", [(scatter_reduce_two, PARAMETERS["scatter_reduce_two"])]))
+register_op("quantile", overloaded("quantile", [(quantile, PARAMETERS["quantile"]), (quantile_scalar, PARAMETERS["quantile_scalar"]), (quantile_out, PARAMETERS["quantile_out"]), (quantile_scalar_out, PARAMETERS["quantile_scalar_out"])]))
+register_op("nanquantile", overloaded("nanquantile", [(nanquantile, PARAMETERS["nanquantile"]), (nanquantile_scalar, PARAMETERS["nanquantile_scalar"]), (nanquantile_out, PARAMETERS["nanquantile_out"]), (nanquantile_scalar_out, PARAMETERS["nanquantile_scalar_out"])]))
+register_op("scatter_reduce", overloaded("scatter_reduce", [(scatter_reduce_two, PARAMETERS["scatter_reduce_two"]), (scatter_reduce_two_out, PARAMETERS["scatter_reduce_two_out"])]))
 register_op("scatter_reduce_", overloaded("scatter_reduce_", [(scatter_reduce__two, PARAMETERS["scatter_reduce__two"])]))
-register_op("index_reduce", overloaded("index_reduce", [(index_reduce, PARAMETERS["index_reduce"])]))
+register_op("index_reduce", overloaded("index_reduce", [(index_reduce, PARAMETERS["index_reduce"]), (index_reduce_out, PARAMETERS["index_reduce_out"])]))
 register_op("index_reduce_", overloaded("index_reduce_", [(index_reduce_, PARAMETERS["index_reduce_"])]))
 register_op("gradient", overloaded("gradient", [(gradient_scalarint, PARAMETERS["gradient_scalarint"]), (gradient_scalararray, PARAMETERS["gradient_scalararray"]), (gradient_array, PARAMETERS["gradient_array"]), (gradient_scalarrayint, PARAMETERS["gradient_scalarrayint"]), (gradient_scalarrayarray, PARAMETERS["gradient_scalarrayarray"]), (gradient_tensorarrayint, PARAMETERS["gradient_tensorarrayint"]), (gradient_tensorarray, PARAMETERS["gradient_tensorarray"])]))
 register_op("linalg_matrix_exp", overloaded("linalg_matrix_exp", [(linalg_matrix_exp, PARAMETERS["linalg_matrix_exp"])]))

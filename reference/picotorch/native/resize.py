@@ -193,6 +193,24 @@ def _isin_out(result, out) -> None:
         raise RuntimeError(f"Expected out tensor to have dtype bool, but got {_TYPE_META[out.name]} instead")
 
 
+def _structured_same(result, out) -> None:
+    """A structured kernel's ``set_output``: exactly the result's dtype, named by its C++ type."""
+    if out is not result:
+        raise RuntimeError(f"Expected out tensor to have dtype {_TYPE_META[result.name]}, but got "
+                           f"{_TYPE_META[out.name]} instead")
+
+
+def _scalar_type_found(result, out) -> None:
+    """``logcumsumexp_out``'s ``check_scalar_type``."""
+    if out is not result:
+        raise RuntimeError(f"expected scalar_type {result.c10_name} but found {out.c10_name}")
+
+
+def _quantile_out(result, out) -> None:
+    if out is not result:
+        raise RuntimeError("quantile() out tensor must be same dtype as the input tensor")
+
+
 def _bool_only(name: str):
     def check(result, out) -> None:
         if out is not st.bool_:
@@ -232,4 +250,9 @@ OUT_DTYPE_CHECKS = {
     **dict.fromkeys(("searchsorted.Tensor_out", "bucketize.Tensor_out"), _searchsorted_out),
     **dict.fromkeys(("isin.Tensor_Tensor_out", "isin.Tensor_Scalar_out", "isin.Scalar_Tensor_out"), _isin_out),
     "isposinf.out": _bool_only("isposinf"), "isneginf.out": _bool_only("isneginf"), "histc.out": _histc_out,
+    **dict.fromkeys(("renorm.out", "scatter_reduce.two_out", "index_reduce.out", "matrix_power.out"),
+                    _structured_same),
+    "logcumsumexp.out": _scalar_type_found,
+    **dict.fromkeys(("quantile.out", "quantile.scalar_out", "nanquantile.out", "nanquantile.scalar_out"),
+                    _quantile_out),
 }

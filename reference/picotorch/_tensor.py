@@ -216,6 +216,22 @@ class Tensor(_C.TensorBase):
             return handle_torch_function(Tensor.norm, (self,), self, p=p, dim=dim, keepdim=keepdim, dtype=dtype)
         return norm(self, p, dim, keepdim, dtype=dtype)
 
+    def unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
+        """See :func:`picotorch.unique`."""
+        if check_has_torch_function(self):
+            return handle_torch_function(Tensor.unique, (self,), self, sorted=sorted, return_inverse=return_inverse,
+                                         return_counts=return_counts, dim=dim)
+        return unique(self, sorted=sorted, return_inverse=return_inverse, return_counts=return_counts,
+                                  dim=dim)
+
+    def unique_consecutive(self, return_inverse=False, return_counts=False, dim=None):
+        """See :func:`picotorch.unique_consecutive`."""
+        if check_has_torch_function(self):
+            return handle_torch_function(Tensor.unique_consecutive, (self,), self, return_inverse=return_inverse,
+                                         return_counts=return_counts, dim=dim)
+        return unique_consecutive(self, return_inverse=return_inverse, return_counts=return_counts,
+                                              dim=dim)
+
     __array_priority__ = 1000
 
 
@@ -235,6 +251,41 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
             raise NotImplementedError(f"picotorch: torch.norm with p={p!r} (a matrix norm) is not in the subset")
         p = 2
     return _C._linalg.linalg_vector_norm(input, 2.0 if p is None else p, dims, keepdim, dtype=dtype)
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """The distinct values of ``input`` (``_unique2``), or its distinct slices along ``dim`` (``unique_dim``); with
+    ``return_inverse`` and ``return_counts`` also where each element went and how often each occurs, in a tuple
+    (torch's ``boolean_dispatch`` on those two flags)."""
+    if check_has_torch_function(input):
+        return handle_torch_function(unique, (input,), input, sorted=sorted, return_inverse=return_inverse,
+                                     return_counts=return_counts, dim=dim)
+    functions = _C._VariableFunctions
+    if dim is not None:
+        output, inverse, counts = functions.unique_dim(input, dim, sorted=sorted, return_inverse=return_inverse,
+                                                       return_counts=return_counts)
+    else:
+        output, inverse, counts = functions._unique2(input, sorted=sorted, return_inverse=return_inverse,
+                                                     return_counts=return_counts)
+    return _unique_result(output, inverse, counts, return_inverse, return_counts)
+
+
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """Each run of equal consecutive values (or slices along ``dim``) once: ``unique`` without sorting."""
+    if check_has_torch_function(input):
+        return handle_torch_function(unique_consecutive, (input,), input, return_inverse=return_inverse,
+                                     return_counts=return_counts, dim=dim)
+    output, inverse, counts = _C._VariableFunctions.unique_consecutive(
+        input, return_inverse=return_inverse, return_counts=return_counts, dim=dim)
+    return _unique_result(output, inverse, counts, return_inverse, return_counts)
+
+
+def _unique_result(output, inverse, counts, return_inverse, return_counts):
+    if return_inverse and return_counts:
+        return output, inverse, counts
+    if return_inverse:
+        return output, inverse
+    return (output, counts) if return_counts else output
 
 
 _C._set_tensor_class(Tensor)

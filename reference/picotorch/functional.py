@@ -6,21 +6,28 @@ tensors as separate arguments and pass them on as one list to the op of the same
 and its operands separately, in one list, or as the sublist form (operand, labels as ints, ..., output labels) that
 it turns into an equation; without ``opt_einsum`` it never computes a contraction path. ``tensordot`` turns its
 ``dims`` (a count, or two lists) into the op's two dim lists. ``broadcast_shapes`` works on shapes alone
-(``torch._refs._broadcast_shapes``), without making a tensor. (``split`` and ``norm``, also from that file, live in
-``picotorch/__init__.py`` and ``_tensor.py``.)
+(``torch._refs._broadcast_shapes``), without making a tensor. ``unravel_index`` and ``cdist`` are torch's Python
+wrappers too. (``split``, ``norm``, ``unique`` and ``unique_consecutive``, also from that file, live in
+``picotorch/__init__.py`` and ``_tensor.py``, where ``Tensor``'s methods reach them.)
 """
 
 from __future__ import annotations
 
+import itertools
+import operator
+from collections.abc import Sequence
 from numbers import Integral
 
 from ._C import _VariableFunctions as _VF
+from ._C._factories import tensor as _tensor
 from ._C._tensor_base import TensorBase
 from ._C._torch_function import _has_torch_function, handle_torch_function
+from ._tensor import unique, unique_consecutive  # (Tensor.unique's functions live a layer down)
+from .c10 import scalar_type as _dtypes
 from .c10.size import Size
 
 __all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "broadcast_shapes", "broadcast_tensors", "einsum", "meshgrid",
-           "tensordot"]
+           "tensordot", "unique", "unique_consecutive", "unravel_index", "cdist"]
 
 
 def broadcast_tensors(*tensors):
@@ -131,3 +138,39 @@ def tensordot(a, b, dims=2, out=None):
     if out is None:
         return _VF.tensordot(a, b, dims_a, dims_b)
     return _VF.tensordot(a, b, dims_a, dims_b, out=out)
+
+
+def unravel_index(indices, shape):
+    """The coordinates in a tensor of ``shape`` of each flat index in ``indices``, one tensor per dim: the indices
+    floor-divided by each dim's stride, modulo its size, then unbound along the last dim."""
+    if _has_torch_function((indices,)):
+        return handle_torch_function(unravel_index, (indices,), indices, shape=shape)
+    if indices.is_complex() or indices.is_floating_point() or indices.dtype == _dtypes.bool_:
+        raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
+    if not isinstance(shape, (Integral, Sequence)):
+        raise TypeError(f"expected 'shape' to be int or sequence of ints, but got {type(shape)}")
+    if isinstance(shape, Integral):
+        shape = Size([shape])
+    else:
+        for size in shape:
+            if not isinstance(size, Integral):
+                raise TypeError(f"expected 'shape' sequence to only contain ints, but got {type(size)}")
+        shape = Size(shape)
+    if not all(size >= 0 for size in shape):
+        raise ValueError(f"'shape' cannot have negative values, but got {tuple(shape)}")
+    strides = list(reversed(list(itertools.accumulate(reversed(shape[1:] + Size([1])), func=operator.mul))))
+    coordinates = indices.unsqueeze(-1).floor_divide(_tensor(strides, device=indices.device, dtype=_dtypes.int64))
+    return (coordinates % _tensor(list(shape), device=indices.device, dtype=_dtypes.int64)).unbind(-1)
+
+
+_CDIST_MODES = {"use_mm_for_euclid_dist_if_necessary": None, "use_mm_for_euclid_dist": 1,
+                "donot_use_mm_for_euclid_dist": 2}
+
+
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    """The p-norm distance between each pair of rows; ``compute_mode`` named as a string, passed on as 0/1/2."""
+    if _has_torch_function((x1, x2)):
+        return handle_torch_function(cdist, (x1, x2), x1, x2, p=p, compute_mode=compute_mode)
+    if compute_mode not in _CDIST_MODES:
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    return _VF.cdist(x1, x2, p, _CDIST_MODES[compute_mode])

@@ -42,7 +42,7 @@ def get_overridable_functions() -> dict:
     ``torch.linalg`` and more."""
     picotorch = sys.modules[__package__]  # the package imports this module: no import back (no cycle)
     functions = [getattr(picotorch, name) for name in sorted(vars(_C._VariableFunctions))
-                 if not name.startswith("_")]
+                 if not name.startswith("_") and name not in picotorch.PRIVATE_OPS]  # (unique_dim is not copied)
     methods = []
     for name in sorted(dir(Tensor)):
         if name.startswith("_") and name not in _OPERATORS:

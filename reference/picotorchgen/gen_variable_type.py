@@ -121,7 +121,7 @@ MANUAL_KERNEL = CodeTemplate('${py_name} = manual.${name}  # ``${schema}``, hand
 NOT_IMPLEMENTED_DERIVATIVES = {"floor_divide", "floor_divide_", "remainder", "native_layer_norm_backward",
                                # (so their in-place forms refuse a leaf that requires grad before the kernel runs)
                                "bitwise_not", "bitwise_not_", "bitwise_and", "bitwise_and_", "bitwise_or",
-                               "bitwise_or_", "bitwise_xor", "bitwise_xor_",
+                               "bitwise_or_", "bitwise_xor", "bitwise_xor_", "bincount",
                                "hardsigmoid_backward", "mish_backward", "multi_margin_loss_backward"}
 
 RECORD_NOT_IMPLEMENTED = CodeTemplate('''\
@@ -290,7 +290,7 @@ def _not_implemented(op: Op) -> bool:
 def _record_not_implemented(op: Op) -> list[str]:
     if not _not_implemented(op):
         return []
-    tensors = [a.name for a in op.schema.arguments.flat_non_out() if argument_kind(a) == "Tensor"]
+    tensors = [a.name for a in op.schema.arguments.flat_non_out() if argument_kind(a) in ("Tensor", "Tensor?")]
     return [RECORD_NOT_IMPLEMENTED.substitute(check_inplace=["check_inplace(self)"] if op.is_inplace else [],
                                               arguments=", ".join(tensors), name=op.base)]
 

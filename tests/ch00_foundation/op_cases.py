@@ -354,6 +354,28 @@ CASES = {
     "kron": ([data(2, 3), data(2, 2)], lambda T, a, b: T.kron(a, b)),
     "take_along_dim": ([data(3, 4)], lambda T, a: T.take_along_dim(a, T.tensor([[0], [3], [2]], device=a.device), 1)),
     "aminmax": ([data(3, 4)], lambda T, a: (lambda r: r.min * 2 + r.max)(T.aminmax(a, dim=1))),
+    "logcumsumexp": ([data(3, 4)], lambda T, a: T.logcumsumexp(a, 1)),
+    "mode": ([data(3, 4)], lambda T, a: a.mode(1).values),
+    "renorm": ([data(3, 4)], lambda T, a: T.renorm(a, 2, 0, 1.0)),
+    "trapezoid_x": ([data(3, 4), data(4)], lambda T, y, x: T.trapezoid(y, x)),
+    "cumulative_trapezoid": ([data(3, 4)], lambda T, y: T.cumulative_trapezoid(y, dx=0.5)),
+    "cov": ([data(3, 5)], lambda T, a: T.cov(a)),
+    "corrcoef": ([data(3, 5)], lambda T, a: T.corrcoef(a)),
+    "det": ([data(3, 3)], lambda T, a: T.det(a)),
+    "slogdet": ([data(2, 3, 3)], lambda T, a: T.linalg.slogdet(a).logabsdet),
+    "inverse": ([data(3, 3)], lambda T, a: a.inverse()),
+    "matrix_power": ([data(3, 3)], lambda T, a: T.matrix_power(a, -3)),
+    "cdist": ([data(3, 4), data(2, 4)], lambda T, a, b: T.cdist(a, b, p=3)),
+    "quantile": ([data(3, 5)], lambda T, a: T.quantile(a, 0.3, dim=1)),
+    "nanquantile": ([data(3, 5)], lambda T, a: a.nanquantile(0.6, interpolation="midpoint")),
+    "matrix_exp": ([data(3, 3)], lambda T, a: T.matrix_exp(a * 0.5)),
+    "gradient": ([data(3, 4)], lambda T, a: T.gradient(a, spacing=0.5, dim=1, edge_order=2)[0]),
+    "index_reduce": ([data(3, 4), data(2, 4)], lambda T, a, s: a.index_reduce(
+        0, T.tensor([2, 0], device=a.device), s, "mean", include_self=False)),
+    "scatter_reduce": ([data(3, 4), data(3, 2)], lambda T, a, s: a.scatter_reduce(
+        1, T.tensor([[0, 0], [3, 1], [2, 2]], device=a.device), s, "prod", include_self=False)),
+    "transpose_": ([data(2, 3)], lambda T, a: (a * 1).transpose_(0, 1)),
+    "cdist_mm": ([data(3, 4), data(2, 4)], lambda T, a, b: T.cdist(a, b, compute_mode="use_mm_for_euclid_dist")),
 }
 
 

@@ -10564,6 +10564,476 @@ class NativeGroupNormBackward0(Node):
         return SavedVariable(None) if node.result2_ is None else node.result2_
 
 
+class Unique2Backward0(Node):
+    """Backward of ``_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)``."""
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = not_implemented("_unique2")
+        return grad_inputs
+
+
+class UniqueDimBackward0(Node):
+    """Backward of ``unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)``."""
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = not_implemented("unique_dim")
+        return grad_inputs
+
+
+class UniqueConsecutiveBackward0(Node):
+    """Backward of ``unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)``."""
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = not_implemented("unique_consecutive")
+        return grad_inputs
+
+
+class LogcumsumexpBackward0(Node):
+    """Backward of ``logcumsumexp(Tensor self, int dim) -> Tensor``."""
+
+    dim = None
+    self_ = None
+    result_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        result = None if node.result_ is None else node.result_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            dim = node.dim
+            grad_inputs[0] = logcumsumexp_backward(grad, self, result, dim)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+        if node.result_ is not None:
+            node.result_.reset_data()
+
+    @property
+    def _saved_dim(node):
+        return None if node.dim is None else node.dim % 18446744073709551616
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_result(node):
+        return None if node.result_ is None else node.result_.unpack(node)
+
+    @property
+    def _raw_saved_result(node):
+        return SavedVariable(None) if node.result_ is None else node.result_
+
+
+class ModeBackward0(Node):
+    """Backward of ``mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)``."""
+
+    dim = None
+    keepdim = None
+    self_sizes = None
+    indices_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        indices = None if node.indices_ is None else node.indices_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            dim = node.dim
+            keepdim = node.keepdim
+            self_sizes = node.self_sizes
+            grad_inputs[0] = value_selecting_reduction_backward(grad, dim, indices, self_sizes, keepdim)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.indices_ is not None:
+            node.indices_.reset_data()
+
+    @property
+    def _saved_dim(node):
+        return None if node.dim is None else node.dim % 18446744073709551616
+
+    @property
+    def _saved_keepdim(node):
+        return node.keepdim
+
+    @property
+    def _saved_self_sym_sizes(node):
+        return node.self_sizes
+
+    @property
+    def _saved_indices(node):
+        return None if node.indices_ is None else node.indices_.unpack(node)
+
+    @property
+    def _raw_saved_indices(node):
+        return SavedVariable(None) if node.indices_ is None else node.indices_
+
+
+class RenormBackward0(Node):
+    """Backward of ``renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor``."""
+
+    dim = None
+    maxnorm = None
+    p = None
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            dim = node.dim
+            maxnorm = node.maxnorm
+            p = node.p
+            grad_inputs[0] = renorm_backward(grad, self, p, dim, maxnorm)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_dim(node):
+        return None if node.dim is None else node.dim % 18446744073709551616
+
+    @property
+    def _saved_maxnorm(node):
+        return node.maxnorm
+
+    @property
+    def _saved_p(node):
+        return node.p
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class LinalgDetBackward0(Node):
+    """Backward of ``_linalg_det(Tensor A) -> (Tensor result, Tensor LU, Tensor pivots)``."""
+
+    A_ = None
+    LU_ = None
+    pivots_ = None
+    result_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        A = None if node.A_ is None else node.A_.unpack(node)
+        LU = None if node.LU_ is None else node.LU_.unpack(node)
+        pivots = None if node.pivots_ is None else node.pivots_.unpack(node)
+        result = None if node.result_ is None else node.result_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = linalg_det_backward(grad, result, A, LU, pivots)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.A_ is not None:
+            node.A_.reset_data()
+        if node.LU_ is not None:
+            node.LU_.reset_data()
+        if node.pivots_ is not None:
+            node.pivots_.reset_data()
+        if node.result_ is not None:
+            node.result_.reset_data()
+
+    @property
+    def _saved_A(node):
+        return None if node.A_ is None else node.A_.unpack(node)
+
+    @property
+    def _raw_saved_A(node):
+        return SavedVariable(None) if node.A_ is None else node.A_
+
+    @property
+    def _saved_LU(node):
+        return None if node.LU_ is None else node.LU_.unpack(node)
+
+    @property
+    def _raw_saved_LU(node):
+        return SavedVariable(None) if node.LU_ is None else node.LU_
+
+    @property
+    def _saved_pivots(node):
+        return None if node.pivots_ is None else node.pivots_.unpack(node)
+
+    @property
+    def _raw_saved_pivots(node):
+        return SavedVariable(None) if node.pivots_ is None else node.pivots_
+
+    @property
+    def _saved_result(node):
+        return None if node.result_ is None else node.result_.unpack(node)
+
+    @property
+    def _raw_saved_result(node):
+        return SavedVariable(None) if node.result_ is None else node.result_
+
+
+class LinalgSlogdetBackward0(Node):
+    """Backward of ``_linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet, Tensor LU, Tensor pivots)``."""
+
+    A_ = None
+    LU_ = None
+    pivots_ = None
+    sign_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        A = None if node.A_ is None else node.A_.unpack(node)
+        LU = None if node.LU_ is None else node.LU_.unpack(node)
+        pivots = None if node.pivots_ is None else node.pivots_.unpack(node)
+        sign = None if node.sign_ is None else node.sign_.unpack(node)
+        if all(g is None for g in grads):
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = slogdet_backward(grads, A, sign, LU, pivots)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.A_ is not None:
+            node.A_.reset_data()
+        if node.LU_ is not None:
+            node.LU_.reset_data()
+        if node.pivots_ is not None:
+            node.pivots_.reset_data()
+        if node.sign_ is not None:
+            node.sign_.reset_data()
+
+    @property
+    def _saved_A(node):
+        return None if node.A_ is None else node.A_.unpack(node)
+
+    @property
+    def _raw_saved_A(node):
+        return SavedVariable(None) if node.A_ is None else node.A_
+
+    @property
+    def _saved_LU(node):
+        return None if node.LU_ is None else node.LU_.unpack(node)
+
+    @property
+    def _raw_saved_LU(node):
+        return SavedVariable(None) if node.LU_ is None else node.LU_
+
+    @property
+    def _saved_pivots(node):
+        return None if node.pivots_ is None else node.pivots_.unpack(node)
+
+    @property
+    def _raw_saved_pivots(node):
+        return SavedVariable(None) if node.pivots_ is None else node.pivots_
+
+    @property
+    def _saved_sign(node):
+        return None if node.sign_ is None else node.sign_.unpack(node)
+
+    @property
+    def _raw_saved_sign(node):
+        return SavedVariable(None) if node.sign_ is None else node.sign_
+
+
+class LinalgInvExBackward0(Node):
+    """Backward of ``linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, Tensor info)``."""
+
+    inverse_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        inverse = None if node.inverse_ is None else node.inverse_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = linalg_inv_backward(grad, inverse)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.inverse_ is not None:
+            node.inverse_.reset_data()
+
+    @property
+    def _saved_inverse(node):
+        return None if node.inverse_ is None else node.inverse_.unpack(node)
+
+    @property
+    def _raw_saved_inverse(node):
+        return SavedVariable(None) if node.inverse_ is None else node.inverse_
+
+
+class EuclideanDistBackward0(Node):
+    """Backward of ``_euclidean_dist(Tensor x1, Tensor x2) -> Tensor``."""
+
+    x1_ = None
+    x2_ = None
+    result_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        x1 = None if node.x1_ is None else node.x1_.unpack(node)
+        x2 = None if node.x2_ is None else node.x2_.unpack(node)
+        result = None if node.result_ is None else node.result_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0) or node.task_should_compute_output(1):
+            grad_input_mask = [node.task_should_compute_output(0), node.task_should_compute_output(1)]
+            grad_result = euclidean_dist_backward(grad, x1, x2, result, grad_input_mask)
+            if grad_input_mask[0]:
+                grad_inputs[0] = grad_result[0]
+            if grad_input_mask[1]:
+                grad_inputs[1] = grad_result[1]
+        return grad_inputs
+
+    def release_variables(node):
+        if node.x1_ is not None:
+            node.x1_.reset_data()
+        if node.x2_ is not None:
+            node.x2_.reset_data()
+        if node.result_ is not None:
+            node.result_.reset_data()
+
+    @property
+    def _saved_x1(node):
+        return None if node.x1_ is None else node.x1_.unpack(node)
+
+    @property
+    def _raw_saved_x1(node):
+        return SavedVariable(None) if node.x1_ is None else node.x1_
+
+    @property
+    def _saved_x2(node):
+        return None if node.x2_ is None else node.x2_.unpack(node)
+
+    @property
+    def _raw_saved_x2(node):
+        return SavedVariable(None) if node.x2_ is None else node.x2_
+
+    @property
+    def _saved_result(node):
+        return None if node.result_ is None else node.result_.unpack(node)
+
+    @property
+    def _raw_saved_result(node):
+        return SavedVariable(None) if node.result_ is None else node.result_
+
+
+class CdistBackward0(Node):
+    """Backward of ``_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor``."""
+
+    p = None
+    x1_ = None
+    x2_ = None
+    result_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        x1 = None if node.x1_ is None else node.x1_.unpack(node)
+        x2 = None if node.x2_ is None else node.x2_.unpack(node)
+        result = None if node.result_ is None else node.result_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            p = node.p
+            grad_inputs[0] = ops._cdist_backward(ops.contiguous(grad), x1, x2, p, result)
+        if node.task_should_compute_output(1):
+            p = node.p
+            grad_inputs[1] = ops._cdist_backward(ops.contiguous(ops.transpose(grad, -2, -1)), x2, x1, p, ops.contiguous(ops.transpose(result, -2, -1)))
+        return grad_inputs
+
+    def release_variables(node):
+        if node.x1_ is not None:
+            node.x1_.reset_data()
+        if node.x2_ is not None:
+            node.x2_.reset_data()
+        if node.result_ is not None:
+            node.result_.reset_data()
+
+    @property
+    def _saved_p(node):
+        return node.p
+
+    @property
+    def _saved_x1(node):
+        return None if node.x1_ is None else node.x1_.unpack(node)
+
+    @property
+    def _raw_saved_x1(node):
+        return SavedVariable(None) if node.x1_ is None else node.x1_
+
+    @property
+    def _saved_x2(node):
+        return None if node.x2_ is None else node.x2_.unpack(node)
+
+    @property
+    def _raw_saved_x2(node):
+        return SavedVariable(None) if node.x2_ is None else node.x2_
+
+    @property
+    def _saved_result(node):
+        return None if node.result_ is None else node.result_.unpack(node)
+
+    @property
+    def _raw_saved_result(node):
+        return SavedVariable(None) if node.result_ is None else node.result_
+
+
+class CdistBackwardBackward0(Node):
+    """Backward of ``_cdist_backward(Tensor grad, Tensor x1, Tensor x2, float p, Tensor cdist) -> Tensor``."""
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = not_implemented("_cdist_backward")
+        if node.task_should_compute_output(1):
+            grad_inputs[1] = not_implemented("_cdist_backward")
+        if node.task_should_compute_output(2):
+            grad_inputs[2] = not_implemented("_cdist_backward")
+        if node.task_should_compute_output(3):
+            grad_inputs[3] = not_implemented("_cdist_backward")
+        return grad_inputs
+
+
 class UnsqueezeBackward1(Node):
     """Backward of ``unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)``."""
 
@@ -10582,3 +11052,231 @@ class UnsqueezeBackward1(Node):
     @property
     def _saved_dim(node):
         return None if node.dim is None else node.dim % 18446744073709551616
+
+
+class TransposeBackward1(Node):
+    """Backward of ``transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)``."""
+
+    dim0 = None
+    dim1 = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            dim0 = node.dim0
+            dim1 = node.dim1
+            grad_inputs[0] = ops.transpose(grad, dim0, dim1)
+        return grad_inputs
+
+    @property
+    def _saved_dim0(node):
+        return None if node.dim0 is None else node.dim0 % 18446744073709551616
+
+    @property
+    def _saved_dim1(node):
+        return None if node.dim1 is None else node.dim1 % 18446744073709551616
+
+
+class ScatterReduceBackward0(Node):
+    """Backward of ``scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor``."""
+
+    dim = None
+    include_self = None
+    index_ = None
+    reduce = None
+    self_ = None
+    src_ = None
+    result_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        index = None if node.index_ is None else node.index_.unpack(node)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        src = None if node.src_ is None else node.src_.unpack(node)
+        result = None if node.result_ is None else node.result_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0) or node.task_should_compute_output(1):
+            dim = node.dim
+            include_self = node.include_self
+            reduce = node.reduce
+            grad_input_mask = [node.task_should_compute_output(0), node.task_should_compute_output(1)]
+            grad_result = scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, result, grad_input_mask)
+            if grad_input_mask[0]:
+                grad_inputs[0] = grad_result[0]
+            if grad_input_mask[1]:
+                grad_inputs[1] = grad_result[1]
+        return grad_inputs
+
+    def release_variables(node):
+        if node.index_ is not None:
+            node.index_.reset_data()
+        if node.self_ is not None:
+            node.self_.reset_data()
+        if node.src_ is not None:
+            node.src_.reset_data()
+        if node.result_ is not None:
+            node.result_.reset_data()
+
+    @property
+    def _saved_dim(node):
+        return None if node.dim is None else node.dim % 18446744073709551616
+
+    @property
+    def _saved_include_self(node):
+        return node.include_self
+
+    @property
+    def _saved_index(node):
+        return None if node.index_ is None else node.index_.unpack(node)
+
+    @property
+    def _raw_saved_index(node):
+        return SavedVariable(None) if node.index_ is None else node.index_
+
+    @property
+    def _saved_reduce(node):
+        return node.reduce
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_src(node):
+        return None if node.src_ is None else node.src_.unpack(node)
+
+    @property
+    def _raw_saved_src(node):
+        return SavedVariable(None) if node.src_ is None else node.src_
+
+    @property
+    def _saved_result(node):
+        return None if node.result_ is None else node.result_.unpack(node)
+
+    @property
+    def _raw_saved_result(node):
+        return SavedVariable(None) if node.result_ is None else node.result_
+
+
+class IndexReduceBackward0(Node):
+    """Backward of ``index_reduce(Tensor self, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True) -> Tensor``."""
+
+    dim = None
+    include_self = None
+    index_ = None
+    reduce = None
+    self_ = None
+    source_ = None
+    result_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        index = None if node.index_ is None else node.index_.unpack(node)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        source = None if node.source_ is None else node.source_.unpack(node)
+        result = None if node.result_ is None else node.result_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0) or node.task_should_compute_output(1):
+            dim = node.dim
+            include_self = node.include_self
+            reduce = node.reduce
+            grad_input_mask = [node.task_should_compute_output(0), node.task_should_compute_output(1)]
+            grad_result = index_reduce_backward(grad, self, dim, index, source, reduce, include_self, result, grad_input_mask)
+            if grad_input_mask[0]:
+                grad_inputs[0] = grad_result[0]
+            if grad_input_mask[1]:
+                grad_inputs[1] = grad_result[1]
+        return grad_inputs
+
+    def release_variables(node):
+        if node.index_ is not None:
+            node.index_.reset_data()
+        if node.self_ is not None:
+            node.self_.reset_data()
+        if node.source_ is not None:
+            node.source_.reset_data()
+        if node.result_ is not None:
+            node.result_.reset_data()
+
+    @property
+    def _saved_dim(node):
+        return None if node.dim is None else node.dim % 18446744073709551616
+
+    @property
+    def _saved_include_self(node):
+        return node.include_self
+
+    @property
+    def _saved_index(node):
+        return None if node.index_ is None else node.index_.unpack(node)
+
+    @property
+    def _raw_saved_index(node):
+        return SavedVariable(None) if node.index_ is None else node.index_
+
+    @property
+    def _saved_reduce(node):
+        return node.reduce
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_source(node):
+        return None if node.source_ is None else node.source_.unpack(node)
+
+    @property
+    def _raw_saved_source(node):
+        return SavedVariable(None) if node.source_ is None else node.source_
+
+    @property
+    def _saved_result(node):
+        return None if node.result_ is None else node.result_.unpack(node)
+
+    @property
+    def _raw_saved_result(node):
+        return SavedVariable(None) if node.result_ is None else node.result_
+
+
+class LinalgMatrixExpBackward0(Node):
+    """Backward of ``linalg_matrix_exp(Tensor self) -> Tensor``."""
+
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = linalg_matrix_exp_differential(self, grad, True)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_

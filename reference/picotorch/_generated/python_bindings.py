@@ -15,6 +15,18 @@ TORCH_FUNCTIONS = {
     '_adaptive_avg_pool2d': [
         (vt._adaptive_avg_pool2d, '_adaptive_avg_pool2d(Tensor input, int[2] output_size)', vt.PARAMETERS['_adaptive_avg_pool2d']),
     ],
+    '_cdist_forward': [
+        (vt._cdist_forward, '_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode)', vt.PARAMETERS['_cdist_forward']),
+    ],
+    '_euclidean_dist': [
+        (vt._euclidean_dist, '_euclidean_dist(Tensor x1, Tensor x2)', vt.PARAMETERS['_euclidean_dist']),
+    ],
+    '_linalg_det': [
+        (vt._linalg_det, '_linalg_det(Tensor A)', vt.PARAMETERS['_linalg_det']),
+    ],
+    '_linalg_slogdet': [
+        (vt._linalg_slogdet, '_linalg_slogdet(Tensor A)', vt.PARAMETERS['_linalg_slogdet']),
+    ],
     '_log_softmax': [
         (vt._log_softmax, '_log_softmax(Tensor input, int dim, bool half_to_float, *, Tensor out=None)', (vt.PARAMETERS['_log_softmax'][0], vt.PARAMETERS['_log_softmax'][1] + (('out', 'Tensor?', True),)), (vt._log_softmax_out, ('out',))),
     ],
@@ -35,6 +47,9 @@ TORCH_FUNCTIONS = {
     ],
     '_to_copy': [
         (vt._to_copy, '_to_copy(Tensor input, *, bool non_blocking=False, MemoryFormat? memory_format=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)', vt.PARAMETERS['_to_copy']),
+    ],
+    '_unique2': [
+        (vt._unique2, '_unique2(Tensor input, bool sorted=True, bool return_inverse=False, bool return_counts=False)', vt.PARAMETERS['_unique2']),
     ],
     '_unsafe_view': [
         (vt._unsafe_view, '_unsafe_view(Tensor input, int[] size)', vt.PARAMETERS['_unsafe_view']),
@@ -206,6 +221,9 @@ TORCH_FUNCTIONS = {
     'binary_cross_entropy_with_logits': [
         (vt.binary_cross_entropy_with_logits, 'binary_cross_entropy_with_logits(Tensor input, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean)', vt.PARAMETERS['binary_cross_entropy_with_logits']),
     ],
+    'bincount': [
+        (vt.bincount, 'bincount(Tensor input, Tensor? weights=None, int minlength=0)', vt.PARAMETERS['bincount']),
+    ],
     'bitwise_and': [
         (vt.bitwise_and_Tensor, 'bitwise_and(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['bitwise_and_Tensor'][0], vt.PARAMETERS['bitwise_and_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.bitwise_and_Tensor_out, ('out',))),
         (vt.bitwise_and_Scalar, 'bitwise_and(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['bitwise_and_Scalar'][0], vt.PARAMETERS['bitwise_and_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.bitwise_and_Scalar_out, ('out',))),
@@ -231,8 +249,15 @@ TORCH_FUNCTIONS = {
     'broadcast_to': [
         (vt.broadcast_to, 'broadcast_to(Tensor input, int[] size)', vt.PARAMETERS['broadcast_to']),
     ],
+    'bucketize': [
+        (vt.bucketize_Tensor, 'bucketize(Tensor input, Tensor boundaries, *, bool out_int32=False, bool right=False, Tensor out=None)', (vt.PARAMETERS['bucketize_Tensor'][0], vt.PARAMETERS['bucketize_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.bucketize_Tensor_out, ('out',))),
+        (vt.bucketize_Scalar, 'bucketize(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False)', vt.PARAMETERS['bucketize_Scalar']),
+    ],
     'cat': [
         (vt.cat, 'cat(Tensor[] tensors, int dim=0, *, Tensor out=None)', (vt.PARAMETERS['cat'][0], vt.PARAMETERS['cat'][1] + (('out', 'Tensor?', True),)), (vt.cat_out, ('out',))),
+    ],
+    'cdist': [
+        (vt.cdist, 'cdist(Tensor x1, Tensor x2, float p=2, int? compute_mode=None)', vt.PARAMETERS['cdist']),
     ],
     'ceil': [
         (vt.ceil, 'ceil(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['ceil'][0], vt.PARAMETERS['ceil'][1] + (('out', 'Tensor?', True),)), (vt.ceil_out, ('out',))),
@@ -311,6 +336,9 @@ TORCH_FUNCTIONS = {
         (vt.copysign_Tensor, 'copysign(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['copysign_Tensor'][0], vt.PARAMETERS['copysign_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.copysign_out, ('out',))),
         (vt.copysign_Scalar, 'copysign(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['copysign_Scalar'][0], vt.PARAMETERS['copysign_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.copysign_Scalar_out, ('out',))),
     ],
+    'corrcoef': [
+        (vt.corrcoef, 'corrcoef(Tensor input)', vt.PARAMETERS['corrcoef']),
+    ],
     'cos': [
         (vt.cos, 'cos(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['cos'][0], vt.PARAMETERS['cos'][1] + (('out', 'Tensor?', True),)), (vt.cos_out, ('out',))),
     ],
@@ -333,6 +361,9 @@ TORCH_FUNCTIONS = {
         (vt.count_nonzero, 'count_nonzero(Tensor input, int? dim=None)', vt.PARAMETERS['count_nonzero']),
         (vt.count_nonzero_dim_IntList, 'count_nonzero(Tensor input, int[] dim)', vt.PARAMETERS['count_nonzero_dim_IntList']),
     ],
+    'cov': [
+        (vt.cov, 'cov(Tensor input, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None)', vt.PARAMETERS['cov']),
+    ],
     'cummax': [
         (vt.cummax, 'cummax(Tensor input, int dim, *, Tensor[2] out=None)', (vt.PARAMETERS['cummax'][0], vt.PARAMETERS['cummax'][1] + (('out', 'Tensor[]?', True),)), (vt.cummax_out, ('values', 'indices'))),
     ],
@@ -345,11 +376,18 @@ TORCH_FUNCTIONS = {
     'cumsum': [
         (vt.cumsum, 'cumsum(Tensor input, int dim, *, ScalarType? dtype=None, Tensor out=None)', (vt.PARAMETERS['cumsum'][0], vt.PARAMETERS['cumsum'][1] + (('out', 'Tensor?', True),)), (vt.cumsum_out, ('out',))),
     ],
+    'cumulative_trapezoid': [
+        (vt.cumulative_trapezoid_x, 'cumulative_trapezoid(Tensor y, Tensor x, *, int dim=-1)', vt.PARAMETERS['cumulative_trapezoid_x']),
+        (vt.cumulative_trapezoid_dx, 'cumulative_trapezoid(Tensor y, *, Scalar dx=1, int dim=-1)', vt.PARAMETERS['cumulative_trapezoid_dx']),
+    ],
     'deg2rad': [
         (vt.deg2rad, 'deg2rad(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['deg2rad'][0], vt.PARAMETERS['deg2rad'][1] + (('out', 'Tensor?', True),)), (vt.deg2rad_out, ('out',))),
     ],
     'deg2rad_': [
         (vt.deg2rad_, 'deg2rad_(Tensor input)', vt.PARAMETERS['deg2rad_']),
+    ],
+    'det': [
+        (vt.det, 'det(Tensor input)', vt.PARAMETERS['det']),
     ],
     'diag': [
         (vt.diag, 'diag(Tensor input, int diagonal=0)', vt.PARAMETERS['diag']),
@@ -521,6 +559,15 @@ TORCH_FUNCTIONS = {
     'ger': [
         (vt.ger, 'ger(Tensor input, Tensor vec2)', vt.PARAMETERS['ger']),
     ],
+    'gradient': [
+        (vt.gradient_array, 'gradient(Tensor input, *, int[] dim, int edge_order=1)', vt.PARAMETERS['gradient_array']),
+        (vt.gradient_scalararray, 'gradient(Tensor input, *, Scalar spacing, int[] dim, int edge_order=1)', vt.PARAMETERS['gradient_scalararray']),
+        (vt.gradient_scalarint, 'gradient(Tensor input, *, Scalar? spacing=None, int? dim=None, int edge_order=1)', vt.PARAMETERS['gradient_scalarint']),
+        (vt.gradient_scalarrayint, 'gradient(Tensor input, *, Scalar[] spacing, int? dim=None, int edge_order=1)', vt.PARAMETERS['gradient_scalarrayint']),
+        (vt.gradient_scalarrayarray, 'gradient(Tensor input, *, Scalar[] spacing, int[] dim, int edge_order=1)', vt.PARAMETERS['gradient_scalarrayarray']),
+        (vt.gradient_tensorarrayint, 'gradient(Tensor input, *, Tensor[] spacing, int? dim=None, int edge_order=1)', vt.PARAMETERS['gradient_tensorarrayint']),
+        (vt.gradient_tensorarray, 'gradient(Tensor input, *, Tensor[] spacing, int[] dim, int edge_order=1)', vt.PARAMETERS['gradient_tensorarray']),
+    ],
     'greater': [
         (vt.greater_Tensor, 'greater(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['greater_Tensor'][0], vt.PARAMETERS['greater_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.greater_Tensor_out, ('out',))),
         (vt.greater_Scalar, 'greater(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['greater_Scalar'][0], vt.PARAMETERS['greater_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.greater_Scalar_out, ('out',))),
@@ -542,6 +589,9 @@ TORCH_FUNCTIONS = {
     'hinge_embedding_loss': [
         (vt.hinge_embedding_loss, 'hinge_embedding_loss(Tensor input, Tensor target, float margin=1.0, int reduction=Mean)', vt.PARAMETERS['hinge_embedding_loss']),
     ],
+    'histc': [
+        (vt.histc, 'histc(Tensor input, int bins=100, Scalar min=0, Scalar max=0, *, Tensor out=None)', (vt.PARAMETERS['histc'][0], vt.PARAMETERS['histc'][1] + (('out', 'Tensor?', True),)), (vt.histc_out, ('out',))),
+    ],
     'hstack': [
         (vt.hstack, 'hstack(Tensor[] tensors, *, Tensor out=None)', (vt.PARAMETERS['hstack'][0], vt.PARAMETERS['hstack'][1] + (('out', 'Tensor?', True),)), (vt.hstack_out, ('out',))),
     ],
@@ -558,6 +608,9 @@ TORCH_FUNCTIONS = {
         (vt.index_fill_int_Tensor, 'index_fill(Tensor input, int dim, Tensor index, Tensor value)', vt.PARAMETERS['index_fill_int_Tensor']),
         (vt.index_fill_int_Scalar, 'index_fill(Tensor input, int dim, Tensor index, Scalar value)', vt.PARAMETERS['index_fill_int_Scalar']),
     ],
+    'index_reduce': [
+        (vt.index_reduce, 'index_reduce(Tensor input, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True, Tensor out=None)', (vt.PARAMETERS['index_reduce'][0], vt.PARAMETERS['index_reduce'][1] + (('out', 'Tensor?', True),)), (vt.index_reduce_out, ('out',))),
+    ],
     'index_select': [
         (vt.index_select, 'index_select(Tensor input, int dim, Tensor index, *, Tensor out=None)', (vt.PARAMETERS['index_select'][0], vt.PARAMETERS['index_select'][1] + (('out', 'Tensor?', True),)), (vt.index_select_out, ('out',))),
     ],
@@ -567,17 +620,34 @@ TORCH_FUNCTIONS = {
     'instance_norm': [
         (vt.instance_norm, 'instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool use_input_stats, float momentum, float eps, bool cudnn_enabled)', vt.PARAMETERS['instance_norm']),
     ],
+    'inverse': [
+        (vt.inverse, 'inverse(Tensor input)', vt.PARAMETERS['inverse']),
+    ],
     'isclose': [
         (vt.isclose, 'isclose(Tensor input, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False)', vt.PARAMETERS['isclose']),
     ],
     'isfinite': [
         (vt.isfinite, 'isfinite(Tensor input)', vt.PARAMETERS['isfinite']),
     ],
+    'isin': [
+        (vt.isin_Tensor_Tensor, 'isin(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False, Tensor out=None)', (vt.PARAMETERS['isin_Tensor_Tensor'][0], vt.PARAMETERS['isin_Tensor_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.isin_Tensor_Tensor_out, ('out',))),
+        (vt.isin_Scalar_Tensor, 'isin(Scalar element, Tensor test_elements, *, bool assume_unique=False, bool invert=False, Tensor out=None)', (vt.PARAMETERS['isin_Scalar_Tensor'][0], vt.PARAMETERS['isin_Scalar_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.isin_Scalar_Tensor_out, ('out',))),
+        (vt.isin_Tensor_Scalar, 'isin(Tensor elements, Scalar test_element, *, bool assume_unique=False, bool invert=False, Tensor out=None)', (vt.PARAMETERS['isin_Tensor_Scalar'][0], vt.PARAMETERS['isin_Tensor_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.isin_Tensor_Scalar_out, ('out',))),
+    ],
     'isinf': [
         (vt.isinf, 'isinf(Tensor input)', vt.PARAMETERS['isinf']),
     ],
     'isnan': [
         (vt.isnan, 'isnan(Tensor input)', vt.PARAMETERS['isnan']),
+    ],
+    'isneginf': [
+        (vt.isneginf, 'isneginf(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['isneginf'][0], vt.PARAMETERS['isneginf'][1] + (('out', 'Tensor?', True),)), (vt.isneginf_out, ('out',))),
+    ],
+    'isposinf': [
+        (vt.isposinf, 'isposinf(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['isposinf'][0], vt.PARAMETERS['isposinf'][1] + (('out', 'Tensor?', True),)), (vt.isposinf_out, ('out',))),
+    ],
+    'isreal': [
+        (vt.isreal, 'isreal(Tensor input)', vt.PARAMETERS['isreal']),
     ],
     'kl_div': [
         (vt.kl_div, 'kl_div(Tensor input, Tensor target, int reduction=Mean, *, bool log_target=False)', vt.PARAMETERS['kl_div']),
@@ -643,6 +713,12 @@ TORCH_FUNCTIONS = {
     'logaddexp2': [
         (vt.logaddexp2, 'logaddexp2(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['logaddexp2'][0], vt.PARAMETERS['logaddexp2'][1] + (('out', 'Tensor?', True),)), (vt.logaddexp2_out, ('out',))),
     ],
+    'logcumsumexp': [
+        (vt.logcumsumexp, 'logcumsumexp(Tensor input, int dim, *, Tensor out=None)', (vt.PARAMETERS['logcumsumexp'][0], vt.PARAMETERS['logcumsumexp'][1] + (('out', 'Tensor?', True),)), (vt.logcumsumexp_out, ('out',))),
+    ],
+    'logdet': [
+        (vt.logdet, 'logdet(Tensor input)', vt.PARAMETERS['logdet']),
+    ],
     'logical_and': [
         (vt.logical_and, 'logical_and(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['logical_and'][0], vt.PARAMETERS['logical_and'][1] + (('out', 'Tensor?', True),)), (vt.logical_and_out, ('out',))),
     ],
@@ -684,6 +760,12 @@ TORCH_FUNCTIONS = {
     'matmul': [
         (vt.matmul, 'matmul(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['matmul'][0], vt.PARAMETERS['matmul'][1] + (('out', 'Tensor?', True),)), (vt.matmul_out, ('out',))),
     ],
+    'matrix_exp': [
+        (vt.matrix_exp, 'matrix_exp(Tensor input)', vt.PARAMETERS['matrix_exp']),
+    ],
+    'matrix_power': [
+        (vt.matrix_power, 'matrix_power(Tensor input, int n, *, Tensor out=None)', (vt.PARAMETERS['matrix_power'][0], vt.PARAMETERS['matrix_power'][1] + (('out', 'Tensor?', True),)), (vt.matrix_power_out, ('out',))),
+    ],
     'max': [
         (vt.max, 'max(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['max'][0], vt.PARAMETERS['max'][1] + (('out', 'Tensor?', True),)), (vt.max_unary_out, ('out',))),
         (vt.max_other, 'max(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['max_other'][0], vt.PARAMETERS['max_other'][1] + (('out', 'Tensor?', True),)), (vt.max_out, ('out',))),
@@ -724,6 +806,9 @@ TORCH_FUNCTIONS = {
     'mm': [
         (vt.mm, 'mm(Tensor input, Tensor mat2, *, Tensor out=None)', (vt.PARAMETERS['mm'][0], vt.PARAMETERS['mm'][1] + (('out', 'Tensor?', True),)), (vt.mm_out, ('out',))),
     ],
+    'mode': [
+        (vt.mode, 'mode(Tensor input, int dim=-1, bool keepdim=False)', vt.PARAMETERS['mode']),
+    ],
     'moveaxis': [
         (vt.moveaxis_int, 'moveaxis(Tensor input, int source, int destination)', vt.PARAMETERS['moveaxis_int']),
         (vt.moveaxis_intlist, 'moveaxis(Tensor input, int[] source, int[] destination)', vt.PARAMETERS['moveaxis_intlist']),
@@ -754,6 +839,10 @@ TORCH_FUNCTIONS = {
     'nanmedian': [
         (vt.nanmedian, 'nanmedian(Tensor input)', vt.PARAMETERS['nanmedian']),
         (vt.nanmedian_dim, 'nanmedian(Tensor input, int dim, bool keepdim=False, *, Tensor[2] out=None)', (vt.PARAMETERS['nanmedian_dim'][0], vt.PARAMETERS['nanmedian_dim'][1] + (('out', 'Tensor[]?', True),)), (vt.nanmedian_dim_values, ('values', 'indices'))),
+    ],
+    'nanquantile': [
+        (vt.nanquantile, "nanquantile(Tensor input, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor out=None)", (vt.PARAMETERS['nanquantile'][0], vt.PARAMETERS['nanquantile'][1] + (('out', 'Tensor?', True),)), (vt.nanquantile_out, ('out',))),
+        (vt.nanquantile_scalar, "nanquantile(Tensor input, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor out=None)", (vt.PARAMETERS['nanquantile_scalar'][0], vt.PARAMETERS['nanquantile_scalar'][1] + (('out', 'Tensor?', True),)), (vt.nanquantile_scalar_out, ('out',))),
     ],
     'nansum': [
         (vt.nansum, 'nansum(Tensor input, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor out=None)', (vt.PARAMETERS['nansum'][0], vt.PARAMETERS['nansum'][1] + (('out', 'Tensor?', True),)), (vt.nansum_out, ('out',))),
@@ -837,6 +926,10 @@ TORCH_FUNCTIONS = {
     'put': [
         (vt.put, 'put(Tensor input, Tensor index, Tensor source, bool accumulate=False)', vt.PARAMETERS['put']),
     ],
+    'quantile': [
+        (vt.quantile, "quantile(Tensor input, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor out=None)", (vt.PARAMETERS['quantile'][0], vt.PARAMETERS['quantile'][1] + (('out', 'Tensor?', True),)), (vt.quantile_out, ('out',))),
+        (vt.quantile_scalar, "quantile(Tensor input, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor out=None)", (vt.PARAMETERS['quantile_scalar'][0], vt.PARAMETERS['quantile_scalar'][1] + (('out', 'Tensor?', True),)), (vt.quantile_scalar_out, ('out',))),
+    ],
     'rad2deg': [
         (vt.rad2deg, 'rad2deg(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['rad2deg'][0], vt.PARAMETERS['rad2deg'][1] + (('out', 'Tensor?', True),)), (vt.rad2deg_out, ('out',))),
     ],
@@ -862,6 +955,9 @@ TORCH_FUNCTIONS = {
         (vt.remainder_Tensor, 'remainder(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['remainder_Tensor'][0], vt.PARAMETERS['remainder_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.remainder_Tensor_out, ('out',))),
         (vt.remainder_Scalar_Tensor, 'remainder(Scalar self, Tensor other)', vt.PARAMETERS['remainder_Scalar_Tensor']),
         (vt.remainder_Scalar, 'remainder(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['remainder_Scalar'][0], vt.PARAMETERS['remainder_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.remainder_Scalar_out, ('out',))),
+    ],
+    'renorm': [
+        (vt.renorm, 'renorm(Tensor input, Scalar p, int dim, Scalar maxnorm, *, Tensor out=None)', (vt.PARAMETERS['renorm'][0], vt.PARAMETERS['renorm'][1] + (('out', 'Tensor?', True),)), (vt.renorm_out, ('out',))),
     ],
     'repeat_interleave': [
         (vt.repeat_interleave_self_Tensor, 'repeat_interleave(Tensor input, Tensor repeats, int? dim=None, *, int? output_size=None)', vt.PARAMETERS['repeat_interleave_self_Tensor']),
@@ -905,6 +1001,13 @@ TORCH_FUNCTIONS = {
     ],
     'scatter_add': [
         (vt.scatter_add, 'scatter_add(Tensor input, int dim, Tensor index, Tensor src, *, Tensor out=None)', (vt.PARAMETERS['scatter_add'][0], vt.PARAMETERS['scatter_add'][1] + (('out', 'Tensor?', True),)), (vt.scatter_add_out, ('out',))),
+    ],
+    'scatter_reduce': [
+        (vt.scatter_reduce_two, 'scatter_reduce(Tensor input, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True, Tensor out=None)', (vt.PARAMETERS['scatter_reduce_two'][0], vt.PARAMETERS['scatter_reduce_two'][1] + (('out', 'Tensor?', True),)), (vt.scatter_reduce_two_out, ('out',))),
+    ],
+    'searchsorted': [
+        (vt.searchsorted_Tensor, 'searchsorted(Tensor sorted_sequence, Tensor input, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, Tensor out=None)', (vt.PARAMETERS['searchsorted_Tensor'][0], vt.PARAMETERS['searchsorted_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.searchsorted_Tensor_out, ('out',))),
+        (vt.searchsorted_Scalar, 'searchsorted(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None)', vt.PARAMETERS['searchsorted_Scalar']),
     ],
     'select': [
         (vt.select_int, 'select(Tensor input, int dim, int index)', vt.PARAMETERS['select_int']),
@@ -950,6 +1053,9 @@ TORCH_FUNCTIONS = {
     ],
     'slice': [
         (vt.slice_Tensor, 'slice(Tensor input, int dim=0, int? start=None, int? end=None, int step=1)', vt.PARAMETERS['slice_Tensor']),
+    ],
+    'slogdet': [
+        (vt.slogdet, 'slogdet(Tensor input)', vt.PARAMETERS['slogdet']),
     ],
     'softmax': [
         (vt.softmax_int, 'softmax(Tensor input, int dim, ScalarType? dtype=None, *, Tensor out=None)', (vt.PARAMETERS['softmax_int'][0], vt.PARAMETERS['softmax_int'][1] + (('out', 'Tensor?', True),)), (vt.softmax_int_out, ('out',))),
@@ -1059,6 +1165,14 @@ TORCH_FUNCTIONS = {
     'transpose': [
         (vt.transpose_int, 'transpose(Tensor input, int dim0, int dim1)', vt.PARAMETERS['transpose_int']),
     ],
+    'trapezoid': [
+        (vt.trapezoid_x, 'trapezoid(Tensor y, Tensor x, *, int dim=-1)', vt.PARAMETERS['trapezoid_x']),
+        (vt.trapezoid_dx, 'trapezoid(Tensor y, *, Scalar dx=1, int dim=-1)', vt.PARAMETERS['trapezoid_dx']),
+    ],
+    'trapz': [
+        (vt.trapz_dx, 'trapz(Tensor y, *, float dx=1, int dim=-1)', vt.PARAMETERS['trapz_dx']),
+        (vt.trapz_x, 'trapz(Tensor y, Tensor x, *, int dim=-1)', vt.PARAMETERS['trapz_x']),
+    ],
     'tril': [
         (vt.tril, 'tril(Tensor input, int diagonal=0, *, Tensor out=None)', (vt.PARAMETERS['tril'][0], vt.PARAMETERS['tril'][1] + (('out', 'Tensor?', True),)), (vt.tril_out, ('out',))),
     ],
@@ -1090,8 +1204,17 @@ TORCH_FUNCTIONS = {
     'unflatten': [
         (vt.unflatten_int, 'unflatten(Tensor input, int dim, int[] sizes)', vt.PARAMETERS['unflatten_int']),
     ],
+    'unique_consecutive': [
+        (vt.unique_consecutive, 'unique_consecutive(Tensor input, bool return_inverse=False, bool return_counts=False, int? dim=None)', vt.PARAMETERS['unique_consecutive']),
+    ],
+    'unique_dim': [
+        (vt.unique_dim, 'unique_dim(Tensor input, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False)', vt.PARAMETERS['unique_dim']),
+    ],
     'unsqueeze': [
         (vt.unsqueeze, 'unsqueeze(Tensor input, int dim)', vt.PARAMETERS['unsqueeze']),
+    ],
+    'vander': [
+        (vt.vander, 'vander(Tensor x, int? N=None, bool increasing=False)', vt.PARAMETERS['vander']),
     ],
     'var': [
         (vt.var_dim, 'var(Tensor input, int[1] dim, bool unbiased=True, bool keepdim=False, *, Tensor out=None)', (vt.PARAMETERS['var_dim'][0], vt.PARAMETERS['var_dim'][1] + (('out', 'Tensor?', True),)), (vt.var_out, ('out',))),
@@ -1264,6 +1387,24 @@ TORCH_NN_FUNCTIONS = {
 
 # ``python_module: linalg`` ops: ``torch._C._linalg.<name>``, which ``torch.linalg`` exposes
 TORCH_LINALG_FUNCTIONS = {
+    'linalg_det': [
+        (vt.linalg_det, 'linalg_det(Tensor A)', vt.PARAMETERS['linalg_det']),
+    ],
+    'linalg_inv': [
+        (vt.linalg_inv, 'linalg_inv(Tensor A)', vt.PARAMETERS['linalg_inv']),
+    ],
+    'linalg_inv_ex': [
+        (vt.linalg_inv_ex, 'linalg_inv_ex(Tensor A, *, bool check_errors=False)', vt.PARAMETERS['linalg_inv_ex']),
+    ],
+    'linalg_matrix_exp': [
+        (vt.linalg_matrix_exp, 'linalg_matrix_exp(Tensor input)', vt.PARAMETERS['linalg_matrix_exp']),
+    ],
+    'linalg_matrix_power': [
+        (vt.linalg_matrix_power, 'linalg_matrix_power(Tensor input, int n)', vt.PARAMETERS['linalg_matrix_power']),
+    ],
+    'linalg_slogdet': [
+        (vt.linalg_slogdet, 'linalg_slogdet(Tensor A)', vt.PARAMETERS['linalg_slogdet']),
+    ],
     'linalg_vector_norm': [
         (vt.linalg_vector_norm, 'linalg_vector_norm(Tensor input, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor out=None)', (vt.PARAMETERS['linalg_vector_norm'][0], vt.PARAMETERS['linalg_vector_norm'][1] + (('out', 'Tensor?', True),)), (vt.linalg_vector_norm_out, ('out',))),
     ],
@@ -1441,6 +1582,9 @@ TENSOR_METHODS = {
         (vt.bernoulli__Tensor, 'bernoulli_(Tensor p, *, Generator? generator=None)', vt.PARAMETERS['bernoulli__Tensor']),
         (vt.bernoulli__float, 'bernoulli_(float p=0.5, *, Generator? generator=None)', vt.PARAMETERS['bernoulli__float']),
     ],
+    'bincount': [
+        (vt.bincount, 'bincount(Tensor? weights=None, int minlength=0)', vt.PARAMETERS['bincount']),
+    ],
     'bitwise_and': [
         (vt.bitwise_and_Tensor, 'bitwise_and(Tensor other)', vt.PARAMETERS['bitwise_and_Tensor']),
         (vt.bitwise_and_Scalar, 'bitwise_and(Scalar other)', vt.PARAMETERS['bitwise_and_Scalar']),
@@ -1535,6 +1679,9 @@ TENSOR_METHODS = {
         (vt.copysign__Tensor, 'copysign_(Tensor other)', vt.PARAMETERS['copysign__Tensor']),
         (vt.copysign__Scalar, 'copysign_(Scalar other)', vt.PARAMETERS['copysign__Scalar']),
     ],
+    'corrcoef': [
+        (vt.corrcoef, 'corrcoef()', vt.PARAMETERS['corrcoef']),
+    ],
     'cos': [
         (vt.cos, 'cos()', vt.PARAMETERS['cos']),
     ],
@@ -1550,6 +1697,9 @@ TENSOR_METHODS = {
     'count_nonzero': [
         (vt.count_nonzero, 'count_nonzero(int? dim=None)', vt.PARAMETERS['count_nonzero']),
         (vt.count_nonzero_dim_IntList, 'count_nonzero(int[] dim)', vt.PARAMETERS['count_nonzero_dim_IntList']),
+    ],
+    'cov': [
+        (vt.cov, 'cov(*, int correction=1, Tensor? fweights=None, Tensor? aweights=None)', vt.PARAMETERS['cov']),
     ],
     'cummax': [
         (vt.cummax, 'cummax(int dim)', vt.PARAMETERS['cummax']),
@@ -1574,6 +1724,9 @@ TENSOR_METHODS = {
     ],
     'deg2rad_': [
         (vt.deg2rad_, 'deg2rad_()', vt.PARAMETERS['deg2rad_']),
+    ],
+    'det': [
+        (vt.det, 'det()', vt.PARAMETERS['det']),
     ],
     'diag': [
         (vt.diag, 'diag(int diagonal=0)', vt.PARAMETERS['diag']),
@@ -1749,6 +1902,9 @@ TENSOR_METHODS = {
     'hardshrink': [
         (vt.hardshrink, 'hardshrink(Scalar lambd=0.5)', vt.PARAMETERS['hardshrink']),
     ],
+    'histc': [
+        (vt.histc, 'histc(int bins=100, Scalar min=0, Scalar max=0)', vt.PARAMETERS['histc']),
+    ],
     'hypot': [
         (vt.hypot, 'hypot(Tensor other)', vt.PARAMETERS['hypot']),
     ],
@@ -1772,11 +1928,20 @@ TENSOR_METHODS = {
         (vt.index_fill__int_Tensor, 'index_fill_(int dim, Tensor index, Tensor value)', vt.PARAMETERS['index_fill__int_Tensor']),
         (vt.index_fill__int_Scalar, 'index_fill_(int dim, Tensor index, Scalar value)', vt.PARAMETERS['index_fill__int_Scalar']),
     ],
+    'index_reduce': [
+        (vt.index_reduce, 'index_reduce(int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True)', vt.PARAMETERS['index_reduce']),
+    ],
+    'index_reduce_': [
+        (vt.index_reduce_, 'index_reduce_(int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True)', vt.PARAMETERS['index_reduce_']),
+    ],
     'index_select': [
         (vt.index_select, 'index_select(int dim, Tensor index)', vt.PARAMETERS['index_select']),
     ],
     'inner': [
         (vt.inner, 'inner(Tensor other)', vt.PARAMETERS['inner']),
+    ],
+    'inverse': [
+        (vt.inverse, 'inverse()', vt.PARAMETERS['inverse']),
     ],
     'isclose': [
         (vt.isclose, 'isclose(Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False)', vt.PARAMETERS['isclose']),
@@ -1789,6 +1954,15 @@ TENSOR_METHODS = {
     ],
     'isnan': [
         (vt.isnan, 'isnan()', vt.PARAMETERS['isnan']),
+    ],
+    'isneginf': [
+        (vt.isneginf, 'isneginf()', vt.PARAMETERS['isneginf']),
+    ],
+    'isposinf': [
+        (vt.isposinf, 'isposinf()', vt.PARAMETERS['isposinf']),
+    ],
+    'isreal': [
+        (vt.isreal, 'isreal()', vt.PARAMETERS['isreal']),
     ],
     'kron': [
         (vt.kron, 'kron(Tensor other)', vt.PARAMETERS['kron']),
@@ -1855,6 +2029,12 @@ TENSOR_METHODS = {
     'logaddexp2': [
         (vt.logaddexp2, 'logaddexp2(Tensor other)', vt.PARAMETERS['logaddexp2']),
     ],
+    'logcumsumexp': [
+        (vt.logcumsumexp, 'logcumsumexp(int dim)', vt.PARAMETERS['logcumsumexp']),
+    ],
+    'logdet': [
+        (vt.logdet, 'logdet()', vt.PARAMETERS['logdet']),
+    ],
     'logical_and': [
         (vt.logical_and, 'logical_and(Tensor other)', vt.PARAMETERS['logical_and']),
     ],
@@ -1912,6 +2092,12 @@ TENSOR_METHODS = {
     'matmul': [
         (vt.matmul, 'matmul(Tensor other)', vt.PARAMETERS['matmul']),
     ],
+    'matrix_exp': [
+        (vt.matrix_exp, 'matrix_exp()', vt.PARAMETERS['matrix_exp']),
+    ],
+    'matrix_power': [
+        (vt.matrix_power, 'matrix_power(int n)', vt.PARAMETERS['matrix_power']),
+    ],
     'max': [
         (vt.max, 'max()', vt.PARAMETERS['max']),
         (vt.max_other, 'max(Tensor other)', vt.PARAMETERS['max_other']),
@@ -1938,6 +2124,9 @@ TENSOR_METHODS = {
     ],
     'mm': [
         (vt.mm, 'mm(Tensor mat2)', vt.PARAMETERS['mm']),
+    ],
+    'mode': [
+        (vt.mode, 'mode(int dim=-1, bool keepdim=False)', vt.PARAMETERS['mode']),
     ],
     'moveaxis': [
         (vt.moveaxis_int, 'moveaxis(int source, int destination)', vt.PARAMETERS['moveaxis_int']),
@@ -1975,6 +2164,10 @@ TENSOR_METHODS = {
     'nanmedian': [
         (vt.nanmedian, 'nanmedian()', vt.PARAMETERS['nanmedian']),
         (vt.nanmedian_dim, 'nanmedian(int dim, bool keepdim=False)', vt.PARAMETERS['nanmedian_dim']),
+    ],
+    'nanquantile': [
+        (vt.nanquantile, "nanquantile(Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear')", vt.PARAMETERS['nanquantile']),
+        (vt.nanquantile_scalar, "nanquantile(float q, int? dim=None, bool keepdim=False, *, str interpolation='linear')", vt.PARAMETERS['nanquantile_scalar']),
     ],
     'nansum': [
         (vt.nansum, 'nansum(int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None)', vt.PARAMETERS['nansum']),
@@ -2051,6 +2244,10 @@ TENSOR_METHODS = {
     'put_': [
         (vt.put_, 'put_(Tensor index, Tensor source, bool accumulate=False)', vt.PARAMETERS['put_']),
     ],
+    'quantile': [
+        (vt.quantile, "quantile(Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear')", vt.PARAMETERS['quantile']),
+        (vt.quantile_scalar, "quantile(float q, int? dim=None, bool keepdim=False, *, str interpolation='linear')", vt.PARAMETERS['quantile_scalar']),
+    ],
     'rad2deg': [
         (vt.rad2deg, 'rad2deg()', vt.PARAMETERS['rad2deg']),
     ],
@@ -2084,6 +2281,12 @@ TENSOR_METHODS = {
     'remainder_': [
         (vt.remainder__Tensor, 'remainder_(Tensor other)', vt.PARAMETERS['remainder__Tensor']),
         (vt.remainder__Scalar, 'remainder_(Scalar other)', vt.PARAMETERS['remainder__Scalar']),
+    ],
+    'renorm': [
+        (vt.renorm, 'renorm(Scalar p, int dim, Scalar maxnorm)', vt.PARAMETERS['renorm']),
+    ],
+    'renorm_': [
+        (vt.renorm_, 'renorm_(Scalar p, int dim, Scalar maxnorm)', vt.PARAMETERS['renorm_']),
     ],
     'repeat': [
         (vt.repeat, 'repeat(int[] repeats)', vt.PARAMETERS['repeat']),
@@ -2130,6 +2333,12 @@ TENSOR_METHODS = {
     'scatter_add_': [
         (vt.scatter_add_, 'scatter_add_(int dim, Tensor index, Tensor src)', vt.PARAMETERS['scatter_add_']),
     ],
+    'scatter_reduce': [
+        (vt.scatter_reduce_two, 'scatter_reduce(int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True)', vt.PARAMETERS['scatter_reduce_two']),
+    ],
+    'scatter_reduce_': [
+        (vt.scatter_reduce__two, 'scatter_reduce_(int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True)', vt.PARAMETERS['scatter_reduce__two']),
+    ],
     'select': [
         (vt.select_int, 'select(int dim, int index)', vt.PARAMETERS['select_int']),
     ],
@@ -2171,6 +2380,9 @@ TENSOR_METHODS = {
     ],
     'sinh_': [
         (vt.sinh_, 'sinh_()', vt.PARAMETERS['sinh_']),
+    ],
+    'slogdet': [
+        (vt.slogdet, 'slogdet()', vt.PARAMETERS['slogdet']),
     ],
     'softmax': [
         (vt.softmax_int, 'softmax(int dim, ScalarType? dtype=None)', vt.PARAMETERS['softmax_int']),
@@ -2274,6 +2486,9 @@ TENSOR_METHODS = {
     'transpose': [
         (vt.transpose_int, 'transpose(int dim0, int dim1)', vt.PARAMETERS['transpose_int']),
     ],
+    'transpose_': [
+        (vt.transpose_, 'transpose_(int dim0, int dim1)', vt.PARAMETERS['transpose_']),
+    ],
     'tril': [
         (vt.tril, 'tril(int diagonal=0)', vt.PARAMETERS['tril']),
     ],
@@ -2376,4 +2591,10 @@ RETURN_TYPES = {
     'aminmax': ('aminmax', ('min', 'max')),
     'aminmax_out': ('aminmax_out', ('min', 'max')),
     'log_sigmoid_forward': ('log_sigmoid_forward', ('output', 'buffer')),
+    'mode': ('mode', ('values', 'indices')),
+    '_linalg_det': ('_linalg_det', ('result', 'LU', 'pivots')),
+    '_linalg_slogdet': ('_linalg_slogdet', ('sign', 'logabsdet', 'LU', 'pivots')),
+    'linalg_slogdet': ('linalg_slogdet', ('sign', 'logabsdet')),
+    'slogdet': ('slogdet', ('sign', 'logabsdet')),
+    'linalg_inv_ex': ('linalg_inv_ex', ('inverse', 'info')),
 }

@@ -3190,8 +3190,8 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
 def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask):
     """``native_layer_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)``"""
     grad_fn = None
-    if is_grad_enabled() and any_requires_grad(grad_out, input, mean, rstd):
-        grad_fn = manual.NotImplemented("aten::native_layer_norm_backward", grad_out, input, mean, rstd)
+    if is_grad_enabled() and any_requires_grad(grad_out, input, mean, rstd, weight, bias):
+        grad_fn = manual.NotImplemented("aten::native_layer_norm_backward", grad_out, input, mean, rstd, weight, bias)
     result = kernel_for("native_layer_norm_backward", device_of(grad_out, input, mean, rstd, weight, bias))(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)
     if grad_fn is not None:
         if result[0] is not None:  # undefined when a gradient output_mask left it out
@@ -8771,8 +8771,8 @@ def multi_margin_loss(self, target, p=1, margin=1, weight=None, reduction=0):
 def multi_margin_loss_backward(grad_output, self, target, p, margin, weight=None, reduction=0):
     """``multi_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, Scalar p, Scalar margin, Tensor? weight=None, int reduction=Mean) -> Tensor``"""
     grad_fn = None
-    if is_grad_enabled() and any_requires_grad(grad_output, self, target):
-        grad_fn = manual.NotImplemented("aten::multi_margin_loss_backward", grad_output, self, target)
+    if is_grad_enabled() and any_requires_grad(grad_output, self, target, weight):
+        grad_fn = manual.NotImplemented("aten::multi_margin_loss_backward", grad_output, self, target, weight)
     result = kernel_for("multi_margin_loss_backward", device_of(grad_output, self, target, weight))(grad_output, self, target, p, margin, weight, reduction)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -9123,6 +9123,375 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabl
     return native.group_norm(input, num_groups, weight, bias, eps, cudnn_enabled)
 
 
+def _unique2(self, sorted=True, return_inverse=False, return_counts=False):
+    """``_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.Unique2Backward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("_unique2", device_of(self))(self, sorted, return_inverse, return_counts)
+    if grad_fn is not None:
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
+    return result
+
+
+def unique_dim(self, dim, sorted=True, return_inverse=False, return_counts=False):
+    """``unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.UniqueDimBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("unique_dim", device_of(self))(self, dim, sorted, return_inverse, return_counts)
+    if grad_fn is not None:
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
+    return result
+
+
+def unique_consecutive(self, return_inverse=False, return_counts=False, dim=None):
+    """``unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.UniqueConsecutiveBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("unique_consecutive", device_of(self))(self, return_inverse, return_counts, dim)
+    if grad_fn is not None:
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
+    return result
+
+
+def bincount(self, weights=None, minlength=0):
+    """``bincount(Tensor self, Tensor? weights=None, int minlength=0) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, weights):
+        grad_fn = manual.NotImplemented("aten::bincount", self, weights)
+    result = kernel_for("bincount", device_of(self, weights))(self, weights, minlength)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def histc(self, bins=100, min=0, max=0):
+    """``histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor``"""
+    result = kernel_for("histc", device_of(self))(self, bins, min, max)
+    return result
+
+
+def searchsorted_Tensor(sorted_sequence, self, *, out_int32=False, right=False, side=None, sorter=None):
+    """``searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor``"""
+    result = kernel_for("searchsorted.Tensor", device_of(sorted_sequence, self, sorter))(sorted_sequence, self, out_int32, right, side, sorter)
+    return result
+
+
+def searchsorted_Scalar(sorted_sequence, self, *, out_int32=False, right=False, side=None, sorter=None):
+    """``searchsorted.Scalar(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor``"""
+    result = kernel_for("searchsorted.Scalar", device_of(sorted_sequence, sorter))(sorted_sequence, self, out_int32, right, side, sorter)
+    return result
+
+
+def bucketize_Tensor(self, boundaries, *, out_int32=False, right=False):
+    """``bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor``"""
+    result = kernel_for("bucketize.Tensor", device_of(self, boundaries))(self, boundaries, out_int32, right)
+    return result
+
+
+def bucketize_Scalar(self, boundaries, *, out_int32=False, right=False):
+    """``bucketize.Scalar(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor``"""
+    result = kernel_for("bucketize.Scalar", device_of(boundaries))(self, boundaries, out_int32, right)
+    return result
+
+
+def isin_Tensor_Tensor(elements, test_elements, *, assume_unique=False, invert=False):
+    """``isin.Tensor_Tensor(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False) -> Tensor``"""
+    result = kernel_for("isin.Tensor_Tensor", device_of(elements, test_elements))(elements, test_elements, assume_unique, invert)
+    return result
+
+
+def isin_Tensor_Scalar(elements, test_element, *, assume_unique=False, invert=False):
+    """``isin.Tensor_Scalar(Tensor elements, Scalar test_element, *, bool assume_unique=False, bool invert=False) -> Tensor``"""
+    result = kernel_for("isin.Tensor_Scalar", device_of(elements))(elements, test_element, assume_unique, invert)
+    return result
+
+
+def isin_Scalar_Tensor(element, test_elements, *, assume_unique=False, invert=False):
+    """``isin.Scalar_Tensor(Scalar element, Tensor test_elements, *, bool assume_unique=False, bool invert=False) -> Tensor``"""
+    result = kernel_for("isin.Scalar_Tensor", device_of(test_elements))(element, test_elements, assume_unique, invert)
+    return result
+
+
+def isposinf(self):
+    """``isposinf(Tensor self) -> Tensor``"""
+    result = kernel_for("isposinf", device_of(self))(self)
+    return result
+
+
+def isneginf(self):
+    """``isneginf(Tensor self) -> Tensor``"""
+    result = kernel_for("isneginf", device_of(self))(self)
+    return result
+
+
+def isreal(self):
+    """``isreal(Tensor self) -> Tensor``"""
+    return native.isreal(self)
+
+
+def logcumsumexp(self, dim):
+    """``logcumsumexp(Tensor self, int dim) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.LogcumsumexpBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim = dim
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("logcumsumexp", device_of(self))(self, dim)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return result
+
+
+def mode(self, dim=-1, keepdim=False):
+    """``mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.ModeBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim = dim
+        grad_fn.keepdim = keepdim
+        grad_fn.self_sizes = tuple(self._data.shape)
+    result = kernel_for("mode", device_of(self))(self, dim, keepdim)
+    if grad_fn is not None:
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
+        grad_fn.indices_ = SavedVariable(result[1], is_output=True)
+    return result
+
+
+def renorm(self, p, dim, maxnorm):
+    """``renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.RenormBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim = dim
+        grad_fn.maxnorm = maxnorm
+        grad_fn.p = p
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("renorm", device_of(self))(self, p, dim, maxnorm)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def renorm_(self, p, dim, maxnorm):
+    """``renorm_(Tensor(a!) self, Scalar p, int dim, Scalar maxnorm) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.RenormBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim = dim
+        grad_fn.maxnorm = maxnorm
+        grad_fn.p = p
+        grad_fn.self_ = SavedVariable(self.clone())
+    result = kernel_for("renorm_", device_of(self))(self, p, dim, maxnorm)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def trapezoid_x(y, x, *, dim=-1):
+    """``trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor``"""
+    return native.trapezoid_x(y, x, dim)
+
+
+def trapezoid_dx(y, *, dx=1, dim=-1):
+    """``trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor``"""
+    return native.trapezoid_dx(y, dx, dim)
+
+
+def trapz_x(y, x, *, dim=-1):
+    """``trapz.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor``"""
+    return native.trapz_x(y, x, dim)
+
+
+def trapz_dx(y, *, dx=1, dim=-1):
+    """``trapz.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor``"""
+    return native.trapz_dx(y, dx, dim)
+
+
+def cumulative_trapezoid_x(y, x, *, dim=-1):
+    """``cumulative_trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor``"""
+    return native.cumulative_trapezoid_x(y, x, dim)
+
+
+def cumulative_trapezoid_dx(y, *, dx=1, dim=-1):
+    """``cumulative_trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor``"""
+    return native.cumulative_trapezoid_dx(y, dx, dim)
+
+
+def cov(self, *, correction=1, fweights=None, aweights=None):
+    """``cov(Tensor self, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None) -> Tensor``"""
+    return native.cov(self, correction, fweights, aweights)
+
+
+def corrcoef(self):
+    """``corrcoef(Tensor self) -> Tensor``"""
+    return native.corrcoef(self)
+
+
+def vander(x, N=None, increasing=False):
+    """``vander(Tensor x, int? N=None, bool increasing=False) -> Tensor``"""
+    return native.vander(x, N, increasing)
+
+
+def _linalg_det(A):
+    """``_linalg_det(Tensor A) -> (Tensor result, Tensor LU, Tensor pivots)``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(A):
+        grad_fn = nodes.LinalgDetBackward0()
+        grad_fn.set_next_edges(collect_next_edges(A))
+        grad_fn.A_ = SavedVariable(A)
+    result = kernel_for("_linalg_det", device_of(A))(A)
+    if grad_fn is not None:
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
+        grad_fn.LU_ = SavedVariable(result[1], is_output=True)
+        grad_fn.pivots_ = SavedVariable(result[2], is_output=True)
+        grad_fn.result_ = SavedVariable(result[0], is_output=True)
+    return result
+
+
+def linalg_det(A):
+    """``linalg_det(Tensor A) -> Tensor``"""
+    return native.linalg_det(A)
+
+
+def det(self):
+    """``det(Tensor self) -> Tensor``"""
+    return native.det(self)
+
+
+def _linalg_slogdet(A):
+    """``_linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet, Tensor LU, Tensor pivots)``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(A):
+        grad_fn = nodes.LinalgSlogdetBackward0()
+        grad_fn.set_next_edges(collect_next_edges(A))
+        grad_fn.A_ = SavedVariable(A)
+    result = kernel_for("_linalg_slogdet", device_of(A))(A)
+    if grad_fn is not None:
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
+        if result[1] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[1], grad_fn)
+        grad_fn.LU_ = SavedVariable(result[2], is_output=True)
+        grad_fn.pivots_ = SavedVariable(result[3], is_output=True)
+        grad_fn.sign_ = SavedVariable(result[0], is_output=True)
+    return result
+
+
+def linalg_slogdet(A):
+    """``linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)``"""
+    return native.linalg_slogdet(A)
+
+
+def slogdet(self):
+    """``slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)``"""
+    return native.slogdet(self)
+
+
+def logdet(self):
+    """``logdet(Tensor self) -> Tensor``"""
+    return native.logdet(self)
+
+
+def linalg_inv_ex(A, *, check_errors=False):
+    """``linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, Tensor info)``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(A):
+        grad_fn = nodes.LinalgInvExBackward0()
+        grad_fn.set_next_edges(collect_next_edges(A))
+    result = kernel_for("linalg_inv_ex", device_of(A))(A, check_errors)
+    if grad_fn is not None:
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
+        grad_fn.inverse_ = SavedVariable(result[0], is_output=True)
+    return result
+
+
+def linalg_inv(A):
+    """``linalg_inv(Tensor A) -> Tensor``"""
+    return native.linalg_inv(A)
+
+
+def inverse(self):
+    """``inverse(Tensor self) -> Tensor``"""
+    return native.inverse(self)
+
+
+def matrix_power(self, n):
+    """``matrix_power(Tensor self, int n) -> Tensor``"""
+    return native.matrix_power(self, n)
+
+
+def linalg_matrix_power(self, n):
+    """``linalg_matrix_power(Tensor self, int n) -> Tensor``"""
+    return native.linalg_matrix_power(self, n)
+
+
+def cdist(x1, x2, p=2, compute_mode=None):
+    """``cdist(Tensor x1, Tensor x2, float p=2, int? compute_mode=None) -> Tensor``"""
+    return native.cdist(x1, x2, p, compute_mode)
+
+
+def _euclidean_dist(x1, x2):
+    """``_euclidean_dist(Tensor x1, Tensor x2) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(x1, x2):
+        grad_fn = nodes.EuclideanDistBackward0()
+        grad_fn.set_next_edges(collect_next_edges(x1, x2))
+        grad_fn.x1_ = SavedVariable(x1)
+        grad_fn.x2_ = SavedVariable(x2)
+    result = kernel_for("_euclidean_dist", device_of(x1, x2))(x1, x2)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return result
+
+
+def _cdist_forward(x1, x2, p, compute_mode):
+    """``_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(x1, x2):
+        grad_fn = nodes.CdistBackward0()
+        grad_fn.set_next_edges(collect_next_edges(x1, x2))
+        grad_fn.p = p
+        grad_fn.x1_ = SavedVariable(x1)
+        grad_fn.x2_ = SavedVariable(x2)
+    result = kernel_for("_cdist_forward", device_of(x1, x2))(x1, x2, p, compute_mode)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return result
+
+
+def _cdist_backward(grad, x1, x2, p, cdist):
+    """``_cdist_backward(Tensor grad, Tensor x1, Tensor x2, float p, Tensor cdist) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(grad, x1, x2, cdist):
+        grad_fn = nodes.CdistBackwardBackward0()
+        grad_fn.set_next_edges(collect_next_edges(grad, x1, x2, cdist))
+    result = kernel_for("_cdist_backward", device_of(grad, x1, x2, cdist))(grad, x1, x2, p, cdist)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 def unsqueeze_(self, dim):
     """``unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)``"""
     check_inplace(self, any_requires_grad(self))
@@ -9136,6 +9505,328 @@ def unsqueeze_(self, dim):
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return self
+
+
+def transpose_(self, dim0, dim1):
+    """``transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.TransposeBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim0 = dim0
+        grad_fn.dim1 = dim1
+    result = kernel_for("transpose_", device_of(self))(self, dim0, dim1)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def quantile(self, q, dim=None, keepdim=False, *, interpolation='linear'):
+    """``quantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor``"""
+    return native.quantile(self, q, dim, keepdim, interpolation)
+
+
+def quantile_scalar(self, q, dim=None, keepdim=False, *, interpolation='linear'):
+    """``quantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor``"""
+    return native.quantile_scalar(self, q, dim, keepdim, interpolation)
+
+
+def nanquantile(self, q, dim=None, keepdim=False, *, interpolation='linear'):
+    """``nanquantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor``"""
+    return native.nanquantile(self, q, dim, keepdim, interpolation)
+
+
+def nanquantile_scalar(self, q, dim=None, keepdim=False, *, interpolation='linear'):
+    """``nanquantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor``"""
+    return native.nanquantile_scalar(self, q, dim, keepdim, interpolation)
+
+
+def scatter_reduce_two(self, dim, index, src, reduce, *, include_self=True):
+    """``scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, src):
+        grad_fn = nodes.ScatterReduceBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, src))
+        grad_fn.dim = dim
+        grad_fn.include_self = include_self
+        grad_fn.index_ = SavedVariable(index)
+        grad_fn.reduce = reduce
+        grad_fn.self_ = SavedVariable(self)
+        grad_fn.src_ = SavedVariable(src)
+    result = kernel_for("scatter_reduce.two", device_of(self, index, src))(self, dim, index, src, reduce, include_self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return result
+
+
+def scatter_reduce__two(self, dim, index, src, reduce, *, include_self=True):
+    """``scatter_reduce_.two(Tensor(a!) self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self, src))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, src):
+        grad_fn = nodes.ScatterReduceBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, src))
+        grad_fn.dim = dim
+        grad_fn.include_self = include_self
+        grad_fn.index_ = SavedVariable(index)
+        grad_fn.reduce = reduce
+        grad_fn.self_ = SavedVariable(self.clone())
+        grad_fn.src_ = SavedVariable(src)
+    result = kernel_for("scatter_reduce_.two", device_of(self, index, src))(self, dim, index, src, reduce, include_self)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return self
+
+
+def index_reduce(self, dim, index, source, reduce, *, include_self=True):
+    """``index_reduce(Tensor self, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, source):
+        grad_fn = nodes.IndexReduceBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, source))
+        grad_fn.dim = dim
+        grad_fn.include_self = include_self
+        grad_fn.index_ = SavedVariable(index)
+        grad_fn.reduce = reduce
+        grad_fn.self_ = SavedVariable(self)
+        grad_fn.source_ = SavedVariable(source)
+    result = kernel_for("index_reduce", device_of(self, index, source))(self, dim, index, source, reduce, include_self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return result
+
+
+def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
+    """``index_reduce_(Tensor(a!) self, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self, source))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, source):
+        grad_fn = nodes.IndexReduceBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, source))
+        grad_fn.dim = dim
+        grad_fn.include_self = include_self
+        grad_fn.index_ = SavedVariable(index)
+        grad_fn.reduce = reduce
+        grad_fn.self_ = SavedVariable(self.clone())
+        grad_fn.source_ = SavedVariable(source)
+    result = kernel_for("index_reduce_", device_of(self, index, source))(self, dim, index, source, reduce, include_self)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return self
+
+
+def gradient_scalarint(self, *, spacing=None, dim=None, edge_order=1):
+    """``gradient.scalarint(Tensor self, *, Scalar? spacing=None, int? dim=None, int edge_order=1) -> Tensor[]``"""
+    return native.gradient_scalarint(self, spacing, dim, edge_order)
+
+
+def gradient_scalararray(self, *, spacing, dim, edge_order=1):
+    """``gradient.scalararray(Tensor self, *, Scalar spacing, int[] dim, int edge_order=1) -> Tensor[]``"""
+    return native.gradient_scalararray(self, spacing, dim, edge_order)
+
+
+def gradient_array(self, *, dim, edge_order=1):
+    """``gradient.array(Tensor self, *, int[] dim, int edge_order=1) -> Tensor[]``"""
+    return native.gradient_array(self, dim, edge_order)
+
+
+def gradient_scalarrayint(self, *, spacing, dim=None, edge_order=1):
+    """``gradient.scalarrayint(Tensor self, *, Scalar[] spacing, int? dim=None, int edge_order=1) -> Tensor[]``"""
+    return native.gradient_scalarrayint(self, spacing, dim, edge_order)
+
+
+def gradient_scalarrayarray(self, *, spacing, dim, edge_order=1):
+    """``gradient.scalarrayarray(Tensor self, *, Scalar[] spacing, int[] dim, int edge_order=1) -> Tensor[]``"""
+    return native.gradient_scalarrayarray(self, spacing, dim, edge_order)
+
+
+def gradient_tensorarrayint(self, *, spacing, dim=None, edge_order=1):
+    """``gradient.tensorarrayint(Tensor self, *, Tensor[] spacing, int? dim=None, int edge_order=1) -> Tensor[]``"""
+    return native.gradient_tensorarrayint(self, spacing, dim, edge_order)
+
+
+def gradient_tensorarray(self, *, spacing, dim, edge_order=1):
+    """``gradient.tensorarray(Tensor self, *, Tensor[] spacing, int[] dim, int edge_order=1) -> Tensor[]``"""
+    return native.gradient_tensorarray(self, spacing, dim, edge_order)
+
+
+def searchsorted_Tensor_out(sorted_sequence, self, *, out_int32=False, right=False, side=None, sorter=None, out):
+    """``searchsorted.Tensor_out(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("searchsorted", sorted_sequence, self, sorter, out)
+    result = searchsorted_Tensor(sorted_sequence, self, out_int32=out_int32, right=right, side=side, sorter=sorter)
+    native.write_out(out, result, "searchsorted.Tensor_out")
+    bump_version(out)
+    return out
+
+
+def bucketize_Tensor_out(self, boundaries, *, out_int32=False, right=False, out):
+    """``bucketize.Tensor_out(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("bucketize", self, boundaries, out)
+    result = bucketize_Tensor(self, boundaries, out_int32=out_int32, right=right)
+    native.write_out(out, result, "bucketize.Tensor_out")
+    bump_version(out)
+    return out
+
+
+def isin_Tensor_Tensor_out(elements, test_elements, *, assume_unique=False, invert=False, out):
+    """``isin.Tensor_Tensor_out(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("isin", elements, test_elements, out)
+    result = isin_Tensor_Tensor(elements, test_elements, assume_unique=assume_unique, invert=invert)
+    native.write_out(out, result, "isin.Tensor_Tensor_out")
+    bump_version(out)
+    return out
+
+
+def isin_Tensor_Scalar_out(elements, test_element, *, assume_unique=False, invert=False, out):
+    """``isin.Tensor_Scalar_out(Tensor elements, Scalar test_element, *, bool assume_unique=False, bool invert=False, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("isin", elements, out)
+    result = isin_Tensor_Scalar(elements, test_element, assume_unique=assume_unique, invert=invert)
+    native.write_out(out, result, "isin.Tensor_Scalar_out")
+    bump_version(out)
+    return out
+
+
+def isin_Scalar_Tensor_out(element, test_elements, *, assume_unique=False, invert=False, out):
+    """``isin.Scalar_Tensor_out(Scalar element, Tensor test_elements, *, bool assume_unique=False, bool invert=False, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("isin", test_elements, out)
+    result = isin_Scalar_Tensor(element, test_elements, assume_unique=assume_unique, invert=invert)
+    native.write_out(out, result, "isin.Scalar_Tensor_out")
+    bump_version(out)
+    return out
+
+
+def isposinf_out(self, *, out):
+    """``isposinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("isposinf", self, out)
+    result = isposinf(self)
+    native.write_out(out, result, "isposinf.out")
+    bump_version(out)
+    return out
+
+
+def isneginf_out(self, *, out):
+    """``isneginf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("isneginf", self, out)
+    result = isneginf(self)
+    native.write_out(out, result, "isneginf.out")
+    bump_version(out)
+    return out
+
+
+def histc_out(self, bins=100, min=0, max=0, *, out):
+    """``histc.out(Tensor self, int bins=100, Scalar min=0, Scalar max=0, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("histc", self, out)
+    result = histc(self, bins, min, max)
+    native.write_out(out, result, "histc.out")
+    bump_version(out)
+    return out
+
+
+def linalg_matrix_exp(self):
+    """``linalg_matrix_exp(Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.LinalgMatrixExpBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("linalg_matrix_exp", device_of(self))(self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def matrix_exp(self):
+    """``matrix_exp(Tensor self) -> Tensor``"""
+    return native.matrix_exp(self)
+
+
+def logcumsumexp_out(self, dim, *, out):
+    """``logcumsumexp.out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("logcumsumexp", self, out)
+    result = logcumsumexp(self, dim)
+    native.write_out(out, result, "logcumsumexp.out")
+    bump_version(out)
+    return out
+
+
+def renorm_out(self, p, dim, maxnorm, *, out):
+    """``renorm.out(Tensor self, Scalar p, int dim, Scalar maxnorm, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("renorm", self, out)
+    result = renorm(self, p, dim, maxnorm)
+    native.write_out(out, result, "renorm.out")
+    bump_version(out)
+    return out
+
+
+def scatter_reduce_two_out(self, dim, index, src, reduce, *, include_self=True, out):
+    """``scatter_reduce.two_out(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("scatter_reduce", self, index, src, out)
+    result = scatter_reduce_two(self, dim, index, src, reduce, include_self=include_self)
+    native.write_out(out, result, "scatter_reduce.two_out")
+    bump_version(out)
+    return out
+
+
+def index_reduce_out(self, dim, index, source, reduce, *, include_self=True, out):
+    """``index_reduce.out(Tensor self, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("index_reduce", self, index, source, out)
+    result = index_reduce(self, dim, index, source, reduce, include_self=include_self)
+    native.write_out(out, result, "index_reduce.out")
+    bump_version(out)
+    return out
+
+
+def matrix_power_out(self, n, *, out):
+    """``matrix_power.out(Tensor self, int n, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("matrix_power", self, out)
+    result = matrix_power(self, n)
+    native.write_out(out, result, "matrix_power.out")
+    bump_version(out)
+    return out
+
+
+def quantile_out(self, q, dim=None, keepdim=False, *, interpolation='linear', out):
+    """``quantile.out(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("quantile", self, q, out)
+    result = quantile(self, q, dim, keepdim, interpolation=interpolation)
+    native.write_out(out, result, "quantile.out")
+    bump_version(out)
+    return out
+
+
+def quantile_scalar_out(self, q, dim=None, keepdim=False, *, interpolation='linear', out):
+    """``quantile.scalar_out(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("quantile", self, out)
+    result = quantile_scalar(self, q, dim, keepdim, interpolation=interpolation)
+    native.write_out(out, result, "quantile.scalar_out")
+    bump_version(out)
+    return out
+
+
+def nanquantile_out(self, q, dim=None, keepdim=False, *, interpolation='linear', out):
+    """``nanquantile.out(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("nanquantile", self, q, out)
+    result = nanquantile(self, q, dim, keepdim, interpolation=interpolation)
+    native.write_out(out, result, "nanquantile.out")
+    bump_version(out)
+    return out
+
+
+def nanquantile_scalar_out(self, q, dim=None, keepdim=False, *, interpolation='linear', out):
+    """``nanquantile.scalar_out(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("nanquantile", self, out)
+    result = nanquantile_scalar(self, q, dim, keepdim, interpolation=interpolation)
+    native.write_out(out, result, "nanquantile.scalar_out")
+    bump_version(out)
+    return out
 
 
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
@@ -9986,7 +10677,86 @@ register_kernels("feature_dropout_(Tensor(a!) self, float p, bool train) -> Tens
 register_kernels("native_group_norm(Tensor input, Tensor? weight, Tensor? bias, int N, int C, int HxW, int group, float eps) -> (Tensor, Tensor, Tensor)", {"CPU": native.native_group_norm, "CUDA": native.native_group_norm}, native_group_norm)
 register_kernels("native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, int N, int C, int HxW, int group, bool[3] output_mask) -> (Tensor, Tensor, Tensor)", {"CPU": native.native_group_norm_backward, "CUDA": native.native_group_norm_backward}, native_group_norm_backward)
 register_kernels("group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enabled=True) -> Tensor", {"CompositeImplicitAutograd": native.group_norm}, group_norm)
+register_kernels("_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)", {"CPU": native._unique2}, _unique2)
+register_kernels("unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)", {"CPU": native.unique_dim}, unique_dim)
+register_kernels("unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)", {"CPU": native.unique_consecutive}, unique_consecutive)
+register_kernels("bincount(Tensor self, Tensor? weights=None, int minlength=0) -> Tensor", {"CPU": native.bincount}, bincount)
+register_kernels("histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor", {"CPU": native.histc}, histc)
+register_kernels("searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor", {"CPU": native.searchsorted}, searchsorted_Tensor)
+register_kernels("searchsorted.Scalar(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor", {"CPU": native.searchsorted}, searchsorted_Scalar)
+register_kernels("bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor", {"CPU": native.bucketize}, bucketize_Tensor)
+register_kernels("bucketize.Scalar(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor", {"CPU": native.bucketize}, bucketize_Scalar)
+register_kernels("isin.Tensor_Tensor(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False) -> Tensor", {"CPU": native.isin, "CUDA": native.isin}, isin_Tensor_Tensor)
+register_kernels("isin.Tensor_Scalar(Tensor elements, Scalar test_element, *, bool assume_unique=False, bool invert=False) -> Tensor", {"CPU": native.isin, "CUDA": native.isin}, isin_Tensor_Scalar)
+register_kernels("isin.Scalar_Tensor(Scalar element, Tensor test_elements, *, bool assume_unique=False, bool invert=False) -> Tensor", {"CPU": native.isin, "CUDA": native.isin}, isin_Scalar_Tensor)
+register_kernels("isposinf(Tensor self) -> Tensor", {"CPU": native.isposinf, "CUDA": native.isposinf}, isposinf)
+register_kernels("isneginf(Tensor self) -> Tensor", {"CPU": native.isneginf, "CUDA": native.isneginf}, isneginf)
+register_kernels("isreal(Tensor self) -> Tensor", {"CompositeImplicitAutograd": native.isreal}, isreal)
+register_kernels("logcumsumexp(Tensor self, int dim) -> Tensor", {"CPU": native.logcumsumexp, "CUDA": native.logcumsumexp}, logcumsumexp)
+register_kernels("mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)", {"CPU": native.mode, "CUDA": native.mode}, mode)
+register_kernels("renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor", {"CPU": native.renorm, "CUDA": native.renorm}, renorm)
+register_kernels("renorm_(Tensor(a!) self, Scalar p, int dim, Scalar maxnorm) -> Tensor(a!)", {"CPU": native.renorm_, "CUDA": native.renorm_}, renorm_)
+register_kernels("trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor", {"CompositeImplicitAutograd": native.trapezoid_x}, trapezoid_x)
+register_kernels("trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor", {"CompositeImplicitAutograd": native.trapezoid_dx}, trapezoid_dx)
+register_kernels("trapz.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor", {"CompositeImplicitAutograd": native.trapz_x}, trapz_x)
+register_kernels("trapz.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor", {"CompositeImplicitAutograd": native.trapz_dx}, trapz_dx)
+register_kernels("cumulative_trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor", {"CompositeImplicitAutograd": native.cumulative_trapezoid_x}, cumulative_trapezoid_x)
+register_kernels("cumulative_trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor", {"CompositeImplicitAutograd": native.cumulative_trapezoid_dx}, cumulative_trapezoid_dx)
+register_kernels("cov(Tensor self, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None) -> Tensor", {"CompositeImplicitAutograd": native.cov}, cov)
+register_kernels("corrcoef(Tensor self) -> Tensor", {"CompositeImplicitAutograd": native.corrcoef}, corrcoef)
+register_kernels("vander(Tensor x, int? N=None, bool increasing=False) -> Tensor", {"CompositeImplicitAutograd": native.vander}, vander)
+register_kernels("_linalg_det(Tensor A) -> (Tensor result, Tensor LU, Tensor pivots)", {"CPU": native._linalg_det, "CUDA": native._linalg_det}, _linalg_det)
+register_kernels("linalg_det(Tensor A) -> Tensor", {"CompositeImplicitAutograd": native.linalg_det}, linalg_det)
+register_kernels("det(Tensor self) -> Tensor", {"CompositeImplicitAutograd": native.det}, det)
+register_kernels("_linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet, Tensor LU, Tensor pivots)", {"CPU": native._linalg_slogdet, "CUDA": native._linalg_slogdet}, _linalg_slogdet)
+register_kernels("linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)", {"CompositeImplicitAutograd": native.linalg_slogdet}, linalg_slogdet)
+register_kernels("slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)", {"CompositeImplicitAutograd": native.slogdet}, slogdet)
+register_kernels("logdet(Tensor self) -> Tensor", {"CompositeImplicitAutograd": native.logdet}, logdet)
+register_kernels("linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, Tensor info)", {"CPU": native.linalg_inv_ex, "CUDA": native.linalg_inv_ex}, linalg_inv_ex)
+register_kernels("linalg_inv(Tensor A) -> Tensor", {"CompositeImplicitAutograd": native.linalg_inv}, linalg_inv)
+register_kernels("inverse(Tensor self) -> Tensor", {"CompositeImplicitAutograd": native.inverse}, inverse)
+register_kernels("matrix_power(Tensor self, int n) -> Tensor", {"CompositeImplicitAutograd": native.matrix_power}, matrix_power)
+register_kernels("linalg_matrix_power(Tensor self, int n) -> Tensor", {"CompositeImplicitAutograd": native.linalg_matrix_power}, linalg_matrix_power)
+register_kernels("cdist(Tensor x1, Tensor x2, float p=2, int? compute_mode=None) -> Tensor", {"CompositeImplicitAutograd": native.cdist}, cdist)
+register_kernels("_euclidean_dist(Tensor x1, Tensor x2) -> Tensor", {"CPU": native._euclidean_dist, "CUDA": native._euclidean_dist}, _euclidean_dist)
+register_kernels("_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor", {"CPU": native._cdist_forward, "CUDA": native._cdist_forward}, _cdist_forward)
+register_kernels("_cdist_backward(Tensor grad, Tensor x1, Tensor x2, float p, Tensor cdist) -> Tensor", {"CPU": native._cdist_backward, "CUDA": native._cdist_backward}, _cdist_backward)
 register_kernels("unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)", {"CPU": native.unsqueeze_, "CUDA": native.unsqueeze_}, unsqueeze_)
+register_kernels("transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)", {"CPU": native.transpose_, "CUDA": native.transpose_}, transpose_)
+register_kernels("quantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor", {"CompositeImplicitAutograd": native.quantile}, quantile)
+register_kernels("quantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor", {"CompositeImplicitAutograd": native.quantile_scalar}, quantile_scalar)
+register_kernels("nanquantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor", {"CompositeImplicitAutograd": native.nanquantile}, nanquantile)
+register_kernels("nanquantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor", {"CompositeImplicitAutograd": native.nanquantile_scalar}, nanquantile_scalar)
+register_kernels("scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor", {"CPU": native.scatter_reduce_two, "CUDA": native.scatter_reduce_two}, scatter_reduce_two)
+register_kernels("scatter_reduce_.two(Tensor(a!) self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor(a!)", {"CPU": native.scatter_reduce__two, "CUDA": native.scatter_reduce__two}, scatter_reduce__two)
+register_kernels("index_reduce(Tensor self, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True) -> Tensor", {"CPU": native.index_reduce, "CUDA": native.index_reduce}, index_reduce)
+register_kernels("index_reduce_(Tensor(a!) self, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True) -> Tensor(a!)", {"CPU": native.index_reduce_, "CUDA": native.index_reduce_}, index_reduce_)
+register_kernels("gradient.scalarint(Tensor self, *, Scalar? spacing=None, int? dim=None, int edge_order=1) -> Tensor[]", {"CompositeImplicitAutograd": native.gradient_scalarint}, gradient_scalarint)
+register_kernels("gradient.scalararray(Tensor self, *, Scalar spacing, int[] dim, int edge_order=1) -> Tensor[]", {"CompositeImplicitAutograd": native.gradient_scalararray}, gradient_scalararray)
+register_kernels("gradient.array(Tensor self, *, int[] dim, int edge_order=1) -> Tensor[]", {"CompositeImplicitAutograd": native.gradient_array}, gradient_array)
+register_kernels("gradient.scalarrayint(Tensor self, *, Scalar[] spacing, int? dim=None, int edge_order=1) -> Tensor[]", {"CompositeImplicitAutograd": native.gradient_scalarrayint}, gradient_scalarrayint)
+register_kernels("gradient.scalarrayarray(Tensor self, *, Scalar[] spacing, int[] dim, int edge_order=1) -> Tensor[]", {"CompositeImplicitAutograd": native.gradient_scalarrayarray}, gradient_scalarrayarray)
+register_kernels("gradient.tensorarrayint(Tensor self, *, Tensor[] spacing, int? dim=None, int edge_order=1) -> Tensor[]", {"CompositeImplicitAutograd": native.gradient_tensorarrayint}, gradient_tensorarrayint)
+register_kernels("gradient.tensorarray(Tensor self, *, Tensor[] spacing, int[] dim, int edge_order=1) -> Tensor[]", {"CompositeImplicitAutograd": native.gradient_tensorarray}, gradient_tensorarray)
+register_kernels("searchsorted.Tensor_out(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, Tensor(a!) out) -> Tensor(a!)", {}, searchsorted_Tensor_out)
+register_kernels("bucketize.Tensor_out(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False, Tensor(a!) out) -> Tensor(a!)", {}, bucketize_Tensor_out)
+register_kernels("isin.Tensor_Tensor_out(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False, Tensor(a!) out) -> Tensor(a!)", {}, isin_Tensor_Tensor_out)
+register_kernels("isin.Tensor_Scalar_out(Tensor elements, Scalar test_element, *, bool assume_unique=False, bool invert=False, Tensor(a!) out) -> Tensor(a!)", {}, isin_Tensor_Scalar_out)
+register_kernels("isin.Scalar_Tensor_out(Scalar element, Tensor test_elements, *, bool assume_unique=False, bool invert=False, Tensor(a!) out) -> Tensor(a!)", {}, isin_Scalar_Tensor_out)
+register_kernels("isposinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, isposinf_out)
+register_kernels("isneginf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, isneginf_out)
+register_kernels("histc.out(Tensor self, int bins=100, Scalar min=0, Scalar max=0, *, Tensor(a!) out) -> Tensor(a!)", {}, histc_out)
+register_kernels("linalg_matrix_exp(Tensor self) -> Tensor", {"CPU": native.linalg_matrix_exp, "CUDA": native.linalg_matrix_exp}, linalg_matrix_exp)
+register_kernels("matrix_exp(Tensor self) -> Tensor", {"CompositeImplicitAutograd": native.matrix_exp}, matrix_exp)
+register_kernels("logcumsumexp.out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!)", {}, logcumsumexp_out)
+register_kernels("renorm.out(Tensor self, Scalar p, int dim, Scalar maxnorm, *, Tensor(a!) out) -> Tensor(a!)", {}, renorm_out)
+register_kernels("scatter_reduce.two_out(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True, Tensor(a!) out) -> Tensor(a!)", {}, scatter_reduce_two_out)
+register_kernels("index_reduce.out(Tensor self, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True, Tensor(a!) out) -> Tensor(a!)", {}, index_reduce_out)
+register_kernels("matrix_power.out(Tensor self, int n, *, Tensor(a!) out) -> Tensor(a!)", {}, matrix_power_out)
+register_kernels("quantile.out(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor(a!) out) -> Tensor(a!)", {}, quantile_out)
+register_kernels("quantile.scalar_out(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor(a!) out) -> Tensor(a!)", {}, quantile_scalar_out)
+register_kernels("nanquantile.out(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor(a!) out) -> Tensor(a!)", {}, nanquantile_out)
+register_kernels("nanquantile.scalar_out(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor(a!) out) -> Tensor(a!)", {}, nanquantile_scalar_out)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -10839,7 +11609,86 @@ PARAMETERS = {
     "native_group_norm": ((('input', 'Tensor', False), ('weight', 'Tensor?', False), ('bias', 'Tensor?', False), ('N', 'int', False), ('C', 'int', False), ('HxW', 'int', False), ('group', 'int', False), ('eps', 'any', False),), ()),
     "native_group_norm_backward": ((('grad_out', 'Tensor', False), ('input', 'Tensor', False), ('mean', 'Tensor', False), ('rstd', 'Tensor', False), ('weight', 'Tensor?', False), ('N', 'int', False), ('C', 'int', False), ('HxW', 'int', False), ('group', 'int', False), ('output_mask', 'any', False),), ()),
     "group_norm": ((('input', 'Tensor', False), ('num_groups', 'int', False), ('weight', 'Tensor?', True), ('bias', 'Tensor?', True), ('eps', 'any', True), ('cudnn_enabled', 'bool', True),), ()),
+    "_unique2": ((('self', 'Tensor', False), ('sorted', 'bool', True), ('return_inverse', 'bool', True), ('return_counts', 'bool', True),), ()),
+    "unique_dim": ((('self', 'Tensor', False), ('dim', 'int', False), ('sorted', 'bool', True), ('return_inverse', 'bool', True), ('return_counts', 'bool', True),), ()),
+    "unique_consecutive": ((('self', 'Tensor', False), ('return_inverse', 'bool', True), ('return_counts', 'bool', True), ('dim', 'int?', True),), ()),
+    "bincount": ((('self', 'Tensor', False), ('weights', 'Tensor?', True), ('minlength', 'int', True),), ()),
+    "histc": ((('self', 'Tensor', False), ('bins', 'int', True), ('min', 'Scalar', True), ('max', 'Scalar', True),), ()),
+    "searchsorted_Tensor": ((('sorted_sequence', 'Tensor', False), ('self', 'Tensor', False),), (('out_int32', 'bool', True), ('right', 'bool', True), ('side', 'any', True), ('sorter', 'Tensor?', True),)),
+    "searchsorted_Scalar": ((('sorted_sequence', 'Tensor', False), ('self', 'Scalar', False),), (('out_int32', 'bool', True), ('right', 'bool', True), ('side', 'any', True), ('sorter', 'Tensor?', True),)),
+    "bucketize_Tensor": ((('self', 'Tensor', False), ('boundaries', 'Tensor', False),), (('out_int32', 'bool', True), ('right', 'bool', True),)),
+    "bucketize_Scalar": ((('self', 'Scalar', False), ('boundaries', 'Tensor', False),), (('out_int32', 'bool', True), ('right', 'bool', True),)),
+    "isin_Tensor_Tensor": ((('elements', 'Tensor', False), ('test_elements', 'Tensor', False),), (('assume_unique', 'bool', True), ('invert', 'bool', True),)),
+    "isin_Tensor_Scalar": ((('elements', 'Tensor', False), ('test_element', 'Scalar', False),), (('assume_unique', 'bool', True), ('invert', 'bool', True),)),
+    "isin_Scalar_Tensor": ((('element', 'Scalar', False), ('test_elements', 'Tensor', False),), (('assume_unique', 'bool', True), ('invert', 'bool', True),)),
+    "isposinf": ((('self', 'Tensor', False),), ()),
+    "isneginf": ((('self', 'Tensor', False),), ()),
+    "isreal": ((('self', 'Tensor', False),), ()),
+    "logcumsumexp": ((('self', 'Tensor', False), ('dim', 'int', False),), ()),
+    "mode": ((('self', 'Tensor', False), ('dim', 'int', True), ('keepdim', 'bool', True),), ()),
+    "renorm": ((('self', 'Tensor', False), ('p', 'Scalar', False), ('dim', 'int', False), ('maxnorm', 'Scalar', False),), ()),
+    "renorm_": ((('self', 'Tensor', False), ('p', 'Scalar', False), ('dim', 'int', False), ('maxnorm', 'Scalar', False),), ()),
+    "trapezoid_x": ((('y', 'Tensor', False), ('x', 'Tensor', False),), (('dim', 'int', True),)),
+    "trapezoid_dx": ((('y', 'Tensor', False),), (('dx', 'Scalar', True), ('dim', 'int', True),)),
+    "trapz_x": ((('y', 'Tensor', False), ('x', 'Tensor', False),), (('dim', 'int', True),)),
+    "trapz_dx": ((('y', 'Tensor', False),), (('dx', 'any', True), ('dim', 'int', True),)),
+    "cumulative_trapezoid_x": ((('y', 'Tensor', False), ('x', 'Tensor', False),), (('dim', 'int', True),)),
+    "cumulative_trapezoid_dx": ((('y', 'Tensor', False),), (('dx', 'Scalar', True), ('dim', 'int', True),)),
+    "cov": ((('self', 'Tensor', False),), (('correction', 'int', True), ('fweights', 'Tensor?', True), ('aweights', 'Tensor?', True),)),
+    "corrcoef": ((('self', 'Tensor', False),), ()),
+    "vander": ((('x', 'Tensor', False), ('N', 'int?', True), ('increasing', 'bool', True),), ()),
+    "_linalg_det": ((('A', 'Tensor', False),), ()),
+    "linalg_det": ((('A', 'Tensor', False),), ()),
+    "det": ((('self', 'Tensor', False),), ()),
+    "_linalg_slogdet": ((('A', 'Tensor', False),), ()),
+    "linalg_slogdet": ((('A', 'Tensor', False),), ()),
+    "slogdet": ((('self', 'Tensor', False),), ()),
+    "logdet": ((('self', 'Tensor', False),), ()),
+    "linalg_inv_ex": ((('A', 'Tensor', False),), (('check_errors', 'bool', True),)),
+    "linalg_inv": ((('A', 'Tensor', False),), ()),
+    "inverse": ((('self', 'Tensor', False),), ()),
+    "matrix_power": ((('self', 'Tensor', False), ('n', 'int', False),), ()),
+    "linalg_matrix_power": ((('self', 'Tensor', False), ('n', 'int', False),), ()),
+    "cdist": ((('x1', 'Tensor', False), ('x2', 'Tensor', False), ('p', 'any', True), ('compute_mode', 'int?', True),), ()),
+    "_euclidean_dist": ((('x1', 'Tensor', False), ('x2', 'Tensor', False),), ()),
+    "_cdist_forward": ((('x1', 'Tensor', False), ('x2', 'Tensor', False), ('p', 'any', False), ('compute_mode', 'int?', False),), ()),
+    "_cdist_backward": ((('grad', 'Tensor', False), ('x1', 'Tensor', False), ('x2', 'Tensor', False), ('p', 'any', False), ('cdist', 'Tensor', False),), ()),
     "unsqueeze_": ((('self', 'Tensor', False), ('dim', 'int', False),), ()),
+    "transpose_": ((('self', 'Tensor', False), ('dim0', 'int', False), ('dim1', 'int', False),), ()),
+    "quantile": ((('self', 'Tensor', False), ('q', 'Tensor', False), ('dim', 'int?', True), ('keepdim', 'bool', True),), (('interpolation', 'any', True),)),
+    "quantile_scalar": ((('self', 'Tensor', False), ('q', 'any', False), ('dim', 'int?', True), ('keepdim', 'bool', True),), (('interpolation', 'any', True),)),
+    "nanquantile": ((('self', 'Tensor', False), ('q', 'Tensor', False), ('dim', 'int?', True), ('keepdim', 'bool', True),), (('interpolation', 'any', True),)),
+    "nanquantile_scalar": ((('self', 'Tensor', False), ('q', 'any', False), ('dim', 'int?', True), ('keepdim', 'bool', True),), (('interpolation', 'any', True),)),
+    "scatter_reduce_two": ((('self', 'Tensor', False), ('dim', 'int', False), ('index', 'Tensor', False), ('src', 'Tensor', False), ('reduce', 'any', False),), (('include_self', 'bool', True),)),
+    "scatter_reduce__two": ((('self', 'Tensor', False), ('dim', 'int', False), ('index', 'Tensor', False), ('src', 'Tensor', False), ('reduce', 'any', False),), (('include_self', 'bool', True),)),
+    "index_reduce": ((('self', 'Tensor', False), ('dim', 'int', False), ('index', 'Tensor', False), ('source', 'Tensor', False), ('reduce', 'any', False),), (('include_self', 'bool', True),)),
+    "index_reduce_": ((('self', 'Tensor', False), ('dim', 'int', False), ('index', 'Tensor', False), ('source', 'Tensor', False), ('reduce', 'any', False),), (('include_self', 'bool', True),)),
+    "gradient_scalarint": ((('self', 'Tensor', False),), (('spacing', 'Scalar?', True), ('dim', 'int?', True), ('edge_order', 'int', True),)),
+    "gradient_scalararray": ((('self', 'Tensor', False),), (('spacing', 'Scalar', False), ('dim', 'int[]', False), ('edge_order', 'int', True),)),
+    "gradient_array": ((('self', 'Tensor', False),), (('dim', 'int[]', False), ('edge_order', 'int', True),)),
+    "gradient_scalarrayint": ((('self', 'Tensor', False),), (('spacing', 'Scalar[]', False), ('dim', 'int?', True), ('edge_order', 'int', True),)),
+    "gradient_scalarrayarray": ((('self', 'Tensor', False),), (('spacing', 'Scalar[]', False), ('dim', 'int[]', False), ('edge_order', 'int', True),)),
+    "gradient_tensorarrayint": ((('self', 'Tensor', False),), (('spacing', 'Tensor[]', False), ('dim', 'int?', True), ('edge_order', 'int', True),)),
+    "gradient_tensorarray": ((('self', 'Tensor', False),), (('spacing', 'Tensor[]', False), ('dim', 'int[]', False), ('edge_order', 'int', True),)),
+    "searchsorted_Tensor_out": ((('sorted_sequence', 'Tensor', False), ('self', 'Tensor', False),), (('out_int32', 'bool', True), ('right', 'bool', True), ('side', 'any', True), ('sorter', 'Tensor?', True), ('out', 'Tensor', False),)),
+    "bucketize_Tensor_out": ((('self', 'Tensor', False), ('boundaries', 'Tensor', False),), (('out_int32', 'bool', True), ('right', 'bool', True), ('out', 'Tensor', False),)),
+    "isin_Tensor_Tensor_out": ((('elements', 'Tensor', False), ('test_elements', 'Tensor', False),), (('assume_unique', 'bool', True), ('invert', 'bool', True), ('out', 'Tensor', False),)),
+    "isin_Tensor_Scalar_out": ((('elements', 'Tensor', False), ('test_element', 'Scalar', False),), (('assume_unique', 'bool', True), ('invert', 'bool', True), ('out', 'Tensor', False),)),
+    "isin_Scalar_Tensor_out": ((('element', 'Scalar', False), ('test_elements', 'Tensor', False),), (('assume_unique', 'bool', True), ('invert', 'bool', True), ('out', 'Tensor', False),)),
+    "isposinf_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "isneginf_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "histc_out": ((('self', 'Tensor', False), ('bins', 'int', True), ('min', 'Scalar', True), ('max', 'Scalar', True),), (('out', 'Tensor', False),)),
+    "linalg_matrix_exp": ((('self', 'Tensor', False),), ()),
+    "matrix_exp": ((('self', 'Tensor', False),), ()),
+    "logcumsumexp_out": ((('self', 'Tensor', False), ('dim', 'int', False),), (('out', 'Tensor', False),)),
+    "renorm_out": ((('self', 'Tensor', False), ('p', 'Scalar', False), ('dim', 'int', False), ('maxnorm', 'Scalar', False),), (('out', 'Tensor', False),)),
+    "scatter_reduce_two_out": ((('self', 'Tensor', False), ('dim', 'int', False), ('index', 'Tensor', False), ('src', 'Tensor', False), ('reduce', 'any', False),), (('include_self', 'bool', True), ('out', 'Tensor', False),)),
+    "index_reduce_out": ((('self', 'Tensor', False), ('dim', 'int', False), ('index', 'Tensor', False), ('source', 'Tensor', False), ('reduce', 'any', False),), (('include_self', 'bool', True), ('out', 'Tensor', False),)),
+    "matrix_power_out": ((('self', 'Tensor', False), ('n', 'int', False),), (('out', 'Tensor', False),)),
+    "quantile_out": ((('self', 'Tensor', False), ('q', 'Tensor', False), ('dim', 'int?', True), ('keepdim', 'bool', True),), (('interpolation', 'any', True), ('out', 'Tensor', False),)),
+    "quantile_scalar_out": ((('self', 'Tensor', False), ('q', 'any', False), ('dim', 'int?', True), ('keepdim', 'bool', True),), (('interpolation', 'any', True), ('out', 'Tensor', False),)),
+    "nanquantile_out": ((('self', 'Tensor', False), ('q', 'Tensor', False), ('dim', 'int?', True), ('keepdim', 'bool', True),), (('interpolation', 'any', True), ('out', 'Tensor', False),)),
+    "nanquantile_scalar_out": ((('self', 'Tensor', False), ('q', 'any', False), ('dim', 'int?', True), ('keepdim', 'bool', True),), (('interpolation', 'any', True), ('out', 'Tensor', False),)),
 }
 
 
@@ -11340,4 +12189,51 @@ register_op("feature_dropout_", overloaded("feature_dropout_", [(feature_dropout
 register_op("native_group_norm", overloaded("native_group_norm", [(native_group_norm, PARAMETERS["native_group_norm"])]))
 register_op("native_group_norm_backward", overloaded("native_group_norm_backward", [(native_group_norm_backward, PARAMETERS["native_group_norm_backward"])]))
 register_op("group_norm", overloaded("group_norm", [(group_norm, PARAMETERS["group_norm"])]))
+register_op("_unique2", overloaded("_unique2", [(_unique2, PARAMETERS["_unique2"])]))
+register_op("unique_dim", overloaded("unique_dim", [(unique_dim, PARAMETERS["unique_dim"])]))
+register_op("unique_consecutive", overloaded("unique_consecutive", [(unique_consecutive, PARAMETERS["unique_consecutive"])]))
+register_op("bincount", overloaded("bincount", [(bincount, PARAMETERS["bincount"])]))
+register_op("histc", overloaded("histc", [(histc, PARAMETERS["histc"]), (histc_out, PARAMETERS["histc_out"])]))
+register_op("searchsorted", overloaded("searchsorted", [(searchsorted_Tensor, PARAMETERS["searchsorted_Tensor"]), (searchsorted_Scalar, PARAMETERS["searchsorted_Scalar"]), (searchsorted_Tensor_out, PARAMETERS["searchsorted_Tensor_out"])]))
+register_op("bucketize", overloaded("bucketize", [(bucketize_Tensor, PARAMETERS["bucketize_Tensor"]), (bucketize_Scalar, PARAMETERS["bucketize_Scalar"]), (bucketize_Tensor_out, PARAMETERS["bucketize_Tensor_out"])]))
+register_op("isin", overloaded("isin", [(isin_Tensor_Tensor, PARAMETERS["isin_Tensor_Tensor"]), (isin_Tensor_Scalar, PARAMETERS["isin_Tensor_Scalar"]), (isin_Scalar_Tensor, PARAMETERS["isin_Scalar_Tensor"]), (isin_Tensor_Tensor_out, PARAMETERS["isin_Tensor_Tensor_out"]), (isin_Tensor_Scalar_out, PARAMETERS["isin_Tensor_Scalar_out"]), (isin_Scalar_Tensor_out, PARAMETERS["isin_Scalar_Tensor_out"])]))
+register_op("isposinf", overloaded("isposinf", [(isposinf, PARAMETERS["isposinf"]), (isposinf_out, PARAMETERS["isposinf_out"])]))
+register_op("isneginf", overloaded("isneginf", [(isneginf, PARAMETERS["isneginf"]), (isneginf_out, PARAMETERS["isneginf_out"])]))
+register_op("isreal", overloaded("isreal", [(isreal, PARAMETERS["isreal"])]))
+register_op("logcumsumexp", overloaded("logcumsumexp", [(logcumsumexp, PARAMETERS["logcumsumexp"]), (logcumsumexp_out, PARAMETERS["logcumsumexp_out"])]))
+register_op("mode", overloaded("mode", [(mode, PARAMETERS["mode"])]))
+register_op("renorm", overloaded("renorm", [(renorm, PARAMETERS["renorm"]), (renorm_out, PARAMETERS["renorm_out"])]))
+register_op("renorm_", overloaded("renorm_", [(renorm_, PARAMETERS["renorm_"])]))
+register_op("trapezoid", overloaded("trapezoid", [(trapezoid_x, PARAMETERS["trapezoid_x"]), (trapezoid_dx, PARAMETERS["trapezoid_dx"])]))
+register_op("trapz", overloaded("trapz", [(trapz_x, PARAMETERS["trapz_x"]), (trapz_dx, PARAMETERS["trapz_dx"])]))
+register_op("cumulative_trapezoid", overloaded("cumulative_trapezoid", [(cumulative_trapezoid_x, PARAMETERS["cumulative_trapezoid_x"]), (cumulative_trapezoid_dx, PARAMETERS["cumulative_trapezoid_dx"])]))
+register_op("cov", overloaded("cov", [(cov, PARAMETERS["cov"])]))
+register_op("corrcoef", overloaded("corrcoef", [(corrcoef, PARAMETERS["corrcoef"])]))
+register_op("vander", overloaded("vander", [(vander, PARAMETERS["vander"])]))
+register_op("_linalg_det", overloaded("_linalg_det", [(_linalg_det, PARAMETERS["_linalg_det"])]))
+register_op("linalg_det", overloaded("linalg_det", [(linalg_det, PARAMETERS["linalg_det"])]))
+register_op("det", overloaded("det", [(det, PARAMETERS["det"])]))
+register_op("_linalg_slogdet", overloaded("_linalg_slogdet", [(_linalg_slogdet, PARAMETERS["_linalg_slogdet"])]))
+register_op("linalg_slogdet", overloaded("linalg_slogdet", [(linalg_slogdet, PARAMETERS["linalg_slogdet"])]))
+register_op("slogdet", overloaded("slogdet", [(slogdet, PARAMETERS["slogdet"])]))
+register_op("logdet", overloaded("logdet", [(logdet, PARAMETERS["logdet"])]))
+register_op("linalg_inv_ex", overloaded("linalg_inv_ex", [(linalg_inv_ex, PARAMETERS["linalg_inv_ex"])]))
+register_op("linalg_inv", overloaded("linalg_inv", [(linalg_inv, PARAMETERS["linalg_inv"])]))
+register_op("inverse", overloaded("inverse", [(inverse, PARAMETERS["inverse"])]))
+register_op("matrix_power", overloaded("matrix_power", [(matrix_power, PARAMETERS["matrix_power"]), (matrix_power_out, PARAMETERS["matrix_power_out"])]))
+register_op("linalg_matrix_power", overloaded("linalg_matrix_power", [(linalg_matrix_power, PARAMETERS["linalg_matrix_power"])]))
+register_op("cdist", overloaded("cdist", [(cdist, PARAMETERS["cdist"])]))
+register_op("_euclidean_dist", overloaded("_euclidean_dist", [(_euclidean_dist, PARAMETERS["_euclidean_dist"])]))
+register_op("_cdist_forward", overloaded("_cdist_forward", [(_cdist_forward, PARAMETERS["_cdist_forward"])]))
+register_op("_cdist_backward", overloaded("_cdist_backward", [(_cdist_backward, PARAMETERS["_cdist_backward"])]))
 register_op("unsqueeze_", overloaded("unsqueeze_", [(unsqueeze_, PARAMETERS["unsqueeze_"])]))
+register_op("transpose_", overloaded("transpose_", [(transpose_, PARAMETERS["transpose_"])]))
+register_op("quantile", overloaded("quantile", [(quantile, PARAMETERS["quantile"]), (quantile_scalar, PARAMETERS["quantile_scalar"]), (quantile_out, PARAMETERS["quantile_out"]), (quantile_scalar_out, PARAMETERS["quantile_scalar_out"])]))
+register_op("nanquantile", overloaded("nanquantile", [(nanquantile, PARAMETERS["nanquantile"]), (nanquantile_scalar, PARAMETERS["nanquantile_scalar"]), (nanquantile_out, PARAMETERS["nanquantile_out"]), (nanquantile_scalar_out, PARAMETERS["nanquantile_scalar_out"])]))
+register_op("scatter_reduce", overloaded("scatter_reduce", [(scatter_reduce_two, PARAMETERS["scatter_reduce_two"]), (scatter_reduce_two_out, PARAMETERS["scatter_reduce_two_out"])]))
+register_op("scatter_reduce_", overloaded("scatter_reduce_", [(scatter_reduce__two, PARAMETERS["scatter_reduce__two"])]))
+register_op("index_reduce", overloaded("index_reduce", [(index_reduce, PARAMETERS["index_reduce"]), (index_reduce_out, PARAMETERS["index_reduce_out"])]))
+register_op("index_reduce_", overloaded("index_reduce_", [(index_reduce_, PARAMETERS["index_reduce_"])]))
+register_op("gradient", overloaded("gradient", [(gradient_scalarint, PARAMETERS["gradient_scalarint"]), (gradient_scalararray, PARAMETERS["gradient_scalararray"]), (gradient_array, PARAMETERS["gradient_array"]), (gradient_scalarrayint, PARAMETERS["gradient_scalarrayint"]), (gradient_scalarrayarray, PARAMETERS["gradient_scalarrayarray"]), (gradient_tensorarrayint, PARAMETERS["gradient_tensorarrayint"]), (gradient_tensorarray, PARAMETERS["gradient_tensorarray"])]))
+register_op("linalg_matrix_exp", overloaded("linalg_matrix_exp", [(linalg_matrix_exp, PARAMETERS["linalg_matrix_exp"])]))
+register_op("matrix_exp", overloaded("matrix_exp", [(matrix_exp, PARAMETERS["matrix_exp"])]))

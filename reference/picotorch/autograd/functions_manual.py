@@ -128,6 +128,15 @@ __all__ = [  # what `from functions_manual import *` gives the generated nodes
     "binary_cross_entropy_double_backward", "binary_cross_entropy_double_backward_grad_output",
     "soft_margin_loss_double_backward", "soft_margin_loss_double_backward_grad_output",
     "prelu_kernel_double_backward", "float32_value",
+    "logcumsumexp_backward",
+    "renorm_backward",
+    "linalg_det_backward",
+    "slogdet_backward",
+    "linalg_inv_backward",
+    "euclidean_dist_backward",
+    "scatter_reduce_backward",
+    "index_reduce_backward",
+    "linalg_matrix_exp_differential",
 ]
 
 
@@ -1287,3 +1296,164 @@ def _group_stats_backward(d_mean, d_rstd, rstd_cube, x4, N, group):
     """The gradient reaching the input through the group means and ``rstd`` themselves (``var_mean_backward``)."""
     d_var = ops.mul(ops.mul(rstd_cube, -0.5), ops.view(d_rstd, (N, group, 1, 1)))
     return var_mean_backward([d_var, ops.view(d_mean, (N, group, 1, 1))], x4, [2, 3], 0, True)
+def logcumsumexp_backward(grad, self, result, dim):
+    """The gradient of a running log-sum-exp: for each input, the later outputs' gradients weighted by softmax
+    terms, summed as a reversed logcumsumexp of log|grad| - result, the positive and negative parts apart (the
+    absent part held at the dtype's lowest value, so that its exp vanishes)."""
+    if grad.dim() == 0 or grad.numel() == 0:
+        return grad
+    finfo = _bfloat16_finfo() if grad.dtype is st.bfloat16 else np.finfo
+    xp = xp_of(grad)
+    lowest = xp.asarray(float(finfo(grad.dtype._numpy).min), dtype=xp_dtype(xp, grad.dtype), device=grad._data.device)
+    grad_min = wrap(grad, lowest)
+    log_abs_grad = ops.log(ops.abs(grad))
+    positive = ops.where(ops.gt(grad, 0), log_abs_grad, grad_min)
+    negative = ops.where(ops.lt(grad, 0), log_abs_grad, grad_min)
+
+    def reversed_logcumsumexp(x):
+        return ops.flip(ops.logcumsumexp(ops.flip(x, [dim]), dim), [dim])
+
+    output_pos = ops.exp(ops.add(reversed_logcumsumexp(ops.sub(positive, result)), self))
+    output_neg = ops.exp(ops.add(reversed_logcumsumexp(ops.sub(negative, result)), self))
+    return ops.sub(output_pos, output_neg)
+
+
+def renorm_backward(grad, self, p, dim, maxnorm):
+    """Where a slice's norm exceeded ``maxnorm`` its output was ``self * maxnorm / (norm + 1e-7)``: the product
+    rule through the norm (``linalg_vector_norm_backward``); elsewhere the gradient passes unchanged."""
+    ndim = self.dim()
+    dim = dim + ndim if dim < 0 else dim
+    reduce_dims = [d for d in range(ndim) if d != dim]
+    acc = st.float32 if self.dtype in (st.float16, st.bfloat16) else self.dtype
+    norm = ops.linalg_vector_norm(self, p, reduce_dims, True, dtype=acc)
+    grad_output = ops.sum(ops.mul(self, grad), reduce_dims, True, dtype=acc)
+    nb = linalg_vector_norm_backward(grad_output, self, p, norm, reduce_dims, True)
+    invnorm = ops.reciprocal(ops.add(norm, 1e-7))
+    factor = ops.mul(invnorm, maxnorm)
+    return ops.where(ops.gt(norm, maxnorm), ops.sub(ops.mul(factor, grad), ops.mul(ops.mul(factor, invnorm), nb)), grad)
+
+
+def linalg_det_backward(grad, det, A, LU, pivots):
+    """d det(A) = det(A) tr(A^-1 dA): the gradient is ``grad * det * A^-T``. Where the determinant is exactly 0,
+    torch 2.13's solve against ``det * grad * I`` returns zeros (not the cofactor matrix), and so does this."""
+    if A.numel() == 0:
+        return ops.zeros_like(A)
+    scale = ops.unsqueeze(ops.unsqueeze(ops.mul(grad, det), -1), -1)
+    singular = ops.unsqueeze(ops.unsqueeze(ops.eq(det, 0), -1), -1)
+    inverse_t = ops.linalg_inv_ex(ops.transpose(A, -2, -1))[0]  # A^T factored, as torch's solve does
+    return ops.where(singular, 0.0, ops.mul(scale, inverse_t))
+
+
+def slogdet_backward(grads, A, sign, LU, pivots):
+    """Only ``logabsdet`` has a gradient for a real matrix (the sign is piecewise constant): ``g * A^-T``."""
+    grad_logabsdet = grads[1]
+    if grad_logabsdet is None:
+        return ops.zeros_like(A)
+    inverse_t = ops.linalg_inv_ex(ops.transpose(A, -2, -1))[0]  # A^T factored: a singular A's infinities as torch's
+    return ops.mul(ops.unsqueeze(ops.unsqueeze(grad_logabsdet, -1), -1), inverse_t)
+
+
+def linalg_inv_backward(grad, inverse):
+    """d(A^-1) = -A^-1 dA A^-1, so the gradient is ``-A^-T grad A^-T``."""
+    inverse_t = ops.transpose(inverse, -2, -1)
+    return ops.neg(ops.matmul(inverse_t, ops.matmul(grad, inverse_t)))
+
+
+def _bfloat16_finfo():
+    import ml_dtypes  # only when bfloat16 is in use: importing picotorch does not load ml_dtypes
+
+    return ml_dtypes.finfo
+
+
+def euclidean_dist_backward(grad, x1, x2, res, output_mask):
+    """``_euclidean_dist_backward``: with ``ratio = grad / res`` (0 where the distance is 0),
+    ``x1 * ratio.sum(-1) - ratio @ x2`` and ``x2 * ratio.sum(-2) - ratio^T @ x1``."""
+    ratio = ops.div(grad, res)
+    ops.masked_fill_(ratio, ops.eq(res, 0), 0)
+    return (ops.sub(ops.mul(x1, ops.sum(ratio, [-1], True)), ops.matmul(ratio, x2)) if output_mask[0] else None,
+            ops.sub(ops.mul(x2, ops.unsqueeze(ops.sum(ratio, [-2], False), -1)),
+                    ops.matmul(ops.transpose(ratio, -2, -1), x1)) if output_mask[1] else None)
+
+
+def scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, result, output_mask):
+    """``scatter_reduce_backward``: sum passes ``grad`` on (gathered for ``src``); prod divides the result by each
+    factor (the product of the others where a factor is zero); mean divides by the count reduced; amax and amin
+    share the gradient evenly among the values equal to the result. Without ``include_self`` the positions
+    written get no gradient in ``self``."""
+    if reduce == "sum":
+        grad_self, grad_src = grad, ops.gather(grad, dim, index)
+    elif reduce == "prod":
+        masked_self = ops.masked_fill(self, ops.eq(self, 0), 1)
+        masked_self_result = ops.scatter_reduce(masked_self, dim, index, src, reduce, include_self=include_self)
+        grad_self = ops.div(ops.mul(grad, masked_self_result), masked_self)
+        src_zero = ops.eq(src, 0)
+        src_num_zeros = ops.gather(ops.scatter_add(ops.zeros_like(self), dim, index, ops._to_copy(
+            src_zero, dtype=self.dtype)), dim, index)
+        src_single_zero = ops.bitwise_and(src_zero, ops.eq(src_num_zeros, 1))
+        masked_src = ops.masked_fill(src, src_single_zero, 1)
+        masked_src_result = ops.scatter_reduce(self, dim, index, masked_src, reduce, include_self=include_self)
+        grad_src = ops.where(src_single_zero, ops.gather(ops.mul(grad, masked_src_result), dim, index),
+                             ops.div(ops.gather(ops.mul(grad, result), dim, index),
+                                     ops.masked_fill(src, src_zero, 1)))
+    elif reduce == "mean":
+        counts = ops.ones_like(grad) if include_self else ops.zeros_like(grad)
+        counts = ops.scatter_add(counts, dim, index, ops.ones_like(src))
+        ops.masked_fill_(counts, ops.eq(counts, 0), 1)
+        grad_self = ops.div(grad, counts)
+        grad_src = ops.div(ops.gather(grad, dim, index), ops.gather(counts, dim, index))
+    else:
+        value = ops.gather(result, dim, index)
+        self_is_result = ops._to_copy(ops.eq(self, result), dtype=self.dtype)
+        src_is_result = ops._to_copy(ops.eq(src, value), dtype=self.dtype)
+        shared = ops.div(grad, ops.scatter_add(self_is_result, dim, index, src_is_result))
+        grad_self = ops.mul(ops.eq(self, result), shared)
+        grad_src = ops.mul(ops.eq(src, value), ops.gather(shared, dim, index))
+    if not include_self:
+        grad_self = ops.scatter(grad_self, dim, index, 0)
+    return (grad_self if output_mask[0] else None, grad_src if output_mask[1] else None)
+
+
+def index_reduce_backward(grad, self, dim, index, source, reduce, include_self, result, output_mask):
+    """``index_reduce_backward``: ``scatter_reduce_backward``'s rules with whole slices (``index_select`` and
+    ``index_add`` in place of ``gather`` and ``scatter_add``)."""
+    if reduce == "prod":
+        masked_self = ops.masked_fill(self, ops.eq(self, 0), 1)
+        masked_self_result = ops.index_reduce(masked_self, dim, index, source, reduce, include_self=include_self)
+        grad_self = ops.div(ops.mul(grad, masked_self_result), masked_self)
+        src_zero = ops.eq(source, 0)
+        src_num_zeros = ops.index_select(ops.index_add(ops.zeros_like(self), dim, index, ops._to_copy(
+            src_zero, dtype=self.dtype)), dim, index)
+        src_single_zero = ops.bitwise_and(src_zero, ops.eq(src_num_zeros, 1))
+        masked_src = ops.masked_fill(source, src_single_zero, 1)
+        masked_src_result = ops.index_reduce(self, dim, index, masked_src, reduce, include_self=include_self)
+        grad_src = ops.where(src_single_zero, ops.index_select(ops.mul(grad, masked_src_result), dim, index),
+                             ops.div(ops.index_select(ops.mul(grad, result), dim, index),
+                                     ops.masked_fill(source, src_zero, 1)))
+    elif reduce == "mean":
+        counts = ops.ones_like(grad) if include_self else ops.zeros_like(grad)
+        counts = ops.index_add(counts, dim, index, ops.ones_like(source))
+        ops.masked_fill_(counts, ops.eq(counts, 0), 1)
+        grad_self = ops.div(grad, counts)
+        grad_src = ops.div(ops.index_select(grad, dim, index), ops.index_select(counts, dim, index))
+    else:
+        value = ops.index_select(result, dim, index)
+        self_is_result = ops._to_copy(ops.eq(self, result), dtype=self.dtype)
+        source_is_result = ops._to_copy(ops.eq(source, value), dtype=self.dtype)
+        shared = ops.div(grad, ops.index_add(self_is_result, dim, index, source_is_result))
+        grad_self = ops.mul(self_is_result, shared)
+        grad_src = ops.mul(source_is_result, ops.index_select(shared, dim, index))
+    if not include_self:
+        grad_self = ops.index_fill(grad_self, dim, index, 0)
+    return (grad_self if output_mask[0] else None, grad_src if output_mask[1] else None)
+
+
+def linalg_matrix_exp_differential(self, grad, adjoint):
+    """The Fréchet derivative of exp through a block matrix: ``exp([[A^H, G], [0, A^H]])``'s upper right block."""
+    n = self.shape[-1]
+    block = ops.transpose(self, -2, -1) if adjoint else self
+    shape = list(self.shape[:-2]) + [2 * n, 2 * n]
+    meta = ops.new_zeros(grad, shape)
+    ops.copy_(ops.narrow(ops.narrow(meta, -2, 0, n), -1, 0, n), block)
+    ops.copy_(ops.narrow(ops.narrow(meta, -2, n, n), -1, n, n), block)
+    ops.copy_(ops.narrow(ops.narrow(meta, -2, 0, n), -1, n, n), grad)
+    return ops.narrow(ops.narrow(ops.linalg_matrix_exp(meta), -2, 0, n), -1, n, n)

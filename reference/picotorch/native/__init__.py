@@ -17,7 +17,14 @@ The files are ATen's, one module per ``.cpp``:
   (``TriangularOps.cpp``: ``tril``, ``triu``), ``pad_nd.py`` (``PadNd.cpp``: ``constant_pad_nd``),
   ``scatter_gather.py`` (``gather``, ``scatter``, ``index_select``, ``index_add`` of ``TensorAdvancedIndexing.cpp``),
   ``embedding.py`` (``Embedding.cpp``);
-- ``tensor_compare.py`` (``TensorCompare.cpp``: ``clamp``), ``copy.py`` (``Copy.cpp``),
+- ``unique.py`` (``Unique.cpp``), ``summary_ops.py`` (``SummaryOps.cpp``: ``bincount``, ``histc``),
+  ``bucketization.py`` (``Bucketization.cpp``: ``searchsorted``, ``bucketize``), ``normalization.py``
+  (``Normalization.cpp``: ``renorm``), ``integration.py`` (``Integration.cpp``: ``trapezoid``), ``correlation.py``
+  (``Correlation.cpp``: ``cov``, ``corrcoef``), ``batch_linear_algebra.py`` (``BatchLinearAlgebra.cpp``: ``det``,
+  ``slogdet``, ``inverse`` through an LU factorisation; ``matrix_power``), ``distance.py``
+  (``Distance.cpp``: ``cdist``), ``quantile.py`` (``Sorting.cpp``: ``quantile``), ``scatter_reduce.py``
+  (``TensorAdvancedIndexing.cpp``: ``scatter_reduce``), ``gradient.py`` (``ReduceOps.cpp``: ``gradient``);
+- ``tensor_compare.py`` (``TensorCompare.cpp``: ``clamp``, ``isin``), ``copy.py`` (``Copy.cpp``),
   ``distributions.py`` (``Distributions.cpp``: ``normal_``, ``uniform_``);
 - ``composite.py``: the ``CompositeImplicitAutograd`` kernels, built from other ops;
 - ``cuda/``: CUDA's lazy initialisation and the kernels that launch hand-written CUDA C;
@@ -78,6 +85,22 @@ from .activation import (
     threshold_,
     threshold_backward,
 )
+from .batch_linear_algebra import (
+    _linalg_det,
+    _linalg_slogdet,
+    det,
+    inverse,
+    linalg_det,
+    linalg_inv,
+    linalg_inv_ex,
+    linalg_matrix_exp,
+    linalg_matrix_power,
+    linalg_slogdet,
+    logdet,
+    matrix_exp,
+    matrix_power,
+    slogdet,
+)
 from .batch_norm import batch_norm, instance_norm, native_batch_norm, native_batch_norm_backward
 from .binary_ops import (
     add,
@@ -137,6 +160,7 @@ from .binary_ops import (
     xlogy,
     xlogy_,
 )
+from .bucketization import bucketize, searchsorted
 from .composite import (
     absolute,
     absolute_,
@@ -262,6 +286,7 @@ from .composite import (
     tile,
     triplet_margin_loss,
     unflatten,
+    vander,
     var_dim,
     var_mean_dim,
     var_mean_unbiased,
@@ -274,7 +299,9 @@ from .composite import (
 )
 from .convolution import conv1d, conv2d, conv_transpose1d, conv_transpose2d, convolution, convolution_backward
 from .copy import copy_
+from .correlation import corrcoef, cov
 from .cuda.elementwise import add_cuda, mul_cuda, relu_cuda, threshold_backward_cuda
+from .distance import _cdist_backward, _cdist_forward, _euclidean_dist, cdist
 from .distributions import (
     bernoulli,
     bernoulli_,
@@ -292,6 +319,15 @@ from .distributions import (
 )
 from .embedding import embedding, embedding_dense_backward, embedding_renorm_
 from .fused_dropout import native_dropout, native_dropout_backward
+from .gradient import (
+    gradient_array,
+    gradient_scalararray,
+    gradient_scalarint,
+    gradient_scalarrayarray,
+    gradient_scalarrayint,
+    gradient_tensorarray,
+    gradient_tensorarrayint,
+)
 from .group_norm import group_norm, native_group_norm, native_group_norm_backward
 from .helpers import strides_of
 from .indexing import (
@@ -307,6 +343,14 @@ from .indexing import (
     put,
     put_,
     take,
+)
+from .integration import (
+    cumulative_trapezoid_dx,
+    cumulative_trapezoid_x,
+    trapezoid_dx,
+    trapezoid_x,
+    trapz_dx,
+    trapz_x,
 )
 from .layer_norm_kernel import native_layer_norm, native_layer_norm_backward
 from .linear import einsum, tensordot, tensordot_out
@@ -340,6 +384,7 @@ from .loss import (
     soft_margin_loss_backward,
 )
 from .loss_nll import nll_loss2d_backward, nll_loss2d_forward, nll_loss_backward, nll_loss_forward
+from .normalization import renorm, renorm_
 from .onehot import one_hot
 from .pad_nd import constant_pad_nd
 from .pointwise_ops import addcdiv, addcdiv_, addcmul, addcmul_, lerp, lerp_
@@ -359,6 +404,7 @@ from .pooling import (
     max_pool2d_with_indices,
     max_pool2d_with_indices_backward,
 )
+from .quantile import nanquantile, nanquantile_scalar, quantile, quantile_scalar
 from .reduce_all_ops import max, min
 from .reduce_ops import (
     all,
@@ -380,6 +426,7 @@ from .reduce_ops import (
     cumsum,
     cumsum_,
     equal,
+    logcumsumexp,
     logsumexp,
     mean,
     mean_dim,
@@ -407,6 +454,7 @@ from .scatter_gather import (
     scatter_add,
     scatter_add_,
 )
+from .scatter_reduce import index_reduce, index_reduce_, scatter_reduce__two, scatter_reduce_two
 from .soft_max import _log_softmax, _log_softmax_backward_data, _softmax, _softmax_backward_data
 from .sorting import (
     argsort,
@@ -414,12 +462,14 @@ from .sorting import (
     kthvalue,
     median,
     median_dim,
+    mode,
     nanmedian,
     nanmedian_dim,
     sort,
     sort_stable,
     topk,
 )
+from .summary_ops import bincount, histc
 from .tensor_compare import (
     allclose,
     clamp,
@@ -432,8 +482,12 @@ from .tensor_compare import (
     clamp_tensor_,
     isclose,
     isfinite,
+    isin,
     isinf,
     isnan,
+    isneginf,
+    isposinf,
+    isreal,
     max_dim,
     min_dim,
 )
@@ -487,6 +541,7 @@ from .tensor_shape import (
     stack,
     t,
     transpose,
+    transpose_,
     unbind,
     unfold,
     unfold_backward,
@@ -588,6 +643,7 @@ from .unary_ops import (
     trunc,
     trunc_,
 )
+from .unique import _unique2, unique_consecutive, unique_dim
 
 __all__ = [
     "resize_output", "write_out",  # out= (Resize.cpp)
@@ -690,4 +746,16 @@ __all__ = [
     "max_pool2d_with_indices_backward", "batch_norm", "native_batch_norm", "native_batch_norm_backward",
     "instance_norm", "feature_dropout", "feature_dropout_", "group_norm", "native_group_norm",
     "native_group_norm_backward", "unsqueeze_",
+    # ops batch 8 (reductions and search)
+    "_unique2", "bincount", "bucketize", "histc", "isin", "isneginf", "isposinf", "isreal", "searchsorted",
+    "unique_consecutive", "unique_dim", "logcumsumexp", "mode", "renorm", "renorm_",
+    "corrcoef", "cov", "cumulative_trapezoid_dx", "cumulative_trapezoid_x", "trapezoid_dx", "trapezoid_x", "trapz_dx",
+    "trapz_x", "vander",
+    "_linalg_det", "_linalg_slogdet", "det", "inverse", "linalg_det", "linalg_inv", "linalg_inv_ex",
+    "linalg_matrix_power", "linalg_slogdet", "logdet", "matrix_power", "slogdet",
+    "_cdist_backward", "_cdist_forward", "_euclidean_dist", "cdist",
+    "nanquantile", "nanquantile_scalar", "quantile", "quantile_scalar", "transpose_",
+    "scatter_reduce__two", "scatter_reduce_two", "index_reduce", "index_reduce_",
+    "gradient_array", "gradient_scalararray", "gradient_scalarint", "gradient_scalarrayarray", "gradient_scalarrayint",
+    "gradient_tensorarray", "gradient_tensorarrayint", "linalg_matrix_exp", "matrix_exp",
 ]

@@ -1291,3 +1291,23 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-08):
         clamp_min_(norm, eps)
         norm._version_counter.bump()
     return ops.sum(ops.mul(ops.div(x1, x1_norm), ops.div(x2, x2_norm)), [dim])
+# ----------------------------------------------------------------------------- vander (LinearAlgebra.cpp)
+
+
+def vander(x, N=None, increasing=False):
+    """The powers ``x**0 .. x**(N-1)`` as columns (highest first unless ``increasing``): ones, ``x`` copied into
+    columns 1.., their ``cumprod`` copied back, then ``flip``; integers count in int64, as ``cumprod`` does."""
+    if x.dim() != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    n = x.shape[0]
+    if N is not None:
+        n = N
+        if n < 0:
+            raise RuntimeError("N must be non-negative.")
+    result = ops.new_empty(x, [x.shape[0], n], dtype=st.promote_types(x.dtype, st.int64))
+    if n > 0:
+        ops.fill_(result, 1)
+        if n > 1:
+            ops.copy_(ops.slice(result, 1, 1), ops.unsqueeze(x, 1))
+            ops.copy_(ops.slice(result, 1, 1), ops.cumprod(ops.slice(result, 1, 1), 1))
+    return result if increasing else ops.flip(result, [1])

@@ -224,6 +224,8 @@ def accepts(kind: str, value, numbers_as_tensors: bool = False) -> bool:
     if base == "Scalar":  # a number, or a zero-dim tensor that needs no gradient (python_arg_parser.cpp)
         return _is_number(value) or (isinstance(value, TensorImpl) and value._data.ndim == 0
                                      and not value._requires_grad and value._grad_fn is None)
+    if base == "Scalar[]":  # a list or tuple of numbers (gradient's spacing)
+        return isinstance(value, (list, tuple)) and all(_is_number(v) for v in value)
     if base in ("Tensor[]", "Tensor?[]"):
         return isinstance(value, (list, tuple)) and all(
             isinstance(v, TensorImpl) or (v is None and base == "Tensor?[]") for v in value)

@@ -506,3 +506,33 @@ def count_nonzero(self, dim):
     axes = reduce_dims(self, dim)
     data = xp.sum(truth(xp, self._data), axis=axes, dtype=xp.int64)
     return new_tensor(row_major(xp.asarray(data)), st.int64, self._device)
+
+
+# ----------------------------------------------------------------------------- logcumsumexp
+# The running log(sum(exp)) along ``dim``, one step at a time in ATen's CPU accumulation type (float64 for float32,
+# float32 for the half types): log(e^a + e^b) = max + log1p(exp(min - max)), except that two equal infinities
+# (and anything with NaN) give the first operand, so -inf stays -inf and +inf stays +inf (``_log_add_exp_helper``).
+
+
+def logcumsumexp(self, dim):
+    if not self._dtype.is_floating_point:
+        raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{self._dtype.c10_name}'")
+    axis = checks.wrap_dim(dim, self._data.ndim)
+    data = to_numpy(self._data)
+    if data.ndim == 0 or data.size == 0:
+        return new_tensor(xp_of(self).asarray(np.array(data, order="C"), device=self._data.device), self._dtype,
+                          self._device)
+    wide = np.float32 if is_reduced_float(self._dtype) else np.float64
+    rows = np.moveaxis(data, axis, -1).astype(wide)
+    out = np.empty(rows.shape, dtype=wide)
+    running = rows[..., 0]
+    out[..., 0] = running
+    with np.errstate(over="ignore", invalid="ignore"):
+        for i in range(1, rows.shape[-1]):
+            x = rows[..., i]
+            low, high = np.minimum(running, x), np.maximum(running, x)
+            added = high + np.log1p(np.exp(low - high))
+            running = np.where((low != high) | np.isfinite(low), added, running)
+            out[..., i] = running
+    result = np.ascontiguousarray(np.moveaxis(out, -1, axis)).astype(self._dtype._numpy)
+    return new_tensor(xp_of(self).asarray(result, device=self._data.device), self._dtype, self._device)

@@ -180,6 +180,50 @@ def _bool_result(name: str):
     return check
 
 
+def _searchsorted_out(result, out) -> None:
+    """``searchsorted_out``: exactly int32 with ``out_int32`` (then the result is int32), int64 without."""
+    if out is not result:
+        raise RuntimeError("torch.searchsorted(): output tensor's dtype is wrong, it can only be Int(int32) or "
+                           "Long(int64) depending on whether out_int32 flag is True, but we got output tensor's dtype "
+                           f"{out.c10_name} and out_int32 flag is {result is st.int32}")
+
+
+def _isin_out(result, out) -> None:
+    if out is not st.bool_:
+        raise RuntimeError(f"Expected out tensor to have dtype bool, but got {_TYPE_META[out.name]} instead")
+
+
+def _structured_same(result, out) -> None:
+    """A structured kernel's ``set_output``: exactly the result's dtype, named by its C++ type."""
+    if out is not result:
+        raise RuntimeError(f"Expected out tensor to have dtype {_TYPE_META[result.name]}, but got "
+                           f"{_TYPE_META[out.name]} instead")
+
+
+def _scalar_type_found(result, out) -> None:
+    """``logcumsumexp_out``'s ``check_scalar_type``."""
+    if out is not result:
+        raise RuntimeError(f"expected scalar_type {result.c10_name} but found {out.c10_name}")
+
+
+def _quantile_out(result, out) -> None:
+    if out is not result:
+        raise RuntimeError("quantile() out tensor must be same dtype as the input tensor")
+
+
+def _bool_only(name: str):
+    def check(result, out) -> None:
+        if out is not st.bool_:
+            raise RuntimeError(f"{name} does not support non-boolean outputs.")
+    return check
+
+
+def _histc_out(result, out) -> None:
+    if out is not result:
+        raise RuntimeError("torch.histogram: input tensor and hist tensor should have the same dtype, but got input "
+                           f"{_TYPE_META[result.name]} and hist {_TYPE_META[out.name]}")
+
+
 _TYPE_META = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
               "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
               "uint8": "unsigned char", "bool": "bool"}
@@ -203,4 +247,12 @@ OUT_DTYPE_CHECKS = {
     "logsumexp.out": _floating_result,
     **{f"{name}.{overload}": _bool_result(name) for name in ("all", "any")
        for overload in ("out", "dims_out", "all_out")},
+    **dict.fromkeys(("searchsorted.Tensor_out", "bucketize.Tensor_out"), _searchsorted_out),
+    **dict.fromkeys(("isin.Tensor_Tensor_out", "isin.Tensor_Scalar_out", "isin.Scalar_Tensor_out"), _isin_out),
+    "isposinf.out": _bool_only("isposinf"), "isneginf.out": _bool_only("isneginf"), "histc.out": _histc_out,
+    **dict.fromkeys(("renorm.out", "scatter_reduce.two_out", "index_reduce.out", "matrix_power.out"),
+                    _structured_same),
+    "logcumsumexp.out": _scalar_type_found,
+    **dict.fromkeys(("quantile.out", "quantile.scalar_out", "nanquantile.out", "nanquantile.scalar_out"),
+                    _quantile_out),
 }

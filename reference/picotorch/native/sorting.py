@@ -334,3 +334,33 @@ def _gathered(self, axis, chosen, keepdim):
     if self._data.ndim and not keepdim:
         values, device_indices = xp.squeeze(values, axis=axis), xp.squeeze(device_indices, axis=axis)
     return wrap(self, xp.asarray(values, copy=True)), wrap(self, device_indices, st.int64)
+
+
+# ----------------------------------------------------------------------------- mode
+# ``mode_kernel`` of ``cpu/TensorModeKernel.cpp``, per row: (value, index) pairs sorted by value with
+# ``std::sort`` (followed move for move: ties and NaNs land where it puts them), then the first run strictly longer
+# than every run before it wins, reported by its last pair, so among equally frequent values the smallest wins.
+
+
+def mode(self, dim=-1, keepdim=False):
+    axis = checks.wrap_dim(dim, self._data.ndim)
+    _check_reduced_size(self, axis, "mode")
+    rows = _rows(self, axis)
+    size = rows.shape[-1]
+    chosen = np.empty(rows.shape[:-1], dtype=np.int64)
+    for r, row in zip(np.ndindex(chosen.shape), rows.reshape(-1, size).tolist()):
+        chosen[r] = _mode_index(row)
+    return _gathered(self, axis, chosen, keepdim)
+
+
+def _mode_index(row: list) -> int:
+    pairs = list(zip(row, range(len(row))))
+    stl.sort(pairs, 0, len(pairs), lambda a, b: a[0] < b[0])
+    best, best_count, count = 0, 0, 0
+    for i, (value, index) in enumerate(pairs):
+        count += 1
+        if i == len(pairs) - 1 or value != pairs[i + 1][0]:
+            if count > best_count:
+                best, best_count = index, count
+            count = 0
+    return best

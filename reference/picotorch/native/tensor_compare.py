@@ -18,7 +18,7 @@ import numpy as np
 from ..c10 import scalar_type as st
 from . import checks
 from .binary_ops import break_zero_ties, check_inplace_operands, maximum, minimum, write_inplace
-from .device import backend
+from .device import backend, to_numpy
 from .dispatcher import ops
 from .helpers import as_operand, cast, common_device, result_type, shape_of, xp_of
 from .layout import follow_inputs
@@ -227,3 +227,31 @@ def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 def _number(value) -> str:
     """A double as ``c10`` prints it in an error: ``-1``, ``-0.5``."""
     return f"{value:g}"
+
+
+# ----------------------------------------------------------------------------- isposinf, isneginf, isreal, isin
+# Bool results, never differentiable. ``isreal`` of a real tensor is all true, laid out as ``self``
+# (``ones_like``); ``isin`` compares in the promoted dtype (NaN is in nothing) and returns a new contiguous tensor.
+
+
+def isposinf(self):
+    return _bool_result(self, lambda data: data == math.inf)
+
+
+def isneginf(self):
+    return _bool_result(self, lambda data: data == -math.inf)
+
+
+def isreal(self):
+    return ops.ones_like(self, dtype=st.bool_)
+
+
+def isin(elements, test_elements, assume_unique=False, invert=False):
+    elements, test_elements = as_operand(elements), as_operand(test_elements)
+    for t in (elements, test_elements):
+        if t._dtype is st.bool_:
+            raise RuntimeError("Unsupported input type encountered for isin(): Bool")
+    common = st.to_numpy_dtype(result_type(elements, test_elements))
+    found = np.isin(to_numpy(elements._data).astype(common), to_numpy(test_elements._data).astype(common),
+                    invert=invert)
+    return new_tensor(xp_of(elements).asarray(found.reshape(elements._data.shape)), st.bool_, elements._device)

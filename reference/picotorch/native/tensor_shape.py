@@ -302,10 +302,13 @@ def select(self, dim, index):
 
 
 def slice(self, dim=0, start=None, end=None, step=1):
+    if self._data.ndim == 0:
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
     d = checks.wrap_dim(dim, self._data.ndim)
     if step <= 0:
         raise RuntimeError("slice step must be positive")
-    key = (builtins.slice(None),) * d + (builtins.slice(start, end, step), ...)
+    start, end, _ = builtins.slice(start, end, step).indices(self._data.shape[d])  # clamped, as torch's slice
+    key = (builtins.slice(None),) * d + (builtins.slice(start, max(start, end), step), ...)
     data = self._data[key]
     if step != 1 and data.shape[d] == 0 and type(data) is np.ndarray:
         # PyTorch multiplies the stride by the step even when nothing is left; NumPy keeps it (no memory to reach)
@@ -488,7 +491,8 @@ def select_backward(grad_output, input_sizes, dim, index):
 def slice_backward(grad_output, input_sizes, dim, start, end, step):
     data = zeros_array(grad_output, input_sizes)
     d = checks.wrap_dim(dim, len(input_sizes))
-    data[(builtins.slice(None),) * d + (builtins.slice(start, end, step), ...)] = grad_output._data
+    start, end, _ = builtins.slice(start, end, step).indices(input_sizes[d])  # clamped, as the forward slice
+    data[(builtins.slice(None),) * d + (builtins.slice(start, max(start, end), step), ...)] = grad_output._data
     return wrap(grad_output, data)
 
 
@@ -697,3 +701,8 @@ def repeat_interleave(repeats, output_size=None):
         raise RuntimeError("allocated size does not match required size")
     positions = xp.arange(counts.shape[0], dtype=counts.dtype)
     return wrap(repeats, xp.repeat(positions, counts) if total else xp.zeros((0,), dtype=counts.dtype))
+
+
+def transpose_(self, dim0, dim1):
+    self._data = transpose(self, dim0, dim1)._data
+    return self

@@ -170,8 +170,8 @@ _ARGSIZE = re.compile(r"(\w+?)_sym_argsize_(minus_)?(\d+)")  # ``grad_output.siz
 
 def _saved_for(name: str, args: dict[str, Argument], outputs: dict[str, int]) -> Saved | None:
     """``outputs``: the named returns of an op with several (``nll_loss_forward``'s ``total_weight``)."""
-    if name == "result":
-        return Saved(name, "result", "output", set())
+    if name == "result":  # the single output, or the first one when it is named ``result`` (``_linalg_det``)
+        return Saved(name, "result[0]" if outputs.get(name) == 0 else "result", "output", set())
     nth = _NTH_RESULT.fullmatch(name)
     if nth or name in outputs:  # one output of an op that returns several (``native_layer_norm``'s ``result1``)
         return Saved(name, f"result[{nth.group(1) if nth else outputs[name]}]", "output", set())

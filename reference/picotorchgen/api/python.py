@@ -105,6 +105,8 @@ def argument_kind(a: Argument) -> str:
         if t.is_list:
             return "Tensor?[]" if t.elem_optional else "Tensor[]"
         return "Tensor?" if t.optional else "Tensor"
+    if t.base == "Scalar" and t.is_list:
+        return "Scalar[]"
     if t.base == "Scalar":
         return "Scalar?" if t.optional else "Scalar"
     if t.base in ("int", "SymInt") and t.is_list:

@@ -35,7 +35,7 @@ ${generated_comment}
 from picotorch.autograd.grad_mode import is_grad_enabled
 from picotorch.autograd.variable import (
     SavedVariable, any_requires_grad, as_view, bump_version, check_inplace, check_no_requires_grad,
-    collect_next_edges, rebase_history, set_history, throw_error_out_requires_grad,
+    collect_next_edges, rebase_history, set_history, set_inplace_view_history, throw_error_out_requires_grad,
 )
 from picotorch import native
 from picotorch.autograd import variable_type_manual as manual
@@ -182,6 +182,19 @@ if grad_fn is not None:
     rebase_history(self, grad_fn)
     ${save_result}
 ''')
+
+# An in-place view op (``t_``, ``squeeze_``: a view function's in-place variant) changes only ``self``'s geometry:
+# its node joins ``self``'s history as a view op's would (``set_history``, not ``rebase_history``, in torchgen's
+# ``emit_history`` when the op has view info), after the version bump of its ADInplaceOrView kernel.
+INPLACE_VIEW_HISTORY = CodeTemplate('''\
+bump_version(self)
+if grad_fn is not None:
+    set_inplace_view_history(self, grad_fn)
+    ${save_result}
+''')
+
+# the out-of-place view functions (torchgen's VIEW_FUNCTIONS) that have an in-place variant
+INPLACE_VIEW_BASES = frozenset({"as_strided", "squeeze", "t", "transpose", "unsqueeze"})
 
 SAVE_RESULT = CodeTemplate("grad_fn.${name}_ = SavedVariable(${source}, is_output=True)")
 
@@ -362,6 +375,8 @@ def _set_history(op: Op) -> list[str]:
 
 
 def _history(op: Op, outputs, save_result) -> str:
+    if op.is_inplace and op.base.removesuffix("_") in INPLACE_VIEW_BASES:
+        return INPLACE_VIEW_HISTORY.substitute(save_result=save_result)
     if op.is_inplace:
         return REBASE_HISTORY.substitute(save_result=save_result)
     if len(op.schema.returns) == 1:

@@ -318,6 +318,11 @@ CASES = {
     "kron": ([data(2, 3), data(2, 2)], lambda T, a, b: T.kron(a, b)),
     "take_along_dim": ([data(3, 4)], lambda T, a: T.take_along_dim(a, T.tensor([[0], [3], [2]], device=a.device), 1)),
     "aminmax": ([data(3, 4)], lambda T, a: (lambda r: r.min * 2 + r.max)(T.aminmax(a, dim=1))),
+    "t_": ([data(2, 3)], lambda T, a: (a * 1).t_()),
+    "transpose_": ([data(2, 3, 4)], lambda T, a: (a * 1).swapaxes_(0, 2)),
+    "unsqueeze_": ([data(2, 3)], lambda T, a: (a * 1).unsqueeze_(1)),
+    "as_strided": ([data(3, 4)], lambda T, a: a.as_strided((2, 3), (1, 2), 1)),
+    "as_strided_": ([data(3, 4)], lambda T, a: (a * 1).as_strided_((3, 2), (1, 3))),
 }
 
 

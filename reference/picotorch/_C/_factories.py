@@ -635,3 +635,60 @@ def _drawn_like(input, dtype, device, requires_grad: bool, memory_format, name: 
     fill(result)
     return result.requires_grad_(True) if requires_grad else result
 
+
+
+# ----------------------------------------------------------------------------- empty_strided, Tensor.new
+
+
+def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    """A tensor of ``size`` laid out with ``stride`` (in elements) over storage of its own; zeros, as ``empty``."""
+    dtype = _dtype_argument("empty_strided", dtype) or st.get_default_dtype()
+    size, stride = _sizes("empty_strided", (size,)), _sizes("empty_strided", (stride,))
+    result = ops.new_empty_strided(_finish(np.zeros((0,)), dtype, device, False), list(size), list(stride))
+    if requires_grad:
+        check_requires_grad(dtype)
+        result.requires_grad_(True)
+    return result
+
+
+_LEGACY_NEW_SIGNATURES = ["(*, torch.device device = None)", "(torch.Storage storage)", "(Tensor other)",
+                          "(tuple of ints size, *, torch.device device = None)",
+                          "(object data, *, torch.device device = None)"]
+
+
+def legacy_new(self, *args, **kwargs):
+    """``Tensor.new`` (``legacy_tensor_generic_ctor_new``): nothing gives an empty tensor, ints or a ``Size``
+    an uninitialised one of that size (zeros here), a tensor of ``self``'s dtype an alias of it, other data a
+    copy in ``self``'s dtype; only ``device=`` may be named."""
+    from ..c10.size import Size
+
+    if any(key != "device" for key in kwargs) or (args and all(isinstance(a, (list, tuple)) for a in args)
+                                                  and len(args) > 1):
+        raise TypeError(format_invalid_args(args, kwargs, "new()", _LEGACY_NEW_SIGNATURES))
+    device = kwargs.get("device")
+    if not args:
+        return _filled("new", ((0,),), 0, self._dtype, device or self._device, False)
+    if len(args) == 1 and isinstance(args[0], TensorImpl):
+        other = args[0]
+        if other._dtype is not self._dtype:
+            raise TypeError(f"expected {_options_text(self._dtype)} (got {_options_text(other._dtype)})")
+        return ops.alias(other)
+    if all(_is_int(a) for a in args) or (len(args) == 1 and isinstance(args[0], Size)):
+        return _filled("new", args, 0, self._dtype, device or self._device, False)
+    if len(args) == 1:
+        if not isinstance(args[0], (list, tuple)) and not hasattr(args[0], "__array__"):
+            raise TypeError(f"new(): data must be a sequence (got {type(args[0]).__name__})")
+        return _from_data(args[0], self._dtype, self._device if device is None else device, False)
+    raise TypeError(format_invalid_args(args, kwargs, "new()", _LEGACY_NEW_SIGNATURES))
+
+
+_CPP_TYPE_NAMES = {"Float": "float", "Double": "double", "Half": "c10::Half", "BFloat16": "c10::BFloat16",
+                   "Long": "long int", "Int": "int", "Short": "short int", "Char": "signed char",
+                   "Byte": "unsigned char", "Bool": "bool", "ComplexFloat": "c10::complex<float>",
+                   "ComplexDouble": "c10::complex<double>"}
+
+
+def _options_text(dtype) -> str:
+    name = _CPP_TYPE_NAMES.get(dtype.c10_name, dtype.c10_name)
+    return (f"TensorOptions(dtype={name}, device=cpu, layout=Strided, requires_grad=false (default), "
+            "pinned_memory=false (default), memory_format=(nullopt))")

@@ -298,6 +298,10 @@ class TensorBase(TensorImpl):
                                            "torch.Tensor.new_tensor")
         return _factories.new_tensor_method(self, *args, **kwargs)
 
+    def new(self, *args, **kwargs):
+        """``Tensor.new``, the legacy constructor (``legacy_tensor_generic_ctor_new``)."""
+        return _factories.legacy_new(self, *args, **kwargs)
+
     def detach(self):
         """A new leaf sharing data and version counter, cut from the graph (``requires_grad=False``)."""
         return self.detach_shallow()

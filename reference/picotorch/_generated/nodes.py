@@ -8364,3 +8364,142 @@ class NormalBackward3(Node):
         if node.task_should_compute_output(1):
             grad_inputs[1] = ops.zeros_like(grad)
         return grad_inputs
+
+
+class TBackward1(Node):
+    """Backward of ``t_(Tensor(a!) self) -> Tensor(a!)``."""
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.t(grad)
+        return grad_inputs
+
+
+class TransposeBackward1(Node):
+    """Backward of ``transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)``."""
+
+    dim0 = None
+    dim1 = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            dim0 = node.dim0
+            dim1 = node.dim1
+            grad_inputs[0] = ops.transpose(grad, dim0, dim1)
+        return grad_inputs
+
+    @property
+    def _saved_dim0(node):
+        return None if node.dim0 is None else node.dim0 % 18446744073709551616
+
+    @property
+    def _saved_dim1(node):
+        return None if node.dim1 is None else node.dim1 % 18446744073709551616
+
+
+class UnsqueezeBackward1(Node):
+    """Backward of ``unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)``."""
+
+    dim = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            dim = node.dim
+            grad_inputs[0] = ops.squeeze(grad, dim)
+        return grad_inputs
+
+    @property
+    def _saved_dim(node):
+        return None if node.dim is None else node.dim % 18446744073709551616
+
+
+class AsStridedBackward0(Node):
+    """Backward of ``as_strided(Tensor(a) self, int[] size, int[] stride, int? storage_offset=None) -> Tensor(a)``."""
+
+    self_geometry = None
+    size = None
+    storage_offset = None
+    stride = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            self_geometry = node.self_geometry
+            size = node.size
+            storage_offset = node.storage_offset
+            stride = node.stride
+            grad_inputs[0] = as_strided_backward(grad, self_geometry, size, stride, storage_offset)
+        return grad_inputs
+
+    @property
+    def _saved_size(node):
+        saved = node.size
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+    @property
+    def _saved_storage_offset(node):
+        return None if node.storage_offset is None else node.storage_offset % 18446744073709551616
+
+    @property
+    def _saved_stride(node):
+        saved = node.stride
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+
+class AsStridedBackward1(Node):
+    """Backward of ``as_strided_(Tensor(a!) self, int[] size, int[] stride, int? storage_offset=None) -> Tensor(a!)``."""
+
+    self_geometry = None
+    size = None
+    storage_offset = None
+    stride = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            self_geometry = node.self_geometry
+            size = node.size
+            storage_offset = node.storage_offset
+            stride = node.stride
+            grad_inputs[0] = as_strided_backward(grad, self_geometry, size, stride, storage_offset)
+        return grad_inputs
+
+    @property
+    def _saved_size(node):
+        saved = node.size
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+    @property
+    def _saved_storage_offset(node):
+        return None if node.storage_offset is None else node.storage_offset % 18446744073709551616
+
+    @property
+    def _saved_stride(node):
+        saved = node.stride
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))

@@ -143,6 +143,12 @@ TORCH_FUNCTIONS = {
     'argwhere': [
         (vt.argwhere, 'argwhere(Tensor input)', vt.PARAMETERS['argwhere']),
     ],
+    'as_strided': [
+        (vt.as_strided, 'as_strided(Tensor input, int[] size, int[] stride, int? storage_offset=None)', vt.PARAMETERS['as_strided']),
+    ],
+    'as_strided_': [
+        (vt.as_strided_, 'as_strided_(Tensor input, int[] size, int[] stride, int? storage_offset=None)', vt.PARAMETERS['as_strided_']),
+    ],
     'asin': [
         (vt.asin, 'asin(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['asin'][0], vt.PARAMETERS['asin'][1] + (('out', 'Tensor?', True),)), (vt.asin_out, ('out',))),
     ],
@@ -1218,6 +1224,12 @@ TENSOR_METHODS = {
     'argwhere': [
         (vt.argwhere, 'argwhere()', vt.PARAMETERS['argwhere']),
     ],
+    'as_strided': [
+        (vt.as_strided, 'as_strided(int[] size, int[] stride, int? storage_offset=None)', vt.PARAMETERS['as_strided']),
+    ],
+    'as_strided_': [
+        (vt.as_strided_, 'as_strided_(int[] size, int[] stride, int? storage_offset=None)', vt.PARAMETERS['as_strided_']),
+    ],
     'asin': [
         (vt.asin, 'asin()', vt.PARAMETERS['asin']),
     ],
@@ -1819,6 +1831,9 @@ TENSOR_METHODS = {
     'new_empty': [
         (vt.new_empty, 'new_empty(int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)', vt.PARAMETERS['new_empty']),
     ],
+    'new_empty_strided': [
+        (vt.new_empty_strided, 'new_empty_strided(int[] size, int[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)', vt.PARAMETERS['new_empty_strided']),
+    ],
     'new_full': [
         (vt.new_full, 'new_full(int[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)', vt.PARAMETERS['new_full']),
     ],
@@ -2047,11 +2062,20 @@ TENSOR_METHODS = {
     'swapaxes': [
         (vt.swapaxes, 'swapaxes(int axis0, int axis1)', vt.PARAMETERS['swapaxes']),
     ],
+    'swapaxes_': [
+        (vt.swapaxes_, 'swapaxes_(int axis0, int axis1)', vt.PARAMETERS['swapaxes_']),
+    ],
     'swapdims': [
         (vt.swapdims, 'swapdims(int dim0, int dim1)', vt.PARAMETERS['swapdims']),
     ],
+    'swapdims_': [
+        (vt.swapdims_, 'swapdims_(int dim0, int dim1)', vt.PARAMETERS['swapdims_']),
+    ],
     't': [
         (vt.t, 't()', vt.PARAMETERS['t']),
+    ],
+    't_': [
+        (vt.t_, 't_()', vt.PARAMETERS['t_']),
     ],
     'take': [
         (vt.take, 'take(Tensor index)', vt.PARAMETERS['take']),
@@ -2087,6 +2111,9 @@ TENSOR_METHODS = {
     ],
     'transpose': [
         (vt.transpose_int, 'transpose(int dim0, int dim1)', vt.PARAMETERS['transpose_int']),
+    ],
+    'transpose_': [
+        (vt.transpose_, 'transpose_(int dim0, int dim1)', vt.PARAMETERS['transpose_']),
     ],
     'tril': [
         (vt.tril, 'tril(int diagonal=0)', vt.PARAMETERS['tril']),
@@ -2127,6 +2154,9 @@ TENSOR_METHODS = {
     ],
     'unsqueeze': [
         (vt.unsqueeze, 'unsqueeze(int dim)', vt.PARAMETERS['unsqueeze']),
+    ],
+    'unsqueeze_': [
+        (vt.unsqueeze_, 'unsqueeze_(int dim)', vt.PARAMETERS['unsqueeze_']),
     ],
     'var': [
         (vt.var_dim, 'var(int[1] dim, bool unbiased=True, bool keepdim=False)', vt.PARAMETERS['var_dim']),

@@ -11,7 +11,7 @@ registered with the dispatcher (``ops.<name>``) at the end of this file.
 from picotorch.autograd.grad_mode import is_grad_enabled
 from picotorch.autograd.variable import (
     SavedVariable, any_requires_grad, as_view, bump_version, check_inplace, check_no_requires_grad,
-    collect_next_edges, rebase_history, set_history, throw_error_out_requires_grad,
+    collect_next_edges, rebase_history, set_history, set_inplace_view_history, throw_error_out_requires_grad,
 )
 from picotorch import native
 from picotorch.autograd import variable_type_manual as manual
@@ -1038,7 +1038,7 @@ def squeeze_(self):
     result = kernel_for("squeeze_", device_of(self))(self)
     bump_version(self)
     if grad_fn is not None:
-        rebase_history(self, grad_fn)
+        set_inplace_view_history(self, grad_fn)
     return self
 
 
@@ -1054,7 +1054,7 @@ def squeeze__dim(self, dim):
     result = kernel_for("squeeze_.dim", device_of(self))(self, dim)
     bump_version(self)
     if grad_fn is not None:
-        rebase_history(self, grad_fn)
+        set_inplace_view_history(self, grad_fn)
     return self
 
 
@@ -1085,7 +1085,7 @@ def squeeze__dims(self, dim):
     result = kernel_for("squeeze_.dims", device_of(self))(self, dim)
     bump_version(self)
     if grad_fn is not None:
-        rebase_history(self, grad_fn)
+        set_inplace_view_history(self, grad_fn)
     return self
 
 
@@ -8122,6 +8122,102 @@ def normal_float_float_out(mean, std, size, *, generator=None, out):
     return out
 
 
+def t_(self):
+    """``t_(Tensor(a!) self) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.TBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("t_", device_of(self))(self)
+    bump_version(self)
+    if grad_fn is not None:
+        set_inplace_view_history(self, grad_fn)
+    return self
+
+
+def transpose_(self, dim0, dim1):
+    """``transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.TransposeBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim0 = dim0
+        grad_fn.dim1 = dim1
+    result = kernel_for("transpose_", device_of(self))(self, dim0, dim1)
+    bump_version(self)
+    if grad_fn is not None:
+        set_inplace_view_history(self, grad_fn)
+    return self
+
+
+def unsqueeze_(self, dim):
+    """``unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.UnsqueezeBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim = dim
+    result = kernel_for("unsqueeze_", device_of(self))(self, dim)
+    bump_version(self)
+    if grad_fn is not None:
+        set_inplace_view_history(self, grad_fn)
+    return self
+
+
+def swapaxes_(self, axis0, axis1):
+    """``swapaxes_(Tensor(a!) self, int axis0, int axis1) -> Tensor(a!)``"""
+    return native.swapaxes_(self, axis0, axis1)
+
+
+def swapdims_(self, dim0, dim1):
+    """``swapdims_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)``"""
+    return native.swapaxes_(self, dim0, dim1)
+
+
+def as_strided(self, size, stride, storage_offset=None):
+    """``as_strided(Tensor(a) self, int[] size, int[] stride, int? storage_offset=None) -> Tensor(a)``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.AsStridedBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_geometry = native.tensor_geometry(self)
+        grad_fn.size = size
+        grad_fn.storage_offset = storage_offset
+        grad_fn.stride = stride
+    result = kernel_for("as_strided", device_of(self))(self, size, stride, storage_offset)
+    as_view(self, result)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def as_strided_(self, size, stride, storage_offset=None):
+    """``as_strided_(Tensor(a!) self, int[] size, int[] stride, int? storage_offset=None) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.AsStridedBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_geometry = native.tensor_geometry(self)
+        grad_fn.size = size
+        grad_fn.storage_offset = storage_offset
+        grad_fn.stride = stride
+    result = kernel_for("as_strided_", device_of(self))(self, size, stride, storage_offset)
+    bump_version(self)
+    if grad_fn is not None:
+        set_inplace_view_history(self, grad_fn)
+    return self
+
+
+def new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=None, pin_memory=None):
+    """``new_empty_strided(Tensor self, int[] size, int[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor``"""
+    result = kernel_for("new_empty_strided", device_of(self))(self, size, stride, dtype, layout, device, pin_memory)
+    return result
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add_cuda}, add_Tensor)
 register_kernels("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, add_out)
@@ -8882,6 +8978,14 @@ register_kernels("normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? ge
 register_kernels("normal.Tensor_Tensor_out(Tensor mean, Tensor std, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)", {}, normal_Tensor_Tensor_out)
 register_kernels("normal.float_float(float mean, float std, int[] size, *, Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", {"CPU": native.normal_float_float, "CUDA": native.normal_float_float}, normal_float_float)
 register_kernels("normal.float_float_out(float mean, float std, int[] size, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)", {}, normal_float_float_out)
+register_kernels("t_(Tensor(a!) self) -> Tensor(a!)", {"CPU": native.t_, "CUDA": native.t_}, t_)
+register_kernels("transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)", {"CPU": native.transpose_, "CUDA": native.transpose_}, transpose_)
+register_kernels("unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)", {"CPU": native.unsqueeze_, "CUDA": native.unsqueeze_}, unsqueeze_)
+register_kernels("swapaxes_(Tensor(a!) self, int axis0, int axis1) -> Tensor(a!)", {"CompositeImplicitAutograd": native.swapaxes_}, swapaxes_)
+register_kernels("swapdims_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)", {"CompositeImplicitAutograd": native.swapaxes_}, swapdims_)
+register_kernels("as_strided(Tensor(a) self, int[] size, int[] stride, int? storage_offset=None) -> Tensor(a)", {"CPU": native.as_strided, "CUDA": native.as_strided}, as_strided, computes=False)
+register_kernels("as_strided_(Tensor(a!) self, int[] size, int[] stride, int? storage_offset=None) -> Tensor(a!)", {"CPU": native.as_strided_, "CUDA": native.as_strided_}, as_strided_)
+register_kernels("new_empty_strided(Tensor self, int[] size, int[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", {"CPU": native.new_empty_strided, "CUDA": native.new_empty_strided}, new_empty_strided)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -9646,6 +9750,14 @@ PARAMETERS = {
     "normal_Tensor_Tensor_out": ((('mean', 'Tensor', False), ('std', 'Tensor', False),), (('generator', 'any', True), ('out', 'Tensor', False),)),
     "normal_float_float": ((('mean', 'any', False), ('std', 'any', False), ('size', 'int[]', False),), (('generator', 'any', True), ('dtype', 'ScalarType?', True), ('layout', 'Layout?', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
     "normal_float_float_out": ((('mean', 'any', False), ('std', 'any', False), ('size', 'int[]', False),), (('generator', 'any', True), ('out', 'Tensor', False),)),
+    "t_": ((('self', 'Tensor', False),), ()),
+    "transpose_": ((('self', 'Tensor', False), ('dim0', 'int', False), ('dim1', 'int', False),), ()),
+    "unsqueeze_": ((('self', 'Tensor', False), ('dim', 'int', False),), ()),
+    "swapaxes_": ((('self', 'Tensor', False), ('axis0', 'int', False), ('axis1', 'int', False),), ()),
+    "swapdims_": ((('self', 'Tensor', False), ('dim0', 'int', False), ('dim1', 'int', False),), ()),
+    "as_strided": ((('self', 'Tensor', False), ('size', 'int[]', False), ('stride', 'int[]', False), ('storage_offset', 'int?', True),), ()),
+    "as_strided_": ((('self', 'Tensor', False), ('size', 'int[]', False), ('stride', 'int[]', False), ('storage_offset', 'int?', True),), ()),
+    "new_empty_strided": ((('self', 'Tensor', False), ('size', 'int[]', False), ('stride', 'int[]', False),), (('dtype', 'ScalarType?', True), ('layout', 'Layout?', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
 }
 
 
@@ -10068,3 +10180,11 @@ register_op("random_", overloaded("random_", [(random__from, PARAMETERS["random_
 register_op("exponential_", overloaded("exponential_", [(exponential_, PARAMETERS["exponential_"])]))
 register_op("multinomial", overloaded("multinomial", [(multinomial, PARAMETERS["multinomial"]), (multinomial_out, PARAMETERS["multinomial_out"])]))
 register_op("normal", overloaded("normal", [(normal_Tensor_float, PARAMETERS["normal_Tensor_float"]), (normal_Tensor_float_out, PARAMETERS["normal_Tensor_float_out"]), (normal_float_Tensor, PARAMETERS["normal_float_Tensor"]), (normal_float_Tensor_out, PARAMETERS["normal_float_Tensor_out"]), (normal_Tensor_Tensor, PARAMETERS["normal_Tensor_Tensor"]), (normal_Tensor_Tensor_out, PARAMETERS["normal_Tensor_Tensor_out"]), (normal_float_float, PARAMETERS["normal_float_float"]), (normal_float_float_out, PARAMETERS["normal_float_float_out"])]))
+register_op("t_", overloaded("t_", [(t_, PARAMETERS["t_"])]))
+register_op("transpose_", overloaded("transpose_", [(transpose_, PARAMETERS["transpose_"])]))
+register_op("unsqueeze_", overloaded("unsqueeze_", [(unsqueeze_, PARAMETERS["unsqueeze_"])]))
+register_op("swapaxes_", overloaded("swapaxes_", [(swapaxes_, PARAMETERS["swapaxes_"])]))
+register_op("swapdims_", overloaded("swapdims_", [(swapdims_, PARAMETERS["swapdims_"])]))
+register_op("as_strided", overloaded("as_strided", [(as_strided, PARAMETERS["as_strided"])]))
+register_op("as_strided_", overloaded("as_strided_", [(as_strided_, PARAMETERS["as_strided_"])]))
+register_op("new_empty_strided", overloaded("new_empty_strided", [(new_empty_strided, PARAMETERS["new_empty_strided"])]))

@@ -14,10 +14,11 @@ from ..c10.layout import contiguous_format
 from ..native.device import to_numpy
 from ..native.dispatcher import ops
 from ..native.helpers import products_of_others, scalar_tensor, wrap, xp_dtype, xp_of, zeros_array
-from ..native.tensor_impl import TensorImpl
+from ..native.tensor_impl import TensorImpl, new_tensor
 from .grad_mode import is_grad_enabled
 
 __all__ = [  # what `from functions_manual import *` gives the generated nodes
+    "as_strided_backward",
     "handle_r_to_c",
     "maybe_multiply",
     "mul_tensor_backward",
@@ -981,3 +982,50 @@ def _plus_mean_backward(grad, grad_mean, self, dim, keepdim):
         return grad
     from_mean = mean_backward(grad_mean, tuple(self.shape), dim, self.numel(), keepdim)
     return from_mean if grad is None else ops.add(grad, from_mean)
+
+
+def as_strided_backward(grad, input_geometry, size, stride, storage_offset):
+    """The gradient of ``as_strided``: zeros laid out as the storage both geometries reach, the gradient
+    written where the output sat (summed where output elements share memory), read back through the
+    input's geometry (averaged where input elements share memory)."""
+    in_sizes, in_strides, in_offset = input_geometry
+    out_offset = in_offset if storage_offset is None else storage_offset
+    shared = min(in_offset, out_offset)
+    in_offset, out_offset = in_offset - shared, out_offset - shared
+    extent = max(_min_storage_size(in_sizes, in_strides, in_offset),
+                 _min_storage_size(size, stride, out_offset))
+    storage = ops.new_zeros(grad, [extent])
+    if _maybe_overlapping(size, stride):
+        positions = ops.as_strided(_storage_positions(grad, extent), size, stride, out_offset)
+        storage = ops.index_add_(storage, 0, ops.reshape(positions, [-1]), ops.reshape(grad, [-1]))
+    else:
+        ops.copy_(ops.as_strided(storage, size, stride, out_offset), grad)
+    if _maybe_overlapping(in_sizes, in_strides):
+        count = ops.zeros_like(storage)
+        positions = ops.as_strided(_storage_positions(grad, extent), in_sizes, in_strides, in_offset)
+        count = ops.index_add_(count, 0, ops.reshape(positions, [-1]), ops.ones_like(ops.reshape(positions, [-1]),
+                                                                                  dtype=storage.dtype))
+        storage = ops.div(storage, count)
+    return ops.as_strided(storage, in_sizes, in_strides, in_offset)
+
+
+def _storage_positions(grad, extent):
+    """``arange(extent)`` on ``grad``'s device: the index of each storage element."""
+    xp = xp_of(grad)
+    return new_tensor(xp.arange(extent, dtype=xp.int64), st.int64, grad._device)
+
+
+def _min_storage_size(sizes, strides, offset):
+    if 0 in tuple(sizes):
+        return 0
+    return offset + 1 + sum((n - 1) * s for n, s in zip(sizes, strides))
+
+
+def _maybe_overlapping(sizes, strides):
+    """Whether two elements of the geometry may share memory (``_maybe_overlapping_memory``)."""
+    reach = 0
+    for stride, n in sorted((s, n) for n, s in zip(sizes, strides) if n > 1):
+        if stride <= reach:
+            return True
+        reach += stride * (n - 1)
+    return False

@@ -210,6 +210,7 @@ from .composite import (
     subtract,
     subtract_,
     swapaxes,
+    swapaxes_,
     take_along_dim,
     take_along_dim_out,
     tensor_split_indices,
@@ -246,7 +247,7 @@ from .distributions import (
 )
 from .embedding import embedding, embedding_dense_backward, embedding_renorm_
 from .fused_dropout import native_dropout, native_dropout_backward
-from .helpers import strides_of
+from .helpers import strides_of, tensor_geometry
 from .indexing import (
     _index_put_impl_,
     index,
@@ -366,6 +367,7 @@ from .tensor_factories import (
     fill_,
     full_like,
     new_empty,
+    new_empty_strided,
     new_full,
     new_ones,
     new_zeros,
@@ -379,6 +381,8 @@ from .tensor_shape import (
     _reshape_alias,
     _unsafe_view,
     alias,
+    as_strided,
+    as_strided_,
     cat,
     diag_embed,
     diagonal,
@@ -405,11 +409,14 @@ from .tensor_shape import (
     squeeze_dims_,
     stack,
     t,
+    t_,
     transpose,
+    transpose_,
     unbind,
     unfold,
     unfold_backward,
     unsqueeze,
+    unsqueeze_,
     view,
     view_dtype,
 )
@@ -509,6 +516,7 @@ from .unary_ops import (
 
 __all__ = [
     "resize_output", "write_out",  # out= (Resize.cpp)
+    "tensor_geometry",  # what as_strided's backward saves
     "strides_of",  # what an autograd kernel saves of an input (``strides_or_error``)
     "_index_put_impl_", "_to_copy", "_unsafe_view", "add", "add_", "add_cuda", "addmm", "alias", "bmm", "cat", "clone",
     "flatten",
@@ -591,4 +599,6 @@ __all__ = [
     "bitwise_not", "bitwise_not_", "bitwise_xor", "bitwise_xor_",
     "bitwise_xor_scalar_tensor", "aminmax", "tril_indices", "triu_indices", "inner_out",
     "take_along_dim_out", "kron_out",
+    # ops batch 8 (tensor methods)
+    "as_strided", "as_strided_", "new_empty_strided", "swapaxes_", "t_", "transpose_", "unsqueeze_",
 ]

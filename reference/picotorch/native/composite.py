@@ -525,6 +525,10 @@ def swapaxes(self, axis0, axis1):
     return ops.transpose(self, axis0, axis1)
 
 
+def swapaxes_(self, axis0, axis1):
+    return ops.transpose_(self, axis0, axis1)
+
+
 def outer(self, vec2):
     for name, t in (("self", self), ("vec2", vec2)):
         if t.dim() != 1:

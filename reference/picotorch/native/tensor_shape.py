@@ -693,3 +693,66 @@ def repeat_interleave(repeats, output_size=None):
         raise RuntimeError("allocated size does not match required size")
     positions = xp.arange(counts.shape[0], dtype=counts.dtype)
     return wrap(repeats, xp.repeat(positions, counts) if total else xp.zeros((0,), dtype=counts.dtype))
+
+
+# ----------------------------------------------------------------------------- in-place views, as_strided
+# ``t_``, ``transpose_``, ``unsqueeze_`` and ``as_strided_`` change ``self``'s geometry, not its data: ``self``
+# takes the geometry of the view the out-of-place op would make.
+
+
+def t_(self):
+    ndim = self._data.ndim
+    if ndim > 2:
+        raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is {ndim}D")
+    return _squeeze_inplace(self, t(self)._data)
+
+
+def transpose_(self, dim0, dim1):
+    return _squeeze_inplace(self, transpose(self, dim0, dim1)._data)
+
+
+def unsqueeze_(self, dim):
+    return _squeeze_inplace(self, unsqueeze(self, dim)._data)
+
+
+def as_strided(self, size, stride, storage_offset=None):
+    """A view of ``self``'s storage with the given geometry (``as_strided_tensorimpl`` and ``setStrided``):
+    the offset counts elements from the storage's start, ``self``'s own offset when not given."""
+    size, stride = tuple(size), tuple(stride)
+    root = self._base if self._base is not None else self
+    offset = strided_geometry(self, root)[2] if storage_offset is None else storage_offset
+    if len(size) != len(stride):
+        raise RuntimeError("mismatch in length of strides and shape")
+    if any(s < 0 for s in stride):
+        raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got strides: "
+                           f"{list(stride)}")
+    _check_in_bounds_for_storage(root, size, stride, offset)
+    if offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {offset}")
+    return view_of(self, as_strided_view(root, size, stride, offset)._data)
+
+
+def _check_in_bounds_for_storage(root, size, stride, offset):
+    """``checkInBoundsForStorage``: the bytes the geometry reaches must lie inside the storage."""
+    if any(n < 0 for n in size):
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and strides={list(stride)}")
+    if 0 in size:
+        return
+    itemsize = root._dtype.itemsize
+    needed = (1 + sum((n - 1) * s for n, s in zip(size, stride))) * itemsize
+    available = _storage_elements(root) * itemsize
+    if needed + offset * itemsize > available:
+        raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, and "
+                           f"itemsize {itemsize} requiring a storage size of {needed + offset * itemsize} are out of "
+                           f"bounds for storage of size {available}")
+
+
+def _storage_elements(root):
+    data = root._data
+    if data.size == 0:
+        return 0
+    return 1 + sum((n - 1) * s for n, s in zip(data.shape, strides_of(root)))
+
+
+def as_strided_(self, size, stride, storage_offset=None):
+    return _squeeze_inplace(self, as_strided(self, size, stride, storage_offset)._data)

@@ -323,6 +323,8 @@ CASES = {
     "unsqueeze_": ([data(2, 3)], lambda T, a: (a * 1).unsqueeze_(1)),
     "as_strided": ([data(3, 4)], lambda T, a: a.as_strided((2, 3), (1, 2), 1)),
     "as_strided_": ([data(3, 4)], lambda T, a: (a * 1).as_strided_((3, 2), (1, 3))),
+    "adjoint": ([data(2, 3, 4)], lambda T, a: a.adjoint() * a.mH.positive().conj()),
+    "sum_to_size": ([data(2, 3, 4)], lambda T, a: a.sum_to_size(3, 1)),
 }
 
 

@@ -208,3 +208,113 @@ def test_empty_strided(program):
 ])
 def test_legacy_new(program):
     assert_same(program)
+
+
+# ----------------------------------------------------------------------------- predicates and properties
+
+DTYPES = ["float32", "float64", "float16", "bfloat16", "int64", "int32", "int16", "int8", "uint8", "bool"]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_predicates_and_sizes_by_dtype(dtype):
+    def prog(T):
+        t = T.ones(2, 3, dtype=getattr(T, dtype))
+        return (T.is_floating_point(t), t.is_signed(), T.is_signed(t), t.is_cpu, t.nbytes, t.itemsize,
+                t[:, 1:].nbytes, t.expand(4, 2, 3).nbytes, t.get_device(), t.is_conj(), T.is_conj(t), t.is_neg(),
+                T.is_neg(t))
+    assert_same(prog)
+
+
+@pytest.mark.parametrize("program", [
+    lambda T: (T.is_nonzero(T.tensor([0.5])), T.tensor([0.0]).is_nonzero(), T.tensor(float("nan")).is_nonzero(),
+               T.tensor(True).is_nonzero(), T.tensor([[0]]).is_nonzero(), T.tensor(-3).is_nonzero()),
+    lambda T: T.tensor([]).is_nonzero(),
+    lambda T: T.tensor([1, 2]).is_nonzero(),
+    lambda T: T.is_nonzero(T.ones(2, 2)),
+    lambda T: (T.is_same_size(T.ones(2, 3), T.ones(2, 3)), T.ones(2, 3).is_same_size(T.ones(3, 2)),
+               T.ones(()).is_same_size(T.ones(1)), T.ones(2, 3, dtype=T.int8).is_same_size(T.ones(2, 3))),
+    lambda T: T.is_floating_point(3.0),
+    lambda T: T.is_same_size(T.ones(2), [2]),
+    lambda T: T.ones(2).nbytes + T.ones(0).nbytes + T.ones((), dtype=T.float64).nbytes,
+])
+def test_predicate_forms_and_errors(program):
+    assert_same(program)
+
+
+IDENTITIES = {
+    "conj": lambda T, y: y.conj(),
+    "torch.conj": lambda T, y: T.conj(y),
+    "resolve_conj": lambda T, y: y.resolve_conj(),
+    "torch.resolve_neg": lambda T, y: T.resolve_neg(y),
+    "resolve_neg": lambda T, y: y.resolve_neg(),
+    "conj_physical": lambda T, y: y.conj_physical(),
+    "torch.conj_physical": lambda T, y: T.conj_physical(y),
+    "positive": lambda T, y: y.positive(),
+    "torch.positive": lambda T, y: T.positive(y),
+}
+
+
+@pytest.mark.parametrize("name", list(IDENTITIES))
+@pytest.mark.parametrize("dtype", ["float64", "int64"])
+def test_conj_and_positive_of_a_real_tensor_are_the_tensor_itself(name, dtype):
+    def prog(T):
+        x = _r(T, 2, 3) if dtype == "float64" else T.tensor([[1, -2], [3, 4]])
+        y = x * 2
+        r = IDENTITIES[name](T, y)
+        return r is y, _view_facts(r), r.grad_fn.name() if r.grad_fn is not None else None
+    assert_same(prog)
+
+
+def test_positive_of_bool_raises():
+    assert_same(lambda T: T.tensor([True]).positive())
+
+
+@pytest.mark.parametrize("shape", [(2, 3), (2, 3, 4), (1, 5)])
+@pytest.mark.parametrize("form", ["adjoint", "torch.adjoint", "mH", "H"])
+def test_adjoint_mH_H_are_transpose_views(shape, form):
+    def prog(T):
+        x = _r(T, *shape)
+        y = x * 1
+        r = {"adjoint": lambda: y.adjoint(), "torch.adjoint": lambda: T.adjoint(y), "mH": lambda: y.mH,
+             "H": lambda: y.H}[form]()
+        return _view_facts(r, y), _grads(T, [x], r)
+    assert_same(prog)
+
+
+@pytest.mark.parametrize("program", [
+    lambda T: T.ones(3).adjoint(),
+    lambda T: T.ones(3).mH,
+    lambda T: T.ones(3).H,
+    lambda T: T.ones(2, 3, 4).H,
+    lambda T: (lambda t: (t.H is t, t.mH is t, t.adjoint() is t))(T.tensor(2.0)),
+])
+def test_adjoint_errors(program):
+    assert_same(program)
+
+
+SUM_TO_SIZE = [((2, 3, 4), (3, 1)), ((2, 3, 4), (4,)), ((2, 3, 4), (1, 1, 1)), ((2, 3, 4), (2, 1, 4)),
+               ((2, 3, 4), ()), ((2, 1), (1, 1)), ((3,), (1,))]
+
+
+@pytest.mark.parametrize("shape,size", SUM_TO_SIZE)
+def test_sum_to_size_graph_and_grad(shape, size):
+    def prog(T):
+        x = _r(T, *shape)
+        y = x * 1
+        r = y.sum_to_size(size) if len(size) != 1 else y.sum_to_size(*size)
+        return _view_facts(r), _grads(T, [x], r)
+    assert_same(prog)
+
+
+@pytest.mark.parametrize("program", [
+    lambda T: (lambda y: y.sum_to_size(2, 3) is y)(T.ones(2, 3)),
+    lambda T: (lambda y: y.sum_to_size(T.Size([2, 3])) is y)(T.ones(2, 3)),
+    lambda T: T.ones(2, 3).sum_to_size([1, 3]),
+    lambda T: T.ones(2, 3, dtype=T.int32).sum_to_size(3),
+    lambda T: T.ones(2, 3, 4).sum_to_size(3, 2),
+    lambda T: T.ones(2, 3, 4).sum_to_size(5, 2, 3, 4),
+    lambda T: T.ones(2, 3).sum_to_size(3, 2.0),
+    lambda T: hasattr(T, "sum_to_size"),
+])
+def test_sum_to_size_forms_and_errors(program):
+    assert_same(program)

@@ -66,6 +66,9 @@ TORCH_FUNCTIONS = {
     'addmm': [
         (vt.addmm, 'addmm(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor out=None)', (vt.PARAMETERS['addmm'][0], vt.PARAMETERS['addmm'][1] + (('out', 'Tensor?', True),)), (vt.addmm_out, ('out',))),
     ],
+    'adjoint': [
+        (vt.adjoint, 'adjoint(Tensor input)', vt.PARAMETERS['adjoint']),
+    ],
     'alias': [
         (vt.alias, 'alias(Tensor input)', vt.PARAMETERS['alias']),
     ],
@@ -271,6 +274,12 @@ TORCH_FUNCTIONS = {
     ],
     'column_stack': [
         (vt.column_stack, 'column_stack(Tensor[] tensors, *, Tensor out=None)', (vt.PARAMETERS['column_stack'][0], vt.PARAMETERS['column_stack'][1] + (('out', 'Tensor?', True),)), (vt.column_stack_out, ('out',))),
+    ],
+    'conj': [
+        (vt.conj, 'conj(Tensor input)', vt.PARAMETERS['conj']),
+    ],
+    'conj_physical': [
+        (vt.conj_physical, 'conj_physical(Tensor input)', vt.PARAMETERS['conj_physical']),
     ],
     'constant_pad_nd': [
         (vt.constant_pad_nd, 'constant_pad_nd(Tensor input, int[] pad, Scalar value=0)', vt.PARAMETERS['constant_pad_nd']),
@@ -511,6 +520,24 @@ TORCH_FUNCTIONS = {
     'inner': [
         (vt.inner, 'inner(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['inner'][0], vt.PARAMETERS['inner'][1] + (('out', 'Tensor?', True),)), (vt.inner_out, ('out',))),
     ],
+    'is_conj': [
+        (vt.is_conj, 'is_conj(Tensor input)', vt.PARAMETERS['is_conj']),
+    ],
+    'is_floating_point': [
+        (vt.is_floating_point, 'is_floating_point(Tensor input)', vt.PARAMETERS['is_floating_point']),
+    ],
+    'is_neg': [
+        (vt.is_neg, 'is_neg(Tensor input)', vt.PARAMETERS['is_neg']),
+    ],
+    'is_nonzero': [
+        (vt.is_nonzero, 'is_nonzero(Tensor input)', vt.PARAMETERS['is_nonzero']),
+    ],
+    'is_same_size': [
+        (vt.is_same_size, 'is_same_size(Tensor input, Tensor other)', vt.PARAMETERS['is_same_size']),
+    ],
+    'is_signed': [
+        (vt.is_signed, 'is_signed(Tensor input)', vt.PARAMETERS['is_signed']),
+    ],
     'isclose': [
         (vt.isclose, 'isclose(Tensor input, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False)', vt.PARAMETERS['isclose']),
     ],
@@ -735,6 +762,9 @@ TORCH_FUNCTIONS = {
     'polygamma': [
         (vt.polygamma, 'polygamma(int n, Tensor input, *, Tensor out=None)', (vt.PARAMETERS['polygamma'][0], vt.PARAMETERS['polygamma'][1] + (('out', 'Tensor?', True),)), (vt.polygamma_out, ('out',))),
     ],
+    'positive': [
+        (vt.positive, 'positive(Tensor input)', vt.PARAMETERS['positive']),
+    ],
     'pow': [
         (vt.pow_Tensor_Tensor, 'pow(Tensor input, Tensor exponent, *, Tensor out=None)', (vt.PARAMETERS['pow_Tensor_Tensor'][0], vt.PARAMETERS['pow_Tensor_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.pow_Tensor_Tensor_out, ('out',))),
         (vt.pow_Scalar, 'pow(Scalar self, Tensor exponent, *, Tensor out=None)', (vt.PARAMETERS['pow_Scalar'][0], vt.PARAMETERS['pow_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.pow_Scalar_out, ('out',))),
@@ -780,6 +810,12 @@ TORCH_FUNCTIONS = {
     ],
     'reshape': [
         (vt.reshape, 'reshape(Tensor input, int[] shape)', vt.PARAMETERS['reshape']),
+    ],
+    'resolve_conj': [
+        (vt.resolve_conj, 'resolve_conj(Tensor input)', vt.PARAMETERS['resolve_conj']),
+    ],
+    'resolve_neg': [
+        (vt.resolve_neg, 'resolve_neg(Tensor input)', vt.PARAMETERS['resolve_neg']),
     ],
     'roll': [
         (vt.roll, 'roll(Tensor input, int[1] shifts, int[1] dims=[])', vt.PARAMETERS['roll']),
@@ -1144,6 +1180,9 @@ TENSOR_METHODS = {
     'addmm': [
         (vt.addmm, 'addmm(Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1)', vt.PARAMETERS['addmm']),
     ],
+    'adjoint': [
+        (vt.adjoint, 'adjoint()', vt.PARAMETERS['adjoint']),
+    ],
     'alias': [
         (vt.alias, 'alias()', vt.PARAMETERS['alias']),
     ],
@@ -1352,6 +1391,12 @@ TENSOR_METHODS = {
     ],
     'clone': [
         (vt.clone, 'clone(*, MemoryFormat? memory_format=None)', vt.PARAMETERS['clone']),
+    ],
+    'conj': [
+        (vt.conj, 'conj()', vt.PARAMETERS['conj']),
+    ],
+    'conj_physical': [
+        (vt.conj_physical, 'conj_physical()', vt.PARAMETERS['conj_physical']),
     ],
     'contiguous': [
         (vt.contiguous, 'contiguous(*, MemoryFormat memory_format=contiguous_format)', vt.PARAMETERS['contiguous']),
@@ -1606,6 +1651,21 @@ TENSOR_METHODS = {
     ],
     'inner': [
         (vt.inner, 'inner(Tensor other)', vt.PARAMETERS['inner']),
+    ],
+    'is_conj': [
+        (vt.is_conj, 'is_conj()', vt.PARAMETERS['is_conj']),
+    ],
+    'is_neg': [
+        (vt.is_neg, 'is_neg()', vt.PARAMETERS['is_neg']),
+    ],
+    'is_nonzero': [
+        (vt.is_nonzero, 'is_nonzero()', vt.PARAMETERS['is_nonzero']),
+    ],
+    'is_same_size': [
+        (vt.is_same_size, 'is_same_size(Tensor other)', vt.PARAMETERS['is_same_size']),
+    ],
+    'is_signed': [
+        (vt.is_signed, 'is_signed()', vt.PARAMETERS['is_signed']),
     ],
     'isclose': [
         (vt.isclose, 'isclose(Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False)', vt.PARAMETERS['isclose']),
@@ -1862,6 +1922,9 @@ TENSOR_METHODS = {
     'polygamma_': [
         (vt.polygamma_, 'polygamma_(int n)', vt.PARAMETERS['polygamma_']),
     ],
+    'positive': [
+        (vt.positive, 'positive()', vt.PARAMETERS['positive']),
+    ],
     'pow': [
         (vt.pow_Tensor_Tensor, 'pow(Tensor exponent)', vt.PARAMETERS['pow_Tensor_Tensor']),
         (vt.pow_Tensor_Scalar, 'pow(Scalar exponent)', vt.PARAMETERS['pow_Tensor_Scalar']),
@@ -1926,6 +1989,12 @@ TENSOR_METHODS = {
     ],
     'reshape_as': [
         (vt.reshape_as, 'reshape_as(Tensor other)', vt.PARAMETERS['reshape_as']),
+    ],
+    'resolve_conj': [
+        (vt.resolve_conj, 'resolve_conj()', vt.PARAMETERS['resolve_conj']),
+    ],
+    'resolve_neg': [
+        (vt.resolve_neg, 'resolve_neg()', vt.PARAMETERS['resolve_neg']),
     ],
     'roll': [
         (vt.roll, 'roll(int[1] shifts, int[1] dims=[])', vt.PARAMETERS['roll']),
@@ -2058,6 +2127,9 @@ TENSOR_METHODS = {
     'sum': [
         (vt.sum, 'sum(*, ScalarType? dtype=None)', vt.PARAMETERS['sum']),
         (vt.sum_dim_IntList, 'sum(int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None)', vt.PARAMETERS['sum_dim_IntList']),
+    ],
+    'sum_to_size': [
+        (vt.sum_to_size, 'sum_to_size(int[] size)', vt.PARAMETERS['sum_to_size']),
     ],
     'swapaxes': [
         (vt.swapaxes, 'swapaxes(int axis0, int axis1)', vt.PARAMETERS['swapaxes']),

@@ -8218,6 +8218,71 @@ def new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=Non
     return result
 
 
+def is_floating_point(self):
+    """``is_floating_point(Tensor self) -> bool``"""
+    return native.is_floating_point(self)
+
+
+def is_nonzero(self):
+    """``is_nonzero(Tensor self) -> bool``"""
+    return native.is_nonzero(self)
+
+
+def is_same_size(self, other):
+    """``is_same_size(Tensor self, Tensor other) -> bool``"""
+    return native.is_same_size(self, other)
+
+
+def is_signed(self):
+    """``is_signed(Tensor self) -> bool``"""
+    return native.is_signed(self)
+
+
+def is_conj(self):
+    """``is_conj(Tensor self) -> bool``"""
+    return native.is_conj(self)
+
+
+def is_neg(self):
+    """``is_neg(Tensor self) -> bool``"""
+    return native.is_neg(self)
+
+
+def positive(self):
+    """``positive(Tensor(a) self) -> Tensor(a)``"""
+    return native.positive(self)
+
+
+def conj(self):
+    """``conj(Tensor(a) self) -> Tensor(a)``"""
+    return native.conj(self)
+
+
+def resolve_conj(self):
+    """``resolve_conj(Tensor(a) self) -> Tensor(a)``"""
+    return native.conj(self)
+
+
+def resolve_neg(self):
+    """``resolve_neg(Tensor(a) self) -> Tensor(a)``"""
+    return native.conj(self)
+
+
+def conj_physical(self):
+    """``conj_physical(Tensor self) -> Tensor``"""
+    return native.conj(self)
+
+
+def adjoint(self):
+    """``adjoint(Tensor(a) self) -> Tensor(a)``"""
+    return native.adjoint(self)
+
+
+def sum_to_size(self, size):
+    """``sum_to_size(Tensor self, int[] size) -> Tensor``"""
+    return native.sum_to_size(self, size)
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add_cuda}, add_Tensor)
 register_kernels("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, add_out)
@@ -8986,6 +9051,19 @@ register_kernels("swapdims_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)",
 register_kernels("as_strided(Tensor(a) self, int[] size, int[] stride, int? storage_offset=None) -> Tensor(a)", {"CPU": native.as_strided, "CUDA": native.as_strided}, as_strided, computes=False)
 register_kernels("as_strided_(Tensor(a!) self, int[] size, int[] stride, int? storage_offset=None) -> Tensor(a!)", {"CPU": native.as_strided_, "CUDA": native.as_strided_}, as_strided_)
 register_kernels("new_empty_strided(Tensor self, int[] size, int[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", {"CPU": native.new_empty_strided, "CUDA": native.new_empty_strided}, new_empty_strided)
+register_kernels("is_floating_point(Tensor self) -> bool", {"CompositeImplicitAutograd": native.is_floating_point}, is_floating_point)
+register_kernels("is_nonzero(Tensor self) -> bool", {"CompositeImplicitAutograd": native.is_nonzero}, is_nonzero)
+register_kernels("is_same_size(Tensor self, Tensor other) -> bool", {"CompositeImplicitAutograd": native.is_same_size}, is_same_size)
+register_kernels("is_signed(Tensor self) -> bool", {"CompositeImplicitAutograd": native.is_signed}, is_signed)
+register_kernels("is_conj(Tensor self) -> bool", {"CompositeImplicitAutograd": native.is_conj}, is_conj)
+register_kernels("is_neg(Tensor self) -> bool", {"CompositeImplicitAutograd": native.is_neg}, is_neg)
+register_kernels("positive(Tensor(a) self) -> Tensor(a)", {"CompositeImplicitAutograd": native.positive}, positive, computes=False)
+register_kernels("conj(Tensor(a) self) -> Tensor(a)", {"CompositeImplicitAutograd": native.conj}, conj, computes=False)
+register_kernels("resolve_conj(Tensor(a) self) -> Tensor(a)", {"CompositeImplicitAutograd": native.conj}, resolve_conj, computes=False)
+register_kernels("resolve_neg(Tensor(a) self) -> Tensor(a)", {"CompositeImplicitAutograd": native.conj}, resolve_neg, computes=False)
+register_kernels("conj_physical(Tensor self) -> Tensor", {"CompositeImplicitAutograd": native.conj}, conj_physical)
+register_kernels("adjoint(Tensor(a) self) -> Tensor(a)", {"CompositeImplicitAutograd": native.adjoint}, adjoint, computes=False)
+register_kernels("sum_to_size(Tensor self, int[] size) -> Tensor", {"CompositeImplicitAutograd": native.sum_to_size}, sum_to_size)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -9758,6 +9836,19 @@ PARAMETERS = {
     "as_strided": ((('self', 'Tensor', False), ('size', 'int[]', False), ('stride', 'int[]', False), ('storage_offset', 'int?', True),), ()),
     "as_strided_": ((('self', 'Tensor', False), ('size', 'int[]', False), ('stride', 'int[]', False), ('storage_offset', 'int?', True),), ()),
     "new_empty_strided": ((('self', 'Tensor', False), ('size', 'int[]', False), ('stride', 'int[]', False),), (('dtype', 'ScalarType?', True), ('layout', 'Layout?', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
+    "is_floating_point": ((('self', 'Tensor', False),), ()),
+    "is_nonzero": ((('self', 'Tensor', False),), ()),
+    "is_same_size": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "is_signed": ((('self', 'Tensor', False),), ()),
+    "is_conj": ((('self', 'Tensor', False),), ()),
+    "is_neg": ((('self', 'Tensor', False),), ()),
+    "positive": ((('self', 'Tensor', False),), ()),
+    "conj": ((('self', 'Tensor', False),), ()),
+    "resolve_conj": ((('self', 'Tensor', False),), ()),
+    "resolve_neg": ((('self', 'Tensor', False),), ()),
+    "conj_physical": ((('self', 'Tensor', False),), ()),
+    "adjoint": ((('self', 'Tensor', False),), ()),
+    "sum_to_size": ((('self', 'Tensor', False), ('size', 'int[]', False),), ()),
 }
 
 
@@ -10188,3 +10279,16 @@ register_op("swapdims_", overloaded("swapdims_", [(swapdims_, PARAMETERS["swapdi
 register_op("as_strided", overloaded("as_strided", [(as_strided, PARAMETERS["as_strided"])]))
 register_op("as_strided_", overloaded("as_strided_", [(as_strided_, PARAMETERS["as_strided_"])]))
 register_op("new_empty_strided", overloaded("new_empty_strided", [(new_empty_strided, PARAMETERS["new_empty_strided"])]))
+register_op("is_floating_point", overloaded("is_floating_point", [(is_floating_point, PARAMETERS["is_floating_point"])]))
+register_op("is_nonzero", overloaded("is_nonzero", [(is_nonzero, PARAMETERS["is_nonzero"])]))
+register_op("is_same_size", overloaded("is_same_size", [(is_same_size, PARAMETERS["is_same_size"])]))
+register_op("is_signed", overloaded("is_signed", [(is_signed, PARAMETERS["is_signed"])]))
+register_op("is_conj", overloaded("is_conj", [(is_conj, PARAMETERS["is_conj"])]))
+register_op("is_neg", overloaded("is_neg", [(is_neg, PARAMETERS["is_neg"])]))
+register_op("positive", overloaded("positive", [(positive, PARAMETERS["positive"])]))
+register_op("conj", overloaded("conj", [(conj, PARAMETERS["conj"])]))
+register_op("resolve_conj", overloaded("resolve_conj", [(resolve_conj, PARAMETERS["resolve_conj"])]))
+register_op("resolve_neg", overloaded("resolve_neg", [(resolve_neg, PARAMETERS["resolve_neg"])]))
+register_op("conj_physical", overloaded("conj_physical", [(conj_physical, PARAMETERS["conj_physical"])]))
+register_op("adjoint", overloaded("adjoint", [(adjoint, PARAMETERS["adjoint"])]))
+register_op("sum_to_size", overloaded("sum_to_size", [(sum_to_size, PARAMETERS["sum_to_size"])]))

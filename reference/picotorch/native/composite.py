@@ -1109,3 +1109,80 @@ def _take_along_dim_args(self, indices, dim):
     indices = ops.broadcast_to(indices, checks.broadcast_shapes(tuple(self_sizes), tuple(indices.shape)))
     self = ops.broadcast_to(self, checks.broadcast_shapes(tuple(indices_sizes), tuple(self.shape)))
     return self, dim, indices
+
+
+# ------------------------------------------------------------------------ ops batch 8: predicates, conj, sum_to_size
+# Real tensors only: ``conj``, ``resolve_conj``, ``resolve_neg``, ``conj_physical`` and ``positive`` return ``self``
+# itself (no node, no view), ``adjoint`` is ``transpose(-2, -1)``; ``sum_to_size`` is ``at::sum_to``: one ``sum``
+# over the dims to reduce (keepdim), then a ``view`` when leading dims go.
+
+_ADJOINT_0D = ("adjoint() is deprecated on 0-D tensors. Consider using x.conj(). (Triggered internally at "
+               "/__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4390.)")
+
+
+def is_floating_point(self):
+    return self._dtype.is_floating_point
+
+
+def is_signed(self):
+    return self._dtype.is_signed
+
+
+def is_conj(self):
+    return False
+
+
+def is_neg(self):
+    return False
+
+
+def is_same_size(self, other):
+    return tuple(self._data.shape) == tuple(other._data.shape)
+
+
+def is_nonzero(self):
+    n = self.numel()
+    if n != 1:
+        raise RuntimeError(f"Boolean value of Tensor with {'no values' if n == 0 else 'more than one value'} "
+                           "is ambiguous")
+    return bool(self.item() != 0)
+
+
+def positive(self):
+    if self._dtype is st.bool_:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return self
+
+
+def conj(self):
+    return self
+
+
+def adjoint(self):
+    ndim = self.dim()
+    if ndim == 0:
+        warnings.warn(_ADJOINT_0D, UserWarning, stacklevel=2)
+        return self
+    if ndim < 2:
+        raise RuntimeError(f"tensor.adjoint() is only supported on matrices or batches of matrices. Got {ndim}-D "
+                           "tensor.")
+    return ops.transpose(self, -2, -1)
+
+
+def sum_to_size(self, size):
+    shape, sizes = tuple(size), tuple(self._data.shape)
+    if not _expandable_to(shape, sizes):
+        raise RuntimeError(f"size {{{list(shape)}}} is not expandable to size {{{list(sizes)}}}.")
+    if not shape:
+        return ops.sum(self)  # a zero-dim target: the plain sum (SumBackward0)
+    leading = len(sizes) - len(shape)
+    dims = list(range(leading)) + [i for i in range(leading, len(sizes))
+                                   if shape[i - leading] == 1 and sizes[i] != 1]
+    result = ops.sum(self, dims, keepdim=True) if dims else self
+    return ops.view(result, shape) if leading > 0 else result
+
+
+def _expandable_to(shape, desired):
+    if len(shape) > len(desired):
+        return False
+    return all(s == d or s == 1 for s, d in zip(reversed(shape), reversed(desired)))

@@ -121,7 +121,7 @@ MANUAL_KERNEL = CodeTemplate('${py_name} = manual.${name}  # ``${schema}``, hand
 NOT_IMPLEMENTED_DERIVATIVES = {"floor_divide", "floor_divide_", "remainder", "native_layer_norm_backward",
                                # (so their in-place forms refuse a leaf that requires grad before the kernel runs)
                                "bitwise_not", "bitwise_not_", "bitwise_and", "bitwise_and_", "bitwise_or",
-                               "bitwise_or_", "bitwise_xor", "bitwise_xor_"}
+                               "bitwise_or_", "bitwise_xor", "bitwise_xor_", "heaviside", "heaviside_"}
 
 RECORD_NOT_IMPLEMENTED = CodeTemplate('''\
 ${check_inplace}

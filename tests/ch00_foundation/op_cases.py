@@ -325,6 +325,12 @@ CASES = {
     "as_strided_": ([data(3, 4)], lambda T, a: (a * 1).as_strided_((3, 2), (1, 3))),
     "adjoint": ([data(2, 3, 4)], lambda T, a: a.adjoint() * a.mH.positive().conj()),
     "sum_to_size": ([data(2, 3, 4)], lambda T, a: a.sum_to_size(3, 1)),
+    "compare_scalar_": ([data(2, 3)], lambda T, a: a * (a * 1).eq_(0.5) + (a * 1).ne_(0.5) + (a * 1).lt_(0.5)
+                        + (a * 1).le_(0.5) + (a * 1).gt_(0.5) + (a * 1).ge_(0.5)),
+    "compare_tensor_": ([data(2, 3), data(3)], lambda T, a, b: a * (a * 1).eq_(b) + (a * 1).ne_(b) + (a * 1).lt_(b)
+                        + (a * 1).le_(b) + (a * 1).greater_(b) + (a * 1).ge_(b)),
+    "ldexp": ([data(2, 3), data(3)], lambda T, a, b: T.ldexp(a, b)),
+    "ldexp_": ([data(2, 3)], lambda T, a: (a * 1).ldexp_(T.tensor([1, 2, 0], device=a.device))),
 }
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from op_helpers import _graph, _layout
+from op_helpers import _graph, _layout, _x
 from picotorch_course.difftest import assert_same
 
 torch = pytest.importorskip("torch")
@@ -317,4 +317,135 @@ def test_sum_to_size_graph_and_grad(shape, size):
     lambda T: hasattr(T, "sum_to_size"),
 ])
 def test_sum_to_size_forms_and_errors(program):
+    assert_same(program)
+
+
+# ----------------------------------------------------------------------------- in-place comparisons
+
+COMPARE_ = ["eq_", "ne_", "lt_", "le_", "gt_", "ge_", "greater_", "greater_equal_", "less_", "less_equal_",
+            "not_equal_"]
+
+
+@pytest.mark.parametrize("name", COMPARE_)
+@pytest.mark.parametrize("other", ["scalar", "tensor", "tensor_requires_grad"])
+def test_inplace_comparisons_values_graph_and_zero_grads(name, other):
+    def prog(T):
+        x = _r(T, 3, 4)
+        y = x * 1
+        o = {"scalar": lambda: -0.5, "tensor": lambda: T.tensor([-1.0, -0.5, 0.0, 0.5], dtype=T.float64),
+             "tensor_requires_grad": lambda: _r(T, 4)}[other]()
+        out = getattr(y, name)(o)
+        leaves = [x, o] if other == "tensor_requires_grad" else [x]
+        return out is y, _view_facts(out), _grads(T, leaves, out)
+    assert_same(prog)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", ["eq_", "lt_", "ge_", "not_equal_"])
+def test_inplace_comparisons_write_into_self_dtype(dtype, name):
+    def prog(T):
+        t = _x(T, dtype) if dtype != "int16" else T.tensor(INT_ROWS).to(T.int16)
+        return (getattr(t.clone(), name)(1), getattr(t.clone(), name)(2.5),
+                getattr(t.clone(), name)(T.tensor([1.0, 0.0, 2.0, -2.0])), getattr(t.clone(), name)(True))
+    assert_same(prog)
+
+
+INT_ROWS = [[1, -2, 0, 3], [-1, 4, 2, 2], [5, -3, 1, -2]]
+
+
+@pytest.mark.parametrize("program", [
+    lambda T: T.ones(3).lt_(T.ones(2, 3)),
+    lambda T: T.ones(2, 3).eq_(T.ones(4)),
+    lambda T: T.ones(3, requires_grad=True).eq_(1),
+    lambda T: T.ones(3, requires_grad=True)[:2].gt_(0),
+    lambda T: (lambda t: (t.ge_(0), t._version))(T.ones(3)),
+    lambda T: T.ones(3).eq_("a"),
+])
+def test_inplace_comparison_errors(program):
+    assert_same(program)
+
+
+# ----------------------------------------------------------------------------- fmod_, fix, heaviside, gcd, lcm, ldexp
+
+@pytest.mark.parametrize("program", [
+    lambda T: (lambda x: (lambda y: (y.fmod_(1.25), _grads(T, [x], y)))(x * 1))(_r(T, 3, 4)),
+    lambda T: (lambda x, o: (lambda y: (y.fmod_(o), _grads(T, [x, o], y)))(x * 1))(_r(T, 3, 4), _r(T, 4) + 2),
+    lambda T: T.tensor([5, -5, 7]).fmod_(3),
+    lambda T: T.tensor([5, -5, 7]).fmod_(2.5),
+    lambda T: T.tensor([5, -5, 7]).fmod_(T.tensor([0, 1, 2])),
+    lambda T: T.ones(3, requires_grad=True).fmod_(2),
+    lambda T: (lambda x: (T.fix(x), x.fix(), _grads(T, [x], T.fix(x))))(_r(T, 3, 4) * 3),
+    lambda T: (lambda x: (lambda y: (T.fix_(y), y.fix_(), _grads(T, [x], y)))(x * 3))(_r(T, 3, 4)),
+    lambda T: (T.fix(T.tensor([1, -2])), T.tensor([1, -2]).fix_(), T.fix(T.tensor([-2.5, 2.5], dtype=T.float16))),
+])
+def test_fmod_and_fix(program):
+    assert_same(program)
+
+
+@pytest.mark.parametrize("program", [
+    lambda T: T.heaviside(T.tensor([-1.5, 0.0, 2.0, float("nan"), -0.0]), T.tensor([0.5])),
+    lambda T: T.heaviside(T.tensor([-1.5, 0.0, 2.0]), T.tensor([0.5, 7.0, 9.0])).dtype,
+    lambda T: T.tensor([-1, 0, 3]).heaviside(T.tensor([7])),
+    lambda T: T.tensor([True, False]).heaviside(T.tensor([True])),
+    lambda T: T.heaviside(T.tensor([1, 0, -1]), T.tensor([0.5])),
+    lambda T: T.heaviside(T.tensor([1.0, 0.0]), 0.5),
+    lambda T: T.heaviside(T.tensor([1.0, 0.0]), T.tensor([0.5], dtype=T.float64)),
+    lambda T: (lambda t: (t.heaviside_(T.tensor([2.0])), t))(T.tensor([-1.0, 0.0, 1.0])),
+    lambda T: T.heaviside(_r(T, 3), T.tensor([0.5], dtype=T.float64)).grad_fn.name(),
+    lambda T: T.heaviside(_r(T, 3), T.tensor([0.5], dtype=T.float64)).sum().backward(),
+    lambda T: T.heaviside(T.tensor([1.0, 0.0]), T.tensor(0.5, requires_grad=True)).sum().backward(),
+    lambda T: _r(T, 3).heaviside_(T.tensor([0.5], dtype=T.float64)),
+])
+def test_heaviside(program):
+    assert_same(program)
+
+
+@pytest.mark.parametrize("program", [
+    lambda T: T.gcd(T.tensor([12, -18, 0, 7, 0]), T.tensor([8, 12, 0, -3, -5])),
+    lambda T: T.lcm(T.tensor([4, -6, 0, 7, 3]), T.tensor([6, 4, 3, -3, 0])),
+    lambda T: T.tensor([12, 9], dtype=T.int8).gcd(T.tensor([8, 6])),
+    lambda T: T.tensor([4, 3], dtype=T.int16).lcm(T.tensor([6, 5], dtype=T.int16)),
+    lambda T: T.tensor([[4], [6]], dtype=T.uint8).lcm(T.tensor([3, 4], dtype=T.uint8)),
+    lambda T: (lambda t: (t.gcd_(T.tensor([4, 6, 9])), t))(T.tensor([8, 9, 27])),
+    lambda T: (lambda t: (T.lcm_(t, T.tensor([4, 6, 9])), t))(T.tensor([8, 9, 27])),
+    lambda T: T.gcd(T.tensor([12.0]), T.tensor([8.0])),
+    lambda T: T.lcm(T.tensor([12]), T.tensor([8.0])),
+    lambda T: T.gcd(T.tensor([True]), T.tensor([True])),
+    lambda T: T.tensor([8], dtype=T.int8).gcd_(T.tensor([4])),
+    lambda T: T.gcd(T.tensor([8]), 4),
+])
+def test_gcd_lcm(program):
+    assert_same(program)
+
+
+# (torch's gradient for a negative integer exponent is 0: its formula's ``pow(2, other)`` stays integral)
+@pytest.mark.parametrize("program", [
+    lambda T: (lambda x, e: (T.ldexp(x, e), _grads(T, [x], T.ldexp(x, e)), T.ldexp(x, e).grad_fn._saved_other))(
+        _r(T, 2, 3), T.tensor([1, -2, 3])),
+    lambda T: (lambda x, e: (x.ldexp(e), _grads(T, [x, e], x.ldexp(e))))(_r(T, 2, 3), _r(T, 3)),
+    lambda T: (lambda x, e: (lambda y: (y.ldexp_(e), _grads(T, [x], y)))(x * 1))(_r(T, 2, 3), T.tensor([1, 2, 3])),
+    lambda T: (lambda x, e: (lambda y: (T.ldexp_(y, e), _grads(T, [x, e], y)))(x * 1))(_r(T, 2, 3), _r(T, 3)),
+    lambda T: (lambda x, e: [(g, _graph(g)) for g in T.autograd.grad(T.ldexp(x, e).sum(), [x, e], create_graph=True)])(
+        _r(T, 2), _r(T, 2, dtype="float32")),
+    lambda T: _layout(T.ldexp(T.tensor([1, 2]), T.tensor([1, 2]))),
+    lambda T: _layout(T.ldexp(T.tensor([1.0], dtype=T.float16), T.tensor([1.0]))),
+    lambda T: _layout(T.ldexp(T.tensor([1.0], dtype=T.float64), T.tensor([3], dtype=T.int8))),
+    lambda T: _layout(T.ldexp(T.tensor([1.0, 3.0]), T.tensor([200, -200]))),
+    lambda T: T.tensor([1, 2]).ldexp_(T.tensor([1, 2])),
+    lambda T: T.ldexp(T.tensor([1.5]), 3),
+])
+def test_ldexp(program):
+    assert_same(program)
+
+
+@pytest.mark.parametrize("program", [
+    lambda T: (lambda y: (y.nan_to_num_(), y))(T.tensor([float("nan"), float("inf"), -float("inf"), 1.5])),
+    lambda T: (lambda y: (T.nan_to_num_(y, 1.0, 2.0, -3.0), y))(T.tensor([float("nan"), float("inf"), -float("inf")])),
+    lambda T: (lambda y: (y.nan_to_num_(posinf=7.0), y))(T.tensor([float("inf")], dtype=T.float16)),
+    lambda T: T.tensor([1, 2]).nan_to_num_(),
+    lambda T: (lambda x: (lambda y: (y.nan_to_num_(), _grads(T, [x], y), y.grad_fn._saved_self))(x / T.tensor(
+        [0.0, 1.0, 0.0, 2.0], dtype=T.float64)))(T.tensor([1.0, 2.0, 0.0, -1.0], dtype=T.float64, requires_grad=True)),
+    lambda T: T.tensor([1.0], requires_grad=True).nan_to_num_(),
+])
+def test_nan_to_num_(program):
     assert_same(program)

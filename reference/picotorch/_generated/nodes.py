@@ -8503,3 +8503,231 @@ class AsStridedBackward1(Node):
         if saved is None:
             return None
         return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+
+class EqBackward0(Node):
+    """Backward of ``eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)``."""
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.zeros_like(grad)
+        return grad_inputs
+
+
+class EqBackward1(Node):
+    """Backward of ``eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``."""
+
+    other_info = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.zeros_like(grad)
+        if node.task_should_compute_output(1):
+            other_info = node.other_info
+            grad_inputs[1] = zeros_of(other_info, grad)
+        return grad_inputs
+
+
+class NeBackward0(Node):
+    """Backward of ``ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)``."""
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.zeros_like(grad)
+        return grad_inputs
+
+
+class NeBackward1(Node):
+    """Backward of ``ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``."""
+
+    other_info = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.zeros_like(grad)
+        if node.task_should_compute_output(1):
+            other_info = node.other_info
+            grad_inputs[1] = zeros_of(other_info, grad)
+        return grad_inputs
+
+
+class LtBackward0(Node):
+    """Backward of ``lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)``."""
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.zeros_like(grad)
+        return grad_inputs
+
+
+class LtBackward1(Node):
+    """Backward of ``lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``."""
+
+    other_info = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.zeros_like(grad)
+        if node.task_should_compute_output(1):
+            other_info = node.other_info
+            grad_inputs[1] = zeros_of(other_info, grad)
+        return grad_inputs
+
+
+class LeBackward0(Node):
+    """Backward of ``le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)``."""
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.zeros_like(grad)
+        return grad_inputs
+
+
+class LeBackward1(Node):
+    """Backward of ``le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``."""
+
+    other_info = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.zeros_like(grad)
+        if node.task_should_compute_output(1):
+            other_info = node.other_info
+            grad_inputs[1] = zeros_of(other_info, grad)
+        return grad_inputs
+
+
+class GtBackward0(Node):
+    """Backward of ``gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)``."""
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.zeros_like(grad)
+        return grad_inputs
+
+
+class GtBackward1(Node):
+    """Backward of ``gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``."""
+
+    other_info = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.zeros_like(grad)
+        if node.task_should_compute_output(1):
+            other_info = node.other_info
+            grad_inputs[1] = zeros_of(other_info, grad)
+        return grad_inputs
+
+
+class GeBackward0(Node):
+    """Backward of ``ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)``."""
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.zeros_like(grad)
+        return grad_inputs
+
+
+class GeBackward1(Node):
+    """Backward of ``ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``."""
+
+    other_info = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.zeros_like(grad)
+        if node.task_should_compute_output(1):
+            other_info = node.other_info
+            grad_inputs[1] = zeros_of(other_info, grad)
+        return grad_inputs
+
+
+class LdexpBackward0(Node):
+    """Backward of ``ldexp.Tensor(Tensor self, Tensor other) -> Tensor``."""
+
+    other_ = None
+    result_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        other = None if node.other_ is None else node.other_.unpack(node)
+        result = None if node.result_ is None else node.result_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.mul(grad, ops.pow(2, other))
+        if node.task_should_compute_output(1):
+            grad_inputs[1] = ops.mul(ops.mul(grad, result), 0.6931471805599453)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.other_ is not None:
+            node.other_.reset_data()
+        if node.result_ is not None:
+            node.result_.reset_data()
+
+    @property
+    def _saved_other(node):
+        return None if node.other_ is None else node.other_.unpack(node)
+
+    @property
+    def _raw_saved_other(node):
+        return SavedVariable(None) if node.other_ is None else node.other_
+
+    @property
+    def _saved_result(node):
+        return None if node.result_ is None else node.result_.unpack(node)
+
+    @property
+    def _raw_saved_result(node):
+        return SavedVariable(None) if node.result_ is None else node.result_

@@ -430,6 +430,12 @@ TORCH_FUNCTIONS = {
         (vt.fill__Tensor, 'fill_(Tensor input, Tensor value)', vt.PARAMETERS['fill__Tensor']),
         (vt.fill__Scalar, 'fill_(Tensor input, Scalar value)', vt.PARAMETERS['fill__Scalar']),
     ],
+    'fix': [
+        (vt.fix, 'fix(Tensor input)', vt.PARAMETERS['fix']),
+    ],
+    'fix_': [
+        (vt.fix_, 'fix_(Tensor input)', vt.PARAMETERS['fix_']),
+    ],
     'flatten': [
         (vt.flatten_using_ints, 'flatten(Tensor input, int start_dim=0, int end_dim=-1)', vt.PARAMETERS['flatten_using_ints']),
     ],
@@ -479,6 +485,12 @@ TORCH_FUNCTIONS = {
     'gather': [
         (vt.gather, 'gather(Tensor input, int dim, Tensor index, *, bool sparse_grad=False, Tensor out=None)', (vt.PARAMETERS['gather'][0], vt.PARAMETERS['gather'][1] + (('out', 'Tensor?', True),)), (vt.gather_out, ('out',))),
     ],
+    'gcd': [
+        (vt.gcd, 'gcd(Tensor input, Tensor other)', vt.PARAMETERS['gcd']),
+    ],
+    'gcd_': [
+        (vt.gcd_, 'gcd_(Tensor input, Tensor other)', vt.PARAMETERS['gcd_']),
+    ],
     'ge': [
         (vt.ge_Tensor, 'ge(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['ge_Tensor'][0], vt.PARAMETERS['ge_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.ge_Tensor_out, ('out',))),
         (vt.ge_Scalar, 'ge(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['ge_Scalar'][0], vt.PARAMETERS['ge_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.ge_Scalar_out, ('out',))),
@@ -497,6 +509,9 @@ TORCH_FUNCTIONS = {
     'gt': [
         (vt.gt_Tensor, 'gt(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['gt_Tensor'][0], vt.PARAMETERS['gt_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.gt_Tensor_out, ('out',))),
         (vt.gt_Scalar, 'gt(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['gt_Scalar'][0], vt.PARAMETERS['gt_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.gt_Scalar_out, ('out',))),
+    ],
+    'heaviside': [
+        (vt.heaviside, 'heaviside(Tensor input, Tensor values)', vt.PARAMETERS['heaviside']),
     ],
     'hstack': [
         (vt.hstack, 'hstack(Tensor[] tensors, *, Tensor out=None)', (vt.PARAMETERS['hstack'][0], vt.PARAMETERS['hstack'][1] + (('out', 'Tensor?', True),)), (vt.hstack_out, ('out',))),
@@ -558,6 +573,18 @@ TORCH_FUNCTIONS = {
     ],
     'layer_norm': [
         (vt.layer_norm, 'layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True)', vt.PARAMETERS['layer_norm']),
+    ],
+    'lcm': [
+        (vt.lcm, 'lcm(Tensor input, Tensor other)', vt.PARAMETERS['lcm']),
+    ],
+    'lcm_': [
+        (vt.lcm_, 'lcm_(Tensor input, Tensor other)', vt.PARAMETERS['lcm_']),
+    ],
+    'ldexp': [
+        (vt.ldexp_Tensor, 'ldexp(Tensor input, Tensor other)', vt.PARAMETERS['ldexp_Tensor']),
+    ],
+    'ldexp_': [
+        (vt.ldexp_, 'ldexp_(Tensor input, Tensor other)', vt.PARAMETERS['ldexp_']),
     ],
     'le': [
         (vt.le_Tensor, 'le(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['le_Tensor'][0], vt.PARAMETERS['le_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.le_Tensor_out, ('out',))),
@@ -703,6 +730,9 @@ TORCH_FUNCTIONS = {
     ],
     'nan_to_num': [
         (vt.nan_to_num, 'nan_to_num(Tensor input, float? nan=None, float? posinf=None, float? neginf=None)', vt.PARAMETERS['nan_to_num']),
+    ],
+    'nan_to_num_': [
+        (vt.nan_to_num_, 'nan_to_num_(Tensor input, float? nan=None, float? posinf=None, float? neginf=None)', vt.PARAMETERS['nan_to_num_']),
     ],
     'nanmean': [
         (vt.nanmean, 'nanmean(Tensor input, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor out=None)', (vt.PARAMETERS['nanmean'][0], vt.PARAMETERS['nanmean'][1] + (('out', 'Tensor?', True),)), (vt.nanmean_out, ('out',))),
@@ -1499,6 +1529,10 @@ TENSOR_METHODS = {
         (vt.eq_Tensor, 'eq(Tensor other)', vt.PARAMETERS['eq_Tensor']),
         (vt.eq_Scalar, 'eq(Scalar other)', vt.PARAMETERS['eq_Scalar']),
     ],
+    'eq_': [
+        (vt.eq__Tensor, 'eq_(Tensor other)', vt.PARAMETERS['eq__Tensor']),
+        (vt.eq__Scalar, 'eq_(Scalar other)', vt.PARAMETERS['eq__Scalar']),
+    ],
     'equal': [
         (vt.equal, 'equal(Tensor other)', vt.PARAMETERS['equal']),
     ],
@@ -1551,6 +1585,12 @@ TENSOR_METHODS = {
         (vt.fill__Tensor, 'fill_(Tensor value)', vt.PARAMETERS['fill__Tensor']),
         (vt.fill__Scalar, 'fill_(Scalar value)', vt.PARAMETERS['fill__Scalar']),
     ],
+    'fix': [
+        (vt.fix, 'fix()', vt.PARAMETERS['fix']),
+    ],
+    'fix_': [
+        (vt.fix_, 'fix_()', vt.PARAMETERS['fix_']),
+    ],
     'flatten': [
         (vt.flatten_using_ints, 'flatten(int start_dim=0, int end_dim=-1)', vt.PARAMETERS['flatten_using_ints']),
     ],
@@ -1595,6 +1635,10 @@ TENSOR_METHODS = {
         (vt.fmod_Tensor, 'fmod(Tensor other)', vt.PARAMETERS['fmod_Tensor']),
         (vt.fmod_Scalar, 'fmod(Scalar other)', vt.PARAMETERS['fmod_Scalar']),
     ],
+    'fmod_': [
+        (vt.fmod__Tensor, 'fmod_(Tensor other)', vt.PARAMETERS['fmod__Tensor']),
+        (vt.fmod__Scalar, 'fmod_(Scalar other)', vt.PARAMETERS['fmod__Scalar']),
+    ],
     'frac': [
         (vt.frac, 'frac()', vt.PARAMETERS['frac']),
     ],
@@ -1604,9 +1648,19 @@ TENSOR_METHODS = {
     'gather': [
         (vt.gather, 'gather(int dim, Tensor index, *, bool sparse_grad=False)', vt.PARAMETERS['gather']),
     ],
+    'gcd': [
+        (vt.gcd, 'gcd(Tensor other)', vt.PARAMETERS['gcd']),
+    ],
+    'gcd_': [
+        (vt.gcd_, 'gcd_(Tensor other)', vt.PARAMETERS['gcd_']),
+    ],
     'ge': [
         (vt.ge_Tensor, 'ge(Tensor other)', vt.PARAMETERS['ge_Tensor']),
         (vt.ge_Scalar, 'ge(Scalar other)', vt.PARAMETERS['ge_Scalar']),
+    ],
+    'ge_': [
+        (vt.ge__Tensor, 'ge_(Tensor other)', vt.PARAMETERS['ge__Tensor']),
+        (vt.ge__Scalar, 'ge_(Scalar other)', vt.PARAMETERS['ge__Scalar']),
     ],
     'ger': [
         (vt.ger, 'ger(Tensor vec2)', vt.PARAMETERS['ger']),
@@ -1615,13 +1669,31 @@ TENSOR_METHODS = {
         (vt.greater_Tensor, 'greater(Tensor other)', vt.PARAMETERS['greater_Tensor']),
         (vt.greater_Scalar, 'greater(Scalar other)', vt.PARAMETERS['greater_Scalar']),
     ],
+    'greater_': [
+        (vt.greater__Tensor, 'greater_(Tensor other)', vt.PARAMETERS['greater__Tensor']),
+        (vt.greater__Scalar, 'greater_(Scalar other)', vt.PARAMETERS['greater__Scalar']),
+    ],
     'greater_equal': [
         (vt.greater_equal_Tensor, 'greater_equal(Tensor other)', vt.PARAMETERS['greater_equal_Tensor']),
         (vt.greater_equal_Scalar, 'greater_equal(Scalar other)', vt.PARAMETERS['greater_equal_Scalar']),
     ],
+    'greater_equal_': [
+        (vt.greater_equal__Tensor, 'greater_equal_(Tensor other)', vt.PARAMETERS['greater_equal__Tensor']),
+        (vt.greater_equal__Scalar, 'greater_equal_(Scalar other)', vt.PARAMETERS['greater_equal__Scalar']),
+    ],
     'gt': [
         (vt.gt_Tensor, 'gt(Tensor other)', vt.PARAMETERS['gt_Tensor']),
         (vt.gt_Scalar, 'gt(Scalar other)', vt.PARAMETERS['gt_Scalar']),
+    ],
+    'gt_': [
+        (vt.gt__Tensor, 'gt_(Tensor other)', vt.PARAMETERS['gt__Tensor']),
+        (vt.gt__Scalar, 'gt_(Scalar other)', vt.PARAMETERS['gt__Scalar']),
+    ],
+    'heaviside': [
+        (vt.heaviside, 'heaviside(Tensor values)', vt.PARAMETERS['heaviside']),
+    ],
+    'heaviside_': [
+        (vt.heaviside_, 'heaviside_(Tensor values)', vt.PARAMETERS['heaviside_']),
     ],
     'hypot': [
         (vt.hypot, 'hypot(Tensor other)', vt.PARAMETERS['hypot']),
@@ -1685,9 +1757,25 @@ TENSOR_METHODS = {
     'kthvalue': [
         (vt.kthvalue, 'kthvalue(int k, int dim=-1, bool keepdim=False)', vt.PARAMETERS['kthvalue']),
     ],
+    'lcm': [
+        (vt.lcm, 'lcm(Tensor other)', vt.PARAMETERS['lcm']),
+    ],
+    'lcm_': [
+        (vt.lcm_, 'lcm_(Tensor other)', vt.PARAMETERS['lcm_']),
+    ],
+    'ldexp': [
+        (vt.ldexp_Tensor, 'ldexp(Tensor other)', vt.PARAMETERS['ldexp_Tensor']),
+    ],
+    'ldexp_': [
+        (vt.ldexp_, 'ldexp_(Tensor other)', vt.PARAMETERS['ldexp_']),
+    ],
     'le': [
         (vt.le_Tensor, 'le(Tensor other)', vt.PARAMETERS['le_Tensor']),
         (vt.le_Scalar, 'le(Scalar other)', vt.PARAMETERS['le_Scalar']),
+    ],
+    'le_': [
+        (vt.le__Tensor, 'le_(Tensor other)', vt.PARAMETERS['le__Tensor']),
+        (vt.le__Scalar, 'le_(Scalar other)', vt.PARAMETERS['le__Scalar']),
     ],
     'lerp': [
         (vt.lerp_Tensor, 'lerp(Tensor end, Tensor weight)', vt.PARAMETERS['lerp_Tensor']),
@@ -1701,9 +1789,17 @@ TENSOR_METHODS = {
         (vt.less_Tensor, 'less(Tensor other)', vt.PARAMETERS['less_Tensor']),
         (vt.less_Scalar, 'less(Scalar other)', vt.PARAMETERS['less_Scalar']),
     ],
+    'less_': [
+        (vt.less__Tensor, 'less_(Tensor other)', vt.PARAMETERS['less__Tensor']),
+        (vt.less__Scalar, 'less_(Scalar other)', vt.PARAMETERS['less__Scalar']),
+    ],
     'less_equal': [
         (vt.less_equal_Tensor, 'less_equal(Tensor other)', vt.PARAMETERS['less_equal_Tensor']),
         (vt.less_equal_Scalar, 'less_equal(Scalar other)', vt.PARAMETERS['less_equal_Scalar']),
+    ],
+    'less_equal_': [
+        (vt.less_equal__Tensor, 'less_equal_(Tensor other)', vt.PARAMETERS['less_equal__Tensor']),
+        (vt.less_equal__Scalar, 'less_equal_(Scalar other)', vt.PARAMETERS['less_equal__Scalar']),
     ],
     'lgamma': [
         (vt.lgamma, 'lgamma()', vt.PARAMETERS['lgamma']),
@@ -1780,6 +1876,10 @@ TENSOR_METHODS = {
     'lt': [
         (vt.lt_Tensor, 'lt(Tensor other)', vt.PARAMETERS['lt_Tensor']),
         (vt.lt_Scalar, 'lt(Scalar other)', vt.PARAMETERS['lt_Scalar']),
+    ],
+    'lt_': [
+        (vt.lt__Tensor, 'lt_(Tensor other)', vt.PARAMETERS['lt__Tensor']),
+        (vt.lt__Scalar, 'lt_(Scalar other)', vt.PARAMETERS['lt__Scalar']),
     ],
     'masked_fill': [
         (vt.masked_fill_Tensor, 'masked_fill(Tensor mask, Tensor value)', vt.PARAMETERS['masked_fill_Tensor']),
@@ -1858,6 +1958,9 @@ TENSOR_METHODS = {
     'nan_to_num': [
         (vt.nan_to_num, 'nan_to_num(float? nan=None, float? posinf=None, float? neginf=None)', vt.PARAMETERS['nan_to_num']),
     ],
+    'nan_to_num_': [
+        (vt.nan_to_num_, 'nan_to_num_(float? nan=None, float? posinf=None, float? neginf=None)', vt.PARAMETERS['nan_to_num_']),
+    ],
     'nanmean': [
         (vt.nanmean, 'nanmean(int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None)', vt.PARAMETERS['nanmean']),
     ],
@@ -1875,6 +1978,10 @@ TENSOR_METHODS = {
     'ne': [
         (vt.ne_Tensor, 'ne(Tensor other)', vt.PARAMETERS['ne_Tensor']),
         (vt.ne_Scalar, 'ne(Scalar other)', vt.PARAMETERS['ne_Scalar']),
+    ],
+    'ne_': [
+        (vt.ne__Tensor, 'ne_(Tensor other)', vt.PARAMETERS['ne__Tensor']),
+        (vt.ne__Scalar, 'ne_(Scalar other)', vt.PARAMETERS['ne__Scalar']),
     ],
     'neg': [
         (vt.neg, 'neg()', vt.PARAMETERS['neg']),
@@ -1909,6 +2016,10 @@ TENSOR_METHODS = {
     'not_equal': [
         (vt.not_equal_Tensor, 'not_equal(Tensor other)', vt.PARAMETERS['not_equal_Tensor']),
         (vt.not_equal_Scalar, 'not_equal(Scalar other)', vt.PARAMETERS['not_equal_Scalar']),
+    ],
+    'not_equal_': [
+        (vt.not_equal__Tensor, 'not_equal_(Tensor other)', vt.PARAMETERS['not_equal__Tensor']),
+        (vt.not_equal__Scalar, 'not_equal_(Scalar other)', vt.PARAMETERS['not_equal__Scalar']),
     ],
     'outer': [
         (vt.outer, 'outer(Tensor vec2)', vt.PARAMETERS['outer']),

@@ -8283,6 +8283,369 @@ def sum_to_size(self, size):
     return native.sum_to_size(self, size)
 
 
+def eq__Scalar(self, other):
+    """``eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.EqBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("eq_.Scalar", device_of(self))(self, other)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def eq__Tensor(self, other):
+    """``eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self, other))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = nodes.EqBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self, other))
+        grad_fn.other_info = (tuple(other._data.shape), other._dtype)
+    result = kernel_for("eq_.Tensor", device_of(self, other))(self, other)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def ne__Scalar(self, other):
+    """``ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.NeBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("ne_.Scalar", device_of(self))(self, other)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def ne__Tensor(self, other):
+    """``ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self, other))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = nodes.NeBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self, other))
+        grad_fn.other_info = (tuple(other._data.shape), other._dtype)
+    result = kernel_for("ne_.Tensor", device_of(self, other))(self, other)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def lt__Scalar(self, other):
+    """``lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.LtBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("lt_.Scalar", device_of(self))(self, other)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def lt__Tensor(self, other):
+    """``lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self, other))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = nodes.LtBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self, other))
+        grad_fn.other_info = (tuple(other._data.shape), other._dtype)
+    result = kernel_for("lt_.Tensor", device_of(self, other))(self, other)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def le__Scalar(self, other):
+    """``le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.LeBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("le_.Scalar", device_of(self))(self, other)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def le__Tensor(self, other):
+    """``le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self, other))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = nodes.LeBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self, other))
+        grad_fn.other_info = (tuple(other._data.shape), other._dtype)
+    result = kernel_for("le_.Tensor", device_of(self, other))(self, other)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def gt__Scalar(self, other):
+    """``gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.GtBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("gt_.Scalar", device_of(self))(self, other)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def gt__Tensor(self, other):
+    """``gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self, other))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = nodes.GtBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self, other))
+        grad_fn.other_info = (tuple(other._data.shape), other._dtype)
+    result = kernel_for("gt_.Tensor", device_of(self, other))(self, other)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def ge__Scalar(self, other):
+    """``ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.GeBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("ge_.Scalar", device_of(self))(self, other)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def ge__Tensor(self, other):
+    """``ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self, other))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = nodes.GeBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self, other))
+        grad_fn.other_info = (tuple(other._data.shape), other._dtype)
+    result = kernel_for("ge_.Tensor", device_of(self, other))(self, other)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def greater__Scalar(self, other):
+    """``greater_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)``"""
+    return native.greater_(self, other)
+
+
+def greater__Tensor(self, other):
+    """``greater_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
+    return native.greater_(self, other)
+
+
+def greater_equal__Scalar(self, other):
+    """``greater_equal_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)``"""
+    return native.greater_equal_(self, other)
+
+
+def greater_equal__Tensor(self, other):
+    """``greater_equal_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
+    return native.greater_equal_(self, other)
+
+
+def less__Scalar(self, other):
+    """``less_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)``"""
+    return native.less_(self, other)
+
+
+def less__Tensor(self, other):
+    """``less_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
+    return native.less_(self, other)
+
+
+def less_equal__Scalar(self, other):
+    """``less_equal_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)``"""
+    return native.less_equal_(self, other)
+
+
+def less_equal__Tensor(self, other):
+    """``less_equal_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
+    return native.less_equal_(self, other)
+
+
+def not_equal__Scalar(self, other):
+    """``not_equal_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)``"""
+    return native.not_equal_(self, other)
+
+
+def not_equal__Tensor(self, other):
+    """``not_equal_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
+    return native.not_equal_(self, other)
+
+
+def fmod__Scalar(self, other):
+    """``fmod_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.FmodBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("fmod_.Scalar", device_of(self))(self, other)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def fmod__Tensor(self, other):
+    """``fmod_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self, other))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = nodes.FmodBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self, other))
+        if grad_fn.should_compute_output(1):
+            grad_fn.other_ = SavedVariable(other)
+        if grad_fn.should_compute_output(1):
+            grad_fn.self_ = SavedVariable(self.clone())
+    result = kernel_for("fmod_.Tensor", device_of(self, other))(self, other)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def fix(self):
+    """``fix(Tensor self) -> Tensor``"""
+    return native.fix(self)
+
+
+def fix_(self):
+    """``fix_(Tensor(a!) self) -> Tensor(a!)``"""
+    return native.fix_(self)
+
+
+def heaviside(self, values):
+    """``heaviside(Tensor self, Tensor values) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, values):
+        grad_fn = manual.NotImplemented("aten::heaviside", self, values)
+    result = kernel_for("heaviside", device_of(self, values))(self, values)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def heaviside_(self, values):
+    """``heaviside_(Tensor(a!) self, Tensor values) -> Tensor(a!)``"""
+    check_inplace(self)
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, values):
+        grad_fn = manual.NotImplemented("aten::heaviside_", self, values)
+    result = kernel_for("heaviside_", device_of(self, values))(self, values)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def gcd(self, other):
+    """``gcd(Tensor self, Tensor other) -> Tensor``"""
+    result = kernel_for("gcd", device_of(self, other))(self, other)
+    return result
+
+
+def gcd_(self, other):
+    """``gcd_(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
+    result = kernel_for("gcd_", device_of(self, other))(self, other)
+    bump_version(self)
+    return self
+
+
+def lcm(self, other):
+    """``lcm(Tensor self, Tensor other) -> Tensor``"""
+    result = kernel_for("lcm", device_of(self, other))(self, other)
+    return result
+
+
+def lcm_(self, other):
+    """``lcm_(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
+    result = kernel_for("lcm_", device_of(self, other))(self, other)
+    bump_version(self)
+    return self
+
+
+def ldexp_Tensor(self, other):
+    """``ldexp.Tensor(Tensor self, Tensor other) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = nodes.LdexpBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, other))
+        if grad_fn.should_compute_output(0):
+            grad_fn.other_ = SavedVariable(other)
+    result = kernel_for("ldexp.Tensor", device_of(self, other))(self, other)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return result
+
+
+def ldexp_(self, other):
+    """``ldexp_(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self, other))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = nodes.LdexpBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, other))
+        if grad_fn.should_compute_output(0):
+            grad_fn.other_ = SavedVariable(other)
+    result = kernel_for("ldexp_", device_of(self, other))(self, other)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return self
+
+
+def nan_to_num_(self, nan=None, posinf=None, neginf=None):
+    """``nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.NanToNumBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self.clone())
+    result = kernel_for("nan_to_num_", device_of(self))(self, nan, posinf, neginf)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add_cuda}, add_Tensor)
 register_kernels("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, add_out)
@@ -9064,6 +9427,41 @@ register_kernels("resolve_neg(Tensor(a) self) -> Tensor(a)", {"CompositeImplicit
 register_kernels("conj_physical(Tensor self) -> Tensor", {"CompositeImplicitAutograd": native.conj}, conj_physical)
 register_kernels("adjoint(Tensor(a) self) -> Tensor(a)", {"CompositeImplicitAutograd": native.adjoint}, adjoint, computes=False)
 register_kernels("sum_to_size(Tensor self, int[] size) -> Tensor", {"CompositeImplicitAutograd": native.sum_to_size}, sum_to_size)
+register_kernels("eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", {"CPU": native.eq_, "CUDA": native.eq_}, eq__Scalar)
+register_kernels("eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CPU": native.eq_, "CUDA": native.eq_}, eq__Tensor)
+register_kernels("ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", {"CPU": native.ne_, "CUDA": native.ne_}, ne__Scalar)
+register_kernels("ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CPU": native.ne_, "CUDA": native.ne_}, ne__Tensor)
+register_kernels("lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", {"CPU": native.lt_, "CUDA": native.lt_}, lt__Scalar)
+register_kernels("lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CPU": native.lt_, "CUDA": native.lt_}, lt__Tensor)
+register_kernels("le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", {"CPU": native.le_, "CUDA": native.le_}, le__Scalar)
+register_kernels("le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CPU": native.le_, "CUDA": native.le_}, le__Tensor)
+register_kernels("gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", {"CPU": native.gt_, "CUDA": native.gt_}, gt__Scalar)
+register_kernels("gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CPU": native.gt_, "CUDA": native.gt_}, gt__Tensor)
+register_kernels("ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", {"CPU": native.ge_, "CUDA": native.ge_}, ge__Scalar)
+register_kernels("ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CPU": native.ge_, "CUDA": native.ge_}, ge__Tensor)
+register_kernels("greater_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", {"CompositeImplicitAutograd": native.greater_}, greater__Scalar)
+register_kernels("greater_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CompositeImplicitAutograd": native.greater_}, greater__Tensor)
+register_kernels("greater_equal_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", {"CompositeImplicitAutograd": native.greater_equal_}, greater_equal__Scalar)
+register_kernels("greater_equal_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CompositeImplicitAutograd": native.greater_equal_}, greater_equal__Tensor)
+register_kernels("less_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", {"CompositeImplicitAutograd": native.less_}, less__Scalar)
+register_kernels("less_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CompositeImplicitAutograd": native.less_}, less__Tensor)
+register_kernels("less_equal_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", {"CompositeImplicitAutograd": native.less_equal_}, less_equal__Scalar)
+register_kernels("less_equal_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CompositeImplicitAutograd": native.less_equal_}, less_equal__Tensor)
+register_kernels("not_equal_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", {"CompositeImplicitAutograd": native.not_equal_}, not_equal__Scalar)
+register_kernels("not_equal_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CompositeImplicitAutograd": native.not_equal_}, not_equal__Tensor)
+register_kernels("fmod_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", {"CPU": native.fmod_, "CUDA": native.fmod_}, fmod__Scalar)
+register_kernels("fmod_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CPU": native.fmod_, "CUDA": native.fmod_}, fmod__Tensor)
+register_kernels("fix(Tensor self) -> Tensor", {"CompositeImplicitAutograd": native.fix}, fix)
+register_kernels("fix_(Tensor(a!) self) -> Tensor(a!)", {"CompositeImplicitAutograd": native.fix_}, fix_)
+register_kernels("heaviside(Tensor self, Tensor values) -> Tensor", {"CPU": native.heaviside, "CUDA": native.heaviside}, heaviside)
+register_kernels("heaviside_(Tensor(a!) self, Tensor values) -> Tensor(a!)", {"CPU": native.heaviside_, "CUDA": native.heaviside_}, heaviside_)
+register_kernels("gcd(Tensor self, Tensor other) -> Tensor", {"CPU": native.gcd, "CUDA": native.gcd}, gcd)
+register_kernels("gcd_(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CPU": native.gcd_, "CUDA": native.gcd_}, gcd_)
+register_kernels("lcm(Tensor self, Tensor other) -> Tensor", {"CPU": native.lcm, "CUDA": native.lcm}, lcm)
+register_kernels("lcm_(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CPU": native.lcm_, "CUDA": native.lcm_}, lcm_)
+register_kernels("ldexp.Tensor(Tensor self, Tensor other) -> Tensor", {"CPU": native.ldexp, "CUDA": native.ldexp}, ldexp_Tensor)
+register_kernels("ldexp_(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CPU": native.ldexp_, "CUDA": native.ldexp_}, ldexp_)
+register_kernels("nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)", {"CPU": native.nan_to_num_, "CUDA": native.nan_to_num_}, nan_to_num_)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -9849,6 +10247,41 @@ PARAMETERS = {
     "conj_physical": ((('self', 'Tensor', False),), ()),
     "adjoint": ((('self', 'Tensor', False),), ()),
     "sum_to_size": ((('self', 'Tensor', False), ('size', 'int[]', False),), ()),
+    "eq__Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "eq__Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "ne__Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "ne__Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "lt__Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "lt__Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "le__Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "le__Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "gt__Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "gt__Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "ge__Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "ge__Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "greater__Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "greater__Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "greater_equal__Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "greater_equal__Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "less__Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "less__Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "less_equal__Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "less_equal__Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "not_equal__Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "not_equal__Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "fmod__Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "fmod__Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "fix": ((('self', 'Tensor', False),), ()),
+    "fix_": ((('self', 'Tensor', False),), ()),
+    "heaviside": ((('self', 'Tensor', False), ('values', 'Tensor', False),), ()),
+    "heaviside_": ((('self', 'Tensor', False), ('values', 'Tensor', False),), ()),
+    "gcd": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "gcd_": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "lcm": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "lcm_": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "ldexp_Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "ldexp_": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "nan_to_num_": ((('self', 'Tensor', False), ('nan', 'any', True), ('posinf', 'any', True), ('neginf', 'any', True),), ()),
 }
 
 
@@ -10292,3 +10725,26 @@ register_op("resolve_neg", overloaded("resolve_neg", [(resolve_neg, PARAMETERS["
 register_op("conj_physical", overloaded("conj_physical", [(conj_physical, PARAMETERS["conj_physical"])]))
 register_op("adjoint", overloaded("adjoint", [(adjoint, PARAMETERS["adjoint"])]))
 register_op("sum_to_size", overloaded("sum_to_size", [(sum_to_size, PARAMETERS["sum_to_size"])]))
+register_op("eq_", overloaded("eq_", [(eq__Scalar, PARAMETERS["eq__Scalar"]), (eq__Tensor, PARAMETERS["eq__Tensor"])]))
+register_op("ne_", overloaded("ne_", [(ne__Scalar, PARAMETERS["ne__Scalar"]), (ne__Tensor, PARAMETERS["ne__Tensor"])]))
+register_op("lt_", overloaded("lt_", [(lt__Scalar, PARAMETERS["lt__Scalar"]), (lt__Tensor, PARAMETERS["lt__Tensor"])]))
+register_op("le_", overloaded("le_", [(le__Scalar, PARAMETERS["le__Scalar"]), (le__Tensor, PARAMETERS["le__Tensor"])]))
+register_op("gt_", overloaded("gt_", [(gt__Scalar, PARAMETERS["gt__Scalar"]), (gt__Tensor, PARAMETERS["gt__Tensor"])]))
+register_op("ge_", overloaded("ge_", [(ge__Scalar, PARAMETERS["ge__Scalar"]), (ge__Tensor, PARAMETERS["ge__Tensor"])]))
+register_op("greater_", overloaded("greater_", [(greater__Scalar, PARAMETERS["greater__Scalar"]), (greater__Tensor, PARAMETERS["greater__Tensor"])]))
+register_op("greater_equal_", overloaded("greater_equal_", [(greater_equal__Scalar, PARAMETERS["greater_equal__Scalar"]), (greater_equal__Tensor, PARAMETERS["greater_equal__Tensor"])]))
+register_op("less_", overloaded("less_", [(less__Scalar, PARAMETERS["less__Scalar"]), (less__Tensor, PARAMETERS["less__Tensor"])]))
+register_op("less_equal_", overloaded("less_equal_", [(less_equal__Scalar, PARAMETERS["less_equal__Scalar"]), (less_equal__Tensor, PARAMETERS["less_equal__Tensor"])]))
+register_op("not_equal_", overloaded("not_equal_", [(not_equal__Scalar, PARAMETERS["not_equal__Scalar"]), (not_equal__Tensor, PARAMETERS["not_equal__Tensor"])]))
+register_op("fmod_", overloaded("fmod_", [(fmod__Scalar, PARAMETERS["fmod__Scalar"]), (fmod__Tensor, PARAMETERS["fmod__Tensor"])]))
+register_op("fix", overloaded("fix", [(fix, PARAMETERS["fix"])]))
+register_op("fix_", overloaded("fix_", [(fix_, PARAMETERS["fix_"])]))
+register_op("heaviside", overloaded("heaviside", [(heaviside, PARAMETERS["heaviside"])]))
+register_op("heaviside_", overloaded("heaviside_", [(heaviside_, PARAMETERS["heaviside_"])]))
+register_op("gcd", overloaded("gcd", [(gcd, PARAMETERS["gcd"])]))
+register_op("gcd_", overloaded("gcd_", [(gcd_, PARAMETERS["gcd_"])]))
+register_op("lcm", overloaded("lcm", [(lcm, PARAMETERS["lcm"])]))
+register_op("lcm_", overloaded("lcm_", [(lcm_, PARAMETERS["lcm_"])]))
+register_op("ldexp", overloaded("ldexp", [(ldexp_Tensor, PARAMETERS["ldexp_Tensor"])]))
+register_op("ldexp_", overloaded("ldexp_", [(ldexp_, PARAMETERS["ldexp_"])]))
+register_op("nan_to_num_", overloaded("nan_to_num_", [(nan_to_num_, PARAMETERS["nan_to_num_"])]))

@@ -1186,3 +1186,34 @@ def _expandable_to(shape, desired):
     if len(shape) > len(desired):
         return False
     return all(s == d or s == 1 for s, d in zip(reversed(shape), reversed(desired)))
+
+
+# ``fix`` is ``trunc``; the in-place comparisons' other names call them (``greater_`` is ``gt_``: GtBackward0).
+
+
+def fix(self):
+    return ops.trunc(self)
+
+
+def fix_(self):
+    return ops.trunc_(self)
+
+
+def greater_(self, other):
+    return ops.gt_(self, other)
+
+
+def greater_equal_(self, other):
+    return ops.ge_(self, other)
+
+
+def less_(self, other):
+    return ops.lt_(self, other)
+
+
+def less_equal_(self, other):
+    return ops.le_(self, other)
+
+
+def not_equal_(self, other):
+    return ops.ne_(self, other)

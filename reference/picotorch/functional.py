@@ -19,8 +19,8 @@ from ._C._tensor_base import TensorBase
 from ._C._torch_function import _has_torch_function, handle_torch_function
 from .c10.size import Size
 
-__all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "broadcast_shapes", "broadcast_tensors", "einsum", "meshgrid",
-           "tensordot"]
+__all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "broadcast_shapes", "broadcast_tensors",
+           "cartesian_prod", "einsum", "meshgrid", "tensordot"]
 
 
 def broadcast_tensors(*tensors):
@@ -131,3 +131,17 @@ def tensordot(a, b, dims=2, out=None):
     if out is None:
         return _VF.tensordot(a, b, dims_a, dims_b)
     return _VF.tensordot(a, b, dims_a, dims_b, out=out)
+
+
+def block_diag(*tensors):
+    """The tensors along the diagonal of a zero matrix (``_VF.block_diag`` of them as one list)."""
+    if _has_torch_function(tensors):
+        return handle_torch_function(block_diag, tensors, *tensors)
+    return _VF.block_diag(tensors)
+
+
+def cartesian_prod(*tensors):
+    """Every combination of one element of each vector, one per row (``_VF.cartesian_prod``)."""
+    if _has_torch_function(tensors):
+        return handle_torch_function(cartesian_prod, tensors, *tensors)
+    return _VF.cartesian_prod(tensors)

@@ -112,7 +112,7 @@ bump_version(${out})
 DTYPE_FROM_OUT = {"sum"}
 
 # Ops whose autograd kernel is written by hand (PyTorch's MANUAL_AUTOGRAD): VariableTypeManual.cpp.
-MANUAL_AUTOGRAD = {"copy_"}
+MANUAL_AUTOGRAD = {"copy_", "index_put_", "index_put"}
 
 MANUAL_KERNEL = CodeTemplate('${py_name} = manual.${name}  # ``${schema}``, hand-written')
 

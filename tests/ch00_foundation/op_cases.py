@@ -331,6 +331,19 @@ CASES = {
                         + (a * 1).le_(b) + (a * 1).greater_(b) + (a * 1).ge_(b)),
     "ldexp": ([data(2, 3), data(3)], lambda T, a, b: T.ldexp(a, b)),
     "ldexp_": ([data(2, 3)], lambda T, a: (a * 1).ldexp_(T.tensor([1, 2, 0], device=a.device))),
+    "vdot": ([data(3), data(3)], lambda T, a, b: T.vdot(a, b)),
+    "addmv": ([data(2), data(2, 3), data(3)], lambda T, s, m, v: T.addmv(s, m, v, beta=0.5, alpha=2)),
+    "addr": ([data(2, 3), data(2), data(3)], lambda T, s, a, b: s.addr(a, b, alpha=3)),
+    "addbmm": ([data(2, 4), data(3, 2, 3), data(3, 3, 4)], lambda T, s, a, b: T.addbmm(s, a, b, beta=2)),
+    "block_diag": ([data(2, 3), data(2), data(1, 1)], lambda T, a, b, c: T.block_diag(a, b, c)),
+    "linalg_cross": ([data(2, 3), data(1, 3)], lambda T, a, b: T.linalg.cross(a, b) + T.cross(a, b, dim=1)),
+    "index_copy": ([data(3, 2), data(2, 2)], lambda T, a, b: a.index_copy(0, T.tensor([2, 0], device=a.device), b)),
+    "select_scatter": ([data(2, 3), data(3)], lambda T, a, b: T.select_scatter(a, b, 0, 1)),
+    "slice_scatter": ([data(4, 3), data(2, 3)], lambda T, a, b: T.slice_scatter(a, b, 0, 1, 4, 2)),
+    "diagonal_scatter": ([data(3, 3), data(2)], lambda T, a, b: T.diagonal_scatter(a, b, 1)),
+    "unsafe_split": ([data(2, 5)], lambda T, a: (lambda p: p[0] * 2 + p[1])(a.unsafe_split(2, 1))),
+    "diagflat_msort": ([data(2, 3)], lambda T, a: T.diagflat(T.msort(a))),
+    "combinations": ([data(3)], lambda T, a: T.combinations(a) * T.cartesian_prod(a, a)[:3]),
 }
 
 

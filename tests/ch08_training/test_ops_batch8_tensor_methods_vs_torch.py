@@ -449,3 +449,284 @@ def test_ldexp(program):
 ])
 def test_nan_to_num_(program):
     assert_same(program)
+
+
+# ----------------------------------------------------------------------------- building and splitting
+
+def _on(*shapes, fn, dtype="float64"):
+    """A program: ``fn(T, *leaves)`` on leaves of ``shapes``, its layout, graph and gradients."""
+    def prog(T):
+        xs = [_r(T, *s, dtype=dtype) for s in shapes]
+        y = fn(T, *xs)
+        return _layout(y), _grads(T, xs, y)
+    return prog
+
+
+BUILDERS = {
+    "diagflat": _on((2, 3), fn=lambda T, a: T.diagflat(a)),
+    "diagflat_1": _on((3,), fn=lambda T, a: T.diagflat(a, 1)),
+    "diagflat_-2": _on((3,), fn=lambda T, a: a.diagflat(-2)),
+    "diagflat_t": _on((2, 3), fn=lambda T, a: a.t().diagflat()),
+    "concat": _on((2, 3), (1, 3), fn=lambda T, a, b: T.concat([a, b])),
+    "concat_dim": _on((2, 3), (2, 1), fn=lambda T, a, b: T.concat((a, b), dim=-1)),
+    "concatenate": _on((2, 3), (2, 2), fn=lambda T, a, b: T.concatenate([a, b], 1)),
+    "concatenate_axis": _on((2, 3), (2, 2), fn=lambda T, a, b: T.concatenate([a, b], axis=1)),
+    "row_stack": _on((3,), (3,), fn=lambda T, a, b: T.row_stack([a, b])),
+    "row_stack_2d": _on((2, 3), (3,), fn=lambda T, a, b: T.row_stack((a, b))),
+    "vdot": _on((3,), (3,), fn=lambda T, a, b: T.vdot(a, b * 2)),
+    "vdot_method": _on((3,), (3,), fn=lambda T, a, b: a.vdot(b)),
+    "addmv": _on((2,), (2, 3), (3,), fn=lambda T, s, m, v: T.addmv(s, m, v)),
+    "addmv_ab": _on((1,), (2, 3), (3,), fn=lambda T, s, m, v: s.addmv(m, v, beta=2, alpha=-0.5)),
+    "addmv_0d": _on((), (2, 3), (3,), fn=lambda T, s, m, v: T.addmv(s, m, v, alpha=3)),
+    "addmv_beta0": _on((2,), (2, 3), (3,), fn=lambda T, s, m, v: T.addmv(s, m, v, beta=0)),
+    "addmv_": _on((2,), (2, 3), (3,), fn=lambda T, s, m, v: (s * 1).addmv_(m, v, beta=0.5)),
+    "torch.addmv_": _on((2,), (2, 3), (3,), fn=lambda T, s, m, v: T.addmv_(s * 1, m, v)),
+    "addr": _on((2, 3), (2,), (3,), fn=lambda T, s, a, b: T.addr(s, a, b)),
+    "addr_broadcast": _on((3,), (2,), (3,), fn=lambda T, s, a, b: s.addr(a, b, beta=2, alpha=0.5)),
+    "addr_": _on((2, 3), (2,), (3,), fn=lambda T, s, a, b: (s * 1).addr_(a, b, alpha=2)),
+    "addbmm": _on((2, 4), (3, 2, 3), (3, 3, 4), fn=lambda T, s, a, b: T.addbmm(s, a, b)),
+    "addbmm_ab": _on((4,), (3, 2, 3), (3, 3, 4), fn=lambda T, s, a, b: s.addbmm(a, b, beta=0.5, alpha=2)),
+    "addbmm_": _on((2, 4), (3, 2, 3), (3, 3, 4), fn=lambda T, s, a, b: (s * 1).addbmm_(a, b)),
+    "addmm_": _on((2, 4), (2, 3), (3, 4), fn=lambda T, s, a, b: (s * 1).addmm_(a, b, beta=2, alpha=0.5)),
+    "block_diag": _on((2, 3), (3,), (), (1, 1), fn=lambda T, a, b, c, d: T.block_diag(a, b, c, d)),
+    "block_diag_one": _on((2, 3), fn=lambda T, a: T.block_diag(a)),
+    "cartesian_prod": _on((3,), (2,), fn=lambda T, a, b: T.cartesian_prod(a, b)),
+    "cartesian_prod_3": _on((2,), (2,), (3,), fn=lambda T, a, b, c: T.cartesian_prod(a, b, c)),
+    "combinations": _on((4,), fn=lambda T, a: T.combinations(a)),
+    "combinations_r3": _on((4,), fn=lambda T, a: T.combinations(a, 3)),
+    "combinations_r1": _on((3,), fn=lambda T, a: T.combinations(a, r=1)),
+    "combinations_wr": _on((3,), fn=lambda T, a: T.combinations(a, with_replacement=True)),
+    "cross": _on((2, 3), (2, 3), fn=lambda T, a, b: T.cross(a, b * 2, dim=1)),
+    "cross_dim0": _on((3, 2), (3, 2), fn=lambda T, a, b: a.cross(b, dim=0)),
+    "cross_broadcast": _on((4, 3), (1, 3), fn=lambda T, a, b: T.linalg.cross(a, b)),
+    "linalg_cross_dim": _on((3, 2), (3, 2), fn=lambda T, a, b: T.linalg.cross(a, b, dim=0)),
+    "index_copy": _on((2, 3), (2, 2), fn=lambda T, a, b: T.index_copy(a, 1, T.tensor([2, 0]), b)),
+    "index_copy_method": _on((3, 2), (2, 2), fn=lambda T, a, b: a.index_copy(0, T.tensor([1, 0]), b)),
+    "index_copy_": _on((3, 2), (1, 2), fn=lambda T, a, b: (a * 1).index_copy_(0, T.tensor([2]), b)),
+    "index_put": _on((2, 3), (2, 3), fn=lambda T, a, b: T.index_put(a, (T.tensor([1, 0]),), b)),
+    "index_put_acc": _on((2, 3), (2,), fn=lambda T, a, b: a.index_put((T.tensor([1, 1]), T.tensor([0, 0])), b,
+                                                                       accumulate=True)),
+    "index_put_": _on((2, 3), (3,), fn=lambda T, a, b: (a * 1).index_put_((T.tensor([1]),), b)),
+    "torch.index_put_": _on((2, 3), (), fn=lambda T, a, b: T.index_put_(a * 1, (T.tensor([0, 1]), T.tensor([2, 2])),
+                                                                          b)),
+    "select_scatter": _on((2, 3), (3,), fn=lambda T, a, b: T.select_scatter(a, b, 0, 1)),
+    "select_scatter_neg": _on((2, 3), (2,), fn=lambda T, a, b: a.select_scatter(b, -1, -1)),
+    "slice_scatter": _on((4, 3), (2, 3), fn=lambda T, a, b: T.slice_scatter(a, b, 0, 1, 4, 2)),
+    "slice_scatter_defaults": _on((4, 3), (4, 3), fn=lambda T, a, b: a.slice_scatter(b)),
+    "slice_scatter_dim1": _on((4, 3), (4, 1), fn=lambda T, a, b: T.slice_scatter(a, b, dim=1, start=-1)),
+    "diagonal_scatter": _on((3, 3), (3,), fn=lambda T, a, b: T.diagonal_scatter(a, b)),
+    "diagonal_scatter_off": _on((2, 3, 4), (2, 2), fn=lambda T, a, b: a.diagonal_scatter(b, 1, 1, 2)),
+    "diagonal_scatter_t": _on((3, 4), (3,), fn=lambda T, a, b: T.diagonal_scatter(a.t(), b, -1)),
+    "msort": _on((3, 2), fn=lambda T, a: T.msort(a.flip(0))),
+    "msort_method": _on((4,), fn=lambda T, a: (a * T.tensor([1.0, -1.0, 1.0, -1.0], dtype=T.float64)).msort()),
+}
+
+
+@pytest.mark.parametrize("name", list(BUILDERS))
+def test_builders_values_layout_graph_and_grads(name):
+    assert_same(BUILDERS[name])
+
+
+def _pieces(fn, views=True):
+    """``views``: the pieces' offsets in the storage too (unsafe_split's pieces are no views in picotorch's model, so
+    their storage offsets are not compared)."""
+    def prog(T):
+        x = _r(T, 2, 4, 6)
+        pieces = fn(T, x)
+        w = sum((p * (i + 1)).sum() for i, p in enumerate(pieces))
+        return ([(_layout(p), p._is_view(), p._base is x, p.storage_offset() if views else None) for p in pieces],
+                [_graph(p) for p in pieces], T.autograd.grad(w, x))
+    return prog
+
+
+SPLITS = {
+    "hsplit": lambda T, x: T.hsplit(x, 2),
+    "hsplit_list": lambda T, x: x.hsplit([1, 3]),
+    "hsplit_1d": lambda T, x: T.hsplit(x[0, 0], 3),
+    "hsplit_1d_list": lambda T, x: x[0, 0].hsplit((4,)),
+    "vsplit": lambda T, x: T.vsplit(x, 2),
+    "vsplit_list": lambda T, x: x.vsplit([1]),
+    "dsplit": lambda T, x: T.dsplit(x, 3),
+    "dsplit_list": lambda T, x: x.dsplit([2, 5]),
+    "unsafe_split": lambda T, x: x.unsafe_split(4, 2),
+    "torch.unsafe_split": lambda T, x: T.unsafe_split(x, 1, 0),
+    "unsafe_chunk": lambda T, x: x.unsafe_chunk(4, -1),
+    "torch.unsafe_chunk": lambda T, x: T.unsafe_chunk(x, 3, 1),
+}
+
+
+@pytest.mark.parametrize("name", list(SPLITS))
+def test_splits_views_graph_and_grads(name):
+    assert_same(_pieces(SPLITS[name], views="unsafe" not in name))
+
+
+@pytest.mark.parametrize("program", [
+    lambda T: T.hsplit(T.tensor(1.0), 1),
+    lambda T: T.hsplit(T.ones(2, 4), 3),
+    lambda T: T.hsplit(T.ones(2, 4), 0),
+    lambda T: T.vsplit(T.ones(4), 2),
+    lambda T: T.vsplit(T.ones(3, 4), 2),
+    lambda T: T.dsplit(T.ones(2, 4), 2),
+    lambda T: T.dsplit(T.ones(2, 2, 3), 2),
+    lambda T: T.ones(4).unsafe_split(-1),
+    lambda T: T.ones(4).unsafe_chunk(0),
+    lambda T: T.tensor(1.0).unsafe_chunk(2),
+    lambda T: T.diagflat(T.ones(2, 2, dtype=T.int32), 1),
+    lambda T: T.concat([]),
+    lambda T: T.concatenate([T.ones(2), T.ones(2, dtype=T.float64)]),
+    lambda T: T.row_stack([]),
+])
+def test_split_and_join_errors(program):
+    assert_same(program)
+
+
+@pytest.mark.parametrize("program", [
+    lambda T: T.vdot(T.ones(2, 3), T.ones(3)),
+    lambda T: T.vdot(T.ones(3), T.ones(3, dtype=T.float64)),
+    lambda T: T.vdot(T.ones(3), T.ones(2)),
+    lambda T: T.vdot(T.tensor([1, 2]), T.tensor([3, 4])),
+    lambda T: T.addmv(T.ones(2), T.ones(2, 3), T.ones(2)),
+    lambda T: T.addmv(T.ones(2, 2), T.ones(2, 3), T.ones(3)),
+    lambda T: T.addmv(T.ones(3), T.ones(2, 3), T.ones(3)),
+    lambda T: T.addmv(T.ones(2), T.ones(2, 3, dtype=T.float64), T.ones(3)),
+    lambda T: T.addmv(T.ones(2, dtype=T.int64), T.ones(2, 3, dtype=T.int64), T.ones(3, dtype=T.int64), beta=2),
+    lambda T: T.ones(1).addmv_(T.ones(2, 3), T.ones(3)),
+    lambda T: T.addr(T.ones(2, 3), T.ones(2, 1), T.ones(3)),
+    lambda T: T.addr(T.ones(2, 3), T.ones(2), T.ones(4)),
+    lambda T: T.addr(T.ones(2, 3, dtype=T.int64), T.ones(2, dtype=T.int64), T.ones(3, dtype=T.int64), alpha=2),
+    lambda T: T.addr(T.ones(2, 3), T.ones(2, dtype=T.float64), T.ones(3)),
+    lambda T: T.ones(3).addr_(T.ones(2), T.ones(3)),
+    lambda T: T.addbmm(T.ones(2, 4), T.ones(2, 3), T.ones(3, 3, 4)),
+    lambda T: T.addbmm(T.ones(2, 4), T.ones(3, 2, 3), T.ones(2, 3, 4)),
+    lambda T: T.addbmm(T.ones(2, 4), T.ones(3, 2, 3), T.ones(3, 4, 4)),
+    lambda T: T.addbmm(T.ones(2, 5), T.ones(3, 2, 3), T.ones(3, 3, 4)),
+    lambda T: T.addbmm(T.ones(2, 4, dtype=T.float64), T.ones(3, 2, 3), T.ones(3, 3, 4)),
+    lambda T: T.addbmm(T.ones(2, 4), T.ones(3, 2, 3), T.ones(3, 3, 4, dtype=T.float64)),
+    lambda T: T.ones(2, 4).addbmm_(T.ones(3, 2, 3), T.ones(3, 3, 4, dtype=T.float64)),
+    lambda T: T.ones(2, 3).addr_(T.ones(2), T.ones(4)),
+    lambda T: (T.sum(T.ones(2, 3), axis=1, keepdims=True), T.cat([T.ones(2)], axis=0), T.ones(2, 3).sum(axis=0)),
+    lambda T: T.ones(2, 3, requires_grad=True).addmm_(T.ones(2, 2), T.ones(2, 3)),
+    lambda T: T.ones(3).addmm_(T.ones(2, 2), T.ones(2, 3)),
+    lambda T: T.block_diag(T.ones(2, 2, 2)),
+    lambda T: _layout(T.block_diag(T.ones(2, dtype=T.int32), T.ones(1, dtype=T.float64), T.tensor([[True]]))),
+    lambda T: _layout(T.block_diag()),
+    lambda T: _layout(T.block_diag(T.ones(0, 2), T.ones(2, 0))),
+    lambda T: T.cartesian_prod(T.ones(2, 2)),
+    lambda T: _layout(T.cartesian_prod(T.tensor([1, 2]), T.tensor([3, 4, 5]))),
+    lambda T: (lambda a: T.cartesian_prod(a) is a)(T.ones(3)),
+    lambda T: T.combinations(T.ones(2, 2)),
+    lambda T: T.combinations(T.ones(3), -1),
+    lambda T: _layout(T.combinations(T.tensor([1, 2, 3]), 0)),
+    lambda T: _layout(T.combinations(T.tensor([1, 2]), 3)),
+    lambda T: _layout(T.combinations(T.tensor([1, 2, 3]), 2, True)),
+    lambda T: T.linalg.cross(T.ones(2, 3), T.ones(3)),
+    lambda T: T.linalg.cross(T.ones(2, 4), T.ones(2, 4)),
+    lambda T: T.cross(T.ones(2, 3), T.ones(2, 3), dim=0),
+    lambda T: T.cross(T.ones(2, 2), T.ones(2, 2)),
+    lambda T: _layout(T.cross(T.tensor([[1, 0, 0]]), T.tensor([[0, 1, 0]]), 1)),
+    lambda T: _layout(T.linalg.cross(T.tensor([1.0, 0, 0]), T.tensor([0, 1, 0], dtype=T.float64))),
+    lambda T: _layout(T.msort(T.tensor([[3, 1], [1, 2]]))),
+])
+def test_builder_errors_and_dtypes(program):
+    assert_same(program)
+
+
+def test_cross_without_dim_warns_and_takes_the_first_dim_of_size_3():
+    import warnings
+
+    def prog(T):
+        with warnings.catch_warnings(record=True):
+            warnings.simplefilter("ignore")
+            return _on((3, 3), (3, 3), fn=lambda T, a, b: T.cross(a, b * 2))(T), T.cross(T.ones(2, 3), T.ones(2, 3))
+    assert_same(prog)
+
+
+@pytest.mark.parametrize("program", [
+    lambda T: T.index_copy(T.ones(3, 2), 0, T.tensor([[0]]), T.ones(1, 2)),
+    lambda T: T.index_copy(T.ones(3, 2), 0, T.tensor([0, 1]), T.tensor(1.0)),
+    lambda T: T.index_copy(T.ones(3, 2), 0, T.tensor([0]), T.ones(2)),
+    lambda T: T.index_copy(T.ones(3, 2), 0, T.tensor([0.0]), T.ones(1, 2)),
+    lambda T: T.index_copy(T.ones(3, 2), 0, T.tensor([0]), T.ones(1, 2, dtype=T.float64)),
+    lambda T: T.index_copy(T.ones(3, 2), 0, T.tensor([0]), T.ones(1, 3)),
+    lambda T: T.index_copy(T.ones(3, 2), 0, T.tensor([0, 1]), T.ones(1, 2)),
+    lambda T: T.index_copy(T.ones(3, 2), 0, T.tensor([5]), T.ones(1, 2)),
+    lambda T: T.index_copy(T.ones(3, 2), 0, T.tensor([-1]), T.ones(1, 2)),
+    lambda T: T.index_copy(T.ones(3, 2), 2, T.tensor([0]), T.ones(1, 2)),
+    lambda T: T.index_copy(T.ones(3), 0, T.tensor([1]), T.tensor(5.0)),
+    lambda T: (lambda t: (t.index_copy_(1, T.tensor([1, 0]), T.tensor([[7, 8], [9, 10]])), t._version))(
+        T.zeros(2, 3, dtype=T.int64)),
+    lambda T: T.ones(3, requires_grad=True).index_copy_(0, T.tensor([0]), T.ones(1)),
+    lambda T: (lambda r: (r.grad_fn._saved_dim, r.grad_fn._saved_source_dim, r.grad_fn._saved_index))(
+        T.index_copy(_r(T, 3, 2), 0, T.tensor([1]), _r(T, 1, 2))),
+    lambda T: (lambda r: (r.grad_fn._saved_indices, r.grad_fn._saved_accumulate))(
+        T.index_put(_r(T, 3, 2), [T.tensor([1])], _r(T, 2), True)),
+    lambda T: T.index_put(T.ones(3), (T.tensor([5]),), T.tensor(1.0)),
+    lambda T: T.index_put(T.ones(3), (T.tensor([1]),), T.tensor(1.0, dtype=T.float64)),
+    lambda T: T.ones(3, requires_grad=True).index_put_((T.tensor([1]),), T.tensor(1.0)),
+    lambda T: (lambda t: (t.index_put_((T.tensor([True, False, True]),), T.tensor(5.0)), t._version))(T.zeros(3)),
+    lambda T: T.select_scatter(T.ones(2, 3), T.ones(2), 0, 0),
+    lambda T: T.select_scatter(T.ones(2, 3), T.ones(3), 0, 2),
+    lambda T: T.slice_scatter(T.ones(4, 3), T.ones(3, 3), 0, 0, 4, 2),
+    lambda T: T.diagonal_scatter(T.ones(3, 3), T.ones(2)),
+    lambda T: _layout(T.select_scatter(T.ones(2, 3, dtype=T.int64), T.tensor([1.5, 2.5, 3.5]), 0, 0)),
+    lambda T: _layout(T.slice_scatter(T.ones(3, 4).t(), T.zeros(2, 3), 0, 0, 2)),
+    lambda T: (lambda r: (r.grad_fn._saved_dim, r.grad_fn._saved_start, r.grad_fn._saved_end, r.grad_fn._saved_step))(
+        T.slice_scatter(_r(T, 4, 3), _r(T, 4, 1), 1, -1)),
+    lambda T: (lambda r: (r.grad_fn._saved_dim1, r.grad_fn._saved_dim2, r.grad_fn._saved_offset))(
+        T.diagonal_scatter(_r(T, 3, 3), _r(T, 2), 1)),
+    lambda T: (lambda r: (r.grad_fn._saved_dim, r.grad_fn._saved_index))(
+        T.select_scatter(_r(T, 3, 3), _r(T, 3), 1, -1)),
+    lambda T: (lambda r: (r.grad_fn._saved_dim, r.grad_fn._saved_self_sym_sizes, r.grad_fn._saved_split_size))(
+        T.unsafe_split(_r(T, 3, 4), 3, -1)[0]),
+    lambda T: (lambda r: (r.grad_fn._saved_dim, r.grad_fn._saved_other, r.grad_fn._saved_self))(
+        T.linalg.cross(_r(T, 3), _r(T, 3))),
+    lambda T: (lambda r: (r.grad_fn._saved_alpha, r.grad_fn._saved_beta, r.grad_fn._saved_mat, r.grad_fn._saved_vec))(
+        T.addmv(_r(T, 2), _r(T, 2, 3), _r(T, 3), beta=2, alpha=0.5)),
+    lambda T: (lambda r: (r.grad_fn._saved_alpha, r.grad_fn._saved_batch1_sym_argsize_0,
+                          r.grad_fn._saved_batch1_sym_argsize_1, r.grad_fn._saved_batch2_sym_argsize_2))(
+        T.addbmm(_r(T, 2, 4), _r(T, 3, 2, 3), _r(T, 3, 3, 4))),
+])
+def test_indexing_and_scatter_errors_and_saved_values(program):
+    assert_same(program)
+
+
+# ----------------------------------------------------------------------- factories: scalar_tensor, range, logspace
+
+@pytest.mark.parametrize("program", [
+    lambda T: [_layout(T.scalar_tensor(v)) for v in (3, True, 2.5, -1)],
+    lambda T: _layout(T.scalar_tensor(2.5, dtype=T.int64)),
+    lambda T: _layout(T.scalar_tensor(2.5, dtype=T.float64, requires_grad=True)),
+    lambda T: _layout(T.scalar_tensor(T.tensor(2))),
+    lambda T: T.scalar_tensor([1]),
+    lambda T: T.scalar_tensor(1, dtype=T.int64, requires_grad=True),
+    lambda T: [_layout(T.logspace(0, 2, 3)), _layout(T.logspace(0, 2, 3, base=2)),
+               _layout(T.logspace(0, 3, 4, dtype=T.int64)), _layout(T.logspace(0, 1, 0)),
+               _layout(T.logspace(-1, 1, 5, dtype=T.float64)), _layout(T.logspace(2, 2, 1)),
+               _layout(T.logspace(-2.5, 3.25, 7, base=3.0)), _layout(T.logspace(1, 0, 4, dtype=T.float16))],
+    lambda T: T.logspace(0, 1, -1),
+    lambda T: _layout(T.logspace(0, 1, 3, requires_grad=True)),
+])
+def test_scalar_tensor_and_logspace(program):
+    assert_same(program, rtol=1e-7, atol=0)
+
+
+@pytest.mark.parametrize("program", [
+    lambda T: _layout(T.range(1, 4)),
+    lambda T: _layout(T.range(1, 4, 0.5)),
+    lambda T: _layout(T.range(0, 5, 2, dtype=T.int64)),
+    lambda T: _layout(T.range(3, -1, -1.5, dtype=T.float64)),
+    lambda T: T.range(4, 1),
+    lambda T: T.range(1, 4, 0),
+])
+def test_range_warns_each_call(program):
+    import warnings
+
+    def prog(T):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                result = program(T)
+            except RuntimeError as e:
+                result = (type(e).__name__, str(e))
+        return result, [(w.category.__name__, str(w.message)) for w in caught]
+    assert_same(prog)

@@ -57,6 +57,9 @@ TORCH_FUNCTIONS = {
     'add': [
         (vt.add_Tensor, 'add(Tensor input, Tensor other, *, Scalar alpha=1, Tensor out=None)', (vt.PARAMETERS['add_Tensor'][0], vt.PARAMETERS['add_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.add_out, ('out',))),
     ],
+    'addbmm': [
+        (vt.addbmm, 'addbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)', vt.PARAMETERS['addbmm']),
+    ],
     'addcdiv': [
         (vt.addcdiv, 'addcdiv(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor out=None)', (vt.PARAMETERS['addcdiv'][0], vt.PARAMETERS['addcdiv'][1] + (('out', 'Tensor?', True),)), (vt.addcdiv_out, ('out',))),
     ],
@@ -65,6 +68,15 @@ TORCH_FUNCTIONS = {
     ],
     'addmm': [
         (vt.addmm, 'addmm(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor out=None)', (vt.PARAMETERS['addmm'][0], vt.PARAMETERS['addmm'][1] + (('out', 'Tensor?', True),)), (vt.addmm_out, ('out',))),
+    ],
+    'addmv': [
+        (vt.addmv, 'addmv(Tensor input, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1)', vt.PARAMETERS['addmv']),
+    ],
+    'addmv_': [
+        (vt.addmv_, 'addmv_(Tensor input, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1)', vt.PARAMETERS['addmv_']),
+    ],
+    'addr': [
+        (vt.addr, 'addr(Tensor input, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1)', vt.PARAMETERS['addr']),
     ],
     'adjoint': [
         (vt.adjoint, 'adjoint(Tensor input)', vt.PARAMETERS['adjoint']),
@@ -216,6 +228,9 @@ TORCH_FUNCTIONS = {
         (vt.bitwise_xor_Scalar_Tensor, 'bitwise_xor(Scalar self, Tensor other)', vt.PARAMETERS['bitwise_xor_Scalar_Tensor']),
         (vt.bitwise_xor_Scalar, 'bitwise_xor(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['bitwise_xor_Scalar'][0], vt.PARAMETERS['bitwise_xor_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.bitwise_xor_Scalar_out, ('out',))),
     ],
+    'block_diag': [
+        (vt.block_diag, 'block_diag(Tensor[] tensors)', vt.PARAMETERS['block_diag']),
+    ],
     'bmm': [
         (vt.bmm, 'bmm(Tensor input, Tensor mat2, *, Tensor out=None)', (vt.PARAMETERS['bmm'][0], vt.PARAMETERS['bmm'][1] + (('out', 'Tensor?', True),)), (vt.bmm_out, ('out',))),
     ],
@@ -224,6 +239,9 @@ TORCH_FUNCTIONS = {
     ],
     'broadcast_to': [
         (vt.broadcast_to, 'broadcast_to(Tensor input, int[] size)', vt.PARAMETERS['broadcast_to']),
+    ],
+    'cartesian_prod': [
+        (vt.cartesian_prod, 'cartesian_prod(Tensor[] tensors)', vt.PARAMETERS['cartesian_prod']),
     ],
     'cat': [
         (vt.cat, 'cat(Tensor[] tensors, int dim=0, *, Tensor out=None)', (vt.PARAMETERS['cat'][0], vt.PARAMETERS['cat'][1] + (('out', 'Tensor?', True),)), (vt.cat_out, ('out',))),
@@ -275,6 +293,15 @@ TORCH_FUNCTIONS = {
     'column_stack': [
         (vt.column_stack, 'column_stack(Tensor[] tensors, *, Tensor out=None)', (vt.PARAMETERS['column_stack'][0], vt.PARAMETERS['column_stack'][1] + (('out', 'Tensor?', True),)), (vt.column_stack_out, ('out',))),
     ],
+    'combinations': [
+        (vt.combinations, 'combinations(Tensor input, int r=2, bool with_replacement=False)', vt.PARAMETERS['combinations']),
+    ],
+    'concat': [
+        (vt.concat, 'concat(Tensor[] tensors, int dim=0)', vt.PARAMETERS['concat']),
+    ],
+    'concatenate': [
+        (vt.concatenate, 'concatenate(Tensor[] tensors, int dim=0)', vt.PARAMETERS['concatenate']),
+    ],
     'conj': [
         (vt.conj, 'conj(Tensor input)', vt.PARAMETERS['conj']),
     ],
@@ -304,6 +331,9 @@ TORCH_FUNCTIONS = {
         (vt.count_nonzero, 'count_nonzero(Tensor input, int? dim=None)', vt.PARAMETERS['count_nonzero']),
         (vt.count_nonzero_dim_IntList, 'count_nonzero(Tensor input, int[] dim)', vt.PARAMETERS['count_nonzero_dim_IntList']),
     ],
+    'cross': [
+        (vt.cross, 'cross(Tensor input, Tensor other, int? dim=None)', vt.PARAMETERS['cross']),
+    ],
     'cummax': [
         (vt.cummax, 'cummax(Tensor input, int dim, *, Tensor[2] out=None)', (vt.PARAMETERS['cummax'][0], vt.PARAMETERS['cummax'][1] + (('out', 'Tensor[]?', True),)), (vt.cummax_out, ('values', 'indices'))),
     ],
@@ -328,11 +358,17 @@ TORCH_FUNCTIONS = {
     'diag_embed': [
         (vt.diag_embed, 'diag_embed(Tensor input, int offset=0, int dim1=-2, int dim2=-1)', vt.PARAMETERS['diag_embed']),
     ],
+    'diagflat': [
+        (vt.diagflat, 'diagflat(Tensor input, int offset=0)', vt.PARAMETERS['diagflat']),
+    ],
     'diagonal': [
         (vt.diagonal, 'diagonal(Tensor input, int offset=0, int dim1=0, int dim2=1)', vt.PARAMETERS['diagonal']),
     ],
     'diagonal_copy': [
         (vt.diagonal_copy, 'diagonal_copy(Tensor input, int offset=0, int dim1=0, int dim2=1)', vt.PARAMETERS['diagonal_copy']),
+    ],
+    'diagonal_scatter': [
+        (vt.diagonal_scatter, 'diagonal_scatter(Tensor input, Tensor src, int offset=0, int dim1=0, int dim2=1)', vt.PARAMETERS['diagonal_scatter']),
     ],
     'diff': [
         (vt.diff, 'diff(Tensor input, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None, *, Tensor out=None)', (vt.PARAMETERS['diff'][0], vt.PARAMETERS['diff'][1] + (('out', 'Tensor?', True),)), (vt.diff_out, ('out',))),
@@ -362,6 +398,10 @@ TORCH_FUNCTIONS = {
     ],
     'dropout_': [
         (vt.dropout_, 'dropout_(Tensor input, float p, bool train)', vt.PARAMETERS['dropout_']),
+    ],
+    'dsplit': [
+        (vt.dsplit_int, 'dsplit(Tensor input, int sections)', vt.PARAMETERS['dsplit_int']),
+        (vt.dsplit_array, 'dsplit(Tensor input, int[] indices)', vt.PARAMETERS['dsplit_array']),
     ],
     'dstack': [
         (vt.dstack, 'dstack(Tensor[] tensors, *, Tensor out=None)', (vt.PARAMETERS['dstack'][0], vt.PARAMETERS['dstack'][1] + (('out', 'Tensor?', True),)), (vt.dstack_out, ('out',))),
@@ -513,6 +553,10 @@ TORCH_FUNCTIONS = {
     'heaviside': [
         (vt.heaviside, 'heaviside(Tensor input, Tensor values)', vt.PARAMETERS['heaviside']),
     ],
+    'hsplit': [
+        (vt.hsplit_int, 'hsplit(Tensor input, int sections)', vt.PARAMETERS['hsplit_int']),
+        (vt.hsplit_array, 'hsplit(Tensor input, int[] indices)', vt.PARAMETERS['hsplit_array']),
+    ],
     'hstack': [
         (vt.hstack, 'hstack(Tensor[] tensors, *, Tensor out=None)', (vt.PARAMETERS['hstack'][0], vt.PARAMETERS['hstack'][1] + (('out', 'Tensor?', True),)), (vt.hstack_out, ('out',))),
     ],
@@ -525,9 +569,18 @@ TORCH_FUNCTIONS = {
     'index_add': [
         (vt.index_add, 'index_add(Tensor input, int dim, Tensor index, Tensor source, *, Scalar alpha=1, Tensor out=None)', (vt.PARAMETERS['index_add'][0], vt.PARAMETERS['index_add'][1] + (('out', 'Tensor?', True),)), (vt.index_add_out, ('out',))),
     ],
+    'index_copy': [
+        (vt.index_copy, 'index_copy(Tensor input, int dim, Tensor index, Tensor source)', vt.PARAMETERS['index_copy']),
+    ],
     'index_fill': [
         (vt.index_fill_int_Tensor, 'index_fill(Tensor input, int dim, Tensor index, Tensor value)', vt.PARAMETERS['index_fill_int_Tensor']),
         (vt.index_fill_int_Scalar, 'index_fill(Tensor input, int dim, Tensor index, Scalar value)', vt.PARAMETERS['index_fill_int_Scalar']),
+    ],
+    'index_put': [
+        (vt.index_put, 'index_put(Tensor input, Tensor?[] indices, Tensor values, bool accumulate=False)', vt.PARAMETERS['index_put']),
+    ],
+    'index_put_': [
+        (vt.index_put_, 'index_put_(Tensor input, Tensor?[] indices, Tensor values, bool accumulate=False)', vt.PARAMETERS['index_put_']),
     ],
     'index_select': [
         (vt.index_select, 'index_select(Tensor input, int dim, Tensor index, *, Tensor out=None)', (vt.PARAMETERS['index_select'][0], vt.PARAMETERS['index_select'][1] + (('out', 'Tensor?', True),)), (vt.index_select_out, ('out',))),
@@ -715,6 +768,9 @@ TORCH_FUNCTIONS = {
         (vt.movedim_int, 'movedim(Tensor input, int source, int destination)', vt.PARAMETERS['movedim_int']),
         (vt.movedim_intlist, 'movedim(Tensor input, int[] source, int[] destination)', vt.PARAMETERS['movedim_intlist']),
     ],
+    'msort': [
+        (vt.msort, 'msort(Tensor input)', vt.PARAMETERS['msort']),
+    ],
     'mul': [
         (vt.mul_Tensor, 'mul(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['mul_Tensor'][0], vt.PARAMETERS['mul_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.mul_out, ('out',))),
     ],
@@ -859,6 +915,9 @@ TORCH_FUNCTIONS = {
     'round_': [
         (vt.round_, 'round_(Tensor input)', vt.PARAMETERS['round_']),
     ],
+    'row_stack': [
+        (vt.row_stack, 'row_stack(Tensor[] tensors)', vt.PARAMETERS['row_stack']),
+    ],
     'rsqrt': [
         (vt.rsqrt, 'rsqrt(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['rsqrt'][0], vt.PARAMETERS['rsqrt'][1] + (('out', 'Tensor?', True),)), (vt.rsqrt_out, ('out',))),
     ],
@@ -878,6 +937,9 @@ TORCH_FUNCTIONS = {
     ],
     'select': [
         (vt.select_int, 'select(Tensor input, int dim, int index)', vt.PARAMETERS['select_int']),
+    ],
+    'select_scatter': [
+        (vt.select_scatter, 'select_scatter(Tensor input, Tensor src, int dim, int index)', vt.PARAMETERS['select_scatter']),
     ],
     'sgn': [
         (vt.sgn, 'sgn(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['sgn'][0], vt.PARAMETERS['sgn'][1] + (('out', 'Tensor?', True),)), (vt.sgn_out, ('out',))),
@@ -914,6 +976,9 @@ TORCH_FUNCTIONS = {
     ],
     'slice': [
         (vt.slice_Tensor, 'slice(Tensor input, int dim=0, int? start=None, int? end=None, int step=1)', vt.PARAMETERS['slice_Tensor']),
+    ],
+    'slice_scatter': [
+        (vt.slice_scatter, 'slice_scatter(Tensor input, Tensor src, int dim=0, int? start=None, int? end=None, int step=1)', vt.PARAMETERS['slice_scatter']),
     ],
     'softmax': [
         (vt.softmax_int, 'softmax(Tensor input, int dim, ScalarType? dtype=None, *, Tensor out=None)', (vt.PARAMETERS['softmax_int'][0], vt.PARAMETERS['softmax_int'][1] + (('out', 'Tensor?', True),)), (vt.softmax_int_out, ('out',))),
@@ -1045,6 +1110,12 @@ TORCH_FUNCTIONS = {
     'unflatten': [
         (vt.unflatten_int, 'unflatten(Tensor input, int dim, int[] sizes)', vt.PARAMETERS['unflatten_int']),
     ],
+    'unsafe_chunk': [
+        (vt.unsafe_chunk, 'unsafe_chunk(Tensor input, int chunks, int dim=0)', vt.PARAMETERS['unsafe_chunk']),
+    ],
+    'unsafe_split': [
+        (vt.unsafe_split_Tensor, 'unsafe_split(Tensor input, int split_size, int dim=0)', vt.PARAMETERS['unsafe_split_Tensor']),
+    ],
     'unsqueeze': [
         (vt.unsqueeze, 'unsqueeze(Tensor input, int dim)', vt.PARAMETERS['unsqueeze']),
     ],
@@ -1057,6 +1128,13 @@ TORCH_FUNCTIONS = {
         (vt.var_mean_dim, 'var_mean(Tensor input, int[1]? dim, bool unbiased=True, bool keepdim=False)', vt.PARAMETERS['var_mean_dim']),
         (vt.var_mean_correction, 'var_mean(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False)', vt.PARAMETERS['var_mean_correction']),
         (vt.var_mean, 'var_mean(Tensor input, bool unbiased=True)', vt.PARAMETERS['var_mean']),
+    ],
+    'vdot': [
+        (vt.vdot, 'vdot(Tensor input, Tensor other)', vt.PARAMETERS['vdot']),
+    ],
+    'vsplit': [
+        (vt.vsplit_int, 'vsplit(Tensor input, int sections)', vt.PARAMETERS['vsplit_int']),
+        (vt.vsplit_array, 'vsplit(Tensor input, int[] indices)', vt.PARAMETERS['vsplit_array']),
     ],
     'vstack': [
         (vt.vstack, 'vstack(Tensor[] tensors, *, Tensor out=None)', (vt.PARAMETERS['vstack'][0], vt.PARAMETERS['vstack'][1] + (('out', 'Tensor?', True),)), (vt.vstack_out, ('out',))),
@@ -1156,6 +1234,9 @@ TORCH_NN_FUNCTIONS = {
 
 # ``python_module: linalg`` ops: ``torch._C._linalg.<name>``, which ``torch.linalg`` exposes
 TORCH_LINALG_FUNCTIONS = {
+    'linalg_cross': [
+        (vt.linalg_cross, 'linalg_cross(Tensor input, Tensor other, *, int dim=-1)', vt.PARAMETERS['linalg_cross']),
+    ],
     'linalg_vector_norm': [
         (vt.linalg_vector_norm, 'linalg_vector_norm(Tensor input, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor out=None)', (vt.PARAMETERS['linalg_vector_norm'][0], vt.PARAMETERS['linalg_vector_norm'][1] + (('out', 'Tensor?', True),)), (vt.linalg_vector_norm_out, ('out',))),
     ],
@@ -1195,6 +1276,12 @@ TENSOR_METHODS = {
     'add_': [
         (vt.add__Tensor, 'add_(Tensor other, *, Scalar alpha=1)', vt.PARAMETERS['add__Tensor']),
     ],
+    'addbmm': [
+        (vt.addbmm, 'addbmm(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)', vt.PARAMETERS['addbmm']),
+    ],
+    'addbmm_': [
+        (vt.addbmm_, 'addbmm_(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)', vt.PARAMETERS['addbmm_']),
+    ],
     'addcdiv': [
         (vt.addcdiv, 'addcdiv(Tensor tensor1, Tensor tensor2, *, Scalar value=1)', vt.PARAMETERS['addcdiv']),
     ],
@@ -1209,6 +1296,21 @@ TENSOR_METHODS = {
     ],
     'addmm': [
         (vt.addmm, 'addmm(Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1)', vt.PARAMETERS['addmm']),
+    ],
+    'addmm_': [
+        (vt.addmm_, 'addmm_(Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1)', vt.PARAMETERS['addmm_']),
+    ],
+    'addmv': [
+        (vt.addmv, 'addmv(Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1)', vt.PARAMETERS['addmv']),
+    ],
+    'addmv_': [
+        (vt.addmv_, 'addmv_(Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1)', vt.PARAMETERS['addmv_']),
+    ],
+    'addr': [
+        (vt.addr, 'addr(Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1)', vt.PARAMETERS['addr']),
+    ],
+    'addr_': [
+        (vt.addr_, 'addr_(Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1)', vt.PARAMETERS['addr_']),
     ],
     'adjoint': [
         (vt.adjoint, 'adjoint()', vt.PARAMETERS['adjoint']),
@@ -1458,6 +1560,9 @@ TENSOR_METHODS = {
         (vt.count_nonzero, 'count_nonzero(int? dim=None)', vt.PARAMETERS['count_nonzero']),
         (vt.count_nonzero_dim_IntList, 'count_nonzero(int[] dim)', vt.PARAMETERS['count_nonzero_dim_IntList']),
     ],
+    'cross': [
+        (vt.cross, 'cross(Tensor other, int? dim=None)', vt.PARAMETERS['cross']),
+    ],
     'cummax': [
         (vt.cummax, 'cummax(int dim)', vt.PARAMETERS['cummax']),
     ],
@@ -1488,8 +1593,14 @@ TENSOR_METHODS = {
     'diag_embed': [
         (vt.diag_embed, 'diag_embed(int offset=0, int dim1=-2, int dim2=-1)', vt.PARAMETERS['diag_embed']),
     ],
+    'diagflat': [
+        (vt.diagflat, 'diagflat(int offset=0)', vt.PARAMETERS['diagflat']),
+    ],
     'diagonal': [
         (vt.diagonal, 'diagonal(int offset=0, int dim1=0, int dim2=1)', vt.PARAMETERS['diagonal']),
+    ],
+    'diagonal_scatter': [
+        (vt.diagonal_scatter, 'diagonal_scatter(Tensor src, int offset=0, int dim1=0, int dim2=1)', vt.PARAMETERS['diagonal_scatter']),
     ],
     'diff': [
         (vt.diff, 'diff(int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None)', vt.PARAMETERS['diff']),
@@ -1524,6 +1635,10 @@ TENSOR_METHODS = {
     ],
     'dot': [
         (vt.dot, 'dot(Tensor tensor)', vt.PARAMETERS['dot']),
+    ],
+    'dsplit': [
+        (vt.dsplit_int, 'dsplit(int sections)', vt.PARAMETERS['dsplit_int']),
+        (vt.dsplit_array, 'dsplit(int[] indices)', vt.PARAMETERS['dsplit_array']),
     ],
     'eq': [
         (vt.eq_Tensor, 'eq(Tensor other)', vt.PARAMETERS['eq_Tensor']),
@@ -1695,6 +1810,10 @@ TENSOR_METHODS = {
     'heaviside_': [
         (vt.heaviside_, 'heaviside_(Tensor values)', vt.PARAMETERS['heaviside_']),
     ],
+    'hsplit': [
+        (vt.hsplit_int, 'hsplit(int sections)', vt.PARAMETERS['hsplit_int']),
+        (vt.hsplit_array, 'hsplit(int[] indices)', vt.PARAMETERS['hsplit_array']),
+    ],
     'hypot': [
         (vt.hypot, 'hypot(Tensor other)', vt.PARAMETERS['hypot']),
     ],
@@ -1710,6 +1829,12 @@ TENSOR_METHODS = {
     'index_add_': [
         (vt.index_add_, 'index_add_(int dim, Tensor index, Tensor source, *, Scalar alpha=1)', vt.PARAMETERS['index_add_']),
     ],
+    'index_copy': [
+        (vt.index_copy, 'index_copy(int dim, Tensor index, Tensor source)', vt.PARAMETERS['index_copy']),
+    ],
+    'index_copy_': [
+        (vt.index_copy_, 'index_copy_(int dim, Tensor index, Tensor source)', vt.PARAMETERS['index_copy_']),
+    ],
     'index_fill': [
         (vt.index_fill_int_Tensor, 'index_fill(int dim, Tensor index, Tensor value)', vt.PARAMETERS['index_fill_int_Tensor']),
         (vt.index_fill_int_Scalar, 'index_fill(int dim, Tensor index, Scalar value)', vt.PARAMETERS['index_fill_int_Scalar']),
@@ -1717,6 +1842,12 @@ TENSOR_METHODS = {
     'index_fill_': [
         (vt.index_fill__int_Tensor, 'index_fill_(int dim, Tensor index, Tensor value)', vt.PARAMETERS['index_fill__int_Tensor']),
         (vt.index_fill__int_Scalar, 'index_fill_(int dim, Tensor index, Scalar value)', vt.PARAMETERS['index_fill__int_Scalar']),
+    ],
+    'index_put': [
+        (vt.index_put, 'index_put(Tensor?[] indices, Tensor values, bool accumulate=False)', vt.PARAMETERS['index_put']),
+    ],
+    'index_put_': [
+        (vt.index_put_, 'index_put_(Tensor?[] indices, Tensor values, bool accumulate=False)', vt.PARAMETERS['index_put_']),
     ],
     'index_select': [
         (vt.index_select, 'index_select(int dim, Tensor index)', vt.PARAMETERS['index_select']),
@@ -1936,6 +2067,9 @@ TENSOR_METHODS = {
         (vt.movedim_int, 'movedim(int source, int destination)', vt.PARAMETERS['movedim_int']),
         (vt.movedim_intlist, 'movedim(int[] source, int[] destination)', vt.PARAMETERS['movedim_intlist']),
     ],
+    'msort': [
+        (vt.msort, 'msort()', vt.PARAMETERS['msort']),
+    ],
     'mul': [
         (vt.mul_Tensor, 'mul(Tensor other)', vt.PARAMETERS['mul_Tensor']),
     ],
@@ -2142,6 +2276,9 @@ TENSOR_METHODS = {
     'select': [
         (vt.select_int, 'select(int dim, int index)', vt.PARAMETERS['select_int']),
     ],
+    'select_scatter': [
+        (vt.select_scatter, 'select_scatter(Tensor src, int dim, int index)', vt.PARAMETERS['select_scatter']),
+    ],
     'sgn': [
         (vt.sgn, 'sgn()', vt.PARAMETERS['sgn']),
     ],
@@ -2180,6 +2317,9 @@ TENSOR_METHODS = {
     ],
     'sinh_': [
         (vt.sinh_, 'sinh_()', vt.PARAMETERS['sinh_']),
+    ],
+    'slice_scatter': [
+        (vt.slice_scatter, 'slice_scatter(Tensor src, int dim=0, int? start=None, int? end=None, int step=1)', vt.PARAMETERS['slice_scatter']),
     ],
     'softmax': [
         (vt.softmax_int, 'softmax(int dim, ScalarType? dtype=None)', vt.PARAMETERS['softmax_int']),
@@ -2335,6 +2475,12 @@ TENSOR_METHODS = {
     'uniform_': [
         (vt.uniform_, 'uniform_(float from=0, float to=1, *, Generator? generator=None)', vt.PARAMETERS['uniform_']),
     ],
+    'unsafe_chunk': [
+        (vt.unsafe_chunk, 'unsafe_chunk(int chunks, int dim=0)', vt.PARAMETERS['unsafe_chunk']),
+    ],
+    'unsafe_split': [
+        (vt.unsafe_split_Tensor, 'unsafe_split(int split_size, int dim=0)', vt.PARAMETERS['unsafe_split_Tensor']),
+    ],
     'unsqueeze': [
         (vt.unsqueeze, 'unsqueeze(int dim)', vt.PARAMETERS['unsqueeze']),
     ],
@@ -2346,12 +2492,19 @@ TENSOR_METHODS = {
         (vt.var_correction, 'var(int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False)', vt.PARAMETERS['var_correction']),
         (vt.var, 'var(bool unbiased=True)', vt.PARAMETERS['var']),
     ],
+    'vdot': [
+        (vt.vdot, 'vdot(Tensor other)', vt.PARAMETERS['vdot']),
+    ],
     'view': [
         (vt.view_dtype, 'view(ScalarType dtype)', vt.PARAMETERS['view_dtype']),
         (vt.view, 'view(SymInt[] size)', vt.PARAMETERS['view']),
     ],
     'view_as': [
         (vt.view_as, 'view_as(Tensor other)', vt.PARAMETERS['view_as']),
+    ],
+    'vsplit': [
+        (vt.vsplit_int, 'vsplit(int sections)', vt.PARAMETERS['vsplit_int']),
+        (vt.vsplit_array, 'vsplit(int[] indices)', vt.PARAMETERS['vsplit_array']),
     ],
     'where': [
         (vt.where_self, 'where(Tensor condition, Tensor other)', vt.PARAMETERS['where_self']),

@@ -8646,6 +8646,378 @@ def nan_to_num_(self, nan=None, posinf=None, neginf=None):
     return self
 
 
+def diagflat(self, offset=0):
+    """``diagflat(Tensor self, int offset=0) -> Tensor``"""
+    return native.diagflat(self, offset)
+
+
+def concat(tensors, dim=0):
+    """``concat(Tensor[] tensors, int dim=0) -> Tensor``"""
+    return native.concat(tensors, dim)
+
+
+def concatenate(tensors, dim=0):
+    """``concatenate(Tensor[] tensors, int dim=0) -> Tensor``"""
+    return native.concat(tensors, dim)
+
+
+def row_stack(tensors):
+    """``row_stack(Tensor[] tensors) -> Tensor``"""
+    return native.row_stack(tensors)
+
+
+def hsplit_int(self, sections):
+    """``hsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]``"""
+    return native.hsplit(self, sections)
+
+
+def hsplit_array(self, indices):
+    """``hsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]``"""
+    return native.hsplit(self, indices)
+
+
+def vsplit_int(self, sections):
+    """``vsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]``"""
+    return native.vsplit(self, sections)
+
+
+def vsplit_array(self, indices):
+    """``vsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]``"""
+    return native.vsplit(self, indices)
+
+
+def dsplit_int(self, sections):
+    """``dsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]``"""
+    return native.dsplit(self, sections)
+
+
+def dsplit_array(self, indices):
+    """``dsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]``"""
+    return native.dsplit(self, indices)
+
+
+def vdot(self, other):
+    """``vdot(Tensor self, Tensor other) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = nodes.VdotBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, other))
+        if grad_fn.should_compute_output(0):
+            grad_fn.other_ = SavedVariable(other)
+        if grad_fn.should_compute_output(1):
+            grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("vdot", device_of(self, other))(self, other)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def addmv(self, mat, vec, *, beta=1, alpha=1):
+    """``addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, mat, vec):
+        grad_fn = nodes.AddmvBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, mat, vec))
+        grad_fn.alpha = alpha
+        grad_fn.beta = beta
+        if grad_fn.should_compute_output(2):
+            grad_fn.mat_ = SavedVariable(mat)
+        if grad_fn.should_compute_output(1):
+            grad_fn.vec_ = SavedVariable(vec)
+    result = kernel_for("addmv", device_of(self, mat, vec))(self, mat, vec, beta, alpha)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def addmv_(self, mat, vec, *, beta=1, alpha=1):
+    """``addmv_(Tensor(a!) self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self, mat, vec))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, mat, vec):
+        grad_fn = nodes.AddmvBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, mat, vec))
+        grad_fn.alpha = alpha
+        grad_fn.beta = beta
+        if grad_fn.should_compute_output(2):
+            grad_fn.mat_ = SavedVariable(mat)
+        if grad_fn.should_compute_output(1):
+            grad_fn.vec_ = SavedVariable(vec)
+    result = kernel_for("addmv_", device_of(self, mat, vec))(self, mat, vec, beta, alpha)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def addr(self, vec1, vec2, *, beta=1, alpha=1):
+    """``addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, vec1, vec2):
+        grad_fn = nodes.AddrBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, vec1, vec2))
+        grad_fn.alpha = alpha
+        grad_fn.beta = beta
+        if grad_fn.should_compute_output(2):
+            grad_fn.vec1_ = SavedVariable(vec1)
+        if grad_fn.should_compute_output(1):
+            grad_fn.vec2_ = SavedVariable(vec2)
+    result = kernel_for("addr", device_of(self, vec1, vec2))(self, vec1, vec2, beta, alpha)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def addr_(self, vec1, vec2, *, beta=1, alpha=1):
+    """``addr_(Tensor(a!) self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self, vec1, vec2))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, vec1, vec2):
+        grad_fn = nodes.AddrBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, vec1, vec2))
+        grad_fn.alpha = alpha
+        grad_fn.beta = beta
+        if grad_fn.should_compute_output(2):
+            grad_fn.vec1_ = SavedVariable(vec1)
+        if grad_fn.should_compute_output(1):
+            grad_fn.vec2_ = SavedVariable(vec2)
+    result = kernel_for("addr_", device_of(self, vec1, vec2))(self, vec1, vec2, beta, alpha)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
+    """``addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, batch1, batch2):
+        grad_fn = nodes.AddbmmBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, batch1, batch2))
+        grad_fn.alpha = alpha
+        if grad_fn.should_compute_output(2):
+            grad_fn.batch1_ = SavedVariable(batch1)
+        grad_fn.batch1_sym_argsize_0 = batch1.shape[0]
+        grad_fn.batch1_sym_argsize_1 = batch1.shape[1]
+        if grad_fn.should_compute_output(1):
+            grad_fn.batch2_ = SavedVariable(batch2)
+        grad_fn.batch2_sym_argsize_2 = batch2.shape[2]
+        grad_fn.beta = beta
+    result = kernel_for("addbmm", device_of(self, batch1, batch2))(self, batch1, batch2, beta, alpha)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+    """``addbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self, batch1, batch2))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, batch1, batch2):
+        grad_fn = nodes.AddbmmBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, batch1, batch2))
+        grad_fn.alpha = alpha
+        if grad_fn.should_compute_output(2):
+            grad_fn.batch1_ = SavedVariable(batch1)
+        grad_fn.batch1_sym_argsize_0 = batch1.shape[0]
+        grad_fn.batch1_sym_argsize_1 = batch1.shape[1]
+        if grad_fn.should_compute_output(1):
+            grad_fn.batch2_ = SavedVariable(batch2)
+        grad_fn.batch2_sym_argsize_2 = batch2.shape[2]
+        grad_fn.beta = beta
+    result = kernel_for("addbmm_", device_of(self, batch1, batch2))(self, batch1, batch2, beta, alpha)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def addmm_(self, mat1, mat2, *, beta=1, alpha=1):
+    """``addmm_(Tensor(a!) self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self, mat1, mat2))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, mat1, mat2):
+        grad_fn = nodes.AddmmBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, mat1, mat2))
+        grad_fn.alpha = alpha
+        grad_fn.beta = beta
+        if grad_fn.should_compute_output(2):
+            grad_fn.mat1_ = SavedVariable(mat1)
+        grad_fn.mat1_sizes = tuple(mat1._data.shape)
+        grad_fn.mat1_strides = native.strides_of(mat1) if any_requires_grad(mat1) else ()
+        if grad_fn.should_compute_output(1):
+            grad_fn.mat2_ = SavedVariable(mat2)
+        grad_fn.mat2_sizes = tuple(mat2._data.shape)
+        grad_fn.mat2_strides = native.strides_of(mat2) if any_requires_grad(mat2) else ()
+    result = kernel_for("addmm_", device_of(self, mat1, mat2))(self, mat1, mat2, beta, alpha)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def block_diag(tensors):
+    """``block_diag(Tensor[] tensors) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(*tensors):
+        grad_fn = nodes.BlockDiagBackward0()
+        grad_fn.set_next_edges(collect_next_edges(*tensors))
+        grad_fn.tensors_size_ = len(tensors)
+        grad_fn.tensors_args_scalartypes = [t._dtype for t in tensors]
+        grad_fn.tensors_args_sizes = [tuple(t._data.shape) for t in tensors]
+    result = kernel_for("block_diag", device_of(tensors))(tensors)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def cartesian_prod(tensors):
+    """``cartesian_prod(Tensor[] tensors) -> Tensor``"""
+    return native.cartesian_prod(tensors)
+
+
+def combinations(self, r=2, with_replacement=False):
+    """``combinations(Tensor self, int r=2, bool with_replacement=False) -> Tensor``"""
+    return native.combinations(self, r, with_replacement)
+
+
+def linalg_cross(self, other, *, dim=-1):
+    """``linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = nodes.LinalgCrossBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, other))
+        grad_fn.dim = dim
+        if grad_fn.should_compute_output(0):
+            grad_fn.other_ = SavedVariable(other)
+        if grad_fn.should_compute_output(1):
+            grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("linalg_cross", device_of(self, other))(self, other, dim)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def cross(self, other, dim=None):
+    """``cross(Tensor self, Tensor other, int? dim=None) -> Tensor``"""
+    return native.cross(self, other, dim)
+
+
+def index_copy(self, dim, index, source):
+    """``index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, source):
+        grad_fn = nodes.IndexCopyBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, source))
+        grad_fn.dim = dim
+        grad_fn.index_ = SavedVariable(index)
+        if grad_fn.should_compute_output(1):
+            grad_fn.source_ = SavedVariable(source)
+        grad_fn.source_dim = source._data.ndim
+    result = kernel_for("index_copy", device_of(self, index, source))(self, dim, index, source)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def index_copy_(self, dim, index, source):
+    """``index_copy_(Tensor(a!) self, int dim, Tensor index, Tensor source) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self, source))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, source):
+        grad_fn = nodes.IndexCopyBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, source))
+        grad_fn.dim = dim
+        grad_fn.index_ = SavedVariable(index)
+        if grad_fn.should_compute_output(1):
+            grad_fn.source_ = SavedVariable(source)
+        grad_fn.source_dim = source._data.ndim
+    result = kernel_for("index_copy_", device_of(self, index, source))(self, dim, index, source)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+index_put_ = manual.index_put_  # ``index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)``, hand-written
+
+index_put = manual.index_put  # ``index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor``, hand-written
+
+def select_scatter(self, src, dim, index):
+    """``select_scatter(Tensor self, Tensor src, int dim, int index) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, src):
+        grad_fn = nodes.SelectScatterBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, src))
+        grad_fn.dim = dim
+        grad_fn.index = index
+        grad_fn.src_info = (tuple(src._data.shape), src._dtype)
+    result = kernel_for("select_scatter", device_of(self, src))(self, src, dim, index)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def slice_scatter(self, src, dim=0, start=None, end=None, step=1):
+    """``slice_scatter(Tensor self, Tensor src, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, src):
+        grad_fn = nodes.SliceScatterBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, src))
+        grad_fn.dim = dim
+        grad_fn.end = end
+        grad_fn.src_info = (tuple(src._data.shape), src._dtype)
+        grad_fn.start = start
+        grad_fn.step = step
+    result = kernel_for("slice_scatter", device_of(self, src))(self, src, dim, start, end, step)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
+    """``diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, src):
+        grad_fn = nodes.DiagonalScatterBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, src))
+        grad_fn.dim1 = dim1
+        grad_fn.dim2 = dim2
+        grad_fn.offset = offset
+        grad_fn.src_info = (tuple(src._data.shape), src._dtype)
+    result = kernel_for("diagonal_scatter", device_of(self, src))(self, src, offset, dim1, dim2)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def msort(self):
+    """``msort(Tensor self) -> Tensor``"""
+    return native.msort(self)
+
+
+def unsafe_split_Tensor(self, split_size, dim=0):
+    """``unsafe_split.Tensor(Tensor self, int split_size, int dim=0) -> Tensor[]``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.UnsafeSplitBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim = dim
+        grad_fn.self_options = (self._dtype, self._device)
+        grad_fn.self_sizes = tuple(self._data.shape)
+        grad_fn.split_size = split_size
+    result = kernel_for("unsafe_split.Tensor", device_of(self))(self, split_size, dim)
+    if grad_fn is not None:
+        for output in result:
+            set_history(output, grad_fn)
+    return result
+
+
+def unsafe_chunk(self, chunks, dim=0):
+    """``unsafe_chunk(Tensor self, int chunks, int dim=0) -> Tensor[]``"""
+    return native.unsafe_chunk(self, chunks, dim)
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add_cuda}, add_Tensor)
 register_kernels("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, add_out)
@@ -9462,6 +9834,39 @@ register_kernels("lcm_(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CPU": na
 register_kernels("ldexp.Tensor(Tensor self, Tensor other) -> Tensor", {"CPU": native.ldexp, "CUDA": native.ldexp}, ldexp_Tensor)
 register_kernels("ldexp_(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CPU": native.ldexp_, "CUDA": native.ldexp_}, ldexp_)
 register_kernels("nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)", {"CPU": native.nan_to_num_, "CUDA": native.nan_to_num_}, nan_to_num_)
+register_kernels("diagflat(Tensor self, int offset=0) -> Tensor", {"CompositeImplicitAutograd": native.diagflat}, diagflat)
+register_kernels("concat(Tensor[] tensors, int dim=0) -> Tensor", {"CompositeImplicitAutograd": native.concat}, concat)
+register_kernels("concatenate(Tensor[] tensors, int dim=0) -> Tensor", {"CompositeImplicitAutograd": native.concat}, concatenate)
+register_kernels("row_stack(Tensor[] tensors) -> Tensor", {"CompositeImplicitAutograd": native.row_stack}, row_stack)
+register_kernels("hsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]", {"CompositeImplicitAutograd": native.hsplit}, hsplit_int, computes=False)
+register_kernels("hsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]", {"CompositeImplicitAutograd": native.hsplit}, hsplit_array, computes=False)
+register_kernels("vsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]", {"CompositeImplicitAutograd": native.vsplit}, vsplit_int, computes=False)
+register_kernels("vsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]", {"CompositeImplicitAutograd": native.vsplit}, vsplit_array, computes=False)
+register_kernels("dsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]", {"CompositeImplicitAutograd": native.dsplit}, dsplit_int, computes=False)
+register_kernels("dsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]", {"CompositeImplicitAutograd": native.dsplit}, dsplit_array, computes=False)
+register_kernels("vdot(Tensor self, Tensor other) -> Tensor", {"CPU": native.vdot, "CUDA": native.vdot}, vdot)
+register_kernels("addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor", {"CPU": native.addmv, "CUDA": native.addmv}, addmv)
+register_kernels("addmv_(Tensor(a!) self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)", {"CPU": native.addmv_, "CUDA": native.addmv_}, addmv_)
+register_kernels("addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor", {"CPU": native.addr, "CUDA": native.addr}, addr)
+register_kernels("addr_(Tensor(a!) self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)", {"CPU": native.addr_, "CUDA": native.addr_}, addr_)
+register_kernels("addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor", {"CPU": native.addbmm, "CUDA": native.addbmm}, addbmm)
+register_kernels("addbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)", {"CPU": native.addbmm_, "CUDA": native.addbmm_}, addbmm_)
+register_kernels("addmm_(Tensor(a!) self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)", {"CPU": native.addmm_, "CUDA": native.addmm_}, addmm_)
+register_kernels("block_diag(Tensor[] tensors) -> Tensor", {"CPU": native.block_diag, "CUDA": native.block_diag}, block_diag)
+register_kernels("cartesian_prod(Tensor[] tensors) -> Tensor", {"CompositeImplicitAutograd": native.cartesian_prod}, cartesian_prod)
+register_kernels("combinations(Tensor self, int r=2, bool with_replacement=False) -> Tensor", {"CompositeImplicitAutograd": native.combinations}, combinations)
+register_kernels("linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor", {"CPU": native.linalg_cross, "CUDA": native.linalg_cross}, linalg_cross)
+register_kernels("cross(Tensor self, Tensor other, int? dim=None) -> Tensor", {"CompositeImplicitAutograd": native.cross}, cross)
+register_kernels("index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor", {"CPU": native.index_copy, "CUDA": native.index_copy}, index_copy)
+register_kernels("index_copy_(Tensor(a!) self, int dim, Tensor index, Tensor source) -> Tensor(a!)", {"CPU": native.index_copy_, "CUDA": native.index_copy_}, index_copy_)
+register_kernels("index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)", {"CPU": native.index_put_, "CUDA": native.index_put_}, index_put_)
+register_kernels("index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor", {"CPU": native.index_put, "CUDA": native.index_put}, index_put)
+register_kernels("select_scatter(Tensor self, Tensor src, int dim, int index) -> Tensor", {"CPU": native.select_scatter, "CUDA": native.select_scatter}, select_scatter)
+register_kernels("slice_scatter(Tensor self, Tensor src, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor", {"CPU": native.slice_scatter, "CUDA": native.slice_scatter}, slice_scatter)
+register_kernels("diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor", {"CPU": native.diagonal_scatter, "CUDA": native.diagonal_scatter}, diagonal_scatter)
+register_kernels("msort(Tensor self) -> Tensor", {"CompositeImplicitAutograd": native.msort}, msort)
+register_kernels("unsafe_split.Tensor(Tensor self, int split_size, int dim=0) -> Tensor[]", {"CPU": native.unsafe_split, "CUDA": native.unsafe_split}, unsafe_split_Tensor)
+register_kernels("unsafe_chunk(Tensor self, int chunks, int dim=0) -> Tensor[]", {"CompositeImplicitAutograd": native.unsafe_chunk}, unsafe_chunk)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -10282,6 +10687,39 @@ PARAMETERS = {
     "ldexp_Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
     "ldexp_": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
     "nan_to_num_": ((('self', 'Tensor', False), ('nan', 'any', True), ('posinf', 'any', True), ('neginf', 'any', True),), ()),
+    "diagflat": ((('self', 'Tensor', False), ('offset', 'int', True),), ()),
+    "concat": ((('tensors', 'Tensor[]', False), ('dim', 'int', True),), ()),
+    "concatenate": ((('tensors', 'Tensor[]', False), ('dim', 'int', True),), ()),
+    "row_stack": ((('tensors', 'Tensor[]', False),), ()),
+    "hsplit_int": ((('self', 'Tensor', False), ('sections', 'int', False),), ()),
+    "hsplit_array": ((('self', 'Tensor', False), ('indices', 'int[]', False),), ()),
+    "vsplit_int": ((('self', 'Tensor', False), ('sections', 'int', False),), ()),
+    "vsplit_array": ((('self', 'Tensor', False), ('indices', 'int[]', False),), ()),
+    "dsplit_int": ((('self', 'Tensor', False), ('sections', 'int', False),), ()),
+    "dsplit_array": ((('self', 'Tensor', False), ('indices', 'int[]', False),), ()),
+    "vdot": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "addmv": ((('self', 'Tensor', False), ('mat', 'Tensor', False), ('vec', 'Tensor', False),), (('beta', 'Scalar', True), ('alpha', 'Scalar', True),)),
+    "addmv_": ((('self', 'Tensor', False), ('mat', 'Tensor', False), ('vec', 'Tensor', False),), (('beta', 'Scalar', True), ('alpha', 'Scalar', True),)),
+    "addr": ((('self', 'Tensor', False), ('vec1', 'Tensor', False), ('vec2', 'Tensor', False),), (('beta', 'Scalar', True), ('alpha', 'Scalar', True),)),
+    "addr_": ((('self', 'Tensor', False), ('vec1', 'Tensor', False), ('vec2', 'Tensor', False),), (('beta', 'Scalar', True), ('alpha', 'Scalar', True),)),
+    "addbmm": ((('self', 'Tensor', False), ('batch1', 'Tensor', False), ('batch2', 'Tensor', False),), (('beta', 'Scalar', True), ('alpha', 'Scalar', True),)),
+    "addbmm_": ((('self', 'Tensor', False), ('batch1', 'Tensor', False), ('batch2', 'Tensor', False),), (('beta', 'Scalar', True), ('alpha', 'Scalar', True),)),
+    "addmm_": ((('self', 'Tensor', False), ('mat1', 'Tensor', False), ('mat2', 'Tensor', False),), (('beta', 'Scalar', True), ('alpha', 'Scalar', True),)),
+    "block_diag": ((('tensors', 'Tensor[]', False),), ()),
+    "cartesian_prod": ((('tensors', 'Tensor[]', False),), ()),
+    "combinations": ((('self', 'Tensor', False), ('r', 'int', True), ('with_replacement', 'bool', True),), ()),
+    "linalg_cross": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('dim', 'int', True),)),
+    "cross": ((('self', 'Tensor', False), ('other', 'Tensor', False), ('dim', 'int?', True),), ()),
+    "index_copy": ((('self', 'Tensor', False), ('dim', 'int', False), ('index', 'Tensor', False), ('source', 'Tensor', False),), ()),
+    "index_copy_": ((('self', 'Tensor', False), ('dim', 'int', False), ('index', 'Tensor', False), ('source', 'Tensor', False),), ()),
+    "index_put_": ((('self', 'Tensor', False), ('indices', 'Tensor?[]', False), ('values', 'Tensor', False), ('accumulate', 'bool', True),), ()),
+    "index_put": ((('self', 'Tensor', False), ('indices', 'Tensor?[]', False), ('values', 'Tensor', False), ('accumulate', 'bool', True),), ()),
+    "select_scatter": ((('self', 'Tensor', False), ('src', 'Tensor', False), ('dim', 'int', False), ('index', 'int', False),), ()),
+    "slice_scatter": ((('self', 'Tensor', False), ('src', 'Tensor', False), ('dim', 'int', True), ('start', 'int?', True), ('end', 'int?', True), ('step', 'int', True),), ()),
+    "diagonal_scatter": ((('self', 'Tensor', False), ('src', 'Tensor', False), ('offset', 'int', True), ('dim1', 'int', True), ('dim2', 'int', True),), ()),
+    "msort": ((('self', 'Tensor', False),), ()),
+    "unsafe_split_Tensor": ((('self', 'Tensor', False), ('split_size', 'int', False), ('dim', 'int', True),), ()),
+    "unsafe_chunk": ((('self', 'Tensor', False), ('chunks', 'int', False), ('dim', 'int', True),), ()),
 }
 
 
@@ -10748,3 +11186,33 @@ register_op("lcm_", overloaded("lcm_", [(lcm_, PARAMETERS["lcm_"])]))
 register_op("ldexp", overloaded("ldexp", [(ldexp_Tensor, PARAMETERS["ldexp_Tensor"])]))
 register_op("ldexp_", overloaded("ldexp_", [(ldexp_, PARAMETERS["ldexp_"])]))
 register_op("nan_to_num_", overloaded("nan_to_num_", [(nan_to_num_, PARAMETERS["nan_to_num_"])]))
+register_op("diagflat", overloaded("diagflat", [(diagflat, PARAMETERS["diagflat"])]))
+register_op("concat", overloaded("concat", [(concat, PARAMETERS["concat"])]))
+register_op("concatenate", overloaded("concatenate", [(concatenate, PARAMETERS["concatenate"])]))
+register_op("row_stack", overloaded("row_stack", [(row_stack, PARAMETERS["row_stack"])]))
+register_op("hsplit", overloaded("hsplit", [(hsplit_int, PARAMETERS["hsplit_int"]), (hsplit_array, PARAMETERS["hsplit_array"])]))
+register_op("vsplit", overloaded("vsplit", [(vsplit_int, PARAMETERS["vsplit_int"]), (vsplit_array, PARAMETERS["vsplit_array"])]))
+register_op("dsplit", overloaded("dsplit", [(dsplit_int, PARAMETERS["dsplit_int"]), (dsplit_array, PARAMETERS["dsplit_array"])]))
+register_op("vdot", overloaded("vdot", [(vdot, PARAMETERS["vdot"])]))
+register_op("addmv", overloaded("addmv", [(addmv, PARAMETERS["addmv"])]))
+register_op("addmv_", overloaded("addmv_", [(addmv_, PARAMETERS["addmv_"])]))
+register_op("addr", overloaded("addr", [(addr, PARAMETERS["addr"])]))
+register_op("addr_", overloaded("addr_", [(addr_, PARAMETERS["addr_"])]))
+register_op("addbmm", overloaded("addbmm", [(addbmm, PARAMETERS["addbmm"])]))
+register_op("addbmm_", overloaded("addbmm_", [(addbmm_, PARAMETERS["addbmm_"])]))
+register_op("addmm_", overloaded("addmm_", [(addmm_, PARAMETERS["addmm_"])]))
+register_op("block_diag", overloaded("block_diag", [(block_diag, PARAMETERS["block_diag"])]))
+register_op("cartesian_prod", overloaded("cartesian_prod", [(cartesian_prod, PARAMETERS["cartesian_prod"])]))
+register_op("combinations", overloaded("combinations", [(combinations, PARAMETERS["combinations"])]))
+register_op("linalg_cross", overloaded("linalg_cross", [(linalg_cross, PARAMETERS["linalg_cross"])]))
+register_op("cross", overloaded("cross", [(cross, PARAMETERS["cross"])]))
+register_op("index_copy", overloaded("index_copy", [(index_copy, PARAMETERS["index_copy"])]))
+register_op("index_copy_", overloaded("index_copy_", [(index_copy_, PARAMETERS["index_copy_"])]))
+register_op("index_put_", overloaded("index_put_", [(index_put_, PARAMETERS["index_put_"])]))
+register_op("index_put", overloaded("index_put", [(index_put, PARAMETERS["index_put"])]))
+register_op("select_scatter", overloaded("select_scatter", [(select_scatter, PARAMETERS["select_scatter"])]))
+register_op("slice_scatter", overloaded("slice_scatter", [(slice_scatter, PARAMETERS["slice_scatter"])]))
+register_op("diagonal_scatter", overloaded("diagonal_scatter", [(diagonal_scatter, PARAMETERS["diagonal_scatter"])]))
+register_op("msort", overloaded("msort", [(msort, PARAMETERS["msort"])]))
+register_op("unsafe_split", overloaded("unsafe_split", [(unsafe_split_Tensor, PARAMETERS["unsafe_split_Tensor"])]))
+register_op("unsafe_chunk", overloaded("unsafe_chunk", [(unsafe_chunk, PARAMETERS["unsafe_chunk"])]))

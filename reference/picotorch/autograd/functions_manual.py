@@ -19,6 +19,8 @@ from .grad_mode import is_grad_enabled
 
 __all__ = [  # what `from functions_manual import *` gives the generated nodes
     "as_strided_backward",
+    "block_diag_backward",
+    "index_copy_source_backward",
     "handle_r_to_c",
     "maybe_multiply",
     "mul_tensor_backward",
@@ -1029,3 +1031,23 @@ def _maybe_overlapping(sizes, strides):
             return True
         reach += stride * (n - 1)
     return False
+
+
+def block_diag_backward(grad, sizes, dtypes):  # noqa: ARG001 (PyTorch's signature)
+    """Each input's block of the gradient (a zero-dim input's 1x1 block, a vector's row), in its shape."""
+    grads, row, col = [], 0, 0
+    for shape in sizes:
+        rows, cols = ((1, 1) if len(shape) == 0 else (1, shape[0]) if len(shape) == 1 else shape)
+        block = ops.slice(ops.slice(grad, 0, row, row + rows, 1), 1, col, col + cols, 1)
+        if len(shape) < 2:
+            block = ops.view(block, list(shape))
+        grads.append(block)  # (the engine casts it to the input's dtype)
+        row, col = row + rows, col + cols
+    return grads
+
+
+def index_copy_source_backward(grad, dim, index, source, source_dim):
+    """The gradient's rows that ``index`` picked: ``source``'s gradient (a zero-dim source takes its one row)."""
+    if source_dim > 0:
+        return ops.expand_as(ops.index_select(grad, dim, index), source)
+    return ops.index_select(grad, dim, ops.squeeze(index, 0) if index.dim() else index)

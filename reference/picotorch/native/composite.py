@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import warnings
 
+import numpy as np
+
 from ..c10 import scalar_type as st
 from ..c10.layout import contiguous_format
 from . import checks
 from .dispatcher import ops
-from .helpers import scalar_tensor, wrap, zeros_array
+from .helpers import scalar_tensor, wrap, xp_of, zeros_array
 from .resize import resize_output
 from .tensor_shape import view_strides
 
@@ -1217,3 +1219,117 @@ def less_equal_(self, other):
 
 def not_equal_(self, other):
     return ops.ne_(self, other)
+
+
+# ----------------------------------------------------------------------- ops batch 8: building and splitting
+# ``diagflat`` a flat view on a diagonal (``diag_embed``); ``concat``/``concatenate`` ``cat``, ``row_stack``
+# ``vstack``; ``hsplit``/``vsplit``/``dsplit`` ``tensor_split`` along dim 1 (0 for a vector), 0 and 2;
+# ``cartesian_prod`` the flattened ``meshgrid`` stacked; ``combinations`` the meshgrid's elements under a triangular
+# mask (``masked_select``) stacked; ``msort`` ``sort`` along dim 0; ``unsafe_chunk`` ``unsafe_split``; ``cross``
+# ``linalg_cross`` along ``dim`` (the first dim of size 3 when not given, with torch's deprecation warning).
+
+_CROSS_DIM_WARNING = ("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim "
+                      "explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to agree "
+                      "with that of linalg.cross in a future release. (Triggered internally at "
+                      "/__w/pytorch/pytorch/aten/src/ATen/native/Cross.cpp:63.)")
+_cross_warned: list = []
+
+
+def diagflat(self, offset=0):
+    return ops.diag_embed(ops.view(ops.contiguous(self), [-1]), offset)
+
+
+def concat(tensors, dim=0):
+    return ops.cat(tensors, dim)
+
+
+def row_stack(tensors):
+    return ops.vstack(tensors)
+
+
+def _split_along(self, name, min_dim, dim, sections):
+    ndim = self.dim()
+    if ndim < min_dim:
+        raise RuntimeError(f"torch.{name} requires a tensor with at least {min_dim} dimension, but got a tensor with "
+                           f"{ndim} dimensions!")
+    if isinstance(sections, int):
+        size = self.shape[dim]
+        if sections == 0 or size % sections != 0:
+            raise RuntimeError(f"torch.{name} attempted to split along dimension {dim}, but the size of the dimension "
+                               f"{size} is not divisible by the split_size {sections}!")
+        return ops.tensor_split(self, sections, dim)
+    return ops.tensor_split(self, list(sections), dim)
+
+
+def hsplit(self, sections):
+    return _split_along(self, "hsplit", 1, 0 if self.dim() == 1 else 1, sections)
+
+
+def vsplit(self, sections):
+    return _split_along(self, "vsplit", 2, 0, sections)
+
+
+def dsplit(self, sections):
+    return _split_along(self, "dsplit", 3, 2, sections)
+
+
+def cartesian_prod(tensors):
+    for t in tensors:
+        if t.dim() != 1:
+            raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.shape)}")
+    if len(tensors) == 1:
+        return tensors[0]
+    grids = meshgrid_indexing(tensors, "ij")
+    return ops.stack([ops.flatten(g) for g in grids], 1)
+
+
+def combinations(self, r=2, with_replacement=False):
+    if self.dim() != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(self.shape)}")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return ops.new_empty(self, [0])
+    n = self.numel()
+    grids = meshgrid_indexing([self] * r, "ij")
+    mask = _triu_mask(self, n, r, with_replacement)
+    return ops.stack([ops.masked_select(g, mask) for g in grids], 1)
+
+
+def _triu_mask(like, n, r, with_replacement):
+    """``True`` where the r indices increase (never decrease, with replacement) from dim to dim."""
+    from .tensor_impl import new_tensor
+
+    index = np.indices((n,) * r) if r else np.zeros((0,), dtype=np.int64)
+    mask = np.ones((n,) * r, dtype=bool)
+    for i in range(1, r):
+        mask &= index[i - 1] <= index[i] if with_replacement else index[i - 1] < index[i]
+    return new_tensor(xp_of(like).asarray(mask, device=like._data.device), st.bool_, like._device)
+
+
+def msort(self):
+    return ops.sort(self, 0)[0]
+
+
+def unsafe_chunk(self, chunks, dim=0):
+    if self.dim() == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    size = self.shape[checks.wrap_dim(dim, self.dim())]
+    return ops.unsafe_split(self, max(-(-size // chunks), 1) if size else 1, dim)
+
+
+def cross(self, other, dim=None):
+    if dim is None:
+        if not _cross_warned:
+            _cross_warned.append(True)
+            warnings.warn(_CROSS_DIM_WARNING, UserWarning, stacklevel=2)
+        try:  # the first dim of size 3 of the broadcast shape
+            shape = np.broadcast_shapes(tuple(self.shape), tuple(other.shape))
+        except ValueError:
+            shape = tuple(self.shape)
+        dim = next((d for d, s in enumerate(shape) if s == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
+    return ops.linalg_cross(self, other, dim=dim)

@@ -756,3 +756,62 @@ def _storage_elements(root):
 
 def as_strided_(self, size, stride, storage_offset=None):
     return _squeeze_inplace(self, as_strided(self, size, stride, storage_offset)._data)
+
+
+# ----------------------------------------------------------------------------- scatters into a copy, block_diag,
+# unsafe_split. ``select_scatter``, ``slice_scatter`` and ``diagonal_scatter`` copy ``self`` (its layout kept) and
+# write ``src`` where the view would look; ``unsafe_split`` is ``split`` whose pieces are not recorded as views.
+
+
+def _scatter_into_copy(self, src, view_of_copy):
+    from .tensor_factories import clone
+
+    out = clone(self)
+    target = view_of_copy(out)
+    if shape_of(target) != shape_of(src):
+        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
+                           f"{list(shape_of(src))}, slice size = {list(shape_of(target))}")
+    target._data[...] = cast(src, self._dtype, xp_of(self))
+    return out
+
+
+def select_scatter(self, src, dim, index):
+    return _scatter_into_copy(self, src, lambda out: select(out, dim, index))
+
+
+def slice_scatter(self, src, dim=0, start=None, end=None, step=1):
+    return _scatter_into_copy(self, src, lambda out: slice(out, dim, start, end, step))
+
+
+def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
+    return _scatter_into_copy(self, src, lambda out: diagonal(out, offset, dim1, dim2))
+
+
+def block_diag(tensors):
+    """The tensors (a zero-dim one as 1x1, a vector as one row) along the diagonal of a zero matrix of their
+    promoted dtype."""
+    for i, t in enumerate(tensors):
+        if t._data.ndim > 2:
+            raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has "
+                               f"{t._data.ndim} dimensions")
+    if not tensors:
+        from ..c10.device import CPU
+
+        dtype = st.get_default_dtype()
+        return new_tensor(np.zeros((1, 0), dtype=st.to_numpy_dtype(dtype)), dtype, CPU)
+    from .helpers import result_type
+
+    dtype = result_type(*tensors)
+    xp = xp_of(tensors[0])
+    blocks = [xp.reshape(t._data, (1,) * (2 - t._data.ndim) + tuple(t._data.shape)) for t in tensors]
+    rows, cols = sum(b.shape[0] for b in blocks), sum(b.shape[1] for b in blocks)
+    out = zeros_array(tensors[0], (rows, cols), dtype)
+    r = c = 0
+    for t, b in zip(tensors, blocks):
+        out[r:r + b.shape[0], c:c + b.shape[1]] = xp.reshape(cast(t, dtype, xp), b.shape)
+        r, c = r + b.shape[0], c + b.shape[1]
+    return new_tensor(out, dtype, common_device(*tensors))
+
+
+def unsafe_split(self, split_size, dim=0):
+    return tuple(new_tensor(piece._data, self._dtype, self._device) for piece in split(self, split_size, dim))

@@ -730,3 +730,55 @@ def test_range_warns_each_call(program):
                 result = (type(e).__name__, str(e))
         return result, [(w.category.__name__, str(w.message)) for w in caught]
     assert_same(prog)
+
+
+# ----------------------------------------------------------------------------- global settings
+
+def _restoring(settings):
+    """A program that runs ``settings(T)`` and puts the thread count and the deterministic flag back."""
+    def prog(T):
+        threads, deterministic = T.get_num_threads(), T.are_deterministic_algorithms_enabled()
+        warn_only = T.is_deterministic_algorithms_warn_only_enabled()
+        try:
+            return settings(T)
+        finally:
+            T.set_num_threads(threads)
+            T.use_deterministic_algorithms(deterministic, warn_only=warn_only)
+    return prog
+
+
+@pytest.mark.parametrize("settings", [
+    lambda T: (T.set_num_threads(1), T.get_num_threads(), T.set_num_threads(3), T.get_num_threads()),
+    lambda T: isinstance(T.get_num_threads(), int) and T.get_num_threads() > 0,
+    lambda T: T.set_num_threads(0),
+    lambda T: T.set_num_threads(-2),
+    lambda T: T.set_num_threads(1.5),
+    lambda T: T.set_num_threads("2"),
+    lambda T: (T.are_deterministic_algorithms_enabled(), T.use_deterministic_algorithms(True),
+               T.are_deterministic_algorithms_enabled(), T.is_deterministic_algorithms_warn_only_enabled(),
+               T.use_deterministic_algorithms(True, warn_only=True), T.is_deterministic_algorithms_warn_only_enabled(),
+               T.use_deterministic_algorithms(False), T.are_deterministic_algorithms_enabled(),
+               T.is_deterministic_algorithms_warn_only_enabled()),
+    lambda T: T.use_deterministic_algorithms(1),
+    lambda T: T.use_deterministic_algorithms("yes"),
+    lambda T: T.use_deterministic_algorithms(False, warn_only=1),
+    lambda T: (T.use_deterministic_algorithms(True), (T.ones(2, 3) @ T.ones(3, 2)).sum().item()),
+])
+def test_num_threads_and_deterministic_algorithms(settings):
+    assert_same(_restoring(settings))
+
+
+class _Plain:
+    pass
+
+
+@pytest.mark.parametrize("program", [
+    lambda T: [T.typename(T.ones(1, dtype=getattr(T, d))) for d in DTYPES],
+    lambda T: T.typename(T.ones(1, requires_grad=True) * 2),
+    lambda T: T.typename(T.nn.Parameter(T.ones(1))),
+    lambda T: [T.typename(x) for x in (3, "a", None, [1], len, 2.5, (1,), int)],
+    lambda T: (T.typename(_Plain()), T.typename(_Plain)),
+    lambda T: T.typename(T.ones(1).double()),
+])
+def test_typename(program):
+    assert_same(program)

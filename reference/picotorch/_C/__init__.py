@@ -36,8 +36,17 @@ from ..c10.device import device as _Device
 from ..c10.size import Size as _Size
 from ..native import tensor_impl as _tensor_impl
 from ..native.tensor_impl import TensorImpl as _TensorImpl
-from . import _dispatch, _factories, _generator, _indexing, _nonzero, _torch_function, _type_info, _type_properties
-from . import _global_context
+from . import (
+    _dispatch,
+    _factories,
+    _generator,
+    _global_context,
+    _indexing,
+    _nonzero,
+    _torch_function,
+    _type_info,
+    _type_properties,
+)
 from . import _return_types as _named_tuples
 from . import python_arg_parser as _python_arg_parser
 from ._init_module import left_out, run, step

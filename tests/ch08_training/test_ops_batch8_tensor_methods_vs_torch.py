@@ -281,6 +281,22 @@ def test_adjoint_mH_H_are_transpose_views(shape, form):
     assert_same(prog)
 
 
+def test_adjoint_mH_H_save_the_dims_they_transpose():
+    def prog(T):
+        y = _r(T, 2, 3) * 1
+        return [(r.grad_fn._saved_dim0, r.grad_fn._saved_dim1) for r in (y.H, y.mH, y.adjoint(), T.adjoint(y))]
+    assert_same(prog)
+
+
+def test_inplace_shape_ops_save_their_dims():
+    def prog(T):
+        y = _r(T, 2, 3) * 1
+        a, b, c = y.clone().swapaxes_(0, -1), y.clone().transpose_(1, 0), y.clone().unsqueeze_(-1)
+        return (a.grad_fn._saved_dim0, a.grad_fn._saved_dim1, b.grad_fn._saved_dim0, b.grad_fn._saved_dim1,
+                c.grad_fn._saved_dim, [k for k in dir(y.clone().t_().grad_fn) if k.startswith("_saved")])
+    assert_same(prog)
+
+
 @pytest.mark.parametrize("program", [
     lambda T: T.ones(3).adjoint(),
     lambda T: T.ones(3).mH,

@@ -502,7 +502,7 @@ class TensorBase(TensorImpl):
         if n != 2:
             raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {n}-D tensor."
                                + (" For batches of matrices, consider using tensor.mH" if n > 2 else ""))
-        return ops.transpose(self, 0, 1)
+        return ops.transpose(self, -2, -1)
 
     @property
     def mH(self):

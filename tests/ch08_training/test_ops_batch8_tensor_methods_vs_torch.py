@@ -798,3 +798,48 @@ class _Plain:
 ])
 def test_typename(program):
     assert_same(program)
+
+
+# ----------------------------------------------------------------------------- backward formulas under create_graph
+
+def _double(shapes, fn):
+    """First gradients under create_graph (their graphs, which the backward formulas build) and the second."""
+    def prog(T):
+        xs = [_r(T, *s) for s in shapes]
+        y = fn(T, *xs)
+        firsts = T.autograd.grad((y * y).sum(), xs, create_graph=True, allow_unused=True)
+        return firsts, [_graph(g) if g is not None else None for g in firsts], T.autograd.grad(
+            sum((g * g).sum() for g in firsts if g is not None), xs, allow_unused=True)
+    return prog
+
+
+DOUBLE_BACKWARD = {
+ "vdot": _double([(3,), (3,)], lambda T, a, b: T.vdot(a, b)),
+ "addmv": _double([(2,), (2, 3), (3,)], lambda T, s, m, v: T.addmv(s, m, v, beta=2, alpha=0.5)),
+ "addr": _double([(2, 3), (2,), (3,)], lambda T, s, a, b: T.addr(s, a, b, alpha=2)),
+ "addbmm": _double([(2, 4), (3, 2, 3), (3, 3, 4)], lambda T, s, a, b: T.addbmm(s, a, b)),
+ "block_diag": _double([(2, 3), (3,), ()], lambda T, a, b, c: T.block_diag(a, b, c)),
+ "cross": _double([(2, 3), (2, 3)], lambda T, a, b: T.linalg.cross(a, b)),
+ "index_copy": _double([(3, 2), (2, 2)], lambda T, a, b: a.index_copy(0, T.tensor([2, 0]), b)),
+ "select_scatter": _double([(2, 3), (3,)], lambda T, a, b: T.select_scatter(a, b, 0, 1)),
+ "slice_scatter": _double([(4, 3), (2, 3)], lambda T, a, b: T.slice_scatter(a, b, 0, 1, 4, 2)),
+ "diagonal_scatter": _double([(3, 3), (3,)], lambda T, a, b: T.diagonal_scatter(a, b)),
+ "unsafe_split": _double([(2, 4)], lambda T, a: T.cat([p * (i + 1) for i, p in enumerate(a.unsafe_split(3, 1))], 1)),
+ "ldexp": _double([(3,), (3,)], lambda T, a, b: T.ldexp(a, b)),
+ "as_strided": _double([(3, 4)], lambda T, a: (a * 1).as_strided((2, 2), (1, 2), 1)),
+ "as_strided_overlap": _double([(3, 4)], lambda T, a: (a * 1).as_strided((2, 3), (0, 1), 1)),
+ "t_": _double([(2, 3)], lambda T, a: (a * 1).t_()),
+ "unsqueeze_": _double([(2, 3)], lambda T, a: (a * 1).unsqueeze_(0)),
+ "eq_": _double([(2, 3), (3,)], lambda T, a, b: a * (a * 1).eq_(b)),
+ "sum_to_size": _double([(2, 3)], lambda T, a: a.sum_to_size(1, 3)),
+ "diagflat": _double([(2, 2)], lambda T, a: T.diagflat(a)),
+ "combinations": _double([(3,)], lambda T, a: T.combinations(a)),
+ "cartesian": _double([(2,), (3,)], lambda T, a, b: T.cartesian_prod(a, b)),
+ "msort": _double([(3, 2)], lambda T, a: T.msort(a)),
+ "index_put": _double([(2, 3), (3,)], lambda T, a, b: T.index_put(a, (T.tensor([1]),), b)),
+}
+
+
+@pytest.mark.parametrize("name", list(DOUBLE_BACKWARD))
+def test_backward_formulas_graphs_and_double_backward(name):
+    assert_same(DOUBLE_BACKWARD[name])

@@ -988,25 +988,37 @@ def _plus_mean_backward(grad, grad_mean, self, dim, keepdim):
 
 def as_strided_backward(grad, input_geometry, size, stride, storage_offset):
     """The gradient of ``as_strided``: zeros laid out as the storage both geometries reach, the gradient
-    written where the output sat (summed where output elements share memory), read back through the
-    input's geometry (averaged where input elements share memory)."""
+    written where the output sat, read back through the input's geometry (averaged where input elements share
+    memory). First the output's dims of size 1 are squeezed out of the gradient and its dims of stride 0 summed,
+    as PyTorch does, so only a truly overlapping output needs ``index_add_``."""
     in_sizes, in_strides, in_offset = input_geometry
     out_offset = in_offset if storage_offset is None else storage_offset
+    if 0 in tuple(size):
+        return wrap(grad, zeros_array(grad, in_sizes))
+    out_sizes, out_strides = [], []
+    for i in reversed(range(len(size))):
+        if size[i] == 1:
+            grad = ops.squeeze(grad, i)
+        elif stride[i] == 0:
+            grad = ops.sum(grad, [i], False)
+        else:
+            out_sizes.insert(0, size[i])
+            out_strides.insert(0, stride[i])
     shared = min(in_offset, out_offset)
     in_offset, out_offset = in_offset - shared, out_offset - shared
     extent = max(_min_storage_size(in_sizes, in_strides, in_offset),
-                 _min_storage_size(size, stride, out_offset))
+                 _min_storage_size(out_sizes, out_strides, out_offset))
     storage = ops.new_zeros(grad, [extent])
-    if _maybe_overlapping(size, stride):
-        positions = ops.as_strided(_storage_positions(grad, extent), size, stride, out_offset)
+    if _maybe_overlapping(out_sizes, out_strides):
+        positions = ops.as_strided(_storage_positions(grad, extent), out_sizes, out_strides, out_offset)
         storage = ops.index_add_(storage, 0, ops.reshape(positions, [-1]), ops.reshape(grad, [-1]))
     else:
-        ops.copy_(ops.as_strided(storage, size, stride, out_offset), grad)
+        ops.copy_(ops.as_strided(storage, out_sizes, out_strides, out_offset), grad)
     if _maybe_overlapping(in_sizes, in_strides):
         count = ops.zeros_like(storage)
-        positions = ops.as_strided(_storage_positions(grad, extent), in_sizes, in_strides, in_offset)
-        count = ops.index_add_(count, 0, ops.reshape(positions, [-1]), ops.ones_like(ops.reshape(positions, [-1]),
-                                                                                  dtype=storage.dtype))
+        positions = ops.reshape(ops.as_strided(_storage_positions(grad, extent), in_sizes, in_strides, in_offset),
+                                [-1])
+        count = ops.index_add_(count, 0, positions, ops.ones_like(positions, dtype=storage.dtype))
         storage = ops.div(storage, count)
     return ops.as_strided(storage, in_sizes, in_strides, in_offset)
 
@@ -1039,8 +1051,9 @@ def block_diag_backward(grad, sizes, dtypes):  # noqa: ARG001 (PyTorch's signatu
     for shape in sizes:
         rows, cols = ((1, 1) if len(shape) == 0 else (1, shape[0]) if len(shape) == 1 else shape)
         block = ops.slice(ops.slice(grad, 0, row, row + rows, 1), 1, col, col + cols, 1)
-        if len(shape) < 2:
-            block = ops.view(block, list(shape))
+        if len(shape) < 2:  # PyTorch squeezes the last dim away: a vector's row of one element, a number's two
+            block = ops.squeeze(block, -1)
+            block = ops.squeeze(block, -1) if not shape else block
         grads.append(block)  # (the engine casts it to the input's dtype)
         row, col = row + rows, col + cols
     return grads

@@ -342,6 +342,8 @@ CASES = {
     "slice_scatter": ([data(4, 3), data(2, 3)], lambda T, a, b: T.slice_scatter(a, b, 0, 1, 4, 2)),
     "diagonal_scatter": ([data(3, 3), data(2)], lambda T, a, b: T.diagonal_scatter(a, b, 1)),
     "unsafe_split": ([data(2, 5)], lambda T, a: (lambda p: p[0] * 2 + p[1])(a.unsafe_split(2, 1))),
+    "unsafe_split_with_sizes": ([data(2, 5)], lambda T, a: (lambda p: p[0] * 2 + p[1][:, :2])(
+        a.unsafe_split_with_sizes([2, 3], 1))),
     "diagflat_msort": ([data(2, 3)], lambda T, a: T.diagflat(T.msort(a))),
     "combinations": ([data(3)], lambda T, a: T.combinations(a) * T.cartesian_prod(a, a)[:3]),
 }

@@ -568,6 +568,9 @@ SPLITS = {
     "torch.unsafe_split": lambda T, x: T.unsafe_split(x, 1, 0),
     "unsafe_chunk": lambda T, x: x.unsafe_chunk(4, -1),
     "torch.unsafe_chunk": lambda T, x: T.unsafe_chunk(x, 3, 1),
+    "unsafe_split_with_sizes": lambda T, x: x.unsafe_split_with_sizes([1, 3, 2], -1),
+    "torch.unsafe_split_with_sizes": lambda T, x: T.unsafe_split_with_sizes(x, [4, 0], 1),
+    "unsafe_chunk_empty": lambda T, x: x[:, :0].unsafe_chunk(3, 1),
 }
 
 
@@ -587,6 +590,8 @@ def test_splits_views_graph_and_grads(name):
     lambda T: T.ones(4).unsafe_split(-1),
     lambda T: T.ones(4).unsafe_chunk(0),
     lambda T: T.tensor(1.0).unsafe_chunk(2),
+    lambda T: T.unsafe_split_with_sizes(T.ones(5), [2, 2]),
+    lambda T: [(p.shape, p.grad_fn.name()) for p in (T.ones(0, 3, requires_grad=True) * 1).unsafe_chunk(2)],
     lambda T: T.diagflat(T.ones(2, 2, dtype=T.int32), 1),
     lambda T: T.concat([]),
     lambda T: T.concatenate([T.ones(2), T.ones(2, dtype=T.float64)]),

@@ -9238,3 +9238,40 @@ class UnsafeSplitBackward0(Node):
     @property
     def _saved_split_size(node):
         return None if node.split_size is None else node.split_size % 18446744073709551616
+
+
+class UnsafeSplitWithSizesBackward0(Node):
+    """Backward of ``unsafe_split_with_sizes(Tensor self, int[] split_sizes, int dim=0) -> Tensor[]``."""
+
+    dim = None
+    self_options = None
+    self_sizes = None
+    split_sizes = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if all(g is None for g in grads):
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            dim = node.dim
+            self_options = node.self_options
+            self_sizes = node.self_sizes
+            split_sizes = node.split_sizes
+            grad_inputs[0] = split_with_sizes_backward(grads, split_sizes, dim, self_sizes, self_options)
+        return grad_inputs
+
+    @property
+    def _saved_dim(node):
+        return None if node.dim is None else node.dim % 18446744073709551616
+
+    @property
+    def _saved_self_sym_sizes(node):
+        return node.self_sizes
+
+    @property
+    def _saved_split_sizes(node):
+        saved = node.split_sizes
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))

@@ -1116,6 +1116,9 @@ TORCH_FUNCTIONS = {
     'unsafe_split': [
         (vt.unsafe_split_Tensor, 'unsafe_split(Tensor input, int split_size, int dim=0)', vt.PARAMETERS['unsafe_split_Tensor']),
     ],
+    'unsafe_split_with_sizes': [
+        (vt.unsafe_split_with_sizes, 'unsafe_split_with_sizes(Tensor input, int[] split_sizes, int dim=0)', vt.PARAMETERS['unsafe_split_with_sizes']),
+    ],
     'unsqueeze': [
         (vt.unsqueeze, 'unsqueeze(Tensor input, int dim)', vt.PARAMETERS['unsqueeze']),
     ],
@@ -2480,6 +2483,9 @@ TENSOR_METHODS = {
     ],
     'unsafe_split': [
         (vt.unsafe_split_Tensor, 'unsafe_split(int split_size, int dim=0)', vt.PARAMETERS['unsafe_split_Tensor']),
+    ],
+    'unsafe_split_with_sizes': [
+        (vt.unsafe_split_with_sizes, 'unsafe_split_with_sizes(int[] split_sizes, int dim=0)', vt.PARAMETERS['unsafe_split_with_sizes']),
     ],
     'unsqueeze': [
         (vt.unsqueeze, 'unsqueeze(int dim)', vt.PARAMETERS['unsqueeze']),

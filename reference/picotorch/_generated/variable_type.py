@@ -9018,6 +9018,23 @@ def unsafe_chunk(self, chunks, dim=0):
     return native.unsafe_chunk(self, chunks, dim)
 
 
+def unsafe_split_with_sizes(self, split_sizes, dim=0):
+    """``unsafe_split_with_sizes(Tensor self, int[] split_sizes, int dim=0) -> Tensor[]``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.UnsafeSplitWithSizesBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim = dim
+        grad_fn.self_options = (self._dtype, self._device)
+        grad_fn.self_sizes = tuple(self._data.shape)
+        grad_fn.split_sizes = split_sizes
+    result = kernel_for("unsafe_split_with_sizes", device_of(self))(self, split_sizes, dim)
+    if grad_fn is not None:
+        for output in result:
+            set_history(output, grad_fn)
+    return result
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add_cuda}, add_Tensor)
 register_kernels("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, add_out)
@@ -9867,6 +9884,7 @@ register_kernels("diagonal_scatter(Tensor self, Tensor src, int offset=0, int di
 register_kernels("msort(Tensor self) -> Tensor", {"CompositeImplicitAutograd": native.msort}, msort)
 register_kernels("unsafe_split.Tensor(Tensor self, int split_size, int dim=0) -> Tensor[]", {"CPU": native.unsafe_split, "CUDA": native.unsafe_split}, unsafe_split_Tensor)
 register_kernels("unsafe_chunk(Tensor self, int chunks, int dim=0) -> Tensor[]", {"CompositeImplicitAutograd": native.unsafe_chunk}, unsafe_chunk)
+register_kernels("unsafe_split_with_sizes(Tensor self, int[] split_sizes, int dim=0) -> Tensor[]", {"CPU": native.unsafe_split_with_sizes, "CUDA": native.unsafe_split_with_sizes}, unsafe_split_with_sizes)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -10720,6 +10738,7 @@ PARAMETERS = {
     "msort": ((('self', 'Tensor', False),), ()),
     "unsafe_split_Tensor": ((('self', 'Tensor', False), ('split_size', 'int', False), ('dim', 'int', True),), ()),
     "unsafe_chunk": ((('self', 'Tensor', False), ('chunks', 'int', False), ('dim', 'int', True),), ()),
+    "unsafe_split_with_sizes": ((('self', 'Tensor', False), ('split_sizes', 'int[]', False), ('dim', 'int', True),), ()),
 }
 
 
@@ -11216,3 +11235,4 @@ register_op("diagonal_scatter", overloaded("diagonal_scatter", [(diagonal_scatte
 register_op("msort", overloaded("msort", [(msort, PARAMETERS["msort"])]))
 register_op("unsafe_split", overloaded("unsafe_split", [(unsafe_split_Tensor, PARAMETERS["unsafe_split_Tensor"])]))
 register_op("unsafe_chunk", overloaded("unsafe_chunk", [(unsafe_chunk, PARAMETERS["unsafe_chunk"])]))
+register_op("unsafe_split_with_sizes", overloaded("unsafe_split_with_sizes", [(unsafe_split_with_sizes, PARAMETERS["unsafe_split_with_sizes"])]))

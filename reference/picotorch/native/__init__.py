@@ -486,6 +486,7 @@ from .tensor_shape import (
     unfold,
     unfold_backward,
     unsafe_split,
+    unsafe_split_with_sizes,
     unsqueeze,
     unsqueeze_,
     view,
@@ -680,5 +681,5 @@ __all__ = [
     "addbmm", "addbmm_", "addmm_", "addmv", "addmv_", "addr", "addr_", "block_diag", "cartesian_prod", "combinations",
     "concat", "cross", "diagflat", "diagonal_scatter", "dsplit", "hsplit", "index_copy", "index_copy_", "index_put",
     "index_put_", "linalg_cross", "msort", "row_stack", "select_scatter", "slice_scatter", "unsafe_chunk",
-    "unsafe_split", "vdot", "vsplit",
+    "unsafe_split", "unsafe_split_with_sizes", "vdot", "vsplit",
 ]

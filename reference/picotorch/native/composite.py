@@ -1317,7 +1317,9 @@ def unsafe_chunk(self, chunks, dim=0):
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     size = self.shape[checks.wrap_dim(dim, self.dim())]
-    return ops.unsafe_split(self, max(-(-size // chunks), 1) if size else 1, dim)
+    if size == 0:  # as chunk: an empty dim still gives ``chunks`` empty pieces
+        return ops.unsafe_split_with_sizes(self, [0] * chunks, dim)
+    return ops.unsafe_split(self, -(-size // chunks), dim)
 
 
 def cross(self, other, dim=None):

@@ -815,3 +815,8 @@ def block_diag(tensors):
 
 def unsafe_split(self, split_size, dim=0):
     return tuple(new_tensor(piece._data, self._dtype, self._device) for piece in split(self, split_size, dim))
+
+
+def unsafe_split_with_sizes(self, split_sizes, dim=0):
+    return tuple(new_tensor(piece._data, self._dtype, self._device)
+                 for piece in split_with_sizes(self, split_sizes, dim))

@@ -848,3 +848,30 @@ DOUBLE_BACKWARD = {
 @pytest.mark.parametrize("name", list(DOUBLE_BACKWARD))
 def test_backward_formulas_graphs_and_double_backward(name):
     assert_same(DOUBLE_BACKWARD[name])
+
+
+# ----------------------------------------------------------------------------- out=
+
+@pytest.mark.parametrize("program", [
+    lambda T: (lambda o: (T.heaviside(T.tensor([-1.0, 0.0, 2.0]), T.tensor([0.5]), out=o), o))(T.empty(3)),
+    lambda T: (lambda o: (T.gcd(T.tensor([12, 18]), T.tensor([8, 12]), out=o), o))(T.empty(2, dtype=T.int64)),
+    lambda T: (lambda o: (T.lcm(T.tensor([4, 6]), T.tensor([6, 4]), out=o), o))(T.empty(0, dtype=T.int64)),
+    lambda T: (lambda o: (T.ldexp(T.tensor([1.0, 2.0]), T.tensor([1, 2]), out=o), o))(T.empty(2)),
+    lambda T: (lambda o: (T.vdot(T.ones(3), T.ones(3), out=o), o))(T.empty(())),
+    lambda T: (lambda o: (T.addmv(T.ones(2), T.ones(2, 3), T.ones(3), alpha=2, out=o), o))(T.empty(2)),
+    lambda T: (lambda o: (T.addr(T.ones(2, 3), T.ones(2), T.ones(3), out=o), o))(T.empty(6)),
+    lambda T: (lambda o: (T.addbmm(T.ones(2, 4), T.ones(3, 2, 3), T.ones(3, 3, 4), out=o), o))(T.empty(2, 4)),
+    lambda T: (lambda o: (T.index_copy(T.ones(3), 0, T.tensor([1]), T.tensor([5.0]), out=o), o))(T.empty(3)),
+    lambda T: (lambda o: (T.linalg.cross(T.ones(3), T.arange(3.0), out=o), o))(T.empty(3)),
+    lambda T: (lambda o: (T.cross(T.ones(2, 3), T.ones(2, 3), dim=1, out=o), o))(T.empty(2, 3)),
+    lambda T: (lambda o: (T.block_diag(T.ones(1), T.ones(1, 2), out=o), o))(T.empty(2, 3)),
+    lambda T: (lambda o: (T.fix(T.tensor([-1.5, 2.5]), out=o), o))(T.empty(2)),
+    lambda T: (lambda o: (T.concat([T.ones(1), T.zeros(2)], out=o), o))(T.empty(3)),
+    lambda T: (lambda o: (T.concatenate([T.ones(1), T.zeros(2)], 0, out=o), o))(T.empty(3)),
+    lambda T: (lambda o: (T.row_stack([T.ones(2), T.zeros(2)], out=o), o))(T.empty(2, 2)),
+    lambda T: T.gcd(T.tensor([12]), T.tensor([8]), out=T.empty(1)),
+    lambda T: T.vdot(T.ones(3), T.ones(3), out=T.empty((), dtype=T.int64)),
+    lambda T: T.addmv(_r(T, 2), _r(T, 2, 3), _r(T, 3), out=T.empty(2, dtype=T.float64)),
+])
+def test_out_forms(program):
+    assert_same(program)

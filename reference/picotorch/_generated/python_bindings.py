@@ -58,7 +58,7 @@ TORCH_FUNCTIONS = {
         (vt.add_Tensor, 'add(Tensor input, Tensor other, *, Scalar alpha=1, Tensor out=None)', (vt.PARAMETERS['add_Tensor'][0], vt.PARAMETERS['add_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.add_out, ('out',))),
     ],
     'addbmm': [
-        (vt.addbmm, 'addbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)', vt.PARAMETERS['addbmm']),
+        (vt.addbmm, 'addbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor out=None)', (vt.PARAMETERS['addbmm'][0], vt.PARAMETERS['addbmm'][1] + (('out', 'Tensor?', True),)), (vt.addbmm_out, ('out',))),
     ],
     'addcdiv': [
         (vt.addcdiv, 'addcdiv(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor out=None)', (vt.PARAMETERS['addcdiv'][0], vt.PARAMETERS['addcdiv'][1] + (('out', 'Tensor?', True),)), (vt.addcdiv_out, ('out',))),
@@ -70,13 +70,13 @@ TORCH_FUNCTIONS = {
         (vt.addmm, 'addmm(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor out=None)', (vt.PARAMETERS['addmm'][0], vt.PARAMETERS['addmm'][1] + (('out', 'Tensor?', True),)), (vt.addmm_out, ('out',))),
     ],
     'addmv': [
-        (vt.addmv, 'addmv(Tensor input, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1)', vt.PARAMETERS['addmv']),
+        (vt.addmv, 'addmv(Tensor input, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1, Tensor out=None)', (vt.PARAMETERS['addmv'][0], vt.PARAMETERS['addmv'][1] + (('out', 'Tensor?', True),)), (vt.addmv_out, ('out',))),
     ],
     'addmv_': [
         (vt.addmv_, 'addmv_(Tensor input, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1)', vt.PARAMETERS['addmv_']),
     ],
     'addr': [
-        (vt.addr, 'addr(Tensor input, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1)', vt.PARAMETERS['addr']),
+        (vt.addr, 'addr(Tensor input, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1, Tensor out=None)', (vt.PARAMETERS['addr'][0], vt.PARAMETERS['addr'][1] + (('out', 'Tensor?', True),)), (vt.addr_out, ('out',))),
     ],
     'adjoint': [
         (vt.adjoint, 'adjoint(Tensor input)', vt.PARAMETERS['adjoint']),
@@ -229,7 +229,7 @@ TORCH_FUNCTIONS = {
         (vt.bitwise_xor_Scalar, 'bitwise_xor(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['bitwise_xor_Scalar'][0], vt.PARAMETERS['bitwise_xor_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.bitwise_xor_Scalar_out, ('out',))),
     ],
     'block_diag': [
-        (vt.block_diag, 'block_diag(Tensor[] tensors)', vt.PARAMETERS['block_diag']),
+        (vt.block_diag, 'block_diag(Tensor[] tensors, *, Tensor out=None)', (vt.PARAMETERS['block_diag'][0], vt.PARAMETERS['block_diag'][1] + (('out', 'Tensor?', True),)), (vt.block_diag_out, ('out',))),
     ],
     'bmm': [
         (vt.bmm, 'bmm(Tensor input, Tensor mat2, *, Tensor out=None)', (vt.PARAMETERS['bmm'][0], vt.PARAMETERS['bmm'][1] + (('out', 'Tensor?', True),)), (vt.bmm_out, ('out',))),
@@ -297,10 +297,10 @@ TORCH_FUNCTIONS = {
         (vt.combinations, 'combinations(Tensor input, int r=2, bool with_replacement=False)', vt.PARAMETERS['combinations']),
     ],
     'concat': [
-        (vt.concat, 'concat(Tensor[] tensors, int dim=0)', vt.PARAMETERS['concat']),
+        (vt.concat, 'concat(Tensor[] tensors, int dim=0, *, Tensor out=None)', (vt.PARAMETERS['concat'][0], vt.PARAMETERS['concat'][1] + (('out', 'Tensor?', True),)), (vt.concat_out, ('out',))),
     ],
     'concatenate': [
-        (vt.concatenate, 'concatenate(Tensor[] tensors, int dim=0)', vt.PARAMETERS['concatenate']),
+        (vt.concatenate, 'concatenate(Tensor[] tensors, int dim=0, *, Tensor out=None)', (vt.PARAMETERS['concatenate'][0], vt.PARAMETERS['concatenate'][1] + (('out', 'Tensor?', True),)), (vt.concatenate_out, ('out',))),
     ],
     'conj': [
         (vt.conj, 'conj(Tensor input)', vt.PARAMETERS['conj']),
@@ -332,7 +332,7 @@ TORCH_FUNCTIONS = {
         (vt.count_nonzero_dim_IntList, 'count_nonzero(Tensor input, int[] dim)', vt.PARAMETERS['count_nonzero_dim_IntList']),
     ],
     'cross': [
-        (vt.cross, 'cross(Tensor input, Tensor other, int? dim=None)', vt.PARAMETERS['cross']),
+        (vt.cross, 'cross(Tensor input, Tensor other, int? dim=None, *, Tensor out=None)', (vt.PARAMETERS['cross'][0], vt.PARAMETERS['cross'][1] + (('out', 'Tensor?', True),)), (vt.cross_out, ('out',))),
     ],
     'cummax': [
         (vt.cummax, 'cummax(Tensor input, int dim, *, Tensor[2] out=None)', (vt.PARAMETERS['cummax'][0], vt.PARAMETERS['cummax'][1] + (('out', 'Tensor[]?', True),)), (vt.cummax_out, ('values', 'indices'))),
@@ -471,7 +471,7 @@ TORCH_FUNCTIONS = {
         (vt.fill__Scalar, 'fill_(Tensor input, Scalar value)', vt.PARAMETERS['fill__Scalar']),
     ],
     'fix': [
-        (vt.fix, 'fix(Tensor input)', vt.PARAMETERS['fix']),
+        (vt.fix, 'fix(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['fix'][0], vt.PARAMETERS['fix'][1] + (('out', 'Tensor?', True),)), (vt.fix_out, ('out',))),
     ],
     'fix_': [
         (vt.fix_, 'fix_(Tensor input)', vt.PARAMETERS['fix_']),
@@ -526,7 +526,7 @@ TORCH_FUNCTIONS = {
         (vt.gather, 'gather(Tensor input, int dim, Tensor index, *, bool sparse_grad=False, Tensor out=None)', (vt.PARAMETERS['gather'][0], vt.PARAMETERS['gather'][1] + (('out', 'Tensor?', True),)), (vt.gather_out, ('out',))),
     ],
     'gcd': [
-        (vt.gcd, 'gcd(Tensor input, Tensor other)', vt.PARAMETERS['gcd']),
+        (vt.gcd, 'gcd(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['gcd'][0], vt.PARAMETERS['gcd'][1] + (('out', 'Tensor?', True),)), (vt.gcd_out, ('out',))),
     ],
     'gcd_': [
         (vt.gcd_, 'gcd_(Tensor input, Tensor other)', vt.PARAMETERS['gcd_']),
@@ -551,7 +551,7 @@ TORCH_FUNCTIONS = {
         (vt.gt_Scalar, 'gt(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['gt_Scalar'][0], vt.PARAMETERS['gt_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.gt_Scalar_out, ('out',))),
     ],
     'heaviside': [
-        (vt.heaviside, 'heaviside(Tensor input, Tensor values)', vt.PARAMETERS['heaviside']),
+        (vt.heaviside, 'heaviside(Tensor input, Tensor values, *, Tensor out=None)', (vt.PARAMETERS['heaviside'][0], vt.PARAMETERS['heaviside'][1] + (('out', 'Tensor?', True),)), (vt.heaviside_out, ('out',))),
     ],
     'hsplit': [
         (vt.hsplit_int, 'hsplit(Tensor input, int sections)', vt.PARAMETERS['hsplit_int']),
@@ -570,7 +570,7 @@ TORCH_FUNCTIONS = {
         (vt.index_add, 'index_add(Tensor input, int dim, Tensor index, Tensor source, *, Scalar alpha=1, Tensor out=None)', (vt.PARAMETERS['index_add'][0], vt.PARAMETERS['index_add'][1] + (('out', 'Tensor?', True),)), (vt.index_add_out, ('out',))),
     ],
     'index_copy': [
-        (vt.index_copy, 'index_copy(Tensor input, int dim, Tensor index, Tensor source)', vt.PARAMETERS['index_copy']),
+        (vt.index_copy, 'index_copy(Tensor input, int dim, Tensor index, Tensor source, *, Tensor out=None)', (vt.PARAMETERS['index_copy'][0], vt.PARAMETERS['index_copy'][1] + (('out', 'Tensor?', True),)), (vt.index_copy_out, ('out',))),
     ],
     'index_fill': [
         (vt.index_fill_int_Tensor, 'index_fill(Tensor input, int dim, Tensor index, Tensor value)', vt.PARAMETERS['index_fill_int_Tensor']),
@@ -628,13 +628,13 @@ TORCH_FUNCTIONS = {
         (vt.layer_norm, 'layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True)', vt.PARAMETERS['layer_norm']),
     ],
     'lcm': [
-        (vt.lcm, 'lcm(Tensor input, Tensor other)', vt.PARAMETERS['lcm']),
+        (vt.lcm, 'lcm(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['lcm'][0], vt.PARAMETERS['lcm'][1] + (('out', 'Tensor?', True),)), (vt.lcm_out, ('out',))),
     ],
     'lcm_': [
         (vt.lcm_, 'lcm_(Tensor input, Tensor other)', vt.PARAMETERS['lcm_']),
     ],
     'ldexp': [
-        (vt.ldexp_Tensor, 'ldexp(Tensor input, Tensor other)', vt.PARAMETERS['ldexp_Tensor']),
+        (vt.ldexp_Tensor, 'ldexp(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['ldexp_Tensor'][0], vt.PARAMETERS['ldexp_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.ldexp_out, ('out',))),
     ],
     'ldexp_': [
         (vt.ldexp_, 'ldexp_(Tensor input, Tensor other)', vt.PARAMETERS['ldexp_']),
@@ -916,7 +916,7 @@ TORCH_FUNCTIONS = {
         (vt.round_, 'round_(Tensor input)', vt.PARAMETERS['round_']),
     ],
     'row_stack': [
-        (vt.row_stack, 'row_stack(Tensor[] tensors)', vt.PARAMETERS['row_stack']),
+        (vt.row_stack, 'row_stack(Tensor[] tensors, *, Tensor out=None)', (vt.PARAMETERS['row_stack'][0], vt.PARAMETERS['row_stack'][1] + (('out', 'Tensor?', True),)), (vt.row_stack_out, ('out',))),
     ],
     'rsqrt': [
         (vt.rsqrt, 'rsqrt(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['rsqrt'][0], vt.PARAMETERS['rsqrt'][1] + (('out', 'Tensor?', True),)), (vt.rsqrt_out, ('out',))),
@@ -1133,7 +1133,7 @@ TORCH_FUNCTIONS = {
         (vt.var_mean, 'var_mean(Tensor input, bool unbiased=True)', vt.PARAMETERS['var_mean']),
     ],
     'vdot': [
-        (vt.vdot, 'vdot(Tensor input, Tensor other)', vt.PARAMETERS['vdot']),
+        (vt.vdot, 'vdot(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['vdot'][0], vt.PARAMETERS['vdot'][1] + (('out', 'Tensor?', True),)), (vt.vdot_out, ('out',))),
     ],
     'vsplit': [
         (vt.vsplit_int, 'vsplit(Tensor input, int sections)', vt.PARAMETERS['vsplit_int']),
@@ -1238,7 +1238,7 @@ TORCH_NN_FUNCTIONS = {
 # ``python_module: linalg`` ops: ``torch._C._linalg.<name>``, which ``torch.linalg`` exposes
 TORCH_LINALG_FUNCTIONS = {
     'linalg_cross': [
-        (vt.linalg_cross, 'linalg_cross(Tensor input, Tensor other, *, int dim=-1)', vt.PARAMETERS['linalg_cross']),
+        (vt.linalg_cross, 'linalg_cross(Tensor input, Tensor other, *, int dim=-1, Tensor out=None)', (vt.PARAMETERS['linalg_cross'][0], vt.PARAMETERS['linalg_cross'][1] + (('out', 'Tensor?', True),)), (vt.linalg_cross_out, ('out',))),
     ],
     'linalg_vector_norm': [
         (vt.linalg_vector_norm, 'linalg_vector_norm(Tensor input, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor out=None)', (vt.PARAMETERS['linalg_vector_norm'][0], vt.PARAMETERS['linalg_vector_norm'][1] + (('out', 'Tensor?', True),)), (vt.linalg_vector_norm_out, ('out',))),

@@ -9035,6 +9035,126 @@ def unsafe_split_with_sizes(self, split_sizes, dim=0):
     return result
 
 
+def heaviside_out(self, values, *, out):
+    """``heaviside.out(Tensor self, Tensor values, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("heaviside", self, values, out)
+    result = heaviside(self, values)
+    native.write_out(out, result, "heaviside.out")
+    bump_version(out)
+    return out
+
+
+def gcd_out(self, other, *, out):
+    """``gcd.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("gcd", self, other, out)
+    result = gcd(self, other)
+    native.write_out(out, result, "gcd.out")
+    bump_version(out)
+    return out
+
+
+def lcm_out(self, other, *, out):
+    """``lcm.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("lcm", self, other, out)
+    result = lcm(self, other)
+    native.write_out(out, result, "lcm.out")
+    bump_version(out)
+    return out
+
+
+def ldexp_out(self, other, *, out):
+    """``ldexp.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("ldexp", self, other, out)
+    result = ldexp_Tensor(self, other)
+    native.write_out(out, result, "ldexp.out")
+    bump_version(out)
+    return out
+
+
+def vdot_out(self, other, *, out):
+    """``vdot.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    return native.vdot_out(self, other, out=out)
+
+
+def addmv_out(self, mat, vec, *, beta=1, alpha=1, out):
+    """``addmv.out(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("addmv", self, mat, vec, out)
+    result = addmv(self, mat, vec, beta=beta, alpha=alpha)
+    native.write_out(out, result, "addmv.out")
+    bump_version(out)
+    return out
+
+
+def addr_out(self, vec1, vec2, *, beta=1, alpha=1, out):
+    """``addr.out(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("addr", self, vec1, vec2, out)
+    result = addr(self, vec1, vec2, beta=beta, alpha=alpha)
+    native.write_out(out, result, "addr.out")
+    bump_version(out)
+    return out
+
+
+def addbmm_out(self, batch1, batch2, *, beta=1, alpha=1, out):
+    """``addbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("addbmm", self, batch1, batch2, out)
+    result = addbmm(self, batch1, batch2, beta=beta, alpha=alpha)
+    native.write_out(out, result, "addbmm.out")
+    bump_version(out)
+    return out
+
+
+def index_copy_out(self, dim, index, source, *, out):
+    """``index_copy.out(Tensor self, int dim, Tensor index, Tensor source, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("index_copy", self, index, source, out)
+    result = index_copy(self, dim, index, source)
+    native.write_out(out, result, "index_copy.out")
+    bump_version(out)
+    return out
+
+
+def linalg_cross_out(self, other, *, dim=-1, out):
+    """``linalg_cross.out(Tensor self, Tensor other, *, int dim=-1, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("linalg_cross", self, other, out)
+    result = linalg_cross(self, other, dim=dim)
+    native.write_out(out, result, "linalg_cross.out")
+    bump_version(out)
+    return out
+
+
+def block_diag_out(tensors, *, out):
+    """``block_diag.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("block_diag", *tensors, out)
+    result = block_diag(tensors)
+    native.write_out(out, result, "block_diag.out")
+    bump_version(out)
+    return out
+
+
+def fix_out(self, *, out):
+    """``fix.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    return native.fix_out(self, out=out)
+
+
+def concat_out(tensors, dim=0, *, out):
+    """``concat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)``"""
+    return native.concat_out(tensors, dim, out=out)
+
+
+def concatenate_out(tensors, dim=0, *, out):
+    """``concatenate.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)``"""
+    return native.concat_out(tensors, dim, out=out)
+
+
+def row_stack_out(tensors, *, out):
+    """``row_stack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)``"""
+    return native.row_stack_out(tensors, out=out)
+
+
+def cross_out(self, other, dim=None, *, out):
+    """``cross.out(Tensor self, Tensor other, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)``"""
+    return native.cross_out(self, other, dim, out=out)
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add_cuda}, add_Tensor)
 register_kernels("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, add_out)
@@ -9885,6 +10005,22 @@ register_kernels("msort(Tensor self) -> Tensor", {"CompositeImplicitAutograd": n
 register_kernels("unsafe_split.Tensor(Tensor self, int split_size, int dim=0) -> Tensor[]", {"CPU": native.unsafe_split, "CUDA": native.unsafe_split}, unsafe_split_Tensor)
 register_kernels("unsafe_chunk(Tensor self, int chunks, int dim=0) -> Tensor[]", {"CompositeImplicitAutograd": native.unsafe_chunk}, unsafe_chunk)
 register_kernels("unsafe_split_with_sizes(Tensor self, int[] split_sizes, int dim=0) -> Tensor[]", {"CPU": native.unsafe_split_with_sizes, "CUDA": native.unsafe_split_with_sizes}, unsafe_split_with_sizes)
+register_kernels("heaviside.out(Tensor self, Tensor values, *, Tensor(a!) out) -> Tensor(a!)", {}, heaviside_out)
+register_kernels("gcd.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, gcd_out)
+register_kernels("lcm.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, lcm_out)
+register_kernels("ldexp.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, ldexp_out)
+register_kernels("vdot.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {"CompositeImplicitAutograd": native.vdot_out}, vdot_out)
+register_kernels("addmv.out(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, addmv_out)
+register_kernels("addr.out(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, addr_out)
+register_kernels("addbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, addbmm_out)
+register_kernels("index_copy.out(Tensor self, int dim, Tensor index, Tensor source, *, Tensor(a!) out) -> Tensor(a!)", {}, index_copy_out)
+register_kernels("linalg_cross.out(Tensor self, Tensor other, *, int dim=-1, Tensor(a!) out) -> Tensor(a!)", {}, linalg_cross_out)
+register_kernels("block_diag.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)", {}, block_diag_out)
+register_kernels("fix.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {"CompositeImplicitAutograd": native.fix_out}, fix_out)
+register_kernels("concat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)", {"CompositeImplicitAutograd": native.concat_out}, concat_out)
+register_kernels("concatenate.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)", {"CompositeImplicitAutograd": native.concat_out}, concatenate_out)
+register_kernels("row_stack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)", {"CompositeImplicitAutograd": native.row_stack_out}, row_stack_out)
+register_kernels("cross.out(Tensor self, Tensor other, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)", {"CompositeImplicitAutograd": native.cross_out}, cross_out)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -10739,6 +10875,22 @@ PARAMETERS = {
     "unsafe_split_Tensor": ((('self', 'Tensor', False), ('split_size', 'int', False), ('dim', 'int', True),), ()),
     "unsafe_chunk": ((('self', 'Tensor', False), ('chunks', 'int', False), ('dim', 'int', True),), ()),
     "unsafe_split_with_sizes": ((('self', 'Tensor', False), ('split_sizes', 'int[]', False), ('dim', 'int', True),), ()),
+    "heaviside_out": ((('self', 'Tensor', False), ('values', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "gcd_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "lcm_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "ldexp_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "vdot_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "addmv_out": ((('self', 'Tensor', False), ('mat', 'Tensor', False), ('vec', 'Tensor', False),), (('beta', 'Scalar', True), ('alpha', 'Scalar', True), ('out', 'Tensor', False),)),
+    "addr_out": ((('self', 'Tensor', False), ('vec1', 'Tensor', False), ('vec2', 'Tensor', False),), (('beta', 'Scalar', True), ('alpha', 'Scalar', True), ('out', 'Tensor', False),)),
+    "addbmm_out": ((('self', 'Tensor', False), ('batch1', 'Tensor', False), ('batch2', 'Tensor', False),), (('beta', 'Scalar', True), ('alpha', 'Scalar', True), ('out', 'Tensor', False),)),
+    "index_copy_out": ((('self', 'Tensor', False), ('dim', 'int', False), ('index', 'Tensor', False), ('source', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "linalg_cross_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('dim', 'int', True), ('out', 'Tensor', False),)),
+    "block_diag_out": ((('tensors', 'Tensor[]', False),), (('out', 'Tensor', False),)),
+    "fix_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "concat_out": ((('tensors', 'Tensor[]', False), ('dim', 'int', True),), (('out', 'Tensor', False),)),
+    "concatenate_out": ((('tensors', 'Tensor[]', False), ('dim', 'int', True),), (('out', 'Tensor', False),)),
+    "row_stack_out": ((('tensors', 'Tensor[]', False),), (('out', 'Tensor', False),)),
+    "cross_out": ((('self', 'Tensor', False), ('other', 'Tensor', False), ('dim', 'int?', True),), (('out', 'Tensor', False),)),
 }
 
 
@@ -11194,38 +11346,38 @@ register_op("less_", overloaded("less_", [(less__Scalar, PARAMETERS["less__Scala
 register_op("less_equal_", overloaded("less_equal_", [(less_equal__Scalar, PARAMETERS["less_equal__Scalar"]), (less_equal__Tensor, PARAMETERS["less_equal__Tensor"])]))
 register_op("not_equal_", overloaded("not_equal_", [(not_equal__Scalar, PARAMETERS["not_equal__Scalar"]), (not_equal__Tensor, PARAMETERS["not_equal__Tensor"])]))
 register_op("fmod_", overloaded("fmod_", [(fmod__Scalar, PARAMETERS["fmod__Scalar"]), (fmod__Tensor, PARAMETERS["fmod__Tensor"])]))
-register_op("fix", overloaded("fix", [(fix, PARAMETERS["fix"])]))
+register_op("fix", overloaded("fix", [(fix, PARAMETERS["fix"]), (fix_out, PARAMETERS["fix_out"])]))
 register_op("fix_", overloaded("fix_", [(fix_, PARAMETERS["fix_"])]))
-register_op("heaviside", overloaded("heaviside", [(heaviside, PARAMETERS["heaviside"])]))
+register_op("heaviside", overloaded("heaviside", [(heaviside, PARAMETERS["heaviside"]), (heaviside_out, PARAMETERS["heaviside_out"])]))
 register_op("heaviside_", overloaded("heaviside_", [(heaviside_, PARAMETERS["heaviside_"])]))
-register_op("gcd", overloaded("gcd", [(gcd, PARAMETERS["gcd"])]))
+register_op("gcd", overloaded("gcd", [(gcd, PARAMETERS["gcd"]), (gcd_out, PARAMETERS["gcd_out"])]))
 register_op("gcd_", overloaded("gcd_", [(gcd_, PARAMETERS["gcd_"])]))
-register_op("lcm", overloaded("lcm", [(lcm, PARAMETERS["lcm"])]))
+register_op("lcm", overloaded("lcm", [(lcm, PARAMETERS["lcm"]), (lcm_out, PARAMETERS["lcm_out"])]))
 register_op("lcm_", overloaded("lcm_", [(lcm_, PARAMETERS["lcm_"])]))
-register_op("ldexp", overloaded("ldexp", [(ldexp_Tensor, PARAMETERS["ldexp_Tensor"])]))
+register_op("ldexp", overloaded("ldexp", [(ldexp_Tensor, PARAMETERS["ldexp_Tensor"]), (ldexp_out, PARAMETERS["ldexp_out"])]))
 register_op("ldexp_", overloaded("ldexp_", [(ldexp_, PARAMETERS["ldexp_"])]))
 register_op("nan_to_num_", overloaded("nan_to_num_", [(nan_to_num_, PARAMETERS["nan_to_num_"])]))
 register_op("diagflat", overloaded("diagflat", [(diagflat, PARAMETERS["diagflat"])]))
-register_op("concat", overloaded("concat", [(concat, PARAMETERS["concat"])]))
-register_op("concatenate", overloaded("concatenate", [(concatenate, PARAMETERS["concatenate"])]))
-register_op("row_stack", overloaded("row_stack", [(row_stack, PARAMETERS["row_stack"])]))
+register_op("concat", overloaded("concat", [(concat, PARAMETERS["concat"]), (concat_out, PARAMETERS["concat_out"])]))
+register_op("concatenate", overloaded("concatenate", [(concatenate, PARAMETERS["concatenate"]), (concatenate_out, PARAMETERS["concatenate_out"])]))
+register_op("row_stack", overloaded("row_stack", [(row_stack, PARAMETERS["row_stack"]), (row_stack_out, PARAMETERS["row_stack_out"])]))
 register_op("hsplit", overloaded("hsplit", [(hsplit_int, PARAMETERS["hsplit_int"]), (hsplit_array, PARAMETERS["hsplit_array"])]))
 register_op("vsplit", overloaded("vsplit", [(vsplit_int, PARAMETERS["vsplit_int"]), (vsplit_array, PARAMETERS["vsplit_array"])]))
 register_op("dsplit", overloaded("dsplit", [(dsplit_int, PARAMETERS["dsplit_int"]), (dsplit_array, PARAMETERS["dsplit_array"])]))
-register_op("vdot", overloaded("vdot", [(vdot, PARAMETERS["vdot"])]))
-register_op("addmv", overloaded("addmv", [(addmv, PARAMETERS["addmv"])]))
+register_op("vdot", overloaded("vdot", [(vdot, PARAMETERS["vdot"]), (vdot_out, PARAMETERS["vdot_out"])]))
+register_op("addmv", overloaded("addmv", [(addmv, PARAMETERS["addmv"]), (addmv_out, PARAMETERS["addmv_out"])]))
 register_op("addmv_", overloaded("addmv_", [(addmv_, PARAMETERS["addmv_"])]))
-register_op("addr", overloaded("addr", [(addr, PARAMETERS["addr"])]))
+register_op("addr", overloaded("addr", [(addr, PARAMETERS["addr"]), (addr_out, PARAMETERS["addr_out"])]))
 register_op("addr_", overloaded("addr_", [(addr_, PARAMETERS["addr_"])]))
-register_op("addbmm", overloaded("addbmm", [(addbmm, PARAMETERS["addbmm"])]))
+register_op("addbmm", overloaded("addbmm", [(addbmm, PARAMETERS["addbmm"]), (addbmm_out, PARAMETERS["addbmm_out"])]))
 register_op("addbmm_", overloaded("addbmm_", [(addbmm_, PARAMETERS["addbmm_"])]))
 register_op("addmm_", overloaded("addmm_", [(addmm_, PARAMETERS["addmm_"])]))
-register_op("block_diag", overloaded("block_diag", [(block_diag, PARAMETERS["block_diag"])]))
+register_op("block_diag", overloaded("block_diag", [(block_diag, PARAMETERS["block_diag"]), (block_diag_out, PARAMETERS["block_diag_out"])]))
 register_op("cartesian_prod", overloaded("cartesian_prod", [(cartesian_prod, PARAMETERS["cartesian_prod"])]))
 register_op("combinations", overloaded("combinations", [(combinations, PARAMETERS["combinations"])]))
-register_op("linalg_cross", overloaded("linalg_cross", [(linalg_cross, PARAMETERS["linalg_cross"])]))
-register_op("cross", overloaded("cross", [(cross, PARAMETERS["cross"])]))
-register_op("index_copy", overloaded("index_copy", [(index_copy, PARAMETERS["index_copy"])]))
+register_op("linalg_cross", overloaded("linalg_cross", [(linalg_cross, PARAMETERS["linalg_cross"]), (linalg_cross_out, PARAMETERS["linalg_cross_out"])]))
+register_op("cross", overloaded("cross", [(cross, PARAMETERS["cross"]), (cross_out, PARAMETERS["cross_out"])]))
+register_op("index_copy", overloaded("index_copy", [(index_copy, PARAMETERS["index_copy"]), (index_copy_out, PARAMETERS["index_copy_out"])]))
 register_op("index_copy_", overloaded("index_copy_", [(index_copy_, PARAMETERS["index_copy_"])]))
 register_op("index_put_", overloaded("index_put_", [(index_put_, PARAMETERS["index_put_"])]))
 register_op("index_put", overloaded("index_put", [(index_put, PARAMETERS["index_put"])]))

@@ -1322,7 +1322,34 @@ def unsafe_chunk(self, chunks, dim=0):
     return ops.unsafe_split(self, -(-size // chunks), dim)
 
 
+def vdot_out(self, other, out):
+    """``dot``'s out= after vdot's own check: the result's dtype must be the input's, not merely castable."""
+    if out._dtype is not self._dtype:
+        raise RuntimeError(f"result dtype {out._dtype.c10_name} does not match input dtype {self._dtype.c10_name}")
+    return ops.dot(self, other, out=out)
+
+
+def fix_out(self, out):
+    return ops.trunc(self, out=out)
+
+
+def concat_out(tensors, dim=0, out=None):
+    return ops.cat(tensors, dim, out=out)
+
+
+def row_stack_out(tensors, out):
+    return ops.vstack(tensors, out=out)
+
+
+def cross_out(self, other, dim=None, out=None):
+    return ops.linalg_cross(self, other, dim=_cross_dim(self, other, dim), out=out)
+
+
 def cross(self, other, dim=None):
+    return ops.linalg_cross(self, other, dim=_cross_dim(self, other, dim))
+
+
+def _cross_dim(self, other, dim):
     if dim is None:
         if not _cross_warned:
             _cross_warned.append(True)
@@ -1334,4 +1361,4 @@ def cross(self, other, dim=None):
         dim = next((d for d, s in enumerate(shape) if s == 3), None)
         if dim is None:
             raise RuntimeError("no dimension of size 3 in input")
-    return ops.linalg_cross(self, other, dim=dim)
+    return dim

@@ -434,6 +434,8 @@ def linalg_cross(self, other, dim=-1):
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
                            f"{self._data.shape[d]} and {other._data.shape[d]}")
     dtype = result_type(self, other)
+    if dtype is st.bool_:
+        raise NotImplementedError("\"cross\" not implemented for 'Bool'")
     xp = xp_of(self)
     a, b = np.asarray(cast(self, dtype, xp)), np.asarray(cast(other, dtype, xp))
     shape = np.broadcast_shapes(a.shape, b.shape)

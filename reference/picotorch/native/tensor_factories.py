@@ -164,6 +164,8 @@ def new_empty_strided(self, size, stride, dtype=None, layout=None, device=None, 
         raise RuntimeError(f"dimensionality of sizes ({len(size)}) must match dimensionality of strides "
                            f"({len(stride)})")
     check_size_nonnegative(size)
+    if any(s < 0 for s in stride):  # computeStorageNbytes, on unsigned sizes
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and strides={list(stride)}")
     extent = 0 if 0 in size else 1 + sum((n - 1) * s for n, s in zip(size, stride))
     result = _full((extent,), 0, dtype, device, self)
     result._data = restrided(result._data, size, stride)

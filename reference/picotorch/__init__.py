@@ -13,9 +13,11 @@ ones on first access (PEP 562, torch's ``_lazy_modules``).
 import importlib as _importlib
 import sys as _sys
 
-__all__ = ["Tensor", "autograd", "cuda", "enable_grad", "get_rng_state", "inference_mode", "initial_seed", "is_tensor",
-           "linalg", "load", "manual_seed", "nn", "no_grad", "norm", "numel", "optim", "return_types", "save", "seed",
-           "set_grad_enabled", "set_printoptions", "set_rng_state", "utils"]
+__all__ = ["Tensor", "are_deterministic_algorithms_enabled", "autograd", "cuda", "enable_grad", "get_rng_state",
+           "inference_mode", "initial_seed", "is_deterministic_algorithms_warn_only_enabled", "is_tensor", "linalg",
+           "load", "manual_seed", "nn", "no_grad", "norm", "numel", "optim", "return_types", "save", "seed",
+           "set_grad_enabled", "set_printoptions", "set_rng_state", "typename", "use_deterministic_algorithms",
+           "utils"]
 
 from . import _C  # noqa: E402
 from ._C import *  # noqa: E402, F403
@@ -97,6 +99,34 @@ def is_tensor(obj) -> bool:
 
 def numel(input) -> int:
     return input.numel()
+
+
+def typename(obj) -> str:
+    """A tensor's legacy type (``torch.FloatTensor``); else the object's (or its class's) module and qualified name."""
+    if isinstance(obj, Tensor):
+        return obj.type()
+    module = getattr(obj, "__module__", "") or ""
+    if hasattr(obj, "__qualname__"):
+        qualname = obj.__qualname__
+    elif hasattr(obj, "__name__"):
+        qualname = obj.__name__
+    else:
+        module = obj.__class__.__module__ or ""
+        qualname = obj.__class__.__qualname__
+    return qualname if module in ("", "builtins") else f"{module}.{qualname}"
+
+
+def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None:
+    """Ask for deterministic algorithms only (``_C._set_deterministic_algorithms``)."""
+    _C._set_deterministic_algorithms(mode, warn_only=warn_only)
+
+
+def are_deterministic_algorithms_enabled() -> bool:
+    return _C._get_deterministic_algorithms()
+
+
+def is_deterministic_algorithms_warn_only_enabled() -> bool:
+    return _C._get_deterministic_algorithms_warn_only()
 
 
 from . import autograd, cuda, linalg, nn, optim, overrides, random, utils  # noqa: E402, F401

@@ -26,8 +26,9 @@ from ._tensor import unique, unique_consecutive  # (Tensor.unique's functions li
 from .c10 import scalar_type as _dtypes
 from .c10.size import Size
 
-__all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "broadcast_shapes", "broadcast_tensors", "einsum", "meshgrid",
-           "tensordot", "unique", "unique_consecutive", "unravel_index", "cdist"]
+__all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "broadcast_shapes", "broadcast_tensors",
+           "cartesian_prod", "cdist", "einsum", "meshgrid", "tensordot", "unique", "unique_consecutive",
+           "unravel_index"]
 
 
 def broadcast_tensors(*tensors):
@@ -174,3 +175,15 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     if compute_mode not in _CDIST_MODES:
         raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
     return _VF.cdist(x1, x2, p, _CDIST_MODES[compute_mode])
+def block_diag(*tensors):
+    """The tensors along the diagonal of a zero matrix (``_VF.block_diag`` of them as one list)."""
+    if _has_torch_function(tensors):
+        return handle_torch_function(block_diag, tensors, *tensors)
+    return _VF.block_diag(tensors)
+
+
+def cartesian_prod(*tensors):
+    """Every combination of one element of each vector, one per row (``_VF.cartesian_prod``)."""
+    if _has_torch_function(tensors):
+        return handle_torch_function(cartesian_prod, tensors, *tensors)
+    return _VF.cartesian_prod(tensors)

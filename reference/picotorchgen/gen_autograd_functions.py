@@ -145,7 +145,7 @@ return () if node.${name}_ is None else tuple(node.${name}_)
 }
 
 # PyTorch has no Python getter for a ScalarType, a TensorOptions or lists of them.
-NO_GETTER = ("_scalar_type", "_options", "_info", "_args_scalartypes", "_args_sizes")
+NO_GETTER = ("_scalar_type", "_options", "_info", "_geometry", "_args_scalartypes", "_args_sizes")
 
 
 def gen_nodes_file(ops: list[Op], generated_comment: str) -> str:

@@ -35,7 +35,7 @@ ${generated_comment}
 from picotorch.autograd.grad_mode import is_grad_enabled
 from picotorch.autograd.variable import (
     SavedVariable, any_requires_grad, as_view, bump_version, check_inplace, check_no_requires_grad,
-    collect_next_edges, rebase_history, set_history, throw_error_out_requires_grad,
+    collect_next_edges, rebase_history, set_history, set_inplace_view_history, throw_error_out_requires_grad,
 )
 from picotorch import native
 from picotorch.autograd import variable_type_manual as manual
@@ -112,7 +112,7 @@ bump_version(${out})
 DTYPE_FROM_OUT = {"sum"}
 
 # Ops whose autograd kernel is written by hand (PyTorch's MANUAL_AUTOGRAD): VariableTypeManual.cpp.
-MANUAL_AUTOGRAD = {"copy_"}
+MANUAL_AUTOGRAD = {"copy_", "index_put_", "index_put"}
 
 MANUAL_KERNEL = CodeTemplate('${py_name} = manual.${name}  # ``${schema}``, hand-written')
 
@@ -121,7 +121,7 @@ MANUAL_KERNEL = CodeTemplate('${py_name} = manual.${name}  # ``${schema}``, hand
 NOT_IMPLEMENTED_DERIVATIVES = {"floor_divide", "floor_divide_", "remainder", "native_layer_norm_backward",
                                # (so their in-place forms refuse a leaf that requires grad before the kernel runs)
                                "bitwise_not", "bitwise_not_", "bitwise_and", "bitwise_and_", "bitwise_or",
-                               "bitwise_or_", "bitwise_xor", "bitwise_xor_", "bincount",
+                               "bitwise_or_", "bitwise_xor", "bitwise_xor_", "bincount", "heaviside", "heaviside_",
                                "hardsigmoid_backward", "mish_backward", "multi_margin_loss_backward"}
 
 RECORD_NOT_IMPLEMENTED = CodeTemplate('''\
@@ -183,6 +183,19 @@ if grad_fn is not None:
     rebase_history(self, grad_fn)
     ${save_result}
 ''')
+
+# An in-place view op (``t_``, ``squeeze_``: a view function's in-place variant) changes only ``self``'s geometry:
+# its node joins ``self``'s history as a view op's would (``set_history``, not ``rebase_history``, in torchgen's
+# ``emit_history`` when the op has view info), after the version bump of its ADInplaceOrView kernel.
+INPLACE_VIEW_HISTORY = CodeTemplate('''\
+bump_version(self)
+if grad_fn is not None:
+    set_inplace_view_history(self, grad_fn)
+    ${save_result}
+''')
+
+# the out-of-place view functions (torchgen's VIEW_FUNCTIONS) that have an in-place variant
+INPLACE_VIEW_BASES = frozenset({"as_strided", "squeeze", "t", "transpose", "unsqueeze"})
 
 SAVE_RESULT = CodeTemplate("grad_fn.${name}_ = SavedVariable(${source}, is_output=True)")
 
@@ -366,6 +379,8 @@ def _set_history(op: Op) -> list[str]:
 
 
 def _history(op: Op, outputs, save_result) -> str:
+    if op.is_inplace and op.base.removesuffix("_") in INPLACE_VIEW_BASES:
+        return INPLACE_VIEW_HISTORY.substitute(save_result=save_result)
     if op.is_inplace:
         return REBASE_HISTORY.substitute(save_result=save_result)
     if len(op.schema.returns) == 1:

@@ -346,7 +346,6 @@ CASES = {
     "feature_dropout_eval": ([data(2, 3, 2)], lambda T, x: T.feature_dropout(x, 0.5, False) * 2),
     "group_norm": ([data(2, 4, 3), data(4), data(4)],
                    lambda T, x, w, b: T.nn.functional.group_norm(x, 2, w, b)),
-    "unsqueeze_": ([data(2, 3)], lambda T, a: (a * 2).unsqueeze_(1)),
     "batch_norm": ([data(4, 3, 2), data(3), data(3)],
                    lambda T, x, w, b: T.nn.functional.batch_norm(x, None, None, w, b, training=True)),
     "tensordot": ([data(2, 3, 4), data(3, 4, 5)], lambda T, a, b: T.tensordot(a, b)),
@@ -374,8 +373,35 @@ CASES = {
         0, T.tensor([2, 0], device=a.device), s, "mean", include_self=False)),
     "scatter_reduce": ([data(3, 4), data(3, 2)], lambda T, a, s: a.scatter_reduce(
         1, T.tensor([[0, 0], [3, 1], [2, 2]], device=a.device), s, "prod", include_self=False)),
-    "transpose_": ([data(2, 3)], lambda T, a: (a * 1).transpose_(0, 1)),
     "cdist_mm": ([data(3, 4), data(2, 4)], lambda T, a, b: T.cdist(a, b, compute_mode="use_mm_for_euclid_dist")),
+    "t_": ([data(2, 3)], lambda T, a: (a * 1).t_()),
+    "transpose_": ([data(2, 3, 4)], lambda T, a: (a * 1).swapaxes_(0, 2)),
+    "unsqueeze_": ([data(2, 3)], lambda T, a: (a * 1).unsqueeze_(1)),
+    "as_strided": ([data(3, 4)], lambda T, a: a.as_strided((2, 3), (1, 2), 1)),
+    "as_strided_": ([data(3, 4)], lambda T, a: (a * 1).as_strided_((3, 2), (1, 3))),
+    "adjoint": ([data(2, 3, 4)], lambda T, a: a.adjoint() * a.mH.positive().conj()),
+    "sum_to_size": ([data(2, 3, 4)], lambda T, a: a.sum_to_size(3, 1)),
+    "compare_scalar_": ([data(2, 3)], lambda T, a: a * (a * 1).eq_(0.5) + (a * 1).ne_(0.5) + (a * 1).lt_(0.5)
+                        + (a * 1).le_(0.5) + (a * 1).gt_(0.5) + (a * 1).ge_(0.5)),
+    "compare_tensor_": ([data(2, 3), data(3)], lambda T, a, b: a * (a * 1).eq_(b) + (a * 1).ne_(b) + (a * 1).lt_(b)
+                        + (a * 1).le_(b) + (a * 1).greater_(b) + (a * 1).ge_(b)),
+    "ldexp": ([data(2, 3), data(3)], lambda T, a, b: T.ldexp(a, b)),
+    "ldexp_": ([data(2, 3)], lambda T, a: (a * 1).ldexp_(T.tensor([1, 2, 0], device=a.device))),
+    "vdot": ([data(3), data(3)], lambda T, a, b: T.vdot(a, b)),
+    "addmv": ([data(2), data(2, 3), data(3)], lambda T, s, m, v: T.addmv(s, m, v, beta=0.5, alpha=2)),
+    "addr": ([data(2, 3), data(2), data(3)], lambda T, s, a, b: s.addr(a, b, alpha=3)),
+    "addbmm": ([data(2, 4), data(3, 2, 3), data(3, 3, 4)], lambda T, s, a, b: T.addbmm(s, a, b, beta=2)),
+    "block_diag": ([data(2, 3), data(2), data(1, 1)], lambda T, a, b, c: T.block_diag(a, b, c)),
+    "linalg_cross": ([data(2, 3), data(1, 3)], lambda T, a, b: T.linalg.cross(a, b) + T.cross(a, b, dim=1)),
+    "index_copy": ([data(3, 2), data(2, 2)], lambda T, a, b: a.index_copy(0, T.tensor([2, 0], device=a.device), b)),
+    "select_scatter": ([data(2, 3), data(3)], lambda T, a, b: T.select_scatter(a, b, 0, 1)),
+    "slice_scatter": ([data(4, 3), data(2, 3)], lambda T, a, b: T.slice_scatter(a, b, 0, 1, 4, 2)),
+    "diagonal_scatter": ([data(3, 3), data(2)], lambda T, a, b: T.diagonal_scatter(a, b, 1)),
+    "unsafe_split": ([data(2, 5)], lambda T, a: (lambda p: p[0] * 2 + p[1])(a.unsafe_split(2, 1))),
+    "unsafe_split_with_sizes": ([data(2, 5)], lambda T, a: (lambda p: p[0] * 2 + p[1][:, :2])(
+        a.unsafe_split_with_sizes([2, 3], 1))),
+    "diagflat_msort": ([data(2, 3)], lambda T, a: T.diagflat(T.msort(a))),
+    "combinations": ([data(3)], lambda T, a: T.combinations(a) * T.cartesian_prod(a, a)[:3]),
 }
 
 

@@ -36,7 +36,17 @@ from ..c10.device import device as _Device
 from ..c10.size import Size as _Size
 from ..native import tensor_impl as _tensor_impl
 from ..native.tensor_impl import TensorImpl as _TensorImpl
-from . import _dispatch, _factories, _generator, _indexing, _nonzero, _torch_function, _type_info, _type_properties
+from . import (
+    _dispatch,
+    _factories,
+    _generator,
+    _global_context,
+    _indexing,
+    _nonzero,
+    _torch_function,
+    _type_info,
+    _type_properties,
+)
 from . import _return_types as _named_tuples
 from . import python_arg_parser as _python_arg_parser
 from ._init_module import left_out, run, step
@@ -55,6 +65,9 @@ def _torch_methods() -> dict:
     return {"get_default_dtype": _st.get_default_dtype, "set_default_dtype": _st.set_default_dtype,
             "_get_default_dtype": _st.get_default_dtype, "_initExtension": _init_extension,
             "_set_tensor_class": _set_tensor_class,
+            **{name: getattr(_global_context, name) for name in (
+                "get_num_threads", "set_num_threads", "_set_deterministic_algorithms",
+                "_get_deterministic_algorithms", "_get_deterministic_algorithms_warn_only")},
             # the __torch_function__ checks PyTorch lists in the same table
             **{name: getattr(_torch_function, name) for name in (
                 "_has_torch_function", "_has_torch_function_unary", "_has_torch_function_variadic",
@@ -180,7 +193,7 @@ def _torch_functions() -> dict:
     functions.is_inference = _make_function("is_inference", [is_inference], False, "torch")
     manual = {name: getattr(_factories, name) for name in (
         "tensor", "zeros", "ones", "empty", "full", "rand", "randn", "randint", "arange", "linspace", "rand_like",
-        "randn_like", "from_numpy", "as_tensor")}
+        "randn_like", "from_numpy", "as_tensor", "empty_strided", "scalar_tensor", "range", "logspace")}
     # PyTorch generates these from native_functions.yaml; picotorch writes them by hand
     manual.update(randperm=_generator.randperm, promote_types=_st.promote_types,
                   result_type=_type_properties.result_type, can_cast=_st.can_cast)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from builtins import range as builtins_range  # this module defines torch.range
 
 import numpy as np
 
@@ -431,7 +432,7 @@ def _linspace_rounding_each_op(start, end, steps, kind) -> np.ndarray:
     step = (last - first) / kind(steps - 1)
     with np.errstate(invalid="ignore", over="ignore"):  # inf - inf is NaN there too, without a warning
         values = [first + step * kind(i) if i < steps // 2 else last - step * kind(steps - i - 1)
-                  for i in range(steps)]
+                  for i in builtins_range(steps)]
     return np.asarray(values, dtype=kind)
 
 
@@ -635,3 +636,113 @@ def _drawn_like(input, dtype, device, requires_grad: bool, memory_format, name: 
     fill(result)
     return result.requires_grad_(True) if requires_grad else result
 
+
+
+# ----------------------------------------------------------------------------- empty_strided, Tensor.new
+
+
+def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    """A tensor of ``size`` laid out with ``stride`` (in elements) over storage of its own; zeros, as ``empty``."""
+    dtype = _dtype_argument("empty_strided", dtype) or st.get_default_dtype()
+    size, stride = _sizes("empty_strided", (size,)), _sizes("empty_strided", (stride,))
+    result = ops.new_empty_strided(_finish(np.zeros((0,)), dtype, device, False), list(size), list(stride))
+    if requires_grad:
+        check_requires_grad(dtype)
+        result.requires_grad_(True)
+    return result
+
+
+_LEGACY_NEW_SIGNATURES = ["(*, torch.device device = None)", "(torch.Storage storage)", "(Tensor other)",
+                          "(tuple of ints size, *, torch.device device = None)",
+                          "(object data, *, torch.device device = None)"]
+
+
+def legacy_new(self, *args, **kwargs):
+    """``Tensor.new`` (``legacy_tensor_generic_ctor_new``): nothing gives an empty tensor, ints or a ``Size``
+    an uninitialised one of that size (zeros here), a tensor of ``self``'s dtype an alias of it, other data a
+    copy in ``self``'s dtype; only ``device=`` may be named."""
+    from ..c10.size import Size
+
+    if any(key != "device" for key in kwargs) or (args and all(isinstance(a, (list, tuple)) for a in args)
+                                                  and len(args) > 1):
+        raise TypeError(format_invalid_args(args, kwargs, "new()", _LEGACY_NEW_SIGNATURES))
+    device = kwargs.get("device")
+    if not args:
+        return _filled("new", ((0,),), 0, self._dtype, device or self._device, False)
+    if len(args) == 1 and isinstance(args[0], TensorImpl):
+        other = args[0]
+        if other._dtype is not self._dtype:
+            raise TypeError(f"expected {_options_text(self._dtype)} (got {_options_text(other._dtype)})")
+        return ops.alias(other)
+    if all(_is_int(a) for a in args) or (len(args) == 1 and isinstance(args[0], Size)):
+        return _filled("new", args, 0, self._dtype, device or self._device, False)
+    if len(args) == 1:
+        if not isinstance(args[0], (list, tuple)) and not hasattr(args[0], "__array__"):
+            raise TypeError(f"new(): data must be a sequence (got {type(args[0]).__name__})")
+        return _from_data(args[0], self._dtype, self._device if device is None else device, False)
+    raise TypeError(format_invalid_args(args, kwargs, "new()", _LEGACY_NEW_SIGNATURES))
+
+
+_CPP_TYPE_NAMES = {"Float": "float", "Double": "double", "Half": "c10::Half", "BFloat16": "c10::BFloat16",
+                   "Long": "long int", "Int": "int", "Short": "short int", "Char": "signed char",
+                   "Byte": "unsigned char", "Bool": "bool", "ComplexFloat": "c10::complex<float>",
+                   "ComplexDouble": "c10::complex<double>"}
+
+
+def _options_text(dtype) -> str:
+    name = _CPP_TYPE_NAMES.get(dtype.c10_name, dtype.c10_name)
+    return (f"TensorOptions(dtype={name}, device=cpu, layout=Strided, requires_grad=false (default), "
+            "pinned_memory=false (default), memory_format=(nullopt))")
+
+
+# ----------------------------------------------------------------------------- scalar_tensor, range, logspace
+
+_RANGE_WARNING = ("torch.range is deprecated and will be removed in a future release because its behavior is "
+                  "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values in "
+                  "[start, end).")
+
+
+def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False, out=None):
+    """A zero-dim tensor of ``s``, in the default float dtype unless given (a bool or int too)."""
+    if isinstance(s, TensorImpl) and s._data.ndim == 0:
+        s = s.item()
+    if not isinstance(s, (int, float, bool, np.number)):
+        raise TypeError(f"scalar_tensor(): argument 's' (position 1) must be Number, not {tp_name(s)}")
+    dtype = _dtype_argument("scalar_tensor", dtype) or st.get_default_dtype()
+    return _finish(_host_convert(np.asarray(s), dtype), dtype, device, requires_grad)
+
+
+def range(start, end, step=1, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False,
+          out=None):
+    """``[start, start + step, ..., end]``, ``end`` included (deprecated, with its warning): the default float dtype
+    unless given."""
+    warnings.warn(_RANGE_WARNING, UserWarning, stacklevel=2)
+    dtype = _dtype_argument("range", dtype) or st.get_default_dtype()
+    start, end, step = _num(start), _num(end), _num(step)
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (step > 0 and end < start) or (step < 0 and end > start):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    count = int(math.floor((end - start) / step)) + 1
+    values = np.asarray([start + i * step for i in builtins_range(count)], dtype=np.float64)
+    return _finish(_host_convert(values, dtype), dtype, device, requires_grad)
+
+
+def logspace(start, end, steps, base=10.0, *, dtype=None, layout=None, device=None, pin_memory=None,
+             requires_grad=False, out=None):
+    """``base ** linspace(start, end, steps)``, computed in double as RangeFactories.cpp does: the first half counts
+    up from ``start``, the second down from ``end``."""
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    dtype = _dtype_argument("logspace", dtype) or st.get_default_dtype()
+    first, last = (float(_host_convert(np.asarray(_num(v)), dtype)) for v in (start, end))
+    if steps == 1:
+        exponents = [first]
+    else:
+        step = (last - first) / (steps - 1)
+        half = steps // 2
+        exponents = [first + step * i if i < half else last - step * (steps - i - 1) for i in builtins_range(steps)]
+    values = np.asarray([math.pow(base, e) for e in exponents], dtype=np.float64)
+    if not dtype.is_floating_point:
+        values = np.trunc(values)
+    return _finish(_host_convert(values, dtype), dtype, device, requires_grad)

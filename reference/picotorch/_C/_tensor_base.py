@@ -55,6 +55,8 @@ _T_0D = ("Tensor.T is deprecated on 0-D tensors. This function is the identity i
          + _SHAPE_CPP.format(4321))
 _MT_0D = ("Tensor.mT is deprecated on 0-D tensors. This function is the identity in these cases. "
           + _SHAPE_CPP.format(4373))
+_H_0D = "Tensor.H is deprecated on 0-D tensors. Consider using x.conj(). " + _SHAPE_CPP.format(4335)
+_MH_0D = "Tensor.mH is deprecated on 0-D tensors. Consider using x.conj(). " + _SHAPE_CPP.format(4382)
 _warned: set = set()  # TORCH_WARN_ONCE: each of these warns the first time in the process only
 
 
@@ -151,6 +153,25 @@ class TensorBase(TensorImpl):
         if _TORCH_FUNCTION.active and check_has_torch_function(self):
             return handle_torch_function_getter(self, "is_cuda")
         return self._device.type == "cuda"
+
+    @property
+    def is_cpu(self) -> bool:
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return handle_torch_function_getter(self, "is_cpu")
+        return self._device.type == "cpu"
+
+    @property
+    def itemsize(self) -> int:
+        return self._dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        """The bytes of the elements the tensor shows (``numel() * itemsize``), not of its storage."""
+        return self.numel() * self._dtype.itemsize
+
+    def get_device(self) -> int:
+        """The CUDA device's index; -1 on the CPU."""
+        return -1 if self._device.type == "cpu" else (self._device.index or 0)
 
     def is_floating_point(self) -> bool:
         return self._dtype.is_floating_point
@@ -300,6 +321,10 @@ class TensorBase(TensorImpl):
             return handle_torch_function_c([self], TensorBase.new_tensor, (self, *args), kwargs or None,
                                            "torch.Tensor.new_tensor")
         return _factories.new_tensor_method(self, *args, **kwargs)
+
+    def new(self, *args, **kwargs):
+        """``Tensor.new``, the legacy constructor (``legacy_tensor_generic_ctor_new``)."""
+        return _factories.legacy_new(self, *args, **kwargs)
 
     def detach(self):
         """A new leaf sharing data and version counter, cut from the graph (``requires_grad=False``)."""
@@ -472,6 +497,31 @@ class TensorBase(TensorImpl):
             return self
         if n < 2:
             raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got {n}-D tensor.")
+        return ops.transpose(self, -2, -1)
+
+    @property
+    def H(self):
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return handle_torch_function_getter(self, "H")
+        n = self._data.ndim
+        if n == 0:
+            _warn_once(_H_0D)
+            return self
+        if n != 2:
+            raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {n}-D tensor."
+                               + (" For batches of matrices, consider using tensor.mH" if n > 2 else ""))
+        return ops.transpose(self, -2, -1)
+
+    @property
+    def mH(self):
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return handle_torch_function_getter(self, "mH")
+        n = self._data.ndim
+        if n == 0:
+            _warn_once(_MH_0D)
+            return self
+        if n < 2:
+            raise RuntimeError(f"tensor.mH is only supported on matrices or batches of matrices. Got {n}-D tensor.")
         return ops.transpose(self, -2, -1)
 
     def __hash__(self) -> int:

@@ -11054,6 +11054,19 @@ class UnsqueezeBackward1(Node):
         return None if node.dim is None else node.dim % 18446744073709551616
 
 
+class TBackward1(Node):
+    """Backward of ``t_(Tensor(a!) self) -> Tensor(a!)``."""
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.t(grad)
+        return grad_inputs
+
+
 class TransposeBackward1(Node):
     """Backward of ``transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)``."""
 
@@ -11280,3 +11293,855 @@ class LinalgMatrixExpBackward0(Node):
     @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class AsStridedBackward0(Node):
+    """Backward of ``as_strided(Tensor(a) self, int[] size, int[] stride, int? storage_offset=None) -> Tensor(a)``."""
+
+    self_geometry = None
+    size = None
+    storage_offset = None
+    stride = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            self_geometry = node.self_geometry
+            size = node.size
+            storage_offset = node.storage_offset
+            stride = node.stride
+            grad_inputs[0] = as_strided_backward(grad, self_geometry, size, stride, storage_offset)
+        return grad_inputs
+
+    @property
+    def _saved_size(node):
+        saved = node.size
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+    @property
+    def _saved_storage_offset(node):
+        return None if node.storage_offset is None else node.storage_offset % 18446744073709551616
+
+    @property
+    def _saved_stride(node):
+        saved = node.stride
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+
+class AsStridedBackward1(Node):
+    """Backward of ``as_strided_(Tensor(a!) self, int[] size, int[] stride, int? storage_offset=None) -> Tensor(a!)``."""
+
+    self_geometry = None
+    size = None
+    storage_offset = None
+    stride = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            self_geometry = node.self_geometry
+            size = node.size
+            storage_offset = node.storage_offset
+            stride = node.stride
+            grad_inputs[0] = as_strided_backward(grad, self_geometry, size, stride, storage_offset)
+        return grad_inputs
+
+    @property
+    def _saved_size(node):
+        saved = node.size
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+    @property
+    def _saved_storage_offset(node):
+        return None if node.storage_offset is None else node.storage_offset % 18446744073709551616
+
+    @property
+    def _saved_stride(node):
+        saved = node.stride
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+
+class EqBackward0(Node):
+    """Backward of ``eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)``."""
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.zeros_like(grad)
+        return grad_inputs
+
+
+class EqBackward1(Node):
+    """Backward of ``eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``."""
+
+    other_info = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.zeros_like(grad)
+        if node.task_should_compute_output(1):
+            other_info = node.other_info
+            grad_inputs[1] = zeros_of(other_info, grad)
+        return grad_inputs
+
+
+class NeBackward0(Node):
+    """Backward of ``ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)``."""
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.zeros_like(grad)
+        return grad_inputs
+
+
+class NeBackward1(Node):
+    """Backward of ``ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``."""
+
+    other_info = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.zeros_like(grad)
+        if node.task_should_compute_output(1):
+            other_info = node.other_info
+            grad_inputs[1] = zeros_of(other_info, grad)
+        return grad_inputs
+
+
+class LtBackward0(Node):
+    """Backward of ``lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)``."""
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.zeros_like(grad)
+        return grad_inputs
+
+
+class LtBackward1(Node):
+    """Backward of ``lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``."""
+
+    other_info = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.zeros_like(grad)
+        if node.task_should_compute_output(1):
+            other_info = node.other_info
+            grad_inputs[1] = zeros_of(other_info, grad)
+        return grad_inputs
+
+
+class LeBackward0(Node):
+    """Backward of ``le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)``."""
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.zeros_like(grad)
+        return grad_inputs
+
+
+class LeBackward1(Node):
+    """Backward of ``le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``."""
+
+    other_info = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.zeros_like(grad)
+        if node.task_should_compute_output(1):
+            other_info = node.other_info
+            grad_inputs[1] = zeros_of(other_info, grad)
+        return grad_inputs
+
+
+class GtBackward0(Node):
+    """Backward of ``gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)``."""
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.zeros_like(grad)
+        return grad_inputs
+
+
+class GtBackward1(Node):
+    """Backward of ``gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``."""
+
+    other_info = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.zeros_like(grad)
+        if node.task_should_compute_output(1):
+            other_info = node.other_info
+            grad_inputs[1] = zeros_of(other_info, grad)
+        return grad_inputs
+
+
+class GeBackward0(Node):
+    """Backward of ``ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)``."""
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.zeros_like(grad)
+        return grad_inputs
+
+
+class GeBackward1(Node):
+    """Backward of ``ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``."""
+
+    other_info = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.zeros_like(grad)
+        if node.task_should_compute_output(1):
+            other_info = node.other_info
+            grad_inputs[1] = zeros_of(other_info, grad)
+        return grad_inputs
+
+
+class LdexpBackward0(Node):
+    """Backward of ``ldexp.Tensor(Tensor self, Tensor other) -> Tensor``."""
+
+    other_ = None
+    result_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        other = None if node.other_ is None else node.other_.unpack(node)
+        result = None if node.result_ is None else node.result_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.mul(grad, ops.pow(2, other))
+        if node.task_should_compute_output(1):
+            grad_inputs[1] = ops.mul(ops.mul(grad, result), 0.6931471805599453)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.other_ is not None:
+            node.other_.reset_data()
+        if node.result_ is not None:
+            node.result_.reset_data()
+
+    @property
+    def _saved_other(node):
+        return None if node.other_ is None else node.other_.unpack(node)
+
+    @property
+    def _raw_saved_other(node):
+        return SavedVariable(None) if node.other_ is None else node.other_
+
+    @property
+    def _saved_result(node):
+        return None if node.result_ is None else node.result_.unpack(node)
+
+    @property
+    def _raw_saved_result(node):
+        return SavedVariable(None) if node.result_ is None else node.result_
+
+
+class VdotBackward0(Node):
+    """Backward of ``vdot(Tensor self, Tensor other) -> Tensor``."""
+
+    other_ = None
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        other = None if node.other_ is None else node.other_.unpack(node)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.mul(grad, other)
+        if node.task_should_compute_output(1):
+            grad_inputs[1] = ops.mul(grad, self)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.other_ is not None:
+            node.other_.reset_data()
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_other(node):
+        return None if node.other_ is None else node.other_.unpack(node)
+
+    @property
+    def _raw_saved_other(node):
+        return SavedVariable(None) if node.other_ is None else node.other_
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class AddmvBackward0(Node):
+    """Backward of ``addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor``."""
+
+    alpha = None
+    beta = None
+    mat_ = None
+    vec_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        mat = None if node.mat_ is None else node.mat_.unpack(node)
+        vec = None if node.vec_ is None else node.vec_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            beta = node.beta
+            grad_inputs[0] = maybe_multiply(grad, beta)
+        if node.task_should_compute_output(1):
+            alpha = node.alpha
+            grad_inputs[1] = maybe_multiply(ops.ger(grad, vec), alpha)
+        if node.task_should_compute_output(2):
+            alpha = node.alpha
+            grad_inputs[2] = maybe_multiply(ops.mv(ops.t(mat), grad), alpha)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.mat_ is not None:
+            node.mat_.reset_data()
+        if node.vec_ is not None:
+            node.vec_.reset_data()
+
+    @property
+    def _saved_alpha(node):
+        return node.alpha
+
+    @property
+    def _saved_beta(node):
+        return node.beta
+
+    @property
+    def _saved_mat(node):
+        return None if node.mat_ is None else node.mat_.unpack(node)
+
+    @property
+    def _raw_saved_mat(node):
+        return SavedVariable(None) if node.mat_ is None else node.mat_
+
+    @property
+    def _saved_vec(node):
+        return None if node.vec_ is None else node.vec_.unpack(node)
+
+    @property
+    def _raw_saved_vec(node):
+        return SavedVariable(None) if node.vec_ is None else node.vec_
+
+
+class AddrBackward0(Node):
+    """Backward of ``addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor``."""
+
+    alpha = None
+    beta = None
+    vec1_ = None
+    vec2_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        vec1 = None if node.vec1_ is None else node.vec1_.unpack(node)
+        vec2 = None if node.vec2_ is None else node.vec2_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            beta = node.beta
+            grad_inputs[0] = maybe_multiply(grad, beta)
+        if node.task_should_compute_output(1):
+            alpha = node.alpha
+            grad_inputs[1] = maybe_multiply(ops.mv(grad, vec2), alpha)
+        if node.task_should_compute_output(2):
+            alpha = node.alpha
+            grad_inputs[2] = maybe_multiply(ops.mv(ops.t(grad), vec1), alpha)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.vec1_ is not None:
+            node.vec1_.reset_data()
+        if node.vec2_ is not None:
+            node.vec2_.reset_data()
+
+    @property
+    def _saved_alpha(node):
+        return node.alpha
+
+    @property
+    def _saved_beta(node):
+        return node.beta
+
+    @property
+    def _saved_vec1(node):
+        return None if node.vec1_ is None else node.vec1_.unpack(node)
+
+    @property
+    def _raw_saved_vec1(node):
+        return SavedVariable(None) if node.vec1_ is None else node.vec1_
+
+    @property
+    def _saved_vec2(node):
+        return None if node.vec2_ is None else node.vec2_.unpack(node)
+
+    @property
+    def _raw_saved_vec2(node):
+        return SavedVariable(None) if node.vec2_ is None else node.vec2_
+
+
+class AddbmmBackward0(Node):
+    """Backward of ``addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor``."""
+
+    alpha = None
+    batch1_ = None
+    batch1_sym_argsize_0 = None
+    batch1_sym_argsize_1 = None
+    batch2_ = None
+    batch2_sym_argsize_2 = None
+    beta = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        batch1 = None if node.batch1_ is None else node.batch1_.unpack(node)
+        batch2 = None if node.batch2_ is None else node.batch2_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            beta = node.beta
+            grad_inputs[0] = maybe_multiply(grad, beta)
+        if node.task_should_compute_output(1):
+            alpha = node.alpha
+            batch1_sym_argsize_0 = node.batch1_sym_argsize_0
+            batch1_sym_argsize_1 = node.batch1_sym_argsize_1
+            batch2_sym_argsize_2 = node.batch2_sym_argsize_2
+            grad_inputs[1] = maybe_multiply(ops.bmm(ops.expand(ops.unsqueeze(grad, 0), [batch1_sym_argsize_0, batch1_sym_argsize_1, batch2_sym_argsize_2]), ops.transpose(batch2, 1, 2)), alpha)
+        if node.task_should_compute_output(2):
+            alpha = node.alpha
+            batch1_sym_argsize_0 = node.batch1_sym_argsize_0
+            batch1_sym_argsize_1 = node.batch1_sym_argsize_1
+            batch2_sym_argsize_2 = node.batch2_sym_argsize_2
+            grad_inputs[2] = maybe_multiply(ops.bmm(ops.transpose(batch1, 1, 2), ops.expand(ops.unsqueeze(grad, 0), [batch1_sym_argsize_0, batch1_sym_argsize_1, batch2_sym_argsize_2])), alpha)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.batch1_ is not None:
+            node.batch1_.reset_data()
+        if node.batch2_ is not None:
+            node.batch2_.reset_data()
+
+    @property
+    def _saved_alpha(node):
+        return node.alpha
+
+    @property
+    def _saved_batch1(node):
+        return None if node.batch1_ is None else node.batch1_.unpack(node)
+
+    @property
+    def _raw_saved_batch1(node):
+        return SavedVariable(None) if node.batch1_ is None else node.batch1_
+
+    @property
+    def _saved_batch1_sym_argsize_0(node):
+        return node.batch1_sym_argsize_0
+
+    @property
+    def _saved_batch1_sym_argsize_1(node):
+        return node.batch1_sym_argsize_1
+
+    @property
+    def _saved_batch2(node):
+        return None if node.batch2_ is None else node.batch2_.unpack(node)
+
+    @property
+    def _raw_saved_batch2(node):
+        return SavedVariable(None) if node.batch2_ is None else node.batch2_
+
+    @property
+    def _saved_batch2_sym_argsize_2(node):
+        return node.batch2_sym_argsize_2
+
+    @property
+    def _saved_beta(node):
+        return node.beta
+
+
+class BlockDiagBackward0(Node):
+    """Backward of ``block_diag(Tensor[] tensors) -> Tensor``."""
+
+    tensors_args_scalartypes = None
+    tensors_args_sizes = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_any_output(0, (0 + node.tensors_size_) - (0)):
+            tensors_args_scalartypes = node.tensors_args_scalartypes
+            tensors_args_sizes = node.tensors_args_sizes
+            grad_inputs[0:0 + node.tensors_size_] = block_diag_backward(grad, tensors_args_sizes, tensors_args_scalartypes)
+        return grad_inputs
+
+
+class LinalgCrossBackward0(Node):
+    """Backward of ``linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor``."""
+
+    dim = None
+    other_ = None
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        other = None if node.other_ is None else node.other_.unpack(node)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            dim = node.dim
+            grad_inputs[0] = ops.linalg_cross(other, grad, dim=dim)
+        if node.task_should_compute_output(1):
+            dim = node.dim
+            grad_inputs[1] = ops.linalg_cross(grad, self, dim=dim)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.other_ is not None:
+            node.other_.reset_data()
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_dim(node):
+        return None if node.dim is None else node.dim % 18446744073709551616
+
+    @property
+    def _saved_other(node):
+        return None if node.other_ is None else node.other_.unpack(node)
+
+    @property
+    def _raw_saved_other(node):
+        return SavedVariable(None) if node.other_ is None else node.other_
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class IndexCopyBackward0(Node):
+    """Backward of ``index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor``."""
+
+    dim = None
+    index_ = None
+    source_ = None
+    source_dim = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        index = None if node.index_ is None else node.index_.unpack(node)
+        source = None if node.source_ is None else node.source_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            dim = node.dim
+            grad_inputs[0] = ops.index_fill(grad, dim, index, 0)
+        if node.task_should_compute_output(1):
+            dim = node.dim
+            source_dim = node.source_dim
+            grad_inputs[1] = index_copy_source_backward(grad, dim, index, source, source_dim)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.index_ is not None:
+            node.index_.reset_data()
+        if node.source_ is not None:
+            node.source_.reset_data()
+
+    @property
+    def _saved_dim(node):
+        return None if node.dim is None else node.dim % 18446744073709551616
+
+    @property
+    def _saved_index(node):
+        return None if node.index_ is None else node.index_.unpack(node)
+
+    @property
+    def _raw_saved_index(node):
+        return SavedVariable(None) if node.index_ is None else node.index_
+
+    @property
+    def _saved_source(node):
+        return None if node.source_ is None else node.source_.unpack(node)
+
+    @property
+    def _raw_saved_source(node):
+        return SavedVariable(None) if node.source_ is None else node.source_
+
+    @property
+    def _saved_source_dim(node):
+        return node.source_dim
+
+
+class SelectScatterBackward0(Node):
+    """Backward of ``select_scatter(Tensor self, Tensor src, int dim, int index) -> Tensor``."""
+
+    dim = None
+    index = None
+    src_info = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            dim = node.dim
+            index = node.index
+            src_info = node.src_info
+            grad_inputs[0] = ops.select_scatter(grad, zeros_of(src_info, grad), dim, index)
+        if node.task_should_compute_output(1):
+            dim = node.dim
+            index = node.index
+            grad_inputs[1] = ops.select(grad, dim, index)
+        return grad_inputs
+
+    @property
+    def _saved_dim(node):
+        return None if node.dim is None else node.dim % 18446744073709551616
+
+    @property
+    def _saved_index(node):
+        return None if node.index is None else node.index % 18446744073709551616
+
+
+class SliceScatterBackward0(Node):
+    """Backward of ``slice_scatter(Tensor self, Tensor src, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor``."""
+
+    dim = None
+    end = None
+    src_info = None
+    start = None
+    step = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            dim = node.dim
+            end = node.end
+            src_info = node.src_info
+            start = node.start
+            step = node.step
+            grad_inputs[0] = ops.slice_scatter(grad, zeros_of(src_info, grad), dim, start, end, step)
+        if node.task_should_compute_output(1):
+            dim = node.dim
+            end = node.end
+            start = node.start
+            step = node.step
+            grad_inputs[1] = ops.slice(grad, dim, start, end, step)
+        return grad_inputs
+
+    @property
+    def _saved_dim(node):
+        return None if node.dim is None else node.dim % 18446744073709551616
+
+    @property
+    def _saved_end(node):
+        return None if node.end is None else node.end % 18446744073709551616
+
+    @property
+    def _saved_start(node):
+        return None if node.start is None else node.start % 18446744073709551616
+
+    @property
+    def _saved_step(node):
+        return None if node.step is None else node.step % 18446744073709551616
+
+
+class DiagonalScatterBackward0(Node):
+    """Backward of ``diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor``."""
+
+    dim1 = None
+    dim2 = None
+    offset = None
+    src_info = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            dim1 = node.dim1
+            dim2 = node.dim2
+            offset = node.offset
+            src_info = node.src_info
+            grad_inputs[0] = ops.diagonal_scatter(grad, zeros_of(src_info, grad), offset, dim1, dim2)
+        if node.task_should_compute_output(1):
+            dim1 = node.dim1
+            dim2 = node.dim2
+            offset = node.offset
+            grad_inputs[1] = ops.diagonal(grad, offset, dim1, dim2)
+        return grad_inputs
+
+    @property
+    def _saved_dim1(node):
+        return None if node.dim1 is None else node.dim1 % 18446744073709551616
+
+    @property
+    def _saved_dim2(node):
+        return None if node.dim2 is None else node.dim2 % 18446744073709551616
+
+    @property
+    def _saved_offset(node):
+        return None if node.offset is None else node.offset % 18446744073709551616
+
+
+class UnsafeSplitBackward0(Node):
+    """Backward of ``unsafe_split.Tensor(Tensor self, int split_size, int dim=0) -> Tensor[]``."""
+
+    dim = None
+    self_options = None
+    self_sizes = None
+    split_size = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if all(g is None for g in grads):
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            dim = node.dim
+            self_options = node.self_options
+            self_sizes = node.self_sizes
+            split_size = node.split_size
+            grad_inputs[0] = split_backward(grads, split_size, dim, self_sizes, self_options)
+        return grad_inputs
+
+    @property
+    def _saved_dim(node):
+        return None if node.dim is None else node.dim % 18446744073709551616
+
+    @property
+    def _saved_self_sym_sizes(node):
+        return node.self_sizes
+
+    @property
+    def _saved_split_size(node):
+        return None if node.split_size is None else node.split_size % 18446744073709551616
+
+
+class UnsafeSplitWithSizesBackward0(Node):
+    """Backward of ``unsafe_split_with_sizes(Tensor self, int[] split_sizes, int dim=0) -> Tensor[]``."""
+
+    dim = None
+    self_options = None
+    self_sizes = None
+    split_sizes = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if all(g is None for g in grads):
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            dim = node.dim
+            self_options = node.self_options
+            self_sizes = node.self_sizes
+            split_sizes = node.split_sizes
+            grad_inputs[0] = split_with_sizes_backward(grads, split_sizes, dim, self_sizes, self_options)
+        return grad_inputs
+
+    @property
+    def _saved_dim(node):
+        return None if node.dim is None else node.dim % 18446744073709551616
+
+    @property
+    def _saved_self_sym_sizes(node):
+        return node.self_sizes
+
+    @property
+    def _saved_split_sizes(node):
+        saved = node.split_sizes
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))

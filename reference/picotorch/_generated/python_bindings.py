@@ -81,6 +81,9 @@ TORCH_FUNCTIONS = {
     'add': [
         (vt.add_Tensor, 'add(Tensor input, Tensor other, *, Scalar alpha=1, Tensor out=None)', (vt.PARAMETERS['add_Tensor'][0], vt.PARAMETERS['add_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.add_out, ('out',))),
     ],
+    'addbmm': [
+        (vt.addbmm, 'addbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor out=None)', (vt.PARAMETERS['addbmm'][0], vt.PARAMETERS['addbmm'][1] + (('out', 'Tensor?', True),)), (vt.addbmm_out, ('out',))),
+    ],
     'addcdiv': [
         (vt.addcdiv, 'addcdiv(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor out=None)', (vt.PARAMETERS['addcdiv'][0], vt.PARAMETERS['addcdiv'][1] + (('out', 'Tensor?', True),)), (vt.addcdiv_out, ('out',))),
     ],
@@ -89,6 +92,18 @@ TORCH_FUNCTIONS = {
     ],
     'addmm': [
         (vt.addmm, 'addmm(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor out=None)', (vt.PARAMETERS['addmm'][0], vt.PARAMETERS['addmm'][1] + (('out', 'Tensor?', True),)), (vt.addmm_out, ('out',))),
+    ],
+    'addmv': [
+        (vt.addmv, 'addmv(Tensor input, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1, Tensor out=None)', (vt.PARAMETERS['addmv'][0], vt.PARAMETERS['addmv'][1] + (('out', 'Tensor?', True),)), (vt.addmv_out, ('out',))),
+    ],
+    'addmv_': [
+        (vt.addmv_, 'addmv_(Tensor input, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1)', vt.PARAMETERS['addmv_']),
+    ],
+    'addr': [
+        (vt.addr, 'addr(Tensor input, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1, Tensor out=None)', (vt.PARAMETERS['addr'][0], vt.PARAMETERS['addr'][1] + (('out', 'Tensor?', True),)), (vt.addr_out, ('out',))),
+    ],
+    'adjoint': [
+        (vt.adjoint, 'adjoint(Tensor input)', vt.PARAMETERS['adjoint']),
     ],
     'alias': [
         (vt.alias, 'alias(Tensor input)', vt.PARAMETERS['alias']),
@@ -167,6 +182,12 @@ TORCH_FUNCTIONS = {
     'argwhere': [
         (vt.argwhere, 'argwhere(Tensor input)', vt.PARAMETERS['argwhere']),
     ],
+    'as_strided': [
+        (vt.as_strided, 'as_strided(Tensor input, int[] size, int[] stride, int? storage_offset=None)', vt.PARAMETERS['as_strided']),
+    ],
+    'as_strided_': [
+        (vt.as_strided_, 'as_strided_(Tensor input, int[] size, int[] stride, int? storage_offset=None)', vt.PARAMETERS['as_strided_']),
+    ],
     'asin': [
         (vt.asin, 'asin(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['asin'][0], vt.PARAMETERS['asin'][1] + (('out', 'Tensor?', True),)), (vt.asin_out, ('out',))),
     ],
@@ -240,6 +261,9 @@ TORCH_FUNCTIONS = {
         (vt.bitwise_xor_Scalar_Tensor, 'bitwise_xor(Scalar self, Tensor other)', vt.PARAMETERS['bitwise_xor_Scalar_Tensor']),
         (vt.bitwise_xor_Scalar, 'bitwise_xor(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['bitwise_xor_Scalar'][0], vt.PARAMETERS['bitwise_xor_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.bitwise_xor_Scalar_out, ('out',))),
     ],
+    'block_diag': [
+        (vt.block_diag, 'block_diag(Tensor[] tensors, *, Tensor out=None)', (vt.PARAMETERS['block_diag'][0], vt.PARAMETERS['block_diag'][1] + (('out', 'Tensor?', True),)), (vt.block_diag_out, ('out',))),
+    ],
     'bmm': [
         (vt.bmm, 'bmm(Tensor input, Tensor mat2, *, Tensor out=None)', (vt.PARAMETERS['bmm'][0], vt.PARAMETERS['bmm'][1] + (('out', 'Tensor?', True),)), (vt.bmm_out, ('out',))),
     ],
@@ -252,6 +276,9 @@ TORCH_FUNCTIONS = {
     'bucketize': [
         (vt.bucketize_Tensor, 'bucketize(Tensor input, Tensor boundaries, *, bool out_int32=False, bool right=False, Tensor out=None)', (vt.PARAMETERS['bucketize_Tensor'][0], vt.PARAMETERS['bucketize_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.bucketize_Tensor_out, ('out',))),
         (vt.bucketize_Scalar, 'bucketize(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False)', vt.PARAMETERS['bucketize_Scalar']),
+    ],
+    'cartesian_prod': [
+        (vt.cartesian_prod, 'cartesian_prod(Tensor[] tensors)', vt.PARAMETERS['cartesian_prod']),
     ],
     'cat': [
         (vt.cat, 'cat(Tensor[] tensors, int dim=0, *, Tensor out=None)', (vt.PARAMETERS['cat'][0], vt.PARAMETERS['cat'][1] + (('out', 'Tensor?', True),)), (vt.cat_out, ('out',))),
@@ -312,6 +339,21 @@ TORCH_FUNCTIONS = {
     'column_stack': [
         (vt.column_stack, 'column_stack(Tensor[] tensors, *, Tensor out=None)', (vt.PARAMETERS['column_stack'][0], vt.PARAMETERS['column_stack'][1] + (('out', 'Tensor?', True),)), (vt.column_stack_out, ('out',))),
     ],
+    'combinations': [
+        (vt.combinations, 'combinations(Tensor input, int r=2, bool with_replacement=False)', vt.PARAMETERS['combinations']),
+    ],
+    'concat': [
+        (vt.concat, 'concat(Tensor[] tensors, int dim=0, *, Tensor out=None)', (vt.PARAMETERS['concat'][0], vt.PARAMETERS['concat'][1] + (('out', 'Tensor?', True),)), (vt.concat_out, ('out',))),
+    ],
+    'concatenate': [
+        (vt.concatenate, 'concatenate(Tensor[] tensors, int dim=0, *, Tensor out=None)', (vt.PARAMETERS['concatenate'][0], vt.PARAMETERS['concatenate'][1] + (('out', 'Tensor?', True),)), (vt.concatenate_out, ('out',))),
+    ],
+    'conj': [
+        (vt.conj, 'conj(Tensor input)', vt.PARAMETERS['conj']),
+    ],
+    'conj_physical': [
+        (vt.conj_physical, 'conj_physical(Tensor input)', vt.PARAMETERS['conj_physical']),
+    ],
     'constant_pad_nd': [
         (vt.constant_pad_nd, 'constant_pad_nd(Tensor input, int[] pad, Scalar value=0)', vt.PARAMETERS['constant_pad_nd']),
     ],
@@ -364,6 +406,9 @@ TORCH_FUNCTIONS = {
     'cov': [
         (vt.cov, 'cov(Tensor input, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None)', vt.PARAMETERS['cov']),
     ],
+    'cross': [
+        (vt.cross, 'cross(Tensor input, Tensor other, int? dim=None, *, Tensor out=None)', (vt.PARAMETERS['cross'][0], vt.PARAMETERS['cross'][1] + (('out', 'Tensor?', True),)), (vt.cross_out, ('out',))),
+    ],
     'cummax': [
         (vt.cummax, 'cummax(Tensor input, int dim, *, Tensor[2] out=None)', (vt.PARAMETERS['cummax'][0], vt.PARAMETERS['cummax'][1] + (('out', 'Tensor[]?', True),)), (vt.cummax_out, ('values', 'indices'))),
     ],
@@ -395,11 +440,17 @@ TORCH_FUNCTIONS = {
     'diag_embed': [
         (vt.diag_embed, 'diag_embed(Tensor input, int offset=0, int dim1=-2, int dim2=-1)', vt.PARAMETERS['diag_embed']),
     ],
+    'diagflat': [
+        (vt.diagflat, 'diagflat(Tensor input, int offset=0)', vt.PARAMETERS['diagflat']),
+    ],
     'diagonal': [
         (vt.diagonal, 'diagonal(Tensor input, int offset=0, int dim1=0, int dim2=1)', vt.PARAMETERS['diagonal']),
     ],
     'diagonal_copy': [
         (vt.diagonal_copy, 'diagonal_copy(Tensor input, int offset=0, int dim1=0, int dim2=1)', vt.PARAMETERS['diagonal_copy']),
+    ],
+    'diagonal_scatter': [
+        (vt.diagonal_scatter, 'diagonal_scatter(Tensor input, Tensor src, int offset=0, int dim1=0, int dim2=1)', vt.PARAMETERS['diagonal_scatter']),
     ],
     'diff': [
         (vt.diff, 'diff(Tensor input, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None, *, Tensor out=None)', (vt.PARAMETERS['diff'][0], vt.PARAMETERS['diff'][1] + (('out', 'Tensor?', True),)), (vt.diff_out, ('out',))),
@@ -429,6 +480,10 @@ TORCH_FUNCTIONS = {
     ],
     'dropout_': [
         (vt.dropout_, 'dropout_(Tensor input, float p, bool train)', vt.PARAMETERS['dropout_']),
+    ],
+    'dsplit': [
+        (vt.dsplit_int, 'dsplit(Tensor input, int sections)', vt.PARAMETERS['dsplit_int']),
+        (vt.dsplit_array, 'dsplit(Tensor input, int[] indices)', vt.PARAMETERS['dsplit_array']),
     ],
     'dstack': [
         (vt.dstack, 'dstack(Tensor[] tensors, *, Tensor out=None)', (vt.PARAMETERS['dstack'][0], vt.PARAMETERS['dstack'][1] + (('out', 'Tensor?', True),)), (vt.dstack_out, ('out',))),
@@ -503,6 +558,12 @@ TORCH_FUNCTIONS = {
         (vt.fill__Tensor, 'fill_(Tensor input, Tensor value)', vt.PARAMETERS['fill__Tensor']),
         (vt.fill__Scalar, 'fill_(Tensor input, Scalar value)', vt.PARAMETERS['fill__Scalar']),
     ],
+    'fix': [
+        (vt.fix, 'fix(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['fix'][0], vt.PARAMETERS['fix'][1] + (('out', 'Tensor?', True),)), (vt.fix_out, ('out',))),
+    ],
+    'fix_': [
+        (vt.fix_, 'fix_(Tensor input)', vt.PARAMETERS['fix_']),
+    ],
     'flatten': [
         (vt.flatten_using_ints, 'flatten(Tensor input, int start_dim=0, int end_dim=-1)', vt.PARAMETERS['flatten_using_ints']),
     ],
@@ -552,6 +613,12 @@ TORCH_FUNCTIONS = {
     'gather': [
         (vt.gather, 'gather(Tensor input, int dim, Tensor index, *, bool sparse_grad=False, Tensor out=None)', (vt.PARAMETERS['gather'][0], vt.PARAMETERS['gather'][1] + (('out', 'Tensor?', True),)), (vt.gather_out, ('out',))),
     ],
+    'gcd': [
+        (vt.gcd, 'gcd(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['gcd'][0], vt.PARAMETERS['gcd'][1] + (('out', 'Tensor?', True),)), (vt.gcd_out, ('out',))),
+    ],
+    'gcd_': [
+        (vt.gcd_, 'gcd_(Tensor input, Tensor other)', vt.PARAMETERS['gcd_']),
+    ],
     'ge': [
         (vt.ge_Tensor, 'ge(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['ge_Tensor'][0], vt.PARAMETERS['ge_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.ge_Tensor_out, ('out',))),
         (vt.ge_Scalar, 'ge(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['ge_Scalar'][0], vt.PARAMETERS['ge_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.ge_Scalar_out, ('out',))),
@@ -586,11 +653,18 @@ TORCH_FUNCTIONS = {
     'hardshrink': [
         (vt.hardshrink, 'hardshrink(Tensor input, Scalar lambd=0.5, *, Tensor out=None)', (vt.PARAMETERS['hardshrink'][0], vt.PARAMETERS['hardshrink'][1] + (('out', 'Tensor?', True),)), (vt.hardshrink_out, ('out',))),
     ],
+    'heaviside': [
+        (vt.heaviside, 'heaviside(Tensor input, Tensor values, *, Tensor out=None)', (vt.PARAMETERS['heaviside'][0], vt.PARAMETERS['heaviside'][1] + (('out', 'Tensor?', True),)), (vt.heaviside_out, ('out',))),
+    ],
     'hinge_embedding_loss': [
         (vt.hinge_embedding_loss, 'hinge_embedding_loss(Tensor input, Tensor target, float margin=1.0, int reduction=Mean)', vt.PARAMETERS['hinge_embedding_loss']),
     ],
     'histc': [
         (vt.histc, 'histc(Tensor input, int bins=100, Scalar min=0, Scalar max=0, *, Tensor out=None)', (vt.PARAMETERS['histc'][0], vt.PARAMETERS['histc'][1] + (('out', 'Tensor?', True),)), (vt.histc_out, ('out',))),
+    ],
+    'hsplit': [
+        (vt.hsplit_int, 'hsplit(Tensor input, int sections)', vt.PARAMETERS['hsplit_int']),
+        (vt.hsplit_array, 'hsplit(Tensor input, int[] indices)', vt.PARAMETERS['hsplit_array']),
     ],
     'hstack': [
         (vt.hstack, 'hstack(Tensor[] tensors, *, Tensor out=None)', (vt.PARAMETERS['hstack'][0], vt.PARAMETERS['hstack'][1] + (('out', 'Tensor?', True),)), (vt.hstack_out, ('out',))),
@@ -604,9 +678,18 @@ TORCH_FUNCTIONS = {
     'index_add': [
         (vt.index_add, 'index_add(Tensor input, int dim, Tensor index, Tensor source, *, Scalar alpha=1, Tensor out=None)', (vt.PARAMETERS['index_add'][0], vt.PARAMETERS['index_add'][1] + (('out', 'Tensor?', True),)), (vt.index_add_out, ('out',))),
     ],
+    'index_copy': [
+        (vt.index_copy, 'index_copy(Tensor input, int dim, Tensor index, Tensor source, *, Tensor out=None)', (vt.PARAMETERS['index_copy'][0], vt.PARAMETERS['index_copy'][1] + (('out', 'Tensor?', True),)), (vt.index_copy_out, ('out',))),
+    ],
     'index_fill': [
         (vt.index_fill_int_Tensor, 'index_fill(Tensor input, int dim, Tensor index, Tensor value)', vt.PARAMETERS['index_fill_int_Tensor']),
         (vt.index_fill_int_Scalar, 'index_fill(Tensor input, int dim, Tensor index, Scalar value)', vt.PARAMETERS['index_fill_int_Scalar']),
+    ],
+    'index_put': [
+        (vt.index_put, 'index_put(Tensor input, Tensor?[] indices, Tensor values, bool accumulate=False)', vt.PARAMETERS['index_put']),
+    ],
+    'index_put_': [
+        (vt.index_put_, 'index_put_(Tensor input, Tensor?[] indices, Tensor values, bool accumulate=False)', vt.PARAMETERS['index_put_']),
     ],
     'index_reduce': [
         (vt.index_reduce, 'index_reduce(Tensor input, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True, Tensor out=None)', (vt.PARAMETERS['index_reduce'][0], vt.PARAMETERS['index_reduce'][1] + (('out', 'Tensor?', True),)), (vt.index_reduce_out, ('out',))),
@@ -622,6 +705,24 @@ TORCH_FUNCTIONS = {
     ],
     'inverse': [
         (vt.inverse, 'inverse(Tensor input)', vt.PARAMETERS['inverse']),
+    ],
+    'is_conj': [
+        (vt.is_conj, 'is_conj(Tensor input)', vt.PARAMETERS['is_conj']),
+    ],
+    'is_floating_point': [
+        (vt.is_floating_point, 'is_floating_point(Tensor input)', vt.PARAMETERS['is_floating_point']),
+    ],
+    'is_neg': [
+        (vt.is_neg, 'is_neg(Tensor input)', vt.PARAMETERS['is_neg']),
+    ],
+    'is_nonzero': [
+        (vt.is_nonzero, 'is_nonzero(Tensor input)', vt.PARAMETERS['is_nonzero']),
+    ],
+    'is_same_size': [
+        (vt.is_same_size, 'is_same_size(Tensor input, Tensor other)', vt.PARAMETERS['is_same_size']),
+    ],
+    'is_signed': [
+        (vt.is_signed, 'is_signed(Tensor input)', vt.PARAMETERS['is_signed']),
     ],
     'isclose': [
         (vt.isclose, 'isclose(Tensor input, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False)', vt.PARAMETERS['isclose']),
@@ -660,6 +761,18 @@ TORCH_FUNCTIONS = {
     ],
     'layer_norm': [
         (vt.layer_norm, 'layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True)', vt.PARAMETERS['layer_norm']),
+    ],
+    'lcm': [
+        (vt.lcm, 'lcm(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['lcm'][0], vt.PARAMETERS['lcm'][1] + (('out', 'Tensor?', True),)), (vt.lcm_out, ('out',))),
+    ],
+    'lcm_': [
+        (vt.lcm_, 'lcm_(Tensor input, Tensor other)', vt.PARAMETERS['lcm_']),
+    ],
+    'ldexp': [
+        (vt.ldexp_Tensor, 'ldexp(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['ldexp_Tensor'][0], vt.PARAMETERS['ldexp_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.ldexp_out, ('out',))),
+    ],
+    'ldexp_': [
+        (vt.ldexp_, 'ldexp_(Tensor input, Tensor other)', vt.PARAMETERS['ldexp_']),
     ],
     'le': [
         (vt.le_Tensor, 'le(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['le_Tensor'][0], vt.PARAMETERS['le_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.le_Tensor_out, ('out',))),
@@ -817,6 +930,9 @@ TORCH_FUNCTIONS = {
         (vt.movedim_int, 'movedim(Tensor input, int source, int destination)', vt.PARAMETERS['movedim_int']),
         (vt.movedim_intlist, 'movedim(Tensor input, int[] source, int[] destination)', vt.PARAMETERS['movedim_intlist']),
     ],
+    'msort': [
+        (vt.msort, 'msort(Tensor input)', vt.PARAMETERS['msort']),
+    ],
     'mul': [
         (vt.mul_Tensor, 'mul(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['mul_Tensor'][0], vt.PARAMETERS['mul_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.mul_out, ('out',))),
     ],
@@ -832,6 +948,9 @@ TORCH_FUNCTIONS = {
     ],
     'nan_to_num': [
         (vt.nan_to_num, 'nan_to_num(Tensor input, float? nan=None, float? posinf=None, float? neginf=None)', vt.PARAMETERS['nan_to_num']),
+    ],
+    'nan_to_num_': [
+        (vt.nan_to_num_, 'nan_to_num_(Tensor input, float? nan=None, float? posinf=None, float? neginf=None)', vt.PARAMETERS['nan_to_num_']),
     ],
     'nanmean': [
         (vt.nanmean, 'nanmean(Tensor input, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor out=None)', (vt.PARAMETERS['nanmean'][0], vt.PARAMETERS['nanmean'][1] + (('out', 'Tensor?', True),)), (vt.nanmean_out, ('out',))),
@@ -911,6 +1030,9 @@ TORCH_FUNCTIONS = {
     'polygamma': [
         (vt.polygamma, 'polygamma(int n, Tensor input, *, Tensor out=None)', (vt.PARAMETERS['polygamma'][0], vt.PARAMETERS['polygamma'][1] + (('out', 'Tensor?', True),)), (vt.polygamma_out, ('out',))),
     ],
+    'positive': [
+        (vt.positive, 'positive(Tensor input)', vt.PARAMETERS['positive']),
+    ],
     'pow': [
         (vt.pow_Tensor_Tensor, 'pow(Tensor input, Tensor exponent, *, Tensor out=None)', (vt.PARAMETERS['pow_Tensor_Tensor'][0], vt.PARAMETERS['pow_Tensor_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.pow_Tensor_Tensor_out, ('out',))),
         (vt.pow_Scalar, 'pow(Scalar self, Tensor exponent, *, Tensor out=None)', (vt.PARAMETERS['pow_Scalar'][0], vt.PARAMETERS['pow_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.pow_Scalar_out, ('out',))),
@@ -967,6 +1089,12 @@ TORCH_FUNCTIONS = {
     'reshape': [
         (vt.reshape, 'reshape(Tensor input, int[] shape)', vt.PARAMETERS['reshape']),
     ],
+    'resolve_conj': [
+        (vt.resolve_conj, 'resolve_conj(Tensor input)', vt.PARAMETERS['resolve_conj']),
+    ],
+    'resolve_neg': [
+        (vt.resolve_neg, 'resolve_neg(Tensor input)', vt.PARAMETERS['resolve_neg']),
+    ],
     'roll': [
         (vt.roll, 'roll(Tensor input, int[1] shifts, int[1] dims=[])', vt.PARAMETERS['roll']),
     ],
@@ -978,6 +1106,9 @@ TORCH_FUNCTIONS = {
     ],
     'round_': [
         (vt.round_, 'round_(Tensor input)', vt.PARAMETERS['round_']),
+    ],
+    'row_stack': [
+        (vt.row_stack, 'row_stack(Tensor[] tensors, *, Tensor out=None)', (vt.PARAMETERS['row_stack'][0], vt.PARAMETERS['row_stack'][1] + (('out', 'Tensor?', True),)), (vt.row_stack_out, ('out',))),
     ],
     'rrelu': [
         (vt.rrelu, 'rrelu(Tensor input, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None)', vt.PARAMETERS['rrelu']),
@@ -1011,6 +1142,9 @@ TORCH_FUNCTIONS = {
     ],
     'select': [
         (vt.select_int, 'select(Tensor input, int dim, int index)', vt.PARAMETERS['select_int']),
+    ],
+    'select_scatter': [
+        (vt.select_scatter, 'select_scatter(Tensor input, Tensor src, int dim, int index)', vt.PARAMETERS['select_scatter']),
     ],
     'selu': [
         (vt.selu, 'selu(Tensor input)', vt.PARAMETERS['selu']),
@@ -1053,6 +1187,9 @@ TORCH_FUNCTIONS = {
     ],
     'slice': [
         (vt.slice_Tensor, 'slice(Tensor input, int dim=0, int? start=None, int? end=None, int step=1)', vt.PARAMETERS['slice_Tensor']),
+    ],
+    'slice_scatter': [
+        (vt.slice_scatter, 'slice_scatter(Tensor input, Tensor src, int dim=0, int? start=None, int? end=None, int step=1)', vt.PARAMETERS['slice_scatter']),
     ],
     'slogdet': [
         (vt.slogdet, 'slogdet(Tensor input)', vt.PARAMETERS['slogdet']),
@@ -1210,6 +1347,15 @@ TORCH_FUNCTIONS = {
     'unique_dim': [
         (vt.unique_dim, 'unique_dim(Tensor input, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False)', vt.PARAMETERS['unique_dim']),
     ],
+    'unsafe_chunk': [
+        (vt.unsafe_chunk, 'unsafe_chunk(Tensor input, int chunks, int dim=0)', vt.PARAMETERS['unsafe_chunk']),
+    ],
+    'unsafe_split': [
+        (vt.unsafe_split_Tensor, 'unsafe_split(Tensor input, int split_size, int dim=0)', vt.PARAMETERS['unsafe_split_Tensor']),
+    ],
+    'unsafe_split_with_sizes': [
+        (vt.unsafe_split_with_sizes, 'unsafe_split_with_sizes(Tensor input, int[] split_sizes, int dim=0)', vt.PARAMETERS['unsafe_split_with_sizes']),
+    ],
     'unsqueeze': [
         (vt.unsqueeze, 'unsqueeze(Tensor input, int dim)', vt.PARAMETERS['unsqueeze']),
     ],
@@ -1225,6 +1371,13 @@ TORCH_FUNCTIONS = {
         (vt.var_mean_dim, 'var_mean(Tensor input, int[1]? dim, bool unbiased=True, bool keepdim=False)', vt.PARAMETERS['var_mean_dim']),
         (vt.var_mean_correction, 'var_mean(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False)', vt.PARAMETERS['var_mean_correction']),
         (vt.var_mean, 'var_mean(Tensor input, bool unbiased=True)', vt.PARAMETERS['var_mean']),
+    ],
+    'vdot': [
+        (vt.vdot, 'vdot(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['vdot'][0], vt.PARAMETERS['vdot'][1] + (('out', 'Tensor?', True),)), (vt.vdot_out, ('out',))),
+    ],
+    'vsplit': [
+        (vt.vsplit_int, 'vsplit(Tensor input, int sections)', vt.PARAMETERS['vsplit_int']),
+        (vt.vsplit_array, 'vsplit(Tensor input, int[] indices)', vt.PARAMETERS['vsplit_array']),
     ],
     'vstack': [
         (vt.vstack, 'vstack(Tensor[] tensors, *, Tensor out=None)', (vt.PARAMETERS['vstack'][0], vt.PARAMETERS['vstack'][1] + (('out', 'Tensor?', True),)), (vt.vstack_out, ('out',))),
@@ -1387,6 +1540,9 @@ TORCH_NN_FUNCTIONS = {
 
 # ``python_module: linalg`` ops: ``torch._C._linalg.<name>``, which ``torch.linalg`` exposes
 TORCH_LINALG_FUNCTIONS = {
+    'linalg_cross': [
+        (vt.linalg_cross, 'linalg_cross(Tensor input, Tensor other, *, int dim=-1, Tensor out=None)', (vt.PARAMETERS['linalg_cross'][0], vt.PARAMETERS['linalg_cross'][1] + (('out', 'Tensor?', True),)), (vt.linalg_cross_out, ('out',))),
+    ],
     'linalg_det': [
         (vt.linalg_det, 'linalg_det(Tensor A)', vt.PARAMETERS['linalg_det']),
     ],
@@ -1444,6 +1600,12 @@ TENSOR_METHODS = {
     'add_': [
         (vt.add__Tensor, 'add_(Tensor other, *, Scalar alpha=1)', vt.PARAMETERS['add__Tensor']),
     ],
+    'addbmm': [
+        (vt.addbmm, 'addbmm(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)', vt.PARAMETERS['addbmm']),
+    ],
+    'addbmm_': [
+        (vt.addbmm_, 'addbmm_(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)', vt.PARAMETERS['addbmm_']),
+    ],
     'addcdiv': [
         (vt.addcdiv, 'addcdiv(Tensor tensor1, Tensor tensor2, *, Scalar value=1)', vt.PARAMETERS['addcdiv']),
     ],
@@ -1458,6 +1620,24 @@ TENSOR_METHODS = {
     ],
     'addmm': [
         (vt.addmm, 'addmm(Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1)', vt.PARAMETERS['addmm']),
+    ],
+    'addmm_': [
+        (vt.addmm_, 'addmm_(Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1)', vt.PARAMETERS['addmm_']),
+    ],
+    'addmv': [
+        (vt.addmv, 'addmv(Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1)', vt.PARAMETERS['addmv']),
+    ],
+    'addmv_': [
+        (vt.addmv_, 'addmv_(Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1)', vt.PARAMETERS['addmv_']),
+    ],
+    'addr': [
+        (vt.addr, 'addr(Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1)', vt.PARAMETERS['addr']),
+    ],
+    'addr_': [
+        (vt.addr_, 'addr_(Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1)', vt.PARAMETERS['addr_']),
+    ],
+    'adjoint': [
+        (vt.adjoint, 'adjoint()', vt.PARAMETERS['adjoint']),
     ],
     'alias': [
         (vt.alias, 'alias()', vt.PARAMETERS['alias']),
@@ -1538,6 +1718,12 @@ TENSOR_METHODS = {
     ],
     'argwhere': [
         (vt.argwhere, 'argwhere()', vt.PARAMETERS['argwhere']),
+    ],
+    'as_strided': [
+        (vt.as_strided, 'as_strided(int[] size, int[] stride, int? storage_offset=None)', vt.PARAMETERS['as_strided']),
+    ],
+    'as_strided_': [
+        (vt.as_strided_, 'as_strided_(int[] size, int[] stride, int? storage_offset=None)', vt.PARAMETERS['as_strided_']),
     ],
     'asin': [
         (vt.asin, 'asin()', vt.PARAMETERS['asin']),
@@ -1665,6 +1851,12 @@ TENSOR_METHODS = {
     'clone': [
         (vt.clone, 'clone(*, MemoryFormat? memory_format=None)', vt.PARAMETERS['clone']),
     ],
+    'conj': [
+        (vt.conj, 'conj()', vt.PARAMETERS['conj']),
+    ],
+    'conj_physical': [
+        (vt.conj_physical, 'conj_physical()', vt.PARAMETERS['conj_physical']),
+    ],
     'contiguous': [
         (vt.contiguous, 'contiguous(*, MemoryFormat memory_format=contiguous_format)', vt.PARAMETERS['contiguous']),
     ],
@@ -1701,6 +1893,9 @@ TENSOR_METHODS = {
     'cov': [
         (vt.cov, 'cov(*, int correction=1, Tensor? fweights=None, Tensor? aweights=None)', vt.PARAMETERS['cov']),
     ],
+    'cross': [
+        (vt.cross, 'cross(Tensor other, int? dim=None)', vt.PARAMETERS['cross']),
+    ],
     'cummax': [
         (vt.cummax, 'cummax(int dim)', vt.PARAMETERS['cummax']),
     ],
@@ -1734,8 +1929,14 @@ TENSOR_METHODS = {
     'diag_embed': [
         (vt.diag_embed, 'diag_embed(int offset=0, int dim1=-2, int dim2=-1)', vt.PARAMETERS['diag_embed']),
     ],
+    'diagflat': [
+        (vt.diagflat, 'diagflat(int offset=0)', vt.PARAMETERS['diagflat']),
+    ],
     'diagonal': [
         (vt.diagonal, 'diagonal(int offset=0, int dim1=0, int dim2=1)', vt.PARAMETERS['diagonal']),
+    ],
+    'diagonal_scatter': [
+        (vt.diagonal_scatter, 'diagonal_scatter(Tensor src, int offset=0, int dim1=0, int dim2=1)', vt.PARAMETERS['diagonal_scatter']),
     ],
     'diff': [
         (vt.diff, 'diff(int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None)', vt.PARAMETERS['diff']),
@@ -1771,9 +1972,17 @@ TENSOR_METHODS = {
     'dot': [
         (vt.dot, 'dot(Tensor tensor)', vt.PARAMETERS['dot']),
     ],
+    'dsplit': [
+        (vt.dsplit_int, 'dsplit(int sections)', vt.PARAMETERS['dsplit_int']),
+        (vt.dsplit_array, 'dsplit(int[] indices)', vt.PARAMETERS['dsplit_array']),
+    ],
     'eq': [
         (vt.eq_Tensor, 'eq(Tensor other)', vt.PARAMETERS['eq_Tensor']),
         (vt.eq_Scalar, 'eq(Scalar other)', vt.PARAMETERS['eq_Scalar']),
+    ],
+    'eq_': [
+        (vt.eq__Tensor, 'eq_(Tensor other)', vt.PARAMETERS['eq__Tensor']),
+        (vt.eq__Scalar, 'eq_(Scalar other)', vt.PARAMETERS['eq__Scalar']),
     ],
     'equal': [
         (vt.equal, 'equal(Tensor other)', vt.PARAMETERS['equal']),
@@ -1827,6 +2036,12 @@ TENSOR_METHODS = {
         (vt.fill__Tensor, 'fill_(Tensor value)', vt.PARAMETERS['fill__Tensor']),
         (vt.fill__Scalar, 'fill_(Scalar value)', vt.PARAMETERS['fill__Scalar']),
     ],
+    'fix': [
+        (vt.fix, 'fix()', vt.PARAMETERS['fix']),
+    ],
+    'fix_': [
+        (vt.fix_, 'fix_()', vt.PARAMETERS['fix_']),
+    ],
     'flatten': [
         (vt.flatten_using_ints, 'flatten(int start_dim=0, int end_dim=-1)', vt.PARAMETERS['flatten_using_ints']),
     ],
@@ -1871,6 +2086,10 @@ TENSOR_METHODS = {
         (vt.fmod_Tensor, 'fmod(Tensor other)', vt.PARAMETERS['fmod_Tensor']),
         (vt.fmod_Scalar, 'fmod(Scalar other)', vt.PARAMETERS['fmod_Scalar']),
     ],
+    'fmod_': [
+        (vt.fmod__Tensor, 'fmod_(Tensor other)', vt.PARAMETERS['fmod__Tensor']),
+        (vt.fmod__Scalar, 'fmod_(Scalar other)', vt.PARAMETERS['fmod__Scalar']),
+    ],
     'frac': [
         (vt.frac, 'frac()', vt.PARAMETERS['frac']),
     ],
@@ -1880,9 +2099,19 @@ TENSOR_METHODS = {
     'gather': [
         (vt.gather, 'gather(int dim, Tensor index, *, bool sparse_grad=False)', vt.PARAMETERS['gather']),
     ],
+    'gcd': [
+        (vt.gcd, 'gcd(Tensor other)', vt.PARAMETERS['gcd']),
+    ],
+    'gcd_': [
+        (vt.gcd_, 'gcd_(Tensor other)', vt.PARAMETERS['gcd_']),
+    ],
     'ge': [
         (vt.ge_Tensor, 'ge(Tensor other)', vt.PARAMETERS['ge_Tensor']),
         (vt.ge_Scalar, 'ge(Scalar other)', vt.PARAMETERS['ge_Scalar']),
+    ],
+    'ge_': [
+        (vt.ge__Tensor, 'ge_(Tensor other)', vt.PARAMETERS['ge__Tensor']),
+        (vt.ge__Scalar, 'ge_(Scalar other)', vt.PARAMETERS['ge__Scalar']),
     ],
     'ger': [
         (vt.ger, 'ger(Tensor vec2)', vt.PARAMETERS['ger']),
@@ -1891,19 +2120,41 @@ TENSOR_METHODS = {
         (vt.greater_Tensor, 'greater(Tensor other)', vt.PARAMETERS['greater_Tensor']),
         (vt.greater_Scalar, 'greater(Scalar other)', vt.PARAMETERS['greater_Scalar']),
     ],
+    'greater_': [
+        (vt.greater__Tensor, 'greater_(Tensor other)', vt.PARAMETERS['greater__Tensor']),
+        (vt.greater__Scalar, 'greater_(Scalar other)', vt.PARAMETERS['greater__Scalar']),
+    ],
     'greater_equal': [
         (vt.greater_equal_Tensor, 'greater_equal(Tensor other)', vt.PARAMETERS['greater_equal_Tensor']),
         (vt.greater_equal_Scalar, 'greater_equal(Scalar other)', vt.PARAMETERS['greater_equal_Scalar']),
+    ],
+    'greater_equal_': [
+        (vt.greater_equal__Tensor, 'greater_equal_(Tensor other)', vt.PARAMETERS['greater_equal__Tensor']),
+        (vt.greater_equal__Scalar, 'greater_equal_(Scalar other)', vt.PARAMETERS['greater_equal__Scalar']),
     ],
     'gt': [
         (vt.gt_Tensor, 'gt(Tensor other)', vt.PARAMETERS['gt_Tensor']),
         (vt.gt_Scalar, 'gt(Scalar other)', vt.PARAMETERS['gt_Scalar']),
     ],
+    'gt_': [
+        (vt.gt__Tensor, 'gt_(Tensor other)', vt.PARAMETERS['gt__Tensor']),
+        (vt.gt__Scalar, 'gt_(Scalar other)', vt.PARAMETERS['gt__Scalar']),
+    ],
     'hardshrink': [
         (vt.hardshrink, 'hardshrink(Scalar lambd=0.5)', vt.PARAMETERS['hardshrink']),
     ],
+    'heaviside': [
+        (vt.heaviside, 'heaviside(Tensor values)', vt.PARAMETERS['heaviside']),
+    ],
+    'heaviside_': [
+        (vt.heaviside_, 'heaviside_(Tensor values)', vt.PARAMETERS['heaviside_']),
+    ],
     'histc': [
         (vt.histc, 'histc(int bins=100, Scalar min=0, Scalar max=0)', vt.PARAMETERS['histc']),
+    ],
+    'hsplit': [
+        (vt.hsplit_int, 'hsplit(int sections)', vt.PARAMETERS['hsplit_int']),
+        (vt.hsplit_array, 'hsplit(int[] indices)', vt.PARAMETERS['hsplit_array']),
     ],
     'hypot': [
         (vt.hypot, 'hypot(Tensor other)', vt.PARAMETERS['hypot']),
@@ -1920,6 +2171,12 @@ TENSOR_METHODS = {
     'index_add_': [
         (vt.index_add_, 'index_add_(int dim, Tensor index, Tensor source, *, Scalar alpha=1)', vt.PARAMETERS['index_add_']),
     ],
+    'index_copy': [
+        (vt.index_copy, 'index_copy(int dim, Tensor index, Tensor source)', vt.PARAMETERS['index_copy']),
+    ],
+    'index_copy_': [
+        (vt.index_copy_, 'index_copy_(int dim, Tensor index, Tensor source)', vt.PARAMETERS['index_copy_']),
+    ],
     'index_fill': [
         (vt.index_fill_int_Tensor, 'index_fill(int dim, Tensor index, Tensor value)', vt.PARAMETERS['index_fill_int_Tensor']),
         (vt.index_fill_int_Scalar, 'index_fill(int dim, Tensor index, Scalar value)', vt.PARAMETERS['index_fill_int_Scalar']),
@@ -1927,6 +2184,12 @@ TENSOR_METHODS = {
     'index_fill_': [
         (vt.index_fill__int_Tensor, 'index_fill_(int dim, Tensor index, Tensor value)', vt.PARAMETERS['index_fill__int_Tensor']),
         (vt.index_fill__int_Scalar, 'index_fill_(int dim, Tensor index, Scalar value)', vt.PARAMETERS['index_fill__int_Scalar']),
+    ],
+    'index_put': [
+        (vt.index_put, 'index_put(Tensor?[] indices, Tensor values, bool accumulate=False)', vt.PARAMETERS['index_put']),
+    ],
+    'index_put_': [
+        (vt.index_put_, 'index_put_(Tensor?[] indices, Tensor values, bool accumulate=False)', vt.PARAMETERS['index_put_']),
     ],
     'index_reduce': [
         (vt.index_reduce, 'index_reduce(int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True)', vt.PARAMETERS['index_reduce']),
@@ -1942,6 +2205,21 @@ TENSOR_METHODS = {
     ],
     'inverse': [
         (vt.inverse, 'inverse()', vt.PARAMETERS['inverse']),
+    ],
+    'is_conj': [
+        (vt.is_conj, 'is_conj()', vt.PARAMETERS['is_conj']),
+    ],
+    'is_neg': [
+        (vt.is_neg, 'is_neg()', vt.PARAMETERS['is_neg']),
+    ],
+    'is_nonzero': [
+        (vt.is_nonzero, 'is_nonzero()', vt.PARAMETERS['is_nonzero']),
+    ],
+    'is_same_size': [
+        (vt.is_same_size, 'is_same_size(Tensor other)', vt.PARAMETERS['is_same_size']),
+    ],
+    'is_signed': [
+        (vt.is_signed, 'is_signed()', vt.PARAMETERS['is_signed']),
     ],
     'isclose': [
         (vt.isclose, 'isclose(Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False)', vt.PARAMETERS['isclose']),
@@ -1970,9 +2248,25 @@ TENSOR_METHODS = {
     'kthvalue': [
         (vt.kthvalue, 'kthvalue(int k, int dim=-1, bool keepdim=False)', vt.PARAMETERS['kthvalue']),
     ],
+    'lcm': [
+        (vt.lcm, 'lcm(Tensor other)', vt.PARAMETERS['lcm']),
+    ],
+    'lcm_': [
+        (vt.lcm_, 'lcm_(Tensor other)', vt.PARAMETERS['lcm_']),
+    ],
+    'ldexp': [
+        (vt.ldexp_Tensor, 'ldexp(Tensor other)', vt.PARAMETERS['ldexp_Tensor']),
+    ],
+    'ldexp_': [
+        (vt.ldexp_, 'ldexp_(Tensor other)', vt.PARAMETERS['ldexp_']),
+    ],
     'le': [
         (vt.le_Tensor, 'le(Tensor other)', vt.PARAMETERS['le_Tensor']),
         (vt.le_Scalar, 'le(Scalar other)', vt.PARAMETERS['le_Scalar']),
+    ],
+    'le_': [
+        (vt.le__Tensor, 'le_(Tensor other)', vt.PARAMETERS['le__Tensor']),
+        (vt.le__Scalar, 'le_(Scalar other)', vt.PARAMETERS['le__Scalar']),
     ],
     'lerp': [
         (vt.lerp_Tensor, 'lerp(Tensor end, Tensor weight)', vt.PARAMETERS['lerp_Tensor']),
@@ -1986,9 +2280,17 @@ TENSOR_METHODS = {
         (vt.less_Tensor, 'less(Tensor other)', vt.PARAMETERS['less_Tensor']),
         (vt.less_Scalar, 'less(Scalar other)', vt.PARAMETERS['less_Scalar']),
     ],
+    'less_': [
+        (vt.less__Tensor, 'less_(Tensor other)', vt.PARAMETERS['less__Tensor']),
+        (vt.less__Scalar, 'less_(Scalar other)', vt.PARAMETERS['less__Scalar']),
+    ],
     'less_equal': [
         (vt.less_equal_Tensor, 'less_equal(Tensor other)', vt.PARAMETERS['less_equal_Tensor']),
         (vt.less_equal_Scalar, 'less_equal(Scalar other)', vt.PARAMETERS['less_equal_Scalar']),
+    ],
+    'less_equal_': [
+        (vt.less_equal__Tensor, 'less_equal_(Tensor other)', vt.PARAMETERS['less_equal__Tensor']),
+        (vt.less_equal__Scalar, 'less_equal_(Scalar other)', vt.PARAMETERS['less_equal__Scalar']),
     ],
     'lgamma': [
         (vt.lgamma, 'lgamma()', vt.PARAMETERS['lgamma']),
@@ -2072,6 +2374,10 @@ TENSOR_METHODS = {
         (vt.lt_Tensor, 'lt(Tensor other)', vt.PARAMETERS['lt_Tensor']),
         (vt.lt_Scalar, 'lt(Scalar other)', vt.PARAMETERS['lt_Scalar']),
     ],
+    'lt_': [
+        (vt.lt__Tensor, 'lt_(Tensor other)', vt.PARAMETERS['lt__Tensor']),
+        (vt.lt__Scalar, 'lt_(Scalar other)', vt.PARAMETERS['lt__Scalar']),
+    ],
     'masked_fill': [
         (vt.masked_fill_Tensor, 'masked_fill(Tensor mask, Tensor value)', vt.PARAMETERS['masked_fill_Tensor']),
         (vt.masked_fill_Scalar, 'masked_fill(Tensor mask, Scalar value)', vt.PARAMETERS['masked_fill_Scalar']),
@@ -2136,6 +2442,9 @@ TENSOR_METHODS = {
         (vt.movedim_int, 'movedim(int source, int destination)', vt.PARAMETERS['movedim_int']),
         (vt.movedim_intlist, 'movedim(int[] source, int[] destination)', vt.PARAMETERS['movedim_intlist']),
     ],
+    'msort': [
+        (vt.msort, 'msort()', vt.PARAMETERS['msort']),
+    ],
     'mul': [
         (vt.mul_Tensor, 'mul(Tensor other)', vt.PARAMETERS['mul_Tensor']),
     ],
@@ -2157,6 +2466,9 @@ TENSOR_METHODS = {
     ],
     'nan_to_num': [
         (vt.nan_to_num, 'nan_to_num(float? nan=None, float? posinf=None, float? neginf=None)', vt.PARAMETERS['nan_to_num']),
+    ],
+    'nan_to_num_': [
+        (vt.nan_to_num_, 'nan_to_num_(float? nan=None, float? posinf=None, float? neginf=None)', vt.PARAMETERS['nan_to_num_']),
     ],
     'nanmean': [
         (vt.nanmean, 'nanmean(int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None)', vt.PARAMETERS['nanmean']),
@@ -2180,6 +2492,10 @@ TENSOR_METHODS = {
         (vt.ne_Tensor, 'ne(Tensor other)', vt.PARAMETERS['ne_Tensor']),
         (vt.ne_Scalar, 'ne(Scalar other)', vt.PARAMETERS['ne_Scalar']),
     ],
+    'ne_': [
+        (vt.ne__Tensor, 'ne_(Tensor other)', vt.PARAMETERS['ne__Tensor']),
+        (vt.ne__Scalar, 'ne_(Scalar other)', vt.PARAMETERS['ne__Scalar']),
+    ],
     'neg': [
         (vt.neg, 'neg()', vt.PARAMETERS['neg']),
     ],
@@ -2194,6 +2510,9 @@ TENSOR_METHODS = {
     ],
     'new_empty': [
         (vt.new_empty, 'new_empty(int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)', vt.PARAMETERS['new_empty']),
+    ],
+    'new_empty_strided': [
+        (vt.new_empty_strided, 'new_empty_strided(int[] size, int[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)', vt.PARAMETERS['new_empty_strided']),
     ],
     'new_full': [
         (vt.new_full, 'new_full(int[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)', vt.PARAMETERS['new_full']),
@@ -2211,6 +2530,10 @@ TENSOR_METHODS = {
         (vt.not_equal_Tensor, 'not_equal(Tensor other)', vt.PARAMETERS['not_equal_Tensor']),
         (vt.not_equal_Scalar, 'not_equal(Scalar other)', vt.PARAMETERS['not_equal_Scalar']),
     ],
+    'not_equal_': [
+        (vt.not_equal__Tensor, 'not_equal_(Tensor other)', vt.PARAMETERS['not_equal__Tensor']),
+        (vt.not_equal__Scalar, 'not_equal_(Scalar other)', vt.PARAMETERS['not_equal__Scalar']),
+    ],
     'outer': [
         (vt.outer, 'outer(Tensor vec2)', vt.PARAMETERS['outer']),
     ],
@@ -2222,6 +2545,9 @@ TENSOR_METHODS = {
     ],
     'polygamma_': [
         (vt.polygamma_, 'polygamma_(int n)', vt.PARAMETERS['polygamma_']),
+    ],
+    'positive': [
+        (vt.positive, 'positive()', vt.PARAMETERS['positive']),
     ],
     'pow': [
         (vt.pow_Tensor_Tensor, 'pow(Tensor exponent)', vt.PARAMETERS['pow_Tensor_Tensor']),
@@ -2301,6 +2627,12 @@ TENSOR_METHODS = {
     'reshape_as': [
         (vt.reshape_as, 'reshape_as(Tensor other)', vt.PARAMETERS['reshape_as']),
     ],
+    'resolve_conj': [
+        (vt.resolve_conj, 'resolve_conj()', vt.PARAMETERS['resolve_conj']),
+    ],
+    'resolve_neg': [
+        (vt.resolve_neg, 'resolve_neg()', vt.PARAMETERS['resolve_neg']),
+    ],
     'roll': [
         (vt.roll, 'roll(int[1] shifts, int[1] dims=[])', vt.PARAMETERS['roll']),
     ],
@@ -2342,6 +2674,9 @@ TENSOR_METHODS = {
     'select': [
         (vt.select_int, 'select(int dim, int index)', vt.PARAMETERS['select_int']),
     ],
+    'select_scatter': [
+        (vt.select_scatter, 'select_scatter(Tensor src, int dim, int index)', vt.PARAMETERS['select_scatter']),
+    ],
     'sgn': [
         (vt.sgn, 'sgn()', vt.PARAMETERS['sgn']),
     ],
@@ -2380,6 +2715,9 @@ TENSOR_METHODS = {
     ],
     'sinh_': [
         (vt.sinh_, 'sinh_()', vt.PARAMETERS['sinh_']),
+    ],
+    'slice_scatter': [
+        (vt.slice_scatter, 'slice_scatter(Tensor src, int dim=0, int? start=None, int? end=None, int step=1)', vt.PARAMETERS['slice_scatter']),
     ],
     'slogdet': [
         (vt.slogdet, 'slogdet()', vt.PARAMETERS['slogdet']),
@@ -2442,14 +2780,26 @@ TENSOR_METHODS = {
         (vt.sum, 'sum(*, ScalarType? dtype=None)', vt.PARAMETERS['sum']),
         (vt.sum_dim_IntList, 'sum(int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None)', vt.PARAMETERS['sum_dim_IntList']),
     ],
+    'sum_to_size': [
+        (vt.sum_to_size, 'sum_to_size(int[] size)', vt.PARAMETERS['sum_to_size']),
+    ],
     'swapaxes': [
         (vt.swapaxes, 'swapaxes(int axis0, int axis1)', vt.PARAMETERS['swapaxes']),
+    ],
+    'swapaxes_': [
+        (vt.swapaxes_, 'swapaxes_(int axis0, int axis1)', vt.PARAMETERS['swapaxes_']),
     ],
     'swapdims': [
         (vt.swapdims, 'swapdims(int dim0, int dim1)', vt.PARAMETERS['swapdims']),
     ],
+    'swapdims_': [
+        (vt.swapdims_, 'swapdims_(int dim0, int dim1)', vt.PARAMETERS['swapdims_']),
+    ],
     't': [
         (vt.t, 't()', vt.PARAMETERS['t']),
+    ],
+    't_': [
+        (vt.t_, 't_()', vt.PARAMETERS['t_']),
     ],
     'take': [
         (vt.take, 'take(Tensor index)', vt.PARAMETERS['take']),
@@ -2526,6 +2876,15 @@ TENSOR_METHODS = {
     'uniform_': [
         (vt.uniform_, 'uniform_(float from=0, float to=1, *, Generator? generator=None)', vt.PARAMETERS['uniform_']),
     ],
+    'unsafe_chunk': [
+        (vt.unsafe_chunk, 'unsafe_chunk(int chunks, int dim=0)', vt.PARAMETERS['unsafe_chunk']),
+    ],
+    'unsafe_split': [
+        (vt.unsafe_split_Tensor, 'unsafe_split(int split_size, int dim=0)', vt.PARAMETERS['unsafe_split_Tensor']),
+    ],
+    'unsafe_split_with_sizes': [
+        (vt.unsafe_split_with_sizes, 'unsafe_split_with_sizes(int[] split_sizes, int dim=0)', vt.PARAMETERS['unsafe_split_with_sizes']),
+    ],
     'unsqueeze': [
         (vt.unsqueeze, 'unsqueeze(int dim)', vt.PARAMETERS['unsqueeze']),
     ],
@@ -2537,12 +2896,19 @@ TENSOR_METHODS = {
         (vt.var_correction, 'var(int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False)', vt.PARAMETERS['var_correction']),
         (vt.var, 'var(bool unbiased=True)', vt.PARAMETERS['var']),
     ],
+    'vdot': [
+        (vt.vdot, 'vdot(Tensor other)', vt.PARAMETERS['vdot']),
+    ],
     'view': [
         (vt.view_dtype, 'view(ScalarType dtype)', vt.PARAMETERS['view_dtype']),
         (vt.view, 'view(SymInt[] size)', vt.PARAMETERS['view']),
     ],
     'view_as': [
         (vt.view_as, 'view_as(Tensor other)', vt.PARAMETERS['view_as']),
+    ],
+    'vsplit': [
+        (vt.vsplit_int, 'vsplit(int sections)', vt.PARAMETERS['vsplit_int']),
+        (vt.vsplit_array, 'vsplit(int[] indices)', vt.PARAMETERS['vsplit_array']),
     ],
     'where': [
         (vt.where_self, 'where(Tensor condition, Tensor other)', vt.PARAMETERS['where_self']),

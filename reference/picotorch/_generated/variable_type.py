@@ -11,7 +11,7 @@ registered with the dispatcher (``ops.<name>``) at the end of this file.
 from picotorch.autograd.grad_mode import is_grad_enabled
 from picotorch.autograd.variable import (
     SavedVariable, any_requires_grad, as_view, bump_version, check_inplace, check_no_requires_grad,
-    collect_next_edges, rebase_history, set_history, throw_error_out_requires_grad,
+    collect_next_edges, rebase_history, set_history, set_inplace_view_history, throw_error_out_requires_grad,
 )
 from picotorch import native
 from picotorch.autograd import variable_type_manual as manual
@@ -1038,7 +1038,7 @@ def squeeze_(self):
     result = kernel_for("squeeze_", device_of(self))(self)
     bump_version(self)
     if grad_fn is not None:
-        rebase_history(self, grad_fn)
+        set_inplace_view_history(self, grad_fn)
     return self
 
 
@@ -1054,7 +1054,7 @@ def squeeze__dim(self, dim):
     result = kernel_for("squeeze_.dim", device_of(self))(self, dim)
     bump_version(self)
     if grad_fn is not None:
-        rebase_history(self, grad_fn)
+        set_inplace_view_history(self, grad_fn)
     return self
 
 
@@ -1085,7 +1085,7 @@ def squeeze__dims(self, dim):
     result = kernel_for("squeeze_.dims", device_of(self))(self, dim)
     bump_version(self)
     if grad_fn is not None:
-        rebase_history(self, grad_fn)
+        set_inplace_view_history(self, grad_fn)
     return self
 
 
@@ -9503,7 +9503,21 @@ def unsqueeze_(self, dim):
     result = kernel_for("unsqueeze_", device_of(self))(self, dim)
     bump_version(self)
     if grad_fn is not None:
-        rebase_history(self, grad_fn)
+        set_inplace_view_history(self, grad_fn)
+    return self
+
+
+def t_(self):
+    """``t_(Tensor(a!) self) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.TBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("t_", device_of(self))(self)
+    bump_version(self)
+    if grad_fn is not None:
+        set_inplace_view_history(self, grad_fn)
     return self
 
 
@@ -9519,7 +9533,7 @@ def transpose_(self, dim0, dim1):
     result = kernel_for("transpose_", device_of(self))(self, dim0, dim1)
     bump_version(self)
     if grad_fn is not None:
-        rebase_history(self, grad_fn)
+        set_inplace_view_history(self, grad_fn)
     return self
 
 
@@ -9827,6 +9841,994 @@ def nanquantile_scalar_out(self, q, dim=None, keepdim=False, *, interpolation='l
     native.write_out(out, result, "nanquantile.scalar_out")
     bump_version(out)
     return out
+
+
+def swapaxes_(self, axis0, axis1):
+    """``swapaxes_(Tensor(a!) self, int axis0, int axis1) -> Tensor(a!)``"""
+    return native.swapaxes_(self, axis0, axis1)
+
+
+def swapdims_(self, dim0, dim1):
+    """``swapdims_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)``"""
+    return native.swapaxes_(self, dim0, dim1)
+
+
+def as_strided(self, size, stride, storage_offset=None):
+    """``as_strided(Tensor(a) self, int[] size, int[] stride, int? storage_offset=None) -> Tensor(a)``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.AsStridedBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_geometry = native.tensor_geometry(self)
+        grad_fn.size = size
+        grad_fn.storage_offset = storage_offset
+        grad_fn.stride = stride
+    result = kernel_for("as_strided", device_of(self))(self, size, stride, storage_offset)
+    as_view(self, result)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def as_strided_(self, size, stride, storage_offset=None):
+    """``as_strided_(Tensor(a!) self, int[] size, int[] stride, int? storage_offset=None) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.AsStridedBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_geometry = native.tensor_geometry(self)
+        grad_fn.size = size
+        grad_fn.storage_offset = storage_offset
+        grad_fn.stride = stride
+    result = kernel_for("as_strided_", device_of(self))(self, size, stride, storage_offset)
+    bump_version(self)
+    if grad_fn is not None:
+        set_inplace_view_history(self, grad_fn)
+    return self
+
+
+def new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=None, pin_memory=None):
+    """``new_empty_strided(Tensor self, int[] size, int[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor``"""
+    result = kernel_for("new_empty_strided", device_of(self))(self, size, stride, dtype, layout, device, pin_memory)
+    return result
+
+
+def is_floating_point(self):
+    """``is_floating_point(Tensor self) -> bool``"""
+    return native.is_floating_point(self)
+
+
+def is_nonzero(self):
+    """``is_nonzero(Tensor self) -> bool``"""
+    return native.is_nonzero(self)
+
+
+def is_same_size(self, other):
+    """``is_same_size(Tensor self, Tensor other) -> bool``"""
+    return native.is_same_size(self, other)
+
+
+def is_signed(self):
+    """``is_signed(Tensor self) -> bool``"""
+    return native.is_signed(self)
+
+
+def is_conj(self):
+    """``is_conj(Tensor self) -> bool``"""
+    return native.is_conj(self)
+
+
+def is_neg(self):
+    """``is_neg(Tensor self) -> bool``"""
+    return native.is_neg(self)
+
+
+def positive(self):
+    """``positive(Tensor(a) self) -> Tensor(a)``"""
+    return native.positive(self)
+
+
+def conj(self):
+    """``conj(Tensor(a) self) -> Tensor(a)``"""
+    return native.conj(self)
+
+
+def resolve_conj(self):
+    """``resolve_conj(Tensor(a) self) -> Tensor(a)``"""
+    return native.conj(self)
+
+
+def resolve_neg(self):
+    """``resolve_neg(Tensor(a) self) -> Tensor(a)``"""
+    return native.conj(self)
+
+
+def conj_physical(self):
+    """``conj_physical(Tensor self) -> Tensor``"""
+    return native.conj(self)
+
+
+def adjoint(self):
+    """``adjoint(Tensor(a) self) -> Tensor(a)``"""
+    return native.adjoint(self)
+
+
+def sum_to_size(self, size):
+    """``sum_to_size(Tensor self, int[] size) -> Tensor``"""
+    return native.sum_to_size(self, size)
+
+
+def eq__Scalar(self, other):
+    """``eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.EqBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("eq_.Scalar", device_of(self))(self, other)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def eq__Tensor(self, other):
+    """``eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self, other))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = nodes.EqBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self, other))
+        grad_fn.other_info = (tuple(other._data.shape), other._dtype)
+    result = kernel_for("eq_.Tensor", device_of(self, other))(self, other)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def ne__Scalar(self, other):
+    """``ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.NeBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("ne_.Scalar", device_of(self))(self, other)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def ne__Tensor(self, other):
+    """``ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self, other))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = nodes.NeBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self, other))
+        grad_fn.other_info = (tuple(other._data.shape), other._dtype)
+    result = kernel_for("ne_.Tensor", device_of(self, other))(self, other)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def lt__Scalar(self, other):
+    """``lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.LtBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("lt_.Scalar", device_of(self))(self, other)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def lt__Tensor(self, other):
+    """``lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self, other))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = nodes.LtBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self, other))
+        grad_fn.other_info = (tuple(other._data.shape), other._dtype)
+    result = kernel_for("lt_.Tensor", device_of(self, other))(self, other)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def le__Scalar(self, other):
+    """``le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.LeBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("le_.Scalar", device_of(self))(self, other)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def le__Tensor(self, other):
+    """``le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self, other))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = nodes.LeBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self, other))
+        grad_fn.other_info = (tuple(other._data.shape), other._dtype)
+    result = kernel_for("le_.Tensor", device_of(self, other))(self, other)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def gt__Scalar(self, other):
+    """``gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.GtBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("gt_.Scalar", device_of(self))(self, other)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def gt__Tensor(self, other):
+    """``gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self, other))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = nodes.GtBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self, other))
+        grad_fn.other_info = (tuple(other._data.shape), other._dtype)
+    result = kernel_for("gt_.Tensor", device_of(self, other))(self, other)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def ge__Scalar(self, other):
+    """``ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.GeBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("ge_.Scalar", device_of(self))(self, other)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def ge__Tensor(self, other):
+    """``ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self, other))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = nodes.GeBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self, other))
+        grad_fn.other_info = (tuple(other._data.shape), other._dtype)
+    result = kernel_for("ge_.Tensor", device_of(self, other))(self, other)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def greater__Scalar(self, other):
+    """``greater_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)``"""
+    return native.greater_(self, other)
+
+
+def greater__Tensor(self, other):
+    """``greater_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
+    return native.greater_(self, other)
+
+
+def greater_equal__Scalar(self, other):
+    """``greater_equal_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)``"""
+    return native.greater_equal_(self, other)
+
+
+def greater_equal__Tensor(self, other):
+    """``greater_equal_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
+    return native.greater_equal_(self, other)
+
+
+def less__Scalar(self, other):
+    """``less_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)``"""
+    return native.less_(self, other)
+
+
+def less__Tensor(self, other):
+    """``less_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
+    return native.less_(self, other)
+
+
+def less_equal__Scalar(self, other):
+    """``less_equal_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)``"""
+    return native.less_equal_(self, other)
+
+
+def less_equal__Tensor(self, other):
+    """``less_equal_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
+    return native.less_equal_(self, other)
+
+
+def not_equal__Scalar(self, other):
+    """``not_equal_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)``"""
+    return native.not_equal_(self, other)
+
+
+def not_equal__Tensor(self, other):
+    """``not_equal_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
+    return native.not_equal_(self, other)
+
+
+def fmod__Scalar(self, other):
+    """``fmod_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.FmodBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("fmod_.Scalar", device_of(self))(self, other)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def fmod__Tensor(self, other):
+    """``fmod_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self, other))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = nodes.FmodBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self, other))
+        if grad_fn.should_compute_output(1):
+            grad_fn.other_ = SavedVariable(other)
+        if grad_fn.should_compute_output(1):
+            grad_fn.self_ = SavedVariable(self.clone())
+    result = kernel_for("fmod_.Tensor", device_of(self, other))(self, other)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def fix(self):
+    """``fix(Tensor self) -> Tensor``"""
+    return native.fix(self)
+
+
+def fix_(self):
+    """``fix_(Tensor(a!) self) -> Tensor(a!)``"""
+    return native.fix_(self)
+
+
+def heaviside(self, values):
+    """``heaviside(Tensor self, Tensor values) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, values):
+        grad_fn = manual.NotImplemented("aten::heaviside", self, values)
+    result = kernel_for("heaviside", device_of(self, values))(self, values)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def heaviside_(self, values):
+    """``heaviside_(Tensor(a!) self, Tensor values) -> Tensor(a!)``"""
+    check_inplace(self)
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, values):
+        grad_fn = manual.NotImplemented("aten::heaviside_", self, values)
+    result = kernel_for("heaviside_", device_of(self, values))(self, values)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def gcd(self, other):
+    """``gcd(Tensor self, Tensor other) -> Tensor``"""
+    result = kernel_for("gcd", device_of(self, other))(self, other)
+    return result
+
+
+def gcd_(self, other):
+    """``gcd_(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
+    result = kernel_for("gcd_", device_of(self, other))(self, other)
+    bump_version(self)
+    return self
+
+
+def lcm(self, other):
+    """``lcm(Tensor self, Tensor other) -> Tensor``"""
+    result = kernel_for("lcm", device_of(self, other))(self, other)
+    return result
+
+
+def lcm_(self, other):
+    """``lcm_(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
+    result = kernel_for("lcm_", device_of(self, other))(self, other)
+    bump_version(self)
+    return self
+
+
+def ldexp_Tensor(self, other):
+    """``ldexp.Tensor(Tensor self, Tensor other) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = nodes.LdexpBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, other))
+        if grad_fn.should_compute_output(0):
+            grad_fn.other_ = SavedVariable(other)
+    result = kernel_for("ldexp.Tensor", device_of(self, other))(self, other)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return result
+
+
+def ldexp_(self, other):
+    """``ldexp_(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self, other))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = nodes.LdexpBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, other))
+        if grad_fn.should_compute_output(0):
+            grad_fn.other_ = SavedVariable(other)
+    result = kernel_for("ldexp_", device_of(self, other))(self, other)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return self
+
+
+def nan_to_num_(self, nan=None, posinf=None, neginf=None):
+    """``nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.NanToNumBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self.clone())
+    result = kernel_for("nan_to_num_", device_of(self))(self, nan, posinf, neginf)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def diagflat(self, offset=0):
+    """``diagflat(Tensor self, int offset=0) -> Tensor``"""
+    return native.diagflat(self, offset)
+
+
+def concat(tensors, dim=0):
+    """``concat(Tensor[] tensors, int dim=0) -> Tensor``"""
+    return native.concat(tensors, dim)
+
+
+def concatenate(tensors, dim=0):
+    """``concatenate(Tensor[] tensors, int dim=0) -> Tensor``"""
+    return native.concat(tensors, dim)
+
+
+def row_stack(tensors):
+    """``row_stack(Tensor[] tensors) -> Tensor``"""
+    return native.row_stack(tensors)
+
+
+def hsplit_int(self, sections):
+    """``hsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]``"""
+    return native.hsplit(self, sections)
+
+
+def hsplit_array(self, indices):
+    """``hsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]``"""
+    return native.hsplit(self, indices)
+
+
+def vsplit_int(self, sections):
+    """``vsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]``"""
+    return native.vsplit(self, sections)
+
+
+def vsplit_array(self, indices):
+    """``vsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]``"""
+    return native.vsplit(self, indices)
+
+
+def dsplit_int(self, sections):
+    """``dsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]``"""
+    return native.dsplit(self, sections)
+
+
+def dsplit_array(self, indices):
+    """``dsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]``"""
+    return native.dsplit(self, indices)
+
+
+def vdot(self, other):
+    """``vdot(Tensor self, Tensor other) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = nodes.VdotBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, other))
+        if grad_fn.should_compute_output(0):
+            grad_fn.other_ = SavedVariable(other)
+        if grad_fn.should_compute_output(1):
+            grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("vdot", device_of(self, other))(self, other)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def addmv(self, mat, vec, *, beta=1, alpha=1):
+    """``addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, mat, vec):
+        grad_fn = nodes.AddmvBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, mat, vec))
+        grad_fn.alpha = alpha
+        grad_fn.beta = beta
+        if grad_fn.should_compute_output(2):
+            grad_fn.mat_ = SavedVariable(mat)
+        if grad_fn.should_compute_output(1):
+            grad_fn.vec_ = SavedVariable(vec)
+    result = kernel_for("addmv", device_of(self, mat, vec))(self, mat, vec, beta, alpha)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def addmv_(self, mat, vec, *, beta=1, alpha=1):
+    """``addmv_(Tensor(a!) self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self, mat, vec))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, mat, vec):
+        grad_fn = nodes.AddmvBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, mat, vec))
+        grad_fn.alpha = alpha
+        grad_fn.beta = beta
+        if grad_fn.should_compute_output(2):
+            grad_fn.mat_ = SavedVariable(mat)
+        if grad_fn.should_compute_output(1):
+            grad_fn.vec_ = SavedVariable(vec)
+    result = kernel_for("addmv_", device_of(self, mat, vec))(self, mat, vec, beta, alpha)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def addr(self, vec1, vec2, *, beta=1, alpha=1):
+    """``addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, vec1, vec2):
+        grad_fn = nodes.AddrBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, vec1, vec2))
+        grad_fn.alpha = alpha
+        grad_fn.beta = beta
+        if grad_fn.should_compute_output(2):
+            grad_fn.vec1_ = SavedVariable(vec1)
+        if grad_fn.should_compute_output(1):
+            grad_fn.vec2_ = SavedVariable(vec2)
+    result = kernel_for("addr", device_of(self, vec1, vec2))(self, vec1, vec2, beta, alpha)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def addr_(self, vec1, vec2, *, beta=1, alpha=1):
+    """``addr_(Tensor(a!) self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self, vec1, vec2))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, vec1, vec2):
+        grad_fn = nodes.AddrBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, vec1, vec2))
+        grad_fn.alpha = alpha
+        grad_fn.beta = beta
+        if grad_fn.should_compute_output(2):
+            grad_fn.vec1_ = SavedVariable(vec1)
+        if grad_fn.should_compute_output(1):
+            grad_fn.vec2_ = SavedVariable(vec2)
+    result = kernel_for("addr_", device_of(self, vec1, vec2))(self, vec1, vec2, beta, alpha)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
+    """``addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, batch1, batch2):
+        grad_fn = nodes.AddbmmBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, batch1, batch2))
+        grad_fn.alpha = alpha
+        if grad_fn.should_compute_output(2):
+            grad_fn.batch1_ = SavedVariable(batch1)
+        grad_fn.batch1_sym_argsize_0 = batch1.shape[0]
+        grad_fn.batch1_sym_argsize_1 = batch1.shape[1]
+        if grad_fn.should_compute_output(1):
+            grad_fn.batch2_ = SavedVariable(batch2)
+        grad_fn.batch2_sym_argsize_2 = batch2.shape[2]
+        grad_fn.beta = beta
+    result = kernel_for("addbmm", device_of(self, batch1, batch2))(self, batch1, batch2, beta, alpha)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+    """``addbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self, batch1, batch2))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, batch1, batch2):
+        grad_fn = nodes.AddbmmBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, batch1, batch2))
+        grad_fn.alpha = alpha
+        if grad_fn.should_compute_output(2):
+            grad_fn.batch1_ = SavedVariable(batch1)
+        grad_fn.batch1_sym_argsize_0 = batch1.shape[0]
+        grad_fn.batch1_sym_argsize_1 = batch1.shape[1]
+        if grad_fn.should_compute_output(1):
+            grad_fn.batch2_ = SavedVariable(batch2)
+        grad_fn.batch2_sym_argsize_2 = batch2.shape[2]
+        grad_fn.beta = beta
+    result = kernel_for("addbmm_", device_of(self, batch1, batch2))(self, batch1, batch2, beta, alpha)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def addmm_(self, mat1, mat2, *, beta=1, alpha=1):
+    """``addmm_(Tensor(a!) self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self, mat1, mat2))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, mat1, mat2):
+        grad_fn = nodes.AddmmBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, mat1, mat2))
+        grad_fn.alpha = alpha
+        grad_fn.beta = beta
+        if grad_fn.should_compute_output(2):
+            grad_fn.mat1_ = SavedVariable(mat1)
+        grad_fn.mat1_sizes = tuple(mat1._data.shape)
+        grad_fn.mat1_strides = native.strides_of(mat1) if any_requires_grad(mat1) else ()
+        if grad_fn.should_compute_output(1):
+            grad_fn.mat2_ = SavedVariable(mat2)
+        grad_fn.mat2_sizes = tuple(mat2._data.shape)
+        grad_fn.mat2_strides = native.strides_of(mat2) if any_requires_grad(mat2) else ()
+    result = kernel_for("addmm_", device_of(self, mat1, mat2))(self, mat1, mat2, beta, alpha)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def block_diag(tensors):
+    """``block_diag(Tensor[] tensors) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(*tensors):
+        grad_fn = nodes.BlockDiagBackward0()
+        grad_fn.set_next_edges(collect_next_edges(*tensors))
+        grad_fn.tensors_size_ = len(tensors)
+        grad_fn.tensors_args_scalartypes = [t._dtype for t in tensors]
+        grad_fn.tensors_args_sizes = [tuple(t._data.shape) for t in tensors]
+    result = kernel_for("block_diag", device_of(tensors))(tensors)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def cartesian_prod(tensors):
+    """``cartesian_prod(Tensor[] tensors) -> Tensor``"""
+    return native.cartesian_prod(tensors)
+
+
+def combinations(self, r=2, with_replacement=False):
+    """``combinations(Tensor self, int r=2, bool with_replacement=False) -> Tensor``"""
+    return native.combinations(self, r, with_replacement)
+
+
+def linalg_cross(self, other, *, dim=-1):
+    """``linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = nodes.LinalgCrossBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, other))
+        grad_fn.dim = dim
+        if grad_fn.should_compute_output(0):
+            grad_fn.other_ = SavedVariable(other)
+        if grad_fn.should_compute_output(1):
+            grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("linalg_cross", device_of(self, other))(self, other, dim)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def cross(self, other, dim=None):
+    """``cross(Tensor self, Tensor other, int? dim=None) -> Tensor``"""
+    return native.cross(self, other, dim)
+
+
+def index_copy(self, dim, index, source):
+    """``index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, source):
+        grad_fn = nodes.IndexCopyBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, source))
+        grad_fn.dim = dim
+        grad_fn.index_ = SavedVariable(index)
+        if grad_fn.should_compute_output(1):
+            grad_fn.source_ = SavedVariable(source)
+        grad_fn.source_dim = source._data.ndim
+    result = kernel_for("index_copy", device_of(self, index, source))(self, dim, index, source)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def index_copy_(self, dim, index, source):
+    """``index_copy_(Tensor(a!) self, int dim, Tensor index, Tensor source) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self, source))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, source):
+        grad_fn = nodes.IndexCopyBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, source))
+        grad_fn.dim = dim
+        grad_fn.index_ = SavedVariable(index)
+        if grad_fn.should_compute_output(1):
+            grad_fn.source_ = SavedVariable(source)
+        grad_fn.source_dim = source._data.ndim
+    result = kernel_for("index_copy_", device_of(self, index, source))(self, dim, index, source)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+index_put_ = manual.index_put_  # ``index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)``, hand-written
+
+index_put = manual.index_put  # ``index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor``, hand-written
+
+def select_scatter(self, src, dim, index):
+    """``select_scatter(Tensor self, Tensor src, int dim, int index) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, src):
+        grad_fn = nodes.SelectScatterBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, src))
+        grad_fn.dim = dim
+        grad_fn.index = index
+        grad_fn.src_info = (tuple(src._data.shape), src._dtype)
+    result = kernel_for("select_scatter", device_of(self, src))(self, src, dim, index)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def slice_scatter(self, src, dim=0, start=None, end=None, step=1):
+    """``slice_scatter(Tensor self, Tensor src, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, src):
+        grad_fn = nodes.SliceScatterBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, src))
+        grad_fn.dim = dim
+        grad_fn.end = end
+        grad_fn.src_info = (tuple(src._data.shape), src._dtype)
+        grad_fn.start = start
+        grad_fn.step = step
+    result = kernel_for("slice_scatter", device_of(self, src))(self, src, dim, start, end, step)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
+    """``diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, src):
+        grad_fn = nodes.DiagonalScatterBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, src))
+        grad_fn.dim1 = dim1
+        grad_fn.dim2 = dim2
+        grad_fn.offset = offset
+        grad_fn.src_info = (tuple(src._data.shape), src._dtype)
+    result = kernel_for("diagonal_scatter", device_of(self, src))(self, src, offset, dim1, dim2)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def msort(self):
+    """``msort(Tensor self) -> Tensor``"""
+    return native.msort(self)
+
+
+def unsafe_split_Tensor(self, split_size, dim=0):
+    """``unsafe_split.Tensor(Tensor self, int split_size, int dim=0) -> Tensor[]``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.UnsafeSplitBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim = dim
+        grad_fn.self_options = (self._dtype, self._device)
+        grad_fn.self_sizes = tuple(self._data.shape)
+        grad_fn.split_size = split_size
+    result = kernel_for("unsafe_split.Tensor", device_of(self))(self, split_size, dim)
+    if grad_fn is not None:
+        for output in result:
+            set_history(output, grad_fn)
+    return result
+
+
+def unsafe_chunk(self, chunks, dim=0):
+    """``unsafe_chunk(Tensor self, int chunks, int dim=0) -> Tensor[]``"""
+    return native.unsafe_chunk(self, chunks, dim)
+
+
+def unsafe_split_with_sizes(self, split_sizes, dim=0):
+    """``unsafe_split_with_sizes(Tensor self, int[] split_sizes, int dim=0) -> Tensor[]``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.UnsafeSplitWithSizesBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.dim = dim
+        grad_fn.self_options = (self._dtype, self._device)
+        grad_fn.self_sizes = tuple(self._data.shape)
+        grad_fn.split_sizes = split_sizes
+    result = kernel_for("unsafe_split_with_sizes", device_of(self))(self, split_sizes, dim)
+    if grad_fn is not None:
+        for output in result:
+            set_history(output, grad_fn)
+    return result
+
+
+def heaviside_out(self, values, *, out):
+    """``heaviside.out(Tensor self, Tensor values, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("heaviside", self, values, out)
+    result = heaviside(self, values)
+    native.write_out(out, result, "heaviside.out")
+    bump_version(out)
+    return out
+
+
+def gcd_out(self, other, *, out):
+    """``gcd.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("gcd", self, other, out)
+    result = gcd(self, other)
+    native.write_out(out, result, "gcd.out")
+    bump_version(out)
+    return out
+
+
+def lcm_out(self, other, *, out):
+    """``lcm.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("lcm", self, other, out)
+    result = lcm(self, other)
+    native.write_out(out, result, "lcm.out")
+    bump_version(out)
+    return out
+
+
+def ldexp_out(self, other, *, out):
+    """``ldexp.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("ldexp", self, other, out)
+    result = ldexp_Tensor(self, other)
+    native.write_out(out, result, "ldexp.out")
+    bump_version(out)
+    return out
+
+
+def vdot_out(self, other, *, out):
+    """``vdot.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    return native.vdot_out(self, other, out=out)
+
+
+def addmv_out(self, mat, vec, *, beta=1, alpha=1, out):
+    """``addmv.out(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("addmv", self, mat, vec, out)
+    result = addmv(self, mat, vec, beta=beta, alpha=alpha)
+    native.write_out(out, result, "addmv.out")
+    bump_version(out)
+    return out
+
+
+def addr_out(self, vec1, vec2, *, beta=1, alpha=1, out):
+    """``addr.out(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("addr", self, vec1, vec2, out)
+    result = addr(self, vec1, vec2, beta=beta, alpha=alpha)
+    native.write_out(out, result, "addr.out")
+    bump_version(out)
+    return out
+
+
+def addbmm_out(self, batch1, batch2, *, beta=1, alpha=1, out):
+    """``addbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("addbmm", self, batch1, batch2, out)
+    result = addbmm(self, batch1, batch2, beta=beta, alpha=alpha)
+    native.write_out(out, result, "addbmm.out")
+    bump_version(out)
+    return out
+
+
+def index_copy_out(self, dim, index, source, *, out):
+    """``index_copy.out(Tensor self, int dim, Tensor index, Tensor source, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("index_copy", self, index, source, out)
+    result = index_copy(self, dim, index, source)
+    native.write_out(out, result, "index_copy.out")
+    bump_version(out)
+    return out
+
+
+def linalg_cross_out(self, other, *, dim=-1, out):
+    """``linalg_cross.out(Tensor self, Tensor other, *, int dim=-1, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("linalg_cross", self, other, out)
+    result = linalg_cross(self, other, dim=dim)
+    native.write_out(out, result, "linalg_cross.out")
+    bump_version(out)
+    return out
+
+
+def block_diag_out(tensors, *, out):
+    """``block_diag.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("block_diag", *tensors, out)
+    result = block_diag(tensors)
+    native.write_out(out, result, "block_diag.out")
+    bump_version(out)
+    return out
+
+
+def fix_out(self, *, out):
+    """``fix.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    return native.fix_out(self, out=out)
+
+
+def concat_out(tensors, dim=0, *, out):
+    """``concat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)``"""
+    return native.concat_out(tensors, dim, out=out)
+
+
+def concatenate_out(tensors, dim=0, *, out):
+    """``concatenate.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)``"""
+    return native.concat_out(tensors, dim, out=out)
+
+
+def row_stack_out(tensors, *, out):
+    """``row_stack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)``"""
+    return native.row_stack_out(tensors, out=out)
+
+
+def cross_out(self, other, dim=None, *, out):
+    """``cross.out(Tensor self, Tensor other, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)``"""
+    return native.cross_out(self, other, dim, out=out)
 
 
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
@@ -10722,6 +11724,7 @@ register_kernels("_euclidean_dist(Tensor x1, Tensor x2) -> Tensor", {"CPU": nati
 register_kernels("_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor", {"CPU": native._cdist_forward, "CUDA": native._cdist_forward}, _cdist_forward)
 register_kernels("_cdist_backward(Tensor grad, Tensor x1, Tensor x2, float p, Tensor cdist) -> Tensor", {"CPU": native._cdist_backward, "CUDA": native._cdist_backward}, _cdist_backward)
 register_kernels("unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)", {"CPU": native.unsqueeze_, "CUDA": native.unsqueeze_}, unsqueeze_)
+register_kernels("t_(Tensor(a!) self) -> Tensor(a!)", {"CPU": native.t_, "CUDA": native.t_}, t_)
 register_kernels("transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)", {"CPU": native.transpose_, "CUDA": native.transpose_}, transpose_)
 register_kernels("quantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor", {"CompositeImplicitAutograd": native.quantile}, quantile)
 register_kernels("quantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor", {"CompositeImplicitAutograd": native.quantile_scalar}, quantile_scalar)
@@ -10757,6 +11760,109 @@ register_kernels("quantile.out(Tensor self, Tensor q, int? dim=None, bool keepdi
 register_kernels("quantile.scalar_out(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor(a!) out) -> Tensor(a!)", {}, quantile_scalar_out)
 register_kernels("nanquantile.out(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor(a!) out) -> Tensor(a!)", {}, nanquantile_out)
 register_kernels("nanquantile.scalar_out(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor(a!) out) -> Tensor(a!)", {}, nanquantile_scalar_out)
+register_kernels("swapaxes_(Tensor(a!) self, int axis0, int axis1) -> Tensor(a!)", {"CompositeImplicitAutograd": native.swapaxes_}, swapaxes_)
+register_kernels("swapdims_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)", {"CompositeImplicitAutograd": native.swapaxes_}, swapdims_)
+register_kernels("as_strided(Tensor(a) self, int[] size, int[] stride, int? storage_offset=None) -> Tensor(a)", {"CPU": native.as_strided, "CUDA": native.as_strided}, as_strided, computes=False)
+register_kernels("as_strided_(Tensor(a!) self, int[] size, int[] stride, int? storage_offset=None) -> Tensor(a!)", {"CPU": native.as_strided_, "CUDA": native.as_strided_}, as_strided_)
+register_kernels("new_empty_strided(Tensor self, int[] size, int[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", {"CPU": native.new_empty_strided, "CUDA": native.new_empty_strided}, new_empty_strided)
+register_kernels("is_floating_point(Tensor self) -> bool", {"CompositeImplicitAutograd": native.is_floating_point}, is_floating_point)
+register_kernels("is_nonzero(Tensor self) -> bool", {"CompositeImplicitAutograd": native.is_nonzero}, is_nonzero)
+register_kernels("is_same_size(Tensor self, Tensor other) -> bool", {"CompositeImplicitAutograd": native.is_same_size}, is_same_size)
+register_kernels("is_signed(Tensor self) -> bool", {"CompositeImplicitAutograd": native.is_signed}, is_signed)
+register_kernels("is_conj(Tensor self) -> bool", {"CompositeImplicitAutograd": native.is_conj}, is_conj)
+register_kernels("is_neg(Tensor self) -> bool", {"CompositeImplicitAutograd": native.is_neg}, is_neg)
+register_kernels("positive(Tensor(a) self) -> Tensor(a)", {"CompositeImplicitAutograd": native.positive}, positive, computes=False)
+register_kernels("conj(Tensor(a) self) -> Tensor(a)", {"CompositeImplicitAutograd": native.conj}, conj, computes=False)
+register_kernels("resolve_conj(Tensor(a) self) -> Tensor(a)", {"CompositeImplicitAutograd": native.conj}, resolve_conj, computes=False)
+register_kernels("resolve_neg(Tensor(a) self) -> Tensor(a)", {"CompositeImplicitAutograd": native.conj}, resolve_neg, computes=False)
+register_kernels("conj_physical(Tensor self) -> Tensor", {"CompositeImplicitAutograd": native.conj}, conj_physical)
+register_kernels("adjoint(Tensor(a) self) -> Tensor(a)", {"CompositeImplicitAutograd": native.adjoint}, adjoint, computes=False)
+register_kernels("sum_to_size(Tensor self, int[] size) -> Tensor", {"CompositeImplicitAutograd": native.sum_to_size}, sum_to_size)
+register_kernels("eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", {"CPU": native.eq_, "CUDA": native.eq_}, eq__Scalar)
+register_kernels("eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CPU": native.eq_, "CUDA": native.eq_}, eq__Tensor)
+register_kernels("ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", {"CPU": native.ne_, "CUDA": native.ne_}, ne__Scalar)
+register_kernels("ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CPU": native.ne_, "CUDA": native.ne_}, ne__Tensor)
+register_kernels("lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", {"CPU": native.lt_, "CUDA": native.lt_}, lt__Scalar)
+register_kernels("lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CPU": native.lt_, "CUDA": native.lt_}, lt__Tensor)
+register_kernels("le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", {"CPU": native.le_, "CUDA": native.le_}, le__Scalar)
+register_kernels("le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CPU": native.le_, "CUDA": native.le_}, le__Tensor)
+register_kernels("gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", {"CPU": native.gt_, "CUDA": native.gt_}, gt__Scalar)
+register_kernels("gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CPU": native.gt_, "CUDA": native.gt_}, gt__Tensor)
+register_kernels("ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", {"CPU": native.ge_, "CUDA": native.ge_}, ge__Scalar)
+register_kernels("ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CPU": native.ge_, "CUDA": native.ge_}, ge__Tensor)
+register_kernels("greater_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", {"CompositeImplicitAutograd": native.greater_}, greater__Scalar)
+register_kernels("greater_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CompositeImplicitAutograd": native.greater_}, greater__Tensor)
+register_kernels("greater_equal_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", {"CompositeImplicitAutograd": native.greater_equal_}, greater_equal__Scalar)
+register_kernels("greater_equal_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CompositeImplicitAutograd": native.greater_equal_}, greater_equal__Tensor)
+register_kernels("less_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", {"CompositeImplicitAutograd": native.less_}, less__Scalar)
+register_kernels("less_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CompositeImplicitAutograd": native.less_}, less__Tensor)
+register_kernels("less_equal_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", {"CompositeImplicitAutograd": native.less_equal_}, less_equal__Scalar)
+register_kernels("less_equal_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CompositeImplicitAutograd": native.less_equal_}, less_equal__Tensor)
+register_kernels("not_equal_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", {"CompositeImplicitAutograd": native.not_equal_}, not_equal__Scalar)
+register_kernels("not_equal_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CompositeImplicitAutograd": native.not_equal_}, not_equal__Tensor)
+register_kernels("fmod_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", {"CPU": native.fmod_, "CUDA": native.fmod_}, fmod__Scalar)
+register_kernels("fmod_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CPU": native.fmod_, "CUDA": native.fmod_}, fmod__Tensor)
+register_kernels("fix(Tensor self) -> Tensor", {"CompositeImplicitAutograd": native.fix}, fix)
+register_kernels("fix_(Tensor(a!) self) -> Tensor(a!)", {"CompositeImplicitAutograd": native.fix_}, fix_)
+register_kernels("heaviside(Tensor self, Tensor values) -> Tensor", {"CPU": native.heaviside, "CUDA": native.heaviside}, heaviside)
+register_kernels("heaviside_(Tensor(a!) self, Tensor values) -> Tensor(a!)", {"CPU": native.heaviside_, "CUDA": native.heaviside_}, heaviside_)
+register_kernels("gcd(Tensor self, Tensor other) -> Tensor", {"CPU": native.gcd, "CUDA": native.gcd}, gcd)
+register_kernels("gcd_(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CPU": native.gcd_, "CUDA": native.gcd_}, gcd_)
+register_kernels("lcm(Tensor self, Tensor other) -> Tensor", {"CPU": native.lcm, "CUDA": native.lcm}, lcm)
+register_kernels("lcm_(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CPU": native.lcm_, "CUDA": native.lcm_}, lcm_)
+register_kernels("ldexp.Tensor(Tensor self, Tensor other) -> Tensor", {"CPU": native.ldexp, "CUDA": native.ldexp}, ldexp_Tensor)
+register_kernels("ldexp_(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CPU": native.ldexp_, "CUDA": native.ldexp_}, ldexp_)
+register_kernels("nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)", {"CPU": native.nan_to_num_, "CUDA": native.nan_to_num_}, nan_to_num_)
+register_kernels("diagflat(Tensor self, int offset=0) -> Tensor", {"CompositeImplicitAutograd": native.diagflat}, diagflat)
+register_kernels("concat(Tensor[] tensors, int dim=0) -> Tensor", {"CompositeImplicitAutograd": native.concat}, concat)
+register_kernels("concatenate(Tensor[] tensors, int dim=0) -> Tensor", {"CompositeImplicitAutograd": native.concat}, concatenate)
+register_kernels("row_stack(Tensor[] tensors) -> Tensor", {"CompositeImplicitAutograd": native.row_stack}, row_stack)
+register_kernels("hsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]", {"CompositeImplicitAutograd": native.hsplit}, hsplit_int, computes=False)
+register_kernels("hsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]", {"CompositeImplicitAutograd": native.hsplit}, hsplit_array, computes=False)
+register_kernels("vsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]", {"CompositeImplicitAutograd": native.vsplit}, vsplit_int, computes=False)
+register_kernels("vsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]", {"CompositeImplicitAutograd": native.vsplit}, vsplit_array, computes=False)
+register_kernels("dsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]", {"CompositeImplicitAutograd": native.dsplit}, dsplit_int, computes=False)
+register_kernels("dsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]", {"CompositeImplicitAutograd": native.dsplit}, dsplit_array, computes=False)
+register_kernels("vdot(Tensor self, Tensor other) -> Tensor", {"CPU": native.vdot, "CUDA": native.vdot}, vdot)
+register_kernels("addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor", {"CPU": native.addmv, "CUDA": native.addmv}, addmv)
+register_kernels("addmv_(Tensor(a!) self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)", {"CPU": native.addmv_, "CUDA": native.addmv_}, addmv_)
+register_kernels("addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor", {"CPU": native.addr, "CUDA": native.addr}, addr)
+register_kernels("addr_(Tensor(a!) self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)", {"CPU": native.addr_, "CUDA": native.addr_}, addr_)
+register_kernels("addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor", {"CPU": native.addbmm, "CUDA": native.addbmm}, addbmm)
+register_kernels("addbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)", {"CPU": native.addbmm_, "CUDA": native.addbmm_}, addbmm_)
+register_kernels("addmm_(Tensor(a!) self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)", {"CPU": native.addmm_, "CUDA": native.addmm_}, addmm_)
+register_kernels("block_diag(Tensor[] tensors) -> Tensor", {"CPU": native.block_diag, "CUDA": native.block_diag}, block_diag)
+register_kernels("cartesian_prod(Tensor[] tensors) -> Tensor", {"CompositeImplicitAutograd": native.cartesian_prod}, cartesian_prod)
+register_kernels("combinations(Tensor self, int r=2, bool with_replacement=False) -> Tensor", {"CompositeImplicitAutograd": native.combinations}, combinations)
+register_kernels("linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor", {"CPU": native.linalg_cross, "CUDA": native.linalg_cross}, linalg_cross)
+register_kernels("cross(Tensor self, Tensor other, int? dim=None) -> Tensor", {"CompositeImplicitAutograd": native.cross}, cross)
+register_kernels("index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor", {"CPU": native.index_copy, "CUDA": native.index_copy}, index_copy)
+register_kernels("index_copy_(Tensor(a!) self, int dim, Tensor index, Tensor source) -> Tensor(a!)", {"CPU": native.index_copy_, "CUDA": native.index_copy_}, index_copy_)
+register_kernels("index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)", {"CPU": native.index_put_, "CUDA": native.index_put_}, index_put_)
+register_kernels("index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor", {"CPU": native.index_put, "CUDA": native.index_put}, index_put)
+register_kernels("select_scatter(Tensor self, Tensor src, int dim, int index) -> Tensor", {"CPU": native.select_scatter, "CUDA": native.select_scatter}, select_scatter)
+register_kernels("slice_scatter(Tensor self, Tensor src, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor", {"CPU": native.slice_scatter, "CUDA": native.slice_scatter}, slice_scatter)
+register_kernels("diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor", {"CPU": native.diagonal_scatter, "CUDA": native.diagonal_scatter}, diagonal_scatter)
+register_kernels("msort(Tensor self) -> Tensor", {"CompositeImplicitAutograd": native.msort}, msort)
+register_kernels("unsafe_split.Tensor(Tensor self, int split_size, int dim=0) -> Tensor[]", {"CPU": native.unsafe_split, "CUDA": native.unsafe_split}, unsafe_split_Tensor)
+register_kernels("unsafe_chunk(Tensor self, int chunks, int dim=0) -> Tensor[]", {"CompositeImplicitAutograd": native.unsafe_chunk}, unsafe_chunk)
+register_kernels("unsafe_split_with_sizes(Tensor self, int[] split_sizes, int dim=0) -> Tensor[]", {"CPU": native.unsafe_split_with_sizes, "CUDA": native.unsafe_split_with_sizes}, unsafe_split_with_sizes)
+register_kernels("heaviside.out(Tensor self, Tensor values, *, Tensor(a!) out) -> Tensor(a!)", {}, heaviside_out)
+register_kernels("gcd.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, gcd_out)
+register_kernels("lcm.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, lcm_out)
+register_kernels("ldexp.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, ldexp_out)
+register_kernels("vdot.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {"CompositeImplicitAutograd": native.vdot_out}, vdot_out)
+register_kernels("addmv.out(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, addmv_out)
+register_kernels("addr.out(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, addr_out)
+register_kernels("addbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, addbmm_out)
+register_kernels("index_copy.out(Tensor self, int dim, Tensor index, Tensor source, *, Tensor(a!) out) -> Tensor(a!)", {}, index_copy_out)
+register_kernels("linalg_cross.out(Tensor self, Tensor other, *, int dim=-1, Tensor(a!) out) -> Tensor(a!)", {}, linalg_cross_out)
+register_kernels("block_diag.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)", {}, block_diag_out)
+register_kernels("fix.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {"CompositeImplicitAutograd": native.fix_out}, fix_out)
+register_kernels("concat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)", {"CompositeImplicitAutograd": native.concat_out}, concat_out)
+register_kernels("concatenate.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)", {"CompositeImplicitAutograd": native.concat_out}, concatenate_out)
+register_kernels("row_stack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)", {"CompositeImplicitAutograd": native.row_stack_out}, row_stack_out)
+register_kernels("cross.out(Tensor self, Tensor other, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)", {"CompositeImplicitAutograd": native.cross_out}, cross_out)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -11654,6 +12760,7 @@ PARAMETERS = {
     "_cdist_forward": ((('x1', 'Tensor', False), ('x2', 'Tensor', False), ('p', 'any', False), ('compute_mode', 'int?', False),), ()),
     "_cdist_backward": ((('grad', 'Tensor', False), ('x1', 'Tensor', False), ('x2', 'Tensor', False), ('p', 'any', False), ('cdist', 'Tensor', False),), ()),
     "unsqueeze_": ((('self', 'Tensor', False), ('dim', 'int', False),), ()),
+    "t_": ((('self', 'Tensor', False),), ()),
     "transpose_": ((('self', 'Tensor', False), ('dim0', 'int', False), ('dim1', 'int', False),), ()),
     "quantile": ((('self', 'Tensor', False), ('q', 'Tensor', False), ('dim', 'int?', True), ('keepdim', 'bool', True),), (('interpolation', 'any', True),)),
     "quantile_scalar": ((('self', 'Tensor', False), ('q', 'any', False), ('dim', 'int?', True), ('keepdim', 'bool', True),), (('interpolation', 'any', True),)),
@@ -11689,6 +12796,109 @@ PARAMETERS = {
     "quantile_scalar_out": ((('self', 'Tensor', False), ('q', 'any', False), ('dim', 'int?', True), ('keepdim', 'bool', True),), (('interpolation', 'any', True), ('out', 'Tensor', False),)),
     "nanquantile_out": ((('self', 'Tensor', False), ('q', 'Tensor', False), ('dim', 'int?', True), ('keepdim', 'bool', True),), (('interpolation', 'any', True), ('out', 'Tensor', False),)),
     "nanquantile_scalar_out": ((('self', 'Tensor', False), ('q', 'any', False), ('dim', 'int?', True), ('keepdim', 'bool', True),), (('interpolation', 'any', True), ('out', 'Tensor', False),)),
+    "swapaxes_": ((('self', 'Tensor', False), ('axis0', 'int', False), ('axis1', 'int', False),), ()),
+    "swapdims_": ((('self', 'Tensor', False), ('dim0', 'int', False), ('dim1', 'int', False),), ()),
+    "as_strided": ((('self', 'Tensor', False), ('size', 'int[]', False), ('stride', 'int[]', False), ('storage_offset', 'int?', True),), ()),
+    "as_strided_": ((('self', 'Tensor', False), ('size', 'int[]', False), ('stride', 'int[]', False), ('storage_offset', 'int?', True),), ()),
+    "new_empty_strided": ((('self', 'Tensor', False), ('size', 'int[]', False), ('stride', 'int[]', False),), (('dtype', 'ScalarType?', True), ('layout', 'Layout?', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
+    "is_floating_point": ((('self', 'Tensor', False),), ()),
+    "is_nonzero": ((('self', 'Tensor', False),), ()),
+    "is_same_size": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "is_signed": ((('self', 'Tensor', False),), ()),
+    "is_conj": ((('self', 'Tensor', False),), ()),
+    "is_neg": ((('self', 'Tensor', False),), ()),
+    "positive": ((('self', 'Tensor', False),), ()),
+    "conj": ((('self', 'Tensor', False),), ()),
+    "resolve_conj": ((('self', 'Tensor', False),), ()),
+    "resolve_neg": ((('self', 'Tensor', False),), ()),
+    "conj_physical": ((('self', 'Tensor', False),), ()),
+    "adjoint": ((('self', 'Tensor', False),), ()),
+    "sum_to_size": ((('self', 'Tensor', False), ('size', 'int[]', False),), ()),
+    "eq__Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "eq__Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "ne__Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "ne__Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "lt__Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "lt__Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "le__Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "le__Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "gt__Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "gt__Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "ge__Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "ge__Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "greater__Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "greater__Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "greater_equal__Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "greater_equal__Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "less__Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "less__Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "less_equal__Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "less_equal__Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "not_equal__Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "not_equal__Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "fmod__Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "fmod__Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "fix": ((('self', 'Tensor', False),), ()),
+    "fix_": ((('self', 'Tensor', False),), ()),
+    "heaviside": ((('self', 'Tensor', False), ('values', 'Tensor', False),), ()),
+    "heaviside_": ((('self', 'Tensor', False), ('values', 'Tensor', False),), ()),
+    "gcd": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "gcd_": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "lcm": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "lcm_": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "ldexp_Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "ldexp_": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "nan_to_num_": ((('self', 'Tensor', False), ('nan', 'any', True), ('posinf', 'any', True), ('neginf', 'any', True),), ()),
+    "diagflat": ((('self', 'Tensor', False), ('offset', 'int', True),), ()),
+    "concat": ((('tensors', 'Tensor[]', False), ('dim', 'int', True),), ()),
+    "concatenate": ((('tensors', 'Tensor[]', False), ('dim', 'int', True),), ()),
+    "row_stack": ((('tensors', 'Tensor[]', False),), ()),
+    "hsplit_int": ((('self', 'Tensor', False), ('sections', 'int', False),), ()),
+    "hsplit_array": ((('self', 'Tensor', False), ('indices', 'int[]', False),), ()),
+    "vsplit_int": ((('self', 'Tensor', False), ('sections', 'int', False),), ()),
+    "vsplit_array": ((('self', 'Tensor', False), ('indices', 'int[]', False),), ()),
+    "dsplit_int": ((('self', 'Tensor', False), ('sections', 'int', False),), ()),
+    "dsplit_array": ((('self', 'Tensor', False), ('indices', 'int[]', False),), ()),
+    "vdot": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "addmv": ((('self', 'Tensor', False), ('mat', 'Tensor', False), ('vec', 'Tensor', False),), (('beta', 'Scalar', True), ('alpha', 'Scalar', True),)),
+    "addmv_": ((('self', 'Tensor', False), ('mat', 'Tensor', False), ('vec', 'Tensor', False),), (('beta', 'Scalar', True), ('alpha', 'Scalar', True),)),
+    "addr": ((('self', 'Tensor', False), ('vec1', 'Tensor', False), ('vec2', 'Tensor', False),), (('beta', 'Scalar', True), ('alpha', 'Scalar', True),)),
+    "addr_": ((('self', 'Tensor', False), ('vec1', 'Tensor', False), ('vec2', 'Tensor', False),), (('beta', 'Scalar', True), ('alpha', 'Scalar', True),)),
+    "addbmm": ((('self', 'Tensor', False), ('batch1', 'Tensor', False), ('batch2', 'Tensor', False),), (('beta', 'Scalar', True), ('alpha', 'Scalar', True),)),
+    "addbmm_": ((('self', 'Tensor', False), ('batch1', 'Tensor', False), ('batch2', 'Tensor', False),), (('beta', 'Scalar', True), ('alpha', 'Scalar', True),)),
+    "addmm_": ((('self', 'Tensor', False), ('mat1', 'Tensor', False), ('mat2', 'Tensor', False),), (('beta', 'Scalar', True), ('alpha', 'Scalar', True),)),
+    "block_diag": ((('tensors', 'Tensor[]', False),), ()),
+    "cartesian_prod": ((('tensors', 'Tensor[]', False),), ()),
+    "combinations": ((('self', 'Tensor', False), ('r', 'int', True), ('with_replacement', 'bool', True),), ()),
+    "linalg_cross": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('dim', 'int', True),)),
+    "cross": ((('self', 'Tensor', False), ('other', 'Tensor', False), ('dim', 'int?', True),), ()),
+    "index_copy": ((('self', 'Tensor', False), ('dim', 'int', False), ('index', 'Tensor', False), ('source', 'Tensor', False),), ()),
+    "index_copy_": ((('self', 'Tensor', False), ('dim', 'int', False), ('index', 'Tensor', False), ('source', 'Tensor', False),), ()),
+    "index_put_": ((('self', 'Tensor', False), ('indices', 'Tensor?[]', False), ('values', 'Tensor', False), ('accumulate', 'bool', True),), ()),
+    "index_put": ((('self', 'Tensor', False), ('indices', 'Tensor?[]', False), ('values', 'Tensor', False), ('accumulate', 'bool', True),), ()),
+    "select_scatter": ((('self', 'Tensor', False), ('src', 'Tensor', False), ('dim', 'int', False), ('index', 'int', False),), ()),
+    "slice_scatter": ((('self', 'Tensor', False), ('src', 'Tensor', False), ('dim', 'int', True), ('start', 'int?', True), ('end', 'int?', True), ('step', 'int', True),), ()),
+    "diagonal_scatter": ((('self', 'Tensor', False), ('src', 'Tensor', False), ('offset', 'int', True), ('dim1', 'int', True), ('dim2', 'int', True),), ()),
+    "msort": ((('self', 'Tensor', False),), ()),
+    "unsafe_split_Tensor": ((('self', 'Tensor', False), ('split_size', 'int', False), ('dim', 'int', True),), ()),
+    "unsafe_chunk": ((('self', 'Tensor', False), ('chunks', 'int', False), ('dim', 'int', True),), ()),
+    "unsafe_split_with_sizes": ((('self', 'Tensor', False), ('split_sizes', 'int[]', False), ('dim', 'int', True),), ()),
+    "heaviside_out": ((('self', 'Tensor', False), ('values', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "gcd_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "lcm_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "ldexp_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "vdot_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "addmv_out": ((('self', 'Tensor', False), ('mat', 'Tensor', False), ('vec', 'Tensor', False),), (('beta', 'Scalar', True), ('alpha', 'Scalar', True), ('out', 'Tensor', False),)),
+    "addr_out": ((('self', 'Tensor', False), ('vec1', 'Tensor', False), ('vec2', 'Tensor', False),), (('beta', 'Scalar', True), ('alpha', 'Scalar', True), ('out', 'Tensor', False),)),
+    "addbmm_out": ((('self', 'Tensor', False), ('batch1', 'Tensor', False), ('batch2', 'Tensor', False),), (('beta', 'Scalar', True), ('alpha', 'Scalar', True), ('out', 'Tensor', False),)),
+    "index_copy_out": ((('self', 'Tensor', False), ('dim', 'int', False), ('index', 'Tensor', False), ('source', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "linalg_cross_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('dim', 'int', True), ('out', 'Tensor', False),)),
+    "block_diag_out": ((('tensors', 'Tensor[]', False),), (('out', 'Tensor', False),)),
+    "fix_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "concat_out": ((('tensors', 'Tensor[]', False), ('dim', 'int', True),), (('out', 'Tensor', False),)),
+    "concatenate_out": ((('tensors', 'Tensor[]', False), ('dim', 'int', True),), (('out', 'Tensor', False),)),
+    "row_stack_out": ((('tensors', 'Tensor[]', False),), (('out', 'Tensor', False),)),
+    "cross_out": ((('self', 'Tensor', False), ('other', 'Tensor', False), ('dim', 'int?', True),), (('out', 'Tensor', False),)),
 }
 
 
@@ -12227,6 +13437,7 @@ register_op("_euclidean_dist", overloaded("_euclidean_dist", [(_euclidean_dist, 
 register_op("_cdist_forward", overloaded("_cdist_forward", [(_cdist_forward, PARAMETERS["_cdist_forward"])]))
 register_op("_cdist_backward", overloaded("_cdist_backward", [(_cdist_backward, PARAMETERS["_cdist_backward"])]))
 register_op("unsqueeze_", overloaded("unsqueeze_", [(unsqueeze_, PARAMETERS["unsqueeze_"])]))
+register_op("t_", overloaded("t_", [(t_, PARAMETERS["t_"])]))
 register_op("transpose_", overloaded("transpose_", [(transpose_, PARAMETERS["transpose_"])]))
 register_op("quantile", overloaded("quantile", [(quantile, PARAMETERS["quantile"]), (quantile_scalar, PARAMETERS["quantile_scalar"]), (quantile_out, PARAMETERS["quantile_out"]), (quantile_scalar_out, PARAMETERS["quantile_scalar_out"])]))
 register_op("nanquantile", overloaded("nanquantile", [(nanquantile, PARAMETERS["nanquantile"]), (nanquantile_scalar, PARAMETERS["nanquantile_scalar"]), (nanquantile_out, PARAMETERS["nanquantile_out"]), (nanquantile_scalar_out, PARAMETERS["nanquantile_scalar_out"])]))
@@ -12237,3 +13448,75 @@ register_op("index_reduce_", overloaded("index_reduce_", [(index_reduce_, PARAME
 register_op("gradient", overloaded("gradient", [(gradient_scalarint, PARAMETERS["gradient_scalarint"]), (gradient_scalararray, PARAMETERS["gradient_scalararray"]), (gradient_array, PARAMETERS["gradient_array"]), (gradient_scalarrayint, PARAMETERS["gradient_scalarrayint"]), (gradient_scalarrayarray, PARAMETERS["gradient_scalarrayarray"]), (gradient_tensorarrayint, PARAMETERS["gradient_tensorarrayint"]), (gradient_tensorarray, PARAMETERS["gradient_tensorarray"])]))
 register_op("linalg_matrix_exp", overloaded("linalg_matrix_exp", [(linalg_matrix_exp, PARAMETERS["linalg_matrix_exp"])]))
 register_op("matrix_exp", overloaded("matrix_exp", [(matrix_exp, PARAMETERS["matrix_exp"])]))
+register_op("swapaxes_", overloaded("swapaxes_", [(swapaxes_, PARAMETERS["swapaxes_"])]))
+register_op("swapdims_", overloaded("swapdims_", [(swapdims_, PARAMETERS["swapdims_"])]))
+register_op("as_strided", overloaded("as_strided", [(as_strided, PARAMETERS["as_strided"])]))
+register_op("as_strided_", overloaded("as_strided_", [(as_strided_, PARAMETERS["as_strided_"])]))
+register_op("new_empty_strided", overloaded("new_empty_strided", [(new_empty_strided, PARAMETERS["new_empty_strided"])]))
+register_op("is_floating_point", overloaded("is_floating_point", [(is_floating_point, PARAMETERS["is_floating_point"])]))
+register_op("is_nonzero", overloaded("is_nonzero", [(is_nonzero, PARAMETERS["is_nonzero"])]))
+register_op("is_same_size", overloaded("is_same_size", [(is_same_size, PARAMETERS["is_same_size"])]))
+register_op("is_signed", overloaded("is_signed", [(is_signed, PARAMETERS["is_signed"])]))
+register_op("is_conj", overloaded("is_conj", [(is_conj, PARAMETERS["is_conj"])]))
+register_op("is_neg", overloaded("is_neg", [(is_neg, PARAMETERS["is_neg"])]))
+register_op("positive", overloaded("positive", [(positive, PARAMETERS["positive"])]))
+register_op("conj", overloaded("conj", [(conj, PARAMETERS["conj"])]))
+register_op("resolve_conj", overloaded("resolve_conj", [(resolve_conj, PARAMETERS["resolve_conj"])]))
+register_op("resolve_neg", overloaded("resolve_neg", [(resolve_neg, PARAMETERS["resolve_neg"])]))
+register_op("conj_physical", overloaded("conj_physical", [(conj_physical, PARAMETERS["conj_physical"])]))
+register_op("adjoint", overloaded("adjoint", [(adjoint, PARAMETERS["adjoint"])]))
+register_op("sum_to_size", overloaded("sum_to_size", [(sum_to_size, PARAMETERS["sum_to_size"])]))
+register_op("eq_", overloaded("eq_", [(eq__Scalar, PARAMETERS["eq__Scalar"]), (eq__Tensor, PARAMETERS["eq__Tensor"])]))
+register_op("ne_", overloaded("ne_", [(ne__Scalar, PARAMETERS["ne__Scalar"]), (ne__Tensor, PARAMETERS["ne__Tensor"])]))
+register_op("lt_", overloaded("lt_", [(lt__Scalar, PARAMETERS["lt__Scalar"]), (lt__Tensor, PARAMETERS["lt__Tensor"])]))
+register_op("le_", overloaded("le_", [(le__Scalar, PARAMETERS["le__Scalar"]), (le__Tensor, PARAMETERS["le__Tensor"])]))
+register_op("gt_", overloaded("gt_", [(gt__Scalar, PARAMETERS["gt__Scalar"]), (gt__Tensor, PARAMETERS["gt__Tensor"])]))
+register_op("ge_", overloaded("ge_", [(ge__Scalar, PARAMETERS["ge__Scalar"]), (ge__Tensor, PARAMETERS["ge__Tensor"])]))
+register_op("greater_", overloaded("greater_", [(greater__Scalar, PARAMETERS["greater__Scalar"]), (greater__Tensor, PARAMETERS["greater__Tensor"])]))
+register_op("greater_equal_", overloaded("greater_equal_", [(greater_equal__Scalar, PARAMETERS["greater_equal__Scalar"]), (greater_equal__Tensor, PARAMETERS["greater_equal__Tensor"])]))
+register_op("less_", overloaded("less_", [(less__Scalar, PARAMETERS["less__Scalar"]), (less__Tensor, PARAMETERS["less__Tensor"])]))
+register_op("less_equal_", overloaded("less_equal_", [(less_equal__Scalar, PARAMETERS["less_equal__Scalar"]), (less_equal__Tensor, PARAMETERS["less_equal__Tensor"])]))
+register_op("not_equal_", overloaded("not_equal_", [(not_equal__Scalar, PARAMETERS["not_equal__Scalar"]), (not_equal__Tensor, PARAMETERS["not_equal__Tensor"])]))
+register_op("fmod_", overloaded("fmod_", [(fmod__Scalar, PARAMETERS["fmod__Scalar"]), (fmod__Tensor, PARAMETERS["fmod__Tensor"])]))
+register_op("fix", overloaded("fix", [(fix, PARAMETERS["fix"]), (fix_out, PARAMETERS["fix_out"])]))
+register_op("fix_", overloaded("fix_", [(fix_, PARAMETERS["fix_"])]))
+register_op("heaviside", overloaded("heaviside", [(heaviside, PARAMETERS["heaviside"]), (heaviside_out, PARAMETERS["heaviside_out"])]))
+register_op("heaviside_", overloaded("heaviside_", [(heaviside_, PARAMETERS["heaviside_"])]))
+register_op("gcd", overloaded("gcd", [(gcd, PARAMETERS["gcd"]), (gcd_out, PARAMETERS["gcd_out"])]))
+register_op("gcd_", overloaded("gcd_", [(gcd_, PARAMETERS["gcd_"])]))
+register_op("lcm", overloaded("lcm", [(lcm, PARAMETERS["lcm"]), (lcm_out, PARAMETERS["lcm_out"])]))
+register_op("lcm_", overloaded("lcm_", [(lcm_, PARAMETERS["lcm_"])]))
+register_op("ldexp", overloaded("ldexp", [(ldexp_Tensor, PARAMETERS["ldexp_Tensor"]), (ldexp_out, PARAMETERS["ldexp_out"])]))
+register_op("ldexp_", overloaded("ldexp_", [(ldexp_, PARAMETERS["ldexp_"])]))
+register_op("nan_to_num_", overloaded("nan_to_num_", [(nan_to_num_, PARAMETERS["nan_to_num_"])]))
+register_op("diagflat", overloaded("diagflat", [(diagflat, PARAMETERS["diagflat"])]))
+register_op("concat", overloaded("concat", [(concat, PARAMETERS["concat"]), (concat_out, PARAMETERS["concat_out"])]))
+register_op("concatenate", overloaded("concatenate", [(concatenate, PARAMETERS["concatenate"]), (concatenate_out, PARAMETERS["concatenate_out"])]))
+register_op("row_stack", overloaded("row_stack", [(row_stack, PARAMETERS["row_stack"]), (row_stack_out, PARAMETERS["row_stack_out"])]))
+register_op("hsplit", overloaded("hsplit", [(hsplit_int, PARAMETERS["hsplit_int"]), (hsplit_array, PARAMETERS["hsplit_array"])]))
+register_op("vsplit", overloaded("vsplit", [(vsplit_int, PARAMETERS["vsplit_int"]), (vsplit_array, PARAMETERS["vsplit_array"])]))
+register_op("dsplit", overloaded("dsplit", [(dsplit_int, PARAMETERS["dsplit_int"]), (dsplit_array, PARAMETERS["dsplit_array"])]))
+register_op("vdot", overloaded("vdot", [(vdot, PARAMETERS["vdot"]), (vdot_out, PARAMETERS["vdot_out"])]))
+register_op("addmv", overloaded("addmv", [(addmv, PARAMETERS["addmv"]), (addmv_out, PARAMETERS["addmv_out"])]))
+register_op("addmv_", overloaded("addmv_", [(addmv_, PARAMETERS["addmv_"])]))
+register_op("addr", overloaded("addr", [(addr, PARAMETERS["addr"]), (addr_out, PARAMETERS["addr_out"])]))
+register_op("addr_", overloaded("addr_", [(addr_, PARAMETERS["addr_"])]))
+register_op("addbmm", overloaded("addbmm", [(addbmm, PARAMETERS["addbmm"]), (addbmm_out, PARAMETERS["addbmm_out"])]))
+register_op("addbmm_", overloaded("addbmm_", [(addbmm_, PARAMETERS["addbmm_"])]))
+register_op("addmm_", overloaded("addmm_", [(addmm_, PARAMETERS["addmm_"])]))
+register_op("block_diag", overloaded("block_diag", [(block_diag, PARAMETERS["block_diag"]), (block_diag_out, PARAMETERS["block_diag_out"])]))
+register_op("cartesian_prod", overloaded("cartesian_prod", [(cartesian_prod, PARAMETERS["cartesian_prod"])]))
+register_op("combinations", overloaded("combinations", [(combinations, PARAMETERS["combinations"])]))
+register_op("linalg_cross", overloaded("linalg_cross", [(linalg_cross, PARAMETERS["linalg_cross"]), (linalg_cross_out, PARAMETERS["linalg_cross_out"])]))
+register_op("cross", overloaded("cross", [(cross, PARAMETERS["cross"]), (cross_out, PARAMETERS["cross_out"])]))
+register_op("index_copy", overloaded("index_copy", [(index_copy, PARAMETERS["index_copy"]), (index_copy_out, PARAMETERS["index_copy_out"])]))
+register_op("index_copy_", overloaded("index_copy_", [(index_copy_, PARAMETERS["index_copy_"])]))
+register_op("index_put_", overloaded("index_put_", [(index_put_, PARAMETERS["index_put_"])]))
+register_op("index_put", overloaded("index_put", [(index_put, PARAMETERS["index_put"])]))
+register_op("select_scatter", overloaded("select_scatter", [(select_scatter, PARAMETERS["select_scatter"])]))
+register_op("slice_scatter", overloaded("slice_scatter", [(slice_scatter, PARAMETERS["slice_scatter"])]))
+register_op("diagonal_scatter", overloaded("diagonal_scatter", [(diagonal_scatter, PARAMETERS["diagonal_scatter"])]))
+register_op("msort", overloaded("msort", [(msort, PARAMETERS["msort"])]))
+register_op("unsafe_split", overloaded("unsafe_split", [(unsafe_split_Tensor, PARAMETERS["unsafe_split_Tensor"])]))
+register_op("unsafe_chunk", overloaded("unsafe_chunk", [(unsafe_chunk, PARAMETERS["unsafe_chunk"])]))
+register_op("unsafe_split_with_sizes", overloaded("unsafe_split_with_sizes", [(unsafe_split_with_sizes, PARAMETERS["unsafe_split_with_sizes"])]))

@@ -16,10 +16,13 @@ from ..c10.layout import contiguous_format
 from ..native.device import to_numpy
 from ..native.dispatcher import ops
 from ..native.helpers import products_of_others, scalar_tensor, wrap, xp_dtype, xp_of, zeros_array
-from ..native.tensor_impl import TensorImpl
+from ..native.tensor_impl import TensorImpl, new_tensor
 from .grad_mode import is_grad_enabled
 
 __all__ = [  # what `from functions_manual import *` gives the generated nodes
+    "as_strided_backward",
+    "block_diag_backward",
+    "index_copy_source_backward",
     "handle_r_to_c",
     "maybe_multiply",
     "mul_tensor_backward",
@@ -1457,3 +1460,81 @@ def linalg_matrix_exp_differential(self, grad, adjoint):
     ops.copy_(ops.narrow(ops.narrow(meta, -2, n, n), -1, n, n), block)
     ops.copy_(ops.narrow(ops.narrow(meta, -2, 0, n), -1, n, n), grad)
     return ops.narrow(ops.narrow(ops.linalg_matrix_exp(meta), -2, 0, n), -1, n, n)
+def as_strided_backward(grad, input_geometry, size, stride, storage_offset):
+    """The gradient of ``as_strided``: zeros laid out as the storage both geometries reach, the gradient
+    written where the output sat, read back through the input's geometry (averaged where input elements share
+    memory). First the output's dims of size 1 are squeezed out of the gradient and its dims of stride 0 summed,
+    as PyTorch does, so only a truly overlapping output needs ``index_add_``."""
+    in_sizes, in_strides, in_offset = input_geometry
+    out_offset = in_offset if storage_offset is None else storage_offset
+    if 0 in tuple(size):
+        return wrap(grad, zeros_array(grad, in_sizes))
+    out_sizes, out_strides = [], []
+    for i in reversed(range(len(size))):
+        if size[i] == 1:
+            grad = ops.squeeze(grad, i)
+        elif stride[i] == 0:
+            grad = ops.sum(grad, [i], False)
+        else:
+            out_sizes.insert(0, size[i])
+            out_strides.insert(0, stride[i])
+    shared = min(in_offset, out_offset)
+    in_offset, out_offset = in_offset - shared, out_offset - shared
+    extent = max(_min_storage_size(in_sizes, in_strides, in_offset),
+                 _min_storage_size(out_sizes, out_strides, out_offset))
+    storage = ops.new_zeros(grad, [extent])
+    if _maybe_overlapping(out_sizes, out_strides):
+        positions = ops.as_strided(_storage_positions(grad, extent), out_sizes, out_strides, out_offset)
+        storage = ops.index_add_(storage, 0, ops.reshape(positions, [-1]), ops.reshape(grad, [-1]))
+    else:
+        ops.copy_(ops.as_strided(storage, out_sizes, out_strides, out_offset), grad)
+    if _maybe_overlapping(in_sizes, in_strides):
+        count = ops.zeros_like(storage)
+        positions = ops.reshape(ops.as_strided(_storage_positions(grad, extent), in_sizes, in_strides, in_offset),
+                                [-1])
+        count = ops.index_add_(count, 0, positions, ops.ones_like(positions, dtype=storage.dtype))
+        storage = ops.div(storage, count)
+    return ops.as_strided(storage, in_sizes, in_strides, in_offset)
+
+
+def _storage_positions(grad, extent):
+    """``arange(extent)`` on ``grad``'s device: the index of each storage element."""
+    xp = xp_of(grad)
+    return new_tensor(xp.arange(extent, dtype=xp.int64), st.int64, grad._device)
+
+
+def _min_storage_size(sizes, strides, offset):
+    if 0 in tuple(sizes):
+        return 0
+    return offset + 1 + sum((n - 1) * s for n, s in zip(sizes, strides))
+
+
+def _maybe_overlapping(sizes, strides):
+    """Whether two elements of the geometry may share memory (``_maybe_overlapping_memory``)."""
+    reach = 0
+    for stride, n in sorted((s, n) for n, s in zip(sizes, strides) if n > 1):
+        if stride <= reach:
+            return True
+        reach += stride * (n - 1)
+    return False
+
+
+def block_diag_backward(grad, sizes, dtypes):  # noqa: ARG001 (PyTorch's signature)
+    """Each input's block of the gradient (a zero-dim input's 1x1 block, a vector's row), in its shape."""
+    grads, row, col = [], 0, 0
+    for shape in sizes:
+        rows, cols = ((1, 1) if len(shape) == 0 else (1, shape[0]) if len(shape) == 1 else shape)
+        block = ops.slice(ops.slice(grad, 0, row, row + rows, 1), 1, col, col + cols, 1)
+        if len(shape) < 2:  # PyTorch squeezes the last dim away: a vector's row of one element, a number's two
+            block = ops.squeeze(block, -1)
+            block = ops.squeeze(block, -1) if not shape else block
+        grads.append(block)  # (the engine casts it to the input's dtype)
+        row, col = row + rows, col + cols
+    return grads
+
+
+def index_copy_source_backward(grad, dim, index, source, source_dim):
+    """The gradient's rows that ``index`` picked: ``source``'s gradient (a zero-dim source takes its one row)."""
+    if source_dim > 0:
+        return ops.expand_as(ops.index_select(grad, dim, index), source)
+    return ops.index_select(grad, dim, ops.squeeze(index, 0) if index.dim() else index)

@@ -143,6 +143,15 @@ def _attach(t, grad_fn) -> None:
     t._requires_grad = False
 
 
+def set_inplace_view_history(t, grad_fn) -> None:
+    """After an in-place view op (``t_``, ``squeeze_``): ``t`` is ``grad_fn``'s output, as after any view op; a
+    view's node is current again at its new version (``set_gradient_edge`` sets the view's attr_version), so it is
+    not re-derived from its base."""
+    set_history(t, grad_fn)
+    if t._base is not None:
+        t._attr_version = t._version_counter.version
+
+
 def rebase_history(t, grad_fn) -> None:
     """After an in-place op ``t`` comes out of ``grad_fn``: move what must follow the tensor.
 

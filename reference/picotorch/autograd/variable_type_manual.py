@@ -116,6 +116,14 @@ class IndexPutBackward0(Node):
             values_grad = ops.index(grad, self.indices)
         return [self_grad, values_grad]
 
+    @property
+    def _saved_indices(self):
+        return tuple(self.indices)
+
+    @property
+    def _saved_accumulate(self) -> bool:
+        return self.accumulate
+
     def release_variables(self) -> None:
         self.indices = None
 

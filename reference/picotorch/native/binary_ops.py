@@ -871,3 +871,98 @@ def _float_in_place(self, other, op, to_float):
     check_inplace_operands(self, other, to_float=to_float)
     write_inplace(self, op(self, other))
     return self
+
+
+# ----------------------------------------------------------------------------- ops batch 8: in-place comparisons,
+# fmod_, heaviside, gcd, lcm, ldexp. A comparison in place writes its bools into ``self``'s dtype (0 and 1), whatever
+# that dtype, with no promotion check; its nodes (``EqBackward0``) give zero gradients.
+
+
+def _compare_(compare):
+    def kernel(self, other):
+        write_inplace(self, compare(self, other))
+        return self
+    kernel.__name__ = kernel.__qualname__ = compare.__name__ + "_"
+    return kernel
+
+
+eq_, ne_, lt_, le_, gt_, ge_ = (_compare_(f) for f in (eq, ne, lt, le, gt, ge))
+
+
+def fmod_(self, other):
+    check_inplace_operands(self, other)
+    write_inplace(self, fmod(self, other))
+    return self
+
+
+def heaviside(self, values):
+    """0 where ``self`` < 0, ``values`` where it is 0, 1 where it is > 0 (NaN counts as not above 0)."""
+    if self._dtype is not values._dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    return _binary(self, values, _heaviside)
+
+
+def _heaviside(xp, a, b, dtype):
+    zero = const(xp, 0, a)
+    return xp.where(a == zero, b, xp.astype(a > zero, a.dtype))
+
+
+def heaviside_(self, values):
+    if self._dtype is not values._dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    check_inplace_operands(self, values)
+    write_inplace(self, heaviside(self, values))
+    return self
+
+
+def gcd(self, other):
+    return _binary(self, other, _integer_only("gcd_cpu", lambda xp, a, b: np.gcd(a, b)))
+
+
+def lcm(self, other):
+    return _binary(self, other, _integer_only("lcm_cpu", _lcm))
+
+
+def _lcm(xp, a, b):
+    g = np.gcd(a, b)
+    with np.errstate(all="ignore"):
+        return np.where(g == 0, 0, np.abs(a // np.where(g == 0, 1, g) * b)).astype(a.dtype)
+
+
+def _integer_only(kernel, fn):
+    def compute(xp, a, b, dtype):
+        if dtype.is_floating_point or dtype is st.bool_:
+            raise NotImplementedError(f"\"{kernel}\" not implemented for '{dtype.c10_name}'")
+        return xp.asarray(fn(xp, to_numpy(a), to_numpy(b)), device=a.device) if xp is not np_xp else fn(xp, a, b)
+    return compute
+
+
+def gcd_(self, other):
+    check_inplace_operands(self, other)
+    write_inplace(self, gcd(self, other))
+    return self
+
+
+def lcm_(self, other):
+    check_inplace_operands(self, other)
+    write_inplace(self, lcm(self, other))
+    return self
+
+
+def ldexp(self, other):
+    """``self * 2 ** other``, in the promoted dtype, or the default float dtype when that is integral."""
+    return _binary(self, other, _ldexp, to_float=True)
+
+
+def _ldexp(xp, a, b, dtype):
+    with np.errstate(over="ignore"):
+        return a * xp.pow(const(xp, 2, a), b)
+
+
+def ldexp_(self, other):
+    """``ldexp_out(self, self, other)``, which checks the cast in its own words before ``mul_`` runs."""
+    if not st.can_cast(float_dtype(result_type(self, other)), self._dtype):
+        raise RuntimeError(f"ldexp can't be cast to the desired output type {self._dtype.c10_name}")
+    check_inplace_operands(self, other, to_float=True)
+    write_inplace(self, ldexp(self, other))
+    return self

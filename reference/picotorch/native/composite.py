@@ -12,11 +12,13 @@ from __future__ import annotations
 import math
 import warnings
 
+import numpy as np
+
 from ..c10 import scalar_type as st
 from ..c10.layout import contiguous_format
 from . import checks
 from .dispatcher import ops
-from .helpers import result_type, scalar_tensor, wrap, zeros_array
+from .helpers import result_type, scalar_tensor, wrap, xp_of, zeros_array
 from .resize import resize_output
 from .tensor_compare import clamp_min_
 from .tensor_shape import view_strides
@@ -540,6 +542,10 @@ def movedim_int(self, source, destination):
 
 def swapaxes(self, axis0, axis1):
     return ops.transpose(self, axis0, axis1)
+
+
+def swapaxes_(self, axis0, axis1):
+    return ops.transpose_(self, axis0, axis1)
 
 
 def outer(self, vec2):
@@ -1311,3 +1317,252 @@ def vander(x, N=None, increasing=False):
             ops.copy_(ops.slice(result, 1, 1), ops.unsqueeze(x, 1))
             ops.copy_(ops.slice(result, 1, 1), ops.cumprod(ops.slice(result, 1, 1), 1))
     return result if increasing else ops.flip(result, [1])
+# ------------------------------------------------------------------------ ops batch 8: predicates, conj, sum_to_size
+# Real tensors only: ``conj``, ``resolve_conj``, ``resolve_neg``, ``conj_physical`` and ``positive`` return ``self``
+# itself (no node, no view), ``adjoint`` is ``transpose(-2, -1)``; ``sum_to_size`` is ``at::sum_to``: one ``sum``
+# over the dims to reduce (keepdim), then a ``view`` when leading dims go.
+
+_ADJOINT_0D = ("adjoint() is deprecated on 0-D tensors. Consider using x.conj(). (Triggered internally at "
+               "/__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4390.)")
+
+
+def is_floating_point(self):
+    return self._dtype.is_floating_point
+
+
+def is_signed(self):
+    return self._dtype.is_signed
+
+
+def is_conj(self):
+    return False
+
+
+def is_neg(self):
+    return False
+
+
+def is_same_size(self, other):
+    return tuple(self._data.shape) == tuple(other._data.shape)
+
+
+def is_nonzero(self):
+    n = self.numel()
+    if n != 1:
+        raise RuntimeError(f"Boolean value of Tensor with {'no values' if n == 0 else 'more than one value'} "
+                           "is ambiguous")
+    return bool(self.item() != 0)
+
+
+def positive(self):
+    if self._dtype is st.bool_:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return self
+
+
+def conj(self):
+    return self
+
+
+def adjoint(self):
+    ndim = self.dim()
+    if ndim == 0:
+        warnings.warn(_ADJOINT_0D, UserWarning, stacklevel=2)
+        return self
+    if ndim < 2:
+        raise RuntimeError(f"tensor.adjoint() is only supported on matrices or batches of matrices. Got {ndim}-D "
+                           "tensor.")
+    return ops.transpose(self, -2, -1)
+
+
+def sum_to_size(self, size):
+    shape, sizes = tuple(size), tuple(self._data.shape)
+    if not _expandable_to(shape, sizes):
+        raise RuntimeError(f"size {{{list(shape)}}} is not expandable to size {{{list(sizes)}}}.")
+    if not shape:
+        return ops.sum(self)  # a zero-dim target: the plain sum (SumBackward0)
+    leading = len(sizes) - len(shape)
+    dims = list(range(leading)) + [i for i in range(leading, len(sizes))
+                                   if shape[i - leading] == 1 and sizes[i] != 1]
+    result = ops.sum(self, dims, keepdim=True) if dims else self
+    return ops.view(result, shape) if leading > 0 else result
+
+
+def _expandable_to(shape, desired):
+    if len(shape) > len(desired):
+        return False
+    return all(s == d or s == 1 for s, d in zip(reversed(shape), reversed(desired)))
+
+
+# ``fix`` is ``trunc``; the in-place comparisons' other names call them (``greater_`` is ``gt_``: GtBackward0).
+
+
+def fix(self):
+    return ops.trunc(self)
+
+
+def fix_(self):
+    return ops.trunc_(self)
+
+
+def greater_(self, other):
+    return ops.gt_(self, other)
+
+
+def greater_equal_(self, other):
+    return ops.ge_(self, other)
+
+
+def less_(self, other):
+    return ops.lt_(self, other)
+
+
+def less_equal_(self, other):
+    return ops.le_(self, other)
+
+
+def not_equal_(self, other):
+    return ops.ne_(self, other)
+
+
+# ----------------------------------------------------------------------- ops batch 8: building and splitting
+# ``diagflat`` a flat view on a diagonal (``diag_embed``); ``concat``/``concatenate`` ``cat``, ``row_stack``
+# ``vstack``; ``hsplit``/``vsplit``/``dsplit`` ``tensor_split`` along dim 1 (0 for a vector), 0 and 2;
+# ``cartesian_prod`` the flattened ``meshgrid`` stacked; ``combinations`` the meshgrid's elements under a triangular
+# mask (``masked_select``) stacked; ``msort`` ``sort`` along dim 0; ``unsafe_chunk`` ``unsafe_split``; ``cross``
+# ``linalg_cross`` along ``dim`` (the first dim of size 3 when not given, with torch's deprecation warning).
+
+_CROSS_DIM_WARNING = ("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim "
+                      "explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to agree "
+                      "with that of linalg.cross in a future release. (Triggered internally at "
+                      "/__w/pytorch/pytorch/aten/src/ATen/native/Cross.cpp:63.)")
+_cross_warned: list = []
+
+
+def diagflat(self, offset=0):
+    return ops.diag_embed(ops.view(ops.contiguous(self), [-1]), offset)
+
+
+def concat(tensors, dim=0):
+    return ops.cat(tensors, dim)
+
+
+def row_stack(tensors):
+    return ops.vstack(tensors)
+
+
+def _split_along(self, name, min_dim, dim, sections):
+    ndim = self.dim()
+    if ndim < min_dim:
+        raise RuntimeError(f"torch.{name} requires a tensor with at least {min_dim} dimension, but got a tensor with "
+                           f"{ndim} dimensions!")
+    if isinstance(sections, int):
+        size = self.shape[dim]
+        if sections == 0 or size % sections != 0:
+            raise RuntimeError(f"torch.{name} attempted to split along dimension {dim}, but the size of the dimension "
+                               f"{size} is not divisible by the split_size {sections}!")
+        return ops.tensor_split(self, sections, dim)
+    return ops.tensor_split(self, list(sections), dim)
+
+
+def hsplit(self, sections):
+    return _split_along(self, "hsplit", 1, 0 if self.dim() == 1 else 1, sections)
+
+
+def vsplit(self, sections):
+    return _split_along(self, "vsplit", 2, 0, sections)
+
+
+def dsplit(self, sections):
+    return _split_along(self, "dsplit", 3, 2, sections)
+
+
+def cartesian_prod(tensors):
+    for t in tensors:
+        if t.dim() != 1:
+            raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.shape)}")
+    if len(tensors) == 1:
+        return tensors[0]
+    grids = meshgrid_indexing(tensors, "ij")
+    return ops.stack([ops.flatten(g) for g in grids], 1)
+
+
+def combinations(self, r=2, with_replacement=False):
+    if self.dim() != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(self.shape)}")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return ops.new_empty(self, [0])
+    n = self.numel()
+    grids = meshgrid_indexing([self] * r, "ij")
+    mask = _triu_mask(self, n, r, with_replacement)
+    return ops.stack([ops.masked_select(g, mask) for g in grids], 1)
+
+
+def _triu_mask(like, n, r, with_replacement):
+    """``True`` where the r indices increase (never decrease, with replacement) from dim to dim."""
+    from .tensor_impl import new_tensor
+
+    index = np.indices((n,) * r) if r else np.zeros((0,), dtype=np.int64)
+    mask = np.ones((n,) * r, dtype=bool)
+    for i in range(1, r):
+        mask &= index[i - 1] <= index[i] if with_replacement else index[i - 1] < index[i]
+    return new_tensor(xp_of(like).asarray(mask, device=like._data.device), st.bool_, like._device)
+
+
+def msort(self):
+    return ops.sort(self, 0)[0]
+
+
+def unsafe_chunk(self, chunks, dim=0):
+    if self.dim() == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    size = self.shape[checks.wrap_dim(dim, self.dim())]
+    if size == 0:  # as chunk: an empty dim still gives ``chunks`` empty pieces
+        return ops.unsafe_split_with_sizes(self, [0] * chunks, dim)
+    return ops.unsafe_split(self, -(-size // chunks), dim)
+
+
+def vdot_out(self, other, out):
+    """``dot``'s out= after vdot's own check: the result's dtype must be the input's, not merely castable."""
+    if out._dtype is not self._dtype:
+        raise RuntimeError(f"result dtype {out._dtype.c10_name} does not match input dtype {self._dtype.c10_name}")
+    return ops.dot(self, other, out=out)
+
+
+def fix_out(self, out):
+    return ops.trunc(self, out=out)
+
+
+def concat_out(tensors, dim=0, out=None):
+    return ops.cat(tensors, dim, out=out)
+
+
+def row_stack_out(tensors, out):
+    return ops.vstack(tensors, out=out)
+
+
+def cross_out(self, other, dim=None, out=None):
+    return ops.linalg_cross(self, other, dim=_cross_dim(self, other, dim), out=out)
+
+
+def cross(self, other, dim=None):
+    return ops.linalg_cross(self, other, dim=_cross_dim(self, other, dim))
+
+
+def _cross_dim(self, other, dim):
+    if dim is None:
+        if not _cross_warned:
+            _cross_warned.append(True)
+            warnings.warn(_CROSS_DIM_WARNING, UserWarning, stacklevel=2)
+        try:  # the first dim of size 3 of the broadcast shape
+            shape = np.broadcast_shapes(tuple(self.shape), tuple(other.shape))
+        except ValueError:
+            shape = tuple(self.shape)
+        dim = next((d for d, s in enumerate(shape) if s == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
+    return dim

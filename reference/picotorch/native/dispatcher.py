@@ -288,6 +288,9 @@ def bind(params, args, kwargs, numbers_as_tensors: bool = False):
         return values if len(args) >= leading else None
     for name, value in kwargs.items():
         kind = kinds.get(name)
+        if kind is None and name in _NUMPY_NAMES:  # ``sum(x, axis=0)``: NumPy's name for ``dim``
+            name = _NUMPY_NAMES[name]
+            kind = kinds.get(name)
         if kind is None or name in values:
             return None
         if not accepts(kind, value, numbers_as_tensors):
@@ -297,6 +300,9 @@ def bind(params, args, kwargs, numbers_as_tensors: bool = False):
         return None
     return values
 
+
+# NumPy's names for some parameters, accepted as keywords too (``numpy_compatibility_arg_names``)
+_NUMPY_NAMES = {"axis": "dim", "keepdims": "keepdim", "x": "input", "a": "input", "x1": "input", "x2": "other"}
 
 _PARAM_TABLES: dict = {}
 

@@ -422,6 +422,13 @@ def view_of(base, data):
     return out
 
 
+def tensor_geometry(t) -> tuple:
+    """(sizes, strides, storage offset) of ``t`` in elements: PyTorch's ``TensorGeometry``, which
+    ``as_strided``'s backward saves."""
+    offset = 0 if t._base is None else strided_geometry(t, t._base)[2]
+    return tuple(t._data.shape), strides_of(t), offset
+
+
 def strided_geometry(view, base) -> tuple:
     """(sizes, strides, offset) of ``view`` inside ``base``'s storage, in elements (NumPy / CuPy)."""
     itemsize = view._dtype.itemsize

@@ -103,6 +103,16 @@ def _index_put_impl_(self, indices, values, accumulate=False, unsafe=False):
     return self
 
 
+def index_put_(self, indices, values, accumulate=False):
+    return _index_put_impl_(self, indices, values, accumulate, False)
+
+
+def index_put(self, indices, values, accumulate=False):
+    from .tensor_factories import clone
+
+    return _index_put_impl_(clone(self), indices, values, accumulate, False)
+
+
 def _mask_to_fill(self, indices, values):
     """``canDispatchToMaskedFill``: one value on the CPU and a single bool (or uint8) mask among the indices
     become ``masked_fill_`` with the mask's dimensions lined up with the ones it indexes."""

@@ -25,6 +25,7 @@ from .helpers import (
     matmul,
     np_xp,
     reduce_dims,
+    result_type,
     scaled,
     shape_of,
     xp_of,
@@ -330,3 +331,129 @@ def _check_norm_dtype(self) -> None:
     if not self._dtype.is_floating_point:
         raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got "
                            f"{self._dtype.c10_name} instead.")
+# ----------------------------------------------------------------------------- ops batch 8: vdot, addmv, addr, addbmm
+# ``beta * self + alpha * product``, ``self`` broadcast to the product's shape; ``beta == 0`` ignores ``self`` (its NaNs
+# too), as ``addmm`` does. Real dtypes only: ``vdot`` is ``dot``.
+
+
+def vdot(self, other):
+    return dot(self, other)  # with dot's checks and texts, as PyTorch's CPU kernel
+
+
+def _beta_self_plus_alpha(self, product, dtype, beta, alpha, devices):
+    """``beta * self + alpha * product`` in ``dtype`` (``product`` computed in float32 for float16/bfloat16)."""
+    xp = xp_of(product)
+    shape = tuple(product._data.shape)
+    if shape_of(self) != shape:
+        self = expand(self, shape)
+    beta, alpha = (float(beta), float(alpha)) if dtype.is_floating_point else (int(beta), int(alpha))
+    data = scaled(xp, in_float32(xp, product._data) if is_reduced_float(dtype) else product._data, alpha)
+    if beta != 0:
+        data = data + scaled(xp, in_float32(xp, self._data) if is_reduced_float(dtype) else cast(self, dtype, xp), beta)
+    return new_tensor(convert(xp, xp.asarray(data), dtype), dtype, common_device(*devices))
+
+
+def addmv(self, mat, vec, beta=1, alpha=1):
+    if not (mat._data.ndim == 2 and vec._data.ndim == 1 and self._data.ndim <= 1):
+        raise RuntimeError(f"vector + matrix @ vector expected, got {self._data.ndim}, {mat._data.ndim}, "
+                           f"{vec._data.ndim}")
+    n, m = mat._data.shape
+    if m != vec._data.shape[0] or (n != self.numel() and self.numel() != 1):
+        raise RuntimeError(f"size mismatch, got input ({_size(self, 0) if self._data.ndim else 1}), mat ({n}x{m}), "
+                           f"vec ({vec._data.shape[0]})")
+    if not (self._dtype is mat._dtype is vec._dtype):
+        names = (self._dtype.c10_name, mat._dtype.c10_name, vec._dtype.c10_name)
+        raise RuntimeError("addmv input tensors must have the same dtype, but got {}, {}, and {}".format(*names))
+    _check_not_bool(mat, "addmv_impl_cpu")
+    product = new_tensor(_product(xp_of(mat), mat._data, vec._data, mat._dtype), mat._dtype, mat._device)
+    return _beta_self_plus_alpha(self, product, mat._dtype, beta, alpha, (self, mat, vec))
+
+
+def addr(self, vec1, vec2, beta=1, alpha=1):
+    for name, t in (("vec1", vec1), ("vec2", vec2)):
+        if t._data.ndim != 1:
+            raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {t._data.ndim}-D")
+    dtype = result_type(self, vec1, vec2)
+    xp = xp_of(vec1)
+    outer = xp.multiply(xp.reshape(cast(vec1, dtype, xp), (-1, 1)), xp.reshape(cast(vec2, dtype, xp), (1, -1)))
+    product = new_tensor(outer, dtype, vec1._device)
+    return _beta_self_plus_alpha(self, product, dtype, beta, alpha, (self, vec1, vec2))
+
+
+def addbmm(self, batch1, batch2, beta=1, alpha=1):
+    """``addmm_`` of each batch's product into ``self`` expanded to the product's shape, first of all."""
+    target = (_size(batch1, 1), _size(batch2, 2))
+    if shape_of(self) != target:
+        self = expand(self, target)
+    for name, t in (("batch1", batch1), ("batch2", batch2)):
+        if t._data.ndim != 3:
+            raise RuntimeError(f"{name} must be a 3D tensor")
+    (b, n, m), (b2, m2, p) = batch1._data.shape, batch2._data.shape
+    if b != b2:
+        raise RuntimeError(f"batch1 and batch2 must have same number of batches, got {b} and {b2}")
+    if m != m2:
+        raise RuntimeError(f"Incompatible matrix sizes for bmm ({n}x{m} and {m2}x{p})")
+    if self._dtype is not batch2._dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {self._dtype.c10_name} and "
+                           f"{batch2._dtype.c10_name}")
+    _check_matmul_dtypes(batch1, batch2)
+    _check_not_bool(batch1, "addbmm")
+    xp = xp_of(batch1)
+    reduced = is_reduced_float(batch1._dtype)
+    summed = xp.sum(matmul(xp, *[in_float32(xp, t._data) if reduced else t._data for t in (batch1, batch2)]), axis=0)
+    product = new_tensor(convert(xp, summed, batch1._dtype) if reduced else summed, batch1._dtype, batch1._device)
+    return _beta_self_plus_alpha(self, product, batch1._dtype, beta, alpha, (self, batch1, batch2))
+
+
+def _written_into(self, result, name):
+    if shape_of(result) != shape_of(self):
+        raise RuntimeError(f"Bad in-place call: input tensor size {list(shape_of(self))} and output tensor size "
+                           f"{list(shape_of(result))} should match")
+    self._data[...] = convert(xp_of(self), result._data, self._dtype)
+    return self
+
+
+def addmv_(self, mat, vec, beta=1, alpha=1):
+    return _written_into(self, addmv(self, mat, vec, beta, alpha), "addmv")
+
+
+def addr_(self, vec1, vec2, beta=1, alpha=1):
+    """``addr_out(self, self, ...)``: ``self`` must already be the outer product's matrix."""
+    if self._data.ndim != 2:
+        raise RuntimeError(f"2D tensor expected, got {self._data.ndim}D tensor for input")
+    shape = (_size(vec1, 0), _size(vec2, 0))
+    if vec1._data.ndim == 1 and vec2._data.ndim == 1 and shape_of(self) != shape:
+        raise RuntimeError(f"size mismatch, input: {list(shape_of(self))}, v1: {list(shape_of(vec1))}, "
+                           f"v2: {list(shape_of(vec2))}")
+    return _written_into(self, addr(self, vec1, vec2, beta, alpha), "addr")
+
+
+def addbmm_(self, batch1, batch2, beta=1, alpha=1):
+    return _written_into(self, addbmm(self, batch1, batch2, beta, alpha), "addbmm")
+
+
+def addmm_(self, mat1, mat2, beta=1, alpha=1):
+    return _written_into(self, addmm(self, mat1, mat2, beta, alpha), "addmm")
+
+
+# ----------------------------------------------------------------------------- linalg_cross (Cross.cpp)
+
+
+def linalg_cross(self, other, dim=-1):
+    """The cross product of 3-vectors along ``dim``, the other dims broadcast."""
+    if self._data.ndim != other._data.ndim:
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    if self._dtype is not other._dtype:
+        raise RuntimeError(f"expected scalar type {self._dtype.c10_name} but found {other._dtype.c10_name}")
+    d = checks.wrap_dim(dim, self._data.ndim)
+    if self._data.shape[d] != 3 or other._data.shape[d] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
+                           f"{self._data.shape[d]} and {other._data.shape[d]}")
+    dtype = result_type(self, other)
+    if dtype is st.bool_:
+        raise NotImplementedError("\"cross\" not implemented for 'Bool'")
+    xp = xp_of(self)
+    a, b = np.asarray(cast(self, dtype, xp)), np.asarray(cast(other, dtype, xp))
+    shape = np.broadcast_shapes(a.shape, b.shape)
+    data = np.ascontiguousarray(np.cross(np.broadcast_to(a, shape), np.broadcast_to(b, shape), axis=d))
+    return new_tensor(xp.asarray(data, dtype=data.dtype), dtype, common_device(self, other))

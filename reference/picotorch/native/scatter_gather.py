@@ -13,6 +13,8 @@ through those offsets. A zero-dim tensor counts as one element along one dim (``
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..c10 import scalar_type as st
 from . import checks
 from .device import to_numpy
@@ -316,3 +318,53 @@ def index_fill_(self, dim, index, value):
     along = tuple(size if d == dim else 1 for d in range(self._data.ndim))
     target[...] = xp.where(xp.reshape(hit, along), one._data, target)
     return self
+
+
+# ----------------------------------------------------------------------------- index_copy
+# ``self.select(dim, index[i]) = source.select(dim, i)``, with the checks of index_copy's meta function in its order.
+
+
+def index_copy(self, dim, index, source):
+    return index_copy_(clone(self), dim, index, source)
+
+
+def index_copy_(self, dim, index, source):
+    dim = checks.wrap_dim(dim, max(self._data.ndim, 1))
+    if index._data.ndim >= 2:
+        raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {index._data.ndim})")
+    n = _numel(index)
+    if source._data.ndim == 0 and n != 1:
+        raise IndexError(f"index_copy_(): When source is scalar, index should have one element (got {n})")
+    if source._data.ndim != self._data.ndim and source._data.ndim != 0 and self._data.ndim != 0:
+        raise IndexError("index_copy_(): When source and destination are not scalars, their dimensionality must "
+                         f"match. Source dimensionality ({source._data.ndim}), destination dimensionality "
+                         f"({self._data.ndim})")
+    if index._dtype is not st.int64:
+        raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got {index._dtype.c10_name}")
+    if self._dtype is not source._dtype:
+        raise RuntimeError("index_copy_(): self and source expected to have the same dtype, but got (self) "
+                           f"{self._dtype.c10_name} and (source) {source._dtype.c10_name}")
+    self_slice = [s for d, s in enumerate(self._data.shape) if d != dim]
+    source_slice = [s for d, s in enumerate(source._data.shape) if d != dim]
+    if self_slice != source_slice:
+        raise RuntimeError("index_copy_(): Source/destination tensor must have same slice shapes. Destination slice "
+                           f"shape: {_shape_text(self_slice)} at dimension {dim} and source slice shape: "
+                           f"{_shape_text(source_slice)} at dimension 0.")
+    if source._data.ndim and n != source._data.shape[dim]:
+        raise IndexError(f"index_copy_(): Number of indices ({n}) should be equal to source.size(dim) "
+                         f"({source._data.shape[dim]})")
+    size = self._data.shape[dim] if self._data.ndim else 1
+    positions = to_numpy(index._data).reshape(-1)
+    for i in positions:
+        if not 0 <= i < size:
+            raise IndexError(f"index_copy_(): index {i} is out of bounds for dimension {dim} with size {size}")
+    target = np.moveaxis(writable_data(self), dim, 0) if self._data.ndim else writable_data(self).reshape(1)
+    values = np.moveaxis(to_numpy(source._data), dim, 0) if source._data.ndim else to_numpy(source._data).reshape(1)
+    for i, p in enumerate(positions):
+        target[p] = values[i]
+    return self
+
+
+def _shape_text(sizes) -> str:
+    """A ``std::vector`` streamed by c10's ``operator<<``: ``2 3``."""
+    return " ".join(str(s) for s in sizes)

@@ -22,6 +22,7 @@ from .helpers import (
     check_scalar_fits,
     convert,
     is_reduced_float,
+    restrided,
     shape_of,
     stored_scalar,
     wrap,
@@ -154,6 +155,21 @@ def new_ones(self, size, dtype=None, layout=None, device=None, pin_memory=None):
 def new_full(self, size, fill_value, dtype=None, layout=None, device=None, pin_memory=None):
     """``full`` with ``self``'s dtype and device unless given: the value must fit the dtype, as ``full_like``."""
     return _new_filled(self, size, _fill_value(fill_value, dtype or self._dtype), dtype, device)
+
+
+def new_empty_strided(self, size, stride, dtype=None, layout=None, device=None, pin_memory=None):
+    """``empty_strided`` with ``self``'s dtype and device unless given; zeros, as ``new_empty``."""
+    size, stride = tuple(size), tuple(stride)
+    if len(size) != len(stride):
+        raise RuntimeError(f"dimensionality of sizes ({len(size)}) must match dimensionality of strides "
+                           f"({len(stride)})")
+    check_size_nonnegative(size)
+    if any(s < 0 for s in stride):  # computeStorageNbytes, on unsigned sizes
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and strides={list(stride)}")
+    extent = 0 if 0 in size else 1 + sum((n - 1) * s for n, s in zip(size, stride))
+    result = _full((extent,), 0, dtype, device, self)
+    result._data = restrided(result._data, size, stride)
+    return result
 
 
 def _new_filled(self, size, value, dtype, device):

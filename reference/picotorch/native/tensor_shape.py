@@ -247,10 +247,6 @@ def unsqueeze(self, dim):
     return view_of(self, data)
 
 
-def unsqueeze_(self, dim):
-    return _squeeze_inplace(self, unsqueeze(self, dim)._data)
-
-
 def squeeze(self):
     return view_of(self, _squeezed(self, range(self._data.ndim)))
 
@@ -703,6 +699,128 @@ def repeat_interleave(repeats, output_size=None):
     return wrap(repeats, xp.repeat(positions, counts) if total else xp.zeros((0,), dtype=counts.dtype))
 
 
+# ----------------------------------------------------------------------------- in-place views, as_strided
+# ``t_``, ``transpose_``, ``unsqueeze_`` and ``as_strided_`` change ``self``'s geometry, not its data: ``self``
+# takes the geometry of the view the out-of-place op would make.
+
+
+def t_(self):
+    ndim = self._data.ndim
+    if ndim > 2:
+        raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is {ndim}D")
+    return _squeeze_inplace(self, t(self)._data)
+
+
 def transpose_(self, dim0, dim1):
-    self._data = transpose(self, dim0, dim1)._data
-    return self
+    return _squeeze_inplace(self, transpose(self, dim0, dim1)._data)
+
+
+def unsqueeze_(self, dim):
+    return _squeeze_inplace(self, unsqueeze(self, dim)._data)
+
+
+def as_strided(self, size, stride, storage_offset=None):
+    """A view of ``self``'s storage with the given geometry (``as_strided_tensorimpl`` and ``setStrided``):
+    the offset counts elements from the storage's start, ``self``'s own offset when not given."""
+    size, stride = tuple(size), tuple(stride)
+    root = self._base if self._base is not None else self
+    offset = strided_geometry(self, root)[2] if storage_offset is None else storage_offset
+    if len(size) != len(stride):
+        raise RuntimeError("mismatch in length of strides and shape")
+    if any(s < 0 for s in stride):
+        raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got strides: "
+                           f"{list(stride)}")
+    _check_in_bounds_for_storage(root, size, stride, offset)
+    if offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {offset}")
+    return view_of(self, as_strided_view(root, size, stride, offset)._data)
+
+
+def _check_in_bounds_for_storage(root, size, stride, offset):
+    """``checkInBoundsForStorage``: the bytes the geometry reaches must lie inside the storage."""
+    if any(n < 0 for n in size):
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and strides={list(stride)}")
+    if 0 in size:
+        return
+    itemsize = root._dtype.itemsize
+    needed = (1 + sum((n - 1) * s for n, s in zip(size, stride))) * itemsize
+    available = _storage_elements(root) * itemsize
+    if needed + offset * itemsize > available:
+        raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, and "
+                           f"itemsize {itemsize} requiring a storage size of {needed + offset * itemsize} are out of "
+                           f"bounds for storage of size {available}")
+
+
+def _storage_elements(root):
+    data = root._data
+    if data.size == 0:
+        return 0
+    return 1 + sum((n - 1) * s for n, s in zip(data.shape, strides_of(root)))
+
+
+def as_strided_(self, size, stride, storage_offset=None):
+    return _squeeze_inplace(self, as_strided(self, size, stride, storage_offset)._data)
+
+
+# ----------------------------------------------------------------------------- scatters into a copy, block_diag,
+# unsafe_split. ``select_scatter``, ``slice_scatter`` and ``diagonal_scatter`` copy ``self`` (its layout kept) and
+# write ``src`` where the view would look; ``unsafe_split`` is ``split`` whose pieces are not recorded as views.
+
+
+def _scatter_into_copy(self, src, view_of_copy):
+    from .tensor_factories import clone
+
+    out = clone(self)
+    target = view_of_copy(out)
+    if shape_of(target) != shape_of(src):
+        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
+                           f"{list(shape_of(src))}, slice size = {list(shape_of(target))}")
+    target._data[...] = cast(src, self._dtype, xp_of(self))
+    return out
+
+
+def select_scatter(self, src, dim, index):
+    return _scatter_into_copy(self, src, lambda out: select(out, dim, index))
+
+
+def slice_scatter(self, src, dim=0, start=None, end=None, step=1):
+    return _scatter_into_copy(self, src, lambda out: slice(out, dim, start, end, step))
+
+
+def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
+    return _scatter_into_copy(self, src, lambda out: diagonal(out, offset, dim1, dim2))
+
+
+def block_diag(tensors):
+    """The tensors (a zero-dim one as 1x1, a vector as one row) along the diagonal of a zero matrix of their
+    promoted dtype."""
+    for i, t in enumerate(tensors):
+        if t._data.ndim > 2:
+            raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has "
+                               f"{t._data.ndim} dimensions")
+    if not tensors:
+        from ..c10.device import CPU
+
+        dtype = st.get_default_dtype()
+        return new_tensor(np.zeros((1, 0), dtype=st.to_numpy_dtype(dtype)), dtype, CPU)
+    from .helpers import result_type
+
+    dtype = result_type(*tensors)
+    xp = xp_of(tensors[0])
+    blocks = [xp.reshape(t._data, (1,) * (2 - t._data.ndim) + tuple(t._data.shape)) for t in tensors]
+    rows, cols = sum(b.shape[0] for b in blocks), sum(b.shape[1] for b in blocks)
+    out = zeros_array(tensors[0], (rows, cols), dtype)
+    r = c = 0
+    for t, b in zip(tensors, blocks):
+        out[r:r + b.shape[0], c:c + b.shape[1]] = xp.reshape(cast(t, dtype, xp), b.shape)
+        r, c = r + b.shape[0], c + b.shape[1]
+    return new_tensor(out, dtype, common_device(*tensors))
+
+
+def unsafe_split(self, split_size, dim=0):
+    return tuple(new_tensor(piece._data, self._dtype, self._device) for piece in split(self, split_size, dim))
+
+
+def unsafe_split_with_sizes(self, split_sizes, dim=0):
+    return tuple(new_tensor(piece._data, self._dtype, self._device)
+                 for piece in split_with_sizes(self, split_sizes, dim))

@@ -455,3 +455,8 @@ def bitwise_not_(self):
 def logical_not_(self):
     write_inplace(self, logical_not(self))
     return self
+
+
+def nan_to_num_(self, nan=None, posinf=None, neginf=None):
+    write_inplace(self, nan_to_num(self, nan, posinf, neginf))
+    return self

@@ -156,6 +156,7 @@ def formula_value(op: Op, name: str) -> Saved | None:
 _DERIVED = (("_sizes_opt", "tuple({0}._data.shape) if {0} is not None else (0,)"),  # an undefined tensor's: [0]
             ("_sizes", "tuple({0}._data.shape)"),
             ("_strides", "native.strides_of({0}) if any_requires_grad({0}) else ()"),
+            ("_geometry", "native.tensor_geometry({0})"),  # PyTorch's ``TensorGeometry``: sizes, strides, offset
             ("_numel", "{0}.numel()"), ("_dim", "{0}._data.ndim"), ("_scalar_type", "{0}._dtype"),
             ("_options", "({0}._dtype, {0}._device)"),
             ("_info", "(tuple({0}._data.shape), {0}._dtype)"),  # PyTorch's ``TypeAndSize``: what zeros_like needs

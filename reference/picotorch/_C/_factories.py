@@ -18,6 +18,7 @@ import numpy as np
 from ..c10 import scalar_type as st
 from ..c10.device import CPU
 from ..c10.device import device as Device
+from ..c10.size import Size
 from ..native import distributions
 from ..native.checks import check_size_nonnegative
 from ..native.device import backend, normalize, to_numpy
@@ -661,7 +662,6 @@ def legacy_new(self, *args, **kwargs):
     """``Tensor.new`` (``legacy_tensor_generic_ctor_new``): nothing gives an empty tensor, ints or a ``Size``
     an uninitialised one of that size (zeros here), a tensor of ``self``'s dtype an alias of it, other data a
     copy in ``self``'s dtype; only ``device=`` may be named."""
-    from ..c10.size import Size
 
     if any(key != "device" for key in kwargs) or (args and all(isinstance(a, (list, tuple)) for a in args)
                                                   and len(args) > 1):

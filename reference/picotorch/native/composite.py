@@ -21,6 +21,7 @@ from .dispatcher import ops
 from .helpers import result_type, scalar_tensor, wrap, xp_of, zeros_array
 from .resize import resize_output
 from .tensor_compare import clamp_min_
+from .tensor_impl import new_tensor
 from .tensor_shape import view_strides
 
 
@@ -1502,7 +1503,6 @@ def combinations(self, r=2, with_replacement=False):
 
 def _triu_mask(like, n, r, with_replacement):
     """``True`` where the r indices increase (never decrease, with replacement) from dim to dim."""
-    from .tensor_impl import new_tensor
 
     index = np.indices((n,) * r) if r else np.zeros((0,), dtype=np.int64)
     mask = np.ones((n,) * r, dtype=bool)

@@ -108,8 +108,6 @@ def index_put_(self, indices, values, accumulate=False):
 
 
 def index_put(self, indices, values, accumulate=False):
-    from .tensor_factories import clone
-
     return _index_put_impl_(clone(self), indices, values, accumulate, False)
 
 

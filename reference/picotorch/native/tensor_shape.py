@@ -19,6 +19,7 @@ import math
 import numpy as np
 
 from ..c10 import scalar_type as st
+from ..c10.device import CPU
 from . import checks
 from .device import to_numpy
 from .helpers import (
@@ -30,6 +31,7 @@ from .helpers import (
     reduce_dims,
     reshaped_view,
     restrided,
+    result_type,
     row_major_copy,
     shape_of,
     strided_geometry,
@@ -40,6 +42,7 @@ from .helpers import (
     zeros_array,
 )
 from .layout import innermost_first, non_overlapping_and_dense, relaid, row_major_strides
+from .tensor_factories import clone
 from .tensor_impl import new_tensor
 
 # ----------------------------------------------------------------------------- views
@@ -768,7 +771,6 @@ def as_strided_(self, size, stride, storage_offset=None):
 
 
 def _scatter_into_copy(self, src, view_of_copy):
-    from .tensor_factories import clone
 
     out = clone(self)
     target = view_of_copy(out)
@@ -799,11 +801,9 @@ def block_diag(tensors):
             raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has "
                                f"{t._data.ndim} dimensions")
     if not tensors:
-        from ..c10.device import CPU
 
         dtype = st.get_default_dtype()
         return new_tensor(np.zeros((1, 0), dtype=st.to_numpy_dtype(dtype)), dtype, CPU)
-    from .helpers import result_type
 
     dtype = result_type(*tensors)
     xp = xp_of(tensors[0])

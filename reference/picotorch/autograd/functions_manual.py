@@ -1384,33 +1384,14 @@ def scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, r
     share the gradient evenly among the values equal to the result. Without ``include_self`` the positions
     written get no gradient in ``self``."""
     if reduce == "sum":
-        grad_self, grad_src = grad, ops.gather(grad, dim, index)
-    elif reduce == "prod":
-        masked_self = ops.masked_fill(self, ops.eq(self, 0), 1)
-        masked_self_result = ops.scatter_reduce(masked_self, dim, index, src, reduce, include_self=include_self)
-        grad_self = ops.div(ops.mul(grad, masked_self_result), masked_self)
-        src_zero = ops.eq(src, 0)
-        src_num_zeros = ops.gather(ops.scatter_add(ops.zeros_like(self), dim, index, ops._to_copy(
-            src_zero, dtype=self.dtype)), dim, index)
-        src_single_zero = ops.bitwise_and(src_zero, ops.eq(src_num_zeros, 1))
-        masked_src = ops.masked_fill(src, src_single_zero, 1)
-        masked_src_result = ops.scatter_reduce(self, dim, index, masked_src, reduce, include_self=include_self)
-        grad_src = ops.where(src_single_zero, ops.gather(ops.mul(grad, masked_src_result), dim, index),
-                             ops.div(ops.gather(ops.mul(grad, result), dim, index),
-                                     ops.masked_fill(src, src_zero, 1)))
-    elif reduce == "mean":
-        counts = ops.ones_like(grad) if include_self else ops.zeros_like(grad)
-        counts = ops.scatter_add(counts, dim, index, ops.ones_like(src))
-        ops.masked_fill_(counts, ops.eq(counts, 0), 1)
-        grad_self = ops.div(grad, counts)
-        grad_src = ops.div(ops.gather(grad, dim, index), ops.gather(counts, dim, index))
+        grads = (grad, ops.gather(grad, dim, index))
     else:
-        value = ops.gather(result, dim, index)
-        self_is_result = ops._to_copy(ops.eq(self, result), dtype=self.dtype)
-        src_is_result = ops._to_copy(ops.eq(src, value), dtype=self.dtype)
-        shared = ops.div(grad, ops.scatter_add(self_is_result, dim, index, src_is_result))
-        grad_self = ops.mul(ops.eq(self, result), shared)
-        grad_src = ops.mul(ops.eq(src, value), ops.gather(shared, dim, index))
+        grads = _reduce_backward(grad, self, src, reduce, include_self, result,
+                                 take=lambda t: ops.gather(t, dim, index),
+                                 add_at=lambda t, values: ops.scatter_add(t, dim, index, values),
+                                 reduce_again=lambda t, values: ops.scatter_reduce(
+                                     t, dim, index, values, reduce, include_self=include_self))
+    grad_self, grad_src = grads
     if not include_self:
         grad_self = ops.scatter(grad_self, dim, index, 0)
     return (grad_self if output_mask[0] else None, grad_src if output_mask[1] else None)
@@ -1419,35 +1400,39 @@ def scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, r
 def index_reduce_backward(grad, self, dim, index, source, reduce, include_self, result, output_mask):
     """``index_reduce_backward``: ``scatter_reduce_backward``'s rules with whole slices (``index_select`` and
     ``index_add`` in place of ``gather`` and ``scatter_add``)."""
-    if reduce == "prod":
-        masked_self = ops.masked_fill(self, ops.eq(self, 0), 1)
-        masked_self_result = ops.index_reduce(masked_self, dim, index, source, reduce, include_self=include_self)
-        grad_self = ops.div(ops.mul(grad, masked_self_result), masked_self)
-        src_zero = ops.eq(source, 0)
-        src_num_zeros = ops.index_select(ops.index_add(ops.zeros_like(self), dim, index, ops._to_copy(
-            src_zero, dtype=self.dtype)), dim, index)
-        src_single_zero = ops.bitwise_and(src_zero, ops.eq(src_num_zeros, 1))
-        masked_src = ops.masked_fill(source, src_single_zero, 1)
-        masked_src_result = ops.index_reduce(self, dim, index, masked_src, reduce, include_self=include_self)
-        grad_src = ops.where(src_single_zero, ops.index_select(ops.mul(grad, masked_src_result), dim, index),
-                             ops.div(ops.index_select(ops.mul(grad, result), dim, index),
-                                     ops.masked_fill(source, src_zero, 1)))
-    elif reduce == "mean":
-        counts = ops.ones_like(grad) if include_self else ops.zeros_like(grad)
-        counts = ops.index_add(counts, dim, index, ops.ones_like(source))
-        ops.masked_fill_(counts, ops.eq(counts, 0), 1)
-        grad_self = ops.div(grad, counts)
-        grad_src = ops.div(ops.index_select(grad, dim, index), ops.index_select(counts, dim, index))
-    else:
-        value = ops.index_select(result, dim, index)
-        self_is_result = ops._to_copy(ops.eq(self, result), dtype=self.dtype)
-        source_is_result = ops._to_copy(ops.eq(source, value), dtype=self.dtype)
-        shared = ops.div(grad, ops.index_add(self_is_result, dim, index, source_is_result))
-        grad_self = ops.mul(self_is_result, shared)
-        grad_src = ops.mul(source_is_result, ops.index_select(shared, dim, index))
+    grad_self, grad_src = _reduce_backward(grad, self, source, reduce, include_self, result,
+                                           take=lambda t: ops.index_select(t, dim, index),
+                                           add_at=lambda t, values: ops.index_add(t, dim, index, values),
+                                           reduce_again=lambda t, values: ops.index_reduce(
+                                               t, dim, index, values, reduce, include_self=include_self))
     if not include_self:
         grad_self = ops.index_fill(grad_self, dim, index, 0)
     return (grad_self if output_mask[0] else None, grad_src if output_mask[1] else None)
+
+
+def _reduce_backward(grad, self, src, reduce, include_self, result, take, add_at, reduce_again):
+    """The prod, mean and amax/amin rules both backwards share: ``take`` reads ``src``'s positions out of a tensor
+    shaped like ``self`` (gather / index_select), ``add_at`` adds ``src``-shaped values into one (scatter_add /
+    index_add), ``reduce_again`` is the forward op."""
+    if reduce == "prod":
+        masked_self = ops.masked_fill(self, ops.eq(self, 0), 1)
+        grad_self = ops.div(ops.mul(grad, reduce_again(masked_self, src)), masked_self)
+        src_zero = ops.eq(src, 0)
+        src_num_zeros = take(add_at(ops.zeros_like(self), ops._to_copy(src_zero, dtype=self.dtype)))
+        src_single_zero = ops.bitwise_and(src_zero, ops.eq(src_num_zeros, 1))
+        masked_src_result = reduce_again(self, ops.masked_fill(src, src_single_zero, 1))
+        grad_src = ops.where(src_single_zero, take(ops.mul(grad, masked_src_result)),
+                             ops.div(take(ops.mul(grad, result)), ops.masked_fill(src, src_zero, 1)))
+        return grad_self, grad_src
+    if reduce == "mean":
+        counts = add_at(ops.ones_like(grad) if include_self else ops.zeros_like(grad), ops.ones_like(src))
+        ops.masked_fill_(counts, ops.eq(counts, 0), 1)
+        return ops.div(grad, counts), ops.div(take(grad), take(counts))
+    value = take(result)
+    self_is_result = ops._to_copy(ops.eq(self, result), dtype=self.dtype)
+    src_is_result = ops._to_copy(ops.eq(src, value), dtype=self.dtype)
+    shared = ops.div(grad, add_at(self_is_result, src_is_result))
+    return ops.mul(self_is_result, shared), ops.mul(src_is_result, take(shared))
 
 
 def linalg_matrix_exp_differential(self, grad, adjoint):

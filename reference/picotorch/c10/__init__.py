@@ -1,6 +1,6 @@
-"""Core value types shared by every layer: dtypes, devices, sizes.
+"""Core value types shared by every layer: dtypes, devices, sizes (and inference mode's thread flag).
 
-Models PyTorch's ``c10/core/`` (``ScalarType.h``, ``Device.h``) and ``torch/Size`` — the small
+Models PyTorch's ``c10/core/`` (``ScalarType.h``, ``Device.h``, ``InferenceMode.h``) and ``torch/Size`` — the small
 vocabulary that every other layer speaks. It sits below everything and imports nothing of picotorch.
 """
 

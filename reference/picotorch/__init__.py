@@ -64,7 +64,7 @@ _export_c()
 
 from ._tensor import Tensor, norm  # noqa: E402
 from ._tensor_str import set_printoptions  # noqa: E402
-from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: E402, F401
+from .autograd import enable_grad, no_grad, set_grad_enabled  # noqa: E402, F401
 from .c10.scalar_type import dtype as _dtype  # noqa: E402
 
 _C._initExtension(_sys.modules[__name__])

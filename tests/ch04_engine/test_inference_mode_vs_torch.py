@@ -59,6 +59,7 @@ PROGRAMS = {
     "bad arguments": lambda T: [_tried(lambda: T.is_inference(1)), _tried(lambda: T.ones(1).is_inference(1)),
                                 _tried(lambda: T.is_inference_mode_enabled(1))],
     "backward inside inference mode": lambda T: _backward_inside(T),
+    "enable_grad inside inference mode records nothing": lambda T: _enable_grad_inside(T),
     "a module's forward in inference mode": lambda T: _module_forward(T),
 }
 
@@ -221,6 +222,22 @@ def _inference_false(T):
         y = x * 3
     y.sum().backward()
     return x.grad, y.is_inference(), y._version
+
+
+def _enable_grad_inside(T):
+    p = T.ones(2, requires_grad=True)
+    with T.inference_mode():
+        with T.enable_grad():
+            q = T.ones(2, requires_grad=True)
+            seen = [T.is_grad_enabled(), q.is_inference(), (q * 2).grad_fn, (p * 2).grad_fn, (p * 2).requires_grad]
+            with T.no_grad():
+                seen.append(T.is_grad_enabled())
+            seen.append(T.is_grad_enabled())
+        seen.append(T.is_grad_enabled())
+        with T.set_grad_enabled(True):
+            seen += [T.is_grad_enabled(), (p * 3).grad_fn]
+    seen += [T.is_grad_enabled(), (p * 2).grad_fn.name()]
+    return seen
 
 
 def _backward_inside(T):

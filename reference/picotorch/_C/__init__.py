@@ -103,7 +103,7 @@ def _autograd_functions() -> dict:
     # torch._C._autograd is made later, by _autograd_init (called from torch/autograd/__init__.py): here at once
     autograd = _types.SimpleNamespace(SavedTensor=_SavedVariable, _push_saved_tensors_default_hooks=_push_hooks,
                                       _pop_saved_tensors_default_hooks=_pop_hooks)
-    return {"is_grad_enabled": _grad_mode.is_grad_enabled,
+    return {"is_grad_enabled": _grad_mode.grad_mode_enabled,
             "is_inference_mode_enabled": _grad_mode.is_inference_mode_enabled,
             "is_anomaly_enabled": _anomaly_mode.is_anomaly_enabled,
             "set_anomaly_enabled": _anomaly_mode.set_anomaly_enabled,

@@ -18,11 +18,11 @@ from .function import Function
 from .grad_mode import (
     enable_grad,
     inference_mode,
-    is_grad_enabled,
     no_grad,
     set_grad_enabled,
     set_multithreading_enabled,
 )
+from .grad_mode import grad_mode_enabled as is_grad_enabled  # torch's: GradMode, not "does this op record"
 from .graph import Edge, Identity
 from .variable import grad_fn_of, gradient_edge, requires_grad, try_get_grad_accumulator
 

@@ -13,10 +13,11 @@ from ..c10 import inference_mode as c10_inference_mode
 
 
 class _ThreadState(threading.local):
-    """Each thread's modes; a thread starts with both on (the class attributes: reading one costs no exception
+    """Each thread's modes; a thread starts with them on (the class attributes: reading one costs no exception
     on a thread that never set it, as ``getattr`` with a default did on every op)."""
 
-    enabled = True
+    enabled = True  # do ops record? grad mode on and not in inference mode (which excludes the autograd keys)
+    grad_mode = True  # what ``torch.is_grad_enabled()`` says: ``enable_grad`` inside inference mode turns it on
     multithreading = True
 
 
@@ -24,11 +25,22 @@ _state = _ThreadState()
 
 
 def is_grad_enabled() -> bool:
+    """Whether ops record a graph: every autograd kernel asks this (``torch.is_grad_enabled()`` is
+    ``grad_mode_enabled``, which differs only inside inference mode)."""
     return _state.enabled
 
 
+def grad_mode_enabled() -> bool:
+    """``torch.is_grad_enabled()``: ``GradMode::is_enabled``."""
+    return _state.grad_mode
+
+
+grad_mode_enabled.__name__ = grad_mode_enabled.__qualname__ = "is_grad_enabled"  # as torch.is_grad_enabled prints
+
+
 def _set_enabled(mode: bool) -> None:
-    _state.enabled = bool(mode)
+    _state.grad_mode = bool(mode)
+    _state.enabled = _state.grad_mode and not c10_inference_mode.state.enabled
 
 
 class _GradModeContext:
@@ -37,7 +49,7 @@ class _GradModeContext:
     mode: bool
 
     def __enter__(self):
-        self.prev = is_grad_enabled()
+        self.prev = grad_mode_enabled()
         _set_enabled(self.mode)
         return self
 
@@ -72,7 +84,7 @@ class enable_grad(_NoParamContext):
 
 class set_grad_enabled(_GradModeContext):
     def __init__(self, mode: bool) -> None:
-        self.prev = is_grad_enabled()
+        self.prev = grad_mode_enabled()
         self.mode = bool(mode)
         _set_enabled(self.mode)
 
@@ -126,17 +138,17 @@ class inference_mode(_GradModeContext):
         self.mode = mode
 
     def __enter__(self):
-        self.prev = (is_grad_enabled(), c10_inference_mode.is_enabled(), _state.multithreading)
+        self.prev = (grad_mode_enabled(), c10_inference_mode.is_enabled(), _state.multithreading)
         enabled = bool(self.mode)
-        _set_enabled(not enabled)
         c10_inference_mode.set_enabled(enabled)
+        _set_enabled(not enabled)
         _state.multithreading = not enabled
         return None
 
     def __exit__(self, *exc):
         grad, inference, multithreading = self.prev
-        _set_enabled(grad)
         c10_inference_mode.set_enabled(inference)
+        _set_enabled(grad)
         _state.multithreading = multithreading
         return False
 

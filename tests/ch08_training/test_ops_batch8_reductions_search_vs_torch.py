@@ -897,6 +897,7 @@ def test_index_reduce_values_graph_saved_and_gradients(reduce, include_self):
     lambda T: T.tensor(IR_SELF).index_reduce(0, T.tensor([-1, 0, 1]), T.ones(3, 2), "prod"),
     lambda T: T.tensor(IR_SELF).index_reduce(2, T.tensor([0, 2, 0]), T.ones(3, 2), "prod"),
     lambda T: T.tensor(IR_SELF).index_reduce(0, T.tensor([0, 2, 0]), T.ones(3, 1), "prod"),
+    lambda T: T.zeros(3, 2).index_reduce(1, T.tensor([0]), T.ones(1), "prod"),  # dim beyond source's: RuntimeError
 ])
 def test_index_reduce_dtypes_edges_and_errors(program):
     assert_same(lambda T: (lambda r: [(_layout(t) if isinstance(t, T.Tensor) else t) for t in r]

@@ -176,22 +176,8 @@ def index_add_(self, dim, index, source, alpha=1):
     """``self.select(dim, index[i]) += alpha * source.select(dim, i)``: a ``scatter_add`` with the index spread
     along ``source``'s other dims."""
     dim = checks.wrap_dim(dim, self._data.ndim)
+    check_index_func(self, dim, index, source, "index_add")
     n = _numel(index)
-    if index._data.ndim > 1:
-        raise IndexError(f"index_add_(): Index is supposed to be a vector, but got dim: {index._data.ndim} with type: "
-                         f"{index._dtype.c10_name} and size: {_listed(index)}")
-    if index._dtype not in _INDEX_DTYPES:
-        raise RuntimeError(f"index_add_(): Expected dtype int32/int64 for index but got: {index._dtype.c10_name}")
-    if self._dtype is not source._dtype:
-        raise RuntimeError(f"index_add_(): self ({self._dtype.c10_name}) and source ({source._dtype.c10_name}) "
-                           "must have the same scalar type")
-    if not (dim == 0 or dim < source._data.ndim):
-        raise RuntimeError(f"index_add_(): Indexing dim {dim} is out of bounds of the source tensor with dim "
-                           f"{source._data.ndim}")
-    if n != _size(source, dim):
-        raise RuntimeError(f"index_add_(): Number of indices ({n}) should be equal to source.size(dim): "
-                           f"({_size(source, dim)}), for dim: {dim}")
-    _check_same_shape_apart_from(self, source, dim)
     xp = xp_of(self)
     positions = xp.reshape(index._data, (-1,))
     if self._data.ndim > 1 and index._dtype is st.int64:  # the CPU kernel's strided path checks as scatter does
@@ -208,6 +194,26 @@ def index_add_(self, dim, index, source, alpha=1):
     spread = xp.broadcast_to(xp.reshape(positions, tuple(along)), _sizes(source))
     _write(self, dim, wrap(index, spread), values, accumulate=True)
     return self
+
+
+def check_index_func(self, dim, index, source, name: str) -> None:
+    """``index_func_meta_impl``'s checks in its order: index_add, index_reduce."""
+    n = _numel(index)
+    if index._data.ndim > 1:
+        raise IndexError(f"{name}_(): Index is supposed to be a vector, but got dim: {index._data.ndim} with type: "
+                         f"{index._dtype.c10_name} and size: {_listed(index)}")
+    if index._dtype not in _INDEX_DTYPES:
+        raise RuntimeError(f"{name}_(): Expected dtype int32/int64 for index but got: {index._dtype.c10_name}")
+    if self._dtype is not source._dtype:
+        raise RuntimeError(f"{name}_(): self ({self._dtype.c10_name}) and source ({source._dtype.c10_name}) "
+                           "must have the same scalar type")
+    if not (dim == 0 or dim < source._data.ndim):
+        raise RuntimeError(f"{name}_(): Indexing dim {dim} is out of bounds of the source tensor with dim "
+                           f"{source._data.ndim}")
+    if n != _size(source, dim):
+        raise RuntimeError(f"{name}_(): Number of indices ({n}) should be equal to source.size(dim): "
+                           f"({_size(source, dim)}), for dim: {dim}")
+    _check_same_shape_apart_from(self, source, dim)
 
 
 def _check_same_shape_apart_from(self, source, dim) -> None:

@@ -14,13 +14,12 @@ import warnings
 
 import numpy as np
 
-from ..c10 import scalar_type as st
 from . import checks
 from .binary_ops import write_inplace
 from .device import to_numpy
 from .helpers import wrap, xp_of
 from .layout import row_major
-from .scatter_gather import _check_scatter
+from .scatter_gather import _check_scatter, check_index_func
 
 _REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
 
@@ -93,7 +92,7 @@ def index_reduce(self, dim, index, source, reduce, include_self=True):
     if reduce not in _INDEX_REDUCTIONS:
         raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
     dim = checks.wrap_dim(dim, self._data.ndim)
-    _check_index_func(self, dim, index, source)
+    check_index_func(self, dim, index, source, "index_reduce")
     if not _warned:
         _warned.append(True)
         warnings.warn(_BETA_WARNING, UserWarning, stacklevel=3)
@@ -122,29 +121,3 @@ def index_reduce(self, dim, index, source, reduce, include_self=True):
 def index_reduce_(self, dim, index, source, reduce, include_self=True):
     write_inplace(self, index_reduce(self, dim, index, source, reduce, include_self))
     return self
-
-
-def _check_index_func(self, dim, index, source, name="index_reduce"):
-    """``index_func_meta_impl``'s checks, in order."""
-    if index._data.ndim > 1:
-        raise IndexError(f"{name}_(): Index is supposed to be a vector, but got dim: {index._data.ndim} with type: "
-                         f"{index._dtype.c10_name} and size: {list(index._data.shape)}")
-    if index._dtype not in (st.int64, st.int32):
-        raise RuntimeError(f"{name}_(): Expected dtype int32/int64 for index but got: {index._dtype.c10_name}")
-    if self._dtype is not source._dtype:
-        raise RuntimeError(f"{name}_(): self ({self._dtype.c10_name}) and source ({source._dtype.c10_name}) must have "
-                           "the same scalar type")
-    if not (dim == 0 or dim < source._data.ndim):
-        raise IndexError(f"{name}_(): Indexing dim {dim} is out of bounds of the source tensor with dim "
-                         f"{source._data.ndim}")
-    count = index._data.size
-    source_size = 1 if source._data.ndim == 0 else source._data.shape[dim]
-    if count != source_size:
-        raise RuntimeError(f"{name}_(): Number of indices ({count}) should be equal to source.size(dim): "
-                           f"({source_size}), for dim: {dim}")
-    self_sizes, source_sizes = list(self._data.shape), list(source._data.shape)
-    if source._data.ndim and self._data.ndim:
-        del self_sizes[dim], source_sizes[dim]
-    if self_sizes != source_sizes:
-        raise RuntimeError("source tensor shape must match self tensor shape, excluding the specified dimension. Got "
-                           f"self.shape = {list(self._data.shape)} source.shape = {list(source._data.shape)}")

@@ -59,6 +59,7 @@ PROGRAMS = {
     "bad arguments": lambda T: [_tried(lambda: T.is_inference(1)), _tried(lambda: T.ones(1).is_inference(1)),
                                 _tried(lambda: T.is_inference_mode_enabled(1))],
     "backward inside inference mode": lambda T: _backward_inside(T),
+    ".data follows its tensor, not the mode": lambda T: _data_inside(T),
     "enable_grad inside inference mode records nothing": lambda T: _enable_grad_inside(T),
     "a module's forward in inference mode": lambda T: _module_forward(T),
 }
@@ -238,6 +239,15 @@ def _enable_grad_inside(T):
             seen += [T.is_grad_enabled(), (p * 3).grad_fn]
     seen += [T.is_grad_enabled(), (p * 2).grad_fn.name()]
     return seen
+
+
+def _data_inside(T):
+    n = T.ones(2, requires_grad=True)
+    with T.inference_mode():
+        d = n.data
+        seen = [d.is_inference(), d._version]
+    d.add_(1)
+    return seen, d._version, n, _inference(T, 2).data.is_inference()
 
 
 def _backward_inside(T):

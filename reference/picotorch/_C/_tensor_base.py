@@ -27,7 +27,7 @@ from ..native import checks
 from ..native.device import normalize, to_numpy
 from ..native.dispatcher import ops
 from ..native.helpers import contiguous_strides, data_ptr, legacy_type_string, strided_geometry, strides_of
-from ..native.tensor_impl import TensorImpl, new_tensor
+from ..native.tensor_impl import NO_VERSION_COUNTER, TensorImpl, VersionCounter, new_tensor
 from . import _factories
 from ._torch_function import STATE as _TORCH_FUNCTION
 from ._torch_function import (
@@ -331,7 +331,12 @@ class TensorBase(TensorImpl):
         return self.detach_shallow()
 
     def detach_shallow(self, share_version: bool = True):
-        version = self._version_counter if share_version else None
+        """A new tensor on the same data; ``share_version=False`` (``.data``) gives it a counter of its own, or none
+        for an inference tensor's: whether it is an inference tensor follows ``self``, not the mode it is made in."""
+        if share_version:
+            version = self._version_counter
+        else:
+            version = VersionCounter() if self._version_counter.tracked else NO_VERSION_COUNTER
         return new_tensor(self._data, self._dtype, self._device, version=version)
 
     def detach_(self):

@@ -402,6 +402,11 @@ CASES = {
         a.unsafe_split_with_sizes([2, 3], 1))),
     "diagflat_msort": ([data(2, 3)], lambda T, a: T.diagflat(T.msort(a))),
     "combinations": ([data(3)], lambda T, a: T.combinations(a) * T.cartesian_prod(a, a)[:3]),
+    # complex tensors, from real leaves and back to a real result
+    "complex_parts": ([data(2, 3), data(2, 3)], lambda T, a, b: (lambda z: z.real * 2 + z.imag * z.abs() + z.angle())(
+        T.complex(a, b))),
+    "polar_conj": ([data(2, 3, positive=True), data(2, 3)], lambda T, a, b: T.view_as_real(
+        T.polar(a, b).conj_physical()) + T.view_as_real(T.view_as_complex(T.stack([a, b], -1)).conj().resolve_conj())),
 }
 
 

@@ -95,7 +95,9 @@ def _init_extension(module) -> None:
 _DTYPE_NAMES = {"float32": _st.float32, "float": _st.float32, "float64": _st.float64, "double": _st.float64,
                 "float16": _st.float16, "half": _st.float16, "bfloat16": _st.bfloat16,
                 "uint8": _st.uint8, "int8": _st.int8, "int16": _st.int16, "short": _st.int16,
-                "int32": _st.int32, "int": _st.int32, "int64": _st.int64, "long": _st.int64, "bool": _st.bool_}
+                "int32": _st.int32, "int": _st.int32, "int64": _st.int64, "long": _st.int64, "bool": _st.bool_,
+                "complex32": _st.complex32, "chalf": _st.complex32, "complex64": _st.complex64,
+                "cfloat": _st.complex64, "complex128": _st.complex128, "cdouble": _st.complex128}
 
 
 @step("torch::autograd::python_functions", "grad mode and anomaly mode switches; _C._autograd (autograd/init.cpp)")
@@ -369,7 +371,7 @@ def _binary(base, name: str, dunder: str, public: bool = False):
     setattr(base, dunder, op)
 
 
-_OPERANDS = (_TensorImpl, _builtins.int, _builtins.float)
+_OPERANDS = (_TensorImpl, _builtins.int, _builtins.float, _builtins.complex)
 
 
 def _is_operand(value) -> bool:

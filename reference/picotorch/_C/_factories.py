@@ -454,6 +454,8 @@ def _infer(data):
         return (), st.int64
     if isinstance(data, float):
         return (), st.get_default_dtype()
+    if isinstance(data, complex):
+        return (), st.get_default_complex_dtype()
     if isinstance(data, (list, tuple)):
         return _infer_sequence(data)
     if isinstance(data, str):
@@ -477,7 +479,7 @@ def _infer_sequence(seq):
 
 
 def _combine(a, b):
-    """Python data: bool < int < float, the widest kind decides."""
+    """Python data: bool < int < float < complex, the widest kind decides."""
     if a.category != b.category:
         return a if a.category > b.category else b
     return st.promote_types(a, b)
@@ -506,16 +508,25 @@ def _python_numbers(data):
         item = stack.pop()
         if isinstance(item, (list, tuple)):
             stack.extend(item)
-        elif isinstance(item, (int, float)) and not isinstance(item, bool):
+        elif isinstance(item, (int, float, complex)) and not isinstance(item, bool):
             yield item
 
 
 def _check_overflow(data, dtype) -> None:
-    """``c10::checked_convert``: a Python number must fit an integer dtype (unsigned ones wrap negatives)."""
-    if dtype.is_floating_point or dtype is st.bool_:
+    """``c10::checked_convert``: a Python number must fit an integer dtype (unsigned ones wrap negatives), and a
+    Python complex number becomes no real number at all (the text is CPython's, from ``PyFloat_AsDouble`` or
+    ``PyLong_AsLong``, which ``store_scalar`` calls)."""
+    if dtype.is_complex or dtype is st.bool_:
+        return
+    numbers = list(_python_numbers(data))
+    if any(isinstance(value, complex) for value in numbers):
+        kind = "must be real number, not complex" if dtype.is_floating_point else \
+            "'complex' object cannot be interpreted as an integer"
+        raise TypeError(kind)
+    if dtype.is_floating_point:
         return
     info = np.iinfo(st.to_numpy_dtype(dtype))
-    for value in _python_numbers(data):
+    for value in numbers:
         if isinstance(value, float):
             fits = value == value and info.min <= value <= info.max
         elif info.min == 0:
@@ -587,7 +598,7 @@ def _to_array(data, dtype) -> np.ndarray:
     np_dtype = st.to_numpy_dtype(dtype)
     if is_reduced_float(dtype):
         return _host_convert(np.array(data, dtype=np.float64), dtype)
-    if dtype.is_floating_point or dtype is st.bool_:
+    if dtype.is_floating_point or dtype.is_complex or dtype is st.bool_:
         return np.array(data, dtype=np_dtype)
     return np.array(data).astype(np.int64).astype(np_dtype)  # floats truncate, negatives wrap
 

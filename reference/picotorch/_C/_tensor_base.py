@@ -73,6 +73,14 @@ _TYPE_META_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Ha
                     "complex128": "c10::complex<double>"}
 
 
+def _write_part(part, value) -> None:
+    """``x.real = value``: the values written into the part's view (a number fills it)."""
+    if isinstance(value, TensorImpl):
+        ops.copy_(part, value)
+    else:
+        ops.fill_(part, value)
+
+
 class TensorBase(TensorImpl):
     """The tensor type of the extension module: a ``TensorImpl`` with Python's view of it.
 
@@ -455,6 +463,12 @@ class TensorBase(TensorImpl):
     def double(self):
         return self.to(st.float64)
 
+    def cfloat(self):
+        return self.to(st.complex64)
+
+    def cdouble(self):
+        return self.to(st.complex128)
+
     def float(self):
         return self.to(st.float32)
 
@@ -515,7 +529,7 @@ class TensorBase(TensorImpl):
         if n != 2:
             raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {n}-D tensor."
                                + (" For batches of matrices, consider using tensor.mH" if n > 2 else ""))
-        return ops.transpose(self, -2, -1)
+        return ops.conj(ops.transpose(self, -2, -1))
 
     @property
     def mH(self):
@@ -527,7 +541,28 @@ class TensorBase(TensorImpl):
             return self
         if n < 2:
             raise RuntimeError(f"tensor.mH is only supported on matrices or batches of matrices. Got {n}-D tensor.")
-        return ops.transpose(self, -2, -1)
+        return ops.conj(ops.transpose(self, -2, -1))
+
+    # ---- a complex tensor's parts (python_variable.cpp: THPVariable_get_real / THPVariable_set_real)
+    @property
+    def real(self):
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return handle_torch_function_getter(self, "real")
+        return ops.real(self)
+
+    @real.setter
+    def real(self, value):
+        _write_part(ops.real(self), value)
+
+    @property
+    def imag(self):
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return handle_torch_function_getter(self, "imag")
+        return ops.imag(self)
+
+    @imag.setter
+    def imag(self, value):
+        _write_part(ops.imag(self), value)
 
     def __hash__(self) -> int:
         return id(self)

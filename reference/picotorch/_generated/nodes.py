@@ -12145,3 +12145,131 @@ class UnsafeSplitWithSizesBackward0(Node):
         if saved is None:
             return None
         return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+
+class ConjBackward0(Node):
+    """Backward of ``_conj(Tensor self) -> Tensor``."""
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.conj(grad)
+        return grad_inputs
+
+
+class ConjPhysicalBackward0(Node):
+    """Backward of ``_conj_physical(Tensor self) -> Tensor``."""
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.conj_physical(grad)
+        return grad_inputs
+
+
+class ViewAsRealBackward0(Node):
+    """Backward of ``view_as_real(Tensor(a) self) -> Tensor(a)``."""
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.view_as_complex(ops.contiguous(grad))
+        return grad_inputs
+
+
+class ViewAsComplexBackward0(Node):
+    """Backward of ``view_as_complex(Tensor(a) self) -> Tensor(a)``."""
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.view_as_real(ops.resolve_conj(ops.contiguous(grad)))
+        return grad_inputs
+
+
+class ComplexBackward0(Node):
+    """Backward of ``complex(Tensor real, Tensor imag) -> Tensor``."""
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.real(grad)
+        if node.task_should_compute_output(1):
+            grad_inputs[1] = ops.imag(grad)
+        return grad_inputs
+
+
+class PolarBackward0(Node):
+    """Backward of ``polar(Tensor abs, Tensor angle) -> Tensor``."""
+
+    result_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        result = None if node.result_ is None else node.result_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0) or node.task_should_compute_output(1):
+            grad_input_mask = [node.task_should_compute_output(0), node.task_should_compute_output(1)]
+            grad_result = polar_backward(grad, result)
+            if grad_input_mask[0]:
+                grad_inputs[0] = grad_result[0]
+            if grad_input_mask[1]:
+                grad_inputs[1] = grad_result[1]
+        return grad_inputs
+
+    def release_variables(node):
+        if node.result_ is not None:
+            node.result_.reset_data()
+
+    @property
+    def _saved_result(node):
+        return None if node.result_ is None else node.result_.unpack(node)
+
+    @property
+    def _raw_saved_result(node):
+        return SavedVariable(None) if node.result_ is None else node.result_
+
+
+class AngleBackward0(Node):
+    """Backward of ``angle(Tensor self) -> Tensor``."""
+
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = angle_backward(grad, self)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_

@@ -18,6 +18,12 @@ TORCH_FUNCTIONS = {
     '_cdist_forward': [
         (vt._cdist_forward, '_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode)', vt.PARAMETERS['_cdist_forward']),
     ],
+    '_conj': [
+        (vt._conj, '_conj(Tensor input)', vt.PARAMETERS['_conj']),
+    ],
+    '_conj_physical': [
+        (vt._conj_physical, '_conj_physical(Tensor input)', vt.PARAMETERS['_conj_physical']),
+    ],
     '_euclidean_dist': [
         (vt._euclidean_dist, '_euclidean_dist(Tensor x1, Tensor x2)', vt.PARAMETERS['_euclidean_dist']),
     ],
@@ -124,6 +130,9 @@ TORCH_FUNCTIONS = {
     ],
     'aminmax': [
         (vt.aminmax, 'aminmax(Tensor input, *, int? dim=None, bool keepdim=False, Tensor[2] out=None)', (vt.PARAMETERS['aminmax'][0], vt.PARAMETERS['aminmax'][1] + (('out', 'Tensor[]?', True),)), (vt.aminmax_out, ('min', 'max'))),
+    ],
+    'angle': [
+        (vt.angle, 'angle(Tensor input)', vt.PARAMETERS['angle']),
     ],
     'any': [
         (vt.any, 'any(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['any'][0], vt.PARAMETERS['any'][1] + (('out', 'Tensor?', True),)), (vt.any_all_out, ('out',))),
@@ -341,6 +350,9 @@ TORCH_FUNCTIONS = {
     ],
     'combinations': [
         (vt.combinations, 'combinations(Tensor input, int r=2, bool with_replacement=False)', vt.PARAMETERS['combinations']),
+    ],
+    'complex': [
+        (vt.complex, 'complex(Tensor real, Tensor imag)', vt.PARAMETERS['complex']),
     ],
     'concat': [
         (vt.concat, 'concat(Tensor[] tensors, int dim=0, *, Tensor out=None)', (vt.PARAMETERS['concat'][0], vt.PARAMETERS['concat'][1] + (('out', 'Tensor?', True),)), (vt.concat_out, ('out',))),
@@ -671,6 +683,9 @@ TORCH_FUNCTIONS = {
     ],
     'hypot': [
         (vt.hypot, 'hypot(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['hypot'][0], vt.PARAMETERS['hypot'][1] + (('out', 'Tensor?', True),)), (vt.hypot_out, ('out',))),
+    ],
+    'imag': [
+        (vt.imag, 'imag(Tensor input)', vt.PARAMETERS['imag']),
     ],
     'index': [
         (vt.index_Tensor, 'index(Tensor input, Tensor?[] indices)', vt.PARAMETERS['index_Tensor']),
@@ -1027,6 +1042,9 @@ TORCH_FUNCTIONS = {
     'poisson_nll_loss': [
         (vt.poisson_nll_loss, 'poisson_nll_loss(Tensor input, Tensor target, bool log_input, bool full, float eps, int reduction)', vt.PARAMETERS['poisson_nll_loss']),
     ],
+    'polar': [
+        (vt.polar, 'polar(Tensor abs, Tensor angle)', vt.PARAMETERS['polar']),
+    ],
     'polygamma': [
         (vt.polygamma, 'polygamma(int n, Tensor input, *, Tensor out=None)', (vt.PARAMETERS['polygamma'][0], vt.PARAMETERS['polygamma'][1] + (('out', 'Tensor?', True),)), (vt.polygamma_out, ('out',))),
     ],
@@ -1060,6 +1078,9 @@ TORCH_FUNCTIONS = {
     ],
     'ravel': [
         (vt.ravel, 'ravel(Tensor input)', vt.PARAMETERS['ravel']),
+    ],
+    'real': [
+        (vt.real, 'real(Tensor input)', vt.PARAMETERS['real']),
     ],
     'reciprocal': [
         (vt.reciprocal, 'reciprocal(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['reciprocal'][0], vt.PARAMETERS['reciprocal'][1] + (('out', 'Tensor?', True),)), (vt.reciprocal_out, ('out',))),
@@ -1375,6 +1396,12 @@ TORCH_FUNCTIONS = {
     'vdot': [
         (vt.vdot, 'vdot(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['vdot'][0], vt.PARAMETERS['vdot'][1] + (('out', 'Tensor?', True),)), (vt.vdot_out, ('out',))),
     ],
+    'view_as_complex': [
+        (vt.view_as_complex, 'view_as_complex(Tensor input)', vt.PARAMETERS['view_as_complex']),
+    ],
+    'view_as_real': [
+        (vt.view_as_real, 'view_as_real(Tensor input)', vt.PARAMETERS['view_as_real']),
+    ],
     'vsplit': [
         (vt.vsplit_int, 'vsplit(Tensor input, int sections)', vt.PARAMETERS['vsplit_int']),
         (vt.vsplit_array, 'vsplit(Tensor input, int[] indices)', vt.PARAMETERS['vsplit_array']),
@@ -1567,6 +1594,12 @@ TORCH_LINALG_FUNCTIONS = {
 }
 
 TENSOR_METHODS = {
+    '_conj': [
+        (vt._conj, '_conj()', vt.PARAMETERS['_conj']),
+    ],
+    '_conj_physical': [
+        (vt._conj_physical, '_conj_physical()', vt.PARAMETERS['_conj_physical']),
+    ],
     '_reshape_alias': [
         (vt._reshape_alias, '_reshape_alias(int[] size, int[] stride)', vt.PARAMETERS['_reshape_alias']),
     ],
@@ -1658,6 +1691,9 @@ TENSOR_METHODS = {
     ],
     'aminmax': [
         (vt.aminmax, 'aminmax(*, int? dim=None, bool keepdim=False)', vt.PARAMETERS['aminmax']),
+    ],
+    'angle': [
+        (vt.angle, 'angle()', vt.PARAMETERS['angle']),
     ],
     'any': [
         (vt.any, 'any()', vt.PARAMETERS['any']),

@@ -9936,17 +9936,17 @@ def conj(self):
 
 def resolve_conj(self):
     """``resolve_conj(Tensor(a) self) -> Tensor(a)``"""
-    return native.conj(self)
+    return native.resolve_conj(self)
 
 
 def resolve_neg(self):
     """``resolve_neg(Tensor(a) self) -> Tensor(a)``"""
-    return native.conj(self)
+    return native.resolve_neg(self)
 
 
 def conj_physical(self):
     """``conj_physical(Tensor self) -> Tensor``"""
-    return native.conj(self)
+    return native.conj_physical(self)
 
 
 def adjoint(self):
@@ -10829,6 +10829,104 @@ def row_stack_out(tensors, *, out):
 def cross_out(self, other, dim=None, *, out):
     """``cross.out(Tensor self, Tensor other, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)``"""
     return native.cross_out(self, other, dim, out=out)
+
+
+def _conj(self):
+    """``_conj(Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.ConjBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("_conj", device_of(self))(self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def _conj_physical(self):
+    """``_conj_physical(Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.ConjPhysicalBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("_conj_physical", device_of(self))(self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def view_as_real(self):
+    """``view_as_real(Tensor(a) self) -> Tensor(a)``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.ViewAsRealBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("view_as_real", device_of(self))(self)
+    as_view(self, result)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def view_as_complex(self):
+    """``view_as_complex(Tensor(a) self) -> Tensor(a)``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.ViewAsComplexBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("view_as_complex", device_of(self))(self)
+    as_view(self, result)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def real(self):
+    """``real(Tensor(a) self) -> Tensor(a)``"""
+    return native.real(self)
+
+
+def imag(self):
+    """``imag(Tensor(a) self) -> Tensor(a)``"""
+    return native.imag(self)
+
+
+def complex(real, imag):
+    """``complex(Tensor real, Tensor imag) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(real, imag):
+        grad_fn = nodes.ComplexBackward0()
+        grad_fn.set_next_edges(collect_next_edges(real, imag))
+    result = kernel_for("complex", device_of(real, imag))(real, imag)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def polar(abs, angle):
+    """``polar(Tensor abs, Tensor angle) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(abs, angle):
+        grad_fn = nodes.PolarBackward0()
+        grad_fn.set_next_edges(collect_next_edges(abs, angle))
+    result = kernel_for("polar", device_of(abs, angle))(abs, angle)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return result
+
+
+def angle(self):
+    """``angle(Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.AngleBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("angle", device_of(self))(self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
 
 
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
@@ -11773,9 +11871,9 @@ register_kernels("is_conj(Tensor self) -> bool", {"CompositeImplicitAutograd": n
 register_kernels("is_neg(Tensor self) -> bool", {"CompositeImplicitAutograd": native.is_neg}, is_neg)
 register_kernels("positive(Tensor(a) self) -> Tensor(a)", {"CompositeImplicitAutograd": native.positive}, positive, computes=False)
 register_kernels("conj(Tensor(a) self) -> Tensor(a)", {"CompositeImplicitAutograd": native.conj}, conj, computes=False)
-register_kernels("resolve_conj(Tensor(a) self) -> Tensor(a)", {"CompositeImplicitAutograd": native.conj}, resolve_conj, computes=False)
-register_kernels("resolve_neg(Tensor(a) self) -> Tensor(a)", {"CompositeImplicitAutograd": native.conj}, resolve_neg, computes=False)
-register_kernels("conj_physical(Tensor self) -> Tensor", {"CompositeImplicitAutograd": native.conj}, conj_physical)
+register_kernels("resolve_conj(Tensor(a) self) -> Tensor(a)", {"CompositeImplicitAutograd": native.resolve_conj}, resolve_conj, computes=False)
+register_kernels("resolve_neg(Tensor(a) self) -> Tensor(a)", {"CompositeImplicitAutograd": native.resolve_neg}, resolve_neg, computes=False)
+register_kernels("conj_physical(Tensor self) -> Tensor", {"CompositeImplicitAutograd": native.conj_physical}, conj_physical)
 register_kernels("adjoint(Tensor(a) self) -> Tensor(a)", {"CompositeImplicitAutograd": native.adjoint}, adjoint, computes=False)
 register_kernels("sum_to_size(Tensor self, int[] size) -> Tensor", {"CompositeImplicitAutograd": native.sum_to_size}, sum_to_size)
 register_kernels("eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", {"CPU": native.eq_, "CUDA": native.eq_}, eq__Scalar)
@@ -11863,6 +11961,15 @@ register_kernels("concat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> 
 register_kernels("concatenate.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)", {"CompositeImplicitAutograd": native.concat_out}, concatenate_out)
 register_kernels("row_stack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)", {"CompositeImplicitAutograd": native.row_stack_out}, row_stack_out)
 register_kernels("cross.out(Tensor self, Tensor other, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)", {"CompositeImplicitAutograd": native.cross_out}, cross_out)
+register_kernels("_conj(Tensor self) -> Tensor", {"CPU": native._conj, "CUDA": native._conj}, _conj)
+register_kernels("_conj_physical(Tensor self) -> Tensor", {"CPU": native._conj_physical, "CUDA": native._conj_physical}, _conj_physical)
+register_kernels("view_as_real(Tensor(a) self) -> Tensor(a)", {"CPU": native.view_as_real, "CUDA": native.view_as_real}, view_as_real, computes=False)
+register_kernels("view_as_complex(Tensor(a) self) -> Tensor(a)", {"CPU": native.view_as_complex, "CUDA": native.view_as_complex}, view_as_complex, computes=False)
+register_kernels("real(Tensor(a) self) -> Tensor(a)", {"CompositeImplicitAutograd": native.real}, real, computes=False)
+register_kernels("imag(Tensor(a) self) -> Tensor(a)", {"CompositeImplicitAutograd": native.imag}, imag, computes=False)
+register_kernels("complex(Tensor real, Tensor imag) -> Tensor", {"CPU": native.complex, "CUDA": native.complex}, complex)
+register_kernels("polar(Tensor abs, Tensor angle) -> Tensor", {"CPU": native.polar, "CUDA": native.polar}, polar)
+register_kernels("angle(Tensor self) -> Tensor", {"CPU": native.angle, "CUDA": native.angle}, angle)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -12899,6 +13006,15 @@ PARAMETERS = {
     "concatenate_out": ((('tensors', 'Tensor[]', False), ('dim', 'int', True),), (('out', 'Tensor', False),)),
     "row_stack_out": ((('tensors', 'Tensor[]', False),), (('out', 'Tensor', False),)),
     "cross_out": ((('self', 'Tensor', False), ('other', 'Tensor', False), ('dim', 'int?', True),), (('out', 'Tensor', False),)),
+    "_conj": ((('self', 'Tensor', False),), ()),
+    "_conj_physical": ((('self', 'Tensor', False),), ()),
+    "view_as_real": ((('self', 'Tensor', False),), ()),
+    "view_as_complex": ((('self', 'Tensor', False),), ()),
+    "real": ((('self', 'Tensor', False),), ()),
+    "imag": ((('self', 'Tensor', False),), ()),
+    "complex": ((('real', 'Tensor', False), ('imag', 'Tensor', False),), ()),
+    "polar": ((('abs', 'Tensor', False), ('angle', 'Tensor', False),), ()),
+    "angle": ((('self', 'Tensor', False),), ()),
 }
 
 
@@ -13520,3 +13636,12 @@ register_op("msort", overloaded("msort", [(msort, PARAMETERS["msort"])]))
 register_op("unsafe_split", overloaded("unsafe_split", [(unsafe_split_Tensor, PARAMETERS["unsafe_split_Tensor"])]))
 register_op("unsafe_chunk", overloaded("unsafe_chunk", [(unsafe_chunk, PARAMETERS["unsafe_chunk"])]))
 register_op("unsafe_split_with_sizes", overloaded("unsafe_split_with_sizes", [(unsafe_split_with_sizes, PARAMETERS["unsafe_split_with_sizes"])]))
+register_op("_conj", overloaded("_conj", [(_conj, PARAMETERS["_conj"])]))
+register_op("_conj_physical", overloaded("_conj_physical", [(_conj_physical, PARAMETERS["_conj_physical"])]))
+register_op("view_as_real", overloaded("view_as_real", [(view_as_real, PARAMETERS["view_as_real"])]))
+register_op("view_as_complex", overloaded("view_as_complex", [(view_as_complex, PARAMETERS["view_as_complex"])]))
+register_op("real", overloaded("real", [(real, PARAMETERS["real"])]))
+register_op("imag", overloaded("imag", [(imag, PARAMETERS["imag"])]))
+register_op("complex", overloaded("complex", [(complex, PARAMETERS["complex"])]))
+register_op("polar", overloaded("polar", [(polar, PARAMETERS["polar"])]))
+register_op("angle", overloaded("angle", [(angle, PARAMETERS["angle"])]))

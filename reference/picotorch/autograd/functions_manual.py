@@ -117,6 +117,8 @@ __all__ = [  # what `from functions_manual import *` gives the generated nodes
     "atanh_backward",
     "sinc_backward",
     "sgn_backward",
+    "polar_backward",
+    "angle_backward",
     "copysign_tensor_self_backward",
     "fmax_fmin_mask",
     "xlogy_scalar_other_backward",
@@ -144,7 +146,10 @@ __all__ = [  # what `from functions_manual import *` gives the generated nodes
 
 
 def handle_r_to_c(self_scalar_type, grad):
-    return grad  # picotorch has no complex dtypes; kept to mirror PyTorch's formulas
+    """A real input's gradient is the real part of a complex one (the imaginary part is no direction it has)."""
+    if not self_scalar_type.is_complex and grad.dtype.is_complex:
+        return ops.real(grad)
+    return grad
 
 
 def maybe_multiply(grad, factor):
@@ -958,8 +963,30 @@ def sinc_backward(grad, self):
 
 
 def sgn_backward(self, grad, result):
-    """A real tensor's ``sgn`` is flat wherever it has a derivative: zeros (PyTorch's ZeroTensor, without history)."""
-    return ops.zeros_like(result)
+    """A real tensor's ``sgn`` is flat wherever it has a derivative: zeros (PyTorch's ZeroTensor, without history).
+    A complex one moves only along the circle: ``(grad - Re(grad conj(sgn)) sgn) / |z|``, 0 at 0."""
+    if not self.dtype.is_complex:
+        return ops.zeros_like(result)
+    magnitude = ops.abs(self)
+    along = ops.mul(ops.real(ops.mul(grad, ops.conj(result))), result)
+    value = ops.div(ops.sub(grad, along), magnitude)
+    return ops.masked_fill(value, ops.eq(magnitude, 0.0), 0.0)
+
+
+def polar_backward(grad, result):
+    """``polar(r, theta)``: r moves along ``sgn(result)``, theta along ``i result``; each takes the real part."""
+    grad_conj = ops.conj(grad)
+    grad_abs = ops.real(ops.mul(grad_conj, ops.sgn(result)))
+    grad_angle = ops.real(ops.mul(grad_conj, ops.mul(result, 1j)))
+    return grad_abs, grad_angle
+
+
+def angle_backward(grad, self):
+    """Real inputs: a step function, zeros. Complex: ``grad * z / |z|^2 * i``, 0 at 0."""
+    if not self.dtype.is_complex:
+        return ops.zeros_like(self)
+    value = ops.mul(ops.div(ops.mul(grad, self), ops.pow(ops.abs(self), 2)), 1j)
+    return ops.masked_fill(value, ops.eq(self, 0.0), 0.0)
 
 
 def copysign_tensor_self_backward(grad, self, result):

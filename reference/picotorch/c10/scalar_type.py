@@ -3,12 +3,21 @@
 Models ``c10/core/ScalarType.h`` (the dtype list and ``promoteTypes``' table) and the category rules of
 ``aten/src/ATen/native/TypeProperties.cpp`` (``result_type``: dimensioned tensors beat zero-dim
 tensors, which beat Python numbers, unless a lower priority operand is of a higher *category*:
-bool < integer < floating point).
+bool < integer < floating point < complex).
+
+The complex dtypes are pairs of floats: ``complex64`` holds two float32 (its ``to_real()``), ``complex128`` two
+float64. ``complex32`` (``chalf``, two float16) exists as a dtype, for promotion and for its name, but NumPy has
+no such type, so a picotorch tensor cannot hold it (``to_numpy_dtype`` says so).
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+# The dtypes whose NumPy type is missing or not what they are: bfloat16 (ml_dtypes, NumPy kind "V", found on
+# first use) and complex32 (no NumPy type at all).
+_KINDS = {"bfloat16": "f", "complex32": "c"}
+_ITEMSIZES = {"bfloat16": 2, "complex32": 4}
 
 
 class dtype:
@@ -22,18 +31,20 @@ class dtype:
         self.c10_name = c10_name  # the ScalarType name C++ error messages use: Float, Long, ...
         if numpy_dtype is not None:  # bfloat16's is found on first use: see __getattr__
             self._numpy = np.dtype(numpy_dtype)
-        kind = "f" if name == "bfloat16" else self._numpy.kind  # ml_dtypes' bfloat16 has NumPy kind "V"
-        self.itemsize = 2 if name == "bfloat16" else self._numpy.itemsize
+        kind = _KINDS.get(name) or self._numpy.kind  # ml_dtypes' bfloat16 has NumPy kind "V"
+        self.itemsize = _ITEMSIZES.get(name) or self._numpy.itemsize
         self.is_floating_point = kind == "f"
         self.is_complex = kind == "c"
         self.is_signed = kind != "u" and kind != "b"
         self._rank = rank
 
     def __getattr__(self, name: str):
-        """Only for an attribute not set: bfloat16's NumPy dtype, looked up on its first use."""
+        """Only for an attribute not set: bfloat16's NumPy dtype, looked up on its first use (complex32 has none)."""
         if name == "_numpy" and self.name == "bfloat16":
             self._numpy = _ml_dtypes_bfloat16()
             return self._numpy
+        if name == "_numpy" and self.name == "complex32":
+            return None
         raise AttributeError(f"'torch.{type(self).__name__}' object has no attribute '{name}'")  # torch's words
 
     def __repr__(self) -> str:
@@ -44,10 +55,25 @@ class dtype:
 
     @property
     def category(self) -> int:
-        """0 bool, 1 integer, 2 floating point — the order used by type promotion."""
+        """0 bool, 1 integer, 2 floating point, 3 complex — the order used by type promotion."""
         if self is bool_:
             return 0
+        if self.is_complex:
+            return 3
         return 2 if self.is_floating_point else 1
+
+    def to_real(self) -> dtype:
+        """The dtype of one part of a complex number (``complex64`` -> ``float32``); others are themselves."""
+        return _REAL_OF.get(self, self)
+
+    def to_complex(self) -> dtype:
+        """The complex dtype made of two of these floats (``float32`` -> ``complex64``); complex dtypes are
+        themselves, and an integer or bool has none (``toComplexType``'s error)."""
+        if self.is_complex:
+            return self
+        if self not in _COMPLEX_OF:
+            raise RuntimeError(f"Unknown Complex ScalarType for {self.c10_name}")
+        return _COMPLEX_OF[self]
 
 
 uint8 = dtype("uint8", np.uint8, 0, "Byte")
@@ -60,13 +86,20 @@ bfloat16 = dtype("bfloat16", None, 5, "BFloat16")
 float32 = dtype("float32", np.float32, 6, "Float")
 float64 = dtype("float64", np.float64, 7, "Double")
 bool_ = dtype("bool", np.bool_, -1, "Bool")
+complex32 = dtype("complex32", None, 8, "ComplexHalf")
+complex64 = dtype("complex64", np.complex64, 9, "ComplexFloat")
+complex128 = dtype("complex128", np.complex128, 10, "ComplexDouble")
 
-ALL_DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64)
+_REAL_OF = {complex32: float16, complex64: float32, complex128: float64}
+_COMPLEX_OF = {float16: complex32, float32: complex64, float64: complex128}
+
+ALL_DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64, complex32, complex64,
+              complex128)
 # What ``torch.from_numpy`` accepts: NumPy's own dtypes (PyTorch refuses ml_dtypes' bfloat16 there too).
-_BY_NUMPY = {d._numpy: d for d in ALL_DTYPES if d is not bfloat16}
+_BY_NUMPY = {d._numpy: d for d in ALL_DTYPES if d is not bfloat16 and d is not complex32}
 # The names torch also accepts for these dtypes (torch.half, torch.long, ...).
 ALIASES = {"half": float16, "float": float32, "double": float64, "short": int16,
-           "int": int32, "long": int64}
+           "int": int32, "long": int64, "chalf": complex32, "cfloat": complex64, "cdouble": complex128}
 
 _default_dtype = float32
 
@@ -80,6 +113,12 @@ def get_default_dtype() -> dtype:
     return _default_dtype
 
 
+def get_default_complex_dtype() -> dtype:
+    """The dtype of a Python complex number as a tensor: the default float dtype's complex pair (float64 ->
+    complex128, else complex64), as ``c10::get_default_complex_dtype`` follows ``set_default_dtype``."""
+    return complex128 if _default_dtype is float64 else complex64
+
+
 def set_default_dtype(d: dtype) -> None:
     global _default_dtype
     if d not in (float16, bfloat16, float32, float64):
@@ -89,6 +128,8 @@ def set_default_dtype(d: dtype) -> None:
 
 def to_numpy_dtype(d: dtype) -> np.dtype:
     if d._numpy is None:
+        if d is complex32:
+            require_complex32()
         require_bfloat16()
     return d._numpy
 
@@ -107,6 +148,11 @@ def require_bfloat16() -> None:
     if bfloat16._numpy is None:
         raise RuntimeError("bfloat16 needs the ml_dtypes package (NumPy has no bfloat16 of its own): "
                            "pip install ml_dtypes")
+
+
+def require_complex32() -> None:
+    raise RuntimeError("picotorch has no complex32 (chalf) tensors: NumPy has no complex type of two float16. "
+                       "Use torch.complex64 (torch.cfloat).")
 
 
 def from_numpy_dtype(np_dtype) -> dtype:
@@ -143,6 +189,8 @@ def promote_types(a: dtype, b: dtype) -> dtype:
     """The promotion table of ``c10::promoteTypes`` for the dtypes picotorch has."""
     if a is b:
         return a
+    if a.is_complex or b.is_complex:
+        return _promote_complex(a, b)
     if {a, b} == {float16, bfloat16}:
         return float32  # neither holds the other: float16 has the precision, bfloat16 the range
     if a is bool_:
@@ -158,9 +206,19 @@ def promote_types(a: dtype, b: dtype) -> dtype:
     return a if a._rank > b._rank else b
 
 
+def _promote_complex(a: dtype, b: dtype) -> dtype:
+    """With a complex operand the result is complex, and its parts are the promotion of both operands' floats:
+    float64 and complex64 give complex128, bfloat16 and complex32 give complex64. Integers and bool add nothing."""
+    if not (a.is_complex or a.is_floating_point):
+        return b
+    if not (b.is_complex or b.is_floating_point):
+        return a
+    return promote_types(a.to_real(), b.to_real()).to_complex()
+
+
 # Python's own number types stand for a dtype wherever one is asked (``dtype=float`` is float64), as the
-# argument parser's ``scalartype`` reads them. (``complex`` would be complex128, which picotorch lacks.)
-_PYTHON_TYPE_DTYPES = {float: float64, int: int64, bool: bool_}
+# argument parser's ``scalartype`` reads them.
+_PYTHON_TYPE_DTYPES = {float: float64, int: int64, bool: bool_, complex: complex128}
 
 
 def as_dtype(value) -> dtype | None:
@@ -178,14 +236,17 @@ def scalar_dtype(value) -> dtype:
         return bool_
     if isinstance(value, int):
         return int64
+    if isinstance(value, complex):
+        return get_default_complex_dtype()
     return get_default_dtype()
 
 
 # NOTE [Type promotion categories]
 # An operand takes part in promotion at one of three priorities: a tensor with dimensions, a zero-dim
 # tensor, a Python number ("wrapped number"). The result is the promotion of the highest-priority
-# operands, unless a lower-priority operand has a higher category (bool < int < float): then its
-# dtype (for a Python float: the default dtype) wins that category.
+# operands, unless a lower-priority operand has a higher category (bool < int < float < complex): then
+# its dtype (for a Python float: the default dtype) wins that category. A complex operand over a
+# floating one keeps the floating one's precision: float64 and a Python complex give complex128.
 def result_type(*operands) -> dtype:
     """``operands`` are ``(dtype, priority)`` pairs; priority 2 dimensioned, 1 zero-dim, 0 number."""
     state = {}
@@ -204,6 +265,10 @@ def result_type(*operands) -> dtype:
 
 
 def _widen_category(current: dtype, other: dtype, priority: int) -> dtype:
+    if other.is_complex:
+        if current.is_floating_point:
+            return current.to_complex()
+        return get_default_complex_dtype() if priority == 0 else other
     if priority == 0 and other.is_floating_point:
         return get_default_dtype()
     if priority == 0 and other is int64:

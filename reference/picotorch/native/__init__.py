@@ -176,6 +176,22 @@ from .binary_ops import (
     xlogy_,
 )
 from .bucketization import bucketize, searchsorted
+from .complex_ops import (
+    _conj,
+    _conj_physical,
+    angle,
+    complex,
+    conj,
+    conj_physical,
+    imag,
+    is_conj,
+    polar,
+    real,
+    resolve_conj,
+    resolve_neg,
+    view_as_complex,
+    view_as_real,
+)
 from .composite import (
     absolute,
     absolute_,
@@ -211,7 +227,6 @@ from .composite import (
     combinations,
     concat,
     concat_out,
-    conj,
     contiguous,
     cosine_embedding_loss,
     cosine_similarity,
@@ -252,7 +267,6 @@ from .composite import (
     index_select_backward,
     inner,
     inner_out,
-    is_conj,
     is_floating_point,
     is_neg,
     is_nonzero,
@@ -843,4 +857,7 @@ __all__ = [
     "index_put_", "linalg_cross", "msort", "row_stack", "select_scatter", "slice_scatter", "unsafe_chunk",
     "unsafe_split", "unsafe_split_with_sizes", "vdot", "vsplit",
     "concat_out", "cross_out", "fix_out", "row_stack_out", "vdot_out",
+    # complex tensors
+    "_conj", "_conj_physical", "angle", "complex", "conj_physical", "imag", "polar", "real", "resolve_conj",
+    "resolve_neg", "view_as_complex", "view_as_real",
 ]

@@ -1319,8 +1319,8 @@ def vander(x, N=None, increasing=False):
             ops.copy_(ops.slice(result, 1, 1), ops.cumprod(ops.slice(result, 1, 1), 1))
     return result if increasing else ops.flip(result, [1])
 # ------------------------------------------------------------------------ ops batch 8: predicates, conj, sum_to_size
-# Real tensors only: ``conj``, ``resolve_conj``, ``resolve_neg``, ``conj_physical`` and ``positive`` return ``self``
-# itself (no node, no view), ``adjoint`` is ``transpose(-2, -1)``; ``sum_to_size`` is ``at::sum_to``: one ``sum``
+# ``resolve_neg`` and ``positive`` return ``self`` itself (no node, no view; conjugation is in complex_ops.py),
+# ``adjoint`` is ``transpose(-2, -1)`` conjugated; ``sum_to_size`` is ``at::sum_to``: one ``sum``
 # over the dims to reduce (keepdim), then a ``view`` when leading dims go.
 
 _ADJOINT_0D = ("adjoint() is deprecated on 0-D tensors. Consider using x.conj(). (Triggered internally at "
@@ -1333,10 +1333,6 @@ def is_floating_point(self):
 
 def is_signed(self):
     return self._dtype.is_signed
-
-
-def is_conj(self):
-    return False
 
 
 def is_neg(self):
@@ -1361,10 +1357,6 @@ def positive(self):
     return self
 
 
-def conj(self):
-    return self
-
-
 def adjoint(self):
     ndim = self.dim()
     if ndim == 0:
@@ -1373,7 +1365,7 @@ def adjoint(self):
     if ndim < 2:
         raise RuntimeError(f"tensor.adjoint() is only supported on matrices or batches of matrices. Got {ndim}-D "
                            "tensor.")
-    return ops.transpose(self, -2, -1)
+    return ops.conj(ops.transpose(self, -2, -1))
 
 
 def sum_to_size(self, size):

@@ -204,7 +204,8 @@ def device_of(*args) -> str:
 
 
 def _is_number(value) -> bool:
-    return isinstance(value, (int, float, bool)) or type(value).__module__ == "numpy" and hasattr(value, "item")
+    return (isinstance(value, (int, float, bool, complex))
+            or type(value).__module__ == "numpy" and hasattr(value, "item"))
 
 
 def _is_int(v) -> bool:
@@ -425,7 +426,7 @@ class _AnyType:
         return True
 
 
-_EXACT_TYPES = {"Tensor": _TENSOR_TYPES, "Scalar": frozenset((float, int)), "int": frozenset((int,)),
+_EXACT_TYPES = {"Tensor": _TENSOR_TYPES, "Scalar": frozenset((float, int, complex)), "int": frozenset((int,)),
                 "int?": frozenset((int, type(None))), "bool": frozenset((bool,)), "ScalarType": frozenset((DType,)),
                 "ScalarType?": frozenset((DType, type(None))), "any": _AnyType()}
 _EXACT_TYPES_OF: dict = {}

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import threading
+import warnings
 
 import numpy as np
 
@@ -188,11 +189,32 @@ def convert(xp, data, dtype):
     where NumPy's direct rounding gives 1.0009765625.
     """
     target = xp_dtype(xp, dtype)
+    if not dtype.is_complex and is_complex_array(xp, data):
+        data = data != 0 if dtype is st.bool_ else _real_part(data)
     if dtype.itemsize == 2 and dtype.is_floating_point and data.dtype.itemsize != 2:  # is_reduced_float, inline
         data = _astype(xp, data, xp.float32)
     if xp is np_xp:  # _astype, inline: a cast is on every mixed-dtype op's path
         return data.astype(target, copy=True)
     return xp.astype(data, target)
+
+
+_CASTING_COMPLEX = ("Casting complex values to real discards the imaginary part (Triggered internally at "
+                    "/__w/pytorch/pytorch/aten/src/ATen/native/Copy.cpp:307.)")
+_warned_casting_complex = []
+
+
+def _real_part(data):
+    """A complex array cast to a real dtype keeps its real part, with PyTorch's warning (once a process:
+    TORCH_WARN_ONCE). Bool is the exception: nonzero, either part (``z.bool()``)."""
+    if not _warned_casting_complex:
+        _warned_casting_complex.append(True)
+        warnings.warn(_CASTING_COMPLEX, UserWarning, stacklevel=6)
+    return data.real
+
+
+def is_complex_array(xp, data) -> bool:
+    kind = getattr(data.dtype, "kind", None)  # NumPy's and CuPy's dtypes; the Array API's have none
+    return kind == "c" if kind is not None else xp.isdtype(data.dtype, "complex floating")
 
 
 def _astype(xp, data, target):
@@ -304,7 +326,8 @@ def scalar_tensor(value):
     It stores the number at full precision (float64 / int64 / bool), as PyTorch does; type promotion
     then treats it as a "wrapped number", which only decides the category (see ``result_type``).
     """
-    dtype = st.float64 if isinstance(value, float) else st.scalar_dtype(value)
+    dtype = st.float64 if isinstance(value, float) else st.complex128 if isinstance(value, complex) else \
+        st.scalar_dtype(value)
     cpu = backend(_CPU).xp
     if cpu is np_xp:  # NumPy itself, what array-api-compat's asarray ends in: a sixth of its cost
         data = np.asarray(value, dtype=xp_dtype(cpu, dtype))
@@ -329,7 +352,8 @@ def binary_operands(self, other, *, to_float=False):
     namespace, and both arrays cast to that dtype on that device."""
     if not isinstance(other, TensorImpl):  # as_operand(), inlined
         other = scalar_tensor(other)
-    if other._is_wrapped_number and not self._is_wrapped_number and self._dtype.is_floating_point:
+    if (other._is_wrapped_number and not self._is_wrapped_number and self._dtype.is_floating_point
+            and not other._dtype.is_complex):
         # A floating tensor and a Python number (``y * 0.5``): the general steps below would find the
         # tensor's device, dtype and shape (a number never widens a float, broadcasts, or pins a
         # device); answered here, this saves a third of the set-up.
@@ -370,8 +394,8 @@ def result_type(*tensors):
     if len(tensors) == 2:  # a binary op's common cases, answered without building the promotion state
         a, b = tensors
         if not a._is_wrapped_number:
-            if b._is_wrapped_number and a._dtype.is_floating_point:
-                return a._dtype  # a Python number never widens a floating tensor: float is the top category
+            if b._is_wrapped_number and a._dtype.is_floating_point and not b._dtype.is_complex:
+                return a._dtype  # a real Python number never widens a floating tensor
             if b._dtype is a._dtype and not b._is_wrapped_number:
                 return a._dtype
     return st.result_type(*[(_promotion_dtype(t), _priority(t)) for t in tensors])
@@ -385,14 +409,20 @@ def _priority(t) -> int:
 
 
 def _promotion_dtype(t):
-    """A wrapped float number takes part in promotion as the default dtype, not as its float64 storage."""
-    if t._is_wrapped_number and t._dtype.is_floating_point:
-        return st.get_default_dtype()
+    """A wrapped float (complex) number takes part in promotion as the default (complex) dtype, not as its
+    float64 (complex128) storage."""
+    if t._is_wrapped_number:
+        if t._dtype.is_floating_point:
+            return st.get_default_dtype()
+        if t._dtype.is_complex:
+            return st.get_default_complex_dtype()
     return t._dtype
 
 
 def float_dtype(dtype):
-    return dtype if dtype.is_floating_point else st.get_default_dtype()
+    """``promote_integer_inputs_to_float``: integers and bool compute in the default dtype; floats and complex
+    numbers in their own."""
+    return dtype if dtype.is_floating_point or dtype.is_complex else st.get_default_dtype()
 
 
 def reduce_dims(self, dim) -> tuple:
@@ -413,10 +443,11 @@ def reduce_dims(self, dim) -> tuple:
 # ----------------------------------------------------------------------------- views
 
 
-def view_of(base, data):
+def view_of(base, data, dtype=None):
     """A tensor that views ``base``'s data: same version counter, ``_base`` set (not for an inference tensor's
-    views: NOTE [Inference tensors have no version counter] in tensor_impl.py)."""
-    out = new_tensor(data, base._dtype, base._device, version=base._version_counter)
+    views: NOTE [Inference tensors have no version counter] in tensor_impl.py). ``dtype``: a view that reads the
+    memory as another dtype (``view_as_real``)."""
+    out = new_tensor(data, base._dtype if dtype is None else dtype, base._device, version=base._version_counter)
     if out._version_counter.tracked:
         out._base = base._base if base._base is not None else base
     return out

@@ -110,7 +110,8 @@ def dot(self, tensor):
         data = convert(xp, xp.asarray(xp.vecdot(in_float32(xp, self._data), in_float32(xp, tensor._data))),
                        self._dtype)
     else:
-        data = xp.asarray(xp.vecdot(self._data, tensor._data))
+        first = xp.conj(self._data) if self._dtype.is_complex else self._data  # vecdot conjugates its first
+        data = xp.asarray(xp.vecdot(first, tensor._data))
     return new_tensor(data, self._dtype, common_device(self, tensor))
 
 

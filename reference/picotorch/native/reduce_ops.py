@@ -62,7 +62,7 @@ def _sum_float32(xp, data, axes, keepdim):
 def _sum_dtype(self, dtype):
     if dtype is not None:
         return dtype
-    return self._dtype if self._dtype.is_floating_point else st.int64
+    return self._dtype if self._dtype.is_floating_point or self._dtype.is_complex else st.int64
 
 
 def mean(self, dtype=None):
@@ -107,7 +107,7 @@ def _mean_float32(xp, data, axes, keepdim):
 
 def _mean_dtype(self, dtype, name="mean"):
     out = dtype or self._dtype
-    if not out.is_floating_point:
+    if not (out.is_floating_point or out.is_complex):
         which = "Input" if dtype is None else "Optional"  # the dtype that was asked for is the one named
         raise RuntimeError(f"{name}(): could not infer output dtype. {which} dtype must be either a floating "
                            f"point or complex dtype. Got: {out.c10_name}")

@@ -28,6 +28,7 @@ import numpy as np
 from ..c10 import scalar_type as st
 from . import math_functions
 from .binary_ops import check_inplace_dtype, mul, write_inplace
+from .complex_ops import complex_abs, complex_sgn
 from .device import to_numpy
 from .helpers import (
     cast,
@@ -36,6 +37,7 @@ from .helpers import (
     erf_float64,
     float_dtype,
     in_float32,
+    is_complex_array,
     is_reduced_float,
     truth,
     wrap,
@@ -57,12 +59,17 @@ def neg(self):
 def abs(self):
     if self._dtype is st.bool_:
         raise NotImplementedError("\"abs_cpu\" not implemented for 'Bool'")
+    if self._dtype.is_complex:
+        return complex_abs(self)
     xp = xp_of(self)
     return wrap(self, follow_inputs(xp, xp.abs(self._data), [self._data]))
 
 
 def sign(self):
     """``(0 < x) - (x < 0)`` in ``self``'s dtype, as PyTorch computes it: NaN and -0.0 give 0."""
+    if self._dtype.is_complex:
+        raise NotImplementedError("Unlike NumPy, torch.sign is not intended to support complex numbers. Please use "
+                                  "torch.sgn instead.")
     xp = xp_of(self)
     if self._dtype is st.bool_:
         return wrap(self, xp.asarray(self._data, copy=True))
@@ -174,7 +181,9 @@ def _unary_float(self, fn, *, widen=False):
 
 
 def _widened(xp, a):
-    return a if a.dtype == xp.float64 else xp.astype(a, xp_dtype(xp, st.float64))
+    """``a`` in double precision: float64, or complex128 for a complex array."""
+    wide = st.complex128 if is_complex_array(xp, a) else st.float64
+    return a if a.dtype == xp_dtype(xp, wide) else xp.astype(a, xp_dtype(xp, wide))
 
 
 def _rounded(xp, a, dtype):
@@ -376,7 +385,9 @@ def sinc(self):
 
 
 def sgn(self):
-    """For real tensors ``sgn`` is ``sign`` (a complex one would give ``x / |x|``, which picotorch has no dtype for)."""
+    """For real tensors ``sgn`` is ``sign``; a complex one gives ``z / |z|``."""
+    if self._dtype.is_complex:
+        return complex_sgn(self)
     return sign(self)
 
 

@@ -402,6 +402,14 @@ CASES = {
         a.unsafe_split_with_sizes([2, 3], 1))),
     "diagflat_msort": ([data(2, 3)], lambda T, a: T.diagflat(T.msort(a))),
     "combinations": ([data(3)], lambda T, a: T.combinations(a) * T.cartesian_prod(a, a)[:3]),
+    # padding modes: reflection and replication kernels for 1, 2 and 3 padded dims; circular from copies
+    "reflection_pads": ([data(2, 3, 4, 5)], lambda T, a: T.stack([
+        T.nn.functional.pad(a[0], (2, 1), "reflect").pow(2).sum(), T.nn.functional.pad(a, (1, 2, 0, 1), "reflect")
+        .pow(2).sum(), T.nn.functional.pad(a, (1, 0, 2, 1, 1, 1), "reflect").pow(2).sum()])),
+    "replication_pads": ([data(2, 3, 4, 5)], lambda T, a: T.stack([
+        T.nn.functional.pad(a[0], (2, -1), "replicate").pow(2).sum(), T.nn.functional.pad(a, (1, 2, 0, 3),
+        "replicate").pow(2).sum(), T.nn.functional.pad(a, (3, 0, 2, 1, 1, 1), "replicate").pow(2).sum()])),
+    "circular_pad": ([data(2, 3, 4)], lambda T, a: T.nn.functional.pad(a, (2, 1, -1, 1), "circular")),
     # complex tensors, from real leaves and back to a real result
     "complex_parts": ([data(2, 3), data(2, 3)], lambda T, a, b: (lambda z: z.real * 2 + z.imag * z.abs() + z.angle())(
         T.complex(a, b))),

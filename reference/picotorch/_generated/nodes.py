@@ -12273,3 +12273,459 @@ class AngleBackward0(Node):
     @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class ReflectionPad1DBackward0(Node):
+    """Backward of ``reflection_pad1d(Tensor self, int[2] padding) -> Tensor``."""
+
+    padding = None
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            padding = node.padding
+            grad_inputs[0] = ops.reflection_pad1d_backward(grad, self, padding)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_padding(node):
+        saved = node.padding
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class ReflectionPad1DBackwardBackward0(Node):
+    """Backward of ``reflection_pad1d_backward(Tensor grad_output, Tensor self, int[2] padding) -> Tensor``."""
+
+    padding = None
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            padding = node.padding
+            grad_inputs[0] = ops.reflection_pad1d(grad, padding)
+        if node.task_should_compute_output(1):
+            grad_inputs[1] = ops.zeros_like(self)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_padding(node):
+        saved = node.padding
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class ReflectionPad2DBackward0(Node):
+    """Backward of ``reflection_pad2d(Tensor self, int[4] padding) -> Tensor``."""
+
+    padding = None
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            padding = node.padding
+            grad_inputs[0] = ops.reflection_pad2d_backward(grad, self, padding)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_padding(node):
+        saved = node.padding
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class ReflectionPad2DBackwardBackward0(Node):
+    """Backward of ``reflection_pad2d_backward(Tensor grad_output, Tensor self, int[4] padding) -> Tensor``."""
+
+    padding = None
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            padding = node.padding
+            grad_inputs[0] = ops.reflection_pad2d(grad, padding)
+        if node.task_should_compute_output(1):
+            grad_inputs[1] = ops.zeros_like(self)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_padding(node):
+        saved = node.padding
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class ReflectionPad3DBackward0(Node):
+    """Backward of ``reflection_pad3d(Tensor self, int[6] padding) -> Tensor``."""
+
+    padding = None
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            padding = node.padding
+            grad_inputs[0] = ops.reflection_pad3d_backward(grad, self, padding)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_padding(node):
+        saved = node.padding
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class ReflectionPad3DBackwardBackward0(Node):
+    """Backward of ``reflection_pad3d_backward(Tensor grad_output, Tensor self, int[6] padding) -> Tensor``."""
+
+    padding = None
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            padding = node.padding
+            grad_inputs[0] = ops.reflection_pad3d(grad, padding)
+        if node.task_should_compute_output(1):
+            grad_inputs[1] = ops.zeros_like(self)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_padding(node):
+        saved = node.padding
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class ReplicationPad1DBackward0(Node):
+    """Backward of ``replication_pad1d(Tensor self, int[2] padding) -> Tensor``."""
+
+    padding = None
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            padding = node.padding
+            grad_inputs[0] = ops.replication_pad1d_backward(grad, self, padding)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_padding(node):
+        saved = node.padding
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class ReplicationPad1DBackwardBackward0(Node):
+    """Backward of ``replication_pad1d_backward(Tensor grad_output, Tensor self, int[2] padding) -> Tensor``."""
+
+    padding = None
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            padding = node.padding
+            grad_inputs[0] = ops.replication_pad1d(grad, padding)
+        if node.task_should_compute_output(1):
+            grad_inputs[1] = ops.zeros_like(self)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_padding(node):
+        saved = node.padding
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class ReplicationPad2DBackward0(Node):
+    """Backward of ``replication_pad2d(Tensor self, int[4] padding) -> Tensor``."""
+
+    padding = None
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            padding = node.padding
+            grad_inputs[0] = ops.replication_pad2d_backward(grad, self, padding)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_padding(node):
+        saved = node.padding
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class ReplicationPad2DBackwardBackward0(Node):
+    """Backward of ``replication_pad2d_backward(Tensor grad_output, Tensor self, int[4] padding) -> Tensor``."""
+
+    padding = None
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            padding = node.padding
+            grad_inputs[0] = ops.replication_pad2d(grad, padding)
+        if node.task_should_compute_output(1):
+            grad_inputs[1] = ops.zeros_like(self)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_padding(node):
+        saved = node.padding
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class ReplicationPad3DBackward0(Node):
+    """Backward of ``replication_pad3d(Tensor self, int[6] padding) -> Tensor``."""
+
+    padding = None
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            padding = node.padding
+            grad_inputs[0] = ops.replication_pad3d_backward(grad, self, padding)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_padding(node):
+        saved = node.padding
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class ReplicationPad3DBackwardBackward0(Node):
+    """Backward of ``replication_pad3d_backward(Tensor grad_output, Tensor self, int[6] padding) -> Tensor``."""
+
+    padding = None
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            padding = node.padding
+            grad_inputs[0] = ops.replication_pad3d(grad, padding)
+        if node.task_should_compute_output(1):
+            grad_inputs[1] = ops.zeros_like(self)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_padding(node):
+        saved = node.padding
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_

@@ -39,6 +39,9 @@ TORCH_FUNCTIONS = {
     '_log_softmax_backward_data': [
         (vt._log_softmax_backward_data, '_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor out=None)', (vt.PARAMETERS['_log_softmax_backward_data'][0], vt.PARAMETERS['_log_softmax_backward_data'][1] + (('out', 'Tensor?', True),)), (vt._log_softmax_backward_data_out, ('out',))),
     ],
+    '_pad_circular': [
+        (vt._pad_circular, '_pad_circular(Tensor input, int[] pad)', vt.PARAMETERS['_pad_circular']),
+    ],
     '_prelu_kernel': [
         (vt._prelu_kernel, '_prelu_kernel(Tensor input, Tensor weight)', vt.PARAMETERS['_prelu_kernel']),
     ],
@@ -1533,11 +1536,29 @@ TORCH_NN_FUNCTIONS = {
     'pad': [
         (vt.pad, "pad(Tensor input, int[] pad, str mode='constant', float? value=None)", vt.PARAMETERS['pad']),
     ],
+    'reflection_pad1d': [
+        (vt.reflection_pad1d, 'reflection_pad1d(Tensor input, int[2] padding)', vt.PARAMETERS['reflection_pad1d']),
+    ],
+    'reflection_pad2d': [
+        (vt.reflection_pad2d, 'reflection_pad2d(Tensor input, int[4] padding)', vt.PARAMETERS['reflection_pad2d']),
+    ],
+    'reflection_pad3d': [
+        (vt.reflection_pad3d, 'reflection_pad3d(Tensor input, int[6] padding)', vt.PARAMETERS['reflection_pad3d']),
+    ],
     'relu6': [
         (vt.relu6, 'relu6(Tensor input)', vt.PARAMETERS['relu6']),
     ],
     'relu6_': [
         (vt.relu6_, 'relu6_(Tensor input)', vt.PARAMETERS['relu6_']),
+    ],
+    'replication_pad1d': [
+        (vt.replication_pad1d, 'replication_pad1d(Tensor input, int[2] padding)', vt.PARAMETERS['replication_pad1d']),
+    ],
+    'replication_pad2d': [
+        (vt.replication_pad2d, 'replication_pad2d(Tensor input, int[4] padding)', vt.PARAMETERS['replication_pad2d']),
+    ],
+    'replication_pad3d': [
+        (vt.replication_pad3d, 'replication_pad3d(Tensor input, int[6] padding)', vt.PARAMETERS['replication_pad3d']),
     ],
     'rrelu_with_noise': [
         (vt.rrelu_with_noise, 'rrelu_with_noise(Tensor input, Tensor noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None)', vt.PARAMETERS['rrelu_with_noise']),

@@ -10929,6 +10929,179 @@ def angle(self):
     return result
 
 
+def reflection_pad1d(self, padding):
+    """``reflection_pad1d(Tensor self, int[2] padding) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.ReflectionPad1DBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.padding = padding
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("reflection_pad1d", device_of(self))(self, padding)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def reflection_pad1d_backward(grad_output, self, padding):
+    """``reflection_pad1d_backward(Tensor grad_output, Tensor self, int[2] padding) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(grad_output, self):
+        grad_fn = nodes.ReflectionPad1DBackwardBackward0()
+        grad_fn.set_next_edges(collect_next_edges(grad_output, self))
+        grad_fn.padding = padding
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("reflection_pad1d_backward", device_of(grad_output, self))(grad_output, self, padding)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def reflection_pad2d(self, padding):
+    """``reflection_pad2d(Tensor self, int[4] padding) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.ReflectionPad2DBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.padding = padding
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("reflection_pad2d", device_of(self))(self, padding)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def reflection_pad2d_backward(grad_output, self, padding):
+    """``reflection_pad2d_backward(Tensor grad_output, Tensor self, int[4] padding) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(grad_output, self):
+        grad_fn = nodes.ReflectionPad2DBackwardBackward0()
+        grad_fn.set_next_edges(collect_next_edges(grad_output, self))
+        grad_fn.padding = padding
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("reflection_pad2d_backward", device_of(grad_output, self))(grad_output, self, padding)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def reflection_pad3d(self, padding):
+    """``reflection_pad3d(Tensor self, int[6] padding) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.ReflectionPad3DBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.padding = padding
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("reflection_pad3d", device_of(self))(self, padding)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def reflection_pad3d_backward(grad_output, self, padding):
+    """``reflection_pad3d_backward(Tensor grad_output, Tensor self, int[6] padding) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(grad_output, self):
+        grad_fn = nodes.ReflectionPad3DBackwardBackward0()
+        grad_fn.set_next_edges(collect_next_edges(grad_output, self))
+        grad_fn.padding = padding
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("reflection_pad3d_backward", device_of(grad_output, self))(grad_output, self, padding)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def replication_pad1d(self, padding):
+    """``replication_pad1d(Tensor self, int[2] padding) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.ReplicationPad1DBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.padding = padding
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("replication_pad1d", device_of(self))(self, padding)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def replication_pad1d_backward(grad_output, self, padding):
+    """``replication_pad1d_backward(Tensor grad_output, Tensor self, int[2] padding) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(grad_output, self):
+        grad_fn = nodes.ReplicationPad1DBackwardBackward0()
+        grad_fn.set_next_edges(collect_next_edges(grad_output, self))
+        grad_fn.padding = padding
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("replication_pad1d_backward", device_of(grad_output, self))(grad_output, self, padding)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def replication_pad2d(self, padding):
+    """``replication_pad2d(Tensor self, int[4] padding) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.ReplicationPad2DBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.padding = padding
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("replication_pad2d", device_of(self))(self, padding)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def replication_pad2d_backward(grad_output, self, padding):
+    """``replication_pad2d_backward(Tensor grad_output, Tensor self, int[4] padding) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(grad_output, self):
+        grad_fn = nodes.ReplicationPad2DBackwardBackward0()
+        grad_fn.set_next_edges(collect_next_edges(grad_output, self))
+        grad_fn.padding = padding
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("replication_pad2d_backward", device_of(grad_output, self))(grad_output, self, padding)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def replication_pad3d(self, padding):
+    """``replication_pad3d(Tensor self, int[6] padding) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.ReplicationPad3DBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.padding = padding
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("replication_pad3d", device_of(self))(self, padding)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def replication_pad3d_backward(grad_output, self, padding):
+    """``replication_pad3d_backward(Tensor grad_output, Tensor self, int[6] padding) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(grad_output, self):
+        grad_fn = nodes.ReplicationPad3DBackwardBackward0()
+        grad_fn.set_next_edges(collect_next_edges(grad_output, self))
+        grad_fn.padding = padding
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("replication_pad3d_backward", device_of(grad_output, self))(grad_output, self, padding)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def _pad_circular(self, pad):
+    """``_pad_circular(Tensor self, int[] pad) -> Tensor``"""
+    return native._pad_circular(self, pad)
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add_cuda}, add_Tensor)
 register_kernels("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, add_out)
@@ -11970,6 +12143,19 @@ register_kernels("imag(Tensor(a) self) -> Tensor(a)", {"CompositeImplicitAutogra
 register_kernels("complex(Tensor real, Tensor imag) -> Tensor", {"CPU": native.complex, "CUDA": native.complex}, complex)
 register_kernels("polar(Tensor abs, Tensor angle) -> Tensor", {"CPU": native.polar, "CUDA": native.polar}, polar)
 register_kernels("angle(Tensor self) -> Tensor", {"CPU": native.angle, "CUDA": native.angle}, angle)
+register_kernels("reflection_pad1d(Tensor self, int[2] padding) -> Tensor", {"CPU": native.reflection_pad1d, "CUDA": native.reflection_pad1d}, reflection_pad1d)
+register_kernels("reflection_pad1d_backward(Tensor grad_output, Tensor self, int[2] padding) -> Tensor", {"CPU": native.reflection_pad1d_backward, "CUDA": native.reflection_pad1d_backward}, reflection_pad1d_backward)
+register_kernels("reflection_pad2d(Tensor self, int[4] padding) -> Tensor", {"CPU": native.reflection_pad2d, "CUDA": native.reflection_pad2d}, reflection_pad2d)
+register_kernels("reflection_pad2d_backward(Tensor grad_output, Tensor self, int[4] padding) -> Tensor", {"CPU": native.reflection_pad2d_backward, "CUDA": native.reflection_pad2d_backward}, reflection_pad2d_backward)
+register_kernels("reflection_pad3d(Tensor self, int[6] padding) -> Tensor", {"CPU": native.reflection_pad3d, "CUDA": native.reflection_pad3d}, reflection_pad3d)
+register_kernels("reflection_pad3d_backward(Tensor grad_output, Tensor self, int[6] padding) -> Tensor", {"CPU": native.reflection_pad3d_backward, "CUDA": native.reflection_pad3d_backward}, reflection_pad3d_backward)
+register_kernels("replication_pad1d(Tensor self, int[2] padding) -> Tensor", {"CPU": native.replication_pad1d, "CUDA": native.replication_pad1d}, replication_pad1d)
+register_kernels("replication_pad1d_backward(Tensor grad_output, Tensor self, int[2] padding) -> Tensor", {"CPU": native.replication_pad1d_backward, "CUDA": native.replication_pad1d_backward}, replication_pad1d_backward)
+register_kernels("replication_pad2d(Tensor self, int[4] padding) -> Tensor", {"CPU": native.replication_pad2d, "CUDA": native.replication_pad2d}, replication_pad2d)
+register_kernels("replication_pad2d_backward(Tensor grad_output, Tensor self, int[4] padding) -> Tensor", {"CPU": native.replication_pad2d_backward, "CUDA": native.replication_pad2d_backward}, replication_pad2d_backward)
+register_kernels("replication_pad3d(Tensor self, int[6] padding) -> Tensor", {"CPU": native.replication_pad3d, "CUDA": native.replication_pad3d}, replication_pad3d)
+register_kernels("replication_pad3d_backward(Tensor grad_output, Tensor self, int[6] padding) -> Tensor", {"CPU": native.replication_pad3d_backward, "CUDA": native.replication_pad3d_backward}, replication_pad3d_backward)
+register_kernels("_pad_circular(Tensor self, int[] pad) -> Tensor", {"CompositeImplicitAutograd": native._pad_circular}, _pad_circular)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -13015,6 +13201,19 @@ PARAMETERS = {
     "complex": ((('real', 'Tensor', False), ('imag', 'Tensor', False),), ()),
     "polar": ((('abs', 'Tensor', False), ('angle', 'Tensor', False),), ()),
     "angle": ((('self', 'Tensor', False),), ()),
+    "reflection_pad1d": ((('self', 'Tensor', False), ('padding', 'int[2]', False),), ()),
+    "reflection_pad1d_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False), ('padding', 'int[2]', False),), ()),
+    "reflection_pad2d": ((('self', 'Tensor', False), ('padding', 'int[4]', False),), ()),
+    "reflection_pad2d_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False), ('padding', 'int[4]', False),), ()),
+    "reflection_pad3d": ((('self', 'Tensor', False), ('padding', 'int[6]', False),), ()),
+    "reflection_pad3d_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False), ('padding', 'int[6]', False),), ()),
+    "replication_pad1d": ((('self', 'Tensor', False), ('padding', 'int[2]', False),), ()),
+    "replication_pad1d_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False), ('padding', 'int[2]', False),), ()),
+    "replication_pad2d": ((('self', 'Tensor', False), ('padding', 'int[4]', False),), ()),
+    "replication_pad2d_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False), ('padding', 'int[4]', False),), ()),
+    "replication_pad3d": ((('self', 'Tensor', False), ('padding', 'int[6]', False),), ()),
+    "replication_pad3d_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False), ('padding', 'int[6]', False),), ()),
+    "_pad_circular": ((('self', 'Tensor', False), ('pad', 'int[]', False),), ()),
 }
 
 
@@ -13645,3 +13844,16 @@ register_op("imag", overloaded("imag", [(imag, PARAMETERS["imag"])]))
 register_op("complex", overloaded("complex", [(complex, PARAMETERS["complex"])]))
 register_op("polar", overloaded("polar", [(polar, PARAMETERS["polar"])]))
 register_op("angle", overloaded("angle", [(angle, PARAMETERS["angle"])]))
+register_op("reflection_pad1d", overloaded("reflection_pad1d", [(reflection_pad1d, PARAMETERS["reflection_pad1d"])]))
+register_op("reflection_pad1d_backward", overloaded("reflection_pad1d_backward", [(reflection_pad1d_backward, PARAMETERS["reflection_pad1d_backward"])]))
+register_op("reflection_pad2d", overloaded("reflection_pad2d", [(reflection_pad2d, PARAMETERS["reflection_pad2d"])]))
+register_op("reflection_pad2d_backward", overloaded("reflection_pad2d_backward", [(reflection_pad2d_backward, PARAMETERS["reflection_pad2d_backward"])]))
+register_op("reflection_pad3d", overloaded("reflection_pad3d", [(reflection_pad3d, PARAMETERS["reflection_pad3d"])]))
+register_op("reflection_pad3d_backward", overloaded("reflection_pad3d_backward", [(reflection_pad3d_backward, PARAMETERS["reflection_pad3d_backward"])]))
+register_op("replication_pad1d", overloaded("replication_pad1d", [(replication_pad1d, PARAMETERS["replication_pad1d"])]))
+register_op("replication_pad1d_backward", overloaded("replication_pad1d_backward", [(replication_pad1d_backward, PARAMETERS["replication_pad1d_backward"])]))
+register_op("replication_pad2d", overloaded("replication_pad2d", [(replication_pad2d, PARAMETERS["replication_pad2d"])]))
+register_op("replication_pad2d_backward", overloaded("replication_pad2d_backward", [(replication_pad2d_backward, PARAMETERS["replication_pad2d_backward"])]))
+register_op("replication_pad3d", overloaded("replication_pad3d", [(replication_pad3d, PARAMETERS["replication_pad3d"])]))
+register_op("replication_pad3d_backward", overloaded("replication_pad3d_backward", [(replication_pad3d_backward, PARAMETERS["replication_pad3d_backward"])]))
+register_op("_pad_circular", overloaded("_pad_circular", [(_pad_circular, PARAMETERS["_pad_circular"])]))

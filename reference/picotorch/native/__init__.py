@@ -193,6 +193,7 @@ from .complex_ops import (
     view_as_real,
 )
 from .composite import (
+    _pad_circular,
     absolute,
     absolute_,
     adjoint,
@@ -514,6 +515,20 @@ from .reduce_ops import (
     trace,
     var,
     var_mean,
+)
+from .reflection_pad import (
+    reflection_pad1d,
+    reflection_pad1d_backward,
+    reflection_pad2d,
+    reflection_pad2d_backward,
+    reflection_pad3d,
+    reflection_pad3d_backward,
+    replication_pad1d,
+    replication_pad1d_backward,
+    replication_pad2d,
+    replication_pad2d_backward,
+    replication_pad3d,
+    replication_pad3d_backward,
 )
 from .resize import resize_output, write_out
 from .scatter_gather import (
@@ -860,4 +875,9 @@ __all__ = [
     # complex tensors
     "_conj", "_conj_physical", "angle", "complex", "conj_physical", "imag", "polar", "real", "resolve_conj",
     "resolve_neg", "view_as_complex", "view_as_real",
+    # padding by reflection and replication
+    "_pad_circular", "reflection_pad1d", "reflection_pad1d_backward",
+    "reflection_pad2d", "reflection_pad2d_backward", "reflection_pad3d", "reflection_pad3d_backward",
+    "replication_pad1d", "replication_pad1d_backward", "replication_pad2d", "replication_pad2d_backward",
+    "replication_pad3d", "replication_pad3d_backward",
 ]

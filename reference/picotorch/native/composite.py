@@ -560,7 +560,8 @@ _PAD_MODES = ("constant", "reflect", "replicate", "circular")
 
 
 def pad(self, pad, mode="constant", value=None):
-    """``nn.functional.pad``: ``constant_pad_nd`` for mode 'constant' (the only one picotorch has)."""
+    """``nn.functional.pad`` (``_pad_enum``): ``constant_pad_nd`` for mode 'constant'; reflect and replicate by
+    their kernels for the last 1, 2 or 3 dims (native/reflection_pad.py); circular by ``_pad_circular``."""
     if mode not in _PAD_MODES:
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     if len(pad) % 2:
@@ -572,7 +573,58 @@ def pad(self, pad, mode="constant", value=None):
         return ops.constant_pad_nd(self, pad, 0.0 if value is None else value)
     if value is not None and value != 0:
         raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument")
-    raise NotImplementedError(f"picotorch pads in mode 'constant' only, not {mode!r}")
+    padded, ndim = len(pad) // 2, self.dim()
+    if len(pad) not in (2, 4, 6) or ndim not in (padded + 1, padded + 2):
+        raise NotImplementedError(f"Padding size {len(pad)} is not supported for {ndim}D input tensor.\n"
+                                  "Supported combinations for non-constant padding:\n"
+                                  "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+                                  "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+                                  "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+    if mode == "circular":
+        return ops._pad_circular(self, pad)
+    kind = "reflection" if mode == "reflect" else "replication"
+    return getattr(ops, f"{kind}_pad{padded}d")(self, pad)
+
+
+def _pad_circular(self, pad):
+    """Circular padding as PyTorch builds it from views and copies: an empty tensor, the input (cut by negative
+    amounts) copied into its middle, then for each padded dim (last first) the far end copied before the input and
+    the near end after it. Corners are written more than once. The graph is the copies': ``CopySlices`` nodes."""
+    pad = [int(p) for p in pad]
+    in_shape = tuple(self._data.shape)
+    padded = len(pad) // 2
+    kept = len(in_shape) - padded  # 1 without a batch dim, else 2
+    if kept not in (1, 2):
+        raise RuntimeError("Invalid padding size, expected 1 or 2 non-padded dimensions, which would be equivalent "
+                           f"to padding of length {(len(in_shape) - 1) * 2} or {(len(in_shape) - 2) * 2} "
+                           f"respectively but got {len(pad)}")
+    out_shape = list(in_shape)
+    for i in range(padded):
+        before, after = pad[2 * (padded - i - 1)], pad[2 * (padded - i - 1) + 1]
+        size = in_shape[kept + i]
+        out_shape[kept + i] = size + before + after
+        if not (before <= size and after <= size):
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        if out_shape[kept + i] < 0:
+            raise RuntimeError("Negative padding value is resulting in an empty dimension")
+    out = ops.new_empty(self, out_shape)
+    out_slice, in_slice = out, self
+    for i in range(padded):
+        dim = padded - i + kept - 1
+        before, after = pad[2 * i], pad[2 * i + 1]
+        out_slice = ops.slice(out_slice, dim, max(before, 0), out_shape[dim] - max(after, 0))
+        in_slice = ops.slice(in_slice, dim, max(-before, 0), in_shape[dim] - max(-after, 0))
+    ops.copy_(out_slice, in_slice)
+    for i in range(padded):
+        dim = padded - i + kept - 1
+        before, after = pad[2 * i], pad[2 * i + 1]
+        if before > 0:
+            ops.copy_(ops.slice(out, dim, 0, before),
+                      ops.slice(out, dim, out_shape[dim] - before - max(after, 0), out_shape[dim] - max(after, 0)))
+        if after > 0:
+            ops.copy_(ops.slice(out, dim, out_shape[dim] - after, out_shape[dim]),
+                      ops.slice(out, dim, max(before, 0), max(before, 0) + after))
+    return out
 
 
 # ----------------------------------------------------------------------------- ops batch 2

@@ -130,6 +130,7 @@ def is_deterministic_algorithms_warn_only_enabled() -> bool:
 
 
 from . import autograd, cuda, linalg, nn, optim, overrides, random, utils  # noqa: E402, F401
+from ._ops import ops  # noqa: E402, F401
 from .autograd import inference_mode  # noqa: E402
 
 # after the generated functions, which it wraps; as in torch, its names do not join __all__ (broadcast_shapes is

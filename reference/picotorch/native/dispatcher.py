@@ -37,6 +37,7 @@ _OPS: dict[str, object] = {}
 _KERNELS: dict[str, dict[str, object]] = {}  # the backend slots kernel_for reads: {"mul.Tensor": {"CPU": k}}
 ENTRIES: dict[str, OperatorEntry] = {}  # "aten::mul.Tensor" -> its whole table (native/operator_entry.py)
 OPERATOR_OF_CODE: dict[object, OperatorEntry] = {}  # the function Python calls, by its code: for the trace
+FUNCTION_OF_ENTRY: dict[str, object] = {}  # "aten::mul.Tensor" -> the function Python calls for it (torch.ops)
 
 
 class _OpNamespace:
@@ -79,6 +80,7 @@ def register_kernels(schema: str, kernels: dict[str, object], function, computes
             entry.register_kernel(DispatchKey.ADInplaceOrView, function, debug)
         _KERNELS[overload] = {key: _quiet(kernel) if computes else kernel for key, kernel in kernels.items()}
     ENTRIES[entry.name] = entry
+    FUNCTION_OF_ENTRY[entry.name] = function
     OPERATOR_OF_CODE[getattr(function, "__code__", None)] = entry
 
 

@@ -26,9 +26,9 @@ from .grad_mode import grad_mode_enabled as is_grad_enabled  # torch's: GradMode
 from .graph import Edge, Identity
 from .variable import grad_fn_of, gradient_edge, requires_grad, try_get_grad_accumulator
 
-__all__ = ["Function", "backward", "detect_anomaly", "enable_grad", "function", "grad", "graph", "is_grad_enabled",
-           "no_grad", "profiler", "set_detect_anomaly", "set_grad_enabled", "set_multithreading_enabled",
-           "inference_mode"]
+__all__ = ["Function", "Variable", "backward", "detect_anomaly", "enable_grad", "function", "grad", "gradcheck",
+           "gradgradcheck", "graph", "is_grad_enabled", "no_grad", "profiler", "set_detect_anomaly",
+           "set_grad_enabled", "set_multithreading_enabled", "inference_mode"]
 
 
 def _tensor_tuple(value, what: str) -> tuple:
@@ -179,3 +179,11 @@ def _finish_grad(i: int, g, t, allow_unused: bool, materialize: bool, create_gra
     if materialize:
         return ops.zeros_like(t).requires_grad_(create_graph)
     return None
+
+
+from . import functional  # noqa: E402, F401  (after grad, which it calls)
+from .gradcheck import gradcheck, gradgradcheck  # noqa: E402  (after grad, which they call)
+from .gradcheck import register_grad as _register_grad  # noqa: E402
+from .legacy_variable import Variable  # noqa: E402
+
+_register_grad(grad)

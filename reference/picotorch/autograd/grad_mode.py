@@ -88,6 +88,9 @@ class set_grad_enabled(_GradModeContext):
         self.mode = bool(mode)
         _set_enabled(self.mode)
 
+    def __repr__(self) -> str:
+        return f"torch.autograd.grad_mode.set_grad_enabled(mode={self.mode})"
+
     def __enter__(self):
         return self
 

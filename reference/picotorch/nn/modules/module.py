@@ -9,15 +9,19 @@ and ``_modules`` (child modules). Everything else walks those tables:
 - ``state_dict`` maps those names to detached tensors; ``load_state_dict`` copies them back under
   ``no_grad`` and reports missing, unexpected and mis-sized keys in PyTorch's words;
 - ``_apply`` converts every parameter, its ``.grad`` and every buffer (``.to()``, ``.double()``, ``.cuda()``);
-- ``__call__`` runs the forward pre-hooks, ``forward`` and the forward hooks.
+- ``__call__`` runs the forward pre-hooks, ``forward`` and the forward hooks; with backward hooks it also
+  wraps the inputs and outputs in ``BackwardHookFunction`` nodes (``_functions.py``), whose node hooks call
+  the module's full backward hooks and backward pre-hooks. The global hooks of ``register_module_*`` run
+  before each module's own.
 
-picotorch leaves out what a first training loop does not need: backward hooks on modules, state-dict
-hooks, ``torch.jit`` and the global hooks of ``torch.nn.modules.module``.
+picotorch leaves out what a first training loop does not need: state-dict hooks and ``torch.jit``.
 """
 
 from __future__ import annotations
 
+import functools
 import warnings
+import weakref
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
@@ -28,8 +32,102 @@ from ...c10.device import device as Device
 from ...native.tensor_impl import TensorImpl
 from ...utils.hooks import RemovableHandle
 from ..parameter import Parameter
+from ._functions import BackwardHook
 
-__all__ = ["Module"]
+__all__ = ["Module", "register_module_backward_hook", "register_module_forward_hook",
+           "register_module_forward_pre_hook", "register_module_full_backward_hook",
+           "register_module_full_backward_pre_hook"]
+
+# NOTE [Global module hooks]
+# ``register_module_forward_hook`` and its siblings register a hook for every module at once: these tables are read
+# by every ``Module.__call__``, before the module's own hooks of the same kind.
+_global_forward_pre_hooks: OrderedDict = OrderedDict()
+_global_forward_hooks: OrderedDict = OrderedDict()
+_global_forward_hooks_always_called: OrderedDict = OrderedDict()
+_global_forward_hooks_with_kwargs: OrderedDict = OrderedDict()
+_global_backward_pre_hooks: OrderedDict = OrderedDict()
+_global_backward_hooks: OrderedDict = OrderedDict()
+_global_is_full_backward_hook: bool | None = None
+_BOTH_KINDS = "Cannot use both regular backward hooks and full backward hooks on a single Module. Please use only " \
+              "one of them."
+
+
+def register_module_forward_pre_hook(hook) -> RemovableHandle:
+    handle = RemovableHandle(_global_forward_pre_hooks)
+    _global_forward_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_forward_hook(hook, *, with_kwargs: bool = False, always_call: bool = False) -> RemovableHandle:
+    handle = RemovableHandle(_global_forward_hooks,
+                             extra_dict=[_global_forward_hooks_always_called, _global_forward_hooks_with_kwargs])
+    _global_forward_hooks[handle.id] = hook
+    if with_kwargs:
+        _global_forward_hooks_with_kwargs[handle.id] = True
+    if always_call:
+        _global_forward_hooks_always_called[handle.id] = True
+    return handle
+
+
+def register_module_backward_hook(hook) -> RemovableHandle:
+    global _global_is_full_backward_hook
+    if _global_is_full_backward_hook is True:
+        raise RuntimeError("Cannot use both regular backward hooks and full backward hooks as a global Module hook. "
+                           "Please use only one of them.")
+    _global_is_full_backward_hook = False
+    handle = RemovableHandle(_global_backward_hooks)
+    _global_backward_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_full_backward_pre_hook(hook) -> RemovableHandle:
+    handle = RemovableHandle(_global_backward_pre_hooks)
+    _global_backward_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_full_backward_hook(hook) -> RemovableHandle:
+    global _global_is_full_backward_hook
+    if _global_is_full_backward_hook is False:
+        raise RuntimeError("Cannot use both regular backward hooks and full backward hooks as a global Module hook. "
+                           "Please use only one of them.")
+    _global_is_full_backward_hook = True
+    handle = RemovableHandle(_global_backward_hooks)
+    _global_backward_hooks[handle.id] = hook
+    return handle
+
+
+_NON_FULL_WARNINGS = {
+    "result": "Using non-full backward hooks on a Module that does not return a single Tensor or a tuple of Tensors "
+              "is deprecated and will be removed in future versions. This hook will be missing some of the "
+              "grad_output. Please use register_full_backward_hook to get the documented behavior.",
+    "inputs": "Using non-full backward hooks on a Module that does not take as input a single Tensor or a tuple of "
+              "Tensors is deprecated and will be removed in future versions. This hook will be missing some of the "
+              "grad_input. Please use register_full_backward_hook to get the documented behavior.",
+    "nested": "Using a non-full backward hook when outputs are nested in python data structure is deprecated and "
+              "will be removed in future versions. This hook will be missing some grad_output.",
+    "several": "Using a non-full backward hook when outputs are generated by different autograd Nodes is deprecated "
+               "and will be removed in future versions. This hook will be missing some grad_output. Please use "
+               "register_full_backward_hook to get the documented behavior.",
+    "multiple": "Using a non-full backward hook when the forward contains multiple autograd Nodes is deprecated and "
+                "will be removed in future versions. This hook will be missing some grad_input. Please use "
+                "register_full_backward_hook to get the documented behavior.",
+}
+
+
+class _WrappedHook:
+    """A non-full backward hook on a node: called with the module first (held weakly, as PyTorch does)."""
+
+    def __init__(self, hook, module) -> None:
+        self.hook = hook
+        functools.update_wrapper(self, hook)
+        self.module = weakref.ref(module)
+
+    def __call__(self, *args, **kwargs):
+        module = self.module()
+        if module is None:
+            raise RuntimeError("You are trying to call the hook of a dead Module!")
+        return self.hook(module, *args, **kwargs)
 
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
@@ -91,7 +189,9 @@ class Module:
                             ("_non_persistent_buffers_set", set()), ("_forward_hooks", OrderedDict()),
                             ("_forward_hooks_with_kwargs", OrderedDict()),
                             ("_forward_hooks_always_called", OrderedDict()), ("_forward_pre_hooks", OrderedDict()),
-                            ("_forward_pre_hooks_with_kwargs", OrderedDict()), ("_modules", {})):
+                            ("_forward_pre_hooks_with_kwargs", OrderedDict()), ("_backward_hooks", OrderedDict()),
+                            ("_backward_pre_hooks", OrderedDict()), ("_is_full_backward_hook", None),
+                            ("_modules", {})):
             object.__setattr__(self, name, value)
 
     # ------------------------------------------------------------------------- registration
@@ -259,21 +359,116 @@ class Module:
             self._forward_hooks.move_to_end(handle.id, last=False)
         return handle
 
+    def register_full_backward_pre_hook(self, hook, prepend: bool = False):
+        """``hook(module, grad_output)`` when the gradients of the module's outputs are known; a result replaces
+        them."""
+        handle = RemovableHandle(self._backward_pre_hooks)
+        self._backward_pre_hooks[handle.id] = hook
+        if prepend:
+            self._backward_pre_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_backward_hook(self, hook):
+        """The old, deprecated kind: a hook on the node that made the output, whatever that node's inputs are."""
+        if self._is_full_backward_hook is True:
+            raise RuntimeError(_BOTH_KINDS)
+        self._is_full_backward_hook = False
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
+        return handle
+
+    def register_full_backward_hook(self, hook, prepend: bool = False):
+        """``hook(module, grad_input, grad_output)`` when the gradients of the module's inputs are known; a result
+        replaces ``grad_input``."""
+        if self._is_full_backward_hook is False:
+            raise RuntimeError(_BOTH_KINDS)
+        self._is_full_backward_hook = True
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
+        if prepend:
+            self._backward_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def _get_backward_hooks(self):
+        """(full, non-full) backward hooks of this call: the global ones first, then the module's."""
+        full, non_full = [], []
+        if _global_is_full_backward_hook is True:
+            full += _global_backward_hooks.values()
+        if self._is_full_backward_hook is True:
+            full += self._backward_hooks.values()
+        if _global_is_full_backward_hook is False:
+            non_full += _global_backward_hooks.values()
+        if self._is_full_backward_hook is False:
+            non_full += self._backward_hooks.values()
+        return full, non_full
+
     def __call__(self, *args, **kwargs):
-        if not (self._forward_hooks or self._forward_pre_hooks):
+        if not (self._forward_hooks or self._forward_pre_hooks or self._backward_hooks or self._backward_pre_hooks
+                or _global_forward_hooks or _global_forward_pre_hooks or _global_backward_hooks
+                or _global_backward_pre_hooks):
             return self.forward(*args, **kwargs)
         called = set()
         result = None
         try:
+            backward_pre_hooks = [*_global_backward_pre_hooks.values(), *self._backward_pre_hooks.values()]
+            full_backward_hooks, non_full_backward_hooks = self._get_backward_hooks()
             args, kwargs = self._run_forward_pre_hooks(args, kwargs)
+            bw_hook = None
+            if full_backward_hooks or backward_pre_hooks:
+                bw_hook = BackwardHook(self, full_backward_hooks, backward_pre_hooks)
+                args = bw_hook.setup_input_hook(args)
             result = self.forward(*args, **kwargs)
-            return self._run_forward_hooks(args, kwargs, result, called)
+            result = self._run_forward_hooks(args, kwargs, result, called)
+            if bw_hook:
+                if not isinstance(result, (TensorImpl, tuple)):
+                    warnings.warn("For backward hooks to be called, module output should be a Tensor or a tuple of "
+                                  f"Tensors but received {type(result)}", stacklevel=2)
+                result = bw_hook.setup_output_hook(result)
+            if non_full_backward_hooks:
+                self._hook_output_node(args, result, non_full_backward_hooks)
+            return result
         except Exception:
             self._run_always_called_hooks(args, kwargs, result, called)
             raise
 
+    def _hook_output_node(self, args, result, hooks) -> None:
+        """Non-full backward hooks: on the node that made the (first) output tensor, with the module first."""
+        var = result
+        while not isinstance(var, TensorImpl):
+            var = next(v for v in var.values() if isinstance(v, TensorImpl)) if isinstance(var, dict) else var[0]
+        grad_fn = var.grad_fn
+        if grad_fn is not None:
+            for hook in hooks:
+                grad_fn.register_hook(_WrappedHook(hook, self))
+            self._maybe_warn_non_full_backward_hook(args, result, grad_fn)
+
+    def _maybe_warn_non_full_backward_hook(self, inputs, result, grad_fn) -> None:
+        """Why a non-full hook sees only part of the gradients: the output or input is no tensor tuple, the outputs
+        come from several nodes, or the output's node is not the one that took the inputs."""
+        if not isinstance(result, TensorImpl):
+            if not (isinstance(result, tuple) and all(isinstance(r, TensorImpl) for r in result)):
+                warnings.warn(_NON_FULL_WARNINGS["result"], FutureWarning, stacklevel=3)
+                return
+        else:
+            result = (result,)
+        if not isinstance(inputs, TensorImpl):
+            if not (isinstance(inputs, tuple) and all(isinstance(i, TensorImpl) for i in inputs)):
+                warnings.warn(_NON_FULL_WARNINGS["inputs"], FutureWarning, stacklevel=3)
+                return
+        else:
+            inputs = (inputs,)
+        out_grad_fn = {r.grad_fn for r in result if r.grad_fn is not None}
+        if len(out_grad_fn) == 0 or (len(out_grad_fn) == 1 and grad_fn not in out_grad_fn):
+            warnings.warn(_NON_FULL_WARNINGS["nested"], FutureWarning, stacklevel=3)
+        elif len(out_grad_fn) > 1:
+            warnings.warn(_NON_FULL_WARNINGS["several"], FutureWarning, stacklevel=3)
+        else:
+            inputs_grad_fn = {i.grad_fn for i in inputs if i.grad_fn is not None}
+            if inputs_grad_fn != {n[0] for n in grad_fn.next_functions}:
+                warnings.warn(_NON_FULL_WARNINGS["multiple"], FutureWarning, stacklevel=3)
+
     def _run_forward_pre_hooks(self, args, kwargs):
-        for hook_id, hook in self._forward_pre_hooks.items():
+        for hook_id, hook in (*_global_forward_pre_hooks.items(), *self._forward_pre_hooks.items()):
             if hook_id in self._forward_pre_hooks_with_kwargs:
                 new = hook(self, args, kwargs)
                 if new is not None:
@@ -288,10 +483,10 @@ class Module:
         return args, kwargs
 
     def _run_forward_hooks(self, args, kwargs, result, called):
-        for hook_id, hook in self._forward_hooks.items():
-            if hook_id in self._forward_hooks_always_called:
+        for hook_id, hook in (*_global_forward_hooks.items(), *self._forward_hooks.items()):
+            if hook_id in self._forward_hooks_always_called or hook_id in _global_forward_hooks_always_called:
                 called.add(hook_id)
-            if hook_id in self._forward_hooks_with_kwargs:
+            if hook_id in self._forward_hooks_with_kwargs or hook_id in _global_forward_hooks_with_kwargs:
                 new = hook(self, args, kwargs, result)
             else:
                 new = hook(self, args, result)

@@ -137,6 +137,7 @@ from .autograd import inference_mode  # noqa: E402
 # not in torch.__all__; atleast_1d is, once, as a _VariableFunctions name)
 from .functional import *  # noqa: E402, F403, I001
 from .random import get_rng_state, initial_seed, manual_seed, seed, set_rng_state  # noqa: E402
+from .utils import checkpoint as _utils_checkpoint  # noqa: E402, F401  (loads picotorch.utils.checkpoint, as torch does)
 from .utils import data as _utils_data  # noqa: E402, F401  (loads picotorch.utils.data, as torch does)
 from .utils.serialization import load, save  # noqa: E402
 

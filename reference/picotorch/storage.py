@@ -200,6 +200,14 @@ class TypedStorage:
         _warn_typed_storage_removal()
         return self._untyped_storage.get_device()
 
+    def type(self, dtype=None, non_blocking: bool = False) -> str:
+        """The legacy name of the storage's type (``torch.FloatStorage``); converting to another is not modelled."""
+        _warn_typed_storage_removal()
+        if dtype is not None:
+            raise NotImplementedError("picotorch's TypedStorage.type() names the type; it converts to no other")
+        prefix = "torch.cuda." if self._untyped_storage.device.type == "cuda" else "torch."
+        return f"{prefix}{self.dtype.c10_name}Storage"
+
     def __getitem__(self, idx):
         _warn_typed_storage_removal()
         return self._getitem(idx)

@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import warnings
 
+import numpy as np
 import pytest
 
 from picotorch_course.difftest import assert_same
 
 pytest.importorskip("torch")
+
+_A = np.arange(12.0).reshape(3, 4)
 
 
 def _offsets(*tensors):
@@ -153,6 +156,22 @@ PROGRAMS = {
     "a typed storage's facts": lambda T: _warned(T, lambda: _typed_facts(T, T.arange(4.0)))[0],
     "a typed storage of a view as another dtype": lambda T: _warned(
         T, lambda: T.arange(4.0)[1:].view(T.int32).storage().tolist())[0],
+    "a typed storage's legacy type name": lambda T: [T.ones(1, dtype=d)._typed_storage().type() for d in (
+        T.float32, T.float64, T.float16, T.bfloat16, T.int64, T.int32, T.int16, T.int8, T.uint8, T.bool)],
+    # from_numpy / as_tensor: the array's memory in a storage of its own, from its first element
+    "from_numpy's storage starts at the array": lambda T: [
+        (t.storage_offset(), t.untyped_storage().nbytes(), t.stride(), t.tolist())
+        for t in map(T.from_numpy, (_A[1:], _A[:, 1:], _A.T, _A[::2, ::3], _A[1:1], _A[:, 2:2]))],
+    "from_numpy of a broadcast array": lambda T: T.from_numpy(np.broadcast_to(np.arange(3.0), (2, 3))).untyped_storage(
+    ).nbytes(),
+    "from_numpy of a negative stride": lambda T: T.from_numpy(_A[::-1]),
+    "from_numpy of a tensor's array is another storage": lambda T: (lambda x: (
+        T.from_numpy(x.numpy()).untyped_storage() is x.untyped_storage(), T.from_numpy(x.numpy()).is_set_to(x),
+        T.from_numpy(x[1:].numpy()).storage_offset()))(T.arange(4.0)),
+    "as_tensor of a NumPy slice": lambda T: (T.as_tensor(_A[1:]).storage_offset(),
+                                             T.as_tensor(_A).untyped_storage() is T.as_tensor(_A).untyped_storage()),
+    "from_numpy shares the memory": lambda T: (lambda a: (T.from_numpy(a[:, 1:]).mul_(10), a.tolist())[1])(
+        np.arange(6.0).reshape(2, 3)),
     "a typed storage index out of range": lambda T: T.arange(4.0)._typed_storage()[4],
     "a negative typed storage index out of range": lambda T: T.arange(4.0)._typed_storage()[-5],
     "a typed storage sliced": lambda T: T.arange(4.0)._typed_storage()[0:1],

@@ -481,7 +481,10 @@ def storage_array(t):
 
 def storage_offset(t) -> int:
     """Elements from the start of ``t``'s storage to its first element (``TensorImpl::storage_offset()``)."""
-    return (_address(t._data) - _address(storage_array(t))) // t._dtype.itemsize
+    storage = storage_array(t)
+    if storage is t._data:  # (also every array without NumPy's .base: the Array API's)
+        return 0
+    return (_address(t._data) - _address(storage)) // t._dtype.itemsize
 
 
 class _ArrayInterface:
@@ -503,6 +506,19 @@ def placed_view(data, byte_offset: int, shape, byte_strides, dtype=None):
     dtype = data.dtype if dtype is None else dtype
     array = np.asarray(_ArrayInterface(data, _address(data) + byte_offset, shape, byte_strides, dtype.str))
     return array if array.dtype == dtype else array.view(dtype)  # (ml_dtypes' bfloat16 has no type string)
+
+
+def numpy_storage_view(array):
+    """``array``'s elements over a storage of their own (``torch.from_numpy``): the bytes from its first element to
+    one past its last, whose ``.base`` is a ``memoryview``, no array, so the storage chain ends there and does not
+    reach the arrays ``array`` borrows from (another ``from_numpy`` of them is another storage, as in PyTorch)."""
+    if array.size == 0:
+        storage = np.empty(0, dtype=np.uint8)
+    else:
+        nbytes = array.itemsize + sum((n - 1) * s for n, s in zip(array.shape, array.strides))
+        span = np.asarray(_ArrayInterface(array, _address(array), (nbytes,), (1,), "|u1"))
+        storage = np.frombuffer(memoryview(span), dtype=np.uint8)
+    return placed_view(storage, 0, array.shape, array.strides, array.dtype)
 
 
 def storage_bytes(array):

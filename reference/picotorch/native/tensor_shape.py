@@ -36,6 +36,7 @@ from .helpers import (
     row_major_copy,
     shape_of,
     storage_array,
+    strided_geometry,
     strides_of,
     view_of,
     wrap,
@@ -743,37 +744,58 @@ def as_strided(self, size, stride, storage_offset=None):
     """A view of ``self``'s storage with the given geometry (``as_strided_tensorimpl`` and ``setStrided``):
     the offset counts elements from the storage's start, ``self``'s own offset when not given."""
     size, stride = tuple(size), tuple(stride)
-    offset = offset_in_storage(self) if storage_offset is None else storage_offset
-    if len(size) != len(stride):
-        raise RuntimeError("mismatch in length of strides and shape")
-    if any(s < 0 for s in stride):
-        raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got strides: "
-                           f"{list(stride)}")
     storage = storage_array(self)
-    _check_in_bounds_for_storage(self, storage, size, stride, offset)
+    if type(storage) is not np.ndarray:
+        return _as_strided_of_base(self, size, stride, storage_offset)
+    offset = offset_in_storage(self) if storage_offset is None else storage_offset
+    _check_geometry(size, stride)
+    _check_in_bounds_for_storage(self, storage.nbytes, size, stride, offset)
     if offset < 0:
         raise RuntimeError(f"Tensor: invalid storage offset {offset}")
-    if type(storage) is not np.ndarray:  # (strides and addresses are NumPy's; CuPy's storage is the base's array)
-        return view_of(self, as_strided_view(self._base if self._base is not None else self, size, stride,
-                                             offset)._data)
     itemsize = self._dtype.itemsize
     return view_of(self, placed_view(storage, offset * itemsize, size, tuple(s * itemsize for s in stride),
                                      self._data.dtype))
 
 
-def _check_in_bounds_for_storage(self, storage, size, stride, offset):
-    """``checkInBoundsForStorage``: the bytes the geometry reaches must lie inside the storage."""
+def _as_strided_of_base(self, size, stride, storage_offset):
+    """``as_strided`` on another device's arrays: the storage is taken to be the base's array (the offset is
+    found from addresses, which only NumPy's and CuPy's arrays have)."""
+    root = self._base if self._base is not None else self
+    offset = strided_geometry(self, root)[2] if storage_offset is None else storage_offset
+    _check_geometry(size, stride)
+    _check_in_bounds_for_storage(self, _storage_elements(root) * self._dtype.itemsize, size, stride, offset)
+    if offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {offset}")
+    return view_of(self, as_strided_view(root, size, stride, offset)._data)
+
+
+def _check_geometry(size, stride):
+    if len(size) != len(stride):
+        raise RuntimeError("mismatch in length of strides and shape")
+    if any(s < 0 for s in stride):
+        raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got strides: "
+                           f"{list(stride)}")
+
+
+def _check_in_bounds_for_storage(self, available: int, size, stride, offset):
+    """``checkInBoundsForStorage``: the bytes the geometry reaches must lie inside the storage's ``available``."""
     if any(n < 0 for n in size):
         raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and strides={list(stride)}")
     if 0 in size:
         return
     itemsize = self._dtype.itemsize
     needed = (1 + sum((n - 1) * s for n, s in zip(size, stride))) * itemsize
-    available = storage.nbytes
     if needed + offset * itemsize > available:
         raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, and "
                            f"itemsize {itemsize} requiring a storage size of {needed + offset * itemsize} are out of "
                            f"bounds for storage of size {available}")
+
+
+def _storage_elements(root):
+    data = root._data
+    if data.size == 0:
+        return 0
+    return 1 + sum((n - 1) * s for n, s in zip(data.shape, strides_of(root)))
 
 
 def is_set_to(self, tensor):

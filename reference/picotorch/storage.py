@@ -93,10 +93,50 @@ class UntypedStorage(_StorageBase):
 
     def __setitem__(self, idx, value) -> None:
         data = storage_bytes(self._array)
+        if not isinstance(idx, (int, slice)):
+            raise RuntimeError(f"can't index a torch.UntypedStorage with {type(idx).__name__}")
+        if not isinstance(value, int):
+            raise RuntimeError(f"can only set storage content with a int types, but got {type(value).__name__} "
+                               "instead")
         if isinstance(idx, slice):
-            data[idx] = value
-        else:
-            data[self._index(idx, len(data))] = value
+            start, stop, step = idx.indices(len(data))
+            if step != 1:
+                raise RuntimeError(f"Trying to slice with a step of {step}, but only a step of 1 is supported")
+            data[start:stop] = value % 256
+            return
+        if not 0 <= idx < len(data):  # (no negative index here, unlike reading)
+            raise RuntimeError("out of bounds")
+        data[idx] = value % 256  # a byte keeps the value's lowest 8 bits, as a C cast to uint8
+
+    def fill_(self, value) -> UntypedStorage:
+        if not isinstance(value, int):
+            raise RuntimeError(f"fill_ expects int, but got {type(value).__name__}")
+        storage_bytes(self._array)[:] = value % 256
+        return self
+
+    def copy_(self, src, non_blocking=None) -> UntypedStorage:
+        if isinstance(src, TypedStorage):
+            src = src._untyped_storage
+        if not isinstance(src, UntypedStorage):
+            raise TypeError(f"copy_(): argument 'src' (position 1) must be torch.Storage, not {type(src).__name__}")
+        if src.nbytes() != self.nbytes():
+            raise RuntimeError(f"size does not match, self was {self.nbytes()} bytes but src was {src.nbytes()} "
+                               "bytes")
+        storage_bytes(self._array)[:] = storage_bytes(src._array)
+        return self
+
+    def clone(self) -> UntypedStorage:
+        """A copy of the bytes in a storage of its own."""
+        return UntypedStorage._wrap(storage_bytes(self._array).copy(), self.device)
+
+    def __copy__(self) -> UntypedStorage:
+        return self.clone()
+
+    def __deepcopy__(self, memo) -> UntypedStorage:
+        memo = memo.setdefault("torch", {})
+        if id(self._array) not in memo:  # (PyTorch's key is the StorageImpl: one copy per storage)
+            memo[id(self._array)] = self.clone()
+        return memo[id(self._array)]
 
     def _index(self, idx, size: int) -> int:
         if not isinstance(idx, int):

@@ -5,6 +5,7 @@ per process) and ``is_set_to``; each program runs on picotorch and on PyTorch an
 
 from __future__ import annotations
 
+import copy
 import warnings
 
 import numpy as np
@@ -132,6 +133,27 @@ PROGRAMS = {
     "a storage slice with a step": lambda T: T.arange(4.0).untyped_storage()[1:5:2],
     "a storage indexed by a float": lambda T: T.arange(4.0).untyped_storage()[1.0],
     "write a storage's bytes": _write_a_byte,
+    "write bytes that do not fit one": lambda T: (lambda x: (x.untyped_storage().__setitem__(0, 300),
+                                                            x.untyped_storage().__setitem__(3, -1),
+                                                            x.untyped_storage().__setitem__(slice(-3, 10), 258), x))(
+        T.zeros(2, dtype=T.int16)),
+    "write a storage at a negative index": lambda T: T.zeros(2).untyped_storage().__setitem__(-1, 1),
+    "write a float into a storage": lambda T: T.zeros(2).untyped_storage().__setitem__(0, 1.5),
+    "write a storage at a string": lambda T: T.zeros(2).untyped_storage().__setitem__("a", 1),
+    "write a storage out of range": lambda T: T.zeros(2).untyped_storage().__setitem__(8, 1),
+    "write a storage slice with a step": lambda T: T.zeros(2).untyped_storage().__setitem__(slice(0, 8, 2), 1),
+    "fill a storage": lambda T: (lambda x: (x.untyped_storage().fill_(1) is x.untyped_storage(), x,
+                                            x.untyped_storage().fill_(300).tolist(), x.untyped_storage().fill_(-1)
+                                            .tolist()))(T.arange(3, dtype=T.int16)),
+    "fill a storage with a float": lambda T: T.zeros(2).untyped_storage().fill_(1.5),
+    "copy into a storage": lambda T: (lambda x: (x.untyped_storage().copy_(
+        T.tensor([7, 8, 9], dtype=T.int16).untyped_storage()) is x.untyped_storage(), x))(T.zeros(3, dtype=T.int16)),
+    "copy a storage of another size": lambda T: T.zeros(2).untyped_storage().copy_(T.zeros(3).untyped_storage()),
+    "copy a tensor into a storage": lambda T: T.zeros(2).untyped_storage().copy_(T.zeros(2)),
+    "clone and copy a storage": lambda T: (lambda x, s: (
+        s.clone().tolist(), s.clone() is s, s.clone().data_ptr() == s.data_ptr(), copy.copy(s).tolist(),
+        copy.copy(s) is s, copy.deepcopy(s).tolist(), (lambda pair: pair[0] is pair[1])(copy.deepcopy([s, s])),
+        s == x.untyped_storage(), s == s.clone()))(*(lambda x: (x, x.untyped_storage()))(T.arange(3, dtype=T.int16))),
     "an empty tensor's storage": lambda T: (lambda s: (s.nbytes(), s.data_ptr(), s.tolist()))(
         T.tensor([]).untyped_storage()),
     "what else a storage says": lambda T: (lambda s: (s.get_device(), s.is_cuda, s.cpu() is s, s.is_shared(),

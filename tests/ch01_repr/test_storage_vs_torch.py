@@ -64,6 +64,21 @@ def _typed_facts(T, x):
             repr(ts) == str(ts), type(ts[0]).__name__, ts.cpu().tolist())
 
 
+def _deepcopy_grad_and_attributes(T):
+    p = T.ones(2, requires_grad=True)
+    (p * 3).sum().backward()
+    p.note = [1, 2]
+    q = copy.deepcopy(p)
+    return q, q.grad, q.requires_grad, q.is_leaf, q.note, q.note is p.note, q.grad is p.grad
+
+
+def _deepcopy_of_inference_tensor(T):
+    with T.inference_mode():
+        t = T.ones(2)
+    d = copy.deepcopy(t)
+    return d.is_inference(), d._version
+
+
 def _typed_warning_each_time(T):
     T.storage._set_always_warn_typed_storage_removal(True)
     try:
@@ -199,6 +214,19 @@ PROGRAMS = {
     "a typed storage sliced": lambda T: T.arange(4.0)._typed_storage()[0:1],
     "a typed storage indexed by a string": lambda T: T.arange(4.0)._typed_storage()["a"],
     "storage() takes no argument": lambda T: T.ones(2).storage(1),
+    # copy.deepcopy: a copy of the storage (one per storage), each tensor at its place in it
+    "deepcopy keeps strides, offset and the storage": lambda T: [
+        (d.stride(), d.storage_offset(), d.untyped_storage().nbytes(), d.is_contiguous(), d._version, d)
+        for d in map(copy.deepcopy, (lambda x: (x[:, ::2], x[1:], x.t(), x[1:1]))(T.arange(12.0).view(3, 4)))],
+    "deepcopy keeps views on one storage": lambda T: (lambda d: (
+        d["b"].untyped_storage() is d["a"].untyped_storage(), d["b"]._is_view(), d["b"].storage_offset(),
+        d["b"].mul_(10), d["a"]))(copy.deepcopy({"a": T.arange(6.0), "b": T.arange(6.0)[2:]})),
+    "deepcopy keeps views of one tensor on one storage": lambda T: (lambda x: (lambda d: (
+        d[1].untyped_storage() is d[0].untyped_storage(), d[1].mul_(10), d[0]))(copy.deepcopy([x, x[2:]])))(
+        T.arange(6.0)),
+    "deepcopy copies the gradient and the attributes": _deepcopy_grad_and_attributes,
+    "deepcopy of an inference tensor": _deepcopy_of_inference_tensor,
+    "deepcopy of a non-leaf": lambda T: copy.deepcopy(T.ones(2, requires_grad=True) * 2),
     # is_set_to
     "is_set_to": lambda T: (lambda x: (x.is_set_to(x), x.is_set_to(x.detach()), x.is_set_to(x[0:]),
                                        x.is_set_to(x.view(10)), x.is_set_to(x.view(2, 5)), x.is_set_to(x[1:]),

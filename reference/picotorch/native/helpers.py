@@ -521,6 +521,14 @@ def numpy_storage_view(array):
     return placed_view(storage, 0, array.shape, array.strides, array.dtype)
 
 
+def tensor_in_storage(storage, like):
+    """A new tensor over the NumPy array ``storage`` with ``like``'s dtype, sizes, strides and storage offset."""
+    itemsize = like._dtype.itemsize
+    data = placed_view(storage, storage_offset(like) * itemsize, like._data.shape,
+                       tuple(s * itemsize for s in strides_of(like)), like._data.dtype)
+    return new_tensor(data, like._dtype, like._device)
+
+
 def storage_bytes(array):
     """A storage array's bytes: a uint8 NumPy array over the same memory (a copy for a CUDA one)."""
     if not isinstance(array, np.ndarray):

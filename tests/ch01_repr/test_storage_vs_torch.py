@@ -6,6 +6,7 @@ per process) and ``is_set_to``; each program runs on picotorch and on PyTorch an
 from __future__ import annotations
 
 import copy
+import io
 import warnings
 
 import numpy as np
@@ -77,6 +78,26 @@ def _deepcopy_of_inference_tensor(T):
         t = T.ones(2)
     d = copy.deepcopy(t)
     return d.is_inference(), d._version
+
+
+def _round_trip(T, obj):
+    buffer = io.BytesIO()
+    T.save(obj, buffer)
+    buffer.seek(0)
+    return T.load(buffer)
+
+
+def _saved_and_loaded(T):
+    x, w = T.arange(6.0), T.nn.Parameter(T.arange(4.0))
+    d = _round_trip(T, {"x": x, "v": x[2:], "t": x.view(2, 3).t(), "w": w, "wv": w.detach()[1:], "e": x[6:],
+                        "b": T.tensor([1.5, 2.5], dtype=T.bfloat16)[1:], "again": x})
+    facts = {k: (type(t).__name__, t.storage_offset(), t.untyped_storage().nbytes(), t.stride(), t._version, t)
+             for k, t in d.items()}
+    shared = (d["v"].untyped_storage() is d["x"].untyped_storage(), d["wv"].untyped_storage() is
+              d["w"].untyped_storage(), d["e"].untyped_storage() is d["x"].untyped_storage(), d["again"] is d["x"],
+              d["v"]._is_view())
+    d["v"].mul_(10)
+    return facts, shared, d["x"]
 
 
 def _typed_warning_each_time(T):
@@ -227,6 +248,10 @@ PROGRAMS = {
     "deepcopy copies the gradient and the attributes": _deepcopy_grad_and_attributes,
     "deepcopy of an inference tensor": _deepcopy_of_inference_tensor,
     "deepcopy of a non-leaf": lambda T: copy.deepcopy(T.ones(2, requires_grad=True) * 2),
+    # save / load: storages saved whole, once; tensors load at their offsets, sharing them
+    "save and load keep storages": _saved_and_loaded,
+    "save and load a small view": lambda T: (lambda t: (t.storage_offset(), t.untyped_storage().nbytes(), t._version,
+                                                        t))(_round_trip(T, T.arange(6.0)[2:4])),
     # is_set_to
     "is_set_to": lambda T: (lambda x: (x.is_set_to(x), x.is_set_to(x.detach()), x.is_set_to(x[0:]),
                                        x.is_set_to(x.view(10)), x.is_set_to(x.view(2, 5)), x.is_set_to(x[1:]),

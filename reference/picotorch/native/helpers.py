@@ -523,10 +523,17 @@ def numpy_storage_view(array):
 
 def tensor_in_storage(storage, like):
     """A new tensor over the NumPy array ``storage`` with ``like``'s dtype, sizes, strides and storage offset."""
-    itemsize = like._dtype.itemsize
-    data = placed_view(storage, storage_offset(like) * itemsize, like._data.shape,
-                       tuple(s * itemsize for s in strides_of(like)), like._data.dtype)
-    return new_tensor(data, like._dtype, like._device)
+    return strided_tensor(storage, storage_offset(like), like._data.shape, strides_of(like), like._dtype,
+                          like._device)
+
+
+def strided_tensor(storage, offset: int, shape, strides, dtype, device=CPU):
+    """A new tensor over the NumPy array ``storage``: ``offset``, ``shape`` and ``strides`` in elements of ``dtype``
+    (``Tensor.set_(storage, offset, size, stride)`` on a new tensor)."""
+    itemsize = dtype.itemsize
+    data = placed_view(storage, offset * itemsize, tuple(shape), tuple(s * itemsize for s in strides),
+                       st.to_numpy_dtype(dtype))
+    return new_tensor(data, dtype, device)
 
 
 def storage_bytes(array):

@@ -13,9 +13,10 @@ ones on first access (PEP 562, torch's ``_lazy_modules``).
 import importlib as _importlib
 import sys as _sys
 
-__all__ = ["Tensor", "are_deterministic_algorithms_enabled", "autograd", "cuda", "enable_grad", "get_rng_state",
-           "inference_mode", "initial_seed", "is_deterministic_algorithms_warn_only_enabled", "is_tensor", "linalg",
-           "load", "manual_seed", "nn", "no_grad", "norm", "numel", "optim", "return_types", "save", "seed",
+__all__ = ["Tensor", "TypedStorage", "UntypedStorage", "are_deterministic_algorithms_enabled", "autograd", "cuda",
+           "enable_grad", "get_rng_state", "inference_mode", "initial_seed",
+           "is_deterministic_algorithms_warn_only_enabled", "is_storage", "is_tensor", "linalg", "load",
+           "manual_seed", "nn", "no_grad", "norm", "numel", "optim", "return_types", "save", "seed",
            "set_grad_enabled", "set_printoptions", "set_rng_state", "typename", "use_deterministic_algorithms",
            "utils"]
 
@@ -62,10 +63,12 @@ def _export_c() -> None:
 
 _export_c()
 
+from . import storage  # noqa: E402, F401  (torch.storage)
 from ._tensor import Tensor, norm  # noqa: E402
 from ._tensor_str import set_printoptions  # noqa: E402
 from .autograd import enable_grad, no_grad, set_grad_enabled  # noqa: E402, F401
 from .c10.scalar_type import dtype as _dtype  # noqa: E402
+from .storage import TypedStorage, UntypedStorage  # noqa: E402
 
 _C._initExtension(_sys.modules[__name__])
 
@@ -95,6 +98,14 @@ def split(tensor, split_size_or_sections, dim=0):
 
 def is_tensor(obj) -> bool:
     return isinstance(obj, Tensor)
+
+
+def is_storage(obj) -> bool:
+    """Whether ``obj`` is a storage: an ``UntypedStorage`` or a ``TypedStorage`` (not a subclass)."""
+    return type(obj) in _storage_classes
+
+
+_storage_classes = {UntypedStorage, TypedStorage}
 
 
 def numel(input) -> int:

@@ -9,6 +9,10 @@ reflected operators (``2 - x``, ``2 ** x``, ``2 / x``, ``2 // x``, ``2 % x``). A
 
 from __future__ import annotations
 
+import copy
+
+import numpy as np
+
 from . import _C, _tensor_str, autograd
 from ._C import _is_operand
 from ._C._torch_function import (
@@ -21,6 +25,8 @@ from ._C._torch_function import (
 )
 from .autograd.hooks import RemovableHandle, new_hooks_dict
 from .native.dispatcher import ops
+from .native.helpers import tensor_in_storage
+from .storage import TypedStorage, _warn_typed_storage_removal
 
 
 def _reflected(method):
@@ -98,6 +104,17 @@ class Tensor(_C.TensorBase):
         if check_has_torch_function(self):
             return handle_torch_function(Tensor.__repr__, (self,), self, tensor_contents=tensor_contents)
         return _tensor_str._str(self, tensor_contents=tensor_contents)
+
+    def storage(self):
+        """The tensor's storage as a ``TypedStorage`` of its dtype (deprecated: warns once, as PyTorch does)."""
+        if check_has_torch_function(self):
+            return handle_torch_function(Tensor.storage, (self,), self)
+        _warn_typed_storage_removal(stacklevel=2)
+        return self._typed_storage()
+
+    def _typed_storage(self):
+        """``storage()`` without the warning."""
+        return TypedStorage(wrap_storage=self.untyped_storage(), dtype=self.dtype, _internal=True)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Compute the gradient of this tensor w.r.t. the graph leaves (``torch.autograd.backward``)."""
@@ -207,8 +224,20 @@ class Tensor(_C.TensorBase):
                                "protocol at the moment.  If you were attempting to deepcopy a module, this may "
                                "be because of a torch.nn.utils.weight_norm usage, see "
                                "https://github.com/pytorch/pytorch/pull/103001")
-        new = ops.clone(self.detach())
-        new.requires_grad_(self.requires_grad)
+        if id(self) in memo:
+            return memo[id(self)]
+        storage = self.untyped_storage()
+        if type(storage._array) is not np.ndarray or type(self) is not Tensor:  # other devices, subclasses: a clone
+            new = ops.clone(self.detach())
+            new.requires_grad_(self.requires_grad)
+        else:  # a copy of the storage (one per storage in memo), the tensor at its place in it (set_ bumps _version)
+            new = tensor_in_storage(copy.deepcopy(storage, memo)._array, self)
+            new._version_counter.bump()
+            if self.requires_grad:
+                new.requires_grad_()
+            if self.grad is not None:
+                new.grad = self.grad.__deepcopy__(memo)
+            new.__dict__ = copy.deepcopy(self.__dict__, memo)
         memo[id(self)] = new
         return new
 

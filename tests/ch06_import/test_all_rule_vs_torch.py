@@ -13,11 +13,12 @@ import pytest
 
 import picotorch
 
-PYTHON_LEVEL = ["Tensor", "are_deterministic_algorithms_enabled", "autograd", "cuda", "enable_grad", "get_rng_state",
-                "inference_mode", "initial_seed", "is_deterministic_algorithms_warn_only_enabled", "is_tensor",
-                "linalg", "load", "manual_seed", "nn", "no_grad", "norm", "numel", "optim", "return_types", "save",
-                "seed", "set_grad_enabled", "set_printoptions", "set_rng_state", "typename",
-                "use_deterministic_algorithms", "utils"]
+PYTHON_LEVEL = ["Tensor", "TypedStorage", "UntypedStorage", "are_deterministic_algorithms_enabled", "autograd", "cuda",
+                "enable_grad", "get_rng_state", "inference_mode", "initial_seed",
+                "is_deterministic_algorithms_warn_only_enabled", "is_storage", "is_tensor", "linalg", "load",
+                "manual_seed", "nn", "no_grad", "norm", "numel", "optim", "return_types", "save", "seed",
+                "set_grad_enabled", "set_printoptions", "set_rng_state", "typename", "use_deterministic_algorithms",
+                "utils"]
 
 
 def test_all_is_the_rule_recomputed():

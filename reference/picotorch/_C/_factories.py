@@ -23,7 +23,7 @@ from ..native import distributions
 from ..native.checks import check_size_nonnegative
 from ..native.device import backend, normalize, to_numpy
 from ..native.dispatcher import ops
-from ..native.helpers import check_scalar_fits, convert, is_reduced_float, np_xp, xp_dtype
+from ..native.helpers import check_scalar_fits, convert, is_reduced_float, np_xp, numpy_storage_view, xp_dtype
 from ..native.tensor_impl import TensorImpl, new_tensor
 from .invalid_arguments import format_invalid_args, tp_name
 from .python_arg_parser import check_requires_grad
@@ -610,11 +610,27 @@ def _host_convert(array: np.ndarray, dtype) -> np.ndarray:
         return convert(np_xp, array, dtype)
 
 
-def from_numpy(array: np.ndarray):
+_NOT_WRITABLE = ("The given NumPy array is not writable, and PyTorch does not support non-writable tensors. This "
+                 "means writing to this tensor will result in undefined behavior. You may want to copy the array to "
+                 "protect its data or make it writable before converting it to a tensor. This type of warning will be "
+                 "suppressed for the rest of this program. (Triggered internally at "
+                 "/__w/pytorch/pytorch/torch/csrc/utils/tensor_numpy.cpp:213.)")
+_not_writable_warned = []  # TORCH_WARN_ONCE
+
+
+def from_numpy(array: np.ndarray, *, _stacklevel: int = 2):
+    """A tensor over ``array``'s memory, in a storage of its own that starts at its first element."""
     if not isinstance(array, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
     dtype = st.from_numpy_dtype(array.dtype)
-    return new_tensor(array, dtype, CPU)
+    if any(s < 0 for s in array.strides):
+        raise ValueError("At least one stride in the given numpy array is negative, and tensors with negative strides "
+                         "are not currently supported. (You can probably work around this by making a copy of your "
+                         "array  with array.copy().) ")
+    if not array.flags.writeable and not _not_writable_warned:
+        _not_writable_warned.append(True)
+        warnings.warn(_NOT_WRITABLE, UserWarning, stacklevel=_stacklevel)
+    return new_tensor(numpy_storage_view(array), dtype, CPU)
 
 
 def as_tensor(data, dtype=None, device=None):
@@ -624,7 +640,7 @@ def as_tensor(data, dtype=None, device=None):
     if isinstance(data, TensorImpl):
         return data.to(device=device, dtype=dtype)
     if isinstance(data, np.ndarray):
-        return from_numpy(data).to(device=device, dtype=dtype)
+        return from_numpy(data, _stacklevel=3).to(device=device, dtype=dtype)
     return tensor(data, dtype=dtype, device=device)
 
 

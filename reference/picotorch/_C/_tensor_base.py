@@ -15,6 +15,7 @@ first test, ``_TORCH_FUNCTION.active``, is false until such a subclass exists.
 from __future__ import annotations
 
 import warnings
+import weakref
 
 from ..autograd import variable as autograd_meta
 from ..c10 import inference_mode
@@ -26,7 +27,14 @@ from ..c10.size import Size, size_of_shape
 from ..native import checks
 from ..native.device import normalize, to_numpy
 from ..native.dispatcher import ops
-from ..native.helpers import contiguous_strides, data_ptr, legacy_type_string, strided_geometry, strides_of
+from ..native.helpers import (
+    contiguous_strides,
+    data_ptr,
+    legacy_type_string,
+    storage_array,
+    storage_offset,
+    strides_of,
+)
 from ..native.tensor_impl import NO_VERSION_COUNTER, TensorImpl, VersionCounter, new_tensor
 from . import _factories
 from ._torch_function import STATE as _TORCH_FUNCTION
@@ -194,11 +202,19 @@ class TensorBase(TensorImpl):
         return data_ptr(self)
 
     def storage_offset(self) -> int:
-        """Elements from the start of the storage to the first element: a view's place in its base (picotorch's
-        storage is the base's array; an alias made by ``detach()`` has no base here, so it reports 0)."""
-        if self._base is None:
-            return 0
-        return strided_geometry(self, self._base)[2]
+        """Elements from the start of the storage to the first element (NOTE [A tensor's storage is the array that
+        owns its memory] in native/helpers.py)."""
+        return storage_offset(self)
+
+    def untyped_storage(self):
+        """The tensor's storage: one ``UntypedStorage`` object for every tensor that shares it, as long as it is
+        alive (PyTorch keeps one Python object per ``StorageImpl``)."""
+        array = storage_array(self)
+        storage = _storages.get(id(array))
+        if storage is None:
+            storage = _storage_class._wrap(array, self._device)
+            _storages[id(array)] = storage  # (the storage holds its array: the id stays its own while it lives)
+        return storage
 
     def stride(self, dim: int | None = None):
         elements = strides_of(self)
@@ -568,12 +584,25 @@ class TensorBase(TensorImpl):
         return id(self)
 
 
+# the storage objects alive, by their array's id; ``picotorch/storage.py`` registers ``UntypedStorage``
+# (PyTorch's THPStorageClass)
+_storages: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+_storage_class: type = None
+
+
+def set_storage_class(cls: type) -> None:
+    """Called once by ``picotorch/storage.py``: ``untyped_storage()`` returns instances of ``UntypedStorage``."""
+    global _storage_class
+    _storage_class = cls
+
+
 def _handle_method(self, method, args: tuple):
     return handle_torch_function_c([self], method, (self, *args), None, f"torch.Tensor.{method.__name__}")
 
 
 # METH_NOARGS methods: CPython refuses any argument before the method runs, in its own words.
 _NO_ARGUMENTS = frozenset({"ndimension", "nelement", "is_floating_point", "is_complex", "data_ptr", "storage_offset",
+                           "untyped_storage",
                            "element_size", "retain_grad", "detach", "detach_", "_is_view", "is_inference", "tolist",
                            "__bool__", "__float__", "__int__", "__index__", "dim", "numel", "item"})
 
@@ -602,6 +631,7 @@ def _handles_torch_function(name: str):
 
 
 for _name in ("ndimension", "nelement", "is_floating_point", "is_complex", "data_ptr", "storage_offset",
+              "untyped_storage",
               "element_size", "stride", "is_inference",
               "is_contiguous", "requires_grad_", "retain_grad", "detach", "detach_", "_is_view", "tolist",
               "numpy", "__bool__", "__float__", "__int__", "__index__", "to", "cpu", "cuda", "type_as", "double",

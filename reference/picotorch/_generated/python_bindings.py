@@ -2275,6 +2275,9 @@ TENSOR_METHODS = {
     'is_same_size': [
         (vt.is_same_size, 'is_same_size(Tensor other)', vt.PARAMETERS['is_same_size']),
     ],
+    'is_set_to': [
+        (vt.is_set_to, 'is_set_to(Tensor tensor)', vt.PARAMETERS['is_set_to']),
+    ],
     'is_signed': [
         (vt.is_signed, 'is_signed()', vt.PARAMETERS['is_signed']),
     ],

@@ -11102,6 +11102,12 @@ def _pad_circular(self, pad):
     return native._pad_circular(self, pad)
 
 
+def is_set_to(self, tensor):
+    """``is_set_to(Tensor self, Tensor tensor) -> bool``"""
+    result = kernel_for("is_set_to", device_of(self, tensor))(self, tensor)
+    return result
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add_cuda}, add_Tensor)
 register_kernels("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, add_out)
@@ -12156,6 +12162,7 @@ register_kernels("replication_pad2d_backward(Tensor grad_output, Tensor self, in
 register_kernels("replication_pad3d(Tensor self, int[6] padding) -> Tensor", {"CPU": native.replication_pad3d, "CUDA": native.replication_pad3d}, replication_pad3d)
 register_kernels("replication_pad3d_backward(Tensor grad_output, Tensor self, int[6] padding) -> Tensor", {"CPU": native.replication_pad3d_backward, "CUDA": native.replication_pad3d_backward}, replication_pad3d_backward)
 register_kernels("_pad_circular(Tensor self, int[] pad) -> Tensor", {"CompositeImplicitAutograd": native._pad_circular}, _pad_circular)
+register_kernels("is_set_to(Tensor self, Tensor tensor) -> bool", {"CPU": native.is_set_to, "CUDA": native.is_set_to}, is_set_to)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -13214,6 +13221,7 @@ PARAMETERS = {
     "replication_pad3d": ((('self', 'Tensor', False), ('padding', 'int[6]', False),), ()),
     "replication_pad3d_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False), ('padding', 'int[6]', False),), ()),
     "_pad_circular": ((('self', 'Tensor', False), ('pad', 'int[]', False),), ()),
+    "is_set_to": ((('self', 'Tensor', False), ('tensor', 'Tensor', False),), ()),
 }
 
 
@@ -13857,3 +13865,4 @@ register_op("replication_pad2d_backward", overloaded("replication_pad2d_backward
 register_op("replication_pad3d", overloaded("replication_pad3d", [(replication_pad3d, PARAMETERS["replication_pad3d"])]))
 register_op("replication_pad3d_backward", overloaded("replication_pad3d_backward", [(replication_pad3d_backward, PARAMETERS["replication_pad3d_backward"])]))
 register_op("_pad_circular", overloaded("_pad_circular", [(_pad_circular, PARAMETERS["_pad_circular"])]))
+register_op("is_set_to", overloaded("is_set_to", [(is_set_to, PARAMETERS["is_set_to"])]))

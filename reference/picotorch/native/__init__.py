@@ -617,6 +617,7 @@ from .tensor_shape import (
     diagonal_scatter,
     expand,
     flip,
+    is_set_to,
     permute,
     repeat,
     repeat_interleave,
@@ -880,4 +881,6 @@ __all__ = [
     "reflection_pad2d", "reflection_pad2d_backward", "reflection_pad3d", "reflection_pad3d_backward",
     "replication_pad1d", "replication_pad1d_backward", "replication_pad2d", "replication_pad2d_backward",
     "replication_pad3d", "replication_pad3d_backward",
+    # storages
+    "is_set_to",
 ]

@@ -456,8 +456,7 @@ def view_of(base, data, dtype=None):
 def tensor_geometry(t) -> tuple:
     """(sizes, strides, storage offset) of ``t`` in elements: PyTorch's ``TensorGeometry``, which
     ``as_strided``'s backward saves."""
-    offset = 0 if t._base is None else strided_geometry(t, t._base)[2]
-    return tuple(t._data.shape), strides_of(t), offset
+    return tuple(t._data.shape), strides_of(t), storage_offset(t)
 
 
 def strided_geometry(view, base) -> tuple:
@@ -483,10 +482,96 @@ def data_ptr(t) -> int:
     return 0 if t._data.size == 0 else _address(t._data)
 
 
+def address_of(array) -> int:
+    """The address of an array's first element."""
+    return _address(array)
+
+
 def _address(array) -> int:
     if hasattr(array, "__array_interface__"):
         return array.__array_interface__["data"][0]
     return array.data.ptr  # CuPy
+
+
+# NOTE [A tensor's storage is the array that owns its memory]
+# PyTorch's tensor points into a ``StorageImpl`` at an offset; picotorch's holds only an array. The storage is found
+# when asked (``storage_offset()``, ``untyped_storage()``): NumPy records, in ``.base``, the array whose memory a
+# view borrows, so the end of the ``.base`` chain is the array that owns the bytes, which every view, ``detach()``,
+# ``unsafe_split`` piece, ``view(dtype)`` and ``as_strided_`` of one tensor shares; the offset is the distance
+# from its first byte. Nothing is kept on the tensor, so no op pays for it. (``as_strided``'s ``DummyArray`` has a
+# ``.base`` too.) NumPy drops the place of an empty slice (its first element is the array's), so ``slice`` puts
+# an empty result where PyTorch's would be (``placed_view``).
+def storage_array(t):
+    """The array that owns ``t``'s memory: its storage."""
+    array = t._data
+    base = getattr(array, "base", None)
+    while base is not None and (hasattr(base, "__array_interface__") or hasattr(base, "__cuda_array_interface__")):
+        array, base = base, getattr(base, "base", None)
+    return array
+
+
+def storage_offset(t) -> int:
+    """Elements from the start of ``t``'s storage to its first element (``TensorImpl::storage_offset()``)."""
+    storage = storage_array(t)
+    if storage is t._data:  # (also every array without NumPy's .base: the Array API's)
+        return 0
+    return (_address(t._data) - _address(storage)) // t._dtype.itemsize
+
+
+class _ArrayInterface:
+    """Memory of ``base`` from the address ``start`` on, with a shape and byte strides: what NumPy reads a view
+    from (``np.asarray``), and ``.base`` keeps the chain to the storage."""
+
+    __slots__ = ("__array_interface__", "base")
+
+    def __init__(self, base, start: int, shape, byte_strides, typestr: str) -> None:
+        readonly = not base.flags.writeable
+        self.__array_interface__ = {"version": 3, "shape": tuple(shape), "strides": tuple(byte_strides),
+                                    "typestr": typestr, "data": (start, readonly)}
+        self.base = base
+
+
+def placed_view(data, byte_offset: int, shape, byte_strides, dtype=None):
+    """A NumPy view of ``data``'s memory starting ``byte_offset`` bytes after ``data``'s first element (which may
+    be one past its last when the view is empty), of ``data``'s dtype or ``dtype``."""
+    dtype = data.dtype if dtype is None else dtype
+    array = np.asarray(_ArrayInterface(data, _address(data) + byte_offset, shape, byte_strides, dtype.str))
+    return array if array.dtype == dtype else array.view(dtype)  # (ml_dtypes' bfloat16 has no type string)
+
+
+def numpy_storage_view(array):
+    """``array``'s elements over a storage of their own (``torch.from_numpy``): the bytes from its first element to
+    one past its last, whose ``.base`` is a ``memoryview``, no array, so the storage chain ends there and does not
+    reach the arrays ``array`` borrows from (another ``from_numpy`` of them is another storage, as in PyTorch)."""
+    if array.size == 0:
+        storage = np.empty(0, dtype=np.uint8)
+    else:
+        nbytes = array.itemsize + sum((n - 1) * s for n, s in zip(array.shape, array.strides))
+        span = np.asarray(_ArrayInterface(array, _address(array), (nbytes,), (1,), "|u1"))
+        storage = np.frombuffer(memoryview(span), dtype=np.uint8)
+    return placed_view(storage, 0, array.shape, array.strides, array.dtype)
+
+
+def tensor_in_storage(storage, like):
+    """A new tensor over the NumPy array ``storage`` with ``like``'s dtype, sizes, strides and storage offset."""
+    return strided_tensor(storage, storage_offset(like), like._data.shape, strides_of(like), like._dtype,
+                          like._device)
+
+
+def strided_tensor(storage, offset: int, shape, strides, dtype, device=CPU):
+    """A new tensor over the NumPy array ``storage``: ``offset``, ``shape`` and ``strides`` in elements of ``dtype``
+    (``Tensor.set_(storage, offset, size, stride)`` on a new tensor)."""
+    itemsize = dtype.itemsize
+    data = placed_view(storage, offset * itemsize, tuple(shape), tuple(s * itemsize for s in strides),
+                       st.to_numpy_dtype(dtype))
+    return new_tensor(data, dtype, device)
+
+
+def storage_bytes(array):
+    """A storage array's bytes: a uint8 NumPy array over the same memory (a copy for a CUDA one)."""
+    if not isinstance(array, np.ndarray):
+        array = to_numpy(array)
+    return np.asarray(_ArrayInterface(array, _address(array), (array.nbytes,), (1,), "|u1"))
 
 
 def as_strided_view(t, sizes, strides, offset):

@@ -28,18 +28,23 @@ from .helpers import (
     common_device,
     error_type_string,
     permute_dims,
+    placed_view,
     reduce_dims,
     reshaped_view,
     restrided,
     result_type,
     row_major_copy,
     shape_of,
+    storage_array,
     strided_geometry,
     strides_of,
     view_of,
     wrap,
     xp_of,
     zeros_array,
+)
+from .helpers import (
+    storage_offset as offset_in_storage,
 )
 from .layout import innermost_first, non_overlapping_and_dense, relaid, row_major_strides
 from .tensor_factories import clone
@@ -158,7 +163,7 @@ def _check_view_dtype(self, dtype, old: int, new: int) -> None:
         ratio = new // old
         if self._data.shape[-1] % ratio:
             raise RuntimeError(f"self.size(-1) must be divisible by {ratio} {what}, but got {self._data.shape[-1]}")
-        offset = strided_geometry(self, self._base)[2] if self._base is not None else 0
+        offset = offset_in_storage(self)
         if offset % ratio:
             raise RuntimeError(f"self.storage_offset() must be divisible by {ratio} {what}, but got {offset}")
 
@@ -297,7 +302,11 @@ def select(self, dim, index):
         raise IndexError(f"select(): index {index} out of range for tensor of size {list(shape_of(self))} at "
                          f"dimension {d}")
     key = (builtins.slice(None),) * d + (index, ...)
-    return view_of(self, self._data[key])
+    data = self._data[key]
+    if not data.size and type(data) is np.ndarray:  # NumPy does not move an empty result to its element
+        offset = (index % size) * strides_of(self)[d] * self._dtype.itemsize
+        data = placed_view(self._data, offset, data.shape, data.strides)
+    return view_of(self, data)
 
 
 def slice(self, dim=0, start=None, end=None, step=1):
@@ -307,14 +316,21 @@ def slice(self, dim=0, start=None, end=None, step=1):
     if step <= 0:
         raise RuntimeError("slice step must be positive")
     start, end, _ = builtins.slice(start, end, step).indices(self._data.shape[d])  # clamped, as torch's slice
-    key = (builtins.slice(None),) * d + (builtins.slice(start, max(start, end), step), ...)
-    data = self._data[key]
-    if step != 1 and data.shape[d] == 0 and type(data) is np.ndarray:
-        # PyTorch multiplies the stride by the step even when nothing is left; NumPy keeps it (no memory to reach)
-        strides = list(data.strides)
-        strides[d] *= step
-        data = np.lib.stride_tricks.as_strided(data, data.shape, strides, writeable=data.flags.writeable)
-    return view_of(self, data)
+    if end <= start and type(self._data) is np.ndarray:
+        return view_of(self, _empty_slice(self, d, start, step))
+    key = (builtins.slice(None),) * d + (builtins.slice(start, end, step), ...)
+    return view_of(self, self._data[key])
+
+
+def _empty_slice(self, d, start, step):
+    """An empty slice where PyTorch's is: NumPy's starts at its array's first element and keeps the dim's
+    stride; PyTorch's starts at ``start`` and multiplies the stride by the step even when nothing is left
+    (NOTE [A tensor's storage is the array that owns its memory] in helpers.py)."""
+    data = self._data
+    shape, strides = list(data.shape), list(data.strides)
+    offset = start * strides_of(self)[d] * self._dtype.itemsize
+    shape[d], strides[d] = 0, strides[d] * step
+    return placed_view(data, offset, shape, strides)
 
 
 # NOTE [unfold's windows]
@@ -390,6 +406,8 @@ def split_with_sizes(self, split_sizes, dim=0):
 
 
 def _narrowed(self, d, start, length):
+    if length == 0 and type(self._data) is np.ndarray:
+        return view_of(self, _empty_slice(self, d, start, 1))
     key = (builtins.slice(None),) * d + (builtins.slice(start, start + length), ...)
     return view_of(self, self._data[key])
 
@@ -726,28 +744,47 @@ def as_strided(self, size, stride, storage_offset=None):
     """A view of ``self``'s storage with the given geometry (``as_strided_tensorimpl`` and ``setStrided``):
     the offset counts elements from the storage's start, ``self``'s own offset when not given."""
     size, stride = tuple(size), tuple(stride)
+    storage = storage_array(self)
+    if type(storage) is not np.ndarray:
+        return _as_strided_of_base(self, size, stride, storage_offset)
+    offset = offset_in_storage(self) if storage_offset is None else storage_offset
+    _check_geometry(size, stride)
+    _check_in_bounds_for_storage(self, storage.nbytes, size, stride, offset)
+    if offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {offset}")
+    itemsize = self._dtype.itemsize
+    return view_of(self, placed_view(storage, offset * itemsize, size, tuple(s * itemsize for s in stride),
+                                     self._data.dtype))
+
+
+def _as_strided_of_base(self, size, stride, storage_offset):
+    """``as_strided`` on another device's arrays: the storage is taken to be the base's array (the offset is
+    found from addresses, which only NumPy's and CuPy's arrays have)."""
     root = self._base if self._base is not None else self
     offset = strided_geometry(self, root)[2] if storage_offset is None else storage_offset
-    if len(size) != len(stride):
-        raise RuntimeError("mismatch in length of strides and shape")
-    if any(s < 0 for s in stride):
-        raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got strides: "
-                           f"{list(stride)}")
-    _check_in_bounds_for_storage(root, size, stride, offset)
+    _check_geometry(size, stride)
+    _check_in_bounds_for_storage(self, _storage_elements(root) * self._dtype.itemsize, size, stride, offset)
     if offset < 0:
         raise RuntimeError(f"Tensor: invalid storage offset {offset}")
     return view_of(self, as_strided_view(root, size, stride, offset)._data)
 
 
-def _check_in_bounds_for_storage(root, size, stride, offset):
-    """``checkInBoundsForStorage``: the bytes the geometry reaches must lie inside the storage."""
+def _check_geometry(size, stride):
+    if len(size) != len(stride):
+        raise RuntimeError("mismatch in length of strides and shape")
+    if any(s < 0 for s in stride):
+        raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got strides: "
+                           f"{list(stride)}")
+
+
+def _check_in_bounds_for_storage(self, available: int, size, stride, offset):
+    """``checkInBoundsForStorage``: the bytes the geometry reaches must lie inside the storage's ``available``."""
     if any(n < 0 for n in size):
         raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and strides={list(stride)}")
     if 0 in size:
         return
-    itemsize = root._dtype.itemsize
+    itemsize = self._dtype.itemsize
     needed = (1 + sum((n - 1) * s for n, s in zip(size, stride))) * itemsize
-    available = _storage_elements(root) * itemsize
     if needed + offset * itemsize > available:
         raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, and "
                            f"itemsize {itemsize} requiring a storage size of {needed + offset * itemsize} are out of "
@@ -759,6 +796,13 @@ def _storage_elements(root):
     if data.size == 0:
         return 0
     return 1 + sum((n - 1) * s for n, s in zip(data.shape, strides_of(root)))
+
+
+def is_set_to(self, tensor):
+    """One storage, one offset, the same sizes and strides (NOTE [A tensor's storage is the array that owns its
+    memory] in helpers.py): ``tensor`` could be ``self`` after ``self.set_(tensor)``."""
+    return (storage_array(self) is storage_array(tensor) and offset_in_storage(self) == offset_in_storage(tensor)
+            and shape_of(self) == shape_of(tensor) and strides_of(self) == strides_of(tensor))
 
 
 def as_strided_(self, size, stride, storage_offset=None):

@@ -5,12 +5,14 @@ A saved file is a ZIP archive (not PyTorch's pickle-based ``.pt``; neither libra
 - ``manifest.json``: ``{"format": "picotorch-save", "version": 1, "object": <node>}``, where a node is
   a JSON value for ``None``, bools, ints, strings; ``{"float": repr}`` for floats (exact, also inf/nan);
   ``{"list": [...]}``, ``{"tuple": [...]}``; ``{"dict": [[key, value], ...], "ordered": bool}`` (keys are
-  nodes too, so optimizer states keyed by ints survive); ``{"tensor": i, "dtype": "float32", "shape":
-  [...], "requires_grad": bool, "parameter": bool}``;
-- ``tensors/<i>``: the bytes of tensor ``i``, C-contiguous, in the machine's byte order.
+  nodes too, so optimizer states keyed by ints survive); ``{"tensor": i, "storage": j, "offset": n,
+  "dtype": "float32", "shape": [...], "stride": [...], "requires_grad": bool, "parameter": bool}``;
+- ``storages/<j>``: the bytes of storage ``j``, whole, in the machine's byte order.
 
-A tensor referred to twice is stored once and loads as one tensor. Tensors load onto the CPU (or
-``map_location``). Only these types can be saved: anything else raises ``TypeError``.
+As in PyTorch, a tensor referred to twice is stored once and loads as one tensor, and tensors that share a
+storage (views, ``detach()``) load sharing one, each at its offset with its strides, the whole storage saved
+even for a small view of it. Tensors load onto the CPU (or ``map_location``). Version 1 files (one C-contiguous
+``tensors/<i>`` per tensor) still load. Only these types can be saved: anything else raises ``TypeError``.
 """
 
 from __future__ import annotations
@@ -23,14 +25,15 @@ import numpy as np
 from .._C import from_numpy
 from .._tensor import Tensor
 from ..c10 import scalar_type as st
+from ..native.helpers import storage_bytes, strided_tensor
 from ..nn.parameter import Parameter
 
-FORMAT, VERSION = "picotorch-save", 1
+FORMAT, VERSION = "picotorch-save", 2
 
 
 def save(obj, f) -> None:
     blobs: list[bytes] = []
-    memo: dict[int, dict] = {}
+    memo: dict = {"storages": {}, "alive": []}
     manifest = {"format": FORMAT, "version": VERSION, "object": _encode(obj, blobs, memo)}
     import json  # lazy, as zipfile below: only save and load need them (chapter 06, import time)
     import zipfile
@@ -38,7 +41,7 @@ def save(obj, f) -> None:
     with zipfile.ZipFile(f, "w", compression=zipfile.ZIP_STORED) as archive:
         archive.writestr("manifest.json", json.dumps(manifest))
         for i, blob in enumerate(blobs):
-            archive.writestr(f"tensors/{i}", blob)
+            archive.writestr(f"storages/{i}", blob)
 
 
 def load(f, map_location=None, weights_only: bool = True):
@@ -51,7 +54,7 @@ def load(f, map_location=None, weights_only: bool = True):
         manifest = json.loads(archive.read("manifest.json"))
         if manifest.get("format") != FORMAT:
             raise RuntimeError("not a file written by picotorch.save")
-        return _decode(manifest["object"], archive, {}, map_location)
+        return _decode(manifest["object"], archive, {"storages": {}}, map_location)
 
 
 def _encode(obj, blobs, memo):
@@ -73,20 +76,17 @@ def _encode(obj, blobs, memo):
 
 def _encode_tensor(t, blobs, memo):
     if id(t) not in memo:
-        array = _host_array(t.detach().cpu())
-        memo[id(t)] = {"tensor": len(blobs), "dtype": str(t.dtype).removeprefix("torch."),
-                       "shape": list(array.shape), "requires_grad": bool(t.requires_grad),
-                       "parameter": isinstance(t, Parameter)}
-        blobs.append(array.tobytes())
+        host = t.detach().cpu()
+        storage = host.untyped_storage()
+        memo["alive"].append(storage)  # (its array's id stays its own until the file is written)
+        if id(storage._array) not in memo["storages"]:
+            memo["storages"][id(storage._array)] = len(blobs)
+            blobs.append(storage_bytes(storage._array).tobytes())
+        memo[id(t)] = {"tensor": len(memo) - 2, "storage": memo["storages"][id(storage._array)],
+                       "offset": host.storage_offset(), "dtype": str(t.dtype).removeprefix("torch."),
+                       "shape": list(host.shape), "stride": list(host.stride()),
+                       "requires_grad": bool(t.requires_grad), "parameter": isinstance(t, Parameter)}
     return memo[id(t)]
-
-
-def _host_array(t) -> np.ndarray:
-    """``t``'s values as a C-contiguous NumPy array of its dtype. ``numpy()`` refuses bfloat16 (as PyTorch's
-    does), so those go through float32, which holds every bfloat16 value exactly."""
-    if t.dtype is st.bfloat16:
-        return np.array(t.float().numpy(), order="C").astype(st.to_numpy_dtype(st.bfloat16))
-    return np.array(t.numpy(), order="C")
 
 
 def _decode(node, archive, loaded, map_location):
@@ -103,7 +103,7 @@ def _decode(node, archive, loaded, map_location):
                  for k, v in node["dict"]]
         return OrderedDict(items) if node["ordered"] else dict(items)
     if node["tensor"] not in loaded:
-        loaded[node["tensor"]] = _decode_tensor(node, archive, map_location)
+        loaded[node["tensor"]] = _decode_tensor(node, archive, loaded, map_location)
     return loaded[node["tensor"]]
 
 
@@ -111,11 +111,18 @@ def _hashable(key):
     return tuple(key) if isinstance(key, list) else key
 
 
-def _decode_tensor(node, archive, map_location):
+def _decode_tensor(node, archive, loaded, map_location):
     dtype = getattr(st, node["dtype"]) if node["dtype"] != "bool" else st.bool_
-    raw = archive.read(f"tensors/{node['tensor']}")
-    array = np.frombuffer(raw, dtype=st.to_numpy_dtype(dtype)).reshape(node["shape"]).copy()
-    t = from_numpy(array) if dtype is not st.bfloat16 else from_numpy(array.astype(np.float32)).to(dtype)
+    if "storage" not in node:  # version 1: the tensor's own bytes
+        raw = archive.read(f"tensors/{node['tensor']}")
+        array = np.frombuffer(raw, dtype=st.to_numpy_dtype(dtype)).reshape(node["shape"]).copy()
+        t = from_numpy(array) if dtype is not st.bfloat16 else from_numpy(array.astype(np.float32)).to(dtype)
+    else:
+        storages = loaded["storages"]
+        if node["storage"] not in storages:
+            storages[node["storage"]] = np.frombuffer(archive.read(f"storages/{node['storage']}"), np.uint8).copy()
+        t = strided_tensor(storages[node["storage"]], node["offset"], node["shape"], node["stride"], dtype)
+        t._version_counter.bump()  # (PyTorch rebuilds it with set_, an in-place op)
     if map_location is not None:
         t = t.to(map_location)
     if node["parameter"]:

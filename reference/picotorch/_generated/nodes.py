@@ -30,7 +30,7 @@ class AddBackward0(Node):
         if node.task_should_compute_output(1):
             alpha = node.alpha
             other_scalar_type = node.other_scalar_type
-            grad_inputs[1] = handle_r_to_c(other_scalar_type, maybe_multiply(grad, alpha))
+            grad_inputs[1] = handle_r_to_c(other_scalar_type, maybe_multiply(grad, conj_scalar(alpha)))
         return grad_inputs
 
     @property
@@ -72,7 +72,7 @@ class SubBackward0(Node):
         if node.task_should_compute_output(1):
             alpha = node.alpha
             other_scalar_type = node.other_scalar_type
-            grad_inputs[1] = handle_r_to_c(other_scalar_type, maybe_multiply(ops.neg(grad), alpha))
+            grad_inputs[1] = handle_r_to_c(other_scalar_type, maybe_multiply(ops.neg(grad), conj_scalar(alpha)))
         return grad_inputs
 
     @property
@@ -111,7 +111,7 @@ class RsubBackward0(Node):
         if node.task_should_compute_output(0):
             alpha = node.alpha
             self_scalar_type = node.self_scalar_type
-            grad_inputs[0] = handle_r_to_c(self_scalar_type, maybe_multiply(ops.neg(grad), alpha))
+            grad_inputs[0] = handle_r_to_c(self_scalar_type, maybe_multiply(ops.neg(grad), conj_scalar(alpha)))
         if node.task_should_compute_output(1):
             other_scalar_type = node.other_scalar_type
             grad_inputs[1] = handle_r_to_c(other_scalar_type, grad)
@@ -136,7 +136,7 @@ class RsubBackward1(Node):
         if node.task_should_compute_output(0):
             alpha = node.alpha
             self_scalar_type = node.self_scalar_type
-            grad_inputs[0] = handle_r_to_c(self_scalar_type, maybe_multiply(ops.neg(grad), alpha))
+            grad_inputs[0] = handle_r_to_c(self_scalar_type, maybe_multiply(ops.neg(grad), conj_scalar(alpha)))
         return grad_inputs
 
     @property
@@ -382,7 +382,7 @@ class ReciprocalBackward0(Node):
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.mul(ops.neg(grad), ops.mul(result, result))
+            grad_inputs[0] = ops.mul(ops.neg(grad), ops.conj(ops.mul(result, result)))
         return grad_inputs
 
     def release_variables(node):
@@ -544,7 +544,7 @@ class ExpBackward0(Node):
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.mul(grad, result)
+            grad_inputs[0] = ops.mul(grad, ops.conj(result))
         return grad_inputs
 
     def release_variables(node):
@@ -572,7 +572,7 @@ class LogBackward0(Node):
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.div(grad, self)
+            grad_inputs[0] = ops.div(grad, ops.conj(self))
         return grad_inputs
 
     def release_variables(node):
@@ -994,9 +994,9 @@ class MvBackward0(Node):
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.mm(ops.unsqueeze(grad, 1), ops.unsqueeze(vec, 0))
+            grad_inputs[0] = ops.mm(ops.unsqueeze(grad, 1), ops.unsqueeze(ops.conj(vec), 0))
         if node.task_should_compute_output(1):
-            grad_inputs[1] = ops.mv(ops.t(self), grad)
+            grad_inputs[1] = ops.mv(ops.t(ops.conj(self)), grad)
         return grad_inputs
 
     def release_variables(node):
@@ -1036,9 +1036,9 @@ class DotBackward0(Node):
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.mul(grad, tensor)
+            grad_inputs[0] = ops.mul(grad, ops.conj(tensor))
         if node.task_should_compute_output(1):
-            grad_inputs[1] = ops.mul(grad, self)
+            grad_inputs[1] = ops.mul(grad, ops.conj(self))
         return grad_inputs
 
     def release_variables(node):
@@ -1085,7 +1085,7 @@ class AddmmBackward0(Node):
             return grad_inputs
         if node.task_should_compute_output(0):
             beta = node.beta
-            grad_inputs[0] = maybe_multiply(grad, beta)
+            grad_inputs[0] = maybe_multiply(grad, conj_scalar(beta))
         if node.task_should_compute_output(1):
             alpha = node.alpha
             mat1_sizes = node.mat1_sizes
@@ -1159,9 +1159,9 @@ class BmmBackward0(Node):
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.bmm(grad, ops.transpose(mat2, 1, 2))
+            grad_inputs[0] = ops.bmm(grad, ops.conj(ops.transpose(mat2, 1, 2)))
         if node.task_should_compute_output(1):
-            grad_inputs[1] = ops.bmm(ops.transpose(self, 1, 2), grad)
+            grad_inputs[1] = ops.bmm(ops.conj(ops.transpose(self, 1, 2)), grad)
         return grad_inputs
 
     def release_variables(node):
@@ -1847,7 +1847,7 @@ class RsqrtBackward0(Node):
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.mul(ops.mul(grad, -0.5), ops.pow(result, 3))
+            grad_inputs[0] = ops.mul(ops.mul(grad, -0.5), ops.conj(ops.pow(result, 3)))
         return grad_inputs
 
     def release_variables(node):
@@ -2015,7 +2015,7 @@ class SinBackward0(Node):
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.mul(grad, ops.cos(self))
+            grad_inputs[0] = ops.mul(grad, ops.conj(ops.cos(self)))
         return grad_inputs
 
     def release_variables(node):
@@ -2043,7 +2043,7 @@ class CosBackward0(Node):
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.mul(grad, ops.neg(ops.sin(self)))
+            grad_inputs[0] = ops.mul(grad, ops.neg(ops.conj(ops.sin(self))))
         return grad_inputs
 
     def release_variables(node):
@@ -2540,7 +2540,7 @@ class SqrtBackward0(Node):
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.div(grad, ops.mul(result, 2))
+            grad_inputs[0] = ops.div(grad, ops.mul(ops.conj(result), 2))
         return grad_inputs
 
     def release_variables(node):
@@ -11617,7 +11617,7 @@ class VdotBackward0(Node):
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.mul(grad, other)
+            grad_inputs[0] = ops.mul(ops.conj(grad), other)
         if node.task_should_compute_output(1):
             grad_inputs[1] = ops.mul(grad, self)
         return grad_inputs

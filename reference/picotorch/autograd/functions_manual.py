@@ -7,6 +7,7 @@ through the dispatcher (``ops.<name>``), so that backward is itself differentiab
 
 from __future__ import annotations
 
+import cmath
 import math
 
 import numpy as np
@@ -24,6 +25,7 @@ __all__ = [  # what `from functions_manual import *` gives the generated nodes
     "block_diag_backward",
     "index_copy_source_backward",
     "handle_r_to_c",
+    "conj_scalar",
     "maybe_multiply",
     "mul_tensor_backward",
     "div_tensor_self_backward",
@@ -147,7 +149,7 @@ __all__ = [  # what `from functions_manual import *` gives the generated nodes
 
 def handle_r_to_c(self_scalar_type, grad):
     """A real input's gradient is the real part of a complex one (the imaginary part is no direction it has)."""
-    if not self_scalar_type.is_complex and grad.dtype.is_complex:
+    if grad._dtype.is_complex and not self_scalar_type.is_complex:
         return ops.real(grad)
     return grad
 
@@ -156,65 +158,120 @@ def maybe_multiply(grad, factor):
     return grad if (not isinstance(factor, TensorImpl) and factor == 1) else ops.mul(grad, factor)
 
 
+# NOTE [Complex gradients]
+# PyTorch's gradient of a real loss L with respect to a complex z is dL/d(conj z) (times 2): each formula
+# multiplies ``grad`` by the *conjugate* of the local derivative (``grad * other.conj()``), so a real
+# input's formula is unchanged (conj of a real tensor is the tensor itself, without a node). Where a real
+# input met a complex result, ``handle_r_to_c`` keeps the real part. The matrix products branch on the
+# dtype so that the real training path calls nothing more than before.
+
+
+def conj_scalar(value):
+    """``Scalar::conj``: a Python complex number's conjugate; other numbers are their own."""
+    return value.conjugate() if isinstance(value, complex) else value
+
+
+def _conj_of(value):
+    """``other.conj()`` for a tensor or a Python number (``at::scalar_to_tensor(other).conj()``)."""
+    if isinstance(value, TensorImpl):
+        return ops.conj(value) if value._dtype.is_complex else value
+    return conj_scalar(value)
+
+
 def mul_tensor_backward(grad, other, self_scalar_type):
-    return ops.mul(grad, other)
+    return handle_r_to_c(self_scalar_type, ops.mul(grad, _conj_of(other)))
 
 
 def div_tensor_self_backward(grad, other, self_scalar_type, rounding_mode=None):
-    """``grad / other``; a rounded quotient is a step function: zeros of ``self``'s dtype."""
+    """``grad / conj(other)``; a rounded quotient is a step function: zeros of ``self``'s dtype."""
     if rounding_mode is not None:
         return ops.zeros_like(grad, dtype=self_scalar_type)
-    return ops.div(grad, other)
+    return handle_r_to_c(self_scalar_type, ops.div(grad, _conj_of(other)))
 
 
 def div_tensor_other_backward(grad, self, other, rounding_mode=None):
+    """``-grad * conj((self / other) / other)``."""
     if rounding_mode is not None:
         return ops.zeros_like(grad, dtype=other.dtype)
-    return ops.mul(ops.neg(grad), ops.div(ops.div(self, other), other))  # -grad * ((self / other) / other)
+    return handle_r_to_c(other.dtype, ops.mul(ops.neg(grad), ops.conj(ops.div(ops.div(self, other), other))))
 
 
 def pow_backward(grad, self, exponent):
-    """d(self ** e)/dself = e * self ** (e - 1); exactly zero where e == 0."""
+    """d(self ** e)/dself = e * self ** (e - 1), conjugated; exactly zero where e == 0."""
     if exponent == 0:
         return ops.zeros_like(self)
-    return ops.mul(grad, ops.mul(ops.pow(self, exponent - 1), exponent))
+    slope = ops.mul(ops.pow(self, exponent - 1), exponent)
+    return handle_r_to_c(self.dtype, ops.mul(grad, ops.conj(slope)))
 
 
 def pow_backward_self(grad, self, exponent):
-    """d(self ** e)/dself = e * self ** (e - 1), defined as 0 where e == 0."""
-    slope = ops.mul(grad, ops.mul(exponent, ops.pow(self, ops.sub(exponent, 1))))
-    return ops.where(ops.eq(exponent, 0.0), ops.zeros_like(slope), slope)
+    """d(self ** e)/dself = e * self ** (e - 1), conjugated; defined as 0 where e == 0."""
+    slope = ops.mul(grad, ops.conj(ops.mul(exponent, ops.pow(self, ops.sub(exponent, 1)))))
+    return handle_r_to_c(self.dtype, ops.where(ops.eq(exponent, 0.0), ops.zeros_like(slope), slope))
+
+
+def _real_nonnegative(exponent):
+    """``exponent >= 0``; for a complex exponent: real and non-negative (``imag == 0 and real >= 0``)."""
+    if exponent.dtype.is_complex:
+        return ops.bitwise_and(ops.eq(ops.imag(exponent), 0), ops.ge(ops.real(exponent), 0))
+    return ops.ge(exponent, 0)
 
 
 def pow_backward_exponent(grad, self, exponent, result):
-    """d(b ** e)/de = b ** e * log(b), defined as 0 where b == 0 and e >= 0.
+    """d(b ** e)/de = b ** e * log(b), conjugated; defined as 0 where b == 0 and e >= 0 (a complex e: real
+    and non-negative).
 
     The zero is chosen before ``grad`` multiplies, as PyTorch does: a NaN or infinite ``grad`` still gives
     NaN there, and a ``-0.`` gives ``-0.``.
     """
     if not isinstance(self, TensorImpl):
+        if exponent.dtype.is_complex or isinstance(self, complex):
+            log_base = cmath.log(complex(self)) if self != 0 else complex(-math.inf)
+            slope = ops.conj(ops.mul(result, log_base))
+            if self == 0:
+                slope = ops.where(_real_nonnegative(exponent), scalar_zero(grad), slope)
+            return handle_r_to_c(exponent.dtype, ops.mul(grad, slope))
         if self == 0:
             return ops.mul(grad, ops.where(ops.ge(exponent, 0), scalar_zero(grad), ops.mul(result, -math.inf)))
         return ops.mul(grad, ops.mul(result, math.log(self) if self > 0 else math.nan))  # C's log(-2.) is NaN
-    at_zero = ops.bitwise_and(ops.eq(self, 0), ops.ge(exponent, 0))
+    at_zero = ops.bitwise_and(ops.eq(self, 0), _real_nonnegative(exponent))
     base = self if self.dtype is result.dtype else ops._to_copy(self, dtype=result.dtype)  # log in the promoted dtype
-    return ops.mul(grad, ops.where(at_zero, scalar_zero(grad), ops.mul(result, ops.log(base))))
+    slope = ops.conj(ops.mul(result, ops.log(base)))
+    return handle_r_to_c(exponent.dtype, ops.mul(grad, ops.where(at_zero, scalar_zero(grad), slope)))
 
 
 def mm_mat1_backward(grad, mat2, mat1_sizes, mat1_strides, alpha):
     """``grad @ mat2.T`` times alpha; for a column-major ``mat1`` computed as ``(mat2 @ grad.T).T``, so the
-    gradient comes out in ``mat1``'s layout (and an accumulator can keep it without a copy)."""
+    gradient comes out in ``mat1``'s layout (and an accumulator can keep it without a copy). Complex: ``mat2``
+    and ``alpha`` conjugated (NOTE [Complex gradients])."""
+    if mat2.dtype.is_complex:
+        return _mm_mat1_backward_complex(grad, mat2, mat1_sizes, mat1_strides, alpha)
     if _column_major(mat1_sizes, mat1_strides):
         return maybe_multiply(ops.t(ops.mm(mat2, ops.t(grad))), alpha)
     return maybe_multiply(ops.mm(grad, ops.t(mat2)), alpha)
 
 
+def _mm_mat1_backward_complex(grad, mat2, mat1_sizes, mat1_strides, alpha):
+    if _column_major(mat1_sizes, mat1_strides):
+        return maybe_multiply(ops.t(ops.mm(ops.conj(mat2), ops.t(grad))), conj_scalar(alpha))
+    return maybe_multiply(ops.mm(grad, ops.conj(ops.t(mat2))), conj_scalar(alpha))
+
+
 def mm_mat2_backward(grad, mat1, mat2_sizes, mat2_strides, alpha):
     """``mat1.T @ grad`` times alpha; for a column-major ``mat2`` (``nn.Linear``'s ``weight.t()``) computed as
-    ``(grad.T @ mat1).T``, in ``mat2``'s layout (the weight's gradient is then contiguous, as the weight)."""
+    ``(grad.T @ mat1).T``, in ``mat2``'s layout (the weight's gradient is then contiguous, as the weight).
+    Complex: ``mat1`` and ``alpha`` conjugated."""
+    if mat1.dtype.is_complex:
+        return _mm_mat2_backward_complex(grad, mat1, mat2_sizes, mat2_strides, alpha)
     if _column_major(mat2_sizes, mat2_strides):
         return maybe_multiply(ops.t(ops.mm(ops.t(grad), mat1)), alpha)
     return maybe_multiply(ops.mm(ops.t(mat1), grad), alpha)
+
+
+def _mm_mat2_backward_complex(grad, mat1, mat2_sizes, mat2_strides, alpha):
+    if _column_major(mat2_sizes, mat2_strides):
+        return maybe_multiply(ops.t(ops.mm(ops.t(grad), ops.conj(mat1))), conj_scalar(alpha))
+    return maybe_multiply(ops.mm(ops.conj(ops.t(mat1)), grad), conj_scalar(alpha))
 
 
 def _column_major(sizes, strides) -> bool:
@@ -306,26 +363,31 @@ def index_backward(grad, sizes, options, indices):
 
 
 def _to_copy_backward(grad, self_options):
+    """``grad.to(self.options())``; a real input's gradient is the real part of a complex one (no warning)."""
     dtype, device = self_options
+    if grad.dtype.is_complex and not dtype.is_complex:
+        grad = ops.real(grad)
     return ops._to_copy(grad, dtype=dtype, device=device)
 
 
 def cat_tensors_backward(grad, sizes, dtypes, dim):
     dim = dim % max(len(grad.shape), 1)
     grads, offset = [], 0
-    for shape in sizes:
+    real_part = ops.real(grad) if grad._dtype.is_complex else None  # a real input's part, taken once
+    for shape, dtype in zip(sizes, dtypes):
+        part = real_part if real_part is not None and not dtype.is_complex else grad
         if tuple(shape) == (0,):  # a skipped legacy empty tensor still gets a gradient: an empty one
-            grads.append(wrap(grad, zeros_array(grad, (0,))))
+            grads.append(wrap(part, zeros_array(part, (0,))))
             continue
         length = shape[dim]
-        grads.append(ops.slice(grad, dim, offset, offset + length, 1))
+        grads.append(ops.slice(part, dim, offset, offset + length, 1))
         offset += length
     return grads
 
 
 def stack_tensors_backward(grad, dim, dtypes):
     dim = dim % len(grad.shape)
-    return [ops.select(grad, dim, i) for i in range(len(dtypes))]
+    return [handle_r_to_c(dtype, ops.select(grad, dim, i)) for i, dtype in enumerate(dtypes)]
 
 
 def scalar_zero(grad):
@@ -712,21 +774,21 @@ def prod_backward(grad, input, result, dim=None, keepdim=False):
     if dim is None:
         zeros = ops.sum(ops.eq(input, 0)).item()
         if zeros == 0:
-            return ops.mul(grad, ops.div(result, input))
+            return ops.mul(grad, ops.conj(ops.div(result, input)))
         if zeros > 1 and not is_grad_enabled():
             return ops.zeros_like(input, memory_format=contiguous_format)
         flat = ops.view(ops.contiguous(input), (-1,))
-        return ops.view_as(ops.mul(grad, _prod_of_others(flat, 0)), input)
+        return ops.view_as(ops.mul(grad, ops.conj(_prod_of_others(flat, 0))), input)
     dim %= input.dim()
     if not keepdim:
         grad, result = ops.unsqueeze(grad, dim), ops.unsqueeze(result, dim)
     if ops.sum(ops.eq(input, 0)).item() == 0:
-        return ops.mul(grad, ops.div(result, input))
+        return ops.mul(grad, ops.conj(ops.div(result, input)))
     if input.numel() == 0:
         return ops.expand_as(grad, input)
     if input.shape[dim] == 1:
         return grad
-    return ops.mul(grad, _prod_of_others(input, dim))
+    return ops.mul(grad, ops.conj(_prod_of_others(input, dim)))
 
 
 def _prod_of_others(input, dim):

@@ -94,7 +94,7 @@ def mv(self, vec):
                       common_device(self, vec))
 
 
-def dot(self, tensor):
+def dot(self, tensor, conjugate_self=False):
     if self._data.ndim != 1 or tensor._data.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {self._data.ndim}D and {tensor._data.ndim}D tensors")
     if self._dtype is not tensor._dtype:
@@ -110,7 +110,8 @@ def dot(self, tensor):
         data = convert(xp, xp.asarray(xp.vecdot(in_float32(xp, self._data), in_float32(xp, tensor._data))),
                        self._dtype)
     else:
-        first = xp.conj(self._data) if self._dtype.is_complex else self._data  # vecdot conjugates its first
+        # vecdot conjugates its first operand: dot undoes it, vdot keeps it
+        first = xp.conj(self._data) if self._dtype.is_complex and not conjugate_self else self._data
         data = xp.asarray(xp.vecdot(first, tensor._data))
     return new_tensor(data, self._dtype, common_device(self, tensor))
 
@@ -338,7 +339,8 @@ def _check_norm_dtype(self) -> None:
 
 
 def vdot(self, other):
-    return dot(self, other)  # with dot's checks and texts, as PyTorch's CPU kernel
+    """``sum(conj(self) * other)``, with dot's checks and texts, as PyTorch's CPU kernel."""
+    return dot(self, other, conjugate_self=True)
 
 
 def _beta_self_plus_alpha(self, product, dtype, beta, alpha, devices):

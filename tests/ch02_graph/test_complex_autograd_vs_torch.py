@@ -219,6 +219,31 @@ PROGRAMS = [
     "a = C(3); b = C(3); z = a * 1; z.add_(b, alpha=2j); y = z",
     "a = C(3); z = a * 1; z.div_(1 + 1j); y = z",
     "a = C(3); b = C(3); z = a * 1; z.div_(b); y = z",
+    # more elementwise functions and products (PyTorch conjugates these too)
+    "a = C(3); y = T.tan(a)",
+    "a = C(3); y = T.sinh(a)",
+    "a = C(3); y = T.cosh(a)",
+    "a = C(3) * 0.5; y = T.asin(a)",
+    "a = C(3) * 0.5; y = T.acos(a)",
+    "a = C(3); y = T.atan(a)",
+    "a = C(3); y = T.asinh(a)",
+    "a = C(3); y = T.acosh(a)",
+    "a = C(3) * 0.5; y = T.atanh(a)",
+    "a = C(3); y = T.log1p(a)",
+    "a = C(3); b = C(3); c = C(3); y = T.addcmul(a, b, c, value=2)",
+    "a = C(3); b = R(3); c = C(3); y = T.addcmul(a, b, c)",
+    "s = C(2); a = C(2, 3); b = C(3); y = T.addmv(s, a, b, beta=2, alpha=1j)",
+    "s = C(2, 3); a = C(2); b = C(3); y = T.addr(s, a, b, alpha=2 - 1j)",
+    "s = C(2, 2, 4); a = C(2, 2, 3); b = C(2, 3, 4); y = T.baddbmm(s, a, b, alpha=1j)",
+    "s = C(2, 4); a = C(2, 2, 3); b = C(2, 3, 4); y = T.addbmm(s, a, b, beta=1j)",
+    "a = C(2, 3); b = C(2, 3); y = T.linalg.cross(a, b)",
+    "a = C(2, 3); b = C(3); y = T.einsum('ij,j->i', a, b)",
+    "a = C(3); b = C(3); y = T.inner(a, b)",
+    "a = C(2, 2); b = C(2, 2); y = T.kron(a, b)",
+    "a = C(3, 3); y = T.trace(a)",
+    "a = C(3); y = (a * T.tensor([1, 0, 1])).sgn()",
+    "a = C(3); y = (a * T.tensor([1, 0, 1])).angle()",
+    "a = C(3); y = (a * T.tensor([1, 0, 1])).abs()",
     # chains mixing real and complex
     "a = R(3); b = C(3); y = (T.exp(a * b) / (a + 1)).sum()",
     "a = R(2, 3); b = R(3, 2); y = T.mm(a.to(dt) * 1j, b.to(dt)).abs().sum()",
@@ -240,6 +265,14 @@ DOUBLE = [
     "a = C(3); y = T.exp(a)",
     "a = C(3); y = a.abs()",
     "a = R(3); b = C(3); y = a * b",
+    "a = C(3); b = C(3); y = a / b",
+    "a = C(2, 3); b = C(3, 2); y = T.mm(a, b)",
+    "a = C(3); y = T.tanh(a)",
+    "a = C(3); y = T.sigmoid(a)",
+    "a = C(3); y = a.sgn()",
+    "a = C(3); y = a.angle()",
+    "a = C(3); y = T.sin(a)",
+    "a = C(3); y = a ** 3",
 ]
 
 
@@ -284,6 +317,9 @@ IMPLICIT = [
     "a = C(3); result = T.autograd.grad(a.sum(), a, T.tensor(1j))[0]",
     "a = C(3); result = T.autograd.grad(a.sum(), a, T.tensor(1.0))[0]",
     "a = R(3); result = T.autograd.grad((a * 1j).sum(), a, T.tensor(1j))[0]",
+    # a formula without handle_r_to_c gives a real input a complex gradient: engine.cpp refuses it
+    "a = R(3); b = C(3); T.where(T.tensor([True, False, True]), b, a).sum().real.backward()",
+    "a = R(3); b = C(3); result = T.where(T.tensor([True, False, True]), b, a.to(dt)).sum().real",
 ]
 
 

@@ -694,9 +694,9 @@ class SigmoidBackwardBackward0(Node):
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.sigmoid_backward(grad, output)
+            grad_inputs[0] = ops.sigmoid_backward(grad, ops.conj(output))
         if node.task_should_compute_output(1):
-            grad_inputs[1] = ops.mul(ops.mul(grad, grad_output), ops.rsub(ops.mul(output, 2), 1))
+            grad_inputs[1] = ops.mul(ops.mul(ops.conj(grad), grad_output), ops.rsub(ops.mul(ops.conj(output), 2), 1))
         return grad_inputs
 
     def release_variables(node):
@@ -764,9 +764,9 @@ class TanhBackwardBackward0(Node):
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.tanh_backward(grad, output)
+            grad_inputs[0] = ops.tanh_backward(grad, ops.conj(output))
         if node.task_should_compute_output(1):
-            grad_inputs[1] = ops.mul(ops.mul(ops.mul(output, -2), grad_output), grad)
+            grad_inputs[1] = ops.mul(ops.mul(ops.mul(ops.conj(output), -2), grad_output), ops.conj(grad))
         return grad_inputs
 
     def release_variables(node):
@@ -1987,7 +1987,7 @@ class Log1PBackward0(Node):
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.div(grad, ops.add(self, 1))
+            grad_inputs[0] = ops.div(grad, ops.conj(ops.add(self, 1)))
         return grad_inputs
 
     def release_variables(node):
@@ -2708,7 +2708,9 @@ class AddcmulBackward0(Node):
     """Backward of ``addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor``."""
 
     tensor1_ = None
+    tensor1_scalar_type = None
     tensor2_ = None
+    tensor2_scalar_type = None
     value = None
 
     def apply(node, grads):
@@ -2721,11 +2723,13 @@ class AddcmulBackward0(Node):
         if node.task_should_compute_output(0):
             grad_inputs[0] = grad
         if node.task_should_compute_output(1):
+            tensor1_scalar_type = node.tensor1_scalar_type
             value = node.value
-            grad_inputs[1] = ops.mul(grad, ops.mul(tensor2, value))
+            grad_inputs[1] = handle_r_to_c(tensor1_scalar_type, ops.mul(grad, ops.conj(ops.mul(tensor2, value))))
         if node.task_should_compute_output(2):
+            tensor2_scalar_type = node.tensor2_scalar_type
             value = node.value
-            grad_inputs[2] = ops.mul(grad, ops.mul(tensor1, value))
+            grad_inputs[2] = handle_r_to_c(tensor2_scalar_type, ops.mul(grad, ops.conj(ops.mul(tensor1, value))))
         return grad_inputs
 
     def release_variables(node):
@@ -4737,13 +4741,13 @@ class BaddbmmBackward0(Node):
             return grad_inputs
         if node.task_should_compute_output(0):
             beta = node.beta
-            grad_inputs[0] = maybe_multiply(grad, beta)
+            grad_inputs[0] = maybe_multiply(grad, conj_scalar(beta))
         if node.task_should_compute_output(1):
             alpha = node.alpha
-            grad_inputs[1] = maybe_multiply(ops.bmm(grad, ops.transpose(batch2, 1, 2)), alpha)
+            grad_inputs[1] = maybe_multiply(ops.bmm(grad, ops.conj(ops.transpose(batch2, 1, 2))), conj_scalar(alpha))
         if node.task_should_compute_output(2):
             alpha = node.alpha
-            grad_inputs[2] = maybe_multiply(ops.bmm(ops.transpose(batch1, 1, 2), grad), alpha)
+            grad_inputs[2] = maybe_multiply(ops.bmm(ops.conj(ops.transpose(batch1, 1, 2)), grad), conj_scalar(alpha))
         return grad_inputs
 
     def release_variables(node):
@@ -7058,7 +7062,7 @@ class TanBackward0(Node):
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.mul(grad, ops.add(ops.pow(result, 2), 1))
+            grad_inputs[0] = ops.mul(grad, ops.conj(ops.add(ops.pow(result, 2), 1)))
         return grad_inputs
 
     def release_variables(node):
@@ -7086,7 +7090,7 @@ class AsinBackward0(Node):
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.mul(grad, ops.rsqrt(ops.add(ops.mul(ops.neg(self), self), 1)))
+            grad_inputs[0] = ops.mul(grad, ops.conj(ops.rsqrt(ops.add(ops.mul(ops.neg(self), self), 1))))
         return grad_inputs
 
     def release_variables(node):
@@ -7114,7 +7118,7 @@ class AcosBackward0(Node):
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.mul(grad, ops.neg(ops.rsqrt(ops.add(ops.mul(ops.neg(self), self), 1))))
+            grad_inputs[0] = ops.mul(grad, ops.conj(ops.neg(ops.rsqrt(ops.add(ops.mul(ops.neg(self), self), 1)))))
         return grad_inputs
 
     def release_variables(node):
@@ -7142,7 +7146,7 @@ class AtanBackward0(Node):
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.div(grad, ops.add(ops.mul(self, self), 1))
+            grad_inputs[0] = ops.div(grad, ops.conj(ops.add(ops.mul(self, self), 1)))
         return grad_inputs
 
     def release_variables(node):
@@ -7170,7 +7174,7 @@ class SinhBackward0(Node):
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.mul(grad, ops.cosh(self))
+            grad_inputs[0] = ops.mul(grad, ops.conj(ops.cosh(self)))
         return grad_inputs
 
     def release_variables(node):
@@ -7198,7 +7202,7 @@ class CoshBackward0(Node):
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.mul(grad, ops.sinh(self))
+            grad_inputs[0] = ops.mul(grad, ops.conj(ops.sinh(self)))
         return grad_inputs
 
     def release_variables(node):
@@ -7226,7 +7230,7 @@ class AsinhBackward0(Node):
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.mul(grad, ops.rsqrt(ops.add(ops.pow(self, 2), 1)))
+            grad_inputs[0] = ops.mul(grad, ops.conj(ops.rsqrt(ops.add(ops.pow(self, 2), 1))))
         return grad_inputs
 
     def release_variables(node):
@@ -7267,7 +7271,7 @@ class AcoshBackward0(Node):
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.mul(grad, ops.rsqrt(ops.sub(ops.mul(self, self), 1)))
+            grad_inputs[0] = acosh_backward(grad, self)
         return grad_inputs
 
     def release_variables(node):
@@ -11662,13 +11666,13 @@ class AddmvBackward0(Node):
             return grad_inputs
         if node.task_should_compute_output(0):
             beta = node.beta
-            grad_inputs[0] = maybe_multiply(grad, beta)
+            grad_inputs[0] = maybe_multiply(grad, conj_scalar(beta))
         if node.task_should_compute_output(1):
             alpha = node.alpha
-            grad_inputs[1] = maybe_multiply(ops.ger(grad, vec), alpha)
+            grad_inputs[1] = maybe_multiply(ops.ger(grad, ops.conj(vec)), conj_scalar(alpha))
         if node.task_should_compute_output(2):
             alpha = node.alpha
-            grad_inputs[2] = maybe_multiply(ops.mv(ops.t(mat), grad), alpha)
+            grad_inputs[2] = maybe_multiply(ops.mv(ops.conj(ops.t(mat)), grad), conj_scalar(alpha))
         return grad_inputs
 
     def release_variables(node):
@@ -11719,13 +11723,13 @@ class AddrBackward0(Node):
             return grad_inputs
         if node.task_should_compute_output(0):
             beta = node.beta
-            grad_inputs[0] = maybe_multiply(grad, beta)
+            grad_inputs[0] = maybe_multiply(grad, conj_scalar(beta))
         if node.task_should_compute_output(1):
             alpha = node.alpha
-            grad_inputs[1] = maybe_multiply(ops.mv(grad, vec2), alpha)
+            grad_inputs[1] = maybe_multiply(ops.mv(grad, ops.conj(vec2)), conj_scalar(alpha))
         if node.task_should_compute_output(2):
             alpha = node.alpha
-            grad_inputs[2] = maybe_multiply(ops.mv(ops.t(grad), vec1), alpha)
+            grad_inputs[2] = maybe_multiply(ops.mv(ops.t(grad), ops.conj(vec1)), conj_scalar(alpha))
         return grad_inputs
 
     def release_variables(node):
@@ -11779,19 +11783,19 @@ class AddbmmBackward0(Node):
             return grad_inputs
         if node.task_should_compute_output(0):
             beta = node.beta
-            grad_inputs[0] = maybe_multiply(grad, beta)
+            grad_inputs[0] = maybe_multiply(grad, conj_scalar(beta))
         if node.task_should_compute_output(1):
             alpha = node.alpha
             batch1_sym_argsize_0 = node.batch1_sym_argsize_0
             batch1_sym_argsize_1 = node.batch1_sym_argsize_1
             batch2_sym_argsize_2 = node.batch2_sym_argsize_2
-            grad_inputs[1] = maybe_multiply(ops.bmm(ops.expand(ops.unsqueeze(grad, 0), [batch1_sym_argsize_0, batch1_sym_argsize_1, batch2_sym_argsize_2]), ops.transpose(batch2, 1, 2)), alpha)
+            grad_inputs[1] = maybe_multiply(ops.bmm(ops.expand(ops.unsqueeze(grad, 0), [batch1_sym_argsize_0, batch1_sym_argsize_1, batch2_sym_argsize_2]), ops.conj(ops.transpose(batch2, 1, 2))), conj_scalar(alpha))
         if node.task_should_compute_output(2):
             alpha = node.alpha
             batch1_sym_argsize_0 = node.batch1_sym_argsize_0
             batch1_sym_argsize_1 = node.batch1_sym_argsize_1
             batch2_sym_argsize_2 = node.batch2_sym_argsize_2
-            grad_inputs[2] = maybe_multiply(ops.bmm(ops.transpose(batch1, 1, 2), ops.expand(ops.unsqueeze(grad, 0), [batch1_sym_argsize_0, batch1_sym_argsize_1, batch2_sym_argsize_2])), alpha)
+            grad_inputs[2] = maybe_multiply(ops.bmm(ops.conj(ops.transpose(batch1, 1, 2)), ops.expand(ops.unsqueeze(grad, 0), [batch1_sym_argsize_0, batch1_sym_argsize_1, batch2_sym_argsize_2])), conj_scalar(alpha))
         return grad_inputs
 
     def release_variables(node):
@@ -11871,10 +11875,10 @@ class LinalgCrossBackward0(Node):
             return grad_inputs
         if node.task_should_compute_output(0):
             dim = node.dim
-            grad_inputs[0] = ops.linalg_cross(other, grad, dim=dim)
+            grad_inputs[0] = ops.linalg_cross(ops.conj(other), grad, dim=dim)
         if node.task_should_compute_output(1):
             dim = node.dim
-            grad_inputs[1] = ops.linalg_cross(grad, self, dim=dim)
+            grad_inputs[1] = ops.linalg_cross(grad, ops.conj(self), dim=dim)
         return grad_inputs
 
     def release_variables(node):

@@ -116,6 +116,7 @@ __all__ = [  # what `from functions_manual import *` gives the generated nodes
     "huber_loss_double_backward",
     "huber_loss_double_backward_grad_output",
     # ops batch 5
+    "acosh_backward",
     "atanh_backward",
     "sinc_backward",
     "sgn_backward",
@@ -1010,10 +1011,18 @@ def _loss_backward_grad_output(backward, grad, grad_output, input, target, reduc
 # ----------------------------------------------------------------------------- ops batch 5
 
 
+def acosh_backward(grad, self):
+    """``grad * rsqrt(x * x - 1)``; for complex ``x``, ``conj(rsqrt(x + 1) * rsqrt(x - 1))``, which keeps the
+    principal branch where ``x * x - 1`` would cross the negative reals (torch 2.13's graph shows these nodes)."""
+    if self.dtype.is_complex:
+        return ops.mul(grad, ops.conj(ops.mul(ops.rsqrt(ops.add(self, 1)), ops.rsqrt(ops.sub(self, 1)))))
+    return ops.mul(grad, ops.rsqrt(ops.sub(ops.mul(self, self), 1)))
+
+
 def atanh_backward(grad, self):
     """``grad * 1 / (1 - x^2)``; C++'s ``1 - t`` fills a new tensor with 1 and subtracts in place (SubBackward0 with
     no edge for the 1), which a Tensor minus a tensor records the same way."""
-    return ops.div(ops.mul(grad, 1), ops.sub(scalar_tensor(1), ops.pow(self, 2)))
+    return ops.div(ops.mul(grad, 1), ops.conj(ops.sub(scalar_tensor(1), ops.pow(self, 2))))
 
 
 def sinc_backward(grad, self):
@@ -1026,13 +1035,12 @@ def sinc_backward(grad, self):
 
 def sgn_backward(self, grad, result):
     """A real tensor's ``sgn`` is flat wherever it has a derivative: zeros (PyTorch's ZeroTensor, without history).
-    A complex one moves only along the circle: ``(grad - Re(grad conj(sgn)) sgn) / |z|``, 0 at 0."""
+    A complex one moves only along the circle: ``(grad - sgn^2 conj(grad)) / (2 |z|)``, 0 at 0."""
     if not self.dtype.is_complex:
         return ops.zeros_like(result)
     magnitude = ops.abs(self)
-    along = ops.mul(ops.real(ops.mul(grad, ops.conj(result))), result)
-    value = ops.div(ops.sub(grad, along), magnitude)
-    return ops.masked_fill(value, ops.eq(magnitude, 0.0), 0.0)
+    value = ops.div(ops.sub(grad, ops.mul(ops.mul(result, result), ops.conj(grad))), ops.mul(magnitude, 2.0))
+    return ops.masked_fill_(value, ops.eq(magnitude, 0.0), 0.0)
 
 
 def polar_backward(grad, result):
@@ -1048,7 +1056,7 @@ def angle_backward(grad, self):
     if not self.dtype.is_complex:
         return ops.zeros_like(self)
     value = ops.mul(ops.div(ops.mul(grad, self), ops.pow(ops.abs(self), 2)), 1j)
-    return ops.masked_fill(value, ops.eq(self, 0.0), 0.0)
+    return ops.where(ops.eq(self, 0.0), scalar_zero(self), value)
 
 
 def copysign_tensor_self_backward(grad, self, result):

@@ -282,7 +282,7 @@ def baddbmm(self, batch1, batch2, beta=1, alpha=1):
     xp = xp_of(batch1)
     reduced = is_reduced_float(batch1._dtype)  # float32 products and sums, rounded once (NOTE above)
     product = matmul(xp, *[in_float32(xp, t._data) if reduced else t._data for t in (batch1, batch2)])
-    beta, alpha = (float(beta), float(alpha)) if batch1._dtype.is_floating_point else (int(beta), int(alpha))
+    beta, alpha = _scalars_as(batch1._dtype, beta, alpha)
     data = scaled(xp, product, alpha)
     if beta != 0:
         data = data + scaled(xp, in_float32(xp, self._data) if reduced else self._data, beta)
@@ -343,13 +343,19 @@ def vdot(self, other):
     return dot(self, other, conjugate_self=True)
 
 
+def _scalars_as(dtype, *values):
+    """``beta`` and ``alpha`` as the kernel's scalar type reads them: complex, float or int."""
+    kind = complex if dtype.is_complex else float if dtype.is_floating_point else int
+    return tuple(kind(v) for v in values)
+
+
 def _beta_self_plus_alpha(self, product, dtype, beta, alpha, devices):
     """``beta * self + alpha * product`` in ``dtype`` (``product`` computed in float32 for float16/bfloat16)."""
     xp = xp_of(product)
     shape = tuple(product._data.shape)
     if shape_of(self) != shape:
         self = expand(self, shape)
-    beta, alpha = (float(beta), float(alpha)) if dtype.is_floating_point else (int(beta), int(alpha))
+    beta, alpha = _scalars_as(dtype, beta, alpha)
     data = scaled(xp, in_float32(xp, product._data) if is_reduced_float(dtype) else product._data, alpha)
     if beta != 0:
         data = data + scaled(xp, in_float32(xp, self._data) if is_reduced_float(dtype) else cast(self, dtype, xp), beta)

@@ -245,7 +245,7 @@ def mm_mat1_backward(grad, mat2, mat1_sizes, mat1_strides, alpha):
     """``grad @ mat2.T`` times alpha; for a column-major ``mat1`` computed as ``(mat2 @ grad.T).T``, so the
     gradient comes out in ``mat1``'s layout (and an accumulator can keep it without a copy). Complex: ``mat2``
     and ``alpha`` conjugated (NOTE [Complex gradients])."""
-    if mat2.dtype.is_complex:
+    if mat2._dtype.is_complex:
         return _mm_mat1_backward_complex(grad, mat2, mat1_sizes, mat1_strides, alpha)
     if _column_major(mat1_sizes, mat1_strides):
         return maybe_multiply(ops.t(ops.mm(mat2, ops.t(grad))), alpha)
@@ -262,7 +262,7 @@ def mm_mat2_backward(grad, mat1, mat2_sizes, mat2_strides, alpha):
     """``mat1.T @ grad`` times alpha; for a column-major ``mat2`` (``nn.Linear``'s ``weight.t()``) computed as
     ``(grad.T @ mat1).T``, in ``mat2``'s layout (the weight's gradient is then contiguous, as the weight).
     Complex: ``mat1`` and ``alpha`` conjugated."""
-    if mat1.dtype.is_complex:
+    if mat1._dtype.is_complex:
         return _mm_mat2_backward_complex(grad, mat1, mat2_sizes, mat2_strides, alpha)
     if _column_major(mat2_sizes, mat2_strides):
         return maybe_multiply(ops.t(ops.mm(ops.t(grad), mat1)), alpha)
@@ -366,7 +366,7 @@ def index_backward(grad, sizes, options, indices):
 def _to_copy_backward(grad, self_options):
     """``grad.to(self.options())``; a real input's gradient is the real part of a complex one (no warning)."""
     dtype, device = self_options
-    if grad.dtype.is_complex and not dtype.is_complex:
+    if grad._dtype.is_complex and not dtype.is_complex:
         grad = ops.real(grad)
     return ops._to_copy(grad, dtype=dtype, device=device)
 

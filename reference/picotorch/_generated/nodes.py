@@ -1875,7 +1875,7 @@ class Exp2Backward0(Node):
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.mul(ops.mul(grad, result), 0.6931471805599453)
+            grad_inputs[0] = ops.mul(ops.mul(grad, ops.conj(result)), 0.6931471805599453)
         return grad_inputs
 
     def release_variables(node):
@@ -1903,7 +1903,7 @@ class Expm1Backward0(Node):
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.mul(grad, ops.add(result, 1))
+            grad_inputs[0] = ops.mul(grad, ops.add(ops.conj(result), 1))
         return grad_inputs
 
     def release_variables(node):
@@ -1931,7 +1931,7 @@ class Log2Backward0(Node):
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.div(grad, ops.mul(self, 0.6931471805599453))
+            grad_inputs[0] = ops.div(grad, ops.mul(ops.conj(self), 0.6931471805599453))
         return grad_inputs
 
     def release_variables(node):
@@ -1959,7 +1959,7 @@ class Log10Backward0(Node):
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.div(grad, ops.mul(self, 2.3025850929940456))
+            grad_inputs[0] = ops.div(grad, ops.mul(ops.conj(self), 2.3025850929940456))
         return grad_inputs
 
     def release_variables(node):

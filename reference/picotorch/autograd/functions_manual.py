@@ -600,7 +600,7 @@ def logsumexp_backward(grad, self, result, dim, keepdim):
     if not keepdim and ndim != 0:
         grad = unsqueeze_multiple(grad, dim, ndim)
         result = unsqueeze_multiple(result, dim, ndim)
-    return ops.mul(grad, ops.exp(ops.sub(self, result)))
+    return ops.mul(grad, ops.conj(ops.exp(ops.sub(self, result))))
 
 
 def var_backward(grad, self, dim, correction, keepdim):
@@ -859,6 +859,8 @@ def cumprod_backward(grad, input, dim, output):
     n = input.shape[dim]
     if n == 1:
         return grad
+    if input._dtype.is_complex:  # from here on the conjugates stand for input and output (NOTE [Complex gradients])
+        input, output = ops.conj(input), ops.conj(output)
     w = ops.mul(output, grad)
     if not ops.any(ops.eq(input, 0)).item():
         return ops.div(_reversed_cumsum(w, dim), input)

@@ -493,6 +493,8 @@ def _cumulative_extreme(self, dim, reaches, name):
 
 def nansum(self, dim=None, keepdim=False, dtype=None):
     """``sum`` with every NaN counted as zero."""
+    if self._dtype.is_complex:
+        raise RuntimeError("nansum on CPU does not support complex inputs")
     if self._dtype.is_floating_point:
         xp = xp_of(self)
         data = self._data

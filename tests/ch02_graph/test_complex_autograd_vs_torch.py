@@ -255,6 +255,12 @@ PROGRAMS = [
     "a = C(3) * T.tensor([1, 0, 1]); y = a.prod()",
     "a = C(2, 3) * T.tensor([1, 0, 1]); y = a.prod(1)",
     "a = C(2, 3); y = a.nansum()",
+    "a = C(3); b = C(3); c = C(3); y = T.addcdiv(a, b, c, value=2)",
+    "a = C(3); b = R(3); c = C(3); y = T.addcdiv(a, b, c, value=1j)",
+    "a = C(3); b = C(3); y = T.lerp(a, b, 0.3)",
+    "a = C(3); b = C(3); y = T.lerp(a, b, 0.7)",
+    "a = C(3); b = C(3); y = T.lerp(a, b, 0.3 + 0.2j)",
+    "a = C(3); b = C(3); c = C(3) * 0.4; y = T.lerp(a, b, c)",
     # shape and indexing ops pass the gradient through unchanged
     "a = C(2, 3); y = a.flip(1)",
     "a = C(4); y = a.roll(1)",

@@ -2763,7 +2763,9 @@ class AddcdivBackward0(Node):
     """Backward of ``addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor``."""
 
     tensor1_ = None
+    tensor1_scalar_type = None
     tensor2_ = None
+    tensor2_scalar_type = None
     value = None
 
     def apply(node, grads):
@@ -2776,11 +2778,13 @@ class AddcdivBackward0(Node):
         if node.task_should_compute_output(0):
             grad_inputs[0] = grad
         if node.task_should_compute_output(1):
+            tensor1_scalar_type = node.tensor1_scalar_type
             value = node.value
-            grad_inputs[1] = ops.mul(grad, ops.div(scalar_tensor(value), tensor2))
+            grad_inputs[1] = handle_r_to_c(tensor1_scalar_type, ops.mul(grad, ops.conj(ops.div(scalar_tensor(value), tensor2))))
         if node.task_should_compute_output(2):
+            tensor2_scalar_type = node.tensor2_scalar_type
             value = node.value
-            grad_inputs[2] = ops.mul(ops.neg(grad), ops.div(ops.mul(tensor1, value), ops.mul(tensor2, tensor2)))
+            grad_inputs[2] = handle_r_to_c(tensor2_scalar_type, ops.mul(ops.neg(grad), ops.conj(ops.div(ops.mul(tensor1, value), ops.mul(tensor2, tensor2)))))
         return grad_inputs
 
     def release_variables(node):
@@ -2822,10 +2826,10 @@ class LerpBackward0(Node):
             return grad_inputs
         if node.task_should_compute_output(0):
             weight = node.weight
-            grad_inputs[0] = ops.mul(grad, 1 - float(weight))
+            grad_inputs[0] = ops.mul(grad, lerp_self_factor(weight))
         if node.task_should_compute_output(1):
             weight = node.weight
-            grad_inputs[1] = ops.mul(grad, weight)
+            grad_inputs[1] = ops.mul(grad, conj_scalar(weight))
         return grad_inputs
 
     @property
@@ -6313,11 +6317,11 @@ class LerpBackward1(Node):
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.mul(grad, one_minus(weight))
+            grad_inputs[0] = ops.mul(grad, ops.conj(one_minus(weight)))
         if node.task_should_compute_output(1):
-            grad_inputs[1] = ops.mul(grad, weight)
+            grad_inputs[1] = ops.mul(grad, ops.conj(weight))
         if node.task_should_compute_output(2):
-            grad_inputs[2] = ops.mul(grad, ops.sub(end, self))
+            grad_inputs[2] = ops.mul(grad, ops.conj(ops.sub(end, self)))
         return grad_inputs
 
     def release_variables(node):

@@ -26,6 +26,7 @@ __all__ = [  # what `from functions_manual import *` gives the generated nodes
     "index_copy_source_backward",
     "handle_r_to_c",
     "conj_scalar",
+    "lerp_self_factor",
     "maybe_multiply",
     "mul_tensor_backward",
     "div_tensor_self_backward",
@@ -170,6 +171,11 @@ def maybe_multiply(grad, factor):
 def conj_scalar(value):
     """``Scalar::conj``: a Python complex number's conjugate; other numbers are their own."""
     return value.conjugate() if isinstance(value, complex) else value
+
+
+def lerp_self_factor(weight):
+    """``1 - weight`` for ``lerp.Scalar``'s ``self``: in double for a real weight, conjugated for a complex one."""
+    return 1 - weight.conjugate() if isinstance(weight, complex) else 1 - float(weight)
 
 
 def _conj_of(value):

@@ -370,3 +370,53 @@ IMPLICIT = [
 def test_implicit_gradient_of_complex_outputs_matches_torch(program):
     ours, theirs = outcome(picotorch, program), outcome(torch, program)
     assert ours == theirs, f"\n{program}\npicotorch: {ours}\ntorch:     {theirs}"
+
+
+RANDOM = [
+    "T.manual_seed(0); result = T.randn(3, dtype=T.cfloat)",
+    "T.manual_seed(1); result = T.randn(20, dtype=T.cdouble)",
+    "T.manual_seed(2); result = T.rand(2, 3, dtype=T.cfloat)",
+    "T.manual_seed(3); result = T.empty(3, dtype=T.cfloat).uniform_(-1, 1)",
+    "T.manual_seed(4); result = T.empty(3, dtype=T.cdouble).normal_(2, 3)",
+    "T.manual_seed(5); m = T.nn.Linear(3, 2, dtype=T.complex64); result = (m.weight, m.bias)",
+    "result = T.empty(3, dtype=T.cfloat).normal_(0, -1)",
+]
+
+
+@pytest.mark.parametrize("program", RANDOM)
+def test_complex_random_numbers_match_torch(program):
+    """Complex draws are the real view's: each part a float draw in memory order (normal: std / sqrt(2))."""
+    ours, theirs = outcome(picotorch, program), outcome(torch, program)
+    assert ours == theirs, f"\n{program}\npicotorch: {ours}\ntorch:     {theirs}"
+
+
+def train(lib, optimizer, kwargs):
+    """Three steps of a complex ``nn.Linear`` on ``|y|^2``: the parameters after them and the last loss."""
+    rng = np.random.default_rng(0)
+    weight = rng.normal(size=(4, 3)) + 1j * rng.normal(size=(4, 3))
+    bias = rng.normal(size=4) + 1j * rng.normal(size=4)
+    x = rng.normal(size=(2, 3)) + 1j * rng.normal(size=(2, 3))
+    model = lib.nn.Linear(3, 4, dtype=lib.complex128)
+    with lib.no_grad():
+        model.weight.copy_(lib.tensor(weight))
+        model.bias.copy_(lib.tensor(bias))
+    opt = getattr(lib.optim, optimizer)(model.parameters(), **kwargs)
+    for _ in range(3):
+        opt.zero_grad()
+        loss = (model(lib.tensor(x)).abs() ** 2).mean()
+        loss.backward()
+        opt.step()
+    return [p.detach().numpy().copy() for p in model.parameters()], loss.item()
+
+
+@pytest.mark.parametrize(("optimizer", "kwargs"), [
+    ("SGD", {"lr": 0.1}), ("SGD", {"lr": 0.1, "momentum": 0.9, "weight_decay": 0.1}),
+    ("SGD", {"lr": 0.1, "momentum": 0.9, "nesterov": True}), ("Adam", {"lr": 0.1}),
+    ("Adam", {"lr": 0.1, "amsgrad": True, "weight_decay": 0.1}), ("AdamW", {"lr": 0.1}),
+])
+def test_complex_parameters_train_as_torch(optimizer, kwargs):
+    """Adam steps a complex parameter's real and imaginary parts as two real numbers (view_as_real)."""
+    (ours, our_loss), (theirs, their_loss) = train(picotorch, optimizer, kwargs), train(torch, optimizer, kwargs)
+    assert np.isclose(our_loss, their_loss, rtol=1e-12)
+    for mine, other in zip(ours, theirs):
+        assert np.allclose(mine, other, rtol=1e-12, atol=1e-14), f"\npicotorch: {mine}\ntorch:     {other}"

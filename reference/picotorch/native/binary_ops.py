@@ -465,7 +465,7 @@ def _alpha(dtype, alpha):
 def _check_alpha(dtype, alpha) -> None:
     if type(alpha) is bool and dtype is not st.bool_:
         raise RuntimeError("Boolean alpha only supported for Boolean results.")
-    if not dtype.is_floating_point and isinstance(alpha, float) and alpha != int(alpha):
+    if not (dtype.is_floating_point or dtype.is_complex) and isinstance(alpha, float) and alpha != int(alpha):
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
 
 

@@ -651,19 +651,20 @@ def linalg_vector_norm_backward(grad, self, ord, norm, dim, keepdim):
         grad, norm = unsqueeze_multiple(grad, dim, ndim), unsqueeze_multiple(norm, dim, ndim)
     if p == 0.0:
         return None
+    sign = ops.sgn if self._dtype.is_complex else ops.sign  # a complex number's direction is sgn(z) = z / |z|
     if p == 1.0:
-        return ops.mul(ops.sign(self), grad)
+        return ops.mul(sign(self), grad)
     if p == 2.0:
         return ops.mul(grad, _zero_where(ops.div(self, norm), ops.eq(norm, 0)))
     if math.isinf(p):  # the derivative of amax(|self|): shared among the ties (NaNs count as ties)
         self_abs = ops.abs(self)
         mask = ops.bitwise_or(ops.eq(self_abs, norm), ops.isnan(self_abs))
-        return ops.mul(ops.sign(self), ops.mul(ops.div(grad, ops.sum(mask, dim, True)), mask))
+        return ops.mul(sign(self), ops.mul(ops.div(grad, ops.sum(mask, dim, True)), mask))
     if p < 1.0:
-        self_scaled = ops.mul(ops.sign(self), _zero_where(ops.pow(ops.abs(self), p - 1), ops.eq(self, 0)))
+        self_scaled = ops.mul(sign(self), _zero_where(ops.pow(ops.abs(self), p - 1), ops.eq(self, 0)))
         return ops.mul(ops.mul(self_scaled, grad), ops.pow(norm, 1 - p))
     if p < 2.0:
-        self_scaled = ops.mul(ops.sign(self), ops.pow(ops.abs(self), p - 1))
+        self_scaled = ops.mul(sign(self), ops.pow(ops.abs(self), p - 1))
     else:
         self_scaled = ops.mul(self, ops.pow(ops.abs(self), p - 2))
     scale_v = _zero_where(ops.div(grad, ops.pow(norm, p - 1)), ops.eq(norm, 0))

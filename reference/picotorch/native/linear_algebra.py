@@ -214,16 +214,23 @@ def _cpp_name(dtype) -> str:
 
 
 def linalg_vector_norm(self, ord=2, dim=None, keepdim=False, dtype=None):
-    if not self._dtype.is_floating_point:
+    if not (self._dtype.is_floating_point or self._dtype.is_complex):
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. "
                            f"Got {self._dtype.c10_name}")
     ord = float(ord)
     axes = reduce_dims(self, dim)
     if self._data.size == 0 and (ord < 0 or ord == math.inf):
         _check_norm_identity(self, ord, dim)
+    if dtype is not None and dtype.is_complex != self._dtype.is_complex:
+        kind = "complex for complex" if self._dtype.is_complex else "real for real"
+        raise RuntimeError(f"linalg.vector_norm: dtype should be {kind} inputs, but got {dtype.c10_name}")
     out_dtype = dtype or self._dtype
     xp = xp_of(self)
-    data = xp.abs(xp.astype(cast(self, out_dtype, xp), xp.float64))
+    if out_dtype.is_complex:  # the norm of complex numbers is real: of their moduli
+        data = xp.astype(xp.abs(cast(self, out_dtype, xp)), xp.float64)  # |z| in its precision: max(|z|) is abs's
+        out_dtype = out_dtype.to_real()
+    else:
+        data = xp.abs(xp.astype(cast(self, out_dtype, xp), xp.float64))
     out = _vector_norm(xp, data, ord, axes, keepdim)
     # float16: via float32
     return new_tensor(row_major(convert(xp, xp.asarray(out), out_dtype)), out_dtype, self._device)
@@ -311,7 +318,7 @@ def baddbmm_(self, batch1, batch2, beta=1, alpha=1):
 
 def dist(self, other, p=2):
     difference = sub(self, other)
-    if not difference._dtype.is_floating_point:
+    if not (difference._dtype.is_floating_point or difference._dtype.is_complex):
         raise RuntimeError(f"norm(): input dtype should be either floating point or complex. "
                            f"Got {difference._dtype.c10_name} instead.")
     return linalg_vector_norm(difference, p)
@@ -330,7 +337,7 @@ def norm_scalaropt_dim(self, p, dim, keepdim=False):
 
 
 def _check_norm_dtype(self) -> None:
-    if not self._dtype.is_floating_point:
+    if not (self._dtype.is_floating_point or self._dtype.is_complex):
         raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got "
                            f"{self._dtype.c10_name} instead.")
 # ----------------------------------------------------------------------------- ops batch 8: vdot, addmv, addr, addbmm

@@ -274,6 +274,11 @@ PROGRAMS = [
     "a = R(2, 3); y = T.linalg.vector_norm(a, dtype=T.complex128)",
     "a = C(3); b = C(3); y = T.dist(a, b)",
     "a = C(3); b = R(3); y = T.dist(a, b, 1)",
+    "a = C(2, 3); y = a.var()",
+    "a = C(2, 3); y = a.std(1)",
+    "a = C(2, 3); y = a.var(0, correction=0, keepdim=True)",
+    "a = C(2, 3); y = T.var_mean(a, 1)[0] + T.var_mean(a, 1)[1].abs()",
+    "a = C(2, 3); y = T.std_mean(a)[1]",
     # shape and indexing ops pass the gradient through unchanged
     "a = C(2, 3); y = a.flip(1)",
     "a = C(4); y = a.roll(1)",

@@ -186,7 +186,16 @@ def _conj_of(value):
 
 
 def mul_tensor_backward(grad, other, self_scalar_type):
-    return handle_r_to_c(self_scalar_type, ops.mul(grad, _conj_of(other)))
+    """``grad * conj(other)``, its real part for a real ``self`` (written out: every MulBackward runs it)."""
+    if isinstance(other, TensorImpl):
+        if other._dtype.is_complex:
+            other = ops.conj(other)
+    elif type(other) is complex:
+        other = other.conjugate()
+    result = ops.mul(grad, other)
+    if result._dtype.is_complex and not self_scalar_type.is_complex:
+        return ops.real(result)
+    return result
 
 
 def div_tensor_self_backward(grad, other, self_scalar_type, rounding_mode=None):

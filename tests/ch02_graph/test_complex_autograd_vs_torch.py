@@ -438,3 +438,43 @@ def test_complex_parameters_train_as_torch(optimizer, kwargs):
     assert np.isclose(our_loss, their_loss, rtol=1e-12)
     for mine, other in zip(ours, theirs):
         assert np.allclose(mine, other, rtol=1e-12, atol=1e-14), f"\npicotorch: {mine}\ntorch:     {other}"
+
+
+FUNCTIONS = '''
+class F(T.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * (1 + 1j)
+
+
+class G(T.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, g):
+        return g.real
+'''
+
+ENGINE = [
+    "a = R(2); F.apply(a).sum().backward(); result = a.grad",
+    "c = C(2); G.apply(c).sum().backward(T.tensor(1 + 1j)); result = c.grad",
+    "a = R(2); (a * 1).backward(T.tensor([1, 2])); result = a.grad",
+    "c = C(2); (c * 1).backward(T.tensor([1, 2]))",
+    "c = C(2); (c * 1).backward(T.tensor([1., 2.]))",
+    "a = R(2); (a * 1).backward(T.tensor([1j, 2.]))",
+    "a = R(2); c = C(2); (a * c).sum().backward(T.tensor(1j)); result = (a.grad, c.grad)",
+    "a = R(2); a.grad = T.tensor([1j, 1j])",
+]
+
+
+@pytest.mark.parametrize("program", ENGINE)
+def test_engine_checks_complex_gradients_as_torch(program):
+    """``validate_outputs``: a real gradient for a complex input is cast, a complex one for a real input refused."""
+    ours, theirs = outcome(picotorch, FUNCTIONS + program), outcome(torch, FUNCTIONS + program)
+    assert ours == theirs, f"\n{program}\npicotorch: {ours}\ntorch:     {theirs}"

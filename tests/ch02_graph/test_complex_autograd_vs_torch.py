@@ -478,3 +478,22 @@ def test_engine_checks_complex_gradients_as_torch(program):
     """``validate_outputs``: a real gradient for a complex input is cast, a complex one for a real input refused."""
     ours, theirs = outcome(picotorch, FUNCTIONS + program), outcome(torch, FUNCTIONS + program)
     assert ours == theirs, f"\n{program}\npicotorch: {ours}\ntorch:     {theirs}"
+
+
+SAVED = [
+    "a = C(2); result = (a * (2 - 1j)).grad_fn._saved_other",
+    "a = C(2); result = T.add(a, a, alpha=1j).grad_fn._saved_alpha",
+    "a = C(2); result = (a / (1 + 2j)).grad_fn._saved_other",
+    "a = C(2); result = (a ** (1 + 1j)).grad_fn._saved_exponent",
+    "a = C(2, 2); result = T.addmm(a, a, a, beta=1j).grad_fn._saved_beta",
+    "a = C(2); result = ((1 + 1j) ** a).grad_fn._saved_self",
+    "a = C(2); result = T.lerp(a, a, 0.3 + 1j).grad_fn._saved_weight",
+    "a = C(2); result = T.sub(a, 1j).grad_fn._saved_other",
+    "a = C(2); result = a.masked_fill(a.real > 0, 1j).grad_fn._saved_value",
+]
+
+
+@pytest.mark.parametrize("program", SAVED)
+def test_complex_saved_scalars_match_torch(program):
+    ours, theirs = outcome(picotorch, program), outcome(torch, program)
+    assert ours == theirs, f"\n{program}\npicotorch: {ours}\ntorch:     {theirs}"

@@ -279,6 +279,12 @@ PROGRAMS = [
     "a = C(2, 3); y = a.var(0, correction=0, keepdim=True)",
     "a = C(2, 3); y = T.var_mean(a, 1)[0] + T.var_mean(a, 1)[1].abs()",
     "a = C(2, 3); y = T.std_mean(a)[1]",
+    "a = C(3, 3); y = T.linalg.det(a)",
+    "a = C(2, 3, 3); y = T.linalg.det(a)",
+    "a = C(3, 3); y = T.det(a.mT)",
+    "a = C(3, 3); y = T.linalg.inv(a)",
+    "a = C(2, 3, 3); y = T.linalg.inv(a) @ a.mH",
+    "a = C(3, 3); y = T.linalg.inv_ex(a)[0]",
     # shape and indexing ops pass the gradient through unchanged
     "a = C(2, 3); y = a.flip(1)",
     "a = C(4); y = a.roll(1)",

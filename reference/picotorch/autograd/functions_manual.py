@@ -1456,10 +1456,10 @@ def linalg_det_backward(grad, det, A, LU, pivots):
     torch 2.13's solve against ``det * grad * I`` returns zeros (not the cofactor matrix), and so does this."""
     if A.numel() == 0:
         return ops.zeros_like(A)
-    scale = ops.unsqueeze(ops.unsqueeze(ops.mul(grad, det), -1), -1)
+    scale = ops.unsqueeze(ops.unsqueeze(ops.mul(grad, ops.conj(det)), -1), -1)
     singular = ops.unsqueeze(ops.unsqueeze(ops.eq(det, 0), -1), -1)
     inverse_t = ops.linalg_inv_ex(ops.transpose(A, -2, -1))[0]  # A^T factored, as torch's solve does
-    return ops.where(singular, 0.0, ops.mul(scale, inverse_t))
+    return ops.where(singular, 0.0, ops.mul(scale, ops.conj(inverse_t)))  # complex: grad * conj(det) * A^-H
 
 
 def slogdet_backward(grads, A, sign, LU, pivots):
@@ -1472,8 +1472,8 @@ def slogdet_backward(grads, A, sign, LU, pivots):
 
 
 def linalg_inv_backward(grad, inverse):
-    """d(A^-1) = -A^-1 dA A^-1, so the gradient is ``-A^-T grad A^-T``."""
-    inverse_t = ops.transpose(inverse, -2, -1)
+    """d(A^-1) = -A^-1 dA A^-1, so the gradient is ``-A^-H grad A^-H`` (``A^-T`` for a real ``A``)."""
+    inverse_t = ops.conj(ops.transpose(inverse, -2, -1))
     return ops.neg(ops.matmul(inverse_t, ops.matmul(grad, inverse_t)))
 
 

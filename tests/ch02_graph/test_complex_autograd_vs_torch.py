@@ -503,3 +503,17 @@ SAVED = [
 def test_complex_saved_scalars_match_torch(program):
     ours, theirs = outcome(picotorch, program), outcome(torch, program)
     assert ours == theirs, f"\n{program}\npicotorch: {ours}\ntorch:     {theirs}"
+
+
+@pytest.mark.parametrize("dtype_name", ["float64", "complex128"])
+@pytest.mark.parametrize("p", [1, 1.5, 0.5, float("inf"), 2, 3])
+def test_norm_backward_graph_matches_torch(p, dtype_name):
+    """``norm_backward`` takes ``self.sgn()`` for real and complex inputs alike: its create_graph backward shows
+    SgnBackward0 (not SignBackward0)."""
+    def first_gradient(lib):
+        data = np.array([1.7, -2.2, 0.5]) + (0.5j if dtype_name == "complex128" else 0)
+        z = lib.tensor(data, dtype=getattr(lib, dtype_name), requires_grad=True)
+        grad, = lib.autograd.grad(z.norm(p=p), z, create_graph=True)
+        return {"graph": graph_structure(grad), "grad": _numpy(grad)}
+
+    assert_close(first_gradient(picotorch), first_gradient(torch), "complex128", f"norm p={p}")

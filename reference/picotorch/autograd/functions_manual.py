@@ -660,7 +660,7 @@ def linalg_vector_norm_backward(grad, self, ord, norm, dim, keepdim):
         grad, norm = unsqueeze_multiple(grad, dim, ndim), unsqueeze_multiple(norm, dim, ndim)
     if p == 0.0:
         return None
-    sign = ops.sgn if self._dtype.is_complex else ops.sign  # a complex number's direction is sgn(z) = z / |z|
+    sign = ops.sgn  # FunctionsManual's self.sgn(): a real tensor's sign, a complex number's z / |z| (SgnBackward0)
     if p == 1.0:
         return ops.mul(sign(self), grad)
     if p == 2.0:

@@ -286,7 +286,7 @@ def _random_size(name: str, args: tuple, options: dict) -> tuple:
 
 
 def _check_float(name: str, dtype) -> None:
-    if not dtype.is_floating_point:
+    if not (dtype.is_floating_point or dtype.is_complex):
         kernel = "check_uniform_bounds" if name == "rand" else "normal_kernel_cpu"
         raise NotImplementedError(f'"{kernel}" not implemented for \'{dtype.c10_name}\'')
 

@@ -2853,8 +2853,10 @@ def addcmul_(self, tensor1, tensor2, *, value=1):
         grad_fn.set_next_edges(collect_next_edges(self, tensor1, tensor2))
         if grad_fn.should_compute_output(2):
             grad_fn.tensor1_ = SavedVariable(tensor1)
+        grad_fn.tensor1_scalar_type = tensor1._dtype
         if grad_fn.should_compute_output(1):
             grad_fn.tensor2_ = SavedVariable(tensor2)
+        grad_fn.tensor2_scalar_type = tensor2._dtype
         grad_fn.value = value
     result = kernel_for("addcmul_", device_of(self, tensor1, tensor2))(self, tensor1, tensor2, value)
     bump_version(self)
@@ -2872,7 +2874,9 @@ def addcdiv_(self, tensor1, tensor2, *, value=1):
         grad_fn.set_next_edges(collect_next_edges(self, tensor1, tensor2))
         if grad_fn.should_compute_output(2):
             grad_fn.tensor1_ = SavedVariable(tensor1)
+        grad_fn.tensor1_scalar_type = tensor1._dtype
         grad_fn.tensor2_ = SavedVariable(tensor2)
+        grad_fn.tensor2_scalar_type = tensor2._dtype
         grad_fn.value = value
     result = kernel_for("addcdiv_", device_of(self, tensor1, tensor2))(self, tensor1, tensor2, value)
     bump_version(self)
@@ -2889,8 +2893,10 @@ def addcmul(self, tensor1, tensor2, *, value=1):
         grad_fn.set_next_edges(collect_next_edges(self, tensor1, tensor2))
         if grad_fn.should_compute_output(2):
             grad_fn.tensor1_ = SavedVariable(tensor1)
+        grad_fn.tensor1_scalar_type = tensor1._dtype
         if grad_fn.should_compute_output(1):
             grad_fn.tensor2_ = SavedVariable(tensor2)
+        grad_fn.tensor2_scalar_type = tensor2._dtype
         grad_fn.value = value
     result = kernel_for("addcmul", device_of(self, tensor1, tensor2))(self, tensor1, tensor2, value)
     if grad_fn is not None:
@@ -2915,7 +2921,9 @@ def addcdiv(self, tensor1, tensor2, *, value=1):
         grad_fn.set_next_edges(collect_next_edges(self, tensor1, tensor2))
         if grad_fn.should_compute_output(2):
             grad_fn.tensor1_ = SavedVariable(tensor1)
+        grad_fn.tensor1_scalar_type = tensor1._dtype
         grad_fn.tensor2_ = SavedVariable(tensor2)
+        grad_fn.tensor2_scalar_type = tensor2._dtype
         grad_fn.value = value
     result = kernel_for("addcdiv", device_of(self, tensor1, tensor2))(self, tensor1, tensor2, value)
     if grad_fn is not None:

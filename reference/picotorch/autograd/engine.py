@@ -426,11 +426,19 @@ def validate_outputs(edges: list[Edge], grads: list, fn: Node | None) -> None:
                                    f"{list(shape)} but expected shape compatible with {list(meta.shape)}")
             grad = sum_to(grad, meta.shape)
         if grad._dtype is not meta.dtype:
+            if not grad._dtype.is_floating_point and grad._dtype.is_complex != meta.dtype.is_complex:
+                raise RuntimeError(_COMPLEX_MISMATCH)  # a complex gradient for a real input: no formula took its part
             grad = ops._to_copy(grad, dtype=meta.dtype)
         if grad._device is not meta.device and grad._device != meta.device:  # `is` first: the usual case, cheaply
             raise RuntimeError(f"{_returned(fn)}invalid gradient at index {i} - expected "
                                f"device {meta.device} but got {grad._device}")
         grads[i] = grad
+
+
+# engine.cpp's check, without a message of its own (TORCH_CHECK's default text)
+_COMPLEX_MISMATCH = ("Expected isFloatingType(grad.scalar_type()) || (input_is_complex == grad_is_complex) to be true, "
+                     "but got false.  (Could this error message be improved?  If so, please report an enhancement "
+                     "request to PyTorch.)")
 
 
 def _returned(fn: Node | None) -> str:

@@ -7,6 +7,7 @@ through the dispatcher (``ops.<name>``), so that backward is itself differentiab
 
 from __future__ import annotations
 
+import cmath
 import math
 
 import numpy as np
@@ -24,6 +25,8 @@ __all__ = [  # what `from functions_manual import *` gives the generated nodes
     "block_diag_backward",
     "index_copy_source_backward",
     "handle_r_to_c",
+    "conj_scalar",
+    "lerp_self_factor",
     "maybe_multiply",
     "mul_tensor_backward",
     "div_tensor_self_backward",
@@ -114,6 +117,7 @@ __all__ = [  # what `from functions_manual import *` gives the generated nodes
     "huber_loss_double_backward",
     "huber_loss_double_backward_grad_output",
     # ops batch 5
+    "acosh_backward",
     "atanh_backward",
     "sinc_backward",
     "sgn_backward",
@@ -147,7 +151,7 @@ __all__ = [  # what `from functions_manual import *` gives the generated nodes
 
 def handle_r_to_c(self_scalar_type, grad):
     """A real input's gradient is the real part of a complex one (the imaginary part is no direction it has)."""
-    if not self_scalar_type.is_complex and grad.dtype.is_complex:
+    if grad._dtype.is_complex and not self_scalar_type.is_complex:
         return ops.real(grad)
     return grad
 
@@ -156,65 +160,134 @@ def maybe_multiply(grad, factor):
     return grad if (not isinstance(factor, TensorImpl) and factor == 1) else ops.mul(grad, factor)
 
 
+# NOTE [Complex gradients]
+# PyTorch's gradient of a real loss L with respect to a complex z is dL/d(conj z) (times 2): each formula
+# multiplies ``grad`` by the *conjugate* of the local derivative (``grad * other.conj()``), so a real
+# input's formula is unchanged (conj of a real tensor is the tensor itself, without a node). Where a real
+# input met a complex result, ``handle_r_to_c`` keeps the real part. The matrix products branch on the
+# dtype so that the real training path calls nothing more than before.
+
+
+def conj_scalar(value):
+    """``Scalar::conj``: a Python complex number's conjugate; other numbers are their own."""
+    return value.conjugate() if isinstance(value, complex) else value
+
+
+def lerp_self_factor(weight):
+    """``1 - weight`` for ``lerp.Scalar``'s ``self``: in double for a real weight, conjugated for a complex one."""
+    return 1 - weight.conjugate() if isinstance(weight, complex) else 1 - float(weight)
+
+
+def _conj_of(value):
+    """``other.conj()`` for a tensor or a Python number (``at::scalar_to_tensor(other).conj()``)."""
+    if isinstance(value, TensorImpl):
+        return ops.conj(value) if value._dtype.is_complex else value
+    return conj_scalar(value)
+
+
 def mul_tensor_backward(grad, other, self_scalar_type):
-    return ops.mul(grad, other)
+    """``grad * conj(other)``, its real part for a real ``self`` (written out: every MulBackward runs it)."""
+    if isinstance(other, TensorImpl):
+        if other._dtype.is_complex:
+            other = ops.conj(other)
+    elif type(other) is complex:
+        other = other.conjugate()
+    result = ops.mul(grad, other)
+    if result._dtype.is_complex and not self_scalar_type.is_complex:
+        return ops.real(result)
+    return result
 
 
 def div_tensor_self_backward(grad, other, self_scalar_type, rounding_mode=None):
-    """``grad / other``; a rounded quotient is a step function: zeros of ``self``'s dtype."""
+    """``grad / conj(other)``; a rounded quotient is a step function: zeros of ``self``'s dtype."""
     if rounding_mode is not None:
         return ops.zeros_like(grad, dtype=self_scalar_type)
-    return ops.div(grad, other)
+    return handle_r_to_c(self_scalar_type, ops.div(grad, _conj_of(other)))
 
 
 def div_tensor_other_backward(grad, self, other, rounding_mode=None):
+    """``-grad * conj((self / other) / other)``."""
     if rounding_mode is not None:
         return ops.zeros_like(grad, dtype=other.dtype)
-    return ops.mul(ops.neg(grad), ops.div(ops.div(self, other), other))  # -grad * ((self / other) / other)
+    return handle_r_to_c(other.dtype, ops.mul(ops.neg(grad), ops.conj(ops.div(ops.div(self, other), other))))
 
 
 def pow_backward(grad, self, exponent):
-    """d(self ** e)/dself = e * self ** (e - 1); exactly zero where e == 0."""
+    """d(self ** e)/dself = e * self ** (e - 1), conjugated; exactly zero where e == 0."""
     if exponent == 0:
         return ops.zeros_like(self)
-    return ops.mul(grad, ops.mul(ops.pow(self, exponent - 1), exponent))
+    slope = ops.mul(ops.pow(self, exponent - 1), exponent)
+    return handle_r_to_c(self.dtype, ops.mul(grad, ops.conj(slope)))
 
 
 def pow_backward_self(grad, self, exponent):
-    """d(self ** e)/dself = e * self ** (e - 1), defined as 0 where e == 0."""
-    slope = ops.mul(grad, ops.mul(exponent, ops.pow(self, ops.sub(exponent, 1))))
-    return ops.where(ops.eq(exponent, 0.0), ops.zeros_like(slope), slope)
+    """d(self ** e)/dself = e * self ** (e - 1), conjugated; defined as 0 where e == 0."""
+    slope = ops.mul(grad, ops.conj(ops.mul(exponent, ops.pow(self, ops.sub(exponent, 1)))))
+    return handle_r_to_c(self.dtype, ops.where(ops.eq(exponent, 0.0), ops.zeros_like(slope), slope))
+
+
+def _real_nonnegative(exponent):
+    """``exponent >= 0``; for a complex exponent: real and non-negative (``imag == 0 and real >= 0``)."""
+    if exponent.dtype.is_complex:
+        return ops.bitwise_and(ops.eq(ops.imag(exponent), 0), ops.ge(ops.real(exponent), 0))
+    return ops.ge(exponent, 0)
 
 
 def pow_backward_exponent(grad, self, exponent, result):
-    """d(b ** e)/de = b ** e * log(b), defined as 0 where b == 0 and e >= 0.
+    """d(b ** e)/de = b ** e * log(b), conjugated; defined as 0 where b == 0 and e >= 0 (a complex e: real
+    and non-negative).
 
     The zero is chosen before ``grad`` multiplies, as PyTorch does: a NaN or infinite ``grad`` still gives
     NaN there, and a ``-0.`` gives ``-0.``.
     """
     if not isinstance(self, TensorImpl):
+        if exponent.dtype.is_complex or isinstance(self, complex):
+            log_base = cmath.log(complex(self)) if self != 0 else complex(-math.inf)
+            slope = ops.conj(ops.mul(result, log_base))
+            if self == 0:
+                slope = ops.where(_real_nonnegative(exponent), scalar_zero(grad), slope)
+            return handle_r_to_c(exponent.dtype, ops.mul(grad, slope))
         if self == 0:
             return ops.mul(grad, ops.where(ops.ge(exponent, 0), scalar_zero(grad), ops.mul(result, -math.inf)))
         return ops.mul(grad, ops.mul(result, math.log(self) if self > 0 else math.nan))  # C's log(-2.) is NaN
-    at_zero = ops.bitwise_and(ops.eq(self, 0), ops.ge(exponent, 0))
+    at_zero = ops.bitwise_and(ops.eq(self, 0), _real_nonnegative(exponent))
     base = self if self.dtype is result.dtype else ops._to_copy(self, dtype=result.dtype)  # log in the promoted dtype
-    return ops.mul(grad, ops.where(at_zero, scalar_zero(grad), ops.mul(result, ops.log(base))))
+    slope = ops.conj(ops.mul(result, ops.log(base)))
+    return handle_r_to_c(exponent.dtype, ops.mul(grad, ops.where(at_zero, scalar_zero(grad), slope)))
 
 
 def mm_mat1_backward(grad, mat2, mat1_sizes, mat1_strides, alpha):
     """``grad @ mat2.T`` times alpha; for a column-major ``mat1`` computed as ``(mat2 @ grad.T).T``, so the
-    gradient comes out in ``mat1``'s layout (and an accumulator can keep it without a copy)."""
+    gradient comes out in ``mat1``'s layout (and an accumulator can keep it without a copy). Complex: ``mat2``
+    and ``alpha`` conjugated (NOTE [Complex gradients])."""
+    if mat2._dtype.is_complex:
+        return _mm_mat1_backward_complex(grad, mat2, mat1_sizes, mat1_strides, alpha)
     if _column_major(mat1_sizes, mat1_strides):
         return maybe_multiply(ops.t(ops.mm(mat2, ops.t(grad))), alpha)
     return maybe_multiply(ops.mm(grad, ops.t(mat2)), alpha)
 
 
+def _mm_mat1_backward_complex(grad, mat2, mat1_sizes, mat1_strides, alpha):
+    if _column_major(mat1_sizes, mat1_strides):
+        return maybe_multiply(ops.t(ops.mm(ops.conj(mat2), ops.t(grad))), conj_scalar(alpha))
+    return maybe_multiply(ops.mm(grad, ops.conj(ops.t(mat2))), conj_scalar(alpha))
+
+
 def mm_mat2_backward(grad, mat1, mat2_sizes, mat2_strides, alpha):
     """``mat1.T @ grad`` times alpha; for a column-major ``mat2`` (``nn.Linear``'s ``weight.t()``) computed as
-    ``(grad.T @ mat1).T``, in ``mat2``'s layout (the weight's gradient is then contiguous, as the weight)."""
+    ``(grad.T @ mat1).T``, in ``mat2``'s layout (the weight's gradient is then contiguous, as the weight).
+    Complex: ``mat1`` and ``alpha`` conjugated."""
+    if mat1._dtype.is_complex:
+        return _mm_mat2_backward_complex(grad, mat1, mat2_sizes, mat2_strides, alpha)
     if _column_major(mat2_sizes, mat2_strides):
         return maybe_multiply(ops.t(ops.mm(ops.t(grad), mat1)), alpha)
     return maybe_multiply(ops.mm(ops.t(mat1), grad), alpha)
+
+
+def _mm_mat2_backward_complex(grad, mat1, mat2_sizes, mat2_strides, alpha):
+    if _column_major(mat2_sizes, mat2_strides):
+        return maybe_multiply(ops.t(ops.mm(ops.t(grad), ops.conj(mat1))), conj_scalar(alpha))
+    return maybe_multiply(ops.mm(ops.conj(ops.t(mat1)), grad), conj_scalar(alpha))
 
 
 def _column_major(sizes, strides) -> bool:
@@ -306,26 +379,31 @@ def index_backward(grad, sizes, options, indices):
 
 
 def _to_copy_backward(grad, self_options):
+    """``grad.to(self.options())``; a real input's gradient is the real part of a complex one (no warning)."""
     dtype, device = self_options
+    if grad._dtype.is_complex and not dtype.is_complex:
+        grad = ops.real(grad)
     return ops._to_copy(grad, dtype=dtype, device=device)
 
 
 def cat_tensors_backward(grad, sizes, dtypes, dim):
     dim = dim % max(len(grad.shape), 1)
     grads, offset = [], 0
-    for shape in sizes:
+    real_part = ops.real(grad) if grad._dtype.is_complex else None  # a real input's part, taken once
+    for shape, dtype in zip(sizes, dtypes):
+        part = real_part if real_part is not None and not dtype.is_complex else grad
         if tuple(shape) == (0,):  # a skipped legacy empty tensor still gets a gradient: an empty one
-            grads.append(wrap(grad, zeros_array(grad, (0,))))
+            grads.append(wrap(part, zeros_array(part, (0,))))
             continue
         length = shape[dim]
-        grads.append(ops.slice(grad, dim, offset, offset + length, 1))
+        grads.append(ops.slice(part, dim, offset, offset + length, 1))
         offset += length
     return grads
 
 
 def stack_tensors_backward(grad, dim, dtypes):
     dim = dim % len(grad.shape)
-    return [ops.select(grad, dim, i) for i in range(len(dtypes))]
+    return [handle_r_to_c(dtype, ops.select(grad, dim, i)) for i, dtype in enumerate(dtypes)]
 
 
 def scalar_zero(grad):
@@ -537,7 +615,7 @@ def logsumexp_backward(grad, self, result, dim, keepdim):
     if not keepdim and ndim != 0:
         grad = unsqueeze_multiple(grad, dim, ndim)
         result = unsqueeze_multiple(result, dim, ndim)
-    return ops.mul(grad, ops.exp(ops.sub(self, result)))
+    return ops.mul(grad, ops.conj(ops.exp(ops.sub(self, result))))
 
 
 def var_backward(grad, self, dim, correction, keepdim):
@@ -582,19 +660,20 @@ def linalg_vector_norm_backward(grad, self, ord, norm, dim, keepdim):
         grad, norm = unsqueeze_multiple(grad, dim, ndim), unsqueeze_multiple(norm, dim, ndim)
     if p == 0.0:
         return None
+    sign = ops.sgn  # FunctionsManual's self.sgn(): a real tensor's sign, a complex number's z / |z| (SgnBackward0)
     if p == 1.0:
-        return ops.mul(ops.sign(self), grad)
+        return ops.mul(sign(self), grad)
     if p == 2.0:
         return ops.mul(grad, _zero_where(ops.div(self, norm), ops.eq(norm, 0)))
     if math.isinf(p):  # the derivative of amax(|self|): shared among the ties (NaNs count as ties)
         self_abs = ops.abs(self)
         mask = ops.bitwise_or(ops.eq(self_abs, norm), ops.isnan(self_abs))
-        return ops.mul(ops.sign(self), ops.mul(ops.div(grad, ops.sum(mask, dim, True)), mask))
+        return ops.mul(sign(self), ops.mul(ops.div(grad, ops.sum(mask, dim, True)), mask))
     if p < 1.0:
-        self_scaled = ops.mul(ops.sign(self), _zero_where(ops.pow(ops.abs(self), p - 1), ops.eq(self, 0)))
+        self_scaled = ops.mul(sign(self), _zero_where(ops.pow(ops.abs(self), p - 1), ops.eq(self, 0)))
         return ops.mul(ops.mul(self_scaled, grad), ops.pow(norm, 1 - p))
     if p < 2.0:
-        self_scaled = ops.mul(ops.sign(self), ops.pow(ops.abs(self), p - 1))
+        self_scaled = ops.mul(sign(self), ops.pow(ops.abs(self), p - 1))
     else:
         self_scaled = ops.mul(self, ops.pow(ops.abs(self), p - 2))
     scale_v = _zero_where(ops.div(grad, ops.pow(norm, p - 1)), ops.eq(norm, 0))
@@ -712,21 +791,21 @@ def prod_backward(grad, input, result, dim=None, keepdim=False):
     if dim is None:
         zeros = ops.sum(ops.eq(input, 0)).item()
         if zeros == 0:
-            return ops.mul(grad, ops.div(result, input))
+            return ops.mul(grad, ops.conj(ops.div(result, input)))
         if zeros > 1 and not is_grad_enabled():
             return ops.zeros_like(input, memory_format=contiguous_format)
         flat = ops.view(ops.contiguous(input), (-1,))
-        return ops.view_as(ops.mul(grad, _prod_of_others(flat, 0)), input)
+        return ops.view_as(ops.mul(grad, ops.conj(_prod_of_others(flat, 0))), input)
     dim %= input.dim()
     if not keepdim:
         grad, result = ops.unsqueeze(grad, dim), ops.unsqueeze(result, dim)
     if ops.sum(ops.eq(input, 0)).item() == 0:
-        return ops.mul(grad, ops.div(result, input))
+        return ops.mul(grad, ops.conj(ops.div(result, input)))
     if input.numel() == 0:
         return ops.expand_as(grad, input)
     if input.shape[dim] == 1:
         return grad
-    return ops.mul(grad, _prod_of_others(input, dim))
+    return ops.mul(grad, ops.conj(_prod_of_others(input, dim)))
 
 
 def _prod_of_others(input, dim):
@@ -796,6 +875,8 @@ def cumprod_backward(grad, input, dim, output):
     n = input.shape[dim]
     if n == 1:
         return grad
+    if input._dtype.is_complex:  # from here on the conjugates stand for input and output (NOTE [Complex gradients])
+        input, output = ops.conj(input), ops.conj(output)
     w = ops.mul(output, grad)
     if not ops.any(ops.eq(input, 0)).item():
         return ops.div(_reversed_cumsum(w, dim), input)
@@ -948,10 +1029,18 @@ def _loss_backward_grad_output(backward, grad, grad_output, input, target, reduc
 # ----------------------------------------------------------------------------- ops batch 5
 
 
+def acosh_backward(grad, self):
+    """``grad * rsqrt(x * x - 1)``; for complex ``x``, ``conj(rsqrt(x + 1) * rsqrt(x - 1))``, which keeps the
+    principal branch where ``x * x - 1`` would cross the negative reals (torch 2.13's graph shows these nodes)."""
+    if self.dtype.is_complex:
+        return ops.mul(grad, ops.conj(ops.mul(ops.rsqrt(ops.add(self, 1)), ops.rsqrt(ops.sub(self, 1)))))
+    return ops.mul(grad, ops.rsqrt(ops.sub(ops.mul(self, self), 1)))
+
+
 def atanh_backward(grad, self):
     """``grad * 1 / (1 - x^2)``; C++'s ``1 - t`` fills a new tensor with 1 and subtracts in place (SubBackward0 with
     no edge for the 1), which a Tensor minus a tensor records the same way."""
-    return ops.div(ops.mul(grad, 1), ops.sub(scalar_tensor(1), ops.pow(self, 2)))
+    return ops.div(ops.mul(grad, 1), ops.conj(ops.sub(scalar_tensor(1), ops.pow(self, 2))))
 
 
 def sinc_backward(grad, self):
@@ -964,13 +1053,12 @@ def sinc_backward(grad, self):
 
 def sgn_backward(self, grad, result):
     """A real tensor's ``sgn`` is flat wherever it has a derivative: zeros (PyTorch's ZeroTensor, without history).
-    A complex one moves only along the circle: ``(grad - Re(grad conj(sgn)) sgn) / |z|``, 0 at 0."""
+    A complex one moves only along the circle: ``(grad - sgn^2 conj(grad)) / (2 |z|)``, 0 at 0."""
     if not self.dtype.is_complex:
         return ops.zeros_like(result)
     magnitude = ops.abs(self)
-    along = ops.mul(ops.real(ops.mul(grad, ops.conj(result))), result)
-    value = ops.div(ops.sub(grad, along), magnitude)
-    return ops.masked_fill(value, ops.eq(magnitude, 0.0), 0.0)
+    value = ops.div(ops.sub(grad, ops.mul(ops.mul(result, result), ops.conj(grad))), ops.mul(magnitude, 2.0))
+    return ops.masked_fill_(value, ops.eq(magnitude, 0.0), 0.0)
 
 
 def polar_backward(grad, result):
@@ -986,7 +1074,7 @@ def angle_backward(grad, self):
     if not self.dtype.is_complex:
         return ops.zeros_like(self)
     value = ops.mul(ops.div(ops.mul(grad, self), ops.pow(ops.abs(self), 2)), 1j)
-    return ops.masked_fill(value, ops.eq(self, 0.0), 0.0)
+    return ops.where(ops.eq(self, 0.0), scalar_zero(self), value)
 
 
 def copysign_tensor_self_backward(grad, self, result):
@@ -1368,10 +1456,10 @@ def linalg_det_backward(grad, det, A, LU, pivots):
     torch 2.13's solve against ``det * grad * I`` returns zeros (not the cofactor matrix), and so does this."""
     if A.numel() == 0:
         return ops.zeros_like(A)
-    scale = ops.unsqueeze(ops.unsqueeze(ops.mul(grad, det), -1), -1)
+    scale = ops.unsqueeze(ops.unsqueeze(ops.mul(grad, ops.conj(det)), -1), -1)
     singular = ops.unsqueeze(ops.unsqueeze(ops.eq(det, 0), -1), -1)
     inverse_t = ops.linalg_inv_ex(ops.transpose(A, -2, -1))[0]  # A^T factored, as torch's solve does
-    return ops.where(singular, 0.0, ops.mul(scale, inverse_t))
+    return ops.where(singular, 0.0, ops.mul(scale, ops.conj(inverse_t)))  # complex: grad * conj(det) * A^-H
 
 
 def slogdet_backward(grads, A, sign, LU, pivots):
@@ -1384,8 +1472,8 @@ def slogdet_backward(grads, A, sign, LU, pivots):
 
 
 def linalg_inv_backward(grad, inverse):
-    """d(A^-1) = -A^-1 dA A^-1, so the gradient is ``-A^-T grad A^-T``."""
-    inverse_t = ops.transpose(inverse, -2, -1)
+    """d(A^-1) = -A^-1 dA A^-1, so the gradient is ``-A^-H grad A^-H`` (``A^-T`` for a real ``A``)."""
+    inverse_t = ops.conj(ops.transpose(inverse, -2, -1))
     return ops.neg(ops.matmul(inverse_t, ops.matmul(grad, inverse_t)))
 
 

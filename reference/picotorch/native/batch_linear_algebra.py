@@ -39,8 +39,9 @@ def square_check(A, name):
                            f"{A.shape[-1]} matrices")
 
 
-def floating_check(A, name, low_precision=True):
-    if not A.dtype.is_floating_point:
+def floating_check(A, name, low_precision=True, complex_=False):
+    """``complex_``: the op takes complex matrices too (the others' complex backward is not written yet)."""
+    if not (A.dtype.is_floating_point or (complex_ and A.dtype.is_complex)):
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got {A.dtype.c10_name}")
     if not low_precision and A.dtype in (st.float16, st.bfloat16):
         raise RuntimeError(f"{name}: Low precision dtypes not supported. Got {A.dtype.c10_name}")
@@ -110,7 +111,7 @@ def _lu_outputs(A, lu, pivots):
 
 def _linalg_det(A):
     square_check(A, "linalg.det")
-    floating_check(A, "linalg.det")
+    floating_check(A, "linalg.det", complex_=True)
     _lu_dtype_check(A)
     _, lu, pivots, _ = _factors(A)
     det = np.prod(np.diagonal(lu, axis1=-2, axis2=-1), axis=-1) * _permutation_sign(pivots)
@@ -159,7 +160,7 @@ def logdet(self):
 
 def linalg_inv_ex(A, check_errors=False):
     square_check(A, "linalg.inv")
-    floating_check(A, "linalg.inv", low_precision=False)
+    floating_check(A, "linalg.inv", low_precision=False, complex_=True)
     data, lu, pivots, info = _factors(A, transposed=False)
     inverse = _solve_identity(lu, pivots)
     if check_errors:

@@ -160,7 +160,7 @@ def pow(self, exponent):
     number = _number_value(exponent)
     if number is None:
         return _binary(self, exponent, _pow_compute)
-    if not self._dtype.is_floating_point and isinstance(number, int) and number < 0:
+    if not (self._dtype.is_floating_point or self._dtype.is_complex) and isinstance(number, int) and number < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     return _binary(self, exponent, _pow_by_number(number), number_operand=False)
 
@@ -184,7 +184,7 @@ def _pow_by_number(number):
     def compute(xp, a, b, dtype):
         if number == 0:
             return xp.ones_like(a)
-        if number == 1 or not dtype.is_floating_point:
+        if number == 1 or not (dtype.is_floating_point or dtype.is_complex):
             return a if number == 1 else _pow_compute(xp, a, b, dtype)
         if dtype is st.float16:
             return _c_pow(xp, a, b)
@@ -465,7 +465,7 @@ def _alpha(dtype, alpha):
 def _check_alpha(dtype, alpha) -> None:
     if type(alpha) is bool and dtype is not st.bool_:
         raise RuntimeError("Boolean alpha only supported for Boolean results.")
-    if not dtype.is_floating_point and isinstance(alpha, float) and alpha != int(alpha):
+    if not (dtype.is_floating_point or dtype.is_complex) and isinstance(alpha, float) and alpha != int(alpha):
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
 
 
@@ -480,7 +480,7 @@ def _check_bool_sub(self, other) -> None:
 
 
 def _pow_compute(xp, a, b, dtype):
-    if dtype.is_floating_point or not bool(xp.any(b < const(xp, 0, b))):
+    if dtype.is_floating_point or dtype.is_complex or not bool(xp.any(b < const(xp, 0, b))):
         return xp.pow(a, b)
     return _integer_pow(xp, a, b)
 
@@ -542,7 +542,8 @@ def div_mode_(self, other, rounding_mode=None):
 
 def pow_(self, exponent):
     number = _number_value(exponent)
-    if not self._dtype.is_floating_point and isinstance(number, int) and number < 0:  # before the cast check
+    integral = not (self._dtype.is_floating_point or self._dtype.is_complex)
+    if integral and isinstance(number, int) and number < 0:  # before the cast check
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     check_inplace_operands(self, exponent)
     write_inplace(self, pow(self, exponent))
@@ -739,6 +740,9 @@ def _check_where_condition(condition) -> None:
 
 
 def sigmoid_backward(grad_output, output):
+    if output._dtype.is_complex:  # the slope conjugated, as PyTorch's complex kernel: grad * conj((1 - y) * y)
+        xp, y = xp_of(output), output._data
+        return wrap(grad_output, grad_output._data * xp.conj((const(xp, 1, y) - y) * y))
     if grad_output._dtype is st.float16:  # PyTorch's float16 kernel rounds each step to float16 (measured: 100%)
         xp = xp_of(grad_output)
         return wrap(grad_output, grad_output._data * (const(xp, 1, output._data) - output._data) * output._data)
@@ -751,6 +755,10 @@ def tanh_backward(grad_output, output):
     """``grad * (1 - y * y)``, the parenthesis one fused multiply-add in float32 (and float16 / bfloat16's float32
     opmath), as PyTorch's compiled kernel computes it: measured 100% of 10^5 float32 values (70% unfused).
     float64 is fused too in PyTorch, not here (68% agree)."""
+    if output._dtype.is_complex:  # the slope conjugated, as PyTorch's complex kernel: grad * conj(1 - y * y)
+        xp = xp_of(output)
+        y = output._data
+        return wrap(grad_output, grad_output._data * xp.conj(const(xp, 1, y) - y * y))
     xp, g, y = _opmath_operands(grad_output, output)
     if y.dtype != xp.float32:  # float64: fusing would need more than double (long double: 14x the time)
         return _opmath_result(grad_output, xp, g * (const(xp, 1, y) - y * y))

@@ -69,6 +69,9 @@ def generator_impl(generator):
 
 
 def uniform_(self, from_=0, to=1, generator=None):
+    if self._dtype.is_complex:  # each part a float draw, in memory order (uniform_impl_ on view_as_real)
+        uniform_(_real_view(self), from_, to, generator)
+        return self
     _check_floating(self, "check_uniform_bounds")
     if from_ > to:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={from_:g} > to={to:g}")
@@ -99,6 +102,11 @@ def uniform_values(gen, n: int, dtype, low=0.0, high=1.0) -> np.ndarray:
 
 
 def normal_(self, mean=0, std=1, generator=None):
+    if self._dtype.is_complex:  # each part normal with std / sqrt(2): the complex number's variance is std**2
+        if std < 0:
+            raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
+        normal_(_real_view(self), mean, std / math.sqrt(2), generator)
+        return self
     _check_floating(self, "normal_kernel_cpu")
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
@@ -537,6 +545,11 @@ def randperm_values(gen, n: int) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------- details
+
+
+def _real_view(self):
+    from .complex_ops import _view_as_real_physical  # (complex_ops imports the dispatcher, which imports us)
+    return _view_as_real_physical(self)
 
 
 def _check_floating(self, kernel: str) -> None:

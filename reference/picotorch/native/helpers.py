@@ -229,6 +229,8 @@ def stored_scalar(value, dtype):
     unchanged. A number the dtype cannot hold is an error (``Scalar::to<T>``, ``c10::checked_convert``)."""
     if dtype is st.bool_:
         return bool(value)
+    if dtype.is_complex:
+        return complex(value)
     check_scalar_fits(value, dtype)
     if dtype.is_floating_point:
         return value

@@ -94,7 +94,7 @@ def mv(self, vec):
                       common_device(self, vec))
 
 
-def dot(self, tensor):
+def dot(self, tensor, conjugate_self=False):
     if self._data.ndim != 1 or tensor._data.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {self._data.ndim}D and {tensor._data.ndim}D tensors")
     if self._dtype is not tensor._dtype:
@@ -110,7 +110,8 @@ def dot(self, tensor):
         data = convert(xp, xp.asarray(xp.vecdot(in_float32(xp, self._data), in_float32(xp, tensor._data))),
                        self._dtype)
     else:
-        first = xp.conj(self._data) if self._dtype.is_complex else self._data  # vecdot conjugates its first
+        # vecdot conjugates its first operand: dot undoes it, vdot keeps it
+        first = xp.conj(self._data) if self._dtype.is_complex and not conjugate_self else self._data
         data = xp.asarray(xp.vecdot(first, tensor._data))
     return new_tensor(data, self._dtype, common_device(self, tensor))
 
@@ -213,16 +214,23 @@ def _cpp_name(dtype) -> str:
 
 
 def linalg_vector_norm(self, ord=2, dim=None, keepdim=False, dtype=None):
-    if not self._dtype.is_floating_point:
+    if not (self._dtype.is_floating_point or self._dtype.is_complex):
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. "
                            f"Got {self._dtype.c10_name}")
     ord = float(ord)
     axes = reduce_dims(self, dim)
     if self._data.size == 0 and (ord < 0 or ord == math.inf):
         _check_norm_identity(self, ord, dim)
+    if dtype is not None and dtype.is_complex != self._dtype.is_complex:
+        kind = "complex for complex" if self._dtype.is_complex else "real for real"
+        raise RuntimeError(f"linalg.vector_norm: dtype should be {kind} inputs, but got {dtype.c10_name}")
     out_dtype = dtype or self._dtype
     xp = xp_of(self)
-    data = xp.abs(xp.astype(cast(self, out_dtype, xp), xp.float64))
+    if out_dtype.is_complex:  # the norm of complex numbers is real: of their moduli
+        data = xp.astype(xp.abs(cast(self, out_dtype, xp)), xp.float64)  # |z| in its precision: max(|z|) is abs's
+        out_dtype = out_dtype.to_real()
+    else:
+        data = xp.abs(xp.astype(cast(self, out_dtype, xp), xp.float64))
     out = _vector_norm(xp, data, ord, axes, keepdim)
     # float16: via float32
     return new_tensor(row_major(convert(xp, xp.asarray(out), out_dtype)), out_dtype, self._device)
@@ -281,7 +289,7 @@ def baddbmm(self, batch1, batch2, beta=1, alpha=1):
     xp = xp_of(batch1)
     reduced = is_reduced_float(batch1._dtype)  # float32 products and sums, rounded once (NOTE above)
     product = matmul(xp, *[in_float32(xp, t._data) if reduced else t._data for t in (batch1, batch2)])
-    beta, alpha = (float(beta), float(alpha)) if batch1._dtype.is_floating_point else (int(beta), int(alpha))
+    beta, alpha = _scalars_as(batch1._dtype, beta, alpha)
     data = scaled(xp, product, alpha)
     if beta != 0:
         data = data + scaled(xp, in_float32(xp, self._data) if reduced else self._data, beta)
@@ -310,7 +318,7 @@ def baddbmm_(self, batch1, batch2, beta=1, alpha=1):
 
 def dist(self, other, p=2):
     difference = sub(self, other)
-    if not difference._dtype.is_floating_point:
+    if not (difference._dtype.is_floating_point or difference._dtype.is_complex):
         raise RuntimeError(f"norm(): input dtype should be either floating point or complex. "
                            f"Got {difference._dtype.c10_name} instead.")
     return linalg_vector_norm(difference, p)
@@ -329,7 +337,7 @@ def norm_scalaropt_dim(self, p, dim, keepdim=False):
 
 
 def _check_norm_dtype(self) -> None:
-    if not self._dtype.is_floating_point:
+    if not (self._dtype.is_floating_point or self._dtype.is_complex):
         raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got "
                            f"{self._dtype.c10_name} instead.")
 # ----------------------------------------------------------------------------- ops batch 8: vdot, addmv, addr, addbmm
@@ -338,7 +346,14 @@ def _check_norm_dtype(self) -> None:
 
 
 def vdot(self, other):
-    return dot(self, other)  # with dot's checks and texts, as PyTorch's CPU kernel
+    """``sum(conj(self) * other)``, with dot's checks and texts, as PyTorch's CPU kernel."""
+    return dot(self, other, conjugate_self=True)
+
+
+def _scalars_as(dtype, *values):
+    """``beta`` and ``alpha`` as the kernel's scalar type reads them: complex, float or int."""
+    kind = complex if dtype.is_complex else float if dtype.is_floating_point else int
+    return tuple(kind(v) for v in values)
 
 
 def _beta_self_plus_alpha(self, product, dtype, beta, alpha, devices):
@@ -347,7 +362,7 @@ def _beta_self_plus_alpha(self, product, dtype, beta, alpha, devices):
     shape = tuple(product._data.shape)
     if shape_of(self) != shape:
         self = expand(self, shape)
-    beta, alpha = (float(beta), float(alpha)) if dtype.is_floating_point else (int(beta), int(alpha))
+    beta, alpha = _scalars_as(dtype, beta, alpha)
     data = scaled(xp, in_float32(xp, product._data) if is_reduced_float(dtype) else product._data, alpha)
     if beta != 0:
         data = data + scaled(xp, in_float32(xp, self._data) if is_reduced_float(dtype) else cast(self, dtype, xp), beta)

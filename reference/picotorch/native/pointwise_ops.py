@@ -58,13 +58,18 @@ def _output_holding_self(self, tensor1, tensor2):
 
 
 def _check_addcdiv_operands(tensor1, tensor2) -> None:
-    if not tensor1._dtype.is_floating_point and not tensor2._dtype.is_floating_point:
+    if _integral(tensor1._dtype) and _integral(tensor2._dtype):
         raise RuntimeError(
             "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will perform "
             "a true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as (input + "
             "value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as (input + value * "
             "tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter implementation: "
             "(input + value * tensor1 / tensor2), for all dtypes.")
+
+
+def _integral(dtype) -> bool:
+    """``isIntegralType(dtype, /*includeBool=*/true)``."""
+    return not (dtype.is_floating_point or dtype.is_complex)
 
 
 def addcmul_(self, tensor1, tensor2, value=1):
@@ -127,10 +132,12 @@ def lerp(self, end, weight):
     shape = ()
     for t in operands:
         shape = broadcast_shapes(shape, tuple(t._data.shape))
-    if not self._dtype.is_floating_point:
+    if not (self._dtype.is_floating_point or self._dtype.is_complex):
         kernel = "lerp_kernel_tensor" if tensor_weight else "lerp_kernel_scalar"
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{self._dtype.c10_name}'")
     xp = xp_of(self)
+    if self._dtype.is_complex:
+        return _complex_lerp(xp, self, end, weight, shape, operands)
     s, e = (xp.broadcast_to(_in_opmath(xp, t, self._dtype), shape) for t in (self, end))
     if tensor_weight:  # a zero-dim weight of another dtype is first cast to self's, as TensorIterator does
         w = _in_opmath(xp, weight, self._dtype)
@@ -141,6 +148,17 @@ def lerp(self, end, weight):
     fma = fused_multiply_add_float64 if s.dtype == xp.float64 else fused_multiply_add
     values = xp.where(xp.abs(w) < 0.5, fma(xp, diff, w, s), fma(xp, diff, w - one, e))
     values = convert(xp, xp.asarray(values), self._dtype)
+    return wrap(self, follow_inputs(xp, values, [t._data for t in operands]))
+
+
+def _complex_lerp(xp, self, end, weight, shape, operands):
+    """``lerp`` of complex numbers: the same two forms, chosen by ``|weight| < 0.5``, without a fused step."""
+    s, e = (xp.broadcast_to(t._data if t._dtype is self._dtype else convert(xp, t._data, self._dtype), shape)
+            for t in (self, end))
+    w = weight._data if hasattr(weight, "_data") else xp.asarray(weight, dtype=s.dtype)
+    diff = e - s
+    values = xp.where(xp.abs(w) < 0.5, s + w * diff, e - diff * (1 - w))
+    values = xp.asarray(values, dtype=s.dtype)
     return wrap(self, follow_inputs(xp, values, [t._data for t in operands]))
 
 

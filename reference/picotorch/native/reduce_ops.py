@@ -265,7 +265,7 @@ def var_mean(self, dim=None, correction=None, keepdim=False):
 
 
 def _var(self, dim, correction, keepdim, name):
-    if not self._dtype.is_floating_point:
+    if not (self._dtype.is_floating_point or self._dtype.is_complex):
         which = name if name.endswith("_mean") else "std and var"
         raise RuntimeError(f"{which} only support floating point and complex dtypes")
     xp = xp_of(self)
@@ -278,15 +278,18 @@ def _var(self, dim, correction, keepdim, name):
         warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
                       "reduction factor (input numel divided by output numel). (Triggered internally at "
                       "/__w/pytorch/pytorch/aten/src/ATen/native/ReduceOps.cpp:1861.)", UserWarning, stacklevel=2)
-    data = xp.astype(self._data, xp.float64)
+    complex_ = self._dtype.is_complex  # a complex variance is real: the mean squared modulus of the deviations
+    data = xp.astype(self._data, xp.complex128 if complex_ else xp.float64)
     with warnings.catch_warnings():  # an empty mean, a division by zero dof: NaN or inf, as in PyTorch
         warnings.simplefilter("ignore", RuntimeWarning)
         deviations = data - xp.mean(data, axis=axes, keepdims=True)
-        out = xp.sum(deviations * deviations, axis=axes, keepdims=keepdim) / max(dof, 0)
+        squares = xp.real(deviations) ** 2 + xp.imag(deviations) ** 2 if complex_ else deviations * deviations
+        out = xp.sum(squares, axis=axes, keepdims=keepdim) / max(dof, 0)
         if name.startswith("std"):
             out = xp.sqrt(out)
+    dtype = self._dtype.to_real()
     # float16: via float32
-    return new_tensor(row_major(convert(xp, xp.asarray(out), self._dtype)), self._dtype, self._device)
+    return new_tensor(row_major(convert(xp, xp.asarray(out), dtype)), dtype, self._device)
 
 
 # ----------------------------------------------------------------------------- all, any, equal
@@ -493,6 +496,8 @@ def _cumulative_extreme(self, dim, reaches, name):
 
 def nansum(self, dim=None, keepdim=False, dtype=None):
     """``sum`` with every NaN counted as zero."""
+    if self._dtype.is_complex:
+        raise RuntimeError("nansum on CPU does not support complex inputs")
     if self._dtype.is_floating_point:
         xp = xp_of(self)
         data = self._data

@@ -5,7 +5,8 @@ Per parameter the state holds ``step`` (a float32 zero-dim tensor, as PyTorch ke
 ``step += 1``; weight decay (AdamW: ``param *= 1 - lr * weight_decay``; Adam: ``grad + weight_decay * param``);
 ``exp_avg.lerp_(grad, 1 - beta1)``; ``exp_avg_sq * beta2 + (1 - beta2) * grad * grad``; the bias
 corrections in Python floats from ``step.item()``; ``denom = sqrt(exp_avg_sq) / sqrt(bc2) + eps``;
-``param += -(lr / bc1) * exp_avg / denom``.
+``param += -(lr / bc1) * exp_avg / denom``. A complex parameter steps its real and imaginary parts as two
+real numbers (its tensors seen through ``view_as_real``).
 """
 
 from __future__ import annotations
@@ -58,6 +59,8 @@ class Adam(Optimizer):
                 param.mul_(1 - lr * weight_decay)
             else:
                 grad = grad.add(param, alpha=weight_decay)
+        if param.is_complex():  # the real and imaginary parts step as separate numbers (torch's view_as_real)
+            param, grad, exp_avg, exp_avg_sq = (_VF.view_as_real(t) for t in (param, grad, exp_avg, exp_avg_sq))
         exp_avg.lerp_(grad, 1 - beta1)
         exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
         step = state["step"].item()
@@ -67,6 +70,7 @@ class Adam(Optimizer):
         bias_correction2_sqrt = bias_correction2 ** 0.5
         if group["amsgrad"]:
             largest = state["max_exp_avg_sq"]
+            largest = _VF.view_as_real(largest) if largest.is_complex() else largest
             bigger = _VF.where(largest.ge(exp_avg_sq), largest, exp_avg_sq)
             largest.zero_().add_(bigger)
             denom = (largest.sqrt() / bias_correction2_sqrt).add_(eps)

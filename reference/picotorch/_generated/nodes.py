@@ -382,7 +382,7 @@ class ReciprocalBackward0(Node):
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.mul(ops.neg(grad), ops.conj(ops.mul(result, result)))
+            grad_inputs[0] = ops.mul(ops.neg(grad), conj(ops.mul(result, result)))
         return grad_inputs
 
     def release_variables(node):
@@ -544,7 +544,7 @@ class ExpBackward0(Node):
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.mul(grad, ops.conj(result))
+            grad_inputs[0] = ops.mul(grad, conj(result))
         return grad_inputs
 
     def release_variables(node):
@@ -572,7 +572,7 @@ class LogBackward0(Node):
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.div(grad, ops.conj(self))
+            grad_inputs[0] = ops.div(grad, conj(self))
         return grad_inputs
 
     def release_variables(node):
@@ -694,9 +694,9 @@ class SigmoidBackwardBackward0(Node):
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.sigmoid_backward(grad, ops.conj(output))
+            grad_inputs[0] = ops.sigmoid_backward(grad, conj(output))
         if node.task_should_compute_output(1):
-            grad_inputs[1] = ops.mul(ops.mul(ops.conj(grad), grad_output), ops.rsub(ops.mul(ops.conj(output), 2), 1))
+            grad_inputs[1] = ops.mul(ops.mul(conj(grad), grad_output), ops.rsub(ops.mul(conj(output), 2), 1))
         return grad_inputs
 
     def release_variables(node):
@@ -764,9 +764,9 @@ class TanhBackwardBackward0(Node):
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.tanh_backward(grad, ops.conj(output))
+            grad_inputs[0] = ops.tanh_backward(grad, conj(output))
         if node.task_should_compute_output(1):
-            grad_inputs[1] = ops.mul(ops.mul(ops.mul(ops.conj(output), -2), grad_output), ops.conj(grad))
+            grad_inputs[1] = ops.mul(ops.mul(ops.mul(conj(output), -2), grad_output), conj(grad))
         return grad_inputs
 
     def release_variables(node):
@@ -994,9 +994,9 @@ class MvBackward0(Node):
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.mm(ops.unsqueeze(grad, 1), ops.unsqueeze(ops.conj(vec), 0))
+            grad_inputs[0] = ops.mm(ops.unsqueeze(grad, 1), ops.unsqueeze(conj(vec), 0))
         if node.task_should_compute_output(1):
-            grad_inputs[1] = ops.mv(ops.t(ops.conj(self)), grad)
+            grad_inputs[1] = ops.mv(ops.t(conj(self)), grad)
         return grad_inputs
 
     def release_variables(node):
@@ -1036,9 +1036,9 @@ class DotBackward0(Node):
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.mul(grad, ops.conj(tensor))
+            grad_inputs[0] = ops.mul(grad, conj(tensor))
         if node.task_should_compute_output(1):
-            grad_inputs[1] = ops.mul(grad, ops.conj(self))
+            grad_inputs[1] = ops.mul(grad, conj(self))
         return grad_inputs
 
     def release_variables(node):
@@ -1159,9 +1159,9 @@ class BmmBackward0(Node):
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.bmm(grad, ops.conj(ops.transpose(mat2, 1, 2)))
+            grad_inputs[0] = ops.bmm(grad, conj(ops.transpose(mat2, 1, 2)))
         if node.task_should_compute_output(1):
-            grad_inputs[1] = ops.bmm(ops.conj(ops.transpose(self, 1, 2)), grad)
+            grad_inputs[1] = ops.bmm(conj(ops.transpose(self, 1, 2)), grad)
         return grad_inputs
 
     def release_variables(node):
@@ -1847,7 +1847,7 @@ class RsqrtBackward0(Node):
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.mul(ops.mul(grad, -0.5), ops.conj(ops.pow(result, 3)))
+            grad_inputs[0] = ops.mul(ops.mul(grad, -0.5), conj(ops.pow(result, 3)))
         return grad_inputs
 
     def release_variables(node):
@@ -1875,7 +1875,7 @@ class Exp2Backward0(Node):
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.mul(ops.mul(grad, ops.conj(result)), 0.6931471805599453)
+            grad_inputs[0] = ops.mul(ops.mul(grad, conj(result)), 0.6931471805599453)
         return grad_inputs
 
     def release_variables(node):
@@ -1903,7 +1903,7 @@ class Expm1Backward0(Node):
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.mul(grad, ops.add(ops.conj(result), 1))
+            grad_inputs[0] = ops.mul(grad, ops.add(conj(result), 1))
         return grad_inputs
 
     def release_variables(node):
@@ -1931,7 +1931,7 @@ class Log2Backward0(Node):
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.div(grad, ops.mul(ops.conj(self), 0.6931471805599453))
+            grad_inputs[0] = ops.div(grad, ops.mul(conj(self), 0.6931471805599453))
         return grad_inputs
 
     def release_variables(node):
@@ -1959,7 +1959,7 @@ class Log10Backward0(Node):
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.div(grad, ops.mul(ops.conj(self), 2.3025850929940456))
+            grad_inputs[0] = ops.div(grad, ops.mul(conj(self), 2.3025850929940456))
         return grad_inputs
 
     def release_variables(node):
@@ -1987,7 +1987,7 @@ class Log1PBackward0(Node):
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.div(grad, ops.conj(ops.add(self, 1)))
+            grad_inputs[0] = ops.div(grad, conj(ops.add(self, 1)))
         return grad_inputs
 
     def release_variables(node):
@@ -2015,7 +2015,7 @@ class SinBackward0(Node):
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.mul(grad, ops.conj(ops.cos(self)))
+            grad_inputs[0] = ops.mul(grad, conj(ops.cos(self)))
         return grad_inputs
 
     def release_variables(node):
@@ -2043,7 +2043,7 @@ class CosBackward0(Node):
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.mul(grad, ops.neg(ops.conj(ops.sin(self))))
+            grad_inputs[0] = ops.mul(grad, ops.neg(conj(ops.sin(self))))
         return grad_inputs
 
     def release_variables(node):
@@ -2540,7 +2540,7 @@ class SqrtBackward0(Node):
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.div(grad, ops.mul(ops.conj(result), 2))
+            grad_inputs[0] = ops.div(grad, ops.mul(conj(result), 2))
         return grad_inputs
 
     def release_variables(node):
@@ -2725,11 +2725,11 @@ class AddcmulBackward0(Node):
         if node.task_should_compute_output(1):
             tensor1_scalar_type = node.tensor1_scalar_type
             value = node.value
-            grad_inputs[1] = handle_r_to_c(tensor1_scalar_type, ops.mul(grad, ops.conj(ops.mul(tensor2, value))))
+            grad_inputs[1] = handle_r_to_c(tensor1_scalar_type, ops.mul(grad, conj(ops.mul(tensor2, value))))
         if node.task_should_compute_output(2):
             tensor2_scalar_type = node.tensor2_scalar_type
             value = node.value
-            grad_inputs[2] = handle_r_to_c(tensor2_scalar_type, ops.mul(grad, ops.conj(ops.mul(tensor1, value))))
+            grad_inputs[2] = handle_r_to_c(tensor2_scalar_type, ops.mul(grad, conj(ops.mul(tensor1, value))))
         return grad_inputs
 
     def release_variables(node):
@@ -2780,11 +2780,11 @@ class AddcdivBackward0(Node):
         if node.task_should_compute_output(1):
             tensor1_scalar_type = node.tensor1_scalar_type
             value = node.value
-            grad_inputs[1] = handle_r_to_c(tensor1_scalar_type, ops.mul(grad, ops.conj(ops.div(scalar_tensor(value), tensor2))))
+            grad_inputs[1] = handle_r_to_c(tensor1_scalar_type, ops.mul(grad, conj(ops.div(scalar_tensor(value), tensor2))))
         if node.task_should_compute_output(2):
             tensor2_scalar_type = node.tensor2_scalar_type
             value = node.value
-            grad_inputs[2] = handle_r_to_c(tensor2_scalar_type, ops.mul(ops.neg(grad), ops.conj(ops.div(ops.mul(tensor1, value), ops.mul(tensor2, tensor2)))))
+            grad_inputs[2] = handle_r_to_c(tensor2_scalar_type, ops.mul(ops.neg(grad), conj(ops.div(ops.mul(tensor1, value), ops.mul(tensor2, tensor2)))))
         return grad_inputs
 
     def release_variables(node):
@@ -4748,10 +4748,10 @@ class BaddbmmBackward0(Node):
             grad_inputs[0] = maybe_multiply(grad, conj_scalar(beta))
         if node.task_should_compute_output(1):
             alpha = node.alpha
-            grad_inputs[1] = maybe_multiply(ops.bmm(grad, ops.conj(ops.transpose(batch2, 1, 2))), conj_scalar(alpha))
+            grad_inputs[1] = maybe_multiply(ops.bmm(grad, conj(ops.transpose(batch2, 1, 2))), conj_scalar(alpha))
         if node.task_should_compute_output(2):
             alpha = node.alpha
-            grad_inputs[2] = maybe_multiply(ops.bmm(ops.conj(ops.transpose(batch1, 1, 2)), grad), conj_scalar(alpha))
+            grad_inputs[2] = maybe_multiply(ops.bmm(conj(ops.transpose(batch1, 1, 2)), grad), conj_scalar(alpha))
         return grad_inputs
 
     def release_variables(node):
@@ -6317,11 +6317,11 @@ class LerpBackward1(Node):
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.mul(grad, ops.conj(one_minus(weight)))
+            grad_inputs[0] = ops.mul(grad, conj(one_minus(weight)))
         if node.task_should_compute_output(1):
-            grad_inputs[1] = ops.mul(grad, ops.conj(weight))
+            grad_inputs[1] = ops.mul(grad, conj(weight))
         if node.task_should_compute_output(2):
-            grad_inputs[2] = ops.mul(grad, ops.conj(ops.sub(end, self)))
+            grad_inputs[2] = ops.mul(grad, conj(ops.sub(end, self)))
         return grad_inputs
 
     def release_variables(node):
@@ -7066,7 +7066,7 @@ class TanBackward0(Node):
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.mul(grad, ops.conj(ops.add(ops.pow(result, 2), 1)))
+            grad_inputs[0] = ops.mul(grad, conj(ops.add(ops.pow(result, 2), 1)))
         return grad_inputs
 
     def release_variables(node):
@@ -7094,7 +7094,7 @@ class AsinBackward0(Node):
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.mul(grad, ops.conj(ops.rsqrt(ops.add(ops.mul(ops.neg(self), self), 1))))
+            grad_inputs[0] = ops.mul(grad, conj(ops.rsqrt(ops.add(ops.mul(ops.neg(self), self), 1))))
         return grad_inputs
 
     def release_variables(node):
@@ -7122,7 +7122,7 @@ class AcosBackward0(Node):
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.mul(grad, ops.conj(ops.neg(ops.rsqrt(ops.add(ops.mul(ops.neg(self), self), 1)))))
+            grad_inputs[0] = ops.mul(grad, conj(ops.neg(ops.rsqrt(ops.add(ops.mul(ops.neg(self), self), 1)))))
         return grad_inputs
 
     def release_variables(node):
@@ -7150,7 +7150,7 @@ class AtanBackward0(Node):
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.div(grad, ops.conj(ops.add(ops.mul(self, self), 1)))
+            grad_inputs[0] = ops.div(grad, conj(ops.add(ops.mul(self, self), 1)))
         return grad_inputs
 
     def release_variables(node):
@@ -7178,7 +7178,7 @@ class SinhBackward0(Node):
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.mul(grad, ops.conj(ops.cosh(self)))
+            grad_inputs[0] = ops.mul(grad, conj(ops.cosh(self)))
         return grad_inputs
 
     def release_variables(node):
@@ -7206,7 +7206,7 @@ class CoshBackward0(Node):
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.mul(grad, ops.conj(ops.sinh(self)))
+            grad_inputs[0] = ops.mul(grad, conj(ops.sinh(self)))
         return grad_inputs
 
     def release_variables(node):
@@ -7234,7 +7234,7 @@ class AsinhBackward0(Node):
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.mul(grad, ops.conj(ops.rsqrt(ops.add(ops.pow(self, 2), 1))))
+            grad_inputs[0] = ops.mul(grad, conj(ops.rsqrt(ops.add(ops.pow(self, 2), 1))))
         return grad_inputs
 
     def release_variables(node):
@@ -11625,7 +11625,7 @@ class VdotBackward0(Node):
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.mul(ops.conj(grad), other)
+            grad_inputs[0] = ops.mul(conj(grad), other)
         if node.task_should_compute_output(1):
             grad_inputs[1] = ops.mul(grad, self)
         return grad_inputs
@@ -11673,10 +11673,10 @@ class AddmvBackward0(Node):
             grad_inputs[0] = maybe_multiply(grad, conj_scalar(beta))
         if node.task_should_compute_output(1):
             alpha = node.alpha
-            grad_inputs[1] = maybe_multiply(ops.ger(grad, ops.conj(vec)), conj_scalar(alpha))
+            grad_inputs[1] = maybe_multiply(ops.ger(grad, conj(vec)), conj_scalar(alpha))
         if node.task_should_compute_output(2):
             alpha = node.alpha
-            grad_inputs[2] = maybe_multiply(ops.mv(ops.conj(ops.t(mat)), grad), conj_scalar(alpha))
+            grad_inputs[2] = maybe_multiply(ops.mv(conj(ops.t(mat)), grad), conj_scalar(alpha))
         return grad_inputs
 
     def release_variables(node):
@@ -11730,10 +11730,10 @@ class AddrBackward0(Node):
             grad_inputs[0] = maybe_multiply(grad, conj_scalar(beta))
         if node.task_should_compute_output(1):
             alpha = node.alpha
-            grad_inputs[1] = maybe_multiply(ops.mv(grad, ops.conj(vec2)), conj_scalar(alpha))
+            grad_inputs[1] = maybe_multiply(ops.mv(grad, conj(vec2)), conj_scalar(alpha))
         if node.task_should_compute_output(2):
             alpha = node.alpha
-            grad_inputs[2] = maybe_multiply(ops.mv(ops.t(grad), ops.conj(vec1)), conj_scalar(alpha))
+            grad_inputs[2] = maybe_multiply(ops.mv(ops.t(grad), conj(vec1)), conj_scalar(alpha))
         return grad_inputs
 
     def release_variables(node):
@@ -11793,13 +11793,13 @@ class AddbmmBackward0(Node):
             batch1_sym_argsize_0 = node.batch1_sym_argsize_0
             batch1_sym_argsize_1 = node.batch1_sym_argsize_1
             batch2_sym_argsize_2 = node.batch2_sym_argsize_2
-            grad_inputs[1] = maybe_multiply(ops.bmm(ops.expand(ops.unsqueeze(grad, 0), [batch1_sym_argsize_0, batch1_sym_argsize_1, batch2_sym_argsize_2]), ops.conj(ops.transpose(batch2, 1, 2))), conj_scalar(alpha))
+            grad_inputs[1] = maybe_multiply(ops.bmm(ops.expand(ops.unsqueeze(grad, 0), [batch1_sym_argsize_0, batch1_sym_argsize_1, batch2_sym_argsize_2]), conj(ops.transpose(batch2, 1, 2))), conj_scalar(alpha))
         if node.task_should_compute_output(2):
             alpha = node.alpha
             batch1_sym_argsize_0 = node.batch1_sym_argsize_0
             batch1_sym_argsize_1 = node.batch1_sym_argsize_1
             batch2_sym_argsize_2 = node.batch2_sym_argsize_2
-            grad_inputs[2] = maybe_multiply(ops.bmm(ops.conj(ops.transpose(batch1, 1, 2)), ops.expand(ops.unsqueeze(grad, 0), [batch1_sym_argsize_0, batch1_sym_argsize_1, batch2_sym_argsize_2])), conj_scalar(alpha))
+            grad_inputs[2] = maybe_multiply(ops.bmm(conj(ops.transpose(batch1, 1, 2)), ops.expand(ops.unsqueeze(grad, 0), [batch1_sym_argsize_0, batch1_sym_argsize_1, batch2_sym_argsize_2])), conj_scalar(alpha))
         return grad_inputs
 
     def release_variables(node):
@@ -11879,10 +11879,10 @@ class LinalgCrossBackward0(Node):
             return grad_inputs
         if node.task_should_compute_output(0):
             dim = node.dim
-            grad_inputs[0] = ops.linalg_cross(ops.conj(other), grad, dim=dim)
+            grad_inputs[0] = ops.linalg_cross(conj(other), grad, dim=dim)
         if node.task_should_compute_output(1):
             dim = node.dim
-            grad_inputs[1] = ops.linalg_cross(grad, ops.conj(self), dim=dim)
+            grad_inputs[1] = ops.linalg_cross(grad, conj(self), dim=dim)
         return grad_inputs
 
     def release_variables(node):
@@ -12164,7 +12164,7 @@ class ConjBackward0(Node):
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.conj(grad)
+            grad_inputs[0] = conj(grad)
         return grad_inputs
 
 

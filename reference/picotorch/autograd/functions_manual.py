@@ -25,6 +25,7 @@ __all__ = [  # what `from functions_manual import *` gives the generated nodes
     "block_diag_backward",
     "index_copy_source_backward",
     "handle_r_to_c",
+    "conj",
     "conj_scalar",
     "lerp_self_factor",
     "maybe_multiply",
@@ -168,6 +169,12 @@ def maybe_multiply(grad, factor):
 # dtype so that the real training path calls nothing more than before.
 
 
+def conj(t):
+    """``t.conj()`` in a formula: a real tensor is its own conjugate, answered without a call through the
+    dispatcher (most formulas run on real tensors, and ``ops.conj`` costs a binding per call)."""
+    return ops.conj(t) if t._dtype.is_complex else t
+
+
 def conj_scalar(value):
     """``Scalar::conj``: a Python complex number's conjugate; other numbers are their own."""
     return value.conjugate() if isinstance(value, complex) else value
@@ -181,7 +188,7 @@ def lerp_self_factor(weight):
 def _conj_of(value):
     """``other.conj()`` for a tensor or a Python number (``at::scalar_to_tensor(other).conj()``)."""
     if isinstance(value, TensorImpl):
-        return ops.conj(value) if value._dtype.is_complex else value
+        return conj(value) if value._dtype.is_complex else value
     return conj_scalar(value)
 
 
@@ -189,7 +196,7 @@ def mul_tensor_backward(grad, other, self_scalar_type):
     """``grad * conj(other)``, its real part for a real ``self`` (written out: every MulBackward runs it)."""
     if isinstance(other, TensorImpl):
         if other._dtype.is_complex:
-            other = ops.conj(other)
+            other = conj(other)
     elif type(other) is complex:
         other = other.conjugate()
     result = ops.mul(grad, other)
@@ -209,7 +216,7 @@ def div_tensor_other_backward(grad, self, other, rounding_mode=None):
     """``-grad * conj((self / other) / other)``."""
     if rounding_mode is not None:
         return ops.zeros_like(grad, dtype=other.dtype)
-    return handle_r_to_c(other.dtype, ops.mul(ops.neg(grad), ops.conj(ops.div(ops.div(self, other), other))))
+    return handle_r_to_c(other.dtype, ops.mul(ops.neg(grad), conj(ops.div(ops.div(self, other), other))))
 
 
 def pow_backward(grad, self, exponent):
@@ -217,12 +224,12 @@ def pow_backward(grad, self, exponent):
     if exponent == 0:
         return ops.zeros_like(self)
     slope = ops.mul(ops.pow(self, exponent - 1), exponent)
-    return handle_r_to_c(self.dtype, ops.mul(grad, ops.conj(slope)))
+    return handle_r_to_c(self.dtype, ops.mul(grad, conj(slope)))
 
 
 def pow_backward_self(grad, self, exponent):
     """d(self ** e)/dself = e * self ** (e - 1), conjugated; defined as 0 where e == 0."""
-    slope = ops.mul(grad, ops.conj(ops.mul(exponent, ops.pow(self, ops.sub(exponent, 1)))))
+    slope = ops.mul(grad, conj(ops.mul(exponent, ops.pow(self, ops.sub(exponent, 1)))))
     return handle_r_to_c(self.dtype, ops.where(ops.eq(exponent, 0.0), ops.zeros_like(slope), slope))
 
 
@@ -243,7 +250,7 @@ def pow_backward_exponent(grad, self, exponent, result):
     if not isinstance(self, TensorImpl):
         if exponent.dtype.is_complex or isinstance(self, complex):
             log_base = cmath.log(complex(self)) if self != 0 else complex(-math.inf)
-            slope = ops.conj(ops.mul(result, log_base))
+            slope = conj(ops.mul(result, log_base))
             if self == 0:
                 slope = ops.where(_real_nonnegative(exponent), scalar_zero(grad), slope)
             return handle_r_to_c(exponent.dtype, ops.mul(grad, slope))
@@ -252,7 +259,7 @@ def pow_backward_exponent(grad, self, exponent, result):
         return ops.mul(grad, ops.mul(result, math.log(self) if self > 0 else math.nan))  # C's log(-2.) is NaN
     at_zero = ops.bitwise_and(ops.eq(self, 0), _real_nonnegative(exponent))
     base = self if self.dtype is result.dtype else ops._to_copy(self, dtype=result.dtype)  # log in the promoted dtype
-    slope = ops.conj(ops.mul(result, ops.log(base)))
+    slope = conj(ops.mul(result, ops.log(base)))
     return handle_r_to_c(exponent.dtype, ops.mul(grad, ops.where(at_zero, scalar_zero(grad), slope)))
 
 
@@ -269,8 +276,8 @@ def mm_mat1_backward(grad, mat2, mat1_sizes, mat1_strides, alpha):
 
 def _mm_mat1_backward_complex(grad, mat2, mat1_sizes, mat1_strides, alpha):
     if _column_major(mat1_sizes, mat1_strides):
-        return maybe_multiply(ops.t(ops.mm(ops.conj(mat2), ops.t(grad))), conj_scalar(alpha))
-    return maybe_multiply(ops.mm(grad, ops.conj(ops.t(mat2))), conj_scalar(alpha))
+        return maybe_multiply(ops.t(ops.mm(conj(mat2), ops.t(grad))), conj_scalar(alpha))
+    return maybe_multiply(ops.mm(grad, conj(ops.t(mat2))), conj_scalar(alpha))
 
 
 def mm_mat2_backward(grad, mat1, mat2_sizes, mat2_strides, alpha):
@@ -286,8 +293,8 @@ def mm_mat2_backward(grad, mat1, mat2_sizes, mat2_strides, alpha):
 
 def _mm_mat2_backward_complex(grad, mat1, mat2_sizes, mat2_strides, alpha):
     if _column_major(mat2_sizes, mat2_strides):
-        return maybe_multiply(ops.t(ops.mm(ops.t(grad), ops.conj(mat1))), conj_scalar(alpha))
-    return maybe_multiply(ops.mm(ops.conj(ops.t(mat1)), grad), conj_scalar(alpha))
+        return maybe_multiply(ops.t(ops.mm(ops.t(grad), conj(mat1))), conj_scalar(alpha))
+    return maybe_multiply(ops.mm(conj(ops.t(mat1)), grad), conj_scalar(alpha))
 
 
 def _column_major(sizes, strides) -> bool:
@@ -615,7 +622,7 @@ def logsumexp_backward(grad, self, result, dim, keepdim):
     if not keepdim and ndim != 0:
         grad = unsqueeze_multiple(grad, dim, ndim)
         result = unsqueeze_multiple(result, dim, ndim)
-    return ops.mul(grad, ops.conj(ops.exp(ops.sub(self, result))))
+    return ops.mul(grad, conj(ops.exp(ops.sub(self, result))))
 
 
 def var_backward(grad, self, dim, correction, keepdim):
@@ -791,21 +798,21 @@ def prod_backward(grad, input, result, dim=None, keepdim=False):
     if dim is None:
         zeros = ops.sum(ops.eq(input, 0)).item()
         if zeros == 0:
-            return ops.mul(grad, ops.conj(ops.div(result, input)))
+            return ops.mul(grad, conj(ops.div(result, input)))
         if zeros > 1 and not is_grad_enabled():
             return ops.zeros_like(input, memory_format=contiguous_format)
         flat = ops.view(ops.contiguous(input), (-1,))
-        return ops.view_as(ops.mul(grad, ops.conj(_prod_of_others(flat, 0))), input)
+        return ops.view_as(ops.mul(grad, conj(_prod_of_others(flat, 0))), input)
     dim %= input.dim()
     if not keepdim:
         grad, result = ops.unsqueeze(grad, dim), ops.unsqueeze(result, dim)
     if ops.sum(ops.eq(input, 0)).item() == 0:
-        return ops.mul(grad, ops.conj(ops.div(result, input)))
+        return ops.mul(grad, conj(ops.div(result, input)))
     if input.numel() == 0:
         return ops.expand_as(grad, input)
     if input.shape[dim] == 1:
         return grad
-    return ops.mul(grad, ops.conj(_prod_of_others(input, dim)))
+    return ops.mul(grad, conj(_prod_of_others(input, dim)))
 
 
 def _prod_of_others(input, dim):
@@ -876,7 +883,7 @@ def cumprod_backward(grad, input, dim, output):
     if n == 1:
         return grad
     if input._dtype.is_complex:  # from here on the conjugates stand for input and output (NOTE [Complex gradients])
-        input, output = ops.conj(input), ops.conj(output)
+        input, output = conj(input), conj(output)
     w = ops.mul(output, grad)
     if not ops.any(ops.eq(input, 0)).item():
         return ops.div(_reversed_cumsum(w, dim), input)
@@ -1033,14 +1040,14 @@ def acosh_backward(grad, self):
     """``grad * rsqrt(x * x - 1)``; for complex ``x``, ``conj(rsqrt(x + 1) * rsqrt(x - 1))``, which keeps the
     principal branch where ``x * x - 1`` would cross the negative reals (torch 2.13's graph shows these nodes)."""
     if self.dtype.is_complex:
-        return ops.mul(grad, ops.conj(ops.mul(ops.rsqrt(ops.add(self, 1)), ops.rsqrt(ops.sub(self, 1)))))
+        return ops.mul(grad, conj(ops.mul(ops.rsqrt(ops.add(self, 1)), ops.rsqrt(ops.sub(self, 1)))))
     return ops.mul(grad, ops.rsqrt(ops.sub(ops.mul(self, self), 1)))
 
 
 def atanh_backward(grad, self):
     """``grad * 1 / (1 - x^2)``; C++'s ``1 - t`` fills a new tensor with 1 and subtracts in place (SubBackward0 with
     no edge for the 1), which a Tensor minus a tensor records the same way."""
-    return ops.div(ops.mul(grad, 1), ops.conj(ops.sub(scalar_tensor(1), ops.pow(self, 2))))
+    return ops.div(ops.mul(grad, 1), conj(ops.sub(scalar_tensor(1), ops.pow(self, 2))))
 
 
 def sinc_backward(grad, self):
@@ -1057,13 +1064,13 @@ def sgn_backward(self, grad, result):
     if not self.dtype.is_complex:
         return ops.zeros_like(result)
     magnitude = ops.abs(self)
-    value = ops.div(ops.sub(grad, ops.mul(ops.mul(result, result), ops.conj(grad))), ops.mul(magnitude, 2.0))
+    value = ops.div(ops.sub(grad, ops.mul(ops.mul(result, result), conj(grad))), ops.mul(magnitude, 2.0))
     return ops.masked_fill_(value, ops.eq(magnitude, 0.0), 0.0)
 
 
 def polar_backward(grad, result):
     """``polar(r, theta)``: r moves along ``sgn(result)``, theta along ``i result``; each takes the real part."""
-    grad_conj = ops.conj(grad)
+    grad_conj = conj(grad)
     grad_abs = ops.real(ops.mul(grad_conj, ops.sgn(result)))
     grad_angle = ops.real(ops.mul(grad_conj, ops.mul(result, 1j)))
     return grad_abs, grad_angle
@@ -1456,10 +1463,10 @@ def linalg_det_backward(grad, det, A, LU, pivots):
     torch 2.13's solve against ``det * grad * I`` returns zeros (not the cofactor matrix), and so does this."""
     if A.numel() == 0:
         return ops.zeros_like(A)
-    scale = ops.unsqueeze(ops.unsqueeze(ops.mul(grad, ops.conj(det)), -1), -1)
+    scale = ops.unsqueeze(ops.unsqueeze(ops.mul(grad, conj(det)), -1), -1)
     singular = ops.unsqueeze(ops.unsqueeze(ops.eq(det, 0), -1), -1)
     inverse_t = ops.linalg_inv_ex(ops.transpose(A, -2, -1))[0]  # A^T factored, as torch's solve does
-    return ops.where(singular, 0.0, ops.mul(scale, ops.conj(inverse_t)))  # complex: grad * conj(det) * A^-H
+    return ops.where(singular, 0.0, ops.mul(scale, conj(inverse_t)))  # complex: grad * conj(det) * A^-H
 
 
 def slogdet_backward(grads, A, sign, LU, pivots):
@@ -1473,7 +1480,7 @@ def slogdet_backward(grads, A, sign, LU, pivots):
 
 def linalg_inv_backward(grad, inverse):
     """d(A^-1) = -A^-1 dA A^-1, so the gradient is ``-A^-H grad A^-H`` (``A^-T`` for a real ``A``)."""
-    inverse_t = ops.conj(ops.transpose(inverse, -2, -1))
+    inverse_t = conj(ops.transpose(inverse, -2, -1))
     return ops.neg(ops.matmul(inverse_t, ops.matmul(grad, inverse_t)))
 
 

@@ -1,8 +1,11 @@
-"""``picotorch.optim``: ``Optimizer``, ``SGD``, ``Adam``, ``AdamW`` and ``lr_scheduler``. Models ``torch/optim/``."""
+"""``picotorch.optim``: ``Optimizer``, ``SGD``, ``Adam``, ``AdamW``, ``RMSprop``, ``Adagrad`` and ``lr_scheduler``.
+Models ``torch/optim/``."""
 
 from . import lr_scheduler
+from .adagrad import Adagrad
 from .adam import Adam, AdamW
 from .optimizer import Optimizer
+from .rmsprop import RMSprop
 from .sgd import SGD
 
-__all__ = ["SGD", "Adam", "AdamW", "Optimizer", "lr_scheduler"]
+__all__ = ["SGD", "Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "lr_scheduler"]

@@ -189,7 +189,7 @@ def convert(xp, data, dtype):
     where NumPy's direct rounding gives 1.0009765625.
     """
     target = xp_dtype(xp, dtype)
-    if not dtype.is_complex and is_complex_array(xp, data):
+    if (data.dtype.kind == "c" if xp is np_xp else is_complex_array(xp, data)) and not dtype.is_complex:
         data = data != 0 if dtype is st.bool_ else _real_part(data)
     if dtype.itemsize == 2 and dtype.is_floating_point and data.dtype.itemsize != 2:  # is_reduced_float, inline
         data = _astype(xp, data, xp.float32)

@@ -130,3 +130,23 @@ def test_new_tensor_from_a_tensor_warns_and_copies(dtype):
 ])
 def test_new_tensor_errors(call):
     assert_same(lambda T: call(T, T.ones(2, 3)))
+
+
+# PyTorch 2.13 has no named tensors: ``names=`` is refused by every factory, in each one's parser's words
+_NAMES_AND_UNKNOWN_KEYWORDS = [
+    "zeros(2, names=None)", "ones(2, names=('a',))", "full((2,), 1., names=None)", "empty(2, names=None)",
+    "zeros(size=(2,), names=None)", "rand(2, names=None)", "randn(2, 3, names=None)", "rand(names=None)",
+    "rand(2, foo=1)", "rand(foo=1)", "rand(size=(2,), foo=1)", "rand(foo=1, bar=2)", "rand(2, generator=None, foo=1)",
+]
+
+
+@pytest.mark.parametrize("call", _NAMES_AND_UNKNOWN_KEYWORDS)
+def test_names_and_unknown_keywords_are_refused_as_torch(call):
+    def outcome(t):
+        try:
+            eval("t." + call, {"t": t})
+        except TypeError as error:
+            return str(error)
+        return "no error"
+
+    assert outcome(picotorch) == outcome(torch)

@@ -106,7 +106,7 @@ def empty(*size, dtype=None, device=None, requires_grad=False, out=None, layout=
 def _size_argument(name: str, args: tuple, named: dict) -> tuple:
     """A factory's ``size``: ints, one sequence of ints, or ``size=`` (the binding's checks and texts, for the
     factories with one visible signature)."""
-    unexpected = [key for key in named if key not in ("size", "names")]
+    unexpected = [key for key in named if key != "size"]
     if unexpected:
         raise TypeError(f"{name}() got an unexpected keyword argument '{unexpected[0]}'")
     if "size" in named:
@@ -133,7 +133,7 @@ def full(*args, **kwargs):
                    options.get("requires_grad", False))
 
 
-_FULL_OPTIONS = ("dtype", "device", "requires_grad", "out", "layout", "pin_memory", "names")
+_FULL_OPTIONS = ("dtype", "device", "requires_grad", "out", "layout", "pin_memory")
 
 
 def _bind_full(args, kwargs):
@@ -273,12 +273,10 @@ def _random_size(name: str, args: tuple, options: dict) -> tuple:
     """``rand``'s and ``randn``'s ``size``. With two visible signatures PyTorch's parser names the one missing
     argument only when one signature is plausible, i.e. when exactly one keyword was given; otherwise (none,
     several, or ``size`` twice) it prints the invalid combination."""
-    for key in options:
-        if key not in _RANDOM_OPTIONS and key not in ("size", "names"):
-            raise TypeError(f"{name}() got an unexpected keyword argument '{key}'")
-    if "size" in options and not args:
+    unknown = any(key not in _RANDOM_OPTIONS and key != "size" for key in options)  # fits no signature
+    if "size" in options and not args and not unknown:
         return (options["size"],)
-    if args and "size" not in options:
+    if args and "size" not in options and not unknown:
         return args
     if not args and len(options) == 1:
         raise TypeError(f'{name}() missing 1 required positional arguments: "size"')

@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 import pytest
 
+import picotorch
 from picotorch_course.difftest import assert_same
 
 torch = pytest.importorskip("torch")

@@ -160,7 +160,7 @@ def pow(self, exponent):
     number = _number_value(exponent)
     if number is None:
         return _binary(self, exponent, _pow_compute)
-    if not self._dtype.is_floating_point and isinstance(number, int) and number < 0:
+    if not self._dtype.is_floating_point and isinstance(number, int) and number < 0 and not self._dtype.is_complex:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     return _binary(self, exponent, _pow_by_number(number), number_operand=False)
 
@@ -185,6 +185,8 @@ def _pow_by_number(number):
         if number == 0:
             return xp.ones_like(a)
         if number == 1 or not dtype.is_floating_point:
+            if dtype.is_complex and number != 1:
+                return _complex_pow_by_number(xp, a, b, number)
             return a if number == 1 else _pow_compute(xp, a, b, dtype)
         if dtype is st.float16:
             return _c_pow(xp, a, b)
@@ -198,6 +200,17 @@ def _pow_by_number(number):
             return square if exponent == 2 else square * a if exponent == 3 else xp.divide(const(xp, 1, a), square)
         return _float32_pow(xp, a, number) if dtype is st.float32 else xp.pow(a, b)
     return compute
+
+
+def _complex_pow_by_number(xp, a, b, number):
+    """A complex tensor to a real power: 0.5, -0.5 and -1 are ``sqrt``, ``rsqrt`` and ``reciprocal`` (PowKernel.cpp,
+    as for floats), any other power ``std::pow`` of two complex numbers."""
+    with np.errstate(all="ignore"):
+        if number == 0.5:
+            return xp.sqrt(a)
+        if number in (-0.5, -1):
+            return xp.divide(const(xp, 1, a), xp.sqrt(a) if number == -0.5 else a)
+        return xp.pow(a, xp.astype(b, a.dtype))
 
 
 def _float32_pow(xp, a, number):
@@ -294,8 +307,11 @@ def _division(kernel, fn):
     def compute(xp, a, b, dtype):
         if dtype is st.bool_:
             raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
-        if not dtype.is_floating_point and bool(xp.any(b == const(xp, 0, b))):
-            raise RuntimeError("ZeroDivisionError")
+        if not dtype.is_floating_point:
+            if dtype.is_complex:
+                raise not_implemented_for(kernel, dtype)
+            if bool(xp.any(b == const(xp, 0, b))):
+                raise RuntimeError("ZeroDivisionError")
         with np.errstate(all="ignore"):  # a float divided by zero is inf or nan, silently, as in PyTorch
             return fn(xp, a, b, dtype)
     return compute
@@ -306,6 +322,8 @@ def atan2(self, other):
 
 
 def _arctan2(xp, a, b, dtype):
+    if dtype.is_complex:
+        raise not_implemented_for("atan2_cpu", dtype)
     return xp.atan2(a, b)
 
 
@@ -334,19 +352,29 @@ def bitwise_xor_scalar_tensor(self, other):
 
 def _bitwise(name, fn):
     def compute(xp, a, b, dtype):
-        if dtype.is_floating_point:
-            raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{dtype.c10_name}'")
+        if dtype.is_floating_point or dtype.is_complex:
+            raise not_implemented_for(f"{name}_cpu", dtype)
         return fn(xp, a, b)
     return compute
 
 
 def minimum(self, other):
     """The smaller element of the two (NaN if either is NaN; NOTE [Ties of maximum and minimum])."""
-    return _binary(self, other, lambda xp, a, b, dtype: break_zero_ties(xp, xp.minimum(a, b), a, b, dtype))
+    return _binary(self, other, lambda xp, a, b, dtype: break_zero_ties(xp, _ordered(xp.minimum, dtype, "minimum")(
+        a, b), a, b, dtype))
 
 
 def maximum(self, other):
-    return _binary(self, other, lambda xp, a, b, dtype: break_zero_ties(xp, xp.maximum(a, b), a, b, dtype))
+    return _binary(self, other, lambda xp, a, b, dtype: break_zero_ties(xp, _ordered(xp.maximum, dtype, "maximum")(
+        a, b), a, b, dtype))
+
+
+def _ordered(fn, dtype, name):
+    """``fn``, unless the operands are complex: ``maximum``, ``minimum``, ``fmax`` and ``fmin`` check their inputs
+    first (a complex operand makes the promoted dtype complex)."""
+    if dtype.is_complex:
+        raise RuntimeError(f"{name} not implemented for complex tensors.")
+    return fn
 
 
 # NOTE [Ties of maximum and minimum]
@@ -480,7 +508,7 @@ def _check_bool_sub(self, other) -> None:
 
 
 def _pow_compute(xp, a, b, dtype):
-    if dtype.is_floating_point or not bool(xp.any(b < const(xp, 0, b))):
+    if dtype.is_floating_point or dtype.is_complex or not bool(xp.any(b < const(xp, 0, b))):
         return xp.pow(a, b)
     return _integer_pow(xp, a, b)
 
@@ -542,7 +570,7 @@ def div_mode_(self, other, rounding_mode=None):
 
 def pow_(self, exponent):
     number = _number_value(exponent)
-    if not self._dtype.is_floating_point and isinstance(number, int) and number < 0:  # before the cast check
+    if not (self._dtype.is_floating_point or self._dtype.is_complex) and isinstance(number, int) and number < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     check_inplace_operands(self, exponent)
     write_inplace(self, pow(self, exponent))
@@ -655,24 +683,32 @@ def ne(self, other):
 
 
 def lt(self, other):
-    return _compare(self, other, lambda xp, a, b: xp.less(a, b))
+    return _compare(self, other, lambda xp, a, b: xp.less(a, b), "lt_cpu")
 
 
 def le(self, other):
-    return _compare(self, other, lambda xp, a, b: xp.less_equal(a, b))
+    return _compare(self, other, lambda xp, a, b: xp.less_equal(a, b), "le_cpu")
 
 
 def gt(self, other):
-    return _compare(self, other, lambda xp, a, b: xp.greater(a, b))
+    return _compare(self, other, lambda xp, a, b: xp.greater(a, b), "gt_cpu")
 
 
 def ge(self, other):
-    return _compare(self, other, lambda xp, a, b: xp.greater_equal(a, b))
+    return _compare(self, other, lambda xp, a, b: xp.greater_equal(a, b), "ge_cpu")
 
 
-def _compare(self, other, fn):
-    other, dev, _, _, xp, a, b = binary_operands(self, other)
+def _compare(self, other, fn, ordered=None):
+    """``ordered``: the kernel's name for an order comparison, which complex numbers do not have."""
+    other, dev, dtype, _, xp, a, b = binary_operands(self, other)
+    if ordered is not None and dtype.is_complex:
+        raise not_implemented_for(ordered, dtype)
     return new_tensor(follow_inputs(xp, xp.asarray(fn(xp, a, b)), [self._data, other._data]), st.bool_, dev)
+
+
+def not_implemented_for(kernel, dtype) -> NotImplementedError:
+    """``AT_DISPATCH``'s error for a dtype the kernel was not compiled for."""
+    return NotImplementedError(f"\"{kernel}\" not implemented for '{dtype.c10_name}'")
 
 
 # ----------------------------------------------------------------------------- logical ops
@@ -829,6 +865,7 @@ def xlogy(self, other):
 
 
 def _xlogy(xp, a, b, dtype):
+    a, b = _real_operands(a, b, dtype, "xlogy_cpu")
     with np.errstate(divide="ignore", invalid="ignore"):
         product = xp.multiply(a, _in_float64(xp, xp.log, b))
         return xp.where(xp.isnan(b), b, xp.where(a == 0, const(xp, 0, a), product))
@@ -836,11 +873,13 @@ def _xlogy(xp, a, b, dtype):
 
 def fmax(self, other):
     """The larger of the two, a NaN losing to a number (C's ``fmax``)."""
-    return _binary(self, other, lambda xp, a, b, dtype: _fmax_fmin(xp, np.fmax, xp.maximum, a, b, dtype))
+    return _binary(self, other, lambda xp, a, b, dtype: _fmax_fmin(xp, np.fmax, _ordered(xp.maximum, dtype, "fmax"),
+                                                                   a, b, dtype))
 
 
 def fmin(self, other):
-    return _binary(self, other, lambda xp, a, b, dtype: _fmax_fmin(xp, np.fmin, xp.minimum, a, b, dtype))
+    return _binary(self, other, lambda xp, a, b, dtype: _fmax_fmin(xp, np.fmin, _ordered(xp.minimum, dtype, "fmin"),
+                                                                   a, b, dtype))
 
 
 def _fmax_fmin(xp, numpy_fn, fn, a, b, dtype):
@@ -852,7 +891,15 @@ def _fmax_fmin(xp, numpy_fn, fn, a, b, dtype):
 
 
 def copysign(self, other):
-    return _binary(self, other, lambda xp, a, b, dtype: xp.copysign(a, b), to_float=True)
+    return _binary(self, other, lambda xp, a, b, dtype: xp.copysign(*_real_operands(a, b, dtype, "copysign_cpu")),
+                   to_float=True)
+
+
+def _real_operands(a, b, dtype, kernel):
+    """``(a, b)`` for a kernel compiled for real dtypes only."""
+    if dtype.is_complex:
+        raise not_implemented_for(kernel, dtype)
+    return a, b
 
 
 def hypot_(self, other):
@@ -897,8 +944,7 @@ def fmod_(self, other):
 
 def heaviside(self, values):
     """0 where ``self`` < 0, ``values`` where it is 0, 1 where it is > 0 (NaN counts as not above 0)."""
-    if self._dtype is not values._dtype:
-        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    _check_heaviside(self, values)
     return _binary(self, values, _heaviside)
 
 
@@ -907,9 +953,15 @@ def _heaviside(xp, a, b, dtype):
     return xp.where(a == zero, b, xp.astype(a > zero, a.dtype))
 
 
-def heaviside_(self, values):
+def _check_heaviside(self, values) -> None:
+    if self._dtype.is_complex or values._dtype.is_complex:
+        raise RuntimeError("heaviside is not yet implemented for complex tensors.")
     if self._dtype is not values._dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+
+
+def heaviside_(self, values):
+    _check_heaviside(self, values)
     check_inplace_operands(self, values)
     write_inplace(self, heaviside(self, values))
     return self
@@ -931,8 +983,8 @@ def _lcm(xp, a, b):
 
 def _integer_only(kernel, fn):
     def compute(xp, a, b, dtype):
-        if dtype.is_floating_point or dtype is st.bool_:
-            raise NotImplementedError(f"\"{kernel}\" not implemented for '{dtype.c10_name}'")
+        if dtype.is_floating_point or dtype is st.bool_ or dtype.is_complex:
+            raise not_implemented_for(kernel, dtype)
         return xp.asarray(fn(xp, to_numpy(a), to_numpy(b)), device=a.device) if xp is not np_xp else fn(xp, a, b)
     return compute
 

@@ -781,7 +781,7 @@ def count_nonzero_dim(self, dim=None):
 
 
 def nanmean(self, dim=None, keepdim=False, dtype=None):
-    if not self.dtype.is_floating_point:
+    if not (self.dtype.is_floating_point or self.dtype.is_complex):
         raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got "
                            f"{self.dtype.c10_name}")
     counted = ops.sum(ops.logical_not(ops.isnan(self)), dim, keepdim)

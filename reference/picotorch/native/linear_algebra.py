@@ -95,6 +95,15 @@ def mv(self, vec):
 
 
 def dot(self, tensor):
+    return _dot(self, tensor, False)
+
+
+def vdot(self, other):
+    """``dot`` of ``self``'s conjugate, with dot's checks and texts, as PyTorch's CPU kernel."""
+    return _dot(self, other, True)
+
+
+def _dot(self, tensor, conjugate):
     if self._data.ndim != 1 or tensor._data.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {self._data.ndim}D and {tensor._data.ndim}D tensors")
     if self._dtype is not tensor._dtype:
@@ -110,7 +119,8 @@ def dot(self, tensor):
         data = convert(xp, xp.asarray(xp.vecdot(in_float32(xp, self._data), in_float32(xp, tensor._data))),
                        self._dtype)
     else:
-        first = xp.conj(self._data) if self._dtype.is_complex else self._data  # vecdot conjugates its first
+        # vecdot conjugates its first operand, which ``dot`` must undo
+        first = xp.conj(self._data) if self._dtype.is_complex and not conjugate else self._data
         data = xp.asarray(xp.vecdot(first, tensor._data))
     return new_tensor(data, self._dtype, common_device(self, tensor))
 
@@ -214,8 +224,10 @@ def _cpp_name(dtype) -> str:
 
 def linalg_vector_norm(self, ord=2, dim=None, keepdim=False, dtype=None):
     if not self._dtype.is_floating_point:
-        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. "
-                           f"Got {self._dtype.c10_name}")
+        if not self._dtype.is_complex:
+            raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. "
+                               f"Got {self._dtype.c10_name}")
+        return _complex_vector_norm(self, ord, dim, keepdim, dtype)
     ord = float(ord)
     axes = reduce_dims(self, dim)
     if self._data.size == 0 and (ord < 0 or ord == math.inf):
@@ -225,6 +237,20 @@ def linalg_vector_norm(self, ord=2, dim=None, keepdim=False, dtype=None):
     data = xp.abs(xp.astype(cast(self, out_dtype, xp), xp.float64))
     out = _vector_norm(xp, data, ord, axes, keepdim)
     # float16: via float32
+    return new_tensor(row_major(convert(xp, xp.asarray(out), out_dtype)), out_dtype, self._device)
+
+
+def _complex_vector_norm(self, ord, dim, keepdim, dtype):
+    """The norm of the magnitudes, a real tensor of the parts' dtype (a ``dtype`` asked for must be complex)."""
+    if dtype is not None and not dtype.is_complex:
+        raise RuntimeError(f"linalg.vector_norm: dtype should be complex for complex inputs, but got {dtype.c10_name}")
+    ord = float(ord)
+    axes = reduce_dims(self, dim)
+    if self._data.size == 0 and (ord < 0 or ord == math.inf):
+        _check_norm_identity(self, ord, dim)
+    out_dtype = (dtype or self._dtype).to_real()
+    xp = xp_of(self)
+    out = _vector_norm(xp, xp.abs(xp.astype(self._data, xp.complex128)), ord, axes, keepdim)
     return new_tensor(row_major(convert(xp, xp.asarray(out), out_dtype)), out_dtype, self._device)
 
 
@@ -310,7 +336,7 @@ def baddbmm_(self, batch1, batch2, beta=1, alpha=1):
 
 def dist(self, other, p=2):
     difference = sub(self, other)
-    if not difference._dtype.is_floating_point:
+    if not (difference._dtype.is_floating_point or difference._dtype.is_complex):
         raise RuntimeError(f"norm(): input dtype should be either floating point or complex. "
                            f"Got {difference._dtype.c10_name} instead.")
     return linalg_vector_norm(difference, p)
@@ -329,16 +355,12 @@ def norm_scalaropt_dim(self, p, dim, keepdim=False):
 
 
 def _check_norm_dtype(self) -> None:
-    if not self._dtype.is_floating_point:
+    if not (self._dtype.is_floating_point or self._dtype.is_complex):
         raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got "
                            f"{self._dtype.c10_name} instead.")
 # ----------------------------------------------------------------------------- ops batch 8: vdot, addmv, addr, addbmm
 # ``beta * self + alpha * product``, ``self`` broadcast to the product's shape; ``beta == 0`` ignores ``self`` (its NaNs
-# too), as ``addmm`` does. Real dtypes only: ``vdot`` is ``dot``.
-
-
-def vdot(self, other):
-    return dot(self, other)  # with dot's checks and texts, as PyTorch's CPU kernel
+# too), as ``addmm`` does.
 
 
 def _beta_self_plus_alpha(self, product, dtype, beta, alpha, devices):

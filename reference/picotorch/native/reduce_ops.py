@@ -265,9 +265,12 @@ def var_mean(self, dim=None, correction=None, keepdim=False):
 
 
 def _var(self, dim, correction, keepdim, name):
-    if not self._dtype.is_floating_point:
-        which = name if name.endswith("_mean") else "std and var"
-        raise RuntimeError(f"{which} only support floating point and complex dtypes")
+    out_dtype = self._dtype
+    if not out_dtype.is_floating_point:
+        if not out_dtype.is_complex:
+            which = name if name.endswith("_mean") else "std and var"
+            raise RuntimeError(f"{which} only support floating point and complex dtypes")
+        out_dtype = out_dtype.to_real()  # the spread of complex numbers is the real sum of |z - mean|^2
     xp = xp_of(self)
     axes = reduce_dims(self, dim)
     count = 1
@@ -278,15 +281,17 @@ def _var(self, dim, correction, keepdim, name):
         warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
                       "reduction factor (input numel divided by output numel). (Triggered internally at "
                       "/__w/pytorch/pytorch/aten/src/ATen/native/ReduceOps.cpp:1861.)", UserWarning, stacklevel=2)
-    data = xp.astype(self._data, xp.float64)
+    data = xp.astype(self._data, xp.float64 if out_dtype is self._dtype else xp.complex128)
     with warnings.catch_warnings():  # an empty mean, a division by zero dof: NaN or inf, as in PyTorch
         warnings.simplefilter("ignore", RuntimeWarning)
         deviations = data - xp.mean(data, axis=axes, keepdims=True)
+        if out_dtype is not self._dtype:
+            deviations = xp.abs(deviations)
         out = xp.sum(deviations * deviations, axis=axes, keepdims=keepdim) / max(dof, 0)
         if name.startswith("std"):
             out = xp.sqrt(out)
     # float16: via float32
-    return new_tensor(row_major(convert(xp, xp.asarray(out), self._dtype)), self._dtype, self._device)
+    return new_tensor(row_major(convert(xp, xp.asarray(out), out_dtype)), out_dtype, self._device)
 
 
 # ----------------------------------------------------------------------------- all, any, equal
@@ -395,8 +400,10 @@ def _cumulative(self, dim, dtype, how):
     data = cast(self, out_dtype, xp)
     if self._data.ndim == 0:
         return new_tensor(xp.asarray(data, copy=True), out_dtype, self._device)
-    if out_dtype.is_floating_point:
+    if out_dtype.is_floating_point or out_dtype.is_complex:
         wide = xp.float32 if is_reduced_float(out_dtype) else xp.float64  # ATen's CPU acc_type
+        if out_dtype.is_complex:
+            wide = xp.complex128
         with np.errstate(over="ignore", invalid="ignore"):
             running = getattr(xp, how)(xp.astype(data, wide), axis=axis)
             if how == "cumulative_sum":
@@ -497,6 +504,8 @@ def nansum(self, dim=None, keepdim=False, dtype=None):
         xp = xp_of(self)
         data = self._data
         self = new_tensor(xp.where(xp.isnan(data), xp.zeros_like(data), data), self._dtype, self._device)
+    elif self._dtype.is_complex:
+        raise RuntimeError("nansum on CPU does not support complex inputs")
     return sum_dim(self, dim, keepdim, dtype=dtype)
 
 

@@ -1209,6 +1209,8 @@ def _number_minus(value, tensor):
 
 def kl_div(self, target, reduction=_MEAN, log_target=False):
     if not (self._dtype.is_floating_point and target._dtype.is_floating_point):
+        if self._dtype.is_complex or target._dtype.is_complex:  # checked first
+            raise RuntimeError("kl_div: Complex inputs not supported.")
         raise RuntimeError("kl_div: Integral inputs not supported.")
     if log_target:
         output = ops.mul(ops.exp(target), ops.sub(target, self))

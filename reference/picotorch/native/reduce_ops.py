@@ -147,8 +147,12 @@ def _extreme(self, dim, keepdim, name, xp_name):
         _check_nonempty_reduction(self, dim, name)
     xp = xp_of(self)
     data = xp.asarray(getattr(xp, xp_name)(self._data, axis=axes, keepdims=keepdim))
-    if self._dtype.is_floating_point and xp.any(data == 0):
-        data = _first_zero_sign(xp, self._data, axes, keepdim, data)
+    if self._dtype.is_floating_point:
+        if xp.any(data == 0):
+            data = _first_zero_sign(xp, self._data, axes, keepdim, data)
+    elif self._dtype.is_complex:  # complex numbers have no order
+        kernel = "aminmax_cpu" if name == "aminmax" else f"{xp_name}_values_cpu"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{self._dtype.c10_name}'")
     return new_tensor(row_major(data), self._dtype, self._device)
 
 
@@ -193,8 +197,8 @@ def argmin(self, dim=None, keepdim=False):
 
 
 def _arg_extreme(self, dim, keepdim, name):
-    if self._dtype is st.bool_:
-        raise RuntimeError(f"{name}(): does not support bool input")
+    if self._dtype is st.bool_ or self._dtype.is_complex:
+        raise RuntimeError(f"{name}(): does not support {'bool' if self._dtype is st.bool_ else 'complex'} input")
     xp = xp_of(self)
     ndim = self._data.ndim
     if dim is None:
@@ -470,6 +474,8 @@ def cummin(self, dim):
 
 
 def _cumulative_extreme(self, dim, reaches, name):
+    if self._dtype.is_complex:
+        raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{self._dtype.c10_name}'")
     if self._data.ndim == 0 and dim not in (-1, 0):
         raise IndexError(f"{name}(): Expected reduction dim -1 or 0 for scalar but got {dim}")
     axis = checks.wrap_dim(dim, self._data.ndim)

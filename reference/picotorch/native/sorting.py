@@ -42,6 +42,8 @@ def topk(self, k, dim=-1, largest=True, sorted=True):
         raise RuntimeError("selected index k out of range")
     if self._dtype is st.bool_:
         raise RuntimeError("topk does not support bool dtypes on CPU")
+    if self._dtype.is_complex:  # Sorting.cpp's text, with its leading space
+        raise RuntimeError(" topk does not support complex dtypes on CPU")
     if self._data.ndim == 0:
         return _sorted(self, axis, largest)
     xp = xp_of(self)
@@ -127,6 +129,8 @@ _RADIX_SORT_FROM = 32768
 
 def _sorted(self, dim, descending, stable=True):
     """(values, int64 indices) of a sort along ``dim``; a zero-dim tensor is itself, at index 0."""
+    if self._dtype.is_complex:  # Sorting.cpp's text, with its leading space
+        raise RuntimeError(" Sort does not support complex dtypes on CPU")
     xp = xp_of(self)
     axis = checks.wrap_dim(dim, self._data.ndim)
     if self._data.ndim == 0:
@@ -193,8 +197,9 @@ def nanmedian_dim(self, dim, keepdim=False):
 
 
 def _check_not_bool(self, kernel):
-    if self._dtype is st.bool_:
-        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+    """No kernel for bool, nor for complex numbers, which have no order."""
+    if self._dtype is st.bool_ or self._dtype.is_complex:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{self._dtype.c10_name}'")
 
 
 def _median_all(self, kernel, ignore_nan):
@@ -343,6 +348,8 @@ def _gathered(self, axis, chosen, keepdim):
 
 
 def mode(self, dim=-1, keepdim=False):
+    if self._dtype.is_complex:
+        _check_not_bool(self, "mode_cpu")
     axis = checks.wrap_dim(dim, self._data.ndim)
     _check_reduced_size(self, axis, "mode")
     rows = _rows(self, axis)

@@ -159,6 +159,8 @@ def min_dim(self, dim, keepdim=False):
 
 
 def _value_and_index(self, dim, keepdim, name):
+    if self._dtype.is_complex:
+        raise RuntimeError(f"{name}(): does not support complex input")
     xp = xp_of(self)
     ndim = self._data.ndim
     axis = checks.wrap_dim(dim, ndim)
@@ -273,8 +275,8 @@ def isreal(self):
 def isin(elements, test_elements, assume_unique=False, invert=False):
     elements, test_elements = as_operand(elements), as_operand(test_elements)
     for t in (elements, test_elements):
-        if t._dtype is st.bool_:
-            raise RuntimeError("Unsupported input type encountered for isin(): Bool")
+        if t._dtype is st.bool_ or t._dtype.is_complex:
+            raise RuntimeError(f"Unsupported input type encountered for isin(): {t._dtype.c10_name}")
     common = st.to_numpy_dtype(result_type(elements, test_elements))
     found = np.isin(to_numpy(elements._data).astype(common), to_numpy(test_elements._data).astype(common),
                     invert=invert)

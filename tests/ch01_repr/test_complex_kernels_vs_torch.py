@@ -194,7 +194,50 @@ FACTORIES = [
 ]
 
 
-@pytest.mark.parametrize("program", BINARY + REDUCTIONS + UNARY + ORDER + FACTORIES)
+MORE = [
+    'T.float_power(z, 2)',
+    'T.float_power(2, z)',
+    'T.float_power(r, 1j)',
+    'T.float_power(1j, r)',
+    'z.float_power_(2)',
+    'zd.clone().float_power_(2)',
+    'r.double().float_power_(1j)',
+    'T.float_power(r, 2)',
+    'T.float_power(T.tensor([1, 2]), 2)',
+    'T.cov(z)',
+    'T.cov(T.stack([z, z*2]))',
+    'T.cov(T.stack([z, z*2]), correction=0)',
+    'T.corrcoef(T.stack([z, z*2]))',
+    'T.cov(r)',
+    'z.addcdiv(z, z)',
+    'z.addcdiv(z, z, value=2j)',
+    'z.addcmul(z, z, value=1j)',
+    'z.lerp(z, 0.5)',
+    'z.lerp(z*2, 0.5j)',
+    'z.lerp(z*2, T.tensor([0.5, 1j]))',
+    'z.lerp(z*2, 0.75)',
+    'r.lerp(z, 0.5)',
+    'z.lerp(r, 0.5)',
+    'z.clone().lerp_(z*2, 0.25)',
+    'T.nn.functional.silu(z)',
+    'T.nn.functional.silu(zd)',
+    'T.ldexp(z, r)',
+    'r.clone().ldexp_(z)',
+    'z.clone().ldexp_(r)',
+    'T.max(z, 2)',
+    'T.sort(z, 2)',
+    'T.cummax(z, 2)',
+    'T.kthvalue(z, 0)',
+    'T.median(z, 2)',
+    'T.nansum(z, 2)',
+    'T.histc(z, 0)',
+    'T.mode(z, 2)',
+    "T.pow(z, z)", "T.pow(m, m)", "2 ** T.tensor([0j, 1, 2, 3j, -1])", "T.tensor([0j, 1j, 2]) ** 0",
+    "T.tensor([0j, 1j, 2]) ** 1j", "T.tensor([0j, 1j, 2]) ** T.tensor(2+0j)",
+]
+
+
+@pytest.mark.parametrize("program", BINARY + REDUCTIONS + UNARY + ORDER + FACTORIES + MORE)
 def test_ops_on_complex_tensors_match_torch(program):
     assert_same(program)
 
@@ -207,8 +250,10 @@ def _data(dtype):
 
 
 EXACT = ["z + z", "z - 2 * z", "z * 2", "z / 2", "z ** 0.5", "z.sqrt()", "z.neg()", "z.conj_physical()", "2 ** z",
-         "z ** 1.5", "z.cumsum(0)"]
-CLOSE = ["z * z", "z / z", "z ** 2", "z ** -1", "z ** -2", "z ** 3", "z.reciprocal()", "z.rsqrt()",
+         "z ** 1.5", "z.cumsum(0)", "z.pow(z.flip(0))", "z.pow(T.arange(-150, 150).to(z.dtype) / 4)",
+         "T.float_power(z, z)"]
+CLOSE = ["T.float_power(z, 2)", "z * z",
+         "z / z", "z ** 2", "z ** -1", "z ** -2", "z ** 3", "z.reciprocal()", "z.rsqrt()",
          "z.square()", "T.logspace(-1, 2.5, 7, dtype=z.dtype)", "z.exp()", "z.log()", "z.log2()", "z.log10()",
          "z.sigmoid()", "z.tanh()", "z.sin()", "z.cos()",
          "z.sinh()",

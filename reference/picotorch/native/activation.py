@@ -154,6 +154,11 @@ def gelu_backward(grad_output, self, approximate="none"):
 
 
 def silu(self):
+    if self._dtype.is_complex:  # x / (1 + exp(-x)) in complex numbers
+        xp = xp_of(self)
+        x = xp.astype(self._data, xp.complex128)
+        with np.errstate(all="ignore"):
+            return wrap(self, follow_inputs(xp, xp.astype(x / (1 + xp.exp(-x)), self._data.dtype), [self._data]))
     _check_floating(self, "silu_cpu")
     if self._dtype is st.float32 or is_reduced_float(self._dtype):
         xp, x, one, exp = _float32_sigmoid_parts(self)

@@ -58,13 +58,17 @@ def _output_holding_self(self, tensor1, tensor2):
 
 
 def _check_addcdiv_operands(tensor1, tensor2) -> None:
-    if not tensor1._dtype.is_floating_point and not tensor2._dtype.is_floating_point:
+    if not _inexact(tensor1) and not _inexact(tensor2):
         raise RuntimeError(
             "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will perform "
             "a true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as (input + "
             "value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as (input + value * "
             "tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter implementation: "
             "(input + value * tensor1 / tensor2), for all dtypes.")
+
+
+def _inexact(t) -> bool:
+    return t._dtype.is_floating_point or t._dtype.is_complex
 
 
 def addcmul_(self, tensor1, tensor2, value=1):
@@ -128,6 +132,8 @@ def lerp(self, end, weight):
     for t in operands:
         shape = broadcast_shapes(shape, tuple(t._data.shape))
     if not self._dtype.is_floating_point:
+        if self._dtype.is_complex:
+            return _complex_lerp(self, end, weight, tensor_weight, shape, operands)
         kernel = "lerp_kernel_tensor" if tensor_weight else "lerp_kernel_scalar"
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{self._dtype.c10_name}'")
     xp = xp_of(self)
@@ -142,6 +148,18 @@ def lerp(self, end, weight):
     values = xp.where(xp.abs(w) < 0.5, fma(xp, diff, w, s), fma(xp, diff, w - one, e))
     values = convert(xp, xp.asarray(values), self._dtype)
     return wrap(self, follow_inputs(xp, values, [t._data for t in operands]))
+
+
+def _complex_lerp(self, end, weight, tensor_weight, shape, operands):
+    """Lerp.h's complex form: ``self + weight * (end - self)`` for ``|weight| < 0.5``, else
+    ``end - (end - self) * (1 - weight)``."""
+    xp = xp_of(self)
+    s, e = (xp.broadcast_to(t._data, shape) for t in (self, end))
+    w = convert(xp, weight._data, self._dtype) if tensor_weight else xp.asarray(weight, dtype=s.dtype)
+    diff = e - s
+    one = xp.asarray(1, dtype=s.dtype)
+    values = xp.where(xp.abs(w) < 0.5, s + w * diff, e - diff * (one - w))
+    return wrap(self, follow_inputs(xp, xp.asarray(values, dtype=s.dtype), [t._data for t in operands]))
 
 
 def _in_opmath(xp, t, dtype):

@@ -474,11 +474,11 @@ def cummin(self, dim):
 
 
 def _cumulative_extreme(self, dim, reaches, name):
-    if self._dtype.is_complex:
-        raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{self._dtype.c10_name}'")
     if self._data.ndim == 0 and dim not in (-1, 0):
         raise IndexError(f"{name}(): Expected reduction dim -1 or 0 for scalar but got {dim}")
     axis = checks.wrap_dim(dim, self._data.ndim)
+    if self._dtype.is_complex:
+        raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{self._dtype.c10_name}'")
     xp = xp_of(self)
     data = to_numpy(self._data)
     rows = np.moveaxis(data.reshape(1) if data.ndim == 0 else data, axis, -1)
@@ -511,6 +511,7 @@ def nansum(self, dim=None, keepdim=False, dtype=None):
         data = self._data
         self = new_tensor(xp.where(xp.isnan(data), xp.zeros_like(data), data), self._dtype, self._device)
     elif self._dtype.is_complex:
+        reduce_dims(self, dim)  # the dims' checks first
         raise RuntimeError("nansum on CPU does not support complex inputs")
     return sum_dim(self, dim, keepdim, dtype=dtype)
 

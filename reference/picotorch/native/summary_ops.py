@@ -39,6 +39,8 @@ def bincount(self, weights=None, minlength=0):
 
 def histc(self, bins=100, min=0, max=0):
     if not self._dtype.is_floating_point:
+        if self._dtype.is_complex and bins <= 0:
+            raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
         kernel = "aminmax_cpu" if self._dtype.is_complex else "histogram_cpu"  # histc's range comes first
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{self._dtype.c10_name}'")
     if bins <= 0:

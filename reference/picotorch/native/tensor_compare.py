@@ -159,11 +159,11 @@ def min_dim(self, dim, keepdim=False):
 
 
 def _value_and_index(self, dim, keepdim, name):
-    if self._dtype.is_complex:
-        raise RuntimeError(f"{name}(): does not support complex input")
     xp = xp_of(self)
     ndim = self._data.ndim
     axis = checks.wrap_dim(dim, ndim)
+    if self._dtype.is_complex:
+        raise RuntimeError(f"{name}(): does not support complex input")
     if ndim == 0:  # a zero-dim tensor is its own maximum, at index 0
         return (new_tensor(xp.asarray(self._data, copy=True), self._dtype, self._device),
                 new_tensor(xp.zeros((), dtype=xp.int64, device=self._data.device), st.int64, self._device))

@@ -838,7 +838,30 @@ def hypot(self, other):
 
 
 def logaddexp(self, other):
-    return _binary(self, other, _floating_only("logaddexp", lambda xp, a, b: _log_add(xp, a, b, xp.exp, None)))
+    return _binary(self, other, _logaddexp)
+
+
+def _logaddexp(xp, a, b, dtype):
+    if dtype.is_floating_point:
+        return _log_add(xp, a, b, xp.exp, None)
+    if dtype.is_complex:
+        return complex_log_add(xp, a, b)
+    raise not_implemented_for("logaddexp_cpu", dtype)
+
+
+def complex_log_add(xp, a, b):
+    """LogAddExp.h's complex ``log(e^a + e^b)``: ``max + log1p(exp(min - max))``, min and max by the real part
+    (a NaN part makes both parts NaN), in complex128 and rounded once; an infinite real part keeps the larger
+    operand."""
+    dtype = a.dtype
+    a, b = xp.astype(a, xp.complex128), xp.astype(b, xp.complex128)
+    with np.errstate(all="ignore"):
+        a_low = xp.real(a) < xp.real(b)
+        low, high = xp.where(a_low, a, b), xp.where(a_low, b, a)
+        result = xp.where(xp.isinf(xp.real(low)), high, high + xp.log1p(xp.exp(low - high)))
+        nan = xp.asarray(complex(math.nan, math.nan), dtype=xp.complex128)
+        result = xp.where(xp.isnan(a) | xp.isnan(b), nan, result)
+    return xp.astype(result, dtype)
 
 
 def logaddexp2(self, other):

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..c10 import scalar_type as st
 from . import checks
-from .binary_ops import type_meta_name, write_inplace
+from .binary_ops import complex_log_add, type_meta_name, write_inplace
 from .device import to_numpy
 from .dispatcher import ops
 from .helpers import (
@@ -531,6 +531,8 @@ def count_nonzero(self, dim):
 
 
 def logcumsumexp(self, dim):
+    if self._dtype.is_complex:
+        return _complex_logcumsumexp(self, dim)
     if not self._dtype.is_floating_point:
         raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{self._dtype.c10_name}'")
     axis = checks.wrap_dim(dim, self._data.ndim)
@@ -552,3 +554,15 @@ def logcumsumexp(self, dim):
             out[..., i] = running
     result = np.ascontiguousarray(np.moveaxis(out, -1, axis)).astype(self._dtype._numpy)
     return new_tensor(xp_of(self).asarray(result, device=self._data.device), self._dtype, self._device)
+
+
+def _complex_logcumsumexp(self, dim):
+    """The running ``log(e^a + e^b)`` of complex numbers (``complex_log_add``), in the input's dtype."""
+    axis = checks.wrap_dim(dim, self._data.ndim)
+    data = to_numpy(self._data)
+    out = np.array(data, order="C")
+    if data.ndim and data.size:
+        rows = np.moveaxis(out, axis, -1)
+        for i in range(1, rows.shape[-1]):
+            rows[..., i] = complex_log_add(np, rows[..., i - 1], rows[..., i])
+    return new_tensor(xp_of(self).asarray(out, device=self._data.device), self._dtype, self._device)

@@ -361,21 +361,18 @@ def _bitwise(name, fn):
 
 def minimum(self, other):
     """The smaller element of the two (NaN if either is NaN; NOTE [Ties of maximum and minimum])."""
-    return _binary(self, other, lambda xp, a, b, dtype: break_zero_ties(xp, _ordered(xp.minimum, dtype, "minimum")(
-        a, b), a, b, dtype))
+    return _binary(self, other, lambda xp, a, b, dtype: break_zero_ties(xp, xp.minimum(a, b), a, b, dtype, "minimum"))
 
 
 def maximum(self, other):
-    return _binary(self, other, lambda xp, a, b, dtype: break_zero_ties(xp, _ordered(xp.maximum, dtype, "maximum")(
-        a, b), a, b, dtype))
+    return _binary(self, other, lambda xp, a, b, dtype: break_zero_ties(xp, xp.maximum(a, b), a, b, dtype, "maximum"))
 
 
-def _ordered(fn, dtype, name):
-    """``fn``, unless the operands are complex: ``maximum``, ``minimum``, ``fmax`` and ``fmin`` check their inputs
-    first (a complex operand makes the promoted dtype complex)."""
+def _refuse_complex(dtype, name) -> None:
+    """``maximum``, ``minimum``, ``fmax`` and ``fmin`` refuse complex inputs (a complex operand makes the promoted
+    dtype complex)."""
     if dtype.is_complex:
         raise RuntimeError(f"{name} not implemented for complex tensors.")
-    return fn
 
 
 # NOTE [Ties of maximum and minimum]
@@ -387,8 +384,10 @@ def _ordered(fn, dtype, name):
 _MAX_MIN_VECTOR = {"float32": 16, "float64": 8, "float16": 32, "bfloat16": 32}
 
 
-def break_zero_ties(xp, result, a, b, dtype):
+def break_zero_ties(xp, result, a, b, dtype, name=None):
+    """``name``: the op (maximum, minimum) whose complex operands are refused."""
     if not dtype.is_floating_point:
+        _refuse_complex(dtype, name)
         return result
     equal = a == b
     if not bool(xp.any(equal)):  # no tie at all, the common case: one comparison
@@ -913,17 +912,16 @@ def _xlogy(xp, a, b, dtype):
 
 def fmax(self, other):
     """The larger of the two, a NaN losing to a number (C's ``fmax``)."""
-    return _binary(self, other, lambda xp, a, b, dtype: _fmax_fmin(xp, np.fmax, _ordered(xp.maximum, dtype, "fmax"),
-                                                                   a, b, dtype))
+    return _binary(self, other, lambda xp, a, b, dtype: _fmax_fmin(xp, np.fmax, xp.maximum, a, b, dtype, "fmax"))
 
 
 def fmin(self, other):
-    return _binary(self, other, lambda xp, a, b, dtype: _fmax_fmin(xp, np.fmin, _ordered(xp.minimum, dtype, "fmin"),
-                                                                   a, b, dtype))
+    return _binary(self, other, lambda xp, a, b, dtype: _fmax_fmin(xp, np.fmin, xp.minimum, a, b, dtype, "fmin"))
 
 
-def _fmax_fmin(xp, numpy_fn, fn, a, b, dtype):
+def _fmax_fmin(xp, numpy_fn, fn, a, b, dtype, name):
     if not dtype.is_floating_point:
+        _refuse_complex(dtype, name)
         return fn(a, b)
     if xp is np_xp:
         return numpy_fn(a, b)

@@ -445,7 +445,53 @@ SWEEP = [  # a sweep over the rest of the API: most already agreed, which these 
 ]
 
 
-@pytest.mark.parametrize("program", BINARY + REDUCTIONS + UNARY + ORDER + FACTORIES + MORE + SWEEP)
+LINALG = [
+    'T.det(m)',
+    'T.linalg.det(m)',
+    'T.det(m.to(T.cdouble))',
+    'T.slogdet(m)',
+    'T.linalg.slogdet(m.to(T.cdouble))',
+    'T.logdet(m)',
+    'T.det(T.zeros(2, 2, dtype=T.cfloat))',
+    'T.inverse(m)',
+    'T.linalg.inv(m.to(T.cdouble))',
+    'T.linalg.inv_ex(m)',
+    'T.linalg.inv(T.zeros(2, 2, dtype=T.cfloat))',
+    'T.matrix_exp(m)',
+    'T.linalg.matrix_exp(m.to(T.cdouble))',
+    'T.matrix_exp(m[:1, :1])',
+    'T.linalg.matrix_power(m, 3)',
+    'T.linalg.matrix_power(m, -2)',
+    'T.det(T.stack([m, m.conj()]))',
+    "T.linalg.matrix_exp(T.tensor([[0, 1j], [1j, 0]]) * 3)",
+]
+
+
+GRAPHS = [  # which nodes record the forward ops' decompositions
+    'T.logdet(m.requires_grad_()).grad_fn.name()',
+    '[n[0].name() for n in T.logdet(m.requires_grad_()).grad_fn.next_functions]',
+    'T.det(m.requires_grad_()).grad_fn.name()',
+    'T.linalg.inv(m.requires_grad_()).grad_fn.name()',
+    'T.matrix_exp(m.requires_grad_()).grad_fn.name()',
+    'T.logaddexp(z.requires_grad_(), z).grad_fn.name()',
+    'T.float_power(z.requires_grad_(), 2).grad_fn.name()',
+    '[n[0].name() for n in T.float_power(z.requires_grad_(), 2).grad_fn.next_functions]',
+    'z.requires_grad_().lerp(z * 2, 0.5).grad_fn.name()',
+    'T.cov(T.stack([z, z]).requires_grad_()).grad_fn.name()',
+    'T.corrcoef(T.stack([z, z * 2]).requires_grad_()).grad_fn.name()',
+    'z.requires_grad_().var().grad_fn.name()',
+    'z.requires_grad_().norm().grad_fn.name()',
+    'T.vdot(z.requires_grad_(), z).grad_fn.name()',
+    'z.requires_grad_().cumsum(0).grad_fn.name()',
+    'z.requires_grad_().logcumsumexp(0).grad_fn.name()',
+    'z.requires_grad_().pow(z).grad_fn.name()',
+    '[n[0].name() for n in T.corrcoef(T.stack([z, z * 2]).requires_grad_()).grad_fn.next_functions]',
+    'T.corrcoef(T.stack([z, z * 2, z * z]))',
+    'T.corrcoef(T.stack([zd, zd * 2j, zd * zd]))',
+]
+
+
+@pytest.mark.parametrize("program", BINARY + REDUCTIONS + UNARY + ORDER + FACTORIES + MORE + SWEEP + LINALG + GRAPHS)
 def test_ops_on_complex_tensors_match_torch(program):
     assert_same(program)
 

@@ -97,8 +97,6 @@ def corrcoef(self):
     stddev = ops.sqrt(ops.diagonal(c))
     c = ops.div(c, ops.view(stddev, [-1, 1]))
     c = ops.div(c, ops.view(stddev, [1, -1]))
-    if c.dtype.is_complex:  # each part clipped on its own, in place
-        ops.clamp_(ops.real(c), -1, 1)
-        ops.clamp_(ops.imag(c), -1, 1)
-        return c
+    if c.dtype.is_complex:  # each part clipped on its own
+        return ops.complex(ops.clamp(ops.real(c), -1, 1), ops.clamp(ops.imag(c), -1, 1))
     return ops.clamp(c, -1, 1)

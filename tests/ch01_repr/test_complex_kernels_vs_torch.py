@@ -446,6 +446,10 @@ SWEEP = [  # a sweep over the rest of the API: most already agreed, which these 
 
 
 LINALG = [
+    "T.nn.functional.embedding(m.real.long() * 0 + T.tensor([[1j]]), m)", "T.embedding(m, m)",
+    "T.nn.functional.embedding(T.tensor([True]), T.ones(2, 2))",
+    "T.nn.functional.embedding(T.tensor([1.]).bfloat16(), T.ones(2, 2))",
+    "T.nn.functional.embedding(T.tensor([1.]), T.ones(2, 2))",
     'T.det(m)',
     'T.linalg.det(m)',
     'T.det(m.to(T.cdouble))',

@@ -493,8 +493,10 @@ def _alpha(dtype, alpha):
 def _check_alpha(dtype, alpha) -> None:
     if type(alpha) is bool and dtype is not st.bool_:
         raise RuntimeError("Boolean alpha only supported for Boolean results.")
-    if not dtype.is_floating_point and isinstance(alpha, float) and alpha != int(alpha):
+    if not dtype.is_floating_point and not dtype.is_complex and isinstance(alpha, float) and alpha != int(alpha):
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+    if isinstance(alpha, complex) and not dtype.is_complex:
+        raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex number.")
 
 
 def _check_bool_sub(self, other) -> None:

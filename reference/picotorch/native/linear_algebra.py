@@ -214,7 +214,7 @@ def _cpp_name(dtype) -> str:
     return {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
             "int64": "long int",
             "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
-            "bool": "bool"}[dtype.name]
+            "bool": "bool", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}[dtype.name]
 
 
 # ----------------------------------------------------------------------------- linalg_vector_norm

@@ -447,6 +447,8 @@ SWEEP = [  # a sweep over the rest of the API: most already agreed, which these 
 
 
 LINALG = [
+    "(T.tensor([1+2j]) * T.tensor([3-4j])).numpy()", "(T.ones(5000, dtype=T.cfloat).expand(2, 5000) * 1j).sum()",
+    "T.tensor(1+2j) * T.tensor(3j)", "(T.tensor([1+2j]) * T.tensor([[1j], [2]])).stride()",
     "z.add(z, alpha=2.5)", "r.add(r, alpha=1j)", "T.tensor([1, 2]).add(z, alpha=1.5)", "z.add(z, alpha=1j)",
     "z.sub(z, alpha=1j)", "T.tensor([1, 2]).add(z, alpha=1j)", "T.mm(m, m.real)", "T.mm(m.real, m)",
     "z.clone().exp_().log_().numpy()", "z.sigmoid().numpy()",
@@ -515,8 +517,9 @@ EXACT = ["z + z", "z - 2 * z", "z * 2", "z / 2", "z ** 0.5", "z.sqrt()", "z.neg(
          "z ** 1.5", "z.cumsum(0)", "z.pow(z.flip(0))", "z.pow(T.arange(-150, 150).to(z.dtype) / 4)",
          "T.float_power(z, z)", "z.exp()", "z.log()", "z.sin()", "z.cos()", "z.tan()", "z.sinh()", "z.cosh()",
          "z.tanh()", "z.asin()", "z.atan()", "z.asinh()", "z.acosh()", "z.atanh()", "z.exp2()",
-         "z.clone().exp_()", "z.clone().tanh_()"]
-CLOSE = ["z.acos()", "T.float_power(z, 2)", "T.logaddexp(z, z.flip(0))", "z.logcumsumexp(0)", "z * z",
+         "z.clone().exp_()", "z.clone().tanh_()", "z * z", "z * z.flip(0)", "z * 3j", "z.clone().mul_(z)",
+         "z.reshape(30, 10) * z[:10]", "T.tensor(2.5) * z"]
+CLOSE = ["z.acos()", "T.float_power(z, 2)", "T.logaddexp(z, z.flip(0))", "z.logcumsumexp(0)",
          "z / z", "z ** 2", "z ** -1", "z ** -2", "z ** 3", "z.reciprocal()", "z.rsqrt()",
          "z.square()", "T.logspace(-1, 2.5, 7, dtype=z.dtype)", "z.exp()", "z.log()", "z.log2()", "z.log10()",
          "z.sigmoid()", "z.tanh()", "z.sin()", "z.cos()",

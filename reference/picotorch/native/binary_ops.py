@@ -108,7 +108,46 @@ def mul(self, other):
 
 
 def _multiply(xp, a, b, dtype):
-    return xp.logical_and(a, b) if dtype is st.bool_ else xp.multiply(a, b)
+    if not dtype.is_floating_point:
+        return xp.logical_and(a, b) if dtype is st.bool_ else _complex_multiply(xp, a, b) if dtype.is_complex \
+            else xp.multiply(a, b)
+    return xp.multiply(a, b)
+
+
+# NOTE [Complex products]
+# PyTorch's vectorised complex product is ``(ac - bd) + (ad + bc)i``, each product rounded to the parts' dtype and
+# no multiply-add fused; the scalar tail of its loop (all of a tensor shorter than a vector: 8 complex64, 4
+# complex128) is C++'s ``a * c - b * d``, which the compiler fuses into ``fma(a, c, -(b * d))`` (and
+# ``fma(a, d, b * c)``) for complex64 and NumPy's ``multiply`` matches for complex128. Measured against torch 2.13:
+# the vectors 1002 of 1003 complex64 products (NumPy's ``multiply`` 542); the tails 55% to 100% by length (which
+# rule PyTorch's scalar code follows there is not fully modelled).
+_COMPLEX_VECTOR = {"complex64": 8, "complex128": 4}
+
+
+def _complex_multiply(xp, a, b):
+    a_re, a_im, b_re, b_im = xp.real(a), xp.imag(a), xp.real(b), xp.imag(b)
+    with np.errstate(invalid="ignore", over="ignore"):
+        real, imag = a_re * b_re - a_im * b_im, a_re * b_im + a_im * b_re
+        shape = checks.broadcast_shapes(tuple(a.shape), tuple(b.shape))
+        single = a.dtype == xp.complex64
+        tail = _in_scalar_tail(xp, shape, tuple(a.shape) == tuple(b.shape) or a.ndim == 0 or b.ndim == 0, a,
+                               _COMPLEX_VECTOR["complex64" if single else "complex128"])
+        if bool(xp.any(tail)):
+            if single:  # fma in float64: the product a * c is exact there, one rounding at the end
+                wide = xp.float64
+                tail_re = xp.astype(xp.astype(a_re, wide) * xp.astype(b_re, wide) - xp.astype(a_im * b_im, wide),
+                                    xp.float32)
+                tail_im = xp.astype(xp.astype(a_re, wide) * xp.astype(b_im, wide) + xp.astype(a_im * b_re, wide),
+                                    xp.float32)
+            else:
+                product = xp.multiply(a, b)
+                tail_re, tail_im = xp.real(product), xp.imag(product)
+            real, imag = xp.where(tail, tail_re, real), xp.where(tail, tail_im, imag)
+    if xp is np_xp:
+        out = np.empty(np.broadcast_shapes(np.shape(a), np.shape(b)), dtype=a.dtype)
+        out.real, out.imag = real, imag
+        return out
+    return xp.astype(real, a.dtype) + xp.astype(imag, a.dtype) * xp.asarray(1j, dtype=a.dtype, device=a.device)
 
 
 def div(self, other):
@@ -860,7 +899,7 @@ def complex_log_add(xp, a, b):
         a_low = xp.real(a) < xp.real(b)
         low, high = xp.where(a_low, a, b), xp.where(a_low, b, a)
         result = xp.where(xp.isinf(xp.real(low)), high, high + xp.log1p(xp.exp(low - high)))
-        nan = xp.asarray(complex(math.nan, math.nan), dtype=xp.complex128)
+        nan = xp.asarray(complex(math.nan, math.nan), dtype=xp.complex128, device=a.device)
         result = xp.where(xp.isnan(a) | xp.isnan(b), nan, result)
     return xp.astype(result, dtype)
 

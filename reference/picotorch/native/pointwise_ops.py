@@ -155,9 +155,10 @@ def _complex_lerp(self, end, weight, tensor_weight, shape, operands):
     ``end - (end - self) * (1 - weight)``."""
     xp = xp_of(self)
     s, e = (xp.broadcast_to(t._data, shape) for t in (self, end))
-    w = convert(xp, weight._data, self._dtype) if tensor_weight else xp.asarray(weight, dtype=s.dtype)
+    w = convert(xp, weight._data, self._dtype) if tensor_weight else xp.asarray(weight, dtype=s.dtype,
+                                                                                  device=s.device)
     diff = e - s
-    one = xp.asarray(1, dtype=s.dtype)
+    one = xp.asarray(1, dtype=s.dtype, device=s.device)
     values = xp.where(xp.abs(w) < 0.5, s + w * diff, e - diff * (one - w))
     return wrap(self, follow_inputs(xp, xp.asarray(values, dtype=s.dtype), [t._data for t in operands]))
 

@@ -129,6 +129,10 @@ def full(*args, **kwargs):
         dtype = st.scalar_dtype(fill_value)
     if not (math.prod(size) == 1 and is_reduced_float(dtype)):  # full is empty + fill_: one CPU element of
         check_scalar_fits(fill_value, dtype)                     # float16/bfloat16 takes scalar_fill, unchecked
+    elif isinstance(fill_value, complex):
+        check_scalar_fits(fill_value, st.float64)  # (which reads the number as a double, checked)
+    if isinstance(fill_value, complex) and not dtype.is_complex:
+        fill_value = fill_value.real
     return _filled("full", (tuple(size),), fill_value, dtype, options.get("device"),
                    options.get("requires_grad", False))
 
@@ -298,15 +302,18 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     values = (start, end, step)
     if step == 0:
         raise RuntimeError("step must be nonzero")
+    if any(isinstance(_num(v), complex) for v in values):  # the bounds are read as doubles, checked
+        start, end, step = (_real_number(v) for v in values)
     if not (math.isfinite(_num(start)) and math.isfinite(_num(end))):
         raise RuntimeError(f"unsupported range: {_num(start):g} -> {_num(end):g}")
     if (step > 0 and end < start) or (step < 0 and end > start):
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if dtype is None:
-        is_float = any(isinstance(v, float) or (hasattr(v, "_dtype") and v._dtype.is_floating_point) for v in values)
+        is_float = any(isinstance(v, (float, complex)) or (hasattr(v, "_dtype") and v._dtype.is_floating_point)
+                       for v in values)
         dtype = st.get_default_dtype() if is_float else st.int64
-    if dtype is st.bool_:
-        raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
+    if dtype is st.bool_ or dtype.is_complex:
+        raise NotImplementedError(f"\"arange_cpu\" not implemented for '{dtype.c10_name}'")
     data = _host_convert(np.arange(_num(start), _num(end), _num(step)), dtype)
     return _finish(data, dtype, device, requires_grad)
 
@@ -330,6 +337,16 @@ def _num(v):
     return v.item() if hasattr(v, "item") else v
 
 
+def _real_number(v):
+    """A complex number read as a double (``c10::checked_convert``): only without an imaginary part."""
+    v = _num(v)
+    if isinstance(v, complex):
+        if v.imag != 0:
+            raise RuntimeError("value cannot be converted to type double without overflow")
+        return v.real
+    return v
+
+
 # ----------------------------------------------------------------------------- linspace
 # ``aten/src/ATen/native/RangeFactories.cpp`` and ``cpu/RangeFactoriesKernel.cpp``: the first half of the
 # values counts up from ``start``, the second half down from ``end`` (so both ends are exact), with a step
@@ -344,10 +361,15 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False,
         "linspace", (start, end, steps), dtype, _LINSPACE_SIGNATURES))
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
+    start, end = _num(start), _num(end)
+    if isinstance(start, complex) or isinstance(end, complex):
+        dtype = _complex_linspace_dtype(dtype)
     dtype = dtype or st.get_default_dtype()
     if dtype is st.bool_:
         raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
-    start, end = _num(start), _num(end)
+    if dtype.is_complex:
+        return _finish(_complex_linspace_values(complex(start), complex(end), steps, dtype), dtype, device,
+                       requires_grad)
     for value in (start, end):
         _check_float_fits(value, dtype)
         _check_int_fits(value, dtype)
@@ -358,6 +380,28 @@ _LINSPACE_SIGNATURES = [
     f"({start} start, {end} end, int steps, *, Tensor out = None, torch.dtype dtype = None, torch.layout layout = "
     "None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)"
     for start, end in (("Tensor", "Tensor"), ("Number", "Tensor"), ("Tensor", "Number"), ("Number", "Number"))]
+
+
+def _complex_linspace_dtype(dtype):
+    """A complex bound makes linspace complex: the default complex dtype, which a dtype asked for must hold."""
+    inferred = st.get_default_complex_dtype()
+    if dtype is None:
+        return inferred
+    if not st.can_cast(inferred, dtype):
+        cpp = "c10::complex<double>" if inferred is st.complex128 else "c10::complex<float>"
+        raise RuntimeError(f"torch.linspace(): inferred dtype {cpp} can't be safely cast to passed dtype "
+                           f"{dtype.c10_name}")
+    return dtype
+
+
+def _complex_linspace_values(start, end, steps, dtype) -> np.ndarray:
+    """Each part its own real linspace: the step is a complex number, and ``start + step * i`` with a real ``i``
+    multiplies and adds the parts apart."""
+    real = dtype.to_real()
+    values = np.empty(steps, dtype=st.to_numpy_dtype(dtype))
+    values.real = _linspace_values(start.real, end.real, steps, real)
+    values.imag = _linspace_values(start.imag, end.imag, steps, real)
+    return values
 
 
 def _linspace_values(start, end, steps, dtype) -> np.ndarray:
@@ -760,7 +804,7 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, layout=None, device=No
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     dtype = _dtype_argument("logspace", dtype) or st.get_default_dtype()
-    first, last = (float(_host_convert(np.asarray(_num(v)), dtype)) for v in (start, end))
+    first, last = (float(_host_convert(np.asarray(_num(v)), dtype.to_real())) for v in (start, end))
     if steps == 1:
         exponents = [first]
     else:
@@ -768,6 +812,6 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, layout=None, device=No
         half = steps // 2
         exponents = [first + step * i if i < half else last - step * (steps - i - 1) for i in builtins_range(steps)]
     values = np.asarray([math.pow(base, e) for e in exponents], dtype=np.float64)
-    if not dtype.is_floating_point:
+    if not (dtype.is_floating_point or dtype.is_complex):
         values = np.trunc(values)
     return _finish(_host_convert(values, dtype), dtype, device, requires_grad)

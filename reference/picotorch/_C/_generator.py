@@ -87,6 +87,8 @@ default_generator = _default_generator()
 def randperm(n: int, *, generator: Generator | None = None, dtype=st.int64, device=None, requires_grad=False):
     if n < 0:
         raise RuntimeError(f"n must be non-negative, got{n}")
+    if dtype is not None and dtype.is_complex:
+        raise NotImplementedError(f"\"randperm\" not implemented for '{dtype.c10_name}'")
     impl = distributions.generator_impl(generator)
     with impl.mutex:
         order = distributions.randperm_values(impl, n)

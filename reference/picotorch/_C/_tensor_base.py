@@ -81,6 +81,16 @@ _TYPE_META_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Ha
                     "complex128": "c10::complex<double>"}
 
 
+def _real_item(tensor, cpp_name):
+    """``item()`` as a real number: a complex one only without an imaginary part (``c10::checked_convert``)."""
+    value = tensor.item()
+    if isinstance(value, complex):
+        if value.imag != 0:
+            raise RuntimeError(f"value cannot be converted to type {cpp_name} without overflow")
+        return value.real
+    return value
+
+
 def _write_part(part, value) -> None:
     """``x.real = value``: the values written into the part's view (a number fills it)."""
     if isinstance(value, TensorImpl):
@@ -423,11 +433,15 @@ class TensorBase(TensorImpl):
 
     def __float__(self) -> float:
         self._check_one_element()
-        return float(self.item())
+        return float(_real_item(self, "double"))
 
     def __int__(self) -> int:
         self._check_one_element()
-        return int(self.item())
+        return int(_real_item(self, "int64_t"))
+
+    def __complex__(self) -> complex:
+        self._check_one_element()
+        return complex(self.item())
 
     def _check_one_element(self) -> None:
         """``float(t)``/``int(t)`` (python_variable_methods.cpp) word the error unlike ``item()``."""
@@ -435,7 +449,7 @@ class TensorBase(TensorImpl):
             raise ValueError("only one element tensors can be converted to Python scalars")
 
     def __index__(self) -> int:
-        if self._dtype.is_floating_point or self.numel() != 1:
+        if self._dtype.is_floating_point or self._dtype.is_complex or self.numel() != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self.item())
 

@@ -49,7 +49,7 @@ class finfo:
         raise TypeError("unhashable type: 'torch.finfo'")
 
     def __init__(self, *args, **kwargs) -> None:
-        dtype = _dtype_argument("finfo", args, kwargs)
+        dtype = _dtype_argument("finfo", args, kwargs).to_real()  # a complex dtype's limits are its parts'
         if not dtype.is_floating_point:
             raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to handle "
                             "'torch.finfo'")

@@ -91,7 +91,8 @@ complex64 = dtype("complex64", np.complex64, 9, "ComplexFloat")
 complex128 = dtype("complex128", np.complex128, 10, "ComplexDouble")
 
 _REAL_OF = {complex32: float16, complex64: float32, complex128: float64}
-_COMPLEX_OF = {float16: complex32, float32: complex64, float64: complex128}
+_COMPLEX_OF = {float16: complex32, bfloat16: complex64, float32: complex64, float64: complex128}  # bfloat16 has
+# float32's range, so ``toComplexType`` maps it to ComplexFloat
 
 ALL_DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64, complex32, complex64,
               complex128)

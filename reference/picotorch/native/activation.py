@@ -30,17 +30,25 @@ from .helpers import (
     zero_where,
 )
 from .layout import _c_contiguous, follow_inputs
-from .tensor_compare import clamp
+from .tensor_compare import CLAMP_COMPLEX, clamp
 
 
 def relu(self):
     """``x < 0 ? 0 : x``: a NaN stays NaN and ``-0.`` stays ``-0.`` (``NaN < 0`` and ``-0. < 0`` are false), as
     PyTorch's ``clamp_min(self, 0)`` gives; ``where(x > 0, x, 0)`` would make both ``0.``."""
-    if self._dtype is st.bool_:
-        raise RuntimeError("Boolean inputs not supported for relu")  # Activation.cpp checks before clamp_min
+    if not self._dtype.is_floating_point:
+        _check_relu_dtype(self._dtype)
     xp = xp_of(self)
     data = self._data
     return wrap(self, follow_inputs(xp, zero_where(xp, data < 0, data), [data]))
+
+
+def _check_relu_dtype(dtype) -> None:
+    """Activation.cpp refuses bool before ``clamp_min``, which refuses complex numbers."""
+    if dtype is st.bool_:
+        raise RuntimeError("Boolean inputs not supported for relu")
+    if dtype.is_complex:
+        raise NotImplementedError(CLAMP_COMPLEX)
 
 
 def threshold_backward(grad_output, self, threshold):
@@ -54,8 +62,8 @@ def threshold_backward(grad_output, self, threshold):
 
 def relu_(self):
     """In place: the same ``x < 0 ? 0 : x``, so ``-0.`` stays ``-0.`` (the version bump is autograd's)."""
-    if self._dtype is st.bool_:
-        raise RuntimeError("Boolean inputs not supported for relu")  # Activation.cpp checks before clamp_min
+    if not self._dtype.is_floating_point:
+        _check_relu_dtype(self._dtype)
     xp = xp_of(self)
     data = self._data
     data[...] = zero_where(xp, data < 0, data)
@@ -146,6 +154,11 @@ def gelu_backward(grad_output, self, approximate="none"):
 
 
 def silu(self):
+    if self._dtype.is_complex:  # x / (1 + exp(-x)) in complex numbers
+        xp = xp_of(self)
+        x = xp.astype(self._data, xp.complex128)
+        with np.errstate(all="ignore"):
+            return wrap(self, follow_inputs(xp, xp.astype(x / (1 + xp.exp(-x)), self._data.dtype), [self._data]))
     _check_floating(self, "silu_cpu")
     if self._dtype is st.float32 or is_reduced_float(self._dtype):
         xp, x, one, exp = _float32_sigmoid_parts(self)
@@ -552,8 +565,8 @@ def threshold(self, threshold, value):
 
 
 def _threshold(self, threshold, value):
-    if self._dtype is st.bool_:
-        raise NotImplementedError("\"threshold_cpu\" not implemented for 'Bool'")
+    if self._dtype is st.bool_ or self._dtype.is_complex:
+        raise NotImplementedError(f"\"threshold_cpu\" not implemented for '{self._dtype.c10_name}'")
     xp = xp_of(self)
     if self._dtype.is_floating_point:
         _, x = _in_opmath(self)

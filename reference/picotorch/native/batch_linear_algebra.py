@@ -39,9 +39,8 @@ def square_check(A, name):
                            f"{A.shape[-1]} matrices")
 
 
-def floating_check(A, name, low_precision=True, complex_=False):
-    """``complex_``: the op takes complex matrices too (the others' complex backward is not written yet)."""
-    if not (A.dtype.is_floating_point or (complex_ and A.dtype.is_complex)):
+def floating_check(A, name, low_precision=True):
+    if not A.dtype.is_floating_point and not A.dtype.is_complex:
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got {A.dtype.c10_name}")
     if not low_precision and A.dtype in (st.float16, st.bfloat16):
         raise RuntimeError(f"{name}: Low precision dtypes not supported. Got {A.dtype.c10_name}")
@@ -111,7 +110,7 @@ def _lu_outputs(A, lu, pivots):
 
 def _linalg_det(A):
     square_check(A, "linalg.det")
-    floating_check(A, "linalg.det", complex_=True)
+    floating_check(A, "linalg.det")
     _lu_dtype_check(A)
     _, lu, pivots, _ = _factors(A)
     det = np.prod(np.diagonal(lu, axis1=-2, axis2=-1), axis=-1) * _permutation_sign(pivots)
@@ -123,11 +122,17 @@ def _linalg_slogdet(A):
     floating_check(A, "linalg.slogdet", low_precision=False)
     _, lu, pivots, _ = _factors(A)
     diagonal = np.diagonal(lu, axis1=-2, axis2=-1)
-    with np.errstate(divide="ignore"):
-        sign = np.sign(np.prod(diagonal, axis=-1)) * _permutation_sign(pivots)
-        logabsdet = np.sum(np.log(np.abs(diagonal)), axis=-1)
-    return (_tensor(A, np.asarray(sign, dtype=lu.dtype)), _tensor(A, np.asarray(logabsdet, dtype=lu.dtype)),
-            *_lu_outputs(A, lu, pivots))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        magnitudes = np.abs(diagonal)
+        if A.dtype.is_complex:  # the sign is a complex number of modulus 1 (0 for a singular matrix)
+            phases = np.where(magnitudes == 0, 0, diagonal / np.where(magnitudes == 0, 1, magnitudes))
+            sign = np.prod(phases, axis=-1) * _permutation_sign(pivots)
+        else:
+            sign = np.sign(np.prod(diagonal, axis=-1)) * _permutation_sign(pivots)
+        logabsdet = np.sum(np.log(magnitudes), axis=-1)
+    real = A.dtype.to_real()
+    return (_tensor(A, np.asarray(sign, dtype=lu.dtype)),
+            _tensor(A, np.asarray(logabsdet, dtype=st.to_numpy_dtype(real)), real), *_lu_outputs(A, lu, pivots))
 
 
 def linalg_det(A):
@@ -152,6 +157,8 @@ def logdet(self):
     square_check(self, "logdet")
     floating_check(self, "logdet", low_precision=False)
     sign, logabsdet = ops.linalg_slogdet(self)
+    if self.dtype.is_complex:
+        return ops.add(ops.log(sign), logabsdet)
     return ops.where(ops.eq(sign, -1.0), float("nan"), logabsdet)
 
 
@@ -160,7 +167,7 @@ def logdet(self):
 
 def linalg_inv_ex(A, check_errors=False):
     square_check(A, "linalg.inv")
-    floating_check(A, "linalg.inv", low_precision=False, complex_=True)
+    floating_check(A, "linalg.inv", low_precision=False)
     data, lu, pivots, info = _factors(A, transposed=False)
     inverse = _solve_identity(lu, pivots)
     if check_errors:
@@ -257,7 +264,7 @@ _THETA_13 = 5.371920351148152
 def linalg_matrix_exp(self):
     square_check(self, "linalg.matrix_exp")
     floating_check(self, "linalg.matrix_exp")
-    data = to_numpy(self._data).astype(np.float64)
+    data = to_numpy(self._data).astype(np.complex128 if self.dtype.is_complex else np.float64)
     if data.size == 0:
         result = data
     elif data.shape[-1] == 1:

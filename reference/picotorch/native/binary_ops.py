@@ -108,7 +108,46 @@ def mul(self, other):
 
 
 def _multiply(xp, a, b, dtype):
-    return xp.logical_and(a, b) if dtype is st.bool_ else xp.multiply(a, b)
+    if not dtype.is_floating_point:
+        return xp.logical_and(a, b) if dtype is st.bool_ else _complex_multiply(xp, a, b) if dtype.is_complex \
+            else xp.multiply(a, b)
+    return xp.multiply(a, b)
+
+
+# NOTE [Complex products]
+# PyTorch's vectorised complex product is ``(ac - bd) + (ad + bc)i``, each product rounded to the parts' dtype and
+# no multiply-add fused; the scalar tail of its loop (all of a tensor shorter than a vector: 8 complex64, 4
+# complex128) is C++'s ``a * c - b * d``, which the compiler fuses into ``fma(a, c, -(b * d))`` (and
+# ``fma(a, d, b * c)``) for complex64 and NumPy's ``multiply`` matches for complex128. Measured against torch 2.13:
+# the vectors 1002 of 1003 complex64 products (NumPy's ``multiply`` 542); the tails 55% to 100% by length (which
+# rule PyTorch's scalar code follows there is not fully modelled).
+_COMPLEX_VECTOR = {"complex64": 8, "complex128": 4}
+
+
+def _complex_multiply(xp, a, b):
+    a_re, a_im, b_re, b_im = xp.real(a), xp.imag(a), xp.real(b), xp.imag(b)
+    with np.errstate(invalid="ignore", over="ignore"):
+        real, imag = a_re * b_re - a_im * b_im, a_re * b_im + a_im * b_re
+        shape = checks.broadcast_shapes(tuple(a.shape), tuple(b.shape))
+        single = a.dtype == xp.complex64
+        tail = _in_scalar_tail(xp, shape, tuple(a.shape) == tuple(b.shape) or a.ndim == 0 or b.ndim == 0, a,
+                               _COMPLEX_VECTOR["complex64" if single else "complex128"])
+        if bool(xp.any(tail)):
+            if single:  # fma in float64: the product a * c is exact there, one rounding at the end
+                wide = xp.float64
+                tail_re = xp.astype(xp.astype(a_re, wide) * xp.astype(b_re, wide) - xp.astype(a_im * b_im, wide),
+                                    xp.float32)
+                tail_im = xp.astype(xp.astype(a_re, wide) * xp.astype(b_im, wide) + xp.astype(a_im * b_re, wide),
+                                    xp.float32)
+            else:
+                product = xp.multiply(a, b)
+                tail_re, tail_im = xp.real(product), xp.imag(product)
+            real, imag = xp.where(tail, tail_re, real), xp.where(tail, tail_im, imag)
+    if xp is np_xp:
+        out = np.empty(np.broadcast_shapes(np.shape(a), np.shape(b)), dtype=a.dtype)
+        out.real, out.imag = real, imag
+        return out
+    return xp.astype(real, a.dtype) + xp.astype(imag, a.dtype) * xp.asarray(1j, dtype=a.dtype, device=a.device)
 
 
 def div(self, other):
@@ -160,14 +199,14 @@ def pow(self, exponent):
     number = _number_value(exponent)
     if number is None:
         return _binary(self, exponent, _pow_compute)
-    if not (self._dtype.is_floating_point or self._dtype.is_complex) and isinstance(number, int) and number < 0:
+    if not self._dtype.is_floating_point and isinstance(number, int) and number < 0 and not self._dtype.is_complex:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     return _binary(self, exponent, _pow_by_number(number), number_operand=False)
 
 
 def _number_value(value):
     """The Python number behind a number argument (a wrapped zero-dim tensor), else None."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
+    if isinstance(value, (int, float, complex)) and not isinstance(value, bool):
         return value
     if getattr(value, "_is_wrapped_number", False) and value._dtype is not st.bool_:
         return value._data.item()
@@ -184,7 +223,9 @@ def _pow_by_number(number):
     def compute(xp, a, b, dtype):
         if number == 0:
             return xp.ones_like(a)
-        if number == 1 or not (dtype.is_floating_point or dtype.is_complex):
+        if number == 1 or not dtype.is_floating_point:
+            if dtype.is_complex and number != 1:
+                return _complex_pow_by_number(xp, a, b, number)
             return a if number == 1 else _pow_compute(xp, a, b, dtype)
         if dtype is st.float16:
             return _c_pow(xp, a, b)
@@ -198,6 +239,18 @@ def _pow_by_number(number):
             return square if exponent == 2 else square * a if exponent == 3 else xp.divide(const(xp, 1, a), square)
         return _float32_pow(xp, a, number) if dtype is st.float32 else xp.pow(a, b)
     return compute
+
+
+def _complex_pow_by_number(xp, a, b, number):
+    """A complex tensor to a number: 0.5, -0.5 and -1 are ``sqrt``, ``rsqrt`` and ``reciprocal`` (PowKernel.cpp, as
+    for floats), any other power ``std::pow`` (NumPy's power agrees, unlike a tensor exponent's: NOTE [Complex
+    powers])."""
+    with np.errstate(all="ignore"):
+        if number == 0.5:
+            return xp.sqrt(a)
+        if number in (-0.5, -1):
+            return xp.divide(const(xp, 1, a), xp.sqrt(a) if number == -0.5 else a)
+        return xp.pow(a, xp.astype(b, a.dtype))
 
 
 def _float32_pow(xp, a, number):
@@ -294,8 +347,11 @@ def _division(kernel, fn):
     def compute(xp, a, b, dtype):
         if dtype is st.bool_:
             raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
-        if not dtype.is_floating_point and bool(xp.any(b == const(xp, 0, b))):
-            raise RuntimeError("ZeroDivisionError")
+        if not dtype.is_floating_point:
+            if dtype.is_complex:
+                raise not_implemented_for(kernel, dtype)
+            if bool(xp.any(b == const(xp, 0, b))):
+                raise RuntimeError("ZeroDivisionError")
         with np.errstate(all="ignore"):  # a float divided by zero is inf or nan, silently, as in PyTorch
             return fn(xp, a, b, dtype)
     return compute
@@ -306,6 +362,8 @@ def atan2(self, other):
 
 
 def _arctan2(xp, a, b, dtype):
+    if dtype.is_complex:
+        raise not_implemented_for("atan2_cpu", dtype)
     return xp.atan2(a, b)
 
 
@@ -334,19 +392,26 @@ def bitwise_xor_scalar_tensor(self, other):
 
 def _bitwise(name, fn):
     def compute(xp, a, b, dtype):
-        if dtype.is_floating_point:
-            raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{dtype.c10_name}'")
+        if dtype.is_floating_point or dtype.is_complex:
+            raise not_implemented_for(f"{name}_cpu", dtype)
         return fn(xp, a, b)
     return compute
 
 
 def minimum(self, other):
     """The smaller element of the two (NaN if either is NaN; NOTE [Ties of maximum and minimum])."""
-    return _binary(self, other, lambda xp, a, b, dtype: break_zero_ties(xp, xp.minimum(a, b), a, b, dtype))
+    return _binary(self, other, lambda xp, a, b, dtype: break_zero_ties(xp, xp.minimum(a, b), a, b, dtype, "minimum"))
 
 
 def maximum(self, other):
-    return _binary(self, other, lambda xp, a, b, dtype: break_zero_ties(xp, xp.maximum(a, b), a, b, dtype))
+    return _binary(self, other, lambda xp, a, b, dtype: break_zero_ties(xp, xp.maximum(a, b), a, b, dtype, "maximum"))
+
+
+def _refuse_complex(dtype, name) -> None:
+    """``maximum``, ``minimum``, ``fmax`` and ``fmin`` refuse complex inputs (a complex operand makes the promoted
+    dtype complex)."""
+    if dtype.is_complex:
+        raise RuntimeError(f"{name} not implemented for complex tensors.")
 
 
 # NOTE [Ties of maximum and minimum]
@@ -358,8 +423,10 @@ def maximum(self, other):
 _MAX_MIN_VECTOR = {"float32": 16, "float64": 8, "float16": 32, "bfloat16": 32}
 
 
-def break_zero_ties(xp, result, a, b, dtype):
+def break_zero_ties(xp, result, a, b, dtype, name=None):
+    """``name``: the op (maximum, minimum) whose complex operands are refused."""
     if not dtype.is_floating_point:
+        _refuse_complex(dtype, name)
         return result
     equal = a == b
     if not bool(xp.any(equal)):  # no tie at all, the common case: one comparison
@@ -465,8 +532,10 @@ def _alpha(dtype, alpha):
 def _check_alpha(dtype, alpha) -> None:
     if type(alpha) is bool and dtype is not st.bool_:
         raise RuntimeError("Boolean alpha only supported for Boolean results.")
-    if not (dtype.is_floating_point or dtype.is_complex) and isinstance(alpha, float) and alpha != int(alpha):
+    if not dtype.is_floating_point and not dtype.is_complex and isinstance(alpha, float) and alpha != int(alpha):
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+    if isinstance(alpha, complex) and not dtype.is_complex:
+        raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex number.")
 
 
 def _check_bool_sub(self, other) -> None:
@@ -480,9 +549,24 @@ def _check_bool_sub(self, other) -> None:
 
 
 def _pow_compute(xp, a, b, dtype):
-    if dtype.is_floating_point or dtype.is_complex or not bool(xp.any(b < const(xp, 0, b))):
+    if dtype.is_floating_point or not (dtype.is_complex or bool(xp.any(b < const(xp, 0, b)))):
         return xp.pow(a, b)
-    return _integer_pow(xp, a, b)
+    return _complex_pow(xp, a, b) if dtype.is_complex else _integer_pow(xp, a, b)
+
+
+# NOTE [Complex powers]
+# PyTorch's complex pow of two tensors is C's ``cpow``, which is ``cexp(b * clog(a))`` for every pair. NumPy's
+# ``power`` calls ``cpow`` too, except for a real integer exponent (repeated products) and a zero base, which it
+# answers itself: those elements are computed here as ``cpow`` computes them (measured against torch 2.13 on 600
+# pairs: all agree this way, 95% with NumPy's power).
+def _complex_pow(xp, a, b):
+    with np.errstate(all="ignore"):
+        result = xp.pow(a, b)
+        real_b = xp.real(b)
+        special = ((xp.imag(b) == 0) & (real_b == xp.round(real_b))) | (a == 0)
+        if bool(xp.any(special)):
+            result = xp.where(special, xp.exp(b * xp.log(a)), result)
+    return result
 
 
 def _integer_pow(xp, a, b):
@@ -542,8 +626,7 @@ def div_mode_(self, other, rounding_mode=None):
 
 def pow_(self, exponent):
     number = _number_value(exponent)
-    integral = not (self._dtype.is_floating_point or self._dtype.is_complex)
-    if integral and isinstance(number, int) and number < 0:  # before the cast check
+    if not (self._dtype.is_floating_point or self._dtype.is_complex) and isinstance(number, int) and number < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     check_inplace_operands(self, exponent)
     write_inplace(self, pow(self, exponent))
@@ -636,7 +719,8 @@ def check_inplace_dtype(self, dtype, type_meta_names=False) -> None:
 # caffe2::TypeMeta names (C++ type names), which some checks print instead of ScalarType names.
 _TYPE_META_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
                     "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
-                    "uint8": "unsigned char", "bool": "bool"}
+                    "uint8": "unsigned char", "bool": "bool", "complex64": "c10::complex<float>",
+                    "complex128": "c10::complex<double>"}
 
 
 def type_meta_name(dtype) -> str:
@@ -656,24 +740,32 @@ def ne(self, other):
 
 
 def lt(self, other):
-    return _compare(self, other, lambda xp, a, b: xp.less(a, b))
+    return _compare(self, other, lambda xp, a, b: xp.less(a, b), "lt_cpu")
 
 
 def le(self, other):
-    return _compare(self, other, lambda xp, a, b: xp.less_equal(a, b))
+    return _compare(self, other, lambda xp, a, b: xp.less_equal(a, b), "le_cpu")
 
 
 def gt(self, other):
-    return _compare(self, other, lambda xp, a, b: xp.greater(a, b))
+    return _compare(self, other, lambda xp, a, b: xp.greater(a, b), "gt_cpu")
 
 
 def ge(self, other):
-    return _compare(self, other, lambda xp, a, b: xp.greater_equal(a, b))
+    return _compare(self, other, lambda xp, a, b: xp.greater_equal(a, b), "ge_cpu")
 
 
-def _compare(self, other, fn):
-    other, dev, _, _, xp, a, b = binary_operands(self, other)
+def _compare(self, other, fn, ordered=None):
+    """``ordered``: the kernel's name for an order comparison, which complex numbers do not have."""
+    other, dev, dtype, _, xp, a, b = binary_operands(self, other)
+    if ordered is not None and dtype.is_complex:
+        raise not_implemented_for(ordered, dtype)
     return new_tensor(follow_inputs(xp, xp.asarray(fn(xp, a, b)), [self._data, other._data]), st.bool_, dev)
+
+
+def not_implemented_for(kernel, dtype) -> NotImplementedError:
+    """``AT_DISPATCH``'s error for a dtype the kernel was not compiled for."""
+    return NotImplementedError(f"\"{kernel}\" not implemented for '{dtype.c10_name}'")
 
 
 # ----------------------------------------------------------------------------- logical ops
@@ -793,7 +885,30 @@ def hypot(self, other):
 
 
 def logaddexp(self, other):
-    return _binary(self, other, _floating_only("logaddexp", lambda xp, a, b: _log_add(xp, a, b, xp.exp, None)))
+    return _binary(self, other, _logaddexp)
+
+
+def _logaddexp(xp, a, b, dtype):
+    if dtype.is_floating_point:
+        return _log_add(xp, a, b, xp.exp, None)
+    if dtype.is_complex:
+        return complex_log_add(xp, a, b)
+    raise not_implemented_for("logaddexp_cpu", dtype)
+
+
+def complex_log_add(xp, a, b):
+    """LogAddExp.h's complex ``log(e^a + e^b)``: ``max + log1p(exp(min - max))``, min and max by the real part
+    (a NaN part makes both parts NaN), in complex128 and rounded once; an infinite real part keeps the larger
+    operand."""
+    dtype = a.dtype
+    a, b = xp.astype(a, xp.complex128), xp.astype(b, xp.complex128)
+    with np.errstate(all="ignore"):
+        a_low = xp.real(a) < xp.real(b)
+        low, high = xp.where(a_low, a, b), xp.where(a_low, b, a)
+        result = xp.where(xp.isinf(xp.real(low)), high, high + xp.log1p(xp.exp(low - high)))
+        nan = xp.asarray(complex(math.nan, math.nan), dtype=xp.complex128, device=a.device)
+        result = xp.where(xp.isnan(a) | xp.isnan(b), nan, result)
+    return xp.astype(result, dtype)
 
 
 def logaddexp2(self, other):
@@ -837,6 +952,7 @@ def xlogy(self, other):
 
 
 def _xlogy(xp, a, b, dtype):
+    a, b = _real_operands(a, b, dtype, "xlogy_cpu")
     with np.errstate(divide="ignore", invalid="ignore"):
         product = xp.multiply(a, _in_float64(xp, xp.log, b))
         return xp.where(xp.isnan(b), b, xp.where(a == 0, const(xp, 0, a), product))
@@ -844,15 +960,16 @@ def _xlogy(xp, a, b, dtype):
 
 def fmax(self, other):
     """The larger of the two, a NaN losing to a number (C's ``fmax``)."""
-    return _binary(self, other, lambda xp, a, b, dtype: _fmax_fmin(xp, np.fmax, xp.maximum, a, b, dtype))
+    return _binary(self, other, lambda xp, a, b, dtype: _fmax_fmin(xp, np.fmax, xp.maximum, a, b, dtype, "fmax"))
 
 
 def fmin(self, other):
-    return _binary(self, other, lambda xp, a, b, dtype: _fmax_fmin(xp, np.fmin, xp.minimum, a, b, dtype))
+    return _binary(self, other, lambda xp, a, b, dtype: _fmax_fmin(xp, np.fmin, xp.minimum, a, b, dtype, "fmin"))
 
 
-def _fmax_fmin(xp, numpy_fn, fn, a, b, dtype):
+def _fmax_fmin(xp, numpy_fn, fn, a, b, dtype, name):
     if not dtype.is_floating_point:
+        _refuse_complex(dtype, name)
         return fn(a, b)
     if xp is np_xp:
         return numpy_fn(a, b)
@@ -860,7 +977,15 @@ def _fmax_fmin(xp, numpy_fn, fn, a, b, dtype):
 
 
 def copysign(self, other):
-    return _binary(self, other, lambda xp, a, b, dtype: xp.copysign(a, b), to_float=True)
+    return _binary(self, other, lambda xp, a, b, dtype: xp.copysign(*_real_operands(a, b, dtype, "copysign_cpu")),
+                   to_float=True)
+
+
+def _real_operands(a, b, dtype, kernel):
+    """``(a, b)`` for a kernel compiled for real dtypes only."""
+    if dtype.is_complex:
+        raise not_implemented_for(kernel, dtype)
+    return a, b
 
 
 def hypot_(self, other):
@@ -905,8 +1030,7 @@ def fmod_(self, other):
 
 def heaviside(self, values):
     """0 where ``self`` < 0, ``values`` where it is 0, 1 where it is > 0 (NaN counts as not above 0)."""
-    if self._dtype is not values._dtype:
-        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    _check_heaviside(self, values)
     return _binary(self, values, _heaviside)
 
 
@@ -915,9 +1039,15 @@ def _heaviside(xp, a, b, dtype):
     return xp.where(a == zero, b, xp.astype(a > zero, a.dtype))
 
 
-def heaviside_(self, values):
+def _check_heaviside(self, values) -> None:
+    if self._dtype.is_complex or values._dtype.is_complex:
+        raise RuntimeError("heaviside is not yet implemented for complex tensors.")
     if self._dtype is not values._dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+
+
+def heaviside_(self, values):
+    _check_heaviside(self, values)
     check_inplace_operands(self, values)
     write_inplace(self, heaviside(self, values))
     return self
@@ -939,8 +1069,8 @@ def _lcm(xp, a, b):
 
 def _integer_only(kernel, fn):
     def compute(xp, a, b, dtype):
-        if dtype.is_floating_point or dtype is st.bool_:
-            raise NotImplementedError(f"\"{kernel}\" not implemented for '{dtype.c10_name}'")
+        if dtype.is_floating_point or dtype is st.bool_ or dtype.is_complex:
+            raise not_implemented_for(kernel, dtype)
         return xp.asarray(fn(xp, to_numpy(a), to_numpy(b)), device=a.device) if xp is not np_xp else fn(xp, a, b)
     return compute
 
@@ -969,7 +1099,8 @@ def _ldexp(xp, a, b, dtype):
 
 def ldexp_(self, other):
     """``ldexp_out(self, self, other)``, which checks the cast in its own words before ``mul_`` runs."""
-    if not st.can_cast(float_dtype(result_type(self, other)), self._dtype):
+    dtype = float_dtype(result_type(self, other))
+    if not dtype.is_complex and not st.can_cast(dtype, self._dtype):  # (a complex result: TensorIterator's text)
         raise RuntimeError(f"ldexp can't be cast to the desired output type {self._dtype.c10_name}")
     check_inplace_operands(self, other, to_float=True)
     write_inplace(self, ldexp(self, other))

@@ -22,7 +22,10 @@ def searchsorted(sorted_sequence, self, out_int32=False, right=False, side=None,
     right = right or side == "right"
     if sorted_sequence._dtype is st.bool_ or self._dtype is st.bool_:
         raise NotImplementedError("\"searchsorted_out_cpu\" not implemented for 'Bool'")
-    common = st.to_numpy_dtype(result_type(sorted_sequence, self))
+    dtype = result_type(sorted_sequence, self)
+    if dtype.is_complex:
+        raise NotImplementedError(f"\"searchsorted_out_cpu\" not implemented for '{dtype.c10_name}'")
+    common = st.to_numpy_dtype(dtype)
     boundaries = to_numpy(sorted_sequence._data).astype(common)
     if sorter is not None:
         boundaries = np.take_along_axis(boundaries, to_numpy(sorter._data), axis=-1)

@@ -666,25 +666,41 @@ def diag(self, diagonal=0):
 
 
 def float_power(self, exponent):
-    if isinstance(self, (int, float, bool)):
-        return ops.pow(float(self), _to_double(exponent))
-    if isinstance(exponent, (int, float, bool)):
-        return ops.pow(_to_double(self), float(exponent))
-    return ops.pow(_to_double(self), _to_double(exponent))
+    """``pow`` in double precision: float64, or complex128 when either operand is complex."""
+    target = _float_power_dtype(self, exponent)
+    if isinstance(self, (int, float, bool, complex)):
+        return ops.pow(_number_as(self, target), _as_dtype(exponent, target))
+    if isinstance(exponent, (int, float, bool, complex)):
+        return ops.pow(_as_dtype(self, target), _number_as(exponent, target))
+    return ops.pow(_as_dtype(self, target), _as_dtype(exponent, target))
+
+
+def _float_power_dtype(self, exponent):
+    complex_ = any(isinstance(v, complex) or getattr(v, "_dtype", st.float64).is_complex for v in (self, exponent))
+    return st.complex128 if complex_ else st.float64
+
+
+def _number_as(value, dtype):
+    return complex(value) if dtype.is_complex else float(value)
+
+
+def _as_dtype(t, dtype):
+    """``t.to(dtype)``: ``t`` itself when it has that dtype already."""
+    return t if t._dtype is dtype else ops._to_copy(t, dtype=dtype)
 
 
 def _to_double(t):
-    """``t.to(torch.float64)``: ``t`` itself when it is float64 already."""
-    return t if t._dtype is st.float64 else ops._to_copy(t, dtype=st.float64)
+    return _as_dtype(t, st.float64)
 
 
 def float_power_(self, exponent):
-    if self._dtype is not st.float64:
+    target = _float_power_dtype(self, exponent)
+    if self._dtype is not target:
         raise RuntimeError(f"the base given to float_power_ has dtype {self._dtype.c10_name} but the operation's "
-                           "result requires dtype Double")
-    if isinstance(exponent, (int, float, bool)):
-        return ops.pow_(self, float(exponent))
-    return ops.pow_(self, _to_double(exponent))
+                           f"result requires dtype {target.c10_name}")
+    if isinstance(exponent, (int, float, bool, complex)):
+        return ops.pow_(self, _number_as(exponent, target))
+    return ops.pow_(self, _as_dtype(exponent, target))
 
 
 def absolute(self):
@@ -833,7 +849,7 @@ def count_nonzero_dim(self, dim=None):
 
 
 def nanmean(self, dim=None, keepdim=False, dtype=None):
-    if not self.dtype.is_floating_point:
+    if not (self.dtype.is_floating_point or self.dtype.is_complex):
         raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got "
                            f"{self.dtype.c10_name}")
     counted = ops.sum(ops.logical_not(ops.isnan(self)), dim, keepdim)
@@ -1261,6 +1277,8 @@ def _number_minus(value, tensor):
 
 def kl_div(self, target, reduction=_MEAN, log_target=False):
     if not (self._dtype.is_floating_point and target._dtype.is_floating_point):
+        if self._dtype.is_complex or target._dtype.is_complex:  # checked first
+            raise RuntimeError("kl_div: Complex inputs not supported.")
         raise RuntimeError("kl_div: Integral inputs not supported.")
     if log_target:
         output = ops.mul(ops.exp(target), ops.sub(target, self))

@@ -50,7 +50,7 @@ def cov(self, correction=1, fweights=None, aweights=None):
             data = ops._to_copy(data, dtype=st.float32)
     else:
         data = ops.sub(data, ops.unsqueeze(avg, 1))
-    c = ops.mm(data, ops.t(ops.mul(data, w) if w is not None else data))
+    c = ops.mm(data, ops.conj(ops.t(ops.mul(data, w) if w is not None else data)))  # a real tensor's conj: itself
     return ops.squeeze(ops.div(c, factor))
 
 
@@ -97,4 +97,6 @@ def corrcoef(self):
     stddev = ops.sqrt(ops.diagonal(c))
     c = ops.div(c, ops.view(stddev, [-1, 1]))
     c = ops.div(c, ops.view(stddev, [1, -1]))
+    if c.dtype.is_complex:  # each part clipped on its own
+        return ops.complex(ops.clamp(ops.real(c), -1, 1), ops.clamp(ops.imag(c), -1, 1))
     return ops.clamp(c, -1, 1)

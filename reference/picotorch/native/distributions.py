@@ -40,6 +40,7 @@ import warnings
 import numpy as np
 
 from ..c10 import scalar_type as st
+from . import complex_ops
 from .checks import broadcast_shapes
 from .cpu_generator import default_cpu_generator
 from .device import CPU, backend, normalize, to_numpy
@@ -69,8 +70,8 @@ def generator_impl(generator):
 
 
 def uniform_(self, from_=0, to=1, generator=None):
-    if self._dtype.is_complex:  # each part a float draw, in memory order (uniform_impl_ on view_as_real)
-        uniform_(_real_view(self), from_, to, generator)
+    if self._dtype.is_complex:  # each part drawn as a float: the real view's elements, in memory order
+        uniform_(complex_ops.view_as_real(self), from_, to, generator)
         return self
     _check_floating(self, "check_uniform_bounds")
     if from_ > to:
@@ -102,14 +103,12 @@ def uniform_values(gen, n: int, dtype, low=0.0, high=1.0) -> np.ndarray:
 
 
 def normal_(self, mean=0, std=1, generator=None):
-    if self._dtype.is_complex:  # each part normal with std / sqrt(2): the complex number's variance is std**2
-        if std < 0:
-            raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
-        normal_(_real_view(self), mean, std / math.sqrt(2), generator)
-        return self
-    _check_floating(self, "normal_kernel_cpu")
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
+    if self._dtype.is_complex:  # each part normal with std / sqrt(2), so that |z - mean| has variance std^2
+        normal_(complex_ops.view_as_real(self), mean, std / math.sqrt(2), generator)
+        return self
+    _check_floating(self, "normal_kernel_cpu")
     gen = generator_impl(generator)
     n = self.numel()
     with gen.mutex:
@@ -241,6 +240,8 @@ def _sincos_avx(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def bernoulli(self, generator=None):
     """A new tensor of ``self``'s dtype: 1 with probability ``self[i]``, else 0."""
+    if self._dtype.is_complex:
+        raise NotImplementedError(f"\"bernoulli_tensor_cpu_self_\" not implemented for '{self._dtype.c10_name}'")
     p = _probabilities(self)
     if ((p < 0) | (p > 1)).any():
         raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message "
@@ -264,6 +265,8 @@ def bernoulli_(self, p=0.5, generator=None):
         return self
     if not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
+    if self._dtype.is_complex:
+        raise NotImplementedError(f"\"bernoulli_scalar_cpu_\" not implemented for '{self._dtype.c10_name}'")
     with gen.mutex:
         _fill_in_memory_order(self, uniform_values(gen, self.numel(), st.float64) < p)
     return self
@@ -399,6 +402,8 @@ def normal_float_float(mean, std, size, generator=None, dtype=None, layout=None,
 
 
 def _check_tensor_std(std) -> None:
+    if std._dtype.is_complex:
+        raise RuntimeError("normal expects standard deviation to be non-complex")
     if (to_numpy(std._data) < 0).any():
         raise RuntimeError("normal expects all elements of std >= 0.0")
 
@@ -412,9 +417,14 @@ def _empty_like(t, shape=None):
 # ----------------------------------------------------------------------------- integers
 
 
+_RANDOM_BOUNDS_TYPES = "check_random_bounds handles only integral, floating-point and boolean types"
+
+
 def random_(self, from_, to=None, generator=None):
     """``random_.from``: integers in ``[from, to)``, or from ``from`` to the dtype's largest (exact) value."""
     dtype = self._dtype
+    if dtype.is_complex:
+        raise RuntimeError(_RANDOM_BOUNDS_TYPES)
     if to is None and from_ == -(2**63):  # the whole of int64: random_full_64_bits_range_kernel
         if dtype not in (st.int64, st.float64, st.float32, st.bfloat16):
             raise RuntimeError("random_full_64_bits_range_kernel_cpu handles only int64, double, float and bfloat16")
@@ -442,6 +452,8 @@ def random_full_(self, generator=None):
     """``random_()``: ``uniform_int_distribution``: for int64 63 bits of a 64-bit draw, for the other integer
     types ``bits % (max + 1)``, for float types the exact integers ``bits % (2**digits + 1)``, bool one bit."""
     dtype = self._dtype
+    if dtype.is_complex:
+        raise NotImplementedError(f"\"random_kernel_cpu\" not implemented for '{dtype.c10_name}'")
     wide = dtype in (st.int64, st.float64)
     modulus = 2 if dtype is st.bool_ else _largest_random(dtype) + 1
     return _fill_random(self, generator, lambda gen, n: ((gen.random64(n) if wide else gen.random(n))
@@ -464,6 +476,8 @@ def _fill_random(self, generator, draw):
 
 def check_from_to(low: int, high: int, dtype) -> tuple[int, int]:
     """``random_from_to_impl``'s checks, with the bounds a float dtype moves inwards (``update_from``/``update_to``)."""
+    if dtype.is_complex:
+        raise RuntimeError(_RANDOM_BOUNDS_TYPES)
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     if dtype.is_floating_point:
@@ -545,11 +559,6 @@ def randperm_values(gen, n: int) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------- details
-
-
-def _real_view(self):
-    from .complex_ops import _view_as_real_physical  # (complex_ops imports the dispatcher, which imports us)
-    return _view_as_real_physical(self)
 
 
 def _check_floating(self, kernel: str) -> None:

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..c10 import scalar_type as st
 from .device import to_numpy
-from .helpers import add_at, has_scatter, np_xp, wrap, xp_of
+from .helpers import add_at, error_type_string, has_scatter, np_xp, wrap, xp_of
 from .scatter_gather import index_select
 
 
@@ -58,9 +58,8 @@ def _counts(xp, positions, num_weights):
 def _check_index_dtype(indices, position: int, op: str) -> None:
     """``checkScalarTypes``: the argument named with its position and its legacy type name."""
     if indices._dtype not in (st.int64, st.int32):
-        prefix = "torch.cuda." if indices._device.type == "cuda" else "torch."
         raise RuntimeError(f"Expected tensor for argument #{position} 'indices' to have one of the following scalar "
-                           f"types: Long, Int; but got {prefix}{indices._dtype.c10_name}Tensor instead (while "
+                           f"types: Long, Int; but got {error_type_string(indices)} instead (while "
                            f"checking arguments for {op})")
 
 

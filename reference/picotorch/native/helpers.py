@@ -229,10 +229,10 @@ def stored_scalar(value, dtype):
     unchanged. A number the dtype cannot hold is an error (``Scalar::to<T>``, ``c10::checked_convert``)."""
     if dtype is st.bool_:
         return bool(value)
-    if dtype.is_complex:
-        return complex(value)
     check_scalar_fits(value, dtype)
-    if dtype.is_floating_point:
+    if isinstance(value, complex) and not dtype.is_complex:
+        value = value.real  # its imaginary part is 0: check_scalar_fits refuses any other
+    if dtype.is_floating_point or dtype.is_complex:
         return value
     if isinstance(value, float) and value >= 2.0**63:
         return -2**63  # passes the check (2**63 - 1 is 2**63 as a double); x86's conversion gives INT64_MIN
@@ -243,14 +243,18 @@ def stored_scalar(value, dtype):
 _FLOAT_MAX = {st.float16: 65504.0, st.bfloat16: 3.3895313892515355e38, st.float32: 3.4028234663852886e38}
 # The C++ type each dtype's ``checked_convert`` names in its error.
 _CPP_NAMES = {st.float16: "c10::Half", st.bfloat16: "c10::BFloat16", st.float32: "float", st.float64: "double",
-              st.uint8: "uint8_t", st.int8: "int8_t", st.int16: "int16_t", st.int32: "int", st.int64: "int64_t"}
+              st.uint8: "uint8_t", st.int8: "int8_t", st.int16: "int16_t", st.int32: "int", st.int64: "int64_t",
+              st.complex64: "c10::complex<float>", st.complex128: "c10::complex<double>"}
 
 
 def check_scalar_fits(value, dtype) -> None:
     """``c10::overflows``: an infinity fits a float dtype and NaN any dtype that has one; any other number must
     lie in the dtype's range (an unsigned dtype also takes a negative integer, which wraps)."""
     name = _CPP_NAMES.get(dtype)
-    if name is None or isinstance(value, complex):
+    if name is None:
+        return
+    if isinstance(value, complex) or dtype.is_complex:
+        _check_complex_fits(complex(value), dtype, name)
         return
     if dtype.is_floating_point:
         magnitude = abs(float(value))
@@ -262,6 +266,19 @@ def check_scalar_fits(value, dtype) -> None:
         else:
             fits = info.min <= value <= info.max or (info.min == 0 and -info.max <= value < 0)
     if not fits:
+        raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+
+
+def _check_complex_fits(value, dtype, name) -> None:
+    """``c10::overflows`` with a complex number on either side: a real dtype takes only a zero imaginary part (and
+    a real part that fits it), a complex dtype takes parts that fit its real dtype."""
+    if not dtype.is_complex:
+        if value.imag != 0:
+            raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+        check_scalar_fits(value.real, dtype)
+        return
+    largest = _FLOAT_MAX.get(dtype.to_real(), math.inf)
+    if any(largest < abs(part) < math.inf for part in (value.real, value.imag)):
         raise RuntimeError(f"value cannot be converted to type {name} without overflow")
 
 

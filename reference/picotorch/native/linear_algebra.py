@@ -94,7 +94,16 @@ def mv(self, vec):
                       common_device(self, vec))
 
 
-def dot(self, tensor, conjugate_self=False):
+def dot(self, tensor):
+    return _dot(self, tensor, False)
+
+
+def vdot(self, other):
+    """``dot`` of ``self``'s conjugate, with dot's checks and texts, as PyTorch's CPU kernel."""
+    return _dot(self, other, True)
+
+
+def _dot(self, tensor, conjugate):
     if self._data.ndim != 1 or tensor._data.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {self._data.ndim}D and {tensor._data.ndim}D tensors")
     if self._dtype is not tensor._dtype:
@@ -110,8 +119,8 @@ def dot(self, tensor, conjugate_self=False):
         data = convert(xp, xp.asarray(xp.vecdot(in_float32(xp, self._data), in_float32(xp, tensor._data))),
                        self._dtype)
     else:
-        # vecdot conjugates its first operand: dot undoes it, vdot keeps it
-        first = xp.conj(self._data) if self._dtype.is_complex and not conjugate_self else self._data
+        # vecdot conjugates its first operand, which ``dot`` must undo
+        first = xp.conj(self._data) if self._dtype.is_complex and not conjugate else self._data
         data = xp.asarray(xp.vecdot(first, tensor._data))
     return new_tensor(data, self._dtype, common_device(self, tensor))
 
@@ -205,7 +214,7 @@ def _cpp_name(dtype) -> str:
     return {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
             "int64": "long int",
             "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
-            "bool": "bool"}[dtype.name]
+            "bool": "bool", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}[dtype.name]
 
 
 # ----------------------------------------------------------------------------- linalg_vector_norm
@@ -214,9 +223,11 @@ def _cpp_name(dtype) -> str:
 
 
 def linalg_vector_norm(self, ord=2, dim=None, keepdim=False, dtype=None):
-    if not (self._dtype.is_floating_point or self._dtype.is_complex):
-        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. "
-                           f"Got {self._dtype.c10_name}")
+    if not self._dtype.is_floating_point:
+        if not self._dtype.is_complex:
+            raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. "
+                               f"Got {self._dtype.c10_name}")
+        return _complex_vector_norm(self, ord, dim, keepdim, dtype)
     ord = float(ord)
     axes = reduce_dims(self, dim)
     if self._data.size == 0 and (ord < 0 or ord == math.inf):
@@ -233,6 +244,22 @@ def linalg_vector_norm(self, ord=2, dim=None, keepdim=False, dtype=None):
         data = xp.abs(xp.astype(cast(self, out_dtype, xp), xp.float64))
     out = _vector_norm(xp, data, ord, axes, keepdim)
     # float16: via float32
+    return new_tensor(row_major(convert(xp, xp.asarray(out), out_dtype)), out_dtype, self._device)
+
+
+def _complex_vector_norm(self, ord, dim, keepdim, dtype):
+    """The norm of the magnitudes, a real tensor of the parts' dtype (a ``dtype`` asked for must be complex)."""
+    if dtype is not None and not dtype.is_complex:
+        raise RuntimeError(f"linalg.vector_norm: dtype should be complex for complex inputs, but got {dtype.c10_name}")
+    ord = float(ord)
+    axes = reduce_dims(self, dim)
+    if self._data.size == 0 and (ord < 0 or ord == math.inf):
+        _check_norm_identity(self, ord, dim)
+    out_dtype = (dtype or self._dtype).to_real()
+    xp = xp_of(self)
+    # max / min pick one magnitude: in the tensor's own precision, so that backward finds it among abs(self)
+    wide = self._data if math.isinf(ord) else xp.astype(self._data, xp.complex128)
+    out = _vector_norm(xp, xp.abs(wide), ord, axes, keepdim)
     return new_tensor(row_major(convert(xp, xp.asarray(out), out_dtype)), out_dtype, self._device)
 
 
@@ -342,12 +369,7 @@ def _check_norm_dtype(self) -> None:
                            f"{self._dtype.c10_name} instead.")
 # ----------------------------------------------------------------------------- ops batch 8: vdot, addmv, addr, addbmm
 # ``beta * self + alpha * product``, ``self`` broadcast to the product's shape; ``beta == 0`` ignores ``self`` (its NaNs
-# too), as ``addmm`` does. Real dtypes only: ``vdot`` is ``dot``.
-
-
-def vdot(self, other):
-    """``sum(conj(self) * other)``, with dot's checks and texts, as PyTorch's CPU kernel."""
-    return dot(self, other, conjugate_self=True)
+# too), as ``addmm`` does.
 
 
 def _scalars_as(dtype, *values):

@@ -58,7 +58,7 @@ def _output_holding_self(self, tensor1, tensor2):
 
 
 def _check_addcdiv_operands(tensor1, tensor2) -> None:
-    if _integral(tensor1._dtype) and _integral(tensor2._dtype):
+    if not _inexact(tensor1) and not _inexact(tensor2):
         raise RuntimeError(
             "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will perform "
             "a true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as (input + "
@@ -67,9 +67,8 @@ def _check_addcdiv_operands(tensor1, tensor2) -> None:
             "(input + value * tensor1 / tensor2), for all dtypes.")
 
 
-def _integral(dtype) -> bool:
-    """``isIntegralType(dtype, /*includeBool=*/true)``."""
-    return not (dtype.is_floating_point or dtype.is_complex)
+def _inexact(t) -> bool:
+    return t._dtype.is_floating_point or t._dtype.is_complex
 
 
 def addcmul_(self, tensor1, tensor2, value=1):
@@ -132,7 +131,9 @@ def lerp(self, end, weight):
     shape = ()
     for t in operands:
         shape = broadcast_shapes(shape, tuple(t._data.shape))
-    if not (self._dtype.is_floating_point or self._dtype.is_complex):
+    if not self._dtype.is_floating_point:
+        if self._dtype.is_complex:
+            return _complex_lerp(self, end, weight, tensor_weight, shape, operands)
         kernel = "lerp_kernel_tensor" if tensor_weight else "lerp_kernel_scalar"
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{self._dtype.c10_name}'")
     xp = xp_of(self)
@@ -151,15 +152,17 @@ def lerp(self, end, weight):
     return wrap(self, follow_inputs(xp, values, [t._data for t in operands]))
 
 
-def _complex_lerp(xp, self, end, weight, shape, operands):
-    """``lerp`` of complex numbers: the same two forms, chosen by ``|weight| < 0.5``, without a fused step."""
-    s, e = (xp.broadcast_to(t._data if t._dtype is self._dtype else convert(xp, t._data, self._dtype), shape)
-            for t in (self, end))
-    w = weight._data if hasattr(weight, "_data") else xp.asarray(weight, dtype=s.dtype)
+def _complex_lerp(self, end, weight, tensor_weight, shape, operands):
+    """Lerp.h's complex form: ``self + weight * (end - self)`` for ``|weight| < 0.5``, else
+    ``end - (end - self) * (1 - weight)``."""
+    xp = xp_of(self)
+    s, e = (xp.broadcast_to(t._data, shape) for t in (self, end))
+    w = convert(xp, weight._data, self._dtype) if tensor_weight else xp.asarray(weight, dtype=s.dtype,
+                                                                                  device=s.device)
     diff = e - s
-    values = xp.where(xp.abs(w) < 0.5, s + w * diff, e - diff * (1 - w))
-    values = xp.asarray(values, dtype=s.dtype)
-    return wrap(self, follow_inputs(xp, values, [t._data for t in operands]))
+    one = xp.asarray(1, dtype=s.dtype, device=s.device)
+    values = xp.where(xp.abs(w) < 0.5, s + w * diff, e - diff * (one - w))
+    return wrap(self, follow_inputs(xp, xp.asarray(values, dtype=s.dtype), [t._data for t in operands]))
 
 
 def _in_opmath(xp, t, dtype):

@@ -123,7 +123,7 @@ def _output(input, data, channels_last=None):
 def _check_dtype(self, name, integers):
     """The kernels' dispatch lists: floats, plus the integers ``integers`` names (``'all'``, or int64 alone)."""
     dtype = self._dtype
-    if dtype.is_floating_point or (integers == "all" and dtype is not st.bool_) \
+    if dtype.is_floating_point or (integers == "all" and dtype is not st.bool_ and not dtype.is_complex) \
             or (integers == "int64" and dtype is st.int64):
         return
     raise NotImplementedError(f"\"{name}\" not implemented for '{dtype.c10_name}'")

@@ -22,6 +22,8 @@ def _reduce_all(self, name: str):
     if self._data.size == 0:
         raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
                            "Specify the reduction dim with the 'dim' argument.")
+    if self._dtype.is_complex:  # complex numbers have no order
+        raise NotImplementedError(f"\"{name}_all\" not implemented for '{self._dtype.c10_name}'")
     xp = xp_of(self)
     data = getattr(xp, name)(self._data)
     return new_tensor(xp.asarray(data), self._dtype, self._device)

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..c10 import scalar_type as st
 from . import checks
-from .binary_ops import type_meta_name, write_inplace
+from .binary_ops import complex_log_add, type_meta_name, write_inplace
 from .device import to_numpy
 from .dispatcher import ops
 from .helpers import (
@@ -147,8 +147,12 @@ def _extreme(self, dim, keepdim, name, xp_name):
         _check_nonempty_reduction(self, dim, name)
     xp = xp_of(self)
     data = xp.asarray(getattr(xp, xp_name)(self._data, axis=axes, keepdims=keepdim))
-    if self._dtype.is_floating_point and xp.any(data == 0):
-        data = _first_zero_sign(xp, self._data, axes, keepdim, data)
+    if self._dtype.is_floating_point:
+        if xp.any(data == 0):
+            data = _first_zero_sign(xp, self._data, axes, keepdim, data)
+    elif self._dtype.is_complex:  # complex numbers have no order
+        kernel = "aminmax_cpu" if name == "aminmax" else f"{xp_name}_values_cpu"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{self._dtype.c10_name}'")
     return new_tensor(row_major(data), self._dtype, self._device)
 
 
@@ -193,8 +197,8 @@ def argmin(self, dim=None, keepdim=False):
 
 
 def _arg_extreme(self, dim, keepdim, name):
-    if self._dtype is st.bool_:
-        raise RuntimeError(f"{name}(): does not support bool input")
+    if self._dtype is st.bool_ or self._dtype.is_complex:
+        raise RuntimeError(f"{name}(): does not support {'bool' if self._dtype is st.bool_ else 'complex'} input")
     xp = xp_of(self)
     ndim = self._data.ndim
     if dim is None:
@@ -265,9 +269,12 @@ def var_mean(self, dim=None, correction=None, keepdim=False):
 
 
 def _var(self, dim, correction, keepdim, name):
-    if not (self._dtype.is_floating_point or self._dtype.is_complex):
-        which = name if name.endswith("_mean") else "std and var"
-        raise RuntimeError(f"{which} only support floating point and complex dtypes")
+    out_dtype = self._dtype
+    if not out_dtype.is_floating_point:
+        if not out_dtype.is_complex:
+            which = name if name.endswith("_mean") else "std and var"
+            raise RuntimeError(f"{which} only support floating point and complex dtypes")
+        out_dtype = out_dtype.to_real()  # the spread of complex numbers is the real sum of |z - mean|^2
     xp = xp_of(self)
     axes = reduce_dims(self, dim)
     count = 1
@@ -278,18 +285,16 @@ def _var(self, dim, correction, keepdim, name):
         warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
                       "reduction factor (input numel divided by output numel). (Triggered internally at "
                       "/__w/pytorch/pytorch/aten/src/ATen/native/ReduceOps.cpp:1861.)", UserWarning, stacklevel=2)
-    complex_ = self._dtype.is_complex  # a complex variance is real: the mean squared modulus of the deviations
-    data = xp.astype(self._data, xp.complex128 if complex_ else xp.float64)
+    data = xp.astype(self._data, xp.float64 if out_dtype is self._dtype else xp.complex128)
     with warnings.catch_warnings():  # an empty mean, a division by zero dof: NaN or inf, as in PyTorch
         warnings.simplefilter("ignore", RuntimeWarning)
         deviations = data - xp.mean(data, axis=axes, keepdims=True)
-        squares = xp.real(deviations) ** 2 + xp.imag(deviations) ** 2 if complex_ else deviations * deviations
-        out = xp.sum(squares, axis=axes, keepdims=keepdim) / max(dof, 0)
+        if out_dtype is not self._dtype:
+            deviations = xp.abs(deviations)
+        out = xp.sum(deviations * deviations, axis=axes, keepdims=keepdim) / max(dof, 0)
         if name.startswith("std"):
             out = xp.sqrt(out)
-    dtype = self._dtype.to_real()
-    # float16: via float32
-    return new_tensor(row_major(convert(xp, xp.asarray(out), dtype)), dtype, self._device)
+    return new_tensor(row_major(convert(xp, xp.asarray(out), out_dtype)), out_dtype, self._device)
 
 
 # ----------------------------------------------------------------------------- all, any, equal
@@ -398,8 +403,10 @@ def _cumulative(self, dim, dtype, how):
     data = cast(self, out_dtype, xp)
     if self._data.ndim == 0:
         return new_tensor(xp.asarray(data, copy=True), out_dtype, self._device)
-    if out_dtype.is_floating_point:
+    if out_dtype.is_floating_point or out_dtype.is_complex:
         wide = xp.float32 if is_reduced_float(out_dtype) else xp.float64  # ATen's CPU acc_type
+        if out_dtype.is_complex:
+            wide = xp.complex128
         with np.errstate(over="ignore", invalid="ignore"):
             running = getattr(xp, how)(xp.astype(data, wide), axis=axis)
             if how == "cumulative_sum":
@@ -469,6 +476,8 @@ def _cumulative_extreme(self, dim, reaches, name):
     if self._data.ndim == 0 and dim not in (-1, 0):
         raise IndexError(f"{name}(): Expected reduction dim -1 or 0 for scalar but got {dim}")
     axis = checks.wrap_dim(dim, self._data.ndim)
+    if self._dtype.is_complex:
+        raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{self._dtype.c10_name}'")
     xp = xp_of(self)
     data = to_numpy(self._data)
     rows = np.moveaxis(data.reshape(1) if data.ndim == 0 else data, axis, -1)
@@ -496,12 +505,13 @@ def _cumulative_extreme(self, dim, reaches, name):
 
 def nansum(self, dim=None, keepdim=False, dtype=None):
     """``sum`` with every NaN counted as zero."""
-    if self._dtype.is_complex:
-        raise RuntimeError("nansum on CPU does not support complex inputs")
     if self._dtype.is_floating_point:
         xp = xp_of(self)
         data = self._data
         self = new_tensor(xp.where(xp.isnan(data), xp.zeros_like(data), data), self._dtype, self._device)
+    elif self._dtype.is_complex:
+        reduce_dims(self, dim)  # the dims' checks first
+        raise RuntimeError("nansum on CPU does not support complex inputs")
     return sum_dim(self, dim, keepdim, dtype=dtype)
 
 
@@ -520,6 +530,8 @@ def count_nonzero(self, dim):
 
 
 def logcumsumexp(self, dim):
+    if self._dtype.is_complex:
+        return _complex_logcumsumexp(self, dim)
     if not self._dtype.is_floating_point:
         raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{self._dtype.c10_name}'")
     axis = checks.wrap_dim(dim, self._data.ndim)
@@ -541,3 +553,15 @@ def logcumsumexp(self, dim):
             out[..., i] = running
     result = np.ascontiguousarray(np.moveaxis(out, -1, axis)).astype(self._dtype._numpy)
     return new_tensor(xp_of(self).asarray(result, device=self._data.device), self._dtype, self._device)
+
+
+def _complex_logcumsumexp(self, dim):
+    """The running ``log(e^a + e^b)`` of complex numbers (``complex_log_add``), in the input's dtype."""
+    axis = checks.wrap_dim(dim, self._data.ndim)
+    data = to_numpy(self._data)
+    out = np.array(data, order="C")
+    if data.ndim and data.size:
+        rows = np.moveaxis(out, axis, -1)
+        for i in range(1, rows.shape[-1]):
+            rows[..., i] = complex_log_add(np, rows[..., i - 1], rows[..., i])
+    return new_tensor(xp_of(self).asarray(out, device=self._data.device), self._dtype, self._device)

@@ -306,6 +306,8 @@ def index_fill_(self, dim, index, value):
                            f"{value._data.ndim} dimension(s).")
     if index._dtype is not st.int64:
         raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    if not self._dtype.is_complex and (isinstance(value, complex) or getattr(value, "_dtype", st.float64).is_complex):
+        raise RuntimeError("index_fill_(): Converting complex Scalar to non-complex type is not supported")
     ndim = max(self._data.ndim, 1)  # a 0-dim self counts as one element along one dim
     dim = checks.wrap_dim(dim, ndim)
     if index._data.ndim > 1:

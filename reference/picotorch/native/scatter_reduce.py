@@ -28,6 +28,9 @@ def scatter_reduce_two(self, dim, index, src, reduce, include_self=True):
     dim = _check_scatter(self, dim, index, src)
     if reduce not in _REDUCTIONS:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+    if self._dtype.is_complex and reduce in ("amax", "amin"):
+        raise NotImplementedError(f"\"scatter_gather_tensor_cpu_reduce_{reduce}\" not implemented for "
+                                  f"'{self._dtype.c10_name}'")
     data = np.array(to_numpy(self._data), order="C")
     if index.numel() == 0:
         return wrap(self, xp_of(self).asarray(data, device=self._data.device))
@@ -52,7 +55,7 @@ def scatter_reduce_two(self, dim, index, src, reduce, include_self=True):
         if reduce == "mean":
             total = counts + (1 if include_self else 0)
             total = np.where(total == 0, 1, total)
-            if flat.dtype.kind == "f":
+            if flat.dtype.kind in "fc":
                 flat[touched] = (flat[touched] / total[touched]).astype(flat.dtype)
             else:
                 flat[touched] = flat[touched] // total[touched]
@@ -93,6 +96,8 @@ def index_reduce(self, dim, index, source, reduce, include_self=True):
         raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
     dim = checks.wrap_dim(dim, self._data.ndim)
     check_index_func(self, dim, index, source, "index_reduce")
+    if self._dtype.is_complex:
+        raise NotImplementedError(f"\"index_func_\" not implemented for '{self._dtype.c10_name}'")
     if not _warned:
         _warned.append(True)
         warnings.warn(_BETA_WARNING, UserWarning, stacklevel=3)

@@ -42,6 +42,8 @@ def topk(self, k, dim=-1, largest=True, sorted=True):
         raise RuntimeError("selected index k out of range")
     if self._dtype is st.bool_:
         raise RuntimeError("topk does not support bool dtypes on CPU")
+    if self._dtype.is_complex:  # Sorting.cpp's text, with its leading space
+        raise RuntimeError(" topk does not support complex dtypes on CPU")
     if self._data.ndim == 0:
         return _sorted(self, axis, largest)
     xp = xp_of(self)
@@ -129,6 +131,8 @@ def _sorted(self, dim, descending, stable=True):
     """(values, int64 indices) of a sort along ``dim``; a zero-dim tensor is itself, at index 0."""
     xp = xp_of(self)
     axis = checks.wrap_dim(dim, self._data.ndim)
+    if self._dtype.is_complex:  # Sorting.cpp's text, with its leading space
+        raise RuntimeError(" Sort does not support complex dtypes on CPU")
     if self._data.ndim == 0:
         return (wrap(self, xp.asarray(self._data, copy=True)),
                 wrap(self, xp.zeros((), dtype=xp.int64, device=self._data.device), st.int64))
@@ -192,9 +196,10 @@ def nanmedian_dim(self, dim, keepdim=False):
     return _median_along(self, dim, keepdim, "median_out", ignore_nan=True)
 
 
-def _check_not_bool(self, kernel):
-    if self._dtype is st.bool_:
-        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+def _check_not_bool(self, kernel, complex_too=True):
+    """No kernel for bool, nor (``complex_too``) for complex numbers, which have no order."""
+    if self._dtype is st.bool_ or (complex_too and self._dtype.is_complex):
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{self._dtype.c10_name}'")
 
 
 def _median_all(self, kernel, ignore_nan):
@@ -226,8 +231,9 @@ def _nth_element_value(values: list, nth: int, less=lambda a, b: a < b):
 
 
 def _median_along(self, dim, keepdim, kernel, ignore_nan):
-    _check_not_bool(self, kernel)
+    _check_not_bool(self, kernel, complex_too=False)
     axis = checks.wrap_dim(dim, self._data.ndim)
+    _check_not_bool(self, kernel)  # complex numbers: after the dim's check
     _check_reduced_size(self, axis, "median")
     rows = _rows(self, axis)
     size = rows.shape[-1]
@@ -251,12 +257,13 @@ def _check_reduced_size(self, axis, name):
 
 
 def kthvalue(self, k, dim=-1, keepdim=False):
-    _check_not_bool(self, "kthvalue_cpu")
+    _check_not_bool(self, "kthvalue_cpu", complex_too=False)
     axis = checks.wrap_dim(dim, self._data.ndim)
     _check_reduced_size(self, axis, "kthvalue")
     size = self._data.shape[axis] if self._data.ndim else 1
     if not 1 <= k <= size:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {axis}")
+    _check_not_bool(self, "kthvalue_cpu")
     rows = _rows(self, axis)
     flat = rows.reshape(-1, size)
     order = np.argsort(flat, axis=-1, kind="stable")  # NaN above every number, as the kernel's comparison
@@ -344,6 +351,8 @@ def _gathered(self, axis, chosen, keepdim):
 
 def mode(self, dim=-1, keepdim=False):
     axis = checks.wrap_dim(dim, self._data.ndim)
+    if self._dtype.is_complex:
+        _check_not_bool(self, "mode_cpu")
     _check_reduced_size(self, axis, "mode")
     rows = _rows(self, axis)
     size = rows.shape[-1]

@@ -17,7 +17,7 @@ from .helpers import wrap
 
 
 def bincount(self, weights=None, minlength=0):
-    if self._dtype.is_floating_point or self._dtype is st.bool_:
+    if self._dtype.is_floating_point or self._dtype is st.bool_ or self._dtype.is_complex:
         raise NotImplementedError(f"\"bincount_cpu\" not implemented for '{self._dtype.c10_name}'")
     if minlength < 0:
         raise RuntimeError("minlength should be >= 0")
@@ -39,7 +39,10 @@ def bincount(self, weights=None, minlength=0):
 
 def histc(self, bins=100, min=0, max=0):
     if not self._dtype.is_floating_point:
-        raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{self._dtype.c10_name}'")
+        if self._dtype.is_complex and bins <= 0:
+            raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
+        kernel = "aminmax_cpu" if self._dtype.is_complex else "histogram_cpu"  # histc's range comes first
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{self._dtype.c10_name}'")
     if bins <= 0:
         raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
     data = to_numpy(self._data).reshape(-1)

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..c10 import scalar_type as st
 from . import checks
-from .binary_ops import break_zero_ties, check_inplace_operands, maximum, minimum, write_inplace
+from .binary_ops import break_zero_ties, check_inplace_operands, maximum, minimum, not_implemented_for, write_inplace
 from .device import backend, to_numpy
 from .dispatcher import ops
 from .helpers import as_operand, cast, common_device, result_type, shape_of, xp_of
@@ -25,6 +25,7 @@ from .layout import follow_inputs
 from .tensor_impl import new_tensor
 
 _NO_BOUND = "torch.clamp: At least one of 'min' or 'max' must not be None"
+CLAMP_COMPLEX = "clamp is not supported for complex types"
 
 
 def clamp(self, min=None, max=None):
@@ -85,6 +86,8 @@ def _clamp(self, min, max, kernel):
         if len(bounds) == 1 and _is_tensor(bounds[0]):  # one tensor bound is maximum / minimum, which take bools
             return maximum(self, bounds[0]) if min is not None else minimum(self, bounds[0])
         raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+    if dtype.is_complex:
+        _refuse_complex(self, kernel, dtype, len(bounds) == 2, max)
     shape = shape_of(self)
     for b in bounds:
         shape = checks.broadcast_shapes(shape, shape_of(b))
@@ -101,6 +104,17 @@ def _clamp(self, min, max, kernel):
     data = xp.broadcast_to(xp.asarray(data), shape)
     operands = [self._data] + [b._data for b in (min, max) if _is_tensor(b)]  # a number bound is no operand
     return new_tensor(follow_inputs(xp, xp.asarray(data, copy=True), operands), dtype, dev)
+
+
+def _refuse_complex(self, kernel, dtype, both, max):
+    """Complex numbers have no order. ``clamp`` refuses a complex ``self`` or promoted dtype up front (the tensor
+    form only ``self``: a complex bound reaches its kernel), the one-sided tensor forms reach ``maximum``'s
+    (``minimum``'s) kernel, as does the tensor form with one bound."""
+    if kernel in ("clamp_min_cpu", "clamp_max_cpu"):
+        raise not_implemented_for("maximum_cpu" if kernel == "clamp_min_cpu" else "minimum_cpu", dtype)
+    if kernel == "clamp_cpu" and not self._dtype.is_complex:
+        raise not_implemented_for(kernel if both else "maximum_cpu" if max is None else "minimum_cpu", dtype)
+    raise NotImplementedError(CLAMP_COMPLEX)
 
 
 # NOTE [clamp by numbers keeps the input on a tie]
@@ -148,6 +162,8 @@ def _value_and_index(self, dim, keepdim, name):
     xp = xp_of(self)
     ndim = self._data.ndim
     axis = checks.wrap_dim(dim, ndim)
+    if self._dtype.is_complex:
+        raise RuntimeError(f"{name}(): does not support complex input")
     if ndim == 0:  # a zero-dim tensor is its own maximum, at index 0
         return (new_tensor(xp.asarray(self._data, copy=True), self._dtype, self._device),
                 new_tensor(xp.zeros((), dtype=xp.int64, device=self._data.device), st.int64, self._device))
@@ -180,7 +196,7 @@ def isfinite(self):
 
 def _bool_result(self, test):
     xp = xp_of(self)
-    if self._dtype.is_floating_point:
+    if self._dtype.is_floating_point or self._dtype.is_complex:
         data = test(self._data)
     else:
         data = xp.full(tuple(self._data.shape), test is xp.isfinite, dtype=xp.bool, device=self._data.device)
@@ -235,22 +251,32 @@ def _number(value) -> str:
 
 
 def isposinf(self):
+    _check_not_complex(self, "isposinf")
     return _bool_result(self, lambda data: data == math.inf)
 
 
 def isneginf(self):
+    _check_not_complex(self, "isneginf")
     return _bool_result(self, lambda data: data == -math.inf)
 
 
+def _check_not_complex(self, name) -> None:
+    if self._dtype.is_complex:
+        raise RuntimeError(f"{name} does not support complex inputs.")
+
+
 def isreal(self):
+    """A complex element is real when its imaginary part is 0."""
+    if self._dtype.is_complex:
+        return ops.eq(ops.imag(self), 0)
     return ops.ones_like(self, dtype=st.bool_)
 
 
 def isin(elements, test_elements, assume_unique=False, invert=False):
     elements, test_elements = as_operand(elements), as_operand(test_elements)
     for t in (elements, test_elements):
-        if t._dtype is st.bool_:
-            raise RuntimeError("Unsupported input type encountered for isin(): Bool")
+        if t._dtype is st.bool_ or t._dtype.is_complex:
+            raise RuntimeError(f"Unsupported input type encountered for isin(): {t._dtype.c10_name}")
     common = st.to_numpy_dtype(result_type(elements, test_elements))
     found = np.isin(to_numpy(elements._data).astype(common), to_numpy(test_elements._data).astype(common),
                     invert=invert)

@@ -247,7 +247,10 @@ def fill_(self, value):
     if is_reduced_float(self._dtype):
         if not (self._device.type == "cpu" and math.prod(self._data.shape) == 1):
             check_scalar_fits(value, self._dtype)  # one CPU element takes ``scalar_fill``'s unchecked path
-        value = float(np.float32(value))  # a Python number becomes Half / BFloat16 through float, as in C++
+        elif isinstance(value, complex):  # which reads the number as a double, checked
+            check_scalar_fits(value, st.float64)
+        # a Python number becomes Half / BFloat16 through float, as in C++
+        value = float(np.float32(value.real if isinstance(value, complex) else value))
     else:
         value = stored_scalar(value, self._dtype)  # a number must fit (``Scalar::to<T>``)
     writable_data(self)[...] = xp.asarray(value, dtype=xp_dtype(xp, self._dtype), device=self._data.device)

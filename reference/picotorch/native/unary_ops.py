@@ -28,7 +28,7 @@ import numpy as np
 from ..c10 import scalar_type as st
 from . import math_functions
 from .binary_ops import check_inplace_dtype, mul, write_inplace
-from .complex_ops import complex_abs, complex_sgn
+from .complex_ops import complex_abs, complex_sgn, imag, real
 from .device import to_numpy
 from .helpers import (
     cast,
@@ -136,12 +136,20 @@ def tanh(self):
 
 
 def erf(self):
+    _check_real(self, "erf_vml_cpu")
     return _unary_float(self, erf_float64, widen=True)
+
+
+def _check_real(self, kernel) -> None:
+    """The special functions' kernels are compiled for real dtypes only."""
+    if self._dtype.is_complex:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{self._dtype.c10_name}'")
 
 
 def logit(self, eps=None):
     """``log(x / (1 - x))``, ``x`` first clamped to ``[eps, 1 - eps]`` when ``eps`` is given and not negative. The
     quotient is formed in float32 for float16 / bfloat16, its log rounded once."""
+    _check_real(self, "logit_cpu")
     dtype = float_dtype(self._dtype)
     xp = xp_of(self)
     x = cast(self, dtype, xp)
@@ -181,9 +189,12 @@ def _unary_float(self, fn, *, widen=False):
 
 
 def _widened(xp, a):
-    """``a`` in double precision: float64, or complex128 for a complex array."""
-    wide = st.complex128 if is_complex_array(xp, a) else st.float64
-    return a if a.dtype == xp_dtype(xp, wide) else xp.astype(a, xp_dtype(xp, wide))
+    """``a`` in double precision (float64), unless complex: PyTorch computes complex functions in the dtype itself
+    with C's ``cexpf``, ``clogf``... which NumPy's complex64 functions call too (measured against torch 2.13 on 1000
+    values: exp, log, sin, tanh, asin... agree on all of them computed so, on 20% to 60% computed in complex128)."""
+    if is_complex_array(xp, a):
+        return a
+    return a if a.dtype == xp_dtype(xp, st.float64) else xp.astype(a, xp_dtype(xp, st.float64))
 
 
 def _rounded(xp, a, dtype):
@@ -221,6 +232,10 @@ def _rounding(self, name, fn):
         raise NotImplementedError(f"\"{name}_vml_cpu\" not implemented for 'Bool'")
     xp = xp_of(self)
     if not self._dtype.is_floating_point:
+        if self._dtype.is_complex:  # floor, ceil and trunc say so first; round has no complex kernel
+            if name == "round":
+                raise NotImplementedError(f"\"round_vml_cpu\" not implemented for '{self._dtype.c10_name}'")
+            raise NotImplementedError(f"{name} is not supported for complex inputs")
         return wrap(self, xp.asarray(self._data, copy=True))
     a = in_float32(xp, self._data) if is_reduced_float(self._dtype) else self._data
     return wrap(self, follow_inputs(xp, convert(xp, xp.asarray(fn(xp, a)), self._dtype), [self._data]))
@@ -242,6 +257,9 @@ def nan_to_num(self, nan=None, posinf=None, neginf=None):
     xp = xp_of(self)
     data = self._data
     if not self._dtype.is_floating_point:
+        if self._dtype.is_complex:  # each part on its own, as the real dtype's
+            parts = [nan_to_num(part, nan, posinf, neginf)._data for part in (real(self), imag(self))]
+            return wrap(self, follow_inputs(xp, xp.asarray(parts[0] + 1j * parts[1], dtype=data.dtype), [data]))
         return wrap(self, xp.asarray(data, copy=True))
     high = _LARGEST[self._dtype.name]
     replacements = (0.0 if nan is None else nan, high if posinf is None else posinf,
@@ -269,7 +287,15 @@ def _in_place(functional):
 
 
 neg_ = _in_place(neg)
-abs_ = _in_place(abs)
+_abs_in_place = _in_place(abs)
+
+
+def abs_(self):
+    if self._dtype.is_complex:  # |z| is real: it cannot be written back as the complex number it came from
+        raise RuntimeError("In-place abs is not supported for complex tensors.")
+    return _abs_in_place(self)
+
+
 sign_ = _in_place(sign)
 exp_ = _in_place(exp)
 exp2_ = _in_place(exp2)
@@ -336,24 +362,29 @@ def atanh(self):
 
 
 def erfc(self):
+    _check_real(self, "erfc_vml_cpu")
     return _unary_float(self, _on_numpy(math_functions.erfc), widen=True)
 
 
 def erfinv(self):
+    _check_real(self, "erfinv_vml_cpu")
     return _unary_float(self, _on_numpy(math_functions.erfinv))
 
 
 def lgamma(self):
+    _check_real(self, "lgamma_vml_cpu")
     return _unary_float(self, _on_numpy(math_functions.lgamma), widen=True)
 
 
 def digamma(self):
+    _check_real(self, "digamma")
     return _unary_float(self, _on_numpy(math_functions.digamma))
 
 
 def polygamma(n, self):
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
+    _check_real(self, "digamma" if n == 0 else "trigamma" if n == 1 else "polygamma")
     return _unary_float(self, _on_numpy(lambda a: math_functions.polygamma(n, a)))
 
 
@@ -397,6 +428,8 @@ def signbit(self):
         a = in_float32(xp, self._data) if is_reduced_float(self._dtype) else self._data
         data = xp.signbit(a)
     else:
+        if self._dtype.is_complex:
+            raise NotImplementedError("signbit is not implemented for complex tensors.")
         data = xp.less(self._data, const(xp, 0, self._data))
     return new_tensor(follow_inputs(xp, xp.asarray(data), [self._data]), st.bool_, self._device)
 
@@ -406,16 +439,18 @@ _180_PI = 57.295779513082320876798154814105170332405472466564
 
 
 def deg2rad(self):
-    return _scaled_to_float(self, _PI_180)
+    return _scaled_to_float(self, _PI_180, "deg2rad")
 
 
 def rad2deg(self):
-    return _scaled_to_float(self, _180_PI)
+    return _scaled_to_float(self, _180_PI, "rad2deg")
 
 
-def _scaled_to_float(self, factor):
+def _scaled_to_float(self, factor, name):
     """``self * factor`` after an integer or bool tensor becomes the default float dtype (ATen's composite kernel)."""
     if not self._dtype.is_floating_point:
+        if self._dtype.is_complex:
+            raise RuntimeError(f"{name} is not supported for complex tensors.")
         self = new_tensor(cast(self, float_dtype(self._dtype), xp_of(self)), float_dtype(self._dtype), self._device)
     return mul(self, factor)
 
@@ -450,7 +485,7 @@ def logical_not(self):
 
 def bitwise_not(self):
     """Every bit flipped (``~x``); a bool tensor is negated. No floats, as PyTorch's kernel."""
-    if self._dtype.is_floating_point:
+    if self._dtype.is_floating_point or self._dtype.is_complex:
         raise NotImplementedError(f"\"bitwise_not_cpu\" not implemented for '{self._dtype.c10_name}'")
     if self._dtype is st.bool_:
         return logical_not(self)

@@ -31,7 +31,13 @@ def _empty_index(like):
     return _index(like, np.zeros(0, dtype=np.int64))
 
 
+def _check_dtype(self, kernel) -> None:
+    if self._dtype.is_complex:  # unique sorts, and complex numbers have no order
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{self._dtype.c10_name}'")
+
+
 def _unique2(self, sorted=True, return_inverse=False, return_counts=False):
+    _check_dtype(self, "unique")
     flat = to_numpy(self._data).reshape(-1)
     order = np.argsort(flat, kind="stable")
     ordered = flat[order]
@@ -62,6 +68,7 @@ def _inverse_and_counts(like, order, starts, size, return_inverse, return_counts
 def unique_consecutive(self, return_inverse=False, return_counts=False, dim=None):
     if dim is not None:
         return _unique_slices(self, dim, False, return_inverse, return_counts, consecutive=True)
+    _check_dtype(self, "unique")
     flat = to_numpy(self._data).reshape(-1)
     starts = _run_starts(flat != np.roll(flat, 1) if flat.size else np.zeros(0, bool))
     values = _tensor(self, np.ascontiguousarray(flat[starts]))
@@ -74,6 +81,7 @@ def unique_dim(self, dim, sorted=True, return_inverse=False, return_counts=False
 
 
 def _unique_slices(self, dim, sorted, return_inverse, return_counts, consecutive):
+    _check_dtype(self, "unique_dim")
     axis = checks.wrap_dim(dim, self._data.ndim, wrap_scalar=False)
     data = to_numpy(self._data)
     if data.size == 0:

@@ -113,10 +113,7 @@ class ModuleList(Module):
             self += modules
 
     def _get_abs_string_index(self, idx) -> str:
-        idx = operator.index(idx)
-        if not -len(self) <= idx < len(self):
-            raise IndexError(f"index {idx} is out of range")
-        return str(idx + len(self) if idx < 0 else idx)
+        return _absolute_index(idx, len(self))
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):
@@ -249,6 +246,14 @@ class ModuleDict(Module):
             self[m[0]] = m[1]
 
 
+def _absolute_index(idx, length: int) -> str:
+    """The child's name for index ``idx`` (negative counts from the end), or PyTorch's IndexError."""
+    idx = operator.index(idx)
+    if not -length <= idx < length:
+        raise IndexError(f"index {idx} is out of range")
+    return str(idx + length if idx < 0 else idx)
+
+
 def _parameter_line(key, value, type_name) -> str:
     """One value of a parameter container as its repr shows it."""
     if not isinstance(value, TensorImpl):
@@ -269,10 +274,7 @@ class ParameterList(Module):
             self += values
 
     def _index(self, idx) -> str:
-        idx = operator.index(idx)
-        if not -len(self) <= idx < len(self):
-            raise IndexError(f"index {idx} is out of range")
-        return str(idx + len(self) if idx < 0 else idx)
+        return _absolute_index(idx, len(self))
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):

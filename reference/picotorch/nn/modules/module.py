@@ -70,14 +70,7 @@ def register_module_forward_hook(hook, *, with_kwargs: bool = False, always_call
 
 
 def register_module_backward_hook(hook) -> RemovableHandle:
-    global _global_is_full_backward_hook
-    if _global_is_full_backward_hook is True:
-        raise RuntimeError("Cannot use both regular backward hooks and full backward hooks as a global Module hook. "
-                           "Please use only one of them.")
-    _global_is_full_backward_hook = False
-    handle = RemovableHandle(_global_backward_hooks)
-    _global_backward_hooks[handle.id] = hook
-    return handle
+    return _register_global_backward_hook(hook, full=False)
 
 
 def register_module_full_backward_pre_hook(hook) -> RemovableHandle:
@@ -87,11 +80,16 @@ def register_module_full_backward_pre_hook(hook) -> RemovableHandle:
 
 
 def register_module_full_backward_hook(hook) -> RemovableHandle:
+    return _register_global_backward_hook(hook, full=True)
+
+
+def _register_global_backward_hook(hook, full: bool) -> RemovableHandle:
+    """Every module's backward hook of one kind: the global hooks are all full or all of the old kind."""
     global _global_is_full_backward_hook
-    if _global_is_full_backward_hook is False:
+    if _global_is_full_backward_hook is (not full):
         raise RuntimeError("Cannot use both regular backward hooks and full backward hooks as a global Module hook. "
                            "Please use only one of them.")
-    _global_is_full_backward_hook = True
+    _global_is_full_backward_hook = full
     handle = RemovableHandle(_global_backward_hooks)
     _global_backward_hooks[handle.id] = hook
     return handle

@@ -410,6 +410,8 @@ CASES = {
         T.nn.functional.pad(a[0], (2, -1), "replicate").pow(2).sum(), T.nn.functional.pad(a, (1, 2, 0, 3),
         "replicate").pow(2).sum(), T.nn.functional.pad(a, (3, 0, 2, 1, 1, 1), "replicate").pow(2).sum()])),
     "circular_pad": ([data(2, 3, 4)], lambda T, a: T.nn.functional.pad(a, (2, 1, -1, 1), "circular")),
+    "round_decimals": ([data(2, 3)], lambda T, a: T.round(a, decimals=1) * a + a.round(decimals=-1)),
+    "fill_diagonal": ([data(3, 3)], lambda T, a: (a * 2).fill_diagonal_(0.5) * a),
     # complex tensors, from real leaves and back to a real result
     "complex_parts": ([data(2, 3), data(2, 3)], lambda T, a, b: (lambda z: z.real * 2 + z.imag * z.abs() + z.angle())(
         T.complex(a, b))),

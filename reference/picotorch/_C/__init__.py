@@ -409,6 +409,8 @@ def _install_operators(base) -> None:
                          ("__xor__", "bitwise_xor"), ("__ixor__", "bitwise_xor_")]:
         _binary(base, name, dunder, public=True)
     base.__neg__ = base.neg
+    base.__abs__ = base.abs  # python_variable_methods.cpp: abs(x) is x.abs(), +x is x.positive() (x itself)
+    base.__pos__ = base.positive
     base.__invert__ = _invert
     base.__getitem__ = _indexing.__getitem__
     base.__setitem__ = _indexing.__setitem__

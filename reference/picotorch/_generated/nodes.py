@@ -12737,3 +12737,16 @@ class ReplicationPad3DBackwardBackward0(Node):
     @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class RoundBackward1(Node):
+    """Backward of ``round.decimals(Tensor self, *, int decimals) -> Tensor``."""
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.zeros_like(grad)
+        return grad_inputs

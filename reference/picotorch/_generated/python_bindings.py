@@ -1127,6 +1127,7 @@ TORCH_FUNCTIONS = {
     ],
     'round': [
         (vt.round, 'round(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['round'][0], vt.PARAMETERS['round'][1] + (('out', 'Tensor?', True),)), (vt.round_out, ('out',))),
+        (vt.round_decimals, 'round(Tensor input, *, int decimals)', vt.PARAMETERS['round_decimals']),
     ],
     'round_': [
         (vt.round_, 'round_(Tensor input)', vt.PARAMETERS['round_']),
@@ -2093,6 +2094,9 @@ TENSOR_METHODS = {
         (vt.fill__Tensor, 'fill_(Tensor value)', vt.PARAMETERS['fill__Tensor']),
         (vt.fill__Scalar, 'fill_(Scalar value)', vt.PARAMETERS['fill__Scalar']),
     ],
+    'fill_diagonal_': [
+        (vt.fill_diagonal_, 'fill_diagonal_(Scalar fill_value, bool wrap=False)', vt.PARAMETERS['fill_diagonal_']),
+    ],
     'fix': [
         (vt.fix, 'fix()', vt.PARAMETERS['fix']),
     ],
@@ -2701,6 +2705,7 @@ TENSOR_METHODS = {
     ],
     'round': [
         (vt.round, 'round()', vt.PARAMETERS['round']),
+        (vt.round_decimals, 'round(*, int decimals)', vt.PARAMETERS['round_decimals']),
     ],
     'round_': [
         (vt.round_, 'round_()', vt.PARAMETERS['round_']),

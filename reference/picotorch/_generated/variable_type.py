@@ -11116,6 +11116,23 @@ def is_set_to(self, tensor):
     return result
 
 
+def round_decimals(self, *, decimals):
+    """``round.decimals(Tensor self, *, int decimals) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.RoundBackward1()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("round.decimals", device_of(self))(self, decimals)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def fill_diagonal_(self, fill_value, wrap=False):
+    """``fill_diagonal_(Tensor(a!) self, Scalar fill_value, bool wrap=False) -> Tensor(a!)``"""
+    return native.fill_diagonal_(self, fill_value, wrap)
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add_cuda}, add_Tensor)
 register_kernels("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, add_out)
@@ -12171,6 +12188,8 @@ register_kernels("replication_pad3d(Tensor self, int[6] padding) -> Tensor", {"C
 register_kernels("replication_pad3d_backward(Tensor grad_output, Tensor self, int[6] padding) -> Tensor", {"CPU": native.replication_pad3d_backward, "CUDA": native.replication_pad3d_backward}, replication_pad3d_backward)
 register_kernels("_pad_circular(Tensor self, int[] pad) -> Tensor", {"CompositeImplicitAutograd": native._pad_circular}, _pad_circular)
 register_kernels("is_set_to(Tensor self, Tensor tensor) -> bool", {"CPU": native.is_set_to, "CUDA": native.is_set_to}, is_set_to)
+register_kernels("round.decimals(Tensor self, *, int decimals) -> Tensor", {"CPU": native.round_decimals, "CUDA": native.round_decimals}, round_decimals)
+register_kernels("fill_diagonal_(Tensor(a!) self, Scalar fill_value, bool wrap=False) -> Tensor(a!)", {"CompositeImplicitAutograd": native.fill_diagonal_}, fill_diagonal_)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -13230,6 +13249,8 @@ PARAMETERS = {
     "replication_pad3d_backward": ((('grad_output', 'Tensor', False), ('self', 'Tensor', False), ('padding', 'int[6]', False),), ()),
     "_pad_circular": ((('self', 'Tensor', False), ('pad', 'int[]', False),), ()),
     "is_set_to": ((('self', 'Tensor', False), ('tensor', 'Tensor', False),), ()),
+    "round_decimals": ((('self', 'Tensor', False),), (('decimals', 'int', False),)),
+    "fill_diagonal_": ((('self', 'Tensor', False), ('fill_value', 'Scalar', False), ('wrap', 'bool', True),), ()),
 }
 
 
@@ -13352,7 +13373,7 @@ register_op("ceil", overloaded("ceil", [(ceil, PARAMETERS["ceil"]), (ceil_out, P
 register_op("ceil_", overloaded("ceil_", [(ceil_, PARAMETERS["ceil_"])]))
 register_op("trunc", overloaded("trunc", [(trunc, PARAMETERS["trunc"]), (trunc_out, PARAMETERS["trunc_out"])]))
 register_op("trunc_", overloaded("trunc_", [(trunc_, PARAMETERS["trunc_"])]))
-register_op("round", overloaded("round", [(round, PARAMETERS["round"]), (round_out, PARAMETERS["round_out"])]))
+register_op("round", overloaded("round", [(round, PARAMETERS["round"]), (round_out, PARAMETERS["round_out"]), (round_decimals, PARAMETERS["round_decimals"])]))
 register_op("round_", overloaded("round_", [(round_, PARAMETERS["round_"])]))
 register_op("frac", overloaded("frac", [(frac, PARAMETERS["frac"]), (frac_out, PARAMETERS["frac_out"])]))
 register_op("frac_", overloaded("frac_", [(frac_, PARAMETERS["frac_"])]))
@@ -13874,3 +13895,4 @@ register_op("replication_pad3d", overloaded("replication_pad3d", [(replication_p
 register_op("replication_pad3d_backward", overloaded("replication_pad3d_backward", [(replication_pad3d_backward, PARAMETERS["replication_pad3d_backward"])]))
 register_op("_pad_circular", overloaded("_pad_circular", [(_pad_circular, PARAMETERS["_pad_circular"])]))
 register_op("is_set_to", overloaded("is_set_to", [(is_set_to, PARAMETERS["is_set_to"])]))
+register_op("fill_diagonal_", overloaded("fill_diagonal_", [(fill_diagonal_, PARAMETERS["fill_diagonal_"])]))

@@ -250,6 +250,7 @@ from .composite import (
     expand_as,
     feature_dropout,
     feature_dropout_,
+    fill_diagonal_,
     fix,
     fix_,
     fix_out,
@@ -722,6 +723,7 @@ from .unary_ops import (
     reciprocal_,
     round,
     round_,
+    round_decimals,
     rsqrt,
     rsqrt_,
     sgn,
@@ -883,4 +885,6 @@ __all__ = [
     "replication_pad3d", "replication_pad3d_backward",
     # storages
     "is_set_to",
+    # round with decimals, fill_diagonal_
+    "fill_diagonal_", "round_decimals",
 ]

@@ -1421,6 +1421,26 @@ def is_nonzero(self):
     return bool(self.item() != 0)
 
 
+def fill_diagonal_(self, fill_value, wrap=False):
+    """The main diagonal (of a matrix, or of a cube of equal sides) filled in place through an ``as_strided`` view,
+    so the history is ``CopySlices``; with ``wrap``, a matrix taller than wide is filled again every ``width + 1``
+    rows, as numpy.fill_diagonal does."""
+    sizes = tuple(self._data.shape)
+    if len(sizes) < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    height, width = sizes[0], sizes[1]
+    if len(sizes) > 2 and any(n != height for n in sizes[1:]):
+        raise RuntimeError("all dimensions of input must be of equal length")
+    offset, stride = self.storage_offset(), sum(self.stride())
+    size = min(height, width)
+    ops.fill_(ops.as_strided(self, (size,), (stride,), offset), fill_value)
+    if wrap and len(sizes) == 2 and height > width + 1:
+        step = width + 1
+        wrap_size = (self.numel() + step - 1) // step - size
+        ops.fill_(ops.as_strided(self, (wrap_size,), (stride,), offset + self.stride(0) * step), fill_value)
+    return self
+
+
 def positive(self):
     if self._dtype is st.bool_:
         raise RuntimeError("The `+` operator, on a bool tensor is not supported.")

@@ -227,6 +227,22 @@ def round(self):
     return _rounding(self, "round", lambda xp, a: xp.round(a))
 
 
+def round_decimals(self, decimals):
+    """``round.decimals``: floats only; ``nearbyint(x * 10**d) / 10**d``, or ``nearbyint(x / 10**-d) * 10**-d`` for a
+    negative ``d``, the power and each step in the tensor's dtype (float32 for float16), as the CPU kernel."""
+    if not self._dtype.is_floating_point:
+        raise NotImplementedError(f"\"round_cpu\" not implemented for '{self._dtype.c10_name}'")
+    if decimals == 0:
+        return round(self)
+
+    def compute(xp, a):
+        power = xp.asarray(10.0 ** (-decimals if decimals < 0 else decimals), dtype=a.dtype)  # abs is a kernel here
+        if decimals < 0:
+            return xp.round(a / power) * power
+        return xp.round(a * power) / power
+    return _rounding(self, "round", compute)
+
+
 def _rounding(self, name, fn):
     if self._dtype is st.bool_:
         raise NotImplementedError(f"\"{name}_vml_cpu\" not implemented for 'Bool'")

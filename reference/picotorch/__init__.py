@@ -140,7 +140,7 @@ def is_deterministic_algorithms_warn_only_enabled() -> bool:
     return _C._get_deterministic_algorithms_warn_only()
 
 
-from . import autograd, cuda, linalg, nn, optim, overrides, random, testing, utils  # noqa: E402, F401
+from . import autograd, cuda, linalg, nn, optim, overrides, random, special, testing, utils  # noqa: E402, F401
 from ._ops import ops  # noqa: E402, F401
 from .autograd import inference_mode  # noqa: E402
 

@@ -236,7 +236,7 @@ def round_decimals(self, decimals):
         return round(self)
 
     def compute(xp, a):
-        power = xp.asarray(10.0 ** (-decimals if decimals < 0 else decimals), dtype=a.dtype)  # abs is a kernel here
+        power = xp.asarray(10.0 ** (-decimals if decimals < 0 else decimals), dtype=a.dtype, device=a.device)
         if decimals < 0:
             return xp.round(a / power) * power
         return xp.round(a * power) / power

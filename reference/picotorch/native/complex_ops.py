@@ -148,7 +148,7 @@ def _check_parts(a, b):
 
 def _combine(a, b, parts):
     xp = xp_of(a)
-    checks.broadcast_shapes(tuple(a._data.shape), tuple(b._data.shape))  # PyTorch's error for shapes that do not
+    checks.broadcast_shapes(tuple(a._data.shape), tuple(b._data.shape))  # shapes that do not broadcast: its error
     complex_dtype = a._dtype.to_complex()
     with np.errstate(invalid="ignore", over="ignore"):
         re, im = parts(xp, a._data, b._data)

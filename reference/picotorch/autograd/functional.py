@@ -34,16 +34,14 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
         outputs_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided function", "vjp")
         _check_requires_grad(outputs, "outputs", strict)
         if v is not None:
-            v = _grad_preprocess(_as_tuple(v, "v", "vjp")[1], create_graph, need_graph=False)
-            _validate_v(v, outputs, outputs_tuple)
+            v = _prepared_v(v, "vjp", outputs, outputs_tuple, create_graph)
         elif len(outputs) != 1 or outputs[0].nelement() != 1:
             raise RuntimeError("The vector v can only be None if the user-provided function returns a single Tensor "
                                "with a single element.")
     with set_grad_enabled(True if create_graph else grad_mode_enabled()):
         result = _fill_in_zeros(_autograd_grad(outputs, inputs, v, create_graph=create_graph), inputs, strict,
                                 create_graph, "back")
-    return (_unpack(_grad_postprocess(outputs, create_graph), outputs_tuple),
-            _unpack(_grad_postprocess(result, create_graph), inputs_tuple))
+    return _results(outputs, outputs_tuple, result, inputs_tuple, create_graph)
 
 
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
@@ -52,8 +50,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
         inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
         inputs = _grad_preprocess(inputs, create_graph, need_graph=True)
         if v is not None:
-            v = _grad_preprocess(_as_tuple(v, "v", "jvp")[1], create_graph, need_graph=False)
-            _validate_v(v, inputs, inputs_tuple)
+            v = _prepared_v(v, "jvp", inputs, inputs_tuple, create_graph)
         elif len(inputs) != 1 or inputs[0].nelement() != 1:
             raise RuntimeError("The vector v can only be None if the input to the user-provided function is a single "
                                "Tensor with a single element.")
@@ -65,8 +62,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
     with set_grad_enabled(True if create_graph else grad_mode_enabled()):
         result = _fill_in_zeros(_autograd_grad(grad_inputs, grad_outputs, v, create_graph=create_graph), outputs,
                                 strict, create_graph, "back_trick")
-    return (_unpack(_grad_postprocess(outputs, create_graph), outputs_tuple),
-            _unpack(_grad_postprocess(result, create_graph), outputs_tuple))
+    return _results(outputs, outputs_tuple, result, outputs_tuple, create_graph)
 
 
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, strategy="reverse-mode"):
@@ -138,8 +134,7 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
     with set_grad_enabled(True if create_graph else grad_mode_enabled()):
         result = _fill_in_zeros(_autograd_grad(jac, inputs, v, create_graph=create_graph), inputs, strict,
                                 create_graph, "double_back")
-    return (_unpack(_grad_postprocess(outputs, create_graph), outputs_tuple),
-            _unpack(_grad_postprocess(result, create_graph), inputs_tuple))
+    return _results(outputs, outputs_tuple, result, inputs_tuple, create_graph)
 
 
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
@@ -153,8 +148,7 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
     with set_grad_enabled(True if create_graph else grad_mode_enabled()):
         result = _fill_in_zeros(_autograd_grad(double_back, grad_jac, v, create_graph=create_graph), inputs,
                                 strict, create_graph, "double_back_trick")
-    return (_unpack(_grad_postprocess(outputs, create_graph), outputs_tuple),
-            _unpack(_grad_postprocess(result, create_graph), inputs_tuple))
+    return _results(outputs, outputs_tuple, result, inputs_tuple, create_graph)
 
 
 def _first_derivative(name, func, inputs, v, create_graph, strict):
@@ -164,8 +158,7 @@ def _first_derivative(name, func, inputs, v, create_graph, strict):
         inputs_tuple, inputs = _as_tuple(inputs, "inputs", name)
         inputs = _grad_preprocess(inputs, create_graph, need_graph=True)
         if v is not None:
-            v = _grad_preprocess(_as_tuple(v, "v", name)[1], create_graph, need_graph=False)
-            _validate_v(v, inputs, inputs_tuple)
+            v = _prepared_v(v, name, inputs, inputs_tuple, create_graph)
         elif len(inputs) != 1 or inputs[0].nelement() != 1:
             raise RuntimeError("The vector v can only be None if the input to the user-provided function is a single "
                                "Tensor with a single element.")
@@ -181,6 +174,19 @@ def _first_derivative(name, func, inputs, v, create_graph, strict):
 
 
 # ----------------------------------------------------------------------------- shared steps
+
+
+def _prepared_v(v, fn_name, against, against_tuple, create_graph):
+    """``v`` as a tuple of detached tensors, checked against what it multiplies (count and sizes)."""
+    v = _grad_preprocess(_as_tuple(v, "v", fn_name)[1], create_graph, need_graph=False)
+    _validate_v(v, against, against_tuple)
+    return v
+
+
+def _results(outputs, outputs_tuple, result, result_tuple, create_graph):
+    """The outputs and the product, detached unless ``create_graph``, each in the shape the caller gave."""
+    return (_unpack(_grad_postprocess(outputs, create_graph), outputs_tuple),
+            _unpack(_grad_postprocess(result, create_graph), result_tuple))
 
 
 def _as_tuple(value, arg_name, fn_name):

@@ -182,6 +182,30 @@ def test_grad_fn_repr_and_name():
     assert same(prog)[:2] == ("<MulBackward0", "<AccumulateGrad")
 
 
+def test_a_node_class_prints_as_pytorch_prints_it():
+    """NOTE [Node classes print as C++ types]: a built-in node's class has no module; a custom Function's
+    node class and ``Node`` itself print with theirs (the library's name aside)."""
+    def prog(t):
+        class Double(t.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, grad):
+                return grad * 2
+
+        a = t.ones(2, 2, requires_grad=True)
+        b = a.clone()
+        b[0] = 1
+        nodes = [a * 2, (a * 2).sum(), a[0], a.t(), b, Double.apply(a)]
+        acc = nodes[0].grad_fn.next_functions[0][0]
+        shown = [repr(type(n.grad_fn)) for n in nodes] + [str(type(acc)), repr(t.autograd.graph.Node)]
+        return [s.replace("picotorch", "torch") for s in shown]
+
+    assert same(prog)[0] == "<class 'MulBackward0'>"
+
+
 def test_metadata_is_a_dict_kept_on_the_node():
     def prog(t):
         out = t.ones(2, requires_grad=True) * 2

@@ -103,6 +103,11 @@ _M = [[1.5, 0.0], [2.0, -1.0], [0.0, 3.0]]
                T.count_nonzero(T.zeros(0, 3), 0), T.count_nonzero(_x(T, "bool"), [])),
     lambda T: T.count_nonzero(_x(T), 5),
     lambda T: T.count_nonzero(_x(T), (0, 0)),
+    # where with the condition alone is nonzero_numpy
+    lambda T: (T.where(T.tensor(_M)), [_layout(t) for t in T.where(T.tensor(_M) > 0)], T.where(T.tensor(0.0)),
+               T.where(T.tensor(2)), T.where(T.zeros(2, 0)), T.where(condition=T.tensor([True, False, True]))),
+    lambda T: T.where(T.tensor(_M), "a"),
+    lambda T: T.where(T.tensor(_M).requires_grad_())[0].requires_grad,
 ])
 def test_nonzero_argwhere_count_nonzero(program):
     assert_same(program)

@@ -56,3 +56,11 @@ def test_optimizer_matches_torch(make, dtype):
     for a, b in zip(ours[0], theirs[0]):
         np.testing.assert_allclose(a, b, rtol=rtol, atol=rtol * 1e-2)
     assert ours[1:] == theirs[1:]
+
+
+def test_each_optimizer_class_prints_with_its_own_module():
+    """``torch.optim.adamw.AdamW``, not Adam's module: every optimizer picotorch has is where torch keeps it."""
+    names = [name for name in picotorch.optim.__all__ if isinstance(getattr(picotorch.optim, name), type)]
+    ours = [repr(getattr(picotorch.optim, name)).replace("picotorch", "torch") for name in names]
+    assert ours == [repr(getattr(torch.optim, name)) for name in names]
+    assert "AdamW" in names

@@ -1414,6 +1414,7 @@ TORCH_FUNCTIONS = {
         (vt.vstack, 'vstack(Tensor[] tensors, *, Tensor out=None)', (vt.PARAMETERS['vstack'][0], vt.PARAMETERS['vstack'][1] + (('out', 'Tensor?', True),)), (vt.vstack_out, ('out',))),
     ],
     'where': [
+        (vt.where, 'where(Tensor condition)', vt.PARAMETERS['where']),
         (vt.where_self, 'where(Tensor condition, Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['where_self'][0], vt.PARAMETERS['where_self'][1] + (('out', 'Tensor?', True),)), (vt.where_self_out, ('out',))),
         (vt.where_ScalarSelf, 'where(Tensor condition, Scalar self, Tensor other)', vt.PARAMETERS['where_ScalarSelf']),
         (vt.where_ScalarOther, 'where(Tensor condition, Tensor input, Scalar other)', vt.PARAMETERS['where_ScalarOther']),

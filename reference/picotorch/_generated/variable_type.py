@@ -11133,6 +11133,11 @@ def fill_diagonal_(self, fill_value, wrap=False):
     return native.fill_diagonal_(self, fill_value, wrap)
 
 
+def where(condition):
+    """``where(Tensor condition) -> Tensor[]``"""
+    return native.where_condition(condition)
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add_cuda}, add_Tensor)
 register_kernels("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, add_out)
@@ -12190,6 +12195,7 @@ register_kernels("_pad_circular(Tensor self, int[] pad) -> Tensor", {"CompositeI
 register_kernels("is_set_to(Tensor self, Tensor tensor) -> bool", {"CPU": native.is_set_to, "CUDA": native.is_set_to}, is_set_to)
 register_kernels("round.decimals(Tensor self, *, int decimals) -> Tensor", {"CPU": native.round_decimals, "CUDA": native.round_decimals}, round_decimals)
 register_kernels("fill_diagonal_(Tensor(a!) self, Scalar fill_value, bool wrap=False) -> Tensor(a!)", {"CompositeImplicitAutograd": native.fill_diagonal_}, fill_diagonal_)
+register_kernels("where(Tensor condition) -> Tensor[]", {"CompositeImplicitAutograd": native.where_condition}, where)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -13251,6 +13257,7 @@ PARAMETERS = {
     "is_set_to": ((('self', 'Tensor', False), ('tensor', 'Tensor', False),), ()),
     "round_decimals": ((('self', 'Tensor', False),), (('decimals', 'int', False),)),
     "fill_diagonal_": ((('self', 'Tensor', False), ('fill_value', 'Scalar', False), ('wrap', 'bool', True),), ()),
+    "where": ((('condition', 'Tensor', False),), ()),
 }
 
 
@@ -13311,7 +13318,7 @@ register_op("clone", overloaded("clone", [(clone, PARAMETERS["clone"])]))
 register_op("_to_copy", overloaded("_to_copy", [(_to_copy, PARAMETERS["_to_copy"])]))
 register_op("stack", overloaded("stack", [(stack, PARAMETERS["stack"]), (stack_out, PARAMETERS["stack_out"])]))
 register_op("cat", overloaded("cat", [(cat, PARAMETERS["cat"]), (cat_out, PARAMETERS["cat_out"])]))
-register_op("where", overloaded("where", [(where_self, PARAMETERS["where_self"]), (where_self_out, PARAMETERS["where_self_out"]), (where_ScalarSelf, PARAMETERS["where_ScalarSelf"]), (where_ScalarOther, PARAMETERS["where_ScalarOther"]), (where_Scalar, PARAMETERS["where_Scalar"])]))
+register_op("where", overloaded("where", [(where_self, PARAMETERS["where_self"]), (where_self_out, PARAMETERS["where_self_out"]), (where_ScalarSelf, PARAMETERS["where_ScalarSelf"]), (where_ScalarOther, PARAMETERS["where_ScalarOther"]), (where_Scalar, PARAMETERS["where_Scalar"]), (where, PARAMETERS["where"])]))
 register_op("zero_", overloaded("zero_", [(zero_, PARAMETERS["zero_"])]))
 register_op("zeros_like", overloaded("zeros_like", [(zeros_like, PARAMETERS["zeros_like"])]))
 register_op("ones_like", overloaded("ones_like", [(ones_like, PARAMETERS["ones_like"])]))

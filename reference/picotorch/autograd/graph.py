@@ -89,7 +89,24 @@ class InputMetadata(NamedTuple):
 _new_tuple = tuple.__new__
 
 
-class Node:
+class _NodeClass(type):
+    """The type of every node class: what ``type(y.grad_fn)`` prints.
+
+    NOTE [Node classes print as C++ types]
+    PyTorch's nodes are C++ classes; the Python type pybind makes for each carries its name and no module,
+    so ``type(y.grad_fn)`` prints ``<class 'MulBackward0'>``. A custom Function's node is a Python class and
+    prints with its module (``<class 'torch.autograd.function.MyFnBackward'>``), as ``Node`` itself does.
+    picotorch's node classes live in modules (``inspect.getsource`` finds them there): only their printed
+    name is PyTorch's.
+    """
+
+    def __repr__(cls) -> str:
+        if cls._prints_with_module or "_prints_with_module" in cls.__dict__:
+            return type.__repr__(cls)
+        return f"<class '{cls.__name__}'>"
+
+
+class Node(metaclass=_NodeClass):
     """The backward of one forward op.
 
     NOTE [Topological Number]
@@ -107,6 +124,7 @@ class Node:
     _post_hooks: OrderedDict | None = None  # Node.register_hook
     _metadata: dict | None = None
     _tensor_pre_hooks_elsewhere = False  # True where tensor_pre_hooks() has hooks kept outside the node
+    _prints_with_module = False  # NOTE [Node classes print as C++ types]: Node itself and Python nodes do
 
     def __init__(self, next_edges=(), sequence_nr: int | None = None) -> None:
         self._sequence_nr_value = _next_sequence_nr() if sequence_nr is None else sequence_nr

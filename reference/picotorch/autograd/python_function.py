@@ -63,6 +63,7 @@ class PyNode(Node):
     dirty_tensors = None
     saved_for_forward = None
     needs_input_grad = None  # one bool per forward argument: did it require grad when apply was called
+    _prints_with_module = True  # a Python class in PyTorch too (NOTE [Node classes print as C++ types])
 
     def __init__(self) -> None:
         super().__init__()

@@ -839,6 +839,10 @@ def nonzero_numpy(self):
     return ops.unbind(ops.nonzero(self), 1)
 
 
+def where_condition(condition):
+    return ops.nonzero_numpy(condition)
+
+
 def argwhere(self):
     return ops.nonzero(self)
 

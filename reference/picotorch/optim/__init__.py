@@ -3,7 +3,8 @@ Models ``torch/optim/``."""
 
 from . import lr_scheduler
 from .adagrad import Adagrad
-from .adam import Adam, AdamW
+from .adam import Adam
+from .adamw import AdamW
 from .optimizer import Optimizer
 from .rmsprop import RMSprop
 from .sgd import SGD

@@ -1,4 +1,4 @@
-"""Adam and AdamW. Models ``torch/optim/adam.py`` (``Adam``, ``_single_tensor_adam``) and ``torch/optim/adamw.py``.
+"""Adam (and AdamW's update, ``adamw.py``). Models ``torch/optim/adam.py`` (``Adam``, ``_single_tensor_adam``).
 
 Per parameter the state holds ``step`` (a float32 zero-dim tensor, as PyTorch keeps it), ``exp_avg``,
 ``exp_avg_sq`` and, with ``amsgrad``, ``max_exp_avg_sq``. One step, in PyTorch's order of operations:
@@ -78,13 +78,3 @@ class Adam(Optimizer):
             denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
         param.addcdiv_(exp_avg, denom, value=-step_size)
 
-
-class AdamW(Adam):
-    """Adam with decoupled weight decay (``torch/optim/adamw.py``): ``Adam`` with its flag set."""
-
-    def __init__(self, params, lr: float = 1e-3, betas=(0.9, 0.999), eps: float = 1e-8, weight_decay: float = 1e-2,
-                 amsgrad: bool = False, *, maximize: bool = False, foreach=None, capturable: bool = False,
-                 differentiable: bool = False, fused=None) -> None:
-        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach, maximize=maximize,
-                         capturable=capturable, differentiable=differentiable, fused=fused,
-                         decoupled_weight_decay=True)

@@ -1,17 +1,14 @@
-"""``nn.BatchNorm1d``, ``nn.BatchNorm2d``, and ``nn.InstanceNorm1d``/``2d`` (``torch/nn/modules/instancenorm.py``,
-built on the same ``_NormBase``). Models ``torch/nn/modules/batchnorm.py``.
+"""``nn.BatchNorm1d`` and ``nn.BatchNorm2d`` on ``_NormBase`` (which ``instancenorm.py`` builds on too). Models
+``torch/nn/modules/batchnorm.py``.
 
 ``_NormBase`` holds ``weight`` (ones) and ``bias`` (zeros) when ``affine``, and the buffers ``running_mean``
 (zeros), ``running_var`` (ones) and ``num_batches_tracked`` (an int64 0) when ``track_running_stats``.
 In training each call counts a batch and normalises by the batch's statistics, moving the running ones by
 ``momentum`` (by ``1 / num_batches_tracked``, a cumulative average, when ``momentum`` is None); in evaluation it
-uses the running statistics, or the batch's when there are none. An instance norm normalises each sample's
-channels on their own (no affine parameters and no running statistics by default), and takes an unbatched input.
+uses the running statistics, or the batch's when there are none.
 """
 
 from __future__ import annotations
-
-import warnings
 
 from ..._C import empty, ones, tensor, zeros
 from ...c10 import scalar_type as st
@@ -20,7 +17,7 @@ from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "InstanceNorm1d", "InstanceNorm2d"]
+__all__ = ["BatchNorm1d", "BatchNorm2d"]
 
 
 class _NormBase(Module):
@@ -101,49 +98,3 @@ class BatchNorm2d(_BatchNorm):
         if input.dim() != 4:
             raise ValueError(f"expected 4D input (got {input.dim()}D input)")
 
-
-class _InstanceNorm(_NormBase):
-    def __init__(self, num_features: int, eps: float = 1e-05, momentum: float = 0.1, affine: bool = False,
-                 track_running_stats: bool = False, device=None, dtype=None, *, bias: bool = True) -> None:
-        super().__init__(num_features, eps, momentum, affine, track_running_stats, device=device, dtype=dtype,
-                         bias=bias)
-
-    def _handle_no_batch_input(self, input):
-        return self._apply_instance_norm(input.unsqueeze(0)).squeeze(0)
-
-    def _apply_instance_norm(self, input):
-        return F.instance_norm(input, self.running_mean, self.running_var, self.weight, self.bias,
-                               self.training or not self.track_running_stats,
-                               self.momentum if self.momentum is not None else 0.0, self.eps)
-
-    def forward(self, input):
-        self._check_input_dim(input)
-        feature_dim = input.dim() - self._get_no_batch_dim()
-        if input.size(feature_dim) != self.num_features:
-            if self.affine:
-                raise ValueError(f"expected input's size at dim={feature_dim} to match num_features "
-                                 f"({self.num_features}), but got: {input.size(feature_dim)}.")
-            warnings.warn(f"input's size at dim={feature_dim} does not match num_features. You can silence this "
-                          "warning by not passing in num_features, which is not used because affine=False",
-                          stacklevel=2)
-        if input.dim() == self._get_no_batch_dim():
-            return self._handle_no_batch_input(input)
-        return self._apply_instance_norm(input)
-
-
-class InstanceNorm1d(_InstanceNorm):
-    def _get_no_batch_dim(self) -> int:
-        return 2
-
-    def _check_input_dim(self, input) -> None:
-        if input.dim() not in (2, 3):
-            raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
-
-
-class InstanceNorm2d(_InstanceNorm):
-    def _get_no_batch_dim(self) -> int:
-        return 3
-
-    def _check_input_dim(self, input) -> None:
-        if input.dim() not in (3, 4):
-            raise ValueError(f"expected 3D or 4D input (got {input.dim()}D input)")

@@ -227,6 +227,22 @@ def test_bad_node_hook_results_and_the_graph_stays_usable(name):
     assert same(prog)[0][0] == "raised"
 
 
+@pytest.mark.parametrize("returned", ["int", "tensor", "str", "tuple", "none"])
+def test_a_post_accumulate_grad_hook_returning_a_value_is_refused(returned):
+    """Only None may come back from a post-accumulate-grad hook: a tensor is a RuntimeError, anything else a
+    TypeError; .grad is written before the hook runs, and the engine takes the next backward."""
+    def prog(t):
+        value = {"int": 5, "tensor": t.ones(2), "str": "s", "tuple": (1,), "none": None}[returned]
+        a = t.ones(2, requires_grad=True)
+        handle = a.register_post_accumulate_grad_hook(lambda p: value)
+        error = outcome(lambda _: (a * 2).sum().backward(), t)
+        handle.remove()
+        (a * 3).sum().backward()
+        return error, a.grad.tolist()
+
+    assert same(prog)[1] == [5.0, 5.0]
+
+
 BAD_REGISTRATIONS = {
     "hook_on_constant": lambda t: t.ones(2).register_hook(print),
     "retain_grad_on_constant": lambda t: t.ones(2).retain_grad(),

@@ -21,7 +21,7 @@ from ..c10.layout import contiguous_format
 from ..native.dispatcher import ops
 from ..native.helpers import contiguous_strides, np_xp, xp_of
 from ..native.layout import non_overlapping_and_dense
-from ..native.tensor_impl import new_tensor
+from ..native.tensor_impl import TensorImpl, new_tensor
 from . import variable
 from .grad_mode import is_grad_enabled
 from .graph import UINT64_MAX, Node
@@ -59,8 +59,17 @@ class AccumulateGrad(Node):
             accumulate_grad(variable, new_grad, 2 + bool(self._post_hooks))
         hooks = variable._post_accumulate_grad_hooks
         for hook in list(hooks.values()) if hooks else ():
-            hook(variable)
+            result = hook(variable)
+            if result is not None:
+                _refuse_post_accumulate_result(result)
         return []
+
+
+def _refuse_post_accumulate_result(result) -> None:
+    """A post-accumulate-grad hook returns None: what else it returns is refused (python_hook.cpp)."""
+    if not isinstance(result, TensorImpl):
+        raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
+    raise RuntimeError("Tensor post accumulate grad hooks should return None.")
 
 
 def accumulate_grad(variable, new_grad, num_expected_refs: int) -> None:

@@ -391,6 +391,24 @@ def test_disable_saved_tensors_hooks():
     assert_same(prog)
 
 
+def test_disabling_saved_tensors_hooks_while_some_are_pushed_raises_at_once():
+    """SavedTensorDefaultHooks::disable checks the stack: inside saved_tensors_hooks, entering the disabling block
+    raises its message; leaving it restores the state, so the hooks are usable again (and nesting the two the
+    other way round raises when the hooks are pushed)."""
+    def prog(t):
+        graph = t.autograd.graph
+        log = []
+        with graph.saved_tensors_hooks(lambda x: log.append("pack") or x, lambda x: x):
+            entered = attempt(lambda: graph.disable_saved_tensors_hooks("not now").__enter__())
+            y = leaf(t, 2).exp()
+        with graph.disable_saved_tensors_hooks("outer"):
+            inner = attempt(lambda: graph.disable_saved_tensors_hooks("inner").__enter__())
+            pushed = attempt(lambda: graph.saved_tensors_hooks(abs, abs).__enter__())
+        return entered, inner, pushed, log, y
+
+    assert_same(prog)
+
+
 @pytest.mark.parametrize("pin_memory", [False, True])
 def test_save_on_cpu(pin_memory):
     def prog(t):

@@ -538,7 +538,10 @@ def disable_saved_tensors_hooks(error_message: str):
     """Inside the block, entering ``saved_tensors_hooks`` raises ``RuntimeError(error_message)``."""
     previous = saved_variable_hooks.get_disabled_error_message()
     try:
-        saved_variable_hooks.set_disabled_error_message(error_message)
+        saved_variable_hooks.disable(error_message)  # raises at once inside saved_tensors_hooks
         yield
     finally:
-        saved_variable_hooks.set_disabled_error_message(previous)
+        if previous is None:
+            saved_variable_hooks.enable()
+        else:
+            saved_variable_hooks.disable(previous)

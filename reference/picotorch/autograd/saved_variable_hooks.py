@@ -52,9 +52,16 @@ def get_disabled_error_message() -> str | None:
     return _state.disabled_error_message
 
 
-def set_disabled_error_message(message: str | None) -> None:
-    """``disable_saved_tensors_hooks``: while a message is set, pushing hooks raises it."""
+def disable(message: str) -> None:
+    """``SavedTensorDefaultHooks::disable``: while a message is set, pushing hooks raises it; so does disabling
+    while hooks are pushed (the message stays set: the caller's ``finally`` restores the previous one)."""
     _state.disabled_error_message = message
+    if _state.stack:
+        raise RuntimeError(message)
+
+
+def enable() -> None:
+    _state.disabled_error_message = None
 
 
 class PySavedVariableHooks:

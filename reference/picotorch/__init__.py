@@ -13,14 +13,20 @@ ones on first access (PEP 562, torch's ``_lazy_modules``).
 import importlib as _importlib
 import sys as _sys
 
-__all__ = ["Tensor", "TypedStorage", "UntypedStorage", "are_deterministic_algorithms_enabled", "autograd", "cuda",
-           "enable_grad", "get_rng_state", "inference_mode", "initial_seed",
+__all__ = ["BoolTensor", "ByteTensor", "CharTensor", "DoubleTensor", "FloatTensor",  # noqa: F405  (_C._initExtension)
+           "IntTensor", "LongTensor", "ShortTensor",  # noqa: F405
+           "Tensor", "TypedStorage", "UntypedStorage", "are_deterministic_algorithms_enabled", "autograd", "cuda",
+           "e", "enable_grad", "get_rng_state", "inf", "inference_mode", "initial_seed",
            "is_deterministic_algorithms_warn_only_enabled", "is_storage", "is_tensor", "linalg", "load",
-           "manual_seed", "nn", "no_grad", "norm", "numel", "optim", "return_types", "save", "seed",
-           "set_grad_enabled", "set_printoptions", "set_rng_state", "typename", "use_deterministic_algorithms",
-           "utils"]
+           "manual_seed", "nan", "newaxis", "nn", "no_grad", "norm", "numel", "optim", "pi", "return_types", "save",
+           "seed", "set_grad_enabled", "set_printoptions", "set_rng_state", "typename",
+           "use_deterministic_algorithms", "utils"]
+
+from math import e, inf, nan, pi  # noqa: E402, F401  (as torch/__init__.py: torch.pi is math.pi)
 
 from . import _C  # noqa: E402
+
+newaxis = None  # torch.newaxis, NumPy's spelling of None in an index
 from ._C import *  # noqa: E402, F403
 
 __version__ = "0.1.0"  # the course's version (pyproject.toml); torch.__version__ names PyTorch's release

@@ -13,12 +13,13 @@ import pytest
 
 import picotorch
 
-PYTHON_LEVEL = ["Tensor", "TypedStorage", "UntypedStorage", "are_deterministic_algorithms_enabled", "autograd", "cuda",
-                "enable_grad", "get_rng_state", "inference_mode", "initial_seed",
+PYTHON_LEVEL = ["BoolTensor", "ByteTensor", "CharTensor", "DoubleTensor", "FloatTensor", "IntTensor", "LongTensor",
+                "ShortTensor", "Tensor", "TypedStorage", "UntypedStorage", "are_deterministic_algorithms_enabled",
+                "autograd", "cuda", "e", "enable_grad", "get_rng_state", "inf", "inference_mode", "initial_seed",
                 "is_deterministic_algorithms_warn_only_enabled", "is_storage", "is_tensor", "linalg", "load",
-                "manual_seed", "nn", "no_grad", "norm", "numel", "optim", "return_types", "save", "seed",
-                "set_grad_enabled", "set_printoptions", "set_rng_state", "typename", "use_deterministic_algorithms",
-                "utils"]
+                "manual_seed", "nan", "newaxis", "nn", "no_grad", "norm", "numel", "optim", "pi", "return_types",
+                "save", "seed", "set_grad_enabled", "set_printoptions", "set_rng_state", "typename",
+                "use_deterministic_algorithms", "utils"]
 
 
 def test_all_is_the_rule_recomputed():

@@ -43,6 +43,7 @@ from . import (
     _global_context,
     _indexing,
     _nonzero,
+    _tensor_types,
     _torch_function,
     _type_info,
     _type_properties,
@@ -86,9 +87,11 @@ def _init_extension(module) -> None:
     Like ``torch::utils::initializeDtypes`` (and ``initializeLayouts``, ``initializeMemoryFormats``), it puts the
     dtype objects on the ``picotorch`` module itself (``torch.float32`` is not a name of ``torch._C``), under both
     their names (``float32``, ``float``), and the layouts and memory formats (``torch.strided``,
-    ``torch.contiguous_format``).
+    ``torch.contiguous_format``); then the legacy tensor types (``torch.FloatTensor``: ``_tensor_types.py``).
     """
     for name, value in {**_DTYPE_NAMES, **_layout.LAYOUTS, **_layout.MEMORY_FORMATS}.items():
+        setattr(module, name, value)
+    for name, value in _tensor_types.LEGACY_TENSOR_TYPES.items():  # initialize_python_bindings
         setattr(module, name, value)
 
 

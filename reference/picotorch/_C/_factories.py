@@ -625,6 +625,8 @@ def _new_tensor_arguments(args: tuple, kwargs: dict) -> tuple:
 
 def _from_data(data, dtype, device, requires_grad: bool):
     """``internal_new_from_data``: a copy of ``data`` in ``dtype`` (inferred from the data when None)."""
+    if dtype is not None and isinstance(data, (list, tuple)):
+        _check_elements(data, dtype, len(_first_sizes(data)))
     shape, inferred = _infer(data)
     dtype = dtype or inferred
     _check_overflow(data, dtype)
@@ -633,6 +635,37 @@ def _from_data(data, dtype, device, requires_grad: bool):
     with np.errstate(all="ignore"):
         array = _to_array(_to_numpy_data(data), dtype).reshape(shape)
     return _finish(array, dtype, device, requires_grad)
+
+
+def _first_sizes(data) -> list[int]:
+    """``compute_sizes``: the length at each depth, read along the first elements."""
+    sizes = []
+    while isinstance(data, (list, tuple)):
+        sizes.append(len(data))
+        if not data:
+            break
+        data = data[0]
+    return sizes
+
+
+def _check_elements(data, dtype, depth: int) -> None:
+    """With a dtype given nothing is inferred: each element is converted to it (``store_scalar``), in order, and
+    the first that cannot be raises Python's own conversion error (a ragged list is ``_infer``'s to report)."""
+    for item in data:
+        if depth > 1 and isinstance(item, (list, tuple)):
+            _check_elements(item, dtype, depth - 1)
+        elif depth == 1:
+            _check_scalar(item, dtype)
+
+
+def _check_scalar(item, dtype) -> None:
+    if isinstance(item, (TensorImpl, np.ndarray, bool, int, float, np.bool_, np.integer, np.floating)):
+        return
+    if isinstance(item, (complex, np.complexfloating)) and (dtype.is_complex or dtype is st.bool_):
+        return
+    if dtype.is_floating_point or dtype.is_complex:  # PyFloat_AsDouble's words
+        raise TypeError(f"must be real number, not {type(item).__name__}")
+    raise TypeError(f"'{type(item).__name__}' object cannot be interpreted as an integer")  # PyLong_AsLongLong's
 
 
 def _to_array(data, dtype) -> np.ndarray:
@@ -728,27 +761,43 @@ _LEGACY_NEW_SIGNATURES = ["(*, torch.device device = None)", "(torch.Storage sto
 
 
 def legacy_new(self, *args, **kwargs):
-    """``Tensor.new`` (``legacy_tensor_generic_ctor_new``): nothing gives an empty tensor, ints or a ``Size``
-    an uninitialised one of that size (zeros here), a tensor of ``self``'s dtype an alias of it, other data a
-    copy in ``self``'s dtype; only ``device=`` may be named."""
+    """``Tensor.new`` (``legacy_tensor_generic_ctor_new``): a new tensor of ``self``'s dtype and device."""
+    return legacy_construct(self._dtype, self._device, True, args, kwargs)
 
+
+def legacy_construct(dtype, device, same_dtype: bool, args: tuple, kwargs: dict):
+    """``legacy_tensor_generic_ctor_new``, behind ``Tensor.new``, ``torch.Tensor(...)`` and ``torch.FloatTensor(...)``.
+
+    Nothing gives an empty tensor; ints or a ``Size`` an uninitialised one of that size (zeros here); a tensor an
+    alias of it (which must have ``dtype`` when ``same_dtype``: ``torch.Tensor(t)`` takes any); other data a copy
+    in ``dtype``. Only ``device=`` may be named.
+    """
     if any(key != "device" for key in kwargs) or (args and all(isinstance(a, (list, tuple)) for a in args)
                                                   and len(args) > 1):
         raise TypeError(format_invalid_args(args, kwargs, "new()", _LEGACY_NEW_SIGNATURES))
-    device = kwargs.get("device")
+    device = kwargs.get("device") or device
     if not args:
-        return _filled("new", ((0,),), 0, self._dtype, device or self._device, False)
+        return _filled("new", ((0,),), 0, dtype, device, False)
     if len(args) == 1 and isinstance(args[0], TensorImpl):
         other = args[0]
-        if other._dtype is not self._dtype:
-            raise TypeError(f"expected {_options_text(self._dtype)} (got {_options_text(other._dtype)})")
+        if same_dtype and other._dtype is not dtype:
+            raise TypeError(f"expected {_options_text(dtype)} (got {_options_text(other._dtype)})")
         return ops.alias(other)
     if all(_is_int(a) for a in args) or (len(args) == 1 and isinstance(args[0], Size)):
-        return _filled("new", args, 0, self._dtype, device or self._device, False)
+        return _filled("new", args, 0, dtype, device, False)
+    if len(args) > 1 and _is_int(args[0]):  # sizes given one by one: the binding unpacks them as an int list
+        position, bad = next((i, a) for i, a in enumerate(args, 1) if not _is_int(a))
+        raise TypeError(f"new(): argument 'size' failed to unpack the object at pos {position} with error "
+                        f"\"type must be tuple of ints,but got {type(bad).__name__}\"")
     if len(args) == 1:
-        if not isinstance(args[0], (list, tuple)) and not hasattr(args[0], "__array__"):
-            raise TypeError(f"new(): data must be a sequence (got {type(args[0]).__name__})")
-        return _from_data(args[0], self._dtype, self._device if device is None else device, False)
+        data = args[0]
+        if isinstance(data, (str, bytes)):  # a sequence to Python, but no data
+            raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+        if isinstance(data, builtins_range):
+            data = list(data)
+        if not isinstance(data, (list, tuple)) and not hasattr(data, "__array__"):
+            raise TypeError(f"new(): data must be a sequence (got {type(data).__name__})")
+        return _from_data(data, dtype, device, False)
     raise TypeError(format_invalid_args(args, kwargs, "new()", _LEGACY_NEW_SIGNATURES))
 
 

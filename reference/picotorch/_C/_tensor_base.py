@@ -37,6 +37,7 @@ from ..native.helpers import (
 )
 from ..native.tensor_impl import NO_VERSION_COUNTER, TensorImpl, VersionCounter, new_tensor
 from . import _factories
+from ._tensor_types import _PACKAGE, tensortype
 from ._torch_function import STATE as _TORCH_FUNCTION
 from ._torch_function import (
     check_has_torch_function,
@@ -107,6 +108,17 @@ class TensorBase(TensorImpl):
     """
 
     __slots__ = ()
+
+    def __new__(cls, *args, **kwargs):
+        """``torch.Tensor(...)``, the legacy constructor (``THPVariable_pynew``): data, sizes or a tensor (aliased,
+        whatever its dtype), in the default dtype; a subclass's call gives an instance of the subclass."""
+        tensor = _factories.legacy_construct(st.get_default_dtype(), None, False, args, kwargs)
+        if type(tensor) is not cls:
+            tensor.__class__ = cls
+        return tensor
+
+    def __init__(self, *args, **kwargs) -> None:
+        pass  # __new__ made it (a tensor made inside picotorch is set up by new_tensor, which calls no __init__)
 
     # ---- metadata
     @property
@@ -479,7 +491,13 @@ class TensorBase(TensorImpl):
             return self.to(dtype)
         if not isinstance(dtype, (str, type)):
             raise TypeError("dtype must be a type, str, or dtype object")
-        name = dtype if isinstance(dtype, str) else dtype.__name__
+        if isinstance(dtype, tensortype):  # torch.DoubleTensor
+            return self.to(dtype.dtype)
+        if isinstance(dtype, str):
+            name = dtype
+        else:  # the class's dotted name, with torch's name for the package (the strings are torch's: "torch.IntTensor")
+            module = "torch" if dtype.__module__ == _PACKAGE else dtype.__module__
+            name = dtype.__name__ if module == "builtins" else f"{module}.{dtype.__name__}"
         device, _, legacy = name.rpartition(".")
         found = (st.get_default_dtype() if legacy == "Tensor" else _LEGACY_TYPES.get(legacy)) \
             if device in ("torch", "torch.cuda") else None

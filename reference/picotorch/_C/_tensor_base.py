@@ -359,6 +359,8 @@ class TensorBase(TensorImpl):
             return handle_torch_function_setter(self, "data", value)
         if not isinstance(value, TensorImpl):
             raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
+        if self._requires_grad and not is_differentiable_type(value._dtype):  # VariableHooks::set_data
+            raise RuntimeError("data set to a tensor that requires gradients must be floating point or complex dtype")
         self._data, self._dtype, self._device = value._data, value._dtype, value._device
 
     def new_tensor(self, *args, **kwargs):

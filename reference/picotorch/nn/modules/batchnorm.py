@@ -72,6 +72,19 @@ class _NormBase(Module):
                 "track_running_stats={track_running_stats}".format(**self.__dict__, use_bias=self.bias is not None))
 
 
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs) -> None:
+        # a state dict saved before num_batches_tracked existed (version < 2, or no metadata) keeps the module's own
+        version = local_metadata.get("version", None)
+        if (version is None or version < 2) and self.track_running_stats:
+            key = prefix + "num_batches_tracked"
+            if key not in state_dict:
+                state_dict[key] = self.num_batches_tracked if self.num_batches_tracked is not None \
+                    else tensor(0, dtype=st.int64)
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                                      error_msgs)
+
+
 class _BatchNorm(_NormBase):
     def forward(self, input):
         self._check_input_dim(input)

@@ -114,14 +114,19 @@ _NON_FULL_WARNINGS = {
 
 
 class _WrappedHook:
-    """A non-full backward hook on a node: called with the module first (held weakly, as PyTorch does)."""
+    """A hook called with the module first (held weakly, as PyTorch does), or without one when ``module`` is None:
+    a non-full backward hook on a node, a load_state_dict pre hook."""
 
-    def __init__(self, hook, module) -> None:
+    def __init__(self, hook, module=None) -> None:
         self.hook = hook
         functools.update_wrapper(self, hook)
-        self.module = weakref.ref(module)
+        self.with_module = module is not None
+        if self.with_module:
+            self.module = weakref.ref(module)
 
     def __call__(self, *args, **kwargs):
+        if not self.with_module:
+            return self.hook(*args, **kwargs)
         module = self.module()
         if module is None:
             raise RuntimeError("You are trying to call the hook of a dead Module!")
@@ -139,6 +144,40 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
         return super().__repr__()
 
     __str__ = __repr__
+
+
+_EXTRA_STATE_KEY_SUFFIX = "_extra_state"
+
+
+def _add_hook(table: OrderedDict, hook) -> RemovableHandle:
+    handle = RemovableHandle(table)
+    table[handle.id] = hook
+    return handle
+
+
+def _defines(module, method: str) -> bool:
+    """Whether the module's class overrides ``Module.<method>`` (the extra state is only saved then)."""
+    return getattr(type(module), method, None) is not getattr(Module, method)
+
+
+def _load(module, state_dict, prefix: str, metadata, assign: bool, keys, error_msgs) -> None:
+    """``load_state_dict``'s ``load``: the module's entries, then each child's (recursively: as deep as the modules
+    nest), then the module's post hooks, which see the keys found so far."""
+    local_metadata = {} if metadata is None else metadata.get(prefix[:-1], {})
+    if assign:
+        local_metadata["assign_to_params_buffers"] = assign
+    module._load_from_state_dict(state_dict, prefix, local_metadata, True, keys.missing_keys, keys.unexpected_keys,
+                                 error_msgs)
+    for name, child in module._modules.items():
+        if child is not None:
+            child_prefix = prefix + name + "."
+            child_state = {k: v for k, v in state_dict.items() if k.startswith(child_prefix)}
+            _load(child, child_state, child_prefix, metadata, assign, keys, error_msgs)
+    for hook in module._load_state_dict_post_hooks.values():
+        if hook(module, keys) is not None:
+            raise AssertionError("Hooks registered with ``register_load_state_dict_post_hook`` are not expected to "
+                                 "return new values, if incompatible_keys need to be modified, it should be done "
+                                 "inplace.")
 
 
 def _addindent(s_: str, num_spaces: int) -> str:
@@ -182,14 +221,15 @@ class Module:
         if args:
             raise TypeError(f"{type(self).__name__}.__init__() takes 1 positional argument but {len(args) + 1} "
                             "were given")
-        # set through object.__setattr__: Module.__setattr__ reads these tables
+        # set through object.__setattr__ (Module.__setattr__ reads these tables), in PyTorch's order: vars(module)
         for name, value in (("training", True), ("_parameters", {}), ("_buffers", {}),
-                            ("_non_persistent_buffers_set", set()), ("_forward_hooks", OrderedDict()),
-                            ("_forward_hooks_with_kwargs", OrderedDict()),
+                            ("_non_persistent_buffers_set", set()), ("_backward_pre_hooks", OrderedDict()),
+                            ("_backward_hooks", OrderedDict()), ("_is_full_backward_hook", None),
+                            ("_forward_hooks", OrderedDict()), ("_forward_hooks_with_kwargs", OrderedDict()),
                             ("_forward_hooks_always_called", OrderedDict()), ("_forward_pre_hooks", OrderedDict()),
-                            ("_forward_pre_hooks_with_kwargs", OrderedDict()), ("_backward_hooks", OrderedDict()),
-                            ("_backward_pre_hooks", OrderedDict()), ("_is_full_backward_hook", None),
-                            ("_modules", {})):
+                            ("_forward_pre_hooks_with_kwargs", OrderedDict()), ("_state_dict_hooks", OrderedDict()),
+                            ("_state_dict_pre_hooks", OrderedDict()), ("_load_state_dict_pre_hooks", OrderedDict()),
+                            ("_load_state_dict_post_hooks", OrderedDict()), ("_modules", {})):
             object.__setattr__(self, name, value)
 
     # ------------------------------------------------------------------------- registration
@@ -260,6 +300,42 @@ class Module:
             if not isinstance(mod, Module):
                 raise AttributeError("`" + item + "` is not an nn.Module")
         return mod
+
+    def set_submodule(self, target: str, module: Module, strict: bool = False) -> None:
+        """Put ``module`` at the dotted ``target`` (its parent must exist; with ``strict``, the name too)."""
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        atoms = target.split(".")
+        if not isinstance(module, Module):
+            raise ValueError(f"`module` is not an nn.Module, found {type(module)}")
+        parent = self if len(atoms) == 1 else self.get_submodule(".".join(atoms[:-1]))
+        if strict and not hasattr(parent, atoms[-1]):
+            raise AttributeError(parent._get_name() + " has no attribute `" + atoms[-1] + "`")
+        if hasattr(parent, atoms[-1]) and not isinstance(getattr(parent, atoms[-1]), Module):
+            raise AttributeError("`" + atoms[-1] + "` is not an nn.Module")
+        setattr(parent, atoms[-1], module)
+
+    def get_parameter(self, target: str):
+        module, name = self._owner_of(target)
+        param = getattr(module, name)
+        if not isinstance(param, Parameter):
+            raise AttributeError("`" + name + "` is not an nn.Parameter")
+        return param
+
+    def get_buffer(self, target: str):
+        module, name = self._owner_of(target)
+        buffer = getattr(module, name)
+        if name not in module._buffers:
+            raise AttributeError("`" + name + "` is not a buffer")
+        return buffer
+
+    def _owner_of(self, target: str) -> tuple:
+        """The submodule holding the dotted ``target``'s last name, and that name (which it must have)."""
+        module_path, _, name = target.rpartition(".")
+        module = self.get_submodule(module_path)
+        if not hasattr(module, name):
+            raise AttributeError(module._get_name() + " has no attribute `" + name + "`")
+        return module, name
 
     # ------------------------------------------------------------------------- attributes
 
@@ -657,19 +733,48 @@ class Module:
     def bfloat16(self):
         return self._apply(lambda t: t.bfloat16() if t.is_floating_point() else t)
 
+    def type(self, dst_type):
+        """Every parameter and buffer through ``Tensor.type(dst_type)`` (floating or not)."""
+        return self._apply(lambda t: t.type(dst_type))
+
+    def to_empty(self, *, device, recurse: bool = True):
+        """Parameters and buffers moved to ``device`` without their values (``empty_like``: zeros here)."""
+        return self._apply(lambda t: _C._VariableFunctions.empty_like(t, device=device), recurse=recurse)
+
+    def share_memory(self):
+        return self._apply(lambda t: t.share_memory_())
+
     # ------------------------------------------------------------------------- state_dict
 
-    def state_dict(self, *, destination=None, prefix: str = "", keep_vars: bool = False):
-        """Parameters and persistent buffers by their dotted names, detached unless ``keep_vars``."""
+    def state_dict(self, *args, destination=None, prefix: str = "", keep_vars: bool = False):
+        """Parameters and persistent buffers by their dotted names, detached unless ``keep_vars``; a module that
+        defines ``get_extra_state`` adds ``<prefix>_extra_state``. Pre hooks run before, post hooks after."""
+        if args:
+            warnings.warn("Positional args are being deprecated, use kwargs instead. Refer to "
+                          "https://pytorch.org/docs/main/generated/torch.nn.Module.html#torch.nn.Module.state_dict"
+                          " for details.", FutureWarning, stacklevel=2)
+            destination = args[0] if destination is None else destination
+            prefix = args[1] if len(args) > 1 and prefix == "" else prefix
+            keep_vars = args[2] if len(args) > 2 and keep_vars is False else keep_vars
         if destination is None:
             destination = OrderedDict()
             destination._metadata = OrderedDict()
+        local_metadata = {"version": self._version}
         if hasattr(destination, "_metadata"):
-            destination._metadata[prefix[:-1]] = {"version": self._version}
+            destination._metadata[prefix[:-1]] = local_metadata
+        for hook in self._state_dict_pre_hooks.values():
+            hook(self, prefix, keep_vars)
         self._save_to_state_dict(destination, prefix, keep_vars)
         for name, module in self._modules.items():
             if module is not None:
                 module.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
+        for hook in self._state_dict_hooks.values():
+            result = hook(self, destination, prefix, local_metadata)
+            if getattr(hook, "_from_public_api", False):
+                if result is not None:
+                    raise RuntimeError("state_dict post-hook must return None")
+            elif result is not None:  # the private hook may replace the dict
+                destination = result
         return destination
 
     def _save_to_state_dict(self, destination, prefix: str, keep_vars: bool) -> None:
@@ -679,28 +784,54 @@ class Module:
         for name, buf in self._buffers.items():
             if buf is not None and name not in self._non_persistent_buffers_set:
                 destination[prefix + name] = buf if keep_vars else buf.detach()
+        if _defines(self, "get_extra_state"):
+            destination[prefix + _EXTRA_STATE_KEY_SUFFIX] = self.get_extra_state()
+
+    def get_extra_state(self):
+        """Anything picklable to keep in the state dict beside the tensors; only a subclass that overrides it has
+        some (``set_extra_state`` takes it back)."""
+        raise RuntimeError("Reached a code path in Module.get_extra_state() that should never be called. Please file "
+                           "an issue at https://github.com/pytorch/pytorch/issues/new?template=bug-report.yml to "
+                           "report this bug.")
+
+    def set_extra_state(self, state) -> None:
+        raise RuntimeError("Reached a code path in Module.set_extra_state() that should never be called. Please file "
+                           "an issue at https://github.com/pytorch/pytorch/issues/new?template=bug-report.yml to "
+                           "report this bug.")
+
+    def register_state_dict_pre_hook(self, hook):
+        """``hook(module, prefix, keep_vars)`` before the module saves its own entries."""
+        return _add_hook(self._state_dict_pre_hooks, hook)
+
+    def register_state_dict_post_hook(self, hook):
+        """``hook(module, state_dict, prefix, local_metadata)`` after the module and its children saved theirs; it
+        edits the dict in place and returns None."""
+        hook._from_public_api = True
+        return _add_hook(self._state_dict_hooks, hook)
+
+    def _register_state_dict_hook(self, hook):
+        """The private post hook: it may return a new dict."""
+        if getattr(hook, "_from_public_api", False):
+            raise RuntimeError("Cannot register the same function as the state dict post hook that was previously "
+                               "registered via register_state_dict_post_hook")
+        return _add_hook(self._state_dict_hooks, hook)
 
     def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
         """Copy ``state_dict``'s tensors into this module's parameters and buffers (in place, under ``no_grad``).
 
         With ``strict`` a missing or unexpected key is an error; a size mismatch always is. The error lists
-        missing keys, then unexpected keys, then the other problems, one per line.
+        missing keys, then unexpected keys, then the other problems, one per line. Each module's load
+        state_dict pre hooks run before it loads its own entries; its post hooks after it and its children.
         """
         if not isinstance(state_dict, Mapping):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
         missing_keys, unexpected_keys, error_msgs = [], [], []
-        todo = [(self, OrderedDict(state_dict), "")]
-        while todo:
-            module, local_state_dict, prefix = todo.pop(0)
-            module._load_from_state_dict(local_state_dict, prefix, assign, missing_keys, unexpected_keys,
-                                         error_msgs)
-            children = []
-            for name, child in module._modules.items():
-                if child is not None:
-                    child_prefix = prefix + name + "."
-                    children.append((child, {k: v for k, v in local_state_dict.items() if k.startswith(child_prefix)},
-                                     child_prefix))
-            todo[0:0] = children  # depth first, as PyTorch's recursive load()
+        metadata = getattr(state_dict, "_metadata", None)
+        state_dict = OrderedDict(state_dict)
+        if metadata is not None:
+            state_dict._metadata = metadata
+        keys = _IncompatibleKeys(missing_keys, unexpected_keys)
+        _load(self, state_dict, "", metadata, assign, keys, error_msgs)
         if strict:
             if unexpected_keys:
                 error_msgs.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
@@ -713,43 +844,75 @@ class Module:
                 self.__class__.__name__, "\n\t".join(error_msgs)))
         return _IncompatibleKeys(missing_keys, unexpected_keys)
 
-    def _load_from_state_dict(self, state_dict, prefix, assign, missing_keys, unexpected_keys, error_msgs) -> None:
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs) -> None:
+        for hook in self._load_state_dict_pre_hooks.values():
+            hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)
         persistent_buffers = {k: v for k, v in self._buffers.items() if k not in self._non_persistent_buffers_set}
         local_state = {k: v for k, v in [*self._parameters.items(), *persistent_buffers.items()] if v is not None}
+        assign = local_metadata.get("assign_to_params_buffers", False)
         for name, param in local_state.items():
             key = prefix + name
-            if key not in state_dict:
+            if key in state_dict:
+                self._load_one(name, param, key, state_dict[key], assign, error_msgs)
+            elif strict:
                 missing_keys.append(key)
-                continue
-            input_param = state_dict[key]
-            if not isinstance(input_param, TensorImpl):
-                error_msgs.append(f'While copying the parameter named "{key}", expected torch.Tensor or '
-                                  f"Tensor-like object from checkpoint but received {type(input_param)}")
-                continue
-            if len(param.shape) == 0 and len(input_param.shape) == 1 and input_param.shape[0] == 1:
-                input_param = input_param[0]
-            if input_param.shape != param.shape:
-                error_msgs.append(f"size mismatch for {key}: copying a param with shape {input_param.shape} from "
-                                  f"checkpoint, the shape in current model is {param.shape}.")
-                continue
-            try:
-                with no_grad():
-                    if assign:
-                        if isinstance(param, Parameter) and not isinstance(input_param, Parameter):
+        extra_state_key = prefix + _EXTRA_STATE_KEY_SUFFIX
+        if _defines(self, "set_extra_state"):
+            if extra_state_key in state_dict:
+                self.set_extra_state(state_dict[extra_state_key])
+            elif strict:
+                missing_keys.append(extra_state_key)
+        elif strict and extra_state_key in state_dict:
+            unexpected_keys.append(extra_state_key)
+        if strict:
+            for key in state_dict:
+                if key.startswith(prefix) and key != extra_state_key:
+                    input_name = key[len(prefix):].split(".", 1)
+                    if (len(input_name) > 1 and input_name[0] not in self._modules) or \
+                            (len(input_name) == 1 and input_name[0] not in local_state):
+                        unexpected_keys.append(key)
+
+    def _load_one(self, name, param, key, input_param, assign, error_msgs) -> None:
+        """One entry into one parameter or buffer: copied in place, or (``assign``) put in its place."""
+        if not isinstance(input_param, TensorImpl):
+            error_msgs.append(f'While copying the parameter named "{key}", expected torch.Tensor or Tensor-like '
+                              f"object from checkpoint but received {type(input_param)}")
+            return
+        if len(param.shape) == 0 and len(input_param.shape) == 1 and input_param.shape[0] == 1:
+            input_param = input_param[0]
+        if input_param.shape != param.shape:
+            error_msgs.append(f"size mismatch for {key}: copying a param with shape {input_param.shape} from "
+                              f"checkpoint, the shape in current model is {param.shape}.")
+            return
+        try:
+            with no_grad():
+                if assign:
+                    if isinstance(param, Parameter):
+                        if not isinstance(input_param, Parameter):
                             input_param = Parameter(input_param, requires_grad=param.requires_grad)
-                        setattr(self, name, input_param)
-                    else:
-                        param.copy_(input_param)
-            except Exception as ex:
-                error_msgs.append(f'While copying the parameter named "{key}", whose dimensions in the model are '
-                                  f"{param.size()} and whose dimensions in the checkpoint are {input_param.size()}, "
-                                  f"an exception occurred : {ex.args}.")
-        for key in state_dict:
-            if key.startswith(prefix):
-                input_name = key[len(prefix):].split(".", 1)
-                if (len(input_name) > 1 and input_name[0] not in self._modules) or \
-                        (len(input_name) == 1 and input_name[0] not in local_state):
-                    unexpected_keys.append(key)
+                        else:
+                            input_param.requires_grad_(param.requires_grad)
+                    setattr(self, name, input_param)
+                else:
+                    param.copy_(input_param)
+        except Exception as ex:
+            error_msgs.append(f'While copying the parameter named "{key}", whose dimensions in the model are '
+                              f"{param.size()} and whose dimensions in the checkpoint are {input_param.size()}, "
+                              f"an exception occurred : {ex.args}.")
+
+    def register_load_state_dict_pre_hook(self, hook):
+        """``hook(module, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)``
+        before the module loads its own entries."""
+        return self._register_load_state_dict_pre_hook(hook, with_module=True)
+
+    def _register_load_state_dict_pre_hook(self, hook, with_module: bool = False):
+        return _add_hook(self._load_state_dict_pre_hooks, _WrappedHook(hook, self if with_module else None))
+
+    def register_load_state_dict_post_hook(self, hook):
+        """``hook(module, incompatible_keys)`` after the module and its children loaded; it edits the key lists in
+        place and returns None."""
+        return _add_hook(self._load_state_dict_post_hooks, hook)
 
     # ------------------------------------------------------------------------- repr
 

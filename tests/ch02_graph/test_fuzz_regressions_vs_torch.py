@@ -609,3 +609,28 @@ def test_two_ellipses_in_one_index(shape, index):
         return _raised(lambda: _layout(x[eval(index)]))
 
     same(prog)
+
+
+_FLOAT_WARNINGS = """
+import warnings
+import {lib} as t
+x = t.ones(2, requires_grad=True)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    for convert in (float, int, bool, complex, lambda v: v.item(), lambda v: float(v.detach()), float):
+        convert(x[0])
+    try:
+        float(x)
+    except ValueError as error:
+        print(error)
+print([(w.category.__name__, str(w.message)) for w in caught])
+"""
+
+
+def test_float_of_a_tensor_requiring_grad_warns_once_per_process():
+    """Only float() warns (python_variable_methods.cpp), before its one-element check, and only the first time."""
+    env = dict(os.environ, PYTHONPATH=REFERENCE + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    outs = [subprocess.run([sys.executable, "-c", _FLOAT_WARNINGS.format(lib=lib)], capture_output=True, text=True,
+                           env=env, check=True).stdout for lib in ("picotorch", "torch")]
+    assert outs[0] == outs[1]
+    assert outs[0].count("UserWarning") == 1

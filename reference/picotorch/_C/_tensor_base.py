@@ -66,6 +66,9 @@ _MT_0D = ("Tensor.mT is deprecated on 0-D tensors. This function is the identity
           + _SHAPE_CPP.format(4373))
 _H_0D = "Tensor.H is deprecated on 0-D tensors. Consider using x.conj(). " + _SHAPE_CPP.format(4335)
 _MH_0D = "Tensor.mH is deprecated on 0-D tensors. Consider using x.conj(). " + _SHAPE_CPP.format(4382)
+_FLOAT_OF_REQUIRES_GRAD = ("Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
+                           "Consider using tensor.detach() first. (Triggered internally at /__w/pytorch/pytorch/torch/"
+                           "csrc/autograd/generated/python_variable_methods.cpp:822.)")  # float(t) only, not int/item
 _warned: set = set()  # TORCH_WARN_ONCE: each of these warns the first time in the process only
 
 
@@ -446,6 +449,8 @@ class TensorBase(TensorImpl):
         return bool(self.item())
 
     def __float__(self) -> float:
+        if self._requires_grad:
+            _warn_once(_FLOAT_OF_REQUIRES_GRAD)
         self._check_one_element()
         return float(_real_item(self, "double"))
 

@@ -192,6 +192,14 @@ class Tensor(_C.TensorBase):
     def __rpow__(self, other):
         return _C._VariableFunctions.pow(other, self)
 
+    @_reflected
+    def __rlshift__(self, other):
+        return _C._VariableFunctions.bitwise_left_shift(other, self)
+
+    @_reflected
+    def __rrshift__(self, other):
+        return _C._VariableFunctions.bitwise_right_shift(other, self)
+
     def __format__(self, format_spec) -> str:
         if check_has_torch_function(self):
             return handle_torch_function(Tensor.__format__, (self,), self, format_spec)

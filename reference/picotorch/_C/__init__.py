@@ -406,7 +406,9 @@ def _install_operators(base) -> None:
         _binary(base, name, dunder)
     for dunder, name in [("__eq__", "eq"), ("__floordiv__", "floor_divide"), ("__and__", "bitwise_and"),
                          ("__or__", "bitwise_or"), ("__iand__", "bitwise_and_"), ("__ior__", "bitwise_or_"),
-                         ("__xor__", "bitwise_xor"), ("__ixor__", "bitwise_xor_")]:
+                         ("__xor__", "bitwise_xor"), ("__ixor__", "bitwise_xor_"),
+                         ("__lshift__", "bitwise_left_shift"), ("__rshift__", "bitwise_right_shift"),
+                         ("__ilshift__", "bitwise_left_shift_"), ("__irshift__", "bitwise_right_shift_")]:
         _binary(base, name, dunder, public=True)
     base.__neg__ = base.neg
     base.__abs__ = base.abs  # python_variable_methods.cpp: abs(x) is x.abs(), +x is x.positive() (x itself)

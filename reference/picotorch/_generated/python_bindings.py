@@ -261,12 +261,22 @@ TORCH_FUNCTIONS = {
         (vt.bitwise_and_Tensor, 'bitwise_and(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['bitwise_and_Tensor'][0], vt.PARAMETERS['bitwise_and_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.bitwise_and_Tensor_out, ('out',))),
         (vt.bitwise_and_Scalar, 'bitwise_and(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['bitwise_and_Scalar'][0], vt.PARAMETERS['bitwise_and_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.bitwise_and_Scalar_out, ('out',))),
     ],
+    'bitwise_left_shift': [
+        (vt.bitwise_left_shift_Tensor, 'bitwise_left_shift(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['bitwise_left_shift_Tensor'][0], vt.PARAMETERS['bitwise_left_shift_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.bitwise_left_shift_Tensor_out, ('out',))),
+        (vt.bitwise_left_shift_Scalar_Tensor, 'bitwise_left_shift(Scalar self, Tensor other)', vt.PARAMETERS['bitwise_left_shift_Scalar_Tensor']),
+        (vt.bitwise_left_shift_Tensor_Scalar, 'bitwise_left_shift(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['bitwise_left_shift_Tensor_Scalar'][0], vt.PARAMETERS['bitwise_left_shift_Tensor_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.bitwise_left_shift_Tensor_Scalar_out, ('out',))),
+    ],
     'bitwise_not': [
         (vt.bitwise_not, 'bitwise_not(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['bitwise_not'][0], vt.PARAMETERS['bitwise_not'][1] + (('out', 'Tensor?', True),)), (vt.bitwise_not_out, ('out',))),
     ],
     'bitwise_or': [
         (vt.bitwise_or_Tensor, 'bitwise_or(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['bitwise_or_Tensor'][0], vt.PARAMETERS['bitwise_or_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.bitwise_or_Tensor_out, ('out',))),
         (vt.bitwise_or_Scalar, 'bitwise_or(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['bitwise_or_Scalar'][0], vt.PARAMETERS['bitwise_or_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.bitwise_or_Scalar_out, ('out',))),
+    ],
+    'bitwise_right_shift': [
+        (vt.bitwise_right_shift_Tensor, 'bitwise_right_shift(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['bitwise_right_shift_Tensor'][0], vt.PARAMETERS['bitwise_right_shift_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.bitwise_right_shift_Tensor_out, ('out',))),
+        (vt.bitwise_right_shift_Scalar_Tensor, 'bitwise_right_shift(Scalar self, Tensor other)', vt.PARAMETERS['bitwise_right_shift_Scalar_Tensor']),
+        (vt.bitwise_right_shift_Tensor_Scalar, 'bitwise_right_shift(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['bitwise_right_shift_Tensor_Scalar'][0], vt.PARAMETERS['bitwise_right_shift_Tensor_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.bitwise_right_shift_Tensor_Scalar_out, ('out',))),
     ],
     'bitwise_xor': [
         (vt.bitwise_xor_Tensor, 'bitwise_xor(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['bitwise_xor_Tensor'][0], vt.PARAMETERS['bitwise_xor_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.bitwise_xor_Tensor_out, ('out',))),
@@ -1838,6 +1848,14 @@ TENSOR_METHODS = {
         (vt.bitwise_and__Tensor, 'bitwise_and_(Tensor other)', vt.PARAMETERS['bitwise_and__Tensor']),
         (vt.bitwise_and__Scalar, 'bitwise_and_(Scalar other)', vt.PARAMETERS['bitwise_and__Scalar']),
     ],
+    'bitwise_left_shift': [
+        (vt.bitwise_left_shift_Tensor, 'bitwise_left_shift(Tensor other)', vt.PARAMETERS['bitwise_left_shift_Tensor']),
+        (vt.bitwise_left_shift_Tensor_Scalar, 'bitwise_left_shift(Scalar other)', vt.PARAMETERS['bitwise_left_shift_Tensor_Scalar']),
+    ],
+    'bitwise_left_shift_': [
+        (vt.bitwise_left_shift__Tensor, 'bitwise_left_shift_(Tensor other)', vt.PARAMETERS['bitwise_left_shift__Tensor']),
+        (vt.bitwise_left_shift__Tensor_Scalar, 'bitwise_left_shift_(Scalar other)', vt.PARAMETERS['bitwise_left_shift__Tensor_Scalar']),
+    ],
     'bitwise_not': [
         (vt.bitwise_not, 'bitwise_not()', vt.PARAMETERS['bitwise_not']),
     ],
@@ -1851,6 +1869,14 @@ TENSOR_METHODS = {
     'bitwise_or_': [
         (vt.bitwise_or__Tensor, 'bitwise_or_(Tensor other)', vt.PARAMETERS['bitwise_or__Tensor']),
         (vt.bitwise_or__Scalar, 'bitwise_or_(Scalar other)', vt.PARAMETERS['bitwise_or__Scalar']),
+    ],
+    'bitwise_right_shift': [
+        (vt.bitwise_right_shift_Tensor, 'bitwise_right_shift(Tensor other)', vt.PARAMETERS['bitwise_right_shift_Tensor']),
+        (vt.bitwise_right_shift_Tensor_Scalar, 'bitwise_right_shift(Scalar other)', vt.PARAMETERS['bitwise_right_shift_Tensor_Scalar']),
+    ],
+    'bitwise_right_shift_': [
+        (vt.bitwise_right_shift__Tensor, 'bitwise_right_shift_(Tensor other)', vt.PARAMETERS['bitwise_right_shift__Tensor']),
+        (vt.bitwise_right_shift__Tensor_Scalar, 'bitwise_right_shift_(Scalar other)', vt.PARAMETERS['bitwise_right_shift__Tensor_Scalar']),
     ],
     'bitwise_xor': [
         (vt.bitwise_xor_Tensor, 'bitwise_xor(Tensor other)', vt.PARAMETERS['bitwise_xor_Tensor']),

@@ -11138,6 +11138,106 @@ def where(condition):
     return native.where_condition(condition)
 
 
+def bitwise_left_shift_Tensor(self, other):
+    """``bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor``"""
+    result = kernel_for("bitwise_left_shift.Tensor", device_of(self, other))(self, other)
+    return result
+
+
+def bitwise_left_shift__Tensor(self, other):
+    """``bitwise_left_shift_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
+    result = kernel_for("bitwise_left_shift_.Tensor", device_of(self, other))(self, other)
+    bump_version(self)
+    return self
+
+
+def bitwise_left_shift_Tensor_out(self, other, *, out):
+    """``bitwise_left_shift.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("bitwise_left_shift", self, other, out)
+    result = bitwise_left_shift_Tensor(self, other)
+    native.write_out(out, result, "bitwise_left_shift.Tensor_out")
+    bump_version(out)
+    return out
+
+
+def bitwise_left_shift_Tensor_Scalar(self, other):
+    """``bitwise_left_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor``"""
+    result = kernel_for("bitwise_left_shift.Tensor_Scalar", device_of(self))(self, other)
+    return result
+
+
+def bitwise_left_shift__Tensor_Scalar(self, other):
+    """``bitwise_left_shift_.Tensor_Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)``"""
+    result = kernel_for("bitwise_left_shift_.Tensor_Scalar", device_of(self))(self, other)
+    bump_version(self)
+    return self
+
+
+def bitwise_left_shift_Tensor_Scalar_out(self, other, *, out):
+    """``bitwise_left_shift.Tensor_Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("bitwise_left_shift", self, out)
+    result = bitwise_left_shift_Tensor_Scalar(self, other)
+    native.write_out(out, result, "bitwise_left_shift.Tensor_Scalar_out")
+    bump_version(out)
+    return out
+
+
+def bitwise_left_shift_Scalar_Tensor(self, other):
+    """``bitwise_left_shift.Scalar_Tensor(Scalar self, Tensor other) -> Tensor``"""
+    result = kernel_for("bitwise_left_shift.Scalar_Tensor", device_of(other))(self, other)
+    return result
+
+
+def bitwise_right_shift_Tensor(self, other):
+    """``bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor``"""
+    result = kernel_for("bitwise_right_shift.Tensor", device_of(self, other))(self, other)
+    return result
+
+
+def bitwise_right_shift__Tensor(self, other):
+    """``bitwise_right_shift_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
+    result = kernel_for("bitwise_right_shift_.Tensor", device_of(self, other))(self, other)
+    bump_version(self)
+    return self
+
+
+def bitwise_right_shift_Tensor_out(self, other, *, out):
+    """``bitwise_right_shift.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("bitwise_right_shift", self, other, out)
+    result = bitwise_right_shift_Tensor(self, other)
+    native.write_out(out, result, "bitwise_right_shift.Tensor_out")
+    bump_version(out)
+    return out
+
+
+def bitwise_right_shift_Tensor_Scalar(self, other):
+    """``bitwise_right_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor``"""
+    result = kernel_for("bitwise_right_shift.Tensor_Scalar", device_of(self))(self, other)
+    return result
+
+
+def bitwise_right_shift__Tensor_Scalar(self, other):
+    """``bitwise_right_shift_.Tensor_Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)``"""
+    result = kernel_for("bitwise_right_shift_.Tensor_Scalar", device_of(self))(self, other)
+    bump_version(self)
+    return self
+
+
+def bitwise_right_shift_Tensor_Scalar_out(self, other, *, out):
+    """``bitwise_right_shift.Tensor_Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("bitwise_right_shift", self, out)
+    result = bitwise_right_shift_Tensor_Scalar(self, other)
+    native.write_out(out, result, "bitwise_right_shift.Tensor_Scalar_out")
+    bump_version(out)
+    return out
+
+
+def bitwise_right_shift_Scalar_Tensor(self, other):
+    """``bitwise_right_shift.Scalar_Tensor(Scalar self, Tensor other) -> Tensor``"""
+    result = kernel_for("bitwise_right_shift.Scalar_Tensor", device_of(other))(self, other)
+    return result
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add_cuda}, add_Tensor)
 register_kernels("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, add_out)
@@ -12196,6 +12296,20 @@ register_kernels("is_set_to(Tensor self, Tensor tensor) -> bool", {"CPU": native
 register_kernels("round.decimals(Tensor self, *, int decimals) -> Tensor", {"CPU": native.round_decimals, "CUDA": native.round_decimals}, round_decimals)
 register_kernels("fill_diagonal_(Tensor(a!) self, Scalar fill_value, bool wrap=False) -> Tensor(a!)", {"CompositeImplicitAutograd": native.fill_diagonal_}, fill_diagonal_)
 register_kernels("where(Tensor condition) -> Tensor[]", {"CompositeImplicitAutograd": native.where_condition}, where)
+register_kernels("bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor", {"CPU": native.bitwise_left_shift, "CUDA": native.bitwise_left_shift}, bitwise_left_shift_Tensor)
+register_kernels("bitwise_left_shift_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CPU": native.bitwise_left_shift_, "CUDA": native.bitwise_left_shift_}, bitwise_left_shift__Tensor)
+register_kernels("bitwise_left_shift.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, bitwise_left_shift_Tensor_out)
+register_kernels("bitwise_left_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor", {"CPU": native.bitwise_left_shift, "CUDA": native.bitwise_left_shift}, bitwise_left_shift_Tensor_Scalar)
+register_kernels("bitwise_left_shift_.Tensor_Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", {"CPU": native.bitwise_left_shift_, "CUDA": native.bitwise_left_shift_}, bitwise_left_shift__Tensor_Scalar)
+register_kernels("bitwise_left_shift.Tensor_Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", {}, bitwise_left_shift_Tensor_Scalar_out)
+register_kernels("bitwise_left_shift.Scalar_Tensor(Scalar self, Tensor other) -> Tensor", {"CPU": native.bitwise_left_shift_scalar_tensor, "CUDA": native.bitwise_left_shift_scalar_tensor}, bitwise_left_shift_Scalar_Tensor)
+register_kernels("bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor", {"CPU": native.bitwise_right_shift, "CUDA": native.bitwise_right_shift}, bitwise_right_shift_Tensor)
+register_kernels("bitwise_right_shift_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CPU": native.bitwise_right_shift_, "CUDA": native.bitwise_right_shift_}, bitwise_right_shift__Tensor)
+register_kernels("bitwise_right_shift.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, bitwise_right_shift_Tensor_out)
+register_kernels("bitwise_right_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor", {"CPU": native.bitwise_right_shift, "CUDA": native.bitwise_right_shift}, bitwise_right_shift_Tensor_Scalar)
+register_kernels("bitwise_right_shift_.Tensor_Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", {"CPU": native.bitwise_right_shift_, "CUDA": native.bitwise_right_shift_}, bitwise_right_shift__Tensor_Scalar)
+register_kernels("bitwise_right_shift.Tensor_Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", {}, bitwise_right_shift_Tensor_Scalar_out)
+register_kernels("bitwise_right_shift.Scalar_Tensor(Scalar self, Tensor other) -> Tensor", {"CPU": native.bitwise_right_shift_scalar_tensor, "CUDA": native.bitwise_right_shift_scalar_tensor}, bitwise_right_shift_Scalar_Tensor)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -13258,6 +13372,20 @@ PARAMETERS = {
     "round_decimals": ((('self', 'Tensor', False),), (('decimals', 'int', False),)),
     "fill_diagonal_": ((('self', 'Tensor', False), ('fill_value', 'Scalar', False), ('wrap', 'bool', True),), ()),
     "where": ((('condition', 'Tensor', False),), ()),
+    "bitwise_left_shift_Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "bitwise_left_shift__Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "bitwise_left_shift_Tensor_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "bitwise_left_shift_Tensor_Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "bitwise_left_shift__Tensor_Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "bitwise_left_shift_Tensor_Scalar_out": ((('self', 'Tensor', False), ('other', 'Scalar', False),), (('out', 'Tensor', False),)),
+    "bitwise_left_shift_Scalar_Tensor": ((('self', 'Scalar', False), ('other', 'Tensor', False),), ()),
+    "bitwise_right_shift_Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "bitwise_right_shift__Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "bitwise_right_shift_Tensor_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "bitwise_right_shift_Tensor_Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "bitwise_right_shift__Tensor_Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "bitwise_right_shift_Tensor_Scalar_out": ((('self', 'Tensor', False), ('other', 'Scalar', False),), (('out', 'Tensor', False),)),
+    "bitwise_right_shift_Scalar_Tensor": ((('self', 'Scalar', False), ('other', 'Tensor', False),), ()),
 }
 
 
@@ -13903,3 +14031,7 @@ register_op("replication_pad3d_backward", overloaded("replication_pad3d_backward
 register_op("_pad_circular", overloaded("_pad_circular", [(_pad_circular, PARAMETERS["_pad_circular"])]))
 register_op("is_set_to", overloaded("is_set_to", [(is_set_to, PARAMETERS["is_set_to"])]))
 register_op("fill_diagonal_", overloaded("fill_diagonal_", [(fill_diagonal_, PARAMETERS["fill_diagonal_"])]))
+register_op("bitwise_left_shift", overloaded("bitwise_left_shift", [(bitwise_left_shift_Tensor, PARAMETERS["bitwise_left_shift_Tensor"]), (bitwise_left_shift_Tensor_out, PARAMETERS["bitwise_left_shift_Tensor_out"]), (bitwise_left_shift_Tensor_Scalar, PARAMETERS["bitwise_left_shift_Tensor_Scalar"]), (bitwise_left_shift_Tensor_Scalar_out, PARAMETERS["bitwise_left_shift_Tensor_Scalar_out"]), (bitwise_left_shift_Scalar_Tensor, PARAMETERS["bitwise_left_shift_Scalar_Tensor"])]))
+register_op("bitwise_left_shift_", overloaded("bitwise_left_shift_", [(bitwise_left_shift__Tensor, PARAMETERS["bitwise_left_shift__Tensor"]), (bitwise_left_shift__Tensor_Scalar, PARAMETERS["bitwise_left_shift__Tensor_Scalar"])]))
+register_op("bitwise_right_shift", overloaded("bitwise_right_shift", [(bitwise_right_shift_Tensor, PARAMETERS["bitwise_right_shift_Tensor"]), (bitwise_right_shift_Tensor_out, PARAMETERS["bitwise_right_shift_Tensor_out"]), (bitwise_right_shift_Tensor_Scalar, PARAMETERS["bitwise_right_shift_Tensor_Scalar"]), (bitwise_right_shift_Tensor_Scalar_out, PARAMETERS["bitwise_right_shift_Tensor_Scalar_out"]), (bitwise_right_shift_Scalar_Tensor, PARAMETERS["bitwise_right_shift_Scalar_Tensor"])]))
+register_op("bitwise_right_shift_", overloaded("bitwise_right_shift_", [(bitwise_right_shift__Tensor, PARAMETERS["bitwise_right_shift__Tensor"]), (bitwise_right_shift__Tensor_Scalar, PARAMETERS["bitwise_right_shift__Tensor_Scalar"])]))

@@ -751,6 +751,16 @@ from .unary_ops import (
 )
 from .unique import _unique2, unique_consecutive, unique_dim
 
+# ops batch 9
+from .binary_ops import (  # noqa: E402, I001
+    bitwise_left_shift,
+    bitwise_left_shift_,
+    bitwise_left_shift_scalar_tensor,
+    bitwise_right_shift,
+    bitwise_right_shift_,
+    bitwise_right_shift_scalar_tensor,
+)
+
 __all__ = [
     "resize_output", "write_out",  # out= (Resize.cpp)
     "tensor_geometry",  # what as_strided's backward saves
@@ -888,4 +898,7 @@ __all__ = [
     "is_set_to",
     # round with decimals, fill_diagonal_
     "fill_diagonal_", "round_decimals",
+    # ops batch 9
+    "bitwise_left_shift", "bitwise_left_shift_", "bitwise_left_shift_scalar_tensor", "bitwise_right_shift",
+    "bitwise_right_shift_", "bitwise_right_shift_scalar_tensor",
 ]

@@ -390,9 +390,46 @@ def bitwise_xor_scalar_tensor(self, other):
     return bitwise_xor(scalar_tensor(self), other)
 
 
-def _bitwise(name, fn):
+def bitwise_left_shift(self, other):
+    return _binary(self, other, _bitwise("lshift", _left_shift, bools=False))
+
+
+def bitwise_right_shift(self, other):
+    return _binary(self, other, _bitwise("rshift", _right_shift, bools=False))
+
+
+def bitwise_left_shift_scalar_tensor(self, other):
+    """``bitwise_left_shift.Scalar_Tensor``: a Python number shifted by a tensor (what ``2 << x`` calls)."""
+    return bitwise_left_shift(scalar_tensor(self), other)
+
+
+def bitwise_right_shift_scalar_tensor(self, other):
+    return bitwise_right_shift(scalar_tensor(self), other)
+
+
+# BinaryOpsKernel.cpp's shifts: a shift by a negative count or by the bit width or more (undefined in C++) is
+# defined there: left gives 0, right gives the sign's fill (-1 for a negative signed value, else 0).
+def _left_shift(xp, a, b):
+    out_of_range = _out_of_range_shift(xp, a, b)
+    shifted = xp.bitwise_left_shift(a, xp.where(out_of_range, xp.zeros_like(b), b))
+    return xp.where(out_of_range, xp.zeros_like(shifted), shifted)
+
+
+def _right_shift(xp, a, b):
+    out_of_range = _out_of_range_shift(xp, a, b)
+    shifted = xp.bitwise_right_shift(a, xp.where(out_of_range, xp.zeros_like(b), b))
+    negative = a < const(xp, 0, a)
+    fill = xp.where(negative, xp.bitwise_right_shift(a, xp.full_like(a, a.dtype.itemsize * 8 - 1)), xp.zeros_like(a))
+    return xp.where(out_of_range, fill, shifted)
+
+
+def _out_of_range_shift(xp, a, b):
+    return xp.logical_or(b < const(xp, 0, b), b >= const(xp, a.dtype.itemsize * 8, b))
+
+
+def _bitwise(name, fn, bools=True):
     def compute(xp, a, b, dtype):
-        if dtype.is_floating_point or dtype.is_complex:
+        if dtype.is_floating_point or dtype.is_complex or (dtype is st.bool_ and not bools):
             raise not_implemented_for(f"{name}_cpu", dtype)
         return fn(xp, a, b)
     return compute
@@ -660,6 +697,18 @@ def bitwise_or_(self, other):
 def bitwise_xor_(self, other):
     check_inplace_operands(self, other)
     write_inplace(self, bitwise_xor(self, other))
+    return self
+
+
+def bitwise_left_shift_(self, other):
+    check_inplace_operands(self, other)
+    write_inplace(self, bitwise_left_shift(self, other))
+    return self
+
+
+def bitwise_right_shift_(self, other):
+    check_inplace_operands(self, other)
+    write_inplace(self, bitwise_right_shift(self, other))
     return self
 
 

@@ -86,7 +86,8 @@ addcdiv.out gelu.out silu.out softplus.out leaky_relu.out elu.out atan2.out arct
 tan.out asin.out acos.out atan.out sinh.out cosh.out asinh.out acosh.out atanh.out erf.out erfc.out erfinv.out sinc.out
 lgamma.out digamma.out hypot.out logaddexp.out logaddexp2.out xlogy.OutTensor fmin.out fmax.out copysign.out square.out
 arcsin.out arccos.out arctan.out arcsinh.out arccosh.out arctanh.out divide.out divide.out_mode true_divide.out
-multiply.out subtract.out
+multiply.out subtract.out bitwise_left_shift.Tensor_out bitwise_left_shift.Tensor_Scalar_out
+bitwise_right_shift.Tensor_out bitwise_right_shift.Tensor_Scalar_out
 """.split())
 
 

@@ -109,8 +109,14 @@ from .binary_ops import (
     atan2_,
     bitwise_and,
     bitwise_and_,
+    bitwise_left_shift,
+    bitwise_left_shift_,
+    bitwise_left_shift_scalar_tensor,
     bitwise_or,
     bitwise_or_,
+    bitwise_right_shift,
+    bitwise_right_shift_,
+    bitwise_right_shift_scalar_tensor,
     bitwise_xor,
     bitwise_xor_,
     bitwise_xor_scalar_tensor,
@@ -750,16 +756,6 @@ from .unary_ops import (
     trunc_,
 )
 from .unique import _unique2, unique_consecutive, unique_dim
-
-# ops batch 9
-from .binary_ops import (  # noqa: E402, I001
-    bitwise_left_shift,
-    bitwise_left_shift_,
-    bitwise_left_shift_scalar_tensor,
-    bitwise_right_shift,
-    bitwise_right_shift_,
-    bitwise_right_shift_scalar_tensor,
-)
 
 __all__ = [
     "resize_output", "write_out",  # out= (Resize.cpp)

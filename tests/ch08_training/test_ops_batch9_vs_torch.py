@@ -60,3 +60,150 @@ def test_shifts_of_tensors_promote_as_torch(dtype, other):
 ])
 def test_shift_operators_out_and_errors(program):
     assert_same(program)
+
+
+# ----------------------------------------------------------------------------- frexp, nextafter, i0, special.i1
+
+SPECIAL = [0., 1., -2.5, 1024., float("inf"), float("-inf"), float("nan"), 1e-310, -0.0, 3e-39, 0.1, 65504.0, 70000.]
+BESSEL = [0., 1e-9, 1., -2.5, 10., 12., 14.9, 15., 15.1, 20., 50, 88., 88.7, 88.8, 89., 100., 700., 709., 710.,
+          float("inf"), float("-inf"), float("nan")]
+
+
+def _saved(fn):
+    return {name: getattr(fn, name) for name in dir(fn) if name.startswith("_saved")}
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_frexp_values_names_and_layout(dtype):
+    assert_same(lambda T: (lambda r: (type(r).__name__, _layout(r.mantissa), _layout(r.exponent), _layout(r[0]),
+                                      len(r)))(T.frexp(T.tensor(SPECIAL, dtype=getattr(T, dtype)))))
+    assert_same(lambda T: (lambda r: (_layout(r.mantissa), _layout(r.exponent)))(_x(T, dtype).t().frexp()))
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_i0_and_i1_overflow_in_float32_opmath(dtype):
+    """calc_i0/calc_i1 compute exp(|x|) in float32 for float32, float16 and bfloat16: inf from 88.72 on. Values
+    within rtol 1e-6 (PyTorch's Chebyshev series, ours NumPy's and a power/asymptotic series)."""
+    assert_same(lambda T: (_layout(T.i0(T.tensor(BESSEL, dtype=getattr(T, dtype)))),
+                           _layout(T.special.i1(T.tensor(BESSEL, dtype=getattr(T, dtype)))),
+                           _layout(T.special.i0(_x(T, dtype).t()))))
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("other", FLOATS + ["int64"])
+def test_nextafter_steps_one_bit_of_the_promoted_dtype(dtype, other):
+    assert_same(lambda T: _layout(T.nextafter(
+        T.tensor([1.0, 0.0, -0.0, -1.0, 2.0, float("inf"), float("nan"), 1.0, 3.0, 65504.0], dtype=getattr(T, dtype)),
+        T.tensor([2.0, -1., 1., -2., 2., 0., 1., float("nan"), float("inf"), float("inf")], dtype=getattr(T, other)))))
+
+
+@pytest.mark.parametrize("dtype", INTS)
+def test_integer_inputs(dtype):
+    assert_same(lambda T: (_layout(T.i0(_x(T, dtype))), _layout(T.special.i1(_x(T, dtype)))))
+    assert_same(lambda T: T.frexp(_x(T, dtype)))
+    assert_same(lambda T: T.nextafter(_x(T, dtype), _x(T, dtype)))
+
+
+def test_i0_graph_saved_and_double_backward():
+    def prog(T):
+        x = T.tensor([0., 1e-9, 1., -2.5, 10., 20.], dtype=T.float64, requires_grad=True)
+        y = T.i0(x)
+        g, = T.autograd.grad(y.sum(), x, create_graph=True)
+        gg, = T.autograd.grad(g.sum(), x, create_graph=True)
+        return _graph(y), _saved(y.grad_fn), g, _graph(g), gg, _graph(gg), _graph(T.special.i0(x))
+    assert_same(prog)
+
+
+def test_frexp_graph_saved_exponent_and_double_backward():
+    def prog(T):
+        x = T.tensor([0., 3., -2.5, 1e-300, 1024.], dtype=T.float64, requires_grad=True)
+        m, e = T.frexp(x)
+        g, = T.autograd.grad(m, x, T.tensor([1., 2., 3., 4., 5.], dtype=T.float64, requires_grad=True),
+                             create_graph=True)
+        return _graph(m), _saved(m.grad_fn), e.requires_grad, e.grad_fn, g, _graph(g)
+    assert_same(prog)
+
+
+def test_nextafter_graph_and_gradients():
+    def prog(T):
+        x = T.tensor([1., 5., 2.], requires_grad=True)
+        o = T.tensor([1., 0., float("nan")], dtype=T.float64, requires_grad=True)
+        y = T.nextafter(x, o)
+        gr = T.tensor([3., -2., 4.], dtype=T.float64, requires_grad=True)
+        gx, go = T.autograd.grad(y, (x, o), gr, create_graph=True)
+        return _graph(y), _saved(y.grad_fn), gx, go, _graph(gx), go.grad_fn, go.requires_grad
+    assert_same(prog)
+
+    def broadcast(T):
+        x = T.tensor([[1., 5.]], requires_grad=True).expand(3, 2)
+        o = T.tensor([1., 0.], requires_grad=True)
+        gx, go = T.autograd.grad(T.nextafter(x, o).sum(), (x, o))
+        return _layout(gx), _layout(go)
+    assert_same(broadcast)
+
+
+@pytest.mark.parametrize("program", [
+    lambda T: T.frexp(T.tensor([1.]), out=(T.empty(1), T.empty(1, dtype=T.int64))),
+    lambda T: T.frexp(T.tensor([1.]), out=(T.empty(1, dtype=T.float64), T.empty(1, dtype=T.int32))),
+    lambda T: (lambda m, e: (T.frexp(T.tensor([3., 5.]), out=(m, e)), m, e))(T.empty(2), T.empty(2, dtype=T.int32)),
+    lambda T: T.frexp(T.tensor([1.]), mantissa=T.empty(1), exponent=T.empty(1, dtype=T.int32)),
+    lambda T: T.frexp(T.tensor([1.], requires_grad=True), out=(T.empty(1), T.empty(1, dtype=T.int32))),
+    lambda T: T.nextafter(T.tensor([1.]), 2.0),
+    lambda T: T.tensor([1.]).nextafter_(T.tensor([2.], dtype=T.float64)),
+    lambda T: T.tensor([1.], dtype=T.float64).nextafter_(T.tensor([2.])),
+    lambda T: T.nextafter(T.tensor([1.]), T.tensor([2.]), out=T.empty(1, dtype=T.float64)),
+    lambda T: T.nextafter(T.tensor([1.]), T.tensor([2.]), out=T.empty(1, dtype=T.float16)),
+    lambda T: T.tensor([1, 2]).i0_(),
+    lambda T: (lambda a: (a.i0_(), a))(T.tensor([1., 2.])),
+    lambda T: T.i0_(T.tensor([1., 2.])),
+    lambda T: T.i0(T.tensor([1., 2.]), out=T.empty(2, dtype=T.int64)),
+    lambda T: T.i0(T.tensor([1, 2]), out=T.empty(2, dtype=T.float64)),
+    lambda T: T.special.i0(T.tensor([1, 2])),
+    lambda T: T.special.i0(3),
+    lambda T: T.i0(T.tensor([1., 2.], dtype=T.float16, requires_grad=True)).sum().backward(),
+    lambda T: T.i0(T.tensor([1 + 1j])),
+    lambda T: T.special.i1(T.tensor([1 + 1j])),
+])
+def test_frexp_nextafter_i0_out_and_errors(program):
+    assert_same(program)
+
+
+# ----------------------------------------------------------------------------- randint_like
+
+
+def _seeded(program):
+    def prog(T):
+        T.manual_seed(0)
+        return program(T)
+    return prog
+
+
+@pytest.mark.parametrize("program", [
+    lambda T: [_layout(T.randint_like(T.zeros(2, 3), 10)), _layout(T.randint_like(T.zeros(2, 3), 3, 10))],
+    lambda T: [_layout(T.randint_like(T.zeros(3, 2).t(), 10)), _layout(T.randint_like(T.zeros(2, 3, dtype=T.int8),
+                                                                                        high=5)),
+               _layout(T.randint_like(T.zeros(2, 3), low=2, high=5, dtype=T.int32))],
+    lambda T: T.randint_like(T.zeros(2, 3), 0),
+    lambda T: T.randint_like(T.zeros(2, 3), 5, 2),
+    lambda T: T.randint_like(T.zeros(2, 3), 2.5),
+    lambda T: T.randint_like(T.zeros(2, 3)),
+    lambda T: T.randint_like(T.zeros(2, 3), 10, requires_grad=True),
+    lambda T: T.randint_like(T.zeros(2, dtype=T.int64), 10, requires_grad=True),
+    lambda T: T.randint_like(T.zeros(2, 3), 300, dtype=T.uint8),
+    lambda T: T.randint_like(T.zeros(2, 3), 10, generator=None),
+    lambda T: T.randint_like(T.zeros(2, 3), 10, generator=T.Generator().manual_seed(3)),
+    lambda T: T.randint_like(T.zeros(2, 3), 1, 10, generator=T.Generator().manual_seed(3)),
+    lambda T: T.randint_like(T.zeros(2, dtype=T.bool), 2),
+    lambda T: T.randint_like(T.zeros(2, 3), -5, 5, dtype=T.uint8),
+    lambda T: T.randint_like(3, 5),
+    lambda T: T.randint_like(T.zeros(2, 3), high=T.tensor(5)),
+    lambda T: T.randint_like(T.zeros(2, 3), T.tensor(5)),
+    lambda T: T.randint_like(T.zeros(2, 3), 2**40),
+    lambda T: T.randint_like(T.zeros(2, 3), 2**40, dtype=T.int64),
+    lambda T: T.randint_like(T.zeros(2, 3), 10, foo=1),
+    lambda T: T.randint_like(T.zeros(2, 3), -3, 3),
+    lambda T: (T.randint_like(T.zeros(4), 10), T.rand(2)),
+    lambda T: T.randint_like(T.zeros(2, 3), True),
+])
+def test_randint_like_draws_what_torch_draws(program):
+    assert_same(_seeded(program))

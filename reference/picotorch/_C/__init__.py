@@ -195,7 +195,7 @@ def _torch_functions() -> dict:
     functions.is_inference = _make_function("is_inference", [is_inference], False, "torch")
     manual = {name: getattr(_factories, name) for name in (
         "tensor", "zeros", "ones", "empty", "full", "rand", "randn", "randint", "arange", "linspace", "rand_like",
-        "randn_like", "from_numpy", "as_tensor", "empty_strided", "scalar_tensor", "range", "logspace")}
+        "randn_like", "randint_like", "from_numpy", "as_tensor", "empty_strided", "scalar_tensor", "range", "logspace")}
     # PyTorch generates these from native_functions.yaml; picotorch writes them by hand
     manual.update(randperm=_generator.randperm, promote_types=_st.promote_types,
                   result_type=_type_properties.result_type, can_cast=_st.can_cast)

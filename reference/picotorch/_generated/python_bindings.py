@@ -632,6 +632,9 @@ TORCH_FUNCTIONS = {
     'frac_': [
         (vt.frac_, 'frac_(Tensor input)', vt.PARAMETERS['frac_']),
     ],
+    'frexp': [
+        (vt.frexp_Tensor, 'frexp(Tensor input, *, Tensor[2] out=None)', (vt.PARAMETERS['frexp_Tensor'][0], vt.PARAMETERS['frexp_Tensor'][1] + (('out', 'Tensor[]?', True),)), (vt.frexp_Tensor_out, ('mantissa', 'exponent'))),
+    ],
     'full_like': [
         (vt.full_like, 'full_like(Tensor input, Scalar fill_value, *, MemoryFormat? memory_format=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)', vt.PARAMETERS['full_like']),
     ],
@@ -696,6 +699,12 @@ TORCH_FUNCTIONS = {
     ],
     'hypot': [
         (vt.hypot, 'hypot(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['hypot'][0], vt.PARAMETERS['hypot'][1] + (('out', 'Tensor?', True),)), (vt.hypot_out, ('out',))),
+    ],
+    'i0': [
+        (vt.i0, 'i0(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['i0'][0], vt.PARAMETERS['i0'][1] + (('out', 'Tensor?', True),)), (vt.i0_out, ('out',))),
+    ],
+    'i0_': [
+        (vt.i0_, 'i0_(Tensor input)', vt.PARAMETERS['i0_']),
     ],
     'imag': [
         (vt.imag, 'imag(Tensor input)', vt.PARAMETERS['imag']),
@@ -1025,6 +1034,9 @@ TORCH_FUNCTIONS = {
     ],
     'negative_': [
         (vt.negative_, 'negative_(Tensor input)', vt.PARAMETERS['negative_']),
+    ],
+    'nextafter': [
+        (vt.nextafter, 'nextafter(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['nextafter'][0], vt.PARAMETERS['nextafter'][1] + (('out', 'Tensor?', True),)), (vt.nextafter_out, ('out',))),
     ],
     'norm': [
         (vt.norm_Scalar, 'norm(Tensor input, Scalar p=2)', vt.PARAMETERS['norm_Scalar']),
@@ -2184,6 +2196,9 @@ TENSOR_METHODS = {
     'frac_': [
         (vt.frac_, 'frac_()', vt.PARAMETERS['frac_']),
     ],
+    'frexp': [
+        (vt.frexp_Tensor, 'frexp()', vt.PARAMETERS['frexp_Tensor']),
+    ],
     'gather': [
         (vt.gather, 'gather(int dim, Tensor index, *, bool sparse_grad=False)', vt.PARAMETERS['gather']),
     ],
@@ -2249,6 +2264,12 @@ TENSOR_METHODS = {
     ],
     'hypot_': [
         (vt.hypot_, 'hypot_(Tensor other)', vt.PARAMETERS['hypot_']),
+    ],
+    'i0': [
+        (vt.i0, 'i0()', vt.PARAMETERS['i0']),
+    ],
+    'i0_': [
+        (vt.i0_, 'i0_()', vt.PARAMETERS['i0_']),
     ],
     'index': [
         (vt.index_Tensor, 'index(Tensor?[] indices)', vt.PARAMETERS['index_Tensor']),
@@ -2613,6 +2634,12 @@ TENSOR_METHODS = {
     ],
     'new_zeros': [
         (vt.new_zeros, 'new_zeros(int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)', vt.PARAMETERS['new_zeros']),
+    ],
+    'nextafter': [
+        (vt.nextafter, 'nextafter(Tensor other)', vt.PARAMETERS['nextafter']),
+    ],
+    'nextafter_': [
+        (vt.nextafter_, 'nextafter_(Tensor other)', vt.PARAMETERS['nextafter_']),
     ],
     'normal_': [
         (vt.normal_, 'normal_(float mean=0, float std=1, *, Generator? generator=None)', vt.PARAMETERS['normal_']),
@@ -3055,4 +3082,6 @@ RETURN_TYPES = {
     'linalg_slogdet': ('linalg_slogdet', ('sign', 'logabsdet')),
     'slogdet': ('slogdet', ('sign', 'logabsdet')),
     'linalg_inv_ex': ('linalg_inv_ex', ('inverse', 'info')),
+    'frexp_Tensor': ('frexp', ('mantissa', 'exponent')),
+    'frexp_Tensor_out': ('frexp_out', ('mantissa', 'exponent')),
 }

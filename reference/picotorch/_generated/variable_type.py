@@ -11238,6 +11238,123 @@ def bitwise_right_shift_Scalar_Tensor(self, other):
     return result
 
 
+def frexp_Tensor(self):
+    """``frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.FrexpBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("frexp.Tensor", device_of(self))(self)
+    if grad_fn is not None:
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
+        grad_fn.exponent_ = SavedVariable(result[1], is_output=True)
+    return result
+
+
+def frexp_Tensor_out(self, *, mantissa, exponent):
+    """``frexp.Tensor_out(Tensor self, *, Tensor(a!) mantissa, Tensor(b!) exponent) -> (Tensor(a!) mantissa, Tensor(b!) exponent)``"""
+    throw_error_out_requires_grad("frexp", self, mantissa, exponent)
+    result = frexp_Tensor(self)
+    native.write_out(mantissa, result[0], "frexp.Tensor_out")
+    bump_version(mantissa)
+    native.write_out(exponent, result[1], "frexp.Tensor_out")
+    bump_version(exponent)
+    return (mantissa, exponent)
+
+
+def nextafter(self, other):
+    """``nextafter(Tensor self, Tensor other) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = nodes.NextafterBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, other))
+        grad_fn.other_ = SavedVariable(other)
+        if grad_fn.should_compute_output(0):
+            grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("nextafter", device_of(self, other))(self, other)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def nextafter_(self, other):
+    """``nextafter_(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self, other))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = nodes.NextafterBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, other))
+        grad_fn.other_ = SavedVariable(other)
+        if grad_fn.should_compute_output(0):
+            grad_fn.self_ = SavedVariable(self.clone())
+    result = kernel_for("nextafter_", device_of(self, other))(self, other)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def nextafter_out(self, other, *, out):
+    """``nextafter.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("nextafter", self, other, out)
+    result = nextafter(self, other)
+    native.write_out(out, result, "nextafter.out")
+    bump_version(out)
+    return out
+
+
+def i0(self):
+    """``i0(Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.I0Backward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("i0", device_of(self))(self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def i0_(self):
+    """``i0_(Tensor(a!) self) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.I0Backward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self.clone())
+    result = kernel_for("i0_", device_of(self))(self)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def i0_out(self, *, out):
+    """``i0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("i0", self, out)
+    result = i0(self)
+    native.write_out(out, result, "i0.out")
+    bump_version(out)
+    return out
+
+
+def special_i1(self):
+    """``special_i1(Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.SpecialI1Backward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("special_i1", device_of(self))(self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return result
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add_cuda}, add_Tensor)
 register_kernels("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, add_out)
@@ -12310,6 +12427,15 @@ register_kernels("bitwise_right_shift.Tensor_Scalar(Tensor self, Scalar other) -
 register_kernels("bitwise_right_shift_.Tensor_Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", {"CPU": native.bitwise_right_shift_, "CUDA": native.bitwise_right_shift_}, bitwise_right_shift__Tensor_Scalar)
 register_kernels("bitwise_right_shift.Tensor_Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", {}, bitwise_right_shift_Tensor_Scalar_out)
 register_kernels("bitwise_right_shift.Scalar_Tensor(Scalar self, Tensor other) -> Tensor", {"CPU": native.bitwise_right_shift_scalar_tensor, "CUDA": native.bitwise_right_shift_scalar_tensor}, bitwise_right_shift_Scalar_Tensor)
+register_kernels("frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)", {"CPU": native.frexp, "CUDA": native.frexp}, frexp_Tensor)
+register_kernels("frexp.Tensor_out(Tensor self, *, Tensor(a!) mantissa, Tensor(b!) exponent) -> (Tensor(a!) mantissa, Tensor(b!) exponent)", {}, frexp_Tensor_out)
+register_kernels("nextafter(Tensor self, Tensor other) -> Tensor", {"CPU": native.nextafter, "CUDA": native.nextafter}, nextafter)
+register_kernels("nextafter_(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CPU": native.nextafter_, "CUDA": native.nextafter_}, nextafter_)
+register_kernels("nextafter.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, nextafter_out)
+register_kernels("i0(Tensor self) -> Tensor", {"CPU": native.i0, "CUDA": native.i0}, i0)
+register_kernels("i0_(Tensor(a!) self) -> Tensor(a!)", {"CPU": native.i0_, "CUDA": native.i0_}, i0_)
+register_kernels("i0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, i0_out)
+register_kernels("special_i1(Tensor self) -> Tensor", {"CPU": native.special_i1, "CUDA": native.special_i1}, special_i1)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -13386,6 +13512,15 @@ PARAMETERS = {
     "bitwise_right_shift__Tensor_Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
     "bitwise_right_shift_Tensor_Scalar_out": ((('self', 'Tensor', False), ('other', 'Scalar', False),), (('out', 'Tensor', False),)),
     "bitwise_right_shift_Scalar_Tensor": ((('self', 'Scalar', False), ('other', 'Tensor', False),), ()),
+    "frexp_Tensor": ((('self', 'Tensor', False),), ()),
+    "frexp_Tensor_out": ((('self', 'Tensor', False),), (('mantissa', 'Tensor', False), ('exponent', 'Tensor', False),)),
+    "nextafter": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "nextafter_": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "nextafter_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "i0": ((('self', 'Tensor', False),), ()),
+    "i0_": ((('self', 'Tensor', False),), ()),
+    "i0_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "special_i1": ((('self', 'Tensor', False),), ()),
 }
 
 
@@ -14035,3 +14170,9 @@ register_op("bitwise_left_shift", overloaded("bitwise_left_shift", [(bitwise_lef
 register_op("bitwise_left_shift_", overloaded("bitwise_left_shift_", [(bitwise_left_shift__Tensor, PARAMETERS["bitwise_left_shift__Tensor"]), (bitwise_left_shift__Tensor_Scalar, PARAMETERS["bitwise_left_shift__Tensor_Scalar"])]))
 register_op("bitwise_right_shift", overloaded("bitwise_right_shift", [(bitwise_right_shift_Tensor, PARAMETERS["bitwise_right_shift_Tensor"]), (bitwise_right_shift_Tensor_out, PARAMETERS["bitwise_right_shift_Tensor_out"]), (bitwise_right_shift_Tensor_Scalar, PARAMETERS["bitwise_right_shift_Tensor_Scalar"]), (bitwise_right_shift_Tensor_Scalar_out, PARAMETERS["bitwise_right_shift_Tensor_Scalar_out"]), (bitwise_right_shift_Scalar_Tensor, PARAMETERS["bitwise_right_shift_Scalar_Tensor"])]))
 register_op("bitwise_right_shift_", overloaded("bitwise_right_shift_", [(bitwise_right_shift__Tensor, PARAMETERS["bitwise_right_shift__Tensor"]), (bitwise_right_shift__Tensor_Scalar, PARAMETERS["bitwise_right_shift__Tensor_Scalar"])]))
+register_op("frexp", overloaded("frexp", [(frexp_Tensor, PARAMETERS["frexp_Tensor"]), (frexp_Tensor_out, PARAMETERS["frexp_Tensor_out"])]))
+register_op("nextafter", overloaded("nextafter", [(nextafter, PARAMETERS["nextafter"]), (nextafter_out, PARAMETERS["nextafter_out"])]))
+register_op("nextafter_", overloaded("nextafter_", [(nextafter_, PARAMETERS["nextafter_"])]))
+register_op("i0", overloaded("i0", [(i0, PARAMETERS["i0"]), (i0_out, PARAMETERS["i0_out"])]))
+register_op("i0_", overloaded("i0_", [(i0_, PARAMETERS["i0_"])]))
+register_op("special_i1", overloaded("special_i1", [(special_i1, PARAMETERS["special_i1"])]))

@@ -166,6 +166,8 @@ from .binary_ops import (
     mul_,
     ne,
     ne_,
+    nextafter,
+    nextafter_,
     pow,
     pow_,
     pow_scalar_base,
@@ -704,6 +706,9 @@ from .unary_ops import (
     floor_,
     frac,
     frac_,
+    frexp,
+    i0,
+    i0_,
     lgamma,
     lgamma_,
     log,
@@ -746,6 +751,7 @@ from .unary_ops import (
     sinc_,
     sinh,
     sinh_,
+    special_i1,
     sqrt,
     sqrt_,
     tan,
@@ -897,4 +903,5 @@ __all__ = [
     # ops batch 9
     "bitwise_left_shift", "bitwise_left_shift_", "bitwise_left_shift_scalar_tensor", "bitwise_right_shift",
     "bitwise_right_shift_", "bitwise_right_shift_scalar_tensor",
+    "frexp", "i0", "i0_", "nextafter", "nextafter_", "special_i1",
 ]

@@ -1030,6 +1030,41 @@ def copysign(self, other):
                    to_float=True)
 
 
+def nextafter(self, other):
+    return _binary(self, other, _next_after)
+
+
+def nextafter_(self, other):
+    return _float_in_place(self, other, nextafter, to_float=False)
+
+
+def _next_after(xp, a, b, dtype):
+    """C's ``nextafter`` in the dtype itself: float16 and bfloat16 step by their own last bit, not float32's (the
+    operands arrive here as float32, exactly)."""
+    if not dtype.is_floating_point:
+        raise not_implemented_for("nextafter_cpu", dtype)
+    device = None if xp is np_xp else a.device
+    a, b = to_numpy(a), to_numpy(b)
+    if dtype is st.float16:
+        result = np.nextafter(a.astype(np.float16), b.astype(np.float16)).astype(np.float32)
+    elif dtype is st.bfloat16:
+        result = _bfloat16_next_after(a, b)
+    else:
+        result = np.nextafter(a, b)
+    return xp.asarray(result) if device is None else xp.asarray(result, device=device)
+
+
+def _bfloat16_next_after(a, b):
+    """bfloat16's bits are float32's upper half: one step of the 16-bit pattern (toward ``b``), then back."""
+    a, b = np.broadcast_arrays(np.asarray(a, np.float32), np.asarray(b, np.float32))
+    bits = (a.view(np.uint32) >> 16).astype(np.int64)
+    step = np.where((a < b) == (a > 0), 1, -1)
+    stepped = ((bits + step) << 16).astype(np.uint32).view(np.float32)
+    tiny = np.copysign(np.array(2 ** -133, np.float32), b)  # the smallest bfloat16 subnormal, toward b
+    result = np.where(a == 0, tiny, stepped)
+    return np.where(np.isnan(a) | np.isnan(b), np.float32(np.nan), np.where(a == b, b, result)).astype(np.float32)
+
+
 def _real_operands(a, b, dtype, kernel):
     """``(a, b)`` for a kernel compiled for real dtypes only."""
     if dtype.is_complex:

@@ -229,6 +229,15 @@ _TYPE_META = {"float32": "float", "float64": "double", "float16": "c10::Half", "
               "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
               "uint8": "unsigned char", "bool": "bool"}
 
+def _frexp_out(result, out) -> None:
+    """``frexp_out``: the mantissa in ``self``'s dtype, the exponent int32, exactly."""
+    if result is st.int32 and out is not st.int32:
+        raise RuntimeError(f"torch.frexp() expects exponent to have int dtype but got {_TYPE_META[out.name]}")
+    if result is not st.int32 and result != out:
+        raise RuntimeError(f"torch.frexp() expects mantissa to have dtype {_TYPE_META[result.name]} but got "
+                           f"{_TYPE_META[out.name]}")
+
+
 # Each op whose out= kernel checks the dtype otherwise than TensorIterator (``_castable``, the default),
 # as measured on PyTorch 2.13.
 OUT_DTYPE_CHECKS = {
@@ -254,6 +263,7 @@ OUT_DTYPE_CHECKS = {
     **dict.fromkeys(("renorm.out", "scatter_reduce.two_out", "index_reduce.out", "matrix_power.out"),
                     _structured_same),
     "logcumsumexp.out": _scalar_type_found,
+    "frexp.Tensor_out": _frexp_out,
     **dict.fromkeys(("quantile.out", "quantile.scalar_out", "nanquantile.out", "nanquantile.scalar_out"),
                     _quantile_out),
 }

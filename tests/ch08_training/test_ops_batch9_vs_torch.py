@@ -207,3 +207,53 @@ def _seeded(program):
 ])
 def test_randint_like_draws_what_torch_draws(program):
     assert_same(_seeded(program))
+
+
+# ----------------------------------------------------------------------------- window functions
+
+WINDOWS = ["hann_window", "hamming_window", "blackman_window", "bartlett_window", "kaiser_window"]
+
+
+@pytest.mark.parametrize("name", WINDOWS)
+@pytest.mark.parametrize("length", [0, 1, 2, 3, 4, 5, 8, 11, 64])
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_windows_periodic_and_symmetric(name, length, dtype):
+    """float16/bfloat16 windows round ATen's own scalars to the dtype (``mul_(double)``), unlike a Python mul_."""
+    assert_same(lambda T: (_layout(getattr(T, name)(length, dtype=getattr(T, dtype))),
+                           _layout(getattr(T, name)(length, False, dtype=getattr(T, dtype))),
+                           _layout(getattr(T, name)(length, periodic=True, dtype=getattr(T, dtype)))))
+
+
+@pytest.mark.parametrize("name", WINDOWS)
+@pytest.mark.parametrize("program", [
+    lambda T, f: f(5, dtype=T.int64),
+    lambda T, f: f(-1),
+    lambda T, f: f(-1, dtype=T.int64),
+    lambda T, f: f(3, dtype=T.int16, layout=T.strided),
+    lambda T, f: f(3, dtype=T.uint8, layout=T.sparse_coo),
+    lambda T, f: f(3, layout=T.sparse_coo),
+    lambda T, f: f(3, True, layout=T.sparse_coo),
+    lambda T, f: f(3, dtype=T.bool, pin_memory=True),
+    lambda T, f: f(5.0),
+    lambda T, f: f(5, 1),
+    lambda T, f: (lambda w: (w, w.is_leaf, w.grad_fn, w._is_view(), w._base))(f(5, requires_grad=True)),
+    lambda T, f: f(5, dtype=T.complex64),
+    lambda T, f: _layout(f(5)),
+    lambda T, f: f(),
+])
+def test_window_checks_and_options(name, program):
+    assert_same(lambda T: program(T, getattr(T, name)))
+
+
+@pytest.mark.parametrize("program", [
+    lambda T: [_layout(T.hamming_window(6, False, 0.6)), _layout(T.hamming_window(6, True, 0.6, 0.3)),
+               T.hamming_window(7, True, alpha=0.3, beta=0.2, dtype=T.float64)],
+    lambda T: T.hamming_window(5, alpha=0.5),
+    lambda T: [_layout(T.kaiser_window(6, False, 5.0)), T.kaiser_window(7, True, beta=0.5, dtype=T.float64),
+               T.kaiser_window(7, True, 0.0), T.kaiser_window(9, False, 30.0, dtype=T.float16)],
+    lambda T: T.kaiser_window(5, beta=3.0),
+    lambda T: (T.set_default_dtype(T.float64), T.hann_window(4), T.set_default_dtype(T.float32)),
+    lambda T: [T.hamming_window(8, True, 0.5, 0.5, dtype=T.bfloat16), T.blackman_window(9, False, dtype=T.float16)],
+])
+def test_window_alpha_beta_overloads(program):
+    assert_same(program)

@@ -245,6 +245,10 @@ TORCH_FUNCTIONS = {
     'baddbmm': [
         (vt.baddbmm, 'baddbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor out=None)', (vt.PARAMETERS['baddbmm'][0], vt.PARAMETERS['baddbmm'][1] + (('out', 'Tensor?', True),)), (vt.baddbmm_out, ('out',))),
     ],
+    'bartlett_window': [
+        (vt.bartlett_window, 'bartlett_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)', vt.PARAMETERS['bartlett_window']),
+        (vt.bartlett_window_periodic, 'bartlett_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)', vt.PARAMETERS['bartlett_window_periodic']),
+    ],
     'batch_norm': [
         (vt.batch_norm, 'batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled)', vt.PARAMETERS['batch_norm']),
     ],
@@ -282,6 +286,10 @@ TORCH_FUNCTIONS = {
         (vt.bitwise_xor_Tensor, 'bitwise_xor(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['bitwise_xor_Tensor'][0], vt.PARAMETERS['bitwise_xor_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.bitwise_xor_Tensor_out, ('out',))),
         (vt.bitwise_xor_Scalar_Tensor, 'bitwise_xor(Scalar self, Tensor other)', vt.PARAMETERS['bitwise_xor_Scalar_Tensor']),
         (vt.bitwise_xor_Scalar, 'bitwise_xor(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['bitwise_xor_Scalar'][0], vt.PARAMETERS['bitwise_xor_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.bitwise_xor_Scalar_out, ('out',))),
+    ],
+    'blackman_window': [
+        (vt.blackman_window, 'blackman_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)', vt.PARAMETERS['blackman_window']),
+        (vt.blackman_window_periodic, 'blackman_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)', vt.PARAMETERS['blackman_window_periodic']),
     ],
     'block_diag': [
         (vt.block_diag, 'block_diag(Tensor[] tensors, *, Tensor out=None)', (vt.PARAMETERS['block_diag'][0], vt.PARAMETERS['block_diag'][1] + (('out', 'Tensor?', True),)), (vt.block_diag_out, ('out',))),
@@ -678,6 +686,16 @@ TORCH_FUNCTIONS = {
         (vt.gt_Tensor, 'gt(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['gt_Tensor'][0], vt.PARAMETERS['gt_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.gt_Tensor_out, ('out',))),
         (vt.gt_Scalar, 'gt(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['gt_Scalar'][0], vt.PARAMETERS['gt_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.gt_Scalar_out, ('out',))),
     ],
+    'hamming_window': [
+        (vt.hamming_window, 'hamming_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)', vt.PARAMETERS['hamming_window']),
+        (vt.hamming_window_periodic, 'hamming_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)', vt.PARAMETERS['hamming_window_periodic']),
+        (vt.hamming_window_periodic_alpha, 'hamming_window(int window_length, bool periodic, float alpha, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)', vt.PARAMETERS['hamming_window_periodic_alpha']),
+        (vt.hamming_window_periodic_alpha_beta, 'hamming_window(int window_length, bool periodic, float alpha, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)', vt.PARAMETERS['hamming_window_periodic_alpha_beta']),
+    ],
+    'hann_window': [
+        (vt.hann_window, 'hann_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)', vt.PARAMETERS['hann_window']),
+        (vt.hann_window_periodic, 'hann_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)', vt.PARAMETERS['hann_window_periodic']),
+    ],
     'hardshrink': [
         (vt.hardshrink, 'hardshrink(Tensor input, Scalar lambd=0.5, *, Tensor out=None)', (vt.PARAMETERS['hardshrink'][0], vt.PARAMETERS['hardshrink'][1] + (('out', 'Tensor?', True),)), (vt.hardshrink_out, ('out',))),
     ],
@@ -786,6 +804,11 @@ TORCH_FUNCTIONS = {
     ],
     'isreal': [
         (vt.isreal, 'isreal(Tensor input)', vt.PARAMETERS['isreal']),
+    ],
+    'kaiser_window': [
+        (vt.kaiser_window, 'kaiser_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)', vt.PARAMETERS['kaiser_window']),
+        (vt.kaiser_window_periodic, 'kaiser_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)', vt.PARAMETERS['kaiser_window_periodic']),
+        (vt.kaiser_window_beta, 'kaiser_window(int window_length, bool periodic, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)', vt.PARAMETERS['kaiser_window_beta']),
     ],
     'kl_div': [
         (vt.kl_div, 'kl_div(Tensor input, Tensor target, int reduction=Mean, *, bool log_target=False)', vt.PARAMETERS['kl_div']),

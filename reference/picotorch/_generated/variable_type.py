@@ -11355,6 +11355,71 @@ def special_i1(self):
     return result
 
 
+def hann_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None):
+    """``hann_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor``"""
+    return native.hann_window(window_length, dtype, layout, device, pin_memory)
+
+
+def hann_window_periodic(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None):
+    """``hann_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor``"""
+    return native.hann_window_periodic(window_length, periodic, dtype, layout, device, pin_memory)
+
+
+def hamming_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None):
+    """``hamming_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor``"""
+    return native.hamming_window(window_length, dtype, layout, device, pin_memory)
+
+
+def hamming_window_periodic(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None):
+    """``hamming_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor``"""
+    return native.hamming_window_periodic(window_length, periodic, dtype, layout, device, pin_memory)
+
+
+def hamming_window_periodic_alpha(window_length, periodic, alpha, *, dtype=None, layout=None, device=None, pin_memory=None):
+    """``hamming_window.periodic_alpha(int window_length, bool periodic, float alpha, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor``"""
+    return native.hamming_window_periodic_alpha(window_length, periodic, alpha, dtype, layout, device, pin_memory)
+
+
+def hamming_window_periodic_alpha_beta(window_length, periodic, alpha, beta, *, dtype=None, layout=None, device=None, pin_memory=None):
+    """``hamming_window.periodic_alpha_beta(int window_length, bool periodic, float alpha, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor``"""
+    return native.hamming_window_periodic_alpha_beta(window_length, periodic, alpha, beta, dtype, layout, device, pin_memory)
+
+
+def blackman_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None):
+    """``blackman_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor``"""
+    return native.blackman_window(window_length, dtype, layout, device, pin_memory)
+
+
+def blackman_window_periodic(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None):
+    """``blackman_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor``"""
+    return native.blackman_window_periodic(window_length, periodic, dtype, layout, device, pin_memory)
+
+
+def bartlett_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None):
+    """``bartlett_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor``"""
+    return native.bartlett_window(window_length, dtype, layout, device, pin_memory)
+
+
+def bartlett_window_periodic(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None):
+    """``bartlett_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor``"""
+    return native.bartlett_window_periodic(window_length, periodic, dtype, layout, device, pin_memory)
+
+
+def kaiser_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None):
+    """``kaiser_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor``"""
+    return native.kaiser_window(window_length, dtype, layout, device, pin_memory)
+
+
+def kaiser_window_periodic(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None):
+    """``kaiser_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor``"""
+    return native.kaiser_window_periodic(window_length, periodic, dtype, layout, device, pin_memory)
+
+
+def kaiser_window_beta(window_length, periodic, beta, *, dtype=None, layout=None, device=None, pin_memory=None):
+    """``kaiser_window.beta(int window_length, bool periodic, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor``"""
+    return native.kaiser_window_beta(window_length, periodic, beta, dtype, layout, device, pin_memory)
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add_cuda}, add_Tensor)
 register_kernels("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, add_out)
@@ -12436,6 +12501,19 @@ register_kernels("i0(Tensor self) -> Tensor", {"CPU": native.i0, "CUDA": native.
 register_kernels("i0_(Tensor(a!) self) -> Tensor(a!)", {"CPU": native.i0_, "CUDA": native.i0_}, i0_)
 register_kernels("i0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, i0_out)
 register_kernels("special_i1(Tensor self) -> Tensor", {"CPU": native.special_i1, "CUDA": native.special_i1}, special_i1)
+register_kernels("hann_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", {"CompositeImplicitAutograd": native.hann_window}, hann_window)
+register_kernels("hann_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", {"CompositeImplicitAutograd": native.hann_window_periodic}, hann_window_periodic)
+register_kernels("hamming_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", {"CompositeImplicitAutograd": native.hamming_window}, hamming_window)
+register_kernels("hamming_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", {"CompositeImplicitAutograd": native.hamming_window_periodic}, hamming_window_periodic)
+register_kernels("hamming_window.periodic_alpha(int window_length, bool periodic, float alpha, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", {"CompositeImplicitAutograd": native.hamming_window_periodic_alpha}, hamming_window_periodic_alpha)
+register_kernels("hamming_window.periodic_alpha_beta(int window_length, bool periodic, float alpha, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", {"CompositeImplicitAutograd": native.hamming_window_periodic_alpha_beta}, hamming_window_periodic_alpha_beta)
+register_kernels("blackman_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", {"CompositeImplicitAutograd": native.blackman_window}, blackman_window)
+register_kernels("blackman_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", {"CompositeImplicitAutograd": native.blackman_window_periodic}, blackman_window_periodic)
+register_kernels("bartlett_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", {"CompositeImplicitAutograd": native.bartlett_window}, bartlett_window)
+register_kernels("bartlett_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", {"CompositeImplicitAutograd": native.bartlett_window_periodic}, bartlett_window_periodic)
+register_kernels("kaiser_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", {"CompositeImplicitAutograd": native.kaiser_window}, kaiser_window)
+register_kernels("kaiser_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", {"CompositeImplicitAutograd": native.kaiser_window_periodic}, kaiser_window_periodic)
+register_kernels("kaiser_window.beta(int window_length, bool periodic, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", {"CompositeImplicitAutograd": native.kaiser_window_beta}, kaiser_window_beta)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -13521,6 +13599,19 @@ PARAMETERS = {
     "i0_": ((('self', 'Tensor', False),), ()),
     "i0_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
     "special_i1": ((('self', 'Tensor', False),), ()),
+    "hann_window": ((('window_length', 'int', False),), (('dtype', 'ScalarType?', True), ('layout', 'Layout?', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
+    "hann_window_periodic": ((('window_length', 'int', False), ('periodic', 'bool', False),), (('dtype', 'ScalarType?', True), ('layout', 'Layout?', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
+    "hamming_window": ((('window_length', 'int', False),), (('dtype', 'ScalarType?', True), ('layout', 'Layout?', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
+    "hamming_window_periodic": ((('window_length', 'int', False), ('periodic', 'bool', False),), (('dtype', 'ScalarType?', True), ('layout', 'Layout?', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
+    "hamming_window_periodic_alpha": ((('window_length', 'int', False), ('periodic', 'bool', False), ('alpha', 'any', False),), (('dtype', 'ScalarType?', True), ('layout', 'Layout?', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
+    "hamming_window_periodic_alpha_beta": ((('window_length', 'int', False), ('periodic', 'bool', False), ('alpha', 'any', False), ('beta', 'any', False),), (('dtype', 'ScalarType?', True), ('layout', 'Layout?', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
+    "blackman_window": ((('window_length', 'int', False),), (('dtype', 'ScalarType?', True), ('layout', 'Layout?', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
+    "blackman_window_periodic": ((('window_length', 'int', False), ('periodic', 'bool', False),), (('dtype', 'ScalarType?', True), ('layout', 'Layout?', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
+    "bartlett_window": ((('window_length', 'int', False),), (('dtype', 'ScalarType?', True), ('layout', 'Layout?', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
+    "bartlett_window_periodic": ((('window_length', 'int', False), ('periodic', 'bool', False),), (('dtype', 'ScalarType?', True), ('layout', 'Layout?', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
+    "kaiser_window": ((('window_length', 'int', False),), (('dtype', 'ScalarType?', True), ('layout', 'Layout?', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
+    "kaiser_window_periodic": ((('window_length', 'int', False), ('periodic', 'bool', False),), (('dtype', 'ScalarType?', True), ('layout', 'Layout?', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
+    "kaiser_window_beta": ((('window_length', 'int', False), ('periodic', 'bool', False), ('beta', 'any', False),), (('dtype', 'ScalarType?', True), ('layout', 'Layout?', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
 }
 
 
@@ -14176,3 +14267,8 @@ register_op("nextafter_", overloaded("nextafter_", [(nextafter_, PARAMETERS["nex
 register_op("i0", overloaded("i0", [(i0, PARAMETERS["i0"]), (i0_out, PARAMETERS["i0_out"])]))
 register_op("i0_", overloaded("i0_", [(i0_, PARAMETERS["i0_"])]))
 register_op("special_i1", overloaded("special_i1", [(special_i1, PARAMETERS["special_i1"])]))
+register_op("hann_window", overloaded("hann_window", [(hann_window, PARAMETERS["hann_window"]), (hann_window_periodic, PARAMETERS["hann_window_periodic"])]))
+register_op("hamming_window", overloaded("hamming_window", [(hamming_window, PARAMETERS["hamming_window"]), (hamming_window_periodic, PARAMETERS["hamming_window_periodic"]), (hamming_window_periodic_alpha, PARAMETERS["hamming_window_periodic_alpha"]), (hamming_window_periodic_alpha_beta, PARAMETERS["hamming_window_periodic_alpha_beta"])]))
+register_op("blackman_window", overloaded("blackman_window", [(blackman_window, PARAMETERS["blackman_window"]), (blackman_window_periodic, PARAMETERS["blackman_window_periodic"])]))
+register_op("bartlett_window", overloaded("bartlett_window", [(bartlett_window, PARAMETERS["bartlett_window"]), (bartlett_window_periodic, PARAMETERS["bartlett_window_periodic"])]))
+register_op("kaiser_window", overloaded("kaiser_window", [(kaiser_window, PARAMETERS["kaiser_window"]), (kaiser_window_periodic, PARAMETERS["kaiser_window_periodic"]), (kaiser_window_beta, PARAMETERS["kaiser_window_beta"])]))

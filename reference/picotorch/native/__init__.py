@@ -762,6 +762,21 @@ from .unary_ops import (
     trunc_,
 )
 from .unique import _unique2, unique_consecutive, unique_dim
+from .windows import (
+    bartlett_window,
+    bartlett_window_periodic,
+    blackman_window,
+    blackman_window_periodic,
+    hamming_window,
+    hamming_window_periodic,
+    hamming_window_periodic_alpha,
+    hamming_window_periodic_alpha_beta,
+    hann_window,
+    hann_window_periodic,
+    kaiser_window,
+    kaiser_window_beta,
+    kaiser_window_periodic,
+)
 
 __all__ = [
     "resize_output", "write_out",  # out= (Resize.cpp)
@@ -904,4 +919,8 @@ __all__ = [
     "bitwise_left_shift", "bitwise_left_shift_", "bitwise_left_shift_scalar_tensor", "bitwise_right_shift",
     "bitwise_right_shift_", "bitwise_right_shift_scalar_tensor",
     "frexp", "i0", "i0_", "nextafter", "nextafter_", "special_i1",
+    "hann_window", "hann_window_periodic", "hamming_window", "hamming_window_periodic",
+    "hamming_window_periodic_alpha", "hamming_window_periodic_alpha_beta",
+    "blackman_window", "blackman_window_periodic", "bartlett_window", "bartlett_window_periodic", "kaiser_window",
+    "kaiser_window_periodic", "kaiser_window_beta",
 ]

@@ -8,6 +8,8 @@ gradients, error types and texts. The expected values always come from torch.
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from op_helpers import FLOATS, INTS, _graph, _layout, _x
@@ -256,4 +258,65 @@ def test_window_checks_and_options(name, program):
     lambda T: [T.hamming_window(8, True, 0.5, 0.5, dtype=T.bfloat16), T.blackman_window(9, False, dtype=T.float16)],
 ])
 def test_window_alpha_beta_overloads(program):
+    assert_same(program)
+
+
+# ----------------------------------------------------------------------------- pixel_shuffle, pixel_unshuffle,
+# channel_shuffle (nodes of their own, the inverse move as gradient)
+
+
+def _r(T, *shape):
+    """A float64 leaf of ``shape`` holding distinct values (so a wrong permutation shows)."""
+    n = math.prod(shape)
+    return T.tensor([[v / 7 - 1 for v in range(n)]], dtype=T.float64).reshape(shape).detach().requires_grad_()
+
+
+@pytest.mark.parametrize("name,shape,factor", [
+    ("pixel_shuffle", (2, 8, 2, 3), 2), ("pixel_unshuffle", (2, 2, 4, 6), 2), ("channel_shuffle", (2, 6, 2, 2), 3),
+    ("pixel_shuffle", (9, 1, 2), 3), ("pixel_shuffle", (3, 2, 4, 2, 2), 2), ("pixel_unshuffle", (3, 2, 1, 4, 4), 2),
+    ("channel_shuffle", (1, 6, 2), 2), ("channel_shuffle", (2, 8, 1, 2, 3), 4), ("pixel_shuffle", (1, 1, 1, 1), 1),
+])
+def test_shuffles_values_graph_saved_and_double_backward(name, shape, factor):
+    def prog(T):
+        x = _r(T, *shape)
+        y = getattr(T, name)(x, factor)
+        g, = T.autograd.grad(y, x, _r(T, *y.shape), create_graph=True)
+        gg, = T.autograd.grad((g * g).sum(), x)
+        return (_layout(y), _graph(y), _saved(y.grad_fn), _layout(g), _graph(g), _saved(g.grad_fn), gg,
+                _layout(getattr(T.nn.functional, name)(x.detach().transpose(-1, -2), factor)))
+    assert_same(prog)
+
+
+@pytest.mark.parametrize("program", [
+    lambda T: T.pixel_shuffle(T.zeros(2, 3, 2, 2), 2),
+    lambda T: T.pixel_shuffle(T.zeros(4, 2), 2),
+    lambda T: T.pixel_shuffle(T.zeros(4, 2), 0),
+    lambda T: T.pixel_shuffle(T.zeros(1, 4, 2, 2), 0),
+    lambda T: T.pixel_shuffle(T.zeros(1, 4, 2, 2), -2),
+    lambda T: T.pixel_unshuffle(T.zeros(1, 1, 3, 4), 2),
+    lambda T: T.pixel_unshuffle(T.zeros(1, 1, 4, 3), 2),
+    lambda T: T.pixel_unshuffle(T.zeros(4, 2), 2),
+    lambda T: T.pixel_unshuffle(T.zeros(1, 1, 4, 4), 0),
+    lambda T: T.pixel_unshuffle(T.zeros(1, 1, 4, 4), 3),
+    lambda T: T.channel_shuffle(T.zeros(1, 6, 2, 2), 4),
+    lambda T: T.channel_shuffle(T.zeros(1, 6, 2, 2), 0),
+    lambda T: T.channel_shuffle(T.zeros(6, 2), 3),
+    lambda T: T.channel_shuffle(T.zeros(6, 2), 0),
+    lambda T: T.channel_shuffle(T.zeros(1, 6), 3),
+    lambda T: T.channel_shuffle(T.zeros(1, 6, 2, 2), -3),
+    lambda T: T.pixel_shuffle(T.tensor([[[[1]]]]), 1),
+    lambda T: _layout(T.channel_shuffle(T.arange(6).reshape(1, 6, 1), 2)),
+    lambda T: _layout(T.pixel_shuffle(T.arange(16).reshape(1, 4, 2, 2).to(T.int8), 2)),
+    lambda T: _layout(T.nn.functional.pixel_shuffle(T.ones(1, 4, 1, 1), upscale_factor=2)),
+    lambda T: T.nn.functional.pixel_shuffle(T.ones(1, 4, 1, 1), 2.0),
+    lambda T: (_layout(T.pixel_shuffle(T.ones(0, 4, 2, 2), 2)), _layout(T.channel_shuffle(T.ones(0, 6, 2, 2), 2))),
+    lambda T: (repr(T.nn.PixelShuffle(3)), repr(T.nn.PixelUnshuffle(2)), repr(T.nn.ChannelShuffle(2)),
+               T.nn.PixelShuffle.__module__.split(".", 1)[1], T.nn.ChannelShuffle.__module__.split(".", 1)[1],
+               T.nn.PixelShuffle.__constants__, T.nn.ChannelShuffle(3).groups),
+    lambda T: (lambda m, x: (m(x), _graph(m(x))))(
+        T.nn.Sequential(T.nn.PixelUnshuffle(2), T.nn.ChannelShuffle(2), T.nn.PixelShuffle(2)), _r(T, 1, 2, 4, 4)),
+    lambda T: T.nn.PixelShuffle(2)(T.zeros(1, 3, 2, 2)),
+    lambda T: (T.nn.functional.channel_shuffle is T.channel_shuffle, T.nn.functional.pixel_shuffle is T.pixel_shuffle),
+])
+def test_shuffle_checks_modules_and_functional(program):
     assert_same(program)

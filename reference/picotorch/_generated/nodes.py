@@ -12888,3 +12888,63 @@ class SpecialI1Backward0(Node):
     @property
     def _raw_saved_result(node):
         return SavedVariable(None) if node.result_ is None else node.result_
+
+
+class PixelShuffleBackward0(Node):
+    """Backward of ``pixel_shuffle(Tensor self, int upscale_factor) -> Tensor``."""
+
+    upscale_factor = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            upscale_factor = node.upscale_factor
+            grad_inputs[0] = ops.pixel_unshuffle(grad, upscale_factor)
+        return grad_inputs
+
+    @property
+    def _saved_upscale_factor(node):
+        return None if node.upscale_factor is None else node.upscale_factor % 18446744073709551616
+
+
+class PixelUnshuffleBackward0(Node):
+    """Backward of ``pixel_unshuffle(Tensor self, int downscale_factor) -> Tensor``."""
+
+    downscale_factor = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            downscale_factor = node.downscale_factor
+            grad_inputs[0] = ops.pixel_shuffle(grad, downscale_factor)
+        return grad_inputs
+
+    @property
+    def _saved_downscale_factor(node):
+        return None if node.downscale_factor is None else node.downscale_factor % 18446744073709551616
+
+
+class ChannelShuffleBackward0(Node):
+    """Backward of ``channel_shuffle(Tensor self, int groups) -> Tensor``."""
+
+    groups = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            groups = node.groups
+            grad_inputs[0] = ops.channel_shuffle(grad, grad.size(1) // groups)
+        return grad_inputs
+
+    @property
+    def _saved_groups(node):
+        return None if node.groups is None else node.groups % 18446744073709551616

@@ -328,6 +328,9 @@ TORCH_FUNCTIONS = {
     'celu_': [
         (vt.celu_, 'celu_(Tensor input, Scalar alpha=1.0)', vt.PARAMETERS['celu_']),
     ],
+    'channel_shuffle': [
+        (vt.channel_shuffle, 'channel_shuffle(Tensor input, int groups)', vt.PARAMETERS['channel_shuffle']),
+    ],
     'chunk': [
         (vt.chunk, 'chunk(Tensor input, int chunks, int dim=0)', vt.PARAMETERS['chunk']),
     ],
@@ -1086,6 +1089,12 @@ TORCH_FUNCTIONS = {
     ],
     'permute': [
         (vt.permute, 'permute(Tensor input, int[] dims)', vt.PARAMETERS['permute']),
+    ],
+    'pixel_shuffle': [
+        (vt.pixel_shuffle, 'pixel_shuffle(Tensor input, int upscale_factor)', vt.PARAMETERS['pixel_shuffle']),
+    ],
+    'pixel_unshuffle': [
+        (vt.pixel_unshuffle, 'pixel_unshuffle(Tensor input, int downscale_factor)', vt.PARAMETERS['pixel_unshuffle']),
     ],
     'poisson_nll_loss': [
         (vt.poisson_nll_loss, 'poisson_nll_loss(Tensor input, Tensor target, bool log_input, bool full, float eps, int reduction)', vt.PARAMETERS['poisson_nll_loss']),

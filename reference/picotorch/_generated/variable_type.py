@@ -11420,6 +11420,45 @@ def kaiser_window_beta(window_length, periodic, beta, *, dtype=None, layout=None
     return native.kaiser_window_beta(window_length, periodic, beta, dtype, layout, device, pin_memory)
 
 
+def pixel_shuffle(self, upscale_factor):
+    """``pixel_shuffle(Tensor self, int upscale_factor) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.PixelShuffleBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.upscale_factor = upscale_factor
+    result = kernel_for("pixel_shuffle", device_of(self))(self, upscale_factor)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def pixel_unshuffle(self, downscale_factor):
+    """``pixel_unshuffle(Tensor self, int downscale_factor) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.PixelUnshuffleBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.downscale_factor = downscale_factor
+    result = kernel_for("pixel_unshuffle", device_of(self))(self, downscale_factor)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def channel_shuffle(self, groups):
+    """``channel_shuffle(Tensor self, int groups) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.ChannelShuffleBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.groups = groups
+    result = kernel_for("channel_shuffle", device_of(self))(self, groups)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add_cuda}, add_Tensor)
 register_kernels("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, add_out)
@@ -12514,6 +12553,9 @@ register_kernels("bartlett_window.periodic(int window_length, bool periodic, *, 
 register_kernels("kaiser_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", {"CompositeImplicitAutograd": native.kaiser_window}, kaiser_window)
 register_kernels("kaiser_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", {"CompositeImplicitAutograd": native.kaiser_window_periodic}, kaiser_window_periodic)
 register_kernels("kaiser_window.beta(int window_length, bool periodic, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", {"CompositeImplicitAutograd": native.kaiser_window_beta}, kaiser_window_beta)
+register_kernels("pixel_shuffle(Tensor self, int upscale_factor) -> Tensor", {"CPU": native.pixel_shuffle, "CUDA": native.pixel_shuffle}, pixel_shuffle)
+register_kernels("pixel_unshuffle(Tensor self, int downscale_factor) -> Tensor", {"CPU": native.pixel_unshuffle, "CUDA": native.pixel_unshuffle}, pixel_unshuffle)
+register_kernels("channel_shuffle(Tensor self, int groups) -> Tensor", {"CPU": native.channel_shuffle, "CUDA": native.channel_shuffle}, channel_shuffle)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -13612,6 +13654,9 @@ PARAMETERS = {
     "kaiser_window": ((('window_length', 'int', False),), (('dtype', 'ScalarType?', True), ('layout', 'Layout?', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
     "kaiser_window_periodic": ((('window_length', 'int', False), ('periodic', 'bool', False),), (('dtype', 'ScalarType?', True), ('layout', 'Layout?', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
     "kaiser_window_beta": ((('window_length', 'int', False), ('periodic', 'bool', False), ('beta', 'any', False),), (('dtype', 'ScalarType?', True), ('layout', 'Layout?', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
+    "pixel_shuffle": ((('self', 'Tensor', False), ('upscale_factor', 'int', False),), ()),
+    "pixel_unshuffle": ((('self', 'Tensor', False), ('downscale_factor', 'int', False),), ()),
+    "channel_shuffle": ((('self', 'Tensor', False), ('groups', 'int', False),), ()),
 }
 
 
@@ -14272,3 +14317,6 @@ register_op("hamming_window", overloaded("hamming_window", [(hamming_window, PAR
 register_op("blackman_window", overloaded("blackman_window", [(blackman_window, PARAMETERS["blackman_window"]), (blackman_window_periodic, PARAMETERS["blackman_window_periodic"])]))
 register_op("bartlett_window", overloaded("bartlett_window", [(bartlett_window, PARAMETERS["bartlett_window"]), (bartlett_window_periodic, PARAMETERS["bartlett_window_periodic"])]))
 register_op("kaiser_window", overloaded("kaiser_window", [(kaiser_window, PARAMETERS["kaiser_window"]), (kaiser_window_periodic, PARAMETERS["kaiser_window_periodic"]), (kaiser_window_beta, PARAMETERS["kaiser_window_beta"])]))
+register_op("pixel_shuffle", overloaded("pixel_shuffle", [(pixel_shuffle, PARAMETERS["pixel_shuffle"])]))
+register_op("pixel_unshuffle", overloaded("pixel_unshuffle", [(pixel_unshuffle, PARAMETERS["pixel_unshuffle"])]))
+register_op("channel_shuffle", overloaded("channel_shuffle", [(channel_shuffle, PARAMETERS["channel_shuffle"])]))

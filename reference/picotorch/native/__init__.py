@@ -472,6 +472,7 @@ from .loss_nll import nll_loss2d_backward, nll_loss2d_forward, nll_loss_backward
 from .normalization import renorm, renorm_
 from .onehot import one_hot
 from .pad_nd import constant_pad_nd
+from .pixel_shuffle import channel_shuffle, pixel_shuffle, pixel_unshuffle
 from .pointwise_ops import addcdiv, addcdiv_, addcmul, addcmul_, lerp, lerp_
 from .pooling import (
     _adaptive_avg_pool2d,
@@ -923,4 +924,5 @@ __all__ = [
     "hamming_window_periodic_alpha", "hamming_window_periodic_alpha_beta",
     "blackman_window", "blackman_window_periodic", "bartlett_window", "bartlett_window_periodic", "kaiser_window",
     "kaiser_window_periodic", "kaiser_window_beta",
+    "channel_shuffle", "pixel_shuffle", "pixel_unshuffle",
 ]

@@ -33,7 +33,16 @@ __all__ = ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d", 
            "multilabel_soft_margin_loss", "nll_loss", "normalize", "one_hot", "pad", "pairwise_distance",
            "poisson_nll_loss", "prelu", "relu", "relu6", "relu_", "rrelu", "rrelu_", "selu", "selu_", "sigmoid", "silu",
            "smooth_l1_loss", "soft_margin_loss", "softmax", "softmin", "softplus", "softshrink", "softsign", "tanh",
-           "tanhshrink", "threshold", "threshold_", "triplet_margin_loss"]
+           "tanhshrink", "threshold", "threshold_", "triplet_margin_loss",
+           # ops batch 9
+           "channel_shuffle", "pixel_shuffle", "pixel_unshuffle"]
+
+
+# ----------------------------------------------------------------------------- pixel and channel shuffles: the
+# torch functions themselves (``F.pixel_shuffle is torch.pixel_shuffle``)
+pixel_shuffle = _VF.pixel_shuffle
+pixel_unshuffle = _VF.pixel_unshuffle
+channel_shuffle = _VF.channel_shuffle
 
 
 # ----------------------------------------------------------------------------- pooling

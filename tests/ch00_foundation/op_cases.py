@@ -320,6 +320,11 @@ CASES = {
     "pixel_shuffle": ([data(2, 8, 2, 3)], lambda T, a: T.pixel_shuffle(a, 2)),
     "pixel_unshuffle": ([data(2, 2, 4, 6)], lambda T, a: T.nn.functional.pixel_unshuffle(a, 2)),
     "channel_shuffle": ([data(2, 6, 2, 2)], lambda T, a: T.channel_shuffle(a, 3)),
+    "rms_norm": ([data(2, 3, 4), data(3, 4)], lambda T, x, w: T.rms_norm(x, [3, 4], w, 1e-3)),
+    "rms_norm_default_eps": ([data(2, 3)], lambda T, x: T.nn.functional.rms_norm(x, (3,))),
+    "windows": ([data(2, 3)], lambda T, a: a * T.hann_window(3, dtype=a.dtype, device=a.device)
+                + T.kaiser_window(3, False, 5.0, dtype=a.dtype, device=a.device)),
+    "shifts": ([data(2, 3)], lambda T, a: a * (T.tensor([1, -2, 3], device=a.device) << 2 >> 1)),
     "hardsigmoid": ([data(3, 4) * 3], lambda T, a: T.nn.functional.hardsigmoid(a)),
     "hardswish": ([data(3, 4) * 3], lambda T, a: T.nn.functional.hardswish(a)),
     "hardshrink": ([data(3, 4)], lambda T, a: T.nn.functional.hardshrink(a, 0.3)),

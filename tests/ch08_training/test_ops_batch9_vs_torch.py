@@ -9,6 +9,7 @@ gradients, error types and texts. The expected values always come from torch.
 from __future__ import annotations
 
 import math
+import warnings
 
 import pytest
 
@@ -319,4 +320,67 @@ def test_shuffles_values_graph_saved_and_double_backward(name, shape, factor):
     lambda T: (T.nn.functional.channel_shuffle is T.channel_shuffle, T.nn.functional.pixel_shuffle is T.pixel_shuffle),
 ])
 def test_shuffle_checks_modules_and_functional(program):
+    assert_same(program)
+
+
+# ----------------------------------------------------------------------------- rms_norm, nn.RMSNorm (composite:
+# the graph is _to_copy, pow, mean, add, rsqrt, mul, mul, _to_copy)
+
+
+def _graph_saved(y):
+    """Every node under ``y`` with its ``_saved_*`` values."""
+    seen, stack, found = set(), [y.grad_fn], []
+    while stack:
+        fn = stack.pop()
+        if fn is None or fn in seen:
+            continue
+        seen.add(fn)
+        found.append((fn.name(), _saved(fn)))
+        stack.extend(n for n, _ in fn.next_functions)
+    return found
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("weight", [None, "same", "float64", "float32"])
+@pytest.mark.parametrize("normalized_shape", [(4,), (3, 4)])
+def test_rms_norm_graph_values_and_gradients(dtype, weight, normalized_shape):
+    def prog(T):
+        x = _r(T, 2, 3, 4).detach().to(getattr(T, dtype)).requires_grad_()
+        w = None if weight is None else _r(T, *normalized_shape).detach().to(
+            getattr(T, dtype) if weight == "same" else getattr(T, weight)).requires_grad_()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the dtype mismatch's warning is TORCH_WARN_ONCE: once a process
+            y = T.rms_norm(x, list(normalized_shape), w)
+        leaves = [x] + ([w] if w is not None else [])
+        return _layout(y), _graph_saved(y), T.autograd.grad((y.double() * _r(T, *y.shape).detach().mul(3).cos()).sum(), leaves)
+    assert_same(prog)
+
+
+@pytest.mark.parametrize("program", [
+    lambda T: (lambda x: (T.nn.functional.rms_norm(x, (3,), eps=0.1), T.rms_norm(x, [3], None, 1e-3)))(_r(T, 2, 3)),
+    lambda T: T.rms_norm(T.zeros(2, 3), [3]),
+    lambda T: T.rms_norm(T.ones(0, 3), [3]),
+    lambda T: T.rms_norm(_r(T, 2, 3), [3], eps=-1.0),
+    lambda T: T.rms_norm(T.ones(2, 3), [4]),
+    lambda T: T.rms_norm(T.ones(2, 3), [3], T.ones(4)),
+    lambda T: T.rms_norm(T.ones(3), []),
+    lambda T: T.rms_norm(T.ones(2, 3), [2, 3, 4]),
+    lambda T: T.rms_norm(T.ones(2, 3), [5, 3]),
+    lambda T: T.rms_norm(T.ones(2, 3, 4), [2, 4]),
+    lambda T: T.rms_norm(T.tensor([[1, 2, 3]]), [3]),
+    lambda T: T.rms_norm(T.tensor([[1, 2]]), [3]),
+    lambda T: T.rms_norm(T.tensor([[1, 2]]), [2], T.ones(3)),
+    lambda T: T.rms_norm(T.ones(2), [2, 2], T.ones(3)),
+    lambda T: T.rms_norm(T.ones(2), [], T.ones(3)),
+    lambda T: T.nn.RMSNorm(3)(T.ones(2, 4)),
+    lambda T: (repr(T.nn.RMSNorm(4)), repr(T.nn.RMSNorm([2, 3], eps=1e-5, elementwise_affine=False)),
+               T.nn.RMSNorm((4,), dtype=T.float64).weight, T.nn.RMSNorm(4).normalized_shape, T.nn.RMSNorm.__constants__,
+               list(T.nn.RMSNorm(4).state_dict()), T.nn.RMSNorm(4, elementwise_affine=False).weight,
+               T.nn.RMSNorm.__module__.split(".", 1)[1]),
+    lambda T: (lambda m, x: (lambda y: (y, _graph(y), T.autograd.grad(y.sum(), [x, m.weight])))(m(x)))(
+        T.nn.RMSNorm([3, 4], eps=1e-3, dtype=T.float64), _r(T, 2, 3, 4)),
+    lambda T: repr(T.nn.RMSNorm(T.Size([2, 3]))),
+    lambda T: T.nn.functional.rms_norm(T.ones(2, 3), [3], None, None),
+])
+def test_rms_norm_checks_module_and_functional(program):
     assert_same(program)

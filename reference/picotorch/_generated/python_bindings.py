@@ -1173,6 +1173,9 @@ TORCH_FUNCTIONS = {
     'resolve_neg': [
         (vt.resolve_neg, 'resolve_neg(Tensor input)', vt.PARAMETERS['resolve_neg']),
     ],
+    'rms_norm': [
+        (vt.rms_norm, 'rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None)', vt.PARAMETERS['rms_norm']),
+    ],
     'roll': [
         (vt.roll, 'roll(Tensor input, int[1] shifts, int[1] dims=[])', vt.PARAMETERS['roll']),
     ],

@@ -11459,6 +11459,11 @@ def channel_shuffle(self, groups):
     return result
 
 
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """``rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor``"""
+    return native.rms_norm(input, normalized_shape, weight, eps)
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add_cuda}, add_Tensor)
 register_kernels("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, add_out)
@@ -12556,6 +12561,7 @@ register_kernels("kaiser_window.beta(int window_length, bool periodic, float bet
 register_kernels("pixel_shuffle(Tensor self, int upscale_factor) -> Tensor", {"CPU": native.pixel_shuffle, "CUDA": native.pixel_shuffle}, pixel_shuffle)
 register_kernels("pixel_unshuffle(Tensor self, int downscale_factor) -> Tensor", {"CPU": native.pixel_unshuffle, "CUDA": native.pixel_unshuffle}, pixel_unshuffle)
 register_kernels("channel_shuffle(Tensor self, int groups) -> Tensor", {"CPU": native.channel_shuffle, "CUDA": native.channel_shuffle}, channel_shuffle)
+register_kernels("rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor", {"CompositeImplicitAutograd": native.rms_norm}, rms_norm)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -13657,6 +13663,7 @@ PARAMETERS = {
     "pixel_shuffle": ((('self', 'Tensor', False), ('upscale_factor', 'int', False),), ()),
     "pixel_unshuffle": ((('self', 'Tensor', False), ('downscale_factor', 'int', False),), ()),
     "channel_shuffle": ((('self', 'Tensor', False), ('groups', 'int', False),), ()),
+    "rms_norm": ((('input', 'Tensor', False), ('normalized_shape', 'int[]', False), ('weight', 'Tensor?', True), ('eps', 'any', True),), ()),
 }
 
 
@@ -14320,3 +14327,4 @@ register_op("kaiser_window", overloaded("kaiser_window", [(kaiser_window, PARAME
 register_op("pixel_shuffle", overloaded("pixel_shuffle", [(pixel_shuffle, PARAMETERS["pixel_shuffle"])]))
 register_op("pixel_unshuffle", overloaded("pixel_unshuffle", [(pixel_unshuffle, PARAMETERS["pixel_unshuffle"])]))
 register_op("channel_shuffle", overloaded("channel_shuffle", [(channel_shuffle, PARAMETERS["channel_shuffle"])]))
+register_op("rms_norm", overloaded("rms_norm", [(rms_norm, PARAMETERS["rms_norm"])]))

@@ -329,6 +329,7 @@ from .composite import (
     repeat_interleave_self_tensor,
     reshape,
     reshape_as,
+    rms_norm,
     row_stack,
     row_stack_out,
     rrelu,
@@ -925,4 +926,5 @@ __all__ = [
     "blackman_window", "blackman_window_periodic", "bartlett_window", "bartlett_window_periodic", "kaiser_window",
     "kaiser_window_periodic", "kaiser_window_beta",
     "channel_shuffle", "pixel_shuffle", "pixel_unshuffle",
+    "rms_norm",
 ]

@@ -419,12 +419,12 @@ def _right_shift(xp, a, b):
     out_of_range = _out_of_range_shift(xp, a, b)
     shifted = xp.bitwise_right_shift(a, xp.where(out_of_range, xp.zeros_like(b), b))
     negative = a < const(xp, 0, a)
-    fill = xp.where(negative, xp.bitwise_right_shift(a, xp.full_like(a, a.dtype.itemsize * 8 - 1)), xp.zeros_like(a))
+    fill = xp.where(negative, xp.bitwise_right_shift(a, xp.full_like(a, xp.iinfo(a.dtype).bits - 1)), xp.zeros_like(a))
     return xp.where(out_of_range, fill, shifted)
 
 
 def _out_of_range_shift(xp, a, b):
-    return xp.logical_or(b < const(xp, 0, b), b >= const(xp, a.dtype.itemsize * 8, b))
+    return xp.logical_or(b < const(xp, 0, b), b >= const(xp, xp.iinfo(a.dtype).bits, b))
 
 
 def _bitwise(name, fn, bools=True):

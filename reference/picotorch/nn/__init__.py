@@ -82,6 +82,7 @@ from .modules import (
     ReplicationPad1d,
     ReplicationPad2d,
     ReplicationPad3d,
+    RMSNorm,
     RReLU,
     Sequential,
     Sigmoid,
@@ -120,5 +121,5 @@ __all__ = [
     "Softmax2d", "Softmin", "Softplus", "Softshrink", "Softsign", "Tanh", "Tanhshrink", "Threshold",
     "TripletMarginLoss", "Unflatten", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "functional", "init", "utils",
     # ops batch 9
-    "ChannelShuffle", "PixelShuffle", "PixelUnshuffle",
+    "ChannelShuffle", "PixelShuffle", "PixelUnshuffle", "RMSNorm",
 ]

@@ -60,7 +60,7 @@ from .loss import (
     TripletMarginLoss,
 )
 from .module import Module
-from .normalization import GroupNorm, LayerNorm
+from .normalization import GroupNorm, LayerNorm, RMSNorm
 from .padding import (
     CircularPad1d,
     CircularPad2d,
@@ -97,5 +97,5 @@ __all__ = [
     "Softmax2d", "Softmin", "Softplus", "Softshrink", "Softsign", "Tanh", "Tanhshrink", "Threshold",
     "TripletMarginLoss", "Unflatten", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d",
     # ops batch 9
-    "ChannelShuffle", "PixelShuffle", "PixelUnshuffle",
+    "ChannelShuffle", "PixelShuffle", "PixelUnshuffle", "RMSNorm",
 ]

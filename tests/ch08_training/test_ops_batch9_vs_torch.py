@@ -385,3 +385,88 @@ def test_rms_norm_graph_values_and_gradients(dtype, weight, normalized_shape):
 ])
 def test_rms_norm_checks_module_and_functional(program):
     assert_same(program)
+
+
+# ----------------------------------------------------------------------------- Tensor conveniences
+
+
+def _known(t):
+    """What resize_ decides (new elements are uninitialized in torch: never compared)."""
+    return tuple(t.shape), t.stride(), t.storage_offset(), t._version
+
+
+@pytest.mark.parametrize("program", [
+    lambda T: [getattr(T.arange(6.).reshape(2, 3), name) for name in ["is_sparse", "is_quantized", "is_meta",
+                                                                      "is_mkldnn", "is_nested", "is_sparse_csr",
+                                                                      "is_cpu", "is_cuda"]],
+    lambda T: (T.zeros(2).is_pinned(), T.zeros(2).is_shared()),
+    lambda T: T.zeros(2).pin_memory(),
+    lambda T: T.zeros(2).pin_memory("cpu"),
+    lambda T: T.zeros(2).pin_memory("cuda"),
+    lambda T: T.zeros(2).is_pinned("cpu"),
+    lambda T: (lambda x: (x.share_memory_() is x, x.is_shared(), x[1:].is_shared(), T.zeros(2).is_shared(),
+                          x.untyped_storage().is_shared()))(T.zeros(3)),
+    lambda T: (lambda z: (z.share_memory_() is z, z.is_shared()))(T.zeros(2, requires_grad=True)),
+])
+def test_properties_pinning_and_sharing(program):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # is_pinned(device) / pin_memory(device)
+        assert_same(program)
+
+
+@pytest.mark.parametrize("program", [
+    lambda T: (lambda x: (_known(x.resize_(3, 2)), x[0]))(T.zeros(2)),
+    lambda T: T.zeros(2, requires_grad=True).resize_(3),
+    lambda T: T.zeros(2, requires_grad=True).resize_as_(T.zeros(3)),
+    lambda T: (T.zeros(2, requires_grad=True) * 2).resize_(3),
+    lambda T: (lambda x: (x.resize_(2, 2), _known(x)))(T.arange(6.)),
+    lambda T: (lambda x: (_known(x.resize_(2, 4)), x.flatten()[:6]))(T.arange(6.)),
+    lambda T: (lambda x: (x.resize_((2, 2)), _known(x)))(T.arange(6.)),
+    lambda T: T.arange(6.).resize_(-1),
+    lambda T: T.arange(6.).resize_(2, -1),
+    lambda T: T.arange(6.).resize_(2.5),
+    lambda T: (lambda x: (x.resize_as_(T.zeros(2, 2)), _known(x)))(T.arange(4.)),
+    lambda T: (lambda x: (T.resize_as_(x, T.zeros(1, 2)), _known(x)))(T.arange(4.)),
+    lambda T: (lambda x: (x.resize_(2, 2), _known(x)))(T.arange(6.).reshape(2, 3).t()),
+    lambda T: (lambda x: (x.resize_(3, 2), _known(x)))(T.arange(6.).reshape(2, 3).t()),
+    lambda T: (lambda x: (x.resize_as_(T.zeros(3, 2)), _known(x)))(T.arange(6.).reshape(2, 3).t()),
+    lambda T: (lambda x: (x.resize_(2, 3, memory_format=T.contiguous_format), _known(x)))(T.arange(6.)),
+    lambda T: (lambda x: (x.resize_(2, 2), _known(x)))(T.arange(6.)[1:]),
+    lambda T: (lambda b: (b[0].resize_(3), b, _known(b[0])))(T.zeros(2, 2)),
+    lambda T: (lambda x: (x.resize_(0), _known(x), x.resize_(2, 0, 3).stride()))(T.arange(6.)),
+    lambda T: (lambda x: (x.resize_(()), _known(x)))(T.arange(6.)),
+])
+def test_resize(program):
+    assert_same(program)
+
+
+@pytest.mark.parametrize("program", [
+    lambda T: T.tensor([1., 2., 3.]).apply_(lambda v: v * 2),
+    lambda T: T.tensor([1, 2, 3]).apply_(lambda v: v / 2),
+    lambda T: T.tensor([1, -2, 3]).apply_(lambda v: v * 2.7),
+    lambda T: T.tensor([1., 2.]).map_(T.tensor([3., 4.]), lambda a, b: a + b),
+    lambda T: T.tensor([1., 2.]).map_(T.tensor([3]), lambda a, b: a * b),
+    lambda T: T.tensor([1., 2.], requires_grad=True).apply_(lambda v: v),
+    lambda T: T.tensor([1., 2.], requires_grad=True).map_(T.tensor([1., 2.]), lambda a, b: a),
+    lambda T: T.tensor([1., 2.]).apply_(5),
+    lambda T: T.tensor([1., 2.]).apply_(lambda v: "a"),
+    lambda T: T.tensor([1., 2.]).apply_(lambda v: 2 + 1j),
+    lambda T: T.tensor([1., 2.]).map_(T.tensor([1., 2., 3.]), lambda a, b: a),
+    lambda T: T.tensor([[1.], [2.]]).map_(T.tensor([1., 2., 3.]), lambda a, b: a + b),
+    lambda T: T.tensor([1., 2.]).apply_(lambda v: None),
+    lambda T: T.tensor([True, False]).apply_(lambda v: not v),
+    lambda T: T.tensor([True, False]).apply_(lambda v: 2.5),
+    lambda T: T.tensor([1., 2.]).map_(T.tensor([1., 2.], dtype=T.float64), lambda a, b: a + b),
+    lambda T: T.tensor([1., 2.]).map_([1., 2.], lambda a, b: a + b),
+    lambda T: _layout(T.zeros(3, 2).t().apply_(lambda v: 1.0)),
+    lambda T: (lambda y: (y.apply_(lambda v: v + 1), y._version))(T.zeros(2)),
+    lambda T: (lambda seen: (T.arange(6.).reshape(2, 3).t().apply_(lambda v: seen.append(v) or v), seen))([]),
+    lambda T: T.tensor([1., 2.]).map_(T.tensor([1., 2.]), 3),
+    lambda T: T.tensor([1, 2]).apply_(lambda v: 2.7),
+    lambda T: T.tensor([1, 2]).apply_(lambda v: True),
+    lambda T: T.tensor([[1., 2.], [3., 4.]]).map_(T.tensor([10., 20.]), lambda a, b: a * b),
+    lambda T: T.tensor([1, 2]).apply_(lambda v: "x"),
+    lambda T: T.tensor([True, False]).apply_(lambda v: "x"),
+])
+def test_apply_and_map(program):
+    assert_same(program)

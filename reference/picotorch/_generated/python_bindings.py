@@ -1167,6 +1167,9 @@ TORCH_FUNCTIONS = {
     'reshape': [
         (vt.reshape, 'reshape(Tensor input, int[] shape)', vt.PARAMETERS['reshape']),
     ],
+    'resize_as_': [
+        (vt.resize_as_, 'resize_as_(Tensor input, Tensor the_template, *, MemoryFormat? memory_format=None)', vt.PARAMETERS['resize_as_']),
+    ],
     'resolve_conj': [
         (vt.resolve_conj, 'resolve_conj(Tensor input)', vt.PARAMETERS['resolve_conj']),
     ],
@@ -2359,6 +2362,9 @@ TENSOR_METHODS = {
     'is_nonzero': [
         (vt.is_nonzero, 'is_nonzero()', vt.PARAMETERS['is_nonzero']),
     ],
+    'is_pinned': [
+        (vt.is_pinned, 'is_pinned(Device? device=None)', vt.PARAMETERS['is_pinned']),
+    ],
     'is_same_size': [
         (vt.is_same_size, 'is_same_size(Tensor other)', vt.PARAMETERS['is_same_size']),
     ],
@@ -2693,6 +2699,9 @@ TENSOR_METHODS = {
     'permute': [
         (vt.permute, 'permute(int[] dims)', vt.PARAMETERS['permute']),
     ],
+    'pin_memory': [
+        (vt.pin_memory, 'pin_memory(Device? device=None)', vt.PARAMETERS['pin_memory']),
+    ],
     'polygamma': [
         (vt.polygamma, 'polygamma(int n)', vt.PARAMETERS['polygamma']),
     ],
@@ -2779,6 +2788,12 @@ TENSOR_METHODS = {
     ],
     'reshape_as': [
         (vt.reshape_as, 'reshape_as(Tensor other)', vt.PARAMETERS['reshape_as']),
+    ],
+    'resize_': [
+        (vt.resize_, 'resize_(int[] size, *, MemoryFormat? memory_format=None)', vt.PARAMETERS['resize_']),
+    ],
+    'resize_as_': [
+        (vt.resize_as_, 'resize_as_(Tensor the_template, *, MemoryFormat? memory_format=None)', vt.PARAMETERS['resize_as_']),
     ],
     'resolve_conj': [
         (vt.resolve_conj, 'resolve_conj()', vt.PARAMETERS['resolve_conj']),

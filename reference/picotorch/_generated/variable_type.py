@@ -11464,6 +11464,26 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     return native.rms_norm(input, normalized_shape, weight, eps)
 
 
+def resize_(self, size, *, memory_format=None):
+    """``resize_(Tensor(a!) self, int[] size, *, MemoryFormat? memory_format=None) -> Tensor(a!)``"""
+    return native.resize_(self, size, memory_format)
+
+
+def resize_as_(self, the_template, *, memory_format=None):
+    """``resize_as_(Tensor(a!) self, Tensor the_template, *, MemoryFormat? memory_format=None) -> Tensor(a!)``"""
+    return native.resize_as_(self, the_template, memory_format)
+
+
+def is_pinned(self, device=None):
+    """``is_pinned(Tensor self, Device? device=None) -> bool``"""
+    return native.is_pinned(self, device)
+
+
+def pin_memory(self, device=None):
+    """``pin_memory(Tensor(a) self, Device? device=None) -> Tensor(a)``"""
+    return native.pin_memory(self, device)
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add_cuda}, add_Tensor)
 register_kernels("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, add_out)
@@ -12562,6 +12582,10 @@ register_kernels("pixel_shuffle(Tensor self, int upscale_factor) -> Tensor", {"C
 register_kernels("pixel_unshuffle(Tensor self, int downscale_factor) -> Tensor", {"CPU": native.pixel_unshuffle, "CUDA": native.pixel_unshuffle}, pixel_unshuffle)
 register_kernels("channel_shuffle(Tensor self, int groups) -> Tensor", {"CPU": native.channel_shuffle, "CUDA": native.channel_shuffle}, channel_shuffle)
 register_kernels("rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor", {"CompositeImplicitAutograd": native.rms_norm}, rms_norm)
+register_kernels("resize_(Tensor(a!) self, int[] size, *, MemoryFormat? memory_format=None) -> Tensor(a!)", {"CompositeImplicitAutograd": native.resize_}, resize_)
+register_kernels("resize_as_(Tensor(a!) self, Tensor the_template, *, MemoryFormat? memory_format=None) -> Tensor(a!)", {"CompositeImplicitAutograd": native.resize_as_}, resize_as_)
+register_kernels("is_pinned(Tensor self, Device? device=None) -> bool", {"CompositeImplicitAutograd": native.is_pinned}, is_pinned)
+register_kernels("pin_memory(Tensor(a) self, Device? device=None) -> Tensor(a)", {"CompositeImplicitAutograd": native.pin_memory}, pin_memory, computes=False)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -13664,6 +13688,10 @@ PARAMETERS = {
     "pixel_unshuffle": ((('self', 'Tensor', False), ('downscale_factor', 'int', False),), ()),
     "channel_shuffle": ((('self', 'Tensor', False), ('groups', 'int', False),), ()),
     "rms_norm": ((('input', 'Tensor', False), ('normalized_shape', 'int[]', False), ('weight', 'Tensor?', True), ('eps', 'any', True),), ()),
+    "resize_": ((('self', 'Tensor', False), ('size', 'int[]', False),), (('memory_format', 'MemoryFormat?', True),)),
+    "resize_as_": ((('self', 'Tensor', False), ('the_template', 'Tensor', False),), (('memory_format', 'MemoryFormat?', True),)),
+    "is_pinned": ((('self', 'Tensor', False), ('device', 'any', True),), ()),
+    "pin_memory": ((('self', 'Tensor', False), ('device', 'any', True),), ()),
 }
 
 
@@ -14328,3 +14356,7 @@ register_op("pixel_shuffle", overloaded("pixel_shuffle", [(pixel_shuffle, PARAME
 register_op("pixel_unshuffle", overloaded("pixel_unshuffle", [(pixel_unshuffle, PARAMETERS["pixel_unshuffle"])]))
 register_op("channel_shuffle", overloaded("channel_shuffle", [(channel_shuffle, PARAMETERS["channel_shuffle"])]))
 register_op("rms_norm", overloaded("rms_norm", [(rms_norm, PARAMETERS["rms_norm"])]))
+register_op("resize_", overloaded("resize_", [(resize_, PARAMETERS["resize_"])]))
+register_op("resize_as_", overloaded("resize_as_", [(resize_as_, PARAMETERS["resize_as_"])]))
+register_op("is_pinned", overloaded("is_pinned", [(is_pinned, PARAMETERS["is_pinned"])]))
+register_op("pin_memory", overloaded("pin_memory", [(pin_memory, PARAMETERS["pin_memory"])]))

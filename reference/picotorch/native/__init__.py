@@ -542,7 +542,7 @@ from .reflection_pad import (
     replication_pad3d,
     replication_pad3d_backward,
 )
-from .resize import resize_output, write_out
+from .resize import is_pinned, pin_memory, resize_, resize_as_, resize_output, write_out
 from .scatter_gather import (
     gather,
     index_add,
@@ -927,4 +927,5 @@ __all__ = [
     "kaiser_window_periodic", "kaiser_window_beta",
     "channel_shuffle", "pixel_shuffle", "pixel_unshuffle",
     "rms_norm",
+    "is_pinned", "pin_memory", "resize_", "resize_as_",
 ]

@@ -245,7 +245,7 @@ def i1(x: np.ndarray, opmath) -> np.ndarray:
             asymptotic = asymptotic + term
         asymptotic = np.exp(big) * asymptotic / np.sqrt(2 * math.pi * big)
         result = np.copysign(np.where(small, series, asymptotic), x)
-        return _overflowed(x, result, opmath)
+        return np.copysign(_overflowed(x, result, opmath), x)  # odd: -inf where exp overflows below zero
 
 
 def _overflowed(x, result, opmath):

@@ -116,6 +116,39 @@ class Tensor(_C.TensorBase):
         """``storage()`` without the warning."""
         return TypedStorage(wrap_storage=self.untyped_storage(), dtype=self.dtype, _internal=True)
 
+    def is_shared(self) -> bool:
+        """Whether the storage is in shared memory (``share_memory_``)."""
+        if check_has_torch_function(self):
+            return handle_torch_function(Tensor.is_shared, (self,), self)
+        return self.untyped_storage().is_shared()
+
+    def share_memory_(self):
+        """Move the storage to shared memory (a no-op if it is there already); ``self``."""
+        if check_has_torch_function(self):
+            return handle_torch_function(Tensor.share_memory_, (self,), self)
+        self.untyped_storage().share_memory_()
+        return self
+
+    def apply_(self, callable):
+        """``callable`` of each element (a Python number), its result written back in the dtype; not recorded
+        (``_version`` stays), refused for a tensor that requires grad (``tensor_apply.cpp``)."""
+        _check_apply(self, "apply_")
+        values = [_stored(callable(v), self.dtype) for v in np.asarray(self._data).ravel().tolist()]
+        self._data[...] = np.asarray(values, dtype=self._data.dtype).reshape(self._data.shape)
+        return self
+
+    def map_(self, tensor, callable):
+        """``callable(a, b)`` of each element of ``self`` and of ``tensor`` expanded to ``self``'s shape."""
+        _check_apply(self, "map_")
+        if not isinstance(tensor, Tensor):
+            raise TypeError(f"map_(): argument 'other' (position 1) must be Tensor, not {type(tensor).__name__}")
+        if tensor.dtype != self.dtype:
+            raise TypeError(f"map_: expected {self.type()} for 'other' (got {tensor.type()})")
+        other = np.asarray(tensor.expand(self.shape)._data).ravel().tolist()
+        values = [_stored(callable(a, b), self.dtype) for a, b in zip(np.asarray(self._data).ravel().tolist(), other)]
+        self._data[...] = np.asarray(values, dtype=self._data.dtype).reshape(self._data.shape)
+        return self
+
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Compute the gradient of this tensor w.r.t. the graph leaves (``torch.autograd.backward``)."""
         if check_has_torch_function(self):
@@ -191,6 +224,14 @@ class Tensor(_C.TensorBase):
     @_reflected
     def __rpow__(self, other):
         return _C._VariableFunctions.pow(other, self)
+
+    @_reflected
+    def __rlshift__(self, other):
+        return _C._VariableFunctions.bitwise_left_shift(other, self)
+
+    @_reflected
+    def __rrshift__(self, other):
+        return _C._VariableFunctions.bitwise_right_shift(other, self)
 
     def __format__(self, format_spec) -> str:
         if check_has_torch_function(self):
@@ -320,3 +361,26 @@ def _unique_result(output, inverse, counts, return_inverse, return_counts):
 
 
 _C._set_tensor_class(Tensor)
+
+
+def _check_apply(self, name: str) -> None:
+    if self.requires_grad:
+        raise RuntimeError(f"Can't call {name}() on Variable that requires grad. Use var.detach().{name}() instead.")
+    if self.device.type != "cpu":
+        raise TypeError(f"{name} is only implemented on CPU tensors")
+
+
+def _stored(value, dtype):
+    """A callable's result as ``store_scalar`` takes it: a float dtype's a real number (``PyFloat_AsDouble``), an
+    integer or bool dtype's an integer (``__index__``; a float is truncated)."""
+    if dtype.is_complex:
+        return value
+    if dtype.is_floating_point:
+        if isinstance(value, complex) or not isinstance(value, (int, float)) and not hasattr(value, "__float__"):
+            raise TypeError(f"must be real number, not {type(value).__name__}")
+        return value
+    if isinstance(value, float):
+        return int(value)
+    if not isinstance(value, int) and not hasattr(value, "__index__"):
+        raise TypeError(f"'{type(value).__name__}' object cannot be interpreted as an integer")
+    return int(value)

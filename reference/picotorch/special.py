@@ -4,7 +4,7 @@ Models ``torch/special/__init__.py``. In PyTorch each is a ``special_*`` operato
 (``special_expit`` calls ``sigmoid``, ``special_gammaln`` calls ``lgamma``), so the graph shows the ordinary op's
 node: ``torch.special.expit(x).grad_fn`` is ``SigmoidBackward0``. ``round`` always passes ``decimals``
 (``RoundBackward1``). The functions with nodes of their own (``entr``, ``ndtr``, the Bessel and polynomial families)
-are not modelled.
+are not modelled, but for ``i1`` (what ``i0``'s gradient calls).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import functools
 from .native.dispatcher import ops
 from .native.tensor_impl import TensorImpl
 
-__all__ = ["digamma", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "gammaln", "log1p", "log_softmax",
+__all__ = ["digamma", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "gammaln", "i0", "i1", "log1p", "log_softmax",
            "logit", "logsumexp", "polygamma", "psi", "round", "sinc", "softmax", "xlogy"]
 
 
@@ -80,6 +80,18 @@ def polygamma(n, input):
 @_special("round")
 def round(input, *, decimals=0):  # noqa: A001 - torch's name
     return ops.round(input, decimals=decimals)
+
+
+@_special("i0")
+def i0(input):
+    """``special_i0`` is ``i0``: ``I0Backward0``."""
+    return ops.i0(input)
+
+
+@_special("i1")
+def i1(input):
+    """``special_i1`` has a node of its own, ``SpecialI1Backward0`` (what ``i0``'s gradient calls)."""
+    return ops.special_i1(input)
 
 
 @_special("sinc")

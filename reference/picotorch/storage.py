@@ -10,6 +10,7 @@ tensor's memory (NOTE [A tensor's storage is the array that owns its memory] in 
 from __future__ import annotations
 
 import warnings
+import weakref
 
 import numpy as np
 
@@ -46,10 +47,23 @@ class _StorageBase:
         return self
 
     def is_shared(self) -> bool:
-        return False
+        """Whether ``share_memory_()`` moved these bytes to shared memory (a CPU storage; a CUDA one always is)."""
+        array = self._owner()
+        return self.device.type == "cuda" or _SHARED.get(id(array)) is array
+
+    def share_memory_(self):
+        """Mark the bytes shared (PyTorch moves them into a shared-memory segment; here they stay where they are,
+        which one process cannot tell apart)."""
+        array = self._owner()
+        _SHARED[id(array)] = array
+        return self
 
     def is_pinned(self, device=None) -> bool:
         return False
+
+
+# The arrays whose storage share_memory_() marked, while they live (a storage object may be made again for one)
+_SHARED: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 
 
 class UntypedStorage(_StorageBase):
@@ -68,6 +82,9 @@ class UntypedStorage(_StorageBase):
 
     def nbytes(self) -> int:
         return int(self._array.nbytes)
+
+    def _owner(self):
+        return self._array
 
     def __len__(self) -> int:
         return self.nbytes()
@@ -208,6 +225,9 @@ class TypedStorage:
     def is_cuda(self) -> bool:
         _warn_typed_storage_removal()
         return self._untyped_storage.device.type == "cuda"
+
+    def _owner(self):
+        return self._untyped_storage._array
 
     def untyped(self) -> UntypedStorage:
         _warn_typed_storage_removal()

@@ -97,6 +97,8 @@ def gen_python_bindings_file(ops: list[Op], generated_comment: str) -> str:
         overloads = [op for op in bound if op.base == name]
         functions_of_name = group_overloads([op for op in overloads if "function" in op.fn.variants])
         for op, out in sort_overloads(functions_of_name, method=False):
+            if op.fn.python_module == "special":  # picotorch/special.py binds torch.special's by hand
+                continue
             tables[op.fn.python_module].setdefault(name, []).append(_overload(op, method=False, out=out))
         methods_of_name = [(op, None) for op in overloads if "method" in op.fn.variants and not op.schema.is_out_fn()]
         for op, _ in sort_overloads(methods_of_name, method=True):

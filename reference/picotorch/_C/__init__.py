@@ -198,7 +198,7 @@ def _torch_functions() -> dict:
     functions.is_inference = _make_function("is_inference", [is_inference], False, "torch")
     manual = {name: getattr(_factories, name) for name in (
         "tensor", "zeros", "ones", "empty", "full", "rand", "randn", "randint", "arange", "linspace", "rand_like",
-        "randn_like", "from_numpy", "as_tensor", "empty_strided", "scalar_tensor", "range", "logspace")}
+        "randn_like", "randint_like", "from_numpy", "as_tensor", "empty_strided", "scalar_tensor", "range", "logspace")}
     # PyTorch generates these from native_functions.yaml; picotorch writes them by hand
     manual.update(randperm=_generator.randperm, promote_types=_st.promote_types,
                   result_type=_type_properties.result_type, can_cast=_st.can_cast)
@@ -409,7 +409,9 @@ def _install_operators(base) -> None:
         _binary(base, name, dunder)
     for dunder, name in [("__eq__", "eq"), ("__floordiv__", "floor_divide"), ("__and__", "bitwise_and"),
                          ("__or__", "bitwise_or"), ("__iand__", "bitwise_and_"), ("__ior__", "bitwise_or_"),
-                         ("__xor__", "bitwise_xor"), ("__ixor__", "bitwise_xor_")]:
+                         ("__xor__", "bitwise_xor"), ("__ixor__", "bitwise_xor_"),
+                         ("__lshift__", "bitwise_left_shift"), ("__rshift__", "bitwise_right_shift"),
+                         ("__ilshift__", "bitwise_left_shift_"), ("__irshift__", "bitwise_right_shift_")]:
         _binary(base, name, dunder, public=True)
     base.__neg__ = base.neg
     base.__abs__ = base.abs  # python_variable_methods.cpp: abs(x) is x.abs(), +x is x.positive() (x itself)

@@ -741,6 +741,51 @@ def _drawn_like(input, dtype, device, requires_grad: bool, memory_format, name: 
 
 
 
+def randint_like(*args, **options):
+    """``empty_like(input).random_(low, high)`` (TensorFactories.cpp): the values ``randint`` would draw, in
+    ``empty_like``'s layout, of ``input``'s dtype unless ``dtype`` says otherwise; ``high`` may be a tensor."""
+    input, low, high = _bind_randint_like(args, options)
+    result = ops.empty_like(input, dtype=options.get("dtype"), device=options.get("device") or input.device,
+                            memory_format=options.get("memory_format"))
+    distributions.random_(result, low, high, options.get("generator"))
+    if options.get("requires_grad", False):
+        check_requires_grad(result.dtype)
+        result.requires_grad_(True)
+    return result
+
+
+_RANDINT_LIKE_SIGNATURES = [
+    f"(Tensor input, {bounds}, *, {generator}torch.memory_format memory_format = None, torch.dtype dtype = None, "
+    "torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)"
+    for bounds in ("int low, int high", "Tensor high", "int high")
+    for generator in ("torch.Generator generator, ", "")]
+_RANDINT_LIKE_OPTIONS = ("generator", "memory_format", "dtype", "layout", "device", "pin_memory", "requires_grad")
+
+
+def _bind_randint_like(args, options):
+    """The three forms: ``(input, high)``, ``(input, low, high)``, ``(input, Tensor high)``; anything else is the
+    invalid combination of all six signatures."""
+    invalid = TypeError(format_invalid_args(args, options, "randint_like()", _RANDINT_LIKE_SIGNATURES))
+    given = len(args) + sum(name in options for name in ("input", "low", "high"))
+    names = ("input", "low", "high") if given >= 3 or "low" in options else ("input", "high")
+    if len(args) > len(names):
+        raise invalid
+    values = dict(zip(names, args))
+    for key, value in options.items():
+        if key in values or (key not in names and key not in _RANDINT_LIKE_OPTIONS):
+            raise invalid
+        values[key] = value
+    if any(name not in values for name in names) or not isinstance(values["input"], TensorImpl):
+        raise invalid
+    high = values["high"]
+    if len(names) == 2 and isinstance(high, TensorImpl):
+        high = int(high.item())
+    bounds = (values.get("low", 0), high)
+    if any(not isinstance(b, int) or isinstance(b, bool) for b in bounds):
+        raise invalid
+    return values["input"], *bounds
+
+
 # ----------------------------------------------------------------------------- empty_strided, Tensor.new
 
 

@@ -201,6 +201,43 @@ class TensorBase(TensorImpl):
             return handle_torch_function_getter(self, "is_cpu")
         return self._device.type == "cpu"
 
+    # the layouts and kinds picotorch has none of: a sparse, quantized, MKL-DNN or nested tensor
+    @property
+    def is_sparse(self) -> bool:
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return handle_torch_function_getter(self, "is_sparse")
+        return False
+
+    @property
+    def is_sparse_csr(self) -> bool:
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return handle_torch_function_getter(self, "is_sparse_csr")
+        return False
+
+    @property
+    def is_quantized(self) -> bool:
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return handle_torch_function_getter(self, "is_quantized")
+        return False
+
+    @property
+    def is_mkldnn(self) -> bool:
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return handle_torch_function_getter(self, "is_mkldnn")
+        return False
+
+    @property
+    def is_nested(self) -> bool:
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return handle_torch_function_getter(self, "is_nested")
+        return False
+
+    @property
+    def is_meta(self) -> bool:
+        if _TORCH_FUNCTION.active and check_has_torch_function(self):
+            return handle_torch_function_getter(self, "is_meta")
+        return self._device.type == "meta"
+
     @property
     def itemsize(self) -> int:
         return self._dtype.itemsize

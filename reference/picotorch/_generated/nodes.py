@@ -12750,3 +12750,201 @@ class RoundBackward1(Node):
         if node.task_should_compute_output(0):
             grad_inputs[0] = ops.zeros_like(grad)
         return grad_inputs
+
+
+class FrexpBackward0(Node):
+    """Backward of ``frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)``."""
+
+    exponent_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        exponent = None if node.exponent_ is None else node.exponent_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.div(grad, ops.exp2(exponent))
+        return grad_inputs
+
+    def release_variables(node):
+        if node.exponent_ is not None:
+            node.exponent_.reset_data()
+
+    @property
+    def _saved_exponent(node):
+        return None if node.exponent_ is None else node.exponent_.unpack(node)
+
+    @property
+    def _raw_saved_exponent(node):
+        return SavedVariable(None) if node.exponent_ is None else node.exponent_
+
+
+class NextafterBackward0(Node):
+    """Backward of ``nextafter(Tensor self, Tensor other) -> Tensor``."""
+
+    other_ = None
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        other = None if node.other_ is None else node.other_.unpack(node)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.where(ops.ne(self, other), grad, scalar_zero(grad))
+        if node.task_should_compute_output(1):
+            grad_inputs[1] = ops.zeros_like(other)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.other_ is not None:
+            node.other_.reset_data()
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_other(node):
+        return None if node.other_ is None else node.other_.unpack(node)
+
+    @property
+    def _raw_saved_other(node):
+        return SavedVariable(None) if node.other_ is None else node.other_
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class I0Backward0(Node):
+    """Backward of ``i0(Tensor self) -> Tensor``."""
+
+    self_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.mul(grad, ops.special_i1(self))
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+
+class SpecialI1Backward0(Node):
+    """Backward of ``special_i1(Tensor self) -> Tensor``."""
+
+    self_ = None
+    result_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        self = None if node.self_ is None else node.self_.unpack(node)
+        result = None if node.result_ is None else node.result_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = i1_backward(grad, self, result)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.self_ is not None:
+            node.self_.reset_data()
+        if node.result_ is not None:
+            node.result_.reset_data()
+
+    @property
+    def _saved_self(node):
+        return None if node.self_ is None else node.self_.unpack(node)
+
+    @property
+    def _raw_saved_self(node):
+        return SavedVariable(None) if node.self_ is None else node.self_
+
+    @property
+    def _saved_result(node):
+        return None if node.result_ is None else node.result_.unpack(node)
+
+    @property
+    def _raw_saved_result(node):
+        return SavedVariable(None) if node.result_ is None else node.result_
+
+
+class PixelShuffleBackward0(Node):
+    """Backward of ``pixel_shuffle(Tensor self, int upscale_factor) -> Tensor``."""
+
+    upscale_factor = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            upscale_factor = node.upscale_factor
+            grad_inputs[0] = ops.pixel_unshuffle(grad, upscale_factor)
+        return grad_inputs
+
+    @property
+    def _saved_upscale_factor(node):
+        return None if node.upscale_factor is None else node.upscale_factor % 18446744073709551616
+
+
+class PixelUnshuffleBackward0(Node):
+    """Backward of ``pixel_unshuffle(Tensor self, int downscale_factor) -> Tensor``."""
+
+    downscale_factor = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            downscale_factor = node.downscale_factor
+            grad_inputs[0] = ops.pixel_shuffle(grad, downscale_factor)
+        return grad_inputs
+
+    @property
+    def _saved_downscale_factor(node):
+        return None if node.downscale_factor is None else node.downscale_factor % 18446744073709551616
+
+
+class ChannelShuffleBackward0(Node):
+    """Backward of ``channel_shuffle(Tensor self, int groups) -> Tensor``."""
+
+    groups = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            groups = node.groups
+            grad_inputs[0] = ops.channel_shuffle(grad, grad.size(1) // groups)
+        return grad_inputs
+
+    @property
+    def _saved_groups(node):
+        return None if node.groups is None else node.groups % 18446744073709551616

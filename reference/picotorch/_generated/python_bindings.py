@@ -245,6 +245,10 @@ TORCH_FUNCTIONS = {
     'baddbmm': [
         (vt.baddbmm, 'baddbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor out=None)', (vt.PARAMETERS['baddbmm'][0], vt.PARAMETERS['baddbmm'][1] + (('out', 'Tensor?', True),)), (vt.baddbmm_out, ('out',))),
     ],
+    'bartlett_window': [
+        (vt.bartlett_window, 'bartlett_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)', vt.PARAMETERS['bartlett_window']),
+        (vt.bartlett_window_periodic, 'bartlett_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)', vt.PARAMETERS['bartlett_window_periodic']),
+    ],
     'batch_norm': [
         (vt.batch_norm, 'batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled)', vt.PARAMETERS['batch_norm']),
     ],
@@ -261,6 +265,11 @@ TORCH_FUNCTIONS = {
         (vt.bitwise_and_Tensor, 'bitwise_and(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['bitwise_and_Tensor'][0], vt.PARAMETERS['bitwise_and_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.bitwise_and_Tensor_out, ('out',))),
         (vt.bitwise_and_Scalar, 'bitwise_and(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['bitwise_and_Scalar'][0], vt.PARAMETERS['bitwise_and_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.bitwise_and_Scalar_out, ('out',))),
     ],
+    'bitwise_left_shift': [
+        (vt.bitwise_left_shift_Tensor, 'bitwise_left_shift(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['bitwise_left_shift_Tensor'][0], vt.PARAMETERS['bitwise_left_shift_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.bitwise_left_shift_Tensor_out, ('out',))),
+        (vt.bitwise_left_shift_Scalar_Tensor, 'bitwise_left_shift(Scalar self, Tensor other)', vt.PARAMETERS['bitwise_left_shift_Scalar_Tensor']),
+        (vt.bitwise_left_shift_Tensor_Scalar, 'bitwise_left_shift(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['bitwise_left_shift_Tensor_Scalar'][0], vt.PARAMETERS['bitwise_left_shift_Tensor_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.bitwise_left_shift_Tensor_Scalar_out, ('out',))),
+    ],
     'bitwise_not': [
         (vt.bitwise_not, 'bitwise_not(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['bitwise_not'][0], vt.PARAMETERS['bitwise_not'][1] + (('out', 'Tensor?', True),)), (vt.bitwise_not_out, ('out',))),
     ],
@@ -268,10 +277,19 @@ TORCH_FUNCTIONS = {
         (vt.bitwise_or_Tensor, 'bitwise_or(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['bitwise_or_Tensor'][0], vt.PARAMETERS['bitwise_or_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.bitwise_or_Tensor_out, ('out',))),
         (vt.bitwise_or_Scalar, 'bitwise_or(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['bitwise_or_Scalar'][0], vt.PARAMETERS['bitwise_or_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.bitwise_or_Scalar_out, ('out',))),
     ],
+    'bitwise_right_shift': [
+        (vt.bitwise_right_shift_Tensor, 'bitwise_right_shift(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['bitwise_right_shift_Tensor'][0], vt.PARAMETERS['bitwise_right_shift_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.bitwise_right_shift_Tensor_out, ('out',))),
+        (vt.bitwise_right_shift_Scalar_Tensor, 'bitwise_right_shift(Scalar self, Tensor other)', vt.PARAMETERS['bitwise_right_shift_Scalar_Tensor']),
+        (vt.bitwise_right_shift_Tensor_Scalar, 'bitwise_right_shift(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['bitwise_right_shift_Tensor_Scalar'][0], vt.PARAMETERS['bitwise_right_shift_Tensor_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.bitwise_right_shift_Tensor_Scalar_out, ('out',))),
+    ],
     'bitwise_xor': [
         (vt.bitwise_xor_Tensor, 'bitwise_xor(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['bitwise_xor_Tensor'][0], vt.PARAMETERS['bitwise_xor_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.bitwise_xor_Tensor_out, ('out',))),
         (vt.bitwise_xor_Scalar_Tensor, 'bitwise_xor(Scalar self, Tensor other)', vt.PARAMETERS['bitwise_xor_Scalar_Tensor']),
         (vt.bitwise_xor_Scalar, 'bitwise_xor(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['bitwise_xor_Scalar'][0], vt.PARAMETERS['bitwise_xor_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.bitwise_xor_Scalar_out, ('out',))),
+    ],
+    'blackman_window': [
+        (vt.blackman_window, 'blackman_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)', vt.PARAMETERS['blackman_window']),
+        (vt.blackman_window_periodic, 'blackman_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)', vt.PARAMETERS['blackman_window_periodic']),
     ],
     'block_diag': [
         (vt.block_diag, 'block_diag(Tensor[] tensors, *, Tensor out=None)', (vt.PARAMETERS['block_diag'][0], vt.PARAMETERS['block_diag'][1] + (('out', 'Tensor?', True),)), (vt.block_diag_out, ('out',))),
@@ -309,6 +327,9 @@ TORCH_FUNCTIONS = {
     ],
     'celu_': [
         (vt.celu_, 'celu_(Tensor input, Scalar alpha=1.0)', vt.PARAMETERS['celu_']),
+    ],
+    'channel_shuffle': [
+        (vt.channel_shuffle, 'channel_shuffle(Tensor input, int groups)', vt.PARAMETERS['channel_shuffle']),
     ],
     'chunk': [
         (vt.chunk, 'chunk(Tensor input, int chunks, int dim=0)', vt.PARAMETERS['chunk']),
@@ -622,6 +643,9 @@ TORCH_FUNCTIONS = {
     'frac_': [
         (vt.frac_, 'frac_(Tensor input)', vt.PARAMETERS['frac_']),
     ],
+    'frexp': [
+        (vt.frexp_Tensor, 'frexp(Tensor input, *, Tensor[2] out=None)', (vt.PARAMETERS['frexp_Tensor'][0], vt.PARAMETERS['frexp_Tensor'][1] + (('out', 'Tensor[]?', True),)), (vt.frexp_Tensor_out, ('mantissa', 'exponent'))),
+    ],
     'full_like': [
         (vt.full_like, 'full_like(Tensor input, Scalar fill_value, *, MemoryFormat? memory_format=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)', vt.PARAMETERS['full_like']),
     ],
@@ -665,6 +689,16 @@ TORCH_FUNCTIONS = {
         (vt.gt_Tensor, 'gt(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['gt_Tensor'][0], vt.PARAMETERS['gt_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.gt_Tensor_out, ('out',))),
         (vt.gt_Scalar, 'gt(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['gt_Scalar'][0], vt.PARAMETERS['gt_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.gt_Scalar_out, ('out',))),
     ],
+    'hamming_window': [
+        (vt.hamming_window, 'hamming_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)', vt.PARAMETERS['hamming_window']),
+        (vt.hamming_window_periodic, 'hamming_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)', vt.PARAMETERS['hamming_window_periodic']),
+        (vt.hamming_window_periodic_alpha, 'hamming_window(int window_length, bool periodic, float alpha, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)', vt.PARAMETERS['hamming_window_periodic_alpha']),
+        (vt.hamming_window_periodic_alpha_beta, 'hamming_window(int window_length, bool periodic, float alpha, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)', vt.PARAMETERS['hamming_window_periodic_alpha_beta']),
+    ],
+    'hann_window': [
+        (vt.hann_window, 'hann_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)', vt.PARAMETERS['hann_window']),
+        (vt.hann_window_periodic, 'hann_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)', vt.PARAMETERS['hann_window_periodic']),
+    ],
     'hardshrink': [
         (vt.hardshrink, 'hardshrink(Tensor input, Scalar lambd=0.5, *, Tensor out=None)', (vt.PARAMETERS['hardshrink'][0], vt.PARAMETERS['hardshrink'][1] + (('out', 'Tensor?', True),)), (vt.hardshrink_out, ('out',))),
     ],
@@ -686,6 +720,12 @@ TORCH_FUNCTIONS = {
     ],
     'hypot': [
         (vt.hypot, 'hypot(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['hypot'][0], vt.PARAMETERS['hypot'][1] + (('out', 'Tensor?', True),)), (vt.hypot_out, ('out',))),
+    ],
+    'i0': [
+        (vt.i0, 'i0(Tensor input, *, Tensor out=None)', (vt.PARAMETERS['i0'][0], vt.PARAMETERS['i0'][1] + (('out', 'Tensor?', True),)), (vt.i0_out, ('out',))),
+    ],
+    'i0_': [
+        (vt.i0_, 'i0_(Tensor input)', vt.PARAMETERS['i0_']),
     ],
     'imag': [
         (vt.imag, 'imag(Tensor input)', vt.PARAMETERS['imag']),
@@ -767,6 +807,11 @@ TORCH_FUNCTIONS = {
     ],
     'isreal': [
         (vt.isreal, 'isreal(Tensor input)', vt.PARAMETERS['isreal']),
+    ],
+    'kaiser_window': [
+        (vt.kaiser_window, 'kaiser_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)', vt.PARAMETERS['kaiser_window']),
+        (vt.kaiser_window_periodic, 'kaiser_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)', vt.PARAMETERS['kaiser_window_periodic']),
+        (vt.kaiser_window_beta, 'kaiser_window(int window_length, bool periodic, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)', vt.PARAMETERS['kaiser_window_beta']),
     ],
     'kl_div': [
         (vt.kl_div, 'kl_div(Tensor input, Tensor target, int reduction=Mean, *, bool log_target=False)', vt.PARAMETERS['kl_div']),
@@ -1016,6 +1061,9 @@ TORCH_FUNCTIONS = {
     'negative_': [
         (vt.negative_, 'negative_(Tensor input)', vt.PARAMETERS['negative_']),
     ],
+    'nextafter': [
+        (vt.nextafter, 'nextafter(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['nextafter'][0], vt.PARAMETERS['nextafter'][1] + (('out', 'Tensor?', True),)), (vt.nextafter_out, ('out',))),
+    ],
     'norm': [
         (vt.norm_Scalar, 'norm(Tensor input, Scalar p=2)', vt.PARAMETERS['norm_Scalar']),
         (vt.norm_ScalarOpt_dim, 'norm(Tensor input, Scalar? p, int[1] dim, bool keepdim=False)', vt.PARAMETERS['norm_ScalarOpt_dim']),
@@ -1041,6 +1089,12 @@ TORCH_FUNCTIONS = {
     ],
     'permute': [
         (vt.permute, 'permute(Tensor input, int[] dims)', vt.PARAMETERS['permute']),
+    ],
+    'pixel_shuffle': [
+        (vt.pixel_shuffle, 'pixel_shuffle(Tensor input, int upscale_factor)', vt.PARAMETERS['pixel_shuffle']),
+    ],
+    'pixel_unshuffle': [
+        (vt.pixel_unshuffle, 'pixel_unshuffle(Tensor input, int downscale_factor)', vt.PARAMETERS['pixel_unshuffle']),
     ],
     'poisson_nll_loss': [
         (vt.poisson_nll_loss, 'poisson_nll_loss(Tensor input, Tensor target, bool log_input, bool full, float eps, int reduction)', vt.PARAMETERS['poisson_nll_loss']),
@@ -1113,11 +1167,17 @@ TORCH_FUNCTIONS = {
     'reshape': [
         (vt.reshape, 'reshape(Tensor input, int[] shape)', vt.PARAMETERS['reshape']),
     ],
+    'resize_as_': [
+        (vt.resize_as_, 'resize_as_(Tensor input, Tensor the_template, *, MemoryFormat? memory_format=None)', vt.PARAMETERS['resize_as_']),
+    ],
     'resolve_conj': [
         (vt.resolve_conj, 'resolve_conj(Tensor input)', vt.PARAMETERS['resolve_conj']),
     ],
     'resolve_neg': [
         (vt.resolve_neg, 'resolve_neg(Tensor input)', vt.PARAMETERS['resolve_neg']),
+    ],
+    'rms_norm': [
+        (vt.rms_norm, 'rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None)', vt.PARAMETERS['rms_norm']),
     ],
     'roll': [
         (vt.roll, 'roll(Tensor input, int[1] shifts, int[1] dims=[])', vt.PARAMETERS['roll']),
@@ -1838,6 +1898,14 @@ TENSOR_METHODS = {
         (vt.bitwise_and__Tensor, 'bitwise_and_(Tensor other)', vt.PARAMETERS['bitwise_and__Tensor']),
         (vt.bitwise_and__Scalar, 'bitwise_and_(Scalar other)', vt.PARAMETERS['bitwise_and__Scalar']),
     ],
+    'bitwise_left_shift': [
+        (vt.bitwise_left_shift_Tensor, 'bitwise_left_shift(Tensor other)', vt.PARAMETERS['bitwise_left_shift_Tensor']),
+        (vt.bitwise_left_shift_Tensor_Scalar, 'bitwise_left_shift(Scalar other)', vt.PARAMETERS['bitwise_left_shift_Tensor_Scalar']),
+    ],
+    'bitwise_left_shift_': [
+        (vt.bitwise_left_shift__Tensor, 'bitwise_left_shift_(Tensor other)', vt.PARAMETERS['bitwise_left_shift__Tensor']),
+        (vt.bitwise_left_shift__Tensor_Scalar, 'bitwise_left_shift_(Scalar other)', vt.PARAMETERS['bitwise_left_shift__Tensor_Scalar']),
+    ],
     'bitwise_not': [
         (vt.bitwise_not, 'bitwise_not()', vt.PARAMETERS['bitwise_not']),
     ],
@@ -1851,6 +1919,14 @@ TENSOR_METHODS = {
     'bitwise_or_': [
         (vt.bitwise_or__Tensor, 'bitwise_or_(Tensor other)', vt.PARAMETERS['bitwise_or__Tensor']),
         (vt.bitwise_or__Scalar, 'bitwise_or_(Scalar other)', vt.PARAMETERS['bitwise_or__Scalar']),
+    ],
+    'bitwise_right_shift': [
+        (vt.bitwise_right_shift_Tensor, 'bitwise_right_shift(Tensor other)', vt.PARAMETERS['bitwise_right_shift_Tensor']),
+        (vt.bitwise_right_shift_Tensor_Scalar, 'bitwise_right_shift(Scalar other)', vt.PARAMETERS['bitwise_right_shift_Tensor_Scalar']),
+    ],
+    'bitwise_right_shift_': [
+        (vt.bitwise_right_shift__Tensor, 'bitwise_right_shift_(Tensor other)', vt.PARAMETERS['bitwise_right_shift__Tensor']),
+        (vt.bitwise_right_shift__Tensor_Scalar, 'bitwise_right_shift_(Scalar other)', vt.PARAMETERS['bitwise_right_shift__Tensor_Scalar']),
     ],
     'bitwise_xor': [
         (vt.bitwise_xor_Tensor, 'bitwise_xor(Tensor other)', vt.PARAMETERS['bitwise_xor_Tensor']),
@@ -2158,6 +2234,9 @@ TENSOR_METHODS = {
     'frac_': [
         (vt.frac_, 'frac_()', vt.PARAMETERS['frac_']),
     ],
+    'frexp': [
+        (vt.frexp_Tensor, 'frexp()', vt.PARAMETERS['frexp_Tensor']),
+    ],
     'gather': [
         (vt.gather, 'gather(int dim, Tensor index, *, bool sparse_grad=False)', vt.PARAMETERS['gather']),
     ],
@@ -2224,6 +2303,12 @@ TENSOR_METHODS = {
     'hypot_': [
         (vt.hypot_, 'hypot_(Tensor other)', vt.PARAMETERS['hypot_']),
     ],
+    'i0': [
+        (vt.i0, 'i0()', vt.PARAMETERS['i0']),
+    ],
+    'i0_': [
+        (vt.i0_, 'i0_()', vt.PARAMETERS['i0_']),
+    ],
     'index': [
         (vt.index_Tensor, 'index(Tensor?[] indices)', vt.PARAMETERS['index_Tensor']),
     ],
@@ -2276,6 +2361,9 @@ TENSOR_METHODS = {
     ],
     'is_nonzero': [
         (vt.is_nonzero, 'is_nonzero()', vt.PARAMETERS['is_nonzero']),
+    ],
+    'is_pinned': [
+        (vt.is_pinned, 'is_pinned(Device? device=None)', vt.PARAMETERS['is_pinned']),
     ],
     'is_same_size': [
         (vt.is_same_size, 'is_same_size(Tensor other)', vt.PARAMETERS['is_same_size']),
@@ -2588,6 +2676,12 @@ TENSOR_METHODS = {
     'new_zeros': [
         (vt.new_zeros, 'new_zeros(int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False)', vt.PARAMETERS['new_zeros']),
     ],
+    'nextafter': [
+        (vt.nextafter, 'nextafter(Tensor other)', vt.PARAMETERS['nextafter']),
+    ],
+    'nextafter_': [
+        (vt.nextafter_, 'nextafter_(Tensor other)', vt.PARAMETERS['nextafter_']),
+    ],
     'normal_': [
         (vt.normal_, 'normal_(float mean=0, float std=1, *, Generator? generator=None)', vt.PARAMETERS['normal_']),
     ],
@@ -2604,6 +2698,9 @@ TENSOR_METHODS = {
     ],
     'permute': [
         (vt.permute, 'permute(int[] dims)', vt.PARAMETERS['permute']),
+    ],
+    'pin_memory': [
+        (vt.pin_memory, 'pin_memory(Device? device=None)', vt.PARAMETERS['pin_memory']),
     ],
     'polygamma': [
         (vt.polygamma, 'polygamma(int n)', vt.PARAMETERS['polygamma']),
@@ -2691,6 +2788,12 @@ TENSOR_METHODS = {
     ],
     'reshape_as': [
         (vt.reshape_as, 'reshape_as(Tensor other)', vt.PARAMETERS['reshape_as']),
+    ],
+    'resize_': [
+        (vt.resize_, 'resize_(int[] size, *, MemoryFormat? memory_format=None)', vt.PARAMETERS['resize_']),
+    ],
+    'resize_as_': [
+        (vt.resize_as_, 'resize_as_(Tensor the_template, *, MemoryFormat? memory_format=None)', vt.PARAMETERS['resize_as_']),
     ],
     'resolve_conj': [
         (vt.resolve_conj, 'resolve_conj()', vt.PARAMETERS['resolve_conj']),
@@ -3029,4 +3132,6 @@ RETURN_TYPES = {
     'linalg_slogdet': ('linalg_slogdet', ('sign', 'logabsdet')),
     'slogdet': ('slogdet', ('sign', 'logabsdet')),
     'linalg_inv_ex': ('linalg_inv_ex', ('inverse', 'info')),
+    'frexp_Tensor': ('frexp', ('mantissa', 'exponent')),
+    'frexp_Tensor_out': ('frexp_out', ('mantissa', 'exponent')),
 }

@@ -11138,6 +11138,352 @@ def where(condition):
     return native.where_condition(condition)
 
 
+def bitwise_left_shift_Tensor(self, other):
+    """``bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor``"""
+    result = kernel_for("bitwise_left_shift.Tensor", device_of(self, other))(self, other)
+    return result
+
+
+def bitwise_left_shift__Tensor(self, other):
+    """``bitwise_left_shift_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
+    result = kernel_for("bitwise_left_shift_.Tensor", device_of(self, other))(self, other)
+    bump_version(self)
+    return self
+
+
+def bitwise_left_shift_Tensor_out(self, other, *, out):
+    """``bitwise_left_shift.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("bitwise_left_shift", self, other, out)
+    result = bitwise_left_shift_Tensor(self, other)
+    native.write_out(out, result, "bitwise_left_shift.Tensor_out")
+    bump_version(out)
+    return out
+
+
+def bitwise_left_shift_Tensor_Scalar(self, other):
+    """``bitwise_left_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor``"""
+    result = kernel_for("bitwise_left_shift.Tensor_Scalar", device_of(self))(self, other)
+    return result
+
+
+def bitwise_left_shift__Tensor_Scalar(self, other):
+    """``bitwise_left_shift_.Tensor_Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)``"""
+    result = kernel_for("bitwise_left_shift_.Tensor_Scalar", device_of(self))(self, other)
+    bump_version(self)
+    return self
+
+
+def bitwise_left_shift_Tensor_Scalar_out(self, other, *, out):
+    """``bitwise_left_shift.Tensor_Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("bitwise_left_shift", self, out)
+    result = bitwise_left_shift_Tensor_Scalar(self, other)
+    native.write_out(out, result, "bitwise_left_shift.Tensor_Scalar_out")
+    bump_version(out)
+    return out
+
+
+def bitwise_left_shift_Scalar_Tensor(self, other):
+    """``bitwise_left_shift.Scalar_Tensor(Scalar self, Tensor other) -> Tensor``"""
+    result = kernel_for("bitwise_left_shift.Scalar_Tensor", device_of(other))(self, other)
+    return result
+
+
+def bitwise_right_shift_Tensor(self, other):
+    """``bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor``"""
+    result = kernel_for("bitwise_right_shift.Tensor", device_of(self, other))(self, other)
+    return result
+
+
+def bitwise_right_shift__Tensor(self, other):
+    """``bitwise_right_shift_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
+    result = kernel_for("bitwise_right_shift_.Tensor", device_of(self, other))(self, other)
+    bump_version(self)
+    return self
+
+
+def bitwise_right_shift_Tensor_out(self, other, *, out):
+    """``bitwise_right_shift.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("bitwise_right_shift", self, other, out)
+    result = bitwise_right_shift_Tensor(self, other)
+    native.write_out(out, result, "bitwise_right_shift.Tensor_out")
+    bump_version(out)
+    return out
+
+
+def bitwise_right_shift_Tensor_Scalar(self, other):
+    """``bitwise_right_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor``"""
+    result = kernel_for("bitwise_right_shift.Tensor_Scalar", device_of(self))(self, other)
+    return result
+
+
+def bitwise_right_shift__Tensor_Scalar(self, other):
+    """``bitwise_right_shift_.Tensor_Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)``"""
+    result = kernel_for("bitwise_right_shift_.Tensor_Scalar", device_of(self))(self, other)
+    bump_version(self)
+    return self
+
+
+def bitwise_right_shift_Tensor_Scalar_out(self, other, *, out):
+    """``bitwise_right_shift.Tensor_Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("bitwise_right_shift", self, out)
+    result = bitwise_right_shift_Tensor_Scalar(self, other)
+    native.write_out(out, result, "bitwise_right_shift.Tensor_Scalar_out")
+    bump_version(out)
+    return out
+
+
+def bitwise_right_shift_Scalar_Tensor(self, other):
+    """``bitwise_right_shift.Scalar_Tensor(Scalar self, Tensor other) -> Tensor``"""
+    result = kernel_for("bitwise_right_shift.Scalar_Tensor", device_of(other))(self, other)
+    return result
+
+
+def frexp_Tensor(self):
+    """``frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.FrexpBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+    result = kernel_for("frexp.Tensor", device_of(self))(self)
+    if grad_fn is not None:
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
+        grad_fn.exponent_ = SavedVariable(result[1], is_output=True)
+    return result
+
+
+def frexp_Tensor_out(self, *, mantissa, exponent):
+    """``frexp.Tensor_out(Tensor self, *, Tensor(a!) mantissa, Tensor(b!) exponent) -> (Tensor(a!) mantissa, Tensor(b!) exponent)``"""
+    throw_error_out_requires_grad("frexp", self, mantissa, exponent)
+    result = frexp_Tensor(self)
+    native.write_out(mantissa, result[0], "frexp.Tensor_out")
+    bump_version(mantissa)
+    native.write_out(exponent, result[1], "frexp.Tensor_out")
+    bump_version(exponent)
+    return (mantissa, exponent)
+
+
+def nextafter(self, other):
+    """``nextafter(Tensor self, Tensor other) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = nodes.NextafterBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, other))
+        grad_fn.other_ = SavedVariable(other)
+        if grad_fn.should_compute_output(0):
+            grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("nextafter", device_of(self, other))(self, other)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def nextafter_(self, other):
+    """``nextafter_(Tensor(a!) self, Tensor other) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self, other))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self, other):
+        grad_fn = nodes.NextafterBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self, other))
+        grad_fn.other_ = SavedVariable(other)
+        if grad_fn.should_compute_output(0):
+            grad_fn.self_ = SavedVariable(self.clone())
+    result = kernel_for("nextafter_", device_of(self, other))(self, other)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def nextafter_out(self, other, *, out):
+    """``nextafter.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("nextafter", self, other, out)
+    result = nextafter(self, other)
+    native.write_out(out, result, "nextafter.out")
+    bump_version(out)
+    return out
+
+
+def i0(self):
+    """``i0(Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.I0Backward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("i0", device_of(self))(self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def i0_(self):
+    """``i0_(Tensor(a!) self) -> Tensor(a!)``"""
+    check_inplace(self, any_requires_grad(self))
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.I0Backward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self.clone())
+    result = kernel_for("i0_", device_of(self))(self)
+    bump_version(self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return self
+
+
+def i0_out(self, *, out):
+    """``i0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)``"""
+    throw_error_out_requires_grad("i0", self, out)
+    result = i0(self)
+    native.write_out(out, result, "i0.out")
+    bump_version(out)
+    return out
+
+
+def special_i1(self):
+    """``special_i1(Tensor self) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.SpecialI1Backward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.self_ = SavedVariable(self)
+    result = kernel_for("special_i1", device_of(self))(self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, is_output=True)
+    return result
+
+
+def hann_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None):
+    """``hann_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor``"""
+    return native.hann_window(window_length, dtype, layout, device, pin_memory)
+
+
+def hann_window_periodic(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None):
+    """``hann_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor``"""
+    return native.hann_window_periodic(window_length, periodic, dtype, layout, device, pin_memory)
+
+
+def hamming_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None):
+    """``hamming_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor``"""
+    return native.hamming_window(window_length, dtype, layout, device, pin_memory)
+
+
+def hamming_window_periodic(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None):
+    """``hamming_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor``"""
+    return native.hamming_window_periodic(window_length, periodic, dtype, layout, device, pin_memory)
+
+
+def hamming_window_periodic_alpha(window_length, periodic, alpha, *, dtype=None, layout=None, device=None, pin_memory=None):
+    """``hamming_window.periodic_alpha(int window_length, bool periodic, float alpha, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor``"""
+    return native.hamming_window_periodic_alpha(window_length, periodic, alpha, dtype, layout, device, pin_memory)
+
+
+def hamming_window_periodic_alpha_beta(window_length, periodic, alpha, beta, *, dtype=None, layout=None, device=None, pin_memory=None):
+    """``hamming_window.periodic_alpha_beta(int window_length, bool periodic, float alpha, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor``"""
+    return native.hamming_window_periodic_alpha_beta(window_length, periodic, alpha, beta, dtype, layout, device, pin_memory)
+
+
+def blackman_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None):
+    """``blackman_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor``"""
+    return native.blackman_window(window_length, dtype, layout, device, pin_memory)
+
+
+def blackman_window_periodic(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None):
+    """``blackman_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor``"""
+    return native.blackman_window_periodic(window_length, periodic, dtype, layout, device, pin_memory)
+
+
+def bartlett_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None):
+    """``bartlett_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor``"""
+    return native.bartlett_window(window_length, dtype, layout, device, pin_memory)
+
+
+def bartlett_window_periodic(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None):
+    """``bartlett_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor``"""
+    return native.bartlett_window_periodic(window_length, periodic, dtype, layout, device, pin_memory)
+
+
+def kaiser_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None):
+    """``kaiser_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor``"""
+    return native.kaiser_window(window_length, dtype, layout, device, pin_memory)
+
+
+def kaiser_window_periodic(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None):
+    """``kaiser_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor``"""
+    return native.kaiser_window_periodic(window_length, periodic, dtype, layout, device, pin_memory)
+
+
+def kaiser_window_beta(window_length, periodic, beta, *, dtype=None, layout=None, device=None, pin_memory=None):
+    """``kaiser_window.beta(int window_length, bool periodic, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor``"""
+    return native.kaiser_window_beta(window_length, periodic, beta, dtype, layout, device, pin_memory)
+
+
+def pixel_shuffle(self, upscale_factor):
+    """``pixel_shuffle(Tensor self, int upscale_factor) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.PixelShuffleBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.upscale_factor = upscale_factor
+    result = kernel_for("pixel_shuffle", device_of(self))(self, upscale_factor)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def pixel_unshuffle(self, downscale_factor):
+    """``pixel_unshuffle(Tensor self, int downscale_factor) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.PixelUnshuffleBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.downscale_factor = downscale_factor
+    result = kernel_for("pixel_unshuffle", device_of(self))(self, downscale_factor)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def channel_shuffle(self, groups):
+    """``channel_shuffle(Tensor self, int groups) -> Tensor``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(self):
+        grad_fn = nodes.ChannelShuffleBackward0()
+        grad_fn.set_next_edges(collect_next_edges(self))
+        grad_fn.groups = groups
+    result = kernel_for("channel_shuffle", device_of(self))(self, groups)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """``rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor``"""
+    return native.rms_norm(input, normalized_shape, weight, eps)
+
+
+def resize_(self, size, *, memory_format=None):
+    """``resize_(Tensor(a!) self, int[] size, *, MemoryFormat? memory_format=None) -> Tensor(a!)``"""
+    return native.resize_(self, size, memory_format)
+
+
+def resize_as_(self, the_template, *, memory_format=None):
+    """``resize_as_(Tensor(a!) self, Tensor the_template, *, MemoryFormat? memory_format=None) -> Tensor(a!)``"""
+    return native.resize_as_(self, the_template, memory_format)
+
+
+def is_pinned(self, device=None):
+    """``is_pinned(Tensor self, Device? device=None) -> bool``"""
+    return native.is_pinned(self, device)
+
+
+def pin_memory(self, device=None):
+    """``pin_memory(Tensor(a) self, Device? device=None) -> Tensor(a)``"""
+    return native.pin_memory(self, device)
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add_cuda}, add_Tensor)
 register_kernels("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, add_out)
@@ -12196,6 +12542,50 @@ register_kernels("is_set_to(Tensor self, Tensor tensor) -> bool", {"CPU": native
 register_kernels("round.decimals(Tensor self, *, int decimals) -> Tensor", {"CPU": native.round_decimals, "CUDA": native.round_decimals}, round_decimals)
 register_kernels("fill_diagonal_(Tensor(a!) self, Scalar fill_value, bool wrap=False) -> Tensor(a!)", {"CompositeImplicitAutograd": native.fill_diagonal_}, fill_diagonal_)
 register_kernels("where(Tensor condition) -> Tensor[]", {"CompositeImplicitAutograd": native.where_condition}, where)
+register_kernels("bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor", {"CPU": native.bitwise_left_shift, "CUDA": native.bitwise_left_shift}, bitwise_left_shift_Tensor)
+register_kernels("bitwise_left_shift_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CPU": native.bitwise_left_shift_, "CUDA": native.bitwise_left_shift_}, bitwise_left_shift__Tensor)
+register_kernels("bitwise_left_shift.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, bitwise_left_shift_Tensor_out)
+register_kernels("bitwise_left_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor", {"CPU": native.bitwise_left_shift, "CUDA": native.bitwise_left_shift}, bitwise_left_shift_Tensor_Scalar)
+register_kernels("bitwise_left_shift_.Tensor_Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", {"CPU": native.bitwise_left_shift_, "CUDA": native.bitwise_left_shift_}, bitwise_left_shift__Tensor_Scalar)
+register_kernels("bitwise_left_shift.Tensor_Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", {}, bitwise_left_shift_Tensor_Scalar_out)
+register_kernels("bitwise_left_shift.Scalar_Tensor(Scalar self, Tensor other) -> Tensor", {"CPU": native.bitwise_left_shift_scalar_tensor, "CUDA": native.bitwise_left_shift_scalar_tensor}, bitwise_left_shift_Scalar_Tensor)
+register_kernels("bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor", {"CPU": native.bitwise_right_shift, "CUDA": native.bitwise_right_shift}, bitwise_right_shift_Tensor)
+register_kernels("bitwise_right_shift_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CPU": native.bitwise_right_shift_, "CUDA": native.bitwise_right_shift_}, bitwise_right_shift__Tensor)
+register_kernels("bitwise_right_shift.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, bitwise_right_shift_Tensor_out)
+register_kernels("bitwise_right_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor", {"CPU": native.bitwise_right_shift, "CUDA": native.bitwise_right_shift}, bitwise_right_shift_Tensor_Scalar)
+register_kernels("bitwise_right_shift_.Tensor_Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", {"CPU": native.bitwise_right_shift_, "CUDA": native.bitwise_right_shift_}, bitwise_right_shift__Tensor_Scalar)
+register_kernels("bitwise_right_shift.Tensor_Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", {}, bitwise_right_shift_Tensor_Scalar_out)
+register_kernels("bitwise_right_shift.Scalar_Tensor(Scalar self, Tensor other) -> Tensor", {"CPU": native.bitwise_right_shift_scalar_tensor, "CUDA": native.bitwise_right_shift_scalar_tensor}, bitwise_right_shift_Scalar_Tensor)
+register_kernels("frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)", {"CPU": native.frexp, "CUDA": native.frexp}, frexp_Tensor)
+register_kernels("frexp.Tensor_out(Tensor self, *, Tensor(a!) mantissa, Tensor(b!) exponent) -> (Tensor(a!) mantissa, Tensor(b!) exponent)", {}, frexp_Tensor_out)
+register_kernels("nextafter(Tensor self, Tensor other) -> Tensor", {"CPU": native.nextafter, "CUDA": native.nextafter}, nextafter)
+register_kernels("nextafter_(Tensor(a!) self, Tensor other) -> Tensor(a!)", {"CPU": native.nextafter_, "CUDA": native.nextafter_}, nextafter_)
+register_kernels("nextafter.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", {}, nextafter_out)
+register_kernels("i0(Tensor self) -> Tensor", {"CPU": native.i0, "CUDA": native.i0}, i0)
+register_kernels("i0_(Tensor(a!) self) -> Tensor(a!)", {"CPU": native.i0_, "CUDA": native.i0_}, i0_)
+register_kernels("i0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", {}, i0_out)
+register_kernels("special_i1(Tensor self) -> Tensor", {"CPU": native.special_i1, "CUDA": native.special_i1}, special_i1)
+register_kernels("hann_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", {"CompositeImplicitAutograd": native.hann_window}, hann_window)
+register_kernels("hann_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", {"CompositeImplicitAutograd": native.hann_window_periodic}, hann_window_periodic)
+register_kernels("hamming_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", {"CompositeImplicitAutograd": native.hamming_window}, hamming_window)
+register_kernels("hamming_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", {"CompositeImplicitAutograd": native.hamming_window_periodic}, hamming_window_periodic)
+register_kernels("hamming_window.periodic_alpha(int window_length, bool periodic, float alpha, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", {"CompositeImplicitAutograd": native.hamming_window_periodic_alpha}, hamming_window_periodic_alpha)
+register_kernels("hamming_window.periodic_alpha_beta(int window_length, bool periodic, float alpha, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", {"CompositeImplicitAutograd": native.hamming_window_periodic_alpha_beta}, hamming_window_periodic_alpha_beta)
+register_kernels("blackman_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", {"CompositeImplicitAutograd": native.blackman_window}, blackman_window)
+register_kernels("blackman_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", {"CompositeImplicitAutograd": native.blackman_window_periodic}, blackman_window_periodic)
+register_kernels("bartlett_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", {"CompositeImplicitAutograd": native.bartlett_window}, bartlett_window)
+register_kernels("bartlett_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", {"CompositeImplicitAutograd": native.bartlett_window_periodic}, bartlett_window_periodic)
+register_kernels("kaiser_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", {"CompositeImplicitAutograd": native.kaiser_window}, kaiser_window)
+register_kernels("kaiser_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", {"CompositeImplicitAutograd": native.kaiser_window_periodic}, kaiser_window_periodic)
+register_kernels("kaiser_window.beta(int window_length, bool periodic, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", {"CompositeImplicitAutograd": native.kaiser_window_beta}, kaiser_window_beta)
+register_kernels("pixel_shuffle(Tensor self, int upscale_factor) -> Tensor", {"CPU": native.pixel_shuffle, "CUDA": native.pixel_shuffle}, pixel_shuffle)
+register_kernels("pixel_unshuffle(Tensor self, int downscale_factor) -> Tensor", {"CPU": native.pixel_unshuffle, "CUDA": native.pixel_unshuffle}, pixel_unshuffle)
+register_kernels("channel_shuffle(Tensor self, int groups) -> Tensor", {"CPU": native.channel_shuffle, "CUDA": native.channel_shuffle}, channel_shuffle)
+register_kernels("rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor", {"CompositeImplicitAutograd": native.rms_norm}, rms_norm)
+register_kernels("resize_(Tensor(a!) self, int[] size, *, MemoryFormat? memory_format=None) -> Tensor(a!)", {"CompositeImplicitAutograd": native.resize_}, resize_)
+register_kernels("resize_as_(Tensor(a!) self, Tensor the_template, *, MemoryFormat? memory_format=None) -> Tensor(a!)", {"CompositeImplicitAutograd": native.resize_as_}, resize_as_)
+register_kernels("is_pinned(Tensor self, Device? device=None) -> bool", {"CompositeImplicitAutograd": native.is_pinned}, is_pinned)
+register_kernels("pin_memory(Tensor(a) self, Device? device=None) -> Tensor(a)", {"CompositeImplicitAutograd": native.pin_memory}, pin_memory, computes=False)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -13258,6 +13648,50 @@ PARAMETERS = {
     "round_decimals": ((('self', 'Tensor', False),), (('decimals', 'int', False),)),
     "fill_diagonal_": ((('self', 'Tensor', False), ('fill_value', 'Scalar', False), ('wrap', 'bool', True),), ()),
     "where": ((('condition', 'Tensor', False),), ()),
+    "bitwise_left_shift_Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "bitwise_left_shift__Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "bitwise_left_shift_Tensor_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "bitwise_left_shift_Tensor_Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "bitwise_left_shift__Tensor_Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "bitwise_left_shift_Tensor_Scalar_out": ((('self', 'Tensor', False), ('other', 'Scalar', False),), (('out', 'Tensor', False),)),
+    "bitwise_left_shift_Scalar_Tensor": ((('self', 'Scalar', False), ('other', 'Tensor', False),), ()),
+    "bitwise_right_shift_Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "bitwise_right_shift__Tensor": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "bitwise_right_shift_Tensor_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "bitwise_right_shift_Tensor_Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "bitwise_right_shift__Tensor_Scalar": ((('self', 'Tensor', False), ('other', 'Scalar', False),), ()),
+    "bitwise_right_shift_Tensor_Scalar_out": ((('self', 'Tensor', False), ('other', 'Scalar', False),), (('out', 'Tensor', False),)),
+    "bitwise_right_shift_Scalar_Tensor": ((('self', 'Scalar', False), ('other', 'Tensor', False),), ()),
+    "frexp_Tensor": ((('self', 'Tensor', False),), ()),
+    "frexp_Tensor_out": ((('self', 'Tensor', False),), (('mantissa', 'Tensor', False), ('exponent', 'Tensor', False),)),
+    "nextafter": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "nextafter_": ((('self', 'Tensor', False), ('other', 'Tensor', False),), ()),
+    "nextafter_out": ((('self', 'Tensor', False), ('other', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "i0": ((('self', 'Tensor', False),), ()),
+    "i0_": ((('self', 'Tensor', False),), ()),
+    "i0_out": ((('self', 'Tensor', False),), (('out', 'Tensor', False),)),
+    "special_i1": ((('self', 'Tensor', False),), ()),
+    "hann_window": ((('window_length', 'int', False),), (('dtype', 'ScalarType?', True), ('layout', 'Layout?', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
+    "hann_window_periodic": ((('window_length', 'int', False), ('periodic', 'bool', False),), (('dtype', 'ScalarType?', True), ('layout', 'Layout?', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
+    "hamming_window": ((('window_length', 'int', False),), (('dtype', 'ScalarType?', True), ('layout', 'Layout?', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
+    "hamming_window_periodic": ((('window_length', 'int', False), ('periodic', 'bool', False),), (('dtype', 'ScalarType?', True), ('layout', 'Layout?', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
+    "hamming_window_periodic_alpha": ((('window_length', 'int', False), ('periodic', 'bool', False), ('alpha', 'any', False),), (('dtype', 'ScalarType?', True), ('layout', 'Layout?', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
+    "hamming_window_periodic_alpha_beta": ((('window_length', 'int', False), ('periodic', 'bool', False), ('alpha', 'any', False), ('beta', 'any', False),), (('dtype', 'ScalarType?', True), ('layout', 'Layout?', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
+    "blackman_window": ((('window_length', 'int', False),), (('dtype', 'ScalarType?', True), ('layout', 'Layout?', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
+    "blackman_window_periodic": ((('window_length', 'int', False), ('periodic', 'bool', False),), (('dtype', 'ScalarType?', True), ('layout', 'Layout?', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
+    "bartlett_window": ((('window_length', 'int', False),), (('dtype', 'ScalarType?', True), ('layout', 'Layout?', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
+    "bartlett_window_periodic": ((('window_length', 'int', False), ('periodic', 'bool', False),), (('dtype', 'ScalarType?', True), ('layout', 'Layout?', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
+    "kaiser_window": ((('window_length', 'int', False),), (('dtype', 'ScalarType?', True), ('layout', 'Layout?', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
+    "kaiser_window_periodic": ((('window_length', 'int', False), ('periodic', 'bool', False),), (('dtype', 'ScalarType?', True), ('layout', 'Layout?', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
+    "kaiser_window_beta": ((('window_length', 'int', False), ('periodic', 'bool', False), ('beta', 'any', False),), (('dtype', 'ScalarType?', True), ('layout', 'Layout?', True), ('device', 'any', True), ('pin_memory', 'bool?', True),)),
+    "pixel_shuffle": ((('self', 'Tensor', False), ('upscale_factor', 'int', False),), ()),
+    "pixel_unshuffle": ((('self', 'Tensor', False), ('downscale_factor', 'int', False),), ()),
+    "channel_shuffle": ((('self', 'Tensor', False), ('groups', 'int', False),), ()),
+    "rms_norm": ((('input', 'Tensor', False), ('normalized_shape', 'int[]', False), ('weight', 'Tensor?', True), ('eps', 'any', True),), ()),
+    "resize_": ((('self', 'Tensor', False), ('size', 'int[]', False),), (('memory_format', 'MemoryFormat?', True),)),
+    "resize_as_": ((('self', 'Tensor', False), ('the_template', 'Tensor', False),), (('memory_format', 'MemoryFormat?', True),)),
+    "is_pinned": ((('self', 'Tensor', False), ('device', 'any', True),), ()),
+    "pin_memory": ((('self', 'Tensor', False), ('device', 'any', True),), ()),
 }
 
 
@@ -13903,3 +14337,26 @@ register_op("replication_pad3d_backward", overloaded("replication_pad3d_backward
 register_op("_pad_circular", overloaded("_pad_circular", [(_pad_circular, PARAMETERS["_pad_circular"])]))
 register_op("is_set_to", overloaded("is_set_to", [(is_set_to, PARAMETERS["is_set_to"])]))
 register_op("fill_diagonal_", overloaded("fill_diagonal_", [(fill_diagonal_, PARAMETERS["fill_diagonal_"])]))
+register_op("bitwise_left_shift", overloaded("bitwise_left_shift", [(bitwise_left_shift_Tensor, PARAMETERS["bitwise_left_shift_Tensor"]), (bitwise_left_shift_Tensor_out, PARAMETERS["bitwise_left_shift_Tensor_out"]), (bitwise_left_shift_Tensor_Scalar, PARAMETERS["bitwise_left_shift_Tensor_Scalar"]), (bitwise_left_shift_Tensor_Scalar_out, PARAMETERS["bitwise_left_shift_Tensor_Scalar_out"]), (bitwise_left_shift_Scalar_Tensor, PARAMETERS["bitwise_left_shift_Scalar_Tensor"])]))
+register_op("bitwise_left_shift_", overloaded("bitwise_left_shift_", [(bitwise_left_shift__Tensor, PARAMETERS["bitwise_left_shift__Tensor"]), (bitwise_left_shift__Tensor_Scalar, PARAMETERS["bitwise_left_shift__Tensor_Scalar"])]))
+register_op("bitwise_right_shift", overloaded("bitwise_right_shift", [(bitwise_right_shift_Tensor, PARAMETERS["bitwise_right_shift_Tensor"]), (bitwise_right_shift_Tensor_out, PARAMETERS["bitwise_right_shift_Tensor_out"]), (bitwise_right_shift_Tensor_Scalar, PARAMETERS["bitwise_right_shift_Tensor_Scalar"]), (bitwise_right_shift_Tensor_Scalar_out, PARAMETERS["bitwise_right_shift_Tensor_Scalar_out"]), (bitwise_right_shift_Scalar_Tensor, PARAMETERS["bitwise_right_shift_Scalar_Tensor"])]))
+register_op("bitwise_right_shift_", overloaded("bitwise_right_shift_", [(bitwise_right_shift__Tensor, PARAMETERS["bitwise_right_shift__Tensor"]), (bitwise_right_shift__Tensor_Scalar, PARAMETERS["bitwise_right_shift__Tensor_Scalar"])]))
+register_op("frexp", overloaded("frexp", [(frexp_Tensor, PARAMETERS["frexp_Tensor"]), (frexp_Tensor_out, PARAMETERS["frexp_Tensor_out"])]))
+register_op("nextafter", overloaded("nextafter", [(nextafter, PARAMETERS["nextafter"]), (nextafter_out, PARAMETERS["nextafter_out"])]))
+register_op("nextafter_", overloaded("nextafter_", [(nextafter_, PARAMETERS["nextafter_"])]))
+register_op("i0", overloaded("i0", [(i0, PARAMETERS["i0"]), (i0_out, PARAMETERS["i0_out"])]))
+register_op("i0_", overloaded("i0_", [(i0_, PARAMETERS["i0_"])]))
+register_op("special_i1", overloaded("special_i1", [(special_i1, PARAMETERS["special_i1"])]))
+register_op("hann_window", overloaded("hann_window", [(hann_window, PARAMETERS["hann_window"]), (hann_window_periodic, PARAMETERS["hann_window_periodic"])]))
+register_op("hamming_window", overloaded("hamming_window", [(hamming_window, PARAMETERS["hamming_window"]), (hamming_window_periodic, PARAMETERS["hamming_window_periodic"]), (hamming_window_periodic_alpha, PARAMETERS["hamming_window_periodic_alpha"]), (hamming_window_periodic_alpha_beta, PARAMETERS["hamming_window_periodic_alpha_beta"])]))
+register_op("blackman_window", overloaded("blackman_window", [(blackman_window, PARAMETERS["blackman_window"]), (blackman_window_periodic, PARAMETERS["blackman_window_periodic"])]))
+register_op("bartlett_window", overloaded("bartlett_window", [(bartlett_window, PARAMETERS["bartlett_window"]), (bartlett_window_periodic, PARAMETERS["bartlett_window_periodic"])]))
+register_op("kaiser_window", overloaded("kaiser_window", [(kaiser_window, PARAMETERS["kaiser_window"]), (kaiser_window_periodic, PARAMETERS["kaiser_window_periodic"]), (kaiser_window_beta, PARAMETERS["kaiser_window_beta"])]))
+register_op("pixel_shuffle", overloaded("pixel_shuffle", [(pixel_shuffle, PARAMETERS["pixel_shuffle"])]))
+register_op("pixel_unshuffle", overloaded("pixel_unshuffle", [(pixel_unshuffle, PARAMETERS["pixel_unshuffle"])]))
+register_op("channel_shuffle", overloaded("channel_shuffle", [(channel_shuffle, PARAMETERS["channel_shuffle"])]))
+register_op("rms_norm", overloaded("rms_norm", [(rms_norm, PARAMETERS["rms_norm"])]))
+register_op("resize_", overloaded("resize_", [(resize_, PARAMETERS["resize_"])]))
+register_op("resize_as_", overloaded("resize_as_", [(resize_as_, PARAMETERS["resize_as_"])]))
+register_op("is_pinned", overloaded("is_pinned", [(is_pinned, PARAMETERS["is_pinned"])]))
+register_op("pin_memory", overloaded("pin_memory", [(pin_memory, PARAMETERS["pin_memory"])]))

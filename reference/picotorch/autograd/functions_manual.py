@@ -147,6 +147,8 @@ __all__ = [  # what `from functions_manual import *` gives the generated nodes
     "scatter_reduce_backward",
     "index_reduce_backward",
     "linalg_matrix_exp_differential",
+    # ops batch 9
+    "i1_backward",
 ]
 
 
@@ -1645,3 +1647,21 @@ def index_copy_source_backward(grad, dim, index, source, source_dim):
     if source_dim > 0:
         return ops.expand_as(ops.index_select(grad, dim, index), source)
     return ops.index_select(grad, dim, ops.squeeze(index, 0) if index.dim() else index)
+
+
+def i1_backward(grad, self, result):
+    """``i1'(x) = i0(x) - i1(x) / x``; at |x| <= the dtype's epsilon its limit 0.5 (FunctionsManual.cpp), the
+    quotient formed on x moved off zero, so that ``where`` passes no NaN back."""
+    if self._dtype not in (st.float32, st.float64):
+        raise NotImplementedError(f"\"i1_backward\" not implemented for '{self._dtype.c10_name}'")
+    eps = float(np.finfo(st.to_numpy_dtype(self._dtype)).eps)
+    not_tiny = ops.gt(ops.abs(self), eps)
+    safe_self = ops.where(not_tiny, self, _zero_dim(self, eps))
+    derivative = ops.sub(ops.i0(safe_self), ops.mul(result, ops.reciprocal(safe_self)))
+    return ops.mul(grad, ops.where(not_tiny, derivative, _zero_dim(self, 0.5)))
+
+
+def _zero_dim(like, value):
+    """``at::full({}, value, like.options())``."""
+    return wrap(like, zeros_array(like, ()) + value)
+

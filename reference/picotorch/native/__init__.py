@@ -109,8 +109,14 @@ from .binary_ops import (
     atan2_,
     bitwise_and,
     bitwise_and_,
+    bitwise_left_shift,
+    bitwise_left_shift_,
+    bitwise_left_shift_scalar_tensor,
     bitwise_or,
     bitwise_or_,
+    bitwise_right_shift,
+    bitwise_right_shift_,
+    bitwise_right_shift_scalar_tensor,
     bitwise_xor,
     bitwise_xor_,
     bitwise_xor_scalar_tensor,
@@ -160,6 +166,8 @@ from .binary_ops import (
     mul_,
     ne,
     ne_,
+    nextafter,
+    nextafter_,
     pow,
     pow_,
     pow_scalar_base,
@@ -321,6 +329,7 @@ from .composite import (
     repeat_interleave_self_tensor,
     reshape,
     reshape_as,
+    rms_norm,
     row_stack,
     row_stack_out,
     rrelu,
@@ -464,6 +473,7 @@ from .loss_nll import nll_loss2d_backward, nll_loss2d_forward, nll_loss_backward
 from .normalization import renorm, renorm_
 from .onehot import one_hot
 from .pad_nd import constant_pad_nd
+from .pixel_shuffle import channel_shuffle, pixel_shuffle, pixel_unshuffle
 from .pointwise_ops import addcdiv, addcdiv_, addcmul, addcmul_, lerp, lerp_
 from .pooling import (
     _adaptive_avg_pool2d,
@@ -532,7 +542,7 @@ from .reflection_pad import (
     replication_pad3d,
     replication_pad3d_backward,
 )
-from .resize import resize_output, write_out
+from .resize import is_pinned, pin_memory, resize_, resize_as_, resize_output, write_out
 from .scatter_gather import (
     gather,
     index_add,
@@ -698,6 +708,9 @@ from .unary_ops import (
     floor_,
     frac,
     frac_,
+    frexp,
+    i0,
+    i0_,
     lgamma,
     lgamma_,
     log,
@@ -740,6 +753,7 @@ from .unary_ops import (
     sinc_,
     sinh,
     sinh_,
+    special_i1,
     sqrt,
     sqrt_,
     tan,
@@ -750,6 +764,21 @@ from .unary_ops import (
     trunc_,
 )
 from .unique import _unique2, unique_consecutive, unique_dim
+from .windows import (
+    bartlett_window,
+    bartlett_window_periodic,
+    blackman_window,
+    blackman_window_periodic,
+    hamming_window,
+    hamming_window_periodic,
+    hamming_window_periodic_alpha,
+    hamming_window_periodic_alpha_beta,
+    hann_window,
+    hann_window_periodic,
+    kaiser_window,
+    kaiser_window_beta,
+    kaiser_window_periodic,
+)
 
 __all__ = [
     "resize_output", "write_out",  # out= (Resize.cpp)
@@ -888,4 +917,15 @@ __all__ = [
     "is_set_to",
     # round with decimals, fill_diagonal_
     "fill_diagonal_", "round_decimals",
+    # ops batch 9
+    "bitwise_left_shift", "bitwise_left_shift_", "bitwise_left_shift_scalar_tensor", "bitwise_right_shift",
+    "bitwise_right_shift_", "bitwise_right_shift_scalar_tensor",
+    "frexp", "i0", "i0_", "nextafter", "nextafter_", "special_i1",
+    "hann_window", "hann_window_periodic", "hamming_window", "hamming_window_periodic",
+    "hamming_window_periodic_alpha", "hamming_window_periodic_alpha_beta",
+    "blackman_window", "blackman_window_periodic", "bartlett_window", "bartlett_window_periodic", "kaiser_window",
+    "kaiser_window_periodic", "kaiser_window_beta",
+    "channel_shuffle", "pixel_shuffle", "pixel_unshuffle",
+    "rms_norm",
+    "is_pinned", "pin_memory", "resize_", "resize_as_",
 ]

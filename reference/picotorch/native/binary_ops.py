@@ -390,9 +390,46 @@ def bitwise_xor_scalar_tensor(self, other):
     return bitwise_xor(scalar_tensor(self), other)
 
 
-def _bitwise(name, fn):
+def bitwise_left_shift(self, other):
+    return _binary(self, other, _bitwise("lshift", _left_shift, bools=False))
+
+
+def bitwise_right_shift(self, other):
+    return _binary(self, other, _bitwise("rshift", _right_shift, bools=False))
+
+
+def bitwise_left_shift_scalar_tensor(self, other):
+    """``bitwise_left_shift.Scalar_Tensor``: a Python number shifted by a tensor (what ``2 << x`` calls)."""
+    return bitwise_left_shift(scalar_tensor(self), other)
+
+
+def bitwise_right_shift_scalar_tensor(self, other):
+    return bitwise_right_shift(scalar_tensor(self), other)
+
+
+# BinaryOpsKernel.cpp's shifts: a shift by a negative count or by the bit width or more (undefined in C++) is
+# defined there: left gives 0, right gives the sign's fill (-1 for a negative signed value, else 0).
+def _left_shift(xp, a, b):
+    out_of_range = _out_of_range_shift(xp, a, b)
+    shifted = xp.bitwise_left_shift(a, xp.where(out_of_range, xp.zeros_like(b), b))
+    return xp.where(out_of_range, xp.zeros_like(shifted), shifted)
+
+
+def _right_shift(xp, a, b):
+    out_of_range = _out_of_range_shift(xp, a, b)
+    shifted = xp.bitwise_right_shift(a, xp.where(out_of_range, xp.zeros_like(b), b))
+    negative = a < const(xp, 0, a)
+    fill = xp.where(negative, xp.bitwise_right_shift(a, xp.full_like(a, xp.iinfo(a.dtype).bits - 1)), xp.zeros_like(a))
+    return xp.where(out_of_range, fill, shifted)
+
+
+def _out_of_range_shift(xp, a, b):
+    return xp.logical_or(b < const(xp, 0, b), b >= const(xp, xp.iinfo(a.dtype).bits, b))
+
+
+def _bitwise(name, fn, bools=True):
     def compute(xp, a, b, dtype):
-        if dtype.is_floating_point or dtype.is_complex:
+        if dtype.is_floating_point or dtype.is_complex or (dtype is st.bool_ and not bools):
             raise not_implemented_for(f"{name}_cpu", dtype)
         return fn(xp, a, b)
     return compute
@@ -660,6 +697,18 @@ def bitwise_or_(self, other):
 def bitwise_xor_(self, other):
     check_inplace_operands(self, other)
     write_inplace(self, bitwise_xor(self, other))
+    return self
+
+
+def bitwise_left_shift_(self, other):
+    check_inplace_operands(self, other)
+    write_inplace(self, bitwise_left_shift(self, other))
+    return self
+
+
+def bitwise_right_shift_(self, other):
+    check_inplace_operands(self, other)
+    write_inplace(self, bitwise_right_shift(self, other))
     return self
 
 
@@ -979,6 +1028,41 @@ def _fmax_fmin(xp, numpy_fn, fn, a, b, dtype, name):
 def copysign(self, other):
     return _binary(self, other, lambda xp, a, b, dtype: xp.copysign(*_real_operands(a, b, dtype, "copysign_cpu")),
                    to_float=True)
+
+
+def nextafter(self, other):
+    return _binary(self, other, _next_after)
+
+
+def nextafter_(self, other):
+    return _float_in_place(self, other, nextafter, to_float=False)
+
+
+def _next_after(xp, a, b, dtype):
+    """C's ``nextafter`` in the dtype itself: float16 and bfloat16 step by their own last bit, not float32's (the
+    operands arrive here as float32, exactly)."""
+    if not dtype.is_floating_point:
+        raise not_implemented_for("nextafter_cpu", dtype)
+    device = None if xp is np_xp else a.device
+    a, b = to_numpy(a), to_numpy(b)
+    if dtype is st.float16:
+        result = np.nextafter(a.astype(np.float16), b.astype(np.float16)).astype(np.float32)
+    elif dtype is st.bfloat16:
+        result = _bfloat16_next_after(a, b)
+    else:
+        result = np.nextafter(a, b)
+    return xp.asarray(result) if device is None else xp.asarray(result, device=device)
+
+
+def _bfloat16_next_after(a, b):
+    """bfloat16's bits are float32's upper half: one step of the 16-bit pattern (toward ``b``), then back."""
+    a, b = np.broadcast_arrays(np.asarray(a, np.float32), np.asarray(b, np.float32))
+    bits = (a.view(np.uint32) >> 16).astype(np.int64)
+    step = np.where((a < b) == (a > 0), 1, -1)
+    stepped = ((bits + step) << 16).astype(np.uint32).view(np.float32)
+    tiny = np.copysign(np.array(2 ** -133, np.float32), b)  # the smallest bfloat16 subnormal, toward b
+    result = np.where(a == 0, tiny, stepped)
+    return np.where(np.isnan(a) | np.isnan(b), np.float32(np.nan), np.where(a == b, b, result)).astype(np.float32)
 
 
 def _real_operands(a, b, dtype, kernel):

@@ -1652,3 +1652,53 @@ def _cross_dim(self, other, dim):
         if dim is None:
             raise RuntimeError("no dimension of size 3 in input")
     return dim
+
+
+# ----------------------------------------------------------------------------- ops batch 9: rms_norm
+# ``layer_norm.cpp``'s ``rms_norm_symint`` under autograd: a float16/bfloat16 input upcast to float32,
+# ``x * rsqrt(mean(x^2 over the normalized dims, last first, keepdim) + eps)``, times the weight, cast back
+# (``type_as``). eps defaults to the opmath type's epsilon.
+
+_RMS_NORM_MISMATCH_WARNED: list = []
+_FLOAT32_EPSILON = 1.1920928955078125e-07
+_FLOAT64_EPSILON = 2.220446049250313e-16
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    _check_rms_norm_inputs(input, list(normalized_shape), weight)
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise NotImplementedError(f"\"rms_norm\" not implemented for '{input.dtype.c10_name}'")
+    if weight is not None and weight.dtype != input.dtype and not _RMS_NORM_MISMATCH_WARNED:
+        _RMS_NORM_MISMATCH_WARNED.append(True)  # TORCH_WARN_ONCE
+        warnings.warn(f"Mismatch dtype between input and weight: input dtype = {_TYPE_META_NAMES[input.dtype.name]}, "
+                      f"weight dtype = {_TYPE_META_NAMES[weight.dtype.name]}, Cannot dispatch to fused implementation. "
+                      "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/layer_norm.cpp:346.)",
+                      UserWarning, stacklevel=3)
+    upcast = input.dtype in (st.float16, st.bfloat16)
+    x = ops._to_copy(input, dtype=st.float32) if upcast else input
+    if eps is None:
+        eps = _FLOAT64_EPSILON if input.dtype in (st.float64, st.complex128) else _FLOAT32_EPSILON
+    dims = [input.dim() - i - 1 for i in range(len(normalized_shape))]
+    result = ops.mul(x, ops.rsqrt(ops.add(ops.mean(ops.pow(x, 2), dims, True), eps)))
+    if weight is not None:
+        result = ops.mul(result, weight)
+    return result if result.dtype == input.dtype else ops._to_copy(result, dtype=input.dtype)
+
+
+def _check_rms_norm_inputs(input, normalized_shape, weight) -> None:
+    if len(normalized_shape) < 1:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
+                           f"element, but got normalized_shape = {normalized_shape}")
+    if weight is not None and list(weight.shape) != normalized_shape:
+        raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
+                           f"{list(weight.shape)} and normalized_shape = {normalized_shape}")
+    sizes = list(input.shape)
+    if len(sizes) < len(normalized_shape):
+        raise ValueError(f"Input tensor must have at least {len(normalized_shape)} dimensions, but got {len(sizes)}")
+    if sizes[len(sizes) - len(normalized_shape):] != normalized_shape:
+        raise RuntimeError(f"Given normalized_shape={normalized_shape}, expected input with shape "
+                           f"[*{', '.join(map(str, normalized_shape))}], but got input of size{sizes}")
+
+
+_TYPE_META_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+                    "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}

@@ -209,3 +209,45 @@ def lgamma(x):
 def erfc(x):
     """1 - erf(x) in float64, without the cancellation of computing it that way."""
     return np.asarray(_ERFC(x), dtype=np.float64)
+
+
+# ----------------------------------------------------------------------------- i0, i1 (modified Bessel functions)
+# PyTorch's ``calc_i0``/``calc_i1`` are Cephes' Chebyshev expansions times ``exp(|x|)`` (over ``sqrt(|x|)`` past 8),
+# computed in the dtype's opmath type: float32 for float32, float16 and bfloat16, so ``exp`` overflows there from
+# ``log(FLT_MAX)`` on and the result is inf while the true value is still finite. Computed here in float64 (NumPy's
+# ``i0`` is the same Cephes expansion; ``i1`` a power series, then the asymptotic one), with that overflow kept.
+
+_EXP_OVERFLOW = {np.dtype(np.float64): math.log(np.finfo(np.float64).max),
+                 np.dtype(np.float32): math.log(np.finfo(np.float32).max)}
+
+
+def i0(x: np.ndarray, opmath) -> np.ndarray:
+    x = x.astype(np.float64)
+    with np.errstate(all="ignore"):
+        return _overflowed(x, np.i0(x), opmath)
+
+
+def i1(x: np.ndarray, opmath) -> np.ndarray:
+    x = x.astype(np.float64)
+    ax = np.abs(x)
+    with np.errstate(all="ignore"):
+        small = ax <= 15
+        # the power series (x/2) sum (x^2/4)^k / (k! (k+1)!)
+        quarter, term, series = (ax * ax) / 4, ax / 2, ax / 2
+        for k in range(1, 60):
+            term = term * quarter / (k * (k + 1))
+            series = series + term
+        # the asymptotic series exp(x)/sqrt(2 pi x) sum (-1)^k a_k / x^k, a_k = prod (4 - (2j-1)^2) / (k! 8^k)
+        big = np.where(small, 16.0, ax)
+        term, asymptotic = np.ones_like(big), np.ones_like(big)
+        for k in range(1, 30):
+            term = -term * (4 - (2 * k - 1) ** 2) / (k * 8 * big)
+            asymptotic = asymptotic + term
+        asymptotic = np.exp(big) * asymptotic / np.sqrt(2 * math.pi * big)
+        result = np.copysign(np.where(small, series, asymptotic), x)
+        return np.copysign(_overflowed(x, result, opmath), x)  # odd: -inf where exp overflows below zero
+
+
+def _overflowed(x, result, opmath):
+    """inf where ``exp(|x|)`` overflows in ``opmath``; NaN at +-inf (``exp(inf) / sqrt(inf)``)."""
+    return np.where(np.isinf(x), np.nan, np.where(np.abs(x) > _EXP_OVERFLOW[np.dtype(opmath)], np.inf, result))

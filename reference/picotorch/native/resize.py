@@ -14,6 +14,7 @@ here (``write_out``), with PyTorch's rules:
 
 from __future__ import annotations
 
+import math
 import sys
 import warnings
 
@@ -21,7 +22,16 @@ import numpy as np
 
 from ..c10 import scalar_type as st
 from .checks import check_same_device
-from .helpers import convert, shape_of, xp_of, zeros_array
+from .helpers import (
+    convert,
+    placed_view,
+    shape_of,
+    storage_array,
+    storage_bytes,
+    storage_offset,
+    xp_of,
+    zeros_array,
+)
 
 
 def write_out(out, result, overload: str) -> None:
@@ -86,7 +96,8 @@ addcdiv.out gelu.out silu.out softplus.out leaky_relu.out elu.out atan2.out arct
 tan.out asin.out acos.out atan.out sinh.out cosh.out asinh.out acosh.out atanh.out erf.out erfc.out erfinv.out sinc.out
 lgamma.out digamma.out hypot.out logaddexp.out logaddexp2.out xlogy.OutTensor fmin.out fmax.out copysign.out square.out
 arcsin.out arccos.out arctan.out arcsinh.out arccosh.out arctanh.out divide.out divide.out_mode true_divide.out
-multiply.out subtract.out
+multiply.out subtract.out bitwise_left_shift.Tensor_out bitwise_left_shift.Tensor_Scalar_out
+bitwise_right_shift.Tensor_out bitwise_right_shift.Tensor_Scalar_out
 """.split())
 
 
@@ -228,6 +239,15 @@ _TYPE_META = {"float32": "float", "float64": "double", "float16": "c10::Half", "
               "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
               "uint8": "unsigned char", "bool": "bool"}
 
+def _frexp_out(result, out) -> None:
+    """``frexp_out``: the mantissa in ``self``'s dtype, the exponent int32, exactly."""
+    if result is st.int32 and out is not st.int32:
+        raise RuntimeError(f"torch.frexp() expects exponent to have int dtype but got {_TYPE_META[out.name]}")
+    if result is not st.int32 and result != out:
+        raise RuntimeError(f"torch.frexp() expects mantissa to have dtype {_TYPE_META[result.name]} but got "
+                           f"{_TYPE_META[out.name]}")
+
+
 # Each op whose out= kernel checks the dtype otherwise than TensorIterator (``_castable``, the default),
 # as measured on PyTorch 2.13.
 OUT_DTYPE_CHECKS = {
@@ -253,6 +273,83 @@ OUT_DTYPE_CHECKS = {
     **dict.fromkeys(("renorm.out", "scatter_reduce.two_out", "index_reduce.out", "matrix_power.out"),
                     _structured_same),
     "logcumsumexp.out": _scalar_type_found,
+    "frexp.Tensor_out": _frexp_out,
     **dict.fromkeys(("quantile.out", "quantile.scalar_out", "nanquantile.out", "nanquantile.scalar_out"),
                     _quantile_out),
 }
+
+
+# ----------------------------------------------------------------------------- resize_, resize_as_ (Resize.cpp),
+# is_pinned, pin_memory (Memory.cpp)
+
+
+def resize_(self, size, memory_format=None):
+    """``self`` row-major with ``size``, at its storage offset; a storage too small grows (its bytes kept, the new
+    ones zeros where PyTorch's are uninitialized). Another tensor over the old storage keeps the old one: picotorch
+    has no storage object to swap the memory under both."""
+    if self.requires_grad:
+        raise RuntimeError("cannot resize variables that require grad")
+    size = tuple(size)
+    if any(s < 0 for s in size):
+        raise RuntimeError("numel: integer multiplication overflow")
+    if size == shape_of(self):  # nothing to do: the strides stay, and so does the version
+        return self
+    self._version_counter.bump()
+    itemsize, offset = self._dtype.itemsize, storage_offset(self)
+    if not isinstance(self._data, np.ndarray):  # another device's array: a new one, the old elements first
+        flat = xp_of(self).reshape(self._data, (-1,))
+        data = zeros_array(self, (math.prod(size),))
+        count = min(flat.shape[0], data.shape[0])
+        data[:count] = flat[:count]
+        self._data = xp_of(self).reshape(data, size)
+        return self
+    storage = storage_array(self)
+    needed = (offset + math.prod(size)) * itemsize
+    if needed > storage.nbytes:
+        grown = np.zeros(needed, np.uint8)
+        grown[:storage.nbytes] = storage_bytes(storage)
+        storage = grown
+    strides, step = [], itemsize
+    for s in reversed(size):
+        strides.insert(0, step)
+        step *= max(s, 1)
+    self._data = placed_view(storage, offset * itemsize, size, strides, self._data.dtype)
+    return self
+
+
+def resize_as_(self, the_template, memory_format=None):
+    return resize_(self, shape_of(the_template), memory_format)
+
+
+def is_pinned(self, device=None):
+    """A CPU tensor without an accelerator is never pinned; naming a device is deprecated."""
+    if device is not None:
+        warnings.warn("The argument 'device' of Tensor.is_pinned() is deprecated. Please do not pass this argument. "
+                      "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/Memory.cpp:31.)",
+                      DeprecationWarning, stacklevel=_caller_level())
+    return False
+
+
+def pin_memory(self, device=None):
+    """Pinning needs an accelerator's allocator; a CPU-only build has none (``is_pinned`` is asked first)."""
+    if device is not None:
+        warnings.warn("The argument 'device' of Tensor.pin_memory() is deprecated. Please do not pass this argument. "
+                      "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/Memory.cpp:46.)",
+                      DeprecationWarning, stacklevel=_caller_level())
+    is_pinned(self, device)
+    kind = None if device is None else getattr(device, "type", str(device).split(":")[0])
+    if kind == "cpu":
+        raise RuntimeError("CPU device type not an accelerator.")
+    if kind == "cuda":
+        raise RuntimeError(_NO_CUDA_LIBRARY)
+    raise RuntimeError("Cannot access accelerator device when none is available.")
+
+
+_NO_CUDA_LIBRARY = (
+    "Cannot initialize CUDA without ATen_cuda library. PyTorch splits its backend into two shared libraries: a CPU "
+    "library and a CUDA library; this error has occurred because you are trying to use some CUDA functionality, but "
+    "the CUDA library has not been loaded by the dynamic linker for some reason.  The CUDA library MUST be loaded, "
+    "EVEN IF you don't directly use any symbols from the CUDA library! One common culprit is a lack of "
+    "-Wl,--no-as-needed in your link arguments; many dynamic linkers will delete dynamic library dependencies if you "
+    "don't depend on any of their symbols.  You can check if this has occurred by using ldd on your binary to see if "
+    "there is a dependency on *_cuda.so library.")

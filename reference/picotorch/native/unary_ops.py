@@ -411,6 +411,33 @@ def polygamma_(self, n):
     return self
 
 
+def i0(self):
+    _check_real(self, "i0_vml_cpu")
+    opmath = np.float64 if float_dtype(self._dtype) is st.float64 else np.float32  # float16/bfloat16 in float32
+    return _unary_float(self, _on_numpy(lambda a: math_functions.i0(a, opmath).astype(a.dtype)))
+
+
+def special_i1(self):
+    _check_real(self, "i1_cpu")
+    opmath = np.float64 if float_dtype(self._dtype) is st.float64 else np.float32
+    return _unary_float(self, _on_numpy(lambda a: math_functions.i1(a, opmath).astype(a.dtype)))
+
+
+def frexp(self):
+    """``x = mantissa * 2**exponent``, the mantissa in [0.5, 1) with ``self``'s dtype, the exponent int32 (C's
+    ``frexp``: 0 and 0 for zeros, infs and NaNs, which keep their value as the mantissa)."""
+    if not self._dtype.is_floating_point:
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    xp, data = xp_of(self), self._data
+    mantissa, exponent = np.frexp(to_numpy(cast(self, st.float64, xp)))  # exact: the dtype's bits, rescaled
+    exponent = exponent.astype(np.int32)
+    if not isinstance(data, np.ndarray):
+        mantissa, exponent = (xp.asarray(a, device=data.device) for a in (mantissa, exponent))
+    mantissa = convert(xp, xp.asarray(mantissa), self._dtype)
+    return (new_tensor(follow_inputs(xp, mantissa, [data]), self._dtype, self._device),
+            new_tensor(follow_inputs(xp, xp.asarray(exponent), [data]), st.int32, self._device))
+
+
 def _on_numpy(fn):
     """``fn`` of a NumPy array as a kernel's ``fn(xp, a)``: another device's array goes to NumPy and back."""
     def compute(xp, a):
@@ -484,6 +511,7 @@ erfc_ = _in_place(erfc)
 erfinv_ = _in_place(erfinv)
 lgamma_ = _in_place(lgamma)
 digamma_ = _in_place(digamma)
+i0_ = _in_place(i0)
 sinc_ = _in_place(sinc)
 sgn_ = _in_place(sgn)
 deg2rad_ = _in_place(deg2rad)

@@ -20,6 +20,7 @@ from .modules import (
     BatchNorm2d,
     BCELoss,
     BCEWithLogitsLoss,
+    ChannelShuffle,
     CircularPad1d,
     CircularPad2d,
     CircularPad3d,
@@ -69,6 +70,8 @@ from .modules import (
     PairwiseDistance,
     ParameterDict,
     ParameterList,
+    PixelShuffle,
+    PixelUnshuffle,
     PoissonNLLLoss,
     PReLU,
     ReflectionPad1d,
@@ -79,6 +82,7 @@ from .modules import (
     ReplicationPad1d,
     ReplicationPad2d,
     ReplicationPad3d,
+    RMSNorm,
     RReLU,
     Sequential,
     Sigmoid,
@@ -116,4 +120,6 @@ __all__ = [
     "ReplicationPad3d", "SELU", "Sequential", "SiLU", "Sigmoid", "SmoothL1Loss", "SoftMarginLoss", "Softmax",
     "Softmax2d", "Softmin", "Softplus", "Softshrink", "Softsign", "Tanh", "Tanhshrink", "Threshold",
     "TripletMarginLoss", "Unflatten", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "functional", "init", "utils",
+    # ops batch 9
+    "ChannelShuffle", "PixelShuffle", "PixelUnshuffle", "RMSNorm",
 ]

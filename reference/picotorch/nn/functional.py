@@ -33,7 +33,16 @@ __all__ = ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d", 
            "multilabel_soft_margin_loss", "nll_loss", "normalize", "one_hot", "pad", "pairwise_distance",
            "poisson_nll_loss", "prelu", "relu", "relu6", "relu_", "rrelu", "rrelu_", "selu", "selu_", "sigmoid", "silu",
            "smooth_l1_loss", "soft_margin_loss", "softmax", "softmin", "softplus", "softshrink", "softsign", "tanh",
-           "tanhshrink", "threshold", "threshold_", "triplet_margin_loss"]
+           "tanhshrink", "threshold", "threshold_", "triplet_margin_loss",
+           # ops batch 9
+           "channel_shuffle", "pixel_shuffle", "pixel_unshuffle", "rms_norm"]
+
+
+# ----------------------------------------------------------------------------- pixel and channel shuffles: the
+# torch functions themselves (``F.pixel_shuffle is torch.pixel_shuffle``)
+pixel_shuffle = _VF.pixel_shuffle
+pixel_unshuffle = _VF.pixel_unshuffle
+channel_shuffle = _VF.channel_shuffle
 
 
 # ----------------------------------------------------------------------------- pooling
@@ -370,6 +379,11 @@ def group_norm(input, num_groups: int, weight=None, bias=None, eps: float = 1e-0
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps: float = 1e-05):
     return _VF.layer_norm(input, normalized_shape, weight, bias, eps, True)
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """``torch.rms_norm``: eps ``None`` is the epsilon of the input's opmath type."""
+    return _VF.rms_norm(input, normalized_shape, weight, eps)
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type: float = 2.0,

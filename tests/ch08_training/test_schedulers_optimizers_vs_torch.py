@@ -384,3 +384,148 @@ def test_scheduler_classes_print_with_torchs_module():
     for n in names:
         assert [c.__name__ for c in getattr(picotorch.optim.lr_scheduler, n).__mro__] == \
             [c.__name__ for c in getattr(torch.optim.lr_scheduler, n).__mro__]
+
+
+# ----------------------------------------------------------------------------- optimizers
+
+
+def _train(T, make: str, dtype: str):
+    """Four steps of a small model; the parameters, repr, state (keys, shapes, dtypes) and param_groups."""
+    T.manual_seed(0)
+    dt = getattr(T, dtype)
+    model = T.nn.Sequential(T.nn.Linear(3, 4), T.nn.Tanh(), T.nn.Linear(4, 1)).to(dt)
+    try:
+        opt = eval(make, {"torch": T})(model.parameters())
+    except Exception as error:  # noqa: BLE001 - the error is the result compared
+        return f"{type(error).__name__}: {error}"
+    x = T.tensor(np.linspace(-1, 1, 15).reshape(5, 3), dtype=dt)
+    for _ in range(4):
+        opt.zero_grad()
+        model(x).pow(2).mean().backward()
+        opt.step()
+    sd = opt.state_dict()
+    state = {k: {name: (tuple(v.shape), str(v.dtype)) for name, v in s.items()} for k, s in sd["state"].items()}
+    return [p.detach().numpy() for p in model.parameters()], repr(opt), state, sd["param_groups"]
+
+
+OPTIMIZERS = [
+    "lambda p: torch.optim.Adamax(p)", "lambda p: torch.optim.Adamax(p, lr=0.05, betas=(0.8, 0.9), weight_decay=0.1)",
+    "lambda p: torch.optim.Adamax(p, lr=0.05, eps=0.01, maximize=True)",
+    "lambda p: torch.optim.NAdam(p)", "lambda p: torch.optim.NAdam(p, lr=0.05, momentum_decay=0.1, weight_decay=0.1)",
+    "lambda p: torch.optim.NAdam(p, lr=0.05, weight_decay=0.1, decoupled_weight_decay=True, maximize=True)",
+    "lambda p: torch.optim.RAdam(p)", "lambda p: torch.optim.RAdam(p, lr=0.05, betas=(0.5, 0.6), weight_decay=0.1)",
+    "lambda p: torch.optim.RAdam(p, lr=0.05, betas=(0.5, 0.6), weight_decay=0.1, decoupled_weight_decay=True)",
+    "lambda p: torch.optim.Adadelta(p)", "lambda p: torch.optim.Adadelta(p, lr=0.5, rho=0.5, weight_decay=0.1)",
+    "lambda p: torch.optim.Adadelta(p, eps=1e-3, maximize=True)",
+    "lambda p: torch.optim.ASGD(p)", "lambda p: torch.optim.ASGD(p, lr=0.1, lambd=0.1, alpha=0.5, t0=2)",
+    "lambda p: torch.optim.ASGD(p, lr=0.1, t0=0.5, weight_decay=0.1, maximize=True)",
+    "lambda p: torch.optim.Rprop(p)",
+    "lambda p: torch.optim.Rprop(p, lr=0.05, etas=(0.3, 1.7), step_sizes=(0.01, 0.1))",
+    "lambda p: torch.optim.Rprop(p, lr=0.05, maximize=True)",
+    "lambda p: torch.optim.Adamax(p, lr=-1)", "lambda p: torch.optim.Adamax(p, eps=-1)",
+    "lambda p: torch.optim.Adamax(p, betas=(1.0, 0.9))", "lambda p: torch.optim.Adamax(p, betas=(0.9, -0.1))",
+    "lambda p: torch.optim.Adamax(p, weight_decay=-1)", "lambda p: torch.optim.NAdam(p, momentum_decay=-1)",
+    "lambda p: torch.optim.NAdam(p, lr=-0.5)", "lambda p: torch.optim.NAdam(p, betas=(0.9, 1.0))",
+    "lambda p: torch.optim.RAdam(p, eps=-1e-8)", "lambda p: torch.optim.RAdam(p, weight_decay=-1)",
+    "lambda p: torch.optim.Adadelta(p, rho=1.5)", "lambda p: torch.optim.Adadelta(p, lr=-1)",
+    "lambda p: torch.optim.Adadelta(p, eps=-1)", "lambda p: torch.optim.ASGD(p, lr=-1)",
+    "lambda p: torch.optim.ASGD(p, weight_decay=-1)", "lambda p: torch.optim.Rprop(p, etas=(1.5, 2.0))",
+    "lambda p: torch.optim.Rprop(p, etas=(0.5, 0.9))", "lambda p: torch.optim.Rprop(p, lr=-1)",
+    "lambda p: torch.optim.Adamax(p, lr=torch.tensor([0.1, 0.2]))",
+]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("make", OPTIMIZERS)
+def test_optimizer_matches_torch(make, dtype):
+    ours, theirs = _train(picotorch, make, dtype), _train(torch, make, dtype)
+    if isinstance(theirs, str):
+        assert ours == theirs
+        return
+    rtol = 1e-5 if dtype == "float32" else 1e-12
+    for a, b in zip(ours[0], theirs[0]):
+        np.testing.assert_allclose(a, b, rtol=rtol, atol=rtol * 1e-2)
+    assert ours[1:] == theirs[1:]
+
+
+@pytest.mark.parametrize("name", ["Adamax", "NAdam", "RAdam", "Adadelta", "ASGD", "Rprop"])
+def test_complex_parameters_step_as_pairs_of_reals(name):
+    """A complex parameter (hand-set gradients, one of them sign-flipping for Rprop): its values after five steps
+    and its state's dtypes."""
+    def prog(T):
+        p = T.tensor([1 + 2j, -0.5 + 0.25j, 3 - 1j], dtype=T.complex128)
+        opt = getattr(T.optim, name)([p], lr=0.1)
+        for k in range(5):
+            p.grad = T.tensor([0.5 - 1j, (-1) ** k * (0.25 + 0.5j), 0.1j], dtype=T.complex128)
+            opt.step()
+        return [p.tolist(), {k: (str(v.dtype), tuple(v.shape)) for k, v in opt.state[p].items()}]
+
+    ours, theirs = prog(picotorch), prog(torch)
+    np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-12)
+    assert ours[1] == theirs[1]
+
+
+@pytest.mark.parametrize("name", ["Adam", "RMSprop", "Adagrad", "Adamax", "NAdam", "RAdam", "Adadelta", "ASGD",
+                                  "Rprop"])
+def test_scalar_state_follows_the_default_dtype(name):
+    """``step`` (and NAdam's ``mu_product``, ASGD's ``eta`` and ``mu``) are float64 under a float64 default dtype."""
+    def prog(T):
+        T.set_default_dtype(T.float64)
+        try:
+            p = T.nn.Parameter(T.ones(2))
+            opt = getattr(T.optim, name)([p], lr=0.1)
+            for _ in range(3):
+                p.grad = T.tensor([0.5, -1.0])
+                opt.step()
+            return [p.tolist(), {k: (str(v.dtype), v.tolist()) for k, v in opt.state[p].items()}]
+        finally:
+            T.set_default_dtype(T.float32)
+
+    ours, theirs = prog(picotorch), prog(torch)
+    np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-12)
+    assert ours[1].keys() == theirs[1].keys()
+    for key in ours[1]:
+        assert ours[1][key][0] == theirs[1][key][0]
+        np.testing.assert_allclose(ours[1][key][1], theirs[1][key][1], rtol=1e-12)
+
+
+def test_schedulers_drive_the_new_optimizers():
+    """OneCycleLR cycles beta1 of Adamax/NAdam/RAdam; a StepLR changes Rprop's lr (used only at its first step)."""
+    def prog(T):
+        seen = []
+        for name in ["Adamax", "NAdam", "RAdam", "Adadelta", "ASGD", "Rprop"]:
+            p = T.nn.Parameter(T.ones(2, dtype=T.float64))
+            opt = getattr(T.optim, name)([p], lr=0.1)
+            try:
+                sched = T.optim.lr_scheduler.OneCycleLR(opt, 0.5, total_steps=6)
+            except ValueError as error:
+                seen.append(str(error))
+                sched = T.optim.lr_scheduler.StepLR(opt, 2, 0.5)
+            for _ in range(5):
+                p.grad = T.tensor([0.5, -1.0], dtype=T.float64)
+                opt.step()
+                sched.step()
+            seen.append([p.tolist(), _groups(opt)])
+        return seen
+
+    ours, theirs = prog(picotorch), prog(torch)
+    assert repr(ours) == repr(theirs) or _close(ours, theirs)
+
+
+def _close(ours, theirs) -> bool:
+    """Equal but for parameter values within rtol 1e-12 (float64)."""
+    for a, b in zip(ours, theirs):
+        if isinstance(a, str) or isinstance(b, str):
+            assert a == b
+            continue
+        np.testing.assert_allclose(a[0], b[0], rtol=1e-12)
+        assert a[1] == b[1]
+    return len(ours) == len(theirs)
+
+
+def test_each_optimizer_class_prints_with_its_own_module():
+    names = ["Adamax", "NAdam", "RAdam", "Adadelta", "ASGD", "Rprop"]
+    assert set(names) <= set(picotorch.optim.__all__)
+    ours = [repr(getattr(picotorch.optim, name)).replace("picotorch", "torch") for name in names]
+    assert ours == [repr(getattr(torch.optim, name)) for name in names]
+    assert [getattr(picotorch.optim, n).__mro__[1].__name__ for n in names] == ["Optimizer"] * 6

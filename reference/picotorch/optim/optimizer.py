@@ -4,14 +4,17 @@ An optimizer holds ``param_groups`` (dicts: ``params`` plus every hyper-paramete
 ``defaults`` filling what a group leaves out) and ``state``, per-parameter buffers keyed by the
 parameter itself. ``state_dict()`` replaces each parameter by its index in the order the groups list
 them, as PyTorch does, so a saved state can be loaded into a fresh optimizer over new tensors.
+Zero-dim state such as ``step`` is float32, or float64 under a float64 default dtype (``_get_scalar_dtype``).
 """
 
 from __future__ import annotations
 
 import warnings
 
+from .. import _C
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad, no_grad
+from ..c10 import scalar_type as st
 
 
 class _RequiredParameter:
@@ -35,6 +38,29 @@ def _typename(obj) -> str:
         return "torch." + _TENSOR_TYPES.get(str(obj.dtype).removeprefix("torch."), "Tensor")
     module, name = type(obj).__module__, type(obj).__qualname__
     return name if module in ("", "builtins") else f"{module}.{name}"
+
+
+def _get_scalar_dtype():
+    """The dtype of the optimizers' zero-dim state (``step``...): float64 when that is the default dtype."""
+    return st.float64 if st.get_default_dtype() == st.float64 else st.float32
+
+
+def _new_scalar(value: float):
+    """A zero-dim state tensor such as ``step``, in ``_get_scalar_dtype()``."""
+    return _C.tensor(value, dtype=_get_scalar_dtype())
+
+
+def _check_lr(lr) -> None:
+    """The learning-rate check of PyTorch's newer optimizers (a tensor rate must have one element)."""
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+    if not 0.0 <= lr:
+        raise ValueError(f"Invalid learning rate: {lr}")
+
+
+def _to_scalar(value):
+    """A one-element tensor hyper-parameter as a zero-dim tensor; anything else as it is."""
+    return value.squeeze() if isinstance(value, Tensor) and value.dim() != 0 else value
 
 
 class Optimizer:

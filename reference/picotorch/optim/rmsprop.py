@@ -12,8 +12,7 @@ numbers (``view_as_real``).
 from __future__ import annotations
 
 from .. import _C
-from ..c10 import scalar_type as st
-from .optimizer import Optimizer
+from .optimizer import Optimizer, _new_scalar
 
 _VF = _C._VariableFunctions
 
@@ -40,7 +39,7 @@ class RMSprop(Optimizer):
     def _state_of(self, param, group) -> dict:
         state = self.state.setdefault(param, {})
         if len(state) == 0:
-            state["step"] = _C.tensor(0.0, dtype=st.float32)
+            state["step"] = _new_scalar(0.0)
             state["square_avg"] = _VF.zeros_like(param)
             if group["momentum"] > 0:
                 state["momentum_buffer"] = _VF.zeros_like(param)

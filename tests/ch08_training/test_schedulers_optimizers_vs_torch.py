@@ -489,6 +489,47 @@ def test_scalar_state_follows_the_default_dtype(name):
         np.testing.assert_allclose(ours[1][key][1], theirs[1][key][1], rtol=1e-12)
 
 
+@pytest.mark.parametrize("name", ["Adamax", "NAdam", "RAdam", "Adadelta", "ASGD", "Rprop"])
+def test_state_dict_round_trip(name):
+    """Two steps, the state loaded into a fresh optimizer over a copy (float64: the loaded zero-dim state such as
+    ASGD's eta becomes float64 but keeps taking float32 values), two more steps."""
+    def prog(T):
+        g = np.random.default_rng(0)
+        p = T.tensor(g.normal(size=4), dtype=T.float64)
+        opt = getattr(T.optim, name)([p], lr=0.1, **({"t0": 1} if name == "ASGD" else {}))
+        for _ in range(2):
+            p.grad = T.tensor(g.normal(size=4))
+            opt.step()
+        q = p.detach().clone()
+        again = getattr(T.optim, name)([q], lr=0.5)
+        again.load_state_dict(opt.state_dict())
+        for _ in range(2):
+            q.grad = T.tensor(g.normal(size=4))
+            again.step()
+        return q.tolist(), {k: (str(v.dtype), v.tolist()) for k, v in again.state[q].items()}, _groups(again)
+
+    ours, theirs = prog(picotorch), prog(torch)
+    np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-12)
+    assert [(k, v[0]) for k, v in ours[1].items()] == [(k, v[0]) for k, v in theirs[1].items()]
+    for key in ours[1]:
+        np.testing.assert_allclose(ours[1][key][1], theirs[1][key][1], rtol=1e-12)
+    assert ours[2] == theirs[2]
+
+
+@pytest.mark.parametrize("name", ["Adam", "AdamW", "RMSprop", "Adamax", "NAdam", "RAdam", "Adadelta", "ASGD", "Rprop"])
+def test_capturable_on_the_cpu_fails_at_the_first_step(name):
+    def prog(T):
+        p = T.nn.Parameter(T.ones(2))
+        opt = getattr(T.optim, name)([p], capturable=True)
+        p.grad = T.ones(2)
+        try:
+            opt.step()
+        except AssertionError as error:
+            return [str(error), p.tolist(), {k: v.tolist() for k, v in opt.state[p].items()}]
+
+    assert_same(prog)
+
+
 def test_schedulers_drive_the_new_optimizers():
     """OneCycleLR cycles beta1 of Adamax/NAdam/RAdam; a StepLR changes Rprop's lr (used only at its first step)."""
     def prog(T):

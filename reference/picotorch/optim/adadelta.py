@@ -10,7 +10,7 @@ real numbers and its delta is seen as complex again for the update.
 from __future__ import annotations
 
 from .. import _C
-from .optimizer import Optimizer, _check_lr, _new_scalar, _to_scalar
+from .optimizer import Optimizer, _check_capturable, _check_lr, _new_scalar, _to_scalar
 
 _VF = _C._VariableFunctions
 
@@ -40,6 +40,7 @@ class Adadelta(Optimizer):
 
     def _update(self, param, group) -> None:
         state = self._state_of(param)
+        _check_capturable(param, group, supports_xla=False)
         rho, eps = group["rho"], group["eps"]
         state["step"] += 1
         grad = param.grad if not group["maximize"] else -param.grad

@@ -10,7 +10,7 @@ float32 tensor), ``exp_avg`` and ``exp_inf``. One step, in PyTorch's order: ``st
 from __future__ import annotations
 
 from .. import _C
-from .optimizer import Optimizer, _check_lr, _new_scalar, _to_scalar
+from .optimizer import Optimizer, _check_capturable, _check_lr, _new_scalar, _to_scalar
 
 _VF = _C._VariableFunctions
 
@@ -42,6 +42,7 @@ class Adamax(Optimizer):
 
     def _update(self, param, group) -> None:
         state = self._state_of(param)
+        _check_capturable(param, group)
         grad = param.grad if not group["maximize"] else -param.grad
         beta1, beta2 = group["betas"]
         exp_avg, exp_inf = state["exp_avg"], state["exp_inf"]

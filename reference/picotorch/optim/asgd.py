@@ -4,13 +4,14 @@ Per parameter the state holds ``step``, ``eta`` (the current rate) and ``mu`` (t
 float32 tensors, and ``ax``, the average of the iterates. One step, in PyTorch's order: ``step += 1``; weight
 decay ``grad + weight_decay * param``; ``param *= 1 - lambd * eta``; ``param -= eta * grad``; ``ax`` moves to
 ``param`` by ``mu`` (a plain copy while ``mu`` is 1); then the next ``eta = lr / (1 + lambd * lr * step) **
-alpha`` and ``mu = 1 / max(1, step - t0)``, computed in Python floats and stored rounded to float32.
+alpha`` and ``mu = 1 / max(1, step - t0)``, computed in Python floats and stored through a tensor of the
+default dtype (so rounded to float32 even where ``eta`` is float64, as after loading a float64 parameter's state).
 """
 
 from __future__ import annotations
 
 from .. import _C
-from .optimizer import Optimizer, _check_lr, _new_scalar, _to_scalar
+from .optimizer import Optimizer, _check_capturable, _check_lr, _new_scalar, _to_scalar
 
 _VF = _C._VariableFunctions
 
@@ -39,6 +40,7 @@ class ASGD(Optimizer):
 
     def _update(self, param, group) -> None:
         state = self._state_of(param, group)
+        _check_capturable(param, group, "params, mus, etas, and state_steps")
         grad = param.grad if not group["maximize"] else -param.grad
         lambd, lr, alpha = group["lambd"], _to_scalar(group["lr"]), group["alpha"]
         mu, ax, eta = state["mu"], state["ax"], state["eta"]
@@ -55,5 +57,6 @@ class ASGD(Optimizer):
         else:
             ax.copy_(param)
         step = state["step"].item()
-        eta.fill_(lr / ((1 + lambd * lr * step) ** alpha))
-        mu.fill_(1 / max(1, step - group["t0"]))
+        # made in the default dtype, then copied: a float64 eta (after load_state_dict) holds float32 values
+        eta.copy_(_C.as_tensor(lr / ((1 + lambd * lr * step) ** alpha)))
+        mu.copy_(_C.as_tensor(1 / max(1, step - group["t0"])))

@@ -14,7 +14,7 @@ the product of the ``mu`` so far, rounded to float32 at each step as PyTorch's i
 from __future__ import annotations
 
 from .. import _C
-from .optimizer import Optimizer, _check_lr, _new_scalar, _to_scalar
+from .optimizer import Optimizer, _check_capturable, _check_lr, _new_scalar, _to_scalar
 
 _VF = _C._VariableFunctions
 
@@ -51,6 +51,7 @@ class NAdam(Optimizer):
 
     def _update(self, param, group) -> None:
         state = self._state_of(param)
+        _check_capturable(param, group, "params, mu_products and state_steps")
         grad = param.grad if not group["maximize"] else -param.grad
         lr, weight_decay, momentum_decay = _to_scalar(group["lr"]), group["weight_decay"], group["momentum_decay"]
         beta1, beta2 = group["betas"]

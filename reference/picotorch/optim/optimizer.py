@@ -58,6 +58,16 @@ def _check_lr(lr) -> None:
         raise ValueError(f"Invalid learning rate: {lr}")
 
 
+def _check_capturable(param, group: dict, tensors: str = "params and state_steps", supports_xla: bool = True) -> None:
+    """``capturable=True`` (CUDA graphs) needs the parameter on an accelerator: on the CPU, PyTorch's update raises
+    this before its first change (the state is already made)."""
+    if not group["capturable"]:
+        return
+    devices = ["cuda", "xpu", "hpu", "privateuseone"] + (["xla"] if supports_xla else [])
+    if param.device.type not in devices:
+        raise AssertionError(f"If capturable=True, {tensors} must be on supported devices: {devices}.")
+
+
 def _to_scalar(value):
     """A one-element tensor hyper-parameter as a zero-dim tensor; anything else as it is."""
     return value.squeeze() if isinstance(value, Tensor) and value.dim() != 0 else value

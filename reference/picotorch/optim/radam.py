@@ -12,7 +12,7 @@ of the approximated moving average ``rho_t = rho_inf - 2 * step * beta2 ** step 
 from __future__ import annotations
 
 from .. import _C
-from .optimizer import Optimizer, _check_lr, _new_scalar, _to_scalar
+from .optimizer import Optimizer, _check_capturable, _check_lr, _new_scalar, _to_scalar
 
 _VF = _C._VariableFunctions
 
@@ -45,6 +45,7 @@ class RAdam(Optimizer):
 
     def _update(self, param, group) -> None:
         state = self._state_of(param)
+        _check_capturable(param, group)
         grad = param.grad if not group["maximize"] else -param.grad
         lr, weight_decay = _to_scalar(group["lr"]), group["weight_decay"]
         beta1, beta2 = group["betas"]

@@ -10,7 +10,7 @@ where zero; ``step_size = clamp(step_size * sign, *step_sizes)``; where the sign
 from __future__ import annotations
 
 from .. import _C
-from .optimizer import Optimizer, _check_lr, _new_scalar, _to_scalar
+from .optimizer import Optimizer, _check_capturable, _check_lr, _new_scalar, _to_scalar
 
 _VF = _C._VariableFunctions
 
@@ -38,6 +38,7 @@ class Rprop(Optimizer):
 
     def _update(self, param, group) -> None:
         state = self._state_of(param, group)
+        _check_capturable(param, group)
         grad = param.grad if not group["maximize"] else -param.grad
         etaminus, etaplus = group["etas"]
         step_size_min, step_size_max = group["step_sizes"]

@@ -530,6 +530,38 @@ def test_capturable_on_the_cpu_fails_at_the_first_step(name):
     assert_same(prog)
 
 
+@pytest.mark.parametrize("name", ["SGD", "Adam", "RMSprop", "Adagrad", "Adamax", "NAdam", "RAdam", "Adadelta", "ASGD",
+                                  "Rprop"])
+@pytest.mark.parametrize("shape", [(), (1,)])
+def test_a_one_element_tensor_lr(name, shape):
+    """lr=tensor(0.01) or tensor([0.01]): the update uses it as a zero-dim tensor (PyTorch's ``_to_scalar``)."""
+    def prog(T):
+        p = T.tensor([1.0, -2.0, 0.5])
+        opt = getattr(T.optim, name)([p], lr=T.full(shape, 0.01))
+        for k in range(3):
+            p.grad = T.tensor([0.5, -1.0, 0.25 * (-1) ** k])
+            opt.step()
+        return p.tolist(), {k: (str(v.dtype), v.tolist()) for k, v in opt.state[p].items()}
+
+    ours, theirs = prog(picotorch), prog(torch)
+    np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-6)  # float32 sqrt: see test_complex_parameters_...
+    assert [(k, v[0]) for k, v in ours[1].items()] == [(k, v[0]) for k, v in theirs[1].items()]
+
+
+def test_state_is_a_defaultdict():
+    """``opt.state[p]`` of a parameter with no state is ``{}`` (and then listed), before and after loading."""
+    def prog(T):
+        p = T.nn.Parameter(T.ones(2))
+        opt = T.optim.SGD([p], lr=0.1)
+        p.grad = T.ones(2)
+        opt.step()
+        seen = [repr(opt.state), opt.state[p], len(opt.state)]
+        opt.load_state_dict(opt.state_dict())
+        return seen + [type(opt.state).__name__, opt.state[p], repr(opt.state).replace("Parameter containing:\n", "")]
+
+    assert_same(prog)
+
+
 def test_schedulers_drive_the_new_optimizers():
     """OneCycleLR cycles beta1 of Adamax/NAdam/RAdam; a StepLR changes Rprop's lr (used only at its first step)."""
     def prog(T):

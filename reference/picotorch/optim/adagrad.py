@@ -10,7 +10,7 @@ real numbers (``view_as_real``).
 from __future__ import annotations
 
 from .. import _C
-from .optimizer import Optimizer, _new_scalar
+from .optimizer import Optimizer, _new_scalar, _to_scalar
 
 _VF = _C._VariableFunctions
 
@@ -54,7 +54,7 @@ class Adagrad(Optimizer):
         grad = param.grad if not group["maximize"] else -param.grad
         if group["weight_decay"] != 0:
             grad = grad.add(param, alpha=group["weight_decay"])
-        clr = group["lr"] / (1 + (step - 1) * group["lr_decay"])
+        clr = _to_scalar(group["lr"]) / (1 + (step - 1) * group["lr_decay"])
         state_sum = state["sum"]
         if param.is_complex():  # the real and imaginary parts step as separate numbers (torch's view_as_real)
             param, grad, state_sum = (_VF.view_as_real(t) for t in (param, grad, state_sum))

@@ -12,7 +12,7 @@ real numbers (its tensors seen through ``view_as_real``).
 from __future__ import annotations
 
 from .. import _C
-from .optimizer import Optimizer, _check_capturable, _new_scalar
+from .optimizer import Optimizer, _check_capturable, _new_scalar, _to_scalar
 
 _VF = _C._VariableFunctions
 
@@ -50,7 +50,7 @@ class Adam(Optimizer):
         state = self._state_of(param, group)
         _check_capturable(param, group)
         grad = param.grad if not group["maximize"] else -param.grad
-        lr, weight_decay, eps = group["lr"], group["weight_decay"], group["eps"]
+        lr, weight_decay, eps = _to_scalar(group["lr"]), group["weight_decay"], group["eps"]
         beta1, beta2 = group["betas"]
         exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
         state["step"].add_(1)

@@ -10,6 +10,7 @@ Zero-dim state such as ``step`` is float32, or float64 under a float64 default d
 from __future__ import annotations
 
 import warnings
+from collections import defaultdict
 
 from .. import _C
 from .._tensor import Tensor
@@ -79,7 +80,7 @@ class Optimizer:
             raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, "
                             f"but got {_typename(params)}")
         self.defaults = defaults
-        self.state: dict = {}
+        self.state: dict = defaultdict(dict)  # opt.state[p] of a parameter without state is {}
         self.param_groups: list[dict] = []
         param_groups = list(params)
         if len(param_groups) == 0:
@@ -191,7 +192,7 @@ class Optimizer:
             raise ValueError("loaded state dict contains a parameter group that doesn't match the size of "
                              "optimizer's group")
         id_map = {saved_id: p for g, s in zip(groups, saved_groups) for saved_id, p in zip(s["params"], g["params"])}
-        state: dict = {}
+        state: dict = defaultdict(dict)
         for key, value in state_dict["state"].items():
             if key in id_map:
                 param = id_map[key]

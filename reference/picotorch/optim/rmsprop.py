@@ -12,7 +12,7 @@ numbers (``view_as_real``).
 from __future__ import annotations
 
 from .. import _C
-from .optimizer import Optimizer, _check_capturable, _new_scalar
+from .optimizer import Optimizer, _check_capturable, _new_scalar, _to_scalar
 
 _VF = _C._VariableFunctions
 
@@ -51,7 +51,7 @@ class RMSprop(Optimizer):
         state = self._state_of(param, group)
         _check_capturable(param, group)
         grad = param.grad if not group["maximize"] else -param.grad
-        alpha, eps, lr, momentum = group["alpha"], group["eps"], group["lr"], group["momentum"]
+        alpha, eps, lr, momentum = group["alpha"], group["eps"], _to_scalar(group["lr"]), group["momentum"]
         state["step"] += 1
         if group["weight_decay"] != 0:
             grad = grad.add(param, alpha=group["weight_decay"])

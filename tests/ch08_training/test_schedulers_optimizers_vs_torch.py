@@ -192,7 +192,25 @@ def test_step_before_optimizer_step_and_overridden_step_warn():
         sched.step()
         return [sched.get_last_lr(), sched.state_dict()]
 
-    for prog in [before, overridden, in_order_and_get_lr_by_hand, cyclic_get_lr_by_hand, warm_restarts_never_warn]:
+    def nested_before(T):
+        L, o = T.optim.lr_scheduler, _sgd(T)
+        chained = L.ChainedScheduler([L.ConstantLR(o, 0.5, 2), L.ExponentialLR(o, 0.9)])
+        sequential = L.SequentialLR(o, [L.LinearLR(o, total_iters=2), L.StepLR(o, 1)], [1])
+        for _ in range(3):
+            chained.step()
+            sequential.step()
+        return [chained.get_last_lr(), sequential.get_last_lr(), sequential.state_dict()]
+
+    def plateau_and_one_cycle_before(T):
+        o = _sgd(T)
+        plateau, one_cycle = T.optim.lr_scheduler.ReduceLROnPlateau(o), T.optim.lr_scheduler.OneCycleLR(o, 1.0, 5)
+        for _ in range(2):
+            plateau.step(1.0)
+            one_cycle.step()
+        return one_cycle.get_last_lr()
+
+    for prog in [before, overridden, in_order_and_get_lr_by_hand, cyclic_get_lr_by_hand, warm_restarts_never_warn,
+                 nested_before, plateau_and_one_cycle_before]:
         assert_same(prog)
 
 

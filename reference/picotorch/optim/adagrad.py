@@ -10,8 +10,7 @@ real numbers (``view_as_real``).
 from __future__ import annotations
 
 from .. import _C
-from ..c10 import scalar_type as st
-from .optimizer import Optimizer
+from .optimizer import Optimizer, _new_scalar, _to_scalar
 
 _VF = _C._VariableFunctions
 
@@ -44,7 +43,7 @@ class Adagrad(Optimizer):
         state = self.state.setdefault(param, {})
         if len(state) == 0:
             value = self.defaults["initial_accumulator_value"]
-            state["step"] = _C.tensor(0.0, dtype=st.float32)
+            state["step"] = _new_scalar(0.0)
             state["sum"] = _VF.full_like(param, complex(value, value) if param.is_complex() else value)
         return state
 
@@ -55,7 +54,7 @@ class Adagrad(Optimizer):
         grad = param.grad if not group["maximize"] else -param.grad
         if group["weight_decay"] != 0:
             grad = grad.add(param, alpha=group["weight_decay"])
-        clr = group["lr"] / (1 + (step - 1) * group["lr_decay"])
+        clr = _to_scalar(group["lr"]) / (1 + (step - 1) * group["lr_decay"])
         state_sum = state["sum"]
         if param.is_complex():  # the real and imaginary parts step as separate numbers (torch's view_as_real)
             param, grad, state_sum = (_VF.view_as_real(t) for t in (param, grad, state_sum))

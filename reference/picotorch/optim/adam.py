@@ -12,8 +12,7 @@ real numbers (its tensors seen through ``view_as_real``).
 from __future__ import annotations
 
 from .. import _C
-from ..c10 import scalar_type as st
-from .optimizer import Optimizer
+from .optimizer import Optimizer, _check_capturable, _new_scalar, _to_scalar
 
 _VF = _C._VariableFunctions
 
@@ -40,7 +39,7 @@ class Adam(Optimizer):
     def _state_of(self, param, group) -> dict:
         state = self.state.setdefault(param, {})
         if len(state) == 0:
-            state["step"] = _C.tensor(0.0, dtype=st.float32)
+            state["step"] = _new_scalar(0.0)
             state["exp_avg"] = _VF.zeros_like(param)
             state["exp_avg_sq"] = _VF.zeros_like(param)
             if group["amsgrad"]:
@@ -49,8 +48,9 @@ class Adam(Optimizer):
 
     def _update(self, param, group) -> None:
         state = self._state_of(param, group)
+        _check_capturable(param, group)
         grad = param.grad if not group["maximize"] else -param.grad
-        lr, weight_decay, eps = group["lr"], group["weight_decay"], group["eps"]
+        lr, weight_decay, eps = _to_scalar(group["lr"]), group["weight_decay"], group["eps"]
         beta1, beta2 = group["betas"]
         exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
         state["step"].add_(1)

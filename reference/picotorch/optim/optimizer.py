@@ -4,14 +4,18 @@ An optimizer holds ``param_groups`` (dicts: ``params`` plus every hyper-paramete
 ``defaults`` filling what a group leaves out) and ``state``, per-parameter buffers keyed by the
 parameter itself. ``state_dict()`` replaces each parameter by its index in the order the groups list
 them, as PyTorch does, so a saved state can be loaded into a fresh optimizer over new tensors.
+Zero-dim state such as ``step`` is float32, or float64 under a float64 default dtype (``_get_scalar_dtype``).
 """
 
 from __future__ import annotations
 
 import warnings
+from collections import defaultdict
 
+from .. import _C
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad, no_grad
+from ..c10 import scalar_type as st
 
 
 class _RequiredParameter:
@@ -37,13 +41,46 @@ def _typename(obj) -> str:
     return name if module in ("", "builtins") else f"{module}.{name}"
 
 
+def _get_scalar_dtype():
+    """The dtype of the optimizers' zero-dim state (``step``...): float64 when that is the default dtype."""
+    return st.float64 if st.get_default_dtype() == st.float64 else st.float32
+
+
+def _new_scalar(value: float):
+    """A zero-dim state tensor such as ``step``, in ``_get_scalar_dtype()``."""
+    return _C.tensor(value, dtype=_get_scalar_dtype())
+
+
+def _check_lr(lr) -> None:
+    """The learning-rate check of PyTorch's newer optimizers (a tensor rate must have one element)."""
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+    if not 0.0 <= lr:
+        raise ValueError(f"Invalid learning rate: {lr}")
+
+
+def _check_capturable(param, group: dict, tensors: str = "params and state_steps", supports_xla: bool = True) -> None:
+    """``capturable=True`` (CUDA graphs) needs the parameter on an accelerator: on the CPU, PyTorch's update raises
+    this before its first change (the state is already made)."""
+    if not group["capturable"]:
+        return
+    devices = ["cuda", "xpu", "hpu", "privateuseone"] + (["xla"] if supports_xla else [])
+    if param.device.type not in devices:
+        raise AssertionError(f"If capturable=True, {tensors} must be on supported devices: {devices}.")
+
+
+def _to_scalar(value):
+    """A one-element tensor hyper-parameter as a zero-dim tensor; anything else as it is."""
+    return value.squeeze() if isinstance(value, Tensor) and value.dim() != 0 else value
+
+
 class Optimizer:
     def __init__(self, params, defaults: dict) -> None:
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, "
                             f"but got {_typename(params)}")
         self.defaults = defaults
-        self.state: dict = {}
+        self.state: dict = defaultdict(dict)  # opt.state[p] of a parameter without state is {}
         self.param_groups: list[dict] = []
         param_groups = list(params)
         if len(param_groups) == 0:
@@ -155,7 +192,7 @@ class Optimizer:
             raise ValueError("loaded state dict contains a parameter group that doesn't match the size of "
                              "optimizer's group")
         id_map = {saved_id: p for g, s in zip(groups, saved_groups) for saved_id, p in zip(s["params"], g["params"])}
-        state: dict = {}
+        state: dict = defaultdict(dict)
         for key, value in state_dict["state"].items():
             if key in id_map:
                 param = id_map[key]

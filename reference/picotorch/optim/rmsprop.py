@@ -12,8 +12,7 @@ numbers (``view_as_real``).
 from __future__ import annotations
 
 from .. import _C
-from ..c10 import scalar_type as st
-from .optimizer import Optimizer
+from .optimizer import Optimizer, _check_capturable, _new_scalar, _to_scalar
 
 _VF = _C._VariableFunctions
 
@@ -40,7 +39,7 @@ class RMSprop(Optimizer):
     def _state_of(self, param, group) -> dict:
         state = self.state.setdefault(param, {})
         if len(state) == 0:
-            state["step"] = _C.tensor(0.0, dtype=st.float32)
+            state["step"] = _new_scalar(0.0)
             state["square_avg"] = _VF.zeros_like(param)
             if group["momentum"] > 0:
                 state["momentum_buffer"] = _VF.zeros_like(param)
@@ -50,8 +49,9 @@ class RMSprop(Optimizer):
 
     def _update(self, param, group) -> None:
         state = self._state_of(param, group)
+        _check_capturable(param, group)
         grad = param.grad if not group["maximize"] else -param.grad
-        alpha, eps, lr, momentum = group["alpha"], group["eps"], group["lr"], group["momentum"]
+        alpha, eps, lr, momentum = group["alpha"], group["eps"], _to_scalar(group["lr"]), group["momentum"]
         state["step"] += 1
         if group["weight_decay"] != 0:
             grad = grad.add(param, alpha=group["weight_decay"])

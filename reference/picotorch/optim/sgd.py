@@ -7,7 +7,7 @@ Nesterov's ``grad + momentum * buf``, then ``param - lr * grad``.
 
 from __future__ import annotations
 
-from .optimizer import Optimizer
+from .optimizer import Optimizer, _to_scalar
 
 
 class SGD(Optimizer):
@@ -41,4 +41,4 @@ class SGD(Optimizer):
             else:
                 buf.mul_(momentum).add_(grad, alpha=1 - group["dampening"])
             grad = grad.add(buf, alpha=momentum) if group["nesterov"] else buf
-        param.add_(grad, alpha=-group["lr"])
+        param.add_(grad, alpha=-_to_scalar(group["lr"]))

@@ -30,7 +30,7 @@ from ..autograd.grad_mode import no_grad
 from ..native.checks import broadcast_shapes
 from ..native.dispatcher import ops
 from . import _reduction
-from .parameter import Parameter
+from .parameter import Parameter as _Parameter
 
 __all__ = ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "adaptive_max_pool2d_with_indices",
            "avg_pool1d", "avg_pool2d", "batch_norm", "binary_cross_entropy", "binary_cross_entropy_with_logits", "celu",
@@ -47,7 +47,7 @@ __all__ = ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d", 
 
 # The types that never answer a call (a Parameter opts out): a call whose relevant arguments are all of these
 # skips the full check, which looks for subclasses and tensor-likes (objects with a __torch_function__).
-_PLAIN = frozenset({Tensor, Parameter, type(None)})
+_PLAIN = frozenset({Tensor, _Parameter, type(None)})
 
 
 # ----------------------------------------------------------------------------- pooling

@@ -15,5 +15,8 @@ from .rmsprop import RMSprop
 from .rprop import Rprop
 from .sgd import SGD
 
+# as torch/optim/__init__.py: the optimizers' modules are not attributes of the package (import them by name)
+del adadelta, adagrad, adam, adamax, adamw, asgd, nadam, optimizer, radam, rmsprop, rprop, sgd  # noqa: F821
+
 __all__ = ["ASGD", "SGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "NAdam", "Optimizer", "RAdam",
            "RMSprop", "Rprop", "lr_scheduler"]

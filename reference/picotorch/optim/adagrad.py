@@ -47,6 +47,10 @@ class Adagrad(Optimizer):
             state["sum"] = _VF.full_like(param, complex(value, value) if param.is_complex() else value)
         return state
 
+    def step(self, closure=None):
+        """One update of every parameter that has a gradient (``Optimizer._step``)."""
+        return self._step(closure)
+
     def _update(self, param, group) -> None:
         state = self._new_state(param)
         state["step"] += 1

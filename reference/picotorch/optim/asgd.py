@@ -38,6 +38,10 @@ class ASGD(Optimizer):
             state["ax"] = _VF.zeros_like(param)
         return state
 
+    def step(self, closure=None):
+        """One update of every parameter that has a gradient (``Optimizer._step``)."""
+        return self._step(closure)
+
     def _update(self, param, group) -> None:
         state = self._state_of(param, group)
         _check_capturable(param, group, "params, mus, etas, and state_steps")

@@ -49,6 +49,10 @@ class NAdam(Optimizer):
             state["exp_avg_sq"] = _VF.zeros_like(param)
         return state
 
+    def step(self, closure=None):
+        """One update of every parameter that has a gradient (``Optimizer._step``)."""
+        return self._step(closure)
+
     def _update(self, param, group) -> None:
         state = self._state_of(param)
         _check_capturable(param, group, "params, mu_products and state_steps")

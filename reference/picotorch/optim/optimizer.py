@@ -9,13 +9,16 @@ Zero-dim state such as ``step`` is float32, or float64 under a float64 default d
 
 from __future__ import annotations
 
+import functools
 import warnings
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
+from itertools import chain
 
 from .. import _C
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..c10 import scalar_type as st
+from ..utils.hooks import RemovableHandle
 
 
 class _RequiredParameter:
@@ -74,12 +77,40 @@ def _to_scalar(value):
     return value.squeeze() if isinstance(value, Tensor) and value.dim() != 0 else value
 
 
+# the hooks every optimizer's step runs (torch.optim.optimizer.register_optimizer_step_pre_hook / _post_hook)
+_global_optimizer_pre_hooks: OrderedDict = OrderedDict()
+_global_optimizer_post_hooks: OrderedDict = OrderedDict()
+
+
+def register_optimizer_step_pre_hook(hook) -> RemovableHandle:
+    """``hook(optimizer, args, kwargs)`` before every optimizer's step, before its own pre hooks."""
+    return _add_hook(_global_optimizer_pre_hooks, hook)
+
+
+def register_optimizer_step_post_hook(hook) -> RemovableHandle:
+    """``hook(optimizer, args, kwargs)`` after every optimizer's step, after its own post hooks."""
+    return _add_hook(_global_optimizer_post_hooks, hook)
+
+
+def _add_hook(table: OrderedDict, hook, prepend: bool = False) -> RemovableHandle:
+    handle = RemovableHandle(table)
+    table[handle.id] = hook
+    if prepend:
+        table.move_to_end(handle.id, last=False)
+    return handle
+
+
 class Optimizer:
     def __init__(self, params, defaults: dict) -> None:
+        self.defaults = defaults
+        for table in ("_optimizer_step_pre_hooks", "_optimizer_step_post_hooks", "_optimizer_state_dict_pre_hooks",
+                      "_optimizer_state_dict_post_hooks", "_optimizer_load_state_dict_pre_hooks",
+                      "_optimizer_load_state_dict_post_hooks"):
+            setattr(self, table, OrderedDict())
+        self._patch_step_function()
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, "
                             f"but got {_typename(params)}")
-        self.defaults = defaults
         self.state: dict = defaultdict(dict)  # opt.state[p] of a parameter without state is {}
         self.param_groups: list[dict] = []
         param_groups = list(params)
@@ -89,6 +120,7 @@ class Optimizer:
             param_groups = [{"params": param_groups}]
         for group in param_groups:
             self.add_param_group(group)
+        self._warned_capturable_if_run_uncaptured = True
 
     def __repr__(self) -> str:
         text = self.__class__.__name__ + " ("
@@ -134,11 +166,55 @@ class Optimizer:
             raise ValueError("some parameters appear in more than one parameter group")
         self.param_groups.append(param_group)
 
-    def step(self, closure=None):
-        """Update every parameter that has a gradient (``_update``: PyTorch's ``_single_tensor_*`` for one).
+    # ------------------------------------------------------------------ step hooks
 
-        The closure re-evaluates the model, so it runs with grad mode on; the update itself without.
-        """
+    @staticmethod
+    def profile_hook_step(func):
+        """Wrap a class's ``step``: the global and the optimizer's pre hooks (each may return new ``(args,
+        kwargs)``), the step, then its post hooks and the global ones."""
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            self = args[0]
+            for pre_hook in chain(_global_optimizer_pre_hooks.values(), self._optimizer_step_pre_hooks.values()):
+                result = pre_hook(self, args, kwargs)
+                if result is not None:
+                    if not (isinstance(result, tuple) and len(result) == 2):
+                        raise RuntimeError(f"{func} must return None or a tuple of (new_args, new_kwargs), but got "
+                                           f"{result}.")
+                    args, kwargs = result
+            out = func(*args, **kwargs)
+            self._optimizer_step_code()
+            for post_hook in chain(self._optimizer_step_post_hooks.values(), _global_optimizer_post_hooks.values()):
+                post_hook(self, args, kwargs)
+            return out
+        return wrapper
+
+    def _patch_step_function(self) -> None:
+        """The first optimizer of a class wraps the class's ``step`` once (``profile_hook_step``)."""
+        self._zero_grad_profile_name = f"Optimizer.zero_grad#{self.__class__.__name__}.zero_grad"
+        if not getattr(self.__class__.step, "hooked", None):
+            self.__class__.step = self.profile_hook_step(self.__class__.step)
+            self.__class__.step.hooked = True
+
+    def _optimizer_step_code(self) -> None:
+        """An empty function the profiler marks a step's end with."""
+
+    def register_step_pre_hook(self, hook) -> RemovableHandle:
+        """``hook(optimizer, args, kwargs)`` before ``step``; it may return ``(new_args, new_kwargs)``."""
+        return _add_hook(self._optimizer_step_pre_hooks, hook)
+
+    def register_step_post_hook(self, hook) -> RemovableHandle:
+        """``hook(optimizer, args, kwargs)`` after ``step``."""
+        return _add_hook(self._optimizer_step_post_hooks, hook)
+
+    def step(self, closure=None):
+        """Each optimizer class has its own (so its hooks' messages and ``opt.step`` name it): ``SGD.step``..."""
+        raise NotImplementedError
+
+    def _step(self, closure=None):
+        """What every ``step`` here does: update each parameter that has a gradient (``_update``, PyTorch's
+        ``_single_tensor_*`` for one). The closure re-evaluates the model, so it runs with grad mode on; the update
+        itself without."""
         loss = None
         if closure is not None:
             with enable_grad():
@@ -169,7 +245,33 @@ class Optimizer:
 
     # ------------------------------------------------------------------ state_dict
 
+    def register_state_dict_pre_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+        """``hook(optimizer)`` before ``state_dict`` packs the state."""
+        return _add_hook(self._optimizer_state_dict_pre_hooks, hook, prepend)
+
+    def register_state_dict_post_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+        """``hook(optimizer, state_dict)`` after: it may return a new state dict."""
+        return _add_hook(self._optimizer_state_dict_post_hooks, hook, prepend)
+
+    def register_load_state_dict_pre_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+        """``hook(optimizer, state_dict)`` before loading (a shallow copy): it may return a new state dict."""
+        return _add_hook(self._optimizer_load_state_dict_pre_hooks, hook, prepend)
+
+    def register_load_state_dict_post_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+        """``hook(optimizer)`` after loading."""
+        return _add_hook(self._optimizer_load_state_dict_post_hooks, hook, prepend)
+
     def state_dict(self) -> dict:
+        for pre_hook in self._optimizer_state_dict_pre_hooks.values():
+            pre_hook(self)
+        state_dict = self._packed_state()
+        for post_hook in self._optimizer_state_dict_post_hooks.values():
+            result = post_hook(self, state_dict)
+            if result is not None:
+                state_dict = result
+        return state_dict
+
+    def _packed_state(self) -> dict:
         # PyTorch numbers the positions, not the tensors: a tensor listed twice in one group takes its last
         # position there, and a tensor already numbered by an earlier group keeps that number
         index: dict[int, int] = {}
@@ -184,6 +286,16 @@ class Optimizer:
         return {"state": state, "param_groups": groups}
 
     def load_state_dict(self, state_dict: dict) -> None:
+        state_dict = state_dict.copy()  # shallow, as Module's
+        for pre_hook in self._optimizer_load_state_dict_pre_hooks.values():
+            result = pre_hook(self, state_dict)
+            if result is not None:
+                state_dict = result
+        self._load(state_dict)
+        for post_hook in self._optimizer_load_state_dict_post_hooks.values():
+            post_hook(self)
+
+    def _load(self, state_dict: dict) -> None:
         groups = self.param_groups
         saved_groups = state_dict["param_groups"]
         if len(groups) != len(saved_groups):

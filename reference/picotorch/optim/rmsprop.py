@@ -47,6 +47,10 @@ class RMSprop(Optimizer):
                 state["grad_avg"] = _VF.zeros_like(param)
         return state
 
+    def step(self, closure=None):
+        """One update of every parameter that has a gradient (``Optimizer._step``)."""
+        return self._step(closure)
+
     def _update(self, param, group) -> None:
         state = self._state_of(param, group)
         _check_capturable(param, group)

@@ -36,6 +36,10 @@ class Rprop(Optimizer):
             state["step_size"] = _VF.full_like(param.grad, fill)
         return state
 
+    def step(self, closure=None):
+        """One update of every parameter that has a gradient (``Optimizer._step``)."""
+        return self._step(closure)
+
     def _update(self, param, group) -> None:
         state = self._state_of(param, group)
         _check_capturable(param, group)

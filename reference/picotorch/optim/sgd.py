@@ -27,6 +27,10 @@ class SGD(Optimizer):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, defaults)
 
+    def step(self, closure=None):
+        """One update of every parameter that has a gradient (``Optimizer._step``)."""
+        return self._step(closure)
+
     def _update(self, param, group) -> None:
         grad = param.grad if not group["maximize"] else -param.grad
         if group["weight_decay"] != 0:

@@ -661,6 +661,12 @@ TORCH_FUNCTIONS = {
     'group_norm': [
         (vt.group_norm, 'group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enabled=True)', vt.PARAMETERS['group_norm']),
     ],
+    'gru': [
+        (vt.gru_input, 'gru(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first)', vt.PARAMETERS['gru_input']),
+    ],
+    'gru_cell': [
+        (vt.gru_cell, 'gru_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None)', vt.PARAMETERS['gru_cell']),
+    ],
     'gt': [
         (vt.gt_Tensor, 'gt(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['gt_Tensor'][0], vt.PARAMETERS['gt_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.gt_Tensor_out, ('out',))),
         (vt.gt_Scalar, 'gt(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['gt_Scalar'][0], vt.PARAMETERS['gt_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.gt_Scalar_out, ('out',))),
@@ -871,6 +877,12 @@ TORCH_FUNCTIONS = {
     'logsumexp': [
         (vt.logsumexp, 'logsumexp(Tensor input, int[1] dim, bool keepdim=False, *, Tensor out=None)', (vt.PARAMETERS['logsumexp'][0], vt.PARAMETERS['logsumexp'][1] + (('out', 'Tensor?', True),)), (vt.logsumexp_out, ('out',))),
     ],
+    'lstm': [
+        (vt.lstm_input, 'lstm(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first)', vt.PARAMETERS['lstm_input']),
+    ],
+    'lstm_cell': [
+        (vt.lstm_cell, 'lstm_cell(Tensor input, Tensor[] hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None)', vt.PARAMETERS['lstm_cell']),
+    ],
     'lt': [
         (vt.lt_Tensor, 'lt(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['lt_Tensor'][0], vt.PARAMETERS['lt_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.lt_Tensor_out, ('out',))),
         (vt.lt_Scalar, 'lt(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['lt_Scalar'][0], vt.PARAMETERS['lt_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.lt_Scalar_out, ('out',))),
@@ -933,6 +945,9 @@ TORCH_FUNCTIONS = {
     ],
     'minimum': [
         (vt.minimum, 'minimum(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['minimum'][0], vt.PARAMETERS['minimum'][1] + (('out', 'Tensor?', True),)), (vt.minimum_out, ('out',))),
+    ],
+    'mkldnn_rnn_layer': [
+        (vt.mkldnn_rnn_layer, 'mkldnn_rnn_layer(Tensor input, Tensor weight0, Tensor weight1, Tensor weight2, Tensor weight3, Tensor hx_, Tensor cx_, bool reverse, int[] batch_sizes, int mode, int hidden_size, int num_layers, bool has_biases, bool bidirectional, bool batch_first, bool train)', vt.PARAMETERS['mkldnn_rnn_layer']),
     ],
     'mm': [
         (vt.mm, 'mm(Tensor input, Tensor mat2, *, Tensor out=None)', (vt.PARAMETERS['mm'][0], vt.PARAMETERS['mm'][1] + (('out', 'Tensor?', True),)), (vt.mm_out, ('out',))),
@@ -1118,6 +1133,18 @@ TORCH_FUNCTIONS = {
     ],
     'resolve_neg': [
         (vt.resolve_neg, 'resolve_neg(Tensor input)', vt.PARAMETERS['resolve_neg']),
+    ],
+    'rnn_relu': [
+        (vt.rnn_relu_input, 'rnn_relu(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first)', vt.PARAMETERS['rnn_relu_input']),
+    ],
+    'rnn_relu_cell': [
+        (vt.rnn_relu_cell, 'rnn_relu_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None)', vt.PARAMETERS['rnn_relu_cell']),
+    ],
+    'rnn_tanh': [
+        (vt.rnn_tanh_input, 'rnn_tanh(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first)', vt.PARAMETERS['rnn_tanh_input']),
+    ],
+    'rnn_tanh_cell': [
+        (vt.rnn_tanh_cell, 'rnn_tanh_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None)', vt.PARAMETERS['rnn_tanh_cell']),
     ],
     'roll': [
         (vt.roll, 'roll(Tensor input, int[1] shifts, int[1] dims=[])', vt.PARAMETERS['roll']),

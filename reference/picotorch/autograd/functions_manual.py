@@ -71,6 +71,7 @@ __all__ = [  # what `from functions_manual import *` gives the generated nodes
     "evenly_distribute_backward",
     "restore_reduced_dims",
     "scale_grad_by_count", "aminmax_backward",
+    "mkldnn_rnn_layer_backward_grads",
     # convolution, pooling, batch_norm (ops batch 8)
     "convolution_double_backward",
     "max_pool_double_backward",
@@ -1645,3 +1646,12 @@ def index_copy_source_backward(grad, dim, index, source, source_dim):
     if source_dim > 0:
         return ops.expand_as(ops.index_select(grad, dim, index), source)
     return ops.index_select(grad, dim, ops.squeeze(index, 0) if index.dim() else index)
+
+
+def mkldnn_rnn_layer_backward_grads(input, weight0, weight1, weight2, weight3, hx_, cx_, output, hy_, cy_, grads,
+                                    reverse, mode, hidden_size, num_layers, has_biases, train, bidirectional,
+                                    batch_sizes, batch_first, workspace):
+    """oneDNN's LSTM layer: the gradients of its seven inputs from those of output, ``hy`` and ``cy``."""
+    return ops.mkldnn_rnn_layer_backward(input, weight0, weight1, weight2, weight3, hx_, cx_, output, hy_, cy_,
+                                         grads[0], grads[1], grads[2], reverse, mode, hidden_size, num_layers,
+                                         has_biases, train, bidirectional, batch_sizes, batch_first, workspace)

@@ -533,6 +533,18 @@ from .reflection_pad import (
     replication_pad3d_backward,
 )
 from .resize import resize_output, write_out
+from .rnn import (
+    gru_cell,
+    gru_input,
+    lstm_cell,
+    lstm_input,
+    mkldnn_rnn_layer,
+    mkldnn_rnn_layer_backward,
+    rnn_relu_cell,
+    rnn_relu_input,
+    rnn_tanh_cell,
+    rnn_tanh_input,
+)
 from .scatter_gather import (
     gather,
     index_add,
@@ -888,4 +900,7 @@ __all__ = [
     "is_set_to",
     # round with decimals, fill_diagonal_
     "fill_diagonal_", "round_decimals",
+    # recurrent layers
+    "gru_cell", "gru_input", "lstm_cell", "lstm_input", "mkldnn_rnn_layer", "mkldnn_rnn_layer_backward",
+    "rnn_relu_cell", "rnn_relu_input", "rnn_tanh_cell", "rnn_tanh_input",
 ]

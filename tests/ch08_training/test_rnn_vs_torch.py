@@ -336,3 +336,42 @@ def test_training_loop_matches():
             losses.append(loss.item())
         return losses, dict(lstm.named_parameters())
     assert_same(prog, rtol=1e-12, atol=1e-12)
+
+
+PAD_INPUTS = [np.random.default_rng(4).standard_normal(shape) for shape in ((3, 2), (1, 2), (4, 2))]
+
+
+@pytest.mark.parametrize("batch_first", [False, True])
+@pytest.mark.parametrize("padding_side", ["right", "left"])
+def test_pad_sequence_values_graph_and_gradients(batch_first, padding_side):
+    def prog(T):
+        a, b, c = (T.tensor(x, requires_grad=True) for x in PAD_INPUTS)
+        p = T.nn.utils.rnn.pad_sequence([a, b, c], batch_first=batch_first, padding_value=-1.5,
+                                        padding_side=padding_side)
+        (p * T.arange(p.numel(), dtype=p.dtype).reshape(p.shape)).sum().backward()
+        return p, p.stride(), a.grad, b.grad, c.grad, graph_structure(p)
+    ours, theirs = prog(picotorch), prog(torch)
+    assert ours[5] == theirs[5]
+    assert_same(lambda T: prog(T)[:5], rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("args", [
+    "[]", "[T.ones(2)], False, 0.0, 'mid'", "T.ones(2, 3)", "5", "[T.ones(2, 3), T.ones(3, 2)]",
+    "[T.ones(2, 3), T.ones(3, 3, dtype=T.float64)]", "[T.tensor(1.)]", "(T.ones(2, dtype=T.int64) for _ in range(2))",
+    "[T.ones(0, 2), T.ones(1, 2)], True",
+])
+def test_pad_sequence_inputs_and_errors(args):
+    def prog(T):
+        p = eval(f"T.nn.utils.rnn.pad_sequence({args})")
+        return p, p.stride()
+    assert_same(prog)
+
+
+def test_unpad_sequence_inverts_pad_sequence():
+    def prog(T):
+        seqs = [T.arange(6.0).reshape(3, 2), T.ones(1, 2), T.zeros(2, 2)]
+        lengths = T.tensor([3, 1, 2])
+        padded = T.nn.utils.rnn.pad_sequence(seqs)
+        return T.nn.utils.rnn.unpad_sequence(padded, lengths), padded.shape, T.nn.utils.rnn.unpad_sequence(
+            T.nn.utils.rnn.pad_sequence(seqs, batch_first=True), lengths, batch_first=True)
+    assert_same(prog)

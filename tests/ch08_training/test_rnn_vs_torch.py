@@ -375,3 +375,37 @@ def test_unpad_sequence_inverts_pad_sequence():
         return T.nn.utils.rnn.unpad_sequence(padded, lengths), padded.shape, T.nn.utils.rnn.unpad_sequence(
             T.nn.utils.rnn.pad_sequence(seqs, batch_first=True), lengths, batch_first=True)
     assert_same(prog)
+
+
+def _backward_order(T, make, shape, dtype) -> list[int]:
+    """The order the engine runs the nodes in, each named by its breadth-first position below the outputs."""
+    T.manual_seed(0)
+    m = eval(make).to(getattr(T, dtype))
+    res = m(T.randn(*shape, dtype=getattr(T, dtype), requires_grad=True))
+    outs = _flat(res if isinstance(res, tuple) else (res,))
+    ids, queue, log = {}, [o.grad_fn for o in outs], []
+    while queue:
+        node = queue.pop(0)
+        if node is None or node in ids:
+            continue
+        ids[node] = len(ids)
+        node.register_prehook(lambda grads, i=ids[node]: log.append(i))
+        queue.extend(fn for fn, _ in node.next_functions)
+    sum(o.sum() for o in outs).backward()
+    return log
+
+
+@pytest.mark.parametrize("make, shape, dtype", [
+    ("T.nn.LSTM(3, 4, num_layers=2, bidirectional=True)", (3, 2, 3), "float64"),
+    ("T.nn.LSTM(3, 4, num_layers=2, bidirectional=True)", (3, 2, 3), "float32"),
+    ("T.nn.LSTM(3, 5, proj_size=2, batch_first=True)", (2, 3, 3), "float32"),
+    ("T.nn.GRU(3, 4, num_layers=2, batch_first=True)", (2, 3, 3), "float32"),
+    ("T.nn.RNN(3, 4, bidirectional=True, nonlinearity='relu')", (3, 2, 3), "float64"),
+    ("T.nn.LSTMCell(3, 4)", (2, 3), "float32"), ("T.nn.GRUCell(3, 4)", (2, 3), "float32"),
+])
+def test_backward_runs_the_nodes_in_torchs_order(make, shape, dtype):
+    """The engine's order follows the nodes' creation order (sequence numbers): h_n's and c_n's stacks are made
+    c_n first on the composite path (GCC evaluates make_tuple's arguments right to left), h_n first by oneDNN's."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert _backward_order(picotorch, make, shape, dtype) == _backward_order(torch, make, shape, dtype)

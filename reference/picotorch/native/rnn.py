@@ -206,8 +206,9 @@ def lstm_input(input, hx, params, has_biases, num_layers, dropout, train, bidire
     hiddens = list(zip(layer_hx, layer_cx))
     output, finals = _layer_stack(_lstm_cell, input, hiddens, _gather_params(params, has_biases, has_projections),
                                   num_layers, dropout, train, bidirectional)
-    hy = ops.stack([h for h, _ in finals], 0)
+    # make_tuple(outputs, stack(hy), stack(cy)): GCC evaluates the arguments right to left, cy's stack first
     cy = ops.stack([c for _, c in finals], 0)
+    hy = ops.stack([h for h, _ in finals], 0)
     if batch_first:
         output = ops.transpose(output, 0, 1)
     return output, hy, cy

@@ -409,3 +409,98 @@ def test_backward_runs_the_nodes_in_torchs_order(make, shape, dtype):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert _backward_order(picotorch, make, shape, dtype) == _backward_order(torch, make, shape, dtype)
+
+
+def _run_packed(T, cls, kwargs, lengths, dtype="float32", with_hx=False, enforce_sorted=True, batch_first=False,
+                train=False):
+    """A packed batch through a layer and padded back: outputs, graph, engine order and gradients."""
+    rng = np.random.default_rng(6)
+    T.manual_seed(0)
+    m = getattr(T.nn, cls)(3, 4, **kwargs).to(getattr(T, dtype))
+    m.train(train)
+    shape = (len(lengths), max(lengths), 3) if batch_first else (max(lengths), len(lengths), 3)
+    x = T.tensor(rng.standard_normal(shape), dtype=getattr(T, dtype), requires_grad=True)
+    packed = T.nn.utils.rnn.pack_padded_sequence(x, lengths, batch_first=batch_first, enforce_sorted=enforce_sorted)
+    n = m.num_layers * (2 if m.bidirectional else 1)
+
+    def h(size):
+        return T.tensor(rng.standard_normal((n, len(lengths), size)), dtype=getattr(T, dtype), requires_grad=True)
+    hx = None if not with_hx else (h(kwargs.get("proj_size") or 4), h(4)) if cls == "LSTM" else h(4)
+    out, hidden = m(packed, hx)
+    padded, out_lengths = T.nn.utils.rnn.pad_packed_sequence(out, batch_first=batch_first)
+    outs = [out.data, padded] + _flat((hidden,))
+    ids, queue, order = {}, [o.grad_fn for o in outs], []
+    while queue:
+        node = queue.pop(0)
+        if node is None or node in ids:
+            continue
+        ids[node] = len(ids)
+        node.register_prehook(lambda grads, i=ids[node]: order.append(i))
+        queue.extend(fn for fn, _ in node.next_functions)
+    structure = graph_structure(*outs)
+    sum(o.sum() * (i + 1) for i, o in enumerate(outs)).backward()
+    grads = [x.grad] + ([] if hx is None else [t.grad for t in _flat((hx,))]) + [p.grad for p in m.parameters()]
+    return outs, out_lengths.tolist(), structure, order, grads, type(out).__name__, out.batch_sizes.tolist()
+
+
+@pytest.mark.parametrize("cls", ["RNN", "GRU", "LSTM"])
+@pytest.mark.parametrize("kwargs, lengths, options", [
+    ({}, [3, 2, 1], {}),
+    ({}, [3, 3, 1], {"with_hx": True, "dtype": "float64"}),
+    ({"bidirectional": True}, [3, 2, 2], {}),
+    ({"bidirectional": True, "num_layers": 2}, [2, 4, 1], {"with_hx": True, "enforce_sorted": False}),
+    ({"num_layers": 2, "dropout": 0.3, "bidirectional": True}, [1, 4, 2],
+     {"with_hx": True, "enforce_sorted": False, "train": True, "batch_first": True}),
+])
+def test_packed_input(cls, kwargs, lengths, options):
+    """A float32 LSTM too is the composite here: PyTorch's packed LSTM has no oneDNN path."""
+    ours = _run_packed(picotorch, cls, kwargs, lengths, **options)
+    theirs = _run_packed(torch, cls, kwargs, lengths, **options)
+    tol = _tol(options.get("dtype", "float32"))
+    for a, b in zip(ours[0], theirs[0], strict=True):
+        assert tuple(a.shape) == tuple(b.shape) and a.stride() == b.stride()
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), **tol)
+    assert ours[1:4] == theirs[1:4] and ours[5:] == theirs[5:]
+    for a, b in zip(ours[4], theirs[4], strict=True):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), **tol)
+
+
+def test_packed_lstm_with_projections():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ours = _run_packed(picotorch, "LSTM", {"proj_size": 2}, [3, 1, 2], with_hx=True, enforce_sorted=False)
+        theirs = _run_packed(torch, "LSTM", {"proj_size": 2}, [3, 1, 2], with_hx=True, enforce_sorted=False)
+    assert ours[1:4] == theirs[1:4]
+    for a, b in zip(ours[0] + ours[4], theirs[0] + theirs[4], strict=True):
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_pack_and_pad_functions():
+    def prog(T):
+        x = T.tensor(PAD_INPUTS[2].reshape(2, 2, 2), requires_grad=True)
+        packed = T.nn.utils.rnn.pack_padded_sequence(x, T.tensor([2, 1]))
+        padded, lengths = T.nn.utils.rnn.pad_packed_sequence(packed, batch_first=True, padding_value=9.0,
+                                                            total_length=3)
+        (padded * T.arange(12.0, dtype=T.float64).reshape(2, 3, 2)).sum().backward()
+        node = packed.data.grad_fn
+        unsorted = T.nn.utils.rnn.pack_sequence([T.ones(1), T.arange(3.0), T.zeros(2)], enforce_sorted=False)
+        return (repr(packed), padded, lengths, x.grad, node.name(), node._saved_input_sym_sizes,
+                node._saved_result1, node._saved_batch_first, repr(unsorted),
+                T.nn.utils.rnn.unpack_sequence(unsorted), T.nn.utils.rnn.invert_permutation(T.tensor([2, 0, 1])),
+                type(packed).__mro__[1].__name__, packed._fields, repr(packed.double()), packed.to(T.float64).data)
+    assert_same(prog)
+
+
+@pytest.mark.parametrize("call", [
+    "pack_padded_sequence(T.ones(3, 2, 1), [1, 3])", "pack_padded_sequence(T.ones(3, 2, 1), [3, 0])",
+    "pack_padded_sequence(T.ones(3, 2, 1), [3])", "pack_padded_sequence(T.ones(0, 2, 1), [3, 1])",
+    "pack_padded_sequence(T.ones(3, 2, 1), T.tensor([[3, 1]]))",
+    "pad_packed_sequence(pack_padded_sequence(T.ones(3, 2, 1), [3, 1]), total_length=2)",
+    "pack_padded_sequence(T.ones(3, 2, 1), T.tensor([3.7, 1.2]))",
+])
+def test_packing_errors(call):
+    def prog(T):
+        R = T.nn.utils.rnn
+        return eval(call, {"T": T, "pack_padded_sequence": R.pack_padded_sequence,
+                           "pad_packed_sequence": R.pad_packed_sequence})
+    assert_same(prog)

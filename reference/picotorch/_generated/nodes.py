@@ -12970,3 +12970,43 @@ class MkldnnRnnLayerBackward0(Node):
     @property
     def _raw_saved_result3(node):
         return SavedVariable(None) if node.result3_ is None else node.result3_
+
+
+class PackPaddedSequenceBackward0(Node):
+    """Backward of ``_pack_padded_sequence(Tensor input, Tensor lengths, bool batch_first) -> (Tensor, Tensor)``."""
+
+    batch_first = None
+    input_sizes = None
+    result1_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        result1 = None if node.result1_ is None else node.result1_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            batch_first = node.batch_first
+            input_sizes = node.input_sizes
+            grad_inputs[0] = ops._pack_padded_sequence_backward(grad, input_sizes, result1, batch_first)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.result1_ is not None:
+            node.result1_.reset_data()
+
+    @property
+    def _saved_batch_first(node):
+        return node.batch_first
+
+    @property
+    def _saved_input_sym_sizes(node):
+        return node.input_sizes
+
+    @property
+    def _saved_result1(node):
+        return None if node.result1_ is None else node.result1_.unpack(node)
+
+    @property
+    def _raw_saved_result1(node):
+        return SavedVariable(None) if node.result1_ is None else node.result1_

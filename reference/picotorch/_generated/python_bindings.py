@@ -39,8 +39,14 @@ TORCH_FUNCTIONS = {
     '_log_softmax_backward_data': [
         (vt._log_softmax_backward_data, '_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor out=None)', (vt.PARAMETERS['_log_softmax_backward_data'][0], vt.PARAMETERS['_log_softmax_backward_data'][1] + (('out', 'Tensor?', True),)), (vt._log_softmax_backward_data_out, ('out',))),
     ],
+    '_pack_padded_sequence': [
+        (vt._pack_padded_sequence, '_pack_padded_sequence(Tensor input, Tensor lengths, bool batch_first)', vt.PARAMETERS['_pack_padded_sequence']),
+    ],
     '_pad_circular': [
         (vt._pad_circular, '_pad_circular(Tensor input, int[] pad)', vt.PARAMETERS['_pad_circular']),
+    ],
+    '_pad_packed_sequence': [
+        (vt._pad_packed_sequence, '_pad_packed_sequence(Tensor data, Tensor batch_sizes, bool batch_first, Scalar padding_value, int total_length)', vt.PARAMETERS['_pad_packed_sequence']),
     ],
     '_prelu_kernel': [
         (vt._prelu_kernel, '_prelu_kernel(Tensor input, Tensor weight)', vt.PARAMETERS['_prelu_kernel']),
@@ -662,6 +668,7 @@ TORCH_FUNCTIONS = {
         (vt.group_norm, 'group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enabled=True)', vt.PARAMETERS['group_norm']),
     ],
     'gru': [
+        (vt.gru_data, 'gru(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional)', vt.PARAMETERS['gru_data']),
         (vt.gru_input, 'gru(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first)', vt.PARAMETERS['gru_input']),
     ],
     'gru_cell': [
@@ -878,6 +885,7 @@ TORCH_FUNCTIONS = {
         (vt.logsumexp, 'logsumexp(Tensor input, int[1] dim, bool keepdim=False, *, Tensor out=None)', (vt.PARAMETERS['logsumexp'][0], vt.PARAMETERS['logsumexp'][1] + (('out', 'Tensor?', True),)), (vt.logsumexp_out, ('out',))),
     ],
     'lstm': [
+        (vt.lstm_data, 'lstm(Tensor data, Tensor batch_sizes, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional)', vt.PARAMETERS['lstm_data']),
         (vt.lstm_input, 'lstm(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first)', vt.PARAMETERS['lstm_input']),
     ],
     'lstm_cell': [
@@ -1135,12 +1143,14 @@ TORCH_FUNCTIONS = {
         (vt.resolve_neg, 'resolve_neg(Tensor input)', vt.PARAMETERS['resolve_neg']),
     ],
     'rnn_relu': [
+        (vt.rnn_relu_data, 'rnn_relu(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional)', vt.PARAMETERS['rnn_relu_data']),
         (vt.rnn_relu_input, 'rnn_relu(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first)', vt.PARAMETERS['rnn_relu_input']),
     ],
     'rnn_relu_cell': [
         (vt.rnn_relu_cell, 'rnn_relu_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None)', vt.PARAMETERS['rnn_relu_cell']),
     ],
     'rnn_tanh': [
+        (vt.rnn_tanh_data, 'rnn_tanh(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional)', vt.PARAMETERS['rnn_tanh_data']),
         (vt.rnn_tanh_input, 'rnn_tanh(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first)', vt.PARAMETERS['rnn_tanh_input']),
     ],
     'rnn_tanh_cell': [

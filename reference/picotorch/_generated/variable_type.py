@@ -11221,6 +11221,54 @@ def mkldnn_rnn_layer_backward(input, weight1, weight2, weight3, weight4, hx_, cx
     return result
 
 
+def _pack_padded_sequence(input, lengths, batch_first):
+    """``_pack_padded_sequence(Tensor input, Tensor lengths, bool batch_first) -> (Tensor, Tensor)``"""
+    check_no_requires_grad(lengths, "lengths", "_pack_padded_sequence")
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(input):
+        grad_fn = nodes.PackPaddedSequenceBackward0()
+        grad_fn.set_next_edges(collect_next_edges(input))
+        grad_fn.batch_first = batch_first
+        grad_fn.input_sizes = tuple(input._data.shape)
+    result = kernel_for("_pack_padded_sequence", device_of(input, lengths))(input, lengths, batch_first)
+    if grad_fn is not None:
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
+        grad_fn.result1_ = SavedVariable(result[1], is_output=True)
+    return result
+
+
+def _pack_padded_sequence_backward(grad, input_size, batch_sizes, batch_first):
+    """``_pack_padded_sequence_backward(Tensor grad, int[] input_size, Tensor batch_sizes, bool batch_first) -> Tensor``"""
+    result = kernel_for("_pack_padded_sequence_backward", device_of(grad, batch_sizes))(grad, input_size, batch_sizes, batch_first)
+    return result
+
+
+def _pad_packed_sequence(data, batch_sizes, batch_first, padding_value, total_length):
+    """``_pad_packed_sequence(Tensor data, Tensor batch_sizes, bool batch_first, Scalar padding_value, int total_length) -> (Tensor, Tensor)``"""
+    return native._pad_packed_sequence(data, batch_sizes, batch_first, padding_value, total_length)
+
+
+def lstm_data(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional):
+    """``lstm.data(Tensor data, Tensor batch_sizes, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor, Tensor)``"""
+    return native.lstm_data(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional)
+
+
+def gru_data(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional):
+    """``gru.data(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor)``"""
+    return native.gru_data(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional)
+
+
+def rnn_tanh_data(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional):
+    """``rnn_tanh.data(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor)``"""
+    return native.rnn_tanh_data(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional)
+
+
+def rnn_relu_data(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional):
+    """``rnn_relu.data(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor)``"""
+    return native.rnn_relu_data(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional)
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add_cuda}, add_Tensor)
 register_kernels("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, add_out)
@@ -12289,6 +12337,13 @@ register_kernels("rnn_tanh_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_h
 register_kernels("rnn_relu_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor", {"CompositeImplicitAutograd": native.rnn_relu_cell}, rnn_relu_cell)
 register_kernels("mkldnn_rnn_layer(Tensor input, Tensor weight0, Tensor weight1, Tensor weight2, Tensor weight3, Tensor hx_, Tensor cx_, bool reverse, int[] batch_sizes, int mode, int hidden_size, int num_layers, bool has_biases, bool bidirectional, bool batch_first, bool train) -> (Tensor, Tensor, Tensor, Tensor)", {"CPU": native.mkldnn_rnn_layer, "CUDA": native.mkldnn_rnn_layer}, mkldnn_rnn_layer)
 register_kernels("mkldnn_rnn_layer_backward(Tensor input, Tensor weight1, Tensor weight2, Tensor weight3, Tensor weight4, Tensor hx_, Tensor cx_tmp, Tensor output, Tensor hy_, Tensor cy_, Tensor? grad_output, Tensor? grad_hy, Tensor? grad_cy, bool reverse, int mode, int hidden_size, int num_layers, bool has_biases, bool train, bool bidirectional, int[] batch_sizes, bool batch_first, Tensor workspace) -> (Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Tensor)", {"CPU": native.mkldnn_rnn_layer_backward, "CUDA": native.mkldnn_rnn_layer_backward}, mkldnn_rnn_layer_backward)
+register_kernels("_pack_padded_sequence(Tensor input, Tensor lengths, bool batch_first) -> (Tensor, Tensor)", {"CPU": native._pack_padded_sequence, "CUDA": native._pack_padded_sequence}, _pack_padded_sequence)
+register_kernels("_pack_padded_sequence_backward(Tensor grad, int[] input_size, Tensor batch_sizes, bool batch_first) -> Tensor", {"CPU": native._pack_padded_sequence_backward, "CUDA": native._pack_padded_sequence_backward}, _pack_padded_sequence_backward)
+register_kernels("_pad_packed_sequence(Tensor data, Tensor batch_sizes, bool batch_first, Scalar padding_value, int total_length) -> (Tensor, Tensor)", {"CompositeImplicitAutograd": native._pad_packed_sequence}, _pad_packed_sequence)
+register_kernels("lstm.data(Tensor data, Tensor batch_sizes, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor, Tensor)", {"CompositeImplicitAutograd": native.lstm_data}, lstm_data)
+register_kernels("gru.data(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor)", {"CompositeImplicitAutograd": native.gru_data}, gru_data)
+register_kernels("rnn_tanh.data(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor)", {"CompositeImplicitAutograd": native.rnn_tanh_data}, rnn_tanh_data)
+register_kernels("rnn_relu.data(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor)", {"CompositeImplicitAutograd": native.rnn_relu_data}, rnn_relu_data)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -13361,6 +13416,13 @@ PARAMETERS = {
     "rnn_relu_cell": ((('input', 'Tensor', False), ('hx', 'Tensor', False), ('w_ih', 'Tensor', False), ('w_hh', 'Tensor', False), ('b_ih', 'Tensor?', True), ('b_hh', 'Tensor?', True),), ()),
     "mkldnn_rnn_layer": ((('input', 'Tensor', False), ('weight0', 'Tensor', False), ('weight1', 'Tensor', False), ('weight2', 'Tensor', False), ('weight3', 'Tensor', False), ('hx_', 'Tensor', False), ('cx_', 'Tensor', False), ('reverse', 'bool', False), ('batch_sizes', 'int[]', False), ('mode', 'int', False), ('hidden_size', 'int', False), ('num_layers', 'int', False), ('has_biases', 'bool', False), ('bidirectional', 'bool', False), ('batch_first', 'bool', False), ('train', 'bool', False),), ()),
     "mkldnn_rnn_layer_backward": ((('input', 'Tensor', False), ('weight1', 'Tensor', False), ('weight2', 'Tensor', False), ('weight3', 'Tensor', False), ('weight4', 'Tensor', False), ('hx_', 'Tensor', False), ('cx_tmp', 'Tensor', False), ('output', 'Tensor', False), ('hy_', 'Tensor', False), ('cy_', 'Tensor', False), ('grad_output', 'Tensor?', False), ('grad_hy', 'Tensor?', False), ('grad_cy', 'Tensor?', False), ('reverse', 'bool', False), ('mode', 'int', False), ('hidden_size', 'int', False), ('num_layers', 'int', False), ('has_biases', 'bool', False), ('train', 'bool', False), ('bidirectional', 'bool', False), ('batch_sizes', 'int[]', False), ('batch_first', 'bool', False), ('workspace', 'Tensor', False),), ()),
+    "_pack_padded_sequence": ((('input', 'Tensor', False), ('lengths', 'Tensor', False), ('batch_first', 'bool', False),), ()),
+    "_pack_padded_sequence_backward": ((('grad', 'Tensor', False), ('input_size', 'int[]', False), ('batch_sizes', 'Tensor', False), ('batch_first', 'bool', False),), ()),
+    "_pad_packed_sequence": ((('data', 'Tensor', False), ('batch_sizes', 'Tensor', False), ('batch_first', 'bool', False), ('padding_value', 'Scalar', False), ('total_length', 'int', False),), ()),
+    "lstm_data": ((('data', 'Tensor', False), ('batch_sizes', 'Tensor', False), ('hx', 'Tensor[]', False), ('params', 'Tensor[]', False), ('has_biases', 'bool', False), ('num_layers', 'int', False), ('dropout', 'any', False), ('train', 'bool', False), ('bidirectional', 'bool', False),), ()),
+    "gru_data": ((('data', 'Tensor', False), ('batch_sizes', 'Tensor', False), ('hx', 'Tensor', False), ('params', 'Tensor[]', False), ('has_biases', 'bool', False), ('num_layers', 'int', False), ('dropout', 'any', False), ('train', 'bool', False), ('bidirectional', 'bool', False),), ()),
+    "rnn_tanh_data": ((('data', 'Tensor', False), ('batch_sizes', 'Tensor', False), ('hx', 'Tensor', False), ('params', 'Tensor[]', False), ('has_biases', 'bool', False), ('num_layers', 'int', False), ('dropout', 'any', False), ('train', 'bool', False), ('bidirectional', 'bool', False),), ()),
+    "rnn_relu_data": ((('data', 'Tensor', False), ('batch_sizes', 'Tensor', False), ('hx', 'Tensor', False), ('params', 'Tensor[]', False), ('has_biases', 'bool', False), ('num_layers', 'int', False), ('dropout', 'any', False), ('train', 'bool', False), ('bidirectional', 'bool', False),), ()),
 }
 
 
@@ -14006,13 +14068,16 @@ register_op("replication_pad3d_backward", overloaded("replication_pad3d_backward
 register_op("_pad_circular", overloaded("_pad_circular", [(_pad_circular, PARAMETERS["_pad_circular"])]))
 register_op("is_set_to", overloaded("is_set_to", [(is_set_to, PARAMETERS["is_set_to"])]))
 register_op("fill_diagonal_", overloaded("fill_diagonal_", [(fill_diagonal_, PARAMETERS["fill_diagonal_"])]))
-register_op("lstm", overloaded("lstm", [(lstm_input, PARAMETERS["lstm_input"])]))
-register_op("gru", overloaded("gru", [(gru_input, PARAMETERS["gru_input"])]))
-register_op("rnn_tanh", overloaded("rnn_tanh", [(rnn_tanh_input, PARAMETERS["rnn_tanh_input"])]))
-register_op("rnn_relu", overloaded("rnn_relu", [(rnn_relu_input, PARAMETERS["rnn_relu_input"])]))
+register_op("lstm", overloaded("lstm", [(lstm_input, PARAMETERS["lstm_input"]), (lstm_data, PARAMETERS["lstm_data"])]))
+register_op("gru", overloaded("gru", [(gru_input, PARAMETERS["gru_input"]), (gru_data, PARAMETERS["gru_data"])]))
+register_op("rnn_tanh", overloaded("rnn_tanh", [(rnn_tanh_input, PARAMETERS["rnn_tanh_input"]), (rnn_tanh_data, PARAMETERS["rnn_tanh_data"])]))
+register_op("rnn_relu", overloaded("rnn_relu", [(rnn_relu_input, PARAMETERS["rnn_relu_input"]), (rnn_relu_data, PARAMETERS["rnn_relu_data"])]))
 register_op("lstm_cell", overloaded("lstm_cell", [(lstm_cell, PARAMETERS["lstm_cell"])]))
 register_op("gru_cell", overloaded("gru_cell", [(gru_cell, PARAMETERS["gru_cell"])]))
 register_op("rnn_tanh_cell", overloaded("rnn_tanh_cell", [(rnn_tanh_cell, PARAMETERS["rnn_tanh_cell"])]))
 register_op("rnn_relu_cell", overloaded("rnn_relu_cell", [(rnn_relu_cell, PARAMETERS["rnn_relu_cell"])]))
 register_op("mkldnn_rnn_layer", overloaded("mkldnn_rnn_layer", [(mkldnn_rnn_layer, PARAMETERS["mkldnn_rnn_layer"])]))
 register_op("mkldnn_rnn_layer_backward", overloaded("mkldnn_rnn_layer_backward", [(mkldnn_rnn_layer_backward, PARAMETERS["mkldnn_rnn_layer_backward"])]))
+register_op("_pack_padded_sequence", overloaded("_pack_padded_sequence", [(_pack_padded_sequence, PARAMETERS["_pack_padded_sequence"])]))
+register_op("_pack_padded_sequence_backward", overloaded("_pack_padded_sequence_backward", [(_pack_padded_sequence_backward, PARAMETERS["_pack_padded_sequence_backward"])]))
+register_op("_pad_packed_sequence", overloaded("_pad_packed_sequence", [(_pad_packed_sequence, PARAMETERS["_pad_packed_sequence"])]))

@@ -463,6 +463,7 @@ from .loss import (
 from .loss_nll import nll_loss2d_backward, nll_loss2d_forward, nll_loss_backward, nll_loss_forward
 from .normalization import renorm, renorm_
 from .onehot import one_hot
+from .packed_sequence import _pack_padded_sequence, _pack_padded_sequence_backward, _pad_packed_sequence
 from .pad_nd import constant_pad_nd
 from .pointwise_ops import addcdiv, addcdiv_, addcmul, addcmul_, lerp, lerp_
 from .pooling import (
@@ -535,14 +536,18 @@ from .reflection_pad import (
 from .resize import resize_output, write_out
 from .rnn import (
     gru_cell,
+    gru_data,
     gru_input,
     lstm_cell,
+    lstm_data,
     lstm_input,
     mkldnn_rnn_layer,
     mkldnn_rnn_layer_backward,
     rnn_relu_cell,
+    rnn_relu_data,
     rnn_relu_input,
     rnn_tanh_cell,
+    rnn_tanh_data,
     rnn_tanh_input,
 )
 from .scatter_gather import (
@@ -903,4 +908,6 @@ __all__ = [
     # recurrent layers
     "gru_cell", "gru_input", "lstm_cell", "lstm_input", "mkldnn_rnn_layer", "mkldnn_rnn_layer_backward",
     "rnn_relu_cell", "rnn_relu_input", "rnn_tanh_cell", "rnn_tanh_input",
+    "gru_data", "lstm_data", "rnn_relu_data", "rnn_tanh_data",
+    "_pack_padded_sequence", "_pack_padded_sequence_backward", "_pad_packed_sequence",
 ]

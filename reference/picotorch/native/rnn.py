@@ -25,6 +25,7 @@ from __future__ import annotations
 import warnings
 
 from ..c10 import scalar_type as st
+from .device import to_numpy
 from .dispatcher import ops
 from .helpers import convert, xp_of, zeros_array
 from .tensor_impl import new_tensor
@@ -129,12 +130,77 @@ def _bidirectional_layer(cell, input, hidden, p):
     return ops.cat([fw_output, rev_output], fw_output.dim() - 1), (fw_hidden, rev_hidden)
 
 
+# packed input: ``(data, batch_sizes)``; a finished sequence's hidden state is sliced off the batch (PackedLayer)
+
+
+def _hidden_slice(hidden, start, end):
+    if isinstance(hidden, tuple):  # make_tuple's arguments run right to left: c's narrow first
+        c = ops.narrow(hidden[1], 0, start, end - start)
+        return ops.narrow(hidden[0], 0, start, end - start), c
+    return ops.narrow(hidden, 0, start, end - start)
+
+
+def _hidden_concat(hiddens):
+    if isinstance(hiddens[0], tuple):  # c's cat first, as above
+        c = ops.cat([h[1] for h in hiddens], 0)
+        return ops.cat([h[0] for h in hiddens], 0), c
+    return ops.cat(hiddens, 0)
+
+
+def _packed_layer(cell, input, input_hidden, p):
+    data, batch_sizes = input
+    input_w = _linear_ih(p, data)
+    outputs, hiddens, hidden = [], [], input_hidden
+    offset, last = 0, batch_sizes[0]
+    for batch_size in batch_sizes:
+        step = ops.narrow(input_w, 0, offset, batch_size)
+        offset += batch_size
+        if last > batch_size:
+            hiddens.append(_hidden_slice(hidden, batch_size, last))
+            hidden = _hidden_slice(hidden, 0, batch_size)
+        last = batch_size
+        hidden = cell(step, hidden, p, True)
+        outputs.append(_as_output(hidden))
+    hiddens.append(hidden)
+    return ops.cat(outputs, 0), _hidden_concat(hiddens[::-1])
+
+
+def _reversed_packed_layer(cell, input, input_hidden, p):
+    data, batch_sizes = input
+    input_w = _linear_ih(p, data)
+    outputs, offset, last = [], data.size(0), batch_sizes[-1]
+    hidden = _hidden_slice(input_hidden, 0, last)
+    for batch_size in reversed(batch_sizes):
+        if batch_size > last:
+            hidden = _hidden_concat([hidden, _hidden_slice(input_hidden, last, batch_size)])
+        step = ops.narrow(input_w, 0, offset - batch_size, batch_size)
+        offset -= batch_size
+        last = batch_size
+        hidden = cell(step, hidden, p, True)
+        outputs.append(_as_output(hidden))
+    return ops.cat(outputs[::-1], 0), hidden
+
+
+def _packed_bidirectional_layer(cell, input, hidden, p):
+    fw_output, fw_hidden = _packed_layer(cell, input, hidden[0], p[0])
+    rev_output, rev_hidden = _reversed_packed_layer(cell, input, hidden[1], p[1])
+    return (ops.cat([fw_output, rev_output], -1), input[1]), (fw_hidden, rev_hidden)
+
+
+def _packed(layer):
+    """A packed layer taking and giving ``(data, batch_sizes)``."""
+    def run(cell, input, hidden, p):
+        output, final = layer(cell, input, hidden, p)
+        return (output, input[1]), final
+    return run
+
+
 def _check_steps(outputs):
     if not outputs:
         raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
 
 
-def _layer_stack(cell, input, hiddens, params, num_layers, dropout_p, train, bidirectional):
+def _layer_stack(cell, input, hiddens, params, num_layers, dropout_p, train, bidirectional, packed=False):
     """The last layer's output and every layer's (and direction's) final hidden state."""
     if bidirectional:
         hiddens = [(hiddens[i], hiddens[i + 1]) for i in range(0, len(hiddens), 2)]
@@ -143,13 +209,17 @@ def _layer_stack(cell, input, hiddens, params, num_layers, dropout_p, train, bid
         raise RuntimeError("Expected more hidden states in stacked_rnn")
     if num_layers != len(params):
         raise RuntimeError("Expected more weights in stacked_rnn")
-    layer = _bidirectional_layer if bidirectional else _full_layer
+    if packed:
+        layer = _packed_bidirectional_layer if bidirectional else _packed(_packed_layer)
+    else:
+        layer = _bidirectional_layer if bidirectional else _full_layer
     finals = []
     for i in range(num_layers):
         input, final = layer(cell, input, hiddens[i], params[i])
         finals.extend(final if bidirectional else [final])
         if dropout_p != 0 and train and i < num_layers - 1:
-            input = ops.dropout(input, dropout_p, True)
+            input = (ops.dropout(input[0], dropout_p, True), input[1]) if packed else ops.dropout(
+                input, dropout_p, True)
     return input, finals
 
 
@@ -177,6 +247,45 @@ def rnn_relu_input(input, hx, params, has_biases, num_layers, dropout, train, bi
 def gru_input(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
     return _one_hidden_rnn(_gru_cell, input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
                            batch_first)
+
+
+def _batch_sizes(batch_sizes) -> list[int]:
+    return [int(v) for v in to_numpy(batch_sizes._data)]
+
+
+def _one_hidden_packed(cell, data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional):
+    (output, _), finals = _layer_stack(cell, (data, _batch_sizes(batch_sizes)), list(ops.unbind(hx, 0)),
+                                       _gather_params(params, has_biases), num_layers, dropout, train, bidirectional,
+                                       packed=True)
+    return output, ops.stack(finals, 0)
+
+
+def rnn_tanh_data(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional):
+    return _one_hidden_packed(_simple_cell(ops.tanh), data, batch_sizes, hx, params, has_biases, num_layers,
+                              dropout, train, bidirectional)
+
+
+def rnn_relu_data(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional):
+    return _one_hidden_packed(_simple_cell(ops.relu), data, batch_sizes, hx, params, has_biases, num_layers,
+                              dropout, train, bidirectional)
+
+
+def gru_data(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional):
+    return _one_hidden_packed(_gru_cell, data, batch_sizes, hx, params, has_biases, num_layers, dropout, train,
+                              bidirectional)
+
+
+def lstm_data(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional):
+    """No oneDNN here: PyTorch's packed LSTM is always the composite."""
+    if len(hx) != 2:
+        raise RuntimeError("lstm expects two hidden states")
+    has_projections = hx[0].size(2) != hx[1].size(2)
+    hiddens = list(zip(ops.unbind(hx[0], 0), ops.unbind(hx[1], 0)))
+    (output, _), finals = _layer_stack(_lstm_cell, (data, _batch_sizes(batch_sizes)), hiddens,
+                                       _gather_params(params, has_biases, has_projections), num_layers, dropout,
+                                       train, bidirectional, packed=True)
+    cy = ops.stack([c for _, c in finals], 0)  # (right to left, as in lstm_input)
+    return output, ops.stack([h for h, _ in finals], 0), cy
 
 
 _PROJECTIONS_WARNING = ("LSTM with projections is not supported with oneDNN. Using default implementation. (Triggered "

@@ -5,7 +5,8 @@ A layer's parameters are named ``weight_ih_l{k}``, ``weight_hh_l{k}``, ``bias_ih
 drawn from ``U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))`` in that order. ``forward`` checks the shapes with
 PyTorch's messages, makes a zero ``h_0`` (and ``c_0``) when none is given, adds the batch dim of an unbatched
 input, and calls the ``_VF`` operator (``rnn_tanh``, ``lstm``, ``gru``...; ``native/rnn.py``) that builds the
-graph. Packed sequences are not supported.
+graph; a ``PackedSequence`` input runs the packed operators (``rnn_tanh.data``...) and gives a
+``PackedSequence`` back, the hidden states permuted by the batch's sort order.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from ..._C import _VariableFunctions as _VF
 from ..._C import empty, zeros
 from .. import init
 from ..parameter import Parameter
+from ..utils.rnn import PackedSequence
 from .module import Module
 
 __all__ = ["GRU", "LSTM", "RNN", "GRUCell", "LSTMCell", "RNNBase", "RNNCell", "RNNCellBase"]
@@ -48,6 +50,12 @@ def _check_base_args(input_size, hidden_size, num_layers, bias, batch_first, dro
         raise ValueError("proj_size should be a positive integer or zero to disable projections")
     if proj_size >= hidden_size:
         raise ValueError("proj_size has to be smaller than hidden_size")
+
+
+def _mini_batch(module, input, batch_sizes) -> int:
+    if batch_sizes is not None:
+        return int(batch_sizes[0])
+    return input.size(0) if module.batch_first else input.size(1)
 
 
 class RNNBase(Module):
@@ -136,7 +144,7 @@ class RNNBase(Module):
                                f"{input.size(-1)}")
 
     def get_expected_hidden_size(self, input, batch_sizes) -> tuple[int, int, int]:
-        mini_batch = input.size(0) if self.batch_first else input.size(1)
+        mini_batch = _mini_batch(self, input, batch_sizes)
         num_directions = 2 if self.bidirectional else 1
         size = self.proj_size if self.proj_size > 0 else self.hidden_size
         return (self.num_layers * num_directions, mini_batch, size)
@@ -216,6 +224,8 @@ class RNNBase(Module):
     def _one_hidden_forward(self, op, input, hx, name: str):
         """RNN's and GRU's forward: one hidden state."""
         self._update_flat_weights()
+        if isinstance(input, PackedSequence):
+            return self._one_hidden_packed(op, input, hx)
         input, hx, is_batched = self._batched(input, hx, name)
         if hx is None:
             hx = self._zeros(input, input.size(0) if self.batch_first else input.size(1), self.hidden_size)
@@ -226,6 +236,18 @@ class RNNBase(Module):
             output = output.squeeze(0 if self.batch_first else 1)
             hidden = hidden.squeeze(1)
         return output, hidden
+
+    def _one_hidden_packed(self, op, packed, hx):
+        input, batch_sizes, sorted_indices, unsorted_indices = packed
+        if hx is None:
+            hx = self._zeros(input, int(batch_sizes[0]), self.hidden_size)
+        else:
+            hx = self.permute_hidden(hx, sorted_indices)
+        self.check_forward_args(input, hx, batch_sizes)
+        output, hidden = op(input, batch_sizes, hx, self._flat_weights, self.bias, self.num_layers, self.dropout,
+                            self.training, self.bidirectional)
+        return (PackedSequence(output, batch_sizes, sorted_indices, unsorted_indices),
+                self.permute_hidden(hidden, unsorted_indices))
 
 
 class RNN(RNNBase):
@@ -259,7 +281,7 @@ class LSTM(RNNBase):
         super().__init__("LSTM", *args, **kwargs)
 
     def get_expected_cell_size(self, input, batch_sizes) -> tuple[int, int, int]:
-        mini_batch = input.size(0) if self.batch_first else input.size(1)
+        mini_batch = _mini_batch(self, input, batch_sizes)
         num_directions = 2 if self.bidirectional else 1
         return (self.num_layers * num_directions, mini_batch, self.hidden_size)
 
@@ -278,6 +300,8 @@ class LSTM(RNNBase):
     def forward(self, input, hx=None):
         self._update_flat_weights()
         real_hidden_size = self.proj_size if self.proj_size > 0 else self.hidden_size
+        if isinstance(input, PackedSequence):
+            return self._packed_forward(input, hx, real_hidden_size)
         if input.dim() not in (2, 3):
             raise ValueError(f"LSTM: Expected input to be 2D or 3D, got {input.dim()}D instead")
         is_batched = input.dim() == 3
@@ -306,6 +330,20 @@ class LSTM(RNNBase):
             output = output.squeeze(batch_dim)
             hidden = (hidden[0].squeeze(1), hidden[1].squeeze(1))
         return output, hidden
+
+
+    def _packed_forward(self, packed, hx, real_hidden_size):
+        """PyTorch checks no shapes here."""
+        input, batch_sizes, sorted_indices, unsorted_indices = packed
+        if hx is None:
+            batch = int(batch_sizes[0])
+            hx = (self._zeros(input, batch, real_hidden_size), self._zeros(input, batch, self.hidden_size))
+        else:
+            hx = self.permute_hidden(hx, sorted_indices)
+        output, *hidden = _VF.lstm(input, batch_sizes, hx, self._flat_weights, self.bias, self.num_layers,
+                                   self.dropout, self.training, self.bidirectional)
+        return (PackedSequence(output, batch_sizes, sorted_indices, unsorted_indices),
+                self.permute_hidden(tuple(hidden), unsorted_indices))
 
 
 class GRU(RNNBase):

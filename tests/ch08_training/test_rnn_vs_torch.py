@@ -504,3 +504,28 @@ def test_packing_errors(call):
         return eval(call, {"T": T, "pack_padded_sequence": R.pack_padded_sequence,
                            "pad_packed_sequence": R.pad_packed_sequence})
     assert_same(prog)
+
+
+def _double_backward(T, kwargs, with_hx):
+    T.manual_seed(0)
+    m = T.nn.LSTM(2, 3, **kwargs)
+    x = T.randn(3, 2, 2, requires_grad=True)
+    hx = (T.randn(m.num_layers * (1 + m.bidirectional), 2, 3, requires_grad=True),
+          T.randn(m.num_layers * (1 + m.bidirectional), 2, 3, requires_grad=True)) if with_hx else None
+    out, (h, c) = m(x, hx)
+    leaves = [x] + list(m.parameters()) + (list(hx) if with_hx else [])
+    grads = T.autograd.grad((out * out).sum() + h.sum() + (c * c).sum(), leaves, create_graph=True)
+    structure = graph_structure(*grads)
+    sum((g * g).sum() for g in grads).backward()
+    return structure, [g.detach() for g in grads], [t.grad for t in leaves]
+
+
+@pytest.mark.parametrize("kwargs, with_hx", [({"bidirectional": True}, False), ({"num_layers": 2, "bias": False},
+                                                                                True)])
+def test_float32_lstm_double_backward(kwargs, with_hx):
+    """With create_graph, oneDNN's node backpropagates through time in ops (PyTorch's differentiable backward:
+    select, addmm, unsafe_chunk, ..., cat), so the gradients have a graph of their own, node for node."""
+    ours, theirs = _double_backward(picotorch, kwargs, with_hx), _double_backward(torch, kwargs, with_hx)
+    assert ours[0] == theirs[0]
+    for a, b in zip(ours[1] + ours[2], theirs[1] + theirs[2], strict=True):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-5, atol=1e-5)

@@ -259,7 +259,10 @@ def test_constructor_warnings():
     "T.nn.RNNCell(3, 4)(T.randn(2, 3), T.randn(2, 5))", "T.nn.GRUCell(3, 4)(T.randn(2, 5))",
     "T.nn.GRUCell(3, 4)(T.randn(2, 3), T.randn(1, 4))", "T.nn.LSTMCell(3, 4)(T.randn(2, 3), (T.randn(2, 4), "
     "T.randn(2, 5)))", "T.nn.LSTMCell(3, 4)(T.randn(2, 3), (T.randn(3, 4), T.randn(2, 4)))",
-    "T.nn.LSTMCell(3, 4)(T.randn(4))",
+    "T.nn.LSTMCell(3, 4)(T.randn(4))", "T.nn.RNN(3, 4)(T.randn(0, 2, 3))", "T.nn.LSTM(3, 4)(T.randn(0, 2, 3))",
+    "T.nn.GRU(3, 4)(T.randn(2, 0, 3))", "T.nn.LSTM(3, 4)(T.randn(2, 0, 3))",
+    "T.nn.RNN(3, 4)(T.ones(2, 1, 3, dtype=T.int64))", "T.nn.LSTM(3, 4)(T.randn(2, 1, 3), (T.randn(1, 1, 4),))",
+    "T.nn.LSTM(3, 4)(T.randn(2, 1, 3), T.randn(1, 1, 4))",
 ])
 def test_bad_shapes_raise_torchs_errors(call):
     def prog(T):
@@ -529,3 +532,12 @@ def test_float32_lstm_double_backward(kwargs, with_hx):
     assert ours[0] == theirs[0]
     for a, b in zip(ours[1] + ours[2], theirs[1] + theirs[2], strict=True):
         np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_deepcopy_keeps_flat_weights_on_the_copy():
+    def prog(T):
+        import copy
+        T.manual_seed(0)
+        m = copy.deepcopy(T.nn.GRU(3, 4, num_layers=2))
+        return [w is getattr(m, n) for w, n in zip(m._flat_weights, m._flat_weights_names)], m(T.ones(2, 1, 3))
+    assert_same(prog, rtol=1e-5, atol=1e-6)

@@ -194,7 +194,7 @@ class RNNBase(Module):
         return state
 
     def __setstate__(self, d):
-        super().__setstate__(d)
+        self.__dict__.update(d)  # (picotorch's Module keeps no other state)
         self._flat_weight_refs = [weakref.ref(w) if w is not None else None for w in self._flat_weights]
 
     @property

@@ -28,6 +28,7 @@ from ..c10 import scalar_type as st
 from .device import to_numpy
 from .dispatcher import ops
 from .helpers import convert, xp_of, zeros_array
+from .linear import linear
 from .tensor_impl import new_tensor
 
 _LSTM_MODE = 2  # ideep::rnn_kind::LSTM
@@ -51,17 +52,12 @@ def _gather_params(params, has_biases, has_projections=False):
     return out
 
 
-def _linear(x, w, b):
-    from ..nn.functional import linear  # at::linear: addmm, or view/addmm/view, or matmul (+ add_)
-    return linear(x, w, b)
-
-
 def _linear_ih(p, x):
-    return _linear(x, p[0], p[2])
+    return linear(x, p[0], p[2])
 
 
 def _linear_hh(p, h):
-    return _linear(h, p[1], p[3])
+    return linear(h, p[1], p[3])
 
 
 # ----------------------------------------------------------------------------- cells

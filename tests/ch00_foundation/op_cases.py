@@ -424,6 +424,14 @@ CASES = {
     "circular_pad": ([data(2, 3, 4)], lambda T, a: T.nn.functional.pad(a, (2, 1, -1, 1), "circular")),
     "round_decimals": ([data(2, 3)], lambda T, a: T.round(a, decimals=1) * a + a.round(decimals=-1)),
     "fill_diagonal": ([data(3, 3)], lambda T, a: (a * 2).fill_diagonal_(0.5) * a),
+    # a float32 LSTM runs oneDNN's layer (MkldnnRnnLayerBackward0); zero weights and only c_n's value (no tanh)
+    # keep its float32 arithmetic exact
+    "lstm_onednn": ([data(2, 1, 3), data(16, 3), data(16, 4), data(16), data(1, 1, 4), data(1, 1, 4)],
+                    lambda T, x, w0, w1, b, h, c: (lambda r: ((r[0].sum(0) + r[1][0]) * 0 + r[2][0]).double())(T.lstm(
+                        x.float(), [h.float(), c.float()], [w0.float() * 0, w1.float() * 0, b.float() * 0,
+                                                            b.float() * 0], True, 1, 0.0, True, False, False))),
+    "pack_padded_sequence": ([data(3, 2, 2)], lambda T, a: T.nn.utils.rnn.pad_packed_sequence(
+        T.nn.utils.rnn.pack_padded_sequence(a * 2, [3, 1]), batch_first=True)[0]),
     # complex tensors, from real leaves and back to a real result
     "complex_parts": ([data(2, 3), data(2, 3)], lambda T, a, b: (lambda z: z.real * 2 + z.imag * z.abs() + z.angle())(
         T.complex(a, b))),

@@ -58,6 +58,7 @@ def _numerical_grad(name, leaf_index, upstream, eps=1e-6):
 
 
 SMOOTH = sorted(set(CASES) - {"relu", "index_mask", "mlp", "double_then_float", "div_trunc"}  # kinks, steps, masks
+                - {"lstm_onednn"}  # float32 inside: a step of 1e-6 is lost
                 - {n for n in CASES if n.endswith("double_backward")})  # these take a gradient themselves
 
 

@@ -12948,3 +12948,263 @@ class ChannelShuffleBackward0(Node):
     @property
     def _saved_groups(node):
         return None if node.groups is None else node.groups % 18446744073709551616
+
+
+class MkldnnRnnLayerBackward0(Node):
+    """Backward of ``mkldnn_rnn_layer(Tensor input, Tensor weight0, Tensor weight1, Tensor weight2, Tensor weight3, Tensor hx_, Tensor cx_, bool reverse, int[] batch_sizes, int mode, int hidden_size, int num_layers, bool has_biases, bool bidirectional, bool batch_first, bool train) -> (Tensor, Tensor, Tensor, Tensor)``."""
+
+    batch_first = None
+    batch_sizes = None
+    bidirectional = None
+    cx__ = None
+    has_biases = None
+    hidden_size = None
+    hx__ = None
+    input_ = None
+    mode = None
+    num_layers = None
+    reverse = None
+    train = None
+    weight0_ = None
+    weight1_ = None
+    weight2_ = None
+    weight3_ = None
+    result0_ = None
+    result1_ = None
+    result2_ = None
+    result3_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        cx_ = None if node.cx__ is None else node.cx__.unpack(node)
+        hx_ = None if node.hx__ is None else node.hx__.unpack(node)
+        input = None if node.input_ is None else node.input_.unpack(node)
+        weight0 = None if node.weight0_ is None else node.weight0_.unpack(node)
+        weight1 = None if node.weight1_ is None else node.weight1_.unpack(node)
+        weight2 = None if node.weight2_ is None else node.weight2_.unpack(node)
+        weight3 = None if node.weight3_ is None else node.weight3_.unpack(node)
+        result0 = None if node.result0_ is None else node.result0_.unpack(node)
+        result1 = None if node.result1_ is None else node.result1_.unpack(node)
+        result2 = None if node.result2_ is None else node.result2_.unpack(node)
+        result3 = None if node.result3_ is None else node.result3_.unpack(node)
+        if all(g is None for g in grads):
+            return grad_inputs
+        if node.task_should_compute_output(0) or node.task_should_compute_output(1) or node.task_should_compute_output(2) or node.task_should_compute_output(3) or node.task_should_compute_output(4) or node.task_should_compute_output(5) or node.task_should_compute_output(6):
+            batch_first = node.batch_first
+            batch_sizes = node.batch_sizes
+            bidirectional = node.bidirectional
+            has_biases = node.has_biases
+            hidden_size = node.hidden_size
+            mode = node.mode
+            num_layers = node.num_layers
+            reverse = node.reverse
+            train = node.train
+            grad_input_mask = [node.task_should_compute_output(0), node.task_should_compute_output(1), node.task_should_compute_output(2), node.task_should_compute_output(3), node.task_should_compute_output(4), node.task_should_compute_output(5), node.task_should_compute_output(6)]
+            grad_result = mkldnn_rnn_layer_backward_grads(input, weight0, weight1, weight2, weight3, hx_, cx_, result0, result1, result2, grads, reverse, mode, hidden_size, num_layers, has_biases, train, bidirectional, batch_sizes, batch_first, result3)
+            if grad_input_mask[0]:
+                grad_inputs[0] = grad_result[0]
+            if grad_input_mask[1]:
+                grad_inputs[1] = grad_result[1]
+            if grad_input_mask[2]:
+                grad_inputs[2] = grad_result[2]
+            if grad_input_mask[3]:
+                grad_inputs[3] = grad_result[3]
+            if grad_input_mask[4]:
+                grad_inputs[4] = grad_result[4]
+            if grad_input_mask[5]:
+                grad_inputs[5] = grad_result[5]
+            if grad_input_mask[6]:
+                grad_inputs[6] = grad_result[6]
+        return grad_inputs
+
+    def release_variables(node):
+        if node.cx__ is not None:
+            node.cx__.reset_data()
+        if node.hx__ is not None:
+            node.hx__.reset_data()
+        if node.input_ is not None:
+            node.input_.reset_data()
+        if node.weight0_ is not None:
+            node.weight0_.reset_data()
+        if node.weight1_ is not None:
+            node.weight1_.reset_data()
+        if node.weight2_ is not None:
+            node.weight2_.reset_data()
+        if node.weight3_ is not None:
+            node.weight3_.reset_data()
+        if node.result0_ is not None:
+            node.result0_.reset_data()
+        if node.result1_ is not None:
+            node.result1_.reset_data()
+        if node.result2_ is not None:
+            node.result2_.reset_data()
+        if node.result3_ is not None:
+            node.result3_.reset_data()
+
+    @property
+    def _saved_batch_first(node):
+        return node.batch_first
+
+    @property
+    def _saved_batch_sizes(node):
+        saved = node.batch_sizes
+        if saved is None:
+            return None
+        return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
+
+    @property
+    def _saved_bidirectional(node):
+        return node.bidirectional
+
+    @property
+    def _saved_cx_(node):
+        return None if node.cx__ is None else node.cx__.unpack(node)
+
+    @property
+    def _raw_saved_cx_(node):
+        return SavedVariable(None) if node.cx__ is None else node.cx__
+
+    @property
+    def _saved_has_biases(node):
+        return node.has_biases
+
+    @property
+    def _saved_hidden_size(node):
+        return None if node.hidden_size is None else node.hidden_size % 18446744073709551616
+
+    @property
+    def _saved_hx_(node):
+        return None if node.hx__ is None else node.hx__.unpack(node)
+
+    @property
+    def _raw_saved_hx_(node):
+        return SavedVariable(None) if node.hx__ is None else node.hx__
+
+    @property
+    def _saved_input(node):
+        return None if node.input_ is None else node.input_.unpack(node)
+
+    @property
+    def _raw_saved_input(node):
+        return SavedVariable(None) if node.input_ is None else node.input_
+
+    @property
+    def _saved_mode(node):
+        return None if node.mode is None else node.mode % 18446744073709551616
+
+    @property
+    def _saved_num_layers(node):
+        return None if node.num_layers is None else node.num_layers % 18446744073709551616
+
+    @property
+    def _saved_reverse(node):
+        return node.reverse
+
+    @property
+    def _saved_train(node):
+        return node.train
+
+    @property
+    def _saved_weight0(node):
+        return None if node.weight0_ is None else node.weight0_.unpack(node)
+
+    @property
+    def _raw_saved_weight0(node):
+        return SavedVariable(None) if node.weight0_ is None else node.weight0_
+
+    @property
+    def _saved_weight1(node):
+        return None if node.weight1_ is None else node.weight1_.unpack(node)
+
+    @property
+    def _raw_saved_weight1(node):
+        return SavedVariable(None) if node.weight1_ is None else node.weight1_
+
+    @property
+    def _saved_weight2(node):
+        return None if node.weight2_ is None else node.weight2_.unpack(node)
+
+    @property
+    def _raw_saved_weight2(node):
+        return SavedVariable(None) if node.weight2_ is None else node.weight2_
+
+    @property
+    def _saved_weight3(node):
+        return None if node.weight3_ is None else node.weight3_.unpack(node)
+
+    @property
+    def _raw_saved_weight3(node):
+        return SavedVariable(None) if node.weight3_ is None else node.weight3_
+
+    @property
+    def _saved_result0(node):
+        return None if node.result0_ is None else node.result0_.unpack(node)
+
+    @property
+    def _raw_saved_result0(node):
+        return SavedVariable(None) if node.result0_ is None else node.result0_
+
+    @property
+    def _saved_result1(node):
+        return None if node.result1_ is None else node.result1_.unpack(node)
+
+    @property
+    def _raw_saved_result1(node):
+        return SavedVariable(None) if node.result1_ is None else node.result1_
+
+    @property
+    def _saved_result2(node):
+        return None if node.result2_ is None else node.result2_.unpack(node)
+
+    @property
+    def _raw_saved_result2(node):
+        return SavedVariable(None) if node.result2_ is None else node.result2_
+
+    @property
+    def _saved_result3(node):
+        return None if node.result3_ is None else node.result3_.unpack(node)
+
+    @property
+    def _raw_saved_result3(node):
+        return SavedVariable(None) if node.result3_ is None else node.result3_
+
+
+class PackPaddedSequenceBackward0(Node):
+    """Backward of ``_pack_padded_sequence(Tensor input, Tensor lengths, bool batch_first) -> (Tensor, Tensor)``."""
+
+    batch_first = None
+    input_sizes = None
+    result1_ = None
+
+    def apply(node, grads):
+        grad = grads[0]
+        grad_inputs = [None] * len(node.next_edges)
+        result1 = None if node.result1_ is None else node.result1_.unpack(node)
+        if grad is None:
+            return grad_inputs
+        if node.task_should_compute_output(0):
+            batch_first = node.batch_first
+            input_sizes = node.input_sizes
+            grad_inputs[0] = ops._pack_padded_sequence_backward(grad, input_sizes, result1, batch_first)
+        return grad_inputs
+
+    def release_variables(node):
+        if node.result1_ is not None:
+            node.result1_.reset_data()
+
+    @property
+    def _saved_batch_first(node):
+        return node.batch_first
+
+    @property
+    def _saved_input_sym_sizes(node):
+        return node.input_sizes
+
+    @property
+    def _saved_result1(node):
+        return None if node.result1_ is None else node.result1_.unpack(node)
+
+    @property
+    def _raw_saved_result1(node):
+        return SavedVariable(None) if node.result1_ is None else node.result1_

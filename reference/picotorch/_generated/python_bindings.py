@@ -39,8 +39,14 @@ TORCH_FUNCTIONS = {
     '_log_softmax_backward_data': [
         (vt._log_softmax_backward_data, '_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor out=None)', (vt.PARAMETERS['_log_softmax_backward_data'][0], vt.PARAMETERS['_log_softmax_backward_data'][1] + (('out', 'Tensor?', True),)), (vt._log_softmax_backward_data_out, ('out',))),
     ],
+    '_pack_padded_sequence': [
+        (vt._pack_padded_sequence, '_pack_padded_sequence(Tensor input, Tensor lengths, bool batch_first)', vt.PARAMETERS['_pack_padded_sequence']),
+    ],
     '_pad_circular': [
         (vt._pad_circular, '_pad_circular(Tensor input, int[] pad)', vt.PARAMETERS['_pad_circular']),
+    ],
+    '_pad_packed_sequence': [
+        (vt._pad_packed_sequence, '_pad_packed_sequence(Tensor data, Tensor batch_sizes, bool batch_first, Scalar padding_value, int total_length)', vt.PARAMETERS['_pad_packed_sequence']),
     ],
     '_prelu_kernel': [
         (vt._prelu_kernel, '_prelu_kernel(Tensor input, Tensor weight)', vt.PARAMETERS['_prelu_kernel']),
@@ -685,6 +691,13 @@ TORCH_FUNCTIONS = {
     'group_norm': [
         (vt.group_norm, 'group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enabled=True)', vt.PARAMETERS['group_norm']),
     ],
+    'gru': [
+        (vt.gru_data, 'gru(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional)', vt.PARAMETERS['gru_data']),
+        (vt.gru_input, 'gru(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first)', vt.PARAMETERS['gru_input']),
+    ],
+    'gru_cell': [
+        (vt.gru_cell, 'gru_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None)', vt.PARAMETERS['gru_cell']),
+    ],
     'gt': [
         (vt.gt_Tensor, 'gt(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['gt_Tensor'][0], vt.PARAMETERS['gt_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.gt_Tensor_out, ('out',))),
         (vt.gt_Scalar, 'gt(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['gt_Scalar'][0], vt.PARAMETERS['gt_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.gt_Scalar_out, ('out',))),
@@ -916,6 +929,13 @@ TORCH_FUNCTIONS = {
     'logsumexp': [
         (vt.logsumexp, 'logsumexp(Tensor input, int[1] dim, bool keepdim=False, *, Tensor out=None)', (vt.PARAMETERS['logsumexp'][0], vt.PARAMETERS['logsumexp'][1] + (('out', 'Tensor?', True),)), (vt.logsumexp_out, ('out',))),
     ],
+    'lstm': [
+        (vt.lstm_data, 'lstm(Tensor data, Tensor batch_sizes, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional)', vt.PARAMETERS['lstm_data']),
+        (vt.lstm_input, 'lstm(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first)', vt.PARAMETERS['lstm_input']),
+    ],
+    'lstm_cell': [
+        (vt.lstm_cell, 'lstm_cell(Tensor input, Tensor[] hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None)', vt.PARAMETERS['lstm_cell']),
+    ],
     'lt': [
         (vt.lt_Tensor, 'lt(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['lt_Tensor'][0], vt.PARAMETERS['lt_Tensor'][1] + (('out', 'Tensor?', True),)), (vt.lt_Tensor_out, ('out',))),
         (vt.lt_Scalar, 'lt(Tensor input, Scalar other, *, Tensor out=None)', (vt.PARAMETERS['lt_Scalar'][0], vt.PARAMETERS['lt_Scalar'][1] + (('out', 'Tensor?', True),)), (vt.lt_Scalar_out, ('out',))),
@@ -978,6 +998,9 @@ TORCH_FUNCTIONS = {
     ],
     'minimum': [
         (vt.minimum, 'minimum(Tensor input, Tensor other, *, Tensor out=None)', (vt.PARAMETERS['minimum'][0], vt.PARAMETERS['minimum'][1] + (('out', 'Tensor?', True),)), (vt.minimum_out, ('out',))),
+    ],
+    'mkldnn_rnn_layer': [
+        (vt.mkldnn_rnn_layer, 'mkldnn_rnn_layer(Tensor input, Tensor weight0, Tensor weight1, Tensor weight2, Tensor weight3, Tensor hx_, Tensor cx_, bool reverse, int[] batch_sizes, int mode, int hidden_size, int num_layers, bool has_biases, bool bidirectional, bool batch_first, bool train)', vt.PARAMETERS['mkldnn_rnn_layer']),
     ],
     'mm': [
         (vt.mm, 'mm(Tensor input, Tensor mat2, *, Tensor out=None)', (vt.PARAMETERS['mm'][0], vt.PARAMETERS['mm'][1] + (('out', 'Tensor?', True),)), (vt.mm_out, ('out',))),
@@ -1178,6 +1201,20 @@ TORCH_FUNCTIONS = {
     ],
     'rms_norm': [
         (vt.rms_norm, 'rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None)', vt.PARAMETERS['rms_norm']),
+    ],
+    'rnn_relu': [
+        (vt.rnn_relu_data, 'rnn_relu(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional)', vt.PARAMETERS['rnn_relu_data']),
+        (vt.rnn_relu_input, 'rnn_relu(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first)', vt.PARAMETERS['rnn_relu_input']),
+    ],
+    'rnn_relu_cell': [
+        (vt.rnn_relu_cell, 'rnn_relu_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None)', vt.PARAMETERS['rnn_relu_cell']),
+    ],
+    'rnn_tanh': [
+        (vt.rnn_tanh_data, 'rnn_tanh(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional)', vt.PARAMETERS['rnn_tanh_data']),
+        (vt.rnn_tanh_input, 'rnn_tanh(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first)', vt.PARAMETERS['rnn_tanh_input']),
+    ],
+    'rnn_tanh_cell': [
+        (vt.rnn_tanh_cell, 'rnn_tanh_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None)', vt.PARAMETERS['rnn_tanh_cell']),
     ],
     'roll': [
         (vt.roll, 'roll(Tensor input, int[1] shifts, int[1] dims=[])', vt.PARAMETERS['roll']),

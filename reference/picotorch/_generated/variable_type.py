@@ -11484,6 +11484,137 @@ def pin_memory(self, device=None):
     return native.pin_memory(self, device)
 
 
+def lstm_input(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
+    """``lstm.input(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor, Tensor)``"""
+    return native.lstm_input(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first)
+
+
+def gru_input(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
+    """``gru.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)``"""
+    return native.gru_input(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first)
+
+
+def rnn_tanh_input(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
+    """``rnn_tanh.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)``"""
+    return native.rnn_tanh_input(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first)
+
+
+def rnn_relu_input(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
+    """``rnn_relu.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)``"""
+    return native.rnn_relu_input(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first)
+
+
+def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    """``lstm_cell(Tensor input, Tensor[] hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> (Tensor, Tensor)``"""
+    return native.lstm_cell(input, hx, w_ih, w_hh, b_ih, b_hh)
+
+
+def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    """``gru_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor``"""
+    return native.gru_cell(input, hx, w_ih, w_hh, b_ih, b_hh)
+
+
+def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    """``rnn_tanh_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor``"""
+    return native.rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih, b_hh)
+
+
+def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    """``rnn_relu_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor``"""
+    return native.rnn_relu_cell(input, hx, w_ih, w_hh, b_ih, b_hh)
+
+
+def mkldnn_rnn_layer(input, weight0, weight1, weight2, weight3, hx_, cx_, reverse, batch_sizes, mode, hidden_size, num_layers, has_biases, bidirectional, batch_first, train):
+    """``mkldnn_rnn_layer(Tensor input, Tensor weight0, Tensor weight1, Tensor weight2, Tensor weight3, Tensor hx_, Tensor cx_, bool reverse, int[] batch_sizes, int mode, int hidden_size, int num_layers, bool has_biases, bool bidirectional, bool batch_first, bool train) -> (Tensor, Tensor, Tensor, Tensor)``"""
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(input, weight0, weight1, weight2, weight3, hx_, cx_):
+        grad_fn = nodes.MkldnnRnnLayerBackward0()
+        grad_fn.set_next_edges(collect_next_edges(input, weight0, weight1, weight2, weight3, hx_, cx_))
+        grad_fn.batch_first = batch_first
+        grad_fn.batch_sizes = batch_sizes
+        grad_fn.bidirectional = bidirectional
+        grad_fn.cx__ = SavedVariable(cx_)
+        grad_fn.has_biases = has_biases
+        grad_fn.hidden_size = hidden_size
+        grad_fn.hx__ = SavedVariable(hx_)
+        grad_fn.input_ = SavedVariable(input)
+        grad_fn.mode = mode
+        grad_fn.num_layers = num_layers
+        grad_fn.reverse = reverse
+        grad_fn.train = train
+        grad_fn.weight0_ = SavedVariable(weight0)
+        grad_fn.weight1_ = SavedVariable(weight1)
+        grad_fn.weight2_ = SavedVariable(weight2)
+        grad_fn.weight3_ = SavedVariable(weight3)
+    result = kernel_for("mkldnn_rnn_layer", device_of(input, weight0, weight1, weight2, weight3, hx_, cx_))(input, weight0, weight1, weight2, weight3, hx_, cx_, reverse, batch_sizes, mode, hidden_size, num_layers, has_biases, bidirectional, batch_first, train)
+    if grad_fn is not None:
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
+        if result[1] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[1], grad_fn)
+        if result[2] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[2], grad_fn)
+        grad_fn.result0_ = SavedVariable(result[0], is_output=True)
+        grad_fn.result1_ = SavedVariable(result[1], is_output=True)
+        grad_fn.result2_ = SavedVariable(result[2], is_output=True)
+        grad_fn.result3_ = SavedVariable(result[3], is_output=True)
+    return result
+
+
+def mkldnn_rnn_layer_backward(input, weight1, weight2, weight3, weight4, hx_, cx_tmp, output, hy_, cy_, grad_output, grad_hy, grad_cy, reverse, mode, hidden_size, num_layers, has_biases, train, bidirectional, batch_sizes, batch_first, workspace):
+    """``mkldnn_rnn_layer_backward(Tensor input, Tensor weight1, Tensor weight2, Tensor weight3, Tensor weight4, Tensor hx_, Tensor cx_tmp, Tensor output, Tensor hy_, Tensor cy_, Tensor? grad_output, Tensor? grad_hy, Tensor? grad_cy, bool reverse, int mode, int hidden_size, int num_layers, bool has_biases, bool train, bool bidirectional, int[] batch_sizes, bool batch_first, Tensor workspace) -> (Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Tensor)``"""
+    result = kernel_for("mkldnn_rnn_layer_backward", device_of(input, weight1, weight2, weight3, weight4, hx_, cx_tmp, output, hy_, cy_, grad_output, grad_hy, grad_cy, workspace))(input, weight1, weight2, weight3, weight4, hx_, cx_tmp, output, hy_, cy_, grad_output, grad_hy, grad_cy, reverse, mode, hidden_size, num_layers, has_biases, train, bidirectional, batch_sizes, batch_first, workspace)
+    return result
+
+
+def _pack_padded_sequence(input, lengths, batch_first):
+    """``_pack_padded_sequence(Tensor input, Tensor lengths, bool batch_first) -> (Tensor, Tensor)``"""
+    check_no_requires_grad(lengths, "lengths", "_pack_padded_sequence")
+    grad_fn = None
+    if is_grad_enabled() and any_requires_grad(input):
+        grad_fn = nodes.PackPaddedSequenceBackward0()
+        grad_fn.set_next_edges(collect_next_edges(input))
+        grad_fn.batch_first = batch_first
+        grad_fn.input_sizes = tuple(input._data.shape)
+    result = kernel_for("_pack_padded_sequence", device_of(input, lengths))(input, lengths, batch_first)
+    if grad_fn is not None:
+        if result[0] is not None:  # undefined when a gradient output_mask left it out
+            set_history(result[0], grad_fn)
+        grad_fn.result1_ = SavedVariable(result[1], is_output=True)
+    return result
+
+
+def _pack_padded_sequence_backward(grad, input_size, batch_sizes, batch_first):
+    """``_pack_padded_sequence_backward(Tensor grad, int[] input_size, Tensor batch_sizes, bool batch_first) -> Tensor``"""
+    result = kernel_for("_pack_padded_sequence_backward", device_of(grad, batch_sizes))(grad, input_size, batch_sizes, batch_first)
+    return result
+
+
+def _pad_packed_sequence(data, batch_sizes, batch_first, padding_value, total_length):
+    """``_pad_packed_sequence(Tensor data, Tensor batch_sizes, bool batch_first, Scalar padding_value, int total_length) -> (Tensor, Tensor)``"""
+    return native._pad_packed_sequence(data, batch_sizes, batch_first, padding_value, total_length)
+
+
+def lstm_data(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional):
+    """``lstm.data(Tensor data, Tensor batch_sizes, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor, Tensor)``"""
+    return native.lstm_data(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional)
+
+
+def gru_data(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional):
+    """``gru.data(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor)``"""
+    return native.gru_data(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional)
+
+
+def rnn_tanh_data(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional):
+    """``rnn_tanh.data(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor)``"""
+    return native.rnn_tanh_data(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional)
+
+
+def rnn_relu_data(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional):
+    """``rnn_relu.data(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor)``"""
+    return native.rnn_relu_data(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional)
+
+
 # ---- kernel tables: which kernel runs for which dispatch key (the `dispatch:` entries)
 register_kernels("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"CPU": native.add, "CUDA": native.add_cuda}, add_Tensor)
 register_kernels("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {}, add_out)
@@ -12586,6 +12717,23 @@ register_kernels("resize_(Tensor(a!) self, int[] size, *, MemoryFormat? memory_f
 register_kernels("resize_as_(Tensor(a!) self, Tensor the_template, *, MemoryFormat? memory_format=None) -> Tensor(a!)", {"CompositeImplicitAutograd": native.resize_as_}, resize_as_)
 register_kernels("is_pinned(Tensor self, Device? device=None) -> bool", {"CompositeImplicitAutograd": native.is_pinned}, is_pinned)
 register_kernels("pin_memory(Tensor(a) self, Device? device=None) -> Tensor(a)", {"CompositeImplicitAutograd": native.pin_memory}, pin_memory, computes=False)
+register_kernels("lstm.input(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor, Tensor)", {"CompositeImplicitAutograd": native.lstm_input}, lstm_input)
+register_kernels("gru.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)", {"CompositeImplicitAutograd": native.gru_input}, gru_input)
+register_kernels("rnn_tanh.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)", {"CompositeImplicitAutograd": native.rnn_tanh_input}, rnn_tanh_input)
+register_kernels("rnn_relu.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)", {"CompositeImplicitAutograd": native.rnn_relu_input}, rnn_relu_input)
+register_kernels("lstm_cell(Tensor input, Tensor[] hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> (Tensor, Tensor)", {"CompositeImplicitAutograd": native.lstm_cell}, lstm_cell)
+register_kernels("gru_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor", {"CompositeImplicitAutograd": native.gru_cell}, gru_cell)
+register_kernels("rnn_tanh_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor", {"CompositeImplicitAutograd": native.rnn_tanh_cell}, rnn_tanh_cell)
+register_kernels("rnn_relu_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor", {"CompositeImplicitAutograd": native.rnn_relu_cell}, rnn_relu_cell)
+register_kernels("mkldnn_rnn_layer(Tensor input, Tensor weight0, Tensor weight1, Tensor weight2, Tensor weight3, Tensor hx_, Tensor cx_, bool reverse, int[] batch_sizes, int mode, int hidden_size, int num_layers, bool has_biases, bool bidirectional, bool batch_first, bool train) -> (Tensor, Tensor, Tensor, Tensor)", {"CPU": native.mkldnn_rnn_layer, "CUDA": native.mkldnn_rnn_layer}, mkldnn_rnn_layer)
+register_kernels("mkldnn_rnn_layer_backward(Tensor input, Tensor weight1, Tensor weight2, Tensor weight3, Tensor weight4, Tensor hx_, Tensor cx_tmp, Tensor output, Tensor hy_, Tensor cy_, Tensor? grad_output, Tensor? grad_hy, Tensor? grad_cy, bool reverse, int mode, int hidden_size, int num_layers, bool has_biases, bool train, bool bidirectional, int[] batch_sizes, bool batch_first, Tensor workspace) -> (Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Tensor)", {"CPU": native.mkldnn_rnn_layer_backward, "CUDA": native.mkldnn_rnn_layer_backward}, mkldnn_rnn_layer_backward)
+register_kernels("_pack_padded_sequence(Tensor input, Tensor lengths, bool batch_first) -> (Tensor, Tensor)", {"CPU": native._pack_padded_sequence, "CUDA": native._pack_padded_sequence}, _pack_padded_sequence)
+register_kernels("_pack_padded_sequence_backward(Tensor grad, int[] input_size, Tensor batch_sizes, bool batch_first) -> Tensor", {"CPU": native._pack_padded_sequence_backward, "CUDA": native._pack_padded_sequence_backward}, _pack_padded_sequence_backward)
+register_kernels("_pad_packed_sequence(Tensor data, Tensor batch_sizes, bool batch_first, Scalar padding_value, int total_length) -> (Tensor, Tensor)", {"CompositeImplicitAutograd": native._pad_packed_sequence}, _pad_packed_sequence)
+register_kernels("lstm.data(Tensor data, Tensor batch_sizes, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor, Tensor)", {"CompositeImplicitAutograd": native.lstm_data}, lstm_data)
+register_kernels("gru.data(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor)", {"CompositeImplicitAutograd": native.gru_data}, gru_data)
+register_kernels("rnn_tanh.data(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor)", {"CompositeImplicitAutograd": native.rnn_tanh_data}, rnn_tanh_data)
+register_kernels("rnn_relu.data(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor)", {"CompositeImplicitAutograd": native.rnn_relu_data}, rnn_relu_data)
 
 
 # ---- parameter tables: each overload's (positional, keyword-only) parameters as (name, kind, has default);
@@ -13692,6 +13840,23 @@ PARAMETERS = {
     "resize_as_": ((('self', 'Tensor', False), ('the_template', 'Tensor', False),), (('memory_format', 'MemoryFormat?', True),)),
     "is_pinned": ((('self', 'Tensor', False), ('device', 'any', True),), ()),
     "pin_memory": ((('self', 'Tensor', False), ('device', 'any', True),), ()),
+    "lstm_input": ((('input', 'Tensor', False), ('hx', 'Tensor[]', False), ('params', 'Tensor[]', False), ('has_biases', 'bool', False), ('num_layers', 'int', False), ('dropout', 'any', False), ('train', 'bool', False), ('bidirectional', 'bool', False), ('batch_first', 'bool', False),), ()),
+    "gru_input": ((('input', 'Tensor', False), ('hx', 'Tensor', False), ('params', 'Tensor[]', False), ('has_biases', 'bool', False), ('num_layers', 'int', False), ('dropout', 'any', False), ('train', 'bool', False), ('bidirectional', 'bool', False), ('batch_first', 'bool', False),), ()),
+    "rnn_tanh_input": ((('input', 'Tensor', False), ('hx', 'Tensor', False), ('params', 'Tensor[]', False), ('has_biases', 'bool', False), ('num_layers', 'int', False), ('dropout', 'any', False), ('train', 'bool', False), ('bidirectional', 'bool', False), ('batch_first', 'bool', False),), ()),
+    "rnn_relu_input": ((('input', 'Tensor', False), ('hx', 'Tensor', False), ('params', 'Tensor[]', False), ('has_biases', 'bool', False), ('num_layers', 'int', False), ('dropout', 'any', False), ('train', 'bool', False), ('bidirectional', 'bool', False), ('batch_first', 'bool', False),), ()),
+    "lstm_cell": ((('input', 'Tensor', False), ('hx', 'Tensor[]', False), ('w_ih', 'Tensor', False), ('w_hh', 'Tensor', False), ('b_ih', 'Tensor?', True), ('b_hh', 'Tensor?', True),), ()),
+    "gru_cell": ((('input', 'Tensor', False), ('hx', 'Tensor', False), ('w_ih', 'Tensor', False), ('w_hh', 'Tensor', False), ('b_ih', 'Tensor?', True), ('b_hh', 'Tensor?', True),), ()),
+    "rnn_tanh_cell": ((('input', 'Tensor', False), ('hx', 'Tensor', False), ('w_ih', 'Tensor', False), ('w_hh', 'Tensor', False), ('b_ih', 'Tensor?', True), ('b_hh', 'Tensor?', True),), ()),
+    "rnn_relu_cell": ((('input', 'Tensor', False), ('hx', 'Tensor', False), ('w_ih', 'Tensor', False), ('w_hh', 'Tensor', False), ('b_ih', 'Tensor?', True), ('b_hh', 'Tensor?', True),), ()),
+    "mkldnn_rnn_layer": ((('input', 'Tensor', False), ('weight0', 'Tensor', False), ('weight1', 'Tensor', False), ('weight2', 'Tensor', False), ('weight3', 'Tensor', False), ('hx_', 'Tensor', False), ('cx_', 'Tensor', False), ('reverse', 'bool', False), ('batch_sizes', 'int[]', False), ('mode', 'int', False), ('hidden_size', 'int', False), ('num_layers', 'int', False), ('has_biases', 'bool', False), ('bidirectional', 'bool', False), ('batch_first', 'bool', False), ('train', 'bool', False),), ()),
+    "mkldnn_rnn_layer_backward": ((('input', 'Tensor', False), ('weight1', 'Tensor', False), ('weight2', 'Tensor', False), ('weight3', 'Tensor', False), ('weight4', 'Tensor', False), ('hx_', 'Tensor', False), ('cx_tmp', 'Tensor', False), ('output', 'Tensor', False), ('hy_', 'Tensor', False), ('cy_', 'Tensor', False), ('grad_output', 'Tensor?', False), ('grad_hy', 'Tensor?', False), ('grad_cy', 'Tensor?', False), ('reverse', 'bool', False), ('mode', 'int', False), ('hidden_size', 'int', False), ('num_layers', 'int', False), ('has_biases', 'bool', False), ('train', 'bool', False), ('bidirectional', 'bool', False), ('batch_sizes', 'int[]', False), ('batch_first', 'bool', False), ('workspace', 'Tensor', False),), ()),
+    "_pack_padded_sequence": ((('input', 'Tensor', False), ('lengths', 'Tensor', False), ('batch_first', 'bool', False),), ()),
+    "_pack_padded_sequence_backward": ((('grad', 'Tensor', False), ('input_size', 'int[]', False), ('batch_sizes', 'Tensor', False), ('batch_first', 'bool', False),), ()),
+    "_pad_packed_sequence": ((('data', 'Tensor', False), ('batch_sizes', 'Tensor', False), ('batch_first', 'bool', False), ('padding_value', 'Scalar', False), ('total_length', 'int', False),), ()),
+    "lstm_data": ((('data', 'Tensor', False), ('batch_sizes', 'Tensor', False), ('hx', 'Tensor[]', False), ('params', 'Tensor[]', False), ('has_biases', 'bool', False), ('num_layers', 'int', False), ('dropout', 'any', False), ('train', 'bool', False), ('bidirectional', 'bool', False),), ()),
+    "gru_data": ((('data', 'Tensor', False), ('batch_sizes', 'Tensor', False), ('hx', 'Tensor', False), ('params', 'Tensor[]', False), ('has_biases', 'bool', False), ('num_layers', 'int', False), ('dropout', 'any', False), ('train', 'bool', False), ('bidirectional', 'bool', False),), ()),
+    "rnn_tanh_data": ((('data', 'Tensor', False), ('batch_sizes', 'Tensor', False), ('hx', 'Tensor', False), ('params', 'Tensor[]', False), ('has_biases', 'bool', False), ('num_layers', 'int', False), ('dropout', 'any', False), ('train', 'bool', False), ('bidirectional', 'bool', False),), ()),
+    "rnn_relu_data": ((('data', 'Tensor', False), ('batch_sizes', 'Tensor', False), ('hx', 'Tensor', False), ('params', 'Tensor[]', False), ('has_biases', 'bool', False), ('num_layers', 'int', False), ('dropout', 'any', False), ('train', 'bool', False), ('bidirectional', 'bool', False),), ()),
 }
 
 
@@ -14360,3 +14525,16 @@ register_op("resize_", overloaded("resize_", [(resize_, PARAMETERS["resize_"])])
 register_op("resize_as_", overloaded("resize_as_", [(resize_as_, PARAMETERS["resize_as_"])]))
 register_op("is_pinned", overloaded("is_pinned", [(is_pinned, PARAMETERS["is_pinned"])]))
 register_op("pin_memory", overloaded("pin_memory", [(pin_memory, PARAMETERS["pin_memory"])]))
+register_op("lstm", overloaded("lstm", [(lstm_input, PARAMETERS["lstm_input"]), (lstm_data, PARAMETERS["lstm_data"])]))
+register_op("gru", overloaded("gru", [(gru_input, PARAMETERS["gru_input"]), (gru_data, PARAMETERS["gru_data"])]))
+register_op("rnn_tanh", overloaded("rnn_tanh", [(rnn_tanh_input, PARAMETERS["rnn_tanh_input"]), (rnn_tanh_data, PARAMETERS["rnn_tanh_data"])]))
+register_op("rnn_relu", overloaded("rnn_relu", [(rnn_relu_input, PARAMETERS["rnn_relu_input"]), (rnn_relu_data, PARAMETERS["rnn_relu_data"])]))
+register_op("lstm_cell", overloaded("lstm_cell", [(lstm_cell, PARAMETERS["lstm_cell"])]))
+register_op("gru_cell", overloaded("gru_cell", [(gru_cell, PARAMETERS["gru_cell"])]))
+register_op("rnn_tanh_cell", overloaded("rnn_tanh_cell", [(rnn_tanh_cell, PARAMETERS["rnn_tanh_cell"])]))
+register_op("rnn_relu_cell", overloaded("rnn_relu_cell", [(rnn_relu_cell, PARAMETERS["rnn_relu_cell"])]))
+register_op("mkldnn_rnn_layer", overloaded("mkldnn_rnn_layer", [(mkldnn_rnn_layer, PARAMETERS["mkldnn_rnn_layer"])]))
+register_op("mkldnn_rnn_layer_backward", overloaded("mkldnn_rnn_layer_backward", [(mkldnn_rnn_layer_backward, PARAMETERS["mkldnn_rnn_layer_backward"])]))
+register_op("_pack_padded_sequence", overloaded("_pack_padded_sequence", [(_pack_padded_sequence, PARAMETERS["_pack_padded_sequence"])]))
+register_op("_pack_padded_sequence_backward", overloaded("_pack_padded_sequence_backward", [(_pack_padded_sequence_backward, PARAMETERS["_pack_padded_sequence_backward"])]))
+register_op("_pad_packed_sequence", overloaded("_pad_packed_sequence", [(_pad_packed_sequence, PARAMETERS["_pad_packed_sequence"])]))

@@ -71,6 +71,7 @@ __all__ = [  # what `from functions_manual import *` gives the generated nodes
     "evenly_distribute_backward",
     "restore_reduced_dims",
     "scale_grad_by_count", "aminmax_backward",
+    "mkldnn_rnn_layer_backward_grads",
     # convolution, pooling, batch_norm (ops batch 8)
     "convolution_double_backward",
     "max_pool_double_backward",
@@ -1665,3 +1666,76 @@ def _zero_dim(like, value):
     """``at::full({}, value, like.options())``."""
     return wrap(like, zeros_array(like, ()) + value)
 
+def mkldnn_rnn_layer_backward_grads(input, weight0, weight1, weight2, weight3, hx_, cx_, output, hy_, cy_, grads,
+                                    reverse, mode, hidden_size, num_layers, has_biases, train, bidirectional,
+                                    batch_sizes, batch_first, workspace):
+    """oneDNN's LSTM layer: the gradients of its seven inputs from those of output, ``hy`` and ``cy``; with grad
+    mode on (``create_graph``), PyTorch's differentiable version, built from ops."""
+    backward = _mkldnn_rnn_layer_differentiable_backward if is_grad_enabled() else ops.mkldnn_rnn_layer_backward
+    return backward(input, weight0, weight1, weight2, weight3, hx_, cx_, output, hy_, cy_, grads[0], grads[1],
+                    grads[2], reverse, mode, hidden_size, num_layers, has_biases, train, bidirectional, batch_sizes,
+                    batch_first, workspace)
+
+
+def _one_minus(t):
+    return ops.sub(scalar_tensor(1), t)  # C++'s ``1 - t``: empty_like(t).fill_(1).sub_(t)
+
+
+def _lstm_layer_states(input, w_ih, w_hh, b_ih, b_hh, hx, cx, reverse):
+    """The forward again, step by step: each step's gates (by time index) and the states before and after it."""
+    seq_length = input.size(0)
+    gates, states = [None] * seq_length, [(hx, cx)]
+    for seq in range(1, seq_length + 1):
+        x_index = seq_length - seq if reverse else seq - 1
+        gate = ops.add(ops.addmm(b_ih, ops.select(input, 0, x_index), ops.t(w_ih)), ops.addmm(b_hh, hx, ops.t(w_hh)))
+        chunks = ops.unsafe_chunk(gate, 4, 1)
+        i, f, g, o = ops.sigmoid(chunks[0]), ops.sigmoid(chunks[1]), ops.tanh(chunks[2]), ops.sigmoid(chunks[3])
+        gates[x_index] = (i, f, g, o)
+        cx = ops.add(ops.mul(f, cx), ops.mul(i, g))
+        hx = ops.mul(o, ops.tanh(cx))
+        states.append((hx, cx))
+    return gates, states
+
+
+def _mkldnn_rnn_layer_differentiable_backward(input, weight0, weight1, weight2, weight3, hx_, cx_, output, hy_, cy_,
+                                              grad_output, grad_hy, grad_cy, reverse, mode, hidden_size, num_layers,
+                                              has_biases, train, bidirectional, batch_sizes, batch_first, workspace):
+    """Backpropagation through time in ops (mkldnn/RNN.cpp's ``mkldnn_rnn_layer_differentiable_backward``)."""
+    if grad_output is None and grad_hy is None and grad_cy is None:
+        return (None,) * 7
+    grad_output = ops.contiguous(grad_output) if grad_output is not None else ops.zeros_like(output)
+    grad_hy = ops.contiguous(grad_hy) if grad_hy is not None else ops.zeros_like(hx_)
+    grad_cy = ops.contiguous(grad_cy) if grad_cy is not None else ops.zeros_like(cx_)
+    if has_biases:
+        b_ih, b_hh = weight2, weight3
+    else:
+        b_ih = b_hh = ops.new_zeros(weight0, (4 * hidden_size,))
+    gates, states = _lstm_layer_states(input, weight0, weight1, b_ih, b_hh, hx_, cx_, reverse)
+    seq_length = input.size(0)
+    layer_dx = [None] * seq_length
+    for seq in range(seq_length - 1, -1, -1):
+        x_index = seq_length - seq - 1 if reverse else seq
+        i, f, g, o = gates[x_index]
+        cy = states[seq + 1][1]
+        hx, cx = states[seq]
+        new_grad_hy = ops.add(ops.select(grad_output, 0, x_index), grad_hy)
+        d1 = ops.add(grad_cy, ops.mul(ops.mul(new_grad_hy, o), _one_minus(ops.mul(ops.tanh(cy), ops.tanh(cy)))))
+        dgp, dip, dprev_c, dfp = ops.mul(d1, i), ops.mul(d1, g), ops.mul(d1, f), ops.mul(d1, cx)
+        dop = ops.mul(new_grad_hy, ops.tanh(cy))
+        do_ = ops.mul(ops.mul(dop, o), _one_minus(o))
+        dg = ops.mul(dgp, _one_minus(ops.mul(g, g)))
+        df = ops.mul(ops.mul(dfp, f), _one_minus(f))
+        di = ops.mul(ops.mul(dip, i), _one_minus(i))
+        da = ops.cat([di, df, dg, do_], 1)
+        db_ = ops.sum(da, [0])
+        dx = ops.unsqueeze(ops.mm(da, weight0), 0)
+        dprev_h = ops.mm(da, weight1)
+        dwx_ = ops.mm(ops.transpose(da, 0, 1), ops.select(input, 0, x_index))
+        dwh_ = ops.mm(ops.transpose(da, 0, 1), hx)
+        if seq == seq_length - 1:
+            db, dwx, dwh = db_, dwx_, dwh_
+        else:
+            db, dwx, dwh = ops.add_(db, db_), ops.add_(dwx, dwx_), ops.add_(dwh, dwh_)
+        layer_dx[x_index] = dx
+        grad_hy, grad_cy = dprev_h, dprev_c
+    return ops.cat(layer_dx, 0), dwx, dwh, db, db, dprev_h, dprev_c

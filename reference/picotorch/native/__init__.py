@@ -472,6 +472,7 @@ from .loss import (
 from .loss_nll import nll_loss2d_backward, nll_loss2d_forward, nll_loss_backward, nll_loss_forward
 from .normalization import renorm, renorm_
 from .onehot import one_hot
+from .packed_sequence import _pack_padded_sequence, _pack_padded_sequence_backward, _pad_packed_sequence
 from .pad_nd import constant_pad_nd
 from .pixel_shuffle import channel_shuffle, pixel_shuffle, pixel_unshuffle
 from .pointwise_ops import addcdiv, addcdiv_, addcmul, addcmul_, lerp, lerp_
@@ -543,6 +544,22 @@ from .reflection_pad import (
     replication_pad3d_backward,
 )
 from .resize import is_pinned, pin_memory, resize_, resize_as_, resize_output, write_out
+from .rnn import (
+    gru_cell,
+    gru_data,
+    gru_input,
+    lstm_cell,
+    lstm_data,
+    lstm_input,
+    mkldnn_rnn_layer,
+    mkldnn_rnn_layer_backward,
+    rnn_relu_cell,
+    rnn_relu_data,
+    rnn_relu_input,
+    rnn_tanh_cell,
+    rnn_tanh_data,
+    rnn_tanh_input,
+)
 from .scatter_gather import (
     gather,
     index_add,
@@ -928,4 +945,9 @@ __all__ = [
     "channel_shuffle", "pixel_shuffle", "pixel_unshuffle",
     "rms_norm",
     "is_pinned", "pin_memory", "resize_", "resize_as_",
+    # recurrent layers
+    "gru_cell", "gru_input", "lstm_cell", "lstm_input", "mkldnn_rnn_layer", "mkldnn_rnn_layer_backward",
+    "rnn_relu_cell", "rnn_relu_input", "rnn_tanh_cell", "rnn_tanh_input",
+    "gru_data", "lstm_data", "rnn_relu_data", "rnn_tanh_data",
+    "_pack_padded_sequence", "_pack_padded_sequence_backward", "_pad_packed_sequence",
 ]

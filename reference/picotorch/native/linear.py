@@ -1,6 +1,8 @@
-"""``einsum`` and ``tensordot``: contractions built from permute, reshape and ``bmm`` or ``mm``.
+"""``linear``, ``einsum`` and ``tensordot``: contractions built from permute, reshape and ``bmm`` or ``mm``.
 
-Models ``aten/src/ATen/native/Linear.cpp`` (``einsum``, its helper ``sumproduct_pair``, ``tensordot``). Both are
+Models ``aten/src/ATen/native/Linear.cpp`` (``linear``, ``einsum``, its helper ``sumproduct_pair``, ``tensordot``).
+``linear`` is ``addmm`` for a matrix, one ``addmm`` on the folded rows of a contiguous N-d input
+(``_flatten_nd_linear``), else ``matmul`` then ``add_``. ``einsum`` and ``tensordot`` are
 ``CompositeImplicitAutograd``: they call other operators through the dispatcher, so autograd records those
 (``PermuteBackward0``, ``ViewBackward0``, ``BmmBackward0``, ...) and there is no ``EinsumBackward``.
 
@@ -177,6 +179,28 @@ def _check_path(path, num_ops):
     if len(path) != expected:
         raise RuntimeError(f"einsum(): expected contraction path given in path parameter to have size {expected} but "
                            f"got {len(path)}")
+
+
+def linear(input, weight, bias=None):
+    if input.dim() == 2 and bias is not None:
+        return ops.addmm(bias, input, ops.t(weight))
+    if bias is not None and input.dim() != 2 and input.is_contiguous():
+        return _flattened_linear(input, weight, bias)
+    output = ops.matmul(input, ops.t(weight))
+    if bias is not None:
+        output = ops.add_(output, bias)
+    return output
+
+
+def _flattened_linear(input, weight, bias):
+    """N-d input: fold the leading dims into rows, one addmm, view back (``_flatten_nd_linear``)."""
+    sizes = tuple(input.shape)
+    rows = 1
+    for s in sizes[:-1]:
+        rows *= s  # not -1: reshape cannot infer a dimension when another one is 0
+    flat = ops.reshape(input, (rows, sizes[-1]))
+    out = ops.addmm(bias, flat, ops.t(weight))
+    return ops.view(out, sizes[:-1] + (out.shape[-1],))
 
 
 def einsum(equation, tensors, path=None):

@@ -29,6 +29,7 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..native.checks import broadcast_shapes
 from ..native.dispatcher import ops
+from ..native.linear import linear
 from . import _reduction
 from .parameter import Parameter as _Parameter
 
@@ -160,28 +161,6 @@ conv1d = _VF.conv1d
 conv2d = _VF.conv2d
 conv_transpose1d = _VF.conv_transpose1d
 conv_transpose2d = _VF.conv_transpose2d
-
-
-def linear(input, weight, bias=None):
-    if input.dim() == 2 and bias is not None:
-        return ops.addmm(bias, input, ops.t(weight))
-    if bias is not None and input.dim() != 2 and input.is_contiguous():
-        return _flattened_linear(input, weight, bias)
-    output = ops.matmul(input, ops.t(weight))
-    if bias is not None:
-        output = ops.add_(output, bias)
-    return output
-
-
-def _flattened_linear(input, weight, bias):
-    """N-d input: fold the leading dims into rows, one addmm, view back (``_flatten_nd_linear``)."""
-    sizes = tuple(input.shape)
-    rows = 1
-    for s in sizes[:-1]:
-        rows *= s  # not -1: reshape cannot infer a dimension when another one is 0
-    flat = ops.reshape(input, (rows, sizes[-1]))
-    out = ops.addmm(bias, flat, ops.t(weight))
-    return ops.view(out, sizes[:-1] + (out.shape[-1],))
 
 
 # ----------------------------------------------------------------------------- activations

@@ -1,7 +1,9 @@
-"""``picotorch.nn.utils``: gradient clipping and parameters as one vector. Models ``torch/nn/utils/__init__.py``."""
+"""``picotorch.nn.utils``: gradient clipping, parameters as one vector, padding sequences (``rnn``). Models
+``torch/nn/utils/__init__.py``."""
 
+from . import rnn
 from .clip_grad import clip_grad_norm_, clip_grad_value_, clip_grads_with_norm_, get_total_norm
 from .convert_parameters import parameters_to_vector, vector_to_parameters
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm",
-           "parameters_to_vector", "vector_to_parameters"]
+           "parameters_to_vector", "rnn", "vector_to_parameters"]

@@ -113,6 +113,11 @@ CASES = {
     "threshold_": lambda F, T, s, p: F.threshold_(s(3), 0.5, 0.0),
     "gelu": lambda F, T, s, p: F.gelu(s(3), approximate="tanh"),
     "prelu": lambda F, T, s, p: F.prelu(s(2, 3), p(1)),
+    # linear is a binding in torch: the call as it was made
+    "linear": lambda F, T, s, p: F.linear(s(2, 3), p(4, 3), p(4)),
+    "linear_weight": lambda F, T, s, p: F.linear(p(2, 3), s(4, 3)),
+    "linear_bias_by_name": lambda F, T, s, p: F.linear(p(2, 3), p(4, 3), bias=s(4)),
+    "linear_all_by_name": lambda F, T, s, p: F.linear(input=p(2, 3), weight=s(4, 3)),
 }
 
 

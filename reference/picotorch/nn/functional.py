@@ -29,7 +29,7 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..native.checks import broadcast_shapes
 from ..native.dispatcher import ops
-from ..native.linear import linear
+from ..native.linear import linear as _linear
 from . import _reduction
 from .parameter import Parameter as _Parameter
 
@@ -154,6 +154,19 @@ adaptive_max_pool2d = _boolean_dispatch("return_indices", 2, False, adaptive_max
 
 
 # ----------------------------------------------------------------------------- linear
+
+
+def linear(*args, **kwargs):
+    """``torch._C._nn.linear``, a binding: ``__torch_function__`` sees the call as it was made (``func`` is this
+    function), then ``at::linear`` (``native/linear.py``) runs."""
+    given = (*args, *kwargs.values()) if kwargs else args
+    for arg in given:
+        if type(arg) not in _PLAIN:  # a binding's overloaded arguments leave plain tensors out (and their type)
+            overloaded = tuple(a for a in given if type(a) not in _PLAIN)
+            if has_torch_function_variadic(*overloaded):
+                return handle_torch_function(linear, overloaded, *args, **kwargs)
+            break
+    return _linear(*args, **kwargs)
 
 
 # torch.nn.functional's convolutions are torch's own functions (``_add_docstr(torch.conv2d, ...)``)

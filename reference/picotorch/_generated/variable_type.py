@@ -3244,8 +3244,7 @@ def bernoulli__Tensor(self, p, *, generator=None):
     if is_grad_enabled() and any_requires_grad(self, p):
         grad_fn = nodes.BernoulliBackward1()
         grad_fn.set_next_edges(collect_next_edges(self, p))
-        if grad_fn.should_compute_output(1):
-            grad_fn.p_ = SavedVariable(p)
+        grad_fn.p_info = (tuple(p._data.shape), p._dtype)
     result = kernel_for("bernoulli_.Tensor", device_of(self, p))(self, p, generator)
     bump_version(self)
     if grad_fn is not None:
@@ -8058,6 +8057,7 @@ def normal_Tensor_float(mean, std=1, *, generator=None):
     if is_grad_enabled() and any_requires_grad(mean):
         grad_fn = nodes.NormalBackward1()
         grad_fn.set_next_edges(collect_next_edges(mean))
+        grad_fn.mean_sizes = tuple(mean._data.shape)
     result = kernel_for("normal.Tensor_float", device_of(mean))(mean, std, generator)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -8079,6 +8079,7 @@ def normal_float_Tensor(mean, std, *, generator=None):
     if is_grad_enabled() and any_requires_grad(std):
         grad_fn = nodes.NormalBackward2()
         grad_fn.set_next_edges(collect_next_edges(std))
+        grad_fn.std_sizes = tuple(std._data.shape)
     result = kernel_for("normal.float_Tensor", device_of(std))(mean, std, generator)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -8100,6 +8101,8 @@ def normal_Tensor_Tensor(mean, std, *, generator=None):
     if is_grad_enabled() and any_requires_grad(mean, std):
         grad_fn = nodes.NormalBackward3()
         grad_fn.set_next_edges(collect_next_edges(mean, std))
+        grad_fn.mean_sizes = tuple(mean._data.shape)
+        grad_fn.std_sizes = tuple(std._data.shape)
     result = kernel_for("normal.Tensor_Tensor", device_of(mean, std))(mean, std, generator)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -10905,6 +10908,10 @@ def complex(real, imag):
     if is_grad_enabled() and any_requires_grad(real, imag):
         grad_fn = nodes.ComplexBackward0()
         grad_fn.set_next_edges(collect_next_edges(real, imag))
+        if grad_fn.should_compute_output(1):
+            grad_fn.imag_ = SavedVariable(imag)
+        if grad_fn.should_compute_output(0):
+            grad_fn.real_ = SavedVariable(real)
     result = kernel_for("complex", device_of(real, imag))(real, imag)
     if grad_fn is not None:
         set_history(result, grad_fn)

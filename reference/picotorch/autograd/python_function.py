@@ -37,7 +37,7 @@ from ..native.dispatcher import ops
 from ..native.helpers import xp_dtype
 from ..native.tensor_impl import TensorImpl, new_tensor
 from .grad_mode import is_grad_enabled, no_grad
-from .graph import InputMetadata, Node
+from .graph import InputMetadata, Node, node_attribute
 from .variable import (
     ERR_BACKWARD_TWICE,
     SavedVariable,
@@ -113,7 +113,7 @@ class PyNode(Node):
                             "expected (bool)")
         self._materialize_grads = value
 
-    @property
+    @node_attribute
     def requires_grad(self) -> bool:
         return True
 

@@ -1060,10 +1060,11 @@ def diff(self, n=1, dim=-1, prepend=None, append=None):
     if self.shape[d] == 0 and prepend is None and append is None:
         return self
     joined = [t for t in (prepend, self, append) if t is not None]
-    result = ops.cat(joined, d) if len(joined) > 1 else self
+    # cat and narrow get ``dim`` as given (their nodes save it so: -1 reads back as 2**64 - 1)
+    result = ops.cat(joined, dim) if len(joined) > 1 else self
     length = result.shape[d] - 1
     for _ in range(min(n, result.shape[d])):
-        later, earlier = ops.narrow(result, d, 1, length), ops.narrow(result, d, 0, length)
+        later, earlier = ops.narrow(result, dim, 1, length), ops.narrow(result, dim, 0, length)
         result = ops.logical_xor(later, earlier) if result.dtype.name == "bool" else ops.sub(later, earlier)
         length -= 1
     return result

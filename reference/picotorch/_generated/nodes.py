@@ -6099,6 +6099,7 @@ class PutBackward0(Node):
     accumulate = None
     index_ = None
     source_ = None
+    source_info = None
 
     def apply(node, grads):
         grad = grads[0]
@@ -6109,7 +6110,8 @@ class PutBackward0(Node):
             return grad_inputs
         if node.task_should_compute_output(0):
             accumulate = node.accumulate
-            grad_inputs[0] = grad if accumulate else ops.put(grad, index, ops.zeros_like(source), False)
+            source_info = node.source_info
+            grad_inputs[0] = grad if accumulate else ops.put(grad, index, zeros_of(source_info, grad), False)
         if node.task_should_compute_output(1):
             grad_inputs[1] = reshape_as(ops.take(grad, index), source)
         return grad_inputs
@@ -12358,24 +12360,20 @@ class ReflectionPad1DBackwardBackward0(Node):
     """Backward of ``reflection_pad1d_backward(Tensor grad_output, Tensor self, int[2] padding) -> Tensor``."""
 
     padding = None
-    self_ = None
+    self_info = None
 
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
-        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
             padding = node.padding
             grad_inputs[0] = ops.reflection_pad1d(grad, padding)
         if node.task_should_compute_output(1):
-            grad_inputs[1] = ops.zeros_like(self)
+            self_info = node.self_info
+            grad_inputs[1] = zeros_of(self_info, grad)
         return grad_inputs
-
-    def release_variables(node):
-        if node.self_ is not None:
-            node.self_.reset_data()
 
     @node_attribute
     def _saved_padding(node):
@@ -12383,14 +12381,6 @@ class ReflectionPad1DBackwardBackward0(Node):
         if saved is None:
             return None
         return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
-
-    @node_attribute
-    def _saved_self(node):
-        return None if node.self_ is None else node.self_.unpack(node)
-
-    @node_attribute
-    def _raw_saved_self(node):
-        return SavedVariable(None) if node.self_ is None else node.self_
 
 
 class ReflectionPad2DBackward0(Node):
@@ -12434,24 +12424,20 @@ class ReflectionPad2DBackwardBackward0(Node):
     """Backward of ``reflection_pad2d_backward(Tensor grad_output, Tensor self, int[4] padding) -> Tensor``."""
 
     padding = None
-    self_ = None
+    self_info = None
 
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
-        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
             padding = node.padding
             grad_inputs[0] = ops.reflection_pad2d(grad, padding)
         if node.task_should_compute_output(1):
-            grad_inputs[1] = ops.zeros_like(self)
+            self_info = node.self_info
+            grad_inputs[1] = zeros_of(self_info, grad)
         return grad_inputs
-
-    def release_variables(node):
-        if node.self_ is not None:
-            node.self_.reset_data()
 
     @node_attribute
     def _saved_padding(node):
@@ -12459,14 +12445,6 @@ class ReflectionPad2DBackwardBackward0(Node):
         if saved is None:
             return None
         return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
-
-    @node_attribute
-    def _saved_self(node):
-        return None if node.self_ is None else node.self_.unpack(node)
-
-    @node_attribute
-    def _raw_saved_self(node):
-        return SavedVariable(None) if node.self_ is None else node.self_
 
 
 class ReflectionPad3DBackward0(Node):
@@ -12510,24 +12488,20 @@ class ReflectionPad3DBackwardBackward0(Node):
     """Backward of ``reflection_pad3d_backward(Tensor grad_output, Tensor self, int[6] padding) -> Tensor``."""
 
     padding = None
-    self_ = None
+    self_info = None
 
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
-        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
             padding = node.padding
             grad_inputs[0] = ops.reflection_pad3d(grad, padding)
         if node.task_should_compute_output(1):
-            grad_inputs[1] = ops.zeros_like(self)
+            self_info = node.self_info
+            grad_inputs[1] = zeros_of(self_info, grad)
         return grad_inputs
-
-    def release_variables(node):
-        if node.self_ is not None:
-            node.self_.reset_data()
 
     @node_attribute
     def _saved_padding(node):
@@ -12535,14 +12509,6 @@ class ReflectionPad3DBackwardBackward0(Node):
         if saved is None:
             return None
         return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
-
-    @node_attribute
-    def _saved_self(node):
-        return None if node.self_ is None else node.self_.unpack(node)
-
-    @node_attribute
-    def _raw_saved_self(node):
-        return SavedVariable(None) if node.self_ is None else node.self_
 
 
 class ReplicationPad1DBackward0(Node):
@@ -12586,24 +12552,20 @@ class ReplicationPad1DBackwardBackward0(Node):
     """Backward of ``replication_pad1d_backward(Tensor grad_output, Tensor self, int[2] padding) -> Tensor``."""
 
     padding = None
-    self_ = None
+    self_info = None
 
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
-        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
             padding = node.padding
             grad_inputs[0] = ops.replication_pad1d(grad, padding)
         if node.task_should_compute_output(1):
-            grad_inputs[1] = ops.zeros_like(self)
+            self_info = node.self_info
+            grad_inputs[1] = zeros_of(self_info, grad)
         return grad_inputs
-
-    def release_variables(node):
-        if node.self_ is not None:
-            node.self_.reset_data()
 
     @node_attribute
     def _saved_padding(node):
@@ -12611,14 +12573,6 @@ class ReplicationPad1DBackwardBackward0(Node):
         if saved is None:
             return None
         return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
-
-    @node_attribute
-    def _saved_self(node):
-        return None if node.self_ is None else node.self_.unpack(node)
-
-    @node_attribute
-    def _raw_saved_self(node):
-        return SavedVariable(None) if node.self_ is None else node.self_
 
 
 class ReplicationPad2DBackward0(Node):
@@ -12662,24 +12616,20 @@ class ReplicationPad2DBackwardBackward0(Node):
     """Backward of ``replication_pad2d_backward(Tensor grad_output, Tensor self, int[4] padding) -> Tensor``."""
 
     padding = None
-    self_ = None
+    self_info = None
 
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
-        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
             padding = node.padding
             grad_inputs[0] = ops.replication_pad2d(grad, padding)
         if node.task_should_compute_output(1):
-            grad_inputs[1] = ops.zeros_like(self)
+            self_info = node.self_info
+            grad_inputs[1] = zeros_of(self_info, grad)
         return grad_inputs
-
-    def release_variables(node):
-        if node.self_ is not None:
-            node.self_.reset_data()
 
     @node_attribute
     def _saved_padding(node):
@@ -12687,14 +12637,6 @@ class ReplicationPad2DBackwardBackward0(Node):
         if saved is None:
             return None
         return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
-
-    @node_attribute
-    def _saved_self(node):
-        return None if node.self_ is None else node.self_.unpack(node)
-
-    @node_attribute
-    def _raw_saved_self(node):
-        return SavedVariable(None) if node.self_ is None else node.self_
 
 
 class ReplicationPad3DBackward0(Node):
@@ -12738,24 +12680,20 @@ class ReplicationPad3DBackwardBackward0(Node):
     """Backward of ``replication_pad3d_backward(Tensor grad_output, Tensor self, int[6] padding) -> Tensor``."""
 
     padding = None
-    self_ = None
+    self_info = None
 
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
-        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
             padding = node.padding
             grad_inputs[0] = ops.replication_pad3d(grad, padding)
         if node.task_should_compute_output(1):
-            grad_inputs[1] = ops.zeros_like(self)
+            self_info = node.self_info
+            grad_inputs[1] = zeros_of(self_info, grad)
         return grad_inputs
-
-    def release_variables(node):
-        if node.self_ is not None:
-            node.self_.reset_data()
 
     @node_attribute
     def _saved_padding(node):
@@ -12763,14 +12701,6 @@ class ReplicationPad3DBackwardBackward0(Node):
         if saved is None:
             return None
         return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
-
-    @node_attribute
-    def _saved_self(node):
-        return None if node.self_ is None else node.self_.unpack(node)
-
-    @node_attribute
-    def _raw_saved_self(node):
-        return SavedVariable(None) if node.self_ is None else node.self_
 
 
 class RoundBackward1(Node):

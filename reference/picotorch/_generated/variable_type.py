@@ -5448,7 +5448,9 @@ def put_(self, index, source, accumulate=False):
         grad_fn.set_next_edges(collect_next_edges(self, source))
         grad_fn.accumulate = accumulate
         grad_fn.index_ = SavedVariable(index)
-        grad_fn.source_ = SavedVariable(source)
+        if grad_fn.should_compute_output(1):
+            grad_fn.source_ = SavedVariable(source)
+        grad_fn.source_info = (tuple(source._data.shape), source._dtype)
     result = kernel_for("put_", device_of(self, index, source))(self, index, source, accumulate)
     bump_version(self)
     if grad_fn is not None:
@@ -5464,7 +5466,9 @@ def put(self, index, source, accumulate=False):
         grad_fn.set_next_edges(collect_next_edges(self, source))
         grad_fn.accumulate = accumulate
         grad_fn.index_ = SavedVariable(index)
-        grad_fn.source_ = SavedVariable(source)
+        if grad_fn.should_compute_output(1):
+            grad_fn.source_ = SavedVariable(source)
+        grad_fn.source_info = (tuple(source._data.shape), source._dtype)
     result = kernel_for("put", device_of(self, index, source))(self, index, source, accumulate)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -10965,7 +10969,7 @@ def reflection_pad1d_backward(grad_output, self, padding):
         grad_fn = nodes.ReflectionPad1DBackwardBackward0()
         grad_fn.set_next_edges(collect_next_edges(grad_output, self))
         grad_fn.padding = padding
-        grad_fn.self_ = SavedVariable(self)
+        grad_fn.self_info = (tuple(self._data.shape), self._dtype)
     result = kernel_for("reflection_pad1d_backward", device_of(grad_output, self))(grad_output, self, padding)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -10993,7 +10997,7 @@ def reflection_pad2d_backward(grad_output, self, padding):
         grad_fn = nodes.ReflectionPad2DBackwardBackward0()
         grad_fn.set_next_edges(collect_next_edges(grad_output, self))
         grad_fn.padding = padding
-        grad_fn.self_ = SavedVariable(self)
+        grad_fn.self_info = (tuple(self._data.shape), self._dtype)
     result = kernel_for("reflection_pad2d_backward", device_of(grad_output, self))(grad_output, self, padding)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -11021,7 +11025,7 @@ def reflection_pad3d_backward(grad_output, self, padding):
         grad_fn = nodes.ReflectionPad3DBackwardBackward0()
         grad_fn.set_next_edges(collect_next_edges(grad_output, self))
         grad_fn.padding = padding
-        grad_fn.self_ = SavedVariable(self)
+        grad_fn.self_info = (tuple(self._data.shape), self._dtype)
     result = kernel_for("reflection_pad3d_backward", device_of(grad_output, self))(grad_output, self, padding)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -11049,7 +11053,7 @@ def replication_pad1d_backward(grad_output, self, padding):
         grad_fn = nodes.ReplicationPad1DBackwardBackward0()
         grad_fn.set_next_edges(collect_next_edges(grad_output, self))
         grad_fn.padding = padding
-        grad_fn.self_ = SavedVariable(self)
+        grad_fn.self_info = (tuple(self._data.shape), self._dtype)
     result = kernel_for("replication_pad1d_backward", device_of(grad_output, self))(grad_output, self, padding)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -11077,7 +11081,7 @@ def replication_pad2d_backward(grad_output, self, padding):
         grad_fn = nodes.ReplicationPad2DBackwardBackward0()
         grad_fn.set_next_edges(collect_next_edges(grad_output, self))
         grad_fn.padding = padding
-        grad_fn.self_ = SavedVariable(self)
+        grad_fn.self_info = (tuple(self._data.shape), self._dtype)
     result = kernel_for("replication_pad2d_backward", device_of(grad_output, self))(grad_output, self, padding)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -11105,7 +11109,7 @@ def replication_pad3d_backward(grad_output, self, padding):
         grad_fn = nodes.ReplicationPad3DBackwardBackward0()
         grad_fn.set_next_edges(collect_next_edges(grad_output, self))
         grad_fn.padding = padding
-        grad_fn.self_ = SavedVariable(self)
+        grad_fn.self_info = (tuple(self._data.shape), self._dtype)
     result = kernel_for("replication_pad3d_backward", device_of(grad_output, self))(grad_output, self, padding)
     if grad_fn is not None:
         set_history(result, grad_fn)

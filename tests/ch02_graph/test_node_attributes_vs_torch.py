@@ -10,11 +10,16 @@ is compared:
 - its saved values (``_saved_*``): tensors by dtype, shape, value, and which object they are (a saved leaf or
   input comes back as the tensor itself, a saved output as a new tensor whose ``grad_fn`` is the node);
   other values by type and value (an ``int`` reads back unsigned, a ``float`` as a float, ``int[]`` as a tuple);
-- the raw ``SavedTensor`` objects (``_raw_saved_*``): type, ``dir``, ``data``, ``unpack_hook``, and what
-  ``register_hooks`` does (the pack hook's argument, the unpacked value, the second registration's error);
-- the saved values after ``backward()`` (freed: PyTorch's error) and after ``backward(retain_graph=True)``.
+- the raw ``SavedTensor`` objects (``_raw_saved_*``): type, ``dir``, ``data``, ``unpack_hook``, ``unpack()``,
+  and what ``register_hooks`` does (the pack hook's argument, the unpacked value, the second registration's
+  error);
+- the saved values after ``backward()`` (freed: PyTorch's error) and after ``backward(retain_graph=True)``,
+  with only the first input requiring grad (what is saved depends on which gradients will be computed), after
+  an in-place change of the inputs (the version check's error);
+- the ``*BackwardBackward0`` nodes of the gradients' graphs (``create_graph=True``);
+- that the getsets refuse assignment as PyTorch's do; ``_input_metadata``; a custom Function's node's ``dir``.
 
-``KNOWN`` lists what still differs, each entry checked to differ so that a fix shows.
+``KNOWN`` and ``KNOWN_PROGRAMS`` list what still differs, each entry checked to differ so that a fix shows.
 """
 
 from __future__ import annotations
@@ -150,13 +155,14 @@ def _value(T, v, ctx):
     return (type(v).__name__, v)
 
 
-def _raw(T, raw):
+def _raw(T, raw, ctx):
+    """A ``SavedTensor``: its type, ``dir``, ``data``, ``unpack_hook`` and what ``unpack()`` gives or raises."""
     if isinstance(raw, (list, tuple)):
-        return (type(raw).__name__, [_raw(T, r) for r in raw])
+        return (type(raw).__name__, [_raw(T, r, ctx) for r in raw])
     face = sorted(set(n for n in dir(raw) if not n.startswith("__")) - PYBIND)
     data = raw.data
     return (type(raw).__name__, face, None if data is None else (str(data.dtype), tuple(data.shape)),
-            raw.unpack_hook)
+            raw.unpack_hook, _outcome(lambda: _value(T, raw.unpack(), ctx)))
 
 
 def _outcome(fn):
@@ -180,9 +186,14 @@ def _saved(T, name, leaves, out, node, attribute):
 
 def _read_all(T, name, leaves, out, nodes) -> list:
     """Every node's saved values, as ``dir`` lists them; raw ones by what the SavedTensor shows."""
-    return [(node.name(), {attr: _outcome(lambda a=attr, n=node: _raw(T, getattr(n, a))) if attr.startswith("_raw")
-                           else _saved(T, name, leaves, out, node, attr) for attr in _saved_names(node)})
-            for node in nodes]
+    def raw(node, attr):
+        ctx = (leaves, out, node, (name, attr.replace("_raw", "", 1)) in UNINITIALIZED)
+        return _outcome(lambda: _raw(T, getattr(node, attr), ctx))
+
+    def saved(node, attr):
+        return raw(node, attr) if attr.startswith("_raw") else _saved(T, name, leaves, out, node, attr)
+
+    return [(node.name(), {attr: saved(node, attr) for attr in _saved_names(node)}) for node in nodes]
 
 
 def _face(node):
@@ -342,3 +353,35 @@ def test_input_metadata_matches_torch():
 def test_known_differences_still_differ(name):
     program = KNOWN_PROGRAMS[name]
     assert _outcome(lambda: program(picotorch)) != _outcome(lambda: program(torch))
+
+
+# What PyTorch lists on a custom Function's node that picotorch lacks (compiled autograd's hooks and two
+# internals); checked to be still missing.
+FUNCTION_NODE_ONLY_IN_TORCH = {"_compiled_autograd_backward_state", "_compiled_autograd_key",
+                               "_get_compiled_autograd_symints", "_is_pure_view", "_register_hook",
+                               "maybe_clear_saved_tensors"}
+
+
+def _custom_function_node_face(T):
+    class Scale(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, y):
+            ctx.save_for_backward(x, y)
+            ctx.factor = 3
+            return x * y
+
+        @staticmethod
+        def backward(ctx, grad):
+            x, y = ctx.saved_tensors
+            return grad * y, grad * x
+
+    node = Scale.apply(T.ones(2, requires_grad=True), T.ones(2, requires_grad=True)).grad_fn
+    return type(node).__name__, [n for n in dir(node) if not n.startswith("__")], node.requires_grad
+
+
+def test_custom_function_node_face_matches_torch():
+    """A custom Function's node is a Python object in PyTorch too: ``dir`` shows the ctx's attributes and
+    THPFunction's, not picotorch's engine fields."""
+    ours, theirs = _custom_function_node_face(picotorch), _custom_function_node_face(torch)
+    assert FUNCTION_NODE_ONLY_IN_TORCH <= set(theirs[1]) and not FUNCTION_NODE_ONLY_IN_TORCH & set(ours[1])
+    assert ours == (theirs[0], [n for n in theirs[1] if n not in FUNCTION_NODE_ONLY_IN_TORCH], theirs[2])

@@ -6,7 +6,8 @@ libraries with leaves that require grad, and every node of the graph (walked thr
 is compared:
 
 - its face: ``name()``, ``type(node).__name__`` and ``dir(node)`` without dunders (the saved-value getters
-  and python_cpp_function.h's properties; nothing of the engine's own fields);
+  and python_cpp_function.h's properties; nothing of the engine's own fields), and its ``_sequence_nr()``
+  from the output node's (which ops a composite runs first: NOTE [C++ operand order]);
 - its saved values (``_saved_*``): tensors by dtype, shape, value, and which object they are (a saved leaf or
   input comes back as the tensor itself, a saved output as a new tensor whose ``grad_fn`` is the node);
   other values by type and value (an ``int`` reads back unsigned, a ``float`` as a float, ``int[]`` as a tuple);
@@ -56,6 +57,11 @@ EXTRA = {
     "imag_real": ([data(2, 3), data(2, 3)], lambda T, a, b: T.complex(a, b).imag * T.complex(b, a).real),
     # normal's gradient is zeros of the input's own shape (saved as *_sym_sizes), not the broadcast output's
     "normal_broadcast": ([data(3), data(2, 3)], lambda T, m, s: T.normal(m, s.abs()) * 0 + m * s),
+    "gradient_coordinates": ([data(3, 4), data(4)], lambda T, a, x: T.gradient(a, spacing=(x.detach().cumsum(0),),
+                                                                               dim=1)[0] * x[0]),
+    "gradient_coordinates_order_2": ([data(3, 4)], lambda T, a: T.gradient(a, spacing=(T.tensor([0.0, 0.5, 1.5, 3.0],
+                                                                           dtype=a.dtype),), dim=1, edge_order=2)[0]),
+    "gradient_order_1": ([data(3, 4)], lambda T, a: T.gradient(a)[1]),
     "bernoulli_tensor_p": ([data(2, 3), data(2, 3)], lambda T, a, p: (a * 1).bernoulli_(p.sigmoid()) * a),
 }
 ALL = {**CASES, **EXTRA}
@@ -204,6 +210,8 @@ def _face(node):
 def _first_difference(ours, theirs) -> str:
     for (p_name, p), (t_name, t) in zip(ours, theirs):
         if (p_name, p) != (t_name, t):
+            if isinstance(p, tuple) and isinstance(t, tuple) and len(p) == len(t):  # only the parts that differ
+                p, t = [a for a, b in zip(p, t) if a != b], [b for a, b in zip(p, t) if a != b]
             if not isinstance(p, dict):
                 return f"\npicotorch: {p_name} {p}\ntorch:     {t_name} {t}"
             keys = sorted(k for k in set(p) | set(t) if p.get(k, "missing") != t.get(k, "missing"))
@@ -236,9 +244,16 @@ def _assignments(node) -> list:
     return [(n, _outcome(lambda a=n: setattr(node, a, None)), _outcome(lambda a=n: delattr(node, a))) for n in names]
 
 
+def _sequence_nr(node, top: int):
+    """A node's sequence number from the output's node's (which ops ran first; AccumulateGrad's is UINT64_MAX)."""
+    nr = node._sequence_nr()
+    return "UINT64_MAX" if nr == 2**64 - 1 else nr - top
+
+
 def _program_faces(T, name):
     _, out = _run(T, name)
-    return [(node.name(), (_face(node), _assignments(node))) for node in _nodes(out)]
+    top = out.grad_fn._sequence_nr() if out.grad_fn is not None else 0  # ``to`` its own dtype: the leaf itself
+    return [(node.name(), (_face(node), _sequence_nr(node, top), _assignments(node))) for node in _nodes(out)]
 
 
 def _program_hooks(T, name):

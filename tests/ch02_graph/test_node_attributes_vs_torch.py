@@ -204,7 +204,8 @@ def _read_all(T, name, leaves, out, nodes) -> list:
 
 def _face(node):
     names = [n for n in dir(node) if not n.startswith("__") and not n.startswith(("_saved_", "_raw_saved_"))]
-    return node.name(), type(node).__name__, names, _saved_names(node), node.requires_grad
+    inputs = [(m.shape, str(m.dtype), str(m.device)) for m in node._input_metadata]  # one per forward output
+    return node.name(), type(node).__name__, names, _saved_names(node), node.requires_grad, inputs, node.metadata
 
 
 def _first_difference(ours, theirs) -> str:

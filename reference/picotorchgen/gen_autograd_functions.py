@@ -21,7 +21,7 @@ Models the generated ``torch/csrc/autograd/generated/Functions.h`` / ``Functions
 ${generated_comment}
 
 from picotorch.autograd.functions_manual import *  # the helpers formulas call
-from picotorch.autograd.graph import Node, node_attribute
+from picotorch.autograd.graph import Node
 from picotorch.autograd.variable import ERR_BACKWARD_TWICE, SavedVariable
 from picotorch.native.dispatcher import ops
 
@@ -103,7 +103,7 @@ node.${name}_released_ = True
 
 # The Python getters torch gives a node for its saved values (``grad_fn._saved_self``).
 SAVED_GETTER = CodeTemplate('''\
-@node_attribute
+@property
 def ${attribute}(node):
     ${body}
 ''')

@@ -72,10 +72,29 @@ UNINITIALIZED = {("rrelu", "_saved_noise"), ("rrelu_inplace", "_saved_noise")}
 PYBIND = {"_pybind11_conduit_v1_"}
 
 # (test, case): why picotorch still differs there.
+_LAYER_NORM = ("NativeLayerNormBackward0's formula is composed of ops in picotorch; PyTorch's calls "
+               "native_layer_norm_backward, whose node is NativeLayerNormBackwardBackward0")
+_MV = "mv's backward: PyTorch's is a mul of views, picotorch's an mm of unsqueezed operands"
+_SOLVE = "PyTorch's linalg_det/slogdet backward solves (LinalgSolveExBackward0); picotorch's multiplies by the inverse"
 KNOWN: dict[tuple[str, str], str] = {
-    ("double backward", "layer_norm"): (
-        "NativeLayerNormBackward0's formula is composed of ops in picotorch; PyTorch's calls "
-        "native_layer_norm_backward, whose node is NativeLayerNormBackwardBackward0"),
+    ("double backward", "layer_norm"): _LAYER_NORM,
+    ("gradient graph", "layer_norm"): _LAYER_NORM,
+    ("gradient graph", "bce_with_logits"): ("binary_cross_entropy_with_logits_backward is a kernel without a "
+                                            "derivative in picotorch: the gradient has no grad_fn"),
+    ("gradient graph", "index"): "index_backward's index_put is not differentiable in the gradient in picotorch",
+    ("gradient graph", "index_mask"): "index_backward's index_put is not differentiable in the gradient in picotorch",
+    ("gradient graph", "det"): _SOLVE,
+    ("gradient graph", "slogdet"): _SOLVE,
+    ("gradient graph", "inverse"): "linalg_inv_ex's backward formula: one TransposeBackward0 fewer in picotorch",
+    ("gradient graph", "matrix_power"): "matrix_power of a negative power: through inverse's backward (above)",
+    ("gradient graph", "matmul_2d_1d"): _MV,
+    ("gradient graph", "mv"): _MV,
+    ("gradient graph", "native_dropout_eval"): "native_dropout's backward: an extra MulBackward1 by the scale 1",
+    ("gradient graph", "remainder_tensor"): "remainder's other gradient: PyTorch's div(rounding_mode='floor') "
+                                            "(DivBackward2), picotorch's NotImplemented node",
+    ("gradient graph", "renorm"): "renorm's backward formula orders its ops differently",
+    ("gradient graph", "corrcoef"): "a value at the clamp's bound rounds to 1.0 in one library and above it in the "
+                                    "other: the gradient kept or zeroed there",
 }
 
 # Differences outside the op cases, each a program run on both libraries; each must still differ.
@@ -314,9 +333,10 @@ def test_saved_inputs_modified_in_place_match_torch(name):
     _check(name, lambda T, n: _program_saved(T, n, bump=True))
 
 
-def _program_double_backward(T, name):
-    """The saved values of the ``*BackwardBackward0`` nodes on the graph of the case's gradients
-    (``create_graph=True``), with an upstream gradient that requires grad too."""
+def _program_gradient_graph(T, name, only_double_backward=False):
+    """The nodes of the graph of the case's gradients (``create_graph=True``, with an upstream gradient that
+    requires grad too): the ops the backward formulas call, with their saved values.
+    ``only_double_backward``: the ``*BackwardBackward0`` nodes alone, by name and values."""
     leaves, out = _run(T, name)
     upstream = T.tensor(np.linspace(-1.0, 1.0, out.numel()).reshape(tuple(out.shape)), dtype=out.dtype,
                         requires_grad=True)
@@ -324,16 +344,22 @@ def _program_double_backward(T, name):
     seen, found = set(), []
     for grad in grads:
         for node in [] if grad is None or grad.grad_fn is None else _nodes(grad):
-            if node not in seen and "BackwardBackward" in node.name():
+            if node not in seen and (not only_double_backward or "BackwardBackward" in node.name()):
                 seen.add(node)
                 found.append(node)
-    # The ops a formula calls may differ (the gradient's graph is compared elsewhere); by name and values, in order
-    return sorted(_read_all(T, name, [*leaves, upstream], None, found), key=lambda entry: (entry[0], repr(entry[1])))
+    saved = _read_all(T, name, [*leaves, upstream], None, found)
+    # Sequence numbers are not compared here: the formulas make their ops in Python's order (KNOWN_PROGRAMS)
+    return sorted(saved, key=lambda entry: (entry[0], repr(entry[1]))) if only_double_backward else saved
+
+
+@pytest.mark.parametrize("name", sorted(ALL))
+def test_gradient_graph_saved_values_match_torch(name):
+    _check(name, _program_gradient_graph, "gradient graph")
 
 
 @pytest.mark.parametrize("name", sorted(ALL))
 def test_double_backward_saved_values_match_torch(name):
-    _check(name, _program_double_backward, "double backward")
+    _check(name, lambda T, n: _program_gradient_graph(T, n, only_double_backward=True), "double backward")
 
 
 @pytest.mark.parametrize("name", sorted(ALL))

@@ -8,7 +8,7 @@ Models the generated ``torch/csrc/autograd/generated/Functions.h`` / ``Functions
 # Do not edit: change the YAML files and run `python -m picotorchgen`.
 
 from picotorch.autograd.functions_manual import *  # the helpers formulas call
-from picotorch.autograd.graph import Node, node_attribute
+from picotorch.autograd.graph import Node
 from picotorch.autograd.variable import ERR_BACKWARD_TWICE, SavedVariable
 from picotorch.native.dispatcher import ops
 
@@ -33,7 +33,7 @@ class AddBackward0(Node):
             grad_inputs[1] = handle_r_to_c(other_scalar_type, maybe_multiply(grad, conj_scalar(alpha)))
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_alpha(node):
         return node.alpha
 
@@ -75,7 +75,7 @@ class SubBackward0(Node):
             grad_inputs[1] = handle_r_to_c(other_scalar_type, maybe_multiply(ops.neg(grad), conj_scalar(alpha)))
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_alpha(node):
         return node.alpha
 
@@ -117,7 +117,7 @@ class RsubBackward0(Node):
             grad_inputs[1] = handle_r_to_c(other_scalar_type, grad)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_alpha(node):
         return node.alpha
 
@@ -139,7 +139,7 @@ class RsubBackward1(Node):
             grad_inputs[0] = handle_r_to_c(self_scalar_type, maybe_multiply(ops.neg(grad), conj_scalar(alpha)))
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_alpha(node):
         return node.alpha
 
@@ -173,19 +173,19 @@ class MulBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_other(node):
         return None if node.other_ is None else node.other_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_other(node):
         return SavedVariable(None) if node.other_ is None else node.other_
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -207,7 +207,7 @@ class MulBackward1(Node):
             grad_inputs[0] = mul_tensor_backward(grad, other, self_scalar_type)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_other(node):
         return node.other
 
@@ -239,19 +239,19 @@ class DivBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_other(node):
         return None if node.other_ is None else node.other_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_other(node):
         return SavedVariable(None) if node.other_ is None else node.other_
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -273,7 +273,7 @@ class DivBackward1(Node):
             grad_inputs[0] = div_tensor_self_backward(grad, other, self_scalar_type)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_other(node):
         return node.other
 
@@ -308,23 +308,23 @@ class DivBackward2(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_other(node):
         return None if node.other_ is None else node.other_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_other(node):
         return SavedVariable(None) if node.other_ is None else node.other_
 
-    @node_attribute
+    @property
     def _saved_rounding_mode(node):
         return node.rounding_mode
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -348,11 +348,11 @@ class DivBackward3(Node):
             grad_inputs[0] = div_tensor_self_backward(grad, other, self_scalar_type, rounding_mode)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_other(node):
         return node.other
 
-    @node_attribute
+    @property
     def _saved_rounding_mode(node):
         return node.rounding_mode
 
@@ -389,11 +389,11 @@ class ReciprocalBackward0(Node):
         if node.result_ is not None:
             node.result_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_result(node):
         return None if node.result_ is None else node.result_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_result(node):
         return SavedVariable(None) if node.result_ is None else node.result_
 
@@ -427,27 +427,27 @@ class PowBackward1(Node):
         if node.result_ is not None:
             node.result_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_exponent(node):
         return None if node.exponent_ is None else node.exponent_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_exponent(node):
         return SavedVariable(None) if node.exponent_ is None else node.exponent_
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
-    @node_attribute
+    @property
     def _saved_result(node):
         return None if node.result_ is None else node.result_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_result(node):
         return SavedVariable(None) if node.result_ is None else node.result_
 
@@ -477,23 +477,23 @@ class PowBackward2(Node):
         if node.result_ is not None:
             node.result_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_exponent(node):
         return None if node.exponent_ is None else node.exponent_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_exponent(node):
         return SavedVariable(None) if node.exponent_ is None else node.exponent_
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return node.self
 
-    @node_attribute
+    @property
     def _saved_result(node):
         return None if node.result_ is None else node.result_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_result(node):
         return SavedVariable(None) if node.result_ is None else node.result_
 
@@ -519,15 +519,15 @@ class PowBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_exponent(node):
         return node.exponent
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -551,11 +551,11 @@ class ExpBackward0(Node):
         if node.result_ is not None:
             node.result_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_result(node):
         return None if node.result_ is None else node.result_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_result(node):
         return SavedVariable(None) if node.result_ is None else node.result_
 
@@ -579,11 +579,11 @@ class LogBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -607,11 +607,11 @@ class ReluBackward0(Node):
         if node.result_ is not None:
             node.result_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_result(node):
         return None if node.result_ is None else node.result_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_result(node):
         return SavedVariable(None) if node.result_ is None else node.result_
 
@@ -639,15 +639,15 @@ class ThresholdBackwardBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
-    @node_attribute
+    @property
     def _saved_threshold(node):
         return node.threshold
 
@@ -671,11 +671,11 @@ class SigmoidBackward0(Node):
         if node.result_ is not None:
             node.result_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_result(node):
         return None if node.result_ is None else node.result_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_result(node):
         return SavedVariable(None) if node.result_ is None else node.result_
 
@@ -705,19 +705,19 @@ class SigmoidBackwardBackward0(Node):
         if node.output_ is not None:
             node.output_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_grad_output(node):
         return None if node.grad_output_ is None else node.grad_output_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_grad_output(node):
         return SavedVariable(None) if node.grad_output_ is None else node.grad_output_
 
-    @node_attribute
+    @property
     def _saved_output(node):
         return None if node.output_ is None else node.output_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_output(node):
         return SavedVariable(None) if node.output_ is None else node.output_
 
@@ -741,11 +741,11 @@ class TanhBackward0(Node):
         if node.result_ is not None:
             node.result_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_result(node):
         return None if node.result_ is None else node.result_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_result(node):
         return SavedVariable(None) if node.result_ is None else node.result_
 
@@ -775,19 +775,19 @@ class TanhBackwardBackward0(Node):
         if node.output_ is not None:
             node.output_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_grad_output(node):
         return None if node.grad_output_ is None else node.grad_output_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_grad_output(node):
         return SavedVariable(None) if node.grad_output_ is None else node.grad_output_
 
-    @node_attribute
+    @property
     def _saved_output(node):
         return None if node.output_ is None else node.output_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_output(node):
         return SavedVariable(None) if node.output_ is None else node.output_
 
@@ -807,7 +807,7 @@ class SumBackward0(Node):
             grad_inputs[0] = ops.expand(grad, self_sizes)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_self_sym_sizes(node):
         return node.self_sizes
 
@@ -831,18 +831,18 @@ class SumBackward1(Node):
             grad_inputs[0] = sum_backward(grad, self_sizes, dim, keepdim)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         saved = node.dim
         if saved is None:
             return None
         return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 
-    @node_attribute
+    @property
     def _saved_keepdim(node):
         return node.keepdim
 
-    @node_attribute
+    @property
     def _saved_self_sym_sizes(node):
         return node.self_sizes
 
@@ -864,11 +864,11 @@ class MeanBackward0(Node):
             grad_inputs[0] = ops.div(ops.expand(grad, self_sizes), self_numel)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_self_sym_numel(node):
         return node.self_numel
 
-    @node_attribute
+    @property
     def _saved_self_sym_sizes(node):
         return node.self_sizes
 
@@ -894,22 +894,22 @@ class MeanBackward1(Node):
             grad_inputs[0] = mean_backward(grad, self_sizes, dim, self_numel, keepdim)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         saved = node.dim
         if saved is None:
             return None
         return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 
-    @node_attribute
+    @property
     def _saved_keepdim(node):
         return node.keepdim
 
-    @node_attribute
+    @property
     def _saved_self_sym_numel(node):
         return node.self_numel
 
-    @node_attribute
+    @property
     def _saved_self_sym_sizes(node):
         return node.self_sizes
 
@@ -947,35 +947,35 @@ class MmBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_mat2(node):
         return None if node.mat2_ is None else node.mat2_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_mat2(node):
         return SavedVariable(None) if node.mat2_ is None else node.mat2_
 
-    @node_attribute
+    @property
     def _saved_mat2_sym_sizes(node):
         return node.mat2_sizes
 
-    @node_attribute
+    @property
     def _saved_mat2_sym_strides(node):
         return node.mat2_strides
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
-    @node_attribute
+    @property
     def _saved_self_sym_sizes(node):
         return node.self_sizes
 
-    @node_attribute
+    @property
     def _saved_self_sym_strides(node):
         return node.self_strides
 
@@ -1005,19 +1005,19 @@ class MvBackward0(Node):
         if node.vec_ is not None:
             node.vec_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
-    @node_attribute
+    @property
     def _saved_vec(node):
         return None if node.vec_ is None else node.vec_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_vec(node):
         return SavedVariable(None) if node.vec_ is None else node.vec_
 
@@ -1047,19 +1047,19 @@ class DotBackward0(Node):
         if node.tensor_ is not None:
             node.tensor_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
-    @node_attribute
+    @property
     def _saved_tensor(node):
         return None if node.tensor_ is None else node.tensor_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_tensor(node):
         return SavedVariable(None) if node.tensor_ is None else node.tensor_
 
@@ -1104,43 +1104,43 @@ class AddmmBackward0(Node):
         if node.mat2_ is not None:
             node.mat2_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_alpha(node):
         return node.alpha
 
-    @node_attribute
+    @property
     def _saved_beta(node):
         return node.beta
 
-    @node_attribute
+    @property
     def _saved_mat1(node):
         return None if node.mat1_ is None else node.mat1_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_mat1(node):
         return SavedVariable(None) if node.mat1_ is None else node.mat1_
 
-    @node_attribute
+    @property
     def _saved_mat1_sym_sizes(node):
         return node.mat1_sizes
 
-    @node_attribute
+    @property
     def _saved_mat1_sym_strides(node):
         return node.mat1_strides
 
-    @node_attribute
+    @property
     def _saved_mat2(node):
         return None if node.mat2_ is None else node.mat2_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_mat2(node):
         return SavedVariable(None) if node.mat2_ is None else node.mat2_
 
-    @node_attribute
+    @property
     def _saved_mat2_sym_sizes(node):
         return node.mat2_sizes
 
-    @node_attribute
+    @property
     def _saved_mat2_sym_strides(node):
         return node.mat2_strides
 
@@ -1170,19 +1170,19 @@ class BmmBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_mat2(node):
         return None if node.mat2_ is None else node.mat2_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_mat2(node):
         return SavedVariable(None) if node.mat2_ is None else node.mat2_
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -1217,11 +1217,11 @@ class TransposeBackward0(Node):
             grad_inputs[0] = ops.transpose(grad, dim0, dim1)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_dim0(node):
         return None if node.dim0 is None else node.dim0 % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_dim1(node):
         return None if node.dim1 is None else node.dim1 % 18446744073709551616
 
@@ -1241,7 +1241,7 @@ class PermuteBackward0(Node):
             grad_inputs[0] = permute_backwards(grad, dims)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_dims(node):
         saved = node.dims
         if saved is None:
@@ -1264,7 +1264,7 @@ class ViewBackward0(Node):
             grad_inputs[0] = ops.reshape(grad, self_sizes)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_self_sym_sizes(node):
         return node.self_sizes
 
@@ -1284,7 +1284,7 @@ class UnsafeViewBackward0(Node):
             grad_inputs[0] = ops.reshape(grad, self_sizes)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_self_sym_sizes(node):
         return node.self_sizes
 
@@ -1317,7 +1317,7 @@ class ExpandBackward0(Node):
             grad_inputs[0] = sum_to(grad, self_sizes)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_self_sym_sizes(node):
         return node.self_sizes
 
@@ -1337,7 +1337,7 @@ class UnsqueezeBackward0(Node):
             grad_inputs[0] = ops.squeeze(grad, dim)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         return None if node.dim is None else node.dim % 18446744073709551616
 
@@ -1357,7 +1357,7 @@ class SqueezeBackward0(Node):
             grad_inputs[0] = unsqueeze_to(grad, self_sizes)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_self_sym_sizes(node):
         return node.self_sizes
 
@@ -1379,11 +1379,11 @@ class SqueezeBackward1(Node):
             grad_inputs[0] = unsqueeze_to(grad, self_sizes, dim)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         return None if node.dim is None else node.dim % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_self_sym_sizes(node):
         return node.self_sizes
 
@@ -1403,7 +1403,7 @@ class SqueezeBackward3(Node):
             grad_inputs[0] = unsqueeze_to(grad, self_sizes)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_self_sym_sizes(node):
         return node.self_sizes
 
@@ -1425,11 +1425,11 @@ class SqueezeBackward4(Node):
             grad_inputs[0] = unsqueeze_to(grad, self_sizes, dim)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         return None if node.dim is None else node.dim % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_self_sym_sizes(node):
         return node.self_sizes
 
@@ -1451,14 +1451,14 @@ class SqueezeBackward2(Node):
             grad_inputs[0] = unsqueeze_to(grad, self_sizes, dim)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         saved = node.dim
         if saved is None:
             return None
         return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 
-    @node_attribute
+    @property
     def _saved_self_sym_sizes(node):
         return node.self_sizes
 
@@ -1480,14 +1480,14 @@ class SqueezeBackward5(Node):
             grad_inputs[0] = unsqueeze_to(grad, self_sizes, dim)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         saved = node.dim
         if saved is None:
             return None
         return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 
-    @node_attribute
+    @property
     def _saved_self_sym_sizes(node):
         return node.self_sizes
 
@@ -1511,15 +1511,15 @@ class SelectBackward0(Node):
             grad_inputs[0] = ops.select_backward(grad, self_sizes, dim, index)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         return None if node.dim is None else node.dim % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_index(node):
         return None if node.index is None else node.index % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_self_sym_sizes(node):
         return node.self_sizes
 
@@ -1541,11 +1541,11 @@ class SelectBackwardBackward0(Node):
             grad_inputs[0] = ops.select(grad, dim, index)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         return None if node.dim is None else node.dim % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_index(node):
         return None if node.index is None else node.index % 18446744073709551616
 
@@ -1573,23 +1573,23 @@ class SliceBackward0(Node):
             grad_inputs[0] = slice_backward_wrapper(grad, self_sizes, dim, start, end, step)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         return None if node.dim is None else node.dim % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_end(node):
         return None if node.end is None else node.end % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_self_sym_sizes(node):
         return node.self_sizes
 
-    @node_attribute
+    @property
     def _saved_start(node):
         return None if node.start is None else node.start % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_step(node):
         return None if node.step is None else node.step % 18446744073709551616
 
@@ -1615,19 +1615,19 @@ class SliceBackwardBackward0(Node):
             grad_inputs[0] = ops.slice(grad, dim, start, end, step)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         return None if node.dim is None else node.dim % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_end(node):
         return None if node.end is None else node.end % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_start(node):
         return None if node.start is None else node.start % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_step(node):
         return None if node.step is None else node.step % 18446744073709551616
 
@@ -1658,20 +1658,20 @@ class IndexBackward0(Node):
                 v.reset_data()
         node.indices_released_ = True
 
-    @node_attribute
+    @property
     def _saved_indices(node):
         if node.indices_released_:
             raise RuntimeError(ERR_BACKWARD_TWICE)
         saved = node.indices_
         return None if saved is None else tuple(v.unpack(node) for v in saved)
 
-    @node_attribute
+    @property
     def _raw_saved_indices(node):
         if node.indices_released_:
             raise RuntimeError(ERR_BACKWARD_TWICE)
         return () if node.indices_ is None else tuple(node.indices_)
 
-    @node_attribute
+    @property
     def _saved_self_sym_sizes(node):
         return node.self_sizes
 
@@ -1722,7 +1722,7 @@ class StackBackward0(Node):
             grad_inputs[0:0 + node.tensors_size_] = stack_tensors_backward(grad, dim, tensors_args_scalartypes)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         return None if node.dim is None else node.dim % 18446744073709551616
 
@@ -1746,7 +1746,7 @@ class CatBackward0(Node):
             grad_inputs[0:0 + node.tensors_size_] = cat_tensors_backward(grad, tensors_args_sizes, tensors_args_scalartypes, dim)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         return None if node.dim is None else node.dim % 18446744073709551616
 
@@ -1772,11 +1772,11 @@ class WhereBackward0(Node):
         if node.condition_ is not None:
             node.condition_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_condition(node):
         return None if node.condition_ is None else node.condition_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_condition(node):
         return SavedVariable(None) if node.condition_ is None else node.condition_
 
@@ -1813,11 +1813,11 @@ class AbsBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -1854,11 +1854,11 @@ class RsqrtBackward0(Node):
         if node.result_ is not None:
             node.result_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_result(node):
         return None if node.result_ is None else node.result_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_result(node):
         return SavedVariable(None) if node.result_ is None else node.result_
 
@@ -1882,11 +1882,11 @@ class Exp2Backward0(Node):
         if node.result_ is not None:
             node.result_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_result(node):
         return None if node.result_ is None else node.result_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_result(node):
         return SavedVariable(None) if node.result_ is None else node.result_
 
@@ -1910,11 +1910,11 @@ class Expm1Backward0(Node):
         if node.result_ is not None:
             node.result_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_result(node):
         return None if node.result_ is None else node.result_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_result(node):
         return SavedVariable(None) if node.result_ is None else node.result_
 
@@ -1938,11 +1938,11 @@ class Log2Backward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -1966,11 +1966,11 @@ class Log10Backward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -1994,11 +1994,11 @@ class Log1PBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -2022,11 +2022,11 @@ class SinBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -2050,11 +2050,11 @@ class CosBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -2090,27 +2090,27 @@ class ClampBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_max(node):
         return None if node.max_ is None else node.max_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_max(node):
         return SavedVariable(None) if node.max_ is None else node.max_
 
-    @node_attribute
+    @property
     def _saved_min(node):
         return None if node.min_ is None else node.min_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_min(node):
         return SavedVariable(None) if node.min_ is None else node.min_
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -2138,19 +2138,19 @@ class ClampBackward1(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_max(node):
         return node.max
 
-    @node_attribute
+    @property
     def _saved_min(node):
         return node.min
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -2176,15 +2176,15 @@ class ClampMaxBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_max(node):
         return node.max
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -2214,19 +2214,19 @@ class ClampMaxBackward1(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_max(node):
         return None if node.max_ is None else node.max_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_max(node):
         return SavedVariable(None) if node.max_ is None else node.max_
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -2252,15 +2252,15 @@ class ClampMinBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_min(node):
         return node.min
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -2290,19 +2290,19 @@ class ClampMinBackward1(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_min(node):
         return None if node.min_ is None else node.min_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_min(node):
         return SavedVariable(None) if node.min_ is None else node.min_
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -2332,19 +2332,19 @@ class MaximumBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_other(node):
         return None if node.other_ is None else node.other_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_other(node):
         return SavedVariable(None) if node.other_ is None else node.other_
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -2374,19 +2374,19 @@ class MinimumBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_other(node):
         return None if node.other_ is None else node.other_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_other(node):
         return SavedVariable(None) if node.other_ is None else node.other_
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -2429,19 +2429,19 @@ class RemainderBackward1(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_other(node):
         return None if node.other_ is None else node.other_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_other(node):
         return SavedVariable(None) if node.other_ is None else node.other_
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -2547,11 +2547,11 @@ class SqrtBackward0(Node):
         if node.result_ is not None:
             node.result_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_result(node):
         return None if node.result_ is None else node.result_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_result(node):
         return SavedVariable(None) if node.result_ is None else node.result_
 
@@ -2640,11 +2640,11 @@ class NanToNumBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -2687,19 +2687,19 @@ class FmodBackward1(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_other(node):
         return None if node.other_ is None else node.other_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_other(node):
         return SavedVariable(None) if node.other_ is None else node.other_
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -2738,23 +2738,23 @@ class AddcmulBackward0(Node):
         if node.tensor2_ is not None:
             node.tensor2_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_tensor1(node):
         return None if node.tensor1_ is None else node.tensor1_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_tensor1(node):
         return SavedVariable(None) if node.tensor1_ is None else node.tensor1_
 
-    @node_attribute
+    @property
     def _saved_tensor2(node):
         return None if node.tensor2_ is None else node.tensor2_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_tensor2(node):
         return SavedVariable(None) if node.tensor2_ is None else node.tensor2_
 
-    @node_attribute
+    @property
     def _saved_value(node):
         return node.value
 
@@ -2780,7 +2780,7 @@ class AddcdivBackward0(Node):
         if node.task_should_compute_output(1):
             tensor1_scalar_type = node.tensor1_scalar_type
             value = node.value
-            grad_inputs[1] = handle_r_to_c(tensor1_scalar_type, ops.mul(grad, conj(ops.div(scalar_tensor(value), tensor2))))
+            grad_inputs[1] = handle_r_to_c(tensor1_scalar_type, ops.mul(grad, conj(scalar_div(value, tensor2))))
         if node.task_should_compute_output(2):
             tensor2_scalar_type = node.tensor2_scalar_type
             value = node.value
@@ -2793,23 +2793,23 @@ class AddcdivBackward0(Node):
         if node.tensor2_ is not None:
             node.tensor2_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_tensor1(node):
         return None if node.tensor1_ is None else node.tensor1_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_tensor1(node):
         return SavedVariable(None) if node.tensor1_ is None else node.tensor1_
 
-    @node_attribute
+    @property
     def _saved_tensor2(node):
         return None if node.tensor2_ is None else node.tensor2_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_tensor2(node):
         return SavedVariable(None) if node.tensor2_ is None else node.tensor2_
 
-    @node_attribute
+    @property
     def _saved_value(node):
         return node.value
 
@@ -2832,7 +2832,7 @@ class LerpBackward0(Node):
             grad_inputs[1] = ops.mul(grad, conj_scalar(weight))
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_weight(node):
         return node.weight
 
@@ -2860,15 +2860,15 @@ class SoftmaxBackward0(Node):
         if node.result_ is not None:
             node.result_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         return None if node.dim is None else node.dim % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_result(node):
         return None if node.result_ is None else node.result_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_result(node):
         return SavedVariable(None) if node.result_ is None else node.result_
 
@@ -2903,23 +2903,23 @@ class SoftmaxBackwardDataBackward0(Node):
         if node.output_ is not None:
             node.output_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         return None if node.dim is None else node.dim % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_grad_output(node):
         return None if node.grad_output_ is None else node.grad_output_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_grad_output(node):
         return SavedVariable(None) if node.grad_output_ is None else node.grad_output_
 
-    @node_attribute
+    @property
     def _saved_output(node):
         return None if node.output_ is None else node.output_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_output(node):
         return SavedVariable(None) if node.output_ is None else node.output_
 
@@ -2947,15 +2947,15 @@ class LogSoftmaxBackward0(Node):
         if node.result_ is not None:
             node.result_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         return None if node.dim is None else node.dim % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_result(node):
         return None if node.result_ is None else node.result_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_result(node):
         return SavedVariable(None) if node.result_ is None else node.result_
 
@@ -2988,23 +2988,23 @@ class LogSoftmaxBackwardDataBackward0(Node):
         if node.output_ is not None:
             node.output_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         return None if node.dim is None else node.dim % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_grad_output(node):
         return None if node.grad_output_ is None else node.grad_output_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_grad_output(node):
         return SavedVariable(None) if node.grad_output_ is None else node.grad_output_
 
-    @node_attribute
+    @property
     def _saved_output(node):
         return None if node.output_ is None else node.output_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_output(node):
         return SavedVariable(None) if node.output_ is None else node.output_
 
@@ -3030,15 +3030,15 @@ class GeluBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_approximate(node):
         return node.approximate
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -3071,23 +3071,23 @@ class GeluBackwardBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_approximate(node):
         return node.approximate
 
-    @node_attribute
+    @property
     def _saved_grad_output(node):
         return None if node.grad_output_ is None else node.grad_output_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_grad_output(node):
         return SavedVariable(None) if node.grad_output_ is None else node.grad_output_
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -3111,11 +3111,11 @@ class SiluBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -3164,50 +3164,50 @@ class NativeLayerNormBackward0(Node):
         if node.result2_ is not None:
             node.result2_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_bias(node):
         return None if node.bias_ is None else node.bias_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_bias(node):
         return SavedVariable(None) if node.bias_ is None else node.bias_
 
-    @node_attribute
+    @property
     def _saved_input(node):
         return None if node.input_ is None else node.input_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_input(node):
         return SavedVariable(None) if node.input_ is None else node.input_
 
-    @node_attribute
+    @property
     def _saved_normalized_shape(node):
         saved = node.normalized_shape
         if saved is None:
             return None
         return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 
-    @node_attribute
+    @property
     def _saved_weight(node):
         return None if node.weight_ is None else node.weight_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_weight(node):
         return SavedVariable(None) if node.weight_ is None else node.weight_
 
-    @node_attribute
+    @property
     def _saved_result1(node):
         return None if node.result1_ is None else node.result1_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_result1(node):
         return SavedVariable(None) if node.result1_ is None else node.result1_
 
-    @node_attribute
+    @property
     def _saved_result2(node):
         return None if node.result2_ is None else node.result2_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_result2(node):
         return SavedVariable(None) if node.result2_ is None else node.result2_
 
@@ -3279,15 +3279,15 @@ class NativeDropoutBackward0(Node):
         if node.result1_ is not None:
             node.result1_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_p(node):
         return None if node.p is None else float(node.p)
 
-    @node_attribute
+    @property
     def _saved_result1(node):
         return None if node.result1_ is None else node.result1_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_result1(node):
         return SavedVariable(None) if node.result1_ is None else node.result1_
 
@@ -3317,23 +3317,23 @@ class NativeDropoutBackwardBackward0(Node):
         if node.mask_ is not None:
             node.mask_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_grad_output(node):
         return None if node.grad_output_ is None else node.grad_output_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_grad_output(node):
         return SavedVariable(None) if node.grad_output_ is None else node.grad_output_
 
-    @node_attribute
+    @property
     def _saved_mask(node):
         return None if node.mask_ is None else node.mask_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_mask(node):
         return SavedVariable(None) if node.mask_ is None else node.mask_
 
-    @node_attribute
+    @property
     def _saved_scale(node):
         return None if node.scale is None else float(node.scale)
 
@@ -3357,11 +3357,11 @@ class MaskedFillBackward0(Node):
         if node.mask_ is not None:
             node.mask_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_mask(node):
         return None if node.mask_ is None else node.mask_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_mask(node):
         return SavedVariable(None) if node.mask_ is None else node.mask_
 
@@ -3387,11 +3387,11 @@ class MaskedFillBackward1(Node):
         if node.mask_ is not None:
             node.mask_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_mask(node):
         return None if node.mask_ is None else node.mask_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_mask(node):
         return SavedVariable(None) if node.mask_ is None else node.mask_
 
@@ -3432,39 +3432,39 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
         if node.weight_ is not None:
             node.weight_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_pos_weight(node):
         return None if node.pos_weight_ is None else node.pos_weight_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_pos_weight(node):
         return SavedVariable(None) if node.pos_weight_ is None else node.pos_weight_
 
-    @node_attribute
+    @property
     def _saved_reduction(node):
         return None if node.reduction is None else node.reduction % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
-    @node_attribute
+    @property
     def _saved_target(node):
         return None if node.target_ is None else node.target_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_target(node):
         return SavedVariable(None) if node.target_ is None else node.target_
 
-    @node_attribute
+    @property
     def _saved_weight(node):
         return None if node.weight_ is None else node.weight_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_weight(node):
         return SavedVariable(None) if node.weight_ is None else node.weight_
 
@@ -3497,23 +3497,23 @@ class MseLossBackward0(Node):
         if node.target_ is not None:
             node.target_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_reduction(node):
         return None if node.reduction is None else node.reduction % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
-    @node_attribute
+    @property
     def _saved_target(node):
         return None if node.target_ is None else node.target_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_target(node):
         return SavedVariable(None) if node.target_ is None else node.target_
 
@@ -3553,31 +3553,31 @@ class MseLossBackwardBackward0(Node):
         if node.target_ is not None:
             node.target_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_grad_output(node):
         return None if node.grad_output_ is None else node.grad_output_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_grad_output(node):
         return SavedVariable(None) if node.grad_output_ is None else node.grad_output_
 
-    @node_attribute
+    @property
     def _saved_reduction(node):
         return None if node.reduction is None else node.reduction % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
-    @node_attribute
+    @property
     def _saved_target(node):
         return None if node.target_ is None else node.target_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_target(node):
         return SavedVariable(None) if node.target_ is None else node.target_
 
@@ -3617,43 +3617,43 @@ class NllLossBackward0(Node):
         if node.total_weight_ is not None:
             node.total_weight_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_ignore_index(node):
         return None if node.ignore_index is None else node.ignore_index % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_reduction(node):
         return None if node.reduction is None else node.reduction % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
-    @node_attribute
+    @property
     def _saved_target(node):
         return None if node.target_ is None else node.target_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_target(node):
         return SavedVariable(None) if node.target_ is None else node.target_
 
-    @node_attribute
+    @property
     def _saved_weight(node):
         return None if node.weight_ is None else node.weight_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_weight(node):
         return SavedVariable(None) if node.weight_ is None else node.weight_
 
-    @node_attribute
+    @property
     def _saved_total_weight(node):
         return None if node.total_weight_ is None else node.total_weight_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_total_weight(node):
         return SavedVariable(None) if node.total_weight_ is None else node.total_weight_
 
@@ -3687,27 +3687,27 @@ class NllLossBackwardBackward0(Node):
         if node.weight_ is not None:
             node.weight_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_ignore_index(node):
         return None if node.ignore_index is None else node.ignore_index % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_reduction(node):
         return None if node.reduction is None else node.reduction % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_target(node):
         return None if node.target_ is None else node.target_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_target(node):
         return SavedVariable(None) if node.target_ is None else node.target_
 
-    @node_attribute
+    @property
     def _saved_weight(node):
         return None if node.weight_ is None else node.weight_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_weight(node):
         return SavedVariable(None) if node.weight_ is None else node.weight_
 
@@ -3747,43 +3747,43 @@ class NllLoss2DBackward0(Node):
         if node.total_weight_ is not None:
             node.total_weight_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_ignore_index(node):
         return None if node.ignore_index is None else node.ignore_index % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_reduction(node):
         return None if node.reduction is None else node.reduction % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
-    @node_attribute
+    @property
     def _saved_target(node):
         return None if node.target_ is None else node.target_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_target(node):
         return SavedVariable(None) if node.target_ is None else node.target_
 
-    @node_attribute
+    @property
     def _saved_weight(node):
         return None if node.weight_ is None else node.weight_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_weight(node):
         return SavedVariable(None) if node.weight_ is None else node.weight_
 
-    @node_attribute
+    @property
     def _saved_total_weight(node):
         return None if node.total_weight_ is None else node.total_weight_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_total_weight(node):
         return SavedVariable(None) if node.total_weight_ is None else node.total_weight_
 
@@ -3817,27 +3817,27 @@ class NllLoss2DBackwardBackward0(Node):
         if node.weight_ is not None:
             node.weight_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_ignore_index(node):
         return None if node.ignore_index is None else node.ignore_index % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_reduction(node):
         return None if node.reduction is None else node.reduction % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_target(node):
         return None if node.target_ is None else node.target_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_target(node):
         return SavedVariable(None) if node.target_ is None else node.target_
 
-    @node_attribute
+    @property
     def _saved_weight(node):
         return None if node.weight_ is None else node.weight_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_weight(node):
         return SavedVariable(None) if node.weight_ is None else node.weight_
 
@@ -3865,19 +3865,19 @@ class MaxBackward1(Node):
         if node.result_ is not None:
             node.result_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
-    @node_attribute
+    @property
     def _saved_result(node):
         return None if node.result_ is None else node.result_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_result(node):
         return SavedVariable(None) if node.result_ is None else node.result_
 
@@ -3907,23 +3907,23 @@ class MaxBackward0(Node):
         if node.indices_ is not None:
             node.indices_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         return None if node.dim is None else node.dim % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_keepdim(node):
         return node.keepdim
 
-    @node_attribute
+    @property
     def _saved_self_sym_sizes(node):
         return node.self_sizes
 
-    @node_attribute
+    @property
     def _saved_indices(node):
         return None if node.indices_ is None else node.indices_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_indices(node):
         return SavedVariable(None) if node.indices_ is None else node.indices_
 
@@ -3951,19 +3951,19 @@ class MinBackward1(Node):
         if node.result_ is not None:
             node.result_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
-    @node_attribute
+    @property
     def _saved_result(node):
         return None if node.result_ is None else node.result_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_result(node):
         return SavedVariable(None) if node.result_ is None else node.result_
 
@@ -3993,23 +3993,23 @@ class MinBackward0(Node):
         if node.indices_ is not None:
             node.indices_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         return None if node.dim is None else node.dim % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_keepdim(node):
         return node.keepdim
 
-    @node_attribute
+    @property
     def _saved_self_sym_sizes(node):
         return node.self_sizes
 
-    @node_attribute
+    @property
     def _saved_indices(node):
         return None if node.indices_ is None else node.indices_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_indices(node):
         return SavedVariable(None) if node.indices_ is None else node.indices_
 
@@ -4041,30 +4041,30 @@ class AmaxBackward0(Node):
         if node.result_ is not None:
             node.result_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         saved = node.dim
         if saved is None:
             return None
         return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 
-    @node_attribute
+    @property
     def _saved_keepdim(node):
         return node.keepdim
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
-    @node_attribute
+    @property
     def _saved_result(node):
         return None if node.result_ is None else node.result_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_result(node):
         return SavedVariable(None) if node.result_ is None else node.result_
 
@@ -4096,30 +4096,30 @@ class AminBackward0(Node):
         if node.result_ is not None:
             node.result_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         saved = node.dim
         if saved is None:
             return None
         return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 
-    @node_attribute
+    @property
     def _saved_keepdim(node):
         return node.keepdim
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
-    @node_attribute
+    @property
     def _saved_result(node):
         return None if node.result_ is None else node.result_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_result(node):
         return SavedVariable(None) if node.result_ is None else node.result_
 
@@ -4151,30 +4151,30 @@ class LogsumexpBackward0(Node):
         if node.result_ is not None:
             node.result_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         saved = node.dim
         if saved is None:
             return None
         return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 
-    @node_attribute
+    @property
     def _saved_keepdim(node):
         return node.keepdim
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
-    @node_attribute
+    @property
     def _saved_result(node):
         return None if node.result_ is None else node.result_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_result(node):
         return SavedVariable(None) if node.result_ is None else node.result_
 
@@ -4204,26 +4204,26 @@ class VarBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_correction(node):
         return node.correction
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         saved = node.dim
         if saved is None:
             return None
         return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 
-    @node_attribute
+    @property
     def _saved_keepdim(node):
         return node.keepdim
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -4257,34 +4257,34 @@ class StdBackward0(Node):
         if node.result_ is not None:
             node.result_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_correction(node):
         return node.correction
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         saved = node.dim
         if saved is None:
             return None
         return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 
-    @node_attribute
+    @property
     def _saved_keepdim(node):
         return node.keepdim
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
-    @node_attribute
+    @property
     def _saved_result(node):
         return None if node.result_ is None else node.result_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_result(node):
         return SavedVariable(None) if node.result_ is None else node.result_
 
@@ -4318,34 +4318,34 @@ class LinalgVectorNormBackward0(Node):
         if node.result_ is not None:
             node.result_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         saved = node.dim
         if saved is None:
             return None
         return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 
-    @node_attribute
+    @property
     def _saved_keepdim(node):
         return node.keepdim
 
-    @node_attribute
+    @property
     def _saved_ord(node):
         return node.ord
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
-    @node_attribute
+    @property
     def _saved_result(node):
         return None if node.result_ is None else node.result_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_result(node):
         return SavedVariable(None) if node.result_ is None else node.result_
 
@@ -4377,27 +4377,27 @@ class EmbeddingBackward0(Node):
         if node.indices_ is not None:
             node.indices_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_indices(node):
         return None if node.indices_ is None else node.indices_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_indices(node):
         return SavedVariable(None) if node.indices_ is None else node.indices_
 
-    @node_attribute
+    @property
     def _saved_padding_idx(node):
         return None if node.padding_idx is None else node.padding_idx % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_scale_grad_by_freq(node):
         return node.scale_grad_by_freq
 
-    @node_attribute
+    @property
     def _saved_sparse(node):
         return node.sparse
 
-    @node_attribute
+    @property
     def _saved_weight_sym_argsize_0(node):
         return node.weight_sym_argsize_0
 
@@ -4423,15 +4423,15 @@ class EmbeddingDenseBackwardBackward0(Node):
         if node.indices_ is not None:
             node.indices_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_indices(node):
         return None if node.indices_ is None else node.indices_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_indices(node):
         return SavedVariable(None) if node.indices_ is None else node.indices_
 
-    @node_attribute
+    @property
     def _saved_padding_idx(node):
         return None if node.padding_idx is None else node.padding_idx % 18446744073709551616
 
@@ -4476,27 +4476,27 @@ class GatherBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         return None if node.dim is None else node.dim % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_index(node):
         return None if node.index_ is None else node.index_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_index(node):
         return SavedVariable(None) if node.index_ is None else node.index_
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
-    @node_attribute
+    @property
     def _saved_sparse_grad(node):
         return node.sparse_grad
 
@@ -4525,15 +4525,15 @@ class ScatterBackward0(Node):
         if node.index_ is not None:
             node.index_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         return None if node.dim is None else node.dim % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_index(node):
         return None if node.index_ is None else node.index_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_index(node):
         return SavedVariable(None) if node.index_ is None else node.index_
 
@@ -4559,15 +4559,15 @@ class ScatterBackward1(Node):
         if node.index_ is not None:
             node.index_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         return None if node.dim is None else node.dim % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_index(node):
         return None if node.index_ is None else node.index_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_index(node):
         return SavedVariable(None) if node.index_ is None else node.index_
 
@@ -4595,15 +4595,15 @@ class ScatterAddBackward0(Node):
         if node.index_ is not None:
             node.index_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         return None if node.dim is None else node.dim % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_index(node):
         return None if node.index_ is None else node.index_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_index(node):
         return SavedVariable(None) if node.index_ is None else node.index_
 
@@ -4631,19 +4631,19 @@ class IndexSelectBackward0(Node):
         if node.index_ is not None:
             node.index_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         return None if node.dim is None else node.dim % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_index(node):
         return None if node.index_ is None else node.index_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_index(node):
         return SavedVariable(None) if node.index_ is None else node.index_
 
-    @node_attribute
+    @property
     def _saved_self_sym_sizes(node):
         return node.self_sizes
 
@@ -4679,31 +4679,31 @@ class IndexAddBackward0(Node):
         if node.source_ is not None:
             node.source_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_alpha(node):
         return node.alpha
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         return None if node.dim is None else node.dim % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_index(node):
         return None if node.index_ is None else node.index_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_index(node):
         return SavedVariable(None) if node.index_ is None else node.index_
 
-    @node_attribute
+    @property
     def _saved_source(node):
         return None if node.source_ is None else node.source_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_source(node):
         return SavedVariable(None) if node.source_ is None else node.source_
 
-    @node_attribute
+    @property
     def _saved_source_dim(node):
         return node.source_dim
 
@@ -4740,27 +4740,27 @@ class BaddbmmBackward0(Node):
         if node.batch2_ is not None:
             node.batch2_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_alpha(node):
         return node.alpha
 
-    @node_attribute
+    @property
     def _saved_batch1(node):
         return None if node.batch1_ is None else node.batch1_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_batch1(node):
         return SavedVariable(None) if node.batch1_ is None else node.batch1_
 
-    @node_attribute
+    @property
     def _saved_batch2(node):
         return None if node.batch2_ is None else node.batch2_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_batch2(node):
         return SavedVariable(None) if node.batch2_ is None else node.batch2_
 
-    @node_attribute
+    @property
     def _saved_beta(node):
         return node.beta
 
@@ -4780,7 +4780,7 @@ class ReshapeAliasBackward0(Node):
             grad_inputs[0] = ops.reshape(grad, self_sizes)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_self_sym_sizes(node):
         return node.self_sizes
 
@@ -4806,15 +4806,15 @@ class SplitBackward0(Node):
             grad_inputs[0] = split_backward(grads, split_size, dim, self_sizes, self_options)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         return None if node.dim is None else node.dim % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_self_sym_sizes(node):
         return node.self_sizes
 
-    @node_attribute
+    @property
     def _saved_split_size(node):
         return None if node.split_size is None else node.split_size % 18446744073709551616
 
@@ -4840,15 +4840,15 @@ class SplitWithSizesBackward0(Node):
             grad_inputs[0] = split_with_sizes_backward(grads, split_sizes, dim, self_sizes, self_options)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         return None if node.dim is None else node.dim % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_self_sym_sizes(node):
         return node.self_sizes
 
-    @node_attribute
+    @property
     def _saved_split_sizes(node):
         saved = node.split_sizes
         if saved is None:
@@ -4871,7 +4871,7 @@ class UnbindBackward0(Node):
             grad_inputs[0] = unbind_backward(grads, dim)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         return None if node.dim is None else node.dim % 18446744073709551616
 
@@ -4891,7 +4891,7 @@ class FlipBackward0(Node):
             grad_inputs[0] = ops.flip(grad, dims)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_dims(node):
         saved = node.dims
         if saved is None:
@@ -4916,14 +4916,14 @@ class RollBackward0(Node):
             grad_inputs[0] = roll_backward(grad, shifts, dims)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_dims(node):
         saved = node.dims
         if saved is None:
             return None
         return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 
-    @node_attribute
+    @property
     def _saved_shifts(node):
         saved = node.shifts
         if saved is None:
@@ -4948,14 +4948,14 @@ class RepeatBackward0(Node):
             grad_inputs[0] = repeat_backward(grad, repeats, self_sizes)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_repeats(node):
         saved = node.repeats
         if saved is None:
             return None
         return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 
-    @node_attribute
+    @property
     def _saved_self_sym_sizes(node):
         return node.self_sizes
 
@@ -4983,19 +4983,19 @@ class SortBackward1(Node):
         if node.indices_ is not None:
             node.indices_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         return None if node.dim is None else node.dim % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_self_sym_sizes(node):
         return node.self_sizes
 
-    @node_attribute
+    @property
     def _saved_indices(node):
         return None if node.indices_ is None else node.indices_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_indices(node):
         return SavedVariable(None) if node.indices_ is None else node.indices_
 
@@ -5023,19 +5023,19 @@ class SortBackward0(Node):
         if node.indices_ is not None:
             node.indices_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         return None if node.dim is None else node.dim % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_self_sym_sizes(node):
         return node.self_sizes
 
-    @node_attribute
+    @property
     def _saved_indices(node):
         return None if node.indices_ is None else node.indices_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_indices(node):
         return SavedVariable(None) if node.indices_ is None else node.indices_
 
@@ -5063,19 +5063,19 @@ class TopkBackward0(Node):
         if node.indices_ is not None:
             node.indices_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         return None if node.dim is None else node.dim % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_self_sym_sizes(node):
         return node.self_sizes
 
-    @node_attribute
+    @property
     def _saved_indices(node):
         return None if node.indices_ is None else node.indices_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_indices(node):
         return SavedVariable(None) if node.indices_ is None else node.indices_
 
@@ -5103,19 +5103,19 @@ class ProdBackward0(Node):
         if node.result_ is not None:
             node.result_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
-    @node_attribute
+    @property
     def _saved_result(node):
         return None if node.result_ is None else node.result_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_result(node):
         return SavedVariable(None) if node.result_ is None else node.result_
 
@@ -5147,27 +5147,27 @@ class ProdBackward1(Node):
         if node.result_ is not None:
             node.result_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         return None if node.dim is None else node.dim % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_keepdim(node):
         return node.keepdim
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
-    @node_attribute
+    @property
     def _saved_result(node):
         return None if node.result_ is None else node.result_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_result(node):
         return SavedVariable(None) if node.result_ is None else node.result_
 
@@ -5189,7 +5189,7 @@ class CumsumBackward0(Node):
             grad_inputs[0] = cumsum_backward(to_scalar_type(grad, self_scalar_type), dim)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         return None if node.dim is None else node.dim % 18446744073709551616
 
@@ -5209,7 +5209,7 @@ class TrilBackward0(Node):
             grad_inputs[0] = ops.tril(grad, diagonal)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_diagonal(node):
         return None if node.diagonal is None else node.diagonal % 18446744073709551616
 
@@ -5229,7 +5229,7 @@ class TriuBackward0(Node):
             grad_inputs[0] = ops.triu(grad, diagonal)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_diagonal(node):
         return None if node.diagonal is None else node.diagonal % 18446744073709551616
 
@@ -5253,11 +5253,11 @@ class ErfBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -5285,19 +5285,19 @@ class SoftplusBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_beta(node):
         return node.beta
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
-    @node_attribute
+    @property
     def _saved_threshold(node):
         return node.threshold
 
@@ -5333,27 +5333,27 @@ class SoftplusBackwardBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_beta(node):
         return node.beta
 
-    @node_attribute
+    @property
     def _saved_grad_output(node):
         return None if node.grad_output_ is None else node.grad_output_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_grad_output(node):
         return SavedVariable(None) if node.grad_output_ is None else node.grad_output_
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
-    @node_attribute
+    @property
     def _saved_threshold(node):
         return node.threshold
 
@@ -5379,15 +5379,15 @@ class LeakyReluBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_negative_slope(node):
         return node.negative_slope
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -5415,15 +5415,15 @@ class LeakyReluBackwardBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_negative_slope(node):
         return node.negative_slope
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -5449,15 +5449,15 @@ class LeakyReluBackward1(Node):
         if node.result_ is not None:
             node.result_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_negative_slope(node):
         return node.negative_slope
 
-    @node_attribute
+    @property
     def _saved_result(node):
         return None if node.result_ is None else node.result_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_result(node):
         return SavedVariable(None) if node.result_ is None else node.result_
 
@@ -5487,23 +5487,23 @@ class EluBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_alpha(node):
         return node.alpha
 
-    @node_attribute
+    @property
     def _saved_input_scale(node):
         return node.input_scale
 
-    @node_attribute
+    @property
     def _saved_scale(node):
         return node.scale
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -5545,35 +5545,35 @@ class EluBackwardBackward0(Node):
         if node.self_or_result_ is not None:
             node.self_or_result_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_alpha(node):
         return node.alpha
 
-    @node_attribute
+    @property
     def _saved_grad_output(node):
         return None if node.grad_output_ is None else node.grad_output_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_grad_output(node):
         return SavedVariable(None) if node.grad_output_ is None else node.grad_output_
 
-    @node_attribute
+    @property
     def _saved_input_scale(node):
         return node.input_scale
 
-    @node_attribute
+    @property
     def _saved_is_result(node):
         return node.is_result
 
-    @node_attribute
+    @property
     def _saved_scale(node):
         return node.scale
 
-    @node_attribute
+    @property
     def _saved_self_or_result(node):
         return None if node.self_or_result_ is None else node.self_or_result_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self_or_result(node):
         return SavedVariable(None) if node.self_or_result_ is None else node.self_or_result_
 
@@ -5603,23 +5603,23 @@ class EluBackward1(Node):
         if node.result_ is not None:
             node.result_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_alpha(node):
         return node.alpha
 
-    @node_attribute
+    @property
     def _saved_input_scale(node):
         return node.input_scale
 
-    @node_attribute
+    @property
     def _saved_scale(node):
         return node.scale
 
-    @node_attribute
+    @property
     def _saved_result(node):
         return None if node.result_ is None else node.result_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_result(node):
         return SavedVariable(None) if node.result_ is None else node.result_
 
@@ -5647,19 +5647,19 @@ class HardtanhBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_max_val(node):
         return node.max_val
 
-    @node_attribute
+    @property
     def _saved_min_val(node):
         return node.min_val
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -5689,19 +5689,19 @@ class HardtanhBackwardBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_max_val(node):
         return node.max_val
 
-    @node_attribute
+    @property
     def _saved_min_val(node):
         return node.min_val
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -5721,7 +5721,7 @@ class ConstantPadNdBackward0(Node):
             grad_inputs[0] = constant_pad_nd_backward(grad, pad)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_pad(node):
         saved = node.pad
         if saved is None:
@@ -5756,23 +5756,23 @@ class CumprodBackward0(Node):
         if node.result_ is not None:
             node.result_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         return None if node.dim is None else node.dim % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
-    @node_attribute
+    @property
     def _saved_result(node):
         return None if node.result_ is None else node.result_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_result(node):
         return SavedVariable(None) if node.result_ is None else node.result_
 
@@ -5792,7 +5792,7 @@ class TraceBackward0(Node):
             grad_inputs[0] = trace_backward(grad, self_sizes)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_self_sym_sizes(node):
         return node.self_sizes
 
@@ -5818,15 +5818,15 @@ class IndexFillBackward0(Node):
         if node.index_ is not None:
             node.index_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         return None if node.dim is None else node.dim % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_index(node):
         return None if node.index_ is None else node.index_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_index(node):
         return SavedVariable(None) if node.index_ is None else node.index_
 
@@ -5855,15 +5855,15 @@ class IndexFillBackward1(Node):
         if node.index_ is not None:
             node.index_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         return None if node.dim is None else node.dim % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_index(node):
         return None if node.index_ is None else node.index_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_index(node):
         return SavedVariable(None) if node.index_ is None else node.index_
 
@@ -5896,19 +5896,19 @@ class Atan2Backward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_other(node):
         return None if node.other_ is None else node.other_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_other(node):
         return SavedVariable(None) if node.other_ is None else node.other_
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -5934,15 +5934,15 @@ class LogitBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_eps(node):
         return None if node.eps is None else float(node.eps)
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -5970,19 +5970,19 @@ class MaskedSelectBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_mask(node):
         return None if node.mask_ is None else node.mask_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_mask(node):
         return SavedVariable(None) if node.mask_ is None else node.mask_
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -6010,15 +6010,15 @@ class MaskedScatterBackward0(Node):
         if node.mask_ is not None:
             node.mask_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_mask(node):
         return None if node.mask_ is None else node.mask_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_mask(node):
         return SavedVariable(None) if node.mask_ is None else node.mask_
 
-    @node_attribute
+    @property
     def _saved_source_sym_sizes(node):
         return node.source_sizes
 
@@ -6044,11 +6044,11 @@ class MaskedScatterBackwardBackward0(Node):
         if node.mask_ is not None:
             node.mask_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_mask(node):
         return None if node.mask_ is None else node.mask_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_mask(node):
         return SavedVariable(None) if node.mask_ is None else node.mask_
 
@@ -6076,19 +6076,19 @@ class TakeBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_index(node):
         return None if node.index_ is None else node.index_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_index(node):
         return SavedVariable(None) if node.index_ is None else node.index_
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -6122,23 +6122,23 @@ class PutBackward0(Node):
         if node.source_ is not None:
             node.source_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_accumulate(node):
         return node.accumulate
 
-    @node_attribute
+    @property
     def _saved_index(node):
         return None if node.index_ is None else node.index_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_index(node):
         return SavedVariable(None) if node.index_ is None else node.index_
 
-    @node_attribute
+    @property
     def _saved_source(node):
         return None if node.source_ is None else node.source_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_source(node):
         return SavedVariable(None) if node.source_ is None else node.source_
 
@@ -6164,19 +6164,19 @@ class DiagonalBackward0(Node):
             grad_inputs[0] = ops.diagonal_backward(grad, self_sizes, offset, dim1, dim2)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_dim1(node):
         return None if node.dim1 is None else node.dim1 % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_dim2(node):
         return None if node.dim2 is None else node.dim2 % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_offset(node):
         return None if node.offset is None else node.offset % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_self_sym_sizes(node):
         return node.self_sizes
 
@@ -6200,15 +6200,15 @@ class DiagonalBackwardBackward0(Node):
             grad_inputs[0] = ops.diagonal(grad, offset, dim1, dim2)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_dim1(node):
         return None if node.dim1 is None else node.dim1 % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_dim2(node):
         return None if node.dim2 is None else node.dim2 % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_offset(node):
         return None if node.offset is None else node.offset % 18446744073709551616
 
@@ -6234,19 +6234,19 @@ class DiagonalBackward0_copy(Node):
             grad_inputs[0] = ops.diagonal_backward(grad, self_sizes, offset, dim1, dim2)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_dim1(node):
         return None if node.dim1 is None else node.dim1 % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_dim2(node):
         return None if node.dim2 is None else node.dim2 % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_offset(node):
         return None if node.offset is None else node.offset % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_self_sym_sizes(node):
         return node.self_sizes
 
@@ -6270,15 +6270,15 @@ class DiagEmbedBackward0(Node):
             grad_inputs[0] = ops.diagonal(grad, offset, dim1, dim2)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_dim1(node):
         return None if node.dim1 is None else node.dim1 % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_dim2(node):
         return None if node.dim2 is None else node.dim2 % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_offset(node):
         return None if node.offset is None else node.offset % 18446744073709551616
 
@@ -6314,27 +6314,27 @@ class LerpBackward1(Node):
         if node.weight_ is not None:
             node.weight_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_end(node):
         return None if node.end_ is None else node.end_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_end(node):
         return SavedVariable(None) if node.end_ is None else node.end_
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
-    @node_attribute
+    @property
     def _saved_weight(node):
         return None if node.weight_ is None else node.weight_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_weight(node):
         return SavedVariable(None) if node.weight_ is None else node.weight_
 
@@ -6364,23 +6364,23 @@ class CummaxBackward0(Node):
         if node.indices_ is not None:
             node.indices_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         return None if node.dim is None else node.dim % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
-    @node_attribute
+    @property
     def _saved_indices(node):
         return None if node.indices_ is None else node.indices_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_indices(node):
         return SavedVariable(None) if node.indices_ is None else node.indices_
 
@@ -6410,23 +6410,23 @@ class CumminBackward0(Node):
         if node.indices_ is not None:
             node.indices_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         return None if node.dim is None else node.dim % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
-    @node_attribute
+    @property
     def _saved_indices(node):
         return None if node.indices_ is None else node.indices_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_indices(node):
         return SavedVariable(None) if node.indices_ is None else node.indices_
 
@@ -6456,23 +6456,23 @@ class KthvalueBackward0(Node):
         if node.indices_ is not None:
             node.indices_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         return None if node.dim is None else node.dim % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_keepdim(node):
         return node.keepdim
 
-    @node_attribute
+    @property
     def _saved_self_sym_sizes(node):
         return node.self_sizes
 
-    @node_attribute
+    @property
     def _saved_indices(node):
         return None if node.indices_ is None else node.indices_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_indices(node):
         return SavedVariable(None) if node.indices_ is None else node.indices_
 
@@ -6500,19 +6500,19 @@ class MedianBackward0(Node):
         if node.result_ is not None:
             node.result_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
-    @node_attribute
+    @property
     def _saved_result(node):
         return None if node.result_ is None else node.result_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_result(node):
         return SavedVariable(None) if node.result_ is None else node.result_
 
@@ -6542,23 +6542,23 @@ class MedianBackward1(Node):
         if node.indices_ is not None:
             node.indices_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         return None if node.dim is None else node.dim % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_keepdim(node):
         return node.keepdim
 
-    @node_attribute
+    @property
     def _saved_self_sym_sizes(node):
         return node.self_sizes
 
-    @node_attribute
+    @property
     def _saved_indices(node):
         return None if node.indices_ is None else node.indices_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_indices(node):
         return SavedVariable(None) if node.indices_ is None else node.indices_
 
@@ -6586,19 +6586,19 @@ class NanmedianBackward0(Node):
         if node.result_ is not None:
             node.result_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
-    @node_attribute
+    @property
     def _saved_result(node):
         return None if node.result_ is None else node.result_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_result(node):
         return SavedVariable(None) if node.result_ is None else node.result_
 
@@ -6628,23 +6628,23 @@ class NanmedianBackward1(Node):
         if node.indices_ is not None:
             node.indices_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         return None if node.dim is None else node.dim % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_keepdim(node):
         return node.keepdim
 
-    @node_attribute
+    @property
     def _saved_self_sym_sizes(node):
         return node.self_sizes
 
-    @node_attribute
+    @property
     def _saved_indices(node):
         return None if node.indices_ is None else node.indices_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_indices(node):
         return SavedVariable(None) if node.indices_ is None else node.indices_
 
@@ -6681,31 +6681,31 @@ class DistBackward0(Node):
         if node.result_ is not None:
             node.result_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_other(node):
         return None if node.other_ is None else node.other_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_other(node):
         return SavedVariable(None) if node.other_ is None else node.other_
 
-    @node_attribute
+    @property
     def _saved_p(node):
         return node.p
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
-    @node_attribute
+    @property
     def _saved_result(node):
         return None if node.result_ is None else node.result_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_result(node):
         return SavedVariable(None) if node.result_ is None else node.result_
 
@@ -6731,19 +6731,19 @@ class UnfoldBackward0(Node):
             grad_inputs[0] = ops.unfold_backward(grad, self_sizes, dimension, size, step)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_dimension(node):
         return None if node.dimension is None else node.dimension % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_self_sym_sizes(node):
         return node.self_sizes
 
-    @node_attribute
+    @property
     def _saved_size(node):
         return None if node.size is None else node.size % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_step(node):
         return None if node.step is None else node.step % 18446744073709551616
 
@@ -6767,15 +6767,15 @@ class UnfoldBackwardBackward0(Node):
             grad_inputs[0] = ops.unfold(grad, dim, size, step)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         return None if node.dim is None else node.dim % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_size(node):
         return None if node.size is None else node.size % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_step(node):
         return None if node.step is None else node.step % 18446744073709551616
 
@@ -6811,27 +6811,27 @@ class SmoothL1LossBackward0(Node):
         if node.target_ is not None:
             node.target_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_beta(node):
         return None if node.beta is None else float(node.beta)
 
-    @node_attribute
+    @property
     def _saved_reduction(node):
         return None if node.reduction is None else node.reduction % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
-    @node_attribute
+    @property
     def _saved_target(node):
         return None if node.target_ is None else node.target_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_target(node):
         return SavedVariable(None) if node.target_ is None else node.target_
 
@@ -6875,35 +6875,35 @@ class SmoothL1LossBackwardBackward0(Node):
         if node.target_ is not None:
             node.target_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_beta(node):
         return None if node.beta is None else float(node.beta)
 
-    @node_attribute
+    @property
     def _saved_grad_output(node):
         return None if node.grad_output_ is None else node.grad_output_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_grad_output(node):
         return SavedVariable(None) if node.grad_output_ is None else node.grad_output_
 
-    @node_attribute
+    @property
     def _saved_reduction(node):
         return None if node.reduction is None else node.reduction % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
-    @node_attribute
+    @property
     def _saved_target(node):
         return None if node.target_ is None else node.target_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_target(node):
         return SavedVariable(None) if node.target_ is None else node.target_
 
@@ -6939,27 +6939,27 @@ class HuberLossBackward0(Node):
         if node.target_ is not None:
             node.target_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_delta(node):
         return None if node.delta is None else float(node.delta)
 
-    @node_attribute
+    @property
     def _saved_reduction(node):
         return None if node.reduction is None else node.reduction % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
-    @node_attribute
+    @property
     def _saved_target(node):
         return None if node.target_ is None else node.target_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_target(node):
         return SavedVariable(None) if node.target_ is None else node.target_
 
@@ -7003,35 +7003,35 @@ class HuberLossBackwardBackward0(Node):
         if node.target_ is not None:
             node.target_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_delta(node):
         return None if node.delta is None else float(node.delta)
 
-    @node_attribute
+    @property
     def _saved_grad_output(node):
         return None if node.grad_output_ is None else node.grad_output_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_grad_output(node):
         return SavedVariable(None) if node.grad_output_ is None else node.grad_output_
 
-    @node_attribute
+    @property
     def _saved_reduction(node):
         return None if node.reduction is None else node.reduction % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
-    @node_attribute
+    @property
     def _saved_target(node):
         return None if node.target_ is None else node.target_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_target(node):
         return SavedVariable(None) if node.target_ is None else node.target_
 
@@ -7055,11 +7055,11 @@ class TanBackward0(Node):
         if node.result_ is not None:
             node.result_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_result(node):
         return None if node.result_ is None else node.result_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_result(node):
         return SavedVariable(None) if node.result_ is None else node.result_
 
@@ -7083,11 +7083,11 @@ class AsinBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -7111,11 +7111,11 @@ class AcosBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -7139,11 +7139,11 @@ class AtanBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -7167,11 +7167,11 @@ class SinhBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -7195,11 +7195,11 @@ class CoshBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -7223,11 +7223,11 @@ class AsinhBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -7264,11 +7264,11 @@ class AcoshBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -7305,11 +7305,11 @@ class AtanhBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -7346,11 +7346,11 @@ class ErfcBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -7374,11 +7374,11 @@ class ErfinvBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -7402,11 +7402,11 @@ class SincBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -7434,19 +7434,19 @@ class SgnBackward0(Node):
         if node.result_ is not None:
             node.result_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
-    @node_attribute
+    @property
     def _saved_result(node):
         return None if node.result_ is None else node.result_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_result(node):
         return SavedVariable(None) if node.result_ is None else node.result_
 
@@ -7496,11 +7496,11 @@ class LgammaBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -7524,11 +7524,11 @@ class DigammaBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -7554,15 +7554,15 @@ class PolygammaBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_n(node):
         return None if node.n is None else node.n % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -7588,15 +7588,15 @@ class PolygammaBackward1(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_n(node):
         return None if node.n is None else node.n % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -7630,27 +7630,27 @@ class HypotBackward0(Node):
         if node.result_ is not None:
             node.result_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_other(node):
         return None if node.other_ is None else node.other_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_other(node):
         return SavedVariable(None) if node.other_ is None else node.other_
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
-    @node_attribute
+    @property
     def _saved_result(node):
         return None if node.result_ is None else node.result_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_result(node):
         return SavedVariable(None) if node.result_ is None else node.result_
 
@@ -7680,19 +7680,19 @@ class LogaddexpBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_other(node):
         return None if node.other_ is None else node.other_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_other(node):
         return SavedVariable(None) if node.other_ is None else node.other_
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -7722,19 +7722,19 @@ class Logaddexp2Backward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_other(node):
         return None if node.other_ is None else node.other_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_other(node):
         return SavedVariable(None) if node.other_ is None else node.other_
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -7764,19 +7764,19 @@ class XlogyBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_other(node):
         return None if node.other_ is None else node.other_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_other(node):
         return SavedVariable(None) if node.other_ is None else node.other_
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -7802,15 +7802,15 @@ class XlogyBackward1(Node):
         if node.other_ is not None:
             node.other_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_other(node):
         return None if node.other_ is None else node.other_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_other(node):
         return SavedVariable(None) if node.other_ is None else node.other_
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return node.self
 
@@ -7836,15 +7836,15 @@ class XlogyBackward2(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_other(node):
         return node.other
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -7874,19 +7874,19 @@ class FminBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_other(node):
         return None if node.other_ is None else node.other_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_other(node):
         return SavedVariable(None) if node.other_ is None else node.other_
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -7916,19 +7916,19 @@ class FmaxBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_other(node):
         return None if node.other_ is None else node.other_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_other(node):
         return SavedVariable(None) if node.other_ is None else node.other_
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -7958,19 +7958,19 @@ class CopysignBackward0(Node):
         if node.result_ is not None:
             node.result_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
-    @node_attribute
+    @property
     def _saved_result(node):
         return None if node.result_ is None else node.result_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_result(node):
         return SavedVariable(None) if node.result_ is None else node.result_
 
@@ -7998,19 +7998,19 @@ class CopysignBackward1(Node):
         if node.result_ is not None:
             node.result_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
-    @node_attribute
+    @property
     def _saved_result(node):
         return None if node.result_ is None else node.result_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_result(node):
         return SavedVariable(None) if node.result_ is None else node.result_
 
@@ -8040,22 +8040,22 @@ class NansumBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         saved = node.dim
         if saved is None:
             return None
         return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 
-    @node_attribute
+    @property
     def _saved_keepdim(node):
         return node.keepdim
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -8089,34 +8089,34 @@ class StdMeanBackward0(Node):
         if node.result0_ is not None:
             node.result0_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_correction(node):
         return node.correction
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         saved = node.dim
         if saved is None:
             return None
         return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 
-    @node_attribute
+    @property
     def _saved_keepdim(node):
         return node.keepdim
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
-    @node_attribute
+    @property
     def _saved_result0(node):
         return None if node.result0_ is None else node.result0_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_result0(node):
         return SavedVariable(None) if node.result0_ is None else node.result0_
 
@@ -8146,26 +8146,26 @@ class VarMeanBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_correction(node):
         return node.correction
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         saved = node.dim
         if saved is None:
             return None
         return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 
-    @node_attribute
+    @property
     def _saved_keepdim(node):
         return node.keepdim
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -8187,14 +8187,14 @@ class Rot90Backward0(Node):
             grad_inputs[0] = ops.rot90(grad, -k, dims)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_dims(node):
         saved = node.dims
         if saved is None:
             return None
         return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 
-    @node_attribute
+    @property
     def _saved_k(node):
         return None if node.k is None else node.k % 18446744073709551616
 
@@ -8230,35 +8230,35 @@ class AminmaxBackward0(Node):
         if node.min_ is not None:
             node.min_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         return None if node.dim is None else node.dim % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_keepdim(node):
         return node.keepdim
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
-    @node_attribute
+    @property
     def _saved_max(node):
         return None if node.max_ is None else node.max_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_max(node):
         return SavedVariable(None) if node.max_ is None else node.max_
 
-    @node_attribute
+    @property
     def _saved_min(node):
         return None if node.min_ is None else node.min_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_min(node):
         return SavedVariable(None) if node.min_ is None else node.min_
 
@@ -8330,7 +8330,7 @@ class NormalBackward1(Node):
             grad_inputs[0] = zeros_of((mean_sizes, grad.dtype), grad)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_mean_sym_sizes(node):
         return node.mean_sizes
 
@@ -8350,7 +8350,7 @@ class NormalBackward2(Node):
             grad_inputs[0] = zeros_of((std_sizes, grad.dtype), grad)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_std_sym_sizes(node):
         return node.std_sizes
 
@@ -8374,11 +8374,11 @@ class NormalBackward3(Node):
             grad_inputs[1] = zeros_of((std_sizes, grad.dtype), grad)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_mean_sym_sizes(node):
         return node.mean_sizes
 
-    @node_attribute
+    @property
     def _saved_std_sym_sizes(node):
         return node.std_sizes
 
@@ -8402,11 +8402,11 @@ class HardsigmoidBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -8430,11 +8430,11 @@ class HardswishBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -8464,19 +8464,19 @@ class HardswishBackwardBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_grad_output(node):
         return None if node.grad_output_ is None else node.grad_output_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_grad_output(node):
         return SavedVariable(None) if node.grad_output_ is None else node.grad_output_
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -8502,15 +8502,15 @@ class HardshrinkBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_lambd(node):
         return node.lambd
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -8538,15 +8538,15 @@ class HardshrinkBackwardBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_lambd(node):
         return node.lambd
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -8572,15 +8572,15 @@ class SoftshrinkBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_lambd(node):
         return node.lambd
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -8608,15 +8608,15 @@ class SoftshrinkBackwardBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_lambd(node):
         return node.lambd
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -8644,19 +8644,19 @@ class LogSigmoidBackward0(Node):
         if node.buffer_ is not None:
             node.buffer_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
-    @node_attribute
+    @property
     def _saved_buffer(node):
         return None if node.buffer_ is None else node.buffer_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_buffer(node):
         return SavedVariable(None) if node.buffer_ is None else node.buffer_
 
@@ -8690,27 +8690,27 @@ class LogSigmoidBackwardBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_buffer(node):
         return None if node.buffer_ is None else node.buffer_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_buffer(node):
         return SavedVariable(None) if node.buffer_ is None else node.buffer_
 
-    @node_attribute
+    @property
     def _saved_grad_output(node):
         return None if node.grad_output_ is None else node.grad_output_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_grad_output(node):
         return SavedVariable(None) if node.grad_output_ is None else node.grad_output_
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -8734,11 +8734,11 @@ class MishBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -8764,15 +8764,15 @@ class CeluBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_alpha(node):
         return node.alpha
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -8798,15 +8798,15 @@ class CeluBackward1(Node):
         if node.result_ is not None:
             node.result_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_alpha(node):
         return node.alpha
 
-    @node_attribute
+    @property
     def _saved_result(node):
         return None if node.result_ is None else node.result_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_result(node):
         return SavedVariable(None) if node.result_ is None else node.result_
 
@@ -8832,15 +8832,15 @@ class GluBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         return None if node.dim is None else node.dim % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -8873,23 +8873,23 @@ class GluBackwardBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         return None if node.dim is None else node.dim % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_grad_output(node):
         return None if node.grad_output_ is None else node.grad_output_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_grad_output(node):
         return SavedVariable(None) if node.grad_output_ is None else node.grad_output_
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -8915,15 +8915,15 @@ class ThresholdBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
-    @node_attribute
+    @property
     def _saved_threshold(node):
         return node.threshold
 
@@ -8949,15 +8949,15 @@ class ThresholdBackward1(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
-    @node_attribute
+    @property
     def _saved_threshold(node):
         return node.threshold
 
@@ -8990,19 +8990,19 @@ class PreluKernelBackward0(Node):
         if node.weight_ is not None:
             node.weight_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
-    @node_attribute
+    @property
     def _saved_weight(node):
         return None if node.weight_ is None else node.weight_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_weight(node):
         return SavedVariable(None) if node.weight_ is None else node.weight_
 
@@ -9041,27 +9041,27 @@ class PreluKernelBackwardBackward0(Node):
         if node.weight_ is not None:
             node.weight_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_grad_output(node):
         return None if node.grad_output_ is None else node.grad_output_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_grad_output(node):
         return SavedVariable(None) if node.grad_output_ is None else node.grad_output_
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
-    @node_attribute
+    @property
     def _saved_weight(node):
         return None if node.weight_ is None else node.weight_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_weight(node):
         return SavedVariable(None) if node.weight_ is None else node.weight_
 
@@ -9095,31 +9095,31 @@ class RreluWithNoiseBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_lower(node):
         return node.lower
 
-    @node_attribute
+    @property
     def _saved_noise(node):
         return None if node.noise_ is None else node.noise_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_noise(node):
         return SavedVariable(None) if node.noise_ is None else node.noise_
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
-    @node_attribute
+    @property
     def _saved_training(node):
         return node.training
 
-    @node_attribute
+    @property
     def _saved_upper(node):
         return node.upper
 
@@ -9153,31 +9153,31 @@ class RreluWithNoiseBackward1(Node):
         if node.result_ is not None:
             node.result_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_lower(node):
         return node.lower
 
-    @node_attribute
+    @property
     def _saved_noise(node):
         return None if node.noise_ is None else node.noise_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_noise(node):
         return SavedVariable(None) if node.noise_ is None else node.noise_
 
-    @node_attribute
+    @property
     def _saved_training(node):
         return node.training
 
-    @node_attribute
+    @property
     def _saved_upper(node):
         return node.upper
 
-    @node_attribute
+    @property
     def _saved_result(node):
         return None if node.result_ is None else node.result_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_result(node):
         return SavedVariable(None) if node.result_ is None else node.result_
 
@@ -9213,31 +9213,31 @@ class RreluWithNoiseBackwardBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_lower(node):
         return node.lower
 
-    @node_attribute
+    @property
     def _saved_noise(node):
         return None if node.noise_ is None else node.noise_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_noise(node):
         return SavedVariable(None) if node.noise_ is None else node.noise_
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
-    @node_attribute
+    @property
     def _saved_training(node):
         return node.training
 
-    @node_attribute
+    @property
     def _saved_upper(node):
         return node.upper
 
@@ -9267,23 +9267,23 @@ class NormBackward0(Node):
         if node.result_ is not None:
             node.result_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_p(node):
         return node.p
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
-    @node_attribute
+    @property
     def _saved_result(node):
         return None if node.result_ is None else node.result_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_result(node):
         return SavedVariable(None) if node.result_ is None else node.result_
 
@@ -9317,34 +9317,34 @@ class NormBackward1(Node):
         if node.result_ is not None:
             node.result_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         saved = node.dim
         if saved is None:
             return None
         return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 
-    @node_attribute
+    @property
     def _saved_keepdim(node):
         return node.keepdim
 
-    @node_attribute
+    @property
     def _saved_p(node):
         return node.p
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
-    @node_attribute
+    @property
     def _saved_result(node):
         return None if node.result_ is None else node.result_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_result(node):
         return SavedVariable(None) if node.result_ is None else node.result_
 
@@ -9381,31 +9381,31 @@ class BinaryCrossEntropyBackward0(Node):
         if node.weight_ is not None:
             node.weight_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_reduction(node):
         return None if node.reduction is None else node.reduction % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
-    @node_attribute
+    @property
     def _saved_target(node):
         return None if node.target_ is None else node.target_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_target(node):
         return SavedVariable(None) if node.target_ is None else node.target_
 
-    @node_attribute
+    @property
     def _saved_weight(node):
         return None if node.weight_ is None else node.weight_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_weight(node):
         return SavedVariable(None) if node.weight_ is None else node.weight_
 
@@ -9448,39 +9448,39 @@ class BinaryCrossEntropyBackwardBackward0(Node):
         if node.weight_ is not None:
             node.weight_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_grad_output(node):
         return None if node.grad_output_ is None else node.grad_output_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_grad_output(node):
         return SavedVariable(None) if node.grad_output_ is None else node.grad_output_
 
-    @node_attribute
+    @property
     def _saved_reduction(node):
         return None if node.reduction is None else node.reduction % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
-    @node_attribute
+    @property
     def _saved_target(node):
         return None if node.target_ is None else node.target_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_target(node):
         return SavedVariable(None) if node.target_ is None else node.target_
 
-    @node_attribute
+    @property
     def _saved_weight(node):
         return None if node.weight_ is None else node.weight_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_weight(node):
         return SavedVariable(None) if node.weight_ is None else node.weight_
 
@@ -9510,23 +9510,23 @@ class SoftMarginLossBackward0(Node):
         if node.target_ is not None:
             node.target_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_reduction(node):
         return None if node.reduction is None else node.reduction % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
-    @node_attribute
+    @property
     def _saved_target(node):
         return None if node.target_ is None else node.target_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_target(node):
         return SavedVariable(None) if node.target_ is None else node.target_
 
@@ -9563,31 +9563,31 @@ class SoftMarginLossBackwardBackward0(Node):
         if node.target_ is not None:
             node.target_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_grad_output(node):
         return None if node.grad_output_ is None else node.grad_output_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_grad_output(node):
         return SavedVariable(None) if node.grad_output_ is None else node.grad_output_
 
-    @node_attribute
+    @property
     def _saved_reduction(node):
         return None if node.reduction is None else node.reduction % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
-    @node_attribute
+    @property
     def _saved_target(node):
         return None if node.target_ is None else node.target_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_target(node):
         return SavedVariable(None) if node.target_ is None else node.target_
 
@@ -9625,39 +9625,39 @@ class MultiMarginLossBackward0(Node):
         if node.weight_ is not None:
             node.weight_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_margin(node):
         return node.margin
 
-    @node_attribute
+    @property
     def _saved_p(node):
         return node.p
 
-    @node_attribute
+    @property
     def _saved_reduction(node):
         return None if node.reduction is None else node.reduction % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
-    @node_attribute
+    @property
     def _saved_target(node):
         return None if node.target_ is None else node.target_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_target(node):
         return SavedVariable(None) if node.target_ is None else node.target_
 
-    @node_attribute
+    @property
     def _saved_weight(node):
         return None if node.weight_ is None else node.weight_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_weight(node):
         return SavedVariable(None) if node.weight_ is None else node.weight_
 
@@ -9706,59 +9706,59 @@ class ConvolutionBackward0(Node):
         if node.weight_ is not None:
             node.weight_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_bias_sym_sizes_opt(node):
         return node.bias_sizes_opt
 
-    @node_attribute
+    @property
     def _saved_dilation(node):
         saved = node.dilation
         if saved is None:
             return None
         return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 
-    @node_attribute
+    @property
     def _saved_groups(node):
         return None if node.groups is None else node.groups % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_input(node):
         return None if node.input_ is None else node.input_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_input(node):
         return SavedVariable(None) if node.input_ is None else node.input_
 
-    @node_attribute
+    @property
     def _saved_output_padding(node):
         saved = node.output_padding
         if saved is None:
             return None
         return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 
-    @node_attribute
+    @property
     def _saved_padding(node):
         saved = node.padding
         if saved is None:
             return None
         return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 
-    @node_attribute
+    @property
     def _saved_stride(node):
         saved = node.stride
         if saved is None:
             return None
         return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 
-    @node_attribute
+    @property
     def _saved_transposed(node):
         return node.transposed
 
-    @node_attribute
+    @property
     def _saved_weight(node):
         return None if node.weight_ is None else node.weight_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_weight(node):
         return SavedVariable(None) if node.weight_ is None else node.weight_
 
@@ -9809,63 +9809,63 @@ class ConvolutionBackwardBackward0(Node):
         if node.weight_ is not None:
             node.weight_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_dilation(node):
         saved = node.dilation
         if saved is None:
             return None
         return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 
-    @node_attribute
+    @property
     def _saved_grad_output(node):
         return None if node.grad_output_ is None else node.grad_output_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_grad_output(node):
         return SavedVariable(None) if node.grad_output_ is None else node.grad_output_
 
-    @node_attribute
+    @property
     def _saved_groups(node):
         return None if node.groups is None else node.groups % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_input(node):
         return None if node.input_ is None else node.input_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_input(node):
         return SavedVariable(None) if node.input_ is None else node.input_
 
-    @node_attribute
+    @property
     def _saved_output_padding(node):
         saved = node.output_padding
         if saved is None:
             return None
         return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 
-    @node_attribute
+    @property
     def _saved_padding(node):
         saved = node.padding
         if saved is None:
             return None
         return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 
-    @node_attribute
+    @property
     def _saved_stride(node):
         saved = node.stride
         if saved is None:
             return None
         return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 
-    @node_attribute
+    @property
     def _saved_transposed(node):
         return node.transposed
 
-    @node_attribute
+    @property
     def _saved_weight(node):
         return None if node.weight_ is None else node.weight_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_weight(node):
         return SavedVariable(None) if node.weight_ is None else node.weight_
 
@@ -9903,51 +9903,51 @@ class MaxPool2DWithIndicesBackward0(Node):
         if node.result1_ is not None:
             node.result1_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_ceil_mode(node):
         return node.ceil_mode
 
-    @node_attribute
+    @property
     def _saved_dilation(node):
         saved = node.dilation
         if saved is None:
             return None
         return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 
-    @node_attribute
+    @property
     def _saved_kernel_size(node):
         saved = node.kernel_size
         if saved is None:
             return None
         return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 
-    @node_attribute
+    @property
     def _saved_padding(node):
         saved = node.padding
         if saved is None:
             return None
         return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
-    @node_attribute
+    @property
     def _saved_stride(node):
         saved = node.stride
         if saved is None:
             return None
         return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 
-    @node_attribute
+    @property
     def _saved_result1(node):
         return None if node.result1_ is None else node.result1_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_result1(node):
         return SavedVariable(None) if node.result1_ is None else node.result1_
 
@@ -9975,11 +9975,11 @@ class MaxPool2DWithIndicesBackwardBackward0(Node):
         if node.indices_ is not None:
             node.indices_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_indices(node):
         return None if node.indices_ is None else node.indices_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_indices(node):
         return SavedVariable(None) if node.indices_ is None else node.indices_
 
@@ -10015,41 +10015,41 @@ class AvgPool2DBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_ceil_mode(node):
         return node.ceil_mode
 
-    @node_attribute
+    @property
     def _saved_count_include_pad(node):
         return node.count_include_pad
 
-    @node_attribute
+    @property
     def _saved_divisor_override(node):
         return None if node.divisor_override is None else node.divisor_override % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_kernel_size(node):
         saved = node.kernel_size
         if saved is None:
             return None
         return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 
-    @node_attribute
+    @property
     def _saved_padding(node):
         saved = node.padding
         if saved is None:
             return None
         return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
-    @node_attribute
+    @property
     def _saved_stride(node):
         saved = node.stride
         if saved is None:
@@ -10086,33 +10086,33 @@ class AvgPool2DBackwardBackward0(Node):
             grad_inputs[1] = zeros_of(self_info, grad)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_ceil_mode(node):
         return node.ceil_mode
 
-    @node_attribute
+    @property
     def _saved_count_include_pad(node):
         return node.count_include_pad
 
-    @node_attribute
+    @property
     def _saved_divisor_override(node):
         return None if node.divisor_override is None else node.divisor_override % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_kernel_size(node):
         saved = node.kernel_size
         if saved is None:
             return None
         return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 
-    @node_attribute
+    @property
     def _saved_padding(node):
         saved = node.padding
         if saved is None:
             return None
         return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 
-    @node_attribute
+    @property
     def _saved_stride(node):
         saved = node.stride
         if saved is None:
@@ -10139,11 +10139,11 @@ class AdaptiveAvgPool2DBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -10169,11 +10169,11 @@ class AdaptiveAvgPool2DBackwardBackward0(Node):
             grad_inputs[1] = zeros_of(self_info, grad)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_grad_output_sym_argsize_minus_1(node):
         return node.grad_output_sym_argsize_minus_1
 
-    @node_attribute
+    @property
     def _saved_grad_output_sym_argsize_minus_2(node):
         return node.grad_output_sym_argsize_minus_2
 
@@ -10201,19 +10201,19 @@ class AdaptiveMaxPool2DBackward0(Node):
         if node.result1_ is not None:
             node.result1_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
-    @node_attribute
+    @property
     def _saved_result1(node):
         return None if node.result1_ is None else node.result1_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_result1(node):
         return SavedVariable(None) if node.result1_ is None else node.result1_
 
@@ -10241,11 +10241,11 @@ class AdaptiveMaxPool2DBackwardBackward0(Node):
         if node.indices_ is not None:
             node.indices_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_indices(node):
         return None if node.indices_ is None else node.indices_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_indices(node):
         return SavedVariable(None) if node.indices_ is None else node.indices_
 
@@ -10300,59 +10300,59 @@ class NativeBatchNormBackward0(Node):
         if node.result2_ is not None:
             node.result2_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_eps(node):
         return None if node.eps is None else float(node.eps)
 
-    @node_attribute
+    @property
     def _saved_input(node):
         return None if node.input_ is None else node.input_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_input(node):
         return SavedVariable(None) if node.input_ is None else node.input_
 
-    @node_attribute
+    @property
     def _saved_running_mean(node):
         return None if node.running_mean_ is None else node.running_mean_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_running_mean(node):
         return SavedVariable(None) if node.running_mean_ is None else node.running_mean_
 
-    @node_attribute
+    @property
     def _saved_running_var(node):
         return None if node.running_var_ is None else node.running_var_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_running_var(node):
         return SavedVariable(None) if node.running_var_ is None else node.running_var_
 
-    @node_attribute
+    @property
     def _saved_training(node):
         return node.training
 
-    @node_attribute
+    @property
     def _saved_weight(node):
         return None if node.weight_ is None else node.weight_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_weight(node):
         return SavedVariable(None) if node.weight_ is None else node.weight_
 
-    @node_attribute
+    @property
     def _saved_result1(node):
         return None if node.result1_ is None else node.result1_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_result1(node):
         return SavedVariable(None) if node.result1_ is None else node.result1_
 
-    @node_attribute
+    @property
     def _saved_result2(node):
         return None if node.result2_ is None else node.result2_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_result2(node):
         return SavedVariable(None) if node.result2_ is None else node.result2_
 
@@ -10415,67 +10415,67 @@ class NativeBatchNormBackwardBackward0(Node):
         if node.weight_ is not None:
             node.weight_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_eps(node):
         return None if node.eps is None else float(node.eps)
 
-    @node_attribute
+    @property
     def _saved_grad_out(node):
         return None if node.grad_out_ is None else node.grad_out_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_grad_out(node):
         return SavedVariable(None) if node.grad_out_ is None else node.grad_out_
 
-    @node_attribute
+    @property
     def _saved_input(node):
         return None if node.input_ is None else node.input_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_input(node):
         return SavedVariable(None) if node.input_ is None else node.input_
 
-    @node_attribute
+    @property
     def _saved_running_mean(node):
         return None if node.running_mean_ is None else node.running_mean_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_running_mean(node):
         return SavedVariable(None) if node.running_mean_ is None else node.running_mean_
 
-    @node_attribute
+    @property
     def _saved_running_var(node):
         return None if node.running_var_ is None else node.running_var_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_running_var(node):
         return SavedVariable(None) if node.running_var_ is None else node.running_var_
 
-    @node_attribute
+    @property
     def _saved_save_invstd(node):
         return None if node.save_invstd_ is None else node.save_invstd_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_save_invstd(node):
         return SavedVariable(None) if node.save_invstd_ is None else node.save_invstd_
 
-    @node_attribute
+    @property
     def _saved_save_mean(node):
         return None if node.save_mean_ is None else node.save_mean_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_save_mean(node):
         return SavedVariable(None) if node.save_mean_ is None else node.save_mean_
 
-    @node_attribute
+    @property
     def _saved_train(node):
         return node.train
 
-    @node_attribute
+    @property
     def _saved_weight(node):
         return None if node.weight_ is None else node.weight_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_weight(node):
         return SavedVariable(None) if node.weight_ is None else node.weight_
 
@@ -10528,55 +10528,55 @@ class NativeGroupNormBackward0(Node):
         if node.result2_ is not None:
             node.result2_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_C(node):
         return None if node.C is None else node.C % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_HxW(node):
         return None if node.HxW is None else node.HxW % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_N(node):
         return None if node.N is None else node.N % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_eps(node):
         return None if node.eps is None else float(node.eps)
 
-    @node_attribute
+    @property
     def _saved_group(node):
         return None if node.group is None else node.group % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_input(node):
         return None if node.input_ is None else node.input_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_input(node):
         return SavedVariable(None) if node.input_ is None else node.input_
 
-    @node_attribute
+    @property
     def _saved_weight(node):
         return None if node.weight_ is None else node.weight_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_weight(node):
         return SavedVariable(None) if node.weight_ is None else node.weight_
 
-    @node_attribute
+    @property
     def _saved_result1(node):
         return None if node.result1_ is None else node.result1_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_result1(node):
         return SavedVariable(None) if node.result1_ is None else node.result1_
 
-    @node_attribute
+    @property
     def _saved_result2(node):
         return None if node.result2_ is None else node.result2_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_result2(node):
         return SavedVariable(None) if node.result2_ is None else node.result2_
 
@@ -10645,23 +10645,23 @@ class LogcumsumexpBackward0(Node):
         if node.result_ is not None:
             node.result_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         return None if node.dim is None else node.dim % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
-    @node_attribute
+    @property
     def _saved_result(node):
         return None if node.result_ is None else node.result_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_result(node):
         return SavedVariable(None) if node.result_ is None else node.result_
 
@@ -10691,23 +10691,23 @@ class ModeBackward0(Node):
         if node.indices_ is not None:
             node.indices_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         return None if node.dim is None else node.dim % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_keepdim(node):
         return node.keepdim
 
-    @node_attribute
+    @property
     def _saved_self_sym_sizes(node):
         return node.self_sizes
 
-    @node_attribute
+    @property
     def _saved_indices(node):
         return None if node.indices_ is None else node.indices_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_indices(node):
         return SavedVariable(None) if node.indices_ is None else node.indices_
 
@@ -10737,23 +10737,23 @@ class RenormBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         return None if node.dim is None else node.dim % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_maxnorm(node):
         return node.maxnorm
 
-    @node_attribute
+    @property
     def _saved_p(node):
         return node.p
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -10789,35 +10789,35 @@ class LinalgDetBackward0(Node):
         if node.result_ is not None:
             node.result_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_A(node):
         return None if node.A_ is None else node.A_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_A(node):
         return SavedVariable(None) if node.A_ is None else node.A_
 
-    @node_attribute
+    @property
     def _saved_LU(node):
         return None if node.LU_ is None else node.LU_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_LU(node):
         return SavedVariable(None) if node.LU_ is None else node.LU_
 
-    @node_attribute
+    @property
     def _saved_pivots(node):
         return None if node.pivots_ is None else node.pivots_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_pivots(node):
         return SavedVariable(None) if node.pivots_ is None else node.pivots_
 
-    @node_attribute
+    @property
     def _saved_result(node):
         return None if node.result_ is None else node.result_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_result(node):
         return SavedVariable(None) if node.result_ is None else node.result_
 
@@ -10853,35 +10853,35 @@ class LinalgSlogdetBackward0(Node):
         if node.sign_ is not None:
             node.sign_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_A(node):
         return None if node.A_ is None else node.A_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_A(node):
         return SavedVariable(None) if node.A_ is None else node.A_
 
-    @node_attribute
+    @property
     def _saved_LU(node):
         return None if node.LU_ is None else node.LU_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_LU(node):
         return SavedVariable(None) if node.LU_ is None else node.LU_
 
-    @node_attribute
+    @property
     def _saved_pivots(node):
         return None if node.pivots_ is None else node.pivots_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_pivots(node):
         return SavedVariable(None) if node.pivots_ is None else node.pivots_
 
-    @node_attribute
+    @property
     def _saved_sign(node):
         return None if node.sign_ is None else node.sign_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_sign(node):
         return SavedVariable(None) if node.sign_ is None else node.sign_
 
@@ -10905,11 +10905,11 @@ class LinalgInvExBackward0(Node):
         if node.inverse_ is not None:
             node.inverse_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_inverse(node):
         return None if node.inverse_ is None else node.inverse_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_inverse(node):
         return SavedVariable(None) if node.inverse_ is None else node.inverse_
 
@@ -10946,27 +10946,27 @@ class EuclideanDistBackward0(Node):
         if node.result_ is not None:
             node.result_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_x1(node):
         return None if node.x1_ is None else node.x1_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_x1(node):
         return SavedVariable(None) if node.x1_ is None else node.x1_
 
-    @node_attribute
+    @property
     def _saved_x2(node):
         return None if node.x2_ is None else node.x2_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_x2(node):
         return SavedVariable(None) if node.x2_ is None else node.x2_
 
-    @node_attribute
+    @property
     def _saved_result(node):
         return None if node.result_ is None else node.result_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_result(node):
         return SavedVariable(None) if node.result_ is None else node.result_
 
@@ -11003,31 +11003,31 @@ class CdistBackward0(Node):
         if node.result_ is not None:
             node.result_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_p(node):
         return None if node.p is None else float(node.p)
 
-    @node_attribute
+    @property
     def _saved_x1(node):
         return None if node.x1_ is None else node.x1_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_x1(node):
         return SavedVariable(None) if node.x1_ is None else node.x1_
 
-    @node_attribute
+    @property
     def _saved_x2(node):
         return None if node.x2_ is None else node.x2_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_x2(node):
         return SavedVariable(None) if node.x2_ is None else node.x2_
 
-    @node_attribute
+    @property
     def _saved_result(node):
         return None if node.result_ is None else node.result_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_result(node):
         return SavedVariable(None) if node.result_ is None else node.result_
 
@@ -11066,7 +11066,7 @@ class UnsqueezeBackward1(Node):
             grad_inputs[0] = ops.squeeze(grad, dim)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         return None if node.dim is None else node.dim % 18446744073709551616
 
@@ -11101,11 +11101,11 @@ class TransposeBackward1(Node):
             grad_inputs[0] = ops.transpose(grad, dim0, dim1)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_dim0(node):
         return None if node.dim0 is None else node.dim0 % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_dim1(node):
         return None if node.dim1 is None else node.dim1 % 18446744073709551616
 
@@ -11152,47 +11152,47 @@ class ScatterReduceBackward0(Node):
         if node.result_ is not None:
             node.result_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         return None if node.dim is None else node.dim % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_include_self(node):
         return node.include_self
 
-    @node_attribute
+    @property
     def _saved_index(node):
         return None if node.index_ is None else node.index_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_index(node):
         return SavedVariable(None) if node.index_ is None else node.index_
 
-    @node_attribute
+    @property
     def _saved_reduce(node):
         return node.reduce
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
-    @node_attribute
+    @property
     def _saved_src(node):
         return None if node.src_ is None else node.src_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_src(node):
         return SavedVariable(None) if node.src_ is None else node.src_
 
-    @node_attribute
+    @property
     def _saved_result(node):
         return None if node.result_ is None else node.result_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_result(node):
         return SavedVariable(None) if node.result_ is None else node.result_
 
@@ -11239,47 +11239,47 @@ class IndexReduceBackward0(Node):
         if node.result_ is not None:
             node.result_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         return None if node.dim is None else node.dim % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_include_self(node):
         return node.include_self
 
-    @node_attribute
+    @property
     def _saved_index(node):
         return None if node.index_ is None else node.index_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_index(node):
         return SavedVariable(None) if node.index_ is None else node.index_
 
-    @node_attribute
+    @property
     def _saved_reduce(node):
         return node.reduce
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
-    @node_attribute
+    @property
     def _saved_source(node):
         return None if node.source_ is None else node.source_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_source(node):
         return SavedVariable(None) if node.source_ is None else node.source_
 
-    @node_attribute
+    @property
     def _saved_result(node):
         return None if node.result_ is None else node.result_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_result(node):
         return SavedVariable(None) if node.result_ is None else node.result_
 
@@ -11303,11 +11303,11 @@ class LinalgMatrixExpBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -11333,18 +11333,18 @@ class AsStridedBackward0(Node):
             grad_inputs[0] = as_strided_backward(grad, self_geometry, size, stride, storage_offset)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_size(node):
         saved = node.size
         if saved is None:
             return None
         return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 
-    @node_attribute
+    @property
     def _saved_storage_offset(node):
         return None if node.storage_offset is None else node.storage_offset % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_stride(node):
         saved = node.stride
         if saved is None:
@@ -11373,18 +11373,18 @@ class AsStridedBackward1(Node):
             grad_inputs[0] = as_strided_backward(grad, self_geometry, size, stride, storage_offset)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_size(node):
         saved = node.size
         if saved is None:
             return None
         return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 
-    @node_attribute
+    @property
     def _saved_storage_offset(node):
         return None if node.storage_offset is None else node.storage_offset % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_stride(node):
         saved = node.stride
         if saved is None:
@@ -11603,19 +11603,19 @@ class LdexpBackward0(Node):
         if node.result_ is not None:
             node.result_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_other(node):
         return None if node.other_ is None else node.other_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_other(node):
         return SavedVariable(None) if node.other_ is None else node.other_
 
-    @node_attribute
+    @property
     def _saved_result(node):
         return None if node.result_ is None else node.result_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_result(node):
         return SavedVariable(None) if node.result_ is None else node.result_
 
@@ -11645,19 +11645,19 @@ class VdotBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_other(node):
         return None if node.other_ is None else node.other_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_other(node):
         return SavedVariable(None) if node.other_ is None else node.other_
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -11694,27 +11694,27 @@ class AddmvBackward0(Node):
         if node.vec_ is not None:
             node.vec_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_alpha(node):
         return node.alpha
 
-    @node_attribute
+    @property
     def _saved_beta(node):
         return node.beta
 
-    @node_attribute
+    @property
     def _saved_mat(node):
         return None if node.mat_ is None else node.mat_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_mat(node):
         return SavedVariable(None) if node.mat_ is None else node.mat_
 
-    @node_attribute
+    @property
     def _saved_vec(node):
         return None if node.vec_ is None else node.vec_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_vec(node):
         return SavedVariable(None) if node.vec_ is None else node.vec_
 
@@ -11751,27 +11751,27 @@ class AddrBackward0(Node):
         if node.vec2_ is not None:
             node.vec2_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_alpha(node):
         return node.alpha
 
-    @node_attribute
+    @property
     def _saved_beta(node):
         return node.beta
 
-    @node_attribute
+    @property
     def _saved_vec1(node):
         return None if node.vec1_ is None else node.vec1_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_vec1(node):
         return SavedVariable(None) if node.vec1_ is None else node.vec1_
 
-    @node_attribute
+    @property
     def _saved_vec2(node):
         return None if node.vec2_ is None else node.vec2_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_vec2(node):
         return SavedVariable(None) if node.vec2_ is None else node.vec2_
 
@@ -11817,39 +11817,39 @@ class AddbmmBackward0(Node):
         if node.batch2_ is not None:
             node.batch2_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_alpha(node):
         return node.alpha
 
-    @node_attribute
+    @property
     def _saved_batch1(node):
         return None if node.batch1_ is None else node.batch1_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_batch1(node):
         return SavedVariable(None) if node.batch1_ is None else node.batch1_
 
-    @node_attribute
+    @property
     def _saved_batch1_sym_argsize_0(node):
         return node.batch1_sym_argsize_0
 
-    @node_attribute
+    @property
     def _saved_batch1_sym_argsize_1(node):
         return node.batch1_sym_argsize_1
 
-    @node_attribute
+    @property
     def _saved_batch2(node):
         return None if node.batch2_ is None else node.batch2_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_batch2(node):
         return SavedVariable(None) if node.batch2_ is None else node.batch2_
 
-    @node_attribute
+    @property
     def _saved_batch2_sym_argsize_2(node):
         return node.batch2_sym_argsize_2
 
-    @node_attribute
+    @property
     def _saved_beta(node):
         return node.beta
 
@@ -11900,23 +11900,23 @@ class LinalgCrossBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         return None if node.dim is None else node.dim % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_other(node):
         return None if node.other_ is None else node.other_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_other(node):
         return SavedVariable(None) if node.other_ is None else node.other_
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -11951,27 +11951,27 @@ class IndexCopyBackward0(Node):
         if node.source_ is not None:
             node.source_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         return None if node.dim is None else node.dim % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_index(node):
         return None if node.index_ is None else node.index_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_index(node):
         return SavedVariable(None) if node.index_ is None else node.index_
 
-    @node_attribute
+    @property
     def _saved_source(node):
         return None if node.source_ is None else node.source_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_source(node):
         return SavedVariable(None) if node.source_ is None else node.source_
 
-    @node_attribute
+    @property
     def _saved_source_dim(node):
         return node.source_dim
 
@@ -11999,11 +11999,11 @@ class SelectScatterBackward0(Node):
             grad_inputs[1] = ops.select(grad, dim, index)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         return None if node.dim is None else node.dim % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_index(node):
         return None if node.index is None else node.index % 18446744073709551616
 
@@ -12037,19 +12037,19 @@ class SliceScatterBackward0(Node):
             grad_inputs[1] = ops.slice(grad, dim, start, end, step)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         return None if node.dim is None else node.dim % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_end(node):
         return None if node.end is None else node.end % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_start(node):
         return None if node.start is None else node.start % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_step(node):
         return None if node.step is None else node.step % 18446744073709551616
 
@@ -12080,15 +12080,15 @@ class DiagonalScatterBackward0(Node):
             grad_inputs[1] = ops.diagonal(grad, offset, dim1, dim2)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_dim1(node):
         return None if node.dim1 is None else node.dim1 % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_dim2(node):
         return None if node.dim2 is None else node.dim2 % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_offset(node):
         return None if node.offset is None else node.offset % 18446744073709551616
 
@@ -12114,15 +12114,15 @@ class UnsafeSplitBackward0(Node):
             grad_inputs[0] = split_backward(grads, split_size, dim, self_sizes, self_options)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         return None if node.dim is None else node.dim % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_self_sym_sizes(node):
         return node.self_sizes
 
-    @node_attribute
+    @property
     def _saved_split_size(node):
         return None if node.split_size is None else node.split_size % 18446744073709551616
 
@@ -12148,15 +12148,15 @@ class UnsafeSplitWithSizesBackward0(Node):
             grad_inputs[0] = split_with_sizes_backward(grads, split_sizes, dim, self_sizes, self_options)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_dim(node):
         return None if node.dim is None else node.dim % 18446744073709551616
 
-    @node_attribute
+    @property
     def _saved_self_sym_sizes(node):
         return node.self_sizes
 
-    @node_attribute
+    @property
     def _saved_split_sizes(node):
         saved = node.split_sizes
         if saved is None:
@@ -12241,19 +12241,19 @@ class ComplexBackward0(Node):
         if node.real_ is not None:
             node.real_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_imag(node):
         return None if node.imag_ is None else node.imag_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_imag(node):
         return SavedVariable(None) if node.imag_ is None else node.imag_
 
-    @node_attribute
+    @property
     def _saved_real(node):
         return None if node.real_ is None else node.real_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_real(node):
         return SavedVariable(None) if node.real_ is None else node.real_
 
@@ -12282,11 +12282,11 @@ class PolarBackward0(Node):
         if node.result_ is not None:
             node.result_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_result(node):
         return None if node.result_ is None else node.result_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_result(node):
         return SavedVariable(None) if node.result_ is None else node.result_
 
@@ -12310,11 +12310,11 @@ class AngleBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -12340,18 +12340,18 @@ class ReflectionPad1DBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_padding(node):
         saved = node.padding
         if saved is None:
             return None
         return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -12375,7 +12375,7 @@ class ReflectionPad1DBackwardBackward0(Node):
             grad_inputs[1] = zeros_of(self_info, grad)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_padding(node):
         saved = node.padding
         if saved is None:
@@ -12404,18 +12404,18 @@ class ReflectionPad2DBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_padding(node):
         saved = node.padding
         if saved is None:
             return None
         return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -12439,7 +12439,7 @@ class ReflectionPad2DBackwardBackward0(Node):
             grad_inputs[1] = zeros_of(self_info, grad)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_padding(node):
         saved = node.padding
         if saved is None:
@@ -12468,18 +12468,18 @@ class ReflectionPad3DBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_padding(node):
         saved = node.padding
         if saved is None:
             return None
         return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -12503,7 +12503,7 @@ class ReflectionPad3DBackwardBackward0(Node):
             grad_inputs[1] = zeros_of(self_info, grad)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_padding(node):
         saved = node.padding
         if saved is None:
@@ -12532,18 +12532,18 @@ class ReplicationPad1DBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_padding(node):
         saved = node.padding
         if saved is None:
             return None
         return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -12567,7 +12567,7 @@ class ReplicationPad1DBackwardBackward0(Node):
             grad_inputs[1] = zeros_of(self_info, grad)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_padding(node):
         saved = node.padding
         if saved is None:
@@ -12596,18 +12596,18 @@ class ReplicationPad2DBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_padding(node):
         saved = node.padding
         if saved is None:
             return None
         return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -12631,7 +12631,7 @@ class ReplicationPad2DBackwardBackward0(Node):
             grad_inputs[1] = zeros_of(self_info, grad)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_padding(node):
         saved = node.padding
         if saved is None:
@@ -12660,18 +12660,18 @@ class ReplicationPad3DBackward0(Node):
         if node.self_ is not None:
             node.self_.reset_data()
 
-    @node_attribute
+    @property
     def _saved_padding(node):
         saved = node.padding
         if saved is None:
             return None
         return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 
-    @node_attribute
+    @property
     def _saved_self(node):
         return None if node.self_ is None else node.self_.unpack(node)
 
-    @node_attribute
+    @property
     def _raw_saved_self(node):
         return SavedVariable(None) if node.self_ is None else node.self_
 
@@ -12695,7 +12695,7 @@ class ReplicationPad3DBackwardBackward0(Node):
             grad_inputs[1] = zeros_of(self_info, grad)
         return grad_inputs
 
-    @node_attribute
+    @property
     def _saved_padding(node):
         saved = node.padding
         if saved is None:

@@ -186,6 +186,13 @@ class Node(metaclass=_NodeClass):
     _prints_with_module = False  # NOTE [Node classes print as C++ types]: Node itself and Python nodes do
     _python_attributes: tuple = ()  # what a node type shows Python besides NODE_PYTHON_FACE (``variable``)
 
+    def __init_subclass__(cls, **kwargs) -> None:
+        """A node type's saved-value getters (written as properties) refuse assignment as the C++ type's do."""
+        super().__init_subclass__(**kwargs)
+        for name, value in list(vars(cls).items()):
+            if type(value) is property and name.startswith(("_saved_", "_raw_saved_")):
+                setattr(cls, name, node_attribute(value.fget))
+
     def __init__(self, next_edges=(), sequence_nr: int | None = None) -> None:
         self._sequence_nr_value = _next_sequence_nr() if sequence_nr is None else sequence_nr
         self._topological_nr = 0

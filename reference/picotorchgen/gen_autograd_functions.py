@@ -121,8 +121,8 @@ return None if saved is None else tuple(v.unpack(node) for v in saved)
 }
 
 # A saved integer reads back as an unsigned 64-bit number (PyTorch's getters call PyLong_FromUnsignedLong):
-# ``dim=-1`` shows as 18446744073709551615.
-INTEGER_GETTER_BODY = {
+# ``dim=-1`` shows as 18446744073709551615; a ``float`` argument, kept as a C++ double, as a Python float.
+CONVERTING_GETTER_BODY = {
     "int": CodeTemplate("return None if node.${name} is None else node.${name} % 18446744073709551616"),
     "int[]": CodeTemplate('''\
 saved = node.${name}
@@ -130,6 +130,7 @@ if saved is None:
     return None
 return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
 '''),
+    "float": CodeTemplate("return None if node.${name} is None else float(node.${name})"),
 }
 
 # ``grad_fn._raw_saved_self``: the SavedVariable itself (``torch._C._autograd.SavedTensor``); an empty
@@ -225,12 +226,13 @@ def _release_variables(saved: list[Saved]) -> list[str]:
 
 def _saved_getters(saved: list[Saved]) -> list[str]:
     """Each getter after a blank line."""
-    return [line for s in saved if not s.name.endswith(NO_GETTER) for line in ("", _getter(s))]
+    return [line for s in saved if not s.name.endswith(NO_GETTER) and s.getter != "hidden"
+            for line in ("", _getter(s))]
 
 
 def _getter(s: Saved) -> str:
-    body = (INTEGER_GETTER_BODY[s.integers] if s.kind == "value" and s.integers else GETTER_BODY[s.kind]).substitute(
-        name=s.name)
+    converts = s.kind == "value" and s.getter in CONVERTING_GETTER_BODY
+    body = (CONVERTING_GETTER_BODY[s.getter] if converts else GETTER_BODY[s.kind]).substitute(name=s.name)
     getter = SAVED_GETTER.substitute(attribute=_attribute_name(s), body=body)
     if s.kind not in RAW_GETTER_BODY:
         return getter

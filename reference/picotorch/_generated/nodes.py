@@ -2780,7 +2780,7 @@ class AddcdivBackward0(Node):
         if node.task_should_compute_output(1):
             tensor1_scalar_type = node.tensor1_scalar_type
             value = node.value
-            grad_inputs[1] = handle_r_to_c(tensor1_scalar_type, ops.mul(grad, conj(ops.div(scalar_tensor(value), tensor2))))
+            grad_inputs[1] = handle_r_to_c(tensor1_scalar_type, ops.mul(grad, conj(scalar_div(value, tensor2))))
         if node.task_should_compute_output(2):
             tensor2_scalar_type = node.tensor2_scalar_type
             value = node.value
@@ -2914,10 +2914,6 @@ class SoftmaxBackwardDataBackward0(Node):
     @property
     def _raw_saved_grad_output(node):
         return SavedVariable(None) if node.grad_output_ is None else node.grad_output_
-
-    @property
-    def _saved_input_dtype(node):
-        return node.input_dtype
 
     @property
     def _saved_output(node):
@@ -3232,31 +3228,19 @@ class BernoulliBackward0(Node):
 class BernoulliBackward1(Node):
     """Backward of ``bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> Tensor(a!)``."""
 
-    p_ = None
+    p_info = None
 
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
-        p = None if node.p_ is None else node.p_.unpack(node)
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
             grad_inputs[0] = ops.zeros_like(grad)
         if node.task_should_compute_output(1):
-            grad_inputs[1] = ops.zeros_like(p)
+            p_info = node.p_info
+            grad_inputs[1] = zeros_of(p_info, grad)
         return grad_inputs
-
-    def release_variables(node):
-        if node.p_ is not None:
-            node.p_.reset_data()
-
-    @property
-    def _saved_p(node):
-        return None if node.p_ is None else node.p_.unpack(node)
-
-    @property
-    def _raw_saved_p(node):
-        return SavedVariable(None) if node.p_ is None else node.p_
 
 
 class BernoulliBackward2(Node):
@@ -3297,11 +3281,7 @@ class NativeDropoutBackward0(Node):
 
     @property
     def _saved_p(node):
-        return node.p
-
-    @property
-    def _saved_train(node):
-        return node.train
+        return None if node.p is None else float(node.p)
 
     @property
     def _saved_result1(node):
@@ -3355,7 +3335,7 @@ class NativeDropoutBackwardBackward0(Node):
 
     @property
     def _saved_scale(node):
-        return node.scale
+        return None if node.scale is None else float(node.scale)
 
 
 class MaskedFillBackward0(Node):
@@ -5956,7 +5936,7 @@ class LogitBackward0(Node):
 
     @property
     def _saved_eps(node):
-        return node.eps
+        return None if node.eps is None else float(node.eps)
 
     @property
     def _saved_self(node):
@@ -6119,6 +6099,7 @@ class PutBackward0(Node):
     accumulate = None
     index_ = None
     source_ = None
+    source_info = None
 
     def apply(node, grads):
         grad = grads[0]
@@ -6129,7 +6110,8 @@ class PutBackward0(Node):
             return grad_inputs
         if node.task_should_compute_output(0):
             accumulate = node.accumulate
-            grad_inputs[0] = grad if accumulate else ops.put(grad, index, ops.zeros_like(source), False)
+            source_info = node.source_info
+            grad_inputs[0] = grad if accumulate else ops.put(grad, index, zeros_of(source_info, grad), False)
         if node.task_should_compute_output(1):
             grad_inputs[1] = reshape_as(ops.take(grad, index), source)
         return grad_inputs
@@ -6831,7 +6813,7 @@ class SmoothL1LossBackward0(Node):
 
     @property
     def _saved_beta(node):
-        return node.beta
+        return None if node.beta is None else float(node.beta)
 
     @property
     def _saved_reduction(node):
@@ -6895,7 +6877,7 @@ class SmoothL1LossBackwardBackward0(Node):
 
     @property
     def _saved_beta(node):
-        return node.beta
+        return None if node.beta is None else float(node.beta)
 
     @property
     def _saved_grad_output(node):
@@ -6959,7 +6941,7 @@ class HuberLossBackward0(Node):
 
     @property
     def _saved_delta(node):
-        return node.delta
+        return None if node.delta is None else float(node.delta)
 
     @property
     def _saved_reduction(node):
@@ -7023,7 +7005,7 @@ class HuberLossBackwardBackward0(Node):
 
     @property
     def _saved_delta(node):
-        return node.delta
+        return None if node.delta is None else float(node.delta)
 
     @property
     def _saved_grad_output(node):
@@ -8336,42 +8318,69 @@ class ExponentialBackward0(Node):
 class NormalBackward1(Node):
     """Backward of ``normal.Tensor_float(Tensor mean, float std=1, *, Generator? generator=None) -> Tensor``."""
 
+    mean_sizes = None
+
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.zeros_like(grad)
+            mean_sizes = node.mean_sizes
+            grad_inputs[0] = zeros_of((mean_sizes, grad.dtype), grad)
         return grad_inputs
+
+    @property
+    def _saved_mean_sym_sizes(node):
+        return node.mean_sizes
 
 
 class NormalBackward2(Node):
     """Backward of ``normal.float_Tensor(float mean, Tensor std, *, Generator? generator=None) -> Tensor``."""
 
+    std_sizes = None
+
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.zeros_like(grad)
+            std_sizes = node.std_sizes
+            grad_inputs[0] = zeros_of((std_sizes, grad.dtype), grad)
         return grad_inputs
+
+    @property
+    def _saved_std_sym_sizes(node):
+        return node.std_sizes
 
 
 class NormalBackward3(Node):
     """Backward of ``normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? generator=None) -> Tensor``."""
 
+    mean_sizes = None
+    std_sizes = None
+
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.zeros_like(grad)
+            mean_sizes = node.mean_sizes
+            grad_inputs[0] = zeros_of((mean_sizes, grad.dtype), grad)
         if node.task_should_compute_output(1):
-            grad_inputs[1] = ops.zeros_like(grad)
+            std_sizes = node.std_sizes
+            grad_inputs[1] = zeros_of((std_sizes, grad.dtype), grad)
         return grad_inputs
+
+    @property
+    def _saved_mean_sym_sizes(node):
+        return node.mean_sizes
+
+    @property
+    def _saved_std_sym_sizes(node):
+        return node.std_sizes
 
 
 class HardsigmoidBackward0(Node):
@@ -10293,7 +10302,7 @@ class NativeBatchNormBackward0(Node):
 
     @property
     def _saved_eps(node):
-        return node.eps
+        return None if node.eps is None else float(node.eps)
 
     @property
     def _saved_input(node):
@@ -10408,7 +10417,7 @@ class NativeBatchNormBackwardBackward0(Node):
 
     @property
     def _saved_eps(node):
-        return node.eps
+        return None if node.eps is None else float(node.eps)
 
     @property
     def _saved_grad_out(node):
@@ -10533,7 +10542,7 @@ class NativeGroupNormBackward0(Node):
 
     @property
     def _saved_eps(node):
-        return node.eps
+        return None if node.eps is None else float(node.eps)
 
     @property
     def _saved_group(node):
@@ -10996,7 +11005,7 @@ class CdistBackward0(Node):
 
     @property
     def _saved_p(node):
-        return node.p
+        return None if node.p is None else float(node.p)
 
     @property
     def _saved_x1(node):
@@ -12210,9 +12219,14 @@ class ViewAsComplexBackward0(Node):
 class ComplexBackward0(Node):
     """Backward of ``complex(Tensor real, Tensor imag) -> Tensor``."""
 
+    imag_ = None
+    real_ = None
+
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
+        imag = None if node.imag_ is None else node.imag_.unpack(node)
+        real = None if node.real_ is None else node.real_.unpack(node)
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
@@ -12220,6 +12234,28 @@ class ComplexBackward0(Node):
         if node.task_should_compute_output(1):
             grad_inputs[1] = ops.imag(grad)
         return grad_inputs
+
+    def release_variables(node):
+        if node.imag_ is not None:
+            node.imag_.reset_data()
+        if node.real_ is not None:
+            node.real_.reset_data()
+
+    @property
+    def _saved_imag(node):
+        return None if node.imag_ is None else node.imag_.unpack(node)
+
+    @property
+    def _raw_saved_imag(node):
+        return SavedVariable(None) if node.imag_ is None else node.imag_
+
+    @property
+    def _saved_real(node):
+        return None if node.real_ is None else node.real_.unpack(node)
+
+    @property
+    def _raw_saved_real(node):
+        return SavedVariable(None) if node.real_ is None else node.real_
 
 
 class PolarBackward0(Node):
@@ -12324,24 +12360,20 @@ class ReflectionPad1DBackwardBackward0(Node):
     """Backward of ``reflection_pad1d_backward(Tensor grad_output, Tensor self, int[2] padding) -> Tensor``."""
 
     padding = None
-    self_ = None
+    self_info = None
 
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
-        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
             padding = node.padding
             grad_inputs[0] = ops.reflection_pad1d(grad, padding)
         if node.task_should_compute_output(1):
-            grad_inputs[1] = ops.zeros_like(self)
+            self_info = node.self_info
+            grad_inputs[1] = zeros_of(self_info, grad)
         return grad_inputs
-
-    def release_variables(node):
-        if node.self_ is not None:
-            node.self_.reset_data()
 
     @property
     def _saved_padding(node):
@@ -12349,14 +12381,6 @@ class ReflectionPad1DBackwardBackward0(Node):
         if saved is None:
             return None
         return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
-
-    @property
-    def _saved_self(node):
-        return None if node.self_ is None else node.self_.unpack(node)
-
-    @property
-    def _raw_saved_self(node):
-        return SavedVariable(None) if node.self_ is None else node.self_
 
 
 class ReflectionPad2DBackward0(Node):
@@ -12400,24 +12424,20 @@ class ReflectionPad2DBackwardBackward0(Node):
     """Backward of ``reflection_pad2d_backward(Tensor grad_output, Tensor self, int[4] padding) -> Tensor``."""
 
     padding = None
-    self_ = None
+    self_info = None
 
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
-        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
             padding = node.padding
             grad_inputs[0] = ops.reflection_pad2d(grad, padding)
         if node.task_should_compute_output(1):
-            grad_inputs[1] = ops.zeros_like(self)
+            self_info = node.self_info
+            grad_inputs[1] = zeros_of(self_info, grad)
         return grad_inputs
-
-    def release_variables(node):
-        if node.self_ is not None:
-            node.self_.reset_data()
 
     @property
     def _saved_padding(node):
@@ -12425,14 +12445,6 @@ class ReflectionPad2DBackwardBackward0(Node):
         if saved is None:
             return None
         return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
-
-    @property
-    def _saved_self(node):
-        return None if node.self_ is None else node.self_.unpack(node)
-
-    @property
-    def _raw_saved_self(node):
-        return SavedVariable(None) if node.self_ is None else node.self_
 
 
 class ReflectionPad3DBackward0(Node):
@@ -12476,24 +12488,20 @@ class ReflectionPad3DBackwardBackward0(Node):
     """Backward of ``reflection_pad3d_backward(Tensor grad_output, Tensor self, int[6] padding) -> Tensor``."""
 
     padding = None
-    self_ = None
+    self_info = None
 
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
-        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
             padding = node.padding
             grad_inputs[0] = ops.reflection_pad3d(grad, padding)
         if node.task_should_compute_output(1):
-            grad_inputs[1] = ops.zeros_like(self)
+            self_info = node.self_info
+            grad_inputs[1] = zeros_of(self_info, grad)
         return grad_inputs
-
-    def release_variables(node):
-        if node.self_ is not None:
-            node.self_.reset_data()
 
     @property
     def _saved_padding(node):
@@ -12501,14 +12509,6 @@ class ReflectionPad3DBackwardBackward0(Node):
         if saved is None:
             return None
         return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
-
-    @property
-    def _saved_self(node):
-        return None if node.self_ is None else node.self_.unpack(node)
-
-    @property
-    def _raw_saved_self(node):
-        return SavedVariable(None) if node.self_ is None else node.self_
 
 
 class ReplicationPad1DBackward0(Node):
@@ -12552,24 +12552,20 @@ class ReplicationPad1DBackwardBackward0(Node):
     """Backward of ``replication_pad1d_backward(Tensor grad_output, Tensor self, int[2] padding) -> Tensor``."""
 
     padding = None
-    self_ = None
+    self_info = None
 
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
-        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
             padding = node.padding
             grad_inputs[0] = ops.replication_pad1d(grad, padding)
         if node.task_should_compute_output(1):
-            grad_inputs[1] = ops.zeros_like(self)
+            self_info = node.self_info
+            grad_inputs[1] = zeros_of(self_info, grad)
         return grad_inputs
-
-    def release_variables(node):
-        if node.self_ is not None:
-            node.self_.reset_data()
 
     @property
     def _saved_padding(node):
@@ -12577,14 +12573,6 @@ class ReplicationPad1DBackwardBackward0(Node):
         if saved is None:
             return None
         return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
-
-    @property
-    def _saved_self(node):
-        return None if node.self_ is None else node.self_.unpack(node)
-
-    @property
-    def _raw_saved_self(node):
-        return SavedVariable(None) if node.self_ is None else node.self_
 
 
 class ReplicationPad2DBackward0(Node):
@@ -12628,24 +12616,20 @@ class ReplicationPad2DBackwardBackward0(Node):
     """Backward of ``replication_pad2d_backward(Tensor grad_output, Tensor self, int[4] padding) -> Tensor``."""
 
     padding = None
-    self_ = None
+    self_info = None
 
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
-        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
             padding = node.padding
             grad_inputs[0] = ops.replication_pad2d(grad, padding)
         if node.task_should_compute_output(1):
-            grad_inputs[1] = ops.zeros_like(self)
+            self_info = node.self_info
+            grad_inputs[1] = zeros_of(self_info, grad)
         return grad_inputs
-
-    def release_variables(node):
-        if node.self_ is not None:
-            node.self_.reset_data()
 
     @property
     def _saved_padding(node):
@@ -12653,14 +12637,6 @@ class ReplicationPad2DBackwardBackward0(Node):
         if saved is None:
             return None
         return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
-
-    @property
-    def _saved_self(node):
-        return None if node.self_ is None else node.self_.unpack(node)
-
-    @property
-    def _raw_saved_self(node):
-        return SavedVariable(None) if node.self_ is None else node.self_
 
 
 class ReplicationPad3DBackward0(Node):
@@ -12704,24 +12680,20 @@ class ReplicationPad3DBackwardBackward0(Node):
     """Backward of ``replication_pad3d_backward(Tensor grad_output, Tensor self, int[6] padding) -> Tensor``."""
 
     padding = None
-    self_ = None
+    self_info = None
 
     def apply(node, grads):
         grad = grads[0]
         grad_inputs = [None] * len(node.next_edges)
-        self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
         if node.task_should_compute_output(0):
             padding = node.padding
             grad_inputs[0] = ops.replication_pad3d(grad, padding)
         if node.task_should_compute_output(1):
-            grad_inputs[1] = ops.zeros_like(self)
+            self_info = node.self_info
+            grad_inputs[1] = zeros_of(self_info, grad)
         return grad_inputs
-
-    def release_variables(node):
-        if node.self_ is not None:
-            node.self_.reset_data()
 
     @property
     def _saved_padding(node):
@@ -12729,14 +12701,6 @@ class ReplicationPad3DBackwardBackward0(Node):
         if saved is None:
             return None
         return tuple(v % 18446744073709551616 for v in (saved if isinstance(saved, (tuple, list)) else (saved,)))
-
-    @property
-    def _saved_self(node):
-        return None if node.self_ is None else node.self_.unpack(node)
-
-    @property
-    def _raw_saved_self(node):
-        return SavedVariable(None) if node.self_ is None else node.self_
 
 
 class RoundBackward1(Node):

@@ -3244,8 +3244,7 @@ def bernoulli__Tensor(self, p, *, generator=None):
     if is_grad_enabled() and any_requires_grad(self, p):
         grad_fn = nodes.BernoulliBackward1()
         grad_fn.set_next_edges(collect_next_edges(self, p))
-        if grad_fn.should_compute_output(1):
-            grad_fn.p_ = SavedVariable(p)
+        grad_fn.p_info = (tuple(p._data.shape), p._dtype)
     result = kernel_for("bernoulli_.Tensor", device_of(self, p))(self, p, generator)
     bump_version(self)
     if grad_fn is not None:
@@ -5449,7 +5448,9 @@ def put_(self, index, source, accumulate=False):
         grad_fn.set_next_edges(collect_next_edges(self, source))
         grad_fn.accumulate = accumulate
         grad_fn.index_ = SavedVariable(index)
-        grad_fn.source_ = SavedVariable(source)
+        if grad_fn.should_compute_output(1):
+            grad_fn.source_ = SavedVariable(source)
+        grad_fn.source_info = (tuple(source._data.shape), source._dtype)
     result = kernel_for("put_", device_of(self, index, source))(self, index, source, accumulate)
     bump_version(self)
     if grad_fn is not None:
@@ -5465,7 +5466,9 @@ def put(self, index, source, accumulate=False):
         grad_fn.set_next_edges(collect_next_edges(self, source))
         grad_fn.accumulate = accumulate
         grad_fn.index_ = SavedVariable(index)
-        grad_fn.source_ = SavedVariable(source)
+        if grad_fn.should_compute_output(1):
+            grad_fn.source_ = SavedVariable(source)
+        grad_fn.source_info = (tuple(source._data.shape), source._dtype)
     result = kernel_for("put", device_of(self, index, source))(self, index, source, accumulate)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -8058,6 +8061,7 @@ def normal_Tensor_float(mean, std=1, *, generator=None):
     if is_grad_enabled() and any_requires_grad(mean):
         grad_fn = nodes.NormalBackward1()
         grad_fn.set_next_edges(collect_next_edges(mean))
+        grad_fn.mean_sizes = tuple(mean._data.shape)
     result = kernel_for("normal.Tensor_float", device_of(mean))(mean, std, generator)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -8079,6 +8083,7 @@ def normal_float_Tensor(mean, std, *, generator=None):
     if is_grad_enabled() and any_requires_grad(std):
         grad_fn = nodes.NormalBackward2()
         grad_fn.set_next_edges(collect_next_edges(std))
+        grad_fn.std_sizes = tuple(std._data.shape)
     result = kernel_for("normal.float_Tensor", device_of(std))(mean, std, generator)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -8100,6 +8105,8 @@ def normal_Tensor_Tensor(mean, std, *, generator=None):
     if is_grad_enabled() and any_requires_grad(mean, std):
         grad_fn = nodes.NormalBackward3()
         grad_fn.set_next_edges(collect_next_edges(mean, std))
+        grad_fn.mean_sizes = tuple(mean._data.shape)
+        grad_fn.std_sizes = tuple(std._data.shape)
     result = kernel_for("normal.Tensor_Tensor", device_of(mean, std))(mean, std, generator)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -10905,6 +10912,10 @@ def complex(real, imag):
     if is_grad_enabled() and any_requires_grad(real, imag):
         grad_fn = nodes.ComplexBackward0()
         grad_fn.set_next_edges(collect_next_edges(real, imag))
+        if grad_fn.should_compute_output(1):
+            grad_fn.imag_ = SavedVariable(imag)
+        if grad_fn.should_compute_output(0):
+            grad_fn.real_ = SavedVariable(real)
     result = kernel_for("complex", device_of(real, imag))(real, imag)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -10958,7 +10969,7 @@ def reflection_pad1d_backward(grad_output, self, padding):
         grad_fn = nodes.ReflectionPad1DBackwardBackward0()
         grad_fn.set_next_edges(collect_next_edges(grad_output, self))
         grad_fn.padding = padding
-        grad_fn.self_ = SavedVariable(self)
+        grad_fn.self_info = (tuple(self._data.shape), self._dtype)
     result = kernel_for("reflection_pad1d_backward", device_of(grad_output, self))(grad_output, self, padding)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -10986,7 +10997,7 @@ def reflection_pad2d_backward(grad_output, self, padding):
         grad_fn = nodes.ReflectionPad2DBackwardBackward0()
         grad_fn.set_next_edges(collect_next_edges(grad_output, self))
         grad_fn.padding = padding
-        grad_fn.self_ = SavedVariable(self)
+        grad_fn.self_info = (tuple(self._data.shape), self._dtype)
     result = kernel_for("reflection_pad2d_backward", device_of(grad_output, self))(grad_output, self, padding)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -11014,7 +11025,7 @@ def reflection_pad3d_backward(grad_output, self, padding):
         grad_fn = nodes.ReflectionPad3DBackwardBackward0()
         grad_fn.set_next_edges(collect_next_edges(grad_output, self))
         grad_fn.padding = padding
-        grad_fn.self_ = SavedVariable(self)
+        grad_fn.self_info = (tuple(self._data.shape), self._dtype)
     result = kernel_for("reflection_pad3d_backward", device_of(grad_output, self))(grad_output, self, padding)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -11042,7 +11053,7 @@ def replication_pad1d_backward(grad_output, self, padding):
         grad_fn = nodes.ReplicationPad1DBackwardBackward0()
         grad_fn.set_next_edges(collect_next_edges(grad_output, self))
         grad_fn.padding = padding
-        grad_fn.self_ = SavedVariable(self)
+        grad_fn.self_info = (tuple(self._data.shape), self._dtype)
     result = kernel_for("replication_pad1d_backward", device_of(grad_output, self))(grad_output, self, padding)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -11070,7 +11081,7 @@ def replication_pad2d_backward(grad_output, self, padding):
         grad_fn = nodes.ReplicationPad2DBackwardBackward0()
         grad_fn.set_next_edges(collect_next_edges(grad_output, self))
         grad_fn.padding = padding
-        grad_fn.self_ = SavedVariable(self)
+        grad_fn.self_info = (tuple(self._data.shape), self._dtype)
     result = kernel_for("replication_pad2d_backward", device_of(grad_output, self))(grad_output, self, padding)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -11098,7 +11109,7 @@ def replication_pad3d_backward(grad_output, self, padding):
         grad_fn = nodes.ReplicationPad3DBackwardBackward0()
         grad_fn.set_next_edges(collect_next_edges(grad_output, self))
         grad_fn.padding = padding
-        grad_fn.self_ = SavedVariable(self)
+        grad_fn.self_info = (tuple(self._data.shape), self._dtype)
     result = kernel_for("replication_pad3d_backward", device_of(grad_output, self))(grad_output, self, padding)
     if grad_fn is not None:
         set_history(result, grad_fn)

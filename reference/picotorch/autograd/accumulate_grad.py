@@ -31,6 +31,8 @@ from .variable_type_manual import CopyBackwards
 
 
 class AccumulateGrad(Node):
+    _python_attributes = ("variable",)
+
     def __init__(self, variable) -> None:
         super().__init__(sequence_nr=UINT64_MAX)
         self.variable = variable

@@ -27,7 +27,7 @@ from ..native.dispatcher import ops
 from ..native.helpers import as_strided_view, empty_strided, strided_geometry, strides_of, wrap
 from ..native.layout import non_overlapping_and_dense
 from ..native.tensor_impl import new_tensor
-from .graph import ERR_BACKWARD_TWICE, Edge, Node, current_graph_task
+from .graph import ERR_BACKWARD_TWICE, Edge, Node, current_graph_task, node_attribute
 
 
 class Region:
@@ -135,6 +135,19 @@ class AsStridedBackward0(Node):
     def __init__(self, base_edge: Edge, region: Region) -> None:
         super().__init__([base_edge])
         self.region = region
+
+    # what PyTorch's AsStridedBackward0 shows of the as_strided call that re-derived the view
+    @node_attribute
+    def _saved_size(self) -> tuple:
+        return tuple(self.region.sizes)
+
+    @node_attribute
+    def _saved_stride(self) -> tuple:
+        return tuple(self.region.strides)
+
+    @node_attribute
+    def _saved_storage_offset(self) -> int:
+        return self.region.offset
 
     def apply(self, grads: list) -> list:
         grad = grads[0]

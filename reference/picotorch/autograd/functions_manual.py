@@ -48,6 +48,7 @@ __all__ = [  # what `from functions_manual import *` gives the generated nodes
     "cat_tensors_backward",
     "stack_tensors_backward",
     "scalar_zero",
+    "scalar_div",
     "clamp_backward",
     "clamp_backward_min",
     "clamp_backward_max",
@@ -226,6 +227,7 @@ def pow_backward(grad, self, exponent):
     """d(self ** e)/dself = e * self ** (e - 1), conjugated; exactly zero where e == 0."""
     if exponent == 0:
         return ops.zeros_like(self)
+    exponent = complex(exponent) if isinstance(exponent, complex) else float(exponent)  # toDouble(): 2 -> 2.0
     slope = ops.mul(ops.pow(self, exponent - 1), exponent)
     return handle_r_to_c(self.dtype, ops.mul(grad, conj(slope)))
 
@@ -329,9 +331,9 @@ def sum_to(grad, shape):
 
 
 def sum_backward(grad, sizes, dims, keepdim):
-    if not keepdim and len(sizes) > 0:
-        for d in sorted(_wrapped_dims(dims, len(sizes))):
-            grad = ops.unsqueeze(grad, d)
+    """``grad`` expanded back over the reduced dims (none given or ``[]``: all, a 0-dim ``grad`` expands)."""
+    if not keepdim and len(sizes) > 0 and dims is not None and (isinstance(dims, int) or len(dims) > 0):
+        grad = unsqueeze_multiple(grad, dims, len(sizes))
     return ops.expand(grad, sizes)
 
 
@@ -412,8 +414,13 @@ def cat_tensors_backward(grad, sizes, dtypes, dim):
 
 
 def stack_tensors_backward(grad, dim, dtypes):
-    dim = dim % len(grad.shape)
     return [handle_r_to_c(dtype, ops.select(grad, dim, i)) for i, dtype in enumerate(dtypes)]
+
+
+def scalar_div(value, other):
+    """C++'s ``value / other`` for a Scalar ``value`` (ATen's TensorOperators.h): ``other``'s shape filled with
+    ``value``, divided in place (the DivBackward0 saves that filled tensor)."""
+    return ops.div_(ops.fill_(ops.empty_like(other), value), other)
 
 
 def scalar_zero(grad):
@@ -614,7 +621,12 @@ def aminmax_backward(grads, self, min, max, dim, keepdim):
 
 
 def unsqueeze_multiple(t, dims, ndim):
-    for d in sorted(_wrapped(dims, ndim)):
+    """One dim is unsqueezed as given (``-1`` stays ``-1`` on the node); several, wrapped, in increasing order."""
+    if isinstance(dims, int):
+        return ops.unsqueeze(t, dims)
+    if dims is not None and len(dims) <= 1:
+        return ops.unsqueeze(t, dims[0]) if dims else t
+    for d in sorted(_wrapped(range(ndim) if dims is None else dims, ndim)):
         t = ops.unsqueeze(t, d)
     return t
 
@@ -680,12 +692,12 @@ def linalg_vector_norm_backward(grad, self, ord, norm, dim, keepdim):
         mask = ops.bitwise_or(ops.eq(self_abs, norm), ops.isnan(self_abs))
         return ops.mul(sign(self), ops.mul(ops.div(grad, ops.sum(mask, dim, True)), mask))
     if p < 1.0:
-        self_scaled = ops.mul(sign(self), _zero_where(ops.pow(ops.abs(self), p - 1), ops.eq(self, 0)))
+        self_scaled = ops.mul(sign(self), _zero_where(ops.pow_(ops.abs(self), p - 1), ops.eq(self, 0)))
         return ops.mul(ops.mul(self_scaled, grad), ops.pow(norm, 1 - p))
     if p < 2.0:
-        self_scaled = ops.mul(sign(self), ops.pow(ops.abs(self), p - 1))
-    else:
-        self_scaled = ops.mul(self, ops.pow(ops.abs(self), p - 2))
+        self_scaled = ops.mul(sign(self), ops.pow_(ops.abs(self), p - 1))
+    else:  # pow_ in place, as PyTorch: the PowBackward0 saves a clone of |self| (CloneBackward0)
+        self_scaled = ops.mul(self, ops.pow_(ops.abs(self), p - 2))
     scale_v = _zero_where(ops.div(grad, ops.pow(norm, p - 1)), ops.eq(norm, 0))
     return ops.mul(self_scaled, scale_v)
 
@@ -1213,12 +1225,13 @@ def glu_double_backward(grad, grad_output, input, dim):
 
 
 def binary_cross_entropy_target_backward(grad, self, target, weight, reduction):
-    """``-logit(self) * grad``, times ``weight``, over ``numel`` for ``mean``."""
-    grad_target = ops.mul(ops.neg(ops.logit(self)), grad)
+    """``-logit(self) * grad``, times ``weight``, over ``numel`` for ``mean``; in place, as PyTorch's (its
+    MulBackward0 saves a clone of ``-logit(self)``)."""
+    grad_target = ops.mul_(ops.neg_(ops.logit(self)), grad)
     if weight is not None:
-        grad_target = ops.mul(grad_target, weight)
+        grad_target = ops.mul_(grad_target, weight)
     if reduction == _MEAN:
-        grad_target = ops.div(grad_target, target.numel())
+        grad_target = ops.div(grad_target, target.numel())  # PyTorch's div_: the same DivBackward1, saving numel
     return grad_target
 
 

@@ -89,6 +89,65 @@ class InputMetadata(NamedTuple):
 _new_tuple = tuple.__new__
 
 
+class node_attribute(property):  # noqa: N801  (a decorator, named like property)
+    """A read-only attribute of a node, as the C++ type's getset is: assigning or deleting it raises PyTorch's
+    error. Only the setter is Python: reading stays a plain property's C slot."""
+
+    def __set__(self, node, value) -> None:
+        raise AttributeError(_not_writable(self.fget.__name__, node))
+
+    def __delete__(self, node) -> None:
+        raise AttributeError(_not_writable(self.fget.__name__, node))
+
+
+def _not_writable(name: str, node) -> str:
+    owner = "torch._C._FunctionBase" if type(node)._prints_with_module else type(node).__name__
+    return f"attribute '{name}' of '{owner}' objects is not writable"
+
+
+class _InputMetadata:
+    """``node._input_metadata[i]``: what the engine checks the gradient of the forward's output ``i`` against."""
+
+    __slots__ = ("_meta",)
+
+    def __init__(self, meta: InputMetadata) -> None:
+        self._meta = meta
+
+    def __dir__(self) -> list:
+        return [n for n in object.__dir__(self) if n.startswith("__")] + list(_INPUT_METADATA_FACE)
+
+    @property
+    def shape(self) -> list:
+        return list(self._meta.shape)  # pybind's list of a SymInt array, not a torch.Size
+
+    @property
+    def dtype(self):
+        return self._meta.dtype
+
+    @property
+    def device(self):
+        return self._meta.device
+
+    @property
+    def is_nested_tensor(self) -> bool:
+        return False
+
+    @property
+    def is_cpp_nested_tensor(self) -> bool:
+        return False
+
+    def __repr__(self) -> str:
+        return f"<torch._C._autograd._InputMetadata object at {hex(id(self))}>"
+
+
+_INPUT_METADATA_FACE = ("device", "dtype", "is_cpp_nested_tensor", "is_nested_tensor", "shape")
+# What ``dir`` shows of a C++ node besides dunders and its saved values (python_cpp_function.h's properties
+# and methods); the engine's own fields and methods stay out of sight, as they are in C++.
+NODE_PYTHON_FACE = frozenset({"_input_metadata", "_register_hook_dict", "_sequence_nr", "_set_sequence_nr",
+                              "metadata", "name", "next_functions", "register_hook", "register_prehook",
+                              "requires_grad"})
+
+
 class _NodeClass(type):
     """The type of every node class: what ``type(y.grad_fn)`` prints.
 
@@ -125,6 +184,14 @@ class Node(metaclass=_NodeClass):
     _metadata: dict | None = None
     _tensor_pre_hooks_elsewhere = False  # True where tensor_pre_hooks() has hooks kept outside the node
     _prints_with_module = False  # NOTE [Node classes print as C++ types]: Node itself and Python nodes do
+    _python_attributes: tuple = ()  # what a node type shows Python besides NODE_PYTHON_FACE (``variable``)
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        """A node type's saved-value getters (written as properties) refuse assignment as the C++ type's do."""
+        super().__init_subclass__(**kwargs)
+        for name, value in list(vars(cls).items()):
+            if type(value) is property and name.startswith(("_saved_", "_raw_saved_")):
+                setattr(cls, name, node_attribute(value.fget))
 
     def __init__(self, next_edges=(), sequence_nr: int | None = None) -> None:
         self._sequence_nr_value = _next_sequence_nr() if sequence_nr is None else sequence_nr
@@ -224,7 +291,7 @@ class Node(metaclass=_NodeClass):
     def name(self) -> str:
         return type(self).__name__
 
-    @property
+    @node_attribute
     def next_functions(self) -> tuple:
         """What Python sees of ``next_edges``: a tuple of ``(node or None, input_nr)`` pairs.
 
@@ -235,7 +302,25 @@ class Node(metaclass=_NodeClass):
         return tuple((edge.function, edge.input_nr) for edge in self.next_edges)
         # END SOLUTION
 
-    @property
+    @node_attribute
+    def requires_grad(self) -> bool:
+        """A node exists only for outputs that require grad (``THPCppFunction_requires_grad``)."""
+        return True
+
+    @node_attribute
+    def _input_metadata(self) -> tuple:
+        return tuple(_InputMetadata(meta) for meta in self.input_metadata)
+
+    def __dir__(self) -> list:
+        """What Python lists of a C++ node; a custom Function's node is a Python object and shows everything."""
+        names = object.__dir__(self)
+        if type(self)._prints_with_module:
+            return names
+        extra = type(self)._python_attributes
+        return [n for n in names if n.startswith(("__", "_saved_", "_raw_saved_")) or n in NODE_PYTHON_FACE
+                or n in extra]
+
+    @node_attribute
     def metadata(self) -> dict:
         if self._metadata is None:
             self._metadata = {}

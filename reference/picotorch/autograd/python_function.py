@@ -37,7 +37,7 @@ from ..native.dispatcher import ops
 from ..native.helpers import xp_dtype
 from ..native.tensor_impl import TensorImpl, new_tensor
 from .grad_mode import is_grad_enabled, no_grad
-from .graph import InputMetadata, Node
+from .graph import InputMetadata, Node, node_attribute
 from .variable import (
     ERR_BACKWARD_TWICE,
     SavedVariable,
@@ -79,6 +79,9 @@ class PyNode(Node):
 
     __repr__ = object.__repr__  # PyTorch's ctx prints as a plain Python object
 
+    def __dir__(self) -> list:
+        return [n for n in object.__dir__(self) if n.startswith("__") or n not in _ENGINE_NAMES]
+
     # ---- what forward and backward read on ctx
     @property
     def saved_tensors(self) -> tuple:
@@ -113,7 +116,7 @@ class PyNode(Node):
                             "expected (bool)")
         self._materialize_grads = value
 
-    @property
+    @node_attribute
     def requires_grad(self) -> bool:
         return True
 
@@ -140,6 +143,23 @@ class PyNode(Node):
     def release_variables(self) -> None:
         self._packed_variables = []
         self.has_freed_buffers = True
+
+
+# What Python lists of a custom Function's node in PyTorch besides the Function class's own names and what ctx was
+# given (THPFunction's getsets and methods, torch.autograd.function's classes). The rest of what Node and PyNode
+# define, or set on every node, is picotorch's engine: ``dir`` leaves it out.
+_FUNCTION_NODE_FACE = frozenset({
+    "_autograd_function_id", "_forward_cls", "_get_user_fn", "_input_metadata", "_materialize_non_diff_grads",
+    "_raw_saved_tensors", "_register_hook_dict", "_sequence_nr", "_set_sequence_nr", "apply", "apply_boxed",
+    "apply_jvp", "dirty_tensors", "mark_dirty", "mark_non_differentiable", "mark_shared_storage",
+    "materialize_grads", "metadata", "name", "needs_input_grad", "next_functions", "non_differentiable",
+    "register_hook", "register_prehook", "requires_grad", "save_for_backward", "save_for_forward",
+    "saved_for_forward", "saved_tensors", "saved_variables", "set_materialize_grads", "to_save"})
+_NODE_INSTANCE_FIELDS = ("_sequence_nr_value", "_topological_nr", "_has_parent", "next_edges", "input_metadata",
+                         "is_variable_input", "output_info", "_packed_variables", "has_freed_buffers",
+                         "_materialize_grads", "clear_saved_tensors_on_access", "saved_tensors_accessed_and_cleared",
+                         "boxed_grads_call")
+_ENGINE_NAMES = frozenset({*vars(Node), *vars(PyNode), *_NODE_INSTANCE_FIELDS}) - _FUNCTION_NODE_FACE
 
 
 def zeros(info: InputMetadata | None):

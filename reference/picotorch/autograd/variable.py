@@ -493,6 +493,11 @@ class SavedVariable:
     def __repr__(self) -> str:
         return f"<torch._C._autograd.SavedTensor object at {hex(id(self))}>"
 
+    def __dir__(self) -> list:
+        """What Python lists of PyTorch's SavedTensor: its four bindings, not the C++ object's fields."""
+        return [n for n in object.__dir__(self) if n.startswith("__")] + ["data", "register_hooks", "unpack",
+                                                                           "unpack_hook"]
+
 
 SavedVariable.__name__ = SavedVariable.__qualname__ = "SavedTensor"  # its Python name: type(raw).__name__
 

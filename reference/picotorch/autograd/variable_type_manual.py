@@ -20,7 +20,7 @@ from ..native.dispatcher import device_of, kernel_for, ops
 from ..native.helpers import zeros_array
 from ..native.tensor_impl import TensorImpl, new_tensor
 from .grad_mode import is_grad_enabled, no_grad
-from .graph import Node
+from .graph import Node, node_attribute
 from .variable import (
     any_requires_grad,
     bump_version,
@@ -116,11 +116,11 @@ class IndexPutBackward0(Node):
             values_grad = ops.index(grad, self.indices)
         return [self_grad, values_grad]
 
-    @property
+    @node_attribute
     def _saved_indices(self):
         return tuple(self.indices)
 
-    @property
+    @node_attribute
     def _saved_accumulate(self) -> bool:
         return self.accumulate
 

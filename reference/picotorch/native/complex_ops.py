@@ -122,7 +122,8 @@ def imag(self):
 def _part(self, index):
     if is_conj(self):  # PyTorch reads the bit; picotorch's conjugated values are already in memory
         self = ops.resolve_conj(self)
-    return ops.select(ops.view_as_real(self), -1, index)
+    pairs = ops.view_as_real(self)
+    return ops.select(pairs, pairs.dim() - 1, index)  # the last dim by number: SelectBackward0 saves it
 
 
 def complex(real, imag):

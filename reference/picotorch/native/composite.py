@@ -433,7 +433,8 @@ def _cross_entropy_label_smoothing(self, target, weight, reduction, ignore_index
         ret = ops.sum(smooth_loss)
     else:
         ret = smooth_loss
-    return ops.add(ops.mul(nllloss, 1 - label_smoothing), ops.mul(ret, label_smoothing / n_classes))
+    smoothed = ops.mul(ret, label_smoothing / n_classes)  # NOTE [C++ operand order]: the right operand first
+    return ops.add(ops.mul(nllloss, 1 - label_smoothing), smoothed)
 
 
 def _smoothing_term(log_probs, weight, class_dim):
@@ -1060,10 +1061,17 @@ def diff(self, n=1, dim=-1, prepend=None, append=None):
     if self.shape[d] == 0 and prepend is None and append is None:
         return self
     joined = [t for t in (prepend, self, append) if t is not None]
-    result = ops.cat(joined, d) if len(joined) > 1 else self
+    # cat and narrow get ``dim`` as given (their nodes save it so: -1 reads back as 2**64 - 1)
+    result = ops.cat(joined, dim) if len(joined) > 1 else self
     length = result.shape[d] - 1
     for _ in range(min(n, result.shape[d])):
-        later, earlier = ops.narrow(result, d, 1, length), ops.narrow(result, d, 0, length)
+        # NOTE [C++ operand order]
+        # PyTorch's composites are C++ expressions, and the compiler PyTorch is built with (GCC) evaluates the
+        # operands of ``a - b`` or the arguments of ``f(a, b)`` right to left: ``b``'s nodes are made first and get
+        # the smaller sequence numbers, which decide the order backward runs ready nodes in. Here
+        # ``narrow(1) - narrow(0)``.
+        earlier = ops.narrow(result, dim, 0, length)
+        later = ops.narrow(result, dim, 1, length)
         result = ops.logical_xor(later, earlier) if result.dtype.name == "bool" else ops.sub(later, earlier)
         length -= 1
     return result

@@ -88,17 +88,21 @@ def _uniform(self, spacing, dims, edge_order):
     result = []
     for h, dim in zip(spacing, dims):
         d = checks.wrap_dim(dim, self.dim())
-        center = ops.div(ops.sub(ops.slice(self, d, 2), ops.slice(self, d, 0, -2)), h)
+        # NOTE [C++ operand order] (composite.py): each ``a - b`` below makes b's nodes before a's
+        lower = ops.slice(self, d, 0, -2)
+        center = ops.div(ops.sub(ops.slice(self, d, 2), lower), h)
         if edge_order == 1:
-            prepend = ops.div(ops.sub(ops.slice(self, d, 1, 2), ops.slice(self, d, 0, 1)), h)
-            append = ops.div(ops.sub(ops.slice(self, d, -1), ops.slice(self, d, -2, -1)), h)
-        else:
-            prepend = ops.div(ops.sub(ops.add(ops.mul(ops.slice(self, d, 0, 1), -1.5),
-                                              ops.mul(ops.slice(self, d, 1, 2), 2)),
-                                      ops.mul(ops.slice(self, d, 2, 3), 0.5)), h)
-            append = ops.div(ops.add(ops.sub(ops.mul(ops.slice(self, d, -3, -2), 0.5),
-                                             ops.mul(ops.slice(self, d, -2, -1), 2)),
-                                     ops.mul(ops.slice(self, d, -1), 1.5)), h)
+            first = ops.slice(self, d, 0, 1)
+            prepend = ops.div(ops.sub(ops.slice(self, d, 1, 2), first), h)
+            before_last = ops.slice(self, d, -2, -1)
+            append = ops.div(ops.sub(ops.slice(self, d, -1), before_last), h)
+        else:  # (y0 * -1.5 + y1 * 2 - y2 * 0.5) / h and (y-3 * 0.5 - y-2 * 2 + y-1 * 1.5) / h
+            right = ops.mul(ops.slice(self, d, 2, 3), 0.5)
+            middle = ops.mul(ops.slice(self, d, 1, 2), 2)
+            prepend = ops.div(ops.sub(ops.add(ops.mul(ops.slice(self, d, 0, 1), -1.5), middle), right), h)
+            right = ops.mul(ops.slice(self, d, -1), 1.5)
+            middle = ops.mul(ops.slice(self, d, -2, -1), 2)
+            append = ops.div(ops.add(ops.sub(ops.mul(ops.slice(self, d, -3, -2), 0.5), middle), right), h)
         result.append(ops.cat([prepend, ops.div(center, 2), append], d))
     return tuple(result)
 
@@ -122,25 +126,33 @@ def _coordinates(self, coordinates, dims, edge_order):
         a = ops.reshape(ops.div(ops.neg(dx2), ops.mul(dx1, ops.add(dx1, dx2))), shape)
         b = ops.reshape(ops.div(ops.sub(dx2, dx1), ops.mul(dx1, dx2)), shape)
         c = ops.reshape(ops.div(dx1, ops.mul(dx2, ops.add(dx1, dx2))), shape)
-        center = ops.add(ops.add(ops.mul(a, ops.slice(self, d, 0, -2)), ops.mul(b, ops.slice(self, d, 1, -1))),
-                         ops.mul(c, ops.slice(self, d, 2)))
+        center = _three_point(self, d, (a, b, c), ((0, -2), (1, -1), (2, None)))
         first, second = ops.select(dx, 0, 0), ops.select(dx, 0, 1) if dx.shape[0] > 1 else None
         last, before = ops.select(dx, 0, -1), ops.select(dx, 0, -2) if dx.shape[0] > 1 else None
-        if edge_order == 1:
-            prepend = ops.div(ops.sub(ops.slice(self, d, 1, 2), ops.slice(self, d, 0, 1)), first)
-            append = ops.div(ops.sub(ops.slice(self, d, -1), ops.slice(self, d, -2, -1)), last)
+        if edge_order == 1:  # NOTE [C++ operand order] (composite.py): b's nodes before a's in ``a - b``
+            lower = ops.slice(self, d, 0, 1)
+            prepend = ops.div(ops.sub(ops.slice(self, d, 1, 2), lower), first)
+            lower = ops.slice(self, d, -2, -1)
+            append = ops.div(ops.sub(ops.slice(self, d, -1), lower), last)
         else:
             total = ops.add(first, second)
             a0 = ops.div(ops.neg(ops.add(ops.mul(first, 2.0), second)), ops.mul(first, total))
             b0 = ops.div(total, ops.mul(first, second))
             c0 = ops.div(ops.neg(first), ops.mul(second, total))
-            prepend = ops.add(ops.add(ops.mul(a0, ops.slice(self, d, 0, 1)), ops.mul(b0, ops.slice(self, d, 1, 2))),
-                              ops.mul(c0, ops.slice(self, d, 2, 3)))
+            prepend = _three_point(self, d, (a0, b0, c0), ((0, 1), (1, 2), (2, 3)))
             total = ops.add(last, before)
             a1 = ops.div(last, ops.mul(before, total))
             b1 = ops.div(ops.neg(total), ops.mul(last, before))
             c1 = ops.div(ops.add(ops.mul(last, 2), before), ops.mul(last, total))
-            append = ops.add(ops.add(ops.mul(a1, ops.slice(self, d, -3, -2)), ops.mul(b1, ops.slice(self, d, -2, -1))),
-                             ops.mul(c1, ops.slice(self, d, -1)))
+            append = _three_point(self, d, (a1, b1, c1), ((-3, -2), (-2, -1), (-1, None)))
         result.append(ops.cat([prepend, center, append], d))
     return tuple(result)
+
+
+def _three_point(self, d, weights, bounds):
+    """``w0 * y[s0] + w1 * y[s1] + w2 * y[s2]`` along ``d``, its nodes made as PyTorch's C++ expression makes
+    them (NOTE [C++ operand order] in composite.py): the last product first."""
+    (w0, w1, w2), (s0, s1, s2) = weights, bounds
+    last = ops.mul(w2, ops.slice(self, d, *s2))
+    middle = ops.mul(w1, ops.slice(self, d, *s1))
+    return ops.add(ops.add(ops.mul(w0, ops.slice(self, d, *s0)), middle), last)

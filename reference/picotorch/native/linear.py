@@ -314,13 +314,15 @@ def tensordot(self, other, dims_self, dims_other):
     free1 = _free_dims(self, dims_self)
     free2 = _free_dims(other, dims_other)
     rsizes = [t1.shape[i] for i in free1] + [t2.shape[i] for i in free2]
+    size1, size2 = _product([t1.shape[i] for i in free1]), _product([t2.shape[i] for i in free2])
+    # each side permuted then flattened before the other (the order of their nodes' sequence numbers)
     t1 = ops.permute(t1, free1 + list(dims_self))
+    if rsizes:
+        t1 = ops.reshape(t1, (size1, csize))
     t2 = ops.permute(t2, list(dims_other) + free2)
     if not rsizes:  # nothing left but the contraction: a dot, without copying non-contiguous operands
         return ops.view(_full_contraction(t1, t2), rsizes)
-    size1, size2 = _product(t1.shape[:len(free1)]), _product(t2.shape[len(dims_other):])
-    product = ops.mm(ops.reshape(t1, (size1, csize)), ops.reshape(t2, (csize, size2)))
-    return ops.reshape(product, rsizes)
+    return ops.reshape(ops.mm(t1, ops.reshape(t2, (csize, size2))), rsizes)
 
 
 def tensordot_out(self, other, dims_self, dims_other, out):

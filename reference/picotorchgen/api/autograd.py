@@ -109,6 +109,18 @@ def formula_names(formula: str) -> set[str]:
     return set(_IDENTIFIER.findall(re.sub(r"\.\s*[A-Za-z_]\w*", "", formula)))
 
 
+_OP_CALL = re.compile(r"\bops\.\s*([A-Za-z_]\w*)")
+
+
+def saved_names(formula: str) -> set[str]:
+    """The names whose values the forward saves for a formula: what it reads, and the op names it calls.
+
+    torchgen finds an input's name in a C++ formula by a word match, so ``at::real(grad)`` in ``complex``'s
+    formula saves the input ``real`` although the formula never reads it; ``ops.real`` is that call here.
+    """
+    return formula_names(formula) | set(_OP_CALL.findall(formula))
+
+
 @dataclass
 class Saved:
     """A value the forward saves on the node because a formula reads it (``SavedAttribute``)."""
@@ -117,7 +129,9 @@ class Saved:
     source: str        # how the forward computes it
     kind: str          # 'tensor', 'tensor_list', 'value', 'output'
     used_by: set       # which grad outputs (edge ranges) need it
-    integers: str = ""  # 'int' or 'int[]' for an integer argument (its getter shows it as PyTorch does)
+    # How the Python getter shows an argument as PyTorch's does: 'int' / 'int[]' (unsigned), 'float' (a
+    # ``double``), 'hidden' (a type PyTorch's getters leave out); '' as saved
+    getter: str = ""
 
 
 def saved_values(op: Op) -> list[Saved]:
@@ -132,7 +146,7 @@ def saved_values(op: Op) -> list[Saved]:
     for d in op.info.derivatives:
         if d.formula == "non_differentiable":
             continue
-        for name in sorted(formula_names(d.formula)):
+        for name in sorted(saved_names(d.formula)):
             entry = _saved_for(name, args, outputs)
             if entry is None:
                 continue
@@ -169,6 +183,19 @@ _NTH_RESULT = re.compile(r"result(\d+)")
 _ARGSIZE = re.compile(r"(\w+?)_sym_argsize_(minus_)?(\d+)")  # ``grad_output.size(-1)``: ..._argsize_minus_1
 
 
+# Saved argument types gen_autograd_functions.py writes no Python getter for (``optional<bool>``, ``ScalarType``).
+_NO_GETTER_KINDS = ("bool?", "ScalarType", "ScalarType?", "MemoryFormat", "MemoryFormat?", "Layout", "Layout?")
+
+
+def _getter_kind(arg: Argument) -> str:
+    kind = argument_kind(arg)
+    if kind.startswith("int"):
+        return "int[]" if kind.startswith("int[") else kind.rstrip("?")
+    if kind in _NO_GETTER_KINDS:
+        return "hidden"
+    return "float" if arg.type.base == "float" and not arg.type.is_list else ""
+
+
 def _saved_for(name: str, args: dict[str, Argument], outputs: dict[str, int]) -> Saved | None:
     """``outputs``: the named returns of an op with several (``nll_loss_forward``'s ``total_weight``)."""
     if name == "result":  # the single output, or the first one when it is named ``result`` (``_linalg_det``)
@@ -180,8 +207,7 @@ def _saved_for(name: str, args: dict[str, Argument], outputs: dict[str, int]) ->
         kind = argument_kind(args[name])
         if kind == "Tensor[]" or kind.startswith("Tensor?[]"):
             return Saved(name, name, "tensor_list", set())
-        integers = ("int[]" if kind.startswith("int[") else kind.rstrip("?")) if kind.startswith("int") else ""
-        return Saved(name, name, "tensor" if kind.startswith("Tensor") else "value", set(), integers)
+        return Saved(name, name, "tensor" if kind.startswith("Tensor") else "value", set(), _getter_kind(args[name]))
     for suffix, expr in _DERIVED:
         base = name[: -len(suffix)] if name.endswith(suffix) else None
         if base in args:

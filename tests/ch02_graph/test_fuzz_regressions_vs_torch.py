@@ -644,3 +644,40 @@ def test_softmax_with_a_bfloat16_dtype_of_an_int_tensor_along_dim_0():
         return str(t.nn.functional.softmax(v3, dim=-2, dtype=t.bfloat16))
 
     same(prog)
+
+
+# --- empty tensors have strides too: PyTorch's, not NumPy's zeros ----------------------------------
+
+
+@pytest.mark.parametrize("expr", [
+    "t.arange(-2, 1, dtype=t.int32).reshape(3, 1)[3:2:2, None]",  # fuzz seed 70123: the slice's stride stays
+    "t.full((3, 1, 2), 3.)[t.tensor([False, False, False])]",  # fuzz seed 80128: TensorIterator's order
+    "t.zeros(3, 1, 2)[t.tensor([], dtype=t.long)]", "t.zeros(2, 1, 3, 1)[t.tensor([False, False])]",
+    "t.zeros(2, 3, 4).transpose(0, 2)[t.tensor([], dtype=t.long)]",
+    "t.zeros(2, 3, 4).transpose(0, 2)[:, t.tensor([], dtype=t.long)]",
+    "t.zeros(3, 4)[:, 5:].unsqueeze(1)", "t.zeros(3, 4)[:, 5:, None]", "t.zeros(3, 4)[3:2:2].unsqueeze(1)",
+    "t.zeros(2, 0, 3).permute(2, 0, 1)", "t.zeros(2, 0, 3).permute(2, 0, 1).contiguous()",
+    "t.zeros(2, 0, 3).permute(2, 0, 1).clone()", "t.empty_like(t.zeros(2, 0, 3).permute(2, 0, 1))",
+    "t.zeros_like(t.zeros(4, 0, 3)[:, :, ::2])", "t.empty_like(t.zeros(4, 0, 3).expand(2, 4, 0, 3))",
+    "t.zeros(2, 0, 3).permute(2, 0, 1).double()", "t.zeros(2, 0, 3).transpose(0, 2) + 1",
+    "t.zeros(2, 0, 3).transpose(0, 2) * t.zeros(3, 1, 1)", "t.zeros(2, 0, 3).transpose(0, 2).exp()",
+    "t.zeros(3, 0).t().sort(0)[1]", "t.zeros(3, 0).t().flip(0)", "t.zeros(3, 0).t().roll(1, 0)",
+    "t.zeros(0).view(0, 1, 1)", "t.zeros(4, 1, 3).expand(4, 0, 3).transpose(0, 2) + 1",
+])
+def test_strides_of_empty_tensors(expr):
+    def prog(t):
+        return _layout(eval(expr))
+
+    same(prog)
+
+
+@pytest.mark.parametrize("base", ["t.tensor([[3., 1, 2], [0, 5, 4], [7, 6, 8], [1, 2, 9]]).t()",
+                                  "t.tensor([[3., 1, 2], [0, 5, 4], [7, 6, 8], [1, 2, 9]]).t()[:, ::2]",
+                                  "t.zeros(2, 3, 4).permute(2, 0, 1)", "t.zeros(3, 1).expand(3, 4).t()"])
+def test_sort_lays_its_outputs_out_as_its_input(base):
+    def prog(t):
+        x = eval(base)
+        out = [_layout(r) for d in range(x.dim()) for r in x.sort(d)]
+        return out + [_layout(x.argsort(0)), _layout(x.msort()), _layout(x.sort(dim=0, stable=True)[0])]
+
+    same(prog)

@@ -681,3 +681,46 @@ def test_sort_lays_its_outputs_out_as_its_input(base):
         return out + [_layout(x.argsort(0)), _layout(x.msort()), _layout(x.sort(dim=0, stable=True)[0])]
 
     same(prog)
+
+
+# --- matmul's out=: its own checks first, then dot's, mv's or mm's -----------------------------------
+
+
+def _out_call(t, name, a_shape, b_shape, out_dtype, out_shape, requires_grad=False, b_dtype="float32"):
+    import warnings
+
+    a = t.ones(a_shape, requires_grad=requires_grad)
+    b = t.ones(b_shape, dtype=getattr(t, b_dtype))
+    out = t.zeros(out_shape, dtype=getattr(t, out_dtype))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = _raised(lambda: getattr(t, name)(a, b, out=out))
+    return result, _layout(out), out._version, len(caught)
+
+
+@pytest.mark.parametrize("shapes", [((), ()), ((), (3,)), ((3,), ()), ((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 2)),
+                                    ((2, 3), (3, 2)), ((2, 2, 3), (3, 2)), ((2, 2, 3), (3,)), ((3,), (2, 3, 2)),
+                                    ((2, 2, 3), (2, 3, 2)), ((3,), (4,)), ((2, 3), (4,)), ((2, 3), (4, 2))])
+@pytest.mark.parametrize("out_dtype, out_shape", [("float32", (1,)), ("int32", (1,)), ("float32", (2,)),
+                                                  ("float32", (1, 2)), ("float32", ())])
+@pytest.mark.parametrize("requires_grad", [False, True])
+def test_matmul_out_checks_in_pytorchs_order(shapes, out_dtype, out_shape, requires_grad):
+    """Fuzz seed 50366: two zero-dim operands (one requiring grad) are refused for their dims first."""
+    def prog(t):
+        return _out_call(t, "matmul", *shapes, out_dtype, out_shape, requires_grad)
+
+    same(prog)
+
+
+@pytest.mark.parametrize("name, shapes", [("mv", ((2, 3), (3,))), ("mv", ((2, 3), (4,))), ("mv", ((3,), (3,))),
+                                          ("mv", ((2, 3), (3, 1))), ("mv", ((2, 2, 3), (3,))), ("dot", ((3,), (3,))),
+                                          ("dot", ((3,), (4,))), ("dot", ((2, 3), (3,)))])
+@pytest.mark.parametrize("out_dtype, out_shape", [("float32", (1,)), ("int32", (1,)), ("float64", (2,)),
+                                                  ("float32", (2,)), ("float32", ()), ("float32", (3,)),
+                                                  ("float32", (2, 1)), ("float32", (0,))])
+@pytest.mark.parametrize("b_dtype", ["float32", "int64"])
+def test_dot_and_mv_out_check_out_before_they_compute(name, shapes, out_dtype, out_shape, b_dtype):
+    def prog(t):
+        return _out_call(t, name, *shapes, out_dtype, out_shape, b_dtype=b_dtype)
+
+    same(prog)

@@ -532,7 +532,7 @@ from .reflection_pad import (
     replication_pad3d,
     replication_pad3d_backward,
 )
-from .resize import resize_output, write_out
+from .resize import dot_out_checks, mv_out_checks, resize_output, write_out
 from .scatter_gather import (
     gather,
     index_add,
@@ -752,7 +752,7 @@ from .unary_ops import (
 from .unique import _unique2, unique_consecutive, unique_dim
 
 __all__ = [
-    "resize_output", "write_out",  # out= (Resize.cpp)
+    "resize_output", "write_out", "dot_out_checks", "mv_out_checks",  # out= (Resize.cpp)
     "tensor_geometry",  # what as_strided's backward saves
     "strides_of",  # what an autograd kernel saves of an input (``strides_or_error``)
     "_index_put_impl_", "_to_copy", "_unsafe_view", "add", "add_", "add_cuda", "addmm", "alias", "bmm", "cat", "clone",

@@ -142,8 +142,7 @@ def view_as(self, other):
 def matmul(self, other):
     """Pick the op by the operands' dimensions, as ``at::native::_matmul_impl`` does."""
     dim1, dim2 = self.dim(), other.dim()
-    if dim1 == 0 or dim2 == 0:
-        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {dim1}D and {dim2}D")
+    check_matmul_dims(dim1, dim2)
     if dim1 == 1 and dim2 == 1:
         return ops.dot(self, other)
     if dim1 == 2 and dim2 == 1:
@@ -164,12 +163,23 @@ def matmul(self, other):
     return _broadcast_into_bmm(self, other)
 
 
-def _should_fold(self, other) -> bool:
+def matmul_out_overload(self, other) -> str:
+    """The out= kernel ``matmul(self, other, out=)`` ends in when it holds a batch: ``mv``'s (with its own
+    dtype check) for a batch of matrices folded onto a vector, else ``mm``'s or ``bmm``'s, checked alike."""
+    return "mv.out" if other.dim() == 1 and _should_fold(self, other, has_out=True) else "matmul.out"
+
+
+def check_matmul_dims(dim1: int, dim2: int) -> None:
+    if dim1 == 0 or dim2 == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {dim1}D and {dim2}D")
+
+
+def _should_fold(self, other, has_out: bool = False) -> bool:
     """``should_fold``: can the operand with a batch be folded into the rows of one ``mm``/``mv``, without a copy?
 
     The batched one is ``self``, or ``other`` transposed (``other.mT``) when ``other`` has more dims. A small
-    operand that needs a gradient always folds: its gradient is then one ``mm``, not a sum over an expanded
-    batch. Otherwise the batch folds only when its dims are laid out as one (the strides say so).
+    operand that needs a gradient always folds (not with an ``out``): its gradient is then one ``mm``, not a sum
+    over an expanded batch. Otherwise the batch folds only when its dims are laid out as one (the strides say so).
     """
     self_larger = self.dim() >= other.dim()
     big_sizes, big_strides = list(self.shape), list(self.stride())
@@ -180,7 +190,7 @@ def _should_fold(self, other) -> bool:
         small_dim, small_requires_grad = self.dim(), self.requires_grad
     if not (len(big_sizes) >= 3 and small_dim <= 2):
         return False
-    if small_requires_grad:
+    if small_requires_grad and not has_out:
         return True
     if self.dim() == 2:
         return False

@@ -110,7 +110,7 @@ class TensorImpl:
 
 def new_tensor(data, dtype, device, *, version=None, wrapped_number=False):
     """A fresh tensor of the registered class (``requires_grad=False``, no ``grad_fn``) around an array."""
-    if not data.size and data.ndim > 1:
+    if not data.size and data.ndim:
         data = _empty_with_strides(data)
     t = object.__new__(_tensor_class)
     TensorImpl.__init__(t, data, dtype, device, version=version, wrapped_number=wrapped_number)

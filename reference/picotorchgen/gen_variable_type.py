@@ -105,8 +105,9 @@ def ${py_name}(${formals}):
 ''')
 
 # out= kernels of PyTorch's that check ``out`` against the inputs before they compute (the functional overload
-# would raise its own errors first): a function of native/resize.py called with the tensors and the outs
-OUT_CHECKS_FIRST = {"dot.out": "dot_out_checks", "mv.out": "mv_out_checks"}
+# would raise its own errors first): a native function called with the tensors and the outs
+OUT_CHECKS_FIRST = {"dot.out": "dot_out_checks", "mv.out": "mv_out_checks", "mm.out": "mm_out_checks",
+                    "bmm.out": "bmm_out_checks"}
 
 WRITE_OUT = CodeTemplate('''\
 native.write_out(${out}, ${result}, "${overload}")

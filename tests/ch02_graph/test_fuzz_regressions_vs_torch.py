@@ -742,3 +742,29 @@ def test_float32_softmax_values_and_gradients_to_the_last_bit(fn, shape, dim):
         return y.view(t.int32).tolist(), x.grad.view(t.int32).tolist() if exact else x.grad.tolist()
 
     same(prog)
+
+
+@pytest.mark.parametrize("name, shapes", [("mm", ((2, 3), (3, 2))), ("mm", ((2, 3), (4, 2))),
+                                          ("bmm", ((2, 2, 3), (2, 3, 2))), ("bmm", ((2, 2, 3), (2, 4, 2))),
+                                          ("mv", ((2, 3), (3,))), ("matmul", ((2, 3, 3), (2, 3, 3))),
+                                          ("matmul", ((2, 1, 4), (2, 4, 1))), ("matmul", ((2, 2, 3), (3,))),
+                                          ("matmul", ((3,), (3, 2)))])
+@pytest.mark.parametrize("dtypes", [("bool", "bool"), ("int64", "float32"), ("float32", "int64"),
+                                    ("float32", "float32")])
+@pytest.mark.parametrize("out_dtype, out_shape", [("bool", (1,)), ("float64", (1,)), ("float32", (2, 2)), ("bool", ())])
+def test_matrix_products_check_and_resize_out_before_their_kernel_refuses_a_dtype(name, shapes, dtypes, out_dtype,
+                                                                                   out_shape):
+    """Fuzz seeds 170000 and 170746: ``matmul(bool, bool, out=)`` resizes ``out`` (and checks its dtype) before
+    the kernel says it has no bool version; mm's and bmm's meta functions check ``out`` before their kernels
+    compare the operands' dtypes (bmm's output takes the second operand's)."""
+    def prog(t):
+        import warnings
+
+        a, b = (t.ones(s, dtype=getattr(t, d)) for s, d in zip(shapes, dtypes))
+        out = t.zeros(out_shape, dtype=getattr(t, out_dtype))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = _raised(lambda: getattr(t, name)(a, b, out=out))
+        return result, _layout(out), out._version, len(caught)
+
+    same(prog)

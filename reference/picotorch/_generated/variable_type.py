@@ -735,6 +735,7 @@ def mm(self, mat2):
 def mm_out(self, mat2, *, out):
     """``mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("mm", self, mat2, out)
+    native.mm_out_checks(self, mat2, out)
     result = mm(self, mat2)
     native.write_out(out, result, "mm.out")
     bump_version(out)
@@ -843,6 +844,7 @@ def bmm(self, mat2):
 def bmm_out(self, mat2, *, out):
     """``bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("bmm", self, mat2, out)
+    native.bmm_out_checks(self, mat2, out)
     result = bmm(self, mat2)
     native.write_out(out, result, "bmm.out")
     bump_version(out)

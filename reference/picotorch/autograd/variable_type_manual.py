@@ -19,7 +19,7 @@ checks then speak; the generator's out= kernel would make the autograd check fir
 from __future__ import annotations
 
 from ..c10.scalar_type import is_differentiable_type
-from ..native.composite import check_matmul_dims, matmul_out_overload
+from ..native.composite import check_matmul_dims, check_matmul_out_dtype, matmul_out_kernel, matmul_shape
 from ..native.dispatcher import device_of, kernel_for, ops
 from ..native.helpers import zeros_array
 from ..native.resize import resize_output, write_out
@@ -172,8 +172,10 @@ def matmul_out(self, other, *, out):
         return ops.squeeze_(ops.mm(ops.unsqueeze(self, 0), other, out=out), 0)
     if dim1 == 2 and dim2 == 2:
         return ops.mm(self, other, out=out)
-    result = ops.matmul(self, other)
-    resize_output(out, tuple(result.shape))  # then bmm's, mm's or mv's out= on a view of ``out`` checks it
-    write_out(out, result, matmul_out_overload(self, other))
+    # PyTorch sizes ``out`` first, then runs bmm's, mm's or mv's out= on a view of it, which check its dtype
+    kernel = matmul_out_kernel(self, other)
+    resize_output(out, matmul_shape(self, other))
+    check_matmul_out_dtype(kernel, self, other, out)
+    write_out(out, ops.matmul(self, other), kernel)
     bump_version(out)
     return out

@@ -434,11 +434,13 @@ from .linear_algebra import (
     baddbmm,
     baddbmm_,
     bmm,
+    bmm_out_checks,
     dist,
     dot,
     linalg_cross,
     linalg_vector_norm,
     mm,
+    mm_out_checks,
     mv,
     norm_scalar,
     norm_scalaropt_dim,
@@ -752,7 +754,7 @@ from .unary_ops import (
 from .unique import _unique2, unique_consecutive, unique_dim
 
 __all__ = [
-    "resize_output", "write_out", "dot_out_checks", "mv_out_checks",  # out= (Resize.cpp)
+    "resize_output", "write_out", "dot_out_checks", "mv_out_checks", "mm_out_checks", "bmm_out_checks",  # out=
     "tensor_geometry",  # what as_strided's backward saves
     "strides_of",  # what an autograd kernel saves of an input (``strides_or_error``)
     "_index_put_impl_", "_to_copy", "_unsafe_view", "add", "add_", "add_cuda", "addmm", "alias", "bmm", "cat", "clone",

@@ -19,7 +19,7 @@ from ..c10.layout import contiguous_format
 from . import checks
 from .dispatcher import ops
 from .helpers import result_type, scalar_tensor, wrap, xp_of, zeros_array
-from .resize import resize_output
+from .resize import check_out_dtype, resize_output
 from .tensor_compare import clamp_min_
 from .tensor_impl import new_tensor
 from .tensor_shape import view_strides
@@ -163,10 +163,32 @@ def matmul(self, other):
     return _broadcast_into_bmm(self, other)
 
 
-def matmul_out_overload(self, other) -> str:
-    """The out= kernel ``matmul(self, other, out=)`` ends in when it holds a batch: ``mv``'s (with its own
-    dtype check) for a batch of matrices folded onto a vector, else ``mm``'s or ``bmm``'s, checked alike."""
-    return "mv.out" if other.dim() == 1 and _should_fold(self, other, has_out=True) else "matmul.out"
+def matmul_out_kernel(self, other) -> str:
+    """The out= kernel ``matmul(self, other, out=)`` ends in when an operand holds a batch: ``mv``'s or ``mm``'s
+    when the batch folds into the rows of one matrix (``should_fold`` with an out), else ``bmm``'s."""
+    if _should_fold(self, other, has_out=True):
+        return "mv.out" if min(self.dim(), other.dim()) == 1 else "mm.out"
+    return "bmm.out"
+
+
+def check_matmul_out_dtype(kernel: str, self, other, out) -> None:
+    """That kernel's dtype check: ``mv``'s compares the three (out, the batched operand, the vector), ``mm``'s
+    wants the batched operand's dtype, ``bmm``'s the second operand's."""
+    big, small = (self, other) if self.dim() >= other.dim() else (other, self)
+    if kernel == "mv.out":
+        if not (out.dtype is big.dtype and big.dtype is small.dtype):
+            raise RuntimeError(f"addmv input tensors must have the same dtype, but got {out.dtype.c10_name}, "
+                               f"{big.dtype.c10_name}, and {small.dtype.c10_name}")
+        return
+    check_out_dtype(kernel, big.dtype if kernel == "mm.out" else other.dtype, out)
+
+
+def matmul_shape(self, other) -> tuple:
+    """The shape of ``self @ other`` (operands that can be multiplied): the batch dims broadcast, then the rows
+    of ``self`` and the columns of ``other`` (none for a vector)."""
+    batch = checks.broadcast_shapes(tuple(self.shape[:-2]), tuple(other.shape[:-2]))
+    return tuple(batch) + tuple(self.shape[-2:-1] if self.dim() > 1 else ()) + tuple(
+        other.shape[-1:] if other.dim() > 1 else ())
 
 
 def check_matmul_dims(dim1: int, dim2: int) -> None:

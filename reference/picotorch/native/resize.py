@@ -30,7 +30,7 @@ def write_out(out, result, overload: str) -> None:
     check_same_device(out, result)  # TensorIterator's check, outputs first (not measured: no GPU here)
     if overload in _RESIZED_FIRST:
         resize_output(out, tuple(result._data.shape))
-    OUT_DTYPE_CHECKS.get(overload, _castable)(result._dtype, out._dtype)
+    check_out_dtype(overload, result._dtype, out)
     if overload in RESIZED_SILENTLY:
         if shape_of(out) != tuple(result._data.shape):
             out._data = zeros_array(out, tuple(result._data.shape))
@@ -39,6 +39,11 @@ def write_out(out, result, overload: str) -> None:
         resize_output(out, tuple(result._data.shape), twice)
     with np.errstate(over="ignore", invalid="ignore"):  # a cast out of range is inf (or wraps), quietly, as in C++
         out._data[...] = convert(xp_of(out), result._data, out._dtype)
+
+
+def check_out_dtype(overload: str, dtype, out) -> None:
+    """The dtype check of ``overload``'s out= kernel, for a result of ``dtype``."""
+    OUT_DTYPE_CHECKS.get(overload, _castable)(dtype, out._dtype)
 
 
 def dot_out_checks(self, tensor, out) -> None:
@@ -52,7 +57,8 @@ def mv_out_checks(self, vec, out) -> None:
     """``mv_out`` is ``addmv_out(out, input, self, vec, 0, 1)``, whose meta function checks the vector added
     (``input``) before anything is computed, then its kernel the three dtypes: ``input`` is ``out`` itself when
     it can be that vector (one dim at most, of the product's size or of one element), else a new vector of
-    ``self``'s rows in ``vec``'s dtype."""
+    ``self``'s rows in ``vec``'s dtype; then ``out``'s own dtype is checked and ``out`` resized, before the
+    kernel (which refuses bool) runs."""
     if out._data.ndim > 1 or out._data.size not in (_size_0(self), 1):
         added, added_dtype = (_size_0(self),), vec._dtype
     else:
@@ -68,6 +74,8 @@ def mv_out_checks(self, vec, out) -> None:
     if not (added_dtype is self._dtype and self._dtype is vec._dtype):
         raise RuntimeError(f"addmv input tensors must have the same dtype, but got {added_dtype.c10_name}, "
                            f"{self._dtype.c10_name}, and {vec._dtype.c10_name}")
+    check_out_dtype("mm.out", vec._dtype, out)  # (the output takes vec's options; then it is resized)
+    resize_output(out, (rows,))
 
 
 def _size_0(t) -> int:

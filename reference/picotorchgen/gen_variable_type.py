@@ -98,10 +98,16 @@ OUT_KERNEL = CodeTemplate('''\
 def ${py_name}(${formals}):
     """``${schema}``"""
     throw_error_out_requires_grad("${name}", ${tensors})
+    ${checks_first}
     result = ${functional}(${call})
     ${write_outs}
     return ${outs}
 ''')
+
+# out= kernels of PyTorch's that check ``out`` against the inputs before they compute (the functional overload
+# would raise its own errors first): a native function called with the tensors and the outs
+OUT_CHECKS_FIRST = {"dot.out": "dot_out_checks", "mv.out": "mv_out_checks", "mm.out": "mm_out_checks",
+                    "bmm.out": "bmm_out_checks"}
 
 WRITE_OUT = CodeTemplate('''\
 native.write_out(${out}, ${result}, "${overload}")
@@ -112,9 +118,9 @@ bump_version(${out})
 DTYPE_FROM_OUT = {"sum"}
 
 # Ops whose autograd kernel is written by hand (PyTorch's MANUAL_AUTOGRAD): VariableTypeManual.cpp.
-MANUAL_AUTOGRAD = {"copy_", "index_put_", "index_put"}
+MANUAL_AUTOGRAD = {"copy_", "index_put_", "index_put", "matmul.out"}
 
-MANUAL_KERNEL = CodeTemplate('${py_name} = manual.${name}  # ``${schema}``, hand-written')
+MANUAL_KERNEL = CodeTemplate('${py_name} = manual.${py_name}  # ``${schema}``, hand-written')
 
 # Ops with differentiable inputs but no formula (not in derivatives.yaml, nor in PyTorch's
 # DONT_REQUIRE_DERIVATIVE): their output requires grad through a NotImplemented node.
@@ -213,8 +219,7 @@ def gen_variable_type_file(ops: list[Op], generated_comment: str) -> str:
     return VARIABLE_TYPE_PY.substitute(
         generated_comment=generated_comment,
         autograd_kernels="\n\n".join(  # two blank lines between
-            gen_out_kernel(op, functional) if op.schema.is_out_fn() and not op.composite else gen_autograd_kernel(op)
-            for op in ops),
+            gen_out_kernel(op, functional) if _generated_out(op) else gen_autograd_kernel(op) for op in ops),
         kernel_tables=[_register_kernels(op) for op in ops],
         parameter_tables=[PARAMETER_TABLE.substitute(py_name=op.py_name, parameters=parameter_table(op.schema))
                           for op in ops],
@@ -222,12 +227,16 @@ def gen_variable_type_file(ops: list[Op], generated_comment: str) -> str:
     )
 
 
+def _generated_out(op: Op) -> bool:
+    return op.schema.is_out_fn() and not op.composite and op.overload not in MANUAL_AUTOGRAD
+
+
 def gen_autograd_kernel(op: Op) -> str:
     schema = op.schema
     common = {"py_name": op.py_name, "formals": formals(schema), "schema": schema,
               "arguments": ", ".join(call_arguments(schema))}
     if op.overload in MANUAL_AUTOGRAD:
-        return MANUAL_KERNEL.substitute(py_name=op.py_name, name=op.base, schema=schema)
+        return MANUAL_KERNEL.substitute(py_name=op.py_name, schema=schema)
     if op.composite:
         kernel = kernel_reference(op.fn.dispatch["CompositeImplicitAutograd"])
         if schema.is_out_fn():
@@ -278,8 +287,10 @@ def gen_out_kernel(op: Op, functional: dict[str, Op]) -> str:
     callee = base.py_name
     if callee in {python_name(a) for a in arguments.flat_non_out()}:  # threshold(self, threshold, value)
         callee = f'globals()["{callee}"]'
+    checks = OUT_CHECKS_FIRST.get(op.overload)
+    checks_first = [f"native.{checks}({', '.join([*tensors, *outs])})"] if checks else []
     return OUT_KERNEL.substitute(py_name=op.py_name, formals=every, schema=schema, name=op.base,
-                                 tensors=", ".join([*tensors, *outs]), functional=callee,
+                                 tensors=", ".join([*tensors, *outs]), functional=callee, checks_first=checks_first,
                                  call=", ".join(call), write_outs=write_outs,
                                  outs=outs[0] if len(outs) == 1 else f"({', '.join(outs)})")
 

@@ -419,3 +419,34 @@ raw = x.exp().grad_fn._raw_saved_result
 P(type(raw).__name__, type(raw).__qualname__)
 """)
     assert out == ["SavedTensor SavedTensor"]
+
+
+def test_a_view_rederived_from_its_base_saves_its_geometry():
+    """Fuzz seed 50181: the ``AsStridedBackward0`` a view gets after an in-place op (on it, through a custom
+    Function that marks it dirty, on its base, on another view of the base) shows the view's size, stride and
+    storage offset as ``_saved_*``."""
+    check("""
+class F(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, a):
+        a.mul_(2)
+        ctx.mark_dirty(a)
+        return a
+    @staticmethod
+    def backward(ctx, g0):
+        return g0 * 2
+x = torch.tensor([[0.9, -1.9], [0.9, 0.1]], requires_grad=True)
+o = F.apply((x * 1).t())
+P('o', o, graph(o), saved(o.grad_fn))
+v = (x * 1).t()
+v.mul_(2)
+P('v', saved(v.grad_fn))
+b = torch.arange(12.).reshape(3, 4).requires_grad_() * 1
+w, u = b[2], b[1:, 1::2]
+u.add_(1)
+P('w', saved(w.grad_fn), 'u', saved(u.grad_fn))
+c = x.sum() * torch.ones(6)
+q = c.view(2, 3)[:, 1:]
+c.mul_(3)
+P('q', saved(q.grad_fn))
+""")

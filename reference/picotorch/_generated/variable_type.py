@@ -735,6 +735,7 @@ def mm(self, mat2):
 def mm_out(self, mat2, *, out):
     """``mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("mm", self, mat2, out)
+    native.mm_out_checks(self, mat2, out)
     result = mm(self, mat2)
     native.write_out(out, result, "mm.out")
     bump_version(out)
@@ -760,6 +761,7 @@ def mv(self, vec):
 def mv_out(self, vec, *, out):
     """``mv.out(Tensor self, Tensor vec, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("mv", self, vec, out)
+    native.mv_out_checks(self, vec, out)
     result = mv(self, vec)
     native.write_out(out, result, "mv.out")
     bump_version(out)
@@ -785,6 +787,7 @@ def dot(self, tensor):
 def dot_out(self, tensor, *, out):
     """``dot.out(Tensor self, Tensor tensor, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("dot", self, tensor, out)
+    native.dot_out_checks(self, tensor, out)
     result = dot(self, tensor)
     native.write_out(out, result, "dot.out")
     bump_version(out)
@@ -841,6 +844,7 @@ def bmm(self, mat2):
 def bmm_out(self, mat2, *, out):
     """``bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)``"""
     throw_error_out_requires_grad("bmm", self, mat2, out)
+    native.bmm_out_checks(self, mat2, out)
     result = bmm(self, mat2)
     native.write_out(out, result, "bmm.out")
     bump_version(out)
@@ -852,14 +856,7 @@ def matmul(self, other):
     return native.matmul(self, other)
 
 
-def matmul_out(self, other, *, out):
-    """``matmul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``"""
-    throw_error_out_requires_grad("matmul", self, other, out)
-    result = matmul(self, other)
-    native.write_out(out, result, "matmul.out")
-    bump_version(out)
-    return out
-
+matmul_out = manual.matmul_out  # ``matmul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``, hand-written
 
 def t(self):
     """``t(Tensor(a) self) -> Tensor(a)``"""

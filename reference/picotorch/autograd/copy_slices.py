@@ -24,7 +24,7 @@ import numpy as np
 from ..c10.layout import contiguous_format
 from ..c10.scalar_type import int64
 from ..native.dispatcher import ops
-from ..native.helpers import as_strided_view, empty_strided, strided_geometry, strides_of, wrap
+from ..native.helpers import as_strided_view, empty_strided, storage_offset, strided_geometry, strides_of, wrap
 from ..native.layout import non_overlapping_and_dense
 from ..native.tensor_impl import new_tensor
 from .graph import ERR_BACKWARD_TWICE, Edge, Node, current_graph_task, node_attribute
@@ -132,9 +132,24 @@ class AsStridedBackward0(Node):
     """A view's node re-derived from its base (after an in-place op on it, on the base or on another view of
     it): its gradient goes to its region of the base."""
 
-    def __init__(self, base_edge: Edge, region: Region) -> None:
+    def __init__(self, base_edge: Edge, region: Region, view) -> None:
         super().__init__([base_edge])
         self.region = region
+        self.storage_offset = storage_offset(view)
+
+    # what PyTorch's node saves: the view's geometry (``VariableHooks::grad_fn``: ``as_strided`` of the base
+    # with the view's sizes, strides and storage offset)
+    @property
+    def _saved_size(self):
+        return tuple(self.region.sizes)
+
+    @property
+    def _saved_stride(self):
+        return tuple(self.region.strides)
+
+    @property
+    def _saved_storage_offset(self):
+        return self.storage_offset
 
     # what PyTorch's AsStridedBackward0 shows of the as_strided call that re-derived the view
     @node_attribute

@@ -187,7 +187,7 @@ def rebase_view_history(view, fn: Node) -> None:
     base_edge, = collect_next_edges(base)
     copy_slices = CopySlices(base_edge, region, fn)
     _attach(base, copy_slices)
-    _attach(view, AsStridedBackward0(Edge(copy_slices, 0), region))
+    _attach(view, AsStridedBackward0(Edge(copy_slices, 0), region, view))
     view._attr_version = view._version_counter.version
 
 
@@ -197,7 +197,7 @@ def as_strided_with_history(base, region: Region):
     view = region.of(base)
     if is_grad_enabled() and requires_grad(base):
         as_view(base, view)
-        set_history(view, AsStridedBackward0(gradient_edge(base), region))
+        set_history(view, AsStridedBackward0(gradient_edge(base), region, view))
     return view
 
 
@@ -222,7 +222,7 @@ def refresh_view_grad_fn(view) -> None:
     old_fn, old_output_nr = view._grad_fn, view._output_nr
     base_edge, = collect_next_edges(base)
     view._attr_version = view._version_counter.version
-    new_fn = AsStridedBackward0(base_edge, Region(view, base))
+    new_fn = AsStridedBackward0(base_edge, Region(view, base), view)
     set_history(view, new_fn)
     _move_hooks_to_new_grad_fn(view, old_fn, old_output_nr, new_fn)
 

@@ -1,5 +1,5 @@
-"""Autograd pieces written by hand instead of generated: ``copy_``, ``CopyBackwards``, ``NotImplemented``, and
-``index_put_`` / ``index_put`` with their ``IndexPutBackward0``.
+"""Autograd pieces written by hand instead of generated: ``copy_``, ``CopyBackwards``, ``NotImplemented``,
+``index_put_`` / ``index_put`` with their ``IndexPutBackward0``, and ``matmul``'s out= overload.
 
 Models ``torch/csrc/autograd/VariableTypeManual.cpp`` (``copy_``), ``CopyBackwards`` of
 ``torch/csrc/autograd/functions/tensor.cpp`` and ``NotImplemented`` of ``functions/basic_ops.h``.
@@ -11,13 +11,18 @@ function as the op's autograd kernel. A copy overwrites ``self``, so ``self``'s 
 zero gradient and ``src`` the gradient, converted back to ``src``'s dtype and device (the engine
 then sums it down to ``src``'s shape). The generated kernel of an op without a formula records a
 ``NotImplemented`` node (``NOT_IMPLEMENTED_DERIVATIVES`` of the generator).
+``matmul.out`` is CompositeImplicitAutograd in PyTorch (``_matmul_impl`` of ``LinearAlgebra.cpp``): its own
+checks come before the out=/autograd one, and it writes through ``dot``'s, ``mv``'s or ``mm``'s out=, whose
+checks then speak; the generator's out= kernel would make the autograd check first.
 """
 
 from __future__ import annotations
 
 from ..c10.scalar_type import is_differentiable_type
+from ..native.composite import check_matmul_dims, check_matmul_out_dtype, matmul_out_kernel, matmul_shape
 from ..native.dispatcher import device_of, kernel_for, ops
 from ..native.helpers import zeros_array
+from ..native.resize import resize_output, write_out
 from ..native.tensor_impl import TensorImpl, new_tensor
 from .grad_mode import is_grad_enabled, no_grad
 from .graph import Node, node_attribute
@@ -30,6 +35,7 @@ from .variable import (
     rebase_history,
     requires_grad,
     set_history,
+    throw_error_out_requires_grad,
 )
 
 
@@ -150,3 +156,26 @@ def index_put(self, indices, values, accumulate=False):
     if is_grad_enabled() and any_requires_grad(self, values) and is_differentiable_type(self._dtype):
         set_history(result, IndexPutBackward0(collect_next_edges(self, values), indices, values, accumulate))
     return result
+
+
+def matmul_out(self, other, *, out):
+    """``matmul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)``: the dims, then the autograd
+    check, then the op the dims pick (a vector times a matrix: ``mm`` into ``out``, then ``out.squeeze_(0)``)."""
+    dim1, dim2 = self.dim(), other.dim()
+    check_matmul_dims(dim1, dim2)
+    throw_error_out_requires_grad("matmul", self, other, out)
+    if dim1 == 1 and dim2 == 1:
+        return ops.dot(self, other, out=out)
+    if dim1 == 2 and dim2 == 1:
+        return ops.mv(self, other, out=out)
+    if dim1 == 1 and dim2 == 2:
+        return ops.squeeze_(ops.mm(ops.unsqueeze(self, 0), other, out=out), 0)
+    if dim1 == 2 and dim2 == 2:
+        return ops.mm(self, other, out=out)
+    # PyTorch sizes ``out`` first, then runs bmm's, mm's or mv's out= on a view of it, which check its dtype
+    kernel = matmul_out_kernel(self, other)
+    resize_output(out, matmul_shape(self, other))
+    check_matmul_out_dtype(kernel, self, other, out)
+    write_out(out, ops.matmul(self, other), kernel)
+    bump_version(out)
+    return out

@@ -443,11 +443,13 @@ from .linear_algebra import (
     baddbmm,
     baddbmm_,
     bmm,
+    bmm_out_checks,
     dist,
     dot,
     linalg_cross,
     linalg_vector_norm,
     mm,
+    mm_out_checks,
     mv,
     norm_scalar,
     norm_scalaropt_dim,
@@ -543,7 +545,7 @@ from .reflection_pad import (
     replication_pad3d,
     replication_pad3d_backward,
 )
-from .resize import is_pinned, pin_memory, resize_, resize_as_, resize_output, write_out
+from .resize import dot_out_checks, is_pinned, mv_out_checks, pin_memory, resize_, resize_as_, resize_output, write_out
 from .rnn import (
     gru_cell,
     gru_data,
@@ -798,7 +800,7 @@ from .windows import (
 )
 
 __all__ = [
-    "resize_output", "write_out",  # out= (Resize.cpp)
+    "resize_output", "write_out", "dot_out_checks", "mv_out_checks", "mm_out_checks", "bmm_out_checks",  # out=
     "tensor_geometry",  # what as_strided's backward saves
     "strides_of",  # what an autograd kernel saves of an input (``strides_or_error``)
     "_index_put_impl_", "_to_copy", "_unsafe_view", "add", "add_", "add_cuda", "addmm", "alias", "bmm", "cat", "clone",

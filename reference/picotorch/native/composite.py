@@ -19,7 +19,7 @@ from ..c10.layout import contiguous_format
 from . import checks
 from .dispatcher import ops
 from .helpers import result_type, scalar_tensor, wrap, xp_of, zeros_array
-from .resize import resize_output
+from .resize import check_out_dtype, resize_output
 from .tensor_compare import clamp_min_
 from .tensor_impl import new_tensor
 from .tensor_shape import view_strides
@@ -142,8 +142,7 @@ def view_as(self, other):
 def matmul(self, other):
     """Pick the op by the operands' dimensions, as ``at::native::_matmul_impl`` does."""
     dim1, dim2 = self.dim(), other.dim()
-    if dim1 == 0 or dim2 == 0:
-        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {dim1}D and {dim2}D")
+    check_matmul_dims(dim1, dim2)
     if dim1 == 1 and dim2 == 1:
         return ops.dot(self, other)
     if dim1 == 2 and dim2 == 1:
@@ -164,12 +163,45 @@ def matmul(self, other):
     return _broadcast_into_bmm(self, other)
 
 
-def _should_fold(self, other) -> bool:
+def matmul_out_kernel(self, other) -> str:
+    """The out= kernel ``matmul(self, other, out=)`` ends in when an operand holds a batch: ``mv``'s or ``mm``'s
+    when the batch folds into the rows of one matrix (``should_fold`` with an out), else ``bmm``'s."""
+    if _should_fold(self, other, has_out=True):
+        return "mv.out" if min(self.dim(), other.dim()) == 1 else "mm.out"
+    return "bmm.out"
+
+
+def check_matmul_out_dtype(kernel: str, self, other, out) -> None:
+    """That kernel's dtype check: ``mv``'s compares the three (out, the batched operand, the vector), ``mm``'s
+    wants the batched operand's dtype, ``bmm``'s the second operand's."""
+    big, small = (self, other) if self.dim() >= other.dim() else (other, self)
+    if kernel == "mv.out":
+        if not (out.dtype is big.dtype and big.dtype is small.dtype):
+            raise RuntimeError(f"addmv input tensors must have the same dtype, but got {out.dtype.c10_name}, "
+                               f"{big.dtype.c10_name}, and {small.dtype.c10_name}")
+        return
+    check_out_dtype(kernel, big.dtype if kernel == "mm.out" else other.dtype, out)
+
+
+def matmul_shape(self, other) -> tuple:
+    """The shape of ``self @ other`` (operands that can be multiplied): the batch dims broadcast, then the rows
+    of ``self`` and the columns of ``other`` (none for a vector)."""
+    batch = checks.broadcast_shapes(tuple(self.shape[:-2]), tuple(other.shape[:-2]))
+    return tuple(batch) + tuple(self.shape[-2:-1] if self.dim() > 1 else ()) + tuple(
+        other.shape[-1:] if other.dim() > 1 else ())
+
+
+def check_matmul_dims(dim1: int, dim2: int) -> None:
+    if dim1 == 0 or dim2 == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {dim1}D and {dim2}D")
+
+
+def _should_fold(self, other, has_out: bool = False) -> bool:
     """``should_fold``: can the operand with a batch be folded into the rows of one ``mm``/``mv``, without a copy?
 
     The batched one is ``self``, or ``other`` transposed (``other.mT``) when ``other`` has more dims. A small
-    operand that needs a gradient always folds: its gradient is then one ``mm``, not a sum over an expanded
-    batch. Otherwise the batch folds only when its dims are laid out as one (the strides say so).
+    operand that needs a gradient always folds (not with an ``out``): its gradient is then one ``mm``, not a sum
+    over an expanded batch. Otherwise the batch folds only when its dims are laid out as one (the strides say so).
     """
     self_larger = self.dim() >= other.dim()
     big_sizes, big_strides = list(self.shape), list(self.stride())
@@ -180,7 +212,7 @@ def _should_fold(self, other) -> bool:
         small_dim, small_requires_grad = self.dim(), self.requires_grad
     if not (len(big_sizes) >= 3 and small_dim <= 2):
         return False
-    if small_requires_grad:
+    if small_requires_grad and not has_out:
         return True
     if self.dim() == 2:
         return False

@@ -40,7 +40,7 @@ def _laid_out(self, indices, data):
     """``index``'s output as its TensorIterator lays it out: ordered by the operands' strides, ``self`` restrided
     (its kept dims; 0 on the indexed ones) first, then each index tensor (on the broadcast index dims), which
     sit where the indexed dims were if those are adjacent, else first. A mask counts as ``nonzero``'s columns."""
-    if type(data) is not np.ndarray or data.ndim < 2 or type(self._data) is not np.ndarray or data.size == 0:
+    if type(data) is not np.ndarray or data.ndim < 2 or type(self._data) is not np.ndarray:
         return data
     per_dim = []  # for each dim of self: the index array on it, or None (kept)
     for i in indices:

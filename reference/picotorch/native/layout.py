@@ -29,6 +29,8 @@ def element_strides(array, out_shape: tuple) -> tuple | None:
 
 def non_overlapping_and_dense(shape, strides) -> bool:
     """Every element at its own address, no gap: the strides, sorted, are the running sizes' products."""
+    if 0 in shape:  # an empty tensor is contiguous, so dense (``TensorImpl::refresh_contiguous``)
+        return True
     expected = 1
     for size, stride in sorted(zip(shape, strides), key=lambda pair: pair[1]):
         if size == 1:
@@ -92,7 +94,7 @@ def _row_major_like_inputs(result, inputs: list) -> bool:
     whose every stride is 0 (one value expanded: ``sum``'s and ``mean``'s backward), which tell no order:
     TensorIterator's fast set-up, nothing to re-lay. A number (a zero-dim operand) rules the fast set-up out
     (``compute_shape``: not all operands of one shape), so the inputs' strides decide, size-1 dims included."""
-    if not result.flags.c_contiguous:
+    if not result.flags.c_contiguous or not result.size:  # (NumPy calls every empty array row-major)
         return False
     shape = result.shape
     number = False
@@ -133,12 +135,25 @@ def _is_c_contiguous(array) -> bool:
 
 def relaid(xp, result, order: list[int]):
     """The same values, stored with ``order[0]`` slowest and ``order[-1]`` fastest."""
+    if type(result) is numpy.ndarray and not result.size:
+        return _empty_laid_out(result, order)
     inverse = [0] * len(order)
     for position, dim in enumerate(order):
         inverse[dim] = position
     permute = numpy.transpose if type(result) is numpy.ndarray else xp.permute_dims  # NumPy's own: no wrapper
     laid = _c_contiguous(permute(result, tuple(order)))
     return permute(laid, tuple(inverse))
+
+
+def _empty_laid_out(result, order: list[int]):
+    """An empty ``result`` with the strides TensorIterator gives an output in ``order`` (``compatible_stride``):
+    each the product of the sizes inside it, a size of 0 included (row-major outputs are made by ``empty``,
+    which counts a 0 as 1, and do not get here)."""
+    strides, step = [0] * len(order), result.itemsize
+    for dim in reversed(order):
+        strides[dim] = step
+        step *= result.shape[dim]
+    return numpy.lib.stride_tricks.as_strided(result, result.shape, strides)
 
 
 def _c_contiguous(array):

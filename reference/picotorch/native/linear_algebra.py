@@ -31,16 +31,13 @@ from .helpers import (
     xp_of,
 )
 from .layout import row_major
+from .resize import check_out_dtype, resize_output
 from .tensor_impl import new_tensor
 from .tensor_shape import expand, expanded_shape
 
 
 def mm(self, mat2):
-    if self._data.ndim != 2:
-        raise RuntimeError("self must be a matrix")
-    if mat2._data.ndim != 2:
-        raise RuntimeError("mat2 must be a matrix")
-    _check_mm_shapes(self, mat2)
+    _check_mm_meta(self, mat2)
     _check_matmul_dtypes(self, mat2)
     _check_not_bool(self, "addmm_impl_cpu_")
     dev = common_device(self, mat2)
@@ -49,6 +46,23 @@ def mm(self, mat2):
 
 def bmm(self, mat2):
     """A batch of matrix products: (b, n, m) @ (b, m, p) -> (b, n, p)."""
+    _check_bmm_meta(self, mat2)
+    _check_not_bool(self, "bmm")
+    if mat2._dtype is not self._dtype:  # bmm's kernel reads mat2 as self's dtype, and says so
+        raise RuntimeError(f"expected scalar type {self._dtype.c10_name} but found {mat2._dtype.c10_name}")
+    return new_tensor(_product(xp_of(self), self._data, mat2._data, self._dtype), self._dtype,
+                      common_device(self, mat2))
+
+
+def _check_mm_meta(self, mat2) -> None:
+    if self._data.ndim != 2:
+        raise RuntimeError("self must be a matrix")
+    if mat2._data.ndim != 2:
+        raise RuntimeError("mat2 must be a matrix")
+    _check_mm_shapes(self, mat2)
+
+
+def _check_bmm_meta(self, mat2) -> None:
     if self._data.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
     if mat2._data.ndim != 3:
@@ -57,11 +71,21 @@ def bmm(self, mat2):
     if (b2, m2) != (b, m):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{b}, {m}] "
                            f"but got: [{b2}, {m2}].")
-    _check_not_bool(self, "bmm")
-    if mat2._dtype is not self._dtype:  # bmm's kernel reads mat2 as self's dtype, and says so
-        raise RuntimeError(f"expected scalar type {self._dtype.c10_name} but found {mat2._dtype.c10_name}")
-    return new_tensor(_product(xp_of(self), self._data, mat2._data, self._dtype), self._dtype,
-                      common_device(self, mat2))
+
+
+def mm_out_checks(self, mat2, out) -> None:
+    """``mm.out``'s meta function: the shapes, then ``out``'s dtype checked and ``out`` resized, before the
+    kernel's own checks (the two dtypes agree, not bool) and the product."""
+    _check_mm_meta(self, mat2)
+    check_out_dtype("mm.out", self._dtype, out)
+    resize_output(out, (self._data.shape[0], mat2._data.shape[1]))
+
+
+def bmm_out_checks(self, mat2, out) -> None:
+    """``bmm.out``'s meta function, as ``mm_out_checks`` (the output's dtype is ``mat2``'s)."""
+    _check_bmm_meta(self, mat2)
+    check_out_dtype("bmm.out", mat2._dtype, out)  # (bmm's output takes batch2's options)
+    resize_output(out, tuple(self._data.shape[:2]) + (mat2._data.shape[2],))
 
 
 def _check_not_bool(t, kernel) -> None:

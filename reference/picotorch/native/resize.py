@@ -37,11 +37,9 @@ from .helpers import (
 def write_out(out, result, overload: str) -> None:
     """Check ``result`` against ``out`` as the kernel of ``overload`` (``add.out``) does, then copy it in."""
     check_same_device(out, result)  # TensorIterator's check, outputs first (not measured: no GPU here)
-    if overload == "matmul.out" and not result._data.ndim:
-        overload = "dot.out"  # two vectors: matmul's out= is dot's, with dot's checks
     if overload in _RESIZED_FIRST:
         resize_output(out, tuple(result._data.shape))
-    OUT_DTYPE_CHECKS.get(overload, _castable)(result._dtype, out._dtype)
+    check_out_dtype(overload, result._dtype, out)
     if overload in RESIZED_SILENTLY:
         if shape_of(out) != tuple(result._data.shape):
             out._data = zeros_array(out, tuple(result._data.shape))
@@ -50,6 +48,49 @@ def write_out(out, result, overload: str) -> None:
         resize_output(out, tuple(result._data.shape), twice)
     with np.errstate(over="ignore", invalid="ignore"):  # a cast out of range is inf (or wraps), quietly, as in C++
         out._data[...] = convert(xp_of(out), result._data, out._dtype)
+
+
+def check_out_dtype(overload: str, dtype, out) -> None:
+    """The dtype check of ``overload``'s out= kernel, for a result of ``dtype``."""
+    OUT_DTYPE_CHECKS.get(overload, _castable)(dtype, out._dtype)
+
+
+def dot_out_checks(self, tensor, out) -> None:
+    """``dot_out``: ``out`` made zero-dim, then its dtype checked, before the product (and its checks)."""
+    check_same_device(out, self, tensor)
+    resize_output(out, ())
+    _dot(self._dtype, out._dtype)
+
+
+def mv_out_checks(self, vec, out) -> None:
+    """``mv_out`` is ``addmv_out(out, input, self, vec, 0, 1)``, whose meta function checks the vector added
+    (``input``) before anything is computed, then its kernel the three dtypes: ``input`` is ``out`` itself when
+    it can be that vector (one dim at most, of the product's size or of one element), else a new vector of
+    ``self``'s rows in ``vec``'s dtype; then ``out``'s own dtype is checked and ``out`` resized, before the
+    kernel (which refuses bool) runs."""
+    if out._data.ndim > 1 or out._data.size not in (_size_0(self), 1):
+        added, added_dtype = (_size_0(self),), vec._dtype
+    else:
+        added, added_dtype = tuple(out._data.shape), out._dtype
+    if not (self._data.ndim == 2 and vec._data.ndim == 1 and len(added) <= 1):
+        raise RuntimeError(f"vector + matrix @ vector expected, got {len(added)}, {self._data.ndim}, "
+                           f"{vec._data.ndim}")
+    rows, cols = self._data.shape
+    if cols != vec._data.shape[0] or (rows != math.prod(added) and math.prod(added) != 1):
+        if not added:  # the message asks for the size of its dim 0
+            raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+        raise RuntimeError(f"size mismatch, got input ({added[0]}), mat ({rows}x{cols}), vec ({vec._data.shape[0]})")
+    if not (added_dtype is self._dtype and self._dtype is vec._dtype):
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {added_dtype.c10_name}, "
+                           f"{self._dtype.c10_name}, and {vec._dtype.c10_name}")
+    check_out_dtype("mm.out", vec._dtype, out)  # (the output takes vec's options; then it is resized)
+    resize_output(out, (rows,))
+
+
+def _size_0(t) -> int:
+    if not t._data.ndim:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    return t._data.shape[0]
 
 
 # out= kernels that call ``result.resize_(...)`` themselves rather than ``resize_output``: no deprecation warning

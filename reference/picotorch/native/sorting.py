@@ -25,6 +25,7 @@ from . import stl_algorithms as stl
 from .device import to_numpy
 from .dispatcher import ops
 from .helpers import is_reduced_float, wrap, xp_of
+from .tensor_factories import _strided_like
 
 
 def sort(self, dim=-1, descending=False):
@@ -128,20 +129,25 @@ _RADIX_SORT_FROM = 32768
 
 
 def _sorted(self, dim, descending, stable=True):
-    """(values, int64 indices) of a sort along ``dim``; a zero-dim tensor is itself, at index 0."""
+    """(values, int64 indices) of a sort along ``dim``, both laid out as ``self`` (its strides when it is dense,
+    else dense in their order: ``sort.stable``'s meta function)."""
+    values, indices = _sorted_arrays(self, dim, descending, stable)
+    return wrap(self, _strided_like(self._data, values)), wrap(self, _strided_like(self._data, indices), st.int64)
+
+
+def _sorted_arrays(self, dim, descending, stable):
+    """The arrays of values and indices; a zero-dim tensor is itself, at index 0."""
     xp = xp_of(self)
     axis = checks.wrap_dim(dim, self._data.ndim)
     if self._dtype.is_complex:  # Sorting.cpp's text, with its leading space
         raise RuntimeError(" Sort does not support complex dtypes on CPU")
     if self._data.ndim == 0:
-        return (wrap(self, xp.asarray(self._data, copy=True)),
-                wrap(self, xp.zeros((), dtype=xp.int64, device=self._data.device), st.int64))
+        return xp.asarray(self._data, copy=True), xp.zeros((), dtype=xp.int64, device=self._data.device)
     if _zero_stride(self._data, axis):  # an expanded dim: every value equal, left in place (SortingKernel.cpp)
         size = self._data.shape[axis]
         shape = (1,) * axis + (size,) + (1,) * (self._data.ndim - axis - 1)
         positions = xp.reshape(xp.arange(size, dtype=xp.int64, device=self._data.device), shape)
-        return (wrap(self, xp.asarray(self._data, copy=True)),
-                wrap(self, xp.asarray(xp.broadcast_to(positions, self._data.shape), copy=True), st.int64))
+        return xp.asarray(self._data, copy=True), xp.asarray(xp.broadcast_to(positions, self._data.shape), copy=True)
     if not stable and self._data.shape[axis] > _STABLE_UP_TO and not _radix_sorted(self, descending):
         rows = np.moveaxis(to_numpy(self._data), axis, -1)
         rows = rows.astype(np.float64) if self._dtype.is_floating_point else rows.astype(np.int64)
@@ -149,13 +155,12 @@ def _sorted(self, dim, descending, stable=True):
             size = rows.shape[-1]
             order = _std_sort_rows(rows.reshape(-1, size), descending).reshape(rows.shape)
             indices = xp.asarray(np.moveaxis(order, -1, axis), device=self._data.device)
-            return wrap(self, xp.take_along_axis(self._data, indices, axis=axis)), wrap(self, indices, st.int64)
+            return xp.take_along_axis(self._data, indices, axis=axis), indices
     keys = self._data
     if is_reduced_float(self._dtype):  # bfloat16 (ml_dtypes) sorts NaNs wrongly; float32 holds every value exactly
         keys = xp.astype(keys, xp.float32)
     order = xp.argsort(keys, axis=axis, descending=bool(descending), stable=True)
-    values = xp.take_along_axis(self._data, order, axis=axis)
-    return wrap(self, values), wrap(self, xp.astype(order, xp.int64), st.int64)
+    return xp.take_along_axis(self._data, order, axis=axis), xp.astype(order, xp.int64)
 
 
 # ----------------------------------------------------------------------------- argsort (composite)

@@ -81,7 +81,7 @@ def _preserving_layout(self, value, dtype, device, memory_format):
     strides = getattr(self._data, "strides", None)
     if memory_format not in (None, "preserve_format") or strides is None or self._data.ndim < 2 \
             or (result._device is not self._device and result._device != self._device) \
-            or xp_of(result) is not np_xp or result._data.size == 0:
+            or xp_of(result) is not np_xp:
         return result  # (fewer than two dims: a dense layout has one order, the new tensor's)
     shape, strides = self._data.shape, tuple(s // self._data.itemsize for s in strides)
     if not non_overlapping_and_dense(shape, strides):

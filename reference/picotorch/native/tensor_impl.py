@@ -110,9 +110,26 @@ class TensorImpl:
 
 def new_tensor(data, dtype, device, *, version=None, wrapped_number=False):
     """A fresh tensor of the registered class (``requires_grad=False``, no ``grad_fn``) around an array."""
+    if not data.size and data.ndim:
+        data = _empty_with_strides(data)
     t = object.__new__(_tensor_class)
     TensorImpl.__init__(t, data, dtype, device, version=version, wrapped_number=wrapped_number)
     return t
+
+
+def _empty_with_strides(data):
+    """An empty NumPy array with PyTorch's row-major strides (a size of 0 counting as 1) where NumPy gave it none:
+    NumPy makes every new empty array's strides 0, and its views (``permute``, slices) then show 0 too."""
+    strides = getattr(data, "strides", None)
+    if strides is None or any(strides) or type(data).__module__ != "numpy":
+        return data
+    step, row_major = data.itemsize, []
+    for size in reversed(data.shape):
+        row_major.append(step)
+        step *= max(size, 1)
+    from numpy.lib.stride_tricks import as_strided
+
+    return as_strided(data, data.shape, tuple(reversed(row_major)), writeable=data.flags.writeable)
 
 
 _tensor_class: type = TensorImpl

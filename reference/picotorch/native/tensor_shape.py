@@ -26,6 +26,7 @@ from .helpers import (
     as_strided_view,
     cast,
     common_device,
+    contiguous_strides,
     error_type_string,
     permute_dims,
     placed_view,
@@ -125,6 +126,8 @@ def compute_stride(old_shape, old_strides, new_shape) -> list:
     chunk it is in (NumPy gives it its own)."""
     if not old_shape:
         return [1] * len(new_shape)
+    if 0 in old_shape:  # nothing to keep in place: the old strides when the shape stays, else row-major ones
+        return list(old_strides) if tuple(old_shape) == tuple(new_shape) else list(contiguous_strides(new_shape, 1))
     new, view_d = [0] * len(new_shape), len(new_shape) - 1
     base, tensor_numel, view_numel = old_strides[-1], 1, 1
     for d in range(len(old_shape) - 1, -1, -1):
@@ -247,8 +250,9 @@ def _expanded_shape(current, size):
 def unsqueeze(self, dim):
     d = checks.wrap_dim(dim, self._data.ndim + 1)
     data = xp_of(self).expand_dims(self._data, axis=d)
-    if type(data) is np.ndarray and data.size and not _plainly_row_major(self._data):
-        # ``inferUnsqueezeGeometry`` (a last dim's stride is 1); a plainly row-major input needs no help
+    if type(data) is np.ndarray and not (data.size and _plainly_row_major(self._data)):
+        # ``inferUnsqueezeGeometry`` (a last dim's stride is 1); a plainly row-major input needs no help, an
+        # empty one does (NumPy calls every empty array row-major and gives the new dim its own stride)
         strides = list(strides_of(self))
         strides.insert(d, 1 if d >= len(strides) else self._data.shape[d] * strides[d])
         data = _with_size_one_strides(data, strides)
@@ -446,6 +450,8 @@ def _preserve_format(xp, result, source):
     if strides is None or source.ndim < 2:
         return result
     strides = tuple(s // source.itemsize for s in strides)
+    if not source.size:  # dense whatever its strides, which NumPy's empty copy does not keep
+        return np.lib.stride_tricks.as_strided(result, result.shape, source.strides)
     if non_overlapping_and_dense(source.shape, strides):
         return result
     return relaid(xp, result, list(reversed(innermost_first(tuple(source.shape), [strides]))))
@@ -469,8 +475,8 @@ def _rolled(self, data, shifts, dims):
         for shift, dim in zip(shifts, dims):
             data = _rolled(self, data, (shift,), (dim,))
         return data
-    if math.prod(data.shape) == 0:
-        return xp.asarray(data, copy=True)  # before the dim is even checked, as PyTorch
+    if math.prod(data.shape) == 0:  # ``clone()`` (its strides kept), before the dim is even checked, as PyTorch
+        return _preserve_format(xp, xp.asarray(data, copy=True), data)
     if data.ndim == 0:  # (any dim: roll_cpu asks the size of dim 0 before wrapping)
         raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
     d = checks.wrap_dim(dims[0], data.ndim)

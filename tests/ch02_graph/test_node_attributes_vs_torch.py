@@ -93,8 +93,13 @@ KNOWN: dict[tuple[str, str], str] = {
     ("gradient graph", "remainder_tensor"): "remainder's other gradient: PyTorch's div(rounding_mode='floor') "
                                             "(DivBackward2), picotorch's NotImplemented node",
     ("gradient graph", "renorm"): "renorm's backward formula orders its ops differently",
-    ("gradient graph", "corrcoef"): "a value at the clamp's bound rounds to 1.0 in one library and above it in the "
-                                    "other: the gradient kept or zeroed there",
+    ("", "lstm_onednn"): "oneDNN's workspace is not modelled: MkldnnRnnLayerBackward0._saved_result3 is torch's "
+                         "uint8 buffer, picotorch's an empty float32 tensor",
+    ("gradient graph", "pack_padded_sequence"): "_pack_padded_sequence_backward is a kernel without a derivative in "
+                                                "picotorch: the gradient has no grad_fn",
+    ("double backward", "pack_padded_sequence"): "(the same)",
+    ("faces", "pack_padded_sequence"): "pad_packed_sequence's composite makes its nodes in another order: the "
+                                       "ViewBackward0's sequence number relative to the output is -6, torch's -4",
 }
 
 def _mm_gradient_order(T):
@@ -375,12 +380,12 @@ def test_double_backward_saved_values_match_torch(name):
 
 @pytest.mark.parametrize("name", sorted(ALL))
 def test_node_faces_match_torch(name):
-    _check(name, _program_faces)
+    _check(name, _program_faces, "faces")
 
 
 @pytest.mark.parametrize("name", sorted(ALL))
 def test_saved_values_after_backward_match_torch(name):
-    _check(name, lambda T, n: _program_saved(T, n, retain=False))
+    _check(name, lambda T, n: _program_saved(T, n, retain=False), "freed")
     _check(name, lambda T, n: _program_saved(T, n, retain=True))
 
 

@@ -19,9 +19,9 @@ checks then speak; the generator's out= kernel would make the autograd check fir
 from __future__ import annotations
 
 from ..c10.scalar_type import is_differentiable_type
-from ..native.composite import check_matmul_dims, check_matmul_out_dtype, matmul_out_kernel, matmul_shape
 from ..native.dispatcher import device_of, kernel_for, ops
 from ..native.helpers import zeros_array
+from ..native.matmul_rules import check_matmul_dims, check_matmul_out_dtype, matmul_out_kernel, matmul_shape
 from ..native.resize import resize_output, write_out
 from ..native.tensor_impl import TensorImpl, new_tensor
 from .grad_mode import is_grad_enabled, no_grad

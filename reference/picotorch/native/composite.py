@@ -19,7 +19,8 @@ from ..c10.layout import contiguous_format
 from . import checks
 from .dispatcher import ops
 from .helpers import result_type, scalar_tensor, wrap, xp_of, zeros_array
-from .resize import check_out_dtype, resize_output
+from .matmul_rules import check_matmul_dims, should_fold
+from .resize import resize_output
 from .tensor_compare import clamp_min_
 from .tensor_impl import new_tensor
 from .tensor_shape import view_strides
@@ -151,7 +152,7 @@ def matmul(self, other):
         return ops.squeeze_(ops.mm(ops.unsqueeze(self, 0), other), 0)
     if dim1 == 2 and dim2 == 2:
         return ops.mm(self, other)
-    if _should_fold(self, other):
+    if should_fold(self, other):
         return _fold_into_mm(self, other)
     if dim1 == 3 and dim2 == 3 and self.shape[0] != other.shape[0]:
         # a batch of one that needs a gradient is squeezed away (then folded), so that its gradient is not
@@ -161,64 +162,6 @@ def matmul(self, other):
         if other.shape[0] == 1 and other.requires_grad:
             return matmul(self, ops.squeeze(other, 0))
     return _broadcast_into_bmm(self, other)
-
-
-def matmul_out_kernel(self, other) -> str:
-    """The out= kernel ``matmul(self, other, out=)`` ends in when an operand holds a batch: ``mv``'s or ``mm``'s
-    when the batch folds into the rows of one matrix (``should_fold`` with an out), else ``bmm``'s."""
-    if _should_fold(self, other, has_out=True):
-        return "mv.out" if min(self.dim(), other.dim()) == 1 else "mm.out"
-    return "bmm.out"
-
-
-def check_matmul_out_dtype(kernel: str, self, other, out) -> None:
-    """That kernel's dtype check: ``mv``'s compares the three (out, the batched operand, the vector), ``mm``'s
-    wants the batched operand's dtype, ``bmm``'s the second operand's."""
-    big, small = (self, other) if self.dim() >= other.dim() else (other, self)
-    if kernel == "mv.out":
-        if not (out.dtype is big.dtype and big.dtype is small.dtype):
-            raise RuntimeError(f"addmv input tensors must have the same dtype, but got {out.dtype.c10_name}, "
-                               f"{big.dtype.c10_name}, and {small.dtype.c10_name}")
-        return
-    check_out_dtype(kernel, big.dtype if kernel == "mm.out" else other.dtype, out)
-
-
-def matmul_shape(self, other) -> tuple:
-    """The shape of ``self @ other`` (operands that can be multiplied): the batch dims broadcast, then the rows
-    of ``self`` and the columns of ``other`` (none for a vector)."""
-    batch = checks.broadcast_shapes(tuple(self.shape[:-2]), tuple(other.shape[:-2]))
-    return tuple(batch) + tuple(self.shape[-2:-1] if self.dim() > 1 else ()) + tuple(
-        other.shape[-1:] if other.dim() > 1 else ())
-
-
-def check_matmul_dims(dim1: int, dim2: int) -> None:
-    if dim1 == 0 or dim2 == 0:
-        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {dim1}D and {dim2}D")
-
-
-def _should_fold(self, other, has_out: bool = False) -> bool:
-    """``should_fold``: can the operand with a batch be folded into the rows of one ``mm``/``mv``, without a copy?
-
-    The batched one is ``self``, or ``other`` transposed (``other.mT``) when ``other`` has more dims. A small
-    operand that needs a gradient always folds (not with an ``out``): its gradient is then one ``mm``, not a sum
-    over an expanded batch. Otherwise the batch folds only when its dims are laid out as one (the strides say so).
-    """
-    self_larger = self.dim() >= other.dim()
-    big_sizes, big_strides = list(self.shape), list(self.stride())
-    small_dim, small_requires_grad = other.dim(), other.requires_grad
-    if not self_larger:
-        big_sizes, big_strides = list(other.shape), list(other.stride())
-        big_sizes[-2:], big_strides[-2:] = big_sizes[:-3:-1], big_strides[:-3:-1]
-        small_dim, small_requires_grad = self.dim(), self.requires_grad
-    if not (len(big_sizes) >= 3 and small_dim <= 2):
-        return False
-    if small_requires_grad and not has_out:
-        return True
-    if self.dim() == 2:
-        return False
-    if checks.numel(big_sizes) == 0:
-        return True
-    return all(big_strides[i] == big_strides[i + 1] * big_sizes[i + 1] for i in range(len(big_sizes) - 2))
 
 
 def _fold_into_mm(self, other):

@@ -12,7 +12,7 @@ real numbers (its tensors seen through ``view_as_real``).
 from __future__ import annotations
 
 from .. import _C
-from .optimizer import Optimizer, _check_capturable, _new_scalar, _to_scalar
+from .optimizer import Optimizer, _check_capturable, _check_eps_betas_weight_decay, _new_scalar, _to_scalar
 
 _VF = _C._VariableFunctions
 
@@ -23,14 +23,7 @@ class Adam(Optimizer):
                  differentiable: bool = False, fused=None, decoupled_weight_decay: bool = False) -> None:
         if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_eps_betas_weight_decay(eps, betas, weight_decay)
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad, maximize=maximize,
                         foreach=foreach, capturable=capturable, differentiable=differentiable, fused=fused,
                         decoupled_weight_decay=decoupled_weight_decay)

@@ -14,7 +14,7 @@ the product of the ``mu`` so far, rounded to float32 at each step as PyTorch's i
 from __future__ import annotations
 
 from .. import _C
-from .optimizer import Optimizer, _check_capturable, _check_lr, _new_scalar, _to_scalar
+from .optimizer import Optimizer, _check_capturable, _check_eps_betas_weight_decay, _check_lr, _new_scalar, _to_scalar
 
 _VF = _C._VariableFunctions
 
@@ -24,14 +24,7 @@ class NAdam(Optimizer):
                  momentum_decay: float = 4e-3, decoupled_weight_decay: bool = False, *, foreach=None,
                  maximize: bool = False, capturable: bool = False, differentiable: bool = False) -> None:
         _check_lr(lr)
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_eps_betas_weight_decay(eps, betas, weight_decay)
         if not 0.0 <= momentum_decay:
             raise ValueError(f"Invalid momentum_decay value: {momentum_decay}")
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,

@@ -62,6 +62,18 @@ def _check_lr(lr) -> None:
         raise ValueError(f"Invalid learning rate: {lr}")
 
 
+def _check_eps_betas_weight_decay(eps, betas, weight_decay) -> None:
+    """The constructor checks the Adam family shares (Adam, AdamW, Adamax, NAdam, RAdam), in PyTorch's order."""
+    if not 0.0 <= eps:
+        raise ValueError(f"Invalid epsilon value: {eps}")
+    if not 0.0 <= betas[0] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+    if not 0.0 <= betas[1] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+    if not 0.0 <= weight_decay:
+        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+
+
 def _check_capturable(param, group: dict, tensors: str = "params and state_steps", supports_xla: bool = True) -> None:
     """``capturable=True`` (CUDA graphs) needs the parameter on an accelerator: on the CPU, PyTorch's update raises
     this before its first change (the state is already made)."""

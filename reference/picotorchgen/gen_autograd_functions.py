@@ -202,7 +202,9 @@ def _slot(s: Saved) -> str:
 def _grad_inputs(op: Op, saved: list[Saved]) -> list[str]:
     edges = {name: (where, is_list) for name, where, is_list in edge_ranges(differentiable_inputs(op))}
     blocks = []
-    for d in sorted(op.info.derivatives, key=lambda d: list(edges).index(d.var_names[0])):
+    # torchgen reads an entry's formulas in the sorted order of their names (load_derivatives: sorted(defn.keys())),
+    # so under create_graph mm's mat2 gradient is made before self's: the same order here
+    for d in sorted(op.info.derivatives, key=lambda d: ", ".join(d.var_names)):
         reads = formula_names(d.formula)
         unpack = [UNPACK_SAVED[s.kind].substitute(name=s.name) for s in saved if s.name in reads and s.kind == "value"]
         if len(d.var_names) == 1:

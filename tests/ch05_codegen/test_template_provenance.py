@@ -65,7 +65,7 @@ def test_explain_mul_tensor_pairs_template_lines_with_generated_lines(capsys):
         ('            4|     grad_fn = nodes.${op_name}()    <- ${op_name}',
          '             |       grad_fn = nodes.MulBackward0()'),
         ('            3|     grad_inputs[${edges}] = ${formula}    <- ${edges}, ${formula}',
-         '             |       grad_inputs[0] = mul_tensor_backward(grad, other, self_scalar_type)'),
+         '             |       grad_inputs[1] = mul_tensor_backward(grad, self, other_scalar_type)'),
         ("    1| register_kernels(\"${schema}\", {${kernels}}, ${py_name}${view})    <- ${schema}, "
          "${kernels}, ${py_name}, ${view}",
          '     |   register_kernels("mul.Tensor(Tensor self, Tensor other) -> Tensor", {"CPU": native.mul,'

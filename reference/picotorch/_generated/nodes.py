@@ -24,13 +24,13 @@ class AddBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.task_should_compute_output(0):
-            self_scalar_type = node.self_scalar_type
-            grad_inputs[0] = handle_r_to_c(self_scalar_type, grad)
         if node.task_should_compute_output(1):
             alpha = node.alpha
             other_scalar_type = node.other_scalar_type
             grad_inputs[1] = handle_r_to_c(other_scalar_type, maybe_multiply(grad, conj_scalar(alpha)))
+        if node.task_should_compute_output(0):
+            self_scalar_type = node.self_scalar_type
+            grad_inputs[0] = handle_r_to_c(self_scalar_type, grad)
         return grad_inputs
 
     @property
@@ -66,13 +66,13 @@ class SubBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.task_should_compute_output(0):
-            self_scalar_type = node.self_scalar_type
-            grad_inputs[0] = handle_r_to_c(self_scalar_type, grad)
         if node.task_should_compute_output(1):
             alpha = node.alpha
             other_scalar_type = node.other_scalar_type
             grad_inputs[1] = handle_r_to_c(other_scalar_type, maybe_multiply(ops.neg(grad), conj_scalar(alpha)))
+        if node.task_should_compute_output(0):
+            self_scalar_type = node.self_scalar_type
+            grad_inputs[0] = handle_r_to_c(self_scalar_type, grad)
         return grad_inputs
 
     @property
@@ -108,13 +108,13 @@ class RsubBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
+        if node.task_should_compute_output(1):
+            other_scalar_type = node.other_scalar_type
+            grad_inputs[1] = handle_r_to_c(other_scalar_type, grad)
         if node.task_should_compute_output(0):
             alpha = node.alpha
             self_scalar_type = node.self_scalar_type
             grad_inputs[0] = handle_r_to_c(self_scalar_type, maybe_multiply(ops.neg(grad), conj_scalar(alpha)))
-        if node.task_should_compute_output(1):
-            other_scalar_type = node.other_scalar_type
-            grad_inputs[1] = handle_r_to_c(other_scalar_type, grad)
         return grad_inputs
 
     @property
@@ -159,12 +159,12 @@ class MulBackward0(Node):
         self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.task_should_compute_output(0):
-            self_scalar_type = node.self_scalar_type
-            grad_inputs[0] = mul_tensor_backward(grad, other, self_scalar_type)
         if node.task_should_compute_output(1):
             other_scalar_type = node.other_scalar_type
             grad_inputs[1] = mul_tensor_backward(grad, self, other_scalar_type)
+        if node.task_should_compute_output(0):
+            self_scalar_type = node.self_scalar_type
+            grad_inputs[0] = mul_tensor_backward(grad, other, self_scalar_type)
         return grad_inputs
 
     def release_variables(node):
@@ -226,11 +226,11 @@ class DivBackward0(Node):
         self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
+        if node.task_should_compute_output(1):
+            grad_inputs[1] = div_tensor_other_backward(grad, self, other)
         if node.task_should_compute_output(0):
             self_scalar_type = node.self_scalar_type
             grad_inputs[0] = div_tensor_self_backward(grad, other, self_scalar_type)
-        if node.task_should_compute_output(1):
-            grad_inputs[1] = div_tensor_other_backward(grad, self, other)
         return grad_inputs
 
     def release_variables(node):
@@ -293,13 +293,13 @@ class DivBackward2(Node):
         self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
+        if node.task_should_compute_output(1):
+            rounding_mode = node.rounding_mode
+            grad_inputs[1] = div_tensor_other_backward(grad, self, other, rounding_mode)
         if node.task_should_compute_output(0):
             rounding_mode = node.rounding_mode
             self_scalar_type = node.self_scalar_type
             grad_inputs[0] = div_tensor_self_backward(grad, other, self_scalar_type, rounding_mode)
-        if node.task_should_compute_output(1):
-            rounding_mode = node.rounding_mode
-            grad_inputs[1] = div_tensor_other_backward(grad, self, other, rounding_mode)
         return grad_inputs
 
     def release_variables(node):
@@ -413,10 +413,10 @@ class PowBackward1(Node):
         result = None if node.result_ is None else node.result_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.task_should_compute_output(0):
-            grad_inputs[0] = pow_backward_self(grad, self, exponent)
         if node.task_should_compute_output(1):
             grad_inputs[1] = pow_backward_exponent(grad, self, exponent, result)
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = pow_backward_self(grad, self, exponent)
         return grad_inputs
 
     def release_variables(node):
@@ -931,14 +931,14 @@ class MmBackward0(Node):
         self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.task_should_compute_output(0):
-            self_sizes = node.self_sizes
-            self_strides = node.self_strides
-            grad_inputs[0] = mm_mat1_backward(grad, mat2, self_sizes, self_strides, 1)
         if node.task_should_compute_output(1):
             mat2_sizes = node.mat2_sizes
             mat2_strides = node.mat2_strides
             grad_inputs[1] = mm_mat2_backward(grad, self, mat2_sizes, mat2_strides, 1)
+        if node.task_should_compute_output(0):
+            self_sizes = node.self_sizes
+            self_strides = node.self_strides
+            grad_inputs[0] = mm_mat1_backward(grad, mat2, self_sizes, self_strides, 1)
         return grad_inputs
 
     def release_variables(node):
@@ -1083,9 +1083,6 @@ class AddmmBackward0(Node):
         mat2 = None if node.mat2_ is None else node.mat2_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.task_should_compute_output(0):
-            beta = node.beta
-            grad_inputs[0] = maybe_multiply(grad, conj_scalar(beta))
         if node.task_should_compute_output(1):
             alpha = node.alpha
             mat1_sizes = node.mat1_sizes
@@ -1096,6 +1093,9 @@ class AddmmBackward0(Node):
             mat2_sizes = node.mat2_sizes
             mat2_strides = node.mat2_strides
             grad_inputs[2] = mm_mat2_backward(grad, mat1, mat2_sizes, mat2_strides, alpha)
+        if node.task_should_compute_output(0):
+            beta = node.beta
+            grad_inputs[0] = maybe_multiply(grad, conj_scalar(beta))
         return grad_inputs
 
     def release_variables(node):
@@ -1158,10 +1158,10 @@ class BmmBackward0(Node):
         self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.bmm(grad, conj(ops.transpose(mat2, 1, 2)))
         if node.task_should_compute_output(1):
             grad_inputs[1] = ops.bmm(conj(ops.transpose(self, 1, 2)), grad)
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.bmm(grad, conj(ops.transpose(mat2, 1, 2)))
         return grad_inputs
 
     def release_variables(node):
@@ -1762,10 +1762,10 @@ class WhereBackward0(Node):
         condition = None if node.condition_ is None else node.condition_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.where(condition, grad, ops.zeros_like(grad))
         if node.task_should_compute_output(1):
             grad_inputs[1] = ops.where(condition, ops.zeros_like(grad), grad)
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.where(condition, grad, ops.zeros_like(grad))
         return grad_inputs
 
     def release_variables(node):
@@ -2074,12 +2074,12 @@ class ClampBackward0(Node):
         self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.task_should_compute_output(0):
-            grad_inputs[0] = clamp_backward(grad, self, min, max)
-        if node.task_should_compute_output(1):
-            grad_inputs[1] = clamp_backward_min(grad, self, min, max)
         if node.task_should_compute_output(2):
             grad_inputs[2] = clamp_backward_max(grad, self, min, max)
+        if node.task_should_compute_output(1):
+            grad_inputs[1] = clamp_backward_min(grad, self, min, max)
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = clamp_backward(grad, self, min, max)
         return grad_inputs
 
     def release_variables(node):
@@ -2202,10 +2202,10 @@ class ClampMaxBackward1(Node):
         self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.where(ops.le(self, max), grad, scalar_zero(grad))
         if node.task_should_compute_output(1):
             grad_inputs[1] = ops.where(ops.gt(self, max), grad, scalar_zero(grad))
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.where(ops.le(self, max), grad, scalar_zero(grad))
         return grad_inputs
 
     def release_variables(node):
@@ -2278,10 +2278,10 @@ class ClampMinBackward1(Node):
         self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.where(ops.ge(self, min), grad, scalar_zero(grad))
         if node.task_should_compute_output(1):
             grad_inputs[1] = ops.where(ops.lt(self, min), grad, scalar_zero(grad))
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.where(ops.ge(self, min), grad, scalar_zero(grad))
         return grad_inputs
 
     def release_variables(node):
@@ -2320,10 +2320,10 @@ class MaximumBackward0(Node):
         self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.task_should_compute_output(0):
-            grad_inputs[0] = max_min_backward(grad, self, other, ops.lt)
         if node.task_should_compute_output(1):
             grad_inputs[1] = max_min_backward(grad, self, other, ops.gt)
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = max_min_backward(grad, self, other, ops.lt)
         return grad_inputs
 
     def release_variables(node):
@@ -2362,10 +2362,10 @@ class MinimumBackward0(Node):
         self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.task_should_compute_output(0):
-            grad_inputs[0] = max_min_backward(grad, self, other, ops.gt)
         if node.task_should_compute_output(1):
             grad_inputs[1] = max_min_backward(grad, self, other, ops.lt)
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = max_min_backward(grad, self, other, ops.gt)
         return grad_inputs
 
     def release_variables(node):
@@ -2417,10 +2417,10 @@ class RemainderBackward1(Node):
         self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.task_should_compute_output(0):
-            grad_inputs[0] = grad
         if node.task_should_compute_output(1):
             grad_inputs[1] = ops.mul(ops.neg(grad), ops.floor_divide(self, other))
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = grad
         return grad_inputs
 
     def release_variables(node):
@@ -2675,10 +2675,10 @@ class FmodBackward1(Node):
         self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.task_should_compute_output(0):
-            grad_inputs[0] = grad
         if node.task_should_compute_output(1):
             grad_inputs[1] = ops.mul(ops.neg(grad), ops.div(self, other, rounding_mode="trunc"))
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = grad
         return grad_inputs
 
     def release_variables(node):
@@ -2824,12 +2824,12 @@ class LerpBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.task_should_compute_output(0):
-            weight = node.weight
-            grad_inputs[0] = ops.mul(grad, lerp_self_factor(weight))
         if node.task_should_compute_output(1):
             weight = node.weight
             grad_inputs[1] = ops.mul(grad, conj_scalar(weight))
+        if node.task_should_compute_output(0):
+            weight = node.weight
+            grad_inputs[0] = ops.mul(grad, lerp_self_factor(weight))
         return grad_inputs
 
     @property
@@ -3235,11 +3235,11 @@ class BernoulliBackward1(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.zeros_like(grad)
         if node.task_should_compute_output(1):
             p_info = node.p_info
             grad_inputs[1] = zeros_of(p_info, grad)
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.zeros_like(grad)
         return grad_inputs
 
 
@@ -4723,15 +4723,15 @@ class BaddbmmBackward0(Node):
         batch2 = None if node.batch2_ is None else node.batch2_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.task_should_compute_output(0):
-            beta = node.beta
-            grad_inputs[0] = maybe_multiply(grad, conj_scalar(beta))
         if node.task_should_compute_output(1):
             alpha = node.alpha
             grad_inputs[1] = maybe_multiply(ops.bmm(grad, conj(ops.transpose(batch2, 1, 2))), conj_scalar(alpha))
         if node.task_should_compute_output(2):
             alpha = node.alpha
             grad_inputs[2] = maybe_multiply(ops.bmm(conj(ops.transpose(batch1, 1, 2)), grad), conj_scalar(alpha))
+        if node.task_should_compute_output(0):
+            beta = node.beta
+            grad_inputs[0] = maybe_multiply(grad, conj_scalar(beta))
         return grad_inputs
 
     def release_variables(node):
@@ -6298,10 +6298,10 @@ class LerpBackward1(Node):
         weight = None if node.weight_ is None else node.weight_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.mul(grad, conj(one_minus(weight)))
         if node.task_should_compute_output(1):
             grad_inputs[1] = ops.mul(grad, conj(weight))
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.mul(grad, conj(one_minus(weight)))
         if node.task_should_compute_output(2):
             grad_inputs[2] = ops.mul(grad, conj(ops.sub(end, self)))
         return grad_inputs
@@ -6665,12 +6665,12 @@ class DistBackward0(Node):
         result = None if node.result_ is None else node.result_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.task_should_compute_output(0):
-            p = node.p
-            grad_inputs[0] = linalg_vector_norm_backward(grad, ops.sub(self, other), p, result, None, False)
         if node.task_should_compute_output(1):
             p = node.p
             grad_inputs[1] = ops.neg(linalg_vector_norm_backward(grad, ops.sub(self, other), p, result, None, False))
+        if node.task_should_compute_output(0):
+            p = node.p
+            grad_inputs[0] = linalg_vector_norm_backward(grad, ops.sub(self, other), p, result, None, False)
         return grad_inputs
 
     def release_variables(node):
@@ -7616,10 +7616,10 @@ class HypotBackward0(Node):
         result = None if node.result_ is None else node.result_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.div(ops.mul(grad, self), result)
         if node.task_should_compute_output(1):
             grad_inputs[1] = ops.div(ops.mul(grad, other), result)
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.div(ops.mul(grad, self), result)
         return grad_inputs
 
     def release_variables(node):
@@ -7668,10 +7668,10 @@ class LogaddexpBackward0(Node):
         self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.div(grad, ops.add(ops.exp(ops.sub(other, self)), 1))
         if node.task_should_compute_output(1):
             grad_inputs[1] = ops.div(grad, ops.add(ops.exp(ops.sub(self, other)), 1))
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.div(grad, ops.add(ops.exp(ops.sub(other, self)), 1))
         return grad_inputs
 
     def release_variables(node):
@@ -7710,10 +7710,10 @@ class Logaddexp2Backward0(Node):
         self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.div(grad, ops.add(ops.pow(2, ops.sub(other, self)), 1))
         if node.task_should_compute_output(1):
             grad_inputs[1] = ops.div(grad, ops.add(ops.pow(2, ops.sub(self, other)), 1))
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.div(grad, ops.add(ops.pow(2, ops.sub(other, self)), 1))
         return grad_inputs
 
     def release_variables(node):
@@ -7752,10 +7752,10 @@ class XlogyBackward0(Node):
         self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.masked_fill(ops.xlogy(grad, other), ops.bitwise_and(ops.eq(self, 0.0), ops.le(other, 0.0)), 0.0)
         if node.task_should_compute_output(1):
             grad_inputs[1] = ops.div(ops.mul(grad, self), other)
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.masked_fill(ops.xlogy(grad, other), ops.bitwise_and(ops.eq(self, 0.0), ops.le(other, 0.0)), 0.0)
         return grad_inputs
 
     def release_variables(node):
@@ -7862,10 +7862,10 @@ class FminBackward0(Node):
         self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.masked_fill(grad, fmax_fmin_mask(self, other, ops.le, True), 0)
         if node.task_should_compute_output(1):
             grad_inputs[1] = ops.masked_fill(grad, fmax_fmin_mask(self, other, ops.le, False), 0)
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.masked_fill(grad, fmax_fmin_mask(self, other, ops.le, True), 0)
         return grad_inputs
 
     def release_variables(node):
@@ -7904,10 +7904,10 @@ class FmaxBackward0(Node):
         self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.masked_fill(grad, fmax_fmin_mask(self, other, ops.ge, True), 0)
         if node.task_should_compute_output(1):
             grad_inputs[1] = ops.masked_fill(grad, fmax_fmin_mask(self, other, ops.ge, False), 0)
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.masked_fill(grad, fmax_fmin_mask(self, other, ops.ge, True), 0)
         return grad_inputs
 
     def release_variables(node):
@@ -7946,10 +7946,10 @@ class CopysignBackward0(Node):
         result = None if node.result_ is None else node.result_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.task_should_compute_output(0):
-            grad_inputs[0] = copysign_tensor_self_backward(grad, self, result)
         if node.task_should_compute_output(1):
             grad_inputs[1] = ops.zeros_like(grad)
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = copysign_tensor_self_backward(grad, self, result)
         return grad_inputs
 
     def release_variables(node):
@@ -10393,10 +10393,10 @@ class NativeBatchNormBackwardBackward0(Node):
                 grad_inputs[2] = grad_result[1]
             if grad_input_mask[2]:
                 grad_inputs[0] = grad_result[2]
-        if node.task_should_compute_output(3):
-            grad_inputs[3] = not_implemented("native_batch_norm_backward save_mean")
         if node.task_should_compute_output(4):
             grad_inputs[4] = not_implemented("native_batch_norm_backward save_invstd")
+        if node.task_should_compute_output(3):
+            grad_inputs[3] = not_implemented("native_batch_norm_backward save_mean")
         return grad_inputs
 
     def release_variables(node):
@@ -11040,14 +11040,14 @@ class CdistBackwardBackward0(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
+        if node.task_should_compute_output(3):
+            grad_inputs[3] = not_implemented("_cdist_backward")
         if node.task_should_compute_output(0):
             grad_inputs[0] = not_implemented("_cdist_backward")
         if node.task_should_compute_output(1):
             grad_inputs[1] = not_implemented("_cdist_backward")
         if node.task_should_compute_output(2):
             grad_inputs[2] = not_implemented("_cdist_backward")
-        if node.task_should_compute_output(3):
-            grad_inputs[3] = not_implemented("_cdist_backward")
         return grad_inputs
 
 
@@ -11415,11 +11415,11 @@ class EqBackward1(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.zeros_like(grad)
         if node.task_should_compute_output(1):
             other_info = node.other_info
             grad_inputs[1] = zeros_of(other_info, grad)
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.zeros_like(grad)
         return grad_inputs
 
 
@@ -11446,11 +11446,11 @@ class NeBackward1(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.zeros_like(grad)
         if node.task_should_compute_output(1):
             other_info = node.other_info
             grad_inputs[1] = zeros_of(other_info, grad)
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.zeros_like(grad)
         return grad_inputs
 
 
@@ -11477,11 +11477,11 @@ class LtBackward1(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.zeros_like(grad)
         if node.task_should_compute_output(1):
             other_info = node.other_info
             grad_inputs[1] = zeros_of(other_info, grad)
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.zeros_like(grad)
         return grad_inputs
 
 
@@ -11508,11 +11508,11 @@ class LeBackward1(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.zeros_like(grad)
         if node.task_should_compute_output(1):
             other_info = node.other_info
             grad_inputs[1] = zeros_of(other_info, grad)
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.zeros_like(grad)
         return grad_inputs
 
 
@@ -11539,11 +11539,11 @@ class GtBackward1(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.zeros_like(grad)
         if node.task_should_compute_output(1):
             other_info = node.other_info
             grad_inputs[1] = zeros_of(other_info, grad)
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.zeros_like(grad)
         return grad_inputs
 
 
@@ -11570,11 +11570,11 @@ class GeBackward1(Node):
         grad_inputs = [None] * len(node.next_edges)
         if grad is None:
             return grad_inputs
-        if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.zeros_like(grad)
         if node.task_should_compute_output(1):
             other_info = node.other_info
             grad_inputs[1] = zeros_of(other_info, grad)
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.zeros_like(grad)
         return grad_inputs
 
 
@@ -11591,10 +11591,10 @@ class LdexpBackward0(Node):
         result = None if node.result_ is None else node.result_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.mul(grad, ops.pow(2, other))
         if node.task_should_compute_output(1):
             grad_inputs[1] = ops.mul(ops.mul(grad, result), 0.6931471805599453)
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.mul(grad, ops.pow(2, other))
         return grad_inputs
 
     def release_variables(node):
@@ -11633,10 +11633,10 @@ class VdotBackward0(Node):
         self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.mul(conj(grad), other)
         if node.task_should_compute_output(1):
             grad_inputs[1] = ops.mul(grad, self)
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.mul(conj(grad), other)
         return grad_inputs
 
     def release_variables(node):
@@ -11677,12 +11677,12 @@ class AddmvBackward0(Node):
         vec = None if node.vec_ is None else node.vec_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.task_should_compute_output(0):
-            beta = node.beta
-            grad_inputs[0] = maybe_multiply(grad, conj_scalar(beta))
         if node.task_should_compute_output(1):
             alpha = node.alpha
             grad_inputs[1] = maybe_multiply(ops.ger(grad, conj(vec)), conj_scalar(alpha))
+        if node.task_should_compute_output(0):
+            beta = node.beta
+            grad_inputs[0] = maybe_multiply(grad, conj_scalar(beta))
         if node.task_should_compute_output(2):
             alpha = node.alpha
             grad_inputs[2] = maybe_multiply(ops.mv(conj(ops.t(mat)), grad), conj_scalar(alpha))
@@ -11794,9 +11794,6 @@ class AddbmmBackward0(Node):
         batch2 = None if node.batch2_ is None else node.batch2_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.task_should_compute_output(0):
-            beta = node.beta
-            grad_inputs[0] = maybe_multiply(grad, conj_scalar(beta))
         if node.task_should_compute_output(1):
             alpha = node.alpha
             batch1_sym_argsize_0 = node.batch1_sym_argsize_0
@@ -11809,6 +11806,9 @@ class AddbmmBackward0(Node):
             batch1_sym_argsize_1 = node.batch1_sym_argsize_1
             batch2_sym_argsize_2 = node.batch2_sym_argsize_2
             grad_inputs[2] = maybe_multiply(ops.bmm(conj(ops.transpose(batch1, 1, 2)), ops.expand(ops.unsqueeze(grad, 0), [batch1_sym_argsize_0, batch1_sym_argsize_1, batch2_sym_argsize_2])), conj_scalar(alpha))
+        if node.task_should_compute_output(0):
+            beta = node.beta
+            grad_inputs[0] = maybe_multiply(grad, conj_scalar(beta))
         return grad_inputs
 
     def release_variables(node):
@@ -11886,12 +11886,12 @@ class LinalgCrossBackward0(Node):
         self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.task_should_compute_output(0):
-            dim = node.dim
-            grad_inputs[0] = ops.linalg_cross(conj(other), grad, dim=dim)
         if node.task_should_compute_output(1):
             dim = node.dim
             grad_inputs[1] = ops.linalg_cross(grad, conj(self), dim=dim)
+        if node.task_should_compute_output(0):
+            dim = node.dim
+            grad_inputs[0] = ops.linalg_cross(conj(other), grad, dim=dim)
         return grad_inputs
 
     def release_variables(node):
@@ -12229,10 +12229,10 @@ class ComplexBackward0(Node):
         real = None if node.real_ is None else node.real_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.real(grad)
         if node.task_should_compute_output(1):
             grad_inputs[1] = ops.imag(grad)
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.real(grad)
         return grad_inputs
 
     def release_variables(node):
@@ -12757,10 +12757,10 @@ class NextafterBackward0(Node):
         self = None if node.self_ is None else node.self_.unpack(node)
         if grad is None:
             return grad_inputs
-        if node.task_should_compute_output(0):
-            grad_inputs[0] = ops.where(ops.ne(self, other), grad, scalar_zero(grad))
         if node.task_should_compute_output(1):
             grad_inputs[1] = ops.zeros_like(other)
+        if node.task_should_compute_output(0):
+            grad_inputs[0] = ops.where(ops.ne(self, other), grad, scalar_zero(grad))
         return grad_inputs
 
     def release_variables(node):
